@@ -1,0 +1,96 @@
+# mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
+#   make deps      install what the suite needs (Debian archive; idempotent, root)
+#   make           build the tools (mtebench, mtload, aarch64 probes)
+#   make bench     SERVICE=memcached MODE=async [PLATFORM= DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make test      unit + integration tests (prove)
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+B       := build
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
+CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
+LDLIBS  := -ljansson -lcrypto -lm -lpthread
+
+ARCH    := $(shell uname -m)
+ifeq ($(ARCH),aarch64)
+XCC     ?= gcc
+else
+XCC     ?= aarch64-linux-gnu-gcc
+endif
+
+LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
+HN_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c))
+LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o)
+HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
+UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so
+
+all: $(B)/mtebench $(B)/mtload $(PROBES)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+$(B)/libmtload.a: $(LG_OBJ)
+	@rm -f $@; ar rcs $@ $^
+$(B)/libmteharness.a: $(HN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/mtload: $(B)/obj/loadgen/main.o $(B)/libmtload.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# aarch64 helpers that run on the measured platform: the mode probe and the
+# fault reporter preloaded into services.
+$(B)/aarch64/mteprobe: harness/probe/mteprobe.c
+	@mkdir -p $(dir $@)
+	$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
+$(B)/aarch64/libmtefault.so: harness/probe/mtefault.c
+	@mkdir -p $(dir $@)
+	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS)
+
+deps:
+	@sh harness/deps.sh
+
+# --- the main job ----------------------------------------------------------
+SERVICE  ?= memcached
+MODE     ?= async
+BENCH_ARGS = --service $(SERVICE) --mode $(MODE) \
+	$(if $(PLATFORM),--platform $(PLATFORM)) $(if $(KERNEL),--kernel $(KERNEL)) \
+	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
+	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
+	$(if $(WARMUP),--warmup $(WARMUP))
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/mtebench bench $(BENCH_ARGS)
+
+bench-loadgen: deps
+	@$(MAKE) --no-print-directory all
+	bash tests/bench/loadgen.sh
+
+report: all
+	$(B)/mtebench report $(or $(RESULTS),$(lastword $(sort $(wildcard results/*))))
+
+# --- tests -----------------------------------------------------------------
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT)
+	bash tests/run.sh
+
+unit: all $(UNIT)
+	prove --exec '' $(UNIT)
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps bench bench-loadgen report test unit clean
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,122 @@
+#!/bin/sh
+# mtebench deps: install everything the suite needs from Debian's archive.
+# Idempotent: a second call only checks and prints "deps: ok".
+# Run as root (make deps). Set MTEBENCH_DEPS_CHECK=1 to check without installing.
+set -eu
+
+HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
+ binutils-aarch64-linux-gnu dpkg-dev autoconf automake libtool patch xz-utils \
+ libjansson-dev libinih-dev libssl-dev libevent-dev \
+ memcached libmemcached-tools wrk nginx-light gnuplot-nox procps iproute2 \
+ libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64"
+# -dev packages that are not Multi-Arch: same are unpacked into a cross sysroot
+XDEVPKGS="libevent-dev"
+XSYSROOT=/opt/mtebench/sysroot-arm64
+BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm"
+
+arch=$(dpkg --print-architecture)
+need_update=0
+missing=""
+
+note() { echo "deps: $*"; }
+
+# --- apt sources: deb-src and bookworm-backports -------------------------
+SRCLIST=/etc/apt/sources.list.d/mtebench.sources
+if [ ! -f "$SRCLIST" ]; then
+    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "missing $SRCLIST"; exit 1; }
+    cat > "$SRCLIST" <<'EOS'
+# written by mtebench (harness/deps.sh)
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+    note "added deb-src and bookworm-backports ($SRCLIST)"
+    need_update=1
+fi
+
+# --- arm64 multiarch (current libc6:arm64 for the emu sysroot) -----------
+if [ "$arch" != arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "arm64 architecture not added"; exit 1; }
+    dpkg --add-architecture arm64
+    note "added dpkg architecture arm64"
+    need_update=1
+fi
+
+if [ "$arch" = arm64 ]; then
+    # native arm64: no cross toolchain, no multiarch suffixes
+    HOSTPKGS=$(echo "$HOSTPKGS" | tr ' ' '\n' | sed -e 's/:arm64$//' \
+        -e '/aarch64-linux-gnu/d' | sort -u | tr '\n' ' ')
+    BPOPKGS="qemu-system-arm"
+fi
+
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
+
+for p in $HOSTPKGS; do installed "$p" || missing="$missing $p"; done
+bpo_missing=""
+for p in $BPOPKGS; do
+    if ! installed "$p"; then bpo_missing="$bpo_missing $p"
+    else
+        # must be QEMU >= 8 (7.2 mis-tags memory under MTE)
+        v=$(dpkg-query -W -f='${Version}' "$p")
+        if dpkg --compare-versions "$v" lt 1:8.0; then bpo_missing="$bpo_missing $p"; fi
+    fi
+done
+
+if [ -n "$missing$bpo_missing" ]; then
+    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "missing:$missing$bpo_missing"; exit 1; }
+    note "installing:$missing$bpo_missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q || apt-get update -q
+    # shellcheck disable=SC2086
+    [ -z "$missing" ] || apt-get install -y -q --no-install-recommends $missing
+    # shellcheck disable=SC2086
+    [ -z "$bpo_missing" ] || apt-get install -y -q --no-install-recommends -t bookworm-backports $bpo_missing
+elif [ "$need_update" = 1 ]; then
+    apt-get update -q
+fi
+
+# --- binfmt_misc: run arm64 ELF files through qemu-aarch64 ---------------
+if [ "$arch" != arm64 ]; then
+    if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || true
+    fi
+    if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+        if [ -w /proc/sys/fs/binfmt_misc/register ] && [ -f /usr/lib/binfmt.d/qemu-aarch64.conf ]; then
+            cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register
+            note "registered qemu-aarch64 with binfmt_misc"
+        else
+            note "warning: cannot register qemu-aarch64 with binfmt_misc (cross configure may fail)"
+        fi
+    fi
+fi
+
+# --- cross sysroot for arm64 -dev packages that cannot be co-installed --------
+if [ "$arch" != arm64 ]; then
+    want=""
+    for p in $XDEVPKGS; do
+        want="$want $p=$(apt-cache policy "$p:arm64" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+    done
+    if [ "$(cat "$XSYSROOT/.stamp" 2>/dev/null)" != "$want" ]; then
+        [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "cross sysroot $XSYSROOT out of date"; exit 1; }
+        tmp=$(mktemp -d)
+        (cd "$tmp" && for p in $XDEVPKGS; do apt-get download -q "$p:arm64"; done)
+        rm -rf "$XSYSROOT.new"; mkdir -p "$XSYSROOT.new"
+        for d in "$tmp"/*.deb; do dpkg -x "$d" "$XSYSROOT.new"; done
+        echo "$want" > "$XSYSROOT.new/.stamp"
+        rm -rf "$XSYSROOT"; mv "$XSYSROOT.new" "$XSYSROOT"; rm -rf "$tmp"
+        note "unpacked arm64 dev packages into $XSYSROOT:$want"
+    fi
+fi
+
+# --- unprivileged user for services that refuse root (PostgreSQL, ...) ---
+id mtebench >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin mtebench 2>/dev/null || true
+
+note "ok"

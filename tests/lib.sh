@@ -1,0 +1,49 @@
+# tests/lib.sh - shared helpers for the integration tests (bash, TAP output).
+# Source it from a tests/integration/*.t script:  . "$(dirname "$0")/../lib.sh"
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B="$ROOT/build"
+T_N=0; T_FAIL=0
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtebench-test.XXXXXX")
+T_PGIDS=""
+
+ok()   { T_N=$((T_N+1)); if [ "$1" = 0 ]; then echo "ok $T_N - $2"; else echo "not ok $T_N - $2"; T_FAIL=$((T_FAIL+1)); fi; }
+is()   { T_N=$((T_N+1)); if [ "$1" = "$2" ]; then echo "ok $T_N - $3"; else echo "not ok $T_N - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; T_FAIL=$((T_FAIL+1)); fi; }
+diag() { echo "# $*"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+# dump a file as TAP diagnostics (used on failure)
+dump() { [ -f "$1" ] && sed 's/^/#   /' "$1" | tail -n "${2:-40}"; }
+
+# a free TCP port on 127.0.0.1 (bind to port 0 and read back what the kernel chose)
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+# wait_port PORT [SECONDS]: poll until something accepts on 127.0.0.1:PORT, bounded
+wait_port() {
+    local port=$1 limit=${2:-20} i=0
+    while [ $i -lt $((limit*10)) ]; do
+        (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null && return 0
+        sleep 0.1; i=$((i+1))
+    done
+    return 1
+}
+
+# spawn LOG CMD...: start CMD in its own process group, output to LOG; echoes its pid
+spawn() {
+    local log=$1; shift
+    setsid "$@" >"$log" 2>&1 < /dev/null &
+    local pid=$!
+    T_PGIDS="$T_PGIDS $pid"
+    echo "$pid"
+}
+
+cleanup() {
+    local p
+    for p in $T_PGIDS; do kill -TERM -- "-$p" 2>/dev/null; kill -CONT -- "-$p" 2>/dev/null; done
+    sleep 0.2
+    for p in $T_PGIDS; do kill -KILL -- "-$p" 2>/dev/null; done
+    rm -rf "$T_TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+done_testing() { echo "1..$T_N"; [ "$T_FAIL" = 0 ]; exit $?; }

@@ -1,0 +1,31 @@
+/* tap.h - a minimal TAP producer for the C unit tests (run by prove). */
+#ifndef MTEBENCH_TAP_H
+#define MTEBENCH_TAP_H
+#include <stdarg.h>
+#include <stdio.h>
+
+static int tap_n, tap_failed;
+
+static inline int tap_ok(int cond, const char *fmt, ...)
+{
+    va_list ap;
+    tap_n++;
+    if (!cond)
+        tap_failed++;
+    printf("%sok %d - ", cond ? "" : "not ", tap_n);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+    return cond;
+}
+#define ok(cond, ...) tap_ok(!!(cond), __VA_ARGS__)
+#define diag(...) (printf("# "), printf(__VA_ARGS__), printf("\n"))
+/* Print the plan at the end and return the exit status for main(). */
+static inline int done_testing(void)
+{
+    printf("1..%d\n", tap_n);
+    return tap_failed ? 1 : 0;
+}
+#endif
