@@ -10,7 +10,7 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  memcached libmemcached-tools wrk nginx-light gnuplot-nox procps iproute2 \
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64"
 # -dev packages that are not Multi-Arch: same are unpacked into a cross sysroot
-XDEVPKGS="libevent-dev"
+XDEVPKGS="libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7"
 XSYSROOT=/opt/mtebench/sysroot-arm64
 BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm"
 
@@ -106,7 +106,7 @@ if [ "$arch" != arm64 ]; then
     done
     if [ "$(cat "$XSYSROOT/.stamp" 2>/dev/null)" != "$want" ]; then
         [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "cross sysroot $XSYSROOT out of date"; exit 1; }
-        tmp=$(mktemp -d)
+        tmp=$(mktemp -d); chmod 755 "$tmp"
         (cd "$tmp" && for p in $XDEVPKGS; do apt-get download -q "$p:arm64"; done)
         rm -rf "$XSYSROOT.new"; mkdir -p "$XSYSROOT.new"
         for d in "$tmp"/*.deb; do dpkg -x "$d" "$XSYSROOT.new"; done
