@@ -1,0 +1,221 @@
+/* proc.c - see proc.h */
+#include "proc.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CHILDREN 64
+static volatile pid_t children[MAX_CHILDREN];
+volatile int mtb_proc_interrupted;
+
+static void kill_all(int sig)
+{
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i] > 0)
+            kill(-children[i], sig);
+}
+
+static void on_signal(int sig)
+{
+    mtb_proc_interrupted = sig;
+    kill_all(SIGCONT);
+    kill_all(SIGKILL);
+    /* only async-signal-safe calls here; records already written stay */
+    static const char msg[] = "\nmtebench: interrupted: children killed; finished records are kept\n";
+    if (write(2, msg, sizeof msg - 1) < 0) { /* nothing */ }
+    _exit(130);
+}
+
+static void at_exit(void)
+{
+    kill_all(SIGKILL);
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i] > 0)
+            waitpid(children[i], NULL, WNOHANG);
+}
+
+void mtb_proc_init(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    atexit(at_exit);
+}
+
+static void reg(pid_t pid, int add)
+{
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+        if (add && children[i] == 0) {
+            children[i] = pid;
+            return;
+        }
+        if (!add && children[i] == pid) {
+            children[i] = 0;
+            return;
+        }
+    }
+}
+
+int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s)
+{
+    memset(p, 0, sizeof *p);
+    int logfd = -1;
+    if (s->log_path) {
+        logfd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (logfd < 0)
+            return -errno;
+    }
+    int errpipe[2];
+    if (pipe2(errpipe, O_CLOEXEC) != 0) {
+        int e = errno;
+        if (logfd >= 0)
+            close(logfd);
+        return -e;
+    }
+    /* block termination signals across fork so the child cannot be
+     * orphaned between fork and registration */
+    sigset_t all, old;
+    sigemptyset(&all);
+    sigaddset(&all, SIGINT);
+    sigaddset(&all, SIGTERM);
+    sigaddset(&all, SIGHUP);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(errpipe[0]);
+        close(errpipe[1]);
+        if (logfd >= 0)
+            close(logfd);
+        return -e;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int dn = open("/dev/null", O_RDONLY);
+        if (dn >= 0)
+            dup2(dn, 0);
+        if (logfd >= 0) {
+            dup2(logfd, 1);
+            dup2(logfd, 2);
+        }
+        if (s->cwd && chdir(s->cwd) != 0)
+            goto fail;
+        if (s->cpus && s->ncpus > 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            for (int i = 0; i < s->ncpus; i++)
+                CPU_SET(s->cpus[i], &set);
+            sched_setaffinity(0, sizeof set, &set);
+        }
+        for (char *const *e = s->env_add; e && *e; e++)
+            putenv(*e);
+        execvp(s->argv[0], s->argv);
+    fail:;
+        int e = errno;
+        if (write(errpipe[1], &e, sizeof e) < 0) { /* parent sees EOF */ }
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    reg(pid, 1);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(errpipe[1]);
+    if (logfd >= 0)
+        close(logfd);
+    int childerr = 0;
+    ssize_t r;
+    while ((r = read(errpipe[0], &childerr, sizeof childerr)) < 0 && errno == EINTR)
+        ;
+    close(errpipe[0]);
+    p->pid = pid;
+    if (r == (ssize_t)sizeof childerr) {
+        mtb_proc_wait(p, -1);
+        return -childerr;
+    }
+    return 0;
+}
+
+int mtb_proc_poll(struct mtb_proc *p)
+{
+    if (p->exited)
+        return 1;
+    if (p->pid <= 0)
+        return 1;
+    int st;
+    pid_t r = waitpid(p->pid, &st, WNOHANG);
+    if (r == p->pid) {
+        p->exited = 1;
+        p->status = st;
+        reg(p->pid, 0);
+        /* the leader is gone; take any stragglers of its group with it */
+        kill(-p->pid, SIGKILL);
+        return 1;
+    }
+    return 0;
+}
+
+int mtb_proc_wait(struct mtb_proc *p, double timeout)
+{
+    double end = mtb_mono() + timeout;
+    while (!mtb_proc_poll(p)) {
+        if (timeout >= 0 && mtb_mono() >= end)
+            return 0;
+        struct timespec ts = { 0, 5 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    return 1;
+}
+
+void mtb_proc_stop(struct mtb_proc *p, int sig, double grace)
+{
+    if (p->pid <= 0 || mtb_proc_poll(p))
+        return;
+    kill(-p->pid, SIGCONT);
+    kill(-p->pid, sig);
+    if (!mtb_proc_wait(p, grace)) {
+        kill(-p->pid, SIGKILL);
+        mtb_proc_wait(p, -1);
+    }
+}
+
+const char *mtb_proc_describe(int status, char *buf, size_t n)
+{
+    if (WIFEXITED(status))
+        snprintf(buf, n, "exit %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, n, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, n, "status 0x%x", status);
+    return buf;
+}
+
+int mtb_proc_run(const struct mtb_spawn *s, double timeout)
+{
+    struct mtb_proc p;
+    int rc = mtb_proc_spawn(&p, s);
+    if (rc < 0)
+        return rc;
+    if (!mtb_proc_wait(&p, timeout)) {
+        mtb_proc_stop(&p, SIGKILL, 1);
+        return -ETIMEDOUT;
+    }
+    return p.status;
+}

@@ -1,0 +1,41 @@
+/* proc.h - child processes of the harness: each in its own process group,
+ * registered so that Ctrl-C, SIGTERM, a timeout or a normal exit kills and
+ * reaps every one of them. */
+#ifndef MTB_PROC_H
+#define MTB_PROC_H
+#include <sys/types.h>
+
+struct mtb_proc {
+    pid_t pid;        /* also the process group id */
+    int exited;       /* reaped */
+    int status;       /* wait status once exited */
+};
+
+struct mtb_spawn {
+    char *const *argv;
+    char *const *env_add;   /* NAME=value entries added to the environment, or NULL */
+    const char *log_path;   /* stdout+stderr appended here; NULL = inherit */
+    const char *cwd;        /* NULL = inherit */
+    const int *cpus;        /* CPU affinity list, or NULL */
+    int ncpus;
+};
+
+/* Install SIGINT/SIGTERM/SIGHUP handlers that kill every registered process
+ * group and exit(130), and an atexit hook that does the same. */
+void mtb_proc_init(void);
+/* Start a child in a new process group. @return 0 or -errno. */
+int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s);
+/* Non-blocking check; returns 1 if the child has exited (status filled). */
+int mtb_proc_poll(struct mtb_proc *p);
+/* Wait up to timeout seconds (<0: forever). @return 1 exited, 0 timed out. */
+int mtb_proc_wait(struct mtb_proc *p, double timeout);
+/* Signal the group, wait grace seconds, then SIGKILL; always reaps. */
+void mtb_proc_stop(struct mtb_proc *p, int sig, double grace);
+/* Human description of a wait status: "exit 0", "signal 11 (Segmentation fault)". */
+const char *mtb_proc_describe(int status, char *buf, size_t n);
+/* Run to completion with a timeout; output to log_path. @return wait status,
+ * or -ETIMEDOUT (child group killed), or -errno when it could not start. */
+int mtb_proc_run(const struct mtb_spawn *s, double timeout);
+/* Set when a termination signal arrived; long loops check it. */
+extern volatile int mtb_proc_interrupted;
+#endif

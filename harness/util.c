@@ -1,0 +1,428 @@
+/* util.c - see util.h */
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+char *mtb_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        mtb_die(1, "out of memory");
+    return s;
+}
+
+char *mtb_strdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        mtb_die(1, "out of memory");
+    return d;
+}
+
+void *mtb_calloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p)
+        mtb_die(1, "out of memory");
+    return p;
+}
+
+void mtb_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("mtebench: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(code);
+}
+
+void mtb_warn(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("mtebench: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int mtb_mkdir_p(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -ENAMETOOLONG;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+char *mtb_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0)
+            break;
+        if (cap - n - 1 == 0) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf || err) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    buf[n] = 0;
+    if (len)
+        *len = n;
+    return buf;
+}
+
+int mtb_write_atomic(const char *path, const char *data, size_t len)
+{
+    char *tmp = mtb_asprintf("%s.tmp.%d", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return -e;
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return -e;
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return -e;
+    }
+    free(tmp);
+    return 0;
+}
+
+int mtb_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int mtb_rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -errno;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d)
+            return -errno;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char *sub = mtb_asprintf("%s/%s", path, e->d_name);
+            mtb_rm_rf(sub);
+            free(sub);
+        }
+        closedir(d);
+        return rmdir(path) == 0 ? 0 : -errno;
+    }
+    return unlink(path) == 0 ? 0 : -errno;
+}
+
+struct mtb_hash {
+    EVP_MD_CTX *ctx;
+};
+
+struct mtb_hash *mtb_hash_new(void)
+{
+    struct mtb_hash *h = mtb_calloc(1, sizeof *h);
+    h->ctx = EVP_MD_CTX_new();
+    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
+        mtb_die(1, "cannot initialise SHA-256");
+    return h;
+}
+
+void mtb_hash_str(struct mtb_hash *h, const char *label, const char *s)
+{
+    /* label and length framing keep ("ab","c") and ("a","bc") apart */
+    char hdr[256];
+    int n = snprintf(hdr, sizeof hdr, "%s:%zu:", label, strlen(s ? s : ""));
+    EVP_DigestUpdate(h->ctx, hdr, (size_t)n);
+    EVP_DigestUpdate(h->ctx, s ? s : "", strlen(s ? s : ""));
+}
+
+int mtb_hash_file(struct mtb_hash *h, const char *label, const char *path)
+{
+    size_t len;
+    char *data = mtb_read_file(path, &len);
+    if (!data)
+        return -errno;
+    char hdr[256];
+    int n = snprintf(hdr, sizeof hdr, "%s:%zu:", label, len);
+    EVP_DigestUpdate(h->ctx, hdr, (size_t)n);
+    EVP_DigestUpdate(h->ctx, data, len);
+    free(data);
+    return 0;
+}
+
+void mtb_hash_final(struct mtb_hash *h, char hex[65])
+{
+    unsigned char md[32];
+    unsigned int n = 0;
+    EVP_DigestFinal_ex(h->ctx, md, &n);
+    for (unsigned i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", md[i]);
+    hex[64] = 0;
+    EVP_MD_CTX_free(h->ctx);
+    free(h);
+}
+
+int mtb_sha256_file(const char *path, char hex[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -errno;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    unsigned char buf[65536];
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, f)) > 0)
+        EVP_DigestUpdate(ctx, buf, r);
+    int err = ferror(f);
+    fclose(f);
+    unsigned char md[32];
+    unsigned int n = 0;
+    EVP_DigestFinal_ex(ctx, md, &n);
+    EVP_MD_CTX_free(ctx);
+    if (err)
+        return -EIO;
+    for (unsigned i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", md[i]);
+    hex[64] = 0;
+    return 0;
+}
+
+double mtb_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void mtb_utc_iso(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void mtb_utc_compact(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y%m%d-%H%M%S", &tm);
+}
+
+const char *mtb_root(void)
+{
+    static char root[PATH_MAX];
+    if (root[0])
+        return root;
+    const char *env = getenv("MTEBENCH_ROOT");
+    if (env && *env) {
+        snprintf(root, sizeof root, "%s", env);
+        return root;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        /* <root>/build/mtebench -> <root> */
+        char *d = dirname(dirname(exe));
+        snprintf(root, sizeof root, "%s", d);
+    } else {
+        snprintf(root, sizeof root, ".");
+    }
+    return root;
+}
+
+const char *mtb_cache(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0])
+        return dir;
+    const char *e = getenv("MTEBENCH_CACHE");
+    if (e && *e)
+        snprintf(dir, sizeof dir, "%s", e);
+    else if ((e = getenv("XDG_CACHE_HOME")) && *e)
+        snprintf(dir, sizeof dir, "%s/mtebench", e);
+    else
+        snprintf(dir, sizeof dir, "%s/.cache/mtebench", getenv("HOME") ? getenv("HOME") : "/tmp");
+    return dir;
+}
+
+int mtb_parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int mtb_parse_duration(const char *s, double *secs)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0 || v != v)
+        return -1;
+    double mul = 1;
+    if (!strcmp(end, "") || !strcmp(end, "s"))
+        mul = 1;
+    else if (!strcmp(end, "ms"))
+        mul = 1e-3;
+    else if (!strcmp(end, "m"))
+        mul = 60;
+    else if (!strcmp(end, "h"))
+        mul = 3600;
+    else
+        return -1;
+    *secs = v * mul;
+    return 0;
+}
+
+char *mtb_capture(char *const argv[], int with_stderr, int *status)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        if (with_stderr)
+            dup2(fds[1], 2);
+        else {
+            int dn = open("/dev/null", O_WRONLY);
+            if (dn >= 0)
+                dup2(dn, 2);
+        }
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t cap = 4096, n = 0;
+    char *buf = mtb_calloc(1, cap);
+    for (;;) {
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            if (!buf)
+                mtb_die(1, "out of memory");
+        }
+        ssize_t r = read(fds[0], buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (status)
+        *status = st;
+    return buf;
+}
+
+char *mtb_which(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? mtb_strdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+    char *copy = mtb_strdup(path), *save = NULL;
+    for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char *p = mtb_asprintf("%s/%s", d, name);
+        if (access(p, X_OK) == 0) {
+            free(copy);
+            return p;
+        }
+        free(p);
+    }
+    free(copy);
+    return NULL;
+}
+
+int mtb_ncpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
