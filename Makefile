@@ -12,7 +12,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
-LDLIBS  := -ljansson -lcrypto -lm -lpthread
+LDLIBS  := -ljansson -linih -lcrypto -lm -lpthread
 
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
@@ -26,7 +26,7 @@ HN_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c))
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
-PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so
+PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
 
 all: $(B)/mtebench $(B)/mtload $(PROBES)
 
@@ -52,6 +52,10 @@ $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c
 	@mkdir -p $(dir $@)
 	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+
+$(B)/native/libmtefault.so: harness/probe/mtefault.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)

@@ -58,4 +58,16 @@ char *mtb_capture(char *const argv[], int with_stderr, int *status);
 char *mtb_which(const char *name);
 /* Number of online CPUs. */
 int mtb_ncpus(void);
+
+
+/* A growable NULL-terminated argv. */
+struct mtb_argv {
+    char **v;
+    int n, cap;
+};
+void mtb_argv_push(struct mtb_argv *a, const char *s);
+void mtb_argv_pushf(struct mtb_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Split on spaces and push each word. */
+void mtb_argv_split(struct mtb_argv *a, const char *s);
+void mtb_argv_free(struct mtb_argv *a);
 #endif

@@ -1,0 +1,213 @@
+/* cli.c - see cli.h */
+#include "cli.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
+       O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
+       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP };
+
+static const struct option longopts[] = {
+    { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
+    { "mode", required_argument, 0, O_MODE },         { "platform", required_argument, 0, O_PLATFORM },
+    { "kernel", required_argument, 0, O_KERNEL },     { "results", required_argument, 0, O_RESULTS },
+    { "target", required_argument, 0, O_TARGET },     { "mix", required_argument, 0, O_MIX },
+    { "value-size", required_argument, 0, O_VSIZE },  { "reps", required_argument, 0, O_REPS },
+    { "threads", required_argument, 0, O_THREADS },   { "conns", required_argument, 0, O_CONNS },
+    { "pipeline", required_argument, 0, O_PIPELINE }, { "keys", required_argument, 0, O_KEYS },
+    { "service-threads", required_argument, 0, O_SVCTHREADS },
+    { "duration", required_argument, 0, O_DURATION }, { "warmup", required_argument, 0, O_WARMUP },
+    { "rate", required_argument, 0, O_RATE },         { "force", no_argument, 0, O_FORCE },
+    { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
+    { "help", no_argument, 0, O_HELP },               { 0, 0, 0, 0 },
+};
+
+void mtb_cli_usage(FILE *f)
+{
+    fprintf(f,
+            "options (make variables in capitals):\n"
+            "  --service NAME     SERVICE   memcached (see `mtebench list`)\n"
+            "  --mode M           MODE      off, sync, async, asymm\n"
+            "  --platform P       PLATFORM  host, emu (default: host on MTE hardware, else emu)\n"
+            "  --kernel K         KERNEL    host\n"
+            "  --variant V                  plain, tagged (build/run only)\n"
+            "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
+            "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
+            "  --reps N           REPS      repetitions of each configuration (default 3)\n"
+            "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
+            "  --threads N        THREADS   load generator threads (default 1)\n"
+            "  --conns N          CONNS     total connections (default 16)\n"
+            "  --pipeline N       PIPELINE  requests in flight per connection (default 1)\n"
+            "  --keys N                     key space size (default 10000)\n"
+            "  --value-size S               100 | 64-1024 | 100:8,4096:2\n"
+            "  --service-threads N          service worker threads (default from the recipe)\n"
+            "  --rate R                     open loop at R requests/s (default closed loop)\n"
+            "  --results DIR                where run records go (default results/<timestamp>-...)\n"
+            "  --force                      rebuild even when the cache has the build\n");
+}
+
+static void bad(const char *what, const char *val, const char *accepted)
+{
+    mtb_die(2, "invalid %s '%s' (accepted: %s)", what, val, accepted);
+}
+
+static long num(const char *what, const char *s, long lo, long hi)
+{
+    long v;
+    if (mtb_parse_long(s, lo, hi, &v) != 0) {
+        char acc[64];
+        snprintf(acc, sizeof acc, "an integer from %ld to %ld", lo, hi);
+        bad(what, s, acc);
+    }
+    return v;
+}
+
+static double dur(const char *what, const char *s)
+{
+    double v;
+    if (mtb_parse_duration(s, &v) != 0)
+        bad(what, s, "a duration such as 30, 30s, 500ms, 2m");
+    return v;
+}
+
+int mtb_cli_valid_mix(const char *s)
+{
+    long a, b;
+    char extra;
+    if (!s || sscanf(s, "%ld:%ld%c", &a, &b, &extra) != 2 || a < 0 || b < 0 || a + b == 0)
+        return 0;
+    return strspn(s, "0123456789:") == strlen(s);
+}
+
+void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
+{
+    memset(o, 0, sizeof *o);
+    o->reps = 3;
+    o->duration = -1;
+    o->warmup = -1;
+    o->kernel = "host";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SERVICE: o->service = optarg; break;
+        case O_VARIANT: o->variant = optarg; break;
+        case O_MODE: o->mode = optarg; break;
+        case O_PLATFORM: o->platform = optarg; break;
+        case O_KERNEL: o->kernel = optarg; break;
+        case O_RESULTS: o->results = optarg; break;
+        case O_TARGET:
+            if (strcmp(optarg, "aarch64") && strcmp(optarg, "native"))
+                bad("target", optarg, "aarch64, native");
+            o->target = optarg;
+            break;
+        case O_MIX:
+            if (!mtb_cli_valid_mix(optarg))
+                bad("MIX", optarg, "SET:GET ratio such as 1:10, 1:1, 5:1");
+            o->mix = optarg;
+            break;
+        case O_VSIZE: o->value_size = optarg; break;
+        case O_REPS: o->reps = num("REPS", optarg, 1, 1000); break;
+        case O_THREADS: o->threads = num("THREADS", optarg, 1, 1024); break;
+        case O_CONNS: o->conns = num("CONNS", optarg, 1, 100000); break;
+        case O_PIPELINE: o->pipeline = num("PIPELINE", optarg, 1, 4096); break;
+        case O_KEYS: o->keys = num("keys", optarg, 1, 1000000000L); break;
+        case O_SVCTHREADS: o->service_threads = num("service threads", optarg, 1, 1024); break;
+        case O_DURATION:
+            o->duration = dur("DURATION", optarg);
+            if (o->duration <= 0)
+                bad("DURATION", optarg, "a positive duration");
+            break;
+        case O_WARMUP: o->warmup = dur("WARMUP", optarg); break;
+        case O_RATE: {
+            char *end;
+            o->rate = strtod(optarg, &end);
+            if (*end || o->rate <= 0)
+                bad("rate", optarg, "a positive number of requests per second");
+            break;
+        }
+        case O_FORCE: o->force = 1; break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_JSON: o->json = 1; break;
+        case O_HELP:
+            printf("usage: mtebench %s [options]\n", cmd);
+            mtb_cli_usage(stdout);
+            exit(0);
+        default:
+            if (optopt)
+                mtb_die(2, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
+            mtb_die(2, "%s: unknown option '%s' (see mtebench %s --help)", cmd, argv[optind - 1], cmd);
+        }
+    }
+    if (optind < argc)
+        mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, argv[optind]);
+}
+
+void mtb_cli_resolve(struct mtb_opts *o)
+{
+    char err[MTB_ERRLEN];
+    if (!o->service || !*o->service)
+        mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
+    o->recipe = mtb_recipe_find(o->service, err, sizeof err);
+    if (!o->recipe)
+        mtb_die(2, "%s", err);
+    if (o->mode) {
+        o->m = mtb_mode_find(o->mode);
+        if (!o->m)
+            bad("MODE", o->mode, mtb_mode_names());
+    }
+    if (o->platform && *o->platform) {
+        o->p = mtb_platform_find(o->platform);
+        if (!o->p)
+            bad("PLATFORM", o->platform, mtb_platform_names());
+    } else {
+        const char *notice = NULL;
+        o->p = mtb_platform_default(&notice);
+        if (notice && !o->quiet)
+            fprintf(stderr, "mtebench: notice: %s\n", notice);
+    }
+    if (strcmp(o->kernel, "host") != 0)
+        bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm, which this version does not have)");
+    char why[MTB_ERRLEN];
+    if (!o->p->usable(why, sizeof why))
+        mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
+    if (o->m && !o->p->mode_ok(o->m, why, sizeof why))
+        mtb_die(2, "%s", why);
+    if (o->variant && !mtb_recipe_has_variant(o->recipe, o->variant)) {
+        char names[256] = "";
+        for (size_t i = 0; i < o->recipe->nvariants; i++) {
+            if (i)
+                strcat(names, ", ");
+            strncat(names, o->recipe->variants[i], sizeof names - strlen(names) - 3);
+        }
+        bad("variant", o->variant, names);
+    }
+    mtb_workload_defaults(o->recipe, &o->wl);
+    struct mtb_workload *w = &o->wl;
+    if (o->mix)
+        snprintf(w->mix, sizeof w->mix, "%s", o->mix);
+    if (o->value_size)
+        snprintf(w->value_size, sizeof w->value_size, "%s", o->value_size);
+    if (o->threads)
+        w->threads = o->threads;
+    if (o->conns)
+        w->conns = o->conns;
+    if (o->pipeline)
+        w->pipeline = o->pipeline;
+    if (o->keys)
+        w->keys = o->keys;
+    if (o->service_threads)
+        w->service_threads = o->service_threads;
+    if (o->duration > 0)
+        w->duration = o->duration;
+    if (o->warmup >= 0)
+        w->warmup = o->warmup;
+    w->rate = o->rate;
+    if (w->conns < w->threads)
+        mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+}

@@ -1,0 +1,32 @@
+/* cli.h - options shared by the subcommands, parsed strictly: a wrong
+ * value is named with what is accepted, and the command exits 2. */
+#ifndef MTB_CLI_H
+#define MTB_CLI_H
+#include "mode.h"
+#include "platform.h"
+#include "recipe.h"
+#include "run.h"
+
+struct mtb_opts {
+    const char *service, *variant, *mode, *platform, *kernel, *results, *target;
+    const char *mix, *value_size;
+    long reps, threads, conns, pipeline, keys, service_threads;
+    double duration, warmup, rate;
+    int force, quiet, json;
+    /* set by mtb_cli_resolve */
+    struct mtb_recipe *recipe;
+    const struct mtb_mode *m;
+    const struct mtb_platform *p;
+    struct mtb_workload wl;
+};
+
+/* Parse argv[1..] into o; on error print one line and exit 2. */
+void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
+/* Look up service/mode/platform/kernel, check the platform is usable and
+ * the mode exists there, fill the workload. Exits 2 on bad input. */
+void mtb_cli_resolve(struct mtb_opts *o);
+/* The usage text of the shared options. */
+void mtb_cli_usage(FILE *f);
+/* Validate a SET:GET ratio in memtier syntax. */
+int mtb_cli_valid_mix(const char *s);
+#endif

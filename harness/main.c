@@ -1,0 +1,55 @@
+/* mtebench - measure what ARM MTE costs real server workloads.
+ * A table of subcommands; each lives in its own module. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "doctor.h"
+#include "proc.h"
+
+struct mtb_cmd {
+    const char *name;
+    const char *summary;
+    int (*fn)(int argc, char **argv);
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct mtb_cmd cmds[] = {
+    { "bench", "baseline (plain/off) vs tagged/MODE, interleaved; table + summary", mtb_cmd_bench },
+    { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
+    { "build", "build a service's variants into the build cache", mtb_cmd_build },
+    { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
+    { "doctor", "what this machine can measure, and why not", mtb_cmd_doctor },
+    { "help", "this text", cmd_help },
+    { NULL, NULL, NULL },
+};
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("usage: mtebench COMMAND [options]   (version %s)\n\ncommands:\n", MTEBENCH_VERSION);
+    for (const struct mtb_cmd *c = cmds; c->name; c++)
+        printf("  %-8s %s\n", c->name, c->summary);
+    printf("\n`mtebench COMMAND --help` lists a command's options.\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2)
+        return cmd_help(0, NULL), 2;
+    mtb_proc_init();
+    for (const struct mtb_cmd *c = cmds; c->name; c++)
+        if (!strcmp(argv[1], c->name))
+            return c->fn(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return cmd_help(0, NULL);
+    fprintf(stderr, "mtebench: unknown command '%s' (accepted:", argv[1]);
+    for (const struct mtb_cmd *c = cmds; c->name; c++)
+        fprintf(stderr, " %s", c->name);
+    fprintf(stderr, ")\n");
+    return 2;
+}

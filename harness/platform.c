@@ -1,0 +1,160 @@
+/* platform.c - see platform.h */
+#include "platform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
+
+#define HWCAP2_MTE_BIT (1UL << 18)
+#define HWCAP2_MTE3_BIT (1UL << 22)
+
+int mtb_host_is_arm64(void)
+{
+    struct utsname u;
+    return uname(&u) == 0 && !strcmp(u.machine, "aarch64");
+}
+
+int mtb_host_has_mte(void)
+{
+    return mtb_host_is_arm64() && (getauxval(AT_HWCAP2) & HWCAP2_MTE_BIT);
+}
+
+int mtb_host_has_mte3(void)
+{
+    return mtb_host_is_arm64() && (getauxval(AT_HWCAP2) & HWCAP2_MTE3_BIT);
+}
+
+const char *mtb_qemu_user_version(void)
+{
+    static char line[256];
+    static int done;
+    if (done)
+        return line[0] ? line : NULL;
+    done = 1;
+    char *const argv[] = { "qemu-aarch64", "--version", NULL };
+    int st;
+    char *out = mtb_capture(argv, 0, &st);
+    if (out && st == 0) {
+        out[strcspn(out, "\n")] = 0;
+        snprintf(line, sizeof line, "%s", out);
+    }
+    free(out);
+    return line[0] ? line : NULL;
+}
+
+int mtb_qemu_major(const char *v)
+{
+    const char *p = v ? strstr(v, "version ") : NULL;
+    return p ? atoi(p + 8) : 0;
+}
+
+/* --- host --------------------------------------------------------------- */
+static const char *host_target(void) { return mtb_host_is_arm64() ? "aarch64" : "native"; }
+static int host_usable(char *why, size_t n) { (void)why; (void)n; return 1; }
+static int host_mode_ok(const struct mtb_mode *m, char *why, size_t n)
+{
+    if (!strcmp(m->name, "off"))
+        return 1;
+    if (!mtb_host_has_mte()) {
+        snprintf(why, n, "MODE=%s needs MTE hardware and this CPU has none (%s); "
+                 "use PLATFORM=emu to run under aarch64 emulation",
+                 m->name, mtb_host_is_arm64() ? "no HWCAP2_MTE" : "not arm64");
+        return 0;
+    }
+    if (!strcmp(m->name, "asymm") && !mtb_host_has_mte3()) {
+        snprintf(why, n, "MODE=asymm needs MTE3 (HWCAP2_MTE3); this CPU has MTE without it");
+        return 0;
+    }
+    return 1;
+}
+static void host_wrap(struct mtb_argv *argv, struct mtb_argv *env_out, const char *prog,
+                      char *const *env)
+{
+    mtb_argv_push(argv, prog);
+    for (char *const *e = env; e && *e; e++)
+        mtb_argv_push(env_out, *e);
+}
+
+/* --- emu: qemu-aarch64 -cpu max ------------------------------------------ */
+static const char *emu_target(void) { return "aarch64"; }
+static int emu_usable(char *why, size_t n)
+{
+    const char *v = mtb_qemu_user_version();
+    if (!v) {
+        snprintf(why, n, "qemu-aarch64 not found (make deps installs QEMU 10 from bookworm-backports)");
+        return 0;
+    }
+    if (mtb_qemu_major(v) < 8) {
+        snprintf(why, n, "%s is too old: QEMU before 8.0 mis-tags memory under MTE", v);
+        return 0;
+    }
+    if (!mtb_host_is_arm64() && !mtb_file_exists("/lib/ld-linux-aarch64.so.1")) {
+        snprintf(why, n, "no arm64 glibc (/lib/ld-linux-aarch64.so.1 from libc6:arm64; make deps)");
+        return 0;
+    }
+    return 1;
+}
+static int emu_mode_ok(const struct mtb_mode *m, char *why, size_t n)
+{
+    if (m->preferred) {
+        snprintf(why, n, "MODE=%s does not exist under qemu-user (no kernel preferred mode; "
+                 "glibc.mem.tagging=5 gives sync there); it needs PLATFORM=host on an MTE3 CPU",
+                 m->name);
+        return 0;
+    }
+    return 1;
+}
+static void emu_wrap(struct mtb_argv *argv, struct mtb_argv *env_out, const char *prog,
+                     char *const *env)
+{
+    (void)env_out;
+    mtb_argv_push(argv, "qemu-aarch64");
+    mtb_argv_push(argv, "-cpu");
+    mtb_argv_push(argv, "max");
+    /* -E sets the guest's environment only: LD_PRELOAD of an aarch64
+     * library must not reach qemu itself */
+    for (char *const *e = env; e && *e; e++) {
+        mtb_argv_push(argv, "-E");
+        mtb_argv_push(argv, *e);
+    }
+    mtb_argv_push(argv, prog);
+}
+
+const struct mtb_platform mtb_platforms[] = {
+    { "host", "this kernel, natively", 0, host_target, host_usable, host_mode_ok, host_wrap, 1 },
+    { "emu", "aarch64 user-mode emulation (qemu-aarch64 -cpu max)", 1, emu_target, emu_usable,
+      emu_mode_ok, emu_wrap, 0 },
+    { NULL, NULL, 0, NULL, NULL, NULL, NULL, 0 },
+};
+
+const struct mtb_platform *mtb_platform_find(const char *name)
+{
+    mtb_for_each_platform(p) if (name && !strcmp(p->name, name)) return p;
+    return NULL;
+}
+
+const char *mtb_platform_names(void)
+{
+    static char buf[128];
+    if (!buf[0])
+        mtb_for_each_platform(p)
+        {
+            if (buf[0])
+                strcat(buf, ", ");
+            strcat(buf, p->name);
+        }
+    return buf;
+}
+
+const struct mtb_platform *mtb_platform_default(const char **notice)
+{
+    if (mtb_host_has_mte()) {
+        *notice = NULL;
+        return mtb_platform_find("host");
+    }
+    *notice = "this CPU has no MTE: running under aarch64 emulation (PLATFORM=emu); "
+              "figures are emulated, not hardware timings";
+    return mtb_platform_find("emu");
+}

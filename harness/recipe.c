@@ -1,0 +1,175 @@
+/* recipe.c - see recipe.h */
+#include "recipe.h"
+#include "util.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <ini.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int on_kv(void *user, const char *section, const char *name, const char *value)
+{
+    struct mtb_recipe *r = user;
+    if (!name) /* a section header alone */
+        return 1;
+    r->kv = realloc(r->kv, (r->nkv + 1) * sizeof *r->kv);
+    if (!r->kv)
+        return 0;
+    r->kv[r->nkv].section = mtb_strdup(section);
+    r->kv[r->nkv].key = mtb_strdup(name);
+    r->kv[r->nkv].value = mtb_strdup(value);
+    r->nkv++;
+    if (!strncmp(section, "variant ", 8)) {
+        const char *v = section + 8;
+        for (size_t i = 0; i < r->nvariants; i++)
+            if (!strcmp(r->variants[i], v))
+                return 1;
+        r->variants = realloc(r->variants, (r->nvariants + 1) * sizeof *r->variants);
+        if (!r->variants)
+            return 0;
+        r->variants[r->nvariants++] = mtb_strdup(v);
+    }
+    return 1;
+}
+
+int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    int rc = ini_parse(path, on_kv, r);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: cannot read recipe: %s", path, strerror(errno));
+        return -1;
+    }
+    if (rc > 0) {
+        snprintf(err, errlen, "%s:%d: malformed line", path, rc);
+        return -1;
+    }
+    r->path = mtb_strdup(path);
+    char *tmp = mtb_strdup(path);
+    r->dir = mtb_strdup(dirname(tmp));
+    free(tmp);
+    const char *name = mtb_recipe_get(r, "service", "name");
+    if (!name) {
+        snprintf(err, errlen, "%s: missing [service] name", path);
+        return -1;
+    }
+    r->name = mtb_strdup(name);
+    return 0;
+}
+
+const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, const char *key)
+{
+    for (size_t i = 0; i < r->nkv; i++)
+        if (!strcmp(r->kv[i].section, section) && !strcmp(r->kv[i].key, key))
+            return r->kv[i].value;
+    return NULL;
+}
+
+const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, const char *key)
+{
+    const char *v = mtb_recipe_get(r, section, key);
+    if (!v)
+        mtb_die(2, "%s: [%s] has no '%s'", r->path, section, key);
+    return v;
+}
+
+int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant)
+{
+    for (size_t i = 0; i < r->nvariants; i++)
+        if (!strcmp(r->variants[i], variant))
+            return 1;
+    return 0;
+}
+
+int mtb_recipes_all(struct mtb_recipe **out, size_t *n, char *err, size_t errlen)
+{
+    char *pat = mtb_asprintf("%s/services/*/recipe.ini", mtb_root());
+    glob_t g;
+    *out = NULL;
+    *n = 0;
+    int grc = glob(pat, 0, NULL, &g);
+    free(pat);
+    if (grc != 0) {
+        snprintf(err, errlen, "no recipes under %s/services", mtb_root());
+        return -1;
+    }
+    *out = mtb_calloc(g.gl_pathc, sizeof **out);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        if (mtb_recipe_load(g.gl_pathv[i], &(*out)[*n], err, errlen) != 0) {
+            globfree(&g);
+            return -1;
+        }
+        (*n)++;
+    }
+    globfree(&g);
+    return 0;
+}
+
+struct mtb_recipe *mtb_recipe_find(const char *name, char *err, size_t errlen)
+{
+    struct mtb_recipe *all;
+    size_t n;
+    if (mtb_recipes_all(&all, &n, err, errlen) != 0)
+        return NULL;
+    char names[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (name && !strcmp(all[i].name, name))
+            return &all[i];
+        if (names[0])
+            strncat(names, ", ", sizeof names - strlen(names) - 1);
+        strncat(names, all[i].name, sizeof names - strlen(names) - 1);
+    }
+    snprintf(err, errlen, "unknown SERVICE '%s' (accepted: %s)", name ? name : "", names);
+    return NULL;
+}
+
+char *mtb_template(const char *tmpl, const char *const *pairs)
+{
+    size_t cap = strlen(tmpl) + 256, n = 0;
+    char *out = mtb_calloc(1, cap);
+    for (const char *p = tmpl; *p;) {
+        const char *val = NULL;
+        size_t klen = 0;
+        if (*p == '{') {
+            const char *end = strchr(p, '}');
+            if (end)
+                for (const char *const *kv = pairs; kv && kv[0]; kv += 2)
+                    if (strlen(kv[0]) == (size_t)(end - p - 1) && !strncmp(p + 1, kv[0], (size_t)(end - p - 1))) {
+                        val = kv[1];
+                        klen = (size_t)(end - p + 1);
+                        break;
+                    }
+        }
+        const char *chunk = val ? val : p;
+        size_t clen = val ? strlen(val) : 1;
+        if (n + clen + 1 > cap) {
+            cap = (n + clen + 1) * 2;
+            out = realloc(out, cap);
+            if (!out)
+                mtb_die(1, "out of memory");
+        }
+        memcpy(out + n, chunk, clen);
+        n += clen;
+        p += val ? klen : 1;
+    }
+    out[n] = 0;
+    return out;
+}
+
+char *mtb_unescape(const char *s)
+{
+    char *out = mtb_calloc(1, strlen(s) + 1), *o = out;
+    for (; *s; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            *o++ = *s == 'r' ? '\r' : *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = 0;
+    return out;
+}

@@ -1,0 +1,37 @@
+/* recipe.h - service recipes (services/<name>/recipe.ini), read with libinih.
+ * The harness has no per-service code: everything a service needs is here. */
+#ifndef MTB_RECIPE_H
+#define MTB_RECIPE_H
+#include <stddef.h>
+
+struct mtb_kv {
+    char *section, *key, *value;
+};
+
+struct mtb_recipe {
+    char *name;
+    char *dir;        /* services/<name> */
+    char *path;       /* its recipe.ini */
+    struct mtb_kv *kv;
+    size_t nkv;
+    char **variants;  /* from [variant NAME] sections, in file order */
+    size_t nvariants;
+};
+
+/* Load one recipe file. @return 0 or -1 with a message in err. */
+int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t errlen);
+/* Value of key in section, or NULL. Section "variant tagged" etc. */
+const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, const char *key);
+/* Same, or die naming the recipe file and the missing key. */
+const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, const char *key);
+int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant);
+
+/* All recipes under <root>/services, sorted by name. */
+int mtb_recipes_all(struct mtb_recipe **out, size_t *n, char *err, size_t errlen);
+/* Find one by service name; NULL and a message listing the accepted names. */
+struct mtb_recipe *mtb_recipe_find(const char *name, char *err, size_t errlen);
+/* Replace {key} placeholders using a NULL-terminated list of key,value pairs. */
+char *mtb_template(const char *tmpl, const char *const *pairs);
+/* Turn the escapes \r \n \t \\ into bytes (readiness strings). */
+char *mtb_unescape(const char *s);
+#endif

@@ -1,0 +1,51 @@
+/* run.h - one run: (service, variant, mode, platform, kernel, workload,
+ * repetition). Proves the mode, starts the service, drives it with mtload,
+ * stops it and writes the run's record atomically. */
+#ifndef MTB_RUN_H
+#define MTB_RUN_H
+#include <jansson.h>
+#include "build.h"
+#include "mode.h"
+#include "platform.h"
+#include "recipe.h"
+
+#define MTB_RECORD_SCHEMA "mtebench-run/1"
+
+struct mtb_workload {
+    char mix[32];          /* SET:GET, memtier syntax */
+    long keys;
+    char value_size[64];
+    long threads;          /* load generator threads */
+    long conns;            /* total connections */
+    long pipeline;
+    double duration;       /* measured seconds */
+    double warmup;         /* unmeasured seconds before */
+    double rate;           /* open loop requests/s, 0 = closed loop */
+    long service_threads;
+};
+
+/* Defaults from the recipe's [workload] and [run] sections. */
+void mtb_workload_defaults(const struct mtb_recipe *r, struct mtb_workload *w);
+
+struct mtb_run {
+    const struct mtb_recipe *recipe;
+    const char *variant;
+    const struct mtb_mode *mode;
+    const struct mtb_platform *platform;
+    const char *kernel;              /* "host" */
+    const struct mtb_workload *wl;
+    const struct mtb_build *build;
+    int rep, index, total;           /* repetition (1-based), position in the plan */
+    const char *plan;
+    const char *dir;                 /* this run's directory (created) */
+    int quiet;
+};
+
+enum mtb_run_status { MTB_RUN_OK = 0, MTB_RUN_FAULT = 1, MTB_RUN_ERROR = 2 };
+
+/* Perform the run; *record receives the record (also written to
+ * dir/record.json). */
+enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record);
+/* The record's headline figures (from its "summary"); 0 if absent. */
+double mtb_record_num(json_t *rec, const char *key);
+#endif
