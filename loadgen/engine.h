@@ -1,0 +1,84 @@
+/* engine.h - the load engine: threads with their own epoll loops and connections.
+ *
+ * Each thread owns its connections, generator, counters, histograms and time
+ * series; nothing is shared while the load runs. mtl_engine_run() merges them
+ * after pthread_join into struct mtl_results.
+ */
+#ifndef MTL_ENGINE_H
+#define MTL_ENGINE_H
+#include <signal.h>
+#include <stdint.h>
+#include "config.h"
+#include "hist.h"
+
+/* Every counter, defined once: the per-thread struct, the merge and the report
+ * are generated from this list. */
+#define MTL_COUNTERS(X) \
+    X(requests)      /* measured responses */                           \
+    X(sets)          /* of which SET */                                 \
+    X(gets)          /* of which GET (HTTP: every request) */           \
+    X(hits)          /* GET found / HTTP 2xx-3xx */                     \
+    X(misses)        /* GET not found / HTTP 404 */                     \
+    X(err_server)    /* SERVER_ERROR, NOT_STORED.. / HTTP 5xx */         \
+    X(err_protocol)  /* unparseable or CLIENT_ERROR / HTTP 4xx */        \
+    X(err_timeout)   /* requests unanswered within --timeout */         \
+    X(err_connect)   /* failed connection attempts */                   \
+    X(reconnects)    /* connections re-opened after a reset or close */
+
+struct mtl_counters {
+#define MTL_X(name) uint64_t name;
+    MTL_COUNTERS(MTL_X)
+#undef MTL_X
+};
+
+void mtl_counters_add(struct mtl_counters *dst, const struct mtl_counters *src);
+
+#define MTL_HIST_SUB_BITS   7               /* < 0.8% bucket width */
+#define MTL_HIST_HIGHEST    (1ULL << 38)    /* ns: about 275 s */
+#define MTL_SERIES_SUB_BITS 5               /* per-second histograms: < 3.2% */
+
+/* one second of the time series */
+struct mtl_second {
+    uint64_t ops;
+    uint64_t errors;
+    struct mtl_hist hist;                   /* corrected latency, ns */
+};
+
+struct mtl_series {
+    size_t len, cap;
+    struct mtl_second *sec;
+};
+
+struct mtl_thread_cpu {
+    double user_s, sys_s;                   /* over the measured window */
+    double wall_s;
+    double busy;                            /* (user + sys) / wall */
+};
+
+struct mtl_results {
+    struct mtl_counters c;
+    struct mtl_hist corrected;              /* from intended send time, ns */
+    struct mtl_hist uncorrected;            /* from actual send time, ns */
+    struct mtl_series series;
+    unsigned nthreads;
+    struct mtl_thread_cpu *cpu;
+    double user_s, sys_s;
+    int client_bound;                       /* some thread was > 90% busy */
+    double duration_s;                      /* measured window */
+};
+
+/** Set from a signal handler to end the run early (results are still reported). */
+extern volatile sig_atomic_t mtl_stop_requested;
+
+/**
+ * Run the load described by cfg. @return 0, or an errno value with a message
+ * in err (setup failures only: runtime errors are counted in res).
+ */
+int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
+                   char *err, size_t errlen);
+void mtl_results_free(struct mtl_results *res);
+
+/* Time series helpers (exposed for tests). @return 0 or ENOMEM. */
+int mtl_series_reserve(struct mtl_series *s, size_t seconds);
+void mtl_series_free(struct mtl_series *s);
+#endif

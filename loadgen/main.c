@@ -1,0 +1,56 @@
+/* main.c - mtload: parse options, run the engine, report. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include "config.h"
+#include "engine.h"
+#include "report.h"
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    mtl_stop_requested = mtl_stop_requested ? 2 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    static struct mtl_config cfg;
+    struct mtl_results res;
+    struct sigaction sa;
+    char err[512];
+    int rc;
+
+    rc = mtl_config_parse(&cfg, argc, argv, err, sizeof(err));
+    if (rc < 0) {
+        fprintf(stderr, "mtload: %s\n", err);
+        return MTL_EXIT_USAGE;
+    }
+    if (rc > 0) {
+        if (argc > 1 && strcmp(argv[argc - 1], "--version") == 0)
+            printf("mtload %s\n", MTEBENCH_VERSION);
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    if (mtl_engine_run(&cfg, &res, err, sizeof(err)) != 0) {
+        fprintf(stderr, "mtload: %s\n", err);
+        mtl_config_free(&cfg);
+        return 1;
+    }
+    rc = 0;
+    if (!cfg.quiet)
+        mtl_report_print(stdout, &cfg, &res);
+    else if (res.client_bound)
+        fprintf(stderr, "client-bound: figures measure the client\n");
+    if (cfg.json_path && (rc = mtl_report_write_json(cfg.json_path, &cfg, &res)) != 0)
+        fprintf(stderr, "mtload: --json %s: %s\n", cfg.json_path, strerror(rc));
+    if (cfg.hgrm_path && (rc = mtl_report_write_hgrm(cfg.hgrm_path, &res)) != 0)
+        fprintf(stderr, "mtload: --hgrm %s: %s\n", cfg.hgrm_path, strerror(rc));
+    mtl_results_free(&res);
+    mtl_config_free(&cfg);
+    return rc ? 1 : 0;
+}

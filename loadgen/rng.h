@@ -1,0 +1,36 @@
+/* rng.h - per-thread pseudo-random numbers: xoshiro256** seeded by splitmix64. */
+#ifndef MTL_RNG_H
+#define MTL_RNG_H
+#include <stdint.h>
+
+struct mtl_rng { uint64_t s[4]; };
+
+/** Seed the generator; different seeds give independent-looking streams. */
+void mtl_rng_seed(struct mtl_rng *r, uint64_t seed);
+
+static inline uint64_t mtl_rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/** Next 64 random bits. */
+static inline uint64_t mtl_rng_next(struct mtl_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = mtl_rng_rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = mtl_rng_rotl(s[3], 45);
+    return out;
+}
+
+/** Uniform double in [0, 1). */
+static inline double mtl_rng_double(struct mtl_rng *r)
+{
+    return (double)(mtl_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/** Uniform integer in [0, n) (n > 0), by multiply-shift. */
+static inline uint64_t mtl_rng_below(struct mtl_rng *r, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)mtl_rng_next(r) * n) >> 64);
+}
+#endif
