@@ -1,6 +1,8 @@
 /* doctor.c - see doctor.h */
 #include "doctor.h"
+#include "cli.h"
 #include "mode.h"
+#include "proof.h"
 #include "platform.h"
 #include "recipe.h"
 #include "util.h"
@@ -186,4 +188,66 @@ int mtb_cmd_list(int argc, char **argv)
     mtb_for_each_platform(p) printf("  %-6s %s\n", p->name, p->summary);
     printf("kernels:\n  host   the running kernel\n");
     return 0;
+}
+
+int mtb_cmd_proof(int argc, char **argv)
+{
+    /* mtebench proof --mode M [--platform P] [--probe-output FILE]
+     * Runs the mode probe (or checks a saved probe output) and prints the
+     * proof as JSON. Exit 0 when the mode is proved, 1 when not. */
+    const char *file = NULL;
+    char **rest = mtb_calloc((size_t)argc + 1, sizeof *rest);
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--probe-output")) {
+            if (i + 1 >= argc)
+                mtb_die(2, "proof: --probe-output needs a file ('-' for standard input)");
+            file = argv[++i];
+        } else if (!strncmp(argv[i], "--probe-output=", 15)) {
+            file = argv[i] + 15;
+        } else {
+            rest[n++] = argv[i];
+        }
+    }
+    struct mtb_opts o;
+    mtb_cli_parse(n, rest, &o, "proof");
+    if (!o.mode)
+        mtb_die(2, "proof: no MODE given (accepted: %s)", mtb_mode_names());
+    o.service = "memcached"; /* any recipe: only the platform and mode matter */
+    o.quiet = 1;
+    if (file) {
+        const struct mtb_mode *m = mtb_mode_find(o.mode);
+        if (!m)
+            mtb_die(2, "invalid MODE '%s' (accepted: %s)", o.mode, mtb_mode_names());
+        char *text = !strcmp(file, "-") ? mtb_read_file("/dev/stdin", NULL) : mtb_read_file(file, NULL);
+        if (!text)
+            mtb_die(2, "proof: cannot read %s", file);
+        char why[MTB_ERRLEN];
+        json_t *pr = mtb_proof_parse(text);
+        int ok = mtb_proof_check(m, pr, why, sizeof why);
+        json_t *out = json_pack("{s:s,s:b,s:s,s:o}", "mode", m->name, "ok", ok, "reason", why, "probe", pr);
+        json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+        json_decref(out);
+        free(text);
+        free(rest);
+        return ok ? 0 : 1;
+    }
+    mtb_cli_resolve(&o);
+    char why[MTB_ERRLEN];
+    char *env[] = { mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", o.m->tunable), NULL };
+    json_t *proof = NULL;
+    int ok = mtb_mode_prefer(o.m, why, sizeof why) == 0 && mtb_proof_run(o.p, o.m, env, &proof, why, sizeof why);
+    mtb_mode_restore();
+    if (!proof)
+        proof = json_pack("{s:b,s:s}", "ok", 0, "reason", why);
+    json_object_set_new(proof, "platform", json_string(o.p->name));
+    json_dumpf(proof, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+    printf("\n");
+    if (!ok)
+        fprintf(stderr, "mtebench: mode %s not proved on %s: %s\n", o.m->name, o.p->name, why);
+    json_decref(proof);
+    free(env[0]);
+    free(rest);
+    return ok ? 0 : 1;
 }

@@ -3,4 +3,5 @@
 #define MTB_DOCTOR_H
 int mtb_cmd_doctor(int argc, char **argv);
 int mtb_cmd_list(int argc, char **argv);
+int mtb_cmd_proof(int argc, char **argv);
 #endif

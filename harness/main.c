@@ -19,6 +19,7 @@ static const struct mtb_cmd cmds[] = {
     { "bench", "baseline (plain/off) vs tagged/MODE, interleaved; table + summary", mtb_cmd_bench },
     { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
+    { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not", mtb_cmd_doctor },
     { "help", "this text", cmd_help },

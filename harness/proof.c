@@ -21,7 +21,7 @@ json_t *mtb_proof_parse(const char *text)
         const char *v = eq + 1;
         char *end;
         long long num = strtoll(v, &end, 0);
-        if (*v && !*end)
+        if (*v && !*end && strncmp(v, "0x", 2) != 0) /* addresses stay readable hex */
             json_object_set_new(o, line, json_integer(num));
         else
             json_object_set_new(o, line, json_string(v));

@@ -290,6 +290,9 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         goto out;
     }
 
+    /* the probe's deliberate faults are its own; start the service's file afresh */
+    unlink(faultp);
+
     int port = free_port();
     if (port <= 0) {
         snprintf(why, sizeof why, "no free TCP port on 127.0.0.1");
