@@ -288,13 +288,20 @@ const char *mtb_root(void)
     }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    snprintf(root, sizeof root, ".");
     if (n > 0) {
         exe[n] = 0;
-        /* <root>/build/mtebench -> <root> */
-        char *d = dirname(dirname(exe));
-        snprintf(root, sizeof root, "%s", d);
-    } else {
-        snprintf(root, sizeof root, ".");
+        /* walk up from the binary (<root>/build/...) to the checkout */
+        char *d = dirname(exe);
+        while (strcmp(d, "/") != 0) {
+            char probe[PATH_MAX + 32];
+            snprintf(probe, sizeof probe, "%s/services", d);
+            if (mtb_file_exists(probe)) {
+                snprintf(root, sizeof root, "%s", d);
+                break;
+            }
+            d = dirname(d);
+        }
     }
     return root;
 }

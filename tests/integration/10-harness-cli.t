@@ -1,0 +1,47 @@
+#!/bin/bash
+# Bad input is refused with one line naming what is accepted, exit 2;
+# doctor and list describe the machine.
+. "$(dirname "$0")/../lib.sh"
+M="$B/mtebench"
+
+check_bad() { # expected-substring description args...
+    local want=$1 desc=$2; shift 2
+    local out rc
+    out=$("$M" "$@" 2>&1 >/dev/null); rc=$?
+    is "$rc" 2 "$desc: exit 2"
+    ok "$( [[ "$out" == *"$want"* ]]; echo $?)" "$desc: message names '$want' ($out)"
+    is "$(printf '%s\n' "$out" | grep -c .)" 1 "$desc: one line"
+}
+check_bad "accepted: memcached" "unknown service" bench --service nosuch --mode async
+check_bad "accepted: off, sync, async, asymm" "unknown mode" bench --service memcached --mode fast
+check_bad "accepted: host, emu" "unknown platform" bench --service memcached --mode async --platform cloud
+check_bad "a duration" "malformed duration" bench --service memcached --mode async --duration 10x
+check_bad "SET:GET" "malformed mix" bench --service memcached --mode async --mix 10
+check_bad "from 1 to" "reps out of range" bench --service memcached --mode async --reps 0
+check_bad "accepted: plain, tagged" "unknown variant" run --service memcached --variant shiny --platform emu
+check_bad "unknown option" "unknown option" bench --service memcached --mode async --colour
+check_bad "accepted: bench" "unknown command" frobnicate
+check_bad "PLATFORM=host on an MTE3 CPU" "asymm under emu" bench --service memcached --mode asymm --platform emu
+if ! "$M" doctor --json | jq -e '.hwcap2_mte == true' >/dev/null; then
+    check_bad "PLATFORM=emu" "host without MTE refuses sync" bench --service memcached --mode sync --platform host
+fi
+
+# make passes bad input through and fails without leaving results behind
+before=$(ls "$ROOT/results" 2>/dev/null | wc -l)
+make -s -C "$ROOT" bench SERVICE=nosuch MODE=async >"$T_TMP/make.out" 2>&1
+ok "$( [ $? -ne 0 ]; echo $?)" "make bench SERVICE=nosuch fails"
+ok "$(grep -q 'accepted: memcached' "$T_TMP/make.out"; echo $?)" "make bench names the accepted services"
+is "$(ls "$ROOT/results" 2>/dev/null | wc -l)" "$before" "nothing half-written under results/"
+
+# doctor: human and JSON
+"$M" doctor > "$T_TMP/doctor.txt"; rc=$?
+is "$rc" 0 "doctor exits 0"
+for k in architecture HWCAP2_MTE mte_tcf_preferred arm64.nomte qemu-aarch64 perf platforms; do
+    ok "$(grep -q "$k" "$T_TMP/doctor.txt"; echo $?)" "doctor reports $k"
+done
+"$M" doctor --json > "$T_TMP/doctor.json"
+ok "$(jq -e '.platforms | map(.name) | index("emu") != null' "$T_TMP/doctor.json" >/dev/null; echo $?)" "doctor --json lists platforms"
+ok "$(jq -e '.platforms[] | select(.name=="emu") | .usable == true and (.modes | index("sync") != null)' "$T_TMP/doctor.json" >/dev/null; echo $?)" "emu usable with sync here"
+"$M" list > "$T_TMP/list.txt"
+ok "$(grep -q 'variant tagged' "$T_TMP/list.txt" && grep -q 'asymm' "$T_TMP/list.txt"; echo $?)" "list shows variants and modes"
+done_testing

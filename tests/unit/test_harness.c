@@ -1,0 +1,181 @@
+/* Unit tests of the harness pieces: parsing, templates, recipes, the mode
+ * proof's decision, the summary's pairing and atomic writes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mode.h"
+#include "platform.h"
+#include "proof.h"
+#include "recipe.h"
+#include "summary.h"
+#include "tap.h"
+#include "util.h"
+
+static void test_parsing(void)
+{
+    double d;
+    long l;
+    ok(mtb_parse_duration("30", &d) == 0 && d == 30, "duration 30 = 30 s");
+    ok(mtb_parse_duration("500ms", &d) == 0 && fabs(d - 0.5) < 1e-12, "duration 500ms");
+    ok(mtb_parse_duration("2m", &d) == 0 && d == 120, "duration 2m");
+    ok(mtb_parse_duration("5x", &d) != 0, "duration 5x refused");
+    ok(mtb_parse_duration("", &d) != 0 && mtb_parse_duration("-1", &d) != 0, "empty and negative durations refused");
+    ok(mtb_parse_long("42", 1, 100, &l) == 0 && l == 42, "long 42");
+    ok(mtb_parse_long("0", 1, 100, &l) != 0 && mtb_parse_long("101", 1, 100, &l) != 0, "long out of range refused");
+    ok(mtb_parse_long("12a", 1, 100, &l) != 0, "trailing garbage refused");
+    ok(mtb_parse_long("99999999999999999999", 0, 1L << 62, &l) != 0, "overflow refused");
+    ok(mtb_cli_valid_mix("1:10") && mtb_cli_valid_mix("5:1") && mtb_cli_valid_mix("0:1"), "mixes accepted");
+    ok(!mtb_cli_valid_mix("1-10") && !mtb_cli_valid_mix("1:") && !mtb_cli_valid_mix("0:0") &&
+           !mtb_cli_valid_mix("1:10x") && !mtb_cli_valid_mix("-1:2"),
+       "bad mixes refused");
+}
+
+static void test_template(void)
+{
+    const char *pairs[] = { "port", "1234", "threads", "4", NULL, NULL };
+    char *s = mtb_template("-p {port} -t {threads} {unknown} {", pairs);
+    ok(!strcmp(s, "-p 1234 -t 4 {unknown} {"), "template substitutes known keys only: '%s'", s);
+    free(s);
+    char *u = mtb_unescape("version\\r\\n");
+    ok(!strcmp(u, "version\r\n"), "unescape \\r\\n");
+    free(u);
+}
+
+static void test_recipe(void)
+{
+    char err[512];
+    struct mtb_recipe *r = mtb_recipe_find("memcached", err, sizeof err);
+    ok(r != NULL, "memcached recipe found");
+    if (!r)
+        return;
+    ok(mtb_recipe_has_variant(r, "plain") && mtb_recipe_has_variant(r, "tagged"), "plain and tagged variants");
+    ok(!mtb_recipe_has_variant(r, "nope"), "unknown variant absent");
+    const char *sha = mtb_recipe_get(r, "service", "sha256");
+    ok(sha && strlen(sha) == 64, "source checksum pinned");
+    ok(mtb_recipe_find("nope", err, sizeof err) == NULL && strstr(err, "accepted: ") && strstr(err, "memcached"),
+       "unknown service names the accepted ones: %s", err);
+    /* a malformed recipe is named with its line */
+    char path[] = "/tmp/mtb-recipe-XXXXXX";
+    int fd = mkstemp(path);
+    ok(fd >= 0 && write(fd, "[service]\nname = x\nthis line is bad\n", 36) == 36, "wrote a bad recipe");
+    close(fd);
+    struct mtb_recipe bad;
+    ok(mtb_recipe_load(path, &bad, err, sizeof err) != 0 && strstr(err, ":3:"), "malformed line reported: %s", err);
+    unlink(path);
+}
+
+static const char *probe_out[] = {
+    /* off */ "hwcap2_mte=1\nprctl_ctrl=0x0\ntcf=none\ntagged_ptrs=0/64\nwrite_fault=0\nread_fault=0\n",
+    /* sync */ "hwcap2_mte=1\nprctl_ctrl=0x7fff3\ntcf=sync\ntagged_ptrs=64/64\nwrite_fault=9\nread_fault=9\n",
+    /* async */ "hwcap2_mte=1\nprctl_ctrl=0x7fff5\ntcf=async\ntagged_ptrs=64/64\nwrite_fault=8\nread_fault=8\n",
+    /* asymm */ "hwcap2_mte=1\nprctl_ctrl=0x7fff7\ntcf=sync+async\ntagged_ptrs=64/64\nwrite_fault=8\nread_fault=9\n",
+};
+
+static void test_proof(void)
+{
+    const char *names[] = { "off", "sync", "async", "asymm" };
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            char why[512];
+            json_t *p = mtb_proof_parse(probe_out[j]);
+            int got = mtb_proof_check(mtb_mode_find(names[i]), p, why, sizeof why);
+            ok(got == (i == j), "probe output of %s %s mode %s (%s)", names[j], i == j ? "proves" : "does not prove",
+               names[i], why);
+            json_decref(p);
+        }
+    char why[512];
+    json_t *p = mtb_proof_parse("tcf=sync\ntagged_ptrs=0/64\nwrite_fault=9\nread_fault=9\n");
+    ok(!mtb_proof_check(mtb_mode_find("sync"), p, why, sizeof why) && strstr(why, "tagged"),
+       "sync without tagged pointers is not proved: %s", why);
+    json_decref(p);
+    p = mtb_proof_parse("tcf=sync\n");
+    ok(!mtb_proof_check(mtb_mode_find("sync"), p, why, sizeof why), "incomplete probe output is not a proof");
+    json_decref(p);
+}
+
+static void test_platforms(void)
+{
+    char why[512];
+    const struct mtb_platform *emu = mtb_platform_find("emu");
+    ok(emu && emu->emulated, "emu is labelled emulated");
+    ok(!emu->mode_ok(mtb_mode_find("asymm"), why, sizeof why) && strstr(why, "PLATFORM=host"),
+       "emu refuses asymm naming the platform that has it");
+    ok(emu->mode_ok(mtb_mode_find("sync"), why, sizeof why), "emu has sync");
+    const struct mtb_platform *host = mtb_platform_find("host");
+    if (!mtb_host_has_mte())
+        ok(!host->mode_ok(mtb_mode_find("async"), why, sizeof why) && strstr(why, "PLATFORM=emu"),
+           "host without MTE refuses async naming PLATFORM=emu");
+    else
+        ok(host->mode_ok(mtb_mode_find("async"), why, sizeof why), "MTE host has async");
+    ok(host->mode_ok(mtb_mode_find("off"), why, sizeof why), "host always has off");
+    ok(mtb_platform_find("vmx") == NULL, "unknown platform not found");
+}
+
+static json_t *fake_record(const char *variant, const char *mode, int rep, double ops, double p99)
+{
+    return json_pack("{s:s,s:{s:s,s:s,s:s,s:s,s:s,s:i,s:{s:s,s:i}},s:{s:f,s:f,s:f,s:f,s:b},s:{s:b}}", "status", "ok",
+                     "config", "service", "memcached", "variant", variant, "mode", mode, "platform", "emu",
+                     "kernel", "host", "rep", rep, "workload", "mix", "1:10", "conns", 16, "summary",
+                     "ops_per_sec", ops, "p50_us", p99 / 3, "p99_us", p99, "p999_us", p99 * 2, "client_bound", 0,
+                     "platform", "emulated", 1);
+}
+
+static void test_summary(void)
+{
+    json_t *recs = json_array();
+    /* tagged is exactly 1.25x slower in every pair; noise shifts both */
+    double base[] = { 100000, 104000, 98000, 101000, 99000, 102000 };
+    for (int i = 0; i < 6; i++) {
+        json_array_append_new(recs, fake_record("plain", "off", i + 1, base[i], 100));
+        json_array_append_new(recs, fake_record("tagged", "async", i + 1, base[i] / 1.25, 150));
+    }
+    json_array_append_new(recs, json_pack("{s:s}", "status", "error")); /* ignored */
+    json_t *s = mtb_summary_build(recs);
+    json_t *o = json_array_get(json_object_get(s, "overheads"), 0);
+    json_t *sl = json_object_get(o, "slowdown");
+    ok(json_array_size(json_object_get(s, "configs")) == 2, "two configurations");
+    ok(json_integer_value(json_object_get(o, "pairs")) == 6, "six interleaved pairs");
+    ok(fabs(json_real_value(json_object_get(sl, "median")) - 1.25) < 1e-9, "slowdown is the pairwise 1.25x");
+    ok(fabs(json_real_value(json_object_get(json_object_get(o, "p99_ratio"), "median")) - 1.5) < 1e-9, "p99 ratio 1.5");
+    ok(json_is_true(json_object_get(s, "emulated")), "summary says emulated");
+    json_t *p = json_object_get(o, "mann_whitney_p");
+    ok(json_is_number(p) && json_number_value(p) < 0.01, "Mann-Whitney separates the two (p=%g)", json_number_value(p));
+    char *md = mtb_summary_markdown(s);
+    ok(md && strstr(md, "emulated") && strstr(md, "1.250x"), "markdown carries the label and the overhead");
+    free(md);
+    json_decref(s);
+    json_decref(recs);
+}
+
+static void test_atomic(void)
+{
+    char dir[] = "/tmp/mtb-atomic-XXXXXX";
+    ok(mkdtemp(dir) != NULL, "temp dir");
+    char *p = mtb_asprintf("%s/a/b/c", dir);
+    ok(mtb_mkdir_p(p) == 0 && mtb_file_exists(p), "mkdir -p");
+    char *f = mtb_asprintf("%s/rec.json", p);
+    ok(mtb_write_atomic(f, "{}", 2) == 0, "atomic write");
+    char *back = mtb_read_file(f, NULL);
+    ok(back && !strcmp(back, "{}"), "read back");
+    free(back);
+    ok(mtb_write_atomic("/nonexistent-dir/x.json", "{}", 2) != 0, "atomic write into a missing dir fails cleanly");
+    mtb_rm_rf(dir);
+    ok(!mtb_file_exists(dir), "rm -rf");
+    free(p);
+    free(f);
+}
+
+int main(void)
+{
+    test_parsing();
+    test_template();
+    test_recipe();
+    test_proof();
+    test_platforms();
+    test_summary();
+    test_atomic();
+    return done_testing();
+}
