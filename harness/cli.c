@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
+enum { O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
        O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
        O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP };
 
 static const struct option longopts[] = {
-    { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
+    { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
     { "mode", required_argument, 0, O_MODE },         { "platform", required_argument, 0, O_PLATFORM },
     { "kernel", required_argument, 0, O_KERNEL },     { "results", required_argument, 0, O_RESULTS },
     { "target", required_argument, 0, O_TARGET },     { "mix", required_argument, 0, O_MIX },
@@ -34,6 +34,7 @@ void mtb_cli_usage(FILE *f)
             "  --mode M           MODE      off, sync, async, asymm\n"
             "  --platform P       PLATFORM  host, emu (default: host on MTE hardware, else emu)\n"
             "  --kernel K         KERNEL    host\n"
+            "  --workload W       WORKLOAD  a workload of the service's recipe (default: default)\n"
             "  --variant V                  plain, tagged (build/run only)\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
@@ -96,6 +97,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_SERVICE: o->service = optarg; break;
+        case O_WORKLOAD: o->workload = optarg; break;
         case O_VARIANT: o->variant = optarg; break;
         case O_MODE: o->mode = optarg; break;
         case O_PLATFORM: o->platform = optarg; break;
@@ -187,7 +189,10 @@ void mtb_cli_resolve(struct mtb_opts *o)
         }
         bad("variant", o->variant, names);
     }
-    mtb_workload_defaults(o->recipe, &o->wl);
+    if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
+        char *names = mtb_workload_names(o->recipe);
+        bad("WORKLOAD", o->workload, names);
+    }
     struct mtb_workload *w = &o->wl;
     if (o->mix)
         snprintf(w->mix, sizeof w->mix, "%s", o->mix);

@@ -9,7 +9,7 @@
 
 struct mtb_opts {
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
-    const char *mix, *value_size;
+    const char *mix, *value_size, *workload;
     long reps, threads, conns, pipeline, keys, service_threads;
     double duration, warmup, rate;
     int force, quiet, json;

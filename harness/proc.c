@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -128,6 +130,17 @@ int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s)
         }
         for (char *const *e = s->env_add; e && *e; e++)
             putenv(*e);
+        if (s->user && geteuid() == 0) {
+            struct passwd *pw = getpwnam(s->user);
+            if (!pw) {
+                errno = ESRCH;
+                goto fail;
+            }
+            if (setgroups(0, NULL) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+                goto fail;
+            setenv("HOME", "/tmp", 1);
+            setenv("USER", s->user, 1);
+        }
         execvp(s->argv[0], s->argv);
     fail:;
         int e = errno;

@@ -18,6 +18,7 @@ struct mtb_spawn {
     const char *cwd;        /* NULL = inherit */
     const int *cpus;        /* CPU affinity list, or NULL */
     int ncpus;
+    const char *user;       /* switch to this user (needs root), or NULL */
 };
 
 /* Install SIGINT/SIGTERM/SIGHUP handlers that kill every registered process

@@ -1,5 +1,6 @@
 /* run.c - see run.h */
 #include "run.h"
+#include "driver.h"
 #include "proc.h"
 #include "proof.h"
 #include "util.h"
@@ -9,6 +10,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +19,63 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-void mtb_workload_defaults(const struct mtb_recipe *r, struct mtb_workload *w)
+static const char *wl_get(const struct mtb_recipe *r, const char *name, const char *key)
+{
+    char sec[96];
+    snprintf(sec, sizeof sec, "workload %s", name);
+    const char *v = strcmp(name, "default") ? mtb_recipe_get(r, sec, key) : NULL;
+    return v ? v : mtb_recipe_get(r, "workload", key);
+}
+
+const char *mtb_workload_param(const struct mtb_workload *w, const char *key)
+{
+    return wl_get(w->recipe, w->name, key);
+}
+
+char *mtb_workload_names(const struct mtb_recipe *r)
+{
+    char *out = mtb_strdup("default");
+    for (size_t i = 0; i < r->nkv; i++) {
+        const char *s = r->kv[i].section;
+        if (strncmp(s, "workload ", 9) != 0)
+            continue;
+        char *needle = mtb_asprintf(", %s,", s + 9), *hay = mtb_asprintf(", %s,", out);
+        if (!strstr(hay, needle)) {
+            char *n = mtb_asprintf("%s, %s", out, s + 9);
+            free(out);
+            out = n;
+        }
+        free(needle);
+        free(hay);
+    }
+    return out;
+}
+
+int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w)
 {
     memset(w, 0, sizeof *w);
+    w->recipe = r;
+    if (!name || !*name)
+        name = "default";
+    char sec[96];
+    snprintf(sec, sizeof sec, "workload %s", name);
+    int known = !strcmp(name, "default");
+    for (size_t i = 0; i < r->nkv && !known; i++)
+        known = !strcmp(r->kv[i].section, sec);
+    if (!known)
+        return -1;
+    snprintf(w->name, sizeof w->name, "%s", name);
     const char *v;
-    snprintf(w->mix, sizeof w->mix, "%s", (v = mtb_recipe_get(r, "workload", "mix")) ? v : "1:10");
-    w->keys = (v = mtb_recipe_get(r, "workload", "keys")) ? atol(v) : 10000;
-    snprintf(w->value_size, sizeof w->value_size, "%s",
-             (v = mtb_recipe_get(r, "workload", "value_size")) ? v : "100");
-    w->pipeline = (v = mtb_recipe_get(r, "workload", "pipeline")) ? atol(v) : 1;
-    w->conns = (v = mtb_recipe_get(r, "workload", "conns")) ? atol(v) : 16;
-    w->threads = 1;
-    w->duration = 30;
-    w->warmup = 3;
+    snprintf(w->mix, sizeof w->mix, "%s", (v = wl_get(r, name, "mix")) ? v : "1:10");
+    w->keys = (v = wl_get(r, name, "keys")) ? atol(v) : 10000;
+    snprintf(w->value_size, sizeof w->value_size, "%s", (v = wl_get(r, name, "value_size")) ? v : "100");
+    w->pipeline = (v = wl_get(r, name, "pipeline")) ? atol(v) : 1;
+    w->conns = (v = wl_get(r, name, "conns")) ? atol(v) : 16;
+    w->threads = (v = wl_get(r, name, "threads")) ? atol(v) : 1;
+    w->duration = (v = wl_get(r, name, "duration")) ? atof(v) : 30;
+    w->warmup = (v = wl_get(r, name, "warmup")) ? atof(v) : 3;
     w->service_threads = (v = mtb_recipe_get(r, "run", "threads")) ? atol(v) : 1;
+    return 0;
 }
 
 double mtb_record_num(json_t *rec, const char *key)
@@ -102,7 +147,7 @@ static json_t *parse_fault(const char *path)
     return f;
 }
 
-static void cpu_split(int *svc_lo, int *svc_hi, int *cli_lo, int *cli_hi)
+void mtb_cpu_split(int *svc_lo, int *svc_hi, int *cli_lo, int *cli_hi)
 {
     int n = mtb_ncpus();
     if (n < 2) {
@@ -178,47 +223,6 @@ static json_t *summary_of(json_t *load)
     return s;
 }
 
-/* Run mtload with the common options plus extra ones; output in logp. */
-static int run_mtload(const struct mtb_run *run, int port, const char *json_path, const char *logp,
-                      int preload, double timeout)
-{
-    const struct mtb_workload *w = run->wl;
-    int slo, shi, clo, chi;
-    cpu_split(&slo, &shi, &clo, &chi);
-    struct mtb_argv a = { 0 };
-    mtb_argv_pushf(&a, "%s/build/mtload", mtb_root());
-    mtb_argv_pushf(&a, "--server=127.0.0.1:%d", port);
-    mtb_argv_pushf(&a, "--protocol=%s", mtb_recipe_need(run->recipe, "run", "protocol"));
-    mtb_argv_pushf(&a, "--threads=%ld", w->threads);
-    mtb_argv_pushf(&a, "--conns=%ld", w->conns);
-    mtb_argv_pushf(&a, "--keys=%ld", w->keys);
-    mtb_argv_pushf(&a, "--value-size=%s", w->value_size);
-    mtb_argv_pushf(&a, "--cpus=%d-%d", clo, chi);
-    mtb_argv_pushf(&a, "--json=%s", json_path);
-    if (preload) {
-        mtb_argv_push(&a, "--preload");
-    } else {
-        mtb_argv_pushf(&a, "--ratio=%s", w->mix);
-        mtb_argv_pushf(&a, "--pipeline=%ld", w->pipeline);
-        mtb_argv_pushf(&a, "--duration=%gs", w->duration);
-        mtb_argv_pushf(&a, "--warmup=%gs", w->warmup);
-        if (w->rate > 0)
-            mtb_argv_pushf(&a, "--rate=%g", w->rate);
-    }
-    FILE *lf = fopen(logp, "a");
-    if (lf) {
-        fputs("$", lf);
-        for (int i = 0; i < a.n; i++)
-            fprintf(lf, " %s", a.v[i]);
-        fputs("\n", lf);
-        fclose(lf);
-    }
-    struct mtb_spawn s = { .argv = a.v, .log_path = logp };
-    int st = mtb_proc_run(&s, timeout);
-    mtb_argv_free(&a);
-    return st;
-}
-
 static void print_log_tail(const char *path, int lines)
 {
     fprintf(stderr, "---- last lines of %s ----\n", path);
@@ -234,18 +238,79 @@ static void print_log_tail(const char *path, int lines)
     free(text);
 }
 
+/* Readiness, polled with a bound: a command that must succeed
+ * ([run] ready_cmd) or a send/expect exchange on the port. */
+static int wait_ready(const struct mtb_run *run, struct mtb_proc *svc, int port, double limit, const char *const *pairs)
+{
+    const struct mtb_recipe *r = run->recipe;
+    const char *cmd = mtb_recipe_get(r, "run", "ready_cmd");
+    char *rsend = mtb_unescape(mtb_recipe_get(r, "run", "ready_send") ? mtb_recipe_get(r, "run", "ready_send") : "");
+    const char *rexpect = mtb_recipe_get(r, "run", "ready_expect");
+    char *cmdline = cmd ? mtb_template(cmd, pairs) : NULL;
+    double t0 = mtb_mono();
+    int ready = 0;
+    while (!ready && mtb_mono() - t0 < limit) {
+        if (mtb_proc_poll(svc))
+            break;
+        if (cmdline) {
+            struct mtb_argv a = { 0 };
+            mtb_argv_split(&a, cmdline);
+            struct mtb_spawn sp = { .argv = a.v, .log_path = "/dev/null" };
+            ready = mtb_proc_run(&sp, 10) == 0;
+            mtb_argv_free(&a);
+        } else {
+            ready = ready_once(port, rsend, rexpect);
+        }
+        if (!ready)
+            usleep(50 * 1000);
+    }
+    free(cmdline);
+    free(rsend);
+    return ready;
+}
+
+/* The platform's command prefix as one string ("qemu-aarch64 -cpu max" or ""),
+ * for setup scripts that run the service's own tools. */
+static char *wrap_prefix(const struct mtb_platform *p)
+{
+    struct mtb_argv a = { 0 }, e = { 0 };
+    p->wrap(&a, &e, "PROG", NULL);
+    char *out = mtb_strdup("");
+    for (int i = 0; i < a.n - 1; i++) {
+        char *n = mtb_asprintf("%s%s%s", out, i ? " " : "", a.v[i]);
+        free(out);
+        out = n;
+    }
+    mtb_argv_free(&a);
+    mtb_argv_free(&e);
+    return out;
+}
+
+static json_t *workload_json(const struct mtb_workload *w)
+{
+    json_t *params = json_object();
+    const struct mtb_recipe *r = w->recipe;
+    char sec[96];
+    snprintf(sec, sizeof sec, "workload %s", w->name);
+    for (size_t i = 0; i < r->nkv; i++)
+        if (!strcmp(r->kv[i].section, "workload") || !strcmp(r->kv[i].section, sec))
+            json_object_set_new(params, r->kv[i].key, json_string(r->kv[i].value));
+    return json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:I,s:o}", "name", w->name, "mix", w->mix,
+                     "keys", (json_int_t)w->keys, "value_size", w->value_size, "threads", (json_int_t)w->threads,
+                     "conns", (json_int_t)w->conns, "pipeline", (json_int_t)w->pipeline, "duration_s", w->duration,
+                     "warmup_s", w->warmup, "rate", w->rate, "service_threads", (json_int_t)w->service_threads,
+                     "params", params);
+}
+
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
 {
     const struct mtb_recipe *r = run->recipe;
     const struct mtb_workload *w = run->wl;
-    char started[32], finished[32], why[512] = "";
+    char started[32], finished[32], why[1024] = "";
     mtb_utc_iso(started, sizeof started);
     mtb_mkdir_p(run->dir);
     char *svclog = mtb_asprintf("%s/service.log", run->dir);
     char *faultp = mtb_asprintf("%s/fault.txt", run->dir);
-    char *loadp = mtb_asprintf("%s/mtload.json", run->dir);
-    char *preloadp = mtb_asprintf("%s/preload.json", run->dir);
-    char *loadlog = mtb_asprintf("%s/mtload.log", run->dir);
     char *recp = mtb_asprintf("%s/record.json", run->dir);
     const char *target = run->platform->target();
 
@@ -254,14 +319,10 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     json_object_set_new(rec, "mtebench_version", json_string(MTEBENCH_VERSION));
     json_object_set_new(rec, "started", json_string(started));
     json_object_set_new(rec, "config",
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:{s:s,s:I,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:I}}",
+        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:o}",
                   "service", r->name, "variant", run->variant, "mode", run->mode->name,
                   "platform", run->platform->name, "kernel", run->kernel, "plan", run->plan ? run->plan : "",
-                  "rep", run->rep, "index", run->index, "total", run->total,
-                  "workload", "mix", w->mix, "keys", (json_int_t)w->keys, "value_size", w->value_size,
-                  "threads", (json_int_t)w->threads, "conns", (json_int_t)w->conns,
-                  "pipeline", (json_int_t)w->pipeline, "duration_s", w->duration,
-                  "warmup_s", w->warmup, "rate", w->rate, "service_threads", (json_int_t)w->service_threads));
+                  "rep", run->rep, "index", run->index, "total", run->total, "workload", workload_json(w)));
     json_object_set(rec, "build", run->build->info);
     json_object_set_new(rec, "platform", platform_info(run->platform));
     json_object_set_new(rec, "kernel", kernel_info(run->kernel));
@@ -269,16 +330,41 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     enum mtb_run_status status = MTB_RUN_ERROR;
     struct mtb_proc svc = { 0 };
     struct mtb_argv argv = { 0 }, envx = { 0 };
-    json_t *proof = NULL;
+    json_t *proof = NULL, *load = NULL;
     int started_svc = 0;
+    const char *drvname = mtb_workload_param(w, "driver");
+    if (!drvname)
+        drvname = mtb_recipe_get(r, "run", "driver");
+    const struct mtb_driver *drv = mtb_driver_find(drvname ? drvname : "mtload");
+    const char *user = geteuid() == 0 ? mtb_recipe_get(r, "run", "user") : NULL;
+    int slo, shi, clo, chi;
+    mtb_cpu_split(&slo, &shi, &clo, &chi);
+    int cpus[256], nc = 0;
+    for (int c = slo; c <= shi && nc < 256; c++)
+        cpus[nc++] = c;
 
-    /* environment shared by the probe and the service */
+    /* environment shared by the probe and the measured program */
     char *envv[4];
     envv[0] = mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", run->mode->tunable);
     envv[1] = mtb_asprintf("LD_PRELOAD=%s/build/%s/libmtefault.so", mtb_root(), target);
     envv[2] = mtb_asprintf("MTEBENCH_FAULT_FILE=%s", faultp);
     envv[3] = NULL;
+    run->platform->wrap(&argv, &envx, "PROG", envv); /* envx: what goes to the real environment */
+    mtb_argv_free(&argv);
 
+    if (!drv) {
+        snprintf(why, sizeof why, "%s: unknown driver '%s'", r->path, drvname);
+        goto out;
+    }
+    json_object_set_new(rec, "driver", json_string(drv->name));
+    if (user) {
+        struct passwd *pw = getpwnam(user);
+        if (!pw || chown(run->dir, pw->pw_uid, pw->pw_gid) != 0) {
+            snprintf(why, sizeof why, "%s runs as user '%s', which %s (make deps creates it)", r->name, user,
+                     pw ? "cannot own the run directory" : "does not exist");
+            goto out;
+        }
+    }
     if (mtb_mode_prefer(run->mode, why, sizeof why) != 0)
         goto out;
     int proved = mtb_proof_run(run->platform, run->mode, envv, &proof, why, sizeof why);
@@ -289,107 +375,116 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         free(m);
         goto out;
     }
-
-    /* the probe's deliberate faults are its own; start the service's file afresh */
+    /* the probe's deliberate faults are its own; start the fault file afresh */
     unlink(faultp);
 
-    int port = free_port();
-    if (port <= 0) {
-        snprintf(why, sizeof why, "no free TCP port on 127.0.0.1");
-        goto out;
+    struct mtb_drive d = { .run = run, .rundir = run->dir, .svc_cpus = cpus, .nsvc = nc, .svc_env = envv,
+                           .user = user, .timeout = w->warmup + w->duration + 300 };
+    snprintf(d.client_cpus, sizeof d.client_cpus, "%d-%d", clo, chi);
+    if (!drv->embedded) {
+        int port = free_port();
+        if (port <= 0) {
+            snprintf(why, sizeof why, "no free TCP port on 127.0.0.1");
+            goto out;
+        }
+        d.port = port;
+        char portbuf[16], thrbuf[16];
+        snprintf(portbuf, sizeof portbuf, "%d", port);
+        snprintf(thrbuf, sizeof thrbuf, "%ld", w->service_threads);
+        struct passwd *pw = getpwuid(geteuid());
+        const char *pairs[] = { "port", portbuf, "threads", thrbuf, "user", user ? user : pw ? pw->pw_name : "root",
+                                "rundir", run->dir, "build", run->build->dir, "recipe", r->dir, NULL, NULL };
+        const char *setup = mtb_recipe_get(r, "run", "setup");
+        if (setup) {
+            /* prepare the run directory (configuration, data, files) */
+            char *script = mtb_asprintf("%s/%s", r->dir, setup);
+            char *prefix = wrap_prefix(run->platform);
+            char *senv[] = { mtb_asprintf("MTB_RUNDIR=%s", run->dir), mtb_asprintf("MTB_PORT=%d", port),
+                             mtb_asprintf("MTB_BUILD=%s", run->build->dir), mtb_asprintf("MTB_WRAP=%s", prefix),
+                             mtb_asprintf("MTB_THREADS=%ld", w->service_threads),
+                             mtb_asprintf("MTB_WORKLOAD=%s", w->name), envv[0], NULL };
+            struct mtb_argv sa = { 0 };
+            mtb_argv_push(&sa, "bash");
+            mtb_argv_push(&sa, script);
+            char *slog = mtb_asprintf("%s/setup.log", run->dir);
+            int st = mtb_driver_exec(&d, &sa, senv, slog, NULL, 0, user);
+            mtb_argv_free(&sa);
+            for (int i = 0; i < 6; i++)
+                free(senv[i]);
+            free(prefix);
+            free(script);
+            if (st != 0) {
+                char desc[64];
+                snprintf(why, sizeof why, "setup of %s failed (%s); see %s", r->name,
+                         st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), slog);
+                print_log_tail(slog, 20);
+                free(slog);
+                goto out;
+            }
+            free(slog);
+        }
+        char *args = mtb_template(mtb_recipe_need(r, "run", "args"), pairs);
+        run->platform->wrap(&argv, &envx, run->build->binary, envv);
+        mtb_argv_split(&argv, args);
+        json_object_set_new(rec, "service_command", json_string(args));
+        free(args);
+        struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = cpus,
+                                .ncpus = nc, .user = user, .cwd = run->dir };
+        int src = mtb_proc_spawn(&svc, &sp);
+        if (src != 0) {
+            snprintf(why, sizeof why, "cannot start %s: %s", run->build->binary, strerror(-src));
+            goto out;
+        }
+        started_svc = 1;
+        double t0 = mtb_mono(), limit = run->platform->emulated ? 90 : 30;
+        int ready = wait_ready(run, &svc, port, limit, pairs);
+        json_object_set_new(rec, "ready_seconds", json_real(mtb_mono() - t0));
+        if (!ready) {
+            char dsc[64];
+            snprintf(why, sizeof why, "%s did not become ready within %.0f s (%s)", r->name, limit,
+                     svc.exited ? mtb_proc_describe(svc.status, dsc, sizeof dsc) : "still running, not answering");
+            goto out;
+        }
+        if (run->platform->smaps_proof && mtb_host_is_arm64()) {
+            json_object_set_new(proof, "smaps_mt", json_integer(mtb_proof_smaps_mt(svc.pid)));
+        } else {
+            json_object_set_new(proof, "smaps_mt", json_null());
+            json_object_set_new(proof, "smaps_note",
+                                json_string(run->platform->emulated
+                                                ? "not visible under qemu-user (tags live in qemu's own memory)"
+                                                : "no MTE on this host"));
+        }
     }
-    struct passwd *pw = getpwuid(geteuid());
-    char portbuf[16], thrbuf[16];
-    snprintf(portbuf, sizeof portbuf, "%d", port);
-    snprintf(thrbuf, sizeof thrbuf, "%ld", w->service_threads);
-    const char *pairs[] = { "port", portbuf, "threads", thrbuf, "user", pw ? pw->pw_name : "root",
-                            "rundir", run->dir, NULL, NULL };
-    char *args = mtb_template(mtb_recipe_need(r, "run", "args"), pairs);
-    run->platform->wrap(&argv, &envx, run->build->binary, envv);
-    mtb_argv_split(&argv, args);
-    json_object_set_new(rec, "service_command", json_string(args));
-    free(args);
-    int slo, shi, clo, chi;
-    cpu_split(&slo, &shi, &clo, &chi);
-    int cpus[256], nc = 0;
-    for (int c = slo; c <= shi && nc < 256; c++)
-        cpus[nc++] = c;
-    struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = cpus, .ncpus = nc };
-    int src = mtb_proc_spawn(&svc, &sp);
-    mtb_argv_free(&argv);
-    if (src != 0) {
-        snprintf(why, sizeof why, "cannot start %s: %s", run->build->binary, strerror(-src));
-        goto out;
-    }
-    started_svc = 1;
 
-    /* readiness, polled with a bound (emulation is slow to start) */
-    char *rsend = mtb_unescape(mtb_recipe_get(r, "run", "ready_send") ? mtb_recipe_get(r, "run", "ready_send") : "");
-    const char *rexpect = mtb_recipe_get(r, "run", "ready_expect");
-    double t0 = mtb_mono(), limit = run->platform->emulated ? 60 : 20;
-    int ready = 0;
-    while (!ready && mtb_mono() - t0 < limit) {
-        if (mtb_proc_poll(&svc))
-            break;
-        ready = ready_once(port, rsend, rexpect);
-        if (!ready)
-            usleep(50 * 1000);
-    }
-    free(rsend);
-    json_object_set_new(rec, "ready_seconds", json_real(mtb_mono() - t0));
-    if (!ready) {
-        char d[64];
-        snprintf(why, sizeof why, "%s did not become ready within %.0f s (%s)", r->name, limit,
-                 svc.exited ? mtb_proc_describe(svc.status, d, sizeof d) : "still running, not answering");
-        goto out;
-    }
-    if (run->platform->smaps_proof && mtb_host_is_arm64()) {
-        int mt = mtb_proof_smaps_mt(svc.pid);
-        json_object_set_new(proof, "smaps_mt", json_integer(mt));
-    } else {
-        json_object_set_new(proof, "smaps_mt", json_null());
-        json_object_set_new(proof, "smaps_note",
-                            json_string(run->platform->emulated
-                                            ? "not visible under qemu-user (tags live in qemu's own memory)"
-                                            : "no MTE on this host"));
-    }
-
-    /* preload so that GETs hit, then warm-up + measurement in one mtload */
-    double tmo = w->warmup + w->duration + 120;
-    int st = run_mtload(run, port, preloadp, loadlog, 1, tmo);
-    if (st == 0)
-        st = run_mtload(run, port, loadp, loadlog, 0, tmo);
-    int died = mtb_proc_poll(&svc);
-    if (st != 0 && !died) {
-        char d[64];
-        snprintf(why, sizeof why, "mtload failed (%s); see %s", st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, d, sizeof d), loadlog);
-        goto out;
-    }
-    json_t *load = load_json(loadp);
+    /* preload so that reads hit, then warm-up + measurement */
+    if (drv->preload(&d, why, sizeof why) == 0)
+        load = drv->measure(&d, why, sizeof why);
+    int died = started_svc && mtb_proc_poll(&svc);
     if (load) {
         json_object_set_new(rec, "summary", summary_of(load));
         json_object_set_new(rec, "load", load);
     }
-    json_t *pre = load_json(preloadp);
+    char *prep = mtb_asprintf("%s/preload.json", run->dir);
+    json_t *pre = load_json(prep);
     if (pre)
         json_object_set_new(rec, "preload", json_pack("{s:O}", "totals", json_object_get(pre, "totals")));
     json_decref(pre);
+    free(prep);
     if (died) {
-        char d[64];
-        snprintf(why, sizeof why, "%s died during the run (%s)", r->name, mtb_proc_describe(svc.status, d, sizeof d));
+        char dsc[64];
+        snprintf(why, sizeof why, "%s died during the run (%s)", r->name, mtb_proc_describe(svc.status, dsc, sizeof dsc));
         goto out;
     }
     status = load ? MTB_RUN_OK : MTB_RUN_ERROR;
-    if (!load)
-        snprintf(why, sizeof why, "mtload wrote no readable %s", loadp);
 
 out:
     if (started_svc) {
         const char *sig = mtb_recipe_get(r, "run", "stop_signal");
-        mtb_proc_stop(&svc, sig && !strcmp(sig, "INT") ? SIGINT : SIGTERM, 10);
-        char d[64];
-        json_object_set_new(rec, "service_exit", json_string(mtb_proc_describe(svc.status, d, sizeof d)));
+        mtb_proc_stop(&svc, sig && !strcmp(sig, "INT") ? SIGINT : sig && !strcmp(sig, "QUIT") ? SIGQUIT : SIGTERM, 10);
+        char dsc[64];
+        json_object_set_new(rec, "service_exit", json_string(mtb_proc_describe(svc.status, dsc, sizeof dsc)));
     }
+    mtb_argv_free(&argv);
     mtb_argv_free(&envx);
     mtb_mode_restore();
     json_t *fault = parse_fault(faultp);
@@ -407,23 +502,20 @@ out:
     json_object_set_new(rec, "status", json_string(status == MTB_RUN_OK ? "ok" : status == MTB_RUN_FAULT ? "fault" : "error"));
     if (status != MTB_RUN_OK)
         json_object_set_new(rec, "error", json_string(why));
-    json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "mtload", "mtload.log"));
+    json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
     char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
     if (!text || mtb_write_atomic(recp, text, strlen(text)) != 0)
         mtb_warn("cannot write %s", recp);
     free(text);
     if (status != MTB_RUN_OK && !run->quiet) {
         mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, r->name, run->variant, run->mode->name, why);
-        if (status == MTB_RUN_ERROR)
+        if (status == MTB_RUN_ERROR && started_svc)
             print_log_tail(svclog, 20);
     }
     for (char **e = envv; *e; e++)
         free(*e);
     free(svclog);
     free(faultp);
-    free(loadp);
-    free(preloadp);
-    free(loadlog);
     free(recp);
     *record = rec;
     return status;

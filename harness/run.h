@@ -12,6 +12,8 @@
 #define MTB_RECORD_SCHEMA "mtebench-run/1"
 
 struct mtb_workload {
+    const struct mtb_recipe *recipe;
+    char name[64];         /* "default" or a [workload NAME] section */
     char mix[32];          /* SET:GET, memtier syntax */
     long keys;
     char value_size[64];
@@ -24,8 +26,15 @@ struct mtb_workload {
     long service_threads;
 };
 
-/* Defaults from the recipe's [workload] and [run] sections. */
-void mtb_workload_defaults(const struct mtb_recipe *r, struct mtb_workload *w);
+/* Defaults from the recipe's [workload NAME] (or [workload]) and [run]
+ * sections. @return 0, or -1 when the recipe has no such workload. */
+int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w);
+/* A driver parameter of the workload: [workload NAME], then [workload]. */
+const char *mtb_workload_param(const struct mtb_workload *w, const char *key);
+/* "default, ro, rw" */
+char *mtb_workload_names(const struct mtb_recipe *r);
+/* The CPUs for the service (first half) and the client (second half). */
+void mtb_cpu_split(int *svc_lo, int *svc_hi, int *cli_lo, int *cli_hi);
 
 struct mtb_run {
     const struct mtb_recipe *recipe;

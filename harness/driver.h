@@ -1,0 +1,40 @@
+/* driver.h - load drivers: what puts load on a service and turns the
+ * outcome into one record format (mtload's JSON: totals, latency_us,
+ * histogram, timeseries, cpu). A table; a service's recipe names its driver
+ * ([run] driver = ...), so adding a service adds no harness code paths. */
+#ifndef MTB_DRIVER_H
+#define MTB_DRIVER_H
+#include <jansson.h>
+#include "run.h"
+#include "util.h"
+
+struct mtb_drive {
+    const struct mtb_run *run;
+    int port;                  /* the service's TCP port; 0 for embedded services */
+    const char *rundir;
+    char client_cpus[32];      /* "1-1": where a native client runs */
+    const int *svc_cpus;       /* embedded services run on these */
+    int nsvc;
+    char *const *svc_env;      /* NAME=value for the measured program (tagging, fault file) */
+    const char *user;          /* run the measured program as this user, or NULL */
+    double timeout;            /* seconds for each step */
+};
+
+struct mtb_driver {
+    const char *name;
+    const char *summary;
+    int embedded;              /* the driver runs the service's own binary (no server) */
+    /* Fill the data set before measuring. @return 0, or -1 with why. */
+    int (*preload)(const struct mtb_drive *d, char *why, size_t n);
+    /* Warm up and measure. @return the load object, or NULL with why. */
+    json_t *(*measure)(const struct mtb_drive *d, char *why, size_t n);
+};
+
+extern const struct mtb_driver mtb_drivers[];
+const struct mtb_driver *mtb_driver_find(const char *name);
+/* Run argv with output appended to logp (the command line first), with
+ * extra env, as user, pinned to cpus; bounded by timeout.
+ * @return wait status, -ETIMEDOUT or -errno. */
+int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
+                    const int *cpus, int ncpus, const char *user);
+#endif

@@ -1,0 +1,263 @@
+/* adapt.c - see adapt.h */
+#include "adapt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUB_BITS 7
+#define HIGHEST (200ULL * 1000 * 1000 * 1000) /* 200 s in ns */
+
+static json_t *real(double v) { return json_real(isfinite(v) ? v : 0); }
+
+json_t *mtl_latency_json(const struct mtl_hist *h)
+{
+    static const struct { const char *k; double p; } pct[] = {
+        { "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 }, { "p99.99", 99.99 },
+    };
+    json_t *o = json_object();
+    json_object_set_new(o, "mean", real(mtl_hist_mean(h) / 1e3));
+    for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++)
+        json_object_set_new(o, pct[i].k, real((double)mtl_hist_percentile(h, pct[i].p) / 1e3));
+    json_object_set_new(o, "max", real(h->total ? (double)h->max / 1e3 : 0));
+    json_object_set_new(o, "count", json_integer((json_int_t)h->total));
+    return o;
+}
+
+json_t *mtl_buckets_json(const struct mtl_hist *h)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < h->nbuckets; i++)
+        if (h->counts[i])
+            json_array_append_new(a, json_pack("[f,I]", (double)mtl_hist_bucket_value(h, i) / 1e3,
+                                               (json_int_t)h->counts[i]));
+    return a;
+}
+
+int mtl_adapt_init(struct mtl_adapt *a)
+{
+    memset(a, 0, sizeof *a);
+    if (mtl_hist_init(&a->corrected, SUB_BITS, HIGHEST) || mtl_hist_init(&a->uncorrected, SUB_BITS, HIGHEST))
+        return ENOMEM;
+    a->first_s = -1;
+    return 0;
+}
+
+void mtl_adapt_free(struct mtl_adapt *a)
+{
+    mtl_hist_free(&a->corrected);
+    mtl_hist_free(&a->uncorrected);
+    for (size_t i = 0; i < a->nsec; i++)
+        mtl_hist_free(&a->sec_hist[i]);
+    free(a->sec_hist);
+    a->sec_hist = NULL;
+    a->nsec = 0;
+}
+
+static struct mtl_hist *second(struct mtl_adapt *a, size_t s)
+{
+    if (s >= MTL_ADAPT_MAX_SECONDS)
+        return NULL;
+    if (s >= a->nsec) {
+        struct mtl_hist *n = realloc(a->sec_hist, (s + 1) * sizeof *n);
+        if (!n)
+            return NULL;
+        a->sec_hist = n;
+        for (size_t i = a->nsec; i <= s; i++)
+            if (mtl_hist_init(&a->sec_hist[i], 5, HIGHEST)) /* ~3% buckets are enough per second */
+                return NULL;
+        a->nsec = s + 1;
+    }
+    return &a->sec_hist[s];
+}
+
+void mtl_adapt_record(struct mtl_adapt *a, double t, uint64_t lat_ns, uint64_t lag_ns)
+{
+    if (a->first_s < 0 || t < a->first_s)
+        a->first_s = t;
+    if (t > a->last_s)
+        a->last_s = t;
+    mtl_hist_record(&a->corrected, lat_ns + lag_ns);
+    mtl_hist_record(&a->uncorrected, lat_ns);
+    a->requests++;
+    size_t s = (size_t)(t - a->first_s);
+    struct mtl_hist *h = second(a, s);
+    if (h) {
+        mtl_hist_record(h, lat_ns + lag_ns);
+        a->sec_ops[s]++;
+    }
+}
+
+int mtl_adapt_pgbench_log(struct mtl_adapt *a, FILE *f, double skip_before, long *bad_line)
+{
+    char line[512];
+    long no = 0;
+    while (fgets(line, sizeof line, f)) {
+        no++;
+        long client, tx, script;
+        char tbuf[32];
+        long long epoch, usec, lag = 0;
+        int n = sscanf(line, "%ld %ld %31s %ld %lld %lld %lld", &client, &tx, tbuf, &script, &epoch, &usec, &lag);
+        if (n < 6) {
+            if (bad_line)
+                *bad_line = no;
+            return EINVAL;
+        }
+        double t = (double)epoch + (double)usec / 1e6;
+        if (skip_before > 0 && t < skip_before)
+            continue;
+        if (!strcmp(tbuf, "failed") || !strcmp(tbuf, "skipped")) {
+            if (tbuf[0] == 'f')
+                a->failed++;
+            else
+                a->skipped++;
+            if (a->first_s >= 0 && t >= a->first_s && (size_t)(t - a->first_s) < MTL_ADAPT_MAX_SECONDS)
+                a->sec_err[(size_t)(t - a->first_s)]++;
+            continue;
+        }
+        char *end;
+        long long lat_us = strtoll(tbuf, &end, 10);
+        if (*end || lat_us < 0) {
+            if (bad_line)
+                *bad_line = no;
+            return EINVAL;
+        }
+        /* the log's time stamp is the transaction's end; its start is earlier */
+        double start = t - (double)lat_us / 1e6;
+        mtl_adapt_record(a, start, (uint64_t)lat_us * 1000, n >= 7 && lag > 0 ? (uint64_t)lag * 1000 : 0);
+    }
+    return 0;
+}
+
+/* Find the section of db_bench output that belongs to one benchmark: from
+ * its summary line to the next summary line. */
+int mtl_adapt_dbbench(struct mtl_adapt *a, const char *text, const char *bench, double *ops_per_sec,
+                      double *seconds, uint64_t *operations)
+{
+    size_t bl = strlen(bench);
+    const char *p = text, *sum = NULL;
+    while ((p = strstr(p, bench))) {
+        if ((p == text || p[-1] == '\n') && (p[bl] == ' ' || p[bl] == '\t')) {
+            const char *colon = strchr(p, ':');
+            const char *nl = strchr(p, '\n');
+            if (colon && (!nl || colon < nl) && strstr(colon, "micros/op") && (!nl || strstr(colon, "micros/op") < nl)) {
+                sum = p;
+                break;
+            }
+        }
+        p += bl;
+    }
+    if (!sum)
+        return ENOENT;
+    double us_op = 0, ops = 0, secs = 0;
+    unsigned long long nops = 0;
+    const char *colon = strchr(sum, ':');
+    if (sscanf(colon + 1, " %lf micros/op %lf ops/sec %lf seconds %llu operations", &us_op, &ops, &secs, &nops) < 2)
+        return EINVAL;
+    *ops_per_sec = ops;
+    *seconds = secs;
+    *operations = nops;
+    /* histogram sections follow the summary until the next benchmark's line */
+    const char *end = strstr(sum + 1, " micros/op ");
+    while (end && end > sum && end[-1] != '\n')
+        end--;
+    const char *sec = sum;
+    while ((sec = strstr(sec, "Microseconds per ")) && (!end || sec < end || end == sum)) {
+        const char *q = sec;
+        /* bucket lines: "[ lo, hi ) count pct cum ###" or "( lo, hi ] ..." */
+        while ((q = strchr(q, '\n'))) {
+            q++;
+            if (*q != '[' && *q != '(') {
+                if (!strncmp(q, "Count:", 6) || !strncmp(q, "Min:", 4) || !strncmp(q, "Percentiles:", 12) ||
+                    !strncmp(q, "---", 3) || *q == '\n')
+                    continue;
+                break;
+            }
+            double lo, hi;
+            unsigned long long cnt;
+            if (sscanf(q + 1, " %lf , %lf %*c %llu", &lo, &hi, &cnt) == 3) {
+                double mid = (lo + hi) / 2;
+                for (unsigned long long i = 0; i < cnt; i++) {
+                    mtl_hist_record(&a->corrected, (uint64_t)(mid * 1000));
+                    mtl_hist_record(&a->uncorrected, (uint64_t)(mid * 1000));
+                }
+            }
+        }
+        sec += 16;
+        if (!q)
+            break;
+    }
+    a->requests = nops;
+    return 0;
+}
+
+int mtl_adapt_wrk(struct mtl_adapt *a, const char *text, double *seconds, json_t *errors)
+{
+    double pts_p[256], pts_v[256];
+    int np = 0;
+    unsigned long long req = 0, dur = 0;
+    const char *p = text;
+    while (p && *p) {
+        double x, y;
+        char kind[32];
+        unsigned long long n;
+        if (sscanf(p, "P %lf %lf", &x, &y) == 2 && np < 256) {
+            pts_p[np] = x;
+            pts_v[np] = y;
+            np++;
+        } else if (sscanf(p, "REQ %llu", &n) == 1) {
+            req = n;
+        } else if (sscanf(p, "DUR %llu", &n) == 1) {
+            dur = n;
+        } else if (sscanf(p, "ERR %31s %llu", kind, &n) == 2 && errors) {
+            json_object_set_new(errors, kind, json_integer((json_int_t)n));
+        }
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    if (np == 0 || req == 0)
+        return EINVAL;
+    /* spread the requests over the percentile points: the share between two
+     * points gets the upper point's latency */
+    double prev = 0;
+    uint64_t done = 0;
+    for (int i = 0; i < np; i++) {
+        uint64_t upto = (uint64_t)llround((double)req * pts_p[i] / 100.0);
+        if (i == np - 1)
+            upto = req;
+        for (; done < upto; done++) {
+            mtl_hist_record(&a->corrected, (uint64_t)(pts_v[i] * 1000));
+            mtl_hist_record(&a->uncorrected, (uint64_t)(pts_v[i] * 1000));
+        }
+        prev = pts_p[i];
+    }
+    (void)prev;
+    a->requests = req;
+    *seconds = (double)dur / 1e6;
+    return 0;
+}
+
+json_t *mtl_adapt_json(const struct mtl_adapt *a, const char *driver, double duration_s, json_t *config,
+                       json_t *errors)
+{
+    json_t *ts = json_array();
+    for (size_t s = 0; s < a->nsec; s++)
+        json_array_append_new(ts, json_pack("{s:I,s:I,s:f,s:f,s:I}", "t", (json_int_t)s + 1, "ops",
+                                            (json_int_t)a->sec_ops[s], "p50_us",
+                                            (double)mtl_hist_percentile(&a->sec_hist[s], 50) / 1e3, "p99_us",
+                                            (double)mtl_hist_percentile(&a->sec_hist[s], 99) / 1e3, "errors",
+                                            (json_int_t)a->sec_err[s]));
+    if (!errors)
+        errors = json_object();
+    json_object_set_new(errors, "failed", json_integer((json_int_t)a->failed));
+    json_object_set_new(errors, "skipped", json_integer((json_int_t)a->skipped));
+    double ops = duration_s > 0 ? (double)a->requests / duration_s : 0;
+    return json_pack("{s:s,s:s,s:o,s:f,s:{s:I,s:f,s:o},s:{s:o,s:o},s:o,s:o,s:{s:b}}", "schema", "mtload/1",
+                     "driver", driver, "config", config ? config : json_object(), "duration_s", duration_s,
+                     "totals", "requests", (json_int_t)a->requests, "ops_per_sec", ops, "errors", errors,
+                     "latency_us", "corrected", mtl_latency_json(&a->corrected), "uncorrected",
+                     mtl_latency_json(&a->uncorrected), "histogram", mtl_buckets_json(&a->corrected),
+                     "timeseries", ts, "cpu", "client_bound", 0);
+}
