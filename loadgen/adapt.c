@@ -158,35 +158,24 @@ int mtl_adapt_dbbench(struct mtl_adapt *a, const char *text, const char *bench, 
     *ops_per_sec = ops;
     *seconds = secs;
     *operations = nops;
-    /* histogram sections follow the summary until the next benchmark's line */
-    const char *end = strstr(sum + 1, " micros/op ");
-    while (end && end > sum && end[-1] != '\n')
-        end--;
-    const char *sec = sum;
-    while ((sec = strstr(sec, "Microseconds per ")) && (!end || sec < end || end == sum)) {
-        const char *q = sec;
-        /* bucket lines: "[ lo, hi ) count pct cum ###" or "( lo, hi ] ..." */
-        while ((q = strchr(q, '\n'))) {
-            q++;
-            if (*q != '[' && *q != '(') {
-                if (!strncmp(q, "Count:", 6) || !strncmp(q, "Min:", 4) || !strncmp(q, "Percentiles:", 12) ||
-                    !strncmp(q, "---", 3) || *q == '\n')
-                    continue;
-                break;
-            }
-            double lo, hi;
-            unsigned long long cnt;
-            if (sscanf(q + 1, " %lf , %lf %*c %llu", &lo, &hi, &cnt) == 3) {
-                double mid = (lo + hi) / 2;
-                for (unsigned long long i = 0; i < cnt; i++) {
-                    mtl_hist_record(&a->corrected, (uint64_t)(mid * 1000));
-                    mtl_hist_record(&a->uncorrected, (uint64_t)(mid * 1000));
-                }
+    /* the histogram sections follow the summary line, up to the next
+     * benchmark's summary line; bucket lines are "( lo, hi ] count pct cum" */
+    const char *q = strchr(sum, '\n');
+    while (q && *++q) {
+        const char *nl = strchr(q, '\n');
+        size_t len = nl ? (size_t)(nl - q) : strlen(q);
+        if (memmem(q, len, " micros/op ", 11) && memmem(q, len, " ops/sec", 8))
+            break;
+        double lo, hi;
+        unsigned long long cnt;
+        if ((*q == '[' || *q == '(') && sscanf(q + 1, " %lf , %lf %*c %llu", &lo, &hi, &cnt) == 3) {
+            uint64_t mid_ns = (uint64_t)((lo + hi) / 2 * 1000);
+            for (unsigned long long i = 0; i < cnt; i++) {
+                mtl_hist_record(&a->corrected, mid_ns);
+                mtl_hist_record(&a->uncorrected, mid_ns);
             }
         }
-        sec += 16;
-        if (!q)
-            break;
+        q = nl;
     }
     a->requests = nops;
     return 0;
