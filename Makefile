@@ -67,8 +67,8 @@ deps:
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
-BENCH_ARGS = --service $(SERVICE) --mode $(MODE) \
-	$(if $(PLATFORM),--platform $(PLATFORM)) $(if $(KERNEL),--kernel $(KERNEL)) \
+BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(BENCH_ARGS_COMMON)
+BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(KERNEL),--kernel $(KERNEL)) \
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
@@ -98,3 +98,10 @@ clean:
 
 .PHONY: all deps bench bench-loadgen report test unit clean
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+# --- plans (configs/*.conf) --------------------------------------------------
+PLAN ?= configs/paper.conf
+plan: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/mtebench plan $(PLAN) $(BENCH_ARGS_COMMON)
+.PHONY: plan

@@ -3,6 +3,7 @@
 #include "bench.h"
 #include "build.h"
 #include "cli.h"
+#include "plan.h"
 #include "proc.h"
 #include "run.h"
 #include "summary.h"
@@ -91,19 +92,11 @@ int mtb_cmd_run(int argc, char **argv)
     return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
 }
 
-static void fmt_eta(char *buf, size_t n, double secs)
-{
-    if (secs < 0)
-        secs = 0;
-    int s = (int)(secs + 0.5);
-    if (s >= 60)
-        snprintf(buf, n, "%dm%02ds", s / 60, s % 60);
-    else
-        snprintf(buf, n, "%ds", s);
-}
+static int finish(json_t *records, char *dir, int failures, int total);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
+    int failures = 0;
     struct mtb_opts o;
     mtb_cli_parse(argc, argv, &o, "bench");
     if (!o.mode)
@@ -114,67 +107,57 @@ int mtb_cmd_bench(int argc, char **argv)
     if (!o.p->mode_ok(off, why, sizeof why))
         mtb_die(2, "%s", why);
 
-    /* the plan: baseline (plain, off) and the requested (tagged, MODE) */
-    struct {
-        const char *variant;
-        const struct mtb_mode *mode;
-        struct mtb_build build;
-    } cfg[2] = { { .variant = "plain", .mode = off }, { .variant = "tagged", .mode = o.m } };
-    char err[MTB_ERRLEN];
-    for (int i = 0; i < 2; i++)
-        if (mtb_build_ensure(o.recipe, cfg[i].variant, target_of(&o), o.force, 0, &cfg[i].build, err, sizeof err) != 0)
-            mtb_die(1, "%s", err);
-
+    /* the plan of one service and one mode against its baseline */
+    struct mtb_plan plan;
     char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
+    mtb_plan_init(&plan, "bench", &o);
+    mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
-    if (mtb_mkdir_p(dir) != 0)
-        mtb_die(1, "cannot create %s", dir);
-    int total = (int)o.reps * 2;
-    json_t *plan = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:b}", "schema", "mtebench-plan/1", "service",
-                             o.recipe->name, "mode", o.m->name, "platform", o.p->name, "kernel", o.kernel,
-                             "reps", (int)o.reps, "emulated", o.p->emulated);
-    char *planp = mtb_asprintf("%s/plan.json", dir);
-    char *pt = json_dumps(plan, JSON_INDENT(2) | JSON_SORT_KEYS);
-    mtb_write_atomic(planp, pt, strlen(pt));
-    free(pt);
-    free(planp);
-    json_decref(plan);
-
     fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
             o.recipe->name, o.m->name, o.p->name, o.p->emulated ? " (emulated: not hardware timing)" : "",
             o.reps, o.wl.duration, o.wl.warmup, dir);
-    json_t *records = json_array();
-    int tty = isatty(2), failures = 0, idx = 0;
-    double t0 = mtb_mono();
-    for (int rep = 1; rep <= o.reps; rep++) {
-        for (int k = 0; k < 2; k++) {
-            /* alternate the order (AB BA AB ...) so drift hits both alike */
-            int c = (rep % 2) ? k : 1 - k;
-            idx++;
-            char eta[32] = "?";
-            if (idx > 1)
-                fmt_eta(eta, sizeof eta, (mtb_mono() - t0) / (idx - 1) * (total - idx + 1));
-            else
-                fmt_eta(eta, sizeof eta, total * (o.wl.duration + o.wl.warmup + (o.p->emulated ? 8 : 3)));
-            fprintf(stderr, "%s[%d/%d] %s %s/%s rep %d/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
-                    o.recipe->name, cfg[c].variant, cfg[c].mode->name, rep, o.reps, eta, tty ? "" : "\n");
-            char *rundir = mtb_asprintf("%s/%03d-%s-%s-rep%d", dir, idx, cfg[c].variant, cfg[c].mode->name, rep);
-            struct mtb_run run = { .recipe = o.recipe, .variant = cfg[c].variant, .mode = cfg[c].mode,
-                                   .platform = o.p, .kernel = o.kernel, .wl = &o.wl, .build = &cfg[c].build,
-                                   .rep = rep, .index = idx, .total = total, .plan = "bench", .dir = rundir };
-            json_t *rec = NULL;
-            enum mtb_run_status st = mtb_run_one(&run, &rec);
-            if (st == MTB_RUN_OK && tty)
-                fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-            if (st != MTB_RUN_OK)
-                failures++;
-            json_array_append_new(records, rec);
-            free(rundir);
-        }
-    }
-    if (tty)
-        fprintf(stderr, "\n");
+    free(tag);
+    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures, (int)plan.ncells * (int)o.reps);
+}
 
+int mtb_cmd_plan(int argc, char **argv)
+{
+    /* mtebench plan FILE [options]: run a plan file from configs/ */
+    if (argc < 2 || argv[1][0] == '-')
+        mtb_die(2, "plan: no plan file given (e.g. configs/paper.conf)");
+    const char *path = argv[1];
+    struct mtb_opts o;
+    argv[1] = argv[0];
+    mtb_cli_parse(argc - 1, argv + 1, &o, "plan");
+    struct mtb_plan plan;
+    mtb_plan_load(&plan, path, &o);
+    int failures = 0;
+    if (o.dry_run) {
+        printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
+               plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
+        for (size_t i = 0; i < plan.ncells; i++)
+            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s\n", plan.cells[i].entry,
+                   plan.cells[i].recipe->name, plan.cells[i].wl.name, plan.cells[i].variant, plan.cells[i].mode->name,
+                   plan.cells[i].wl.mix, plan.cells[i].wl.conns, plan.cells[i].wl.pipeline, plan.cells[i].wl.duration);
+        size_t k;
+        json_t *sk;
+        json_array_foreach(plan.skipped, k, sk) printf("  skipped: [%s] %s: %s\n",
+                                                        json_string_value(json_object_get(sk, "entry")),
+                                                        json_string_value(json_object_get(sk, "mode")),
+                                                        json_string_value(json_object_get(sk, "why")));
+        return 0;
+    }
+    char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
+    fprintf(stderr, "mtebench: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
+            plan.ncells, plan.reps, plan.platform->name,
+            plan.platform->emulated ? " (emulated: not hardware timing)" : "", dir);
+    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures,
+                  (int)plan.ncells * (int)plan.reps);
+}
+
+/* Print and write the statistics of a finished plan. */
+static int finish(json_t *records, char *dir, int failures, int total)
+{
     json_t *sum = mtb_summary_build(records);
     mtb_summary_print(sum, stdout);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -200,6 +183,5 @@ int mtb_cmd_bench(int argc, char **argv)
     json_decref(sum);
     json_decref(records);
     free(dir);
-    free(tag);
     return failures ? 1 : 0;
 }

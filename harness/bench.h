@@ -4,4 +4,5 @@
 int mtb_cmd_build(int argc, char **argv);
 int mtb_cmd_run(int argc, char **argv);
 int mtb_cmd_bench(int argc, char **argv);
+int mtb_cmd_plan(int argc, char **argv);
 #endif

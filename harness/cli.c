@@ -9,7 +9,7 @@
 
 enum { O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
        O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
-       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP };
+       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN };
 
 static const struct option longopts[] = {
     { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -23,7 +23,7 @@ static const struct option longopts[] = {
     { "duration", required_argument, 0, O_DURATION }, { "warmup", required_argument, 0, O_WARMUP },
     { "rate", required_argument, 0, O_RATE },         { "force", no_argument, 0, O_FORCE },
     { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
-    { "help", no_argument, 0, O_HELP },               { 0, 0, 0, 0 },
+    { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },               { 0, 0, 0, 0 },
 };
 
 void mtb_cli_usage(FILE *f)
@@ -48,7 +48,8 @@ void mtb_cli_usage(FILE *f)
             "  --service-threads N          service worker threads (default from the recipe)\n"
             "  --rate R                     open loop at R requests/s (default closed loop)\n"
             "  --results DIR                where run records go (default results/<timestamp>-...)\n"
-            "  --force                      rebuild even when the cache has the build\n");
+            "  --force                      rebuild even when the cache has the build\n"
+            "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n");
 }
 
 static void bad(const char *what, const char *val, const char *accepted)
@@ -136,6 +137,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_FORCE: o->force = 1; break;
         case O_QUIET: o->quiet = 1; break;
         case O_JSON: o->json = 1; break;
+        case O_DRYRUN: o->dry_run = 1; break;
         case O_HELP:
             printf("usage: mtebench %s [options]\n", cmd);
             mtb_cli_usage(stdout);

@@ -12,7 +12,7 @@ struct mtb_opts {
     const char *mix, *value_size, *workload;
     long reps, threads, conns, pipeline, keys, service_threads;
     double duration, warmup, rate;
-    int force, quiet, json;
+    int force, quiet, json, dry_run;
     /* set by mtb_cli_resolve */
     struct mtb_recipe *recipe;
     const struct mtb_mode *m;

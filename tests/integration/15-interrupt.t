@@ -10,10 +10,10 @@ pid=$!
 T_PGIDS="$T_PGIDS $pid"
 # wait (bounded) until the first record exists and the second run is going
 for _ in $(seq 1 300); do
-    [ -f "$R/001-plain-off-rep1/record.json" ] && [ -f "$R/002-tagged-sync-rep1/service.log" ] && break
+    [ -f "$R/001-memcached-default-plain-off-rep1/record.json" ] && [ -f "$R/002-memcached-default-tagged-sync-rep1/service.log" ] && break
     sleep 0.1
 done
-ok "$( [ -f "$R/001-plain-off-rep1/record.json" ]; echo $?)" "first run finished before the interrupt"
+ok "$( [ -f "$R/001-memcached-default-plain-off-rep1/record.json" ]; echo $?)" "first run finished before the interrupt"
 sleep 1
 kill -INT "$pid"
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -23,7 +23,7 @@ is "$rc" 130 "exit status 130"
 sleep 0.3
 ok "$(! pgrep -f "$B/mtload" >/dev/null && ! pgrep -f "memcached.*$R" >/dev/null && ! pgrep -f "qemu-aarch64.*memcached" >/dev/null; echo $?)" \
    "no memcached, qemu or mtload left running"
-ok "$(jq -e '.status=="ok"' "$R/001-plain-off-rep1/record.json" >/dev/null; echo $?)" "finished record intact"
+ok "$(jq -e '.status=="ok"' "$R/001-memcached-default-plain-off-rep1/record.json" >/dev/null; echo $?)" "finished record intact"
 ok "$(! ls "$R"/*/*.tmp.* >/dev/null 2>&1; echo $?)" "no half-written files"
 ok "$(grep -q 'interrupted' "$T_TMP/err"; echo $?)" "says it was interrupted"
 done_testing

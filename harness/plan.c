@@ -1,0 +1,269 @@
+/* plan.c - see plan.h */
+#include "plan.h"
+#include "util.h"
+
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o)
+{
+    memset(p, 0, sizeof *p);
+    p->name = mtb_strdup(name);
+    p->reps = o->reps;
+    p->platform = o->p;
+    p->kernel = o->kernel;
+    p->skipped = json_array();
+}
+
+static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
+{
+    p->cells = realloc(p->cells, (p->ncells + 1) * sizeof *p->cells);
+    if (!p->cells)
+        mtb_die(1, "out of memory");
+    struct mtb_plan_cell *c = &p->cells[p->ncells++];
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
+                  const struct mtb_mode *const *modes, size_t nmodes)
+{
+    struct mtb_plan_cell *b = add_cell(p);
+    b->entry = entry;
+    b->recipe = r;
+    b->wl = *wl;
+    b->variant = "plain";
+    b->mode = mtb_mode_find("off");
+    for (size_t i = 0; i < nmodes; i++) {
+        char why[MTB_ERRLEN];
+        if (!p->platform->mode_ok(modes[i], why, sizeof why)) {
+            json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
+            continue;
+        }
+        struct mtb_plan_cell *c = add_cell(p);
+        c->entry = entry;
+        c->recipe = r;
+        c->wl = *wl;
+        c->variant = "tagged";
+        c->mode = modes[i];
+    }
+}
+
+/* ---- plan files ---------------------------------------------------------- */
+
+struct loader {
+    struct mtb_kv *kv;
+    size_t n;
+    char **sections;
+    size_t nsec;
+};
+
+static int on_kv(void *user, const char *section, const char *name, const char *value)
+{
+    struct loader *l = user;
+    if (!l->nsec || strcmp(l->sections[l->nsec - 1], section)) {
+        l->sections = realloc(l->sections, (l->nsec + 1) * sizeof *l->sections);
+        l->sections[l->nsec++] = mtb_strdup(section);
+    }
+    if (!name)
+        return 1;
+    l->kv = realloc(l->kv, (l->n + 1) * sizeof *l->kv);
+    l->kv[l->n].section = mtb_strdup(section);
+    l->kv[l->n].key = mtb_strdup(name);
+    l->kv[l->n].value = mtb_strdup(value);
+    l->n++;
+    return 1;
+}
+
+static const char *get(const struct loader *l, const char *sec, const char *key)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->kv[i].section, sec) && !strcmp(l->kv[i].key, key))
+            return l->kv[i].value;
+    return NULL;
+}
+
+static const char *const entry_keys[] = { "service", "workload", "modes", "mix", "conns", "threads", "pipeline",
+                                          "keys", "value_size", "duration", "warmup", "rate", "service_threads",
+                                          NULL };
+
+void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
+{
+    struct loader l = { 0 };
+    int rc = ini_parse(path, on_kv, &l);
+    if (rc < 0)
+        mtb_die(2, "plan %s: cannot read it", path);
+    if (rc > 0)
+        mtb_die(2, "plan %s:%d: malformed line", path, rc);
+    const char *v;
+    if (o->reps == 3 && (v = get(&l, "plan", "reps")) && mtb_parse_long(v, 1, 1000, &o->reps) != 0)
+        mtb_die(2, "plan %s: [plan] reps '%s' is not an integer from 1 to 1000", path, v);
+    if (!o->platform && (v = get(&l, "plan", "platform")))
+        o->platform = v;
+    if (o->duration < 0 && (v = get(&l, "plan", "duration")) && (mtb_parse_duration(v, &o->duration) != 0 || o->duration <= 0))
+        mtb_die(2, "plan %s: [plan] duration '%s' is not a duration", path, v);
+    if (o->warmup < 0 && (v = get(&l, "plan", "warmup")) && mtb_parse_duration(v, &o->warmup) != 0)
+        mtb_die(2, "plan %s: [plan] warmup '%s' is not a duration", path, v);
+    /* resolve the platform with the first entry's service */
+    const char *first = NULL;
+    for (size_t i = 0; i < l.nsec && !first; i++)
+        if (strcmp(l.sections[i], "plan"))
+            first = l.sections[i];
+    if (!first)
+        mtb_die(2, "plan %s: no entries (sections other than [plan])", path);
+    o->service = get(&l, first, "service");
+    o->mode = NULL;
+    mtb_cli_resolve(o);
+    const char *name = get(&l, "plan", "name");
+    if (!name) {
+        const char *b = strrchr(path, '/');
+        name = b ? b + 1 : path;
+    }
+    mtb_plan_init(p, name, o);
+    for (size_t i = 0; i < l.nsec; i++) {
+        const char *sec = l.sections[i];
+        if (!strcmp(sec, "plan"))
+            continue;
+        for (size_t k = 0; k < l.n; k++) {
+            if (strcmp(l.kv[k].section, sec))
+                continue;
+            int known = 0;
+            for (const char *const *e = entry_keys; *e; e++)
+                known |= !strcmp(*e, l.kv[k].key);
+            if (!known)
+                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, mix, conns, threads, "
+                        "pipeline, keys, value_size, duration, warmup, rate, service_threads)", path, sec, l.kv[k].key);
+        }
+        /* each entry is resolved like the command line, with its values */
+        struct mtb_opts eo = *o;
+        eo.service = get(&l, sec, "service");
+        eo.workload = get(&l, sec, "workload");
+        eo.mix = get(&l, sec, "mix") ? get(&l, sec, "mix") : o->mix;
+        eo.value_size = get(&l, sec, "value_size") ? get(&l, sec, "value_size") : o->value_size;
+        eo.quiet = 1;
+        eo.mode = NULL;
+        if (!eo.service)
+            mtb_die(2, "plan %s: [%s] has no service", path, sec);
+        if (eo.mix && !mtb_cli_valid_mix(eo.mix))
+            mtb_die(2, "plan %s: [%s] invalid mix '%s' (accepted: SET:GET such as 1:10)", path, sec, eo.mix);
+        struct { const char *key; long *dst; long lo, hi; } nums[] = {
+            { "conns", &eo.conns, 1, 100000 }, { "threads", &eo.threads, 1, 1024 },
+            { "pipeline", &eo.pipeline, 1, 4096 }, { "keys", &eo.keys, 1, 1000000000L },
+            { "service_threads", &eo.service_threads, 1, 1024 },
+        };
+        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
+            if ((v = get(&l, sec, nums[k].key)) && mtb_parse_long(v, nums[k].lo, nums[k].hi, nums[k].dst) != 0)
+                mtb_die(2, "plan %s: [%s] %s '%s' is not an integer from %ld to %ld", path, sec, nums[k].key, v,
+                        nums[k].lo, nums[k].hi);
+        if ((v = get(&l, sec, "duration")) && o->duration < 0 && mtb_parse_duration(v, &eo.duration) != 0)
+            mtb_die(2, "plan %s: [%s] duration '%s' is not a duration", path, sec, v);
+        if ((v = get(&l, sec, "rate")) && (eo.rate = atof(v)) <= 0)
+            mtb_die(2, "plan %s: [%s] rate '%s' is not a positive number", path, sec, v);
+        mtb_cli_resolve(&eo);
+        const struct mtb_mode *modes[8];
+        size_t nm = 0;
+        const char *ms = get(&l, sec, "modes");
+        char *copy = mtb_strdup(ms ? ms : "sync, async, asymm"), *save = NULL;
+        for (char *t = strtok_r(copy, ", ", &save); t && nm < 8; t = strtok_r(NULL, ", ", &save)) {
+            const struct mtb_mode *m = mtb_mode_find(t);
+            if (!m)
+                mtb_die(2, "plan %s: [%s] unknown mode '%s' (accepted: %s)", path, sec, t, mtb_mode_names());
+            if (strcmp(m->name, "off"))
+                modes[nm++] = m;
+        }
+        free(copy);
+        mtb_plan_add(p, mtb_strdup(sec), eo.recipe, &eo.wl, modes, nm);
+    }
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+static void fmt_eta(char *buf, size_t n, double secs)
+{
+    int s = (int)(secs < 0 ? 0 : secs + 0.5);
+    if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        snprintf(buf, n, "%dm%02ds", s / 60, s % 60);
+    else
+        snprintf(buf, n, "%ds", s);
+}
+
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures)
+{
+    char err[MTB_ERRLEN];
+    const char *target = p->platform->target();
+    for (size_t i = 0; i < p->ncells; i++) {
+        struct mtb_plan_cell *c = &p->cells[i];
+        /* one build per (service, variant): reuse an earlier cell's */
+        int reused = 0;
+        for (size_t j = 0; j < i && !reused; j++)
+            if (p->cells[j].recipe == c->recipe && !strcmp(p->cells[j].variant, c->variant)) {
+                c->build = p->cells[j].build;
+                reused = 1;
+            }
+        if (!reused && mtb_build_ensure(c->recipe, c->variant, target, force, 0, &c->build, err, sizeof err) != 0)
+            mtb_die(1, "%s", err);
+    }
+    if (mtb_mkdir_p(dir) != 0)
+        mtb_die(1, "cannot create %s", dir);
+    json_t *cells = json_array();
+    for (size_t i = 0; i < p->ncells; i++)
+        json_array_append_new(cells, json_pack("{s:s,s:s,s:s,s:s,s:s}", "entry", p->cells[i].entry, "service",
+                                               p->cells[i].recipe->name, "workload", p->cells[i].wl.name, "variant",
+                                               p->cells[i].variant, "mode", p->cells[i].mode->name));
+    json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
+                           "platform", p->platform->name, "kernel", p->kernel, "reps", (json_int_t)p->reps,
+                           "emulated", p->platform->emulated, "cells", cells, "skipped", p->skipped);
+    char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
+    char *pp = mtb_asprintf("%s/plan.json", dir);
+    mtb_write_atomic(pp, pt, strlen(pt));
+    free(pp);
+    free(pt);
+    json_decref(pj);
+    size_t i;
+    json_t *sk;
+    json_array_foreach(p->skipped, i, sk) fprintf(stderr, "mtebench: plan %s: [%s] mode %s skipped: %s\n", p->name,
+                                                  json_string_value(json_object_get(sk, "entry")),
+                                                  json_string_value(json_object_get(sk, "mode")),
+                                                  json_string_value(json_object_get(sk, "why")));
+
+    int total = (int)(p->reps * (long)p->ncells), idx = 0, tty = isatty(2);
+    double planned = 0;
+    for (size_t k = 0; k < p->ncells; k++)
+        planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (p->platform->emulated ? 8 : 3);
+    planned *= (double)p->reps;
+    json_t *records = json_array();
+    *failures = 0;
+    double t0 = mtb_mono();
+    for (long rep = 1; rep <= p->reps; rep++) {
+        for (size_t k = 0; k < p->ncells; k++) {
+            /* alternate the order so that drift hits every cell alike */
+            struct mtb_plan_cell *c = &p->cells[rep % 2 ? k : p->ncells - 1 - k];
+            idx++;
+            char eta[32];
+            fmt_eta(eta, sizeof eta, idx > 1 ? (mtb_mono() - t0) / (idx - 1) * (total - idx + 1) : planned);
+            fprintf(stderr, "%s[%d/%d] %s %s %s/%s rep %ld/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
+                    c->recipe->name, c->wl.name, c->variant, c->mode->name, rep, p->reps, eta, tty ? "" : "\n");
+            char *rundir = mtb_asprintf("%s/%03d-%s-%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name,
+                                        c->variant, c->mode->name, rep);
+            struct mtb_run run = { .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+                                   .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build,
+                                   .rep = (int)rep, .index = idx, .total = total, .plan = p->name, .dir = rundir };
+            json_t *rec = NULL;
+            enum mtb_run_status st = mtb_run_one(&run, &rec);
+            if (st == MTB_RUN_OK && tty)
+                fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
+            if (st != MTB_RUN_OK)
+                (*failures)++;
+            json_array_append_new(records, rec);
+            free(rundir);
+        }
+    }
+    if (tty)
+        fprintf(stderr, "\n");
+    return records;
+}

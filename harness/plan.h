@@ -1,0 +1,45 @@
+/* plan.h - a plan: a matrix of runs. Entries (service, workload, modes) each
+ * expand to a baseline cell (plain, off) and a tagged cell per mode; the
+ * runner interleaves all cells over the repetitions, alternating the order
+ * (AB BA AB ...), ensures every build first, and returns the records.
+ * `make bench` is the plan of one service and one mode; files under configs/ hold
+ * larger ones (INI: a [plan] section and one section per entry). */
+#ifndef MTB_PLAN_H
+#define MTB_PLAN_H
+#include <jansson.h>
+#include "build.h"
+#include "cli.h"
+#include "run.h"
+
+struct mtb_plan_cell {
+    const char *entry;                /* the plan section it came from */
+    const struct mtb_recipe *recipe;
+    struct mtb_workload wl;
+    const char *variant;
+    const struct mtb_mode *mode;
+    struct mtb_build build;
+};
+
+struct mtb_plan {
+    char *name;
+    long reps;
+    const struct mtb_platform *platform;
+    const char *kernel;
+    struct mtb_plan_cell *cells;
+    size_t ncells;
+    json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
+};
+
+/* Start an empty plan for the resolved options (platform, kernel, reps). */
+void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o);
+/* Add an entry: its baseline and one tagged cell per mode (modes missing on
+ * the platform are listed in p->skipped, not fatal). */
+void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
+                  const struct mtb_mode *const *modes, size_t nmodes);
+/* Load a plan file; command-line options override its [plan] values.
+ * Exits 2 naming the file and line on bad input. */
+void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
+/* Build everything, run all cells REPS times interleaved into dir, showing
+ * progress. @return the records (array); *failures counts runs not ok. */
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures);
+#endif
