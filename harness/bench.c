@@ -68,7 +68,7 @@ int mtb_cmd_run(int argc, char **argv)
     char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
     char *rundir = mtb_asprintf("%s/%s", dir, what);
     struct mtb_run run = { .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
-                           .kernel = o.kernel, .wl = &o.wl, .build = &b, .rep = 1, .index = 1,
+                           .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
                            .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);

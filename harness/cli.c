@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
+enum { O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
        O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
        O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN };
 
 static const struct option longopts[] = {
-    { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
+    { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
     { "mode", required_argument, 0, O_MODE },         { "platform", required_argument, 0, O_PLATFORM },
     { "kernel", required_argument, 0, O_KERNEL },     { "results", required_argument, 0, O_RESULTS },
     { "target", required_argument, 0, O_TARGET },     { "mix", required_argument, 0, O_MIX },
@@ -35,6 +35,7 @@ void mtb_cli_usage(FILE *f)
             "  --platform P       PLATFORM  host, emu (default: host on MTE hardware, else emu)\n"
             "  --kernel K         KERNEL    host\n"
             "  --workload W       WORKLOAD  a workload of the service's recipe (default: default)\n"
+            "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves)\n"
             "  --variant V                  plain, tagged (build/run only)\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
@@ -99,6 +100,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         switch (c) {
         case O_SERVICE: o->service = optarg; break;
         case O_WORKLOAD: o->workload = optarg; break;
+        case O_MACHINE: o->machine = optarg; break;
         case O_VARIANT: o->variant = optarg; break;
         case O_MODE: o->mode = optarg; break;
         case O_PLATFORM: o->platform = optarg; break;
@@ -196,6 +198,12 @@ void mtb_cli_resolve(struct mtb_opts *o)
         bad("WORKLOAD", o->workload, names);
     }
     struct mtb_workload *w = &o->wl;
+    if (mtb_machine_load(o->machine, &o->mach, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    if (o->mach.service_threads)
+        w->service_threads = o->mach.service_threads;
+    if (o->mach.loadgen_threads)
+        w->threads = o->mach.loadgen_threads;
     if (o->mix)
         snprintf(w->mix, sizeof w->mix, "%s", o->mix);
     if (o->value_size)

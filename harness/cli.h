@@ -2,6 +2,7 @@
  * value is named with what is accepted, and the command exits 2. */
 #ifndef MTB_CLI_H
 #define MTB_CLI_H
+#include "machine.h"
 #include "mode.h"
 #include "platform.h"
 #include "recipe.h"
@@ -9,7 +10,7 @@
 
 struct mtb_opts {
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
-    const char *mix, *value_size, *workload;
+    const char *mix, *value_size, *workload, *machine;
     long reps, threads, conns, pipeline, keys, service_threads;
     double duration, warmup, rate;
     int force, quiet, json, dry_run;
@@ -18,6 +19,7 @@ struct mtb_opts {
     const struct mtb_mode *m;
     const struct mtb_platform *p;
     struct mtb_workload wl;
+    struct mtb_machine mach;
 };
 
 /* Parse argv[1..] into o; on error print one line and exit 2. */

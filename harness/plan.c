@@ -15,6 +15,7 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     p->reps = o->reps;
     p->platform = o->p;
     p->kernel = o->kernel;
+    p->machine = &o->mach;
     p->skipped = json_array();
 }
 
@@ -251,7 +252,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
             char *rundir = mtb_asprintf("%s/%03d-%s-%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name,
                                         c->variant, c->mode->name, rep);
             struct mtb_run run = { .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
-                                   .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build,
+                                   .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build, .machine = p->machine,
                                    .rep = (int)rep, .index = idx, .total = total, .plan = p->name, .dir = rundir };
             json_t *rec = NULL;
             enum mtb_run_status st = mtb_run_one(&run, &rec);

@@ -25,6 +25,7 @@ struct mtb_plan {
     long reps;
     const struct mtb_platform *platform;
     const char *kernel;
+    const struct mtb_machine *machine;
     struct mtb_plan_cell *cells;
     size_t ncells;
     json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */

@@ -147,19 +147,6 @@ static json_t *parse_fault(const char *path)
     return f;
 }
 
-void mtb_cpu_split(int *svc_lo, int *svc_hi, int *cli_lo, int *cli_hi)
-{
-    int n = mtb_ncpus();
-    if (n < 2) {
-        *svc_lo = *cli_lo = 0;
-        *svc_hi = *cli_hi = 0;
-        return;
-    }
-    *svc_lo = 0;
-    *svc_hi = n / 2 - 1;
-    *cli_lo = n / 2;
-    *cli_hi = n - 1;
-}
 
 static json_t *kernel_info(const char *name)
 {
@@ -286,6 +273,49 @@ static char *wrap_prefix(const struct mtb_platform *p)
     return out;
 }
 
+/* perf stat on the service's process for the whole measurement. */
+static int start_perf(struct mtb_proc *perf, const struct mtb_run *run, pid_t pid)
+{
+    char *out = mtb_asprintf("%s/perf.csv", run->dir);
+    char *log = mtb_asprintf("%s/perf.log", run->dir);
+    char *pidarg = mtb_asprintf("%d", (int)pid);
+    char *const argv[] = { "perf", "stat", "-x,", "-e", (char *)run->machine->perf_events, "-p", pidarg, "-o", out, NULL };
+    struct mtb_spawn s = { .argv = argv, .log_path = log };
+    int ok = mtb_proc_spawn(perf, &s) == 0;
+    free(out);
+    free(log);
+    free(pidarg);
+    return ok;
+}
+
+static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run)
+{
+    mtb_proc_stop(perf, SIGINT, 5);
+    char *path = mtb_asprintf("%s/perf.csv", run->dir);
+    char *text = mtb_read_file(path, NULL);
+    json_t *o = json_object(), *ev = json_object();
+    /* lines: value,unit,event,run-time,percent,... ; "<not supported>" kept as null */
+    char *save = NULL;
+    for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#' || !strchr(line, ','))
+            continue;
+        char val[64] = "", unit[32] = "", name[128] = "";
+        if (sscanf(line, "%63[^,],%31[^,],%127[^,]", val, unit, name) == 3 ||
+            sscanf(line, "%63[^,],,%127[^,]", val, name) == 2) {
+            char *end;
+            double v = strtod(val, &end);
+            json_object_set_new(ev, name, *end || end == val ? json_null() : json_real(v));
+        }
+    }
+    json_object_set_new(o, "events", ev);
+    json_object_set_new(o, "file", json_string("perf.csv"));
+    if (run->platform->emulated)
+        json_object_set_new(o, "note", json_string("under emu perf counts qemu-aarch64 running the service"));
+    free(text);
+    free(path);
+    return o;
+}
+
 static json_t *workload_json(const struct mtb_workload *w)
 {
     json_t *params = json_object();
@@ -326,6 +356,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     json_object_set(rec, "build", run->build->info);
     json_object_set_new(rec, "platform", platform_info(run->platform));
     json_object_set_new(rec, "kernel", kernel_info(run->kernel));
+    json_object_set_new(rec, "machine", mtb_machine_json(run->machine));
 
     enum mtb_run_status status = MTB_RUN_ERROR;
     struct mtb_proc svc = { 0 };
@@ -337,11 +368,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         drvname = mtb_recipe_get(r, "run", "driver");
     const struct mtb_driver *drv = mtb_driver_find(drvname ? drvname : "mtload");
     const char *user = geteuid() == 0 ? mtb_recipe_get(r, "run", "user") : NULL;
-    int slo, shi, clo, chi;
-    mtb_cpu_split(&slo, &shi, &clo, &chi);
-    int cpus[256], nc = 0;
-    for (int c = slo; c <= shi && nc < 256; c++)
-        cpus[nc++] = c;
+    const struct mtb_machine *mach = run->machine;
 
     /* environment shared by the probe and the measured program */
     char *envv[4];
@@ -378,9 +405,9 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     /* the probe's deliberate faults are its own; start the fault file afresh */
     unlink(faultp);
 
-    struct mtb_drive d = { .run = run, .rundir = run->dir, .svc_cpus = cpus, .nsvc = nc, .svc_env = envv,
-                           .user = user, .timeout = w->warmup + w->duration + 300 };
-    snprintf(d.client_cpus, sizeof d.client_cpus, "%d-%d", clo, chi);
+    struct mtb_drive d = { .run = run, .rundir = run->dir, .svc_cpus = mach->svc_cpus, .nsvc = mach->nsvc,
+                           .svc_env = envv, .user = user, .timeout = w->warmup + w->duration + 300 };
+    mtb_cpulist_format(mach->cli_cpus, mach->ncli, d.client_cpus, sizeof d.client_cpus);
     if (!drv->embedded) {
         int port = free_port();
         if (port <= 0) {
@@ -428,8 +455,8 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         mtb_argv_split(&argv, args);
         json_object_set_new(rec, "service_command", json_string(args));
         free(args);
-        struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = cpus,
-                                .ncpus = nc, .user = user, .cwd = run->dir };
+        struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = mach->svc_cpus,
+                                .ncpus = mach->nsvc, .user = user, .cwd = run->dir };
         int src = mtb_proc_spawn(&svc, &sp);
         if (src != 0) {
             snprintf(why, sizeof why, "cannot start %s: %s", run->build->binary, strerror(-src));
@@ -456,9 +483,15 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         }
     }
 
-    /* preload so that reads hit, then warm-up + measurement */
-    if (drv->preload(&d, why, sizeof why) == 0)
+    /* preload so that reads hit, then warm-up + measurement (with the
+     * machine profile's perf events counted on the service) */
+    if (drv->preload(&d, why, sizeof why) == 0) {
+        struct mtb_proc perf = { 0 };
+        int perf_on = started_svc && mach->perf_events[0] && start_perf(&perf, run, svc.pid);
         load = drv->measure(&d, why, sizeof why);
+        if (perf_on)
+            json_object_set_new(rec, "perf", stop_perf(&perf, run));
+    }
     int died = started_svc && mtb_proc_poll(&svc);
     if (load) {
         json_object_set_new(rec, "summary", summary_of(load));

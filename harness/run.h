@@ -5,6 +5,7 @@
 #define MTB_RUN_H
 #include <jansson.h>
 #include "build.h"
+#include "machine.h"
 #include "mode.h"
 #include "platform.h"
 #include "recipe.h"
@@ -33,8 +34,7 @@ int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct m
 const char *mtb_workload_param(const struct mtb_workload *w, const char *key);
 /* "default, ro, rw" */
 char *mtb_workload_names(const struct mtb_recipe *r);
-/* The CPUs for the service (first half) and the client (second half). */
-void mtb_cpu_split(int *svc_lo, int *svc_hi, int *cli_lo, int *cli_hi);
+
 
 struct mtb_run {
     const struct mtb_recipe *recipe;
@@ -44,6 +44,7 @@ struct mtb_run {
     const char *kernel;              /* "host" */
     const struct mtb_workload *wl;
     const struct mtb_build *build;
+    const struct mtb_machine *machine;   /* CPUs, threads, perf events */
     int rep, index, total;           /* repetition (1-based), position in the plan */
     const char *plan;
     const char *dir;                 /* this run's directory (created) */

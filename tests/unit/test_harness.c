@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "machine.h"
 #include "mode.h"
 #include "platform.h"
 #include "proof.h"
@@ -150,6 +151,24 @@ static void test_summary(void)
     json_decref(recs);
 }
 
+static void test_machine(void)
+{
+    int c[64];
+    char buf[128];
+    ok(mtb_cpulist_parse("0-3,8,10-11", c, 64) == 7 && c[4] == 8 && c[6] == 11, "cpu list parsed");
+    mtb_cpulist_format(c, 7, buf, sizeof buf);
+    ok(!strcmp(buf, "0-3,8,10-11"), "cpu list formatted back: %s", buf);
+    ok(mtb_cpulist_parse("3-1", c, 64) < 0 && mtb_cpulist_parse("a", c, 64) < 0 && mtb_cpulist_parse("1,", c, 64) == 1,
+       "bad cpu lists refused");
+    struct mtb_machine m;
+    char err[512];
+    ok(mtb_machine_load("auto", &m, err, sizeof err) == 0 && m.nsvc >= 1 && m.ncli >= 1, "auto profile");
+    if (mtb_ncpus() >= 2)
+        ok(m.svc_cpus[m.nsvc - 1] < m.cli_cpus[0], "auto: service and client CPUs disjoint");
+    ok(mtb_machine_load("nosuch", &m, err, sizeof err) != 0 && strstr(err, "configs/machines"), "unknown profile named: %s", err);
+    ok(mtb_machine_load("ampereone-64", &m, err, sizeof err) != 0 || mtb_ncpus() >= 128, "a profile needing absent CPUs is refused here: %s", err);
+}
+
 static void test_atomic(void)
 {
     char dir[] = "/tmp/mtb-atomic-XXXXXX";
@@ -176,6 +195,7 @@ int main(void)
     test_proof();
     test_platforms();
     test_summary();
+    test_machine();
     test_atomic();
     return done_testing();
 }
