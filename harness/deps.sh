@@ -106,7 +106,7 @@ if [ "$arch" != arm64 ]; then
     done
     if [ "$(cat "$XSYSROOT/.stamp" 2>/dev/null)" != "$want" ]; then
         [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "cross sysroot $XSYSROOT out of date"; exit 1; }
-        tmp=$(mktemp -d); chmod 755 "$tmp"
+        tmp=$(mktemp -d); chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true
         (cd "$tmp" && for p in $XDEVPKGS; do apt-get download -q "$p:arm64"; done)
         rm -rf "$XSYSROOT.new"; mkdir -p "$XSYSROOT.new"
         for d in "$tmp"/*.deb; do dpkg -x "$d" "$XSYSROOT.new"; done
