@@ -7,8 +7,10 @@ T_N=0; T_FAIL=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtebench-test.XXXXXX")
 T_PGIDS=""
 
-ok()   { T_N=$((T_N+1)); if [ "$1" = 0 ]; then echo "ok $T_N - $2"; else echo "not ok $T_N - $2"; T_FAIL=$((T_FAIL+1)); fi; }
-is()   { T_N=$((T_N+1)); if [ "$1" = "$2" ]; then echo "ok $T_N - $3"; else echo "not ok $T_N - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; T_FAIL=$((T_FAIL+1)); fi; }
+# ok STATUS NAME / is GOT EXPECTED NAME: one TAP line; return 1 on failure so
+# that `ok ... || dump log` shows what went wrong
+ok()   { T_N=$((T_N+1)); if [ "$1" = 0 ]; then echo "ok $T_N - $2"; else echo "not ok $T_N - $2"; T_FAIL=$((T_FAIL+1)); return 1; fi; }
+is()   { T_N=$((T_N+1)); if [ "$1" = "$2" ]; then echo "ok $T_N - $3"; else echo "not ok $T_N - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; T_FAIL=$((T_FAIL+1)); return 1; fi; }
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 # dump a file as TAP diagnostics (used on failure)
