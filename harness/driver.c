@@ -24,6 +24,33 @@ int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *cons
     return mtb_proc_run(&s, d->timeout);
 }
 
+int mtb_driver_exec_client(const struct mtb_drive *d, struct mtb_argv *argv, const char *logp, struct rusage *ru)
+{
+    FILE *lf = fopen(logp, "a");
+    if (lf) {
+        fputs("$", lf);
+        for (int i = 0; i < argv->n; i++)
+            fprintf(lf, " %s", argv->v[i]);
+        fputs("\n", lf);
+        fclose(lf);
+    }
+    int cpus[MTB_MAX_CPUS];
+    int n = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
+    struct mtb_spawn s = { .argv = argv->v, .log_path = logp, .cpus = n > 0 ? cpus : NULL, .ncpus = n > 0 ? n : 0 };
+    return mtb_proc_run_ru(&s, d->timeout, ru);
+}
+
+void mtb_driver_cpu(const struct mtb_drive *d, json_t *load, const struct rusage *ru, double seconds)
+{
+    int cpus[MTB_MAX_CPUS];
+    int n = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
+    double user = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
+    double sys = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+    double busy = seconds > 0 && n > 0 ? (user + sys) / (seconds * n) : 0;
+    json_object_set_new(load, "cpu", json_pack("{s:f,s:f,s:f,s:b,s:s}", "user_s", user, "sys_s", sys, "busy", busy,
+                                               "client_bound", busy > 0.9, "scope", "whole client process"));
+}
+
 /* ---- mtload: memcached text protocol and HTTP/1.1 ----------------------- */
 
 static void mtload_common(const struct mtb_drive *d, struct mtb_argv *a, const char *json)

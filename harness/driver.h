@@ -37,4 +37,9 @@ const struct mtb_driver *mtb_driver_find(const char *name);
  * @return wait status, -ETIMEDOUT or -errno. */
 int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
                     const int *cpus, int ncpus, const char *user);
+/* Run a client program (native, pinned to the client CPUs) and add its CPU
+ * use over `seconds` to load as {"cpu": {user_s, sys_s, busy, client_bound}}
+ * (busy = CPU seconds / (seconds x client CPUs); bound above 0.9). */
+int mtb_driver_exec_client(const struct mtb_drive *d, struct mtb_argv *argv, const char *logp, struct rusage *ru);
+void mtb_driver_cpu(const struct mtb_drive *d, json_t *load, const struct rusage *ru, double seconds);
 #endif

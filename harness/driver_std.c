@@ -137,7 +137,8 @@ json_t *mtb_pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
     }
     mtb_argv_push(&a, param(d, "database", "postgres"));
     double t0 = (double)time(NULL);
-    int st = mtb_driver_exec(d, &a, NULL, logp, NULL, 0, NULL);
+    struct rusage ru = { 0 };
+    int st = mtb_driver_exec_client(d, &a, logp, &ru);
     mtb_argv_free(&a);
     json_t *load = NULL;
     if (failed(st, "pgbench", logp, why, n) == 0) {
@@ -170,6 +171,7 @@ json_t *mtb_pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
                                     "clients", (json_int_t)w->conns, "threads", (json_int_t)w->threads);
             json_object_set_new(cfg, "scale", json_string(param(d, "scale", "1")));
             load = mtl_adapt_json(&ad, "pgbench", w->duration, cfg, NULL);
+            mtb_driver_cpu(d, load, &ru, w->warmup + w->duration);
         }
         mtl_adapt_free(&ad);
     }
@@ -274,13 +276,10 @@ out:
 
 /* ---- wrk ------------------------------------------------------------------ */
 
-static int wrk_exec(const struct mtb_drive *d, double secs, const char *logp)
+static int wrk_exec(const struct mtb_drive *d, double secs, const char *logp, struct rusage *ru)
 {
     const struct mtb_workload *w = d->run->wl;
     struct mtb_argv a = { 0 };
-    mtb_argv_push(&a, "taskset");
-    mtb_argv_push(&a, "-c");
-    mtb_argv_push(&a, d->client_cpus);
     mtb_argv_push(&a, "wrk");
     mtb_argv_pushf(&a, "-t%ld", w->threads);
     mtb_argv_pushf(&a, "-c%ld", w->conns);
@@ -289,7 +288,7 @@ static int wrk_exec(const struct mtb_drive *d, double secs, const char *logp)
     mtb_argv_pushf(&a, "-s%s/loadgen/wrk-report.lua", mtb_root());
     const char *path = param(d, "wrk_path", "/");
     mtb_argv_pushf(&a, "http://127.0.0.1:%d%s", d->port, path);
-    int st = mtb_driver_exec(d, &a, NULL, logp, NULL, 0, NULL);
+    int st = mtb_driver_exec_client(d, &a, logp, ru);
     mtb_argv_free(&a);
     return st;
 }
@@ -300,9 +299,10 @@ json_t *mtb_wrk_measure(const struct mtb_drive *d, char *why, size_t n)
     char *wlog = mtb_asprintf("%s/wrk-warmup.log", d->rundir);
     char *logp = mtb_asprintf("%s/wrk.log", d->rundir);
     json_t *load = NULL;
-    if (w->warmup > 0 && failed(wrk_exec(d, w->warmup, wlog), "wrk warm-up", wlog, why, n))
+    struct rusage ru = { 0 };
+    if (w->warmup > 0 && failed(wrk_exec(d, w->warmup, wlog, &ru), "wrk warm-up", wlog, why, n))
         goto out;
-    if (failed(wrk_exec(d, w->duration, logp), "wrk", logp, why, n))
+    if (failed(wrk_exec(d, w->duration, logp, &ru), "wrk", logp, why, n))
         goto out;
     char *text = mtb_read_file(logp, NULL);
     struct mtl_adapt ad;
@@ -316,6 +316,7 @@ json_t *mtb_wrk_measure(const struct mtb_drive *d, char *why, size_t n)
         json_t *cfg = json_pack("{s:s,s:I,s:I,s:s}", "driver", "wrk", "threads", (json_int_t)w->threads, "conns",
                                 (json_int_t)w->conns, "path", param(d, "wrk_path", "/"));
         load = mtl_adapt_json(&ad, "wrk", secs, cfg, errors);
+        mtb_driver_cpu(d, load, &ru, secs);
     }
     mtl_adapt_free(&ad);
     free(text);

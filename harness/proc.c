@@ -173,7 +173,7 @@ int mtb_proc_poll(struct mtb_proc *p)
     if (p->pid <= 0)
         return 1;
     int st;
-    pid_t r = waitpid(p->pid, &st, WNOHANG);
+    pid_t r = wait4(p->pid, &st, WNOHANG, &p->ru);
     if (r == p->pid) {
         p->exited = 1;
         p->status = st;
@@ -220,7 +220,7 @@ const char *mtb_proc_describe(int status, char *buf, size_t n)
     return buf;
 }
 
-int mtb_proc_run(const struct mtb_spawn *s, double timeout)
+int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru)
 {
     struct mtb_proc p;
     int rc = mtb_proc_spawn(&p, s);
@@ -230,5 +230,12 @@ int mtb_proc_run(const struct mtb_spawn *s, double timeout)
         mtb_proc_stop(&p, SIGKILL, 1);
         return -ETIMEDOUT;
     }
+    if (ru)
+        *ru = p.ru;
     return p.status;
+}
+
+int mtb_proc_run(const struct mtb_spawn *s, double timeout)
+{
+    return mtb_proc_run_ru(s, timeout, NULL);
 }

@@ -3,12 +3,14 @@
  * reaps every one of them. */
 #ifndef MTB_PROC_H
 #define MTB_PROC_H
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct mtb_proc {
     pid_t pid;        /* also the process group id */
     int exited;       /* reaped */
     int status;       /* wait status once exited */
+    struct rusage ru; /* its CPU use (the leader and the children it waited for) */
 };
 
 struct mtb_spawn {
@@ -37,6 +39,8 @@ const char *mtb_proc_describe(int status, char *buf, size_t n);
 /* Run to completion with a timeout; output to log_path. @return wait status,
  * or -ETIMEDOUT (child group killed), or -errno when it could not start. */
 int mtb_proc_run(const struct mtb_spawn *s, double timeout);
+/* Same, and the child's resource use (CPU time) into *ru. */
+int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru);
 /* Set when a termination signal arrived; long loops check it. */
 extern volatile int mtb_proc_interrupted;
 #endif
