@@ -5,6 +5,7 @@
 #ifndef MTB_DRIVER_H
 #define MTB_DRIVER_H
 #include <jansson.h>
+#include <sys/resource.h>
 #include "run.h"
 #include "util.h"
 
