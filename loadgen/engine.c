@@ -67,6 +67,7 @@ struct thread {
     mtl_time_t drain_until;
     mtl_time_t next_check;
     mtl_time_t last_done;
+    mtl_time_t last_progress; /* last response or successful connect */
     struct mtl_counters c;
     struct mtl_hist corr, unc;
     struct mtl_series series;
@@ -313,6 +314,7 @@ static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
         mtl_hist_record(&sec->hist, now - s->intended);
     }
     t->last_done = now;
+    t->last_progress = now;
 }
 
 /* Parse what was read; @return 0, or -1 when the connection was reset. */
@@ -380,6 +382,7 @@ static void conn_event(struct conn *c, uint32_t events, mtl_time_t now)
         if (!(events & (EPOLLOUT | EPOLLIN)))
             return;
         c->state = CS_OPEN;
+        c->t->last_progress = now;
         conn_set_out(c, 0);
         conn_fill(c, now);
         return;
@@ -457,6 +460,12 @@ static void open_loop_tick(struct thread *t, mtl_time_t now)
     }
 }
 
+#define STALL_MIN (5 * MTL_NS_PER_SEC)
+static mtl_time_t stall_limit(const struct mtl_config *cfg)
+{
+    return 5 * cfg->timeout > STALL_MIN ? 5 * cfg->timeout : STALL_MIN;
+}
+
 static double tv_sec(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
 static void *thread_main(void *arg)
@@ -476,6 +485,7 @@ static void *thread_main(void *arg)
     for (i = 0; i < t->nconns; i++)
         conn_open(&t->conns[i], mtl_now());
     t->next_check = mtl_now() + CHECK_PERIOD;
+    t->last_progress = mtl_now();
     for (;;) {
         int n, k, timeout_ms = (int)(CHECK_PERIOD / MTL_NS_PER_MS);
         mtl_time_t now;
@@ -501,6 +511,11 @@ static void *thread_main(void *arg)
                              (t->quota && t->issued >= t->quota))) {
             t->stopping = 1;
             t->drain_until = now + cfg->timeout;
+        }
+        /* a run bounded only by a request count gives up when nothing happens */
+        if (!t->end && !t->stopping && now - t->last_progress > stall_limit(cfg)) {
+            t->stopping = 1;
+            t->drain_until = now;
         }
         if (now >= t->next_check) {
             periodic(t, now);
