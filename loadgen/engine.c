@@ -55,6 +55,7 @@ struct thread {
     const struct mtl_config *cfg;
     const struct mtl_proto *proto;
     int ep, tfd;
+    int spinning;             /* open loop: a send is due within cfg->spin */
     mtl_time_t tfd_armed;
     struct conn *conns;
     unsigned nconns;
@@ -450,6 +451,13 @@ static void open_loop_tick(struct thread *t, mtl_time_t now)
     }
     if (t->stopping)
         next = UINT64_MAX;
+    /* within the spin window of the next send: poll instead of sleeping, so
+     * the wake-up latency of a timer does not delay the send */
+    t->spinning = next != UINT64_MAX && next <= now + t->cfg->spin;
+    if (t->spinning)
+        next = UINT64_MAX;
+    else if (next != UINT64_MAX)
+        next -= t->cfg->spin;
     if (next != t->tfd_armed) {
         struct itimerspec its;
         memset(&its, 0, sizeof(its));
@@ -492,7 +500,7 @@ static void *thread_main(void *arg)
 
         if (cfg->rate > 0 && !t->stopping)
             open_loop_tick(t, mtl_now());
-        n = epoll_wait(t->ep, events, MAX_EVENTS, timeout_ms);
+        n = epoll_wait(t->ep, events, MAX_EVENTS, t->spinning ? 0 : timeout_ms);
         now = mtl_now();
         if (!t->measuring && now >= t->measure_start) {
             t->measuring = 1;
