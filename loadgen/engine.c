@@ -124,6 +124,9 @@ void mtl_series_free(struct mtl_series *s)
 static struct mtl_second *second_of(struct thread *t, mtl_time_t now)
 {
     size_t s = now > t->measure_start ? (size_t)((now - t->measure_start) / MTL_NS_PER_SEC) : 0;
+    size_t last = (size_t)((t->cfg->duration + MTL_NS_PER_SEC - 1) / MTL_NS_PER_SEC);
+    if (last && s >= last)
+        s = last - 1;                      /* responses drained after the end */
     if (s >= t->series.cap && mtl_series_reserve(&t->series, s + 1))
         return NULL;                       /* out of memory: the second is not kept */
     if (s >= t->series.len)
