@@ -323,6 +323,7 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
             mtl_config_usage(stdout);
             return 1;
         case O_VERSION:
+            printf("mtload %s\n", MTEBENCH_VERSION);
             return 1;
         case ':':
             return fail(err, errlen, "%s: needs a value", argv[optind - 1]);
