@@ -12,11 +12,14 @@
 # nginx stub_status requests), so every client is measured the same way; client
 # CPU is the user+sys time of the client process (/usr/bin/time). The figure of
 # merit is operations per client CPU-second.
-#   DURATION=10 CONNS=16 KEYS=100000 VALUE=100 bash tests/bench/loadgen.sh
+# With REPS=n the clients take turns n times (mtload, memcaslap, memtier,
+# mtload, ...) and the sums are reported, which evens out other tenants' load.
+#   DURATION=10 REPS=1 CONNS=16 KEYS=100000 VALUE=100 bash tests/bench/loadgen.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 MTL="$ROOT/build/mtload"
 DURATION=${DURATION:-10}
+REPS=${REPS:-1}
 CONNS=${CONNS:-16}
 KEYS=${KEYS:-100000}
 VALUE=${VALUE:-100}
@@ -73,7 +76,7 @@ measure() {
 }
 
 echo "mtload benchmark: server CPU $SRV_CPU, client CPU $CLI_CPU, ${DURATION}s per client,"
-echo "1 thread, $CONNS connections, pipeline 1; memcached SET:GET 1:10, $KEYS keys, ${VALUE}-byte values"
+echo "1 thread, $CONNS connections, pipeline 1; memcached SET:GET 1:10, $KEYS keys, ${VALUE}-byte values; $REPS round(s)"
 echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- memcached --------------------------------------------------------------
@@ -87,10 +90,6 @@ wait_port "$port" || die "memcached did not start: $(cat "$TMP/memcached.log")"
     --conns 4 --pipeline 16 --quiet || die "preload failed"
 MCOPS="mc_ops $port"
 
-measure mtload "$MCOPS" -- "$MTL" --server "127.0.0.1:$port" --threads 1 --conns "$CONNS" \
-    --pipeline 1 --ratio 1:10 --keys "$KEYS" --value-size "$VALUE" --duration "${DURATION}s" \
-    --json "$TMP/mtload.json"
-
 if command -v memcaslap >/dev/null; then
     cat >"$TMP/memcaslap.cfg" <<CFG
 key
@@ -101,18 +100,25 @@ cmd
 0 0.0909
 1 0.9091
 CFG
-    measure memcaslap "$MCOPS" -- memcaslap -s "127.0.0.1:$port" -T 1 -c "$CONNS" \
-        -t "${DURATION}s" -F "$TMP/memcaslap.cfg"
-else
-    echo "  memcaslap not installed (libmemcached-tools): skipped"
 fi
-if command -v memtier_benchmark >/dev/null; then
-    measure memtier "$MCOPS" -- memtier_benchmark -s 127.0.0.1 -p "$port" -P memcache_text \
-        -t 1 -c "$CONNS" --pipeline 1 --ratio 1:10 --key-maximum "$KEYS" -d "$VALUE" \
-        --test-time "$DURATION" --hide-histogram
-else
-    echo "  memtier_benchmark not installed: skipped"
-fi
+for rep in $(seq "$REPS"); do
+    measure mtload "$MCOPS" -- "$MTL" --server "127.0.0.1:$port" --threads 1 --conns "$CONNS" \
+        --pipeline 1 --ratio 1:10 --keys "$KEYS" --value-size "$VALUE" --duration "${DURATION}s" \
+        --json "$TMP/mtload.json"
+    if command -v memcaslap >/dev/null; then
+        measure memcaslap "$MCOPS" -- memcaslap -s "127.0.0.1:$port" -T 1 -c "$CONNS" \
+            -t "${DURATION}s" -F "$TMP/memcaslap.cfg"
+    elif [ "$rep" = 1 ]; then
+        echo "  memcaslap not installed (libmemcached-tools): skipped"
+    fi
+    if command -v memtier_benchmark >/dev/null; then
+        measure memtier "$MCOPS" -- memtier_benchmark -s 127.0.0.1 -p "$port" -P memcache_text \
+            -t 1 -c "$CONNS" --pipeline 1 --ratio 1:10 --key-maximum "$KEYS" -d "$VALUE" \
+            --test-time "$DURATION" --hide-histogram
+    elif [ "$rep" = 1 ]; then
+        echo "  memtier_benchmark not installed: skipped"
+    fi
+done
 
 # ---- nginx --------------------------------------------------------------------
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -148,13 +154,15 @@ NGX
     # stub_status counts its own request: subtract it
     ng_ops() { curl -s "http://127.0.0.1:$hport/nginx_status" | awk 'NR==3 {print $3 - 1}'; }
     NGOPS=ng_ops
-    measure mtload-http "$NGOPS" -- "$MTL" --protocol http --server "127.0.0.1:$hport" \
-        --threads 1 --conns "$CONNS" --pipeline 1 --paths /1k.html --duration "${DURATION}s"
-    if command -v wrk >/dev/null; then
-        measure wrk "$NGOPS" -- wrk -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$hport/1k.html"
-    else
-        echo "  wrk not installed: skipped"
-    fi
+    for rep in $(seq "$REPS"); do
+        measure mtload-http "$NGOPS" -- "$MTL" --protocol http --server "127.0.0.1:$hport" \
+            --threads 1 --conns "$CONNS" --pipeline 1 --paths /1k.html --duration "${DURATION}s"
+        if command -v wrk >/dev/null; then
+            measure wrk "$NGOPS" -- wrk -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$hport/1k.html"
+        elif [ "$rep" = 1 ]; then
+            echo "  wrk not installed: skipped"
+        fi
+    done
 else
     echo "  nginx not installed: HTTP comparison skipped"
 fi
@@ -163,11 +171,17 @@ fi
 echo
 python3 - "$RESULTS" <<'PY'
 import sys
-rows = {}
-print(f"{'client':<12} {'ops':>10} {'ops/s':>10} {'user s':>8} {'sys s':>8} {'ops/client-CPU-s':>17}")
+rows, tot, order = {}, {}, []
 for line in open(sys.argv[1]):
-    name, ops, u, s, e = line.split()
-    ops, u, s, e = int(ops), float(u), float(s), float(e)
+    name, *v = line.split()
+    if name not in tot:
+        tot[name] = [0, 0.0, 0.0, 0.0]; order.append(name)
+    for i, x in enumerate(v):
+        tot[name][i] += float(x)
+print(f"{'client':<12} {'ops':>10} {'ops/s':>10} {'user s':>8} {'sys s':>8} {'ops/client-CPU-s':>17}")
+for name in order:
+    ops, u, s, e = tot[name]
+    ops = int(ops)
     cpu = u + s
     eff = ops / cpu if cpu > 0 else 0.0
     rows[name] = eff
