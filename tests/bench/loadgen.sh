@@ -37,16 +37,18 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# the system python: a version-manager shim can take seconds per start
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 die() { echo "loadgen.sh: $*" >&2; exit 1; }
 [ -x "$MTL" ] || die "build/mtload is not built (make build/mtload)"
 command -v memcached >/dev/null || die "memcached is not installed (make deps)"
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+free_port() { "$PY" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 wait_port() {
     local i
     for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done
     return 1
 }
-mc_ops() { python3 - "$1" <<'PY'
+mc_ops() { "$PY" - "$1" <<'PY'
 import socket,sys
 s=socket.create_connection(("127.0.0.1",int(sys.argv[1])),timeout=5)
 s.sendall(b"stats\r\n"); buf=b""
@@ -169,7 +171,7 @@ fi
 
 # ---- report ---------------------------------------------------------------------
 echo
-python3 - "$RESULTS" <<'PY'
+"$PY" - "$RESULTS" <<'PY'
 import sys
 rows, tot, order = {}, {}, []
 for line in open(sys.argv[1]):
@@ -197,5 +199,5 @@ ratio("mtload", "memtier", 1.0)
 ratio("mtload-http", "wrk", 1.0)
 PY
 if [ -f "$TMP/mtload.json" ]; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("mtload client_bound:", str(d["cpu"]["client_bound"]).lower(), " busy:", [t["busy"] for t in d["cpu"]["threads"]])' "$TMP/mtload.json"
+    "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print("mtload client_bound:", str(d["cpu"]["client_bound"]).lower(), " busy:", [t["busy"] for t in d["cpu"]["threads"]])' "$TMP/mtload.json"
 fi

@@ -3,17 +3,19 @@
 # (cmd_set, cmd_get) and nginx `stub_status` (requests).
 . "$(dirname "$0")/../lib.sh"
 MTL="$B/mtload"
+# the system python: a version-manager shim can take seconds per start
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 [ -x "$MTL" ] || skip_all "build/mtload is not built"
 [ -x /usr/bin/memcached ] || skip_all "memcached is not installed"
 
 # jget FILE KEY.PATH: one field of a JSON file
-jget() { python3 -c 'import json,sys
+jget() { "$PY" -c 'import json,sys
 v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): v=v[k]
 print(str(v).lower() if isinstance(v,bool) else v)' "$1" "$2"; }
 
 # mc_stat PORT NAME: a memcached general statistic
-mc_stat() { python3 - "$1" "$2" <<'PY'
+mc_stat() { "$PY" - "$1" "$2" <<'PY'
 import socket,sys
 s=socket.create_connection(("127.0.0.1",int(sys.argv[1])),timeout=5)
 s.sendall(b"stats\r\n"); buf=b""
@@ -64,13 +66,13 @@ is "$(jget "$T_TMP/open.json" totals.requests)" 3000 "--requests 3000 gives 3000
 is "$(jget "$T_TMP/miss.json" totals.misses)" 500 "unknown keys are counted as misses"
 c=$(jget "$T_TMP/closed.json" totals.gets); h=$(jget "$T_TMP/closed.json" totals.hits)
 is "$h" "$c" "after preload every GET hits"
-errs=$(python3 -c 'import json,sys
+errs=$("$PY" -c 'import json,sys
 t=0
 for f in sys.argv[1:]:
     e=json.load(open(f))["totals"]["errors"]; t+=sum(e.values())
 print(t)' "$T_TMP"/{pre,closed,open,miss}.json)
 is "$errs" 0 "no errors of any kind"
-python3 - "$T_TMP/closed.json" <<'PY'
+"$PY" - "$T_TMP/closed.json" <<'PY'
 import json,sys
 d=json.load(open(sys.argv[1]))
 need={"schema","config","duration_s","totals","latency_us","histogram","timeseries","cpu"}
