@@ -12,7 +12,7 @@
 enum {
     O_SERVER = 256, O_PROTOCOL, O_THREADS, O_CONNS, O_PIPELINE, O_CPUS, O_RATIO,
     O_KEYS, O_PREFIX, O_PATTERN, O_VSIZE, O_PATHS, O_PRELOAD, O_RATE, O_ARRIVAL,
-    O_WARMUP, O_DURATION, O_REQUESTS, O_TIMEOUT, O_SEED, O_JSON, O_HGRM, O_QUIET,
+    O_WARMUP, O_DURATION, O_REQUESTS, O_TIMEOUT, O_SEED, O_SPIN, O_JSON, O_HGRM, O_QUIET,
     O_HELP, O_VERSION
 };
 
@@ -37,6 +37,7 @@ static const struct option options[] = {
     { "requests", required_argument, NULL, O_REQUESTS },
     { "timeout", required_argument, NULL, O_TIMEOUT },
     { "seed", required_argument, NULL, O_SEED },
+    { "spin", required_argument, NULL, O_SPIN },
     { "json", required_argument, NULL, O_JSON },
     { "hgrm", required_argument, NULL, O_HGRM },
     { "quiet", no_argument, NULL, O_QUIET },
@@ -69,6 +70,8 @@ void mtl_config_usage(FILE *f)
 "  --requests N            stop after N measured requests instead\n"
 "  --timeout D             per-request timeout; the connection is reset (default 1s)\n"
 "  --seed N                random seed (default 1)\n"
+"  --spin D                open loop: poll instead of sleeping this close to a send\n"
+"                          (default 100us; 0 = always sleep on a timer)\n"
 "  --json FILE             write the full results as JSON (schema mtload/1)\n"
 "  --hgrm FILE             write the corrected latency distribution (.hgrm, ms)\n"
 "  --quiet                 no human-readable table\n"
@@ -204,6 +207,7 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
     cfg->duration = 10 * MTL_NS_PER_SEC;    /* 10 s measured */
     cfg->timeout = MTL_NS_PER_SEC;          /* 1 s per request */
     cfg->seed = 1;
+    cfg->spin = 100 * MTL_NS_PER_US;        /* poll the last 100 us before a send */
     strcpy(cfg->ratio_text, "1:10");
     strcpy(cfg->pattern_text, "uniform");
     strcpy(cfg->vsize_text, "100");
@@ -302,6 +306,10 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
             if (mtl_parse_u64(a, &cfg->seed))
                 return fail(err, errlen, "--seed: '%s' is not an unsigned integer", a);
             break;
+        case O_SPIN:
+            if (mtl_parse_duration(a, &cfg->spin) || cfg->spin > 10 * MTL_NS_PER_MS)
+                return fail(err, errlen, "--spin: '%s' is not a duration in 0..10ms", a);
+            break;
         case O_JSON:
             cfg->json_path = a;
             break;
@@ -315,6 +323,7 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
             mtl_config_usage(stdout);
             return 1;
         case O_VERSION:
+            printf("mtload %s\n", MTEBENCH_VERSION);
             return 1;
         case ':':
             return fail(err, errlen, "%s: needs a value", argv[optind - 1]);

@@ -30,6 +30,7 @@ struct mtl_config {
     mtl_time_t duration;                /* --duration (0 when --requests alone) */
     uint64_t requests;                  /* --requests: total, 0 = by duration */
     mtl_time_t timeout;                 /* --timeout per request */
+    mtl_time_t spin;                    /* --spin: open loop polls this close to a send */
     uint64_t seed;                      /* --seed */
     const char *json_path;              /* --json */
     const char *hgrm_path;              /* --hgrm */

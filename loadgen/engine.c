@@ -55,6 +55,7 @@ struct thread {
     const struct mtl_config *cfg;
     const struct mtl_proto *proto;
     int ep, tfd;
+    int spinning;             /* open loop: a send is due within cfg->spin */
     mtl_time_t tfd_armed;
     struct conn *conns;
     unsigned nconns;
@@ -67,6 +68,7 @@ struct thread {
     mtl_time_t drain_until;
     mtl_time_t next_check;
     mtl_time_t last_done;
+    mtl_time_t last_progress; /* last response or successful connect */
     struct mtl_counters c;
     struct mtl_hist corr, unc;
     struct mtl_series series;
@@ -122,6 +124,9 @@ void mtl_series_free(struct mtl_series *s)
 static struct mtl_second *second_of(struct thread *t, mtl_time_t now)
 {
     size_t s = now > t->measure_start ? (size_t)((now - t->measure_start) / MTL_NS_PER_SEC) : 0;
+    size_t last = (size_t)((t->cfg->duration + MTL_NS_PER_SEC - 1) / MTL_NS_PER_SEC);
+    if (last && s >= last)
+        s = last - 1;                      /* responses drained after the end */
     if (s >= t->series.cap && mtl_series_reserve(&t->series, s + 1))
         return NULL;                       /* out of memory: the second is not kept */
     if (s >= t->series.len)
@@ -313,6 +318,7 @@ static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
         mtl_hist_record(&sec->hist, now - s->intended);
     }
     t->last_done = now;
+    t->last_progress = now;
 }
 
 /* Parse what was read; @return 0, or -1 when the connection was reset. */
@@ -380,6 +386,7 @@ static void conn_event(struct conn *c, uint32_t events, mtl_time_t now)
         if (!(events & (EPOLLOUT | EPOLLIN)))
             return;
         c->state = CS_OPEN;
+        c->t->last_progress = now;
         conn_set_out(c, 0);
         conn_fill(c, now);
         return;
@@ -447,6 +454,13 @@ static void open_loop_tick(struct thread *t, mtl_time_t now)
     }
     if (t->stopping)
         next = UINT64_MAX;
+    /* within the spin window of the next send: poll instead of sleeping, so
+     * the wake-up latency of a timer does not delay the send */
+    t->spinning = next != UINT64_MAX && next <= now + t->cfg->spin;
+    if (t->spinning)
+        next = UINT64_MAX;
+    else if (next != UINT64_MAX)
+        next -= t->cfg->spin;
     if (next != t->tfd_armed) {
         struct itimerspec its;
         memset(&its, 0, sizeof(its));
@@ -455,6 +469,12 @@ static void open_loop_tick(struct thread *t, mtl_time_t now)
         timerfd_settime(t->tfd, TFD_TIMER_ABSTIME, &its, NULL);
         t->tfd_armed = next;
     }
+}
+
+#define STALL_MIN (5 * MTL_NS_PER_SEC)
+static mtl_time_t stall_limit(const struct mtl_config *cfg)
+{
+    return 5 * cfg->timeout > STALL_MIN ? 5 * cfg->timeout : STALL_MIN;
 }
 
 static double tv_sec(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
@@ -476,13 +496,14 @@ static void *thread_main(void *arg)
     for (i = 0; i < t->nconns; i++)
         conn_open(&t->conns[i], mtl_now());
     t->next_check = mtl_now() + CHECK_PERIOD;
+    t->last_progress = mtl_now();
     for (;;) {
         int n, k, timeout_ms = (int)(CHECK_PERIOD / MTL_NS_PER_MS);
         mtl_time_t now;
 
         if (cfg->rate > 0 && !t->stopping)
             open_loop_tick(t, mtl_now());
-        n = epoll_wait(t->ep, events, MAX_EVENTS, timeout_ms);
+        n = epoll_wait(t->ep, events, MAX_EVENTS, t->spinning ? 0 : timeout_ms);
         now = mtl_now();
         if (!t->measuring && now >= t->measure_start) {
             t->measuring = 1;
@@ -501,6 +522,11 @@ static void *thread_main(void *arg)
                              (t->quota && t->issued >= t->quota))) {
             t->stopping = 1;
             t->drain_until = now + cfg->timeout;
+        }
+        /* a run bounded only by a request count gives up when nothing happens */
+        if (!t->end && !t->stopping && now - t->last_progress > stall_limit(cfg)) {
+            t->stopping = 1;
+            t->drain_until = now;
         }
         if (now >= t->next_check) {
             periodic(t, now);

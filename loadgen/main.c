@@ -25,11 +25,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mtload: %s\n", err);
         return MTL_EXIT_USAGE;
     }
-    if (rc > 0) {
-        if (argc > 1 && strcmp(argv[argc - 1], "--version") == 0)
-            printf("mtload %s\n", MTEBENCH_VERSION);
-        return 0;
-    }
+    if (rc > 0)
+        return 0;                       /* --help or --version printed */
     signal(SIGPIPE, SIG_IGN);
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;

@@ -99,6 +99,7 @@ static json_t *config_json(const struct mtl_config *cfg)
     json_object_set_new(o, "duration_s", json_real(mtl_sec(cfg->duration)));
     json_object_set_new(o, "requests", json_integer((json_int_t)cfg->requests));
     json_object_set_new(o, "timeout_s", json_real(mtl_sec(cfg->timeout)));
+    json_object_set_new(o, "spin_s", json_real(mtl_sec(cfg->spin)));
     json_object_set_new(o, "seed", json_integer((json_int_t)cfg->seed));
     json_object_set_new(o, "version", json_string(MTEBENCH_VERSION));
     return o;
