@@ -6,6 +6,7 @@ B="$ROOT/build"
 T_N=0; T_FAIL=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtebench-test.XXXXXX")
 T_PGIDS=""
+PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # skip slow shims
 
 # ok STATUS NAME / is GOT EXPECTED NAME: one TAP line; return 1 on failure so
 # that `ok ... || dump log` shows what went wrong
@@ -17,7 +18,7 @@ skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 dump() { [ -f "$1" ] && sed 's/^/#   /' "$1" | tail -n "${2:-40}"; }
 
 # a free TCP port on 127.0.0.1 (bind to port 0 and read back what the kernel chose)
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+free_port() { "$PY" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 # wait_port PORT [SECONDS]: poll until something accepts on 127.0.0.1:PORT, bounded
 wait_port() {
@@ -29,20 +30,25 @@ wait_port() {
     return 1
 }
 
-# spawn LOG CMD...: start CMD in its own process group, output to LOG; echoes its pid
+# spawn LOG CMD...: start CMD in its own process group, output to LOG; echoes
+# its pid. The pid is also noted in a file, so `pid=$(spawn ...)` (a subshell)
+# still gets the group killed by cleanup.
 spawn() {
     local log=$1; shift
     setsid "$@" >"$log" 2>&1 < /dev/null &
     local pid=$!
     T_PGIDS="$T_PGIDS $pid"
+    echo "$pid" >> "$T_TMP/.pgids"
     echo "$pid"
 }
 
 cleanup() {
-    local p
-    for p in $T_PGIDS; do kill -TERM -- "-$p" 2>/dev/null; kill -CONT -- "-$p" 2>/dev/null; done
+    local p all
+    all="$T_PGIDS $(cat "$T_TMP/.pgids" 2>/dev/null)"
+    for p in $all; do kill -TERM -- "-$p" 2>/dev/null; kill -CONT -- "-$p" 2>/dev/null; done
     sleep 0.2
-    for p in $T_PGIDS; do kill -KILL -- "-$p" 2>/dev/null; done
+    for p in $all; do kill -KILL -- "-$p" 2>/dev/null; done
+    wait 2>/dev/null
     rm -rf "$T_TMP"
 }
 trap cleanup EXIT
