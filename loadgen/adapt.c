@@ -1,5 +1,6 @@
 /* adapt.c - see adapt.h */
 #include "adapt.h"
+#include "report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,31 +10,6 @@
 #define SUB_BITS 7
 #define HIGHEST (200ULL * 1000 * 1000 * 1000) /* 200 s in ns */
 
-static json_t *real(double v) { return json_real(isfinite(v) ? v : 0); }
-
-json_t *mtl_latency_json(const struct mtl_hist *h)
-{
-    static const struct { const char *k; double p; } pct[] = {
-        { "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 }, { "p99.99", 99.99 },
-    };
-    json_t *o = json_object();
-    json_object_set_new(o, "mean", real(mtl_hist_mean(h) / 1e3));
-    for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++)
-        json_object_set_new(o, pct[i].k, real((double)mtl_hist_percentile(h, pct[i].p) / 1e3));
-    json_object_set_new(o, "max", real(h->total ? (double)h->max / 1e3 : 0));
-    json_object_set_new(o, "count", json_integer((json_int_t)h->total));
-    return o;
-}
-
-json_t *mtl_buckets_json(const struct mtl_hist *h)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < h->nbuckets; i++)
-        if (h->counts[i])
-            json_array_append_new(a, json_pack("[f,I]", (double)mtl_hist_bucket_value(h, i) / 1e3,
-                                               (json_int_t)h->counts[i]));
-    return a;
-}
 
 int mtl_adapt_init(struct mtl_adapt *a)
 {

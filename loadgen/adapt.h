@@ -9,10 +9,6 @@
 #include <stdio.h>
 #include "hist.h"
 
-/** mtload's latency object {"mean","p50","p90","p99","p99.9","p99.99","max","count"} in µs. */
-json_t *mtl_latency_json(const struct mtl_hist *h);
-/** Non-empty buckets as [[value_us, count], ...]. */
-json_t *mtl_buckets_json(const struct mtl_hist *h);
 
 #define MTL_ADAPT_MAX_SECONDS 4096
 

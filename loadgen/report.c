@@ -61,7 +61,16 @@ void mtl_report_print(FILE *f, const struct mtl_config *cfg, const struct mtl_re
         fprintf(f, "client-bound: figures measure the client\n");
 }
 
-static json_t *latency_json(const struct mtl_hist *h)
+json_t *mtl_buckets_json(const struct mtl_hist *h)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < h->nbuckets; i++)
+        if (h->counts[i])
+            json_array_append_new(a, json_pack("[f,I]", us(mtl_hist_bucket_value(h, i)), (json_int_t)h->counts[i]));
+    return a;
+}
+
+json_t *mtl_latency_json(const struct mtl_hist *h)
 {
     json_t *o = json_object();
     int i;
@@ -132,18 +141,12 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
     json_object_set_new(tot, "errors", err);
     json_object_set_new(root, "totals", tot);
 
-    json_object_set_new(lat, "corrected", latency_json(&res->corrected));
-    json_object_set_new(lat, "uncorrected", latency_json(&res->uncorrected));
+    json_object_set_new(lat, "corrected", mtl_latency_json(&res->corrected));
+    json_object_set_new(lat, "uncorrected", mtl_latency_json(&res->uncorrected));
     json_object_set_new(root, "latency_us", lat);
 
-    for (i = 0; i < res->corrected.nbuckets; i++) {
-        if (!res->corrected.counts[i])
-            continue;
-        json_array_append_new(hist, json_pack("[f,I]",
-            us(mtl_hist_bucket_value(&res->corrected, i)),
-            (json_int_t)res->corrected.counts[i]));
-    }
-    json_object_set_new(root, "histogram", hist);
+    json_decref(hist);
+    json_object_set_new(root, "histogram", mtl_buckets_json(&res->corrected));
 
     for (i = 0; i < res->series.len; i++) {
         const struct mtl_second *s = &res->series.sec[i];
