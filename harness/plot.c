@@ -1,5 +1,6 @@
 /* plot.c - see plot.h */
 #include "plot.h"
+#include "summary.h"
 #include "util.h"
 
 #include <errno.h>
@@ -153,8 +154,8 @@ char *mtb_plot_overhead_script(json_t *summary)
     int many_wl = 0;
     size_t i;
     json_t *o;
-    json_array_foreach(ovs, i, o) if (!json_equal(json_object_get(o, "workload"),
-                                                  json_object_get(json_array_get(ovs, 0), "workload"))) many_wl = 1;
+    json_array_foreach(ovs, i, o) if (!mtb_workload_equal(json_object_get(o, "workload"),
+                                                          json_object_get(json_array_get(ovs, 0), "workload"))) many_wl = 1;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

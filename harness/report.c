@@ -380,7 +380,7 @@ static json_t *overhead_for(json_t *sum, json_t *c)
         !strcmp(jstr(o, "service"), jstr(c, "service")) && !strcmp(jstr(o, "variant"), jstr(c, "variant")) &&
         !strcmp(jstr(o, "mode"), jstr(c, "mode")) && !strcmp(jstr(o, "platform"), jstr(c, "platform")) &&
         !strcmp(jstr(o, "kernel"), jstr(c, "kernel")) &&
-        json_equal(json_object_get(o, "workload"), json_object_get(c, "workload"))) return o;
+        mtb_workload_equal(json_object_get(o, "workload"), json_object_get(c, "workload"))) return o;
     return NULL;
 }
 

@@ -26,6 +26,8 @@ static double jnum(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
 /* JSON cannot carry NaN or infinities: those become null. */
 static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
@@ -38,12 +40,50 @@ static const struct pct {
 };
 #define NPCT (sizeof pcts / sizeof pcts[0])
 
+char *mtb_workload_key(json_t *w)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return mtb_strdup("");
+    const char **keys = mtb_calloc(json_object_size(w) + 1, sizeof *keys);
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(w, k, v) keys[n++] = k;
+    qsort(keys, n, sizeof *keys, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        v = json_object_get(w, keys[i]);
+        fprintf(f, "%s%s=", i ? "," : "", keys[i]);
+        if (json_is_number(v)) {
+            fprintf(f, "%.17g", json_number_value(v)); /* 2 and 2.0 are the same workload */
+        } else {
+            char *d = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+            fprintf(f, "%s", d ? d : "");
+            free(d);
+        }
+    }
+    fclose(f);
+    free(keys);
+    return buf;
+}
+
+int mtb_workload_equal(json_t *a, json_t *b)
+{
+    char *x = mtb_workload_key(a), *y = mtb_workload_key(b);
+    int eq = !strcmp(x, y);
+    free(x);
+    free(y);
+    return eq;
+}
+
 /* What makes two runs the same configuration apart from variant/mode. */
 static char *base_key(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config");
     json_t *w = json_object_get(c, "workload");
-    char *wl = json_dumps(w, JSON_SORT_KEYS | JSON_COMPACT);
+    char *wl = mtb_workload_key(w);
     char *k = mtb_asprintf("%s|%s|%s|%s", jstr(c, "service"), jstr(c, "platform"), jstr(c, "kernel"), wl ? wl : "");
     free(wl);
     return k;
@@ -53,7 +93,7 @@ static char *base_key(json_t *rec)
 static char *nokernel_key(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config");
-    char *wl = json_dumps(json_object_get(c, "workload"), JSON_SORT_KEYS | JSON_COMPACT);
+    char *wl = mtb_workload_key(json_object_get(c, "workload"));
     char *k = mtb_asprintf("%s|%s|%s|%s|%s", jstr(c, "service"), jstr(c, "platform"), jstr(c, "variant"),
                            jstr(c, "mode"), wl ? wl : "");
     free(wl);
@@ -402,7 +442,7 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
             {
                 if (strcmp(jstr(ov, "service"), jstr(ca, "service")) || strcmp(jstr(ov, "variant"), jstr(ca, "variant")) ||
                     strcmp(jstr(ov, "mode"), jstr(ca, "mode")) || strcmp(jstr(ov, "platform"), jstr(ca, "platform")) ||
-                    !json_equal(json_object_get(ov, "workload"), json_object_get(ca, "workload")))
+                    !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(ca, "workload")))
                     continue;
                 if (!strcmp(jstr(ov, "kernel"), jstr(ca, "kernel")))
                     json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
@@ -644,7 +684,7 @@ char *mtb_summary_markdown(json_t *sum)
         json_array_foreach(json_object_get(sum, "overheads"), j, o) if (
             !strcmp(jstr(o, "service"), jstr(c, "service")) && !strcmp(jstr(o, "variant"), jstr(c, "variant")) &&
             !strcmp(jstr(o, "mode"), jstr(c, "mode")) && !strcmp(jstr(o, "platform"), jstr(c, "platform")) &&
-            !strcmp(jstr(o, "kernel"), jstr(c, "kernel")) && json_equal(json_object_get(o, "workload"), w)) match = o;
+            !strcmp(jstr(o, "kernel"), jstr(c, "kernel")) && mtb_workload_equal(json_object_get(o, "workload"), w)) match = o;
         if (match) {
             md_ratio(f, json_object_get(match, "slowdown"), 0);
             json_t *pv = json_object_get(match, "mann_whitney_p");
