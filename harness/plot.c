@@ -319,11 +319,13 @@ char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulate
         if (!rec_ok_in(rec, group) || !json_array_size(ts))
             continue;
         fprintf(f, "$T%zu << EOD\n", json_array_size(labels));
-        double prev = 0;
+        double prev = 0, dur = jnum(json_object_get(rec, "load"), "duration_s");
         json_array_foreach(ts, j, pt)
         {
             double t = jnum(pt, "t"), ops = jnum(pt, "ops");
-            if (!(t > prev) || isnan(ops))
+            /* an interval ending after the measured period only holds the
+             * stragglers completing after the end: not a rate */
+            if (!(t > prev) || isnan(ops) || (dur > 0 && t > dur + 1e-6))
                 continue;
             fprintf(f, "%.6g %.6g\n", t, ops / (t - prev));
             prev = t;

@@ -795,7 +795,8 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
         free(s);
     }
     fprintf(f, "</section>\n<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">One line "
-               "per run: operations per one-second interval of the measured period (after warm-up).</p>\n");
+               "per run: operations per one-second interval of the measured period (after warm-up); the requests completing "
+               "after its end are not drawn.</p>\n");
     json_array_foreach(groups, i, g)
     {
         char *s = mtb_plot_timeseries_script(set->records, json_string_value(g),
