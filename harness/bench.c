@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "proc.h"
+#include "report.h"
 #include "run.h"
 #include "summary.h"
 #include "util.h"
@@ -172,6 +173,13 @@ static int finish(json_t *records, char *dir, int failures, int total)
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
     mtb_write_atomic(rmd, md, strlen(md));
     printf("\nrecords: %s/*/record.json\nsummary: %s, %s\nreport:  %s\n", dir, sjp, smp, rmd);
+    /* the full report of this results dir: reports/<name>/index.html, ... */
+    char *hdir = NULL, err[MTB_ERRLEN];
+    if (mtb_report_dirs(&dir, 1, base, repdir, &hdir, err, sizeof err) == 0)
+        printf("html:    %s/index.html\n", hdir);
+    else
+        mtb_warn("no HTML report: %s", err);
+    free(hdir);
     if (failures)
         fprintf(stderr, "mtebench: %d of %d runs did not finish cleanly; see the records in %s\n", failures, total, dir);
     free(sj);

@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "doctor.h"
 #include "proc.h"
+#include "report.h"
 
 struct mtb_cmd {
     const char *name;
@@ -18,6 +19,7 @@ static int cmd_help(int argc, char **argv);
 static const struct mtb_cmd cmds[] = {
     { "bench", "baseline (plain/off) vs tagged/MODE, interleaved; table + summary", mtb_cmd_bench },
     { "plan", "run a plan file (a matrix of runs, e.g. configs/paper.conf)", mtb_cmd_plan },
+    { "report", "statistics, plots and HTML/Markdown/CSV/JSON from run records", mtb_cmd_report },
     { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },

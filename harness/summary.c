@@ -8,7 +8,11 @@
 #include <string.h>
 
 #define CONF 0.95
-#define NOISY 0.05 /* relative CI half-width above which we warn */
+#define NOISY 0.05        /* relative CI half-width above which we warn */
+#define MAXRUNS 256       /* runs kept per configuration */
+#define BOOT_MIN 50       /* from this many runs on, bootstrap CIs for medians */
+#define BOOT_ITERS 2000
+#define SEED 20260131u
 
 static const char *jstr(json_t *o, const char *k)
 {
@@ -22,13 +26,76 @@ static double jnum(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* JSON cannot carry NaN or infinities: those become null. */
+static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* The latency percentiles kept per run: record summary key, mtload key, label. */
+static const struct pct {
+    const char *key, *load_key, *label;
+} pcts[] = {
+    { "p50_us", "p50", "p50" },     { "p90_us", "p90", "p90" },       { "p99_us", "p99", "p99" },
+    { "p999_us", "p99.9", "p99.9" }, { "p9999_us", "p99.99", "p99.99" },
+};
+#define NPCT (sizeof pcts / sizeof pcts[0])
+
+char *mtb_workload_key(json_t *w)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return mtb_strdup("");
+    const char **keys = mtb_calloc(json_object_size(w) + 1, sizeof *keys);
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(w, k, v) keys[n++] = k;
+    qsort(keys, n, sizeof *keys, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        v = json_object_get(w, keys[i]);
+        fprintf(f, "%s%s=", i ? "," : "", keys[i]);
+        if (json_is_number(v)) {
+            fprintf(f, "%.17g", json_number_value(v)); /* 2 and 2.0 are the same workload */
+        } else {
+            char *d = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+            fprintf(f, "%s", d ? d : "");
+            free(d);
+        }
+    }
+    fclose(f);
+    free(keys);
+    return buf;
+}
+
+int mtb_workload_equal(json_t *a, json_t *b)
+{
+    char *x = mtb_workload_key(a), *y = mtb_workload_key(b);
+    int eq = !strcmp(x, y);
+    free(x);
+    free(y);
+    return eq;
+}
+
 /* What makes two runs the same configuration apart from variant/mode. */
 static char *base_key(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config");
     json_t *w = json_object_get(c, "workload");
-    char *wl = json_dumps(w, JSON_SORT_KEYS | JSON_COMPACT);
-    char *k = mtb_asprintf("%s|%s|%s|%s", jstr(c, "service"), jstr(c, "platform"), jstr(c, "kernel"), wl);
+    char *wl = mtb_workload_key(w);
+    char *k = mtb_asprintf("%s|%s|%s|%s", jstr(c, "service"), jstr(c, "platform"), jstr(c, "kernel"), wl ? wl : "");
+    free(wl);
+    return k;
+}
+
+/* The same, without the kernel: what two kernels are compared on. */
+static char *nokernel_key(json_t *rec)
+{
+    json_t *c = json_object_get(rec, "config");
+    char *wl = mtb_workload_key(json_object_get(c, "workload"));
+    char *k = mtb_asprintf("%s|%s|%s|%s|%s", jstr(c, "service"), jstr(c, "platform"), jstr(c, "variant"),
+                           jstr(c, "mode"), wl ? wl : "");
     free(wl);
     return k;
 }
@@ -42,24 +109,354 @@ static char *config_key(json_t *rec)
     return k;
 }
 
-/* median with an order-statistic CI, as {"median","lo","hi","conf"} */
+/* Median with a CI as {"median","lo","hi","conf","method","rel_halfwidth"}.
+ * Below BOOT_MIN values the distribution-free order-statistic interval (exact
+ * coverage, stated in "conf"; the widest one, [min, max], when there are too
+ * few runs for CONF); from BOOT_MIN on a percentile bootstrap. */
 static json_t *med_ci(const double *x, size_t n)
 {
     struct stats_ci ci;
     double ach = 0;
-    if (n == 0 || stats_median_ci(x, n, CONF, &ci, &ach) != 0)
+    const char *method = "order statistics";
+    if (n == 0)
         return json_null();
-    return json_pack("{s:f,s:f,s:f,s:f}", "median", ci.est, "lo", ci.lo, "hi", ci.hi, "conf", ach);
+    if (n >= BOOT_MIN) {
+        if (stats_bootstrap_median_ci(x, n, CONF, BOOT_ITERS, SEED, &ci) != 0)
+            return json_null();
+        ach = CONF;
+        method = "percentile bootstrap";
+    } else if (stats_median_ci(x, n, CONF, &ci, &ach) != 0) {
+        return json_null();
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "median", jreal(ci.est));
+    json_object_set_new(o, "lo", jreal(ci.lo));
+    json_object_set_new(o, "hi", jreal(ci.hi));
+    json_object_set_new(o, "conf", json_real(ach));
+    json_object_set_new(o, "method", json_string(method));
+    json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
+    return o;
+}
+
+/* The ratio CI of paired values (median of the pairwise ratios), same shape. */
+static json_t *ratio_ci(const double *num, const double *den, size_t n)
+{
+    struct stats_ci ci;
+    if (n == 0 || stats_ratio_ci(num, den, n, CONF, 0, SEED, &ci) != 0)
+        return json_null();
+    double *r = mtb_calloc(n, sizeof *r);
+    for (size_t i = 0; i < n; i++)
+        r[i] = num[i] / den[i];
+    struct stats_ci c2;
+    double ach = 0;
+    int rc = stats_median_ci(r, n, CONF, &c2, &ach); /* for the achieved confidence */
+    free(r);
+    json_t *o = json_object();
+    json_object_set_new(o, "median", jreal(ci.est));
+    json_object_set_new(o, "lo", jreal(ci.lo));
+    json_object_set_new(o, "hi", jreal(ci.hi));
+    json_object_set_new(o, "conf", json_real(rc == 0 ? ach : NAN));
+    json_object_set_new(o, "method", json_string("order statistics of pairwise ratios"));
+    json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
+    return o;
 }
 
 struct series {
-    char *key, *bkey;
-    json_t *first;           /* a representative record */
-    double ops[256], p50[256], p99[256], p999[256];
-    int rep[256];
+    char *key, *bkey, *nkkey;
+    json_t *first;             /* a representative record */
+    double ops[MAXRUNS];
+    double lat[NPCT][MAXRUNS]; /* NAN where a run lacks the percentile */
+    int rep[MAXRUNS];
     size_t n;
     int client_bound;
 };
+
+static double latency_of(json_t *rec, const struct pct *p)
+{
+    double v = jnum(json_object_get(rec, "summary"), p->key);
+    if (isnan(v))
+        v = jnum(json_object_get(json_object_get(json_object_get(rec, "load"), "latency_us"), "corrected"),
+                 p->load_key);
+    return v;
+}
+
+/* values of a percentile that are present */
+static size_t finite_of(const double *x, size_t n, double *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            out[m++] = x[i];
+    return m;
+}
+
+static const char *cfg_name(json_t *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s %s/%s%s%s", jstr(c, "service"), jstr(c, "variant"), jstr(c, "mode"),
+             strcmp(jstr(c, "kernel"), "host") ? ", kernel " : "",
+             strcmp(jstr(c, "kernel"), "host") ? jstr(c, "kernel") : "");
+    return buf;
+}
+
+/* Append s to the array a unless it is there already. */
+static void add_unique(json_t *a, const char *s)
+{
+    size_t i;
+    json_t *v;
+    if (!s || !*s)
+        return;
+    json_array_foreach(a, i, v) if (!strcmp(json_string_value(v), s)) return;
+    json_array_append_new(a, json_string(s));
+}
+
+static json_t *environment(json_t *records)
+{
+    json_t *cpu = json_array(), *cores = json_array(), *kern = json_array(), *plat = json_array();
+    json_t *builds = json_array(), *vers = json_array(), *qemu = json_array();
+    const char *first = NULL, *last = NULL;
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        json_t *p = json_object_get(rec, "platform"), *k = json_object_get(rec, "kernel");
+        json_t *b = json_object_get(rec, "build");
+        add_unique(cpu, jstr(p, "cpu_model"));
+        if (json_is_integer(json_object_get(p, "cpus"))) {
+            char *s = mtb_asprintf("%lld", (long long)json_integer_value(json_object_get(p, "cpus")));
+            add_unique(cores, s);
+            free(s);
+        }
+        char *ks = mtb_asprintf("%s: %s %s (%s)", *jstr(k, "name") ? jstr(k, "name") : "?", jstr(k, "uname_r"),
+                                jstr(k, "uname_v"), jstr(k, "machine"));
+        add_unique(kern, ks);
+        free(ks);
+        char *ps = mtb_asprintf("%s%s", jstr(p, "name"),
+                                json_is_true(json_object_get(p, "emulated")) ? " (emulated: not hardware timing)" : "");
+        add_unique(plat, ps);
+        free(ps);
+        add_unique(qemu, jstr(p, "qemu"));
+        if (*jstr(b, "key")) {
+            char *bs = mtb_asprintf("%s %s %s %s: %.12s", jstr(b, "service"), jstr(b, "version"), jstr(b, "variant"),
+                                    jstr(b, "target"), jstr(b, "key"));
+            add_unique(builds, bs);
+            free(bs);
+        }
+        add_unique(vers, jstr(rec, "mtebench_version"));
+        const char *s = json_string_value(json_object_get(rec, "started"));
+        const char *f = json_string_value(json_object_get(rec, "finished"));
+        if (s && (!first || strcmp(s, first) < 0))
+            first = s;
+        if (f && (!last || strcmp(f, last) > 0))
+            last = f;
+    }
+    json_t *env = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cpu_model", cpu, "cpus", cores, "kernels", kern,
+                            "platforms", plat, "qemu", qemu, "builds", builds, "mtebench_versions", vers);
+    json_object_set_new(env, "first_started", first ? json_string(first) : json_null());
+    json_object_set_new(env, "last_finished", last ? json_string(last) : json_null());
+    return env;
+}
+
+/* "noisy" and "low confidence" notes of one configuration */
+static void config_warnings(json_t *o, const char *name, json_t *warnings)
+{
+    static const char *metrics[] = { "ops_per_sec", "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us" };
+    static const char *labels[] = { "ops/s", "p50", "p90", "p99", "p99.9", "p99.99" };
+    char noisy[512] = "";
+    size_t len = 0;
+    for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
+        double hw = jnum(json_object_get(o, metrics[m]), "rel_halfwidth");
+        if (!isnan(hw) && hw > NOISY && len < sizeof noisy - 40)
+            len += (size_t)snprintf(noisy + len, sizeof noisy - len, "%s%s ±%.1f%%", len ? ", " : "", labels[m],
+                                    isinf(hw) ? INFINITY : 100 * hw);
+    }
+    json_object_set_new(o, "noisy", json_boolean(len > 0));
+    if (len)
+        json_array_append_new(warnings, json_sprintf("%s: noisy: add repetitions (CI half-width above 5%%: %s)",
+                                                     name, noisy));
+    int runs = (int)json_integer_value(json_object_get(o, "runs"));
+    double conf = jnum(json_object_get(o, "ops_per_sec"), "conf");
+    if (runs == 1)
+        json_array_append_new(warnings, json_sprintf("%s: low confidence: a single run, no interval; "
+                                                     "6 runs are needed for a 95%% interval", name));
+    else if (!isnan(conf) && conf < CONF - 1e-9)
+        json_array_append_new(warnings, json_sprintf("%s: low confidence: %d runs give [min - max] intervals with "
+                                                     "%.1f%% confidence; 6 runs are needed for 95%%",
+                                                     name, runs, 100 * conf));
+    if (json_is_true(json_object_get(o, "client_bound")))
+        json_array_append_new(warnings, json_sprintf("%s: client-bound: the load generator saturated a CPU; "
+                                                     "figures measure the client", name));
+}
+
+static int is_baseline(json_t *c) { return !strcmp(jstr(c, "variant"), "plain") && !strcmp(jstr(c, "mode"), "off"); }
+
+static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
+{
+    json_t *overheads = json_array();
+    for (size_t j = 0; j < ns; j++) {
+        struct series *t = &ss[j];
+        json_t *tc = json_object_get(t->first, "config");
+        if (is_baseline(tc))
+            continue;
+        struct series *b = NULL;
+        for (size_t k = 0; k < ns; k++)
+            if (!strcmp(ss[k].bkey, t->bkey) && is_baseline(json_object_get(ss[k].first, "config")))
+                b = &ss[k];
+        if (!b)
+            continue;
+        double bops[MAXRUNS], tops[MAXRUNS], tp99[MAXRUNS], bp99[MAXRUNS];
+        size_t np = 0, nl = 0;
+        for (size_t x = 0; x < t->n; x++)
+            for (size_t y = 0; y < b->n; y++)
+                if (t->rep[x] == b->rep[y] && t->ops[x] > 0 && b->ops[y] > 0 && np < MAXRUNS) {
+                    bops[np] = b->ops[y];
+                    tops[np] = t->ops[x];
+                    np++;
+                    if (b->lat[2][y] > 0 && isfinite(t->lat[2][x])) {
+                        tp99[nl] = t->lat[2][x];
+                        bp99[nl] = b->lat[2][y];
+                        nl++;
+                    }
+                }
+        if (np == 0)
+            continue;
+        struct stats_mwu mw;
+        json_t *pv = stats_mann_whitney(t->ops, t->n, b->ops, b->n, &mw) == 0 ? json_real(mw.p) : json_null();
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:i,s:o,s:o,s:o,s:s}", "service", jstr(tc, "service"),
+                              "variant", jstr(tc, "variant"), "mode", jstr(tc, "mode"), "platform",
+                              jstr(tc, "platform"), "kernel", jstr(tc, "kernel"), "workload",
+                              json_object_get(tc, "workload"), "baseline", "plain/off", "pairs", (int)np,
+                              "slowdown", ratio_ci(bops, tops, np), "p99_ratio", ratio_ci(tp99, bp99, nl),
+                              "mann_whitney_p", pv, "definition",
+                              "slowdown = baseline ops/s / tagged ops/s per interleaved pair (paired by repetition; "
+                              "median of pairs); p99_ratio = tagged p99 / baseline p99");
+        char name[256];
+        double hw = jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
+        if (!isnan(hw) && hw > NOISY)
+            json_array_append_new(warnings, json_sprintf("%s overhead: noisy: add repetitions (CI half-width ±%.1f%%)",
+                                                         cfg_name(tc, name, sizeof name), 100 * hw));
+        json_array_append_new(overheads, o);
+    }
+    return overheads;
+}
+
+/* Geometric mean of the slowdowns across services and workloads, for each
+ * (variant, mode, platform, kernel). */
+static json_t *geomeans_of(json_t *overheads)
+{
+    json_t *out = json_array();
+    size_t n = json_array_size(overheads);
+    char *done = mtb_calloc(n + 1, 1);
+    double *x = mtb_calloc(n + 1, sizeof *x);
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        json_t *a = json_array_get(overheads, i);
+        json_t *members = json_array();
+        size_t m = 0;
+        for (size_t j = i; j < n; j++) {
+            json_t *b = json_array_get(overheads, j);
+            if (done[j] || strcmp(jstr(a, "variant"), jstr(b, "variant")) || strcmp(jstr(a, "mode"), jstr(b, "mode")) ||
+                strcmp(jstr(a, "platform"), jstr(b, "platform")) || strcmp(jstr(a, "kernel"), jstr(b, "kernel")))
+                continue;
+            done[j] = 1;
+            double v = jnum(json_object_get(b, "slowdown"), "median");
+            if (!(v > 0))
+                continue;
+            x[m++] = v;
+            json_array_append_new(members, json_sprintf("%s %s", jstr(b, "service"),
+                                                        jstr(json_object_get(b, "workload"), "mix")));
+        }
+        struct stats_ci ci;
+        if (m == 0 || stats_geomean_ci(x, m, CONF, BOOT_ITERS, SEED, &ci) != 0) {
+            json_decref(members);
+            continue;
+        }
+        json_t *g = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "variant", jstr(a, "variant"), "mode", jstr(a, "mode"),
+                              "platform", jstr(a, "platform"), "kernel", jstr(a, "kernel"), "n", (int)m, "of", members);
+        json_t *c = json_object();
+        json_object_set_new(c, "geomean", jreal(ci.est));
+        json_object_set_new(c, "lo", jreal(ci.lo));
+        json_object_set_new(c, "hi", jreal(ci.hi));
+        json_object_set_new(c, "conf", json_real(m >= 2 ? CONF : 0));
+        json_object_set_new(c, "method", json_string("geometric mean, bootstrap-t on the log scale"));
+        json_object_set_new(g, "slowdown", c);
+        json_array_append_new(out, g);
+    }
+    free(done);
+    free(x);
+    return out;
+}
+
+/* Kernel comparisons: the same service, platform, workload, variant and mode
+ * under two kernels; delta = kernel B ops/s / kernel A ops/s - 1, the median
+ * of the ratios of runs paired by repetition, with its CI. */
+static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
+{
+    json_t *out = json_array();
+    for (size_t a = 0; a < ns; a++)
+        for (size_t b = 0; b < ns; b++) {
+            json_t *ca = json_object_get(ss[a].first, "config"), *cb = json_object_get(ss[b].first, "config");
+            if (a == b || strcmp(ss[a].nkkey, ss[b].nkkey) || strcmp(jstr(ca, "kernel"), jstr(cb, "kernel")) >= 0)
+                continue;
+            /* kernel A is the one named first in sort order, except that "host" (or "stock") leads */
+            const char *ka = jstr(ca, "kernel"), *kb = jstr(cb, "kernel");
+            int swap = !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
+            struct series *A = swap ? &ss[b] : &ss[a], *B = swap ? &ss[a] : &ss[b];
+            ca = json_object_get(A->first, "config");
+            cb = json_object_get(B->first, "config");
+            double num[MAXRUNS], den[MAXRUNS];
+            size_t np = 0;
+            for (size_t x = 0; x < B->n; x++)
+                for (size_t y = 0; y < A->n; y++)
+                    if (B->rep[x] == A->rep[y] && A->ops[y] > 0 && np < MAXRUNS) {
+                        num[np] = B->ops[x];
+                        den[np] = A->ops[y];
+                        np++;
+                    }
+            json_t *ratio = ratio_ci(num, den, np);
+            json_t *delta = json_null();
+            if (json_is_object(ratio)) {
+                delta = json_object();
+                json_object_set_new(delta, "median", jreal(jnum(ratio, "median") - 1));
+                json_object_set_new(delta, "lo", jreal(jnum(ratio, "lo") - 1));
+                json_object_set_new(delta, "hi", jreal(jnum(ratio, "hi") - 1));
+                json_object_set(delta, "conf", json_object_get(ratio, "conf"));
+            }
+            json_decref(ratio);
+            struct stats_mwu mw;
+            int have_p = stats_mann_whitney(B->ops, B->n, A->ops, A->n, &mw) == 0;
+            json_t *pl = json_object_get(ss[a].first, "platform");
+            int emu = json_is_true(json_object_get(pl, "emulated"));
+            json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:b}", "service",
+                                  jstr(ca, "service"), "platform", jstr(ca, "platform"), "variant", jstr(ca, "variant"),
+                                  "mode", jstr(ca, "mode"), "workload", json_object_get(ca, "workload"), "emulated",
+                                  emu, "kernel_a", jstr(ca, "kernel"), "kernel_b", jstr(cb, "kernel"), "runs_a",
+                                  (int)A->n, "runs_b", (int)B->n, "ops_a", jreal(stats_median(A->ops, A->n)), "ops_b",
+                                  jreal(stats_median(B->ops, B->n)), "pairs", (int)np, "delta", delta,
+                                  "mann_whitney_p", have_p ? json_real(mw.p) : json_null(), "significant",
+                                  have_p && mw.p < 0.05);
+            /* each kernel's overhead of this configuration, where there is one */
+            size_t i;
+            json_t *ov;
+            json_array_foreach(overheads, i, ov)
+            {
+                if (strcmp(jstr(ov, "service"), jstr(ca, "service")) || strcmp(jstr(ov, "variant"), jstr(ca, "variant")) ||
+                    strcmp(jstr(ov, "mode"), jstr(ca, "mode")) || strcmp(jstr(ov, "platform"), jstr(ca, "platform")) ||
+                    !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(ca, "workload")))
+                    continue;
+                if (!strcmp(jstr(ov, "kernel"), jstr(ca, "kernel")))
+                    json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
+                if (!strcmp(jstr(ov, "kernel"), jstr(cb, "kernel")))
+                    json_object_set(o, "slowdown_b", json_object_get(ov, "slowdown"));
+            }
+            json_object_set_new(o, "note",
+                emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel difference is "
+                                   "expected; the TCMA1 effect shows only on MTE hardware", jstr(ca, "platform"))
+                    : json_sprintf("measured on platform %s", jstr(ca, "platform")));
+            json_array_append_new(out, o);
+        }
+    return out;
+}
 
 json_t *mtb_summary_build(json_t *records)
 {
@@ -74,7 +471,7 @@ json_t *mtb_summary_build(json_t *records)
         if (strcmp(jstr(rec, "status"), "ok") != 0)
             continue;
         json_t *sum = json_object_get(rec, "summary");
-        if (!sum)
+        if (!json_is_object(sum) || !(jnum(sum, "ops_per_sec") >= 0))
             continue;
         char *k = config_key(rec);
         struct series *s = NULL;
@@ -85,16 +482,16 @@ json_t *mtb_summary_build(json_t *records)
             s = &ss[ns++];
             s->key = k;
             s->bkey = base_key(rec);
+            s->nkkey = nokernel_key(rec);
             s->first = rec;
         } else {
             free(k);
         }
-        if (s->n >= 256)
+        if (s->n >= MAXRUNS)
             continue;
         s->ops[s->n] = jnum(sum, "ops_per_sec");
-        s->p50[s->n] = jnum(sum, "p50_us");
-        s->p99[s->n] = jnum(sum, "p99_us");
-        s->p999[s->n] = jnum(sum, "p999_us");
+        for (size_t p = 0; p < NPCT; p++)
+            s->lat[p][s->n] = latency_of(rec, &pcts[p]);
         s->rep[s->n] = (int)json_integer_value(json_object_get(json_object_get(rec, "config"), "rep"));
         s->n++;
         if (json_is_true(json_object_get(sum, "client_bound")))
@@ -107,70 +504,35 @@ json_t *mtb_summary_build(json_t *records)
     for (size_t j = 0; j < ns; j++) {
         struct series *s = &ss[j];
         json_t *c = json_object_get(s->first, "config");
-        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:o,s:o,s:o,s:b}",
-                              "service", jstr(c, "service"), "variant", jstr(c, "variant"),
-                              "mode", jstr(c, "mode"), "platform", jstr(c, "platform"),
-                              "kernel", jstr(c, "kernel"), "workload", json_object_get(c, "workload"),
-                              "runs", (int)s->n, "ops_per_sec", med_ci(s->ops, s->n),
-                              "p50_us", med_ci(s->p50, s->n), "p99_us", med_ci(s->p99, s->n),
-                              "p999_us", med_ci(s->p999, s->n), "client_bound", s->client_bound);
-        json_t *ops = json_object_get(o, "ops_per_sec");
-        double med = jnum(ops, "median");
-        int noisy = s->n >= 2 && med > 0 && (jnum(ops, "hi") - jnum(ops, "lo")) / 2 / med > NOISY;
-        json_object_set_new(o, "noisy", json_boolean(noisy));
-        if (noisy)
-            json_array_append_new(warnings, json_sprintf("%s %s/%s: noisy: throughput CI half-width above 5%%; add repetitions",
-                                                         jstr(c, "service"), jstr(c, "variant"), jstr(c, "mode")));
-        if (s->client_bound)
-            json_array_append_new(warnings, json_sprintf("%s %s/%s: client-bound: the load generator saturated a CPU; figures measure the client",
-                                                         jstr(c, "service"), jstr(c, "variant"), jstr(c, "mode")));
+        json_t *pl = json_object_get(s->first, "platform");
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", jstr(c, "service"), "variant",
+                              jstr(c, "variant"), "mode", jstr(c, "mode"), "platform", jstr(c, "platform"), "kernel",
+                              jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
+                              "ops_per_sec", med_ci(s->ops, s->n), "client_bound", s->client_bound, "emulated",
+                              json_is_true(json_object_get(pl, "emulated")));
+        for (size_t p = 0; p < NPCT; p++) {
+            double v[MAXRUNS];
+            size_t m = finite_of(s->lat[p], s->n, v);
+            json_object_set_new(o, pcts[p].key, med_ci(v, m));
+        }
+        char name[256];
+        config_warnings(o, cfg_name(c, name, sizeof name), warnings);
         json_array_append_new(configs, o);
     }
 
-    /* overhead of every non-baseline configuration against plain/off */
-    json_t *overheads = json_array();
-    for (size_t j = 0; j < ns; j++) {
-        struct series *t = &ss[j];
-        json_t *tc = json_object_get(t->first, "config");
-        if (!strcmp(jstr(tc, "variant"), "plain") && !strcmp(jstr(tc, "mode"), "off"))
-            continue;
-        struct series *b = NULL;
-        for (size_t k = 0; k < ns; k++) {
-            json_t *bc = json_object_get(ss[k].first, "config");
-            if (!strcmp(ss[k].bkey, t->bkey) && !strcmp(jstr(bc, "variant"), "plain") && !strcmp(jstr(bc, "mode"), "off"))
-                b = &ss[k];
-        }
-        if (!b)
-            continue;
-        double slow[256], p99r[256];
-        size_t np = 0;
-        for (size_t x = 0; x < t->n; x++)
-            for (size_t y = 0; y < b->n; y++)
-                if (t->rep[x] == b->rep[y] && t->ops[x] > 0 && b->p99[y] > 0) {
-                    slow[np] = b->ops[y] / t->ops[x];
-                    p99r[np] = t->p99[x] / b->p99[y];
-                    np++;
-                }
-        if (np == 0)
-            continue;
-        struct stats_mwu mw;
-        json_t *pv = stats_mann_whitney(t->ops, t->n, b->ops, b->n, &mw) == 0 ? json_real(mw.p) : json_null();
-        json_array_append_new(overheads,
-            json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:i,s:o,s:o,s:o,s:s}", "service", jstr(tc, "service"),
-                      "variant", jstr(tc, "variant"), "mode", jstr(tc, "mode"), "platform", jstr(tc, "platform"),
-                      "kernel", jstr(tc, "kernel"), "workload", json_object_get(tc, "workload"),
-                      "baseline", "plain/off", "pairs", (int)np, "slowdown", med_ci(slow, np),
-                      "p99_ratio", med_ci(p99r, np), "mann_whitney_p", pv,
-                      "definition", "slowdown = baseline ops/s / tagged ops/s per interleaved pair (median of pairs); p99_ratio = tagged p99 / baseline p99"));
-    }
+    json_t *overheads = overheads_of(ss, ns, warnings);
+    json_t *geomeans = geomeans_of(overheads);
+    json_t *kernels = kernels_of(ss, ns, overheads);
     for (size_t j = 0; j < ns; j++) {
         free(ss[j].key);
         free(ss[j].bkey);
+        free(ss[j].nkkey);
     }
     free(ss);
-    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated", emulated,
-                     "label", emulated ? "emulated: not hardware timing" : "hardware timing",
-                     "configs", configs, "overheads", overheads, "warnings", warnings);
+    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated", emulated,
+                     "label", emulated ? "emulated: not hardware timing" : "hardware timing", "configs", configs,
+                     "overheads", overheads, "geomeans", geomeans, "kernels", kernels, "warnings", warnings,
+                     "environment", environment(records));
 }
 
 static void fmt_num(char *buf, size_t n, double v)
@@ -254,6 +616,38 @@ void mtb_summary_print(json_t *sum, FILE *out)
         fprintf(out, "  Emulated (qemu-aarch64): ratios include emulation cost; not hardware MTE overheads.\n");
 }
 
+/* "1,234 [1,100 – 1,300]" or "-" */
+static void md_ci(FILE *f, json_t *ci, int with_ci)
+{
+    char m[32], lo[32], hi[32];
+    if (!json_is_object(ci)) {
+        fprintf(f, "-");
+        return;
+    }
+    fmt_num(m, sizeof m, jnum(ci, "median"));
+    fmt_num(lo, sizeof lo, jnum(ci, "lo"));
+    fmt_num(hi, sizeof hi, jnum(ci, "hi"));
+    if (with_ci && jnum(ci, "lo") != jnum(ci, "hi"))
+        fprintf(f, "%s [%s – %s]%s", m, lo, hi, low_conf(ci) ? "*" : "");
+    else
+        fprintf(f, "%s", m);
+}
+
+/* a ratio CI ("median", or "geomean") as "1.234x [1.1 – 1.3]", or a delta as "+1.2% [...]" */
+static void md_ratio(FILE *f, json_t *ci, int delta)
+{
+    double m = json_is_number(json_object_get(ci, "median")) ? jnum(ci, "median") : jnum(ci, "geomean");
+    if (!json_is_object(ci) || isnan(m)) {
+        fprintf(f, "-");
+        return;
+    }
+    if (delta)
+        fprintf(f, "%+.1f%% [%+.1f%% – %+.1f%%]%s", 100 * m, 100 * jnum(ci, "lo"), 100 * jnum(ci, "hi"),
+                low_conf(ci) ? "*" : "");
+    else
+        fprintf(f, "%.3fx [%.3f – %.3f]%s", m, jnum(ci, "lo"), jnum(ci, "hi"), low_conf(ci) ? "*" : "");
+}
+
 char *mtb_summary_markdown(json_t *sum)
 {
     char *buf = NULL;
@@ -262,41 +656,108 @@ char *mtb_summary_markdown(json_t *sum)
     if (!f)
         return NULL;
     int emu = json_is_true(json_object_get(sum, "emulated"));
+    const char *em = emu ? " (emulated)" : "";
     fprintf(f, "# mtebench summary%s\n\n", emu ? " (emulated: not hardware timing)" : "");
-    fprintf(f, "| service | config | platform | kernel | mix | runs | ops/s median | 95%% CI | conf | p50 µs | p99 µs | p99.9 µs |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    size_t i;
-    json_t *c;
+    fprintf(f, "## Throughput and latency%s\n\nMedians over runs with 95%% CIs (order statistics; `*`: too few runs "
+               "for 95%%, the interval is [min – max] with the confidence shown). Overhead = baseline ops/s ÷ tagged "
+               "ops/s for each interleaved pair of runs (paired by repetition), median of the pairs.\n\n", em);
+    fprintf(f, "| service | workload | platform | kernel | config | runs | ops/s [95%% CI] | conf | p50 µs | p99 µs | "
+               "p99.9 µs | overhead [CI] | Mann–Whitney p |\n");
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    size_t i, j;
+    json_t *c, *o;
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
-        json_t *ops = json_object_get(c, "ops_per_sec");
-        fprintf(f, "| %s | %s/%s | %s%s | %s | %s | %d | %.0f | %.0f – %.0f | %.0f%% | %.0f | %.0f | %.0f |\n",
-                jstr(c, "service"), jstr(c, "variant"), jstr(c, "mode"), jstr(c, "platform"),
-                emu ? " (emulated)" : "", jstr(c, "kernel"), jstr(json_object_get(c, "workload"), "mix"),
-                (int)json_integer_value(json_object_get(c, "runs")), jnum(ops, "median"), jnum(ops, "lo"),
-                jnum(ops, "hi"), 100 * jnum(ops, "conf"), jnum(json_object_get(c, "p50_us"), "median"),
-                jnum(json_object_get(c, "p99_us"), "median"), jnum(json_object_get(c, "p999_us"), "median"));
+        json_t *ops = json_object_get(c, "ops_per_sec"), *w = json_object_get(c, "workload");
+        fprintf(f, "| %s | mix %s, %lld conns | %s%s | %s | %s/%s | %d | ", jstr(c, "service"), jstr(w, "mix"),
+                (long long)jnum(w, "conns"), jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "",
+                jstr(c, "kernel"), jstr(c, "variant"), jstr(c, "mode"), (int)json_integer_value(json_object_get(c, "runs")));
+        md_ci(f, ops, 1);
+        fprintf(f, " | %.0f%% | ", 100 * jnum(ops, "conf"));
+        md_ci(f, json_object_get(c, "p50_us"), 0);
+        fprintf(f, " | ");
+        md_ci(f, json_object_get(c, "p99_us"), 0);
+        fprintf(f, " | ");
+        md_ci(f, json_object_get(c, "p999_us"), 0);
+        fprintf(f, " | ");
+        json_t *match = NULL;
+        json_array_foreach(json_object_get(sum, "overheads"), j, o) if (
+            !strcmp(jstr(o, "service"), jstr(c, "service")) && !strcmp(jstr(o, "variant"), jstr(c, "variant")) &&
+            !strcmp(jstr(o, "mode"), jstr(c, "mode")) && !strcmp(jstr(o, "platform"), jstr(c, "platform")) &&
+            !strcmp(jstr(o, "kernel"), jstr(c, "kernel")) && mtb_workload_equal(json_object_get(o, "workload"), w)) match = o;
+        if (match) {
+            md_ratio(f, json_object_get(match, "slowdown"), 0);
+            json_t *pv = json_object_get(match, "mann_whitney_p");
+            if (json_is_number(pv))
+                fprintf(f, " | %.3g |\n", json_number_value(pv));
+            else
+                fprintf(f, " | - |\n");
+        } else {
+            fprintf(f, "%s | |\n", !strcmp(jstr(c, "variant"), "plain") && !strcmp(jstr(c, "mode"), "off") ? "baseline" : "-");
+        }
     }
-    fprintf(f, "\n## Overhead against plain/off\n\nSlowdown is baseline ops/s ÷ tagged ops/s for each "
-               "interleaved pair of runs, summarised by the median of the pairs (as the 2026 study did).\n\n");
-    fprintf(f, "| service | config | pairs | slowdown | CI | conf | p99 ratio | Mann–Whitney p |\n|---|---|---|---|---|---|---|---|\n");
-    json_t *o;
-    json_array_foreach(json_object_get(sum, "overheads"), i, o)
-    {
-        json_t *s = json_object_get(o, "slowdown"), *p = json_object_get(o, "p99_ratio");
-        json_t *pv = json_object_get(o, "mann_whitney_p");
-        char pbuf[32] = "-";
-        if (json_is_number(pv))
-            snprintf(pbuf, sizeof pbuf, "%.3g", json_number_value(pv));
-        fprintf(f, "| %s | %s/%s | %d | %.3fx%s | %.3f – %.3f | %.0f%% | %.3f | %s |\n", jstr(o, "service"),
-                jstr(o, "variant"), jstr(o, "mode"), (int)json_integer_value(json_object_get(o, "pairs")),
-                jnum(s, "median"), emu ? " (emulated)" : "", jnum(s, "lo"), jnum(s, "hi"), 100 * jnum(s, "conf"),
-                jnum(p, "median"), pbuf);
+    if (json_array_size(json_object_get(sum, "geomeans"))) {
+        fprintf(f, "\n## Geometric mean of overheads%s\n\nAcross services and workloads; 95%% CI by bootstrap-t on "
+                   "the log scale.\n\n| config | platform | kernel | n | geometric mean [CI] | over |\n|---|---|---|---|---|---|\n", em);
+        json_array_foreach(json_object_get(sum, "geomeans"), i, o)
+        {
+            fprintf(f, "| %s/%s | %s | %s | %d | ", jstr(o, "variant"), jstr(o, "mode"), jstr(o, "platform"),
+                    jstr(o, "kernel"), (int)json_integer_value(json_object_get(o, "n")));
+            md_ratio(f, json_object_get(o, "slowdown"), 0);
+            fprintf(f, " | ");
+            json_t *m;
+            json_array_foreach(json_object_get(o, "of"), j, m) fprintf(f, "%s%s", j ? ", " : "", json_string_value(m));
+            fprintf(f, " |\n");
+        }
+    }
+    if (json_array_size(json_object_get(sum, "kernels"))) {
+        fprintf(f, "\n## Kernel comparison%s\n\nDelta = kernel B ops/s ÷ kernel A ops/s − 1 for runs paired by "
+                   "repetition (median of pairs, 95%% CI); significance by Mann–Whitney U on the runs' throughput.\n\n"
+                   "| service | config | platform | kernel A | kernel B | ops/s A | ops/s B | delta [CI] | Mann–Whitney p | "
+                   "overhead A | overhead B |\n|---|---|---|---|---|---|---|---|---|---|---|\n", em);
+        json_array_foreach(json_object_get(sum, "kernels"), i, o)
+        {
+            char a[32], b[32];
+            fmt_num(a, sizeof a, jnum(o, "ops_a"));
+            fmt_num(b, sizeof b, jnum(o, "ops_b"));
+            fprintf(f, "| %s | %s/%s | %s%s | %s | %s | %s | %s | ", jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"),
+                    jstr(o, "platform"), json_is_true(json_object_get(o, "emulated")) ? " (emulated)" : "",
+                    jstr(o, "kernel_a"), jstr(o, "kernel_b"), a, b);
+            md_ratio(f, json_object_get(o, "delta"), 1);
+            json_t *pv = json_object_get(o, "mann_whitney_p");
+            if (json_is_number(pv))
+                fprintf(f, " | %.3g%s | ", json_number_value(pv), json_is_true(json_object_get(o, "significant")) ? " (significant)" : " (not significant)");
+            else
+                fprintf(f, " | - | ");
+            md_ratio(f, json_object_get(o, "slowdown_a"), 0);
+            fprintf(f, " | ");
+            md_ratio(f, json_object_get(o, "slowdown_b"), 0);
+            fprintf(f, " |\n");
+        }
+        json_t *notes = json_array();
+        json_array_foreach(json_object_get(sum, "kernels"), i, o) add_unique(notes, jstr(o, "note"));
+        json_array_foreach(notes, i, o) fprintf(f, "\n> Kernel comparison %s.\n", json_string_value(o));
+        json_decref(notes);
     }
     json_t *w;
     if (json_array_size(json_object_get(sum, "warnings")))
         fprintf(f, "\n## Warnings\n\n");
     json_array_foreach(json_object_get(sum, "warnings"), i, w) fprintf(f, "- %s\n", json_string_value(w));
+    json_t *env = json_object_get(sum, "environment");
+    if (json_is_object(env)) {
+        static const char *keys[] = { "cpu_model", "cpus", "kernels", "platforms", "qemu", "builds", "mtebench_versions" };
+        static const char *labels[] = { "CPU model", "cores", "kernel", "platform", "QEMU", "builds", "mtebench version" };
+        fprintf(f, "\n## Environment\n\n");
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            json_t *a = json_object_get(env, keys[k]);
+            if (!json_array_size(a))
+                continue;
+            fprintf(f, "- %s: ", labels[k]);
+            json_array_foreach(a, j, w) fprintf(f, "%s%s", j ? "; " : "", json_string_value(w));
+            fprintf(f, "\n");
+        }
+        fprintf(f, "- dates: %s – %s\n", jstr(env, "first_started"), jstr(env, "last_finished"));
+    }
     if (emu)
         fprintf(f, "\n> Measured under aarch64 user-mode emulation (qemu-aarch64 -cpu max). Emulation cost is "
                    "not MTE cost: these ratios are not hardware overheads.\n");

@@ -46,6 +46,6 @@ ok "$(grep -q '\[2/2\]' "$T_TMP/bench.err"; echo $?)" "progress shown (run i of 
 ok "$(jq -e '.overheads[0].slowdown.median > 0 and .emulated == true' "$T_TMP/bench/summary.json" >/dev/null; echo $?)" "summary.json"
 md=$(awk '/^report:/{print $2}' "$T_TMP/bench.out")
 ok "$(grep -q 'emulated' "$md"; echo $?)" "Markdown report under reports/ ($md)"
-rm -f "$md"
+rm -rf "$md" "${md%.md}"   # bench also writes the HTML report beside it
 is "$(ls "$T_TMP/bench"/*/record.json | wc -l)" 2 "one record per run"
 done_testing

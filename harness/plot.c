@@ -1,0 +1,447 @@
+/* plot.c - see plot.h */
+#include "plot.h"
+#include "summary.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *jstr(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static double jnum(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* ---- histograms ------------------------------------------------------------ */
+
+double mtb_hist_percentile(const double *val, const double *cnt, size_t n, double p)
+{
+    double total = 0;
+    if (!val || !cnt || !(p >= 0 && p <= 1))
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        total += cnt[i];
+    if (!(total > 0))
+        return NAN;
+    double want = ceil(p * total - 1e-9);
+    if (want < 1)
+        want = 1;
+    double cum = 0;
+    for (size_t i = 0; i < n; i++) {
+        cum += cnt[i];
+        if (cum >= want)
+            return val[i];
+    }
+    return val[n - 1];
+}
+
+size_t mtb_hist_spectrum(const double *val, const double *cnt, size_t n, double *pct, double *v, size_t max)
+{
+    double total = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        total += cnt[i];
+    if (!(total > 0) || max == 0)
+        return 0;
+    for (int k = 0; m + 1 < max; k++) {
+        double p = 1 - pow(2, -k / 5.0);
+        if (1 / (1 - p) > total)
+            break;
+        pct[m] = p;
+        v[m] = mtb_hist_percentile(val, cnt, n, p);
+        m++;
+    }
+    if (total > 1) { /* the maximum, at the last point the sample resolves */
+        pct[m] = 1 - 1 / total;
+        v[m] = val[n - 1];
+        m++;
+    }
+    return m;
+}
+
+struct bucket {
+    double v, c;
+};
+
+static int bucket_cmp(const void *a, const void *b)
+{
+    double x = ((const struct bucket *)a)->v, y = ((const struct bucket *)b)->v;
+    return (x > y) - (x < y);
+}
+
+size_t mtb_hist_merge(json_t *hists, double **val, double **cnt)
+{
+    size_t total = 0, i, j;
+    json_t *h, *b;
+    *val = *cnt = NULL;
+    json_array_foreach(hists, i, h) total += json_array_size(h);
+    if (total == 0)
+        return 0;
+    struct bucket *bs = mtb_calloc(total, sizeof *bs);
+    size_t n = 0;
+    json_array_foreach(hists, i, h) json_array_foreach(h, j, b)
+    {
+        double v = json_number_value(json_array_get(b, 0)), c = json_number_value(json_array_get(b, 1));
+        if (isfinite(v) && c > 0)
+            bs[n++] = (struct bucket){ v, c };
+    }
+    qsort(bs, n, sizeof *bs, bucket_cmp);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (m && bs[m - 1].v == bs[k].v)
+            bs[m - 1].c += bs[k].c;
+        else
+            bs[m++] = bs[k];
+    }
+    if (m) {
+        *val = mtb_calloc(m, sizeof **val);
+        *cnt = mtb_calloc(m, sizeof **cnt);
+        for (size_t k = 0; k < m; k++) {
+            (*val)[k] = bs[k].v;
+            (*cnt)[k] = bs[k].c;
+        }
+    }
+    free(bs);
+    return m;
+}
+
+/* ---- scripts --------------------------------------------------------------- */
+
+/* A string safe inside gnuplot double quotes and data lines. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        if (*s != '"' && *s != '\\' && *s != '\n' && *s != '$')
+            fputc(*s, f);
+    fputc('"', f);
+}
+
+static void put_emu_label(FILE *f, int emulated)
+{
+    if (emulated)
+        fprintf(f, "set label 99 \"%s\" at screen 0.99, screen 0.03 right front textcolor rgb \"#b00020\"\n",
+                MTB_PLOT_EMU_LABEL);
+}
+
+static const char *kernel_suffix(const char *k, char *buf, size_t n)
+{
+    if (*k && strcmp(k, "host"))
+        snprintf(buf, n, " kernel %s", k);
+    else
+        buf[0] = 0;
+    return buf;
+}
+
+char *mtb_plot_overhead_script(json_t *summary)
+{
+    json_t *ovs = json_object_get(summary, "overheads");
+    if (!json_array_size(ovs))
+        return NULL;
+    int emulated = json_is_true(json_object_get(summary, "emulated"));
+    /* do the overheads span several workloads? then name the mix on each bar */
+    int many_wl = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(ovs, i, o) if (!mtb_workload_equal(json_object_get(o, "workload"),
+                                                          json_object_get(json_array_get(ovs, 0), "workload"))) many_wl = 1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "$D << EOD\n");
+    static const char *modes[] = { "sync", "async", "asymm", "off" };
+    json_array_foreach(ovs, i, o)
+    {
+        json_t *s = json_object_get(o, "slowdown");
+        double m = jnum(s, "median"), lo = jnum(s, "lo"), hi = jnum(s, "hi");
+        if (isnan(m))
+            continue;
+        char ks[128], *label;
+        kernel_suffix(jstr(o, "kernel"), ks, sizeof ks);
+        if (many_wl)
+            label = mtb_asprintf("%s %s/%s%s mix %s", jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"), ks,
+                                 jstr(json_object_get(o, "workload"), "mix"));
+        else
+            label = mtb_asprintf("%s %s/%s%s", jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"), ks);
+        int color = 1;
+        for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+            if (!strcmp(modes[k], jstr(o, "mode")))
+                color = (int)k + 1;
+        put_quoted(f, label);
+        fprintf(f, " %.6g %.6g %.6g %d\n", m, isnan(lo) ? m : lo, isnan(hi) ? m : hi, color);
+        free(label);
+    }
+    fprintf(f, "EOD\n");
+    fprintf(f, "set title \"Overhead: baseline ops/s / tagged ops/s (median of interleaved pairs, 95%% CI)\"\n");
+    put_emu_label(f, emulated);
+    fprintf(f, "set ylabel \"slowdown (x)\"\nset style fill solid 0.7 border -1\nset boxwidth 0.6\n"
+               "set grid ytics\nset yrange [0:*]\nset xrange [-0.7:*]\nset offsets 0, 0.7, 0, 0\n"
+               "set xtics rotate by -20 nomirror\nset key off\n"
+               "set linetype 1 lc rgb \"#d95f02\"\nset linetype 2 lc rgb \"#1b9e77\"\n"
+               "set linetype 3 lc rgb \"#7570b3\"\nset linetype 4 lc rgb \"#666666\"\n"
+               "plot $D using 0:2:5:xtic(1) with boxes lc variable, \\\n"
+               "     $D using 0:2:3:4 with yerrorbars lc rgb \"black\" pt 0 lw 1.5, \\\n"
+               "     1 with lines dt 2 lc rgb \"#444444\"\n");
+    fclose(f);
+    return buf;
+}
+
+char *mtb_plot_group(json_t *rec)
+{
+    json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
+    return mtb_asprintf("%s, mix %s, %lld conns, pipeline %lld, platform %s", jstr(c, "service"), jstr(w, "mix"),
+                        (long long)jnum(w, "conns"), (long long)jnum(w, "pipeline"), jstr(c, "platform"));
+}
+
+static int rec_ok_in(json_t *rec, const char *group)
+{
+    if (strcmp(jstr(rec, "status"), "ok"))
+        return 0;
+    char *g = mtb_plot_group(rec);
+    int in = !strcmp(g, group);
+    free(g);
+    return in;
+}
+
+static char *line_label(json_t *rec, int with_rep)
+{
+    json_t *c = json_object_get(rec, "config");
+    char ks[128];
+    kernel_suffix(jstr(c, "kernel"), ks, sizeof ks);
+    if (with_rep)
+        return mtb_asprintf("%s/%s%s rep%lld", jstr(c, "variant"), jstr(c, "mode"), ks,
+                            (long long)json_integer_value(json_object_get(c, "rep")));
+    return mtb_asprintf("%s/%s%s", jstr(c, "variant"), jstr(c, "mode"), ks);
+}
+
+#define SPECTRUM_MAX 200
+
+char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated)
+{
+    /* label -> array of histograms */
+    json_t *lines = json_object();
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        json_t *h = json_object_get(json_object_get(rec, "load"), "histogram");
+        if (!rec_ok_in(rec, group) || !json_array_size(h))
+            continue;
+        char *l = line_label(rec, 0);
+        json_t *a = json_object_get(lines, l);
+        if (!a)
+            json_object_set_new(lines, l, a = json_array());
+        json_array_append(a, h);
+        free(l);
+    }
+    if (!json_object_size(lines)) {
+        json_decref(lines);
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        json_decref(lines);
+        return NULL;
+    }
+    const char *label;
+    json_t *hists;
+    int k = 0;
+    double xmax = 10;
+    json_object_foreach(lines, label, hists)
+    {
+        double *val, *cnt, pct[SPECTRUM_MAX], v[SPECTRUM_MAX];
+        size_t n = mtb_hist_merge(hists, &val, &cnt);
+        size_t m = mtb_hist_spectrum(val, cnt, n, pct, v, SPECTRUM_MAX);
+        fprintf(f, "$L%d << EOD\n", k);
+        for (size_t j = 0; j < m; j++) {
+            double x = 1 / (1 - pct[j]);
+            if (x > xmax)
+                xmax = x;
+            fprintf(f, "%.9g %.6g %.6f\n", x, v[j], 100 * pct[j]);
+        }
+        fprintf(f, "EOD\n");
+        free(val);
+        free(cnt);
+        k++;
+    }
+    fprintf(f, "set title ");
+    char *t = mtb_asprintf("Latency by percentile: %s (runs merged)", group);
+    put_quoted(f, t);
+    free(t);
+    fprintf(f, "\n");
+    put_emu_label(f, emulated);
+    fprintf(f, "set logscale x\nset xrange [1:%g]\nset xlabel \"percentile\"\nset ylabel \"latency (us)\"\n"
+               "set xtics (\"0%%%%\" 1, \"90%%%%\" 10, \"99%%%%\" 100, \"99.9%%%%\" 1000, \"99.99%%%%\" 10000, "
+               "\"99.999%%%%\" 100000, \"99.9999%%%%\" 1000000)\n"
+               "set grid xtics ytics\nset key top left\nset yrange [0:*]\nplot ",
+            pow(10, ceil(log10(xmax))));
+    k = 0;
+    json_object_foreach(lines, label, hists)
+    {
+        fprintf(f, "%s$L%d using 1:2 with steps lw 2 title ", k ? ", \\\n     " : "", k);
+        put_quoted(f, label);
+        k++;
+    }
+    fprintf(f, "\n");
+    fclose(f);
+    json_decref(lines);
+    return buf;
+}
+
+char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulated)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    json_t *labels = json_array();
+    size_t i, j;
+    json_t *rec, *pt;
+    json_array_foreach(records, i, rec)
+    {
+        json_t *ts = json_object_get(json_object_get(rec, "load"), "timeseries");
+        if (!rec_ok_in(rec, group) || !json_array_size(ts))
+            continue;
+        fprintf(f, "$T%zu << EOD\n", json_array_size(labels));
+        double prev = 0, dur = jnum(json_object_get(rec, "load"), "duration_s");
+        json_array_foreach(ts, j, pt)
+        {
+            double t = jnum(pt, "t"), ops = jnum(pt, "ops");
+            /* an interval ending after the measured period only holds the
+             * stragglers completing after the end: not a rate */
+            if (!(t > prev) || isnan(ops) || (dur > 0 && t > dur + 1e-6))
+                continue;
+            fprintf(f, "%.6g %.6g\n", t, ops / (t - prev));
+            prev = t;
+        }
+        fprintf(f, "EOD\n");
+        char *l = line_label(rec, 1);
+        json_array_append_new(labels, json_string(l));
+        free(l);
+    }
+    if (!json_array_size(labels)) {
+        fclose(f);
+        free(buf);
+        json_decref(labels);
+        return NULL;
+    }
+    fprintf(f, "set title ");
+    char *t = mtb_asprintf("Throughput over time, each run: %s", group);
+    put_quoted(f, t);
+    free(t);
+    fprintf(f, "\n");
+    put_emu_label(f, emulated);
+    fprintf(f, "set xlabel \"time in the measured interval (s)\"\nset ylabel \"ops/s\"\nset yrange [0:*]\n"
+               "set grid\nset key outside right top\nplot ");
+    json_t *l;
+    json_array_foreach(labels, i, l)
+    {
+        fprintf(f, "%s$T%zu using 1:2 with linespoints lw 1.5 pt 7 ps 0.5 title ", i ? ", \\\n     " : "", i);
+        put_quoted(f, json_string_value(l));
+    }
+    fprintf(f, "\n");
+    fclose(f);
+    json_decref(labels);
+    return buf;
+}
+
+/* ---- rendering ------------------------------------------------------------- */
+
+int mtb_plot_available(void)
+{
+    char *p = mtb_which("gnuplot");
+    free(p);
+    return p != NULL;
+}
+
+/* Copy s with every occurrence of each pattern pat[i] followed by prefix. */
+static char *prefix_ids(const char *s, const char *prefix)
+{
+    static const char *pats[] = { "id=\"", "id='", "href='#", "href=\"#", "url(#" };
+    size_t plen = strlen(prefix), n = 0, cap = strlen(s) + 1;
+    for (const char *q = s; *q; q++)
+        for (size_t k = 0; k < sizeof pats / sizeof pats[0]; k++)
+            if (!strncmp(q, pats[k], strlen(pats[k])))
+                cap += plen;
+    char *out = mtb_calloc(cap, 1);
+    for (const char *q = s; *q;) {
+        size_t k;
+        for (k = 0; k < sizeof pats / sizeof pats[0]; k++)
+            if (!strncmp(q, pats[k], strlen(pats[k])))
+                break;
+        if (k < sizeof pats / sizeof pats[0]) {
+            size_t pl = strlen(pats[k]);
+            memcpy(out + n, q, pl);
+            n += pl;
+            memcpy(out + n, prefix, plen);
+            n += plen;
+            q += pl;
+        } else {
+            out[n++] = *q++;
+        }
+    }
+    out[n] = 0;
+    return out;
+}
+
+int mtb_plot_render(const char *script, const char *id_prefix, int width, int height, char **svg, char *err,
+                    size_t errlen)
+{
+    *svg = NULL;
+    if (!mtb_plot_available()) {
+        snprintf(err, errlen, "gnuplot not found in PATH (Debian package gnuplot-nox; run make deps)");
+        return -ENOENT;
+    }
+    char dir[] = "/tmp/mtebench-plot.XXXXXX";
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot create a temporary directory: %s", strerror(errno));
+        return -EIO;
+    }
+    char *gp = mtb_asprintf("%s/plot.gp", dir), *out = mtb_asprintf("%s/plot.svg", dir);
+    char *full = mtb_asprintf("set terminal svg size %d,%d dynamic noenhanced font \"sans,12\" background rgb "
+                              "\"white\"\nset output \"%s\"\nset encoding utf8\n%s\nunset output\n",
+                              width, height, out, script);
+    int rc = -EIO;
+    if (mtb_write_atomic(gp, full, strlen(full)) != 0) {
+        snprintf(err, errlen, "cannot write %s", gp);
+    } else {
+        char *argv[] = { "gnuplot", gp, NULL };
+        int st = 0;
+        char *msg = mtb_capture(argv, 1, &st);
+        size_t n = 0;
+        char *text = mtb_read_file(out, &n);
+        if (!msg || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || !text || !strstr(text, "</svg>")) {
+            snprintf(err, errlen, "gnuplot failed (status %d): %.300s", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+                     msg ? msg : "could not run");
+        } else {
+            const char *start = strstr(text, "<svg");
+            *svg = prefix_ids(start ? start : text, id_prefix);
+            rc = 0;
+        }
+        free(text);
+        free(msg);
+    }
+    unlink(gp);
+    unlink(out);
+    rmdir(dir);
+    free(gp);
+    free(out);
+    free(full);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/* plot.h - the report's plots: gnuplot scripts built from a summary or from
+ * run records, rendered to SVG by gnuplot (`set terminal svg`) for inlining
+ * into HTML.
+ *
+ * Script builders return a heap string (free() it), or NULL when there is
+ * nothing to plot. Functions returning int return 0 or a negative errno value
+ * and write a message into err; nothing aborts. */
+#ifndef MTB_PLOT_H
+#define MTB_PLOT_H
+#include <jansson.h>
+#include <stddef.h>
+
+#define MTB_PLOT_EMU_LABEL "emulated: not hardware timing"
+
+/**
+ * mtb_hist_percentile - a percentile of a latency histogram.
+ * @param val, cnt  n buckets: value (sorted ascending) and count
+ * @param p         probability in [0, 1]
+ * @return the smallest bucket value v whose cumulative count reaches
+ *         max(1, ceil(p * total)); NaN for an empty histogram or bad p
+ */
+double mtb_hist_percentile(const double *val, const double *cnt, size_t n, double p);
+
+/**
+ * mtb_hist_spectrum - percentile spectrum as HdrHistogram plots it: points at
+ * p = 1 - 2^(-k/5), k = 0, 1, ..., while 1/(1-p) does not exceed the sample
+ * count, then the maximum at p = 1 - 1/total.
+ * @param val, cnt  n buckets (values ascending)
+ * @param pct       receives up to max percentiles (0..1)
+ * @param v         receives the values at them
+ * @return the number of points written (0 for an empty histogram)
+ */
+size_t mtb_hist_spectrum(const double *val, const double *cnt, size_t n, double *pct, double *v, size_t max);
+
+/**
+ * mtb_hist_merge - the histograms (mtload "histogram": [[value_us, count],
+ * ...]) of several runs summed per value, sorted by value.
+ * @param hists  array of histogram arrays
+ * @param val, cnt  receive heap arrays (free() them)
+ * @return the number of buckets, 0 if none
+ */
+size_t mtb_hist_merge(json_t *hists, double **val, double **cnt);
+
+/* Script builders. emulated: add the "emulated: not hardware timing" label. */
+/* Overhead bars (slowdown with CI error bars) per service, mode and kernel, from a summary. */
+char *mtb_plot_overhead_script(json_t *summary);
+/* Latency percentile spectra of the ok records whose group key (see
+ * mtb_plot_group) equals group: one line per configuration, runs merged. */
+char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated);
+/* Throughput over time, one line per run of the group. */
+char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulated);
+
+/* The group a record is plotted in: "service, mix M, C conns, platform P"
+ * (heap string). */
+char *mtb_plot_group(json_t *rec);
+
+/* @return 1 if gnuplot can be run */
+int mtb_plot_available(void);
+
+/**
+ * mtb_plot_render - run gnuplot on a script and return the SVG, ready to be
+ * inlined in HTML: the XML prolog and DOCTYPE removed, element ids prefixed
+ * with id_prefix so that several plots can share a page.
+ * @param script     gnuplot commands (without terminal/output settings)
+ * @param id_prefix  e.g. "p1-"
+ * @param svg        receives a heap string
+ * @return 0, -ENOENT (gnuplot missing), -EIO (gnuplot failed; err says why)
+ */
+int mtb_plot_render(const char *script, const char *id_prefix, int width, int height, char **svg, char *err,
+                    size_t errlen);
+#endif

@@ -1,0 +1,1060 @@
+/* report.c - see report.h */
+#include "report.h"
+#include "plot.h"
+#include "run.h"
+#include "summary.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *jstr(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static double jnum(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* ---- loading --------------------------------------------------------------- */
+
+static void add_bad(struct mtb_report_set *set, const char *file, const char *problem)
+{
+    json_array_append_new(set->bad, json_pack("{s:s,s:s}", "file", file, "problem", problem));
+}
+
+/* Check one record file; keep it or list it as bad. */
+static void load_one(struct mtb_report_set *set, const char *path, json_t *seen)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        snprintf(real, sizeof real, "%s", path);
+    if (json_object_get(seen, real))
+        return;
+    json_object_set_new(seen, real, json_true());
+    json_error_t e;
+    json_t *rec = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+    char msg[400];
+    if (!rec) {
+        snprintf(msg, sizeof msg, "corrupt record: not valid JSON (line %d: %s)", e.line, e.text);
+        add_bad(set, path, msg);
+        return;
+    }
+    const char *schema = json_string_value(json_object_get(rec, "schema"));
+    if (!json_is_object(rec))
+        snprintf(msg, sizeof msg, "not a run record: a JSON %s, not an object",
+                 json_is_array(rec) ? "array" : "scalar");
+    else if (!schema)
+        snprintf(msg, sizeof msg, "not a run record: no \"schema\" field (expected %s)", MTB_RECORD_SCHEMA);
+    else if (strcmp(schema, MTB_RECORD_SCHEMA))
+        snprintf(msg, sizeof msg, "schema version \"%.100s\" is not %s (written by another version of mtebench; "
+                 "report it with that version)", schema, MTB_RECORD_SCHEMA);
+    else if (!json_is_object(json_object_get(rec, "config")) ||
+             !json_is_string(json_object_get(json_object_get(rec, "config"), "service")))
+        snprintf(msg, sizeof msg, "incomplete record: no config.service");
+    else if (!strcmp(jstr(rec, "status"), "ok") && !(jnum(json_object_get(rec, "summary"), "ops_per_sec") >= 0))
+        snprintf(msg, sizeof msg, "incomplete record: status ok but no summary.ops_per_sec");
+    else
+        msg[0] = 0;
+    if (msg[0]) {
+        add_bad(set, path, msg);
+        json_decref(rec);
+        return;
+    }
+    json_array_append_new(set->records, rec);
+    json_array_append_new(set->files, json_string(path));
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int mtb_report_load(char *const dirs[], int ndirs, struct mtb_report_set *set)
+{
+    set->records = json_array();
+    set->files = json_array();
+    set->bad = json_array();
+    set->dirs = json_array();
+    json_t *seen = json_object();
+    if (!set->records || !set->files || !set->bad || !set->dirs || !seen) {
+        json_decref(seen);
+        return -ENOMEM;
+    }
+    for (int d = 0; d < ndirs; d++) {
+        const char *dir = dirs[d];
+        json_array_append_new(set->dirs, json_string(dir));
+        if (!is_dir(dir)) {
+            add_bad(set, dir, errno == ENOENT || !mtb_file_exists(dir) ? "no such directory" : "not a directory");
+            continue;
+        }
+        size_t before = json_array_size(set->records) + json_array_size(set->bad);
+        char *top = mtb_asprintf("%s/record.json", dir);
+        if (mtb_file_exists(top))
+            load_one(set, top, seen);
+        free(top);
+        struct dirent **ents = NULL;
+        int n = scandir(dir, &ents, NULL, alphasort);
+        for (int i = 0; i < n; i++) {
+            if (ents[i]->d_name[0] != '.') {
+                char *p = mtb_asprintf("%s/%s/record.json", dir, ents[i]->d_name);
+                if (mtb_file_exists(p))
+                    load_one(set, p, seen);
+                free(p);
+            }
+            free(ents[i]);
+        }
+        free(ents);
+        if (json_array_size(set->records) + json_array_size(set->bad) == before)
+            add_bad(set, dir, "no records (looked for DIR/record.json and DIR/*/record.json)");
+    }
+    json_decref(seen);
+    return 0;
+}
+
+void mtb_report_set_free(struct mtb_report_set *set)
+{
+    json_decref(set->records);
+    json_decref(set->files);
+    json_decref(set->bad);
+    json_decref(set->dirs);
+    memset(set, 0, sizeof *set);
+}
+
+size_t mtb_report_usable(const struct mtb_report_set *set)
+{
+    size_t i, n = 0;
+    json_t *rec;
+    json_array_foreach(set->records, i, rec) n += !strcmp(jstr(rec, "status"), "ok");
+    return n;
+}
+
+/* ---- escaping -------------------------------------------------------------- */
+
+char *mtb_csv_field(const char *s)
+{
+    if (!s)
+        s = "";
+    if (!strpbrk(s, ",\"\r\n"))
+        return mtb_strdup(s);
+    char *out = mtb_calloc(2 * strlen(s) + 3, 1), *o = out;
+    *o++ = '"';
+    for (; *s; s++) {
+        if (*s == '"')
+            *o++ = '"';
+        *o++ = *s;
+    }
+    *o++ = '"';
+    return out;
+}
+
+char *mtb_html_escape(const char *s)
+{
+    if (!s)
+        s = "";
+    char *out = mtb_calloc(6 * strlen(s) + 1, 1), *o = out;
+    for (; *s; s++) {
+        const char *r = NULL;
+        switch (*s) {
+        case '&': r = "&amp;"; break;
+        case '<': r = "&lt;"; break;
+        case '>': r = "&gt;"; break;
+        case '"': r = "&quot;"; break;
+        case '\'': r = "&#39;"; break;
+        }
+        if (r) {
+            strcpy(o, r);
+            o += strlen(r);
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+/* fputs HTML-escaped text */
+static void hput(FILE *f, const char *s)
+{
+    char *e = mtb_html_escape(s);
+    fputs(e, f);
+    free(e);
+}
+
+/* ---- runs.csv -------------------------------------------------------------- */
+
+const char *const mtb_report_csv_columns[] = {
+    "record", "status", "service", "variant", "mode", "platform", "emulated", "kernel", "kernel_release",
+    "mix", "keys", "value_size", "threads", "conns", "pipeline", "rate", "duration_s", "warmup_s", "rep",
+    "index", "started", "finished", "ops_per_sec", "requests", "errors", "p50_us", "p90_us", "p99_us",
+    "p999_us", "p9999_us", "client_bound", "build_key", "mtebench_version", "error", NULL,
+};
+
+/* The value of one CSV column for a record, as text (heap string). */
+static char *csv_value(json_t *rec, const char *file, const char *col)
+{
+    json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
+    json_t *s = json_object_get(rec, "summary");
+    json_t *lat = json_object_get(json_object_get(json_object_get(rec, "load"), "latency_us"), "corrected");
+    json_t *v = NULL;
+    if (!strcmp(col, "record"))
+        return mtb_strdup(file);
+    if (!strcmp(col, "emulated"))
+        return mtb_strdup(json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")) ? "true" : "false");
+    if (!strcmp(col, "kernel_release"))
+        v = json_object_get(json_object_get(rec, "kernel"), "uname_r");
+    else if (!strcmp(col, "build_key"))
+        v = json_object_get(json_object_get(rec, "build"), "key");
+    else if (!strcmp(col, "status") || !strcmp(col, "started") || !strcmp(col, "finished") ||
+             !strcmp(col, "mtebench_version") || !strcmp(col, "error"))
+        v = json_object_get(rec, col);
+    else if (json_object_get(c, col) && strcmp(col, "workload"))
+        v = json_object_get(c, col);
+    else if (!strcmp(col, "p90_us") || !strcmp(col, "p9999_us"))
+        v = json_object_get(lat, !strcmp(col, "p90_us") ? "p90" : "p99.99");
+    else if (json_object_get(s, col))
+        v = json_object_get(s, col);
+    else
+        v = json_object_get(w, col);
+    if (json_is_string(v))
+        return mtb_strdup(json_string_value(v));
+    if (json_is_integer(v))
+        return mtb_asprintf("%lld", (long long)json_integer_value(v));
+    if (json_is_real(v))
+        return mtb_asprintf("%.6g", json_real_value(v));
+    if (json_is_boolean(v))
+        return mtb_strdup(json_is_true(v) ? "true" : "false");
+    if (json_is_object(v) || json_is_array(v)) {
+        char *d = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+        return d ? d : mtb_strdup("");
+    }
+    return mtb_strdup("");
+}
+
+static char *runs_csv(const struct mtb_report_set *set)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    for (int k = 0; mtb_report_csv_columns[k]; k++)
+        fprintf(f, "%s%s", k ? "," : "", mtb_report_csv_columns[k]);
+    fprintf(f, "\r\n");
+    size_t i;
+    json_t *rec;
+    json_array_foreach(set->records, i, rec)
+    {
+        for (int k = 0; mtb_report_csv_columns[k]; k++) {
+            char *v = csv_value(rec, json_string_value(json_array_get(set->files, i)), mtb_report_csv_columns[k]);
+            char *q = mtb_csv_field(v);
+            fprintf(f, "%s%s", k ? "," : "", q);
+            free(q);
+            free(v);
+        }
+        fprintf(f, "\r\n");
+    }
+    fclose(f);
+    return buf;
+}
+
+/* ---- HTML ------------------------------------------------------------------ */
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:1200px;"
+    "padding:0 18px 40px;color:#1d1d1f;background:#fff}"
+    "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid #ddd;"
+    "padding-bottom:3px}h3{font-size:15px;margin:18px 0 6px}"
+    ".emu{background:#fff1f0;border:1px solid #e0a0a0;color:#8a1020;padding:8px 12px;border-radius:4px;"
+    "font-weight:600}.tag{color:#b00020;font-weight:600}"
+    "table{border-collapse:collapse;margin:6px 0 10px;font-size:13px}"
+    "caption{text-align:left;font-weight:600;padding:4px 0;caption-side:top}"
+    "th,td{border:1px solid #d8d8d8;padding:3px 7px;text-align:right;vertical-align:top}"
+    "th{background:#f3f4f6}td.l,th.l{text-align:left}small{color:#555}"
+    "tr.base td{background:#fafafa}.warn{color:#8a4b00}.bad{color:#8a1020}"
+    ".plot{max-width:1000px;margin:8px 0 18px}.plot svg{width:100%;height:auto;display:block}"
+    "dl.env{display:grid;grid-template-columns:max-content auto;gap:2px 14px}dl.env dt{font-weight:600}"
+    "dl.env dd{margin:0}code{background:#f3f4f6;padding:0 3px}nav a{margin-right:12px}"
+    ".head{font-size:17px}.note{color:#444}";
+
+static void fmt_int(char *buf, size_t n, double v)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    char tmp[32];
+    long long x = llround(fabs(v));
+    snprintf(tmp, sizeof tmp, "%lld", x);
+    size_t len = strlen(tmp), o = 0;
+    if (v < 0)
+        buf[o++] = '-';
+    for (size_t i = 0; i < len && o + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+}
+
+static int low_conf(json_t *ci) { return json_is_object(ci) && jnum(ci, "conf") < 0.95 - 1e-9; }
+
+/* a median with its CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" */
+static void td_ci(FILE *f, json_t *ci)
+{
+    char m[32], lo[32], hi[32];
+    if (!json_is_object(ci)) {
+        fprintf(f, "<td>-</td>");
+        return;
+    }
+    fmt_int(m, sizeof m, jnum(ci, "median"));
+    fmt_int(lo, sizeof lo, jnum(ci, "lo"));
+    fmt_int(hi, sizeof hi, jnum(ci, "hi"));
+    fprintf(f, "<td>%s", m);
+    if (jnum(ci, "lo") != jnum(ci, "hi"))
+        fprintf(f, "<br><small>[%s – %s]%s</small>", lo, hi, low_conf(ci) ? "*" : "");
+    fprintf(f, "</td>");
+}
+
+static void td_ratio(FILE *f, json_t *ci, int delta)
+{
+    double m = json_is_number(json_object_get(ci, "median")) ? jnum(ci, "median") : jnum(ci, "geomean");
+    if (!json_is_object(ci) || isnan(m)) {
+        fprintf(f, "<td>-</td>");
+        return;
+    }
+    double lo = jnum(ci, "lo"), hi = jnum(ci, "hi");
+    if (delta)
+        fprintf(f, "<td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]%s</small></td>", 100 * m, 100 * lo, 100 * hi,
+                low_conf(ci) ? "*" : "");
+    else if (isnan(hi))
+        fprintf(f, "<td>%.3fx<br><small>[%.3f – unbounded]</small></td>", m, isnan(lo) ? 0 : lo);
+    else
+        fprintf(f, "<td>%.3fx<br><small>[%.3f – %.3f]%s</small></td>", m, lo, hi, low_conf(ci) ? "*" : "");
+}
+
+static void td_conf(FILE *f, json_t *ci)
+{
+    double c = jnum(ci, "conf");
+    if (isnan(c))
+        fprintf(f, "<td>-</td>");
+    else if (c <= 0)
+        fprintf(f, "<td class=\"warn\">none (1 run)</td>");
+    else
+        fprintf(f, "<td%s>%.1f%%</td>", c < 0.95 - 1e-9 ? " class=\"warn\"" : "", 100 * c);
+}
+
+static void td_text(FILE *f, const char *s, int left)
+{
+    fprintf(f, "<td%s>", left ? " class=\"l\"" : "");
+    hput(f, s);
+    fprintf(f, "</td>");
+}
+
+static void caption(FILE *f, const char *title, int emulated)
+{
+    fprintf(f, "<caption>");
+    hput(f, title);
+    if (emulated)
+        fprintf(f, " <span class=\"tag\">(%s)</span>", MTB_PLOT_EMU_LABEL);
+    fprintf(f, "</caption>\n");
+}
+
+static json_t *overhead_for(json_t *sum, json_t *c)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(sum, "overheads"), i, o) if (
+        !strcmp(jstr(o, "service"), jstr(c, "service")) && !strcmp(jstr(o, "variant"), jstr(c, "variant")) &&
+        !strcmp(jstr(o, "mode"), jstr(c, "mode")) && !strcmp(jstr(o, "platform"), jstr(c, "platform")) &&
+        !strcmp(jstr(o, "kernel"), jstr(c, "kernel")) &&
+        mtb_workload_equal(json_object_get(o, "workload"), json_object_get(c, "workload"))) return o;
+    return NULL;
+}
+
+static void html_results(FILE *f, json_t *sum, int emu)
+{
+    fprintf(f, "<section id=\"results\"><h2>Throughput and latency</h2>\n<table>\n");
+    caption(f, "Per service, workload and mode: medians over runs, 95% CI below each", emu);
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">platform</th>"
+               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>runs</th><th>ops/s</th><th>CI conf.</th>"
+               "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>overhead (slowdown)</th><th>pairs</th>"
+               "<th>Mann–Whitney p</th></tr>\n");
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(sum, "configs"), i, c)
+    {
+        json_t *w = json_object_get(c, "workload");
+        int base = !strcmp(jstr(c, "variant"), "plain") && !strcmp(jstr(c, "mode"), "off");
+        fprintf(f, "<tr%s>", base ? " class=\"base\"" : "");
+        td_text(f, jstr(c, "service"), 1);
+        char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", jstr(w, "mix"),
+                                (long long)jnum(w, "conns"), (long long)jnum(w, "pipeline"),
+                                (long long)jnum(w, "keys"), jnum(w, "duration_s"));
+        td_text(f, wl, 1);
+        free(wl);
+        char *pl = mtb_asprintf("%s%s", jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "");
+        td_text(f, pl, 1);
+        free(pl);
+        td_text(f, jstr(c, "kernel"), 1);
+        char *cfg = mtb_asprintf("%s/%s%s%s", jstr(c, "variant"), jstr(c, "mode"),
+                                 json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
+                                 json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "");
+        td_text(f, cfg, 1);
+        free(cfg);
+        fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "runs")));
+        td_ci(f, json_object_get(c, "ops_per_sec"));
+        td_conf(f, json_object_get(c, "ops_per_sec"));
+        td_ci(f, json_object_get(c, "p50_us"));
+        td_ci(f, json_object_get(c, "p99_us"));
+        td_ci(f, json_object_get(c, "p999_us"));
+        json_t *o = overhead_for(sum, c);
+        if (o) {
+            td_ratio(f, json_object_get(o, "slowdown"), 0);
+            fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(o, "pairs")));
+            json_t *pv = json_object_get(o, "mann_whitney_p");
+            if (json_is_number(pv))
+                fprintf(f, "<td>%.3g</td>", json_number_value(pv));
+            else
+                fprintf(f, "<td>-</td>");
+        } else {
+            fprintf(f, "<td>%s</td><td></td><td></td>", base ? "baseline" : "-");
+        }
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n<p class=\"note\">Overhead (slowdown) = baseline ops/s ÷ tagged ops/s for each pair of "
+               "interleaved runs (paired by repetition), summarised by the median of the pairs, as the 2026 study "
+               "did; 1.25x means 25%% more time per operation. CIs are distribution-free order-statistic intervals; "
+               "<small>*</small> marks an interval with less than 95%% confidence (too few runs: it is [min – max] "
+               "and the confidence column says what it achieves; 6 runs or pairs reach 95%%).</p>\n");
+
+    /* all latency percentiles */
+    fprintf(f, "<table>\n");
+    caption(f, "Latency percentiles per configuration (µs): median over runs, 95% CI below", emu);
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">kernel</th><th>p50</th>"
+               "<th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>p99 ratio to baseline</th></tr>\n");
+    json_array_foreach(json_object_get(sum, "configs"), i, c)
+    {
+        fprintf(f, "<tr>");
+        td_text(f, jstr(c, "service"), 1);
+        char *cfg = mtb_asprintf("%s/%s", jstr(c, "variant"), jstr(c, "mode"));
+        td_text(f, cfg, 1);
+        free(cfg);
+        td_text(f, jstr(c, "kernel"), 1);
+        static const char *ks[] = { "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us" };
+        for (size_t k = 0; k < 5; k++)
+            td_ci(f, json_object_get(c, ks[k]));
+        json_t *o = overhead_for(sum, c);
+        if (o)
+            td_ratio(f, json_object_get(o, "p99_ratio"), 0);
+        else
+            fprintf(f, "<td>-</td>");
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n</section>\n");
+}
+
+static void html_plot(FILE *f, const char *script, int *nplot, int width, int height, json_t *problems)
+{
+    if (!script)
+        return;
+    char err[MTB_ERRLEN], prefix[32];
+    char *svg = NULL;
+    snprintf(prefix, sizeof prefix, "p%d-", ++*nplot);
+    if (mtb_plot_render(script, prefix, width, height, &svg, err, sizeof err) != 0) {
+        fprintf(f, "<p class=\"warn\">plot not drawn: ");
+        hput(f, err);
+        fprintf(f, "</p>\n");
+        json_array_append_new(problems, json_string(err));
+        return;
+    }
+    fprintf(f, "<div class=\"plot\">\n%s</div>\n", svg);
+    free(svg);
+}
+
+static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
+{
+    json_t *ovs = json_object_get(sum, "overheads");
+    fprintf(f, "<section id=\"overhead\"><h2>Overhead of tagging</h2>\n");
+    if (!json_array_size(ovs)) {
+        fprintf(f, "<p>No overhead: the records hold no tagged configuration with a plain/off baseline of the same "
+                   "repetition.</p></section>\n");
+        return;
+    }
+    char *s = mtb_plot_overhead_script(sum);
+    html_plot(f, s, nplot, 900, 380, problems);
+    free(s);
+    json_t *gms = json_object_get(sum, "geomeans");
+    if (json_array_size(gms)) {
+        fprintf(f, "<table>\n");
+        caption(f, "Geometric mean of the overheads across services and workloads (95% CI, bootstrap-t on the log scale)", emu);
+        fprintf(f, "<tr><th class=\"l\">config</th><th class=\"l\">platform</th><th class=\"l\">kernel</th><th>n</th>"
+                   "<th>geometric mean</th><th class=\"l\">over</th></tr>\n");
+        size_t i, j;
+        json_t *g, *m;
+        json_array_foreach(gms, i, g)
+        {
+            fprintf(f, "<tr>");
+            char *cfg = mtb_asprintf("%s/%s", jstr(g, "variant"), jstr(g, "mode"));
+            td_text(f, cfg, 1);
+            free(cfg);
+            td_text(f, jstr(g, "platform"), 1);
+            td_text(f, jstr(g, "kernel"), 1);
+            fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(g, "n")));
+            td_ratio(f, json_object_get(g, "slowdown"), 0);
+            fprintf(f, "<td class=\"l\">");
+            json_array_foreach(json_object_get(g, "of"), j, m)
+            {
+                if (j)
+                    fprintf(f, ", ");
+                hput(f, json_string_value(m));
+            }
+            fprintf(f, "</td></tr>\n");
+        }
+        fprintf(f, "</table>\n<p class=\"note\">With one workload the geometric mean is that workload's overhead "
+                   "and has no interval of its own.</p>\n");
+    }
+    fprintf(f, "</section>\n");
+}
+
+static void html_kernels(FILE *f, json_t *sum)
+{
+    json_t *ks = json_object_get(sum, "kernels");
+    if (!json_array_size(ks))
+        return;
+    fprintf(f, "<section id=\"kernels\"><h2>Kernel comparison</h2>\n<table>\n");
+    int emu = 0;
+    size_t i;
+    json_t *k;
+    json_array_foreach(ks, i, k) emu |= json_is_true(json_object_get(k, "emulated"));
+    caption(f, "Same service, workload, variant and mode under two kernels", emu);
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">platform</th>"
+               "<th class=\"l\">kernel A</th><th class=\"l\">kernel B</th><th>runs A/B</th><th>ops/s A</th>"
+               "<th>ops/s B</th><th>delta B vs A</th><th>Mann–Whitney p</th><th>overhead A</th>"
+               "<th>overhead B</th></tr>\n");
+    json_array_foreach(ks, i, k)
+    {
+        char a[32], b[32];
+        fmt_int(a, sizeof a, jnum(k, "ops_a"));
+        fmt_int(b, sizeof b, jnum(k, "ops_b"));
+        fprintf(f, "<tr>");
+        td_text(f, jstr(k, "service"), 1);
+        char *cfg = mtb_asprintf("%s/%s", jstr(k, "variant"), jstr(k, "mode"));
+        td_text(f, cfg, 1);
+        free(cfg);
+        char *pl = mtb_asprintf("%s%s", jstr(k, "platform"), json_is_true(json_object_get(k, "emulated")) ? " (emulated)" : "");
+        td_text(f, pl, 1);
+        free(pl);
+        td_text(f, jstr(k, "kernel_a"), 1);
+        td_text(f, jstr(k, "kernel_b"), 1);
+        fprintf(f, "<td>%lld/%lld</td><td>%s</td><td>%s</td>", (long long)json_integer_value(json_object_get(k, "runs_a")),
+                (long long)json_integer_value(json_object_get(k, "runs_b")), a, b);
+        td_ratio(f, json_object_get(k, "delta"), 1);
+        json_t *pv = json_object_get(k, "mann_whitney_p");
+        if (json_is_number(pv))
+            fprintf(f, "<td>%.3g<br><small>%s</small></td>", json_number_value(pv),
+                    json_is_true(json_object_get(k, "significant")) ? "significant (p &lt; 0.05)" : "not significant");
+        else
+            fprintf(f, "<td>-</td>");
+        td_ratio(f, json_object_get(k, "slowdown_a"), 0);
+        td_ratio(f, json_object_get(k, "slowdown_b"), 0);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n<p class=\"note\">Delta = kernel B ops/s ÷ kernel A ops/s − 1 for runs paired by "
+               "repetition (median of the pairs, 95%% CI); significance from a two-sided Mann–Whitney U test on the "
+               "runs' throughput. Overhead A/B: each kernel's slowdown of this configuration against its own "
+               "plain/off baseline.</p>\n");
+    json_t *notes = json_array();
+    json_array_foreach(ks, i, k)
+    {
+        size_t j;
+        json_t *n;
+        int dup = 0;
+        json_array_foreach(notes, j, n) dup |= !strcmp(json_string_value(n), jstr(k, "note"));
+        if (!dup)
+            json_array_append_new(notes, json_string(jstr(k, "note")));
+    }
+    json_array_foreach(notes, i, k)
+    {
+        fprintf(f, "<p class=\"%s\">Kernel comparison ", emu ? "emu" : "note");
+        hput(f, json_string_value(k));
+        fprintf(f, ".</p>\n");
+    }
+    json_decref(notes);
+    fprintf(f, "</section>\n");
+}
+
+/* the groups (service, workload, platform) of the ok records, in order of appearance */
+static json_t *plot_groups(json_t *records)
+{
+    json_t *groups = json_array();
+    size_t i, j;
+    json_t *rec, *g;
+    json_array_foreach(records, i, rec)
+    {
+        if (strcmp(jstr(rec, "status"), "ok"))
+            continue;
+        char *k = mtb_plot_group(rec);
+        int dup = 0;
+        json_array_foreach(groups, j, g) dup |= !strcmp(json_string_value(g), k);
+        if (!dup)
+            json_array_append_new(groups, json_string(k));
+        free(k);
+    }
+    return groups;
+}
+
+static int group_emulated(json_t *records, const char *group)
+{
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        char *g = mtb_plot_group(rec);
+        int in = !strcmp(g, group);
+        free(g);
+        if (in && json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")))
+            return 1;
+    }
+    return 0;
+}
+
+static void html_runs(FILE *f, const struct mtb_report_set *set, int emu)
+{
+    fprintf(f, "<section id=\"runs\"><h2>Runs</h2>\n<table>\n");
+    caption(f, "Every run read (runs.csv has all columns)", emu);
+    fprintf(f, "<tr><th>#</th><th class=\"l\">record</th><th class=\"l\">status</th><th class=\"l\">config</th>"
+               "<th class=\"l\">kernel</th><th>rep</th><th>ops/s</th><th>p50 µs</th><th>p99 µs</th>"
+               "<th>p99.9 µs</th><th class=\"l\">note</th></tr>\n");
+    size_t i;
+    json_t *rec;
+    json_array_foreach(set->records, i, rec)
+    {
+        json_t *c = json_object_get(rec, "config"), *s = json_object_get(rec, "summary");
+        int ok = !strcmp(jstr(rec, "status"), "ok");
+        char o[32], a[32], b[32], d[32];
+        fmt_int(o, sizeof o, ok ? jnum(s, "ops_per_sec") : NAN);
+        fmt_int(a, sizeof a, ok ? jnum(s, "p50_us") : NAN);
+        fmt_int(b, sizeof b, ok ? jnum(s, "p99_us") : NAN);
+        fmt_int(d, sizeof d, ok ? jnum(s, "p999_us") : NAN);
+        fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
+        td_text(f, json_string_value(json_array_get(set->files, i)), 1);
+        td_text(f, jstr(rec, "status"), 1);
+        char *cfg = mtb_asprintf("%s %s/%s", jstr(c, "service"), jstr(c, "variant"), jstr(c, "mode"));
+        td_text(f, cfg, 1);
+        free(cfg);
+        td_text(f, jstr(c, "kernel"), 1);
+        fprintf(f, "<td>%lld</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
+                (long long)json_integer_value(json_object_get(c, "rep")), o, a, b, d);
+        char *note = NULL;
+        json_t *fault = json_object_get(rec, "fault");
+        if (json_is_object(fault))
+            note = mtb_asprintf("fault: signal %lld, si_code %lld (%s)", (long long)jnum(fault, "signal"),
+                                (long long)jnum(fault, "si_code"), jstr(fault, "kind"));
+        else if (!ok)
+            note = mtb_strdup(jstr(rec, "error"));
+        else if (json_is_true(json_object_get(s, "client_bound")))
+            note = mtb_strdup("client-bound");
+        td_text(f, note ? note : "", 1);
+        free(note);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n</section>\n");
+}
+
+static void html_bad(FILE *f, const struct mtb_report_set *set)
+{
+    if (!json_array_size(set->bad))
+        return;
+    fprintf(f, "<section id=\"bad\"><h2>Records not used</h2>\n<table>\n<caption>Files and directories that gave "
+               "no usable record</caption>\n<tr><th class=\"l\">file</th><th class=\"l\">problem</th></tr>\n");
+    size_t i;
+    json_t *b;
+    json_array_foreach(set->bad, i, b)
+    {
+        fprintf(f, "<tr class=\"bad\">");
+        td_text(f, jstr(b, "file"), 1);
+        td_text(f, jstr(b, "problem"), 1);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n</section>\n");
+}
+
+static void html_env(FILE *f, json_t *sum)
+{
+    json_t *env = json_object_get(sum, "environment");
+    static const char *keys[] = { "cpu_model", "cpus", "kernels", "platforms", "qemu", "builds", "mtebench_versions" };
+    static const char *labels[] = { "CPU model", "cores", "kernel", "platform", "QEMU", "builds (variant: key)",
+                                    "mtebench version (runs)" };
+    fprintf(f, "<section id=\"environment\"><h2>Environment</h2>\n<dl class=\"env\">\n");
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        json_t *a = json_object_get(env, keys[k]), *v;
+        size_t i;
+        if (!json_array_size(a))
+            continue;
+        fprintf(f, "<dt>%s</dt><dd>", labels[k]);
+        json_array_foreach(a, i, v)
+        {
+            if (i)
+                fprintf(f, "<br>");
+            hput(f, json_string_value(v));
+        }
+        fprintf(f, "</dd>\n");
+    }
+    fprintf(f, "<dt>dates</dt><dd>");
+    hput(f, jstr(env, "first_started"));
+    fprintf(f, " – ");
+    hput(f, jstr(env, "last_finished"));
+    fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
+}
+
+static char *report_html(const struct mtb_report_set *set, json_t *sum, const char *name, json_t *problems)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    int emu = json_is_true(json_object_get(sum, "emulated"));
+    char now[32];
+    mtb_utc_iso(now, sizeof now);
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>mtebench report: ");
+    hput(f, name);
+    fprintf(f, "%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>mtebench report: ", emu ? " (emulated)" : "", css);
+    hput(f, name);
+    fprintf(f, "</h1>\n<p class=\"note\">%zu run records (%zu usable) from ", json_array_size(set->records),
+            mtb_report_usable(set));
+    size_t i;
+    json_t *d;
+    json_array_foreach(set->dirs, i, d)
+    {
+        fprintf(f, "%s<code>", i ? ", " : "");
+        hput(f, json_string_value(d));
+        fprintf(f, "</code>");
+    }
+    fprintf(f, "; generated %s by mtebench %s.</p>\n", now, MTEBENCH_VERSION);
+    if (emu)
+        fprintf(f, "<p class=\"emu\">Emulated: not hardware timing. These runs executed under aarch64 user-mode "
+                   "emulation (qemu-aarch64 -cpu max), which checks MTE tags in software: the modes, proofs and faults "
+                   "are real, but the timings include emulation cost and are not MTE overheads on hardware.</p>\n");
+    fprintf(f, "<nav><a href=\"#results\">results</a><a href=\"#overhead\">overhead</a>%s"
+               "<a href=\"#latency\">latency</a><a href=\"#timeseries\">over time</a><a href=\"#warnings\">warnings</a>"
+               "<a href=\"#runs\">runs</a>%s<a href=\"#environment\">environment</a></nav>\n",
+            json_array_size(json_object_get(sum, "kernels")) ? "<a href=\"#kernels\">kernels</a>" : "",
+            json_array_size(set->bad) ? "<a href=\"#bad\">not used</a>" : "");
+
+    /* headline */
+    json_t *o;
+    if (json_array_size(json_object_get(sum, "overheads"))) {
+        fprintf(f, "<ul class=\"head\">\n");
+        json_array_foreach(json_object_get(sum, "overheads"), i, o)
+        {
+            json_t *s = json_object_get(o, "slowdown");
+            char *t = mtb_asprintf("%s %s/%s%s%s: %.3fx time per operation vs plain/off, 95%% CI [%.3f – %.3f]%s "
+                                   "(%lld pairs)%s",
+                                   jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"),
+                                   strcmp(jstr(o, "kernel"), "host") ? ", kernel " : "",
+                                   strcmp(jstr(o, "kernel"), "host") ? jstr(o, "kernel") : "", jnum(s, "median"),
+                                   jnum(s, "lo"), jnum(s, "hi"), low_conf(s) ? " with lower confidence" : "",
+                                   (long long)json_integer_value(json_object_get(o, "pairs")),
+                                   emu ? " [emulated]" : "");
+            fprintf(f, "<li>");
+            hput(f, t);
+            fprintf(f, "</li>\n");
+            free(t);
+        }
+        fprintf(f, "</ul>\n");
+    }
+    int nplot = 0;
+    html_results(f, sum, emu);
+    html_overheads(f, sum, emu, &nplot, problems);
+    html_kernels(f, sum);
+
+    json_t *groups = plot_groups(set->records), *g;
+    fprintf(f, "<section id=\"latency\"><h2>Latency percentile spectrum</h2>\n<p class=\"note\">As HdrHistogram "
+               "plots it: the x axis is the percentile on a log scale of 1/(1−p), so 90%%, 99%%, 99.9%% … are "
+               "equally spaced; each line merges the latency histograms of all runs of one configuration.</p>\n");
+    json_array_foreach(groups, i, g)
+    {
+        char *s = mtb_plot_spectrum_script(set->records, json_string_value(g),
+                                           group_emulated(set->records, json_string_value(g)));
+        html_plot(f, s, &nplot, 900, 420, problems);
+        free(s);
+    }
+    fprintf(f, "</section>\n<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">One line "
+               "per run: operations per one-second interval of the measured period (after warm-up); the requests completing "
+               "after its end are not drawn.</p>\n");
+    json_array_foreach(groups, i, g)
+    {
+        char *s = mtb_plot_timeseries_script(set->records, json_string_value(g),
+                                             group_emulated(set->records, json_string_value(g)));
+        html_plot(f, s, &nplot, 900, 380, problems);
+        free(s);
+    }
+    fprintf(f, "</section>\n");
+    json_decref(groups);
+
+    fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
+    json_t *warns = json_object_get(sum, "warnings"), *w;
+    if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
+        fprintf(f, "<p>None.</p>\n");
+    fprintf(f, "<ul>\n");
+    json_array_foreach(warns, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    json_array_foreach(problems, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    if (json_array_size(set->bad))
+        fprintf(f, "<li class=\"bad\">%zu file(s) or directories gave no usable record: see "
+                   "<a href=\"#bad\">records not used</a></li>\n", json_array_size(set->bad));
+    fprintf(f, "</ul>\n</section>\n");
+    html_runs(f, set, emu);
+    html_bad(f, set);
+    html_env(f, sum);
+    fprintf(f, "<footer><p class=\"note\">Beside this page: <code>report.md</code>, <code>runs.csv</code> (one row "
+               "per run), <code>summary.json</code> (every figure of this page).</p></footer>\n</body>\n</html>\n");
+    fclose(f);
+    return buf;
+}
+
+/* ---- report.md ------------------------------------------------------------- */
+
+static char *report_md(const struct mtb_report_set *set, json_t *sum, const char *name, json_t *problems)
+{
+    char *body = mtb_summary_markdown(sum);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f || !body) {
+        if (f)
+            fclose(f);
+        free(buf);
+        free(body);
+        return NULL;
+    }
+    /* the summary's first line is its title: replace it by the report's */
+    const char *rest = strchr(body, '\n');
+    fprintf(f, "# mtebench report: %s%s\n", name,
+            json_is_true(json_object_get(sum, "emulated")) ? " (emulated: not hardware timing)" : "");
+    fprintf(f, "\n%zu run records (%zu usable) from:", json_array_size(set->records), mtb_report_usable(set));
+    size_t i;
+    json_t *v;
+    json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
+    fprintf(f, "\n%s", rest ? rest : "");
+    if (json_array_size(problems)) {
+        fprintf(f, "\n## Plot problems\n\n");
+        json_array_foreach(problems, i, v) fprintf(f, "- %s\n", json_string_value(v));
+    }
+    fprintf(f, "\n## Runs\n\n| # | record | status | config | kernel | rep | ops/s | p99 µs | note |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
+    json_array_foreach(set->records, i, v)
+    {
+        json_t *c = json_object_get(v, "config"), *s = json_object_get(v, "summary");
+        int ok = !strcmp(jstr(v, "status"), "ok");
+        fprintf(f, "| %zu | %s | %s | %s %s/%s | %s | %lld | %.0f | %.0f | %s |\n", i + 1,
+                json_string_value(json_array_get(set->files, i)), jstr(v, "status"), jstr(c, "service"),
+                jstr(c, "variant"), jstr(c, "mode"), jstr(c, "kernel"),
+                (long long)json_integer_value(json_object_get(c, "rep")), ok ? jnum(s, "ops_per_sec") : NAN,
+                ok ? jnum(s, "p99_us") : NAN, ok ? "" : jstr(v, "error"));
+    }
+    if (json_array_size(set->bad)) {
+        fprintf(f, "\n## Records not used\n\n");
+        json_array_foreach(set->bad, i, v) fprintf(f, "- `%s`: %s\n", jstr(v, "file"), jstr(v, "problem"));
+    }
+    fprintf(f, "\nPlots: see index.html beside this file.\n");
+    fclose(f);
+    free(body);
+    return buf;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+static int write_text(const char *dir, const char *file, const char *text, char *err, size_t errlen)
+{
+    char *p = mtb_asprintf("%s/%s", dir, file);
+    int rc = text ? mtb_write_atomic(p, text, strlen(text)) : -ENOMEM;
+    if (rc != 0)
+        snprintf(err, errlen, "cannot write %s: %s", p, strerror(-rc));
+    free(p);
+    return rc == 0 ? 0 : -EIO;
+}
+
+int mtb_report_write(const struct mtb_report_set *set, const char *name, const char *out, char **dir_out,
+                     json_t **summary_out, char *err, size_t errlen)
+{
+    if (dir_out)
+        *dir_out = NULL;
+    if (summary_out)
+        *summary_out = NULL;
+    if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+        snprintf(err, errlen, "bad report name '%s' (one path component expected)", name ? name : "");
+        return -EINVAL;
+    }
+    if (mtb_report_usable(set) == 0) {
+        snprintf(err, errlen, "nothing usable: no record with status ok among %zu record(s) read",
+                 json_array_size(set->records));
+        return -ENODATA;
+    }
+    char *dir = mtb_asprintf("%s/%s", out, name);
+    if (mtb_mkdir_p(dir) != 0) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        free(dir);
+        return -EIO;
+    }
+    json_t *sum = mtb_summary_build(set->records);
+    json_t *problems = json_array();
+    char *html = report_html(set, sum, name, problems);
+    char *md = report_md(set, sum, name, problems);
+    char *csv = runs_csv(set);
+    /* summary.json: the statistics, plus where they came from */
+    json_object_set_new(sum, "name", json_string(name));
+    json_object_set(sum, "sources", set->dirs);
+    json_object_set(sum, "records", set->files);
+    json_object_set(sum, "bad_records", set->bad);
+    json_object_set(sum, "plot_problems", problems);
+    json_object_set_new(sum, "report_version", json_string(MTEBENCH_VERSION));
+    char *js = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
+    int rc = 0;
+    if (!rc)
+        rc = write_text(dir, "summary.json", js, err, errlen);
+    if (!rc)
+        rc = write_text(dir, "runs.csv", csv, err, errlen);
+    if (!rc)
+        rc = write_text(dir, "report.md", md, err, errlen);
+    if (!rc)
+        rc = write_text(dir, "index.html", html, err, errlen); /* last: its presence means complete */
+    free(js);
+    free(csv);
+    free(md);
+    free(html);
+    json_decref(problems);
+    if (summary_out && !rc)
+        *summary_out = sum;
+    else
+        json_decref(sum);
+    if (dir_out && !rc)
+        *dir_out = dir;
+    else
+        free(dir);
+    return rc;
+}
+
+int mtb_report_dirs(char *const dirs[], int ndirs, const char *name, const char *out, char **dir_out, char *err,
+                    size_t errlen)
+{
+    struct mtb_report_set set;
+    if (mtb_report_load(dirs, ndirs, &set) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = mtb_report_write(&set, name, out, dir_out, NULL, err, errlen);
+    mtb_report_set_free(&set);
+    return rc;
+}
+
+/* ---- the subcommand -------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mtebench report [--name NAME] [--out DIR] RESULTS_DIR...\n"
+               "  Reads DIR/record.json and DIR/*/record.json of every RESULTS_DIR and writes\n"
+               "  OUT/NAME/{index.html,report.md,runs.csv,summary.json}.\n"
+               "  --name NAME  report name (default: the first directory's basename)\n"
+               "  --out DIR    where report directories go (default: reports/ of the checkout)\n"
+               "Exit status: 0 report written, 2 nothing usable (or bad usage), 1 write error.\n");
+}
+
+/* basename of a directory argument, ignoring trailing slashes */
+static char *dir_name(const char *p)
+{
+    char *s = mtb_strdup(p);
+    size_t n = strlen(s);
+    while (n > 1 && s[n - 1] == '/')
+        s[--n] = 0;
+    const char *b = strrchr(s, '/');
+    char *r = mtb_strdup(b && b[1] ? b + 1 : s);
+    free(s);
+    if (!*r || !strcmp(r, "/") || !strcmp(r, ".") || !strcmp(r, "..")) {
+        free(r);
+        r = mtb_strdup("report");
+    }
+    return r;
+}
+
+int mtb_cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "name", required_argument, 0, 'n' },
+        { "out", required_argument, 0, 'o' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    const char *name = NULL, *out = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "n:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n': name = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "mtebench report: no RESULTS_DIR given\n");
+        usage(stderr);
+        return 2;
+    }
+    struct mtb_report_set set;
+    if (mtb_report_load(argv + optind, argc - optind, &set) != 0) {
+        fprintf(stderr, "mtebench report: out of memory\n");
+        return 1;
+    }
+    size_t i;
+    json_t *b;
+    json_array_foreach(set.bad, i, b) fprintf(stderr, "mtebench report: %s: %s\n", jstr(b, "file"), jstr(b, "problem"));
+    char *defname = dir_name(argv[optind]);
+    char *defout = mtb_asprintf("%s/reports", mtb_root());
+    char err[MTB_ERRLEN], *dir = NULL;
+    json_t *sum = NULL;
+    int rc = mtb_report_write(&set, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
+    if (rc == 0) {
+        mtb_summary_print(sum, stdout);
+        json_t *p;
+        json_array_foreach(json_object_get(sum, "plot_problems"), i, p)
+            fprintf(stderr, "mtebench report: plot: %s\n", json_string_value(p));
+        printf("\n%zu records used (%zu runs ok)%s", json_array_size(set.records), mtb_report_usable(&set),
+               json_array_size(set.bad) ? "" : "\n");
+        if (json_array_size(set.bad))
+            printf(", %zu not used (listed in the report)\n", json_array_size(set.bad));
+        printf("report: %s/index.html\n        %s/report.md, runs.csv, summary.json\n", dir, dir);
+    } else {
+        fprintf(stderr, "mtebench report: %s\n", err);
+    }
+    json_decref(sum);
+    free(dir);
+    free(defname);
+    free(defout);
+    mtb_report_set_free(&set);
+    return rc == 0 ? 0 : (rc == -ENODATA || rc == -EINVAL) ? 2 : 1;
+}

@@ -1,0 +1,190 @@
+/* test_report.c - known answers for the report's statistics (summary.c),
+ * histogram percentiles (plot.c) and escaping (report.c). TAP. */
+#include "plot.h"
+#include "report.h"
+#include "summary.h"
+#include "tap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
+
+static void test_histogram(void)
+{
+    double v[] = { 10, 20, 30, 40 }, c[] = { 1, 1, 1, 1 };
+    /* 4 samples: p50 -> 2nd sample (20), p75 -> 3rd (30), p0 -> 1st, p100 -> max;
+     * p = 0.26 -> ceil(1.04) = 2nd sample */
+    ok(mtb_hist_percentile(v, c, 4, 0.5) == 20 && mtb_hist_percentile(v, c, 4, 0.75) == 30 &&
+       mtb_hist_percentile(v, c, 4, 0) == 10 && mtb_hist_percentile(v, c, 4, 1) == 40 &&
+       mtb_hist_percentile(v, c, 4, 0.26) == 20, "histogram percentiles by hand");
+    ok(isnan(mtb_hist_percentile(v, c, 0, 0.5)) && isnan(mtb_hist_percentile(v, c, 4, 1.5)),
+       "empty histogram or bad p -> NaN");
+
+    /* spectrum of 4 samples: p = 1 - 2^(-k/5) while 1/(1-p) = 2^(k/5) <= 4,
+     * i.e. k = 0..10 (11 points), then the maximum at p = 1 - 1/4 */
+    double pct[64], val[64];
+    size_t m = mtb_hist_spectrum(v, c, 4, pct, val, 64);
+    ok(m == 12, "spectrum of 4 samples has 11 + 1 points (got %zu)", m);
+    ok(pct[0] == 0 && val[0] == 10 && near(pct[5], 0.5, 1e-12) && val[5] == 20, "spectrum starts at p0, p50 = 20");
+    ok(near(pct[10], 0.75, 1e-12) && val[10] == 30 && near(pct[11], 0.75, 1e-12) && val[11] == 40,
+       "spectrum: p75 = 30, then the maximum 40");
+
+    json_t *h = json_loads("[[[10,1],[20,2]], [[20,3],[5,1]], []]", 0, NULL);
+    double *mv, *mc;
+    size_t n = mtb_hist_merge(h, &mv, &mc);
+    ok(n == 3 && mv[0] == 5 && mc[0] == 1 && mv[1] == 10 && mc[1] == 1 && mv[2] == 20 && mc[2] == 5,
+       "histograms of runs merged per value, sorted");
+    free(mv);
+    free(mc);
+    json_decref(h);
+}
+
+/* a minimal ok record */
+static json_t *rec(const char *svc, const char *variant, const char *mode, const char *kernel, int rep, double ops,
+                   double p99, int client_bound)
+{
+    return json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:i,s:{s:s,s:i}},s:{s:s,s:b},s:{s:s},"
+                     "s:{s:f,s:f,s:f,s:f,s:b}}",
+                     "schema", "mtebench-run/1", "status", "ok", "config", "service", svc, "variant", variant, "mode",
+                     mode, "platform", "emu", "kernel", kernel, "rep", rep, "workload", "mix", "1:10", "conns", 16,
+                     "platform", "name", "emu", "emulated", 1, "kernel", "name", kernel, "summary", "ops_per_sec",
+                     ops, "p50_us", p99 / 4, "p99_us", p99, "p999_us", p99 * 2, "client_bound", client_bound);
+}
+
+static json_t *find(json_t *arr, const char *k1, const char *v1, const char *k2, const char *v2)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o)
+    {
+        const char *a = json_string_value(json_object_get(o, k1)), *b = json_string_value(json_object_get(o, k2));
+        if (a && b && !strcmp(a, v1) && !strcmp(b, v2))
+            return o;
+    }
+    return NULL;
+}
+
+static double num(json_t *o, const char *k1, const char *k2)
+{
+    json_t *v = json_object_get(k2 ? json_object_get(o, k1) : o, k2 ? k2 : k1);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int has_warning(json_t *sum, const char *a, const char *b)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(sum, "warnings"), i, w)
+    {
+        const char *s = json_string_value(w);
+        if (strstr(s, a) && strstr(s, b))
+            return 1;
+    }
+    return 0;
+}
+
+static void test_summary(void)
+{
+    json_t *r = json_array();
+    /* memcached, host: baseline 1000 x3; tagged 790, 800, 810 ->
+     * slowdowns 1000/790, 1000/800, 1000/810: median 1.25 */
+    int reps[] = { 1, 2, 3 };
+    double mt[] = { 790, 800, 810 }, ng[] = { 495, 500, 505 }, k2[] = { 990, 1000, 1010 };
+    for (int i = 0; i < 3; i++) {
+        json_array_append_new(r, rec("memcached", "plain", "off", "host", reps[i], 1000, 100, 0));
+        json_array_append_new(r, rec("memcached", "tagged", "async", "host", reps[i], mt[i], 120, 0));
+        /* nginx, host: baseline 900; tagged 495, 500, 505 -> median 900/500 = 1.8 */
+        json_array_append_new(r, rec("nginx", "plain", "off", "host", reps[i], 900, 100, 0));
+        json_array_append_new(r, rec("nginx", "tagged", "async", "host", reps[i], ng[i], 100, 0));
+        /* memcached tagged/async under a second kernel: 990, 1000, 1010 */
+        json_array_append_new(r, rec("memcached", "tagged", "async", "tcma1", reps[i], k2[i], 100, 0));
+    }
+    /* rocksdb: a noisy, client-bound baseline of 1000, 1500, 2000 */
+    json_array_append_new(r, rec("rocksdb", "plain", "off", "host", 1, 1000, 100, 1));
+    json_array_append_new(r, rec("rocksdb", "plain", "off", "host", 2, 1500, 100, 0));
+    json_array_append_new(r, rec("rocksdb", "plain", "off", "host", 3, 2000, 100, 0));
+    /* not ok runs are not used */
+    json_t *bad = rec("rocksdb", "plain", "off", "host", 4, 1e9, 100, 0);
+    json_object_set_new(bad, "status", json_string("error"));
+    json_array_append_new(r, bad);
+
+    json_t *s = mtb_summary_build(r);
+    ok(s != NULL, "summary built");
+    json_t *ovs = json_object_get(s, "overheads");
+    json_t *om = find(ovs, "service", "memcached", "kernel", "host");
+    json_t *on = find(ovs, "service", "nginx", "kernel", "host");
+    ok(om && near(num(om, "slowdown", "median"), 1.25, 1e-12) && num(om, "pairs", NULL) == 3,
+       "memcached overhead: median of 1000/790, 1000/800, 1000/810 = 1.25 (3 pairs)");
+    /* 3 pairs: [min, max] ratio with achieved confidence 1 - 2 * (1/2)^3 = 0.75 */
+    ok(om && near(num(om, "slowdown", "lo"), 1000.0 / 810, 1e-12) && near(num(om, "slowdown", "hi"), 1000.0 / 790, 1e-12) &&
+       near(num(om, "slowdown", "conf"), 0.75, 1e-12), "overhead CI of 3 pairs: [min, max] ratio, 75%% confidence");
+    ok(on && near(num(on, "slowdown", "median"), 1.8, 1e-12), "nginx overhead 1.8");
+    ok(om && near(num(om, "p99_ratio", "median"), 1.2, 1e-12), "p99 ratio 120/100 = 1.2");
+    /* Mann-Whitney of tagged {790,800,810} vs baseline {1000,1000,1000}: U = 0;
+     * the baseline's ties force the normal approximation: mu = 4.5,
+     * sigma^2 = 9/12 (7 - (27-3)/30) = 4.65, z = -(4.5 - 0.5)/2.1564 = -1.855, p = 0.0636 */
+    ok(om && near(num(om, "mann_whitney_p", NULL), 0.0636, 5e-4), "Mann-Whitney p by hand: 0.0636 (got %.4f)",
+       num(om, "mann_whitney_p", NULL));
+
+    /* geometric mean over memcached 1.25 and nginx 1.8 (host): sqrt(2.25) = 1.5 */
+    json_t *g = find(json_object_get(s, "geomeans"), "mode", "async", "kernel", "host");
+    ok(g && near(num(g, "slowdown", "geomean"), 1.5, 1e-12) && num(g, "n", NULL) == 2,
+       "geometric mean of 1.25 and 1.8 = 1.5 (got %.6f)", g ? num(g, "slowdown", "geomean") : NAN);
+    ok(g && ((num(g, "slowdown", "lo") <= 1.5 && num(g, "slowdown", "hi") >= 1.5) || isnan(num(g, "slowdown", "hi"))),
+       "geometric mean CI brackets it (or is unbounded at n = 2)");
+
+    /* kernel comparison: tcma1 / host for tagged/async, paired by rep:
+     * 990/790, 1000/800, 1010/810 -> median 1.25, delta +25%; MWU exact p = 0.1 */
+    json_t *k = find(json_object_get(s, "kernels"), "kernel_a", "host", "kernel_b", "tcma1");
+    ok(k && near(num(k, "delta", "median"), 0.25, 1e-12) && num(k, "pairs", NULL) == 3,
+       "kernel delta: +25%% over 3 pairs");
+    ok(k && near(num(k, "mann_whitney_p", NULL), 0.1, 1e-12) && json_is_false(json_object_get(k, "significant")),
+       "kernel Mann-Whitney: exact p = 0.1 for 3 vs 3 fully separated, not significant");
+    const char *note = k ? json_string_value(json_object_get(k, "note")) : NULL;
+    ok(note && strstr(note, "platform emu") && strstr(note, "TCMA1"), "kernel note names the platform and TCMA1");
+    ok(json_array_size(json_object_get(s, "kernels")) == 1, "only tagged/async exists under both kernels");
+
+    /* warnings */
+    ok(has_warning(s, "rocksdb plain/off", "noisy: add repetitions"), "noisy warning (rocksdb: ±33%% half-width)");
+    ok(has_warning(s, "rocksdb plain/off", "client-bound"), "client-bound warning");
+    ok(has_warning(s, "memcached tagged/async", "75.0% confidence"), "achieved confidence stated for 3 runs");
+    ok(!has_warning(s, "memcached plain/off", "noisy"), "no noise warning for a steady configuration");
+    json_t *c;
+    size_t i;
+    int runs = 0;
+    json_array_foreach(json_object_get(s, "configs"), i, c) runs += (int)num(c, "runs", NULL);
+    ok(runs == 18, "runs with status error are not used (18 of 19)");
+    char *md = mtb_summary_markdown(s);
+    ok(md && strstr(md, "Kernel comparison") && strstr(md, "Geometric mean") && strstr(md, "1.500x"),
+       "Markdown has the kernel table and the geometric mean");
+    free(md);
+    json_decref(s);
+    json_decref(r);
+
+    json_t *w1 = json_loads("{\"a\":2,\"b\":\"x\"}", 0, NULL), *w2 = json_loads("{\"b\":\"x\",\"a\":2.0}", 0, NULL);
+    ok(mtb_workload_equal(w1, w2), "workloads compare by value: 2 == 2.0, key order ignored");
+    json_decref(w1);
+    json_decref(w2);
+}
+
+static void test_escaping(void)
+{
+    char *a = mtb_csv_field("plain"), *b = mtb_csv_field("a,b"), *c = mtb_csv_field("say \"hi\"");
+    ok(!strcmp(a, "plain") && !strcmp(b, "\"a,b\"") && !strcmp(c, "\"say \"\"hi\"\"\""), "CSV quoting (RFC 4180)");
+    free(a);
+    free(b);
+    free(c);
+    char *h = mtb_html_escape("<a href='x'>&\"</a>");
+    ok(!strcmp(h, "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"), "HTML escaping");
+    free(h);
+}
+
+int main(void)
+{
+    test_histogram();
+    test_summary();
+    test_escaping();
+    return done_testing();
+}
