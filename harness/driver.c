@@ -8,17 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Note the command line in the log before its output. */
+static void log_command(const char *logp, const struct mtb_argv *argv)
+{
+    FILE *lf = fopen(logp, "a");
+    if (!lf)
+        return;
+    fputs("$", lf);
+    for (int i = 0; i < argv->n; i++)
+        fprintf(lf, " %s", argv->v[i]);
+    fputs("\n", lf);
+    fclose(lf);
+}
+
 int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
                     const int *cpus, int ncpus, const char *user)
 {
-    FILE *lf = fopen(logp, "a");
-    if (lf) {
-        fputs("$", lf);
-        for (int i = 0; i < argv->n; i++)
-            fprintf(lf, " %s", argv->v[i]);
-        fputs("\n", lf);
-        fclose(lf);
-    }
+    log_command(logp, argv);
     struct mtb_spawn s = { .argv = argv->v, .env_add = env, .log_path = logp, .cpus = cpus,
                            .ncpus = ncpus, .user = user };
     return mtb_proc_run(&s, d->timeout);
@@ -26,14 +32,7 @@ int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *cons
 
 int mtb_driver_exec_client(const struct mtb_drive *d, struct mtb_argv *argv, const char *logp, struct rusage *ru)
 {
-    FILE *lf = fopen(logp, "a");
-    if (lf) {
-        fputs("$", lf);
-        for (int i = 0; i < argv->n; i++)
-            fprintf(lf, " %s", argv->v[i]);
-        fputs("\n", lf);
-        fclose(lf);
-    }
+    log_command(logp, argv);
     int cpus[MTB_MAX_CPUS];
     int n = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
     struct mtb_spawn s = { .argv = argv->v, .log_path = logp, .cpus = n > 0 ? cpus : NULL, .ncpus = n > 0 ? n : 0 };

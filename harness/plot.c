@@ -1,4 +1,5 @@
 /* plot.c - see plot.h */
+#include "jsonx.h"
 #include "plot.h"
 #include "summary.h"
 #include "util.h"
@@ -10,18 +11,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static double jnum(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* ---- histograms ------------------------------------------------------------ */
 
@@ -166,19 +155,19 @@ char *mtb_plot_overhead_script(json_t *summary)
     json_array_foreach(ovs, i, o)
     {
         json_t *s = json_object_get(o, "slowdown");
-        double m = jnum(s, "median"), lo = jnum(s, "lo"), hi = jnum(s, "hi");
+        double m = mtb_jnum(s, "median"), lo = mtb_jnum(s, "lo"), hi = mtb_jnum(s, "hi");
         if (isnan(m))
             continue;
         char ks[128], *label;
-        kernel_suffix(jstr(o, "kernel"), ks, sizeof ks);
+        kernel_suffix(mtb_jstr(o, "kernel"), ks, sizeof ks);
         if (many_wl)
-            label = mtb_asprintf("%s %s/%s%s mix %s", jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"), ks,
-                                 jstr(json_object_get(o, "workload"), "mix"));
+            label = mtb_asprintf("%s %s/%s%s mix %s", mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), ks,
+                                 mtb_jstr(json_object_get(o, "workload"), "mix"));
         else
-            label = mtb_asprintf("%s %s/%s%s", jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"), ks);
+            label = mtb_asprintf("%s %s/%s%s", mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), ks);
         int color = 1;
         for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
-            if (!strcmp(modes[k], jstr(o, "mode")))
+            if (!strcmp(modes[k], mtb_jstr(o, "mode")))
                 color = (int)k + 1;
         put_quoted(f, label);
         fprintf(f, " %.6g %.6g %.6g %d\n", m, isnan(lo) ? m : lo, isnan(hi) ? m : hi, color);
@@ -202,13 +191,13 @@ char *mtb_plot_overhead_script(json_t *summary)
 char *mtb_plot_group(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
-    return mtb_asprintf("%s, mix %s, %lld conns, pipeline %lld, platform %s", jstr(c, "service"), jstr(w, "mix"),
-                        (long long)jnum(w, "conns"), (long long)jnum(w, "pipeline"), jstr(c, "platform"));
+    return mtb_asprintf("%s, mix %s, %lld conns, pipeline %lld, platform %s", mtb_jstr(c, "service"), mtb_jstr(w, "mix"),
+                        (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"), mtb_jstr(c, "platform"));
 }
 
 static int rec_ok_in(json_t *rec, const char *group)
 {
-    if (strcmp(jstr(rec, "status"), "ok"))
+    if (strcmp(mtb_jstr(rec, "status"), "ok"))
         return 0;
     char *g = mtb_plot_group(rec);
     int in = !strcmp(g, group);
@@ -220,11 +209,11 @@ static char *line_label(json_t *rec, int with_rep)
 {
     json_t *c = json_object_get(rec, "config");
     char ks[128];
-    kernel_suffix(jstr(c, "kernel"), ks, sizeof ks);
+    kernel_suffix(mtb_jstr(c, "kernel"), ks, sizeof ks);
     if (with_rep)
-        return mtb_asprintf("%s/%s%s rep%lld", jstr(c, "variant"), jstr(c, "mode"), ks,
+        return mtb_asprintf("%s/%s%s rep%lld", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), ks,
                             (long long)json_integer_value(json_object_get(c, "rep")));
-    return mtb_asprintf("%s/%s%s", jstr(c, "variant"), jstr(c, "mode"), ks);
+    return mtb_asprintf("%s/%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), ks);
 }
 
 #define SPECTRUM_MAX 200
@@ -319,10 +308,10 @@ char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulate
         if (!rec_ok_in(rec, group) || !json_array_size(ts))
             continue;
         fprintf(f, "$T%zu << EOD\n", json_array_size(labels));
-        double prev = 0, dur = jnum(json_object_get(rec, "load"), "duration_s");
+        double prev = 0, dur = mtb_jnum(json_object_get(rec, "load"), "duration_s");
         json_array_foreach(ts, j, pt)
         {
-            double t = jnum(pt, "t"), ops = jnum(pt, "ops");
+            double t = mtb_jnum(pt, "t"), ops = mtb_jnum(pt, "ops");
             /* an interval ending after the measured period only holds the
              * stragglers completing after the end: not a rate */
             if (!(t > prev) || isnan(ops) || (dur > 0 && t > dur + 1e-6))

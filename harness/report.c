@@ -1,4 +1,5 @@
 /* report.c - see report.h */
+#include "jsonx.h"
 #include "report.h"
 #include "plot.h"
 #include "run.h"
@@ -14,18 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static double jnum(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* ---- loading --------------------------------------------------------------- */
 
@@ -63,7 +52,7 @@ static void load_one(struct mtb_report_set *set, const char *path, json_t *seen)
     else if (!json_is_object(json_object_get(rec, "config")) ||
              !json_is_string(json_object_get(json_object_get(rec, "config"), "service")))
         snprintf(msg, sizeof msg, "incomplete record: no config.service");
-    else if (!strcmp(jstr(rec, "status"), "ok") && !(jnum(json_object_get(rec, "summary"), "ops_per_sec") >= 0))
+    else if (!strcmp(mtb_jstr(rec, "status"), "ok") && !(mtb_jnum(json_object_get(rec, "summary"), "ops_per_sec") >= 0))
         snprintf(msg, sizeof msg, "incomplete record: status ok but no summary.ops_per_sec");
     else
         msg[0] = 0;
@@ -137,7 +126,7 @@ size_t mtb_report_usable(const struct mtb_report_set *set)
 {
     size_t i, n = 0;
     json_t *rec;
-    json_array_foreach(set->records, i, rec) n += !strcmp(jstr(rec, "status"), "ok");
+    json_array_foreach(set->records, i, rec) n += !strcmp(mtb_jstr(rec, "status"), "ok");
     return n;
 }
 
@@ -309,7 +298,7 @@ static void fmt_int(char *buf, size_t n, double v)
     buf[o] = 0;
 }
 
-static int low_conf(json_t *ci) { return json_is_object(ci) && jnum(ci, "conf") < 0.95 - 1e-9; }
+static int low_conf(json_t *ci) { return json_is_object(ci) && mtb_jnum(ci, "conf") < 0.95 - 1e-9; }
 
 /* a median with its CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" */
 static void td_ci(FILE *f, json_t *ci)
@@ -319,23 +308,23 @@ static void td_ci(FILE *f, json_t *ci)
         fprintf(f, "<td>-</td>");
         return;
     }
-    fmt_int(m, sizeof m, jnum(ci, "median"));
-    fmt_int(lo, sizeof lo, jnum(ci, "lo"));
-    fmt_int(hi, sizeof hi, jnum(ci, "hi"));
+    fmt_int(m, sizeof m, mtb_jnum(ci, "median"));
+    fmt_int(lo, sizeof lo, mtb_jnum(ci, "lo"));
+    fmt_int(hi, sizeof hi, mtb_jnum(ci, "hi"));
     fprintf(f, "<td>%s", m);
-    if (jnum(ci, "lo") != jnum(ci, "hi"))
+    if (mtb_jnum(ci, "lo") != mtb_jnum(ci, "hi"))
         fprintf(f, "<br><small>[%s – %s]%s</small>", lo, hi, low_conf(ci) ? "*" : "");
     fprintf(f, "</td>");
 }
 
 static void td_ratio(FILE *f, json_t *ci, int delta)
 {
-    double m = json_is_number(json_object_get(ci, "median")) ? jnum(ci, "median") : jnum(ci, "geomean");
+    double m = json_is_number(json_object_get(ci, "median")) ? mtb_jnum(ci, "median") : mtb_jnum(ci, "geomean");
     if (!json_is_object(ci) || isnan(m)) {
         fprintf(f, "<td>-</td>");
         return;
     }
-    double lo = jnum(ci, "lo"), hi = jnum(ci, "hi");
+    double lo = mtb_jnum(ci, "lo"), hi = mtb_jnum(ci, "hi");
     if (delta)
         fprintf(f, "<td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]%s</small></td>", 100 * m, 100 * lo, 100 * hi,
                 low_conf(ci) ? "*" : "");
@@ -347,7 +336,7 @@ static void td_ratio(FILE *f, json_t *ci, int delta)
 
 static void td_conf(FILE *f, json_t *ci)
 {
-    double c = jnum(ci, "conf");
+    double c = mtb_jnum(ci, "conf");
     if (isnan(c))
         fprintf(f, "<td>-</td>");
     else if (c <= 0)
@@ -377,9 +366,9 @@ static json_t *overhead_for(json_t *sum, json_t *c)
     size_t i;
     json_t *o;
     json_array_foreach(json_object_get(sum, "overheads"), i, o) if (
-        !strcmp(jstr(o, "service"), jstr(c, "service")) && !strcmp(jstr(o, "variant"), jstr(c, "variant")) &&
-        !strcmp(jstr(o, "mode"), jstr(c, "mode")) && !strcmp(jstr(o, "platform"), jstr(c, "platform")) &&
-        !strcmp(jstr(o, "kernel"), jstr(c, "kernel")) &&
+        !strcmp(mtb_jstr(o, "service"), mtb_jstr(c, "service")) && !strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) &&
+        !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) && !strcmp(mtb_jstr(o, "platform"), mtb_jstr(c, "platform")) &&
+        !strcmp(mtb_jstr(o, "kernel"), mtb_jstr(c, "kernel")) &&
         mtb_workload_equal(json_object_get(o, "workload"), json_object_get(c, "workload"))) return o;
     return NULL;
 }
@@ -397,19 +386,19 @@ static void html_results(FILE *f, json_t *sum, int emu)
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         json_t *w = json_object_get(c, "workload");
-        int base = !strcmp(jstr(c, "variant"), "plain") && !strcmp(jstr(c, "mode"), "off");
+        int base = !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off");
         fprintf(f, "<tr%s>", base ? " class=\"base\"" : "");
-        td_text(f, jstr(c, "service"), 1);
-        char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", jstr(w, "mix"),
-                                (long long)jnum(w, "conns"), (long long)jnum(w, "pipeline"),
-                                (long long)jnum(w, "keys"), jnum(w, "duration_s"));
+        td_text(f, mtb_jstr(c, "service"), 1);
+        char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", mtb_jstr(w, "mix"),
+                                (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"),
+                                (long long)mtb_jnum(w, "keys"), mtb_jnum(w, "duration_s"));
         td_text(f, wl, 1);
         free(wl);
-        char *pl = mtb_asprintf("%s%s", jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "");
+        char *pl = mtb_asprintf("%s%s", mtb_jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "");
         td_text(f, pl, 1);
         free(pl);
-        td_text(f, jstr(c, "kernel"), 1);
-        char *cfg = mtb_asprintf("%s/%s%s%s", jstr(c, "variant"), jstr(c, "mode"),
+        td_text(f, mtb_jstr(c, "kernel"), 1);
+        char *cfg = mtb_asprintf("%s/%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
                                  json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
                                  json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "");
         td_text(f, cfg, 1);
@@ -448,11 +437,11 @@ static void html_results(FILE *f, json_t *sum, int emu)
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         fprintf(f, "<tr>");
-        td_text(f, jstr(c, "service"), 1);
-        char *cfg = mtb_asprintf("%s/%s", jstr(c, "variant"), jstr(c, "mode"));
+        td_text(f, mtb_jstr(c, "service"), 1);
+        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
         td_text(f, cfg, 1);
         free(cfg);
-        td_text(f, jstr(c, "kernel"), 1);
+        td_text(f, mtb_jstr(c, "kernel"), 1);
         static const char *ks[] = { "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us" };
         for (size_t k = 0; k < 5; k++)
             td_ci(f, json_object_get(c, ks[k]));
@@ -507,11 +496,11 @@ static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *pr
         json_array_foreach(gms, i, g)
         {
             fprintf(f, "<tr>");
-            char *cfg = mtb_asprintf("%s/%s", jstr(g, "variant"), jstr(g, "mode"));
+            char *cfg = mtb_asprintf("%s/%s", mtb_jstr(g, "variant"), mtb_jstr(g, "mode"));
             td_text(f, cfg, 1);
             free(cfg);
-            td_text(f, jstr(g, "platform"), 1);
-            td_text(f, jstr(g, "kernel"), 1);
+            td_text(f, mtb_jstr(g, "platform"), 1);
+            td_text(f, mtb_jstr(g, "kernel"), 1);
             fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(g, "n")));
             td_ratio(f, json_object_get(g, "slowdown"), 0);
             fprintf(f, "<td class=\"l\">");
@@ -547,18 +536,18 @@ static void html_kernels(FILE *f, json_t *sum)
     json_array_foreach(ks, i, k)
     {
         char a[32], b[32];
-        fmt_int(a, sizeof a, jnum(k, "ops_a"));
-        fmt_int(b, sizeof b, jnum(k, "ops_b"));
+        fmt_int(a, sizeof a, mtb_jnum(k, "ops_a"));
+        fmt_int(b, sizeof b, mtb_jnum(k, "ops_b"));
         fprintf(f, "<tr>");
-        td_text(f, jstr(k, "service"), 1);
-        char *cfg = mtb_asprintf("%s/%s", jstr(k, "variant"), jstr(k, "mode"));
+        td_text(f, mtb_jstr(k, "service"), 1);
+        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(k, "variant"), mtb_jstr(k, "mode"));
         td_text(f, cfg, 1);
         free(cfg);
-        char *pl = mtb_asprintf("%s%s", jstr(k, "platform"), json_is_true(json_object_get(k, "emulated")) ? " (emulated)" : "");
+        char *pl = mtb_asprintf("%s%s", mtb_jstr(k, "platform"), json_is_true(json_object_get(k, "emulated")) ? " (emulated)" : "");
         td_text(f, pl, 1);
         free(pl);
-        td_text(f, jstr(k, "kernel_a"), 1);
-        td_text(f, jstr(k, "kernel_b"), 1);
+        td_text(f, mtb_jstr(k, "kernel_a"), 1);
+        td_text(f, mtb_jstr(k, "kernel_b"), 1);
         fprintf(f, "<td>%lld/%lld</td><td>%s</td><td>%s</td>", (long long)json_integer_value(json_object_get(k, "runs_a")),
                 (long long)json_integer_value(json_object_get(k, "runs_b")), a, b);
         td_ratio(f, json_object_get(k, "delta"), 1);
@@ -582,9 +571,9 @@ static void html_kernels(FILE *f, json_t *sum)
         size_t j;
         json_t *n;
         int dup = 0;
-        json_array_foreach(notes, j, n) dup |= !strcmp(json_string_value(n), jstr(k, "note"));
+        json_array_foreach(notes, j, n) dup |= !strcmp(json_string_value(n), mtb_jstr(k, "note"));
         if (!dup)
-            json_array_append_new(notes, json_string(jstr(k, "note")));
+            json_array_append_new(notes, json_string(mtb_jstr(k, "note")));
     }
     json_array_foreach(notes, i, k)
     {
@@ -604,7 +593,7 @@ static json_t *plot_groups(json_t *records)
     json_t *rec, *g;
     json_array_foreach(records, i, rec)
     {
-        if (strcmp(jstr(rec, "status"), "ok"))
+        if (strcmp(mtb_jstr(rec, "status"), "ok"))
             continue;
         char *k = mtb_plot_group(rec);
         int dup = 0;
@@ -643,28 +632,28 @@ static void html_runs(FILE *f, const struct mtb_report_set *set, int emu)
     json_array_foreach(set->records, i, rec)
     {
         json_t *c = json_object_get(rec, "config"), *s = json_object_get(rec, "summary");
-        int ok = !strcmp(jstr(rec, "status"), "ok");
+        int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
         char o[32], a[32], b[32], d[32];
-        fmt_int(o, sizeof o, ok ? jnum(s, "ops_per_sec") : NAN);
-        fmt_int(a, sizeof a, ok ? jnum(s, "p50_us") : NAN);
-        fmt_int(b, sizeof b, ok ? jnum(s, "p99_us") : NAN);
-        fmt_int(d, sizeof d, ok ? jnum(s, "p999_us") : NAN);
+        fmt_int(o, sizeof o, ok ? mtb_jnum(s, "ops_per_sec") : NAN);
+        fmt_int(a, sizeof a, ok ? mtb_jnum(s, "p50_us") : NAN);
+        fmt_int(b, sizeof b, ok ? mtb_jnum(s, "p99_us") : NAN);
+        fmt_int(d, sizeof d, ok ? mtb_jnum(s, "p999_us") : NAN);
         fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
         td_text(f, json_string_value(json_array_get(set->files, i)), 1);
-        td_text(f, jstr(rec, "status"), 1);
-        char *cfg = mtb_asprintf("%s %s/%s", jstr(c, "service"), jstr(c, "variant"), jstr(c, "mode"));
+        td_text(f, mtb_jstr(rec, "status"), 1);
+        char *cfg = mtb_asprintf("%s %s/%s", mtb_jstr(c, "service"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
         td_text(f, cfg, 1);
         free(cfg);
-        td_text(f, jstr(c, "kernel"), 1);
+        td_text(f, mtb_jstr(c, "kernel"), 1);
         fprintf(f, "<td>%lld</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
                 (long long)json_integer_value(json_object_get(c, "rep")), o, a, b, d);
         char *note = NULL;
         json_t *fault = json_object_get(rec, "fault");
         if (json_is_object(fault))
-            note = mtb_asprintf("fault: signal %lld, si_code %lld (%s)", (long long)jnum(fault, "signal"),
-                                (long long)jnum(fault, "si_code"), jstr(fault, "kind"));
+            note = mtb_asprintf("fault: signal %lld, si_code %lld (%s)", (long long)mtb_jnum(fault, "signal"),
+                                (long long)mtb_jnum(fault, "si_code"), mtb_jstr(fault, "kind"));
         else if (!ok)
-            note = mtb_strdup(jstr(rec, "error"));
+            note = mtb_strdup(mtb_jstr(rec, "error"));
         else if (json_is_true(json_object_get(s, "client_bound")))
             note = mtb_strdup("client-bound");
         td_text(f, note ? note : "", 1);
@@ -685,8 +674,8 @@ static void html_bad(FILE *f, const struct mtb_report_set *set)
     json_array_foreach(set->bad, i, b)
     {
         fprintf(f, "<tr class=\"bad\">");
-        td_text(f, jstr(b, "file"), 1);
-        td_text(f, jstr(b, "problem"), 1);
+        td_text(f, mtb_jstr(b, "file"), 1);
+        td_text(f, mtb_jstr(b, "problem"), 1);
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");
@@ -714,9 +703,9 @@ static void html_env(FILE *f, json_t *sum)
         fprintf(f, "</dd>\n");
     }
     fprintf(f, "<dt>dates</dt><dd>");
-    hput(f, jstr(env, "first_started"));
+    hput(f, mtb_jstr(env, "first_started"));
     fprintf(f, " – ");
-    hput(f, jstr(env, "last_finished"));
+    hput(f, mtb_jstr(env, "last_finished"));
     fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
 }
 
@@ -765,10 +754,10 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
             json_t *s = json_object_get(o, "slowdown");
             char *t = mtb_asprintf("%s %s/%s%s%s: %.3fx time per operation vs plain/off, 95%% CI [%.3f – %.3f]%s "
                                    "(%lld pairs)%s",
-                                   jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"),
-                                   strcmp(jstr(o, "kernel"), "host") ? ", kernel " : "",
-                                   strcmp(jstr(o, "kernel"), "host") ? jstr(o, "kernel") : "", jnum(s, "median"),
-                                   jnum(s, "lo"), jnum(s, "hi"), low_conf(s) ? " with lower confidence" : "",
+                                   mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
+                                   strcmp(mtb_jstr(o, "kernel"), "host") ? ", kernel " : "",
+                                   strcmp(mtb_jstr(o, "kernel"), "host") ? mtb_jstr(o, "kernel") : "", mtb_jnum(s, "median"),
+                                   mtb_jnum(s, "lo"), mtb_jnum(s, "hi"), low_conf(s) ? " with lower confidence" : "",
                                    (long long)json_integer_value(json_object_get(o, "pairs")),
                                    emu ? " [emulated]" : "");
             fprintf(f, "<li>");
@@ -870,16 +859,16 @@ static char *report_md(const struct mtb_report_set *set, json_t *sum, const char
     json_array_foreach(set->records, i, v)
     {
         json_t *c = json_object_get(v, "config"), *s = json_object_get(v, "summary");
-        int ok = !strcmp(jstr(v, "status"), "ok");
+        int ok = !strcmp(mtb_jstr(v, "status"), "ok");
         fprintf(f, "| %zu | %s | %s | %s %s/%s | %s | %lld | %.0f | %.0f | %s |\n", i + 1,
-                json_string_value(json_array_get(set->files, i)), jstr(v, "status"), jstr(c, "service"),
-                jstr(c, "variant"), jstr(c, "mode"), jstr(c, "kernel"),
-                (long long)json_integer_value(json_object_get(c, "rep")), ok ? jnum(s, "ops_per_sec") : NAN,
-                ok ? jnum(s, "p99_us") : NAN, ok ? "" : jstr(v, "error"));
+                json_string_value(json_array_get(set->files, i)), mtb_jstr(v, "status"), mtb_jstr(c, "service"),
+                mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), mtb_jstr(c, "kernel"),
+                (long long)json_integer_value(json_object_get(c, "rep")), ok ? mtb_jnum(s, "ops_per_sec") : NAN,
+                ok ? mtb_jnum(s, "p99_us") : NAN, ok ? "" : mtb_jstr(v, "error"));
     }
     if (json_array_size(set->bad)) {
         fprintf(f, "\n## Records not used\n\n");
-        json_array_foreach(set->bad, i, v) fprintf(f, "- `%s`: %s\n", jstr(v, "file"), jstr(v, "problem"));
+        json_array_foreach(set->bad, i, v) fprintf(f, "- `%s`: %s\n", mtb_jstr(v, "file"), mtb_jstr(v, "problem"));
     }
     fprintf(f, "\nPlots: see index.html beside this file.\n");
     fclose(f);
@@ -1032,7 +1021,7 @@ int mtb_cmd_report(int argc, char **argv)
     }
     size_t i;
     json_t *b;
-    json_array_foreach(set.bad, i, b) fprintf(stderr, "mtebench report: %s: %s\n", jstr(b, "file"), jstr(b, "problem"));
+    json_array_foreach(set.bad, i, b) fprintf(stderr, "mtebench report: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
     char *defname = dir_name(argv[optind]);
     char *defout = mtb_asprintf("%s/reports", mtb_root());
     char err[MTB_ERRLEN], *dir = NULL;

@@ -1,4 +1,5 @@
 /* summary.c - see summary.h */
+#include "jsonx.h"
 #include "summary.h"
 #include "stats.h"
 #include "util.h"
@@ -13,18 +14,6 @@
 #define BOOT_MIN 50       /* from this many runs on, bootstrap CIs for medians */
 #define BOOT_ITERS 2000
 #define SEED 20260131u
-
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static double jnum(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
@@ -84,7 +73,7 @@ static char *base_key(json_t *rec)
     json_t *c = json_object_get(rec, "config");
     json_t *w = json_object_get(c, "workload");
     char *wl = mtb_workload_key(w);
-    char *k = mtb_asprintf("%s|%s|%s|%s", jstr(c, "service"), jstr(c, "platform"), jstr(c, "kernel"), wl ? wl : "");
+    char *k = mtb_asprintf("%s|%s|%s|%s", mtb_jstr(c, "service"), mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), wl ? wl : "");
     free(wl);
     return k;
 }
@@ -94,8 +83,8 @@ static char *nokernel_key(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config");
     char *wl = mtb_workload_key(json_object_get(c, "workload"));
-    char *k = mtb_asprintf("%s|%s|%s|%s|%s", jstr(c, "service"), jstr(c, "platform"), jstr(c, "variant"),
-                           jstr(c, "mode"), wl ? wl : "");
+    char *k = mtb_asprintf("%s|%s|%s|%s|%s", mtb_jstr(c, "service"), mtb_jstr(c, "platform"), mtb_jstr(c, "variant"),
+                           mtb_jstr(c, "mode"), wl ? wl : "");
     free(wl);
     return k;
 }
@@ -104,7 +93,7 @@ static char *config_key(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config");
     char *b = base_key(rec);
-    char *k = mtb_asprintf("%s|%s|%s", b, jstr(c, "variant"), jstr(c, "mode"));
+    char *k = mtb_asprintf("%s|%s|%s", b, mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
     free(b);
     return k;
 }
@@ -173,9 +162,9 @@ struct series {
 
 static double latency_of(json_t *rec, const struct pct *p)
 {
-    double v = jnum(json_object_get(rec, "summary"), p->key);
+    double v = mtb_jnum(json_object_get(rec, "summary"), p->key);
     if (isnan(v))
-        v = jnum(json_object_get(json_object_get(json_object_get(rec, "load"), "latency_us"), "corrected"),
+        v = mtb_jnum(json_object_get(json_object_get(json_object_get(rec, "load"), "latency_us"), "corrected"),
                  p->load_key);
     return v;
 }
@@ -192,9 +181,9 @@ static size_t finite_of(const double *x, size_t n, double *out)
 
 static const char *cfg_name(json_t *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s/%s%s%s", jstr(c, "service"), jstr(c, "variant"), jstr(c, "mode"),
-             strcmp(jstr(c, "kernel"), "host") ? ", kernel " : "",
-             strcmp(jstr(c, "kernel"), "host") ? jstr(c, "kernel") : "");
+    snprintf(buf, n, "%s %s/%s%s%s", mtb_jstr(c, "service"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+             strcmp(mtb_jstr(c, "kernel"), "host") ? ", kernel " : "",
+             strcmp(mtb_jstr(c, "kernel"), "host") ? mtb_jstr(c, "kernel") : "");
     return buf;
 }
 
@@ -220,28 +209,28 @@ static json_t *environment(json_t *records)
     {
         json_t *p = json_object_get(rec, "platform"), *k = json_object_get(rec, "kernel");
         json_t *b = json_object_get(rec, "build");
-        add_unique(cpu, jstr(p, "cpu_model"));
+        add_unique(cpu, mtb_jstr(p, "cpu_model"));
         if (json_is_integer(json_object_get(p, "cpus"))) {
             char *s = mtb_asprintf("%lld", (long long)json_integer_value(json_object_get(p, "cpus")));
             add_unique(cores, s);
             free(s);
         }
-        char *ks = mtb_asprintf("%s: %s %s (%s)", *jstr(k, "name") ? jstr(k, "name") : "?", jstr(k, "uname_r"),
-                                jstr(k, "uname_v"), jstr(k, "machine"));
+        char *ks = mtb_asprintf("%s: %s %s (%s)", *mtb_jstr(k, "name") ? mtb_jstr(k, "name") : "?", mtb_jstr(k, "uname_r"),
+                                mtb_jstr(k, "uname_v"), mtb_jstr(k, "machine"));
         add_unique(kern, ks);
         free(ks);
-        char *ps = mtb_asprintf("%s%s", jstr(p, "name"),
+        char *ps = mtb_asprintf("%s%s", mtb_jstr(p, "name"),
                                 json_is_true(json_object_get(p, "emulated")) ? " (emulated: not hardware timing)" : "");
         add_unique(plat, ps);
         free(ps);
-        add_unique(qemu, jstr(p, "qemu"));
-        if (*jstr(b, "key")) {
-            char *bs = mtb_asprintf("%s %s %s %s: %.12s", jstr(b, "service"), jstr(b, "version"), jstr(b, "variant"),
-                                    jstr(b, "target"), jstr(b, "key"));
+        add_unique(qemu, mtb_jstr(p, "qemu"));
+        if (*mtb_jstr(b, "key")) {
+            char *bs = mtb_asprintf("%s %s %s %s: %.12s", mtb_jstr(b, "service"), mtb_jstr(b, "version"), mtb_jstr(b, "variant"),
+                                    mtb_jstr(b, "target"), mtb_jstr(b, "key"));
             add_unique(builds, bs);
             free(bs);
         }
-        add_unique(vers, jstr(rec, "mtebench_version"));
+        add_unique(vers, mtb_jstr(rec, "mtebench_version"));
         const char *s = json_string_value(json_object_get(rec, "started"));
         const char *f = json_string_value(json_object_get(rec, "finished"));
         if (s && (!first || strcmp(s, first) < 0))
@@ -264,7 +253,7 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
     char noisy[512] = "";
     size_t len = 0;
     for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
-        double hw = jnum(json_object_get(o, metrics[m]), "rel_halfwidth");
+        double hw = mtb_jnum(json_object_get(o, metrics[m]), "rel_halfwidth");
         if (!isnan(hw) && hw > NOISY && len < sizeof noisy - 40)
             len += (size_t)snprintf(noisy + len, sizeof noisy - len, "%s%s ±%.1f%%", len ? ", " : "", labels[m],
                                     isinf(hw) ? INFINITY : 100 * hw);
@@ -274,7 +263,7 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
         json_array_append_new(warnings, json_sprintf("%s: noisy: add repetitions (CI half-width above 5%%: %s)",
                                                      name, noisy));
     int runs = (int)json_integer_value(json_object_get(o, "runs"));
-    double conf = jnum(json_object_get(o, "ops_per_sec"), "conf");
+    double conf = mtb_jnum(json_object_get(o, "ops_per_sec"), "conf");
     if (runs == 1)
         json_array_append_new(warnings, json_sprintf("%s: low confidence: a single run, no interval; "
                                                      "6 runs are needed for a 95%% interval", name));
@@ -287,7 +276,7 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
                                                      "figures measure the client", name));
 }
 
-static int is_baseline(json_t *c) { return !strcmp(jstr(c, "variant"), "plain") && !strcmp(jstr(c, "mode"), "off"); }
+static int is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"); }
 
 static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
 {
@@ -321,16 +310,16 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
             continue;
         struct stats_mwu mw;
         json_t *pv = stats_mann_whitney(t->ops, t->n, b->ops, b->n, &mw) == 0 ? json_real(mw.p) : json_null();
-        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:i,s:o,s:o,s:o,s:s}", "service", jstr(tc, "service"),
-                              "variant", jstr(tc, "variant"), "mode", jstr(tc, "mode"), "platform",
-                              jstr(tc, "platform"), "kernel", jstr(tc, "kernel"), "workload",
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:i,s:o,s:o,s:o,s:s}", "service", mtb_jstr(tc, "service"),
+                              "variant", mtb_jstr(tc, "variant"), "mode", mtb_jstr(tc, "mode"), "platform",
+                              mtb_jstr(tc, "platform"), "kernel", mtb_jstr(tc, "kernel"), "workload",
                               json_object_get(tc, "workload"), "baseline", "plain/off", "pairs", (int)np,
                               "slowdown", ratio_ci(bops, tops, np), "p99_ratio", ratio_ci(tp99, bp99, nl),
                               "mann_whitney_p", pv, "definition",
                               "slowdown = baseline ops/s / tagged ops/s per interleaved pair (paired by repetition; "
                               "median of pairs); p99_ratio = tagged p99 / baseline p99");
         char name[256];
-        double hw = jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
+        double hw = mtb_jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
         if (!isnan(hw) && hw > NOISY)
             json_array_append_new(warnings, json_sprintf("%s overhead: noisy: add repetitions (CI half-width ±%.1f%%)",
                                                          cfg_name(tc, name, sizeof name), 100 * hw));
@@ -355,24 +344,24 @@ static json_t *geomeans_of(json_t *overheads)
         size_t m = 0;
         for (size_t j = i; j < n; j++) {
             json_t *b = json_array_get(overheads, j);
-            if (done[j] || strcmp(jstr(a, "variant"), jstr(b, "variant")) || strcmp(jstr(a, "mode"), jstr(b, "mode")) ||
-                strcmp(jstr(a, "platform"), jstr(b, "platform")) || strcmp(jstr(a, "kernel"), jstr(b, "kernel")))
+            if (done[j] || strcmp(mtb_jstr(a, "variant"), mtb_jstr(b, "variant")) || strcmp(mtb_jstr(a, "mode"), mtb_jstr(b, "mode")) ||
+                strcmp(mtb_jstr(a, "platform"), mtb_jstr(b, "platform")) || strcmp(mtb_jstr(a, "kernel"), mtb_jstr(b, "kernel")))
                 continue;
             done[j] = 1;
-            double v = jnum(json_object_get(b, "slowdown"), "median");
+            double v = mtb_jnum(json_object_get(b, "slowdown"), "median");
             if (!(v > 0))
                 continue;
             x[m++] = v;
-            json_array_append_new(members, json_sprintf("%s %s", jstr(b, "service"),
-                                                        jstr(json_object_get(b, "workload"), "mix")));
+            json_array_append_new(members, json_sprintf("%s %s", mtb_jstr(b, "service"),
+                                                        mtb_jstr(json_object_get(b, "workload"), "mix")));
         }
         struct stats_ci ci;
         if (m == 0 || stats_geomean_ci(x, m, CONF, BOOT_ITERS, SEED, &ci) != 0) {
             json_decref(members);
             continue;
         }
-        json_t *g = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "variant", jstr(a, "variant"), "mode", jstr(a, "mode"),
-                              "platform", jstr(a, "platform"), "kernel", jstr(a, "kernel"), "n", (int)m, "of", members);
+        json_t *g = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "variant", mtb_jstr(a, "variant"), "mode", mtb_jstr(a, "mode"),
+                              "platform", mtb_jstr(a, "platform"), "kernel", mtb_jstr(a, "kernel"), "n", (int)m, "of", members);
         json_t *c = json_object();
         json_object_set_new(c, "geomean", jreal(ci.est));
         json_object_set_new(c, "lo", jreal(ci.lo));
@@ -396,10 +385,10 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
     for (size_t a = 0; a < ns; a++)
         for (size_t b = 0; b < ns; b++) {
             json_t *ca = json_object_get(ss[a].first, "config"), *cb = json_object_get(ss[b].first, "config");
-            if (a == b || strcmp(ss[a].nkkey, ss[b].nkkey) || strcmp(jstr(ca, "kernel"), jstr(cb, "kernel")) >= 0)
+            if (a == b || strcmp(ss[a].nkkey, ss[b].nkkey) || strcmp(mtb_jstr(ca, "kernel"), mtb_jstr(cb, "kernel")) >= 0)
                 continue;
             /* kernel A is the one named first in sort order, except that "host" (or "stock") leads */
-            const char *ka = jstr(ca, "kernel"), *kb = jstr(cb, "kernel");
+            const char *ka = mtb_jstr(ca, "kernel"), *kb = mtb_jstr(cb, "kernel");
             int swap = !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
             struct series *A = swap ? &ss[b] : &ss[a], *B = swap ? &ss[a] : &ss[b];
             ca = json_object_get(A->first, "config");
@@ -417,9 +406,9 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
             json_t *delta = json_null();
             if (json_is_object(ratio)) {
                 delta = json_object();
-                json_object_set_new(delta, "median", jreal(jnum(ratio, "median") - 1));
-                json_object_set_new(delta, "lo", jreal(jnum(ratio, "lo") - 1));
-                json_object_set_new(delta, "hi", jreal(jnum(ratio, "hi") - 1));
+                json_object_set_new(delta, "median", jreal(mtb_jnum(ratio, "median") - 1));
+                json_object_set_new(delta, "lo", jreal(mtb_jnum(ratio, "lo") - 1));
+                json_object_set_new(delta, "hi", jreal(mtb_jnum(ratio, "hi") - 1));
                 json_object_set(delta, "conf", json_object_get(ratio, "conf"));
             }
             json_decref(ratio);
@@ -428,9 +417,9 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
             json_t *pl = json_object_get(ss[a].first, "platform");
             int emu = json_is_true(json_object_get(pl, "emulated"));
             json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:b}", "service",
-                                  jstr(ca, "service"), "platform", jstr(ca, "platform"), "variant", jstr(ca, "variant"),
-                                  "mode", jstr(ca, "mode"), "workload", json_object_get(ca, "workload"), "emulated",
-                                  emu, "kernel_a", jstr(ca, "kernel"), "kernel_b", jstr(cb, "kernel"), "runs_a",
+                                  mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant", mtb_jstr(ca, "variant"),
+                                  "mode", mtb_jstr(ca, "mode"), "workload", json_object_get(ca, "workload"), "emulated",
+                                  emu, "kernel_a", mtb_jstr(ca, "kernel"), "kernel_b", mtb_jstr(cb, "kernel"), "runs_a",
                                   (int)A->n, "runs_b", (int)B->n, "ops_a", jreal(stats_median(A->ops, A->n)), "ops_b",
                                   jreal(stats_median(B->ops, B->n)), "pairs", (int)np, "delta", delta,
                                   "mann_whitney_p", have_p ? json_real(mw.p) : json_null(), "significant",
@@ -440,19 +429,19 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
             json_t *ov;
             json_array_foreach(overheads, i, ov)
             {
-                if (strcmp(jstr(ov, "service"), jstr(ca, "service")) || strcmp(jstr(ov, "variant"), jstr(ca, "variant")) ||
-                    strcmp(jstr(ov, "mode"), jstr(ca, "mode")) || strcmp(jstr(ov, "platform"), jstr(ca, "platform")) ||
+                if (strcmp(mtb_jstr(ov, "service"), mtb_jstr(ca, "service")) || strcmp(mtb_jstr(ov, "variant"), mtb_jstr(ca, "variant")) ||
+                    strcmp(mtb_jstr(ov, "mode"), mtb_jstr(ca, "mode")) || strcmp(mtb_jstr(ov, "platform"), mtb_jstr(ca, "platform")) ||
                     !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(ca, "workload")))
                     continue;
-                if (!strcmp(jstr(ov, "kernel"), jstr(ca, "kernel")))
+                if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(ca, "kernel")))
                     json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
-                if (!strcmp(jstr(ov, "kernel"), jstr(cb, "kernel")))
+                if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(cb, "kernel")))
                     json_object_set(o, "slowdown_b", json_object_get(ov, "slowdown"));
             }
             json_object_set_new(o, "note",
                 emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel difference is "
-                                   "expected; the TCMA1 effect shows only on MTE hardware", jstr(ca, "platform"))
-                    : json_sprintf("measured on platform %s", jstr(ca, "platform")));
+                                   "expected; the TCMA1 effect shows only on MTE hardware", mtb_jstr(ca, "platform"))
+                    : json_sprintf("measured on platform %s", mtb_jstr(ca, "platform")));
             json_array_append_new(out, o);
         }
     return out;
@@ -468,10 +457,10 @@ json_t *mtb_summary_build(json_t *records)
     json_t *warnings = json_array();
     json_array_foreach(records, i, rec)
     {
-        if (strcmp(jstr(rec, "status"), "ok") != 0)
+        if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
             continue;
         json_t *sum = json_object_get(rec, "summary");
-        if (!json_is_object(sum) || !(jnum(sum, "ops_per_sec") >= 0))
+        if (!json_is_object(sum) || !(mtb_jnum(sum, "ops_per_sec") >= 0))
             continue;
         char *k = config_key(rec);
         struct series *s = NULL;
@@ -489,7 +478,7 @@ json_t *mtb_summary_build(json_t *records)
         }
         if (s->n >= MAXRUNS)
             continue;
-        s->ops[s->n] = jnum(sum, "ops_per_sec");
+        s->ops[s->n] = mtb_jnum(sum, "ops_per_sec");
         for (size_t p = 0; p < NPCT; p++)
             s->lat[p][s->n] = latency_of(rec, &pcts[p]);
         s->rep[s->n] = (int)json_integer_value(json_object_get(json_object_get(rec, "config"), "rep"));
@@ -505,9 +494,9 @@ json_t *mtb_summary_build(json_t *records)
         struct series *s = &ss[j];
         json_t *c = json_object_get(s->first, "config");
         json_t *pl = json_object_get(s->first, "platform");
-        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", jstr(c, "service"), "variant",
-                              jstr(c, "variant"), "mode", jstr(c, "mode"), "platform", jstr(c, "platform"), "kernel",
-                              jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", mtb_jstr(c, "service"), "variant",
+                              mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"), "platform", mtb_jstr(c, "platform"), "kernel",
+                              mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
                               "ops_per_sec", med_ci(s->ops, s->n), "client_bound", s->client_bound, "emulated",
                               json_is_true(json_object_get(pl, "emulated")));
         for (size_t p = 0; p < NPCT; p++) {
@@ -555,7 +544,7 @@ static void fmt_num(char *buf, size_t n, double v)
     buf[o] = 0;
 }
 
-static int low_conf(json_t *ci) { return json_is_object(ci) && jnum(ci, "conf") < CONF - 1e-9; }
+static int low_conf(json_t *ci) { return json_is_object(ci) && mtb_jnum(ci, "conf") < CONF - 1e-9; }
 
 void mtb_summary_print(json_t *sum, FILE *out)
 {
@@ -569,8 +558,8 @@ void mtb_summary_print(json_t *sum, FILE *out)
     {
         json_t *w = json_object_get(c, "workload");
         char *head = mtb_asprintf("%s on %s, kernel %s: mix %s, %lld conns, pipeline %lld, %g s per run",
-                                  jstr(c, "service"), jstr(c, "platform"), jstr(c, "kernel"), jstr(w, "mix"),
-                                  (long long)jnum(w, "conns"), (long long)jnum(w, "pipeline"), jnum(w, "duration_s"));
+                                  mtb_jstr(c, "service"), mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mtb_jstr(w, "mix"),
+                                  (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"), mtb_jnum(w, "duration_s"));
         if (strcmp(head, last)) {
             fprintf(out, "\n%s%s\n", head, emu ? "  [emulated: not hardware timing]" : "");
             fprintf(out, "  %-16s %4s  %-32s %10s %10s %10s\n", "config", "runs", "ops/s median [95% CI]", "p50 us", "p99 us", "p99.9 us");
@@ -579,14 +568,14 @@ void mtb_summary_print(json_t *sum, FILE *out)
         free(head);
         json_t *ops = json_object_get(c, "ops_per_sec");
         char m[32], lo[32], hi[32], a[32], b[32], d[32];
-        fmt_num(m, sizeof m, jnum(ops, "median"));
-        fmt_num(lo, sizeof lo, jnum(ops, "lo"));
-        fmt_num(hi, sizeof hi, jnum(ops, "hi"));
-        fmt_num(a, sizeof a, jnum(json_object_get(c, "p50_us"), "median"));
-        fmt_num(b, sizeof b, jnum(json_object_get(c, "p99_us"), "median"));
-        fmt_num(d, sizeof d, jnum(json_object_get(c, "p999_us"), "median"));
+        fmt_num(m, sizeof m, mtb_jnum(ops, "median"));
+        fmt_num(lo, sizeof lo, mtb_jnum(ops, "lo"));
+        fmt_num(hi, sizeof hi, mtb_jnum(ops, "hi"));
+        fmt_num(a, sizeof a, mtb_jnum(json_object_get(c, "p50_us"), "median"));
+        fmt_num(b, sizeof b, mtb_jnum(json_object_get(c, "p99_us"), "median"));
+        fmt_num(d, sizeof d, mtb_jnum(json_object_get(c, "p999_us"), "median"));
         char cfg[64], ci[128];
-        snprintf(cfg, sizeof cfg, "%s/%s", jstr(c, "variant"), jstr(c, "mode"));
+        snprintf(cfg, sizeof cfg, "%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
         snprintf(ci, sizeof ci, "%s [%s - %s]%s", m, lo, hi, low_conf(ops) ? "*" : "");
         starred |= low_conf(ops);
         fprintf(out, "  %-16s %4d  %-32s %10s %10s %10s%s\n", cfg, (int)json_integer_value(json_object_get(c, "runs")),
@@ -599,9 +588,9 @@ void mtb_summary_print(json_t *sum, FILE *out)
         json_t *pv = json_object_get(o, "mann_whitney_p");
         fprintf(out, "  overhead %s/%s vs plain/off: %.3fx [%.3f - %.3f]%s per operation (%d pairs), "
                 "p99 x%.3f [%.3f - %.3f]%s",
-                jstr(o, "variant"), jstr(o, "mode"), jnum(s, "median"), jnum(s, "lo"), jnum(s, "hi"),
+                mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), mtb_jnum(s, "median"), mtb_jnum(s, "lo"), mtb_jnum(s, "hi"),
                 low_conf(s) ? "*" : "", (int)json_integer_value(json_object_get(o, "pairs")),
-                jnum(p, "median"), jnum(p, "lo"), jnum(p, "hi"), low_conf(p) ? "*" : "");
+                mtb_jnum(p, "median"), mtb_jnum(p, "lo"), mtb_jnum(p, "hi"), low_conf(p) ? "*" : "");
         if (json_is_number(pv))
             fprintf(out, ", Mann-Whitney p=%.3g", json_number_value(pv));
         fprintf(out, "%s\n", emu ? "  [emulated]" : "");
@@ -624,10 +613,10 @@ static void md_ci(FILE *f, json_t *ci, int with_ci)
         fprintf(f, "-");
         return;
     }
-    fmt_num(m, sizeof m, jnum(ci, "median"));
-    fmt_num(lo, sizeof lo, jnum(ci, "lo"));
-    fmt_num(hi, sizeof hi, jnum(ci, "hi"));
-    if (with_ci && jnum(ci, "lo") != jnum(ci, "hi"))
+    fmt_num(m, sizeof m, mtb_jnum(ci, "median"));
+    fmt_num(lo, sizeof lo, mtb_jnum(ci, "lo"));
+    fmt_num(hi, sizeof hi, mtb_jnum(ci, "hi"));
+    if (with_ci && mtb_jnum(ci, "lo") != mtb_jnum(ci, "hi"))
         fprintf(f, "%s [%s – %s]%s", m, lo, hi, low_conf(ci) ? "*" : "");
     else
         fprintf(f, "%s", m);
@@ -636,16 +625,16 @@ static void md_ci(FILE *f, json_t *ci, int with_ci)
 /* a ratio CI ("median", or "geomean") as "1.234x [1.1 – 1.3]", or a delta as "+1.2% [...]" */
 static void md_ratio(FILE *f, json_t *ci, int delta)
 {
-    double m = json_is_number(json_object_get(ci, "median")) ? jnum(ci, "median") : jnum(ci, "geomean");
+    double m = json_is_number(json_object_get(ci, "median")) ? mtb_jnum(ci, "median") : mtb_jnum(ci, "geomean");
     if (!json_is_object(ci) || isnan(m)) {
         fprintf(f, "-");
         return;
     }
     if (delta)
-        fprintf(f, "%+.1f%% [%+.1f%% – %+.1f%%]%s", 100 * m, 100 * jnum(ci, "lo"), 100 * jnum(ci, "hi"),
+        fprintf(f, "%+.1f%% [%+.1f%% – %+.1f%%]%s", 100 * m, 100 * mtb_jnum(ci, "lo"), 100 * mtb_jnum(ci, "hi"),
                 low_conf(ci) ? "*" : "");
     else
-        fprintf(f, "%.3fx [%.3f – %.3f]%s", m, jnum(ci, "lo"), jnum(ci, "hi"), low_conf(ci) ? "*" : "");
+        fprintf(f, "%.3fx [%.3f – %.3f]%s", m, mtb_jnum(ci, "lo"), mtb_jnum(ci, "hi"), low_conf(ci) ? "*" : "");
 }
 
 char *mtb_summary_markdown(json_t *sum)
@@ -669,11 +658,11 @@ char *mtb_summary_markdown(json_t *sum)
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         json_t *ops = json_object_get(c, "ops_per_sec"), *w = json_object_get(c, "workload");
-        fprintf(f, "| %s | mix %s, %lld conns | %s%s | %s | %s/%s | %d | ", jstr(c, "service"), jstr(w, "mix"),
-                (long long)jnum(w, "conns"), jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "",
-                jstr(c, "kernel"), jstr(c, "variant"), jstr(c, "mode"), (int)json_integer_value(json_object_get(c, "runs")));
+        fprintf(f, "| %s | mix %s, %lld conns | %s%s | %s | %s/%s | %d | ", mtb_jstr(c, "service"), mtb_jstr(w, "mix"),
+                (long long)mtb_jnum(w, "conns"), mtb_jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "",
+                mtb_jstr(c, "kernel"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), (int)json_integer_value(json_object_get(c, "runs")));
         md_ci(f, ops, 1);
-        fprintf(f, " | %.0f%% | ", 100 * jnum(ops, "conf"));
+        fprintf(f, " | %.0f%% | ", 100 * mtb_jnum(ops, "conf"));
         md_ci(f, json_object_get(c, "p50_us"), 0);
         fprintf(f, " | ");
         md_ci(f, json_object_get(c, "p99_us"), 0);
@@ -682,9 +671,9 @@ char *mtb_summary_markdown(json_t *sum)
         fprintf(f, " | ");
         json_t *match = NULL;
         json_array_foreach(json_object_get(sum, "overheads"), j, o) if (
-            !strcmp(jstr(o, "service"), jstr(c, "service")) && !strcmp(jstr(o, "variant"), jstr(c, "variant")) &&
-            !strcmp(jstr(o, "mode"), jstr(c, "mode")) && !strcmp(jstr(o, "platform"), jstr(c, "platform")) &&
-            !strcmp(jstr(o, "kernel"), jstr(c, "kernel")) && mtb_workload_equal(json_object_get(o, "workload"), w)) match = o;
+            !strcmp(mtb_jstr(o, "service"), mtb_jstr(c, "service")) && !strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) &&
+            !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) && !strcmp(mtb_jstr(o, "platform"), mtb_jstr(c, "platform")) &&
+            !strcmp(mtb_jstr(o, "kernel"), mtb_jstr(c, "kernel")) && mtb_workload_equal(json_object_get(o, "workload"), w)) match = o;
         if (match) {
             md_ratio(f, json_object_get(match, "slowdown"), 0);
             json_t *pv = json_object_get(match, "mann_whitney_p");
@@ -693,7 +682,7 @@ char *mtb_summary_markdown(json_t *sum)
             else
                 fprintf(f, " | - |\n");
         } else {
-            fprintf(f, "%s | |\n", !strcmp(jstr(c, "variant"), "plain") && !strcmp(jstr(c, "mode"), "off") ? "baseline" : "-");
+            fprintf(f, "%s | |\n", !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off") ? "baseline" : "-");
         }
     }
     if (json_array_size(json_object_get(sum, "geomeans"))) {
@@ -701,8 +690,8 @@ char *mtb_summary_markdown(json_t *sum)
                    "the log scale.\n\n| config | platform | kernel | n | geometric mean [CI] | over |\n|---|---|---|---|---|---|\n", em);
         json_array_foreach(json_object_get(sum, "geomeans"), i, o)
         {
-            fprintf(f, "| %s/%s | %s | %s | %d | ", jstr(o, "variant"), jstr(o, "mode"), jstr(o, "platform"),
-                    jstr(o, "kernel"), (int)json_integer_value(json_object_get(o, "n")));
+            fprintf(f, "| %s/%s | %s | %s | %d | ", mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), mtb_jstr(o, "platform"),
+                    mtb_jstr(o, "kernel"), (int)json_integer_value(json_object_get(o, "n")));
             md_ratio(f, json_object_get(o, "slowdown"), 0);
             fprintf(f, " | ");
             json_t *m;
@@ -718,11 +707,11 @@ char *mtb_summary_markdown(json_t *sum)
         json_array_foreach(json_object_get(sum, "kernels"), i, o)
         {
             char a[32], b[32];
-            fmt_num(a, sizeof a, jnum(o, "ops_a"));
-            fmt_num(b, sizeof b, jnum(o, "ops_b"));
-            fprintf(f, "| %s | %s/%s | %s%s | %s | %s | %s | %s | ", jstr(o, "service"), jstr(o, "variant"), jstr(o, "mode"),
-                    jstr(o, "platform"), json_is_true(json_object_get(o, "emulated")) ? " (emulated)" : "",
-                    jstr(o, "kernel_a"), jstr(o, "kernel_b"), a, b);
+            fmt_num(a, sizeof a, mtb_jnum(o, "ops_a"));
+            fmt_num(b, sizeof b, mtb_jnum(o, "ops_b"));
+            fprintf(f, "| %s | %s/%s | %s%s | %s | %s | %s | %s | ", mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
+                    mtb_jstr(o, "platform"), json_is_true(json_object_get(o, "emulated")) ? " (emulated)" : "",
+                    mtb_jstr(o, "kernel_a"), mtb_jstr(o, "kernel_b"), a, b);
             md_ratio(f, json_object_get(o, "delta"), 1);
             json_t *pv = json_object_get(o, "mann_whitney_p");
             if (json_is_number(pv))
@@ -735,7 +724,7 @@ char *mtb_summary_markdown(json_t *sum)
             fprintf(f, " |\n");
         }
         json_t *notes = json_array();
-        json_array_foreach(json_object_get(sum, "kernels"), i, o) add_unique(notes, jstr(o, "note"));
+        json_array_foreach(json_object_get(sum, "kernels"), i, o) add_unique(notes, mtb_jstr(o, "note"));
         json_array_foreach(notes, i, o) fprintf(f, "\n> Kernel comparison %s.\n", json_string_value(o));
         json_decref(notes);
     }
@@ -756,7 +745,7 @@ char *mtb_summary_markdown(json_t *sum)
             json_array_foreach(a, j, w) fprintf(f, "%s%s", j ? "; " : "", json_string_value(w));
             fprintf(f, "\n");
         }
-        fprintf(f, "- dates: %s – %s\n", jstr(env, "first_started"), jstr(env, "last_finished"));
+        fprintf(f, "- dates: %s – %s\n", mtb_jstr(env, "first_started"), mtb_jstr(env, "last_finished"));
     }
     if (emu)
         fprintf(f, "\n> Measured under aarch64 user-mode emulation (qemu-aarch64 -cpu max). Emulation cost is "
