@@ -12,7 +12,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
-LDLIBS  := -ljansson -linih -lcrypto -lm -lpthread
+LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
