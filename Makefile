@@ -105,3 +105,10 @@ plan: deps
 	@$(MAKE) --no-print-directory all
 	$(B)/mtebench plan $(PLAN) $(BENCH_ARGS_COMMON)
 .PHONY: plan
+
+# --- the nightly (configs/nightly.conf, history, dashboard) -------------------
+NIGHTLY_PLAN ?= configs/nightly.conf
+nightly: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history $(HISTORY)) $(BENCH_ARGS_COMMON)
+.PHONY: nightly
