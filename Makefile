@@ -12,7 +12,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
-LDLIBS  := -ljansson -linih -lcrypto -lm -lpthread
+LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
@@ -105,3 +105,10 @@ plan: deps
 	@$(MAKE) --no-print-directory all
 	$(B)/mtebench plan $(PLAN) $(BENCH_ARGS_COMMON)
 .PHONY: plan
+
+# --- the nightly (configs/nightly.conf, history, dashboard) -------------------
+NIGHTLY_PLAN ?= configs/nightly.conf
+nightly: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history $(HISTORY)) $(BENCH_ARGS_COMMON)
+.PHONY: nightly

@@ -6,7 +6,7 @@ set -eu
 
 HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
  binutils-aarch64-linux-gnu dpkg-dev autoconf automake libtool patch xz-utils \
- libjansson-dev libinih-dev libssl-dev libevent-dev \
+ libjansson-dev libinih-dev libssl-dev libevent-dev libsqlite3-dev gnupg git \
  memcached libmemcached-tools wrk nginx-light gnuplot-nox chromium procps iproute2 jq file python3 rocksdb-tools postgresql-15 postgresql-client linux-perf \
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64"
 # -dev packages that are not Multi-Arch: same are unpacked into a cross sysroot

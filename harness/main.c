@@ -5,6 +5,7 @@
 
 #include "bench.h"
 #include "doctor.h"
+#include "nightly.h"
 #include "proc.h"
 #include "report.h"
 
@@ -19,6 +20,7 @@ static int cmd_help(int argc, char **argv);
 static const struct mtb_cmd cmds[] = {
     { "bench", "baseline (plain/off) vs tagged/MODE, interleaved; table + summary", mtb_cmd_bench },
     { "plan", "run a plan file (a matrix of runs, e.g. configs/paper.conf)", mtb_cmd_plan },
+    { "nightly", "run the nightly plan, keep its history, find regressions, write the dashboard", mtb_cmd_nightly },
     { "report", "statistics, plots and HTML/Markdown/CSV/JSON from run records", mtb_cmd_report },
     { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
     { "build", "build a service's variants into the build cache", mtb_cmd_build },

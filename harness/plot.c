@@ -350,6 +350,66 @@ char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulate
     return buf;
 }
 
+char *mtb_plot_trend_script(const char *title, const char *ylabel, const double *x, const double *y, size_t n,
+                            json_t *cps, int emulated)
+{
+    if (n == 0)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "$P << EOD\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.9g %.9g\n", x[i], y[i]);
+    fprintf(f, "EOD\n$M << EOD\n");
+    /* per night (points of one x are adjacent): the median */
+    double *tmp = mtb_calloc(n, sizeof *tmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && x[j] == x[i])
+            j++;
+        for (size_t k = i; k < j; k++)
+            tmp[k - i] = y[k];
+        for (size_t a = 1; a < j - i; a++) /* insertion sort: a night has a few runs */
+            for (size_t b = a; b > 0 && tmp[b - 1] > tmp[b]; b--) {
+                double t = tmp[b];
+                tmp[b] = tmp[b - 1];
+                tmp[b - 1] = t;
+            }
+        size_t m = j - i;
+        fprintf(f, "%.9g %.9g\n", x[i], m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2);
+        i = j;
+    }
+    free(tmp);
+    fprintf(f, "EOD\nset title ");
+    put_quoted(f, title);
+    fprintf(f, "\nset ylabel ");
+    put_quoted(f, ylabel);
+    fprintf(f, "\nset xlabel \"night\"\nset grid\nset key top left\nset offsets 0.5, 0.5, 0, 0\n"
+               "set xtics 1\nset mxtics 1\n");
+    if (x[n - 1] - x[0] > 20)
+        fprintf(f, "set xtics autofreq\n");
+    put_emu_label(f, emulated);
+    size_t i;
+    json_t *cp;
+    json_array_foreach(cps, i, cp)
+    {
+        const char *kind = jstr(cp, "kind");
+        const char *color = !strcmp(kind, "regression") ? "#c00000" : !strcmp(kind, "improvement") ? "#1b7e37" : "#888888";
+        double cx = jnum(cp, "x") - 0.5;
+        fprintf(f, "set arrow %zu from first %.6g, graph 0 to first %.6g, graph 1 nohead lw 2 dt 2 lc rgb \"%s\"\n",
+                i + 1, cx, cx, color);
+        fprintf(f, "set label %zu \"%+.1f%%\" at first %.6g, graph 0.95 left offset 0.3,0 textcolor rgb \"%s\"\n",
+                i + 1, 100 * jnum(cp, "change"), cx, color);
+    }
+    fprintf(f, "plot $P using 1:2 with points pt 7 ps 0.6 lc rgb \"#4a78b5\" title \"runs\", \\\n"
+               "     $M using 1:2 with linespoints lw 2 pt 5 ps 0.5 lc rgb \"#222222\" title \"nightly median\"\n");
+    fclose(f);
+    return buf;
+}
+
 /* ---- rendering ------------------------------------------------------------- */
 
 int mtb_plot_available(void)

@@ -50,6 +50,21 @@ char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated)
 /* Throughput over time, one line per run of the group. */
 char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulated);
 
+/**
+ * mtb_plot_trend_script - a series of the nightly history: every point
+ * (x = night number, y = value), the nightly medians joined by a line, and
+ * a vertical line at each change point (red: regression, green:
+ * improvement, grey: other significant change) labelled with its size.
+ * @param title   plot title
+ * @param ylabel  y axis label
+ * @param x, y    n points
+ * @param cps     [{"x": night number of the first point after the change,
+ *                "change": relative size, "kind": "regression"|"improvement"|"change"}]
+ * @return the script, or NULL when n == 0
+ */
+char *mtb_plot_trend_script(const char *title, const char *ylabel, const double *x, const double *y, size_t n,
+                            json_t *cps, int emulated);
+
 /* The group a record is plotted in: "service, mix M, C conns, platform P"
  * (heap string). */
 char *mtb_plot_group(json_t *rec);

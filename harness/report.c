@@ -261,7 +261,7 @@ static char *runs_csv(const struct mtb_report_set *set)
 
 /* ---- HTML ------------------------------------------------------------------ */
 
-static const char css[] =
+const char mtb_report_css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;max-width:1200px;"
     "padding:0 18px 40px;color:#1d1d1f;background:#fff}"
     "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid #ddd;"
@@ -722,7 +722,7 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>mtebench report: ");
     hput(f, name);
-    fprintf(f, "%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>mtebench report: ", emu ? " (emulated)" : "", css);
+    fprintf(f, "%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>mtebench report: ", emu ? " (emulated)" : "", mtb_report_css);
     hput(f, name);
     fprintf(f, "</h1>\n<p class=\"note\">%zu run records (%zu usable) from ", json_array_size(set->records),
             mtb_report_usable(set));

@@ -53,6 +53,9 @@ int mtb_report_write(const struct mtb_report_set *set, const char *name, const c
 int mtb_report_dirs(char *const dirs[], int ndirs, const char *name, const char *out, char **dir_out, char *err,
                     size_t errlen);
 
+/* The stylesheet of the report pages (inlined; the nightly dashboard uses it too). */
+extern const char mtb_report_css[];
+
 /* The CSV field of one value, quoted per RFC 4180 when needed (heap string). */
 char *mtb_csv_field(const char *s);
 /* The text with &, <, >, " and ' escaped for HTML (heap string). */

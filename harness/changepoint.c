@@ -1,0 +1,353 @@
+/* changepoint.c - see changepoint.h */
+#include "changepoint.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mtb_cp_defaults(struct mtb_cp_opts *o)
+{
+    o->threshold = 0.001;
+    o->min_change = 0.02;
+    o->min_points = 3;
+    o->window = 20;
+    o->max_cps = 16;
+    o->boot = 1000;
+    o->seed = 0x6d7465626e6368ULL;
+}
+
+/* ---- distributions ---------------------------------------------------------- */
+
+/* Continued fraction of I_x(a,b) (valid for x < (a+1)/(a+b+2)), evaluated by
+ * the modified Lentz method: terms d_{2m+1} = -(a+m)(a+b+m)x / ((a+2m)(a+2m+1)),
+ * d_{2m} = m(b-m)x / ((a+2m-1)(a+2m)). */
+static double betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300, eps = 1e-15;
+    double f = 1, c = 1, d = 0;
+    for (int i = 0; i <= 400; i++) {
+        int m = i / 2;
+        double num;
+        if (i == 0)
+            num = 1;
+        else if (i % 2 == 0)
+            num = m * (b - m) * x / ((a + 2.0 * m - 1) * (a + 2.0 * m));
+        else
+            num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1));
+        d = 1 + num * d;
+        if (fabs(d) < tiny)
+            d = tiny;
+        d = 1 / d;
+        c = 1 + num / c;
+        if (fabs(c) < tiny)
+            c = tiny;
+        double delta = c * d;
+        f *= delta;
+        if (i > 0 && fabs(delta - 1) < eps)
+            break;
+    }
+    return f - 1; /* the recurrence above starts from 1 + the fraction */
+}
+
+double mtb_betainc(double a, double b, double x)
+{
+    if (!(a > 0) || !(b > 0) || !(x >= 0) || !(x <= 1))
+        return NAN;
+    if (x == 0 || x == 1)
+        return x;
+    double lfront = a * log(x) + b * log1p(-x) - (lgamma(a) + lgamma(b) - lgamma(a + b));
+    if (x < (a + 1) / (a + b + 2))
+        return exp(lfront) * betacf(a, b, x) / a;
+    /* symmetry: I_x(a,b) = 1 - I_{1-x}(b,a) */
+    return 1 - exp(lfront) * betacf(b, a, 1 - x) / b;
+}
+
+double mtb_student_t_sf2(double t, double df)
+{
+    if (isnan(t) || !(df > 0))
+        return NAN;
+    if (isinf(t))
+        return 0;
+    return mtb_betainc(df / 2, 0.5, df / (df + t * t));
+}
+
+int mtb_cp_welch(const double *a, size_t na, const double *b, size_t nb, double *p)
+{
+    if (!a || !b || !p || na < 2 || nb < 2)
+        return -EINVAL;
+    double ma = stats_mean(a, na), mb = stats_mean(b, nb);
+    double sa = stats_stddev(a, na), sb = stats_stddev(b, nb);
+    double va = sa * sa / (double)na, vb = sb * sb / (double)nb;
+    if (va + vb == 0) {
+        *p = ma == mb ? 1 : 0;
+        return 0;
+    }
+    double t = (ma - mb) / sqrt(va + vb);
+    double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+    *p = mtb_student_t_sf2(t, df);
+    return 0;
+}
+
+/* ---- E-Divisive ---------------------------------------------------------------- */
+
+int mtb_cp_edivisive(const double *x, size_t n, double *q)
+{
+    if (!x || !q || n == 0)
+        return -EINVAL;
+    double *wl = calloc(n + 1, sizeof *wl), *wr = calloc(n + 1, sizeof *wr);
+    if (!wl || !wr) {
+        free(wl);
+        free(wr);
+        return -ENOMEM;
+    }
+    /* wl[k] = sum over i<j<k of |x_i - x_j|; wr[k] = sum over k<=i<j<n */
+    for (size_t k = 1; k <= n; k++) {
+        double s = 0;
+        for (size_t i = 0; i + 1 < k; i++)
+            s += fabs(x[k - 1] - x[i]);
+        wl[k] = wl[k - 1] + s;
+    }
+    for (size_t k = n; k-- > 0;) {
+        double s = 0;
+        for (size_t j = k + 1; j < n; j++)
+            s += fabs(x[k] - x[j]);
+        wr[k] = wr[k + 1] + s;
+    }
+    for (size_t k = 0; k < n; k++) {
+        q[k] = 0;
+        if (k < 2 || n - k < 2)
+            continue;
+        double m = (double)k, r = (double)(n - k);
+        double cross = wl[n] - wl[k] - wr[k];
+        double e = 2 * cross / (m * r) - 2 * wl[k] / (m * (m - 1)) - 2 * wr[k] / (r * (r - 1));
+        q[k] = m * r / (double)n * e;
+    }
+    free(wl);
+    free(wr);
+    return 0;
+}
+
+/* ---- detection ----------------------------------------------------------------- */
+
+/* first index of the window of up to w nights ending before k (not before lo) */
+static size_t window_start(const int *g, size_t lo, size_t k, size_t w)
+{
+    size_t i = k, seen = 0;
+    while (i > lo) {
+        if (i == k || g[i - 1] != g[i]) {
+            if (seen == w)
+                break;
+            seen++;
+        }
+        i--;
+    }
+    return i;
+}
+
+/* end (exclusive) of the window of up to w nights starting at k (not past hi) */
+static size_t window_end(const int *g, size_t k, size_t hi, size_t w)
+{
+    size_t i = k, seen = 0;
+    while (i < hi) {
+        if (i == k || g[i] != g[i - 1]) {
+            if (seen == w)
+                break;
+            seen++;
+        }
+        i++;
+    }
+    return i;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *s, size_t n)
+{
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* bootstrap median of a resample of x (n values) into scratch */
+static double boot_median(struct stats_rng *r, const double *x, size_t n, double *scratch)
+{
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = x[stats_rng_below(r, n)];
+    qsort(scratch, n, sizeof *scratch, cmp_double);
+    return median_sorted(scratch, n);
+}
+
+/* Judge the change at k: windows [b0,k) and [k,a1). @return 0 or -errno */
+static int judge(const double *x, const int *g, size_t b0, size_t k, size_t a1, enum mtb_cp_better better,
+                 const struct mtb_cp_opts *o, struct mtb_cp *cp)
+{
+    memset(cp, 0, sizeof *cp);
+    cp->index = k;
+    cp->group = g[k];
+    cp->n_before = k - b0;
+    cp->n_after = a1 - k;
+    const double *bx = x + b0, *ax = x + k;
+    size_t nb = cp->n_before, na = cp->n_after;
+    if (nb < 2 || na < 2) {
+        cp->p_split = cp->p_mwu = 1;
+        return 0;
+    }
+    cp->before = stats_median(bx, nb);
+    cp->after = stats_median(ax, na);
+    if (isnan(cp->before) || isnan(cp->after))
+        return -ENOMEM;
+    cp->change = cp->before != 0 ? cp->after / cp->before - 1 : 0;
+    int rc = mtb_cp_welch(bx, nb, ax, na, &cp->p_split);
+    struct stats_mwu u;
+    if (!rc)
+        rc = stats_mann_whitney(ax, na, bx, nb, &u);
+    if (rc)
+        return rc;
+    cp->p_mwu = u.p;
+    /* 95% percentile bootstrap of the relative change of the medians */
+    double *reps = malloc((o->boot ? o->boot : 1) * sizeof *reps), *scratch = malloc((nb > na ? nb : na) * sizeof *scratch);
+    if (!reps || !scratch) {
+        free(reps);
+        free(scratch);
+        return -ENOMEM;
+    }
+    struct stats_rng r;
+    stats_rng_seed(&r, o->seed ^ (uint64_t)k * 0x9e3779b97f4a7c15ULL);
+    unsigned nrep = 0;
+    for (unsigned i = 0; i < o->boot; i++) {
+        double mb = boot_median(&r, bx, nb, scratch), ma = boot_median(&r, ax, na, scratch);
+        if (mb != 0)
+            reps[nrep++] = ma / mb - 1;
+    }
+    cp->ci.est = cp->change;
+    cp->ci.lo = nrep ? stats_quantile(reps, nrep, 0.025) : cp->change;
+    cp->ci.hi = nrep ? stats_quantile(reps, nrep, 0.975) : cp->change;
+    free(reps);
+    free(scratch);
+    cp->significant = cp->p_split < o->threshold && cp->p_mwu < o->threshold;
+    int bad = better == MTB_CP_HIGHER ? cp->change < 0 : cp->change > 0;
+    int big = fabs(cp->change) >= o->min_change;
+    cp->regression = cp->significant && bad && big;
+    cp->improvement = cp->significant && !bad && big;
+    return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+int mtb_cp_detect(const double *x, const int *group, size_t n, enum mtb_cp_better better,
+                  const struct mtb_cp_opts *opts, struct mtb_cp **out, size_t *nout)
+{
+    struct mtb_cp_opts o;
+    if (opts)
+        o = *opts;
+    else
+        mtb_cp_defaults(&o);
+    if (!out || !nout)
+        return -EINVAL;
+    *out = NULL;
+    *nout = 0;
+    if (!x || n == 0 || !(o.threshold > 0 && o.threshold < 1) || !(o.min_change >= 0) || o.window == 0 ||
+        (better != MTB_CP_HIGHER && better != MTB_CP_LOWER))
+        return -EINVAL;
+    if (o.min_points < 2)
+        o.min_points = 2;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || (group && i && group[i] < group[i - 1]))
+            return -EINVAL;
+    int *g = malloc(n * sizeof *g);
+    double *q = malloc(n * sizeof *q);
+    size_t *cps = malloc((o.max_cps + 2) * sizeof *cps), ncps = 0;
+    /* a stack of segments [lo, hi) still to search */
+    size_t *stack = malloc(2 * (o.max_cps + 2) * sizeof *stack), nst = 0;
+    struct mtb_cp *res = NULL;
+    int rc = 0;
+    if (!g || !q || !cps || !stack) {
+        rc = -ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        g[i] = group ? group[i] : (int)i;
+
+    /* 1. binary segmentation: E-Divisive candidate, Welch t-test within the window */
+    stack[nst++] = 0;
+    stack[nst++] = n;
+    while (nst && ncps < o.max_cps) {
+        size_t hi = stack[--nst], lo = stack[--nst];
+        if (hi - lo < 2 * o.min_points)
+            continue;
+        if ((rc = mtb_cp_edivisive(x + lo, hi - lo, q)) != 0)
+            goto done;
+        size_t best = 0;
+        double bq = -INFINITY;
+        for (size_t k = lo + o.min_points; k + o.min_points <= hi; k++)
+            if (g[k] != g[k - 1] && q[k - lo] > bq) {
+                bq = q[k - lo];
+                best = k;
+            }
+        if (!best)
+            continue;
+        size_t b0 = window_start(g, lo, best, o.window), a1 = window_end(g, best, hi, o.window);
+        double p = 1;
+        if (best - b0 >= 2 && a1 - best >= 2 && (rc = mtb_cp_welch(x + b0, best - b0, x + best, a1 - best, &p)) != 0)
+            goto done;
+        if (!(p < o.threshold))
+            continue;
+        cps[ncps++] = best;
+        stack[nst++] = lo;
+        stack[nst++] = best;
+        stack[nst++] = best;
+        stack[nst++] = hi;
+    }
+    qsort(cps, ncps, sizeof *cps, cmp_size);
+
+    /* 2. the newest night against the window before it */
+    size_t last = n;
+    while (last > 1 && g[last - 1] == g[last - 2])
+        last--;
+    last--; /* first index of the newest night */
+    int newest_added = 0;
+    if (last > 0 && (ncps == 0 || cps[ncps - 1] != last) && n - last >= o.min_points) {
+        size_t lo = ncps ? cps[ncps - 1] : 0;
+        if (last - lo >= o.min_points) {
+            cps[ncps++] = last;
+            newest_added = 1;
+        }
+    }
+
+    /* 3. judge every change point against its neighbours */
+    res = calloc(ncps ? ncps : 1, sizeof *res);
+    if (!res) {
+        rc = -ENOMEM;
+        goto done;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < ncps; i++) {
+        size_t prev = i ? cps[i - 1] : 0, next = i + 1 < ncps ? cps[i + 1] : n;
+        size_t b0 = window_start(g, prev, cps[i], o.window), a1 = window_end(g, cps[i], next, o.window);
+        struct mtb_cp cp;
+        if ((rc = judge(x, g, b0, cps[i], a1, better, &o, &cp)) != 0)
+            goto done;
+        cp.from_newest = newest_added && i == ncps - 1;
+        if (cp.significant)
+            res[kept++] = cp;
+    }
+    if (kept) {
+        *out = res;
+        *nout = kept;
+        res = NULL;
+    }
+done:
+    free(res);
+    free(g);
+    free(q);
+    free(cps);
+    free(stack);
+    return rc;
+}

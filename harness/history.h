@@ -1,0 +1,92 @@
+/* history.h - the results history of the nightly: an SQLite database
+ * (default results/history.sqlite) holding one row per run and one per
+ * overhead pair, grouped into nights.
+ *
+ * A series is one configuration: plan, service, workload with every
+ * parameter, variant, mode, platform, kernel and machine profile. Its key
+ * ends in a hash of that configuration, so a plan whose configuration
+ * changes starts new series instead of mixing old and new runs.
+ *
+ * Schema (PRAGMA user_version = MTB_HISTORY_VERSION):
+ *   nights(id, plan, started, results_dir, host, mtebench_version, report)
+ *   runs(id, night, plan, series, config_hash, service, workload, variant,
+ *        mode, platform, kernel, machine, started, rep, mtebench_version,
+ *        build_key, kernel_release, kernel_build, status, ops_per_sec,
+ *        p50_us, p99_us, p999_us, record UNIQUE)
+ *   overheads(id, night, plan, series, config_hash, service, workload, mode,
+ *        platform, kernel, machine, rep, started, slowdown, p99_ratio,
+ *        base_build, tagged_build; UNIQUE(series, night, rep))
+ * Version 1 (the first layout) had only runs, without nights, series,
+ * machine or kernel build; opening it migrates it in one transaction.
+ *
+ * Functions return 0 or a negative errno value and write a message into
+ * err; they never exit. A database that cannot be read, fails
+ * PRAGMA integrity_check, or is not an mtebench history is refused (-EIO):
+ * a broken history is never silently replaced by a new one.
+ */
+#ifndef MTB_HISTORY_H
+#define MTB_HISTORY_H
+#include <jansson.h>
+#include <stddef.h>
+
+#define MTB_HISTORY_VERSION 2
+
+struct mtb_history;
+
+/**
+ * mtb_history_open - open (or create) a history.
+ * @param where  a file path, or a postgresql:// URL
+ * @param h      receives the handle
+ * @param created if not NULL, set to 1 when a new history was created
+ * @return 0; -ENOTSUP (a PostgreSQL URL: not built in this version);
+ *         -EIO (unreadable or corrupt database, or not an mtebench history);
+ *         -EPROTO (written by a newer mtebench: schema version above ours);
+ *         -ENOMEM
+ */
+int mtb_history_open(const char *where, struct mtb_history **h, int *created, char *err, size_t errlen);
+void mtb_history_close(struct mtb_history *h);
+/** @return the schema version of the open database */
+int mtb_history_schema(struct mtb_history *h);
+
+/**
+ * mtb_history_series_key - the series of a run record: a readable key
+ * ("plan/service/mix 1:10/tagged/async/emu/host/auto") and the hash of its
+ * configuration (12 hex digits).
+ * @param key   receives a heap string "<readable>#<hash>"
+ * @param hash  receives the hash
+ */
+void mtb_history_series_key(json_t *rec, char **key, char hash[13]);
+
+/**
+ * mtb_history_add_night - append one night: its records (with the paths of
+ * their files) and the overhead pairs derived from them. Records already in
+ * the history (same file) are skipped, so ingesting a directory twice adds
+ * nothing. All or nothing (one transaction).
+ * @param plan        plan name (records carry their own too)
+ * @param results_dir where the night's records are
+ * @param report      path of the night's HTML report, or NULL
+ * @param records     array of run records
+ * @param files       their paths, parallel to records
+ * @param night       receives the night's id (0 if every record was a duplicate)
+ * @param added       receives the number of runs added
+ * @return 0, -EINVAL, -EIO
+ */
+int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
+                          json_t *records, json_t *files, long long *night, int *added, char *err, size_t errlen);
+
+/**
+ * mtb_history_load - every series with its points, oldest night first.
+ * @param out  receives [{"series", "hash", "kind": "run"|"overhead", "plan",
+ *             "service", "workload", "variant", "mode", "platform", "kernel",
+ *             "machine", "points": [{"night", "night_started", "report",
+ *             "results_dir", "started", "rep", "status", "ops_per_sec",
+ *             "p99_us", "slowdown", "p99_ratio", "mtebench_version",
+ *             "build_key", "kernel_release", "kernel_build", "record"}]}]
+ *             (caller decrefs)
+ * @return 0, -EIO
+ */
+int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errlen);
+
+/** @return the number of nights, or a negative errno value */
+long long mtb_history_nights(struct mtb_history *h, char *err, size_t errlen);
+#endif

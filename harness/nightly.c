@@ -1,0 +1,474 @@
+/* nightly.c - see nightly.h */
+#include "nightly.h"
+#include "cli.h"
+#include "history.h"
+#include "plan.h"
+#include "report.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *jstr(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static double jnum(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* ---- analysis -------------------------------------------------------------------- */
+
+struct metric {
+    const char *kind;  /* history series kind */
+    const char *name;  /* metric name */
+    const char *field; /* point field */
+    const char *unit;
+    enum mtb_cp_better better;
+};
+
+static const struct metric metrics[] = {
+    { "run", "throughput", "ops_per_sec", "ops/s", MTB_CP_HIGHER },
+    { "run", "p99", "p99_us", "µs", MTB_CP_LOWER },
+    { "overhead", "overhead", "slowdown", "x (baseline ops/s ÷ tagged ops/s)", MTB_CP_LOWER },
+    { NULL, NULL, NULL, NULL, 0 },
+};
+
+static int excluded(json_t *exclude, json_int_t night)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(exclude, i, v) if (json_integer_value(v) == night) return 1;
+    return 0;
+}
+
+static int cmp_night(const void *a, const void *b)
+{
+    json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    int c = strcmp(jstr(x, "started"), jstr(y, "started"));
+    if (c)
+        return c;
+    json_int_t i = json_integer_value(json_object_get(x, "id")), j = json_integer_value(json_object_get(y, "id"));
+    return (i > j) - (i < j);
+}
+
+/* every night seen in the points, in time order, numbered from 1 */
+static json_t *collect_nights(json_t *history, json_t *exclude)
+{
+    json_t *byid = json_object();
+    size_t i, j;
+    json_t *s, *p;
+    json_array_foreach(history, i, s) json_array_foreach(json_object_get(s, "points"), j, p)
+    {
+        json_int_t id = json_integer_value(json_object_get(p, "night"));
+        if (excluded(exclude, id))
+            continue;
+        char k[32];
+        snprintf(k, sizeof k, "%lld", (long long)id);
+        json_t *n = json_object_get(byid, k);
+        if (!n) {
+            n = json_pack("{s:I,s:s,s:s,s:s,s:i}", "id", id, "started", jstr(p, "night_started"), "report",
+                          jstr(p, "report"), "results_dir", jstr(p, "results_dir"), "runs", 0);
+            json_object_set_new(byid, k, n);
+        }
+        if (!strcmp(jstr(s, "kind"), "run"))
+            json_object_set_new(n, "runs", json_integer(json_integer_value(json_object_get(n, "runs")) + 1));
+    }
+    size_t n = json_object_size(byid), k = 0;
+    json_t **arr = mtb_calloc(n ? n : 1, sizeof *arr);
+    const char *key;
+    json_t *v;
+    json_object_foreach(byid, key, v) arr[k++] = v;
+    qsort(arr, n, sizeof *arr, cmp_night);
+    json_t *out = json_array();
+    for (k = 0; k < n; k++) {
+        json_object_set_new(arr[k], "x", json_integer((json_int_t)k + 1));
+        json_array_append(out, arr[k]);
+    }
+    free(arr);
+    json_decref(byid);
+    return out;
+}
+
+static json_int_t night_x(json_t *nights, json_int_t id)
+{
+    size_t i;
+    json_t *n;
+    json_array_foreach(nights, i, n) if (json_integer_value(json_object_get(n, "id")) == id) return (json_int_t)i + 1;
+    return 0;
+}
+
+static json_t *revisions(json_t *p)
+{
+    json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s}", "mtebench_version", jstr(p, "mtebench_version"), "build_key",
+                          jstr(p, "build_key"), "kernel_release", jstr(p, "kernel_release"), "kernel_build",
+                          jstr(p, "kernel_build"), "started", jstr(p, "started"));
+    if (*jstr(p, "base_build"))
+        json_object_set_new(r, "base_build", json_string(jstr(p, "base_build")));
+    return r;
+}
+
+/* "nightly/memcached/default mix 1:10/tagged/async/emu/host/auto#hash" -> readable label */
+static char *series_label(json_t *s, const struct metric *m)
+{
+    const char *key = jstr(s, "series");
+    if (!strncmp(key, "overhead:", 9))
+        key += 9;
+    char *k = mtb_strdup(key), *hash = strchr(k, '#');
+    if (hash)
+        *hash++ = 0;
+    char *l = mtb_asprintf("%s — %s%s%s%s", k, m->name, hash ? " [" : "", hash ? hash : "", hash ? "]" : "");
+    free(k);
+    return l;
+}
+
+json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude)
+{
+    json_t *nights = collect_nights(history, exclude);
+    json_t *out = json_pack("{s:o,s:[],s:[]}", "nights", nights, "series", "open");
+    json_t *all = json_object_get(out, "series"), *open = json_object_get(out, "open");
+    size_t i, j;
+    json_t *s, *p;
+    int sid = 0;
+    json_array_foreach(history, i, s)
+    {
+        for (const struct metric *m = metrics; m->kind; m++) {
+            if (strcmp(m->kind, jstr(s, "kind")))
+                continue;
+            json_t *pts = json_object_get(s, "points"), *used = json_array();
+            size_t np = json_array_size(pts), n = 0;
+            double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
+            int *g = mtb_calloc(np ? np : 1, sizeof *g);
+            json_array_foreach(pts, j, p)
+            {
+                json_int_t night = json_integer_value(json_object_get(p, "night"));
+                double v = jnum(p, m->field);
+                if (excluded(exclude, night) || strcmp(jstr(p, "status"), "ok") || !isfinite(v))
+                    continue;
+                x[n] = (double)night_x(nights, night);
+                g[n] = (int)x[n];
+                y[n] = v;
+                json_array_append(used, p);
+                n++;
+            }
+            if (!n) {
+                free(x);
+                free(y);
+                free(g);
+                json_decref(used);
+                continue;
+            }
+            char *label = series_label(s, m);
+            char id[16];
+            snprintf(id, sizeof id, "s%d", ++sid);
+            json_t *xs = json_array(), *ys = json_array(), *changes = json_array();
+            for (size_t k = 0; k < n; k++) {
+                json_array_append_new(xs, json_integer((json_int_t)x[k]));
+                json_array_append_new(ys, json_real(y[k]));
+            }
+            struct mtb_cp *cps = NULL;
+            size_t ncp = 0;
+            int rc = mtb_cp_detect(y, g, n, m->better, o, &cps, &ncp);
+            for (size_t k = 0; rc == 0 && k < ncp; k++) {
+                struct mtb_cp *c = &cps[k];
+                json_t *pb = json_array_get(used, c->index - 1), *pa = json_array_get(used, c->index);
+                const char *kind = c->regression ? "regression" : c->improvement ? "improvement" : "change";
+                json_t *ch = json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,"
+                                       "s:b,s:b,s:o,s:o,s:s,s:s}",
+                                       "series", jstr(s, "series"), "series_id", id, "label", label, "metric", m->name,
+                                       "night", json_integer_value(json_object_get(pa, "night")), "night_started",
+                                       jstr(pa, "night_started"), "x", (json_int_t)x[c->index], "index",
+                                       (json_int_t)c->index, "kind", kind, "change", c->change, "ci_lo", c->ci.lo,
+                                       "ci_hi", c->ci.hi, "before", c->before, "after", c->after, "n_before",
+                                       (json_int_t)c->n_before, "n_after", (json_int_t)c->n_after, "p_split",
+                                       c->p_split, "p_mwu", c->p_mwu, "from_newest", c->from_newest, "open",
+                                       c->regression && k == ncp - 1, "revisions_before", revisions(pb),
+                                       "revisions_after", revisions(pa), "report_before", jstr(pb, "report"),
+                                       "report_after", jstr(pa, "report"));
+                json_array_append(changes, ch);
+                if (c->regression && k == ncp - 1)
+                    json_array_append(open, ch);
+                json_decref(ch);
+            }
+            free(cps);
+            const char *platform = jstr(s, "platform");
+            json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
+                                   jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
+                                   m->better == MTB_CP_HIGHER ? "higher" : "lower", "platform", platform, "emulated",
+                                   !strcmp(platform, "emu"), "points", (int)n, "x", xs, "y", ys, "changes", changes);
+            if (rc)
+                json_object_set_new(so, "error", json_string(strerror(-rc)));
+            json_array_append_new(all, so);
+            free(label);
+            free(x);
+            free(y);
+            free(g);
+            json_decref(used);
+        }
+    }
+    return out;
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mtebench nightly [--plan FILE] [--history PATH] [--out DIR] [--threshold P] [--min-change F]\n"
+            "                        [--window N] [--ingest DIR...] [plan options: --platform, --reps, --duration,\n"
+            "                        --warmup, --results, --machine, ...]\n"
+            "  Runs the plan (default configs/nightly.conf), appends its runs to the history, tests every\n"
+            "  series (configuration x throughput, p99, overhead) for change points and writes the\n"
+            "  dashboard (OUT/index.html) and a digest (OUT/digest.md).\n"
+            "  --plan FILE        the plan to run (default configs/nightly.conf)\n"
+            "  --ingest DIR...    do not run: add these result directories (one night each) instead\n"
+            "  --history PATH     SQLite history (default results/history.sqlite); postgresql:// URLs\n"
+            "                     are not built in this version\n"
+            "  --out DIR          dashboard directory (default reports/nightly)\n"
+            "  --threshold P      significance: p below P (default 0.001)\n"
+            "  --min-change F     smallest relative change that is a regression (default 0.02 = 2%%)\n"
+            "  --window N         nights compared either side of a change (default 20)\n"
+            "Exit status: 0 no new regression, 3 a new regression is confirmed, 1 runs failed or a file\n"
+            "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
+}
+
+/* Load a result dir's records and add them as one night. @return night id, 0 if nothing new, <0 error */
+static long long add_dir(struct mtb_history *h, const char *dir, const char *plan_name, const char *out,
+                         int *added, int *bad)
+{
+    struct mtb_report_set set;
+    char *dirs[1] = { (char *)dir };
+    *added = 0;
+    if (mtb_report_load(dirs, 1, &set) != 0)
+        return -ENOMEM;
+    size_t i;
+    json_t *b;
+    json_array_foreach(set.bad, i, b)
+    {
+        fprintf(stderr, "mtebench nightly: %s: %s\n", jstr(b, "file"), jstr(b, "problem"));
+        (*bad)++;
+    }
+    if (!json_array_size(set.records)) {
+        mtb_report_set_free(&set);
+        return -ENODATA;
+    }
+    const char *plan = plan_name;
+    if (!plan || !*plan)
+        plan = jstr(json_object_get(json_array_get(set.records, 0), "config"), "plan");
+    /* the night's run report, linked from the dashboard */
+    char *s = mtb_strdup(dir);
+    size_t n = strlen(s);
+    while (n > 1 && s[n - 1] == '/')
+        s[--n] = 0;
+    const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
+    char *nights_dir = mtb_asprintf("%s/nights", out), *rdir = NULL, err[MTB_ERRLEN], *report = NULL;
+    if (mtb_report_usable(&set) && mtb_report_write(&set, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
+        report = mtb_asprintf("%s/index.html", rdir);
+    else if (mtb_report_usable(&set))
+        mtb_warn("nightly: no run report for %s: %s", dir, err);
+    long long night = 0;
+    int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set.records, set.files, &night, added,
+                                   err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "mtebench nightly: %s\n", err);
+        night = rc;
+    }
+    free(report);
+    free(rdir);
+    free(nights_dir);
+    free(s);
+    mtb_report_set_free(&set);
+    return night;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int mtb_cmd_nightly(int argc, char **argv)
+{
+    const char *plan_path = NULL, *history = NULL, *out = NULL;
+    struct mtb_cp_opts cpo;
+    mtb_cp_defaults(&cpo);
+    json_t *ingest = json_array();
+    char **rest = mtb_calloc((size_t)argc + 1, sizeof *rest);
+    int nrest = 0;
+    rest[nrest++] = "nightly";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--ingest")) {
+            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+                json_array_append_new(ingest, json_string(argv[++i]));
+            if (!json_array_size(ingest))
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest needs at least one result directory");
+        } else if (!strcmp(a, "--plan") || !strcmp(a, "--history") || !strcmp(a, "--out") ||
+                   !strcmp(a, "--threshold") || !strcmp(a, "--min-change") || !strcmp(a, "--window")) {
+            if (!v)
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s needs a value", a);
+            i++;
+            long w;
+            if (!strcmp(a, "--plan"))
+                plan_path = v;
+            else if (!strcmp(a, "--history"))
+                history = v;
+            else if (!strcmp(a, "--out"))
+                out = v;
+            else if (!strcmp(a, "--threshold") && parse_double(v, 1e-12, 0.5, &cpo.threshold))
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --threshold '%s' is not a p-value in (0, 0.5]", v);
+            else if (!strcmp(a, "--min-change") && parse_double(v, 0, 10, &cpo.min_change))
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --min-change '%s' is not a fraction (0.02 = 2%%)", v);
+            else if (!strcmp(a, "--window")) {
+                if (mtb_parse_long(v, 1, 10000, &w) != 0)
+                    mtb_die(MTB_NIGHTLY_USAGE, "nightly: --window '%s' is not a number of nights from 1 to 10000", v);
+                cpo.window = (size_t)w;
+            }
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    if (json_array_size(ingest) && (plan_path || nrest > 1))
+        mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest adds existing results; it takes no plan or plan options");
+    char *def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
+    char *def_out = mtb_asprintf("%s/reports/nightly", mtb_root());
+    char *def_plan = mtb_asprintf("%s/configs/nightly.conf", mtb_root());
+    if (!history)
+        history = def_hist;
+    if (!out)
+        out = def_out;
+    if (!plan_path)
+        plan_path = def_plan;
+
+    /* the history first: a broken one stops the night before anything runs */
+    char err[MTB_ERRLEN];
+    struct mtb_history *h = NULL;
+    int created = 0, rc = mtb_history_open(history, &h, &created, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "mtebench nightly: %s\n", err);
+        return rc == -EINVAL ? MTB_NIGHTLY_USAGE : MTB_NIGHTLY_HISTORY;
+    }
+    if (created)
+        fprintf(stderr, "mtebench nightly: new history %s\n", history);
+    if (mtb_mkdir_p(out) != 0)
+        mtb_die(MTB_NIGHTLY_ERROR, "nightly: cannot create %s", out);
+
+    json_t *new_nights = json_array();
+    int failures = 0, bad = 0, status = MTB_NIGHTLY_OK;
+    if (json_array_size(ingest)) {
+        size_t i;
+        json_t *d;
+        json_array_foreach(ingest, i, d)
+        {
+            int added = 0;
+            long long night = add_dir(h, json_string_value(d), NULL, out, &added, &bad);
+            if (night == -ENODATA) {
+                fprintf(stderr, "mtebench nightly: %s: no run records\n", json_string_value(d));
+                status = MTB_NIGHTLY_USAGE;
+            } else if (night < 0) {
+                status = MTB_NIGHTLY_HISTORY;
+            } else if (night == 0) {
+                fprintf(stderr, "mtebench nightly: %s: already in the history\n", json_string_value(d));
+            } else {
+                fprintf(stderr, "mtebench nightly: %s: night %lld, %d runs\n", json_string_value(d), night, added);
+                json_array_append_new(new_nights, json_integer(night));
+            }
+        }
+    } else {
+        struct mtb_opts o;
+        mtb_cli_parse(nrest, rest, &o, "nightly");
+        struct mtb_plan plan;
+        mtb_plan_load(&plan, plan_path, &o);
+        char ts[32];
+        mtb_utc_compact(ts, sizeof ts);
+        char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
+        fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n",
+                plan.name, plan.ncells, plan.reps, plan.platform->name,
+                plan.platform->emulated ? " (emulated: not hardware timing)" : "", dir);
+        json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
+        json_decref(records);
+        int added = 0;
+        long long night = add_dir(h, dir, plan.name, out, &added, &bad);
+        if (night > 0)
+            json_array_append_new(new_nights, json_integer(night));
+        else if (night < 0 && night != -ENODATA)
+            status = MTB_NIGHTLY_HISTORY;
+        if (failures)
+            fprintf(stderr, "mtebench nightly: %d runs did not finish cleanly; see the records in %s\n", failures, dir);
+        free(dir);
+    }
+
+    json_t *hist = NULL;
+    if (mtb_history_load(h, &hist, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench nightly: %s\n", err);
+        mtb_history_close(h);
+        return MTB_NIGHTLY_HISTORY;
+    }
+    long long nnights = mtb_history_nights(h, err, sizeof err);
+    mtb_history_close(h);
+
+    /* new regressions: open now, and not open before this invocation's nights */
+    json_t *now = mtb_nightly_analyse(hist, &cpo, NULL);
+    json_t *before = mtb_nightly_analyse(hist, &cpo, new_nights);
+    json_t *fresh = json_array();
+    size_t i, j;
+    json_t *r, *q;
+    json_array_foreach(json_object_get(now, "open"), i, r)
+    {
+        int known = 0;
+        json_array_foreach(json_object_get(before, "open"), j, q) known |=
+            !strcmp(jstr(r, "series"), jstr(q, "series")) && !strcmp(jstr(r, "metric"), jstr(q, "metric")) &&
+            json_integer_value(json_object_get(r, "night")) == json_integer_value(json_object_get(q, "night"));
+        if (!known)
+            json_array_append(fresh, r);
+    }
+    json_object_set_new(now, "new", fresh);
+    json_object_set_new(now, "new_nights", new_nights);
+    char gen[32];
+    mtb_utc_iso(gen, sizeof gen);
+    json_object_set_new(now, "settings",
+                        json_pack("{s:f,s:f,s:I,s:I,s:s,s:s,s:I,s:s}", "threshold", cpo.threshold, "min_change",
+                                  cpo.min_change, "window", (json_int_t)cpo.window, "min_points",
+                                  (json_int_t)cpo.min_points, "history", history, "generated", gen, "nights",
+                                  (json_int_t)nnights, "version", MTEBENCH_VERSION));
+    if (mtb_dashboard_write(now, out, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench nightly: %s\n", err);
+        status = status ? status : MTB_NIGHTLY_ERROR;
+    }
+    char *dg = mtb_asprintf("%s/digest.md", out);
+    char *digest = mtb_read_file(dg, NULL);
+    if (digest)
+        fputs(digest, stdout);
+    printf("\ndashboard: %s/index.html\ndigest:    %s\nhistory:   %s (%lld nights)\n", out, dg, history, nnights);
+    free(digest);
+    free(dg);
+    if (json_array_size(fresh))
+        status = MTB_NIGHTLY_REGRESSION;
+    else if (!status && (failures || bad))
+        status = MTB_NIGHTLY_ERROR;
+    json_decref(now);
+    json_decref(before);
+    json_decref(hist);
+    json_decref(ingest);
+    free(rest);
+    free(def_hist);
+    free(def_out);
+    free(def_plan);
+    return status;
+}

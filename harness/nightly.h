@@ -1,0 +1,51 @@
+/* nightly.h - `mtebench nightly`: run a fixed plan (or ingest result
+ * directories), append the runs to the history, test every series
+ * (configuration x metric: throughput, p99, overhead ratio) for change
+ * points, write the dashboard and digest, and exit 3 when a new regression
+ * is confirmed. */
+#ifndef MTB_NIGHTLY_H
+#define MTB_NIGHTLY_H
+#include <jansson.h>
+#include "changepoint.h"
+
+/* Exit statuses of `mtebench nightly`. */
+enum {
+    MTB_NIGHTLY_OK = 0,         /* no new regression */
+    MTB_NIGHTLY_ERROR = 1,      /* runs failed, a file could not be written */
+    MTB_NIGHTLY_USAGE = 2,      /* bad option, unreadable plan, nothing to ingest */
+    MTB_NIGHTLY_REGRESSION = 3, /* a new regression is confirmed */
+    MTB_NIGHTLY_HISTORY = 4,    /* the history cannot be used (corrupt, foreign, newer, PostgreSQL) */
+};
+
+/**
+ * mtb_nightly_analyse - test every series of a history for change points.
+ * @param history  as returned by mtb_history_load
+ * @param o        detection options
+ * @param exclude  night ids to leave out (an array of integers), or NULL:
+ *                 what the history looked like before them
+ * @return {"nights": [{id, started, report, results_dir, x}],
+ *          "series": [{id, key, label, metric, unit, better, platform,
+ *                      emulated, x: [...], y: [...], changes: [...]}],
+ *          "open": [the open regressions: the last change of a series, when
+ *                   it is a regression]}
+ *         A change: {night, night_started, x, index, kind (regression |
+ *         improvement | change), change, ci_lo, ci_hi, before, after,
+ *         n_before, n_after, p_split, p_mwu, from_newest, open,
+ *         revisions_before{}, revisions_after{}, report_before,
+ *         report_after, series, label, metric}.
+ */
+json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude);
+
+/**
+ * mtb_dashboard_write - OUT/index.html (self-contained: inline CSS and SVG;
+ * one trend plot per series with its change points, the open regressions,
+ * the nights with links to their run reports) and OUT/digest.md (short,
+ * for an e-mail), and OUT/analysis.json.
+ * @param analysis  from mtb_nightly_analyse, with "new" (the new
+ *                  regressions) and "settings" added by the caller
+ * @return 0, or -EIO with err set
+ */
+int mtb_dashboard_write(json_t *analysis, const char *out, char *err, size_t errlen);
+
+int mtb_cmd_nightly(int argc, char **argv);
+#endif

@@ -1,0 +1,69 @@
+#!/bin/bash
+# The nightly end to end on a real memcached under emu: four short nights,
+# then a fifth with a real slowdown (the whole night capped by a cgroup CPU
+# quota of 25% of one CPU). The history must hold every night, the dashboard
+# every series, and the exit status must report the regression in the fifth
+# night and none before it.
+. "$(dirname "$0")/../lib.sh"
+M="$B/mtebench"
+
+# a cgroup with a CPU quota: v2 (cpu.max) or v1 (cpu.cfs_quota_us)
+CG=""
+if [ -w /sys/fs/cgroup/cgroup.subtree_control ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    CG=/sys/fs/cgroup/mtebench-test-$$
+    mkdir "$CG" 2>/dev/null && echo "25000 100000" > "$CG/cpu.max" 2>/dev/null || CG=""
+fi
+if [ -z "$CG" ] && [ -w /sys/fs/cgroup/cpu ]; then
+    CG=/sys/fs/cgroup/cpu/mtebench-test-$$
+    mkdir "$CG" 2>/dev/null && echo 100000 > "$CG/cpu.cfs_period_us" && echo 25000 > "$CG/cpu.cfs_quota_us" || CG=""
+fi
+[ -n "$CG" ] || skip_all "no writable cgroup with a CPU controller (v2 cpu.max or v1 cpu.cfs_quota_us)"
+trap 'cleanup; rmdir "$CG" 2>/dev/null' EXIT
+diag "slowdown: $CG, quota 25% of one CPU"
+
+# the baseline alone (modes = off): 5 runs of 1 s per night
+cat > "$T_TMP/e2e.conf" <<'EOC'
+[plan]
+name = e2e
+reps = 5
+duration = 1s
+warmup = 0
+
+[mc]
+service = memcached
+mix = 1:10
+modes = off
+EOC
+H="$T_TMP/history.sqlite"; D="$T_TMP/dash"
+night() { # night N [wrapper...]
+    local n=$1; shift
+    "$@" "$M" nightly --plan "$T_TMP/e2e.conf" --platform emu --history "$H" --out "$D" \
+        --results "$T_TMP/night$n" > "$T_TMP/n$n.out" 2> "$T_TMP/n$n.err"
+}
+for n in 1 2 3 4; do
+    night $n
+    is "$?" 0 "night $n: no regression (exit 0)" || { dump "$T_TMP/n$n.out"; dump "$T_TMP/n$n.err" 20; }
+done
+capped() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
+night 5 capped
+is "$?" 3 "night 5 (CPU-capped): regression reported (exit 3)" || { dump "$T_TMP/n5.out"; dump "$T_TMP/n5.err" 20; }
+ok "$(grep -q '^# mtebench nightly: REGRESSION' "$T_TMP/n5.out"; echo $?)" "digest says REGRESSION"
+
+is "$(sqlite3 "$H" 'SELECT count(*) FROM nights')" 5 "history holds 5 nights"
+is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE status = 'ok'")" 25 "and 25 runs"
+A="$D/analysis.json"
+ok "$(jq -e '[.series[].metric] | sort == ["p99","throughput"]' "$A" >/dev/null; echo $?)" "series: throughput and p99 of the configuration"
+ok "$(jq -e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.2)] | length == 1' "$A" >/dev/null; echo $?)" \
+    "new throughput regression at night 5, at least 20% down" || jq -c '.new[] | {metric, x, change, p_mwu, p_split}' "$A" | sed 's/^/# /'
+jq -r '.new[] | "# \(.metric): \(.change*100|round)% [\(.ci_lo*100|round)%, \(.ci_hi*100|round)%], p(MWU) \(.p_mwu), p(t) \(.p_split)"' "$A"
+ok "$(jq -e '[.series[] | select(.metric == "throughput") | .changes[] | select(.x < 5)] | length == 0' "$A" >/dev/null; echo $?)" \
+    "no throughput change point before night 5"
+html="$D/index.html"
+is "$(grep -c '<section class="series"' "$html")" 2 "dashboard: one section per series"
+is "$(grep -c '<svg' "$html")" 2 "dashboard: one trend plot per series"
+ok "$(grep -q 'id="open"' "$html" && grep -A3 'id="open"' "$html" | grep -q 'regression'; echo $?)" "dashboard: open regression listed"
+ok "$(grep -q 'href="nights/night5/index.html"' "$html"; echo $?)" "dashboard links to the night's run report"
+ok "$( [ -f "$D/nights/night5/index.html" ]; echo $?)" "run report of night 5 written"
+ok "$(! grep -q '<script' "$html"; echo $?)" "dashboard is self-contained (no scripts)"
+is "$(wc -l < "$D/digest.md")" "$(wc -l < "$D/digest.md" | awk '$1 <= 30 {print $1}')" "digest is e-mail sized (<= 30 lines)"
+done_testing

@@ -1,0 +1,253 @@
+/* test_history.c - the nightly's history store: creation, nights, duplicates,
+ * series keyed by configuration, the migration from schema 1 (made here by
+ * hand), and refusal of corrupt, foreign, newer and PostgreSQL histories. */
+#include "history.h"
+#include "tap.h"
+#include "util.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmp[] = "/tmp/mtebench-test-history.XXXXXX";
+
+static json_t *rec(const char *variant, const char *mode, int rep, double ops, double p99, double duration,
+                   const char *started)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:{s:s,s:s,s:i,s:f}},"
+                     "s:{s:s},s:{s:s,s:s},s:{s:s,s:s},s:{s:f,s:f,s:f,s:f}}",
+                     "schema", "mtebench-run/1", "status", "ok", "started", started, "mtebench_version", "v-test",
+                     "config", "service", "memcached", "variant", variant, "mode", mode, "platform", "emu", "kernel",
+                     "host", "plan", "nightly", "rep", rep, "workload", "name", "default", "mix", "1:10", "conns", 16,
+                     "duration_s", duration, "build", "key", "b0123", "kernel", "uname_r", "6.1.0", "uname_v", "#1 SMP",
+                     "machine", "name", "auto", "service_cpus", "0", "summary", "ops_per_sec", ops, "p50_us", 10.0,
+                     "p99_us", p99, "p999_us", 2 * p99);
+}
+
+/* write records to DIR/NNN/record.json; fill files */
+static json_t *write_night(const char *name, json_t *records)
+{
+    json_t *files = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(records, i, r)
+    {
+        char *d = mtb_asprintf("%s/%s/%03zu", tmp, name, i + 1);
+        mtb_mkdir_p(d);
+        char *f = mtb_asprintf("%s/record.json", d);
+        json_dump_file(r, f, JSON_SORT_KEYS);
+        json_array_append_new(files, json_string(f));
+        free(f);
+        free(d);
+    }
+    return files;
+}
+
+static json_t *find_series(json_t *all, const char *kind, const char *variant, const char *mode)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(all, i, s) if (!strcmp(json_string_value(json_object_get(s, "kind")), kind) &&
+                                      !strcmp(json_string_value(json_object_get(s, "variant")), variant) &&
+                                      !strcmp(json_string_value(json_object_get(s, "mode")), mode)) return s;
+    return NULL;
+}
+
+static int sql(const char *path, const char *q)
+{
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_exec(db, q, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc;
+}
+
+static long long sql_int(const char *path, const char *q)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    long long v = -1;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        return -1;
+    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmp))
+        return 1;
+    char err[MTB_ERRLEN] = "";
+    struct mtb_history *h = NULL;
+    int created = 0;
+    char *db = mtb_asprintf("%s/sub/history.sqlite", tmp);
+
+    /* ---- a new history, two nights, duplicates, overheads ---- */
+    int rc = mtb_history_open(db, &h, &created, err, sizeof err);
+    ok(rc == 0 && created && mtb_history_schema(h) == MTB_HISTORY_VERSION, "new history created (%s)", err);
+    json_t *n1 = json_pack("[o,o,o,o]", rec("plain", "off", 1, 1000, 100, 2, "2026-01-01T01:00:00Z"),
+                           rec("tagged", "async", 1, 800, 120, 2, "2026-01-01T01:01:00Z"),
+                           rec("plain", "off", 2, 1100, 100, 2, "2026-01-01T01:02:00Z"),
+                           rec("tagged", "async", 2, 1000, 130, 2, "2026-01-01T01:03:00Z"));
+    json_t *f1 = write_night("n1", n1);
+    long long night = 0;
+    int added = 0;
+    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, &night, &added, err, sizeof err);
+    ok(rc == 0 && night > 0 && added == 4, "night 1: 4 runs added (%s)", err);
+    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, &night, &added, err, sizeof err);
+    ok(rc == 0 && night == 0 && added == 0, "the same records again: nothing added");
+    ok(mtb_history_nights(h, err, sizeof err) == 1, "and no empty night");
+    json_t *n2 = json_pack("[o,o]", rec("plain", "off", 1, 1050, 100, 2, "2026-01-02T01:00:00Z"),
+                           rec("tagged", "async", 1, 700, 150, 2, "2026-01-02T01:01:00Z"));
+    json_t *f2 = write_night("n2", n2);
+    rc = mtb_history_add_night(h, "nightly", "n2", "reports/n2/index.html", n2, f2, &night, &added, err, sizeof err);
+    ok(rc == 0 && added == 2 && mtb_history_nights(h, err, sizeof err) == 2, "night 2 added");
+    json_t *all = NULL;
+    ok(mtb_history_load(h, &all, err, sizeof err) == 0 && json_array_size(all) == 3,
+       "3 series: plain/off, tagged/async, overhead of async (%zu)", json_array_size(all));
+    json_t *base = find_series(all, "run", "plain", "off"), *ovh = find_series(all, "overhead", "tagged", "async");
+    ok(base && json_array_size(json_object_get(base, "points")) == 3, "baseline series holds 3 runs");
+    json_t *p0 = json_array_get(json_object_get(ovh, "points"), 0), *p2 = json_array_get(json_object_get(ovh, "points"), 2);
+    ok(ovh && json_array_size(json_object_get(ovh, "points")) == 3 &&
+           json_real_value(json_object_get(p0, "slowdown")) == 1.25 &&
+           json_real_value(json_object_get(p2, "slowdown")) == 1.5,
+       "overhead pairs per night and rep: 1000/800 = 1.25, ..., 1050/700 = 1.5");
+    ok(json_is_string(json_object_get(json_array_get(json_object_get(base, "points"), 0), "record")) &&
+           !strcmp(json_string_value(json_object_get(json_array_get(json_object_get(base, "points"), 2), "report")),
+                   "reports/n2/index.html"),
+       "points carry their record and the night's report");
+    ok(strstr(json_string_value(json_object_get(base, "series")), "nightly/memcached/default mix 1:10/plain/off/emu") != NULL,
+       "series key is readable: %s", json_string_value(json_object_get(base, "series")));
+    json_decref(all);
+
+    /* ---- a changed configuration starts new series ---- */
+    json_t *n3 = json_pack("[o,o]", rec("plain", "off", 1, 1000, 100, 5, "2026-01-03T01:00:00Z"),
+                           rec("tagged", "async", 1, 800, 120, 5, "2026-01-03T01:01:00Z"));
+    json_t *f3 = write_night("n3", n3);
+    mtb_history_add_night(h, "nightly", "n3", NULL, n3, f3, &night, &added, err, sizeof err);
+    mtb_history_load(h, &all, err, sizeof err);
+    ok(json_array_size(all) == 6, "duration 2 s -> 5 s: three new series, none mixed (%zu)", json_array_size(all));
+    json_decref(all);
+    char *k1, *k2, h1[13], h2[13];
+    mtb_history_series_key(json_array_get(n1, 0), &k1, h1);
+    mtb_history_series_key(json_array_get(n3, 0), &k2, h2);
+    ok(strcmp(h1, h2) != 0 && strlen(h1) == 12, "configuration hashes differ (%s, %s)", h1, h2);
+    free(k1);
+    free(k2);
+    mtb_history_close(h);
+    h = NULL;
+
+    /* reopening keeps everything */
+    rc = mtb_history_open(db, &h, &created, err, sizeof err);
+    ok(rc == 0 && !created && mtb_history_nights(h, err, sizeof err) == 3, "reopened: 3 nights, not recreated");
+    mtb_history_close(h);
+    h = NULL;
+
+    /* ---- refusals ---- */
+    rc = mtb_history_open("postgresql://lab/mtebench", &h, NULL, err, sizeof err);
+    ok(rc == -ENOTSUP && strstr(err, "not built in this version"), "PostgreSQL URL: %s", err);
+
+    char *junk = mtb_asprintf("%s/junk.sqlite", tmp);
+    const char text[] = "this is not a database, but a note someone saved here by mistake\n";
+    mtb_write_atomic(junk, text, sizeof text - 1);
+    rc = mtb_history_open(junk, &h, NULL, err, sizeof err);
+    ok(rc == -EIO && strstr(err, "corrupt") && strstr(err, "not starting a new history"), "garbage file: %s", err);
+    size_t len = 0;
+    char *after = mtb_read_file(junk, &len);
+    ok(after && len == sizeof text - 1 && !memcmp(after, text, len), "... and the file is left as it was");
+    free(after);
+
+    /* a real history with a damaged page */
+    char *dmg = mtb_asprintf("%s/damaged.sqlite", tmp);
+    rc = mtb_history_open(dmg, &h, NULL, err, sizeof err);
+    mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, &night, &added, err, sizeof err);
+    mtb_history_close(h);
+    h = NULL;
+    FILE *f = fopen(dmg, "r+b");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    for (long off = 4096; off < size; off += 4096) { /* scribble over every page but the header */
+        fseek(f, off + 8, SEEK_SET);
+        fwrite("\xff\xfe\xfd\xfc\x55\xaa\x55\xaa\x01\x02\x03\x04", 1, 12, f);
+    }
+    fclose(f);
+    rc = mtb_history_open(dmg, &h, NULL, err, sizeof err);
+    ok(rc == -EIO && strstr(err, "corrupt"), "damaged pages: %s", err);
+
+    char *foreign = mtb_asprintf("%s/foreign.sqlite", tmp);
+    sql(foreign, "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT);");
+    rc = mtb_history_open(foreign, &h, NULL, err, sizeof err);
+    ok(rc == -EIO && strstr(err, "not an mtebench history"), "another program's database: %s", err);
+
+    char *newer = mtb_asprintf("%s/newer.sqlite", tmp);
+    sql(newer, "CREATE TABLE runs(id INTEGER PRIMARY KEY); PRAGMA user_version = 99;");
+    rc = mtb_history_open(newer, &h, NULL, err, sizeof err);
+    ok(rc == -EPROTO && strstr(err, "newer"), "schema 99: %s", err);
+
+    /* ---- migration from schema 1, made by hand ---- */
+    char *v1 = mtb_asprintf("%s/v1.sqlite", tmp);
+    const char *kept = json_string_value(json_array_get(f1, 0)); /* a record file that still exists */
+    char *v1sql = mtb_asprintf(
+        "CREATE TABLE runs(id INTEGER PRIMARY KEY, plan TEXT NOT NULL, service TEXT, workload TEXT, variant TEXT,"
+        " mode TEXT, platform TEXT, kernel TEXT, started TEXT, rep INTEGER, mtebench_version TEXT, build_key TEXT,"
+        " status TEXT, ops_per_sec REAL, p50_us REAL, p99_us REAL, p999_us REAL, record TEXT UNIQUE);"
+        "INSERT INTO runs VALUES(1, 'nightly', 'memcached', 'mix=\"1:10\"', 'plain', 'off', 'emu', 'host',"
+        " '2025-12-01T01:00:00Z', 1, 'v-old', 'b0123', 'ok', 1000, 10, 100, 200, '%s');"
+        "INSERT INTO runs VALUES(2, 'nightly', 'memcached', 'mix=\"1:10\"', 'tagged', 'async', 'emu', 'host',"
+        " '2025-12-01T01:01:00Z', 1, 'v-old', 'b0123', 'ok', 500, 10, 100, 200, '/gone/record.json');"
+        "INSERT INTO runs VALUES(3, 'nightly', 'memcached', 'mix=\"1:10\"', 'plain', 'off', 'emu', 'host',"
+        " '2025-12-02T01:00:00Z', 1, 'v-old', 'b0123', 'ok', 990, 10, 100, 200, '/gone/record2.json');"
+        "INSERT INTO runs VALUES(4, 'nightly', 'memcached', 'mix=\"1:10\"', 'plain', 'off', 'emu', 'host',"
+        " '2025-12-01T01:02:00Z', 1, 'v-old', 'b0123', 'ok', 1000, 10, 90, 200, '/gone/record3.json');"
+        "PRAGMA user_version = 1;", kept);
+    ok(sql(v1, v1sql) == SQLITE_OK, "schema 1 history made by hand");
+    free(v1sql);
+    err[0] = 0;
+    rc = mtb_history_open(v1, &h, &created, err, sizeof err);
+    ok(rc == 0 && !created && mtb_history_schema(h) == MTB_HISTORY_VERSION, "opened: migrated to schema %d (%s)",
+       MTB_HISTORY_VERSION, err);
+    mtb_history_close(h);
+    h = NULL;
+    ok(sql_int(v1, "PRAGMA user_version") == MTB_HISTORY_VERSION, "user_version stored");
+    ok(sql_int(v1, "SELECT count(*) FROM runs") == 4 && sql_int(v1, "SELECT count(*) FROM runs WHERE night IS NULL") == 0,
+       "every run kept and given a night");
+    ok(sql_int(v1, "SELECT count(*) FROM nights") == 2, "one night per plan and day: 2");
+    char *key0, hash0[13];
+    mtb_history_series_key(json_array_get(n1, 0), &key0, hash0);
+    char *q = mtb_asprintf("SELECT count(*) FROM runs WHERE id = 1 AND config_hash = '%s' AND machine <> ''"
+                           " AND kernel_release = '6.1.0'", hash0);
+    ok(sql_int(v1, q) == 1, "a run whose record still exists gets the series its record gives");
+    free(q);
+    free(key0);
+    ok(sql_int(v1, "SELECT count(*) FROM runs WHERE id IN (2, 3, 4) AND series LIKE '%schema-1#%'") == 3,
+       "runs without a record keep a series of their own");
+    ok(sql_int(v1, "SELECT count(*) FROM overheads WHERE slowdown = 2.0") == 1,
+       "overheads derived for migrated nights (runs 4 and 2: 1000/500)");
+    rc = mtb_history_open(v1, &h, &created, err, sizeof err);
+    ok(rc == 0 && mtb_history_nights(h, err, sizeof err) == 2, "reopening a migrated history changes nothing");
+    mtb_history_close(h);
+
+    /* a migration that fails leaves schema 1 untouched (one transaction) */
+    char *v1bad = mtb_asprintf("%s/v1bad.sqlite", tmp);
+    sql(v1bad, "CREATE TABLE runs(id INTEGER PRIMARY KEY, plan TEXT, started TEXT, night TEXT);"
+               "PRAGMA user_version = 1;"); /* already has a night column: ALTER fails */
+    rc = mtb_history_open(v1bad, &h, NULL, err, sizeof err);
+    ok(rc != 0, "a migration that fails is an error (%s)", err);
+    ok(sql_int(v1bad, "PRAGMA user_version") == 1 && sql_int(v1bad, "SELECT count(*) FROM sqlite_master WHERE name = 'nights'") == 0,
+       "... rolled back: still schema 1, no half-made tables");
+
+    json_decref(n1);
+    json_decref(n2);
+    json_decref(n3);
+    json_decref(f1);
+    json_decref(f2);
+    json_decref(f3);
+    mtb_rm_rf(tmp);
+    return done_testing();
+}
