@@ -1,6 +1,7 @@
 /* dashboard.c - the nightly's dashboard (index.html) and digest (digest.md);
  * see mtb_dashboard_write in nightly.h. Reuses the report's stylesheet and
  * the gnuplot rendering of plot.c. */
+#include "jsonx.h"
 #include "nightly.h"
 #include "plot.h"
 #include "report.h"
@@ -11,18 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static double jnum(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static void hput(FILE *f, const char *s)
 {
@@ -71,15 +60,15 @@ static char *rev_diff(json_t *ch)
     int any = 0;
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         char x[16], y[16];
-        if (!strcmp(jstr(a, keys[k]), jstr(b, keys[k])))
+        if (!strcmp(mtb_jstr(a, keys[k]), mtb_jstr(b, keys[k])))
             continue;
-        fprintf(f, "%s%s %s → %s", any++ ? ", " : "", names[k], short_rev(jstr(a, keys[k]), x, sizeof x),
-                short_rev(jstr(b, keys[k]), y, sizeof y));
+        fprintf(f, "%s%s %s → %s", any++ ? ", " : "", names[k], short_rev(mtb_jstr(a, keys[k]), x, sizeof x),
+                short_rev(mtb_jstr(b, keys[k]), y, sizeof y));
     }
     if (!any) {
         char x[16];
         fprintf(f, "same revisions (mtebench %s, build %s, kernel %s): the machine, not the code",
-                jstr(a, "mtebench_version"), short_rev(jstr(a, "build_key"), x, sizeof x), jstr(a, "kernel_release"));
+                mtb_jstr(a, "mtebench_version"), short_rev(mtb_jstr(a, "build_key"), x, sizeof x), mtb_jstr(a, "kernel_release"));
     }
     fclose(f);
     return buf;
@@ -91,29 +80,29 @@ static void html_change_rows(FILE *f, json_t *changes, const char *out, int with
     json_t *c;
     json_array_foreach(changes, i, c)
     {
-        const char *kind = jstr(c, "kind");
+        const char *kind = mtb_jstr(c, "kind");
         fprintf(f, "<tr class=\"%s\">", !strcmp(kind, "regression") ? "bad" : "");
         if (with_series) {
-            fprintf(f, "<td class=\"l\"><a href=\"#%s\">", jstr(c, "series_id"));
-            hput(f, jstr(c, "label"));
+            fprintf(f, "<td class=\"l\"><a href=\"#%s\">", mtb_jstr(c, "series_id"));
+            hput(f, mtb_jstr(c, "label"));
             fprintf(f, "</a></td>");
         }
         fprintf(f, "<td class=\"l\">%s%s</td><td>%lld</td><td class=\"l\">", kind,
                 json_is_true(json_object_get(c, "open")) ? " (open)" : "",
                 (long long)json_integer_value(json_object_get(c, "x")));
-        hput(f, jstr(c, "night_started"));
+        hput(f, mtb_jstr(c, "night_started"));
         fprintf(f, "</td><td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]</small></td><td>%.4g → %.4g</td>"
                    "<td>%lld / %lld</td><td>%.2g</td><td>%.2g</td><td class=\"l\">",
-                100 * jnum(c, "change"), 100 * jnum(c, "ci_lo"), 100 * jnum(c, "ci_hi"), jnum(c, "before"),
-                jnum(c, "after"), (long long)json_integer_value(json_object_get(c, "n_before")),
-                (long long)json_integer_value(json_object_get(c, "n_after")), jnum(c, "p_mwu"), jnum(c, "p_split"));
+                100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"), mtb_jnum(c, "before"),
+                mtb_jnum(c, "after"), (long long)json_integer_value(json_object_get(c, "n_before")),
+                (long long)json_integer_value(json_object_get(c, "n_after")), mtb_jnum(c, "p_mwu"), mtb_jnum(c, "p_split"));
         char *rd = rev_diff(c);
         hput(f, rd);
         free(rd);
         fprintf(f, "</td><td class=\"l\">");
-        link_to(f, out, jstr(c, "report_before"), "before");
+        link_to(f, out, mtb_jstr(c, "report_before"), "before");
         fprintf(f, " ");
-        link_to(f, out, jstr(c, "report_after"), "after");
+        link_to(f, out, mtb_jstr(c, "report_after"), "after");
         fprintf(f, "</td></tr>\n");
     }
 }
@@ -145,8 +134,8 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
             emu ? " (emulated)" : "", mtb_report_css);
     fprintf(f, "<p class=\"note\">%lld nights, %zu series; generated %s by mtebench %s from <code>",
             (long long)json_integer_value(json_object_get(set, "nights")), json_array_size(series),
-            jstr(set, "generated"), jstr(set, "version"));
-    hput(f, jstr(set, "history"));
+            mtb_jstr(set, "generated"), mtb_jstr(set, "version"));
+    hput(f, mtb_jstr(set, "history"));
     fprintf(f, "</code>.</p>\n");
     if (emu)
         fprintf(f, "<p class=\"emu\">Emulated: not hardware timing. Series measured under qemu-aarch64 include "
@@ -174,21 +163,21 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
     json_array_foreach(nights, i, n)
     {
         fprintf(f, "<tr><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "x")));
-        hput(f, jstr(n, "started"));
+        hput(f, mtb_jstr(n, "started"));
         fprintf(f, "</td><td>%lld</td><td class=\"l\"><code>", (long long)json_integer_value(json_object_get(n, "runs")));
-        hput(f, jstr(n, "results_dir"));
+        hput(f, mtb_jstr(n, "results_dir"));
         fprintf(f, "</code></td><td class=\"l\">");
-        link_to(f, out, jstr(n, "report"), "report");
+        link_to(f, out, mtb_jstr(n, "report"), "report");
         fprintf(f, "</td></tr>\n");
     }
     fprintf(f, "</table>\n</section>\n<section id=\"series\"><h2>Series</h2>\n");
     int nplot = 0;
     json_array_foreach(series, i, s)
     {
-        fprintf(f, "<section class=\"series\" id=\"%s\"><h3>", jstr(s, "id"));
-        hput(f, jstr(s, "label"));
+        fprintf(f, "<section class=\"series\" id=\"%s\"><h3>", mtb_jstr(s, "id"));
+        hput(f, mtb_jstr(s, "label"));
         fprintf(f, "</h3>\n<p class=\"note\">%lld points; %s is better; unit %s.</p>\n",
-                (long long)json_integer_value(json_object_get(s, "points")), jstr(s, "better"), jstr(s, "unit"));
+                (long long)json_integer_value(json_object_get(s, "points")), mtb_jstr(s, "better"), mtb_jstr(s, "unit"));
         json_t *xs = json_object_get(s, "x"), *ys = json_object_get(s, "y");
         size_t np = json_array_size(xs);
         double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
@@ -199,10 +188,10 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
         json_t *marks = json_array(), *c;
         size_t k;
         json_array_foreach(json_object_get(s, "changes"), k, c)
-            json_array_append_new(marks, json_pack("{s:f,s:f,s:s}", "x", jnum(c, "x"), "change", jnum(c, "change"),
-                                                   "kind", jstr(c, "kind")));
-        char *ylabel = mtb_asprintf("%s (%s)", jstr(s, "metric"), jstr(s, "unit"));
-        char *script = mtb_plot_trend_script(jstr(s, "label"), ylabel, x, y, np, marks,
+            json_array_append_new(marks, json_pack("{s:f,s:f,s:s}", "x", mtb_jnum(c, "x"), "change", mtb_jnum(c, "change"),
+                                                   "kind", mtb_jstr(c, "kind")));
+        char *ylabel = mtb_asprintf("%s (%s)", mtb_jstr(s, "metric"), mtb_jstr(s, "unit"));
+        char *script = mtb_plot_trend_script(mtb_jstr(s, "label"), ylabel, x, y, np, marks,
                                              json_is_true(json_object_get(s, "emulated")));
         char err[MTB_ERRLEN], prefix[32], *svg = NULL;
         snprintf(prefix, sizeof prefix, "t%d-", ++nplot);
@@ -241,8 +230,8 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
                "the bad way, and its size (ratio of medians, 95%% bootstrap CI) is at least %.1f%%. A regression is "
                "open while it is the last change of its series; it is new when it was not open before the nights "
                "this run added.</p>\n</section>\n</body>\n</html>\n",
-            (long long)json_integer_value(json_object_get(set, "window")), jnum(set, "threshold"),
-            jnum(set, "threshold"), 100 * jnum(set, "min_change"));
+            (long long)json_integer_value(json_object_get(set, "window")), mtb_jnum(set, "threshold"),
+            mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"));
     fclose(f);
     return buf;
 }
@@ -252,9 +241,9 @@ static void md_change(FILE *f, json_t *c)
     char *rd = rev_diff(c);
     fprintf(f, "- **%s**: %+.1f%% [95%% CI %+.1f%%, %+.1f%%] since night %lld (%s); p = %.2g (Mann–Whitney), "
                "%.2g (t); %s\n",
-            jstr(c, "label"), 100 * jnum(c, "change"), 100 * jnum(c, "ci_lo"), 100 * jnum(c, "ci_hi"),
-            (long long)json_integer_value(json_object_get(c, "x")), jstr(c, "night_started"), jnum(c, "p_mwu"),
-            jnum(c, "p_split"), rd);
+            mtb_jstr(c, "label"), 100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"),
+            (long long)json_integer_value(json_object_get(c, "x")), mtb_jstr(c, "night_started"), mtb_jnum(c, "p_mwu"),
+            mtb_jnum(c, "p_split"), rd);
     free(rd);
 }
 
@@ -273,7 +262,7 @@ static char *digest_md(json_t *a, const char *out)
     fprintf(f, "# mtebench nightly: %s\n\n", json_array_size(fresh) ? "REGRESSION" : "no new regression");
     fprintf(f, "%lld nights, %zu series tested; %zu new and %zu open regressions (p < %g, change >= %.1f%%)%s.\n",
             (long long)json_integer_value(json_object_get(set, "nights")), json_array_size(json_object_get(a, "series")),
-            json_array_size(fresh), json_array_size(open), jnum(set, "threshold"), 100 * jnum(set, "min_change"),
+            json_array_size(fresh), json_array_size(open), mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"),
             emu ? "; emulated: not hardware timing" : "");
     const size_t cap = 10;
     if (json_array_size(fresh)) {
@@ -288,8 +277,8 @@ static char *digest_md(json_t *a, const char *out)
         int is_new = 0;
         size_t j;
         json_t *r;
-        json_array_foreach(fresh, j, r) is_new |= r == s || (!strcmp(jstr(r, "series"), jstr(s, "series")) &&
-                                                            !strcmp(jstr(r, "metric"), jstr(s, "metric")));
+        json_array_foreach(fresh, j, r) is_new |= r == s || (!strcmp(mtb_jstr(r, "series"), mtb_jstr(s, "series")) &&
+                                                            !strcmp(mtb_jstr(r, "metric"), mtb_jstr(s, "metric")));
         if (is_new)
             continue;
         if (!shown)

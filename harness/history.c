@@ -1,4 +1,5 @@
 /* history.c - see history.h */
+#include "jsonx.h"
 #include "history.h"
 #include "summary.h"
 #include "util.h"
@@ -18,12 +19,6 @@ struct mtb_history {
     char *path;
     int version;
 };
-
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
 
 /* ---- schema ------------------------------------------------------------------ */
 
@@ -98,12 +93,12 @@ void mtb_history_series_key(json_t *rec, char **key, char hash[13])
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
     char *wl = mtb_workload_key(w), *mach = machine_text(rec);
     char *full = mtb_asprintf("plan=%s|service=%s|workload=%s|variant=%s|mode=%s|platform=%s|kernel=%s|machine=%s",
-                              jstr(c, "plan"), jstr(c, "service"), wl, jstr(c, "variant"), jstr(c, "mode"),
-                              jstr(c, "platform"), jstr(c, "kernel"), mach);
+                              mtb_jstr(c, "plan"), mtb_jstr(c, "service"), wl, mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+                              mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mach);
     short_hash(full, hash);
-    const char *mname = jstr(json_object_get(rec, "machine"), "name");
-    *key = mtb_asprintf("%s/%s/%s mix %s/%s/%s/%s/%s/%s#%s", jstr(c, "plan"), jstr(c, "service"), jstr(w, "name"),
-                        jstr(w, "mix"), jstr(c, "variant"), jstr(c, "mode"), jstr(c, "platform"), jstr(c, "kernel"),
+    const char *mname = mtb_jstr(json_object_get(rec, "machine"), "name");
+    *key = mtb_asprintf("%s/%s/%s mix %s/%s/%s/%s/%s/%s#%s", mtb_jstr(c, "plan"), mtb_jstr(c, "service"), mtb_jstr(w, "name"),
+                        mtb_jstr(w, "mix"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"),
                         *mname ? mname : "-", hash);
     free(full);
     free(wl);
@@ -191,9 +186,9 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
             mach = machine_text(rec);
             wl = mtb_workload_key(json_object_get(json_object_get(rec, "config"), "workload"));
             json_t *k = json_object_get(rec, "kernel");
-            krel = jstr(k, "uname_r");
-            if (*jstr(k, "uname_v"))
-                short_hash(jstr(k, "uname_v"), kb);
+            krel = mtb_jstr(k, "uname_r");
+            if (*mtb_jstr(k, "uname_v"))
+                short_hash(mtb_jstr(k, "uname_v"), kb);
         } else {
             char *full = mtb_asprintf("v1|%s|%s|%s|%s|%s|%s|%s", col[2], col[3], col[4], col[5], col[6], col[7],
                                       col[8]);
@@ -446,11 +441,11 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        const char *s = jstr(rec, "started");
+        const char *s = mtb_jstr(rec, "started");
         if (*s && (!first || strcmp(s, first) < 0))
             first = s;
         if (!*version)
-            version = jstr(rec, "mtebench_version");
+            version = mtb_jstr(rec, "mtebench_version");
     }
     char now[32];
     mtb_utc_iso(now, sizeof now);
@@ -488,30 +483,30 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
         char *key, hash[13], kb[13] = "", real[PATH_MAX];
         mtb_history_series_key(rec, &key, hash);
         char *wl = mtb_workload_key(json_object_get(c, "workload")), *mach = machine_text(rec);
-        if (*jstr(k, "uname_v"))
-            short_hash(jstr(k, "uname_v"), kb);
+        if (*mtb_jstr(k, "uname_v"))
+            short_hash(mtb_jstr(k, "uname_v"), kb);
         const char *file = json_string_value(json_array_get(files, i));
         if (!file || !realpath(file, real))
             snprintf(real, sizeof real, "%s", file ? file : "");
-        int ok = !strcmp(jstr(rec, "status"), "ok");
+        int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
         sqlite3_bind_int64(ins_r, 1, nid);
-        sqlite3_bind_text(ins_r, 2, *jstr(c, "plan") ? jstr(c, "plan") : plan, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 2, *mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_r, 3, key, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_r, 4, hash, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 5, jstr(c, "service"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 5, mtb_jstr(c, "service"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_r, 6, wl, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 7, jstr(c, "variant"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 8, jstr(c, "mode"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 9, jstr(c, "platform"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 10, jstr(c, "kernel"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 7, mtb_jstr(c, "variant"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 8, mtb_jstr(c, "mode"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 9, mtb_jstr(c, "platform"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 10, mtb_jstr(c, "kernel"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_r, 11, mach, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 12, jstr(rec, "started"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 12, mtb_jstr(rec, "started"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(ins_r, 13, json_integer_value(json_object_get(c, "rep")));
-        sqlite3_bind_text(ins_r, 14, jstr(rec, "mtebench_version"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 15, jstr(json_object_get(rec, "build"), "key"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 16, jstr(k, "uname_r"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 14, mtb_jstr(rec, "mtebench_version"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 15, mtb_jstr(json_object_get(rec, "build"), "key"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 16, mtb_jstr(k, "uname_r"), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(ins_r, 17, kb, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 18, jstr(rec, "status"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins_r, 18, mtb_jstr(rec, "status"), -1, SQLITE_TRANSIENT);
         bind_num(ins_r, 19, ok ? json_object_get(s, "ops_per_sec") : NULL);
         bind_num(ins_r, 20, ok ? json_object_get(s, "p50_us") : NULL);
         bind_num(ins_r, 21, ok ? json_object_get(s, "p99_us") : NULL);
@@ -572,7 +567,7 @@ static int load_rows(struct mtb_history *h, const char *sql, const char *kind, i
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         const char *series = (const char *)sqlite3_column_text(st, 0);
-        if (!cur || strcmp(jstr(cur, "series"), series ? series : "")) {
+        if (!cur || strcmp(mtb_jstr(cur, "series"), series ? series : "")) {
             cur = json_object();
             json_object_set_new(cur, "kind", json_string(kind));
             for (int i = 0; i < nhead; i++)

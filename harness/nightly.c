@@ -1,4 +1,5 @@
 /* nightly.c - see nightly.h */
+#include "jsonx.h"
 #include "nightly.h"
 #include "cli.h"
 #include "history.h"
@@ -11,18 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static double jnum(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* ---- analysis -------------------------------------------------------------------- */
 
@@ -52,7 +41,7 @@ static int excluded(json_t *exclude, json_int_t night)
 static int cmp_night(const void *a, const void *b)
 {
     json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-    int c = strcmp(jstr(x, "started"), jstr(y, "started"));
+    int c = strcmp(mtb_jstr(x, "started"), mtb_jstr(y, "started"));
     if (c)
         return c;
     json_int_t i = json_integer_value(json_object_get(x, "id")), j = json_integer_value(json_object_get(y, "id"));
@@ -74,11 +63,11 @@ static json_t *collect_nights(json_t *history, json_t *exclude)
         snprintf(k, sizeof k, "%lld", (long long)id);
         json_t *n = json_object_get(byid, k);
         if (!n) {
-            n = json_pack("{s:I,s:s,s:s,s:s,s:i}", "id", id, "started", jstr(p, "night_started"), "report",
-                          jstr(p, "report"), "results_dir", jstr(p, "results_dir"), "runs", 0);
+            n = json_pack("{s:I,s:s,s:s,s:s,s:i}", "id", id, "started", mtb_jstr(p, "night_started"), "report",
+                          mtb_jstr(p, "report"), "results_dir", mtb_jstr(p, "results_dir"), "runs", 0);
             json_object_set_new(byid, k, n);
         }
-        if (!strcmp(jstr(s, "kind"), "run"))
+        if (!strcmp(mtb_jstr(s, "kind"), "run"))
             json_object_set_new(n, "runs", json_integer(json_integer_value(json_object_get(n, "runs")) + 1));
     }
     size_t n = json_object_size(byid), k = 0;
@@ -107,18 +96,18 @@ static json_int_t night_x(json_t *nights, json_int_t id)
 
 static json_t *revisions(json_t *p)
 {
-    json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s}", "mtebench_version", jstr(p, "mtebench_version"), "build_key",
-                          jstr(p, "build_key"), "kernel_release", jstr(p, "kernel_release"), "kernel_build",
-                          jstr(p, "kernel_build"), "started", jstr(p, "started"));
-    if (*jstr(p, "base_build"))
-        json_object_set_new(r, "base_build", json_string(jstr(p, "base_build")));
+    json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s}", "mtebench_version", mtb_jstr(p, "mtebench_version"), "build_key",
+                          mtb_jstr(p, "build_key"), "kernel_release", mtb_jstr(p, "kernel_release"), "kernel_build",
+                          mtb_jstr(p, "kernel_build"), "started", mtb_jstr(p, "started"));
+    if (*mtb_jstr(p, "base_build"))
+        json_object_set_new(r, "base_build", json_string(mtb_jstr(p, "base_build")));
     return r;
 }
 
 /* "nightly/memcached/default mix 1:10/tagged/async/emu/host/auto#hash" -> readable label */
 static char *series_label(json_t *s, const struct metric *m)
 {
-    const char *key = jstr(s, "series");
+    const char *key = mtb_jstr(s, "series");
     if (!strncmp(key, "overhead:", 9))
         key += 9;
     char *k = mtb_strdup(key), *hash = strchr(k, '#');
@@ -140,7 +129,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
     json_array_foreach(history, i, s)
     {
         for (const struct metric *m = metrics; m->kind; m++) {
-            if (strcmp(m->kind, jstr(s, "kind")))
+            if (strcmp(m->kind, mtb_jstr(s, "kind")))
                 continue;
             json_t *pts = json_object_get(s, "points"), *used = json_array();
             size_t np = json_array_size(pts), n = 0;
@@ -149,8 +138,8 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
             json_array_foreach(pts, j, p)
             {
                 json_int_t night = json_integer_value(json_object_get(p, "night"));
-                double v = jnum(p, m->field);
-                if (excluded(exclude, night) || strcmp(jstr(p, "status"), "ok") || !isfinite(v))
+                double v = mtb_jnum(p, m->field);
+                if (excluded(exclude, night) || strcmp(mtb_jstr(p, "status"), "ok") || !isfinite(v))
                     continue;
                 x[n] = (double)night_x(nights, night);
                 g[n] = (int)x[n];
@@ -182,25 +171,25 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
                 const char *kind = c->regression ? "regression" : c->improvement ? "improvement" : "change";
                 json_t *ch = json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,"
                                        "s:b,s:b,s:o,s:o,s:s,s:s}",
-                                       "series", jstr(s, "series"), "series_id", id, "label", label, "metric", m->name,
+                                       "series", mtb_jstr(s, "series"), "series_id", id, "label", label, "metric", m->name,
                                        "night", json_integer_value(json_object_get(pa, "night")), "night_started",
-                                       jstr(pa, "night_started"), "x", (json_int_t)x[c->index], "index",
+                                       mtb_jstr(pa, "night_started"), "x", (json_int_t)x[c->index], "index",
                                        (json_int_t)c->index, "kind", kind, "change", c->change, "ci_lo", c->ci.lo,
                                        "ci_hi", c->ci.hi, "before", c->before, "after", c->after, "n_before",
                                        (json_int_t)c->n_before, "n_after", (json_int_t)c->n_after, "p_split",
                                        c->p_split, "p_mwu", c->p_mwu, "from_newest", c->from_newest, "open",
                                        c->regression && k == ncp - 1, "revisions_before", revisions(pb),
-                                       "revisions_after", revisions(pa), "report_before", jstr(pb, "report"),
-                                       "report_after", jstr(pa, "report"));
+                                       "revisions_after", revisions(pa), "report_before", mtb_jstr(pb, "report"),
+                                       "report_after", mtb_jstr(pa, "report"));
                 json_array_append(changes, ch);
                 if (c->regression && k == ncp - 1)
                     json_array_append(open, ch);
                 json_decref(ch);
             }
             free(cps);
-            const char *platform = jstr(s, "platform");
+            const char *platform = mtb_jstr(s, "platform");
             json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
-                                   jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
+                                   mtb_jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
                                    m->better == MTB_CP_HIGHER ? "higher" : "lower", "platform", platform, "emulated",
                                    !strcmp(platform, "emu"), "points", (int)n, "x", xs, "y", ys, "changes", changes);
             if (rc)
@@ -252,7 +241,7 @@ static long long add_dir(struct mtb_history *h, const char *dir, const char *pla
     json_t *b;
     json_array_foreach(set.bad, i, b)
     {
-        fprintf(stderr, "mtebench nightly: %s: %s\n", jstr(b, "file"), jstr(b, "problem"));
+        fprintf(stderr, "mtebench nightly: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
         (*bad)++;
     }
     if (!json_array_size(set.records)) {
@@ -261,7 +250,7 @@ static long long add_dir(struct mtb_history *h, const char *dir, const char *pla
     }
     const char *plan = plan_name;
     if (!plan || !*plan)
-        plan = jstr(json_object_get(json_array_get(set.records, 0), "config"), "plan");
+        plan = mtb_jstr(json_object_get(json_array_get(set.records, 0), "config"), "plan");
     /* the night's run report, linked from the dashboard */
     char *s = mtb_strdup(dir);
     size_t n = strlen(s);
@@ -433,7 +422,7 @@ int mtb_cmd_nightly(int argc, char **argv)
     {
         int known = 0;
         json_array_foreach(json_object_get(before, "open"), j, q) known |=
-            !strcmp(jstr(r, "series"), jstr(q, "series")) && !strcmp(jstr(r, "metric"), jstr(q, "metric")) &&
+            !strcmp(mtb_jstr(r, "series"), mtb_jstr(q, "series")) && !strcmp(mtb_jstr(r, "metric"), mtb_jstr(q, "metric")) &&
             json_integer_value(json_object_get(r, "night")) == json_integer_value(json_object_get(q, "night"));
         if (!known)
             json_array_append(fresh, r);

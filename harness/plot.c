@@ -396,13 +396,13 @@ char *mtb_plot_trend_script(const char *title, const char *ylabel, const double 
     json_t *cp;
     json_array_foreach(cps, i, cp)
     {
-        const char *kind = jstr(cp, "kind");
+        const char *kind = mtb_jstr(cp, "kind");
         const char *color = !strcmp(kind, "regression") ? "#c00000" : !strcmp(kind, "improvement") ? "#1b7e37" : "#888888";
-        double cx = jnum(cp, "x") - 0.5;
+        double cx = mtb_jnum(cp, "x") - 0.5;
         fprintf(f, "set arrow %zu from first %.6g, graph 0 to first %.6g, graph 1 nohead lw 2 dt 2 lc rgb \"%s\"\n",
                 i + 1, cx, cx, color);
         fprintf(f, "set label %zu \"%+.1f%%\" at first %.6g, graph 0.95 left offset 0.3,0 textcolor rgb \"%s\"\n",
-                i + 1, 100 * jnum(cp, "change"), cx, color);
+                i + 1, 100 * mtb_jnum(cp, "change"), cx, color);
     }
     fprintf(f, "plot $P using 1:2 with points pt 7 ps 0.6 lc rgb \"#4a78b5\" title \"runs\", \\\n"
                "     $M using 1:2 with linespoints lw 2 pt 5 ps 0.5 lc rgb \"#222222\" title \"nightly median\"\n");
