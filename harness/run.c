@@ -426,18 +426,26 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
             /* prepare the run directory (configuration, data, files) */
             char *script = mtb_asprintf("%s/%s", r->dir, setup);
             char *prefix = wrap_prefix(run->platform);
-            char *senv[] = { mtb_asprintf("MTB_RUNDIR=%s", run->dir), mtb_asprintf("MTB_PORT=%d", port),
-                             mtb_asprintf("MTB_BUILD=%s", run->build->dir), mtb_asprintf("MTB_WRAP=%s", prefix),
-                             mtb_asprintf("MTB_THREADS=%ld", w->service_threads),
-                             mtb_asprintf("MTB_WORKLOAD=%s", w->name), envv[0], NULL };
+            struct mtb_argv senv = { 0 };
+            mtb_argv_pushf(&senv, "MTB_RUNDIR=%s", run->dir);
+            mtb_argv_pushf(&senv, "MTB_PORT=%d", port);
+            mtb_argv_pushf(&senv, "MTB_BUILD=%s", run->build->dir);
+            mtb_argv_pushf(&senv, "MTB_WRAP=%s", prefix);
+            mtb_argv_pushf(&senv, "MTB_THREADS=%ld", w->service_threads);
+            mtb_argv_pushf(&senv, "MTB_WORKLOAD=%s", w->name);
+            mtb_argv_push(&senv, envv[0]);
+            /* the workload's parameters, as MTB_P_<key> */
+            json_t *params = json_object_get(json_object_get(json_object_get(rec, "config"), "workload"), "params");
+            const char *pk;
+            json_t *pv;
+            json_object_foreach(params, pk, pv) mtb_argv_pushf(&senv, "MTB_P_%s=%s", pk, json_string_value(pv));
             struct mtb_argv sa = { 0 };
             mtb_argv_push(&sa, "bash");
             mtb_argv_push(&sa, script);
             char *slog = mtb_asprintf("%s/setup.log", run->dir);
-            int st = mtb_driver_exec(&d, &sa, senv, slog, NULL, 0, user);
+            int st = mtb_driver_exec(&d, &sa, senv.v, slog, NULL, 0, user);
             mtb_argv_free(&sa);
-            for (int i = 0; i < 6; i++)
-                free(senv[i]);
+            mtb_argv_free(&senv);
             free(prefix);
             free(script);
             if (st != 0) {

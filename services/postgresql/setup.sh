@@ -1,0 +1,10 @@
+#!/bin/bash
+# PostgreSQL run setup, called by the harness before the server starts, as
+# the service's user (PostgreSQL refuses root), with MTB_RUNDIR MTB_BUILD
+# MTB_WRAP (how to run the build's programs on the platform) and
+# GLIBC_TUNABLES (the run's mode: initdb runs tagged too).
+# Makes the data directory $MTB_RUNDIR/data with trust authentication.
+set -euo pipefail
+# shellcheck disable=SC2086
+$MTB_WRAP "$MTB_BUILD/bin/initdb" -D "$MTB_RUNDIR/data" -U postgres -A trust -E UTF8 \
+    --locale=C --no-sync --no-instructions
