@@ -314,6 +314,9 @@ const char *mtb_cache(void)
     const char *e = getenv("MTEBENCH_CACHE");
     if (e && *e)
         snprintf(dir, sizeof dir, "%s", e);
+    else if (geteuid() == 0)
+        /* readable by the unprivileged users services run as (not under /root) */
+        snprintf(dir, sizeof dir, "/var/cache/mtebench");
     else if ((e = getenv("XDG_CACHE_HOME")) && *e)
         snprintf(dir, sizeof dir, "%s/mtebench", e);
     else

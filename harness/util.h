@@ -42,7 +42,7 @@ void mtb_utc_compact(char *buf, size_t n);
 
 /* The project checkout (parent of the directory holding the binary, or
  * $MTEBENCH_ROOT) and the build cache ($MTEBENCH_CACHE, else
- * $XDG_CACHE_HOME/mtebench, else ~/.cache/mtebench). */
+ * /var/cache/mtebench for root, else $XDG_CACHE_HOME/mtebench, else ~/.cache/mtebench). */
 const char *mtb_root(void);
 const char *mtb_cache(void);
 
