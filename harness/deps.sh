@@ -8,9 +8,11 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  binutils-aarch64-linux-gnu dpkg-dev autoconf automake libtool patch xz-utils \
  libjansson-dev libinih-dev libssl-dev libevent-dev \
  memcached libmemcached-tools wrk nginx-light gnuplot-nox procps iproute2 jq file python3 \
- libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64"
+ libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 \
+ libstdc++6:arm64 libssl-dev:arm64 postgresql-client"
 # -dev packages that are not Multi-Arch: same are unpacked into a cross sysroot
-XDEVPKGS="libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7"
+XDEVPKGS="libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 \
+ libgflags-dev libgflags2.2"
 XSYSROOT=/opt/mtebench/sysroot-arm64
 BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm"
 
