@@ -7,10 +7,12 @@ set -eu
 HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
  binutils-aarch64-linux-gnu dpkg-dev autoconf automake libtool patch xz-utils \
  libjansson-dev libinih-dev libssl-dev libevent-dev libsqlite3-dev gnupg git \
- memcached libmemcached-tools wrk nginx-light gnuplot-nox chromium procps iproute2 jq file python3 rocksdb-tools postgresql-15 postgresql-client linux-perf \
- libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64"
+ memcached libmemcached-tools wrk nginx-light gnuplot-nox chromium procps iproute2 jq file python3 \
+ rocksdb-tools postgresql-15 postgresql-client linux-perf openssl \
+ libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64"
 # -dev packages that are not Multi-Arch: same are unpacked into a cross sysroot
-XDEVPKGS="libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7"
+XDEVPKGS="libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 \
+ libgflags-dev libgflags2.2"
 XSYSROOT=/opt/mtebench/sysroot-arm64
 BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm"
 
@@ -99,21 +101,33 @@ if [ "$arch" != arm64 ]; then
 fi
 
 # --- cross sysroot for arm64 -dev packages that cannot be co-installed --------
+# Additive: each package is unpacked once per version (a stamp per package
+# under .pkgs/); nothing is removed, so callers with different package lists
+# never undo each other. .stamp (all packages and versions) goes into build keys.
 if [ "$arch" != arm64 ]; then
-    want=""
+    mkdir -p "$XSYSROOT/.pkgs"
+    # one apt-cache call for all of them
+    # shellcheck disable=SC2046
+    cands=$(apt-cache policy $(for p in $XDEVPKGS; do echo "$p:arm64"; done) 2>/dev/null |
+        awk '/^[^ ].*:$/{pkg=$1; sub(/:arm64:$/,"",pkg); sub(/:$/,"",pkg)} /Candidate:/{print pkg"="$2}')
+    todo=""
     for p in $XDEVPKGS; do
-        want="$want $p=$(apt-cache policy "$p:arm64" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+        want=$(echo "$cands" | sed -n "s/^$p=//p")
+        [ "$(cat "$XSYSROOT/.pkgs/$p" 2>/dev/null)" = "$want" ] || todo="$todo $p"
     done
-    if [ "$(cat "$XSYSROOT/.stamp" 2>/dev/null)" != "$want" ]; then
-        [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "cross sysroot $XSYSROOT out of date"; exit 1; }
+    if [ -n "$todo" ]; then
+        [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "cross sysroot $XSYSROOT lacks:$todo"; exit 1; }
         tmp=$(mktemp -d); chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true
-        (cd "$tmp" && for p in $XDEVPKGS; do apt-get download -q "$p:arm64"; done)
-        rm -rf "$XSYSROOT.new"; mkdir -p "$XSYSROOT.new"
-        for d in "$tmp"/*.deb; do dpkg -x "$d" "$XSYSROOT.new"; done
-        echo "$want" > "$XSYSROOT.new/.stamp"
-        rm -rf "$XSYSROOT"; mv "$XSYSROOT.new" "$XSYSROOT"; rm -rf "$tmp"
-        note "unpacked arm64 dev packages into $XSYSROOT:$want"
+        (cd "$tmp" && for p in $todo; do apt-get download -q "$p:arm64"; done)
+        for p in $todo; do
+            for d in "$tmp/${p}_"*.deb; do dpkg -x "$d" "$XSYSROOT"; done
+            echo "$cands" | sed -n "s/^$p=//p" > "$XSYSROOT/.pkgs/$p"
+        done
+        rm -rf "$tmp"
+        note "unpacked arm64 dev packages into $XSYSROOT:$todo"
     fi
+    (cd "$XSYSROOT/.pkgs" && for f in *; do echo "$f=$(cat "$f")"; done) > "$XSYSROOT/.stamp.new"
+    mv "$XSYSROOT/.stamp.new" "$XSYSROOT/.stamp"
 fi
 
 # --- unprivileged user for services that refuse root (PostgreSQL, ...) ---
