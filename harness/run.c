@@ -316,6 +316,35 @@ static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run)
     return o;
 }
 
+/* The service's own counters ([run] counters: a command printing "name value"
+ * lines), for cross-checking the driver; NULL when the recipe has none. */
+static json_t *read_counters(const struct mtb_run *run, int port)
+{
+    const char *tmpl = mtb_recipe_get(run->recipe, "run", "counters");
+    if (!tmpl)
+        return NULL;
+    char portbuf[16];
+    snprintf(portbuf, sizeof portbuf, "%d", port);
+    const char *pairs[] = { "port", portbuf, "rundir", run->dir, NULL, NULL };
+    char *cmd = mtb_template(tmpl, pairs);
+    char *full = mtb_asprintf("cd '%s' && %s", run->recipe->dir, cmd);
+    char *const argv[] = { "bash", "-c", full, NULL };
+    int st;
+    char *out = mtb_capture(argv, 0, &st);
+    json_t *o = json_object();
+    char *save = NULL;
+    for (char *line = out && st == 0 ? strtok_r(out, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+        char key[128];
+        long long v;
+        if (sscanf(line, "%127s %lld", key, &v) == 2)
+            json_object_set_new(o, key, json_integer(v));
+    }
+    free(out);
+    free(full);
+    free(cmd);
+    return o;
+}
+
 static json_t *workload_json(const struct mtb_workload *w)
 {
     json_t *params = json_object();
@@ -492,13 +521,29 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     }
 
     /* preload so that reads hit, then warm-up + measurement (with the
-     * machine profile's perf events counted on the service) */
+     * machine profile's perf events counted on the service, and the
+     * service's own counters read before and after) */
     if (drv->preload(&d, why, sizeof why) == 0) {
         struct mtb_proc perf = { 0 };
         int perf_on = started_svc && mach->perf_events[0] && start_perf(&perf, run, svc.pid);
+        json_t *before = started_svc ? read_counters(run, d.port) : NULL;
         load = drv->measure(&d, why, sizeof why);
         if (perf_on)
             json_object_set_new(rec, "perf", stop_perf(&perf, run));
+        if (before) {
+            const char *settle = mtb_recipe_get(r, "run", "counters_settle");
+            if (settle)
+                usleep((useconds_t)(atof(settle) * 1e6));
+            json_t *after = read_counters(run, d.port);
+            json_t *delta = json_object();
+            const char *k;
+            json_t *v;
+            json_object_foreach(after, k, v) if (json_is_integer(json_object_get(before, k)))
+                json_object_set_new(delta, k, json_integer(json_integer_value(v) - json_integer_value(json_object_get(before, k))));
+            json_object_set_new(rec, "service_counters",
+                                json_pack("{s:o,s:o,s:o,s:s}", "before", before, "after", after ? after : json_object(),
+                                          "delta", delta, "note", "includes the counter queries themselves and any warm-up"));
+        }
     }
     int died = started_svc && mtb_proc_poll(&svc);
     if (load) {
