@@ -287,7 +287,7 @@ static int wrk_exec(const struct mtb_drive *d, double secs, const char *logp, st
     mtb_argv_push(&a, "--timeout=5s");
     mtb_argv_pushf(&a, "-s%s/loadgen/wrk-report.lua", mtb_root());
     const char *path = param(d, "wrk_path", "/");
-    mtb_argv_pushf(&a, "http://127.0.0.1:%d%s", d->port, path);
+    mtb_argv_pushf(&a, "%s://127.0.0.1:%d%s", strcmp(param(d, "https", "no"), "yes") ? "http" : "https", d->port, path);
     int st = mtb_driver_exec_client(d, &a, logp, ru);
     mtb_argv_free(&a);
     return st;

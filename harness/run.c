@@ -230,9 +230,14 @@ static void print_log_tail(const char *path, int lines)
 static int wait_ready(const struct mtb_run *run, struct mtb_proc *svc, int port, double limit, const char *const *pairs)
 {
     const struct mtb_recipe *r = run->recipe;
-    const char *cmd = mtb_recipe_get(r, "run", "ready_cmd");
-    char *rsend = mtb_unescape(mtb_recipe_get(r, "run", "ready_send") ? mtb_recipe_get(r, "run", "ready_send") : "");
-    const char *rexpect = mtb_recipe_get(r, "run", "ready_expect");
+    /* a workload may ask for a bare TCP connect (e.g. HTTPS, where the
+     * recipe's plain-text exchange cannot work) */
+    const char *how = mtb_workload_param(run->wl, "ready");
+    int tcp = how && !strcmp(how, "tcp");
+    const char *cmd = tcp ? NULL : mtb_recipe_get(r, "run", "ready_cmd");
+    const char *send_s = tcp ? NULL : mtb_recipe_get(r, "run", "ready_send");
+    char *rsend = mtb_unescape(send_s ? send_s : "");
+    const char *rexpect = tcp ? NULL : mtb_recipe_get(r, "run", "ready_expect");
     char *cmdline = cmd ? mtb_template(cmd, pairs) : NULL;
     double t0 = mtb_mono();
     int ready = 0;
@@ -419,6 +424,22 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
             snprintf(why, sizeof why, "%s runs as user '%s', which %s (make deps creates it)", r->name, user,
                      pw ? "cannot own the run directory" : "does not exist");
             goto out;
+        }
+        /* the user must be able to reach the run directory and the build */
+        const char *need[] = { run->dir, run->build->dir, NULL };
+        for (const char **p = need; *p; p++) {
+            char *path = mtb_strdup(*p), *slash;
+            while ((slash = strrchr(path, '/')) && slash != path) {
+                *slash = 0;
+                struct stat st;
+                if (stat(path, &st) == 0 && !(st.st_mode & S_IXOTH)) {
+                    snprintf(why, sizeof why, "%s runs as user '%s', who cannot reach %s (%s is not searchable "
+                             "by others: chmod o+x it, or use --results elsewhere)", r->name, user, *p, path);
+                    free(path);
+                    goto out;
+                }
+            }
+            free(path);
         }
     }
     if (mtb_mode_prefer(run->mode, why, sizeof why) != 0)

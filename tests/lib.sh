@@ -4,7 +4,7 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B="$ROOT/build"
 T_N=0; T_FAIL=0
-T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtebench-test.XXXXXX")
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtebench-test.XXXXXX"); chmod 755 "$T_TMP"  # services run as an unprivileged user
 T_PGIDS=""
 PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # skip slow shims
 

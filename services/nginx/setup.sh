@@ -4,14 +4,14 @@
 # workload's parameters as MTB_P_<key>. Writes:
 #   $MTB_RUNDIR/nginx.conf   from services/nginx/nginx.conf (or nginx-https.conf)
 #   $MTB_RUNDIR/www/...      the files the workload's paths name: /f<bytes>.bin
-#   $MTB_RUNDIR/tls.{crt,key} a throwaway self-signed certificate (https = yes)
+#   $MTB_RUNDIR/{cert,key}.pem a throwaway self-signed certificate (https = yes)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 conf=nginx.conf
 if [ "${MTB_P_https:-no}" = yes ]; then
     conf=nginx-https.conf
     openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
-        -keyout "$MTB_RUNDIR/tls.key" -out "$MTB_RUNDIR/tls.crt" 2>/dev/null
+        -keyout "$MTB_RUNDIR/key.pem" -out "$MTB_RUNDIR/cert.pem" 2>/dev/null
 fi
 mkdir -p "$MTB_RUNDIR/www" "$MTB_RUNDIR/tmp"
 sed -e "s|{port}|$MTB_PORT|g" -e "s|{threads}|$MTB_THREADS|g" -e "s|{rundir}|$MTB_RUNDIR|g" \
