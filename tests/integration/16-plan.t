@@ -47,7 +47,10 @@ is "$?" 2 "missing file refused"
 # the shipped plan expands as the study's matrix (dry run: nothing runs)
 "$M" plan "$ROOT/configs/paper.conf" --platform emu --dry-run > "$T_TMP/paper.txt" 2>&1
 is "$?" 0 "paper.conf dry run"
-is "$(grep -c 'memcached .*tagged/' "$T_TMP/paper.txt")" 10 "memcached: 5 mixes x (sync, async) tagged cells under emu"
+is "$(grep -c "memcached .*tagged/" "$T_TMP/paper.txt")" 10 "memcached: 5 mixes x (sync, async) tagged cells under emu"
 ok "$(grep -q 'mix 1:100, 16 conns, pipeline 16, 60 s' "$T_TMP/paper.txt"; echo $?)" "mix 1:100, pipeline 16, 60 s"
-is "$(grep -c 'skipped: .* asymm' "$T_TMP/paper.txt")" 5 "asymm skipped under emu, said per entry"
+for w in "nginx .*default" "nginx .*wrk" "postgresql .*rw " "postgresql .*default" "postgresql .*rw-100" "postgresql .*ro-100" "rocksdb .*default"; do
+    ok "$(grep -q "$w .*tagged/sync" "$T_TMP/paper.txt"; echo $?)" "paper.conf has $w"
+done
+is "$(grep -c 'skipped: .* asymm' "$T_TMP/paper.txt")" 12 "asymm skipped under emu, said per entry (12 entries)"
 done_testing
