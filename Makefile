@@ -17,8 +17,10 @@ LDLIBS  := -ljansson -linih -lcrypto -lm -lpthread
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
 XCC     ?= gcc
+XAR     ?= ar
 else
 XCC     ?= aarch64-linux-gnu-gcc
+XAR     ?= aarch64-linux-gnu-ar
 endif
 
 LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
@@ -28,7 +30,13 @@ HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
 
-all: $(B)/mtebench $(B)/mtload $(PROBES)
+# the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
+# (libraries from arm64 multiarch) and its own /init
+GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
+XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o)
+XHN_OBJ := $(HN_SRC:%.c=$(B)/obj-aarch64/%.o)
+
+all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -52,6 +60,21 @@ $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c
 	@mkdir -p $(dir $@)
 	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+
+$(B)/obj-aarch64/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+$(B)/aarch64/libmtload.a: $(XLG_OBJ)
+	@rm -f $@; $(XAR) rcs $@ $^
+$(B)/aarch64/libmteharness.a: $(XHN_OBJ)
+	@rm -f $@; $(XAR) rcs $@ $^
+$(B)/aarch64/mtload: $(B)/obj-aarch64/loadgen/main.o $(B)/aarch64/libmtload.a
+	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/aarch64/mtebench: $(B)/obj-aarch64/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
+	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/aarch64/mtbinit: harness/guest/init.c
+	@mkdir -p $(dir $@)
+	$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
 
 $(B)/native/libmtefault.so: harness/probe/mtefault.c
 	@mkdir -p $(dir $@)
@@ -97,4 +120,4 @@ clean:
 	rm -rf $(B)
 
 .PHONY: all deps bench bench-loadgen report test unit clean
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)

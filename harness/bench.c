@@ -61,8 +61,10 @@ int mtb_cmd_run(int argc, char **argv)
     mtb_cli_resolve(&o);
     char err[MTB_ERRLEN];
     struct mtb_build b;
-    if (mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
+    if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
+                    : mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
         mtb_die(1, "%s", err);
+    mtb_cli_kernel_ensure(&o);
     char *dir = o.results ? mtb_strdup(o.results) : default_results("run");
     char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
     char *rundir = mtb_asprintf("%s/%s", dir, what);
@@ -76,7 +78,7 @@ int mtb_cmd_run(int argc, char **argv)
         printf("\n");
     } else if (st == MTB_RUN_OK) {
         printf("%s %s/%s on %s%s: %.0f ops/s, p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", o.recipe->name,
-               o.variant, o.m->name, o.p->name, o.p->emulated ? " (emulated: not hardware timing)" : "",
+               o.variant, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
                mtb_record_num(rec, "ops_per_sec"), mtb_record_num(rec, "p50_us"),
                mtb_record_num(rec, "p99_us"), mtb_record_num(rec, "p999_us"));
     } else {
@@ -124,6 +126,7 @@ int mtb_cmd_bench(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         if (mtb_build_ensure(o.recipe, cfg[i].variant, target_of(&o), o.force, 0, &cfg[i].build, err, sizeof err) != 0)
             mtb_die(1, "%s", err);
+    mtb_cli_kernel_ensure(&o);
 
     char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
@@ -132,7 +135,7 @@ int mtb_cmd_bench(int argc, char **argv)
     int total = (int)o.reps * 2;
     json_t *plan = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:b}", "schema", "mtebench-plan/1", "service",
                              o.recipe->name, "mode", o.m->name, "platform", o.p->name, "kernel", o.kernel,
-                             "reps", (int)o.reps, "emulated", o.p->emulated);
+                             "reps", (int)o.reps, "emulated", mtb_platform_emulated(o.p));
     char *planp = mtb_asprintf("%s/plan.json", dir);
     char *pt = json_dumps(plan, JSON_INDENT(2) | JSON_SORT_KEYS);
     mtb_write_atomic(planp, pt, strlen(pt));
@@ -141,7 +144,7 @@ int mtb_cmd_bench(int argc, char **argv)
     json_decref(plan);
 
     fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
-            o.recipe->name, o.m->name, o.p->name, o.p->emulated ? " (emulated: not hardware timing)" : "",
+            o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
             o.reps, o.wl.duration, o.wl.warmup, dir);
     json_t *records = json_array();
     int tty = isatty(2), failures = 0, idx = 0;
@@ -155,7 +158,7 @@ int mtb_cmd_bench(int argc, char **argv)
             if (idx > 1)
                 fmt_eta(eta, sizeof eta, (mtb_mono() - t0) / (idx - 1) * (total - idx + 1));
             else
-                fmt_eta(eta, sizeof eta, total * (o.wl.duration + o.wl.warmup + (o.p->emulated ? 8 : 3)));
+                fmt_eta(eta, sizeof eta, total * (o.wl.duration + o.wl.warmup + (mtb_platform_emulated(o.p) ? 8 : 3)));
             fprintf(stderr, "%s[%d/%d] %s %s/%s rep %d/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
                     o.recipe->name, cfg[c].variant, cfg[c].mode->name, rep, o.reps, eta, tty ? "" : "\n");
             char *rundir = mtb_asprintf("%s/%03d-%s-%s-rep%d", dir, idx, cfg[c].variant, cfg[c].mode->name, rep);

@@ -109,7 +109,7 @@ int mtb_cmd_doctor(int argc, char **argv)
                     json_object_set_new(refused, m->name, json_string(mw));
             }
         json_array_append_new(plats, json_pack("{s:s,s:b,s:s,s:b,s:o,s:o}", "name", p->name, "usable", ok,
-                                               "why", why, "emulated", p->emulated, "modes", modes,
+                                               "why", why, "emulated", mtb_platform_emulated(p), "modes", modes,
                                                "refused", refused));
     }
     json_object_set_new(d, "platforms", plats);

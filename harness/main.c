@@ -5,6 +5,7 @@
 
 #include "bench.h"
 #include "doctor.h"
+#include "kernel.h"
 #include "proc.h"
 
 struct mtb_cmd {
@@ -20,6 +21,7 @@ static const struct mtb_cmd cmds[] = {
     { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },
+    { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)", mtb_cmd_kernel },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not", mtb_cmd_doctor },
     { "help", "this text", cmd_help },

@@ -32,7 +32,7 @@ struct mtb_run {
     const char *variant;
     const struct mtb_mode *mode;
     const struct mtb_platform *platform;
-    const char *kernel;              /* "host" */
+    const char *kernel;              /* "host", or a named kernel / Image path (vm) */
     const struct mtb_workload *wl;
     const struct mtb_build *build;
     int rep, index, total;           /* repetition (1-based), position in the plan */
