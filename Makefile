@@ -2,8 +2,13 @@
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
 #   make bench     SERVICE=memcached MODE=async [PLATFORM= DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
+#   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove)
 SHELL := /bin/bash
+comma := ,
+# kernel source of the named kernels (PLATFORM=vm): 6.12 (default) or 6.1
+export KERNEL_SOURCE
 .DEFAULT_GOAL := all
 
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
@@ -101,6 +106,20 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	$(B)/mtebench bench $(BENCH_ARGS)
 
+# the kernel comparison: same workload and mode on each kernel (PLATFORM=vm)
+KERNELS ?= stock,tcma1
+compare-kernels: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
+	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
+	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
+	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(BASELINE),--baseline)
+
+# named kernels (PLATFORM=vm): make kernels [KERNEL_SOURCE=6.12|6.1]
+kernels: all
+	$(B)/mtebench kernel build $(subst $(comma), ,$(KERNELS))
+
 bench-loadgen: deps
 	@$(MAKE) --no-print-directory all
 	bash tests/bench/loadgen.sh
@@ -119,5 +138,5 @@ unit: all $(UNIT)
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen report test unit clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "compare.h"
 #include "doctor.h"
 #include "kernel.h"
 #include "proc.h"
@@ -18,6 +19,8 @@ static int cmd_help(int argc, char **argv);
 
 static const struct mtb_cmd cmds[] = {
     { "bench", "baseline (plain/off) vs tagged/MODE, interleaved; table + summary", mtb_cmd_bench },
+    { "compare-kernels", "the same workload and mode on two kernels (PLATFORM=vm), interleaved; kernel table",
+      mtb_cmd_compare_kernels },
     { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },
@@ -34,7 +37,7 @@ static int cmd_help(int argc, char **argv)
     (void)argv;
     printf("usage: mtebench COMMAND [options]   (version %s)\n\ncommands:\n", MTEBENCH_VERSION);
     for (const struct mtb_cmd *c = cmds; c->name; c++)
-        printf("  %-8s %s\n", c->name, c->summary);
+        printf("  %-16s %s\n", c->name, c->summary);
     printf("\n`mtebench COMMAND --help` lists a command's options.\n");
     return 0;
 }
