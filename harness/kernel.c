@@ -531,7 +531,7 @@ int mtb_cmd_kernel(int argc, char **argv)
             struct kconf c;
             char err[MTB_ERRLEN];
             if (load_conf(n, &c, err, sizeof err) == 0) {
-                printf("%-8s %s\n", n, c.summary ? c.summary : "");
+                printf("  %-8s %s\n", n, c.summary ? c.summary : "");
                 kconf_free(&c);
             }
         }

@@ -437,3 +437,59 @@ int mtb_vm_run(const struct mtb_run *run, json_t **record)
     *record = rec;
     return st;
 }
+
+int mtb_vm_proof(const char *kernel, const char *mode, int quiet)
+{
+    char err[MTB_ERRLEN];
+    struct mtb_kernel k;
+    if (mtb_kernel_ensure(kernel, NULL, 0, quiet, &k, err, sizeof err) != 0) {
+        mtb_warn("%s", err);
+        return 2;
+    }
+    char *image = NULL, ihash[65];
+    if (mtb_guest_image(NULL, NULL, 0, "", &image, ihash, err, sizeof err) != 0) {
+        mtb_warn("%s", err);
+        mtb_kernel_free(&k);
+        return 2;
+    }
+    char tmpl[] = "/tmp/mtebench-vmproof.XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    struct mtb_argv g = { 0 };
+    mtb_argv_push(&g, "proof");
+    mtb_argv_push(&g, "--platform=host");
+    mtb_argv_pushf(&g, "--mode=%s", mode);
+    struct mtb_vm vm = { .kernel = &k, .initrd = image, .args = g.v, .dir = dir ? dir : "/tmp",
+                         .boot_timeout = 90, .run_timeout = 120, .smp = 2, .mem_mb = 1024, .quiet = quiet };
+    struct mtb_vm_result res;
+    int rc = 2;
+    if (dir && mtb_vm_exec(&vm, &res, err, sizeof err) == 0) {
+        char *lp = mtb_asprintf("%s/guest/agent.log", dir);
+        char *text = mtb_read_file(lp, NULL);
+        /* the agent's stdout is the proof JSON; its stderr a reason line */
+        json_error_t je;
+        json_t *pr = text ? json_loads(text, JSON_DISABLE_EOF_CHECK, &je) : NULL;
+        if (pr) {
+            json_object_set_new(pr, "platform", json_string("vm"));
+            json_object_set_new(pr, "kernel", json_pack("{s:s,s:s,s:s*,s:b}", "name", k.name, "uname_r", res.uname_r,
+                                                         "expected_uname_r", k.release,
+                                                         "identity_ok", !k.release || !strcmp(k.release, res.uname_r)));
+            json_dumpf(pr, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+            printf("\n");
+            rc = res.guest_exit == 0 ? 0 : 1;
+            json_decref(pr);
+        } else {
+            mtb_warn("the guest's proof printed no JSON; see %s", lp);
+        }
+        free(text);
+        free(lp);
+        json_decref(res.info);
+        if (rc != 2)
+            mtb_rm_rf(dir);
+    } else {
+        mtb_warn("%s", err);
+    }
+    mtb_argv_free(&g);
+    free(image);
+    mtb_kernel_free(&k);
+    return rc;
+}

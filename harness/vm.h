@@ -44,6 +44,10 @@ struct mtb_vm_result {
  * output back, -1 otherwise (err says why; console.log is kept). */
 int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, size_t errlen);
 
+/* `mtebench proof --platform vm --mode M [--kernel K]`: the probe inside a
+ * guest; prints the guest's proof JSON. @return 0 proved, 1 not, 2 no guest. */
+int mtb_vm_proof(const char *kernel, const char *mode, int quiet);
+
 /* The run of platform vm (platform table): one guest boot per run. */
 int mtb_vm_run(const struct mtb_run *run, json_t **record);
 #endif
