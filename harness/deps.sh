@@ -107,10 +107,13 @@ fi
 
 # --- cross sysroot for arm64 -dev packages that cannot be co-installed --------
 if [ "$arch" != arm64 ]; then
-    want=""
-    for p in $XDEVPKGS; do
-        want="$want $p=$(apt-cache policy "$p:arm64" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
-    done
+    export XDEVPKGS
+    # one apt-cache call for all (each call may rebuild apt's cache: seconds)
+    # shellcheck disable=SC2046
+    want=$(apt-cache policy $(for p in $XDEVPKGS; do echo "$p:arm64"; done) 2>/dev/null | awk '
+        /^[^ ].*:$/ { name = $0; sub(/:arm64:$/, "", name); sub(/:$/, "", name) }
+        /^ *Candidate:/ { cand[name] = $2 }
+        END { n = split(ENVIRON["XDEVPKGS"], order, " "); for (i = 1; i <= n; i++) printf " %s=%s", order[i], cand[order[i]] }')
     if [ "$(cat "$XSYSROOT/.stamp" 2>/dev/null)" != "$want" ]; then
         [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "cross sysroot $XSYSROOT out of date"; exit 1; }
         tmp=$(mktemp -d); chmod 755 "$tmp"
