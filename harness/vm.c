@@ -178,6 +178,9 @@ int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, s
     mtb_argv_push(&a, "-monitor");
     mtb_argv_push(&a, "none");
     mtb_argv_push(&a, "-no-reboot");
+    /* the run uses the guest's loopback only; no NIC (and no option ROM) */
+    mtb_argv_push(&a, "-nic");
+    mtb_argv_push(&a, "none");
     mtb_argv_push(&a, "-serial");
     mtb_argv_pushf(&a, "file:%s", console);
     mtb_argv_push(&a, "-device");
