@@ -269,6 +269,8 @@ int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, s
         goto out;
     }
     rc = unpack_channel(chan, vm->dir, res, err, errlen);
+    if (rc == 0)
+        unlink(chan); /* unpacked into dir/guest/; kept when damaged */
 out:
     json_object_set_new(res->info, "guest_exit", json_integer(res->guest_exit));
     mtb_argv_free(&a);
