@@ -209,7 +209,7 @@ static void fmt_ops(char *buf, size_t n, json_t *row)
         snprintf(buf, n, "-");
     else
         snprintf(buf, n, "%.0f [%.0f-%.0f]%s", jnum(o, "median"), jnum(o, "lo"), jnum(o, "hi"),
-                 json_is_null(json_object_get(o, "conf")) ? "*" : "");
+                 !(jnum(o, "conf") >= 0.949) ? "*" : "");
 }
 
 static const char *platform_label(json_t *cmp, char *buf, size_t n)
@@ -286,8 +286,9 @@ char *mtb_compare_markdown(json_t *cmp)
                (int)json_integer_value(json_object_get(row, "runs")), ops, jnum(row, "p50_us"), jnum(row, "p99_us"),
                ratio);
     }
-    APPEND("\n`*` fewer than 6 runs: the range of the runs, not a confidence interval. Ratios are medians of "
-           "per-repetition pairs (kernels interleaved within each repetition).\n");
+    APPEND("\n`*` too few runs for a 95%% interval (6 are needed): the interval shown is the range of the runs "
+           "or has the lower confidence given in kernels.json. Ratios are medians of per-repetition pairs (kernels "
+           "interleaved within each repetition; range in parentheses).\n");
 #undef APPEND
     return md;
 }

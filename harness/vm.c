@@ -163,7 +163,9 @@ int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, s
     struct mtb_argv a = { 0 };
     mtb_argv_push(&a, "qemu-system-aarch64");
     mtb_argv_push(&a, "-machine");
-    mtb_argv_push(&a, "virt,mte=on");
+    /* under KVM the guest's GIC must be one the host can virtualise
+     * (not exercised here: this machine has no MTE hardware) */
+    mtb_argv_push(&a, kvm ? "virt,mte=on,gic-version=host" : "virt,mte=on");
     mtb_argv_push(&a, "-accel");
     mtb_argv_push(&a, kvm ? "kvm" : "tcg");
     mtb_argv_push(&a, "-cpu");
