@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <unistd.h>
 
 #define KERNEL_ABI "mtebench-kernel/1"
@@ -354,6 +355,25 @@ static int ensure_path(const char *path, struct mtb_kernel *out, char *err, size
     return 0;
 }
 
+/* Build directories left by an interrupted build (<dir>.tmp.<pid> of a
+ * process that is gone) hold a whole kernel tree: remove them. */
+static void remove_stale_tmp(const char *dir)
+{
+    char *pat = mtb_asprintf("%s.tmp.*", dir);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            long pid = atol(strrchr(g.gl_pathv[i], '.') + 1);
+            if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+                fprintf(stderr, "mtebench: removing %s (left by an interrupted build)\n", g.gl_pathv[i]);
+                mtb_rm_rf(g.gl_pathv[i]);
+            }
+        }
+        globfree(&g);
+    }
+    free(pat);
+}
+
 int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet,
                       struct mtb_kernel *out, char *err, size_t errlen)
 {
@@ -400,6 +420,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
     }
 
     char *dir = kdir(name, source, p.key);
+    remove_stale_tmp(dir);
     char *tmp = mtb_asprintf("%s.tmp.%d", dir, (int)getpid());
     char *logp = mtb_asprintf("%s/build.log", tmp);
     mtb_rm_rf(tmp);
