@@ -2,8 +2,13 @@
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
 #   make bench     SERVICE=memcached MODE=async [PLATFORM= DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
+#   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove)
 SHELL := /bin/bash
+comma := ,
+# kernel source of the named kernels (PLATFORM=vm): 6.12 (default) or 6.1
+export KERNEL_SOURCE
 .DEFAULT_GOAL := all
 
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
@@ -17,8 +22,10 @@ LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
 XCC     ?= gcc
+XAR     ?= ar
 else
 XCC     ?= aarch64-linux-gnu-gcc
+XAR     ?= aarch64-linux-gnu-ar
 endif
 
 LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
@@ -28,7 +35,13 @@ HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
 
-all: $(B)/mtebench $(B)/mtload $(PROBES)
+# the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
+# (libraries from arm64 multiarch) and its own /init
+GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
+XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o)
+XHN_OBJ := $(HN_SRC:%.c=$(B)/obj-aarch64/%.o)
+
+all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -52,6 +65,21 @@ $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c
 	@mkdir -p $(dir $@)
 	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+
+$(B)/obj-aarch64/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+$(B)/aarch64/libmtload.a: $(XLG_OBJ)
+	@rm -f $@; $(XAR) rcs $@ $^
+$(B)/aarch64/libmteharness.a: $(XHN_OBJ)
+	@rm -f $@; $(XAR) rcs $@ $^
+$(B)/aarch64/mtload: $(B)/obj-aarch64/loadgen/main.o $(B)/aarch64/libmtload.a
+	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/aarch64/mtebench: $(B)/obj-aarch64/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
+	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/aarch64/mtbinit: harness/guest/init.c
+	@mkdir -p $(dir $@)
+	$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
 
 $(B)/native/libmtefault.so: harness/probe/mtefault.c
 	@mkdir -p $(dir $@)
@@ -78,6 +106,20 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	$(B)/mtebench bench $(BENCH_ARGS)
 
+# the kernel comparison: same workload and mode on each kernel (PLATFORM=vm)
+KERNELS ?= stock,tcma1
+compare-kernels: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
+	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
+	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
+	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(BASELINE),--baseline)
+
+# named kernels (PLATFORM=vm): make kernels [KERNEL_SOURCE=6.12|6.1]
+kernels: all
+	$(B)/mtebench kernel build $(subst $(comma), ,$(KERNELS))
+
 bench-loadgen: deps
 	@$(MAKE) --no-print-directory all
 	bash tests/bench/loadgen.sh
@@ -96,8 +138,8 @@ unit: all $(UNIT)
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen report test unit clean
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit clean
+-include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------
 PLAN ?= configs/paper.conf

@@ -63,8 +63,10 @@ int mtb_cmd_run(int argc, char **argv)
     mtb_cli_resolve(&o);
     char err[MTB_ERRLEN];
     struct mtb_build b;
-    if (mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
+    if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
+                    : mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
         mtb_die(1, "%s", err);
+    mtb_cli_kernel_ensure(&o);
     char *dir = o.results ? mtb_strdup(o.results) : default_results("run");
     char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
     char *rundir = mtb_asprintf("%s/%s", dir, what);
@@ -78,7 +80,7 @@ int mtb_cmd_run(int argc, char **argv)
         printf("\n");
     } else if (st == MTB_RUN_OK) {
         printf("%s %s/%s on %s%s: %.0f ops/s, p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", o.recipe->name,
-               o.variant, o.m->name, o.p->name, o.p->emulated ? " (emulated: not hardware timing)" : "",
+               o.variant, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
                mtb_record_num(rec, "ops_per_sec"), mtb_record_num(rec, "p50_us"),
                mtb_record_num(rec, "p99_us"), mtb_record_num(rec, "p999_us"));
     } else {
@@ -115,7 +117,7 @@ int mtb_cmd_bench(int argc, char **argv)
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
     fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
-            o.recipe->name, o.m->name, o.p->name, o.p->emulated ? " (emulated: not hardware timing)" : "",
+            o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
             o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
     return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures, (int)plan.ncells * (int)o.reps);
@@ -151,7 +153,7 @@ int mtb_cmd_plan(int argc, char **argv)
     char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
     fprintf(stderr, "mtebench: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
             plan.ncells, plan.reps, plan.platform->name,
-            plan.platform->emulated ? " (emulated: not hardware timing)" : "", dir);
+            mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures,
                   (int)plan.ncells * (int)plan.reps);
 }

@@ -261,3 +261,28 @@ done:
     free(tc);
     return rc;
 }
+
+int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_build *out,
+                       char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char *infop = mtb_asprintf("%s/build.json", dir);
+    json_error_t je;
+    out->info = json_load_file(infop, 0, &je);
+    free(infop);
+    if (!out->info) {
+        snprintf(err, errlen, "%s is not a build directory (no readable build.json)", dir);
+        return -1;
+    }
+    const char *key = json_string_value(json_object_get(out->info, "key"));
+    snprintf(out->key, sizeof out->key, "%s", key ? key : "");
+    out->dir = mtb_strdup(dir);
+    out->binary = mtb_asprintf("%s/%s", dir, mtb_recipe_need(r, "build", "binary"));
+    out->cached = 1;
+    json_object_set_new(out->info, "cached", json_true());
+    if (!mtb_file_exists(out->binary)) {
+        snprintf(err, errlen, "%s has no %s", dir, mtb_recipe_need(r, "build", "binary"));
+        return -1;
+    }
+    return 0;
+}

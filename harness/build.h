@@ -18,6 +18,10 @@ struct mtb_build {
  * @return 0, or -1 with a message in err (the build log's tail printed). */
 int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char *target,
                      int force, int quiet, struct mtb_build *out, char *err, size_t errlen);
+/* Use a build directory made by mtb_build_ensure (build.json and the
+ * recipe's binary), e.g. a copy inside the vm guest. @return 0 or -1. */
+int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_build *out,
+                       char *err, size_t errlen);
 /* Verified path of the pinned upstream source in the cache (downloads it
  * from Debian's archive with apt-get source when missing). */
 int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t errlen);

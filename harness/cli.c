@@ -1,5 +1,6 @@
 /* cli.c - see cli.h */
 #include "cli.h"
+#include "kernel.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -9,7 +10,7 @@
 
 enum { O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
        O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
-       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN };
+       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -23,7 +24,10 @@ static const struct option longopts[] = {
     { "duration", required_argument, 0, O_DURATION }, { "warmup", required_argument, 0, O_WARMUP },
     { "rate", required_argument, 0, O_RATE },         { "force", no_argument, 0, O_FORCE },
     { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
-    { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },               { 0, 0, 0, 0 },
+    { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
+    { "build", required_argument, 0, O_BUILD },
+    { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
+    { 0, 0, 0, 0 },
 };
 
 void mtb_cli_usage(FILE *f)
@@ -32,8 +36,11 @@ void mtb_cli_usage(FILE *f)
             "options (make variables in capitals):\n"
             "  --service NAME     SERVICE   memcached (see `mtebench list`)\n"
             "  --mode M           MODE      off, sync, async, asymm\n"
-            "  --platform P       PLATFORM  host, emu (default: host on MTE hardware, else emu)\n"
-            "  --kernel K         KERNEL    host\n"
+            "  --platform P       PLATFORM  host, emu, vm (default: host on MTE hardware, else emu)\n"
+            "  --kernel K         KERNEL    host; with PLATFORM=vm a named kernel (stock, tcma1) or an Image path\n"
+            "                               (kernel source: KERNEL_SOURCE=6.12 (default) or 6.1)\n"
+            "  --kernels A,B      KERNELS   compare-kernels: the kernels to compare (default stock,tcma1)\n"
+            "  --baseline                   compare-kernels: also run plain/off on each kernel\n"
             "  --workload W       WORKLOAD  a workload of the service's recipe (default: default)\n"
             "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves)\n"
             "  --variant V                  plain, tagged (build/run only)\n"
@@ -50,7 +57,8 @@ void mtb_cli_usage(FILE *f)
             "  --rate R                     open loop at R requests/s (default closed loop)\n"
             "  --results DIR                where run records go (default results/<timestamp>-...)\n"
             "  --force                      rebuild even when the cache has the build\n"
-            "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n");
+            "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
+            "  --build DIR                  run: use this prebuilt service build (a cache directory)\n");
 }
 
 static void bad(const char *what, const char *val, const char *accepted)
@@ -140,6 +148,9 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_QUIET: o->quiet = 1; break;
         case O_JSON: o->json = 1; break;
         case O_DRYRUN: o->dry_run = 1; break;
+        case O_BUILD: o->build_dir = optarg; break;
+        case O_KERNELS: o->kernels = optarg; break;
+        case O_BASELINE: o->baseline = 1; break;
         case O_HELP:
             printf("usage: mtebench %s [options]\n", cmd);
             mtb_cli_usage(stdout);
@@ -177,8 +188,20 @@ void mtb_cli_resolve(struct mtb_opts *o)
         if (notice && !o->quiet)
             fprintf(stderr, "mtebench: notice: %s\n", notice);
     }
-    if (strcmp(o->kernel, "host") != 0)
-        bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm, which this version does not have)");
+    if (o->p->named_kernels) {
+        if (!strcmp(o->kernel, "host")) {
+            o->kernel = "stock";
+            if (!o->quiet)
+                fprintf(stderr, "mtebench: notice: PLATFORM=%s boots a named kernel; using KERNEL=stock\n", o->p->name);
+        }
+        if (!strchr(o->kernel, '/') && !mtb_kernel_known(o->kernel)) {
+            char acc[600];
+            snprintf(acc, sizeof acc, "%s (configs/kernel/*.conf), or the path of an arm64 Image", mtb_kernel_names());
+            bad("KERNEL", o->kernel, acc);
+        }
+    } else if (strcmp(o->kernel, "host") != 0) {
+        bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
+    }
     char why[MTB_ERRLEN];
     if (!o->p->usable(why, sizeof why))
         mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
@@ -225,4 +248,15 @@ void mtb_cli_resolve(struct mtb_opts *o)
     w->rate = o->rate;
     if (w->conns < w->threads)
         mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+}
+
+void mtb_cli_kernel_ensure(const struct mtb_opts *o)
+{
+    if (!o->p->named_kernels)
+        return;
+    struct mtb_kernel k;
+    char err[MTB_ERRLEN];
+    if (mtb_kernel_ensure(o->kernel, NULL, 0, o->quiet, &k, err, sizeof err) != 0)
+        mtb_die(1, "%s", err);
+    mtb_kernel_free(&k);
 }

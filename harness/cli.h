@@ -11,6 +11,9 @@
 struct mtb_opts {
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
     const char *mix, *value_size, *workload, *machine;
+    const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
+    const char *kernels;     /* compare-kernels: "stock,tcma1" */
+    int baseline;            /* compare-kernels: also plain/off */
     long reps, threads, conns, pipeline, keys, service_threads;
     double duration, warmup, rate;
     int force, quiet, json, dry_run;
@@ -27,6 +30,8 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
 /* Look up service/mode/platform/kernel, check the platform is usable and
  * the mode exists there, fill the workload. Exits 2 on bad input. */
 void mtb_cli_resolve(struct mtb_opts *o);
+/* PLATFORM=vm: build the named kernel now (cached), so runs only boot it. */
+void mtb_cli_kernel_ensure(const struct mtb_opts *o);
 /* The usage text of the shared options. */
 void mtb_cli_usage(FILE *f);
 /* Validate a SET:GET ratio in memtier syntax. */

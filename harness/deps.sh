@@ -9,12 +9,17 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  libjansson-dev libinih-dev libssl-dev libevent-dev libsqlite3-dev gnupg git \
  memcached libmemcached-tools wrk nginx-light gnuplot-nox chromium procps iproute2 jq file python3 \
  rocksdb-tools postgresql-15 postgresql-client linux-perf openssl \
- libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64"
+ libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64 \
+ flex bison bc cpio libelf-dev kmod \
+ libjansson-dev:arm64 libinih-dev:arm64 libsqlite3-dev:arm64 linux-source-6.1"
+# kernels for PLATFORM=vm are built from Debian's linux-source (6.12 from
+# bookworm-backports is the default, 6.1 from bookworm is supported); the
+# guest's userland is the project's own aarch64 builds plus arm64 libraries
 # -dev packages that are not Multi-Arch: same are unpacked into a cross sysroot
 XDEVPKGS="libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 \
  libgflags-dev libgflags2.2"
 XSYSROOT=/opt/mtebench/sysroot-arm64
-BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm"
+BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm linux-source-6.12"
 
 arch=$(dpkg --print-architecture)
 need_update=0
@@ -56,7 +61,7 @@ if [ "$arch" = arm64 ]; then
     # native arm64: no cross toolchain, no multiarch suffixes
     HOSTPKGS=$(echo "$HOSTPKGS" | tr ' ' '\n' | sed -e 's/:arm64$//' \
         -e '/aarch64-linux-gnu/d' | sort -u | tr '\n' ' ')
-    BPOPKGS="qemu-system-arm"
+    BPOPKGS="qemu-system-arm linux-source-6.12"
 fi
 
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
@@ -66,9 +71,11 @@ bpo_missing=""
 for p in $BPOPKGS; do
     if ! installed "$p"; then bpo_missing="$bpo_missing $p"
     else
-        # must be QEMU >= 8 (7.2 mis-tags memory under MTE)
-        v=$(dpkg-query -W -f='${Version}' "$p")
-        if dpkg --compare-versions "$v" lt 1:8.0; then bpo_missing="$bpo_missing $p"; fi
+        # QEMU must be >= 8 (7.2 mis-tags memory under MTE)
+        case $p in qemu-*)
+            v=$(dpkg-query -W -f='${Version}' "$p")
+            if dpkg --compare-versions "$v" lt 1:8.0; then bpo_missing="$bpo_missing $p"; fi;;
+        esac
     fi
 done
 

@@ -6,6 +6,8 @@
 #include "platform.h"
 #include "recipe.h"
 #include "util.h"
+#include "kernel.h"
+#include "vm.h"
 
 #include <glob.h>
 #include <jansson.h>
@@ -109,7 +111,7 @@ int mtb_cmd_doctor(int argc, char **argv)
                     json_object_set_new(refused, m->name, json_string(mw));
             }
         json_array_append_new(plats, json_pack("{s:s,s:b,s:s,s:b,s:o,s:o}", "name", p->name, "usable", ok,
-                                               "why", why, "emulated", p->emulated, "modes", modes,
+                                               "why", why, "emulated", mtb_platform_emulated(p), "modes", modes,
                                                "refused", refused));
     }
     json_object_set_new(d, "platforms", plats);
@@ -186,7 +188,12 @@ int mtb_cmd_list(int argc, char **argv)
     mtb_for_each_mode(m) printf("  %-6s glibc.mem.tagging=%d  %s\n", m->name, m->tunable, m->summary);
     printf("platforms:\n");
     mtb_for_each_platform(p) printf("  %-6s %s\n", p->name, p->summary);
-    printf("kernels:\n  host   the running kernel\n");
+    printf("kernels:\n  host   the running kernel (platforms host, emu)\n");
+    fflush(stdout);
+    char *kl[] = { "kernel", "list", NULL };
+    printf("  named, for PLATFORM=vm (mtebench kernel list):\n");
+    fflush(stdout);
+    mtb_cmd_kernel(2, kl);
     return 0;
 }
 
@@ -234,6 +241,10 @@ int mtb_cmd_proof(int argc, char **argv)
         return ok ? 0 : 1;
     }
     mtb_cli_resolve(&o);
+    if (o.p->run) { /* vm: the probe runs inside a guest of the chosen kernel */
+        free(rest);
+        return mtb_vm_proof(o.kernel, o.m->name, 0);
+    }
     char why[MTB_ERRLEN];
     char *env[] = { mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", o.m->tunable), NULL };
     json_t *proof = NULL;

@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "bench.h"
+#include "compare.h"
 #include "doctor.h"
 #include "nightly.h"
+#include "kernel.h"
 #include "proc.h"
 #include "report.h"
 
@@ -22,9 +24,12 @@ static const struct mtb_cmd cmds[] = {
     { "plan", "run a plan file (a matrix of runs, e.g. configs/paper.conf)", mtb_cmd_plan },
     { "nightly", "run the nightly plan, keep its history, find regressions, write the dashboard", mtb_cmd_nightly },
     { "report", "statistics, plots and HTML/Markdown/CSV/JSON from run records", mtb_cmd_report },
+    { "compare-kernels", "the same workload and mode on two kernels (PLATFORM=vm), interleaved; kernel table",
+      mtb_cmd_compare_kernels },
     { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },
+    { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)", mtb_cmd_kernel },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not", mtb_cmd_doctor },
     { "help", "this text", cmd_help },
@@ -37,7 +42,7 @@ static int cmd_help(int argc, char **argv)
     (void)argv;
     printf("usage: mtebench COMMAND [options]   (version %s)\n\ncommands:\n", MTEBENCH_VERSION);
     for (const struct mtb_cmd *c = cmds; c->name; c++)
-        printf("  %-8s %s\n", c->name, c->summary);
+        printf("  %-16s %s\n", c->name, c->summary);
     printf("\n`mtebench COMMAND --help` lists a command's options.\n");
     return 0;
 }

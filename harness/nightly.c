@@ -389,7 +389,7 @@ int mtb_cmd_nightly(int argc, char **argv)
         char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
         fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n",
                 plan.name, plan.ncells, plan.reps, plan.platform->name,
-                plan.platform->emulated ? " (emulated: not hardware timing)" : "", dir);
+                mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
         json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
         json_decref(records);
         int added = 0;

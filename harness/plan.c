@@ -218,7 +218,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                                p->cells[i].variant, "mode", p->cells[i].mode->name));
     json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
                            "platform", p->platform->name, "kernel", p->kernel, "reps", (json_int_t)p->reps,
-                           "emulated", p->platform->emulated, "cells", cells, "skipped", p->skipped);
+                           "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", p->skipped);
     char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *pp = mtb_asprintf("%s/plan.json", dir);
     mtb_write_atomic(pp, pt, strlen(pt));
@@ -235,7 +235,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     int total = (int)(p->reps * (long)p->ncells), idx = 0, tty = isatty(2);
     double planned = 0;
     for (size_t k = 0; k < p->ncells; k++)
-        planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (p->platform->emulated ? 8 : 3);
+        planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
     planned *= (double)p->reps;
     json_t *records = json_array();
     *failures = 0;

@@ -1,5 +1,6 @@
 /* platform.c - see platform.h */
 #include "platform.h"
+#include "vm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,12 +123,45 @@ static void emu_wrap(struct mtb_argv *argv, struct mtb_argv *env_out, const char
     mtb_argv_push(argv, prog);
 }
 
+/* --- vm: qemu-system-aarch64 -machine virt,mte=on, a named kernel ---------- */
+static const char *vm_target(void) { return "aarch64"; }
+static int vm_usable(char *why, size_t n)
+{
+    const char *v = mtb_qemu_system_version();
+    if (!v) {
+        snprintf(why, n, "qemu-system-aarch64 not found (make deps installs QEMU 10 from bookworm-backports)");
+        return 0;
+    }
+    if (mtb_qemu_major(v) < 8) {
+        snprintf(why, n, "%s is too old: QEMU before 8.0 mis-tags memory in full-system MTE", v);
+        return 0;
+    }
+    return 1;
+}
+static int vm_mode_ok(const struct mtb_mode *m, char *why, size_t n)
+{
+    /* the guest kernel has MTE and a preferred mode; -cpu max has MTE3.
+     * Whether a mode holds is proved inside the guest. */
+    (void)m;
+    (void)why;
+    (void)n;
+    return 1;
+}
+static int vm_emulated(void) { return !mtb_vm_kvm(); }
+
 const struct mtb_platform mtb_platforms[] = {
-    { "host", "this kernel, natively", 0, host_target, host_usable, host_mode_ok, host_wrap, 1 },
+    { "host", "this kernel, natively", 0, host_target, host_usable, host_mode_ok, host_wrap, 1, NULL, NULL, 0 },
     { "emu", "aarch64 user-mode emulation (qemu-aarch64 -cpu max)", 1, emu_target, emu_usable,
-      emu_mode_ok, emu_wrap, 0 },
-    { NULL, NULL, 0, NULL, NULL, NULL, NULL, 0 },
+      emu_mode_ok, emu_wrap, 0, NULL, NULL, 0 },
+    { "vm", "a VM booted from a named kernel (qemu-system-aarch64 -machine virt,mte=on; KVM on MTE hosts, else TCG)",
+      1, vm_target, vm_usable, vm_mode_ok, host_wrap, 1, mtb_vm_run, vm_emulated, 1 },
+    { NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0 },
 };
+
+int mtb_platform_emulated(const struct mtb_platform *p)
+{
+    return p->emulated_now ? p->emulated_now() : p->emulated;
+}
 
 const struct mtb_platform *mtb_platform_find(const char *name)
 {

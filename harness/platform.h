@@ -1,10 +1,14 @@
-/* platform.h - where a service runs: this kernel natively (host) or
- * aarch64 user-mode emulation (emu). A table; adding a platform is a row. */
+/* platform.h - where a service runs: this kernel natively (host), aarch64
+ * user-mode emulation (emu), or a VM booted from a chosen kernel (vm).
+ * A table; adding a platform is a row. */
 #ifndef MTB_PLATFORM_H
 #define MTB_PLATFORM_H
+#include <jansson.h>
 #include <stddef.h>
 #include "mode.h"
 #include "util.h"
+
+struct mtb_run;
 
 struct mtb_platform {
     const char *name;
@@ -22,7 +26,17 @@ struct mtb_platform {
     void (*wrap)(struct mtb_argv *argv, struct mtb_argv *env_out,
                  const char *prog, char *const *env);
     int smaps_proof;         /* /proc/PID/smaps of the service shows `mt` */
+    /* NULL: runs go through run.c on this machine; else the platform runs
+     * the whole run itself (vm: one guest boot per run) and returns an
+     * enum mtb_run_status */
+    int (*run)(const struct mtb_run *run, json_t **record);
+    /* NULL: `emulated` holds; else decided on this machine (vm: TCG or KVM) */
+    int (*emulated_now)(void);
+    int named_kernels;       /* KERNEL=<name|path> instead of host */
 };
+
+/* The platform's figures are emulation timings, not hardware timings. */
+int mtb_platform_emulated(const struct mtb_platform *p);
 
 extern const struct mtb_platform mtb_platforms[];
 #define mtb_for_each_platform(p) for (const struct mtb_platform *p = mtb_platforms; p->name; p++)

@@ -173,9 +173,9 @@ static json_t *platform_info(const struct mtb_platform *p)
     free(cpuinfo);
     struct utsname u;
     uname(&u);
-    json_t *o = json_pack("{s:s,s:b,s:s,s:s,s:i}", "name", p->name, "emulated", p->emulated,
+    json_t *o = json_pack("{s:s,s:b,s:s,s:s,s:i}", "name", p->name, "emulated", mtb_platform_emulated(p),
                           "host_arch", u.machine, "cpu_model", model, "cpus", mtb_ncpus());
-    if (p->emulated) {
+    if (mtb_platform_emulated(p)) {
         const char *q = mtb_qemu_user_version();
         json_object_set_new(o, "qemu", json_string(q ? q : "unknown"));
         json_object_set_new(o, "label", json_string("emulated: not hardware timing"));
@@ -314,7 +314,7 @@ static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run)
     }
     json_object_set_new(o, "events", ev);
     json_object_set_new(o, "file", json_string("perf.csv"));
-    if (run->platform->emulated)
+    if (mtb_platform_emulated(run->platform))
         json_object_set_new(o, "note", json_string("under emu perf counts qemu-aarch64 running the service"));
     free(text);
     free(path);
@@ -368,6 +368,8 @@ static json_t *workload_json(const struct mtb_workload *w)
 
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
 {
+    if (run->platform->run) /* the platform runs it (vm: inside a guest) */
+        return (enum mtb_run_status)run->platform->run(run, record);
     const struct mtb_recipe *r = run->recipe;
     const struct mtb_workload *w = run->wl;
     char started[32], finished[32], why[1024] = "";
@@ -521,7 +523,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
             goto out;
         }
         started_svc = 1;
-        double t0 = mtb_mono(), limit = run->platform->emulated ? 90 : 30;
+        double t0 = mtb_mono(), limit = mtb_platform_emulated(run->platform) ? 90 : 30;
         int ready = wait_ready(run, &svc, port, limit, pairs);
         json_object_set_new(rec, "ready_seconds", json_real(mtb_mono() - t0));
         if (!ready) {
@@ -535,7 +537,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         } else {
             json_object_set_new(proof, "smaps_mt", json_null());
             json_object_set_new(proof, "smaps_note",
-                                json_string(run->platform->emulated
+                                json_string(mtb_platform_emulated(run->platform)
                                                 ? "not visible under qemu-user (tags live in qemu's own memory)"
                                                 : "no MTE on this host"));
         }

@@ -41,7 +41,7 @@ struct mtb_run {
     const char *variant;
     const struct mtb_mode *mode;
     const struct mtb_platform *platform;
-    const char *kernel;              /* "host" */
+    const char *kernel;              /* "host", or a named kernel / Image path (vm) */
     const struct mtb_workload *wl;
     const struct mtb_build *build;
     const struct mtb_machine *machine;   /* CPUs, threads, perf events */

@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "machine.h"
+#include "compare.h"
+#include "kernel.h"
 #include "mode.h"
 #include "platform.h"
 #include "proof.h"
@@ -187,6 +189,59 @@ static void test_atomic(void)
     free(f);
 }
 
+static json_t *krec(const char *kernel, int rep, double ops, int emulated)
+{
+    return json_pack("{s:s,s:{s:s,s:s,s:s,s:i},s:{s:f,s:f,s:f},s:{s:s,s:b,s:s},s:{s:s,s:s}}", "status", "ok",
+                     "config", "variant", "tagged", "mode", "sync", "kernel", kernel, "rep", rep,
+                     "summary", "ops_per_sec", ops, "p50_us", 100.0, "p99_us", 200.0,
+                     "platform", "name", "vm", "emulated", emulated, "accel", emulated ? "tcg" : "kvm",
+                     "kernel", "name", kernel, "uname_r", "6.12.0-mtb-x");
+}
+
+static void test_kernels(void)
+{
+    setenv("MTEBENCH_ROOT", ".", 1);
+    ok(mtb_kernel_known("stock") && mtb_kernel_known("tcma1"), "named kernels stock and tcma1 exist");
+    ok(!mtb_kernel_known("nosuch") && !mtb_kernel_known("../etc") && !mtb_kernel_known(""), "unknown or odd names refused");
+    ok(strstr(mtb_kernel_names(), "stock") && strstr(mtb_kernel_names(), "tcma1"), "accepted names listed: %s",
+       mtb_kernel_names());
+    struct mtb_kernel k;
+    char err[MTB_ERRLEN];
+    ok(mtb_kernel_ensure("nosuch", NULL, 0, 1, &k, err, sizeof err) != 0 && strstr(err, "accepted: stock"),
+       "ensure of an unknown kernel names the accepted ones");
+    ok(mtb_kernel_ensure("stock", "5.4", 0, 1, &k, err, sizeof err) != 0 && strstr(err, "6.12, 6.1"),
+       "unknown kernel source refused");
+    const struct mtb_platform *vm = mtb_platform_find("vm");
+    ok(vm && vm->named_kernels && vm->run && !strcmp(vm->target(), "aarch64"), "vm platform row");
+
+    /* the comparison: ratios paired by repetition, the TCG note */
+    json_t *recs = json_array();
+    json_array_append_new(recs, krec("stock", 1, 1000, 1));
+    json_array_append_new(recs, krec("tcma1", 1, 1100, 1));
+    json_array_append_new(recs, krec("stock", 2, 2000, 1));
+    json_array_append_new(recs, krec("tcma1", 2, 1800, 1));
+    json_t *cmp = mtb_compare_build(recs, "stock,tcma1");
+    json_t *rows = json_object_get(cmp, "rows");
+    ok(json_array_size(rows) == 2, "one row per kernel");
+    json_t *r1 = json_array_get(rows, 1);
+    double med = json_real_value(json_object_get(json_object_get(r1, "vs_reference"), "median"));
+    ok(fabs(med - 1.0) < 1e-9, "paired ratios 1.1 and 0.9: median 1.0 (got %g)", med);
+    ok(strstr(json_string_value(json_object_get(cmp, "note")), "no difference between the kernels is expected") != NULL,
+       "TCG note");
+    char *md = mtb_compare_markdown(cmp);
+    ok(strstr(md, "| tagged/sync | tcma1 |") && strstr(md, "emulated: not hardware timing"), "Markdown table, labelled");
+    free(md);
+    json_decref(cmp);
+    json_decref(recs);
+    recs = json_array();
+    json_array_append_new(recs, krec("stock", 1, 1000, 0));
+    json_array_append_new(recs, krec("tcma1", 1, 1250, 0));
+    cmp = mtb_compare_build(recs, "stock,tcma1");
+    ok(strstr(json_string_value(json_object_get(cmp, "note")), "KVM on MTE hardware") != NULL, "KVM note");
+    json_decref(cmp);
+    json_decref(recs);
+}
+
 int main(void)
 {
     test_parsing();
@@ -197,5 +252,6 @@ int main(void)
     test_summary();
     test_machine();
     test_atomic();
+    test_kernels();
     return done_testing();
 }

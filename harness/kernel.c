@@ -1,0 +1,600 @@
+/* kernel.c - see kernel.h */
+#include "kernel.h"
+#include "proc.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <unistd.h>
+
+#define KERNEL_ABI "mtebench-kernel/1"
+
+struct kconf {
+    char *summary, *fragments, *patches, *localversion, *base;
+};
+
+static int kconf_kv(void *user, const char *section, const char *name, const char *value)
+{
+    struct kconf *c = user;
+    if (!name)
+        return 1;
+    if (strcmp(section, "kernel") != 0)
+        return 0;
+    char **slot = !strcmp(name, "summary")        ? &c->summary
+                  : !strcmp(name, "fragments")    ? &c->fragments
+                  : !strcmp(name, "patches")      ? &c->patches
+                  : !strcmp(name, "localversion") ? &c->localversion
+                  : !strcmp(name, "base")         ? &c->base
+                                                  : NULL;
+    if (!slot)
+        return 0;
+    free(*slot);
+    *slot = mtb_strdup(value);
+    return 1;
+}
+
+static void kconf_free(struct kconf *c)
+{
+    free(c->summary);
+    free(c->fragments);
+    free(c->patches);
+    free(c->localversion);
+    free(c->base);
+    memset(c, 0, sizeof *c);
+}
+
+static char *conf_path(const char *name)
+{
+    return mtb_asprintf("%s/configs/kernel/%s.conf", mtb_root(), name);
+}
+
+const char *mtb_kernel_names(void)
+{
+    static char buf[512];
+    if (buf[0])
+        return buf;
+    char *pat = mtb_asprintf("%s/configs/kernel/*.conf", mtb_root());
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *b = strrchr(g.gl_pathv[i], '/') + 1;
+            size_t l = strlen(b) - 5;
+            if (strlen(buf) + l + 3 >= sizeof buf)
+                break;
+            if (buf[0])
+                strcat(buf, ", ");
+            strncat(buf, b, l);
+        }
+        globfree(&g);
+    }
+    free(pat);
+    if (!buf[0])
+        snprintf(buf, sizeof buf, "(none: no configs/kernel/*.conf)");
+    return buf;
+}
+
+int mtb_kernel_known(const char *name)
+{
+    if (!name || !*name || strchr(name, '/') || name[0] == '.')
+        return 0;
+    char *p = conf_path(name);
+    int ok = mtb_file_exists(p);
+    free(p);
+    return ok;
+}
+
+const char *mtb_kernel_source_default(void)
+{
+    const char *e = getenv("KERNEL_SOURCE");
+    return e && *e ? e : MTB_KERNEL_SOURCE_DEFAULT;
+}
+
+static int load_conf(const char *name, struct kconf *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    if (!mtb_kernel_known(name)) {
+        snprintf(err, errlen, "unknown kernel '%s' (accepted: %s, or the path of an arm64 Image)", name,
+                 mtb_kernel_names());
+        return -1;
+    }
+    char *p = conf_path(name);
+    int rc = ini_parse(p, kconf_kv, c);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s:%d: malformed line (sections: [kernel]; keys: summary, fragments, "
+                 "patches, localversion, base)", p, rc);
+        free(p);
+        kconf_free(c);
+        return -1;
+    }
+    free(p);
+    if (!c->fragments || !*c->fragments) {
+        snprintf(err, errlen, "configs/kernel/%s.conf: no fragments", name);
+        kconf_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* Globs relative to the project root, {source} replaced; sorted per glob. */
+static int expand(const char *spec, const char *source, struct mtb_argv *out, char *err, size_t errlen)
+{
+    if (!spec)
+        return 0;
+    struct mtb_argv words = { 0 };
+    mtb_argv_split(&words, spec);
+    int rc = 0;
+    for (int i = 0; i < words.n && rc == 0; i++) {
+        char *w = mtb_strdup(words.v[i]);
+        char *at = strstr(w, "{source}");
+        if (at) {
+            *at = 0;
+            char *n = mtb_asprintf("%s%s%s", w, source, at + 8);
+            free(w);
+            w = n;
+        }
+        char *pat = mtb_asprintf("%s/%s", mtb_root(), w);
+        glob_t g;
+        if (glob(pat, 0, NULL, &g) == 0) {
+            for (size_t j = 0; j < g.gl_pathc; j++)
+                mtb_argv_push(out, g.gl_pathv[j]);
+            globfree(&g);
+        } else {
+            snprintf(err, errlen, "no file matches %s", w);
+            rc = -1;
+        }
+        free(pat);
+        free(w);
+    }
+    mtb_argv_free(&words);
+    return rc;
+}
+
+static char *tarball_of(const char *source)
+{
+    return mtb_asprintf("/usr/src/linux-source-%s.tar.xz", source);
+}
+
+/* sha256 of the source tarball, once per process per version. */
+static const char *tarball_sha(const char *source, char *err, size_t errlen)
+{
+    static char done_src[8][16], done_hex[8][65];
+    static int ndone;
+    for (int i = 0; i < ndone; i++)
+        if (!strcmp(done_src[i], source))
+            return done_hex[i];
+    char *tb = tarball_of(source);
+    char hex[65];
+    if (mtb_sha256_file(tb, hex) != 0) {
+        snprintf(err, errlen, "kernel source %s not found (make deps installs linux-source-%s; "
+                 "KERNEL_SOURCE accepts %s)", tb, source, MTB_KERNEL_SOURCES);
+        free(tb);
+        return NULL;
+    }
+    free(tb);
+    if (ndone == 8)
+        ndone = 0;
+    snprintf(done_src[ndone], sizeof done_src[0], "%s", source);
+    memcpy(done_hex[ndone], hex, 65);
+    return done_hex[ndone++];
+}
+
+static char *cross_prefix(void)
+{
+    struct mtb_argv a = { 0 };
+    mtb_argv_push(&a, "uname");
+    mtb_argv_push(&a, "-m");
+    int st;
+    char *m = mtb_capture(a.v, 0, &st);
+    mtb_argv_free(&a);
+    int native = m && !strncmp(m, "aarch64", 7);
+    free(m);
+    return mtb_strdup(native ? "" : "aarch64-linux-gnu-");
+}
+
+static char *toolchain_id(const char *cross)
+{
+    char *cc = mtb_asprintf("%sgcc", cross);
+    char *const argv[] = { cc, "--version", NULL };
+    int st;
+    char *out = mtb_capture(argv, 0, &st);
+    free(cc);
+    if (!out || st != 0) {
+        free(out);
+        return NULL;
+    }
+    out[strcspn(out, "\n")] = 0;
+    return out;
+}
+
+/* Everything that decides the kernel: key and the record's inputs. */
+struct kplan {
+    struct kconf c;
+    struct mtb_argv frags, patches;
+    char *script, *tc, *cross;
+    const char *src_sha;
+    char key[65];
+    json_t *jpatches, *jfrags;
+};
+
+static void kplan_free(struct kplan *p)
+{
+    kconf_free(&p->c);
+    mtb_argv_free(&p->frags);
+    mtb_argv_free(&p->patches);
+    free(p->script);
+    free(p->tc);
+    free(p->cross);
+    json_decref(p->jpatches);
+    json_decref(p->jfrags);
+    memset(p, 0, sizeof *p);
+}
+
+static int kplan_make(const char *name, const char *source, struct kplan *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (strcmp(source, "6.12") && strcmp(source, "6.1")) {
+        snprintf(err, errlen, "invalid KERNEL_SOURCE '%s' (accepted: %s)", source, MTB_KERNEL_SOURCES);
+        return -1;
+    }
+    if (load_conf(name, &p->c, err, errlen) != 0)
+        return -1;
+    if (expand(p->c.fragments, source, &p->frags, err, errlen) != 0 ||
+        expand(p->c.patches, source, &p->patches, err, errlen) != 0)
+        goto fail;
+    p->src_sha = tarball_sha(source, err, errlen);
+    if (!p->src_sha)
+        goto fail;
+    p->cross = cross_prefix();
+    p->tc = toolchain_id(p->cross);
+    if (!p->tc) {
+        snprintf(err, errlen, "compiler %sgcc not found (make deps installs it)", p->cross);
+        goto fail;
+    }
+    p->script = mtb_asprintf("%s/harness/kernel-build.sh", mtb_root());
+    struct mtb_hash *h = mtb_hash_new();
+    mtb_hash_str(h, "abi", KERNEL_ABI);
+    mtb_hash_str(h, "source", source);
+    mtb_hash_str(h, "source-sha256", p->src_sha);
+    mtb_hash_str(h, "localversion", p->c.localversion ? p->c.localversion : "");
+    mtb_hash_str(h, "toolchain", p->tc);
+    int bad = mtb_hash_file(h, "script", p->script) != 0;
+    p->jfrags = json_array();
+    p->jpatches = json_array();
+    for (int i = 0; i < p->frags.n && !bad; i++) {
+        char hex[65];
+        bad = mtb_sha256_file(p->frags.v[i], hex) != 0;
+        const char *rel = p->frags.v[i] + strlen(mtb_root()) + 1;
+        mtb_hash_str(h, "fragment", rel);
+        mtb_hash_str(h, "fragment-sha256", hex);
+        json_array_append_new(p->jfrags, json_pack("{s:s,s:s}", "file", rel, "sha256", hex));
+    }
+    for (int i = 0; i < p->patches.n && !bad; i++) {
+        char hex[65];
+        bad = mtb_sha256_file(p->patches.v[i], hex) != 0;
+        const char *rel = p->patches.v[i] + strlen(mtb_root()) + 1;
+        mtb_hash_str(h, "patch", rel);
+        mtb_hash_str(h, "patch-sha256", hex);
+        json_array_append_new(p->jpatches, json_pack("{s:s,s:s}", "file", rel, "sha256", hex));
+    }
+    mtb_hash_final(h, p->key);
+    if (bad) {
+        snprintf(err, errlen, "cannot read an input of kernel %s (%s, its fragments or patches)", name,
+                 p->script);
+        goto fail;
+    }
+    return 0;
+fail:
+    kplan_free(p);
+    return -1;
+}
+
+static char *kdir(const char *name, const char *source, const char *key)
+{
+    return mtb_asprintf("%s/kernels/%s-%s-%.12s", mtb_cache(), name, source, key);
+}
+
+/* Fill out from a finished build directory. */
+static int load_built(const char *name, const char *source, const char *key, struct mtb_kernel *out)
+{
+    char *dir = kdir(name, source, key);
+    char *image = mtb_asprintf("%s/Image", dir);
+    char *infop = mtb_asprintf("%s/build.json", dir);
+    json_error_t je;
+    json_t *info = mtb_file_exists(image) ? json_load_file(infop, 0, &je) : NULL;
+    free(infop);
+    if (!info) {
+        free(dir);
+        free(image);
+        return -1;
+    }
+    snprintf(out->name, sizeof out->name, "%s", name);
+    snprintf(out->source, sizeof out->source, "%s", source);
+    memcpy(out->key, key, 65);
+    out->dir = dir;
+    out->image = image;
+    const char *rel = json_string_value(json_object_get(info, "uname_r"));
+    out->release = rel ? mtb_strdup(rel) : NULL;
+    out->info = info;
+    return 0;
+}
+
+static int read_trimmed(const char *path, char **out)
+{
+    char *t = mtb_read_file(path, NULL);
+    if (!t)
+        return -1;
+    t[strcspn(t, "\n")] = 0;
+    *out = t;
+    return 0;
+}
+
+static int ensure_path(const char *path, struct mtb_kernel *out, char *err, size_t errlen)
+{
+    char hex[65];
+    if (mtb_sha256_file(path, hex) != 0) {
+        snprintf(err, errlen, "kernel image %s cannot be read (KERNEL accepts %s, or the path of an arm64 Image)",
+                 path, mtb_kernel_names());
+        return -1;
+    }
+    const char *b = strrchr(path, '/') + 1;
+    snprintf(out->name, sizeof out->name, "%s", *b ? b : "Image");
+    memcpy(out->key, hex, 65);
+    char rp[4096];
+    out->image = mtb_strdup(realpath(path, rp) ? rp : path);
+    out->cached = 1;
+    out->info = json_pack("{s:s,s:s,s:s,s:n,s:[],s:s,s:s}", "name", out->name, "image", out->image,
+                          "build_hash", hex, "config_hash", "patches", "source", "prebuilt",
+                          "note", "a prebuilt Image given by path: build_hash is its sha256");
+    return 0;
+}
+
+/* Build directories left by an interrupted build (<dir>.tmp.<pid> of a
+ * process that is gone) hold a whole kernel tree: remove them. */
+static void remove_stale_tmp(const char *dir)
+{
+    char *pat = mtb_asprintf("%s.tmp.*", dir);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            long pid = atol(strrchr(g.gl_pathv[i], '.') + 1);
+            if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+                fprintf(stderr, "mtebench: removing %s (left by an interrupted build)\n", g.gl_pathv[i]);
+                mtb_rm_rf(g.gl_pathv[i]);
+            }
+        }
+        globfree(&g);
+    }
+    free(pat);
+}
+
+int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet,
+                      struct mtb_kernel *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (name && strchr(name, '/'))
+        return ensure_path(name, out, err, errlen);
+    if (!source)
+        source = mtb_kernel_source_default();
+    struct kplan p;
+    if (kplan_make(name, source, &p, err, errlen) != 0)
+        return -1;
+    int rc = -1;
+    if (!force && load_built(name, source, p.key, out) == 0) {
+        out->cached = 1;
+        json_object_set_new(out->info, "cached", json_true());
+        if (!quiet)
+            fprintf(stderr, "mtebench: kernel %s (%s): cached build %.12s\n", name, source, p.key);
+        kplan_free(&p);
+        return 0;
+    }
+
+    /* an incremental start: the base kernel's tree, when its fragments match */
+    char *base_tree = NULL, *base_key = NULL;
+    if (p.c.base && *p.c.base && strcmp(p.c.base, name) != 0) {
+        struct kplan bp;
+        char berr[MTB_ERRLEN];
+        if (kplan_make(p.c.base, source, &bp, berr, sizeof berr) == 0) {
+            int same = bp.frags.n == p.frags.n && bp.patches.n == 0;
+            for (int i = 0; same && i < p.frags.n; i++)
+                same = !strcmp(bp.frags.v[i], p.frags.v[i]);
+            char *bd = kdir(p.c.base, source, bp.key);
+            char *bt = mtb_asprintf("%s/tree", bd);
+            char *bi = mtb_asprintf("%s/build.json", bd);
+            if (same && mtb_file_exists(bt) && mtb_file_exists(bi)) {
+                base_tree = bt;
+                bt = NULL;
+                base_key = mtb_strdup(bp.key);
+            }
+            free(bt);
+            free(bi);
+            free(bd);
+            kplan_free(&bp);
+        }
+    }
+
+    char *dir = kdir(name, source, p.key);
+    remove_stale_tmp(dir);
+    char *tmp = mtb_asprintf("%s.tmp.%d", dir, (int)getpid());
+    char *logp = mtb_asprintf("%s/build.log", tmp);
+    mtb_rm_rf(tmp);
+    mtb_mkdir_p(tmp);
+    if (!quiet)
+        fprintf(stderr, "mtebench: building kernel %s from linux-source-%s (key %.12s%s%s%s; log %s/build.log)...\n",
+                name, source, p.key, base_tree ? ", incrementally from " : "", base_tree ? p.c.base : "",
+                base_tree ? "'s tree" : "", dir);
+    char *fraglist = mtb_calloc(1, 1), *patchlist = mtb_calloc(1, 1);
+    for (int i = 0; i < p.frags.n; i++) {
+        char *n = mtb_asprintf("%s%s\n", fraglist, p.frags.v[i]);
+        free(fraglist);
+        fraglist = n;
+    }
+    for (int i = 0; i < p.patches.n; i++) {
+        char *n = mtb_asprintf("%s%s\n", patchlist, p.patches.v[i]);
+        free(patchlist);
+        patchlist = n;
+    }
+    char *tb = tarball_of(source);
+    char *envv[] = {
+        mtb_asprintf("MTB_KSRC=%s", tb), mtb_asprintf("MTB_OUT=%s", tmp),
+        mtb_asprintf("MTB_BASE_TREE=%s", base_tree ? base_tree : ""),
+        mtb_asprintf("MTB_FRAGMENTS=%s", fraglist), mtb_asprintf("MTB_PATCHES=%s", patchlist),
+        mtb_asprintf("MTB_LOCALVERSION=%s", p.c.localversion ? p.c.localversion : ""),
+        mtb_asprintf("MTB_CROSS=%s", p.cross), mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()), NULL,
+    };
+    char *const argv[] = { "bash", p.script, NULL };
+    struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
+    double t0 = mtb_mono();
+    int st = mtb_proc_run(&s, 3600);
+    double secs = mtb_mono() - t0;
+    char *img = mtb_asprintf("%s/Image", tmp);
+    char *cfg = mtb_asprintf("%s/config", tmp);
+    char *relp = mtb_asprintf("%s/kernelrelease", tmp);
+    char *release = NULL, cfg_hex[65] = "";
+    if (st != 0 || !mtb_file_exists(img) || read_trimmed(relp, &release) != 0 ||
+        mtb_sha256_file(cfg, cfg_hex) != 0) {
+        char desc[64];
+        fprintf(stderr, "---- last lines of %s ----\n", logp);
+        char *const tail[] = { "tail", "-n", "30", logp, NULL };
+        struct mtb_spawn ts = { .argv = tail };
+        mtb_proc_run(&ts, 10);
+        char *kept = mtb_asprintf("%s.failed.log", dir);
+        rename(logp, kept);
+        snprintf(err, errlen, "build of kernel %s (linux-source-%s) failed (%s); full log: %s", name, source,
+                 st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), kept);
+        free(kept);
+        mtb_rm_rf(tmp);
+        goto out;
+    }
+    json_t *info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:s,s:s,s:f,s:s*,s:s*}",
+                             "name", name, "summary", p.c.summary ? p.c.summary : "",
+                             "source", source, "source_sha256", p.src_sha,
+                             "build_hash", p.key, "config_hash", cfg_hex,
+                             "patches", p.jpatches, "fragments", p.jfrags,
+                             "uname_r", release, "toolchain", p.tc, "build_seconds", secs,
+                             "incremental_from", base_key, "base", p.c.base);
+    char *ip = mtb_asprintf("%s/build.json", tmp);
+    json_dump_file(info, ip, JSON_INDENT(2) | JSON_SORT_KEYS);
+    free(ip);
+    json_decref(info);
+    mtb_rm_rf(dir);
+    if (rename(tmp, dir) != 0) {
+        snprintf(err, errlen, "cannot move %s into place: %s", tmp, strerror(errno));
+        mtb_rm_rf(tmp);
+        goto out;
+    }
+    if (load_built(name, source, p.key, out) != 0) {
+        snprintf(err, errlen, "kernel %s built but %s/build.json is unreadable", name, dir);
+        goto out;
+    }
+    json_object_set_new(out->info, "cached", json_false());
+    if (!quiet)
+        fprintf(stderr, "mtebench: built kernel %s (%s) in %.0f s%s\n", name, release, secs,
+                base_tree ? " (incremental)" : "");
+    rc = 0;
+out:
+    for (char **e = envv; *e; e++)
+        free(*e);
+    free(release);
+    free(img);
+    free(cfg);
+    free(relp);
+    free(tb);
+    free(fraglist);
+    free(patchlist);
+    free(logp);
+    free(tmp);
+    free(dir);
+    free(base_tree);
+    free(base_key);
+    kplan_free(&p);
+    return rc;
+}
+
+void mtb_kernel_free(struct mtb_kernel *k)
+{
+    free(k->dir);
+    free(k->image);
+    free(k->release);
+    json_decref(k->info);
+    memset(k, 0, sizeof *k);
+}
+
+/* --- mtebench kernel ... ---------------------------------------------------- */
+static void kernel_usage(FILE *f)
+{
+    fprintf(f, "usage: mtebench kernel build NAME... [--source V] [--force]\n"
+               "       mtebench kernel info NAME [--source V]   (builds when missing; prints JSON)\n"
+               "       mtebench kernel list\n"
+               "named kernels: %s (configs/kernel/*.conf); sources: %s (default %s, or $KERNEL_SOURCE)\n",
+            mtb_kernel_names(), MTB_KERNEL_SOURCES, MTB_KERNEL_SOURCE_DEFAULT);
+}
+
+int mtb_cmd_kernel(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        kernel_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "list")) {
+        struct mtb_argv names = { 0 };
+        mtb_argv_split(&names, mtb_kernel_names());
+        for (int i = 0; i < names.n; i++) {
+            char *n = names.v[i];
+            n[strcspn(n, ",")] = 0;
+            struct kconf c;
+            char err[MTB_ERRLEN];
+            if (load_conf(n, &c, err, sizeof err) == 0) {
+                printf("  %-8s %s\n", n, c.summary ? c.summary : "");
+                kconf_free(&c);
+            }
+        }
+        mtb_argv_free(&names);
+        return 0;
+    }
+    if (strcmp(sub, "build") && strcmp(sub, "info"))
+        mtb_die(2, "kernel: unknown subcommand '%s' (accepted: build, info, list)", sub);
+    static const struct option lo[] = { { "source", required_argument, 0, 's' },
+                                         { "force", no_argument, 0, 'f' },
+                                         { 0, 0, 0, 0 } };
+    const char *source = NULL;
+    int force = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc - 1, argv + 1, "", lo, NULL)) != -1) {
+        if (c == 's')
+            source = optarg;
+        else if (c == 'f')
+            force = 1;
+        else
+            mtb_die(2, "kernel %s: unknown option '%s' (accepted: --source V, --force)", sub, argv[optind]);
+    }
+    if (optind >= argc - 1)
+        mtb_die(2, "kernel %s: no kernel name given (accepted: %s)", sub, mtb_kernel_names());
+    int rc = 0;
+    for (int i = optind + 1; i < argc; i++) {
+        struct mtb_kernel k;
+        char err[MTB_ERRLEN];
+        if (mtb_kernel_ensure(argv[i], source, force, 0, &k, err, sizeof err) != 0) {
+            mtb_warn("%s", err);
+            rc = 1;
+            continue;
+        }
+        if (!strcmp(sub, "info")) {
+            json_dumpf(k.info, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+            printf("\n");
+        } else {
+            printf("kernel %s %s %s %s %s\n", k.name, k.source[0] ? k.source : "-", k.release ? k.release : "-",
+                   k.cached ? "cached" : "built", k.image);
+        }
+        mtb_kernel_free(&k);
+    }
+    return rc;
+}
