@@ -15,6 +15,15 @@ static int on_kv(void *user, const char *section, const char *name, const char *
     struct mtb_recipe *r = user;
     if (!name) /* a section header alone */
         return 1;
+    /* a key given again (or an indented continuation line) extends the value:
+     * long command lines can be split under inih's line length limit */
+    for (size_t i = 0; i < r->nkv; i++)
+        if (!strcmp(r->kv[i].section, section) && !strcmp(r->kv[i].key, name)) {
+            char *joined = mtb_asprintf("%s %s", r->kv[i].value, value);
+            free(r->kv[i].value);
+            r->kv[i].value = joined;
+            return 1;
+        }
     r->kv = realloc(r->kv, (r->nkv + 1) * sizeof *r->kv);
     if (!r->kv)
         return 0;
