@@ -27,14 +27,16 @@ int mtb_host_has_mte3(void)
     return mtb_host_is_arm64() && (getauxval(AT_HWCAP2) & HWCAP2_MTE3_BIT);
 }
 
-const char *mtb_qemu_user_version(void)
+const char *mtb_tool_version(const char *prog)
 {
-    static char line[256];
-    static int done;
-    if (done)
-        return line[0] ? line : NULL;
-    done = 1;
-    char *const argv[] = { "qemu-aarch64", "--version", NULL };
+    /* the first line of `prog --version`, asked once per program */
+    static struct { char prog[64]; char line[256]; } seen[8];
+    static int nseen;
+    for (int i = 0; i < nseen; i++)
+        if (!strcmp(seen[i].prog, prog))
+            return seen[i].line[0] ? seen[i].line : NULL;
+    char line[256] = "";
+    char *const argv[] = { (char *)prog, "--version", NULL };
     int st;
     char *out = mtb_capture(argv, 0, &st);
     if (out && st == 0) {
@@ -42,8 +44,15 @@ const char *mtb_qemu_user_version(void)
         snprintf(line, sizeof line, "%s", out);
     }
     free(out);
-    return line[0] ? line : NULL;
+    if (nseen < 8) {
+        snprintf(seen[nseen].prog, sizeof seen[nseen].prog, "%s", prog);
+        snprintf(seen[nseen].line, sizeof seen[nseen].line, "%s", line);
+        return seen[nseen++].line[0] ? seen[nseen - 1].line : NULL;
+    }
+    return NULL;
 }
+
+const char *mtb_qemu_user_version(void) { return mtb_tool_version("qemu-aarch64"); }
 
 int mtb_qemu_major(const char *v)
 {

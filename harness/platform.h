@@ -49,6 +49,8 @@ const struct mtb_platform *mtb_platform_default(const char **notice);
 int mtb_host_is_arm64(void);
 int mtb_host_has_mte(void);      /* HWCAP2_MTE */
 int mtb_host_has_mte3(void);     /* HWCAP2_MTE3 */
+/* The first line of `prog --version` (asked once), or NULL. */
+const char *mtb_tool_version(const char *prog);
 /* "qemu-aarch64 version 10.0.2 ..." first line, or NULL */
 const char *mtb_qemu_user_version(void);
 int mtb_qemu_major(const char *version_line);

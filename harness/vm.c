@@ -16,23 +16,7 @@
 #define XSYSROOT "/opt/mtebench/sysroot-arm64"
 #define GUEST_OUT "/tmp/out"
 
-const char *mtb_qemu_system_version(void)
-{
-    static char line[256];
-    static int done;
-    if (done)
-        return line[0] ? line : NULL;
-    done = 1;
-    char *const argv[] = { "qemu-system-aarch64", "--version", NULL };
-    int st;
-    char *out = mtb_capture(argv, 0, &st);
-    if (out && st == 0) {
-        out[strcspn(out, "\n")] = 0;
-        snprintf(line, sizeof line, "%s", out);
-    }
-    free(out);
-    return line[0] ? line : NULL;
-}
+const char *mtb_qemu_system_version(void) { return mtb_tool_version("qemu-system-aarch64"); }
 
 int mtb_vm_kvm(void)
 {
