@@ -6,7 +6,7 @@ B="$ROOT/build"
 T_N=0; T_FAIL=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtebench-test.XXXXXX"); chmod 755 "$T_TMP"  # services run as an unprivileged user
 T_PGIDS=""
-PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # skip slow shims
+. "$ROOT/tests/common.sh"
 
 # ok STATUS NAME / is GOT EXPECTED NAME: one TAP line; return 1 on failure so
 # that `ok ... || dump log` shows what went wrong
@@ -17,8 +17,6 @@ skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 # dump a file as TAP diagnostics (used on failure)
 dump() { [ -f "$1" ] && sed 's/^/#   /' "$1" | tail -n "${2:-40}"; }
 
-# a free TCP port on 127.0.0.1 (bind to port 0 and read back what the kernel chose)
-free_port() { "$PY" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 # wait_port PORT [SECONDS]: poll until something accepts on 127.0.0.1:PORT, bounded
 wait_port() {

@@ -17,6 +17,7 @@
 #   DURATION=10 REPS=1 CONNS=16 KEYS=100000 VALUE=100 bash tests/bench/loadgen.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/common.sh"
 MTL="$ROOT/build/mtload"
 DURATION=${DURATION:-10}
 REPS=${REPS:-1}
@@ -42,7 +43,6 @@ PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 die() { echo "loadgen.sh: $*" >&2; exit 1; }
 [ -x "$MTL" ] || die "build/mtload is not built (make build/mtload)"
 command -v memcached >/dev/null || die "memcached is not installed (make deps)"
-free_port() { "$PY" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 wait_port() {
     local i
     for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done
@@ -126,29 +126,9 @@ done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 if [ -x "$NGINX" ]; then
     hport=$(free_port)
-    ng="$TMP/nginx"; mkdir -p "$ng/html" "$ng/tmp" "$ng/logs"
+    ng="$TMP/nginx"
+    native_nginx_conf "$ng" "$hport"
     head -c 1024 /dev/zero | tr '\0' 'x' >"$ng/html/1k.html"
-    cat >"$ng/nginx.conf" <<NGX
-daemon off;
-master_process off;
-worker_processes 1;
-pid $ng/nginx.pid;
-error_log $ng/logs/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $ng/tmp/body;
-    proxy_temp_path $ng/tmp/proxy;
-    fastcgi_temp_path $ng/tmp/fastcgi;
-    uwsgi_temp_path $ng/tmp/uwsgi;
-    scgi_temp_path $ng/tmp/scgi;
-    server {
-        listen 127.0.0.1:$hport;
-        root $ng/html;
-        location = /nginx_status { stub_status; }
-    }
-}
-NGX
     taskset -c "$SRV_CPU" "$NGINX" -p "$ng" -c "$ng/nginx.conf" >"$ng/logs/stdout.log" 2>&1 &
     disown
     PIDS="$PIDS $!"

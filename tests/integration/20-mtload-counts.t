@@ -99,30 +99,9 @@ if [ ! -x "$NGINX" ]; then
     diag "nginx not installed: HTTP counts skipped"; done_testing
 fi
 hport=$(free_port)
-ng="$T_TMP/nginx"; mkdir -p "$ng/html" "$ng/tmp" "$ng/logs"
+ng="$T_TMP/nginx"
+native_nginx_conf "$ng" "$hport" 'location = /chunked { default_type text/plain; return 200 "chunk"; }'
 head -c 1024 /dev/zero | tr '\0' 'x' >"$ng/html/file.html"
-cat >"$ng/nginx.conf" <<NGX
-daemon off;
-master_process off;
-worker_processes 1;
-pid $ng/nginx.pid;
-error_log $ng/logs/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $ng/tmp/body;
-    proxy_temp_path $ng/tmp/proxy;
-    fastcgi_temp_path $ng/tmp/fastcgi;
-    uwsgi_temp_path $ng/tmp/uwsgi;
-    scgi_temp_path $ng/tmp/scgi;
-    server {
-        listen 127.0.0.1:$hport;
-        root $ng/html;
-        location = /nginx_status { stub_status; }
-        location = /chunked { default_type text/plain; return 200 "chunk"; }
-    }
-}
-NGX
 spawn "$ng/logs/stdout.log" "$NGINX" -p "$ng" -c "$ng/nginx.conf" >"$T_TMP/ng.pid"
 if ! wait_port "$hport" 10; then
     ok 1 "nginx listens on $hport"; dump "$ng/logs/stdout.log"; dump "$ng/logs/error.log"; done_testing
