@@ -278,27 +278,6 @@ const char mtb_report_css[] =
     "dl.env dd{margin:0}code{background:#f3f4f6;padding:0 3px}nav a{margin-right:12px}"
     ".head{font-size:17px}.note{color:#444}";
 
-static void fmt_int(char *buf, size_t n, double v)
-{
-    if (isnan(v)) {
-        snprintf(buf, n, "-");
-        return;
-    }
-    char tmp[32];
-    long long x = llround(fabs(v));
-    snprintf(tmp, sizeof tmp, "%lld", x);
-    size_t len = strlen(tmp), o = 0;
-    if (v < 0)
-        buf[o++] = '-';
-    for (size_t i = 0; i < len && o + 2 < n; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = 0;
-}
-
-static int low_conf(json_t *ci) { return json_is_object(ci) && mtb_jnum(ci, "conf") < 0.95 - 1e-9; }
 
 /* a median with its CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" */
 static void td_ci(FILE *f, json_t *ci)
@@ -308,12 +287,12 @@ static void td_ci(FILE *f, json_t *ci)
         fprintf(f, "<td>-</td>");
         return;
     }
-    fmt_int(m, sizeof m, mtb_jnum(ci, "median"));
-    fmt_int(lo, sizeof lo, mtb_jnum(ci, "lo"));
-    fmt_int(hi, sizeof hi, mtb_jnum(ci, "hi"));
+    mtb_summary_fmt_int(m, sizeof m, mtb_jnum(ci, "median"));
+    mtb_summary_fmt_int(lo, sizeof lo, mtb_jnum(ci, "lo"));
+    mtb_summary_fmt_int(hi, sizeof hi, mtb_jnum(ci, "hi"));
     fprintf(f, "<td>%s", m);
     if (mtb_jnum(ci, "lo") != mtb_jnum(ci, "hi"))
-        fprintf(f, "<br><small>[%s – %s]%s</small>", lo, hi, low_conf(ci) ? "*" : "");
+        fprintf(f, "<br><small>[%s – %s]%s</small>", lo, hi, mtb_summary_low_conf(ci) ? "*" : "");
     fprintf(f, "</td>");
 }
 
@@ -327,11 +306,11 @@ static void td_ratio(FILE *f, json_t *ci, int delta)
     double lo = mtb_jnum(ci, "lo"), hi = mtb_jnum(ci, "hi");
     if (delta)
         fprintf(f, "<td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]%s</small></td>", 100 * m, 100 * lo, 100 * hi,
-                low_conf(ci) ? "*" : "");
+                mtb_summary_low_conf(ci) ? "*" : "");
     else if (isnan(hi))
         fprintf(f, "<td>%.3fx<br><small>[%.3f – unbounded]</small></td>", m, isnan(lo) ? 0 : lo);
     else
-        fprintf(f, "<td>%.3fx<br><small>[%.3f – %.3f]%s</small></td>", m, lo, hi, low_conf(ci) ? "*" : "");
+        fprintf(f, "<td>%.3fx<br><small>[%.3f – %.3f]%s</small></td>", m, lo, hi, mtb_summary_low_conf(ci) ? "*" : "");
 }
 
 static void td_conf(FILE *f, json_t *ci)
@@ -536,8 +515,8 @@ static void html_kernels(FILE *f, json_t *sum)
     json_array_foreach(ks, i, k)
     {
         char a[32], b[32];
-        fmt_int(a, sizeof a, mtb_jnum(k, "ops_a"));
-        fmt_int(b, sizeof b, mtb_jnum(k, "ops_b"));
+        mtb_summary_fmt_int(a, sizeof a, mtb_jnum(k, "ops_a"));
+        mtb_summary_fmt_int(b, sizeof b, mtb_jnum(k, "ops_b"));
         fprintf(f, "<tr>");
         td_text(f, mtb_jstr(k, "service"), 1);
         char *cfg = mtb_asprintf("%s/%s", mtb_jstr(k, "variant"), mtb_jstr(k, "mode"));
@@ -634,10 +613,10 @@ static void html_runs(FILE *f, const struct mtb_report_set *set, int emu)
         json_t *c = json_object_get(rec, "config"), *s = json_object_get(rec, "summary");
         int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
         char o[32], a[32], b[32], d[32];
-        fmt_int(o, sizeof o, ok ? mtb_jnum(s, "ops_per_sec") : NAN);
-        fmt_int(a, sizeof a, ok ? mtb_jnum(s, "p50_us") : NAN);
-        fmt_int(b, sizeof b, ok ? mtb_jnum(s, "p99_us") : NAN);
-        fmt_int(d, sizeof d, ok ? mtb_jnum(s, "p999_us") : NAN);
+        mtb_summary_fmt_int(o, sizeof o, ok ? mtb_jnum(s, "ops_per_sec") : NAN);
+        mtb_summary_fmt_int(a, sizeof a, ok ? mtb_jnum(s, "p50_us") : NAN);
+        mtb_summary_fmt_int(b, sizeof b, ok ? mtb_jnum(s, "p99_us") : NAN);
+        mtb_summary_fmt_int(d, sizeof d, ok ? mtb_jnum(s, "p999_us") : NAN);
         fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
         td_text(f, json_string_value(json_array_get(set->files, i)), 1);
         td_text(f, mtb_jstr(rec, "status"), 1);
@@ -757,7 +736,7 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
                                    mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
                                    strcmp(mtb_jstr(o, "kernel"), "host") ? ", kernel " : "",
                                    strcmp(mtb_jstr(o, "kernel"), "host") ? mtb_jstr(o, "kernel") : "", mtb_jnum(s, "median"),
-                                   mtb_jnum(s, "lo"), mtb_jnum(s, "hi"), low_conf(s) ? " with lower confidence" : "",
+                                   mtb_jnum(s, "lo"), mtb_jnum(s, "hi"), mtb_summary_low_conf(s) ? " with lower confidence" : "",
                                    (long long)json_integer_value(json_object_get(o, "pairs")),
                                    emu ? " [emulated]" : "");
             fprintf(f, "<li>");

@@ -524,7 +524,7 @@ json_t *mtb_summary_build(json_t *records)
                      "environment", environment(records));
 }
 
-static void fmt_num(char *buf, size_t n, double v)
+void mtb_summary_fmt_int(char *buf, size_t n, double v)
 {
     if (isnan(v)) {
         snprintf(buf, n, "-");
@@ -544,7 +544,7 @@ static void fmt_num(char *buf, size_t n, double v)
     buf[o] = 0;
 }
 
-static int low_conf(json_t *ci) { return json_is_object(ci) && mtb_jnum(ci, "conf") < CONF - 1e-9; }
+int mtb_summary_low_conf(json_t *ci) { return json_is_object(ci) && mtb_jnum(ci, "conf") < CONF - 1e-9; }
 
 void mtb_summary_print(json_t *sum, FILE *out)
 {
@@ -568,16 +568,16 @@ void mtb_summary_print(json_t *sum, FILE *out)
         free(head);
         json_t *ops = json_object_get(c, "ops_per_sec");
         char m[32], lo[32], hi[32], a[32], b[32], d[32];
-        fmt_num(m, sizeof m, mtb_jnum(ops, "median"));
-        fmt_num(lo, sizeof lo, mtb_jnum(ops, "lo"));
-        fmt_num(hi, sizeof hi, mtb_jnum(ops, "hi"));
-        fmt_num(a, sizeof a, mtb_jnum(json_object_get(c, "p50_us"), "median"));
-        fmt_num(b, sizeof b, mtb_jnum(json_object_get(c, "p99_us"), "median"));
-        fmt_num(d, sizeof d, mtb_jnum(json_object_get(c, "p999_us"), "median"));
+        mtb_summary_fmt_int(m, sizeof m, mtb_jnum(ops, "median"));
+        mtb_summary_fmt_int(lo, sizeof lo, mtb_jnum(ops, "lo"));
+        mtb_summary_fmt_int(hi, sizeof hi, mtb_jnum(ops, "hi"));
+        mtb_summary_fmt_int(a, sizeof a, mtb_jnum(json_object_get(c, "p50_us"), "median"));
+        mtb_summary_fmt_int(b, sizeof b, mtb_jnum(json_object_get(c, "p99_us"), "median"));
+        mtb_summary_fmt_int(d, sizeof d, mtb_jnum(json_object_get(c, "p999_us"), "median"));
         char cfg[64], ci[128];
         snprintf(cfg, sizeof cfg, "%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
-        snprintf(ci, sizeof ci, "%s [%s - %s]%s", m, lo, hi, low_conf(ops) ? "*" : "");
-        starred |= low_conf(ops);
+        snprintf(ci, sizeof ci, "%s [%s - %s]%s", m, lo, hi, mtb_summary_low_conf(ops) ? "*" : "");
+        starred |= mtb_summary_low_conf(ops);
         fprintf(out, "  %-16s %4d  %-32s %10s %10s %10s%s\n", cfg, (int)json_integer_value(json_object_get(c, "runs")),
                 ci, a, b, d, json_is_true(json_object_get(c, "client_bound")) ? "  client-bound" : "");
     }
@@ -589,12 +589,12 @@ void mtb_summary_print(json_t *sum, FILE *out)
         fprintf(out, "  overhead %s/%s vs plain/off: %.3fx [%.3f - %.3f]%s per operation (%d pairs), "
                 "p99 x%.3f [%.3f - %.3f]%s",
                 mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), mtb_jnum(s, "median"), mtb_jnum(s, "lo"), mtb_jnum(s, "hi"),
-                low_conf(s) ? "*" : "", (int)json_integer_value(json_object_get(o, "pairs")),
-                mtb_jnum(p, "median"), mtb_jnum(p, "lo"), mtb_jnum(p, "hi"), low_conf(p) ? "*" : "");
+                mtb_summary_low_conf(s) ? "*" : "", (int)json_integer_value(json_object_get(o, "pairs")),
+                mtb_jnum(p, "median"), mtb_jnum(p, "lo"), mtb_jnum(p, "hi"), mtb_summary_low_conf(p) ? "*" : "");
         if (json_is_number(pv))
             fprintf(out, ", Mann-Whitney p=%.3g", json_number_value(pv));
         fprintf(out, "%s\n", emu ? "  [emulated]" : "");
-        starred |= low_conf(s);
+        starred |= mtb_summary_low_conf(s);
     }
     if (starred)
         fprintf(out, "  * fewer runs than a 95%% interval needs (6 pairs); shown is [min - max] of the runs, "
@@ -613,11 +613,11 @@ static void md_ci(FILE *f, json_t *ci, int with_ci)
         fprintf(f, "-");
         return;
     }
-    fmt_num(m, sizeof m, mtb_jnum(ci, "median"));
-    fmt_num(lo, sizeof lo, mtb_jnum(ci, "lo"));
-    fmt_num(hi, sizeof hi, mtb_jnum(ci, "hi"));
+    mtb_summary_fmt_int(m, sizeof m, mtb_jnum(ci, "median"));
+    mtb_summary_fmt_int(lo, sizeof lo, mtb_jnum(ci, "lo"));
+    mtb_summary_fmt_int(hi, sizeof hi, mtb_jnum(ci, "hi"));
     if (with_ci && mtb_jnum(ci, "lo") != mtb_jnum(ci, "hi"))
-        fprintf(f, "%s [%s – %s]%s", m, lo, hi, low_conf(ci) ? "*" : "");
+        fprintf(f, "%s [%s – %s]%s", m, lo, hi, mtb_summary_low_conf(ci) ? "*" : "");
     else
         fprintf(f, "%s", m);
 }
@@ -632,9 +632,9 @@ static void md_ratio(FILE *f, json_t *ci, int delta)
     }
     if (delta)
         fprintf(f, "%+.1f%% [%+.1f%% – %+.1f%%]%s", 100 * m, 100 * mtb_jnum(ci, "lo"), 100 * mtb_jnum(ci, "hi"),
-                low_conf(ci) ? "*" : "");
+                mtb_summary_low_conf(ci) ? "*" : "");
     else
-        fprintf(f, "%.3fx [%.3f – %.3f]%s", m, mtb_jnum(ci, "lo"), mtb_jnum(ci, "hi"), low_conf(ci) ? "*" : "");
+        fprintf(f, "%.3fx [%.3f – %.3f]%s", m, mtb_jnum(ci, "lo"), mtb_jnum(ci, "hi"), mtb_summary_low_conf(ci) ? "*" : "");
 }
 
 char *mtb_summary_markdown(json_t *sum)
@@ -707,8 +707,8 @@ char *mtb_summary_markdown(json_t *sum)
         json_array_foreach(json_object_get(sum, "kernels"), i, o)
         {
             char a[32], b[32];
-            fmt_num(a, sizeof a, mtb_jnum(o, "ops_a"));
-            fmt_num(b, sizeof b, mtb_jnum(o, "ops_b"));
+            mtb_summary_fmt_int(a, sizeof a, mtb_jnum(o, "ops_a"));
+            mtb_summary_fmt_int(b, sizeof b, mtb_jnum(o, "ops_b"));
             fprintf(f, "| %s | %s/%s | %s%s | %s | %s | %s | %s | ", mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
                     mtb_jstr(o, "platform"), json_is_true(json_object_get(o, "emulated")) ? " (emulated)" : "",
                     mtb_jstr(o, "kernel_a"), mtb_jstr(o, "kernel_b"), a, b);

@@ -18,4 +18,8 @@ int mtb_workload_equal(json_t *a, json_t *b);
 void mtb_summary_print(json_t *summary, FILE *out);
 /* The same as Markdown, with an environment block. */
 char *mtb_summary_markdown(json_t *summary);
+/* A whole number with thousands separators ("12,345"), "-" for NaN. */
+void mtb_summary_fmt_int(char *buf, size_t n, double v);
+/* 1 if a CI object reaches less than the nominal 95% confidence. */
+int mtb_summary_low_conf(json_t *ci);
 #endif
