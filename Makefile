@@ -66,6 +66,12 @@ $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c
 	@mkdir -p $(dir $@)
 	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
+# test-only: the preload that plants a mismatched-tag store into a service's
+# own shared mappings (tests/integration/64-*.t)
+$(B)/tests/aarch64/libmtbplant.so: tests/shim/mtbplant.c
+	@mkdir -p $(dir $@)
+	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+
 $(B)/obj-aarch64/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
@@ -129,7 +135,7 @@ report: all
 
 # --- tests -----------------------------------------------------------------
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT)
+	@$(MAKE) --no-print-directory all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
 	bash tests/run.sh
 
 unit: all $(UNIT)

@@ -409,7 +409,14 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     /* environment shared by the probe and the measured program */
     char *envv[4];
     envv[0] = mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", run->mode->tunable);
-    envv[1] = mtb_asprintf("LD_PRELOAD=%s/build/%s/libmtefault.so", mtb_root(), target);
+    /* MTEBENCH_EXTRA_PRELOAD: a test hook (tests/shim/mtbplant.c) preloaded
+     * after the fault reporter; the record names it, so such a run is never
+     * mistaken for a measurement */
+    const char *extra = getenv("MTEBENCH_EXTRA_PRELOAD");
+    if (extra && *extra)
+        json_object_set_new(rec, "extra_preload", json_string(extra));
+    envv[1] = mtb_asprintf("LD_PRELOAD=%s/build/%s/libmtefault.so%s%s", mtb_root(), target,
+                           extra && *extra ? ":" : "", extra && *extra ? extra : "");
     envv[2] = mtb_asprintf("MTEBENCH_FAULT_FILE=%s", faultp);
     envv[3] = NULL;
     run->platform->wrap(&argv, &envx, "PROG", envv); /* envx: what goes to the real environment */

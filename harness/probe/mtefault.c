@@ -9,7 +9,16 @@
  * only calls write), then re-raises the signal with the default action so the
  * process still dies the way it would have. The harness reads the line
  * (harness/run.c). Only async-signal-safe calls are made in the handler.
+ *
+ * Services with crash handlers of their own (db_bench installs one that
+ * prints a backtrace) would take SIGSEGV away from us: signal() and
+ * sigaction() are interposed so that such a handler is kept as the next one
+ * in the chain instead. The fault is recorded first, then the service's
+ * handler runs; if it returns, the signal is re-raised with the default
+ * action.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -19,6 +28,19 @@
 
 static int fault_fd = -1;
 static char altstack[65536];
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction;
+/* the service's own SIGSEGV / SIGBUS dispositions, run after ours */
+static struct sigaction chained[2];
+static int ours(int sig) { return sig == SIGSEGV || sig == SIGBUS; }
+static struct sigaction *chain_of(int sig) { return &chained[sig == SIGBUS]; }
+
+static int call_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+    if (!real_sigaction)
+        real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    return real_sigaction(sig, sa, old);
+}
 
 static char *put_str(char *p, const char *s) { while (*s) *p++ = *s++; return p; }
 static char *put_dec(char *p, long v)
@@ -51,8 +73,39 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     p = put_dec(p, getpid());
     *p++ = '\n';
     if (write(fault_fd >= 0 ? fault_fd : 2, buf, (size_t)(p - buf)) < 0) { /* best effort */ }
-    signal(sig, SIG_DFL);
+    struct sigaction next = *chain_of(sig), dfl;
+    if (next.sa_flags & SA_SIGINFO) {
+        if (next.sa_sigaction)
+            next.sa_sigaction(sig, si, uc);
+    } else if (next.sa_handler != SIG_DFL && next.sa_handler != SIG_IGN && next.sa_handler) {
+        next.sa_handler(sig);
+    }
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    call_real_sigaction(sig, &dfl, NULL);
     raise(sig);
+}
+
+int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+    if (!ours(sig) || fault_fd < 0)
+        return call_real_sigaction(sig, sa, old);
+    if (old)
+        *old = *chain_of(sig);
+    if (sa)
+        *chain_of(sig) = *sa;
+    return 0;
+}
+
+sighandler_t signal(int sig, sighandler_t h)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
 }
 
 __attribute__((constructor)) static void mtefault_init(void)
@@ -66,6 +119,7 @@ __attribute__((constructor)) static void mtefault_init(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
+    /* the service's later handlers for these are chained, not installed */
+    call_real_sigaction(SIGSEGV, &sa, &chained[0]);
+    call_real_sigaction(SIGBUS, &sa, &chained[1]);
 }
