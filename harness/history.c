@@ -173,14 +173,15 @@ static void scrub(struct mtb_history *h, char *msg)
         if (!s || !*s)
             continue;
         size_t n = strlen(s);
-        char *p;
-        while ((p = strstr(msg, s)) != NULL) {
-            size_t rest = strlen(p + n);
+        char *p = msg;
+        while ((p = strstr(p, s)) != NULL) {
             if (n >= 3) {
+                memmove(p + 3, p + n, strlen(p + n) + 1);
                 memcpy(p, "***", 3);
-                memmove(p + 3, p + n, rest + 1);
+                p += 3;
             } else { /* a very short password: no room to grow the message, blank it */
                 memset(p, '*', n);
+                p += n;
             }
         }
     }

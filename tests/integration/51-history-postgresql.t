@@ -175,11 +175,13 @@ refused shape "$(url shape)" 'table runs is not shaped like an mtebench history'
 refused badpw "postgresql://mtebench:wrong-$PWU@/mtb?host=$PGD" 'cannot connect to PostgreSQL: authentication failed'
 refused nodb "$(url nosuchdb)" 'cannot connect to PostgreSQL: .*database "nosuchdb" does not exist'
 refused badurl "postgresql://mtebench:$PWU@/mtb?host=$PGD&nosuchoption=1" 'cannot connect to PostgreSQL: .*invalid URI query parameter'
+# libpq quotes a badly encoded password in its message: scrubbed
+refused badpct "postgresql://mtebench:Zq%zzLeak9@/mtb?host=$PGD" 'cannot connect to PostgreSQL: invalid percent-encoded token: "\*\*\*"'
 pgstop
 refused stopped "$P" 'cannot connect to PostgreSQL: .*(No such file or directory|Connection refused)'
 
 # ---- the password appears nowhere -------------------------------------------------------------
-for s in "$PW" "$PWU" "Sx9" "zQ7"; do
+for s in "$PW" "$PWU" "Sx9" "zQ7" "zzLeak9"; do
     leaks=$(grep -rlF -- "$s" "$T_TMP" --exclude-dir=pg --exclude-dir=nights 2>/dev/null)
     is "$leaks" "" "password (or a piece: '${s:0:3}...') in no output, digest, dashboard or report"
 done
