@@ -18,6 +18,13 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
 LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
+# PostgreSQL histories (libpq, Debian libpq-dev): native builds only; the
+# aarch64 guest build never writes a history and goes without
+PG_CPPFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
+PG_LIBS     := $(shell pkg-config --libs libpq 2>/dev/null)
+ifneq ($(PG_LIBS),)
+PG_CPPFLAGS += -DMTB_WITH_PG
+endif
 
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
@@ -45,7 +52,7 @@ all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 
 $(B)/libmtload.a: $(LG_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -55,7 +62,7 @@ $(B)/libmteharness.a: $(HN_OBJ)
 $(B)/mtload: $(B)/obj/loadgen/main.o $(B)/libmtload.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
 
 # aarch64 helpers that run on the measured platform: the mode probe and the
 # fault reporter preloaded into services.
@@ -93,7 +100,7 @@ $(B)/native/libmtefault.so: harness/probe/mtefault.c
 
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
 
 deps:
 	@sh harness/deps.sh
@@ -158,5 +165,6 @@ plan: deps
 NIGHTLY_PLAN ?= configs/nightly.conf
 nightly: deps
 	@$(MAKE) --no-print-directory all
-	$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history $(HISTORY)) $(BENCH_ARGS_COMMON)
+	@# not echoed: HISTORY may be a PostgreSQL URL with a password
+	@$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history '$(HISTORY)') $(BENCH_ARGS_COMMON)
 .PHONY: nightly

@@ -17,6 +17,10 @@
 #                     (default /var/lib/mtebench)
 #   MTEBENCH_USER     the unprivileged user that builds and runs (default mtebench);
 #                     started as root, the runner re-executes itself as that user
+#   MTEBENCH_HISTORY  the history: default MTEBENCH_HOME/history.sqlite; or a
+#                     postgresql:// URL for a store shared by several machines
+#                     (keep its password in MTEBENCH_HOME/.pgpass, mode 0600,
+#                     which libpq reads; mtebench never prints it either way)
 #   MTEBENCH_ARGS     extra options for `mtebench nightly` (e.g. --platform emu)
 #   MTEBENCH_RUN      replaces the build+nightly command (tests)
 #
@@ -36,7 +40,7 @@ die() { local code=$1; shift; say "$*"; exit "$code"; }
 
 # ---- configuration (data, not code) ----------------------------------------
 KEYS_ALLOWED="MTEBENCH_REMOTE MTEBENCH_BRANCH MTEBENCH_TAGS MTEBENCH_KEYS MTEBENCH_GNUPGHOME MTEBENCH_SIGNERS
-MTEBENCH_HOME MTEBENCH_USER MTEBENCH_ARGS MTEBENCH_RUN"
+MTEBENCH_HOME MTEBENCH_USER MTEBENCH_HISTORY MTEBENCH_ARGS MTEBENCH_RUN"
 if [ "$CONFIG" = --from-env ]; then
     :   # re-executed after dropping root: the configuration is in the environment
 elif [ -f "$CONFIG" ]; then
@@ -54,6 +58,7 @@ elif [ "$#" -gt 0 ]; then
     die 2 "no configuration file $CONFIG"
 fi
 : "${MTEBENCH_HOME:=/var/lib/mtebench}" "${MTEBENCH_USER:=mtebench}" "${MTEBENCH_ARGS:=}" "${MTEBENCH_RUN:=}"
+: "${MTEBENCH_HISTORY:=$MTEBENCH_HOME/history.sqlite}"
 : "${MTEBENCH_BRANCH:=}" "${MTEBENCH_TAGS:=}" "${MTEBENCH_KEYS:=}" "${MTEBENCH_GNUPGHOME:=}" "${MTEBENCH_SIGNERS:=}"
 [ -n "${MTEBENCH_REMOTE:-}" ] || die 2 "MTEBENCH_REMOTE is not set"
 if [ -n "$MTEBENCH_BRANCH" ] && [ -n "$MTEBENCH_TAGS" ] || [ -z "$MTEBENCH_BRANCH$MTEBENCH_TAGS" ]; then
@@ -77,6 +82,7 @@ if [ "$(id -u)" = 0 ]; then
         MTEBENCH_REMOTE="$MTEBENCH_REMOTE" MTEBENCH_BRANCH="$MTEBENCH_BRANCH" MTEBENCH_TAGS="$MTEBENCH_TAGS" \
         MTEBENCH_KEYS="$MTEBENCH_KEYS" MTEBENCH_GNUPGHOME="$MTEBENCH_GNUPGHOME" MTEBENCH_SIGNERS="$MTEBENCH_SIGNERS" \
         MTEBENCH_HOME="$MTEBENCH_HOME" MTEBENCH_USER="$MTEBENCH_USER" MTEBENCH_ARGS="$MTEBENCH_ARGS" \
+        MTEBENCH_HISTORY="$MTEBENCH_HISTORY" \
         MTEBENCH_RUN="$MTEBENCH_RUN" bash "$0" --from-env
 fi
 export HOME="$MTEBENCH_HOME" GIT_TERMINAL_PROMPT=0 GIT_CONFIG_NOSYSTEM=1
@@ -160,6 +166,6 @@ if [ -n "$MTEBENCH_RUN" ]; then
 fi
 "${run_env[@]}" make -s all || die 6 "build of $commit failed"
 # shellcheck disable=SC2086
-"${run_env[@]}" build/mtebench nightly --history "$MTEBENCH_HOME/history.sqlite" --out "$MTEBENCH_HOME/dashboard" \
+"${run_env[@]}" build/mtebench nightly --history "$MTEBENCH_HISTORY" --out "$MTEBENCH_HOME/dashboard" \
     --results "$MTEBENCH_HOME/results/$(date -u +%Y%m%d-%H%M%S)-$commit" $MTEBENCH_ARGS
 exit $?

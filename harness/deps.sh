@@ -8,10 +8,13 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  binutils-aarch64-linux-gnu dpkg-dev autoconf automake libtool patch xz-utils \
  libjansson-dev libinih-dev libssl-dev libevent-dev libsqlite3-dev gnupg git \
  memcached libmemcached-tools wrk nginx-light gnuplot-nox chromium procps iproute2 jq file python3 \
- rocksdb-tools postgresql-15 postgresql-client linux-perf openssl \
+ rocksdb-tools postgresql-15 postgresql-client postgresql-client-15 libpq-dev linux-perf openssl \
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64 \
  flex bison bc cpio libelf-dev kmod \
  libjansson-dev:arm64 libinih-dev:arm64 libsqlite3-dev:arm64 linux-source-6.1"
+# libpq-dev: PostgreSQL histories (--history postgresql://...; the native build
+# only); postgresql-15 and postgresql-client-15 also serve the history tests
+# (a throwaway server started with initdb + pg_ctl, and psql)
 # kernels for PLATFORM=vm are built from Debian's linux-source (6.12 from
 # bookworm-backports is the default, 6.1 from bookworm is supported); the
 # guest's userland is the project's own aarch64 builds plus arm64 libraries

@@ -1,9 +1,18 @@
-/* history.c - see history.h */
+/* history.c - see history.h
+ *
+ * One history API over two backends: an SQLite file and a PostgreSQL
+ * database. The SQL is written once, with placeholders ?N and the type
+ * tokens @ID@, @INT@, @REAL@ and @C@ (a byte-wise collation for ORDER BY);
+ * dialect() turns it into what each backend speaks. The backend table
+ * (struct backend) holds what differs beyond that: connecting, running a
+ * statement, the write transaction and its lock, where the schema version is
+ * kept and how tables are listed. */
 #include "jsonx.h"
 #include "history.h"
 #include "summary.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -13,12 +22,606 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef MTB_WITH_PG
+#include <libpq-fe.h>
+#endif
+
+/* a statement parameter */
+enum { P_NULL, P_INT, P_REAL, P_TEXT };
+struct hp {
+    int t;
+    long long i;
+    double d;
+    const char *s;
+};
+#define PINT(x) ((struct hp){ .t = P_INT, .i = (x) })
+#define PTEXT(x) ((struct hp){ .t = P_TEXT, .s = (x) })
+#define PNULL ((struct hp){ .t = P_NULL })
+
+/* the rows of a statement: cols = [names], rows = [[values]] (jansson) */
+struct hres {
+    json_t *cols, *rows;
+    long long changes;
+};
+
+struct mtb_history;
+struct backend {
+    const char *name;
+    int shared; /* one database for several machines: other programs' tables may live beside ours */
+    const char *id, *integer, *real, *collate_c;
+    int (*connect)(struct mtb_history *h, const char *where, int *existed, char *err, size_t errlen);
+    void (*close)(struct mtb_history *h);
+    /* one statement (already in the dialect) with parameters; res may be NULL */
+    int (*query)(struct mtb_history *h, const char *sql, const struct hp *p, int np, struct hres *res, char *err,
+                 size_t errlen);
+    /* several statements, no parameters */
+    int (*script)(struct mtb_history *h, const char *sql, char *err, size_t errlen);
+    /* a write transaction that serialises writers of this history */
+    const char *begin;
+    /* schema version: 0 = none; -1 = a version store that is not ours */
+    int (*get_version)(struct mtb_history *h, int *v, char *err, size_t errlen);
+    int (*set_version)(struct mtb_history *h, int v, char *err, size_t errlen);
+    /* SQL counting tables: all of them, or those named in ?1..?3 */
+    const char *count_all, *count_ours;
+};
 
 struct mtb_history {
-    sqlite3 *db;
-    char *path;
+    const struct backend *be;
+    void *conn;      /* sqlite3 *, PGconn * */
+    char *path;      /* as shown in messages: a URL without its password */
+    char *secret[4]; /* the URL's passwords as written and decoded: never shown */
     int version;
 };
+
+/* ---- redaction ------------------------------------------------------------------- */
+
+static int is_pg_url(const char *s)
+{
+    return !strncmp(s, "postgresql://", 13) || !strncmp(s, "postgres://", 11);
+}
+
+#ifdef MTB_WITH_PG
+static char *pct_decode(const char *s, size_t n)
+{
+    char *o = mtb_calloc(n + 1, 1), *q = o;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2])) {
+            char hex[3] = { s[i + 1], s[i + 2], 0 };
+            *q++ = (char)strtol(hex, NULL, 16);
+            i += 2;
+        } else
+            *q++ = s[i];
+    }
+    return o;
+}
+
+/* the password of a postgresql:// URL: in the authority (user:PASSWORD@host)
+ * and/or as a password= query parameter; raw receives it as written */
+static void url_passwords(const char *url, char **auth, char **query)
+{
+    *auth = *query = NULL;
+    const char *a = strstr(url, "://");
+    if (!a)
+        return;
+    a += 3;
+    size_t alen = strcspn(a, "/?#");
+    const char *at = NULL;
+    for (const char *c = a; c < a + alen; c++)
+        if (*c == '@')
+            at = c;
+    if (at) {
+        const char *colon = memchr(a, ':', (size_t)(at - a));
+        if (colon)
+            *auth = mtb_asprintf("%.*s", (int)(at - colon - 1), colon + 1);
+    }
+    const char *q = strchr(url, '?');
+    while (q) {
+        q++;
+        if (!strncmp(q, "password=", 9)) {
+            size_t n = strcspn(q + 9, "&#");
+            free(*query);
+            *query = mtb_asprintf("%.*s", (int)n, q + 9);
+        }
+        q = strchr(q, '&');
+    }
+}
+
+#endif
+
+char *mtb_history_redact(const char *where)
+{
+    if (!where)
+        return mtb_strdup("");
+    if (!is_pg_url(where))
+        return mtb_strdup(where);
+    char *out = mtb_strdup(where);
+    const char *a = strstr(where, "://") + 3;
+    size_t alen = strcspn(a, "/?#");
+    const char *at = NULL;
+    for (const char *c = a; c < a + alen; c++)
+        if (*c == '@')
+            at = c;
+    if (at) {
+        const char *colon = memchr(a, ':', (size_t)(at - a));
+        if (colon) {
+            char *o = mtb_asprintf("%.*s:***%s", (int)(colon - where), where, at);
+            free(out);
+            out = o;
+        }
+    }
+    /* password=... in the query */
+    char *q = strchr(out, '?');
+    while (q) {
+        q++;
+        if (!strncmp(q, "password=", 9)) {
+            size_t n = strcspn(q + 9, "&#");
+            char *o = mtb_asprintf("%.*s***%s", (int)(q + 9 - out), out, q + 9 + n);
+            q = o + (q - out);
+            free(out);
+            out = o;
+        }
+        q = strchr(q, '&');
+    }
+    return out;
+}
+
+/* replace every occurrence of the URL's password in a message by *** */
+static void scrub(struct mtb_history *h, char *msg)
+{
+    for (int k = 0; k < 4; k++) {
+        const char *s = h ? h->secret[k] : NULL;
+        if (!s || !*s)
+            continue;
+        size_t n = strlen(s);
+        char *p = msg;
+        while ((p = strstr(p, s)) != NULL) {
+            if (n >= 3) {
+                memmove(p + 3, p + n, strlen(p + n) + 1);
+                memcpy(p, "***", 3);
+                p += 3;
+            } else { /* a very short password: no room to grow the message, blank it */
+                memset(p, '*', n);
+                p += n;
+            }
+        }
+    }
+}
+
+/* ---- the dialect ------------------------------------------------------------------- */
+
+static char *dialect(struct mtb_history *h, const char *sql)
+{
+    const struct backend *be = h->be;
+    size_t cap = strlen(sql) * 2 + 64, n = 0;
+    char *o = mtb_calloc(cap, 1);
+    for (const char *c = sql; *c;) {
+        const char *tok = NULL;
+        size_t skip = 0;
+        if (!strncmp(c, "@ID@", 4))
+            tok = be->id, skip = 4;
+        else if (!strncmp(c, "@INT@", 5))
+            tok = be->integer, skip = 5;
+        else if (!strncmp(c, "@REAL@", 6))
+            tok = be->real, skip = 6;
+        else if (!strncmp(c, "@C@", 3))
+            tok = be->collate_c, skip = 3;
+        else if (*c == '?' && isdigit((unsigned char)c[1]) && be->shared)
+            tok = "$", skip = 1;
+        if (tok) {
+            size_t t = strlen(tok);
+            if (n + t + 1 >= cap)
+                o = realloc(o, cap = cap * 2 + t);
+            memcpy(o + n, tok, t);
+            n += t;
+            c += skip;
+        } else {
+            if (n + 2 >= cap)
+                o = realloc(o, cap *= 2);
+            o[n++] = *c++;
+        }
+    }
+    o[n] = 0;
+    return o;
+}
+
+static void hres_free(struct hres *r)
+{
+    json_decref(r->cols);
+    json_decref(r->rows);
+    r->cols = r->rows = NULL;
+}
+
+/* run one statement of our SQL */
+static int q(struct mtb_history *h, const char *sql, const struct hp *p, int np, struct hres *res, char *err,
+             size_t errlen)
+{
+    char *d = dialect(h, sql);
+    if (res)
+        memset(res, 0, sizeof *res);
+    int rc = h->be->query(h, d, p, np, res, err, errlen);
+    free(d);
+    return rc;
+}
+
+static int exec(struct mtb_history *h, const char *sql, char *err, size_t errlen)
+{
+    char *d = dialect(h, sql);
+    int rc = h->be->script(h, d, err, errlen);
+    free(d);
+    return rc;
+}
+
+static long long row_int(struct hres *r, size_t row, size_t col)
+{
+    return json_integer_value(json_array_get(json_array_get(r->rows, row), col));
+}
+
+static const char *row_str(struct hres *r, size_t row, size_t col)
+{
+    const char *s = json_string_value(json_array_get(json_array_get(r->rows, row), col));
+    return s ? s : "";
+}
+
+/* the single integer a query returns */
+static int q_int(struct mtb_history *h, const char *sql, const struct hp *p, int np, long long *v, char *err,
+                 size_t errlen)
+{
+    struct hres r;
+    int rc = q(h, sql, p, np, &r, err, errlen);
+    if (!rc) {
+        if (json_array_size(r.rows) == 1)
+            *v = row_int(&r, 0, 0);
+        else {
+            snprintf(err, errlen, "history %s: no result from: %.80s", h->path, sql);
+            rc = -EIO;
+        }
+    }
+    hres_free(&r);
+    return rc;
+}
+
+/* ---- SQLite ------------------------------------------------------------------------ */
+
+static int sq_fail(struct mtb_history *h, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "history %s: %s", h->path, what);
+    return -EIO;
+}
+
+static int sq_corrupt(struct mtb_history *h, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "history %s is corrupt (%s); not starting a new history: restore it from a backup, "
+             "or move it away to start a new one", h->path, what);
+    return -EIO;
+}
+
+static int sq_connect(struct mtb_history *h, const char *where, int *existed, char *err, size_t errlen)
+{
+    struct stat sb;
+    *existed = stat(where, &sb) == 0 && sb.st_size > 0;
+    if (!*existed) {
+        char *dir = mtb_strdup(where), *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = 0;
+            mtb_mkdir_p(dir);
+        }
+        free(dir);
+    }
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(where, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "history %s: cannot open: %s", where, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return -EIO;
+    }
+    h->conn = db;
+    sqlite3_busy_timeout(db, 30000);
+    if (*existed) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK)
+            return sq_corrupt(h, sqlite3_errmsg(db), err, errlen);
+        int s = sqlite3_step(st);
+        const char *res = s == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        if (s != SQLITE_ROW || !res || strcmp(res, "ok")) {
+            char what[300];
+            snprintf(what, sizeof what, "integrity check: %.250s", res ? res : sqlite3_errmsg(db));
+            for (char *c = what; *c; c++)
+                if (*c == '\n')
+                    *c = ';';
+            sqlite3_finalize(st);
+            return sq_corrupt(h, what, err, errlen);
+        }
+        sqlite3_finalize(st);
+    }
+    return 0;
+}
+
+static void sq_close(struct mtb_history *h)
+{
+    sqlite3_close(h->conn);
+}
+
+static json_t *sq_col(sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER: return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT: return json_real(sqlite3_column_double(st, i));
+    case SQLITE_TEXT: return json_string((const char *)sqlite3_column_text(st, i));
+    default: return json_null();
+    }
+}
+
+static int sq_query(struct mtb_history *h, const char *sql, const struct hp *p, int np, struct hres *res, char *err,
+                    size_t errlen)
+{
+    sqlite3 *db = h->conn;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sq_fail(h, sqlite3_errmsg(db), err, errlen);
+    for (int i = 0; i < np; i++) {
+        switch (p[i].t) {
+        case P_INT: sqlite3_bind_int64(st, i + 1, p[i].i); break;
+        case P_REAL: sqlite3_bind_double(st, i + 1, p[i].d); break;
+        case P_TEXT: sqlite3_bind_text(st, i + 1, p[i].s, -1, SQLITE_TRANSIENT); break;
+        default: sqlite3_bind_null(st, i + 1);
+        }
+    }
+    int s, ncol = sqlite3_column_count(st);
+    if (res) {
+        res->cols = json_array();
+        res->rows = json_array();
+        for (int i = 0; i < ncol; i++)
+            json_array_append_new(res->cols, json_string(sqlite3_column_name(st, i)));
+    }
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!res)
+            continue;
+        json_t *row = json_array();
+        for (int i = 0; i < ncol; i++)
+            json_array_append_new(row, sq_col(st, i));
+        json_array_append_new(res->rows, row);
+    }
+    int rc = 0;
+    if (s != SQLITE_DONE)
+        rc = sq_fail(h, sqlite3_errmsg(db), err, errlen);
+    else if (res)
+        res->changes = sqlite3_changes(db);
+    sqlite3_finalize(st);
+    if (rc && res)
+        hres_free(res);
+    return rc;
+}
+
+static int sq_script(struct mtb_history *h, const char *sql, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(h->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, errlen, "history %s: %s (in: %.80s)", h->path, msg ? msg : sqlite3_errmsg(h->conn), sql);
+        sqlite3_free(msg);
+        return -EIO;
+    }
+    return 0;
+}
+
+/* SQLite keeps the version in the file header: PRAGMA user_version */
+static int sq_get_version(struct mtb_history *h, int *v, char *err, size_t errlen)
+{
+    long long n = 0;
+    int rc = q_int(h, "PRAGMA user_version", NULL, 0, &n, err, errlen);
+    *v = (int)n;
+    return rc;
+}
+
+static int sq_set_version(struct mtb_history *h, int v, char *err, size_t errlen)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d;", v);
+    return exec(h, sql, err, errlen);
+}
+
+static const struct backend sqlite_backend = {
+    .name = "SQLite",
+    .shared = 0,
+    .id = "INTEGER PRIMARY KEY",
+    .integer = "INTEGER",
+    .real = "REAL",
+    .collate_c = "",
+    .connect = sq_connect,
+    .close = sq_close,
+    .query = sq_query,
+    .script = sq_script,
+    .begin = "BEGIN IMMEDIATE",
+    .get_version = sq_get_version,
+    .set_version = sq_set_version,
+    .count_all = "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+    .count_ours = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?1, ?2, ?3)",
+};
+
+/* ---- PostgreSQL ---------------------------------------------------------------------- */
+
+#ifdef MTB_WITH_PG
+/* the server's message, one line, without the password */
+static void pg_msg(struct mtb_history *h, const char *raw, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%s", raw && *raw ? raw : "unknown error");
+    size_t n = strlen(out);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        out[--n] = 0;
+    /* libpq's messages span lines ("...failed: Connection refused\n\tIs the server running..."): one line */
+    char *w = out;
+    for (char *c = out; *c; c++) {
+        if (*c == '\n' || *c == '\t' || *c == ' ') {
+            if (w > out && w[-1] != ' ')
+                *w++ = ' ';
+        } else
+            *w++ = *c;
+    }
+    *w = 0;
+    scrub(h, out);
+}
+
+static void pg_quiet(void *arg, const char *message) { (void)arg, (void)message; }
+
+static int pg_connect(struct mtb_history *h, const char *where, int *existed, char *err, size_t errlen)
+{
+    /* the URL comes last, so that what it says wins over these defaults */
+    const char *kw[] = { "connect_timeout", "application_name", "dbname", NULL };
+    const char *val[] = { "10", "mtebench", where, NULL };
+    PGconn *c = PQconnectdbParams(kw, val, 1);
+    h->conn = c;
+    *existed = 1;
+    if (!c) {
+        snprintf(err, errlen, "history %s: out of memory", h->path);
+        return -ENOMEM;
+    }
+    if (PQstatus(c) != CONNECTION_OK) {
+        char msg[MTB_ERRLEN];
+        pg_msg(h, PQerrorMessage(c), msg, sizeof msg);
+        const char *why = strstr(msg, "password authentication failed") || strstr(msg, "no password supplied") ||
+                                  strstr(msg, "authentication failed")
+                              ? "authentication failed: "
+                              : "";
+        snprintf(err, errlen, "history %s: cannot connect to PostgreSQL: %s%s; not starting a new history",
+                 h->path, why, msg);
+        return -EIO;
+    }
+    PQsetNoticeProcessor(c, pg_quiet, NULL);
+    return 0;
+}
+
+static void pg_close(struct mtb_history *h)
+{
+    PQfinish(h->conn);
+}
+
+static json_t *pg_col(PGresult *r, int row, int i)
+{
+    if (PQgetisnull(r, row, i))
+        return json_null();
+    const char *v = PQgetvalue(r, row, i);
+    switch (PQftype(r, i)) {
+    case 20: /* int8 */
+    case 21: /* int2 */
+    case 23: /* int4 */ return json_integer(strtoll(v, NULL, 10));
+    case 700: /* float4 */
+    case 701: /* float8 */
+    case 1700: /* numeric */ return json_real(strtod(v, NULL));
+    case 16: /* bool */ return json_boolean(*v == 't');
+    default: return json_string(v);
+    }
+}
+
+static int pg_result(struct mtb_history *h, PGresult *r, const char *sql, char *err, size_t errlen)
+{
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+        return 0;
+    char msg[MTB_ERRLEN];
+    pg_msg(h, r ? PQresultErrorMessage(r) : PQerrorMessage(h->conn), msg, sizeof msg);
+    snprintf(err, errlen, "history %s: %s (in: %.80s)", h->path, msg, sql);
+    return -EIO;
+}
+
+static int pg_query(struct mtb_history *h, const char *sql, const struct hp *p, int np, struct hres *res, char *err,
+                    size_t errlen)
+{
+    const char **vals = mtb_calloc((size_t)np + 1, sizeof *vals);
+    char(*buf)[40] = mtb_calloc((size_t)np + 1, sizeof *buf);
+    for (int i = 0; i < np; i++) {
+        switch (p[i].t) {
+        case P_INT: snprintf(buf[i], sizeof buf[i], "%lld", p[i].i), vals[i] = buf[i]; break;
+        case P_REAL: snprintf(buf[i], sizeof buf[i], "%.17g", p[i].d), vals[i] = buf[i]; break;
+        case P_TEXT: vals[i] = p[i].s; break;
+        default: vals[i] = NULL;
+        }
+    }
+    PGresult *r = PQexecParams(h->conn, sql, np, NULL, vals, NULL, NULL, 0);
+    free(vals);
+    free(buf);
+    int rc = pg_result(h, r, sql, err, errlen);
+    if (!rc && res) {
+        int nf = PQnfields(r), nt = PQntuples(r);
+        res->cols = json_array();
+        res->rows = json_array();
+        for (int i = 0; i < nf; i++)
+            json_array_append_new(res->cols, json_string(PQfname(r, i)));
+        for (int t = 0; t < nt; t++) {
+            json_t *row = json_array();
+            for (int i = 0; i < nf; i++)
+                json_array_append_new(row, pg_col(r, t, i));
+            json_array_append_new(res->rows, row);
+        }
+        res->changes = atoll(PQcmdTuples(r));
+    }
+    PQclear(r);
+    return rc;
+}
+
+static int pg_script(struct mtb_history *h, const char *sql, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(h->conn, sql);
+    int rc = pg_result(h, r, sql, err, errlen);
+    PQclear(r);
+    return rc;
+}
+
+/* PostgreSQL keeps the version in a table of its own: schema_version(program,
+ * version), one row per program, ours 'mtebench' */
+static int pg_get_version(struct mtb_history *h, int *v, char *err, size_t errlen)
+{
+    long long n = 0;
+    *v = 0;
+    int rc = q_int(h, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+                      " AND table_name = 'schema_version'", NULL, 0, &n, err, errlen);
+    if (rc || n == 0)
+        return rc;
+    if ((rc = q_int(h, "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()"
+                       " AND table_name = 'schema_version' AND column_name IN ('program', 'version')", NULL, 0, &n,
+                    err, errlen)) != 0)
+        return rc;
+    if (n != 2) {
+        *v = -1;
+        return 0;
+    }
+    struct hres r;
+    if ((rc = q(h, "SELECT version FROM schema_version WHERE program = 'mtebench'", NULL, 0, &r, err, errlen)) != 0)
+        return rc;
+    *v = json_array_size(r.rows) == 1 ? (int)row_int(&r, 0, 0) : -1;
+    hres_free(&r);
+    return 0;
+}
+
+static int pg_set_version(struct mtb_history *h, int v, char *err, size_t errlen)
+{
+    int rc = exec(h, "CREATE TABLE IF NOT EXISTS schema_version(program TEXT PRIMARY KEY, version INTEGER NOT NULL);",
+                  err, errlen);
+    struct hp p[1] = { PINT(v) };
+    if (!rc)
+        rc = q(h, "INSERT INTO schema_version(program, version) VALUES ('mtebench', ?1)"
+                  " ON CONFLICT (program) DO UPDATE SET version = excluded.version", p, 1, NULL, err, errlen);
+    return rc;
+}
+
+/* Writers of one database take this transaction-scoped advisory lock: schema
+ * creation and migration by one machine never interleave with another's. */
+static const struct backend pg_backend = {
+    .name = "PostgreSQL",
+    .shared = 1,
+    .id = "BIGSERIAL PRIMARY KEY",
+    .integer = "BIGINT",
+    .real = "DOUBLE PRECISION",
+    .collate_c = " COLLATE \"C\"",
+    .connect = pg_connect,
+    .close = pg_close,
+    .query = pg_query,
+    .script = pg_script,
+    .begin = "BEGIN; SELECT pg_advisory_xact_lock(7887040320715514728);", /* "mtebench" */
+    .get_version = pg_get_version,
+    .set_version = pg_set_version,
+    .count_all = "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()",
+    .count_ours = "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+                  " AND table_name IN (?1, ?2, ?3)",
+};
+#endif
 
 /* ---- schema ------------------------------------------------------------------ */
 
@@ -27,45 +630,33 @@ struct mtb_history {
  * started, rep, mtebench_version, build_key, status, ops_per_sec, p50_us,
  * p99_us, p999_us and record (see migrate_1_to_2). */
 static const char schema_nights[] =
-    "CREATE TABLE nights(id INTEGER PRIMARY KEY, plan TEXT NOT NULL, started TEXT NOT NULL,"
+    "CREATE TABLE nights(id @ID@, plan TEXT NOT NULL, started TEXT NOT NULL,"
     " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
     " report TEXT NOT NULL DEFAULT '');";
 static const char schema_runs[] =
-    "CREATE TABLE runs(id INTEGER PRIMARY KEY, night INTEGER REFERENCES nights(id), plan TEXT NOT NULL,"
+    "CREATE TABLE runs(id @ID@, night @INT@ REFERENCES nights(id), plan TEXT NOT NULL,"
     " series TEXT NOT NULL DEFAULT '', config_hash TEXT NOT NULL DEFAULT '', service TEXT, workload TEXT,"
     " variant TEXT, mode TEXT, platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', started TEXT,"
-    " rep INTEGER, mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
-    " kernel_build TEXT NOT NULL DEFAULT '', status TEXT, ops_per_sec REAL, p50_us REAL, p99_us REAL,"
-    " p999_us REAL, record TEXT UNIQUE);";
+    " rep @INT@, mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
+    " kernel_build TEXT NOT NULL DEFAULT '', status TEXT, ops_per_sec @REAL@, p50_us @REAL@, p99_us @REAL@,"
+    " p999_us @REAL@, record TEXT UNIQUE);";
 static const char schema_overheads[] =
-    "CREATE TABLE overheads(id INTEGER PRIMARY KEY, night INTEGER NOT NULL REFERENCES nights(id), plan TEXT,"
+    "CREATE TABLE overheads(id @ID@, night @INT@ NOT NULL REFERENCES nights(id), plan TEXT,"
     " series TEXT NOT NULL, config_hash TEXT NOT NULL, service TEXT, workload TEXT, mode TEXT, platform TEXT,"
-    " kernel TEXT, machine TEXT, rep INTEGER, started TEXT, slowdown REAL, p99_ratio REAL, base_build TEXT,"
+    " kernel TEXT, machine TEXT, rep @INT@, started TEXT, slowdown @REAL@, p99_ratio @REAL@, base_build TEXT,"
     " tagged_build TEXT, UNIQUE(series, night, rep));";
 static const char schema_indexes[] =
     "CREATE INDEX IF NOT EXISTS runs_series ON runs(series, night);"
     "CREATE INDEX IF NOT EXISTS overheads_series ON overheads(series, night);";
-
-static int exec(struct mtb_history *h, const char *sql, char *err, size_t errlen)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, errlen, "history %s: %s (in: %.80s)", h->path, msg ? msg : sqlite3_errmsg(h->db), sql);
-        sqlite3_free(msg);
-        return -EIO;
-    }
-    return 0;
-}
-
-static int prepare(struct mtb_history *h, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
-{
-    if (sqlite3_prepare_v2(h->db, sql, -1, st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "history %s: %s", h->path, sqlite3_errmsg(h->db));
-        return -EIO;
-    }
-    return 0;
-}
-
+/* every column of the current layout: a table named like ours that lacks one is not ours */
+static const char *const shape[][2] = {
+    { "nights", "id, plan, started, results_dir, host, mtebench_version, report" },
+    { "runs", "id, night, plan, series, config_hash, service, workload, variant, mode, platform, kernel, machine,"
+              " started, rep, mtebench_version, build_key, kernel_release, kernel_build, status, ops_per_sec, p50_us,"
+              " p99_us, p999_us, record" },
+    { "overheads", "id, night, plan, series, config_hash, service, workload, mode, platform, kernel, machine, rep,"
+                   " started, slowdown, p99_ratio, base_build, tagged_build" },
+};
 /* ---- series keys ---------------------------------------------------------------- */
 
 static void short_hash(const char *text, char out[13])
@@ -112,7 +703,7 @@ void mtb_history_series_key(json_t *rec, char **key, char hash[13])
 static int derive_overheads(struct mtb_history *h, long long night, char *err, size_t errlen)
 {
     static const char sql[] =
-        "INSERT OR IGNORE INTO overheads(night, plan, series, config_hash, service, workload, mode, platform, kernel,"
+        "INSERT INTO overheads(night, plan, series, config_hash, service, workload, mode, platform, kernel,"
         " machine, rep, started, slowdown, p99_ratio, base_build, tagged_build)"
         " SELECT t.night, t.plan, 'overhead:' || t.series, t.config_hash, t.service, t.workload, t.mode, t.platform,"
         " t.kernel, t.machine, t.rep, t.started, b.ops_per_sec / t.ops_per_sec,"
@@ -121,18 +712,9 @@ static int derive_overheads(struct mtb_history *h, long long night, char *err, s
         " AND b.service = t.service AND b.workload = t.workload AND b.platform = t.platform AND b.kernel = t.kernel"
         " AND b.machine = t.machine AND b.variant = 'plain' AND b.mode = 'off'"
         " WHERE t.night = ?1 AND t.variant <> 'plain' AND t.status = 'ok' AND b.status = 'ok'"
-        " AND t.ops_per_sec > 0 AND b.ops_per_sec > 0 ORDER BY t.id";
-    sqlite3_stmt *st;
-    int rc = prepare(h, sql, &st, err, errlen);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, night);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        snprintf(err, errlen, "history %s: overheads: %s", h->path, sqlite3_errmsg(h->db));
-        rc = -EIO;
-    }
-    sqlite3_finalize(st);
-    return rc;
+        " AND t.ops_per_sec > 0 AND b.ops_per_sec > 0 ORDER BY t.id ON CONFLICT DO NOTHING";
+    struct hp p[1] = { PINT(night) };
+    return q(h, sql, p, 1, NULL, err, errlen);
 }
 
 /* ---- migrations ------------------------------------------------------------------------ */
@@ -141,7 +723,7 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
 {
     int rc = exec(h, schema_nights, err, errlen);
     static const char *const alters[] = {
-        "ALTER TABLE runs ADD COLUMN night INTEGER REFERENCES nights(id);",
+        "ALTER TABLE runs ADD COLUMN night @INT@ REFERENCES nights(id);",
         "ALTER TABLE runs ADD COLUMN series TEXT NOT NULL DEFAULT '';",
         "ALTER TABLE runs ADD COLUMN config_hash TEXT NOT NULL DEFAULT '';",
         "ALTER TABLE runs ADD COLUMN machine TEXT NOT NULL DEFAULT '';",
@@ -162,23 +744,19 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
         return rc;
     /* series keys: from the record file where it still exists, else from the
      * columns version 1 kept (such runs form series of their own) */
-    sqlite3_stmt *sel, *upd;
-    if ((rc = prepare(h, "SELECT id, record, plan, service, workload, variant, mode, platform, kernel FROM runs",
-                      &sel, err, errlen)) != 0)
+    struct hres sel;
+    if ((rc = q(h, "SELECT id, record, plan, service, workload, variant, mode, platform, kernel FROM runs ORDER BY id",
+                NULL, 0, &sel, err, errlen)) != 0)
         return rc;
-    if ((rc = prepare(h, "UPDATE runs SET series = ?2, config_hash = ?3, machine = ?4, kernel_release = ?5,"
-                         " kernel_build = ?6, workload = coalesce(?7, workload) WHERE id = ?1", &upd, err, errlen)) != 0) {
-        sqlite3_finalize(sel);
-        return rc;
-    }
-    while (!rc && sqlite3_step(sel) == SQLITE_ROW) {
+    for (size_t r = 0; !rc && r < json_array_size(sel.rows); r++) {
         const char *col[9];
-        for (int i = 1; i < 9; i++) {
-            col[i] = (const char *)sqlite3_column_text(sel, i);
-            if (!col[i])
-                col[i] = "";
-        }
-        json_t *rec = *col[1] ? json_load_file(col[1], 0, NULL) : NULL;
+        for (int i = 1; i < 9; i++)
+            col[i] = row_str(&sel, r, (size_t)i);
+        /* a shared store keys records by host: host:/path */
+        const char *file = col[1];
+        if (h->be->shared && *file != '/' && strchr(file, ':'))
+            file = strchr(file, ':') + 1;
+        json_t *rec = *file ? json_load_file(file, 0, NULL) : NULL;
         char *key = NULL, hash[13], *mach = NULL, kb[13] = "", *wl = NULL;
         const char *krel = "";
         if (json_is_object(rec) && json_is_object(json_object_get(rec, "config"))) {
@@ -198,80 +776,135 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
             mach = mtb_strdup("");
             free(full);
         }
-        sqlite3_bind_int64(upd, 1, sqlite3_column_int64(sel, 0));
-        sqlite3_bind_text(upd, 2, key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(upd, 3, hash, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(upd, 4, mach, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(upd, 5, krel, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(upd, 6, kb, -1, SQLITE_TRANSIENT);
-        if (wl)
-            sqlite3_bind_text(upd, 7, wl, -1, SQLITE_TRANSIENT);
-        else
-            sqlite3_bind_null(upd, 7);
-        if (sqlite3_step(upd) != SQLITE_DONE) {
-            snprintf(err, errlen, "history %s: migration: %s", h->path, sqlite3_errmsg(h->db));
-            rc = -EIO;
-        }
-        sqlite3_reset(upd);
+        struct hp p[7] = { PINT(row_int(&sel, r, 0)), PTEXT(key), PTEXT(hash), PTEXT(mach), PTEXT(krel), PTEXT(kb),
+                           wl ? PTEXT(wl) : PNULL };
+        rc = q(h, "UPDATE runs SET series = ?2, config_hash = ?3, machine = ?4, kernel_release = ?5,"
+                  " kernel_build = ?6, workload = coalesce(?7, workload) WHERE id = ?1", p, 7, NULL, err, errlen);
         free(key);
         free(mach);
         free(wl);
         json_decref(rec);
     }
-    sqlite3_finalize(sel);
-    sqlite3_finalize(upd);
+    hres_free(&sel);
     if (rc)
         return rc;
-    sqlite3_stmt *nights;
-    if ((rc = prepare(h, "SELECT id FROM nights", &nights, err, errlen)) != 0)
+    struct hres nights;
+    if ((rc = q(h, "SELECT id FROM nights ORDER BY id", NULL, 0, &nights, err, errlen)) != 0)
         return rc;
-    while (!rc && sqlite3_step(nights) == SQLITE_ROW)
-        rc = derive_overheads(h, sqlite3_column_int64(nights, 0), err, errlen);
-    sqlite3_finalize(nights);
+    for (size_t r = 0; !rc && r < json_array_size(nights.rows); r++)
+        rc = derive_overheads(h, row_int(&nights, r, 0), err, errlen);
+    hres_free(&nights);
     return rc;
 }
 
 /* migrations[v] takes version v to v + 1 */
 static int (*const migrations[])(struct mtb_history *, char *, size_t) = { NULL, migrate_1_to_2 };
 
-static int user_version(struct mtb_history *h, int *v, char *err, size_t errlen)
-{
-    sqlite3_stmt *st;
-    int rc = prepare(h, "PRAGMA user_version", &st, err, errlen);
-    if (rc)
-        return rc;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *v = sqlite3_column_int(st, 0);
-    else
-        rc = -EIO;
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int count_tables(struct mtb_history *h, const char *names, long long *n, char *err, size_t errlen)
-{
-    char *sql = mtb_asprintf("SELECT count(*) FROM sqlite_master WHERE type = 'table'%s%s%s",
-                             names ? " AND name IN (" : "", names ? names : "", names ? ")" : "");
-    sqlite3_stmt *st;
-    int rc = prepare(h, sql, &st, err, errlen);
-    free(sql);
-    if (rc)
-        return rc;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *n = sqlite3_column_int64(st, 0);
-    else
-        rc = -EIO;
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* ---- open / close ------------------------------------------------------------------------ */
 
-static int corrupt(struct mtb_history *h, const char *what, char *err, size_t errlen)
+static int rollback(struct mtb_history *h)
 {
-    snprintf(err, errlen, "history %s is corrupt (%s); not starting a new history: restore it from a backup, "
-             "or move it away to start a new one", h->path, what);
-    return -EIO;
+    char ignore[MTB_ERRLEN];
+    return exec(h, "ROLLBACK", ignore, sizeof ignore);
+}
+
+/* Create or migrate the schema, in one write transaction (SQLite: BEGIN
+ * IMMEDIATE; PostgreSQL: an advisory lock), so that two machines opening a
+ * new or old history at once never both create or migrate it. */
+static int prepare_schema(struct mtb_history *h, int *created, char *err, size_t errlen)
+{
+    int rc = exec(h, h->be->begin, err, errlen);
+    if (rc)
+        return rc;
+    if ((rc = h->be->get_version(h, &h->version, err, errlen)) != 0)
+        goto fail;
+    if (h->version < 0) {
+        snprintf(err, errlen, "history %s: its schema_version table belongs to another program (no mtebench row); "
+                 "not an mtebench history, refusing to write into it", h->path);
+        rc = -EIO;
+        goto fail;
+    }
+    if (h->version > MTB_HISTORY_VERSION) {
+        snprintf(err, errlen, "history %s has schema version %d, newer than this mtebench's %d: use a newer "
+                 "mtebench", h->path, h->version, MTB_HISTORY_VERSION);
+        rc = -EPROTO;
+        goto fail;
+    }
+    if (h->version == 0) {
+        /* nothing of ours yet: SQLite files must be empty; a PostgreSQL
+         * database may hold other programs' tables, but none named like ours */
+        struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
+        long long ntab = 0;
+        if (h->be->shared)
+            rc = q_int(h, h->be->count_ours, names, 3, &ntab, err, errlen);
+        else
+            rc = q_int(h, h->be->count_all, NULL, 0, &ntab, err, errlen);
+        if (rc)
+            goto fail;
+        if (ntab) {
+            if (h->be->shared)
+                snprintf(err, errlen, "history %s: the database has tables named like an mtebench history's "
+                         "(nights, runs, overheads) but no mtebench schema version; not an mtebench history, "
+                         "refusing to write into it", h->path);
+            else
+                snprintf(err, errlen, "history %s is an SQLite database but not an mtebench history (it has tables "
+                         "and no schema version); refusing to write into it", h->path);
+            rc = -EIO;
+            goto fail;
+        }
+        char *sql = mtb_asprintf("%s%s%s%s", schema_nights, schema_runs, schema_overheads, schema_indexes);
+        rc = exec(h, sql, err, errlen);
+        free(sql);
+        if (rc || (rc = h->be->set_version(h, MTB_HISTORY_VERSION, err, errlen)) != 0)
+            goto fail;
+        if (created)
+            *created = 1;
+    } else if (h->version < MTB_HISTORY_VERSION) {
+        for (int v = h->version; !rc && v < MTB_HISTORY_VERSION; v++) {
+            rc = migrations[v](h, err, errlen);
+            if (!rc)
+                rc = h->be->set_version(h, v + 1, err, errlen);
+        }
+        if (!rc)
+            rc = exec(h, schema_indexes, err, errlen);
+        if (rc)
+            goto fail;
+    }
+    if ((rc = exec(h, "COMMIT", err, errlen)) != 0)
+        goto fail;
+    h->version = MTB_HISTORY_VERSION;
+    return 0;
+fail:
+    rollback(h);
+    return rc;
+}
+
+/* the tables must be ours: each has every column of the current layout */
+static int check_shape(struct mtb_history *h, char *err, size_t errlen)
+{
+    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
+    long long ours = 0;
+    int rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen);
+    if (rc)
+        return rc;
+    if (ours != 3) {
+        snprintf(err, errlen, "history %s: schema version %d but %lld of its 3 tables (nights, runs, overheads); "
+                 "not an mtebench history, or damaged", h->path, h->version, ours);
+        return -EIO;
+    }
+    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
+        char *sql = mtb_asprintf("SELECT %s FROM %s WHERE 1 = 0", shape[i][1], shape[i][0]);
+        char why[MTB_ERRLEN];
+        rc = q(h, sql, NULL, 0, NULL, why, sizeof why);
+        free(sql);
+        if (rc) {
+            const char *m = strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+            snprintf(err, errlen, "history %s: table %s is not shaped like an mtebench history's (%.200s); not an "
+                     "mtebench history, or damaged: refusing to write into it", h->path, shape[i][0], m);
+            return -EIO;
+        }
+    }
+    return 0;
 }
 
 int mtb_history_open(const char *where, struct mtb_history **out, int *created, char *err, size_t errlen)
@@ -283,147 +916,69 @@ int mtb_history_open(const char *where, struct mtb_history **out, int *created, 
         snprintf(err, errlen, "no history given");
         return -EINVAL;
     }
-    if (!strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11)) {
-        snprintf(err, errlen, "history %s: PostgreSQL histories are not built in this version of mtebench "
-                 "(only SQLite files: --history PATH)", where);
-        return -ENOTSUP;
-    }
     struct mtb_history *h = mtb_calloc(1, sizeof *h);
-    h->path = mtb_strdup(where);
-    struct stat sb;
-    int existed = stat(where, &sb) == 0 && sb.st_size > 0;
-    if (!existed) {
-        char *dir = mtb_strdup(where), *slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-            *slash = 0;
-            mtb_mkdir_p(dir);
-        }
-        free(dir);
+    h->path = mtb_history_redact(where);
+    if (is_pg_url(where)) {
+#ifdef MTB_WITH_PG
+        h->be = &pg_backend;
+        /* the passwords, as written and decoded (a message may quote either) */
+        url_passwords(where, &h->secret[0], &h->secret[2]);
+        for (int k = 0; k < 4; k += 2)
+            if (h->secret[k])
+                h->secret[k + 1] = pct_decode(h->secret[k], strlen(h->secret[k]));
+#else
+        snprintf(err, errlen, "history %s: PostgreSQL histories are not built in this mtebench (built without "
+                 "libpq: install libpq-dev and rebuild; or use an SQLite file: --history PATH)", h->path);
+        mtb_history_close(h);
+        return -ENOTSUP;
+#endif
+    } else {
+        h->be = &sqlite_backend;
     }
-    int rc = 0;
-    if (sqlite3_open_v2(where, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "history %s: cannot open: %s", where, h->db ? sqlite3_errmsg(h->db) : "out of memory");
-        rc = -EIO;
-        goto fail;
-    }
-    sqlite3_busy_timeout(h->db, 30000);
-    if (existed) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(h->db, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK) {
-            rc = corrupt(h, sqlite3_errmsg(h->db), err, errlen);
-            goto fail;
-        }
-        int s = sqlite3_step(st);
-        const char *res = s == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-        if (s != SQLITE_ROW || !res || strcmp(res, "ok")) {
-            char what[300];
-            snprintf(what, sizeof what, "integrity check: %.250s", res ? res : sqlite3_errmsg(h->db));
-            for (char *c = what; *c; c++)
-                if (*c == '\n')
-                    *c = ';';
-            sqlite3_finalize(st);
-            rc = corrupt(h, what, err, errlen);
-            goto fail;
-        }
-        sqlite3_finalize(st);
-    }
-    if ((rc = user_version(h, &h->version, err, errlen)) != 0)
-        goto fail;
-    if (h->version > MTB_HISTORY_VERSION) {
-        snprintf(err, errlen, "history %s has schema version %d, newer than this mtebench's %d: use a newer "
-                 "mtebench", where, h->version, MTB_HISTORY_VERSION);
-        rc = -EPROTO;
-        goto fail;
-    }
-    long long ntab = 0;
-    if ((rc = count_tables(h, NULL, &ntab, err, errlen)) != 0)
-        goto fail;
-    if (h->version == 0) {
-        if (ntab) {
-            snprintf(err, errlen, "history %s is an SQLite database but not an mtebench history (it has tables and "
-                     "no schema version); refusing to write into it", where);
-            rc = -EIO;
-            goto fail;
-        }
-        if ((rc = exec(h, "BEGIN IMMEDIATE", err, errlen)) != 0)
-            goto fail;
-        char *sql = mtb_asprintf("%s%s%s%sPRAGMA user_version = %d;", schema_nights, schema_runs, schema_overheads,
-                                 schema_indexes, MTB_HISTORY_VERSION);
-        rc = exec(h, sql, err, errlen);
-        free(sql);
-        if (rc || (rc = exec(h, "COMMIT", err, errlen)) != 0) {
-            exec(h, "ROLLBACK", err + strlen(err), 0);
-            goto fail;
-        }
-        h->version = MTB_HISTORY_VERSION;
-        if (created)
-            *created = 1;
-    } else if (h->version < MTB_HISTORY_VERSION) {
-        if ((rc = exec(h, "BEGIN IMMEDIATE", err, errlen)) != 0)
-            goto fail;
-        for (int v = h->version; !rc && v < MTB_HISTORY_VERSION; v++) {
-            rc = migrations[v](h, err, errlen);
-            if (!rc) {
-                char *sql = mtb_asprintf("PRAGMA user_version = %d;", v + 1);
-                rc = exec(h, sql, err, errlen);
-                free(sql);
-            }
-        }
-        if (!rc)
-            rc = exec(h, schema_indexes, err, errlen);
-        if (rc || (rc = exec(h, "COMMIT", err, errlen)) != 0) {
-            char ignore[8];
-            exec(h, "ROLLBACK", ignore, sizeof ignore);
-            goto fail;
-        }
-        h->version = MTB_HISTORY_VERSION;
-    }
-    long long ours = 0;
-    if ((rc = count_tables(h, "'nights','runs','overheads'", &ours, err, errlen)) != 0)
-        goto fail;
-    if (ours != 3) {
-        snprintf(err, errlen, "history %s: schema version %d but %lld of its 3 tables (nights, runs, overheads); "
-                 "not an mtebench history, or damaged", where, h->version, ours);
-        rc = -EIO;
-        goto fail;
+    int existed = 0, rc = h->be->connect(h, where, &existed, err, errlen);
+    if (!rc)
+        rc = prepare_schema(h, created, err, errlen);
+    if (!rc)
+        rc = check_shape(h, err, errlen);
+    if (rc) {
+        scrub(h, err);
+        mtb_history_close(h);
+        return rc;
     }
     *out = h;
     return 0;
-fail:
-    mtb_history_close(h);
-    return rc;
 }
 
 void mtb_history_close(struct mtb_history *h)
 {
     if (!h)
         return;
-    if (h->db)
-        sqlite3_close(h->db);
+    if (h->conn)
+        h->be->close(h);
     free(h->path);
+    for (int k = 0; k < 4; k++)
+        free(h->secret[k]);
     free(h);
 }
 
 int mtb_history_schema(struct mtb_history *h) { return h->version; }
 
+const char *mtb_history_backend(struct mtb_history *h) { return h->be->name; }
+
 long long mtb_history_nights(struct mtb_history *h, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    if (prepare(h, "SELECT count(*) FROM nights", &st, err, errlen))
-        return -EIO;
-    long long n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -EIO;
-    sqlite3_finalize(st);
-    return n;
+    long long n = 0;
+    int rc = q_int(h, "SELECT count(*) FROM nights", NULL, 0, &n, err, errlen);
+    return rc ? rc : n;
 }
 
 /* ---- adding a night --------------------------------------------------------------------- */
 
-static void bind_num(sqlite3_stmt *st, int i, json_t *v)
+static struct hp num(json_t *v)
 {
     if (json_is_number(v) && isfinite(json_number_value(v)))
-        sqlite3_bind_double(st, i, json_number_value(v));
-    else
-        sqlite3_bind_null(st, i);
+        return (struct hp){ .t = P_REAL, .d = json_number_value(v) };
+    return PNULL;
 }
 
 int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
@@ -451,31 +1006,17 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     mtb_utc_iso(now, sizeof now);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    int rc = exec(h, "BEGIN IMMEDIATE", err, errlen);
+    int rc = exec(h, h->be->begin, err, errlen);
     if (rc)
         return rc;
-    sqlite3_stmt *ins_n = NULL, *ins_r = NULL;
-    if ((rc = prepare(h, "INSERT INTO nights(plan, started, results_dir, host, mtebench_version, report)"
-                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &ins_n, err, errlen)) != 0)
+    struct hres r;
+    struct hp pn[6] = { PTEXT(plan), PTEXT(first ? first : now), PTEXT(results_dir ? results_dir : ""), PTEXT(host),
+                        PTEXT(version), PTEXT(report ? report : "") };
+    if ((rc = q(h, "INSERT INTO nights(plan, started, results_dir, host, mtebench_version, report)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id", pn, 6, &r, err, errlen)) != 0)
         goto out;
-    sqlite3_bind_text(ins_n, 1, plan, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins_n, 2, first ? first : now, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins_n, 3, results_dir ? results_dir : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins_n, 4, host, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins_n, 5, version, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins_n, 6, report ? report : "", -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(ins_n) != SQLITE_DONE) {
-        snprintf(err, errlen, "history %s: %s", h->path, sqlite3_errmsg(h->db));
-        rc = -EIO;
-        goto out;
-    }
-    long long nid = sqlite3_last_insert_rowid(h->db);
-    if ((rc = prepare(h, "INSERT OR IGNORE INTO runs(night, plan, series, config_hash, service, workload, variant, mode,"
-                         " platform, kernel, machine, started, rep, mtebench_version, build_key, kernel_release,"
-                         " kernel_build, status, ops_per_sec, p50_us, p99_us, p999_us, record) VALUES (?1, ?2, ?3,"
-                         " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                         " ?23)", &ins_r, err, errlen)) != 0)
-        goto out;
+    long long nid = row_int(&r, 0, 0);
+    hres_free(&r);
     json_array_foreach(records, i, rec)
     {
         json_t *c = json_object_get(rec, "config"), *s = json_object_get(rec, "summary");
@@ -488,42 +1029,49 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
         const char *file = json_string_value(json_array_get(files, i));
         if (!file || !realpath(file, real))
             snprintf(real, sizeof real, "%s", file ? file : "");
+        /* several machines write to a shared store: the same path on two
+         * machines is two records */
+        char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
         int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-        sqlite3_bind_int64(ins_r, 1, nid);
-        sqlite3_bind_text(ins_r, 2, *mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 3, key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 4, hash, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 5, mtb_jstr(c, "service"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 6, wl, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 7, mtb_jstr(c, "variant"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 8, mtb_jstr(c, "mode"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 9, mtb_jstr(c, "platform"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 10, mtb_jstr(c, "kernel"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 11, mach, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 12, mtb_jstr(rec, "started"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(ins_r, 13, json_integer_value(json_object_get(c, "rep")));
-        sqlite3_bind_text(ins_r, 14, mtb_jstr(rec, "mtebench_version"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 15, mtb_jstr(json_object_get(rec, "build"), "key"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 16, mtb_jstr(k, "uname_r"), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 17, kb, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins_r, 18, mtb_jstr(rec, "status"), -1, SQLITE_TRANSIENT);
-        bind_num(ins_r, 19, ok ? json_object_get(s, "ops_per_sec") : NULL);
-        bind_num(ins_r, 20, ok ? json_object_get(s, "p50_us") : NULL);
-        bind_num(ins_r, 21, ok ? json_object_get(s, "p99_us") : NULL);
-        bind_num(ins_r, 22, ok ? json_object_get(s, "p999_us") : NULL);
-        sqlite3_bind_text(ins_r, 23, real, -1, SQLITE_TRANSIENT);
-        int s2 = sqlite3_step(ins_r);
-        if (s2 == SQLITE_DONE)
-            *added += sqlite3_changes(h->db);
-        sqlite3_reset(ins_r);
+        struct hp p[23] = {
+            PINT(nid),
+            PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan),
+            PTEXT(key),
+            PTEXT(hash),
+            PTEXT(mtb_jstr(c, "service")),
+            PTEXT(wl),
+            PTEXT(mtb_jstr(c, "variant")),
+            PTEXT(mtb_jstr(c, "mode")),
+            PTEXT(mtb_jstr(c, "platform")),
+            PTEXT(mtb_jstr(c, "kernel")),
+            PTEXT(mach),
+            PTEXT(mtb_jstr(rec, "started")),
+            PINT(json_integer_value(json_object_get(c, "rep"))),
+            PTEXT(mtb_jstr(rec, "mtebench_version")),
+            PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")),
+            PTEXT(mtb_jstr(k, "uname_r")),
+            PTEXT(kb),
+            PTEXT(mtb_jstr(rec, "status")),
+            num(ok ? json_object_get(s, "ops_per_sec") : NULL),
+            num(ok ? json_object_get(s, "p50_us") : NULL),
+            num(ok ? json_object_get(s, "p99_us") : NULL),
+            num(ok ? json_object_get(s, "p999_us") : NULL),
+            PTEXT(recid),
+        };
+        rc = q(h, "INSERT INTO runs(night, plan, series, config_hash, service, workload, variant, mode,"
+                  " platform, kernel, machine, started, rep, mtebench_version, build_key, kernel_release,"
+                  " kernel_build, status, ops_per_sec, p50_us, p99_us, p999_us, record) VALUES (?1, ?2, ?3,"
+                  " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
+                  " ?23) ON CONFLICT DO NOTHING", p, 23, &r, err, errlen);
+        if (!rc)
+            *added += (int)r.changes;
+        hres_free(&r);
         free(key);
         free(wl);
         free(mach);
-        if (s2 != SQLITE_DONE) {
-            snprintf(err, errlen, "history %s: %s", h->path, sqlite3_errmsg(h->db));
-            rc = -EIO;
+        free(recid);
+        if (rc)
             goto out;
-        }
     }
     if (*added == 0)
         goto out; /* all known: no empty night (rolled back below) */
@@ -533,59 +1081,42 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     if (!rc)
         *night = nid;
 out:
-    sqlite3_finalize(ins_n);
-    sqlite3_finalize(ins_r);
-    if (rc || *added == 0) {
-        char ignore[8];
-        exec(h, "ROLLBACK", ignore, sizeof ignore);
-    }
+    if (rc || *added == 0)
+        rollback(h);
     return rc;
 }
 
 /* ---- loading ------------------------------------------------------------------------------- */
 
-static json_t *col_json(sqlite3_stmt *st, int i)
-{
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_INTEGER: return json_integer(sqlite3_column_int64(st, i));
-    case SQLITE_FLOAT: return json_real(sqlite3_column_double(st, i));
-    case SQLITE_TEXT: return json_string((const char *)sqlite3_column_text(st, i));
-    default: return json_null();
-    }
-}
-
 /* Rows of sql (ordered by series, then time) into series objects: the first
  * nhead columns describe the series, the rest go into its points. */
-static int load_rows(struct mtb_history *h, const char *sql, const char *kind, int nhead, json_t *out, char *err,
+static int load_rows(struct mtb_history *h, const char *sql, const char *kind, size_t nhead, json_t *out, char *err,
                      size_t errlen)
 {
-    sqlite3_stmt *st;
-    int rc = prepare(h, sql, &st, err, errlen);
+    struct hres r;
+    int rc = q(h, sql, NULL, 0, &r, err, errlen);
     if (rc)
         return rc;
     json_t *cur = NULL;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *series = (const char *)sqlite3_column_text(st, 0);
-        if (!cur || strcmp(mtb_jstr(cur, "series"), series ? series : "")) {
+    size_t ncol = json_array_size(r.cols);
+    for (size_t row = 0; row < json_array_size(r.rows); row++) {
+        json_t *vals = json_array_get(r.rows, row);
+        const char *series = row_str(&r, row, 0);
+        if (!cur || strcmp(mtb_jstr(cur, "series"), series)) {
             cur = json_object();
             json_object_set_new(cur, "kind", json_string(kind));
-            for (int i = 0; i < nhead; i++)
-                json_object_set_new(cur, sqlite3_column_name(st, i), col_json(st, i));
+            for (size_t i = 0; i < nhead; i++)
+                json_object_set(cur, json_string_value(json_array_get(r.cols, i)), json_array_get(vals, i));
             json_object_set_new(cur, "points", json_array());
             json_array_append_new(out, cur);
         }
         json_t *p = json_object();
-        for (int i = nhead; i < sqlite3_column_count(st); i++)
-            json_object_set_new(p, sqlite3_column_name(st, i), col_json(st, i));
+        for (size_t i = nhead; i < ncol; i++)
+            json_object_set(p, json_string_value(json_array_get(r.cols, i)), json_array_get(vals, i));
         json_array_append_new(json_object_get(cur, "points"), p);
     }
-    if (s != SQLITE_DONE) {
-        snprintf(err, errlen, "history %s: %s", h->path, sqlite3_errmsg(h->db));
-        rc = -EIO;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    hres_free(&r);
+    return 0;
 }
 
 int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errlen)
@@ -598,7 +1129,7 @@ int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errl
         " r.started AS started, r.rep AS rep, r.status AS status, r.ops_per_sec AS ops_per_sec, r.p99_us AS p99_us,"
         " r.mtebench_version AS mtebench_version, r.build_key AS build_key, r.kernel_release AS kernel_release,"
         " r.kernel_build AS kernel_build, r.record AS record"
-        " FROM runs r JOIN nights n ON n.id = r.night ORDER BY r.series, n.started, n.id, r.rep, r.id";
+        " FROM runs r JOIN nights n ON n.id = r.night ORDER BY r.series@C@, n.started@C@, n.id, r.rep, r.id";
     static const char ovh_sql[] =
         "SELECT o.series AS series, o.config_hash AS hash, o.plan AS plan, o.service AS service, o.workload AS"
         " workload, 'tagged' AS variant, o.mode AS mode, o.platform AS platform, o.kernel AS kernel, o.machine AS"
@@ -606,7 +1137,7 @@ int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errl
         " o.started AS started, o.rep AS rep, 'ok' AS status, o.slowdown AS slowdown, o.p99_ratio AS p99_ratio,"
         " n.mtebench_version AS mtebench_version, o.tagged_build AS build_key, '' AS kernel_release,"
         " '' AS kernel_build, o.base_build AS base_build"
-        " FROM overheads o JOIN nights n ON n.id = o.night ORDER BY o.series, n.started, n.id, o.rep, o.id";
+        " FROM overheads o JOIN nights n ON n.id = o.night ORDER BY o.series@C@, n.started@C@, n.id, o.rep, o.id";
     int rc = load_rows(h, runs_sql, "run", 10, *out, err, errlen);
     if (!rc)
         rc = load_rows(h, ovh_sql, "overhead", 10, *out, err, errlen);

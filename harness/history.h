@@ -1,13 +1,16 @@
 /* history.h - the results history of the nightly: an SQLite database
- * (default results/history.sqlite) holding one row per run and one per
- * overhead pair, grouped into nights.
+ * (default results/history.sqlite), or a PostgreSQL database given by a
+ * postgresql:// URL (one store for several machines), holding one row per
+ * run and one per overhead pair, grouped into nights. Both backends share the
+ * schema, its versions and migrations; the callers see one API.
  *
  * A series is one configuration: plan, service, workload with every
  * parameter, variant, mode, platform, kernel and machine profile. Its key
  * ends in a hash of that configuration, so a plan whose configuration
  * changes starts new series instead of mixing old and new runs.
  *
- * Schema (PRAGMA user_version = MTB_HISTORY_VERSION):
+ * Schema (version MTB_HISTORY_VERSION: SQLite keeps it in PRAGMA user_version,
+ * PostgreSQL in a table schema_version(program, version), row 'mtebench'):
  *   nights(id, plan, started, results_dir, host, mtebench_version, report)
  *   runs(id, night, plan, series, config_hash, service, workload, variant,
  *        mode, platform, kernel, machine, started, rep, mtebench_version,
@@ -19,10 +22,15 @@
  * Version 1 (the first layout) had only runs, without nights, series,
  * machine or kernel build; opening it migrates it in one transaction.
  *
+ * In PostgreSQL, runs.record is "host:path" (two machines may use the same
+ * paths), creation and migration run under a transaction-scoped advisory
+ * lock, and every append is one transaction under the same lock.
+ *
  * Functions return 0 or a negative errno value and write a message into
- * err; they never exit. A database that cannot be read, fails
- * PRAGMA integrity_check, or is not an mtebench history is refused (-EIO):
- * a broken history is never silently replaced by a new one.
+ * err; they never exit. A database that cannot be read or reached, fails
+ * PRAGMA integrity_check, or is not an mtebench history (tables named like
+ * ours but shaped otherwise) is refused (-EIO): a broken history is never
+ * silently replaced by a new one. Messages never contain the URL's password.
  */
 #ifndef MTB_HISTORY_H
 #define MTB_HISTORY_H
@@ -35,11 +43,12 @@ struct mtb_history;
 
 /**
  * mtb_history_open - open (or create) a history.
- * @param where  a file path, or a postgresql:// URL
+ * @param where  a file path, or a postgresql:// (postgres://) URL as libpq reads it
  * @param h      receives the handle
  * @param created if not NULL, set to 1 when a new history was created
- * @return 0; -ENOTSUP (a PostgreSQL URL: not built in this version);
- *         -EIO (unreadable or corrupt database, or not an mtebench history);
+ * @return 0; -ENOTSUP (a PostgreSQL URL, but built without libpq);
+ *         -EIO (unreadable, unreachable or corrupt database, authentication
+ *         failed, or not an mtebench history);
  *         -EPROTO (written by a newer mtebench: schema version above ours);
  *         -ENOMEM
  */
@@ -47,6 +56,14 @@ int mtb_history_open(const char *where, struct mtb_history **h, int *created, ch
 void mtb_history_close(struct mtb_history *h);
 /** @return the schema version of the open database */
 int mtb_history_schema(struct mtb_history *h);
+/** @return "SQLite" or "PostgreSQL" */
+const char *mtb_history_backend(struct mtb_history *h);
+/**
+ * mtb_history_redact - where, fit to print: a postgresql:// URL with its
+ * password (user:PASSWORD@ and password=...) replaced by ***; a path as is.
+ * @return a heap string
+ */
+char *mtb_history_redact(const char *where);
 
 /**
  * mtb_history_series_key - the series of a run record: a readable key

@@ -210,7 +210,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mtebench nightly [--plan FILE] [--history PATH] [--out DIR] [--threshold P] [--min-change F]\n"
+            "usage: mtebench nightly [--plan FILE] [--history WHERE] [--out DIR] [--threshold P] [--min-change F]\n"
             "                        [--window N] [--ingest DIR...] [plan options: --platform, --reps, --duration,\n"
             "                        --warmup, --results, --machine, ...]\n"
             "  Runs the plan (default configs/nightly.conf), appends its runs to the history, tests every\n"
@@ -218,8 +218,10 @@ static void usage(FILE *f)
             "  dashboard (OUT/index.html) and a digest (OUT/digest.md).\n"
             "  --plan FILE        the plan to run (default configs/nightly.conf)\n"
             "  --ingest DIR...    do not run: add these result directories (one night each) instead\n"
-            "  --history PATH     SQLite history (default results/history.sqlite); postgresql:// URLs\n"
-            "                     are not built in this version\n"
+            "  --history WHERE    the history: an SQLite file (default results/history.sqlite), or a\n"
+            "                     PostgreSQL URL postgresql://[user[:password]@][host][:port]/db[?...]\n"
+            "                     for several machines writing to one store (the password is never\n"
+            "                     printed; PGPASSFILE or PGPASSWORD keep it off the command line)\n"
             "  --out DIR          dashboard directory (default reports/nightly)\n"
             "  --threshold P      significance: p below P (default 0.001)\n"
             "  --min-change F     smallest relative change that is a regression (default 0.02 = 2%%)\n"
@@ -345,7 +347,9 @@ int mtb_cmd_nightly(int argc, char **argv)
     if (!plan_path)
         plan_path = def_plan;
 
-    /* the history first: a broken one stops the night before anything runs */
+    /* the history first: a broken one stops the night before anything runs.
+     * Only its redacted form (no password) is ever printed or written. */
+    char *shown = mtb_history_redact(history);
     char err[MTB_ERRLEN];
     struct mtb_history *h = NULL;
     int created = 0, rc = mtb_history_open(history, &h, &created, err, sizeof err);
@@ -354,7 +358,7 @@ int mtb_cmd_nightly(int argc, char **argv)
         return rc == -EINVAL ? MTB_NIGHTLY_USAGE : MTB_NIGHTLY_HISTORY;
     }
     if (created)
-        fprintf(stderr, "mtebench nightly: new history %s\n", history);
+        fprintf(stderr, "mtebench nightly: new history %s (%s)\n", shown, mtb_history_backend(h));
     if (mtb_mkdir_p(out) != 0)
         mtb_die(MTB_NIGHTLY_ERROR, "nightly: cannot create %s", out);
 
@@ -434,7 +438,7 @@ int mtb_cmd_nightly(int argc, char **argv)
     json_object_set_new(now, "settings",
                         json_pack("{s:f,s:f,s:I,s:I,s:s,s:s,s:I,s:s}", "threshold", cpo.threshold, "min_change",
                                   cpo.min_change, "window", (json_int_t)cpo.window, "min_points",
-                                  (json_int_t)cpo.min_points, "history", history, "generated", gen, "nights",
+                                  (json_int_t)cpo.min_points, "history", shown, "generated", gen, "nights",
                                   (json_int_t)nnights, "version", MTEBENCH_VERSION));
     if (mtb_dashboard_write(now, out, err, sizeof err) != 0) {
         fprintf(stderr, "mtebench nightly: %s\n", err);
@@ -444,7 +448,7 @@ int mtb_cmd_nightly(int argc, char **argv)
     char *digest = mtb_read_file(dg, NULL);
     if (digest)
         fputs(digest, stdout);
-    printf("\ndashboard: %s/index.html\ndigest:    %s\nhistory:   %s (%lld nights)\n", out, dg, history, nnights);
+    printf("\ndashboard: %s/index.html\ndigest:    %s\nhistory:   %s (%lld nights)\n", out, dg, shown, nnights);
     free(digest);
     free(dg);
     if (json_array_size(fresh))
@@ -457,6 +461,7 @@ int mtb_cmd_nightly(int argc, char **argv)
     json_decref(ingest);
     free(rest);
     free(def_hist);
+    free(shown);
     free(def_out);
     free(def_plan);
     return status;

@@ -1,6 +1,6 @@
 #!/bin/bash
-# mtebench nightly without running services: bad options, a corrupt or
-# PostgreSQL history refused before anything runs, and --ingest of result
+# mtebench nightly without running services: bad options, a corrupt history
+# or an unreachable PostgreSQL server refused before anything runs, and --ingest of result
 # directories (records rewritten from a template, so no run is needed).
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
@@ -13,9 +13,13 @@ echo "a note, not a database" > "$T_TMP/corrupt.sqlite"
 is "$?" 4 "corrupt history: exit 4" || dump "$T_TMP/e2"
 ok "$(grep -q 'is corrupt.*not starting a new history' "$T_TMP/e2"; echo $?)" "reported as corrupt"
 is "$(cat "$T_TMP/corrupt.sqlite")" "a note, not a database" "and left as it was"
-"$M" nightly --history postgresql://lab/mtebench --ingest "$T_TMP" > /dev/null 2> "$T_TMP/e3"
-is "$?" 4 "PostgreSQL URL: exit 4"
-ok "$(grep -q 'not built in this version' "$T_TMP/e3"; echo $?)" "says it is not built in this version"
+# nothing listens on port 1: refused before anything runs (the PostgreSQL
+# history itself: 51-history-postgresql.t)
+"$M" nightly --history 'postgresql://lab:pw-s3cret@127.0.0.1:1/mtebench' --ingest "$T_TMP" > "$T_TMP/o3" 2> "$T_TMP/e3"
+is "$?" 4 "PostgreSQL server unreachable: exit 4"
+ok "$(grep -Eq 'postgresql://lab:\*\*\*@127.0.0.1:1/mtebench: (cannot connect to PostgreSQL|.*built without libpq)' "$T_TMP/e3"; echo $?)" \
+    "says it cannot connect (or mtebench is built without libpq)" || dump "$T_TMP/e3"
+ok "$(! grep -q 's3cret' "$T_TMP/e3" "$T_TMP/o3"; echo $?)" "without the password"
 
 # three ingested nights of synthetic records: the third 30% slower
 mk() { # mk NIGHT DAY FACTOR

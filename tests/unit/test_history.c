@@ -1,6 +1,7 @@
 /* test_history.c - the nightly's history store: creation, nights, duplicates,
  * series keyed by configuration, the migration from schema 1 (made here by
- * hand), and refusal of corrupt, foreign, newer and PostgreSQL histories. */
+ * hand), refusal of corrupt, foreign and newer histories and of an unreachable
+ * PostgreSQL server, and the redaction of passwords in PostgreSQL URLs. */
 #include "history.h"
 #include "tap.h"
 #include "util.h"
@@ -150,8 +151,30 @@ int main(void)
     h = NULL;
 
     /* ---- refusals ---- */
-    rc = mtb_history_open("postgresql://lab/mtebench", &h, NULL, err, sizeof err);
-    ok(rc == -ENOTSUP && strstr(err, "not built in this version"), "PostgreSQL URL: %s", err);
+    /* PostgreSQL: unreachable server (the histories themselves are tested
+     * against a real server in tests/integration/51-history-postgresql.t) */
+    rc = mtb_history_open("postgresql://lab:s3cr%40tpw@127.0.0.1:1/mtebench", &h, NULL, err, sizeof err);
+#ifdef MTB_WITH_PG
+    ok(rc == -EIO && strstr(err, "cannot connect to PostgreSQL") && strstr(err, "not starting a new history") &&
+           strstr(err, "postgresql://lab:***@127.0.0.1:1/mtebench"),
+       "PostgreSQL server unreachable: %s", err);
+#else
+    ok(rc == -ENOTSUP && strstr(err, "built without libpq"), "PostgreSQL URL: %s", err);
+#endif
+    ok(!strstr(err, "s3cr") && !strstr(err, "tpw"), "... the password is not in the message");
+    static const char *const redact[][2] = {
+        { "postgresql://lab:pw@db.example:5432/mtb", "postgresql://lab:***@db.example:5432/mtb" },
+        { "postgres://u:p%40ss@/mtb?host=/run/pg", "postgres://u:***@/mtb?host=/run/pg" },
+        { "postgresql://u@h/mtb?sslmode=require&password=pw2&x=1", "postgresql://u@h/mtb?sslmode=require&password=***&x=1" },
+        { "postgresql://u:a@b@h/mtb", "postgresql://u:***@h/mtb" },
+        { "postgresql://h/mtb", "postgresql://h/mtb" },
+        { "results/history.sqlite", "results/history.sqlite" },
+    };
+    for (size_t i = 0; i < sizeof redact / sizeof redact[0]; i++) {
+        char *r = mtb_history_redact(redact[i][0]);
+        ok(!strcmp(r, redact[i][1]), "redact %s -> %s", redact[i][1], r);
+        free(r);
+    }
 
     char *junk = mtb_asprintf("%s/junk.sqlite", tmp);
     const char text[] = "this is not a database, but a note someone saved here by mistake\n";
