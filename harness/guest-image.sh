@@ -12,6 +12,7 @@
 set -euo pipefail
 stage=$(mktemp -d "${TMPDIR:-/tmp}/mtb-guest.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"   # the guest's / : services run as the unprivileged user mtebench
 cd "$stage"
 mkdir -p mtb/build/aarch64 mtb/builds mtb/services lib/aarch64-linux-gnu etc root tmp proc sys dev run usr/bin bin
 B="$MTB_ROOT/build"

@@ -211,7 +211,9 @@ void mtb_proc_stop(struct mtb_proc *p, int sig, double grace)
 
 const char *mtb_proc_describe(int status, char *buf, size_t n)
 {
-    if (WIFEXITED(status))
+    if (status < 0) /* mtb_proc_run's -errno: the program never started */
+        snprintf(buf, n, "could not start: %s", strerror(-status));
+    else if (WIFEXITED(status))
         snprintf(buf, n, "exit %d", WEXITSTATUS(status));
     else if (WIFSIGNALED(status))
         snprintf(buf, n, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));

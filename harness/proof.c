@@ -132,7 +132,7 @@ int mtb_proof_run(const struct mtb_platform *p, const struct mtb_mode *m, char *
     return ok;
 }
 
-int mtb_proof_smaps_mt(pid_t pid)
+int mtb_proof_smaps_mt(pid_t pid, int *shared)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
@@ -140,17 +140,39 @@ int mtb_proof_smaps_mt(pid_t pid)
     if (!f)
         return -1;
     char line[1024];
-    int count = 0;
+    int count = 0, sh_count = 0;
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, "VmFlags:", 8) != 0)
             continue;
         /* flags are two-letter words separated by spaces */
-        for (char *t = strtok(line + 8, " \n"); t; t = strtok(NULL, " \n"))
-            if (!strcmp(t, "mt")) {
-                count++;
-                break;
-            }
+        int mt = 0, sh = 0;
+        for (char *t = strtok(line + 8, " \n"); t; t = strtok(NULL, " \n")) {
+            mt |= !strcmp(t, "mt");
+            sh |= !strcmp(t, "ms"); /* VM_MAYSHARE: every MAP_SHARED mapping */
+        }
+        count += mt;
+        sh_count += mt && sh;
     }
     fclose(f);
+    if (shared)
+        *shared = sh_count;
     return count;
+}
+
+int mtb_proof_smaps_max(const char *path, int *shared)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[256];
+    int max = -1, maxsh = -1, n, sh;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MTEBENCH-SMAPS mt=%d shared=%d", &n, &sh) == 2) {
+            max = n > max ? n : max;
+            maxsh = sh > maxsh ? sh : maxsh;
+        }
+    fclose(f);
+    if (shared)
+        *shared = maxsh;
+    return max;
 }

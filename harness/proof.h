@@ -19,6 +19,11 @@ int mtb_proof_run(const struct mtb_platform *p, const struct mtb_mode *m, char *
 int mtb_proof_check(const struct mtb_mode *m, json_t *probe, char *why, size_t n);
 /* Parse the probe's key=value lines into a JSON object (numbers where numeric). */
 json_t *mtb_proof_parse(const char *text);
-/* Mappings of pid whose VmFlags carry `mt`; -1 if smaps is unreadable. */
-int mtb_proof_smaps_mt(pid_t pid);
+/* Mappings of pid whose VmFlags carry `mt`; -1 if smaps is unreadable.
+ * *shared (if given): how many of them are MAP_SHARED (`ms`): glibc's tagged
+ * heap is private, a service's own shared memory and mmap'd files shared. */
+int mtb_proof_smaps_mt(pid_t pid, int *shared);
+/* The largest counts in a file of "MTEBENCH-SMAPS mt=N shared=S" lines
+ * written by libmtefault.so's smaps sampler (embedded services); -1 if none. */
+int mtb_proof_smaps_max(const char *path, int *shared);
 #endif

@@ -407,7 +407,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     const struct mtb_machine *mach = run->machine;
 
     /* environment shared by the probe and the measured program */
-    char *envv[4];
+    char *envv[5];
     envv[0] = mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", run->mode->tunable);
     /* MTEBENCH_EXTRA_PRELOAD: a test hook (tests/shim/mtbplant.c) preloaded
      * after the fault reporter; the record names it, so such a run is never
@@ -419,6 +419,13 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
                            extra && *extra ? ":" : "", extra && *extra ? extra : "");
     envv[2] = mtb_asprintf("MTEBENCH_FAULT_FILE=%s", faultp);
     envv[3] = NULL;
+    /* an embedded service (db_bench) has no server process to inspect: it
+     * samples its own smaps (libmtefault.so) where the kernel shows tags */
+    int smaps_ok = run->platform->smaps_proof && mtb_host_is_arm64();
+    char *smapsp = mtb_asprintf("%s/smaps-mt.txt", run->dir);
+    if (drv && drv->embedded && smaps_ok)
+        envv[3] = mtb_asprintf("MTEBENCH_SMAPS_FILE=%s", smapsp);
+    envv[4] = NULL;
     run->platform->wrap(&argv, &envx, "PROG", envv); /* envx: what goes to the real environment */
     mtb_argv_free(&argv);
 
@@ -463,6 +470,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     }
     /* the probe's deliberate faults are its own; start the fault file afresh */
     unlink(faultp);
+    unlink(smapsp);
 
     struct mtb_drive d = { .run = run, .rundir = run->dir, .svc_cpus = mach->svc_cpus, .nsvc = mach->nsvc,
                            .svc_env = envv, .user = user, .timeout = w->warmup + w->duration + 300 };
@@ -539,15 +547,18 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
                      svc.exited ? mtb_proc_describe(svc.status, dsc, sizeof dsc) : "still running, not answering");
             goto out;
         }
-        if (run->platform->smaps_proof && mtb_host_is_arm64()) {
-            json_object_set_new(proof, "smaps_mt", json_integer(mtb_proof_smaps_mt(svc.pid)));
-        } else {
-            json_object_set_new(proof, "smaps_mt", json_null());
-            json_object_set_new(proof, "smaps_note",
-                                json_string(mtb_platform_emulated(run->platform)
-                                                ? "not visible under qemu-user (tags live in qemu's own memory)"
-                                                : "no MTE on this host"));
+        if (smaps_ok) {
+            int sh = -1;
+            json_object_set_new(proof, "smaps_mt", json_integer(mtb_proof_smaps_mt(svc.pid, &sh)));
+            json_object_set_new(proof, "smaps_mt_shared", json_integer(sh));
         }
+    }
+    if (!smaps_ok) {
+        json_object_set_new(proof, "smaps_mt", json_null());
+        json_object_set_new(proof, "smaps_note",
+                            json_string(mtb_platform_emulated(run->platform)
+                                            ? "not visible under qemu-user (tags live in qemu's own memory)"
+                                            : "no MTE on this host"));
     }
 
     /* preload so that reads hit, then warm-up + measurement (with the
@@ -574,6 +585,13 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
                                 json_pack("{s:o,s:o,s:o,s:s}", "before", before, "after", after ? after : json_object(),
                                           "delta", delta, "note", "includes the counter queries themselves and any warm-up"));
         }
+    }
+    if (drv->embedded && smaps_ok) {
+        int sh = -1;
+        json_object_set_new(proof, "smaps_mt", json_integer(mtb_proof_smaps_max(smapsp, &sh)));
+        json_object_set_new(proof, "smaps_mt_shared", json_integer(sh));
+        json_object_set_new(proof, "smaps_scope", json_string("the embedded program's own /proc/self/smaps, "
+                                                              "largest count sampled every 0.2 s"));
     }
     int died = started_svc && mtb_proc_poll(&svc);
     if (load) {
@@ -632,6 +650,7 @@ out:
         free(*e);
     free(svclog);
     free(faultp);
+    free(smapsp);
     free(recp);
     *record = rec;
     return status;

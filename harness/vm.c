@@ -303,6 +303,10 @@ int mtb_vm_run(const struct mtb_run *run, json_t **record)
         mtb_argv_pushf(&g, "--service=%s", run->recipe->name);
         mtb_argv_pushf(&g, "--variant=%s", run->variant);
         mtb_argv_pushf(&g, "--mode=%s", run->mode->name);
+        /* the workload's own parameters (db_bench_args, script, ...) come
+         * from the recipe in the image; the options below override the rest */
+        if (w->name[0])
+            mtb_argv_pushf(&g, "--workload=%s", w->name);
         mtb_argv_pushf(&g, "--build=/mtb/builds/%s/%s", run->recipe->name, run->variant);
         mtb_argv_push(&g, "--results=" GUEST_OUT);
         mtb_argv_pushf(&g, "--duration=%gs", w->duration);
