@@ -22,6 +22,11 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 XDEVPKGS="libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 \
  libgflags-dev libgflags2.2"
 XSYSROOT=/opt/mtebench/sysroot-arm64
+# arm64 programs the vm guest needs besides the project's own builds: bash and
+# busybox for the services' setup scripts. Unpacked into their own root, so
+# that they never enter the service build keys (which hash XSYSROOT/.stamp)
+GUESTPKGS="bash libtinfo6 busybox-static"
+GUESTROOT=/opt/mtebench/guest-arm64
 BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm linux-source-6.12"
 
 arch=$(dpkg --print-architecture)
@@ -110,34 +115,41 @@ if [ "$arch" != arm64 ]; then
     fi
 fi
 
+# unpack_arm64 ROOT "PKGS": unpack the arm64 packages into ROOT, one stamp
+# per package and version under ROOT/.pkgs, ROOT/.stamp listing them all
+unpack_arm64() {
+    local root=$1 pkgs=$2 cands todo want p d tmp
+    mkdir -p "$root/.pkgs"
+    # one apt-cache call for all of them
+    # shellcheck disable=SC2046
+    cands=$(apt-cache policy $(for p in $pkgs; do echo "$p:arm64"; done) 2>/dev/null |
+        awk '/^[^ ].*:$/{pkg=$1; sub(/:arm64:$/,"",pkg); sub(/:$/,"",pkg)} /Candidate:/{print pkg"="$2}')
+    todo=""
+    for p in $pkgs; do
+        want=$(echo "$cands" | sed -n "s/^$p=//p")
+        [ "$(cat "$root/.pkgs/$p" 2>/dev/null)" = "$want" ] || todo="$todo $p"
+    done
+    if [ -n "$todo" ]; then
+        [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "$root lacks:$todo"; exit 1; }
+        tmp=$(mktemp -d); chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true
+        (cd "$tmp" && for p in $todo; do apt-get download -q "$p:arm64"; done)
+        for p in $todo; do
+            for d in "$tmp/${p}_"*.deb; do dpkg -x "$d" "$root"; done
+            echo "$cands" | sed -n "s/^$p=//p" > "$root/.pkgs/$p"
+        done
+        rm -rf "$tmp"
+        note "unpacked arm64 packages into $root:$todo"
+    fi
+    (cd "$root/.pkgs" && for f in *; do echo "$f=$(cat "$f")"; done) > "$root/.stamp.new"
+    mv "$root/.stamp.new" "$root/.stamp"
+}
 # --- cross sysroot for arm64 -dev packages that cannot be co-installed --------
 # Additive: each package is unpacked once per version (a stamp per package
 # under .pkgs/); nothing is removed, so callers with different package lists
 # never undo each other. .stamp (all packages and versions) goes into build keys.
 if [ "$arch" != arm64 ]; then
-    mkdir -p "$XSYSROOT/.pkgs"
-    # one apt-cache call for all of them
-    # shellcheck disable=SC2046
-    cands=$(apt-cache policy $(for p in $XDEVPKGS; do echo "$p:arm64"; done) 2>/dev/null |
-        awk '/^[^ ].*:$/{pkg=$1; sub(/:arm64:$/,"",pkg); sub(/:$/,"",pkg)} /Candidate:/{print pkg"="$2}')
-    todo=""
-    for p in $XDEVPKGS; do
-        want=$(echo "$cands" | sed -n "s/^$p=//p")
-        [ "$(cat "$XSYSROOT/.pkgs/$p" 2>/dev/null)" = "$want" ] || todo="$todo $p"
-    done
-    if [ -n "$todo" ]; then
-        [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "cross sysroot $XSYSROOT lacks:$todo"; exit 1; }
-        tmp=$(mktemp -d); chmod 755 "$tmp"; chown _apt "$tmp" 2>/dev/null || true
-        (cd "$tmp" && for p in $todo; do apt-get download -q "$p:arm64"; done)
-        for p in $todo; do
-            for d in "$tmp/${p}_"*.deb; do dpkg -x "$d" "$XSYSROOT"; done
-            echo "$cands" | sed -n "s/^$p=//p" > "$XSYSROOT/.pkgs/$p"
-        done
-        rm -rf "$tmp"
-        note "unpacked arm64 dev packages into $XSYSROOT:$todo"
-    fi
-    (cd "$XSYSROOT/.pkgs" && for f in *; do echo "$f=$(cat "$f")"; done) > "$XSYSROOT/.stamp.new"
-    mv "$XSYSROOT/.stamp.new" "$XSYSROOT/.stamp"
+    unpack_arm64 "$XSYSROOT" "$XDEVPKGS"
+    unpack_arm64 "$GUESTROOT" "$GUESTPKGS"
 fi
 
 # --- unprivileged user for services that refuse root (PostgreSQL, ...) ---

@@ -8,10 +8,12 @@
 # server needs is built and installed under MTB_OUT:
 #   bin/postgres bin/initdb bin/pg_ctl, lib/libpq.so* (initdb and pg_ctl use
 #   it), lib/postgresql/{plpgsql,dict_snowball}.so (initdb loads both),
-#   share/postgresql/* (catalog, samples, timezonesets, tsearch data).
+#   share/postgresql/* (catalog, samples, timezonesets, tsearch data), and the
+#   clients the vm guest needs in place of the host's (bin/pgbench, bin/psql,
+#   bin/pg_isready: the driver, the counters and the readiness check).
 # No ICU, LLVM, readline, zlib or OpenSSL; time zones from /usr/share/zoneinfo.
 # Not built: encoding conversion modules (use UTF8 server and client), contrib,
-# the client programs (the host's Debian psql/pgbench drive it).
+# other client programs (on host and emu the host's Debian psql/pgbench drive it).
 # Relocatable: PostgreSQL finds share/ and lib/ relative to its binary, and
 # libpq through an $ORIGIN rpath, so MTB_OUT may be moved after the build.
 set -euo pipefail
@@ -43,9 +45,13 @@ make "${mk[@]}" -C src/interfaces/libpq
 make "${mk[@]}" -C src/fe_utils
 make "${mk[@]}" -C src/bin/initdb
 make "${mk[@]}" -C src/bin/pg_ctl
+make "${mk[@]}" -C src/bin/pgbench
+make "${mk[@]}" -C src/bin/psql
+make "${mk[@]}" -C src/bin/scripts pg_isready
 
 for d in src/backend src/backend/snowball src/pl/plpgsql/src src/interfaces/libpq \
-         src/bin/initdb src/bin/pg_ctl src/timezone/tznames; do
+         src/bin/initdb src/bin/pg_ctl src/bin/pgbench src/bin/psql src/timezone/tznames; do
     make "${mk[@]}" -C "$d" install > /dev/null
 done
+install -m 755 src/bin/scripts/pg_isready "$MTB_OUT/bin/"
 rm -rf "$MTB_OUT/include" "$MTB_OUT/lib/pkgconfig" "$MTB_OUT"/lib/*.a
