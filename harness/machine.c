@@ -298,7 +298,6 @@ int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t 
         m->nswp = m->nsvc;
         m->allow_overlap = ncpu < 2;
         m->smt_siblings_ok = 1;
-        snprintf(m->perf_events, sizeof m->perf_events, "task-clock,context-switches,cycles,instructions");
         return 0;
     }
     char *path = strchr(name, '/') ? mtb_strdup(name) : mtb_asprintf("%s/configs/machines/%s.conf", mtb_root(), name);
