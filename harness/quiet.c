@@ -36,17 +36,26 @@ static int profile_cpus(const struct mtb_machine *m, char *in)
     return n;
 }
 
+/* The CPU directory of sysfs; MTEBENCH_CPU_SYSFS replaces it for the tests
+ * (a machine without cpufreq cannot otherwise show a governor being set and
+ * restored). */
+static const char *cpu_sysfs(void)
+{
+    const char *d = getenv("MTEBENCH_CPU_SYSFS");
+    return d && *d ? d : "/sys/devices/system/cpu";
+}
+
 /* ---- settings changed, and put back ------------------------------------- */
 
 #define MAX_SAVED 256
-static struct { char path[96]; char value[32]; } saved[MAX_SAVED];
+static struct { char path[512]; char value[32]; } saved[MAX_SAVED];
 static volatile int nsaved;
 
 void mtb_quiet_restore(void)
 {
     /* async-signal-safe: runs from the Ctrl-C handler too */
     for (int i = nsaved - 1; i >= 0; i--) {
-        int fd = open(saved[i].path, O_WRONLY);
+        int fd = open(saved[i].path, O_WRONLY | O_TRUNC);
         if (fd >= 0) {
             if (write(fd, saved[i].value, strlen(saved[i].value)) < 0) { /* nothing to do */ }
             close(fd);
@@ -62,7 +71,7 @@ static int set_sysfs(const char *path, const char *value, json_t *changes)
         return 0;
     int changed = 0;
     if (strcmp(old, value) && nsaved < MAX_SAVED) {
-        int fd = open(path, O_WRONLY);
+        int fd = open(path, O_WRONLY | O_TRUNC);
         int i = nsaved;
         snprintf(saved[i].path, sizeof saved[i].path, "%s", path);
         snprintf(saved[i].value, sizeof saved[i].value, "%s", old);
@@ -92,8 +101,8 @@ int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes)
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
         if (!in[c])
             continue;
-        char path[96];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
+        char path[512];
+        snprintf(path, sizeof path, "%s/cpu%d/cpufreq/scaling_governor", cpu_sysfs(), c);
         n += set_sysfs(path, m->governor, changes);
     }
     return n;
@@ -226,8 +235,8 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
         if (!in[c])
             continue;
-        char path[96], key[16];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
+        char path[512], key[16];
+        snprintf(path, sizeof path, "%s/cpu%d/cpufreq/scaling_governor", cpu_sysfs(), c);
         snprintf(key, sizeof key, "%d", c);
         char *g = trimmed(mtb_read_file(path, NULL));
         json_object_set_new(gov, key, g ? json_string(g) : json_null());
@@ -240,8 +249,11 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
         free(g);
     }
     json_object_set_new(checks, "governor", json_pack("{s:o,s:b}", "per_cpu", gov, "exposed", exposed));
-    char *boost = trimmed(mtb_read_file("/sys/devices/system/cpu/cpufreq/boost", NULL));
-    char *noturbo = trimmed(mtb_read_file("/sys/devices/system/cpu/intel_pstate/no_turbo", NULL));
+    char *bp = mtb_asprintf("%s/cpufreq/boost", cpu_sysfs()), *tp = mtb_asprintf("%s/intel_pstate/no_turbo", cpu_sysfs());
+    char *boost = trimmed(mtb_read_file(bp, NULL));
+    char *noturbo = trimmed(mtb_read_file(tp, NULL));
+    free(bp);
+    free(tp);
     int boost_on = (boost && !strcmp(boost, "1")) || (noturbo && !strcmp(noturbo, "0"));
     json_object_set_new(checks, "boost",
                         json_pack("{s:o,s:o,s:b}", "cpufreq_boost", boost ? json_string(boost) : json_null(),
@@ -256,8 +268,8 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
         if (!svc[c])
             continue;
-        char path[112];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+        char path[512];
+        snprintf(path, sizeof path, "%s/cpu%d/topology/thread_siblings_list", cpu_sysfs(), c);
         char *sib = trimmed(mtb_read_file(path, NULL));
         int s[MTB_MAX_CPUS];
         int n = sib ? mtb_cpulist_parse(sib, s, MTB_MAX_CPUS) : 0;

@@ -83,6 +83,26 @@ is "$?" 2 "a run with --strict is refused on a busy machine"
 ok "$( [ ! -e "$T_TMP/strictrun" ]; echo $?)" "... before anything runs"
 kill -TERM -- "-$busy" 2>/dev/null
 
+# --- a setting the harness changes is put back: at exit, and on Ctrl-C -------
+# (this machine has no cpufreq: a stand-in sysfs tree through MTEBENCH_CPU_SYSFS)
+fs="$T_TMP/sysfs"; mkdir -p "$fs/cpu0/cpufreq" "$fs/cpu1/cpufreq"
+for c in 0 1; do echo powersave > "$fs/cpu$c/cpufreq/scaling_governor"; done
+printf '[machine]\nname = gov\nservice_cpus = 0\nclient_cpus = 1\ngovernor = performance\nset_governor = yes\n' > "$T_TMP/gov.conf"
+govs() { cat "$fs"/cpu0/cpufreq/scaling_governor "$fs"/cpu1/cpufreq/scaling_governor | tr -d '\n '; echo; }
+MTEBENCH_CPU_SYSFS="$fs" "$M" run --service memcached --platform emu --machine "$T_TMP/gov.conf" --duration 1 --warmup 0 \
+    --results "$T_TMP/gov" > "$T_TMP/gov.out" 2>&1
+is "$?" 0 "run with set_governor = yes" || dump "$T_TMP/gov.out"
+ok "$(jq -e '.environment.quiet.changed | map(select(.was == "powersave" and .now == "performance")) | length == 2' \
+    "$T_TMP"/gov/*/record.json >/dev/null; echo $?)" "the record lists the governors it set"
+is "$(govs)" "powersavepowersave" "governors restored at exit"
+gp=$(MTEBENCH_CPU_SYSFS="$fs" spawn "$T_TMP/govint.log" "$M" run --service memcached --platform emu \
+    --machine "$T_TMP/gov.conf" --duration 30 --warmup 0 --results "$T_TMP/govint")
+for i in $(seq 100); do [ "$(govs)" = performanceperformance ] && break; sleep 0.1; done
+is "$(govs)" "performanceperformance" "governors set while running"
+sleep 1; kill -INT "$gp"
+for i in $(seq 50); do kill -0 "$gp" 2>/dev/null || break; sleep 0.1; done
+is "$(govs)" "powersavepowersave" "governors restored after Ctrl-C" || dump "$T_TMP/govint.log"
+
 # --- the profile parser: bad input named with file and line ------------------
 bad() { printf '%b' "$2" > "$T_TMP/$1.conf"
         "$M" quiet --machine "$T_TMP/$1.conf" > /dev/null 2> "$T_TMP/$1.err"; echo $?; }
