@@ -153,10 +153,16 @@ int mtb_cmd_plan(int argc, char **argv)
     if (o.dry_run) {
         printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
                plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
-        for (size_t i = 0; i < plan.ncells; i++)
-            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s\n", plan.cells[i].entry,
-                   plan.cells[i].recipe->name, plan.cells[i].wl.name, plan.cells[i].variant, plan.cells[i].mode->name,
-                   plan.cells[i].wl.mix, plan.cells[i].wl.conns, plan.cells[i].wl.pipeline, plan.cells[i].wl.duration);
+        for (size_t i = 0; i < plan.ncells; i++) {
+            const struct mtb_workload *w = &plan.cells[i].wl;
+            char cores[384] = "";
+            if (w->cores)
+                snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
+                         w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
+            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s\n", plan.cells[i].entry,
+                   plan.cells[i].recipe->name, w->name, plan.cells[i].variant, plan.cells[i].mode->name, w->mix, w->conns,
+                   w->pipeline, w->duration, cores);
+        }
         size_t k;
         json_t *sk;
         json_array_foreach(plan.skipped, k, sk) printf("  skipped: [%s] %s: %s\n",

@@ -59,6 +59,17 @@ ok "$(grep -q 'Throughput and overhead against server cores' "$md" &&
 ok "$(grep -q 'id="cores"' "$html" && grep -q 'Throughput against server cores' "$html"; echo $?)" "HTML report: the cores section and its plot"
 rm -rf "$md" "${md%.md}"
 
+# --- a plan key, and core types (big.LITTLE: one point per type) -------------
+printf '[plan]\nname = sw\nreps = 1\ncores = 1,2\n[mc]\nservice = memcached\nmodes = async\n' > "$T_TMP/sw.conf"
+"$M" plan "$T_TMP/sw.conf" --platform emu --machine local --dry-run > "$T_TMP/sw.out" 2>&1
+ok "$(grep -c 'core.* on CPUs 0$' "$T_TMP/sw.out" | grep -qx 2 && grep -c 'cores on CPUs 0-1$' "$T_TMP/sw.out" | grep -qx 2; echo $?)" \
+    "[plan] cores = 1,2 expands every cell at each core count" || dump "$T_TMP/sw.out"
+printf '[machine]\nname = bl\nservice_cpus = 0-1\nclient_cpus = 1\nallow_overlap = yes\ncore_types = little:0, big:1\n' > "$T_TMP/bl.conf"
+printf '[plan]\nname = bl\nreps = 1\n[mc]\nservice = memcached\nmodes = async\n' > "$T_TMP/bl-plan.conf"
+"$M" plan "$T_TMP/bl-plan.conf" --platform emu --machine "$T_TMP/bl.conf" --dry-run > "$T_TMP/bl.out" 2>&1
+ok "$(grep -q '1 core little on CPUs 0$' "$T_TMP/bl.out" && grep -q '1 core big on CPUs 1$' "$T_TMP/bl.out"; echo $?)" \
+    "core_types: one point per core type, on that core" || dump "$T_TMP/bl.out"
+
 # --- CORES beyond the profile is refused ------------------------------------
 "$M" bench --service memcached --mode async --platform emu --machine local --cores 3 --reps 1 --duration 1 \
     --results "$T_TMP/no" > /dev/null 2> "$T_TMP/no.err"
