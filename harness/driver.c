@@ -31,12 +31,13 @@ int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *cons
 }
 
 int mtb_driver_exec_seen(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
-                         const int *cpus, int ncpus, const char *user, int numa, char *seen)
+                         const int *cpus, int ncpus, const char *user, int numa, char *seen,
+                         void (*on_start)(pid_t, void *), void *arg)
 {
     log_command(logp, argv);
     struct mtb_spawn s = { .argv = argv->v, .env_add = env, .log_path = logp, .cpus = cpus, .ncpus = ncpus,
                            .user = user, .numa_bind = numa >= 0, .numa_node = numa, .affinity_out = seen,
-                           .affinity_len = seen ? 256 : 0 };
+                           .affinity_len = seen ? 256 : 0, .on_start = on_start, .on_start_arg = arg };
     return mtb_proc_run(&s, d->timeout);
 }
 
@@ -128,7 +129,7 @@ static json_t *mtload_measure(const struct mtb_drive *d, char *why, size_t n)
     /* the whole process on the client CPUs (mtload pins each thread too) */
     int cpus[MTB_MAX_CPUS];
     int nc = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
-    int st = mtb_driver_exec_seen(d, &a, NULL, logp, nc > 0 ? cpus : NULL, nc > 0 ? nc : 0, NULL, -1, d->client_seen);
+    int st = mtb_driver_exec_seen(d, &a, NULL, logp, nc > 0 ? cpus : NULL, nc > 0 ? nc : 0, NULL, -1, d->client_seen, NULL, NULL);
     mtb_argv_free(&a);
     json_t *load = NULL;
     if (st != 0) {

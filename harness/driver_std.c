@@ -213,11 +213,12 @@ static void dbbench_argv(const struct mtb_drive *d, struct mtb_argv *a, struct m
 }
 
 static int dbbench_exec(const struct mtb_drive *d, const char *bench, double duration, int existing,
-                        const char *logp)
+                        const char *logp, int measured)
 {
     struct mtb_argv a = { 0 }, envx = { 0 };
     dbbench_argv(d, &a, &envx, bench, duration, existing);
-    int st = mtb_driver_exec_seen(d, &a, envx.v, logp, d->svc_cpus, d->nsvc, d->user, d->numa_node, d->service_seen);
+    int st = mtb_driver_exec_seen(d, &a, envx.v, logp, d->svc_cpus, d->nsvc, d->user, d->numa_node, d->service_seen,
+                                  measured ? d->measured_start : NULL, d->measured_arg);
     mtb_argv_free(&a);
     mtb_argv_free(&envx);
     return st;
@@ -231,7 +232,7 @@ int mtb_dbbench_preload(const struct mtb_drive *d, char *why, size_t n)
     if (!needs_existing(bench))
         return 0;
     char *logp = mtb_asprintf("%s/db_bench-preload.log", d->rundir);
-    int rc = failed(dbbench_exec(d, "fillseq", 0, 0, logp), "db_bench fillseq (preload)", logp, why, n);
+    int rc = failed(dbbench_exec(d, "fillseq", 0, 0, logp, 0), "db_bench fillseq (preload)", logp, why, n);
     free(logp);
     return rc;
 }
@@ -244,9 +245,9 @@ json_t *mtb_dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
     char *wlog = mtb_asprintf("%s/db_bench-warmup.log", d->rundir);
     char *logp = mtb_asprintf("%s/db_bench.log", d->rundir);
     json_t *load = NULL;
-    if (w->warmup > 0 && failed(dbbench_exec(d, bench, w->warmup, existing, wlog), "db_bench warm-up", wlog, why, n))
+    if (w->warmup > 0 && failed(dbbench_exec(d, bench, w->warmup, existing, wlog, 0), "db_bench warm-up", wlog, why, n))
         goto out;
-    if (failed(dbbench_exec(d, bench, w->duration, existing, logp), "db_bench", logp, why, n))
+    if (failed(dbbench_exec(d, bench, w->duration, existing, logp, 1), "db_bench", logp, why, n))
         goto out;
     char *text = mtb_read_file(logp, NULL);
     struct mtl_adapt ad;

@@ -317,6 +317,8 @@ int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru
     int rc = mtb_proc_spawn(&p, s);
     if (rc < 0)
         return rc;
+    if (s->on_start)
+        s->on_start(p.pid, s->on_start_arg);
     double t0 = mtb_mono(), next = t0 + 0.1;
     int done = 0;
     while (!(done = mtb_proc_poll(&p))) {

@@ -26,6 +26,8 @@ struct mtb_spawn {
     char *affinity_out;     /* run: the CPUs the child's tasks may use, read back from
                              * /proc/PID/task/x/status while it runs ("" if never seen) */
     size_t affinity_len;
+    void (*on_start)(pid_t pid, void *arg); /* run: called once the child is started */
+    void *on_start_arg;
 };
 
 /* Install SIGINT/SIGTERM/SIGHUP handlers that kill every registered process

@@ -281,15 +281,15 @@ static char *wrap_prefix(const struct mtb_platform *p)
 /* perf stat on the service's process for the measurement window only: it
  * starts with the driver and waits out the warm-up (--delay) before
  * counting; stopped (SIGINT) when the driver returns. */
-static int start_perf(struct mtb_proc *perf, const struct mtb_run *run, pid_t pid, const char *events)
+static int start_perf(struct mtb_proc *perf, const struct mtb_run *run, pid_t pid, const char *events, double warmup)
 {
     char *out = mtb_asprintf("%s/perf.csv", run->dir);
     char *log = mtb_asprintf("%s/perf.log", run->dir);
     char *pidarg = mtb_asprintf("%d", (int)pid);
-    char *delay = mtb_asprintf("%ld", (long)(run->wl->warmup * 1000 + 0.5));
+    char *delay = mtb_asprintf("%ld", (long)(warmup * 1000 + 0.5));
     char *const argv[] = { "perf", "stat", "-x,", "-e", (char *)events, "-p", pidarg, "-o", out, "-D", delay, NULL };
     char *const nodelay[] = { "perf", "stat", "-x,", "-e", (char *)events, "-p", pidarg, "-o", out, NULL };
-    struct mtb_spawn s = { .argv = run->wl->warmup > 0 ? argv : nodelay, .log_path = log };
+    struct mtb_spawn s = { .argv = warmup > 0 ? argv : nodelay, .log_path = log };
     int ok = mtb_proc_spawn(perf, &s) == 0;
     free(out);
     free(log);
@@ -345,7 +345,7 @@ static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run, const
     json_object_set_new(o, "unsupported", unsup);
     json_object_set_new(o, "per_request", rate);
     json_object_set_new(o, "requested", json_string(events));
-    json_object_set_new(o, "window", json_string(run->wl->warmup > 0 ? "measurement only (perf stat -D: the warm-up is not counted)"
+    json_object_set_new(o, "window", json_string(run->wl->warmup > 0 ? "measurement only (the warm-up is not counted)"
                                                                      : "measurement only (no warm-up)"));
     json_object_set_new(o, "file", json_string("perf.csv"));
     if (mtb_platform_emulated(run->platform))
@@ -353,6 +353,21 @@ static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run, const
     free(text);
     free(path);
     return o;
+}
+
+/* An embedded service (db_bench): perf attaches when its measured
+ * invocation starts (its warm-up is a separate invocation). */
+struct embedded_perf {
+    const struct mtb_run *run;
+    const char *events;
+    struct mtb_proc proc;
+    int on;
+};
+
+static void embedded_started(pid_t pid, void *arg)
+{
+    struct embedded_perf *ep = arg;
+    ep->on = start_perf(&ep->proc, ep->run, pid, ep->events, 0);
 }
 
 /* The service's own counters ([run] counters: a command printing "name value"
@@ -603,9 +618,18 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         struct mtb_proc perf = { 0 };
         char *events = mtb_machine_perf_list(mach);
         char *perfbin = *events ? mtb_which("perf") : NULL;
-        int perf_on = started_svc && perfbin && start_perf(&perf, run, svc.pid, events);
+        int perf_on = started_svc && perfbin && start_perf(&perf, run, svc.pid, events, w->warmup);
+        struct embedded_perf ep = { .run = run, .events = events };
+        if (drv->embedded && perfbin) {
+            d.measured_start = embedded_started;
+            d.measured_arg = &ep;
+        }
         json_t *before = started_svc ? read_counters(run, d.port) : NULL;
         load = drv->measure(&d, why, sizeof why);
+        if (ep.on) {
+            perf = ep.proc;
+            perf_on = 1;
+        }
         if (started_svc) { /* the threads it runs during the load */
             char now[256] = "";
             if (mtb_proc_affinity(svc.pid, now, sizeof now) == 0 && strcmp(now, svc_seen)) {
@@ -631,7 +655,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         } else if (*events) {
             json_object_set_new(rec, "perf", json_pack("{s:s,s:s,s:s}", "status", "unavailable", "requested", events,
                                                        "reason", !perfbin ? "perf is not installed (Debian: linux-perf)"
-                                                                 : !started_svc ? "embedded driver: no service process to attach to"
+                                                                 : drv->embedded ? "perf stat could not be attached to the embedded service"
                                                                                 : "perf stat could not be started"));
         }
         free(perfbin);
