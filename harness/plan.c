@@ -55,6 +55,11 @@ static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts)
         int c[MTB_MAX_CPUS];
         int k = mtb_machine_svc_slice(m, counts[i], c);
         mtb_cpulist_format(c, k, pts[i].svc_cpus, sizeof pts[i].svc_cpus);
+        for (int a = 0; a < k; a++)
+            for (int b = 0; b < m->ncli; b++)
+                if (c[a] == m->cli_cpus[b] && !p->ncells) /* once, when the first entry is added */
+                    fprintf(stderr, "mtebench: notice: at %d cores the service shares CPU %d with the client "
+                            "(profile %s allows it)\n", counts[i], c[a], m->name);
     }
     return n;
 }

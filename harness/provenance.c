@@ -88,6 +88,14 @@ json_t *mtb_provenance(const struct mtb_machine *m)
         nomte |= (t == cmd || t[-1] == ' ') && (t[11] == 0 || t[11] == ' ');
     free(cmd);
     json_object_set_new(o, "glibc", json_string(gnu_get_libc_version()));
+    if (!mtb_host_is_arm64()) {
+        /* the aarch64 glibc the emulated services load (arm64 multiarch) */
+        char *const dq[] = { "dpkg-query", "-W", "-f=${Version}", "libc6:arm64", NULL };
+        int st;
+        char *v = mtb_which("dpkg-query") ? mtb_capture(dq, 0, &st) : NULL;
+        json_object_set_new(o, "glibc_aarch64", v && st == 0 && *v ? json_string(v) : json_null());
+        free(v);
+    }
     json_t *cc = json_object();
     json_object_set_new(cc, "cc", first_line_of("cc", "--version"));
     if (!mtb_host_is_arm64())

@@ -680,8 +680,13 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         char req_s[256], req_c[256];
         mtb_cpulist_format(svc_cpus, nsvc, req_s, sizeof req_s);
         mtb_cpulist_format(mach->cli_cpus, mach->ncli, req_c, sizeof req_c);
+        int shared = 0;
+        for (int i = 0; i < nsvc; i++)
+            for (int j = 0; j < mach->ncli; j++)
+                shared |= svc_cpus[i] == mach->cli_cpus[j];
         json_object_set_new(rec, "affinity",
-                            json_pack("{s:s,s:o,s:s,s:o,s:o,s:s}", "service_requested", req_s, "service",
+                            json_pack("{s:b,s:s,s:o,s:s,s:o,s:o,s:s}", "shares_cpus_with_client", shared && !drv->embedded,
+                                      "service_requested", req_s, "service",
                                       svc_seen[0] ? json_string(svc_seen) : json_null(), "client_requested", req_c,
                                       "client", cli_seen[0] ? json_string(cli_seen) : json_null(), "numa_node",
                                       mach->numa_node >= 0 ? json_integer(mach->numa_node) : json_null(), "source",

@@ -35,6 +35,7 @@ jqok '.perf.events["task-clock"] > 0 and .perf.events["task-clock"] < 1500' "tas
 # --- provenance and the quiet check in the environment block -----------------
 jqok '.environment | (.glibc|length) > 0 and (.kernel_cmdline|length) > 0 and (.compilers.cc|test("gcc|cc"))' \
     "provenance: glibc, kernel command line, compiler" '.environment'
+[ "$(uname -m)" = aarch64 ] || jqok '.environment.glibc_aarch64 | length > 0' "the aarch64 glibc of the emulated service" '.environment'
 jqok '.environment | has("cpu_model") and has("midr") and has("microcode")' "provenance: CPU model, MIDR, microcode" '.environment'
 jqok '.environment.mte | has("arm64_nomte") and has("hwcap2_mte") and has("enabled")' "whether MTE is enabled" '.environment.mte'
 jqok '.environment.mte_tcf_preferred | has("0") and has("1")' "mte_tcf_preferred per CPU in the sets" '.environment.mte_tcf_preferred'
@@ -50,6 +51,9 @@ ok "$(jq -s -e 'map([.config.workload.cores, .config.workload.service_threads, .
     "$T_TMP"/sweep/*/record.json >/dev/null; echo $?)" "each point: its cores, threads and service CPUs (read back)"
 ok "$(jq -s -e 'map(. as $r | $r.service_command | test("-t " + ($r.config.workload.cores|tostring) + " ")) | all' \
     "$T_TMP"/sweep/*/record.json >/dev/null; echo $?)" "memcached -t follows the core count"
+ok "$(jq -s -e 'map([.config.workload.cores, .affinity.shares_cpus_with_client]) | sort == [[1,false],[1,false],[2,true],[2,true]]' \
+    "$T_TMP"/sweep/*/record.json >/dev/null; echo $?)" "records say when a sweep point shares a CPU with the client"
+ok "$(grep -q 'at 2 cores the service shares CPU 1 with the client' "$T_TMP/sweep.err"; echo $?)" "... and so does the notice"
 ok "$(jq -e '(.cores | length) == 4 and ([.cores[] | select(.variant=="tagged") | .slowdown.median > 0] | all)' \
     "$T_TMP/sweep/summary.json" >/dev/null; echo $?)" "summary.json: throughput and overhead against cores"
 md=$(awk '/^report:/{print $2}' "$T_TMP/sweep.out")
