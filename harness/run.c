@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -281,11 +282,44 @@ static char *wrap_prefix(const struct mtb_platform *p)
 /* perf stat on the service's process for the measurement window only: it
  * starts with the driver and waits out the warm-up (--delay) before
  * counting; stopped (SIGINT) when the driver returns. */
+/* pid and every process of its process group (nginx's workers, PostgreSQL's
+ * backends, qemu-aarch64's forks), as perf's "-p 1,2,3" */
+static char *group_pids(pid_t pid)
+{
+    char *out = mtb_asprintf("%d", (int)pid);
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int p = atoi(e->d_name);
+        if (p <= 0 || p == pid)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", p);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        char *close_p = strrchr(buf, ')');
+        char state;
+        int ppid, pgrp;
+        if (close_p && sscanf(close_p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pid) {
+            char *m = mtb_asprintf("%s,%d", out, p);
+            free(out);
+            out = m;
+        }
+    }
+    if (d)
+        closedir(d);
+    return out;
+}
+
 static int start_perf(struct mtb_proc *perf, const struct mtb_run *run, pid_t pid, const char *events, double warmup)
 {
     char *out = mtb_asprintf("%s/perf.csv", run->dir);
     char *log = mtb_asprintf("%s/perf.log", run->dir);
-    char *pidarg = mtb_asprintf("%d", (int)pid);
+    char *pidarg = group_pids(pid);
     char *delay = mtb_asprintf("%ld", (long)(warmup * 1000 + 0.5));
     char *const argv[] = { "perf", "stat", "-x,", "-e", (char *)events, "-p", pidarg, "-o", out, "-D", delay, NULL };
     char *const nodelay[] = { "perf", "stat", "-x,", "-e", (char *)events, "-p", pidarg, "-o", out, NULL };
@@ -303,7 +337,7 @@ static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run, const
     mtb_proc_stop(perf, SIGINT, 5);
     char *path = mtb_asprintf("%s/perf.csv", run->dir);
     char *text = mtb_read_file(path, NULL);
-    json_t *o = json_object(), *ev = json_object(), *unsup = json_array(), *rate = json_object();
+    json_t *o = json_object(), *ev = json_object(), *unsup = json_array(), *notc = json_array(), *rate = json_object();
     /* lines: value,unit,event,run-time,percent,... ; "<not supported>" and
      * "<not counted>" are null, and listed as unsupported */
     char *save = NULL;
@@ -332,13 +366,15 @@ static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run, const
             }
             json_object_set_new(ev, label, bad ? json_null() : json_real(v));
             if (bad)
-                json_array_append_new(unsup, json_string(label));
+                json_array_append_new(strstr(val, "not counted") ? notc : unsup, json_string(label));
             else if (requests > 0)
                 json_object_set_new(rate, label, json_real(v / requests));
         }
     }
-    int counted = json_object_size(ev) > (size_t)json_array_size(unsup);
-    json_object_set_new(o, "status", json_string(!text ? "unavailable" : counted ? "ok" : "unsupported"));
+    int counted = json_object_size(ev) > json_array_size(unsup) + json_array_size(notc);
+    json_object_set_new(o, "status", json_string(!text ? "unavailable" : counted ? "ok"
+                                                 : json_array_size(notc) ? "not counted" : "unsupported"));
+    json_object_set_new(o, "not_counted", notc);
     if (!text)
         json_object_set_new(o, "reason", json_string("perf stat wrote nothing; see perf.log"));
     json_object_set_new(o, "events", ev);
