@@ -1,7 +1,7 @@
 # mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
-#   make bench     SERVICE=memcached MODE=async [PLATFORM= DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make bench     SERVICE=memcached MODE=async [PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove)
@@ -113,7 +113,7 @@ BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--m
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP))
+	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict)
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "proc.h"
+#include "quiet.h"
 #include "report.h"
 #include "run.h"
 #include "summary.h"
@@ -73,7 +74,16 @@ int mtb_cmd_run(int argc, char **argv)
     char *dir = o.results ? mtb_strdup(o.results) : default_results("run");
     char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
     char *rundir = mtb_asprintf("%s/%s", dir, what);
-    struct mtb_run run = { .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
+    /* one run: the profile's first sweep point when CORES/the profile asks for a sweep */
+    json_t *env = mtb_quiet_environment(&o.mach, o.strict, o.quiet);
+    if (o.cores || o.mach.ncores || o.mach.ntypes) {
+        struct mtb_plan one;
+        mtb_plan_init(&one, "run", &o);
+        const struct mtb_mode *m = o.m;
+        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1);
+        o.wl = one.cells[0].wl; /* the first point */
+    }
+    struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
                            .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet };
     json_t *rec = NULL;
@@ -92,6 +102,8 @@ int mtb_cmd_run(int argc, char **argv)
     }
     printf("record: %s/record.json\n", rundir);
     json_decref(rec);
+    json_decref(env);
+    mtb_quiet_restore();
     free(what);
     free(rundir);
     free(dir);
@@ -141,10 +153,16 @@ int mtb_cmd_plan(int argc, char **argv)
     if (o.dry_run) {
         printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
                plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
-        for (size_t i = 0; i < plan.ncells; i++)
-            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s\n", plan.cells[i].entry,
-                   plan.cells[i].recipe->name, plan.cells[i].wl.name, plan.cells[i].variant, plan.cells[i].mode->name,
-                   plan.cells[i].wl.mix, plan.cells[i].wl.conns, plan.cells[i].wl.pipeline, plan.cells[i].wl.duration);
+        for (size_t i = 0; i < plan.ncells; i++) {
+            const struct mtb_workload *w = &plan.cells[i].wl;
+            char cores[384] = "";
+            if (w->cores)
+                snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
+                         w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
+            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s\n", plan.cells[i].entry,
+                   plan.cells[i].recipe->name, w->name, plan.cells[i].variant, plan.cells[i].mode->name, w->mix, w->conns,
+                   w->pipeline, w->duration, cores);
+        }
         size_t k;
         json_t *sk;
         json_array_foreach(plan.skipped, k, sk) printf("  skipped: [%s] %s: %s\n",

@@ -10,7 +10,7 @@
 
 enum { O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
        O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
-       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE };
+       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -27,6 +27,7 @@ static const struct option longopts[] = {
     { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
     { "build", required_argument, 0, O_BUILD },
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
+    { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
     { 0, 0, 0, 0 },
 };
 
@@ -42,7 +43,11 @@ void mtb_cli_usage(FILE *f)
             "  --kernels A,B      KERNELS   compare-kernels: the kernels to compare (default stock,tcma1)\n"
             "  --baseline                   compare-kernels: also run plain/off on each kernel\n"
             "  --workload W       WORKLOAD  a workload of the service's recipe (default: default)\n"
-            "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves)\n"
+            "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves;\n"
+            "                               `mtebench doctor` suggests one)\n"
+            "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
+            "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
+            "                               SMT siblings, busy CPUs, swap, THP)\n"
             "  --variant V                  plain, tagged (build/run only)\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
@@ -151,6 +156,15 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_BUILD: o->build_dir = optarg; break;
         case O_KERNELS: o->kernels = optarg; break;
         case O_BASELINE: o->baseline = 1; break;
+        case O_STRICT: o->strict = 1; break;
+        case O_CORES: {
+            int cc[MTB_MAX_CPUS];
+            int n = mtb_cpulist_parse(optarg, cc, MTB_MAX_CPUS);
+            if (n <= 0 || n > MTB_MAX_SWEEP || cc[0] < 1)
+                bad("CORES", optarg, "core counts such as 8,64,128 (at least 1 each)");
+            o->cores = optarg;
+            break;
+        }
         case O_HELP:
             printf("usage: mtebench %s [options]\n", cmd);
             mtb_cli_usage(stdout);

@@ -17,6 +17,8 @@ struct mtb_opts {
     long reps, threads, conns, pipeline, keys, service_threads;
     double duration, warmup, rate;
     int force, quiet, json, dry_run;
+    int strict;              /* refuse to run on a machine that is not quiet */
+    const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
     /* set by mtb_cli_resolve */
     struct mtb_recipe *recipe;
     const struct mtb_mode *m;

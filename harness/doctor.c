@@ -7,6 +7,8 @@
 #include "recipe.h"
 #include "util.h"
 #include "kernel.h"
+#include "machine.h"
+#include "quiet.h"
 #include "vm.h"
 
 #include <glob.h>
@@ -95,6 +97,44 @@ int mtb_cmd_doctor(int argc, char **argv)
     free(xv);
     json_object_set_new(d, "build_cache", json_string(mtb_cache()));
 
+    /* which machine profile suits this machine, and the shipped profiles */
+    int nodes = 0;
+    glob_t ng;
+    if (glob("/sys/devices/system/node/node[0-9]*", 0, NULL, &ng) == 0) {
+        nodes = (int)ng.gl_pathc;
+        globfree(&ng);
+    }
+    char *ci = mtb_read_file("/proc/cpuinfo", NULL);
+    char swhy[512];
+    const char *sugg = mtb_machine_suggest(mtb_ncpus(), ci, nodes > 0 ? nodes : 1, swhy, sizeof swhy);
+    free(ci);
+    json_t *profiles = json_array();
+    char *pat = mtb_asprintf("%s/configs/machines/*.conf", mtb_root());
+    glob_t pg;
+    if (glob(pat, 0, NULL, &pg) == 0) {
+        for (size_t i = 0; i < pg.gl_pathc; i++) {
+            struct mtb_machine *m = mtb_calloc(1, sizeof *m);
+            char err[MTB_ERRLEN];
+            const char *base = strrchr(pg.gl_pathv[i], '/') + 1;
+            char *name = strndup(base, strlen(base) - 5);
+            json_t *pj = json_pack("{s:s}", "name", name);
+            if (mtb_machine_parse(pg.gl_pathv[i], m, err, sizeof err) != 0) {
+                json_object_set_new(pj, "error", json_string(err));
+            } else {
+                json_object_set_new(pj, "summary", json_string(m->summary));
+                int fits = mtb_machine_load(pg.gl_pathv[i], m, err, sizeof err) == 0;
+                json_object_set_new(pj, "fits_here", json_boolean(fits));
+            }
+            json_array_append_new(profiles, pj);
+            free(name);
+            free(m);
+        }
+        globfree(&pg);
+    }
+    free(pat);
+    json_object_set_new(d, "machine", json_pack("{s:s,s:s,s:i,s:o}", "suggested", sugg, "why", swhy, "numa_nodes", nodes,
+                                                "profiles", profiles));
+
     json_t *plats = json_array();
     mtb_for_each_platform(p)
     {
@@ -159,6 +199,16 @@ int mtb_cmd_doctor(int argc, char **argv)
         json_object_foreach(json_object_get(p, "refused"), k, v) printf("        %s refused: %s\n", k, json_string_value(v));
     }
     printf("default platform    %s\n", S("default_platform"));
+    json_t *mj = json_object_get(d, "machine");
+    printf("machine profile     MACHINE=%s (%s)\n", json_string_value(json_object_get(mj, "suggested")),
+           json_string_value(json_object_get(mj, "why")));
+    json_array_foreach(json_object_get(mj, "profiles"), i, p)
+    {
+        json_t *e = json_object_get(p, "error");
+        printf("  %-13s %s%s\n", json_string_value(json_object_get(p, "name")),
+               e ? "INVALID: " : json_is_true(json_object_get(p, "fits_here")) ? "" : "(not this machine) ",
+               e ? json_string_value(e) : json_string_value(json_object_get(p, "summary")));
+    }
     json_decref(d);
     return 0;
 }
@@ -261,4 +311,31 @@ int mtb_cmd_proof(int argc, char **argv)
     free(env[0]);
     free(rest);
     return ok ? 0 : 1;
+}
+
+int mtb_cmd_quiet(int argc, char **argv)
+{
+    /* mtebench quiet [--machine M] [--strict] [--json]: the quiet-machine
+     * check alone, on the profile's CPUs. Exit 0 quiet, 1 not quiet (warned),
+     * 2 refused with --strict or bad input. */
+    struct mtb_opts o;
+    mtb_cli_parse(argc, argv, &o, "quiet");
+    char err[MTB_ERRLEN];
+    struct mtb_machine *m = mtb_calloc(1, sizeof *m);
+    if (mtb_machine_load(o.machine, m, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    json_t *env = mtb_quiet_environment(m, o.strict, o.json);
+    json_t *q = json_object_get(env, "quiet");
+    if (o.json) {
+        json_dumpf(env, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else {
+        printf("machine %s, CPUs %s: %s\n", m->name, json_string_value(json_object_get(q, "cpus")),
+               json_is_true(json_object_get(q, "quiet")) ? "quiet" : "NOT quiet (warnings above)");
+    }
+    int rc = json_is_true(json_object_get(q, "quiet")) ? 0 : 1;
+    mtb_quiet_restore();
+    json_decref(env);
+    free(m);
+    return rc;
 }

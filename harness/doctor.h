@@ -4,4 +4,5 @@
 int mtb_cmd_doctor(int argc, char **argv);
 int mtb_cmd_list(int argc, char **argv);
 int mtb_cmd_proof(int argc, char **argv);
+int mtb_cmd_quiet(int argc, char **argv);
 #endif

@@ -30,12 +30,24 @@ int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *cons
     return mtb_proc_run(&s, d->timeout);
 }
 
+int mtb_driver_exec_seen(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
+                         const int *cpus, int ncpus, const char *user, int numa, char *seen,
+                         void (*on_start)(pid_t, void *), void *arg)
+{
+    log_command(logp, argv);
+    struct mtb_spawn s = { .argv = argv->v, .env_add = env, .log_path = logp, .cpus = cpus, .ncpus = ncpus,
+                           .user = user, .numa_bind = numa >= 0, .numa_node = numa, .affinity_out = seen,
+                           .affinity_len = seen ? 256 : 0, .on_start = on_start, .on_start_arg = arg };
+    return mtb_proc_run(&s, d->timeout);
+}
+
 int mtb_driver_exec_client(const struct mtb_drive *d, struct mtb_argv *argv, const char *logp, struct rusage *ru)
 {
     log_command(logp, argv);
     int cpus[MTB_MAX_CPUS];
     int n = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
-    struct mtb_spawn s = { .argv = argv->v, .log_path = logp, .cpus = n > 0 ? cpus : NULL, .ncpus = n > 0 ? n : 0 };
+    struct mtb_spawn s = { .argv = argv->v, .log_path = logp, .cpus = n > 0 ? cpus : NULL, .ncpus = n > 0 ? n : 0,
+                           .affinity_out = d->client_seen, .affinity_len = d->client_seen ? 256 : 0 };
     return mtb_proc_run_ru(&s, d->timeout, ru);
 }
 
@@ -87,7 +99,9 @@ static int mtload_preload(const struct mtb_drive *d, char *why, size_t n)
     struct mtb_argv a = { 0 };
     mtload_common(d, &a, json);
     mtb_argv_push(&a, "--preload");
-    int st = mtb_driver_exec(d, &a, NULL, logp, NULL, 0, NULL);
+    int cpus[MTB_MAX_CPUS];
+    int nc = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
+    int st = mtb_driver_exec(d, &a, NULL, logp, nc > 0 ? cpus : NULL, nc > 0 ? nc : 0, NULL);
     mtb_argv_free(&a);
     if (st != 0) {
         char desc[64];
@@ -112,7 +126,10 @@ static json_t *mtload_measure(const struct mtb_drive *d, char *why, size_t n)
     mtb_argv_pushf(&a, "--warmup=%gs", w->warmup);
     if (w->rate > 0)
         mtb_argv_pushf(&a, "--rate=%g", w->rate);
-    int st = mtb_driver_exec(d, &a, NULL, logp, NULL, 0, NULL);
+    /* the whole process on the client CPUs (mtload pins each thread too) */
+    int cpus[MTB_MAX_CPUS];
+    int nc = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
+    int st = mtb_driver_exec_seen(d, &a, NULL, logp, nc > 0 ? cpus : NULL, nc > 0 ? nc : 0, NULL, -1, d->client_seen, NULL, NULL);
     mtb_argv_free(&a);
     json_t *load = NULL;
     if (st != 0) {

@@ -13,12 +13,20 @@ struct mtb_drive {
     const struct mtb_run *run;
     int port;                  /* the service's TCP port; 0 for embedded services */
     const char *rundir;
-    char client_cpus[32];      /* "1-1": where a native client runs */
+    char client_cpus[256];     /* "1-1": where a native client runs */
     const int *svc_cpus;       /* embedded services run on these */
     int nsvc;
     char *const *svc_env;      /* NAME=value for the measured program (tagging, fault file) */
     const char *user;          /* run the measured program as this user, or NULL */
     double timeout;            /* seconds for each step */
+    int numa_node;             /* bind the measured program's memory here; -1: no binding */
+    long ncli;                 /* client CPUs */
+    char *client_seen;         /* read back: the CPUs the client's tasks may use (256 bytes) */
+    char *service_seen;        /* the same for an embedded service (db_bench) */
+    /* an embedded service: called when its measured invocation starts (run.c
+     * attaches perf stat to it) */
+    void (*measured_start)(pid_t pid, void *arg);
+    void *measured_arg;
 };
 
 struct mtb_driver {
@@ -38,6 +46,11 @@ const struct mtb_driver *mtb_driver_find(const char *name);
  * @return wait status, -ETIMEDOUT or -errno. */
 int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
                     const int *cpus, int ncpus, const char *user);
+/* The same, with memory bound to numa (-1: not) and the CPUs its tasks may
+ * use read back into seen (256 bytes) while it runs. */
+int mtb_driver_exec_seen(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
+                         const int *cpus, int ncpus, const char *user, int numa, char *seen,
+                         void (*on_start)(pid_t, void *), void *arg);
 /* Run a client program (native, pinned to the client CPUs) and add its CPU
  * use over `seconds` to load as {"cpu": {user_s, sys_s, busy, client_bound}}
  * (busy = CPU seconds / (seconds x client CPUs); bound above 0.9). */

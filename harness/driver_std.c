@@ -111,8 +111,14 @@ json_t *mtb_pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
     const char *script = param(d, "script", "tpcb-like");
     struct mtb_argv a = { 0 };
     pg_conn(d, &a);
-    mtb_argv_pushf(&a, "-c%ld", w->conns);
-    mtb_argv_pushf(&a, "-j%ld", w->threads);
+    /* a core sweep point: one client (one backend) per server core, as many
+     * jobs as there are clients and client CPUs */
+    long clients = w->cores > 0 ? w->cores : w->conns;
+    long jobs = w->cores > 0 ? (w->cores < d->ncli ? w->cores : d->ncli) : w->threads;
+    if (jobs < 1)
+        jobs = 1;
+    mtb_argv_pushf(&a, "-c%ld", clients);
+    mtb_argv_pushf(&a, "-j%ld", jobs);
     mtb_argv_pushf(&a, "-T%ld", (long)(w->warmup + w->duration + 0.5));
     mtb_argv_push(&a, "-l");
     mtb_argv_pushf(&a, "--log-prefix=%s", prefix);
@@ -168,7 +174,7 @@ json_t *mtb_pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
         free(pat);
         if (!bad) {
             json_t *cfg = json_pack("{s:s,s:s,s:I,s:I}", "driver", "pgbench", "script", script,
-                                    "clients", (json_int_t)w->conns, "threads", (json_int_t)w->threads);
+                                    "clients", (json_int_t)clients, "threads", (json_int_t)jobs);
             json_object_set_new(cfg, "scale", json_string(param(d, "scale", "1")));
             load = mtl_adapt_json(&ad, "pgbench", w->duration, cfg, NULL);
             mtb_driver_cpu(d, load, &ru, w->warmup + w->duration);
@@ -191,7 +197,7 @@ static void dbbench_argv(const struct mtb_drive *d, struct mtb_argv *a, struct m
     mtb_argv_pushf(a, "--db=%s/db", d->rundir);
     mtb_argv_pushf(a, "--num=%ld", w->keys);
     mtb_argv_pushf(a, "--value_size=%ld", atol(w->value_size) > 0 ? atol(w->value_size) : 100);
-    mtb_argv_pushf(a, "--threads=%ld", w->threads);
+    mtb_argv_pushf(a, "--threads=%ld", w->cores > 0 ? w->cores : w->threads); /* a sweep point: a thread per core */
     mtb_argv_pushf(a, "--use_existing_db=%d", existing);
     if (duration > 0)
         mtb_argv_pushf(a, "--duration=%ld", (long)(duration + 0.5));
@@ -207,11 +213,12 @@ static void dbbench_argv(const struct mtb_drive *d, struct mtb_argv *a, struct m
 }
 
 static int dbbench_exec(const struct mtb_drive *d, const char *bench, double duration, int existing,
-                        const char *logp)
+                        const char *logp, int measured)
 {
     struct mtb_argv a = { 0 }, envx = { 0 };
     dbbench_argv(d, &a, &envx, bench, duration, existing);
-    int st = mtb_driver_exec(d, &a, envx.v, logp, d->svc_cpus, d->nsvc, d->user);
+    int st = mtb_driver_exec_seen(d, &a, envx.v, logp, d->svc_cpus, d->nsvc, d->user, d->numa_node, d->service_seen,
+                                  measured ? d->measured_start : NULL, d->measured_arg);
     mtb_argv_free(&a);
     mtb_argv_free(&envx);
     return st;
@@ -225,7 +232,7 @@ int mtb_dbbench_preload(const struct mtb_drive *d, char *why, size_t n)
     if (!needs_existing(bench))
         return 0;
     char *logp = mtb_asprintf("%s/db_bench-preload.log", d->rundir);
-    int rc = failed(dbbench_exec(d, "fillseq", 0, 0, logp), "db_bench fillseq (preload)", logp, why, n);
+    int rc = failed(dbbench_exec(d, "fillseq", 0, 0, logp, 0), "db_bench fillseq (preload)", logp, why, n);
     free(logp);
     return rc;
 }
@@ -238,9 +245,9 @@ json_t *mtb_dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
     char *wlog = mtb_asprintf("%s/db_bench-warmup.log", d->rundir);
     char *logp = mtb_asprintf("%s/db_bench.log", d->rundir);
     json_t *load = NULL;
-    if (w->warmup > 0 && failed(dbbench_exec(d, bench, w->warmup, existing, wlog), "db_bench warm-up", wlog, why, n))
+    if (w->warmup > 0 && failed(dbbench_exec(d, bench, w->warmup, existing, wlog, 0), "db_bench warm-up", wlog, why, n))
         goto out;
-    if (failed(dbbench_exec(d, bench, w->duration, existing, logp), "db_bench", logp, why, n))
+    if (failed(dbbench_exec(d, bench, w->duration, existing, logp, 1), "db_bench", logp, why, n))
         goto out;
     char *text = mtb_read_file(logp, NULL);
     struct mtl_adapt ad;
@@ -251,7 +258,7 @@ json_t *mtb_dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
         snprintf(why, n, "no '%s' result line in %s", bench, logp);
     } else {
         json_t *cfg = json_pack("{s:s,s:s,s:I}", "driver", "db_bench", "benchmark", bench, "threads",
-                                (json_int_t)w->threads);
+                                (json_int_t)(w->cores > 0 ? w->cores : w->threads));
         load = mtl_adapt_json(&ad, "db_bench", secs > 0 ? secs : w->duration, cfg, NULL);
         /* db_bench's own figure is authoritative for throughput */
         json_object_set_new(json_object_get(load, "totals"), "ops_per_sec", json_real(ops));

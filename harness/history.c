@@ -669,13 +669,34 @@ static void short_hash(const char *text, char out[13])
     out[12] = 0;
 }
 
-/* the machine profile as canonical text: what the runs were pinned to */
+/* the machine profile as canonical text: what the runs were pinned to.
+ * The profile's first keys always; the later ones (NUMA node, sweep, raw
+ * events, ...) only when set, so that series recorded before they existed
+ * keep their keys; never the file's path. */
 static char *machine_text(json_t *rec)
 {
     json_t *m = json_object_get(rec, "machine");
     if (!json_is_object(m))
         return mtb_strdup("");
-    char *d = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
+    static const char *const base[] = { "name", "service_cpus", "client_cpus", "service_threads", "loadgen_threads",
+                                        "perf_events", NULL };
+    json_t *k = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach(m, key, v)
+    {
+        int keep = 0;
+        for (const char *const *b = base; *b && !keep; b++)
+            keep = !strcmp(*b, key);
+        if (!keep && strcmp(key, "file"))
+            keep = !(json_is_null(v) || json_is_false(v) || (json_is_string(v) && !*json_string_value(v)) ||
+                     (json_is_array(v) && !json_array_size(v)) || (json_is_object(v) && !json_object_size(v)) ||
+                     (!strcmp(key, "sweep_cpus") && json_equal(v, json_object_get(m, "service_cpus"))));
+        if (keep)
+            json_object_set(k, key, v);
+    }
+    char *d = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(k);
     return d ? d : mtb_strdup("");
 }
 

@@ -2,11 +2,13 @@
 #include "machine.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int mtb_cpulist_parse(const char *s, int *cpus, int max)
 {
@@ -58,51 +60,233 @@ void mtb_cpulist_format(const int *cpus, int n, char *buf, size_t len)
     }
 }
 
+/* ---- profile files: inih, with the line of each key from our own reader -- */
+
 struct ld {
     struct mtb_machine *m;
-    char err[256];
+    const char *path;
+    FILE *f;
+    int line;          /* lines read so far (the line being parsed) */
+    int pending_nl;    /* the previous chunk ended a line */
+    char err[512];
 };
+
+static char *reader(char *str, int num, void *stream)
+{
+    struct ld *l = stream;
+    if (l->pending_nl || l->line == 0)
+        l->line++;
+    char *r = fgets(str, num, l->f);
+    l->pending_nl = r && strchr(r, '\n') != NULL;
+    return r;
+}
+
+static const char *const machine_keys =
+    "name, summary, cpus, service_cpus, client_cpus, allow_overlap, numa_node, cores, service_threads, "
+    "loadgen_threads, perf_events, perf_raw, microarch, cpu_parts, governor, set_governor, boost, smt_siblings";
+
+static int yesno(const char *v, int *out)
+{
+    if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+        *out = 1;
+    else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+#define FAIL(...) do { snprintf(l->err, sizeof l->err, __VA_ARGS__); return 0; } while (0)
 
 static int on_kv(void *user, const char *section, const char *key, const char *value)
 {
     struct ld *l = user;
     struct mtb_machine *m = l->m;
-    if (!key || strcmp(section, "machine"))
-        return 1;
+    if (!key)
+        return strcmp(section, "machine") ? (snprintf(l->err, sizeof l->err, "unknown section [%s] (accepted: [machine])",
+                                                     section), 0) : 1;
+    if (strcmp(section, "machine"))
+        FAIL("key '%s' outside the [machine] section", key);
+    long v;
     if (!strcmp(key, "name"))
         snprintf(m->name, sizeof m->name, "%s", value);
     else if (!strcmp(key, "summary"))
         snprintf(m->summary, sizeof m->summary, "%s", value);
-    else if (!strcmp(key, "service_cpus") || !strcmp(key, "client_cpus")) {
-        int *dst = key[0] == 's' ? m->svc_cpus : m->cli_cpus;
-        int n = mtb_cpulist_parse(value, dst, MTB_MAX_CPUS);
-        if (n <= 0) {
-            snprintf(l->err, sizeof l->err, "%s '%s' is not a CPU list such as 0-7,16", key, value);
-            return 0;
+    else if (!strcmp(key, "cpus")) {
+        if (mtb_parse_long(value, 1, MTB_MAX_CPUS, &v) != 0)
+            FAIL("cpus '%s' is not an integer from 1 to %d", value, MTB_MAX_CPUS);
+        m->cpus = (int)v;
+    } else if (!strcmp(key, "sweep_cpus")) {
+        if ((m->nswp = mtb_cpulist_parse(value, m->swp_cpus, MTB_MAX_CPUS)) <= 0)
+            FAIL("%s '%s' is not a CPU list such as 0-7,16", key, value);
+        m->swp_line = l->line;
+    } else if (!strcmp(key, "service_cpus") || !strcmp(key, "client_cpus")) {
+        int svc = key[0] == 's';
+        int n = mtb_cpulist_parse(value, svc ? m->svc_cpus : m->cli_cpus, MTB_MAX_CPUS);
+        if (n <= 0)
+            FAIL("%s '%s' is not a CPU list such as 0-7,16", key, value);
+        *(svc ? &m->nsvc : &m->ncli) = n;
+        *(svc ? &m->svc_line : &m->cli_line) = l->line;
+    } else if (!strcmp(key, "allow_overlap") || !strcmp(key, "set_governor")) {
+        if (yesno(value, key[0] == 'a' ? &m->allow_overlap : &m->set_governor) != 0)
+            FAIL("%s '%s' is not yes or no", key, value);
+    } else if (!strcmp(key, "numa_node")) {
+        if (!strcmp(value, "none"))
+            m->numa_node = -1;
+        else if (mtb_parse_long(value, 0, 1023, &v) != 0)
+            FAIL("numa_node '%s' is not a node number (0-1023) or none", value);
+        else
+            m->numa_node = (int)v;
+    } else if (!strcmp(key, "cores")) {
+        int c[MTB_MAX_CPUS];
+        int n = mtb_cpulist_parse(value, c, MTB_MAX_CPUS);
+        if (n <= 0 || n > MTB_MAX_SWEEP)
+            FAIL("cores '%s' is not a list of core counts such as 8,64,128 (at most %d)", value, MTB_MAX_SWEEP);
+        for (int i = 0; i < n; i++)
+            if (c[i] < 1)
+                FAIL("cores '%s': a core count must be at least 1", value);
+        memcpy(m->cores, c, (size_t)n * sizeof *c);
+        m->ncores = n;
+    } else if (!strcmp(key, "core_types")) {
+        char *copy = mtb_strdup(value), *save = NULL;
+        m->ntypes = 0;
+        for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+            char *colon = strchr(t, ':');
+            long cpu;
+            if (!colon || colon == t || colon - t >= 24 || mtb_parse_long(colon + 1, 0, MTB_MAX_CPUS - 1, &cpu) != 0 ||
+                m->ntypes >= MTB_MAX_SWEEP) {
+                snprintf(l->err, sizeof l->err, "core_types entry '%s' is not TYPE:CPU (e.g. little:0, big:4)", t);
+                free(copy);
+                return 0;
+            }
+            snprintf(m->type_name[m->ntypes], sizeof m->type_name[0], "%.*s", (int)(colon - t), t);
+            m->type_cpu[m->ntypes++] = (int)cpu;
         }
-        *(key[0] == 's' ? &m->nsvc : &m->ncli) = n;
+        free(copy);
+        m->types_line = l->line;
     } else if (!strcmp(key, "service_threads") || !strcmp(key, "loadgen_threads")) {
-        long v;
-        if (mtb_parse_long(value, 1, 4096, &v) != 0) {
-            snprintf(l->err, sizeof l->err, "%s '%s' is not an integer from 1 to 4096", key, value);
-            return 0;
-        }
+        if (mtb_parse_long(value, 1, 4096, &v) != 0)
+            FAIL("%s '%s' is not an integer from 1 to 4096", key, value);
         *(key[0] == 's' ? &m->service_threads : &m->loadgen_threads) = v;
-    } else if (!strcmp(key, "perf_events"))
-        snprintf(m->perf_events, sizeof m->perf_events, "%s", value);
-    else {
-        snprintf(l->err, sizeof l->err, "unknown key '%s' (accepted: name, summary, service_cpus, client_cpus, "
-                 "service_threads, loadgen_threads, perf_events)", key);
-        return 0;
+    } else if (!strcmp(key, "perf_events")) {
+        /* repeated keys join (inih cuts lines at 200 characters) */
+        size_t o = strlen(m->perf_events);
+        snprintf(m->perf_events + o, sizeof m->perf_events - o, "%s%s", o ? "," : "", value);
+    } else if (!strcmp(key, "perf_raw")) {
+        /* label=rHEX, ... */
+        char *copy = mtb_strdup(value), *save = NULL;
+        for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+            char *eq = strchr(t, '=');
+            int good = eq && eq > t && eq[1] == 'r' && eq[2];
+            for (char *p = eq ? eq + 2 : t; good && *p; p++)
+                good = isxdigit((unsigned char)*p);
+            if (!good) {
+                snprintf(l->err, sizeof l->err, "perf_raw entry '%s' is not label=rHEX (e.g. STALL_BACKEND_MEM=r4005)", t);
+                free(copy);
+                return 0;
+            }
+        }
+        free(copy);
+        size_t o = strlen(m->perf_raw);
+        snprintf(m->perf_raw + o, sizeof m->perf_raw - o, "%s%s", o ? "," : "", value);
+    } else if (!strcmp(key, "microarch")) {
+        snprintf(m->microarch, sizeof m->microarch, "%s", value);
+    } else if (!strcmp(key, "cpu_parts")) {
+        snprintf(m->cpu_parts, sizeof m->cpu_parts, "%s", value);
+    } else if (!strcmp(key, "governor")) {
+        snprintf(m->governor, sizeof m->governor, "%s", value);
+    } else if (!strcmp(key, "boost")) {
+        if (!strcmp(value, "off"))
+            m->boost_off = 1;
+        else if (strcmp(value, "any"))
+            FAIL("boost '%s' is not off or any", value);
+    } else if (!strcmp(key, "smt_siblings")) {
+        if (!strcmp(value, "allow"))
+            m->smt_siblings_ok = 1;
+        else if (strcmp(value, "forbid"))
+            FAIL("smt_siblings '%s' is not allow or forbid", value);
+    } else {
+        FAIL("unknown key '%s' (accepted: %s)", key, machine_keys);
     }
     return 1;
 }
 
-int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t errlen)
+int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
+    m->numa_node = -1;
+    snprintf(m->path, sizeof m->path, "%s", path);
+    struct ld l = { .m = m, .path = path };
+    l.f = fopen(path, "r");
+    if (!l.f) {
+        snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = ini_parse_stream(reader, &l, on_kv, &l);
+    fclose(l.f);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s:%d: %s", path, rc, l.err[0] ? l.err : "malformed line");
+        return -1;
+    }
+    if (!m->nsvc || !m->ncli) {
+        snprintf(err, errlen, "%s: needs service_cpus and client_cpus", path);
+        return -1;
+    }
+    if (!m->nswp) {
+        memcpy(m->swp_cpus, m->svc_cpus, (size_t)m->nsvc * sizeof *m->svc_cpus);
+        m->nswp = m->nsvc;
+        m->swp_line = m->svc_line;
+    }
+    /* the lists against the machine the profile describes */
+    static const char *const list_names[] = { "service_cpus", "client_cpus", "sweep_cpus" };
+    for (int s = 0; s < 3; s++) {
+        const int *c = s == 0 ? m->svc_cpus : s == 1 ? m->cli_cpus : m->swp_cpus;
+        int n = s == 0 ? m->nsvc : s == 1 ? m->ncli : m->nswp;
+        int line = s == 0 ? m->svc_line : s == 1 ? m->cli_line : m->swp_line;
+        for (int i = 0; m->cpus && i < n; i++)
+            if (c[i] >= m->cpus) {
+                snprintf(err, errlen, "%s:%d: %s uses CPU %d, out of range for the profile's cpus = %d (0-%d)", path,
+                         line, list_names[s], c[i], m->cpus, m->cpus - 1);
+                return -1;
+            }
+    }
+    for (int s = 0; s < 2 && !m->allow_overlap; s++) {
+        const int *c = s ? m->swp_cpus : m->svc_cpus;
+        int n = s ? m->nswp : m->nsvc;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < m->ncli; j++)
+                if (c[i] == m->cli_cpus[j]) {
+                    snprintf(err, errlen, "%s:%d: client_cpus shares CPU %d with %s (line %d); server and "
+                             "client never share a core unless the profile says allow_overlap = yes", path,
+                             m->cli_line, m->cli_cpus[j], list_names[s ? 2 : 0], s ? m->swp_line : m->svc_line);
+                    return -1;
+                }
+    }
+    for (int i = 0; i < m->ntypes; i++) {
+        int in = 0;
+        for (int j = 0; j < m->nsvc; j++)
+            in |= m->svc_cpus[j] == m->type_cpu[i];
+        if (!in) {
+            snprintf(err, errlen, "%s:%d: core_types: CPU %d (%s) is not in service_cpus (line %d)", path, m->types_line,
+                     m->type_cpu[i], m->type_name[i], m->svc_line);
+            return -1;
+        }
+    }
+    for (int i = 0; i < m->ncores; i++)
+        if (m->cores[i] > m->nswp) {
+            snprintf(err, errlen, "%s: cores: %d server cores asked for, but sweep_cpus has %d (line %d)", path,
+                     m->cores[i], m->nswp, m->swp_line);
+            return -1;
+        }
+    return 0;
+}
+
+int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t errlen)
+{
     int ncpu = mtb_ncpus();
     if (!name || !*name || !strcmp(name, "auto")) {
+        memset(m, 0, sizeof *m);
+        m->numa_node = -1;
         snprintf(m->name, sizeof m->name, "auto");
         snprintf(m->summary, sizeof m->summary, "service on the first half of the CPUs, client on the rest");
         int half = ncpu >= 2 ? ncpu / 2 : 1;
@@ -110,44 +294,137 @@ int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t 
             m->svc_cpus[m->nsvc++] = c;
         for (int c = ncpu >= 2 ? half : 0; c < ncpu; c++)
             m->cli_cpus[m->ncli++] = c;
+        memcpy(m->swp_cpus, m->svc_cpus, (size_t)m->nsvc * sizeof *m->svc_cpus);
+        m->nswp = m->nsvc;
+        m->allow_overlap = ncpu < 2;
+        m->smt_siblings_ok = 1;
         return 0;
     }
     char *path = strchr(name, '/') ? mtb_strdup(name) : mtb_asprintf("%s/configs/machines/%s.conf", mtb_root(), name);
-    struct ld l = { .m = m };
-    int rc = ini_parse(path, on_kv, &l);
-    if (rc != 0) {
-        if (rc < 0)
-            snprintf(err, errlen, "unknown MACHINE '%s' (no %s; profiles are in configs/machines/, or auto)", name, path);
-        else
-            snprintf(err, errlen, "%s:%d: %s", path, rc, l.err[0] ? l.err : "malformed line");
+    if (access(path, R_OK) != 0) {
+        snprintf(err, errlen, "unknown MACHINE '%s' (no %s; profiles are in configs/machines/, or auto)", name, path);
         free(path);
         return -1;
     }
-    if (!m->name[0])
+    int rc = mtb_machine_parse(path, m, err, errlen);
+    if (rc == 0 && !m->name[0])
         snprintf(m->name, sizeof m->name, "%s", name);
-    if (!m->nsvc || !m->ncli) {
-        snprintf(err, errlen, "%s: needs service_cpus and client_cpus", path);
-        free(path);
-        return -1;
-    }
-    for (int i = 0; i < m->nsvc + m->ncli; i++) {
-        int c = i < m->nsvc ? m->svc_cpus[i] : m->cli_cpus[i - m->nsvc];
-        if (c >= ncpu) {
-            snprintf(err, errlen, "machine profile %s uses CPU %d, but this machine has CPUs 0-%d", m->name, c, ncpu - 1);
-            free(path);
-            return -1;
-        }
+    for (int s = 0; rc == 0 && s < 3; s++) {
+        const int *c = s == 0 ? m->svc_cpus : s == 1 ? m->cli_cpus : m->swp_cpus;
+        int n = s == 0 ? m->nsvc : s == 1 ? m->ncli : m->nswp;
+        for (int i = 0; i < n; i++)
+            if (c[i] >= ncpu) {
+                snprintf(err, errlen, "%s:%d: %s uses CPU %d, out of range: this machine has CPUs 0-%d (profile %s; "
+                         "`mtebench doctor` suggests one)", path, s == 0 ? m->svc_line : s == 1 ? m->cli_line : m->swp_line,
+                         s == 0 ? "service_cpus" : s == 1 ? "client_cpus" : "sweep_cpus", c[i], ncpu - 1, m->name);
+                rc = -1;
+                break;
+            }
     }
     free(path);
-    return 0;
+    return rc;
+}
+
+int mtb_machine_svc_slice(const struct mtb_machine *m, long cores, int *cpus)
+{
+    if (cores <= 0) {
+        memcpy(cpus, m->svc_cpus, (size_t)m->nsvc * sizeof *cpus);
+        return m->nsvc;
+    }
+    int n = cores < m->nswp ? (int)cores : m->nswp;
+    memcpy(cpus, m->swp_cpus, (size_t)n * sizeof *cpus);
+    return n;
+}
+
+char *mtb_machine_perf_list(const struct mtb_machine *m)
+{
+    char *out = mtb_strdup(m->perf_events);
+    char *copy = mtb_strdup(m->perf_raw), *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        char *eq = strchr(t, '=');
+        char *n = mtb_asprintf("%s%s%s", out, *out ? "," : "", eq ? eq + 1 : t);
+        free(out);
+        out = n;
+    }
+    free(copy);
+    return out;
 }
 
 json_t *mtb_machine_json(const struct mtb_machine *m)
 {
-    char s[512], c[512];
+    char s[512], c[512], w[512];
+    mtb_cpulist_format(m->swp_cpus, m->nswp, w, sizeof w);
     mtb_cpulist_format(m->svc_cpus, m->nsvc, s, sizeof s);
     mtb_cpulist_format(m->cli_cpus, m->ncli, c, sizeof c);
-    return json_pack("{s:s,s:s,s:s,s:I,s:I,s:s}", "name", m->name, "service_cpus", s, "client_cpus", c,
-                     "service_threads", (json_int_t)m->service_threads, "loadgen_threads",
-                     (json_int_t)m->loadgen_threads, "perf_events", m->perf_events);
+    json_t *cores = json_array();
+    for (int i = 0; i < m->ncores; i++)
+        json_array_append_new(cores, json_integer(m->cores[i]));
+    json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:s}", "name", m->name, "service_cpus", s, "client_cpus", c,
+                          "service_threads", (json_int_t)m->service_threads, "loadgen_threads",
+                          (json_int_t)m->loadgen_threads, "perf_events", m->perf_events);
+    json_object_set_new(o, "perf_raw", json_string(m->perf_raw));
+    json_object_set_new(o, "microarch", json_string(m->microarch));
+    json_object_set_new(o, "numa_node", m->numa_node >= 0 ? json_integer(m->numa_node) : json_null());
+    json_object_set_new(o, "cores", cores);
+    json_object_set_new(o, "sweep_cpus", json_string(w));
+    json_t *types = json_object();
+    for (int i = 0; i < m->ntypes; i++)
+        json_object_set_new(types, m->type_name[i], json_integer(m->type_cpu[i]));
+    json_object_set_new(o, "core_types", types);
+    json_object_set_new(o, "allow_overlap", json_boolean(m->allow_overlap));
+    json_object_set_new(o, "governor", json_string(m->governor));
+    json_object_set_new(o, "file", json_string(m->path));
+    return o;
+}
+
+/* ---- which profile suits this machine ------------------------------------ */
+
+/* The distinct "implementer:part" pairs of /proc/cpuinfo (arm64). */
+static int cpu_parts(const char *cpuinfo, char parts[][16], int max)
+{
+    int n = 0;
+    long impl = -1;
+    for (const char *p = cpuinfo; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        long v;
+        if (sscanf(p, "CPU implementer : %li", &v) == 1 || sscanf(p, "CPU implementer\t: %li", &v) == 1)
+            impl = v;
+        else if ((sscanf(p, "CPU part : %li", &v) == 1 || sscanf(p, "CPU part\t: %li", &v) == 1) && impl >= 0) {
+            char buf[16];
+            snprintf(buf, sizeof buf, "0x%02x:0x%03x", (unsigned)(impl & 0xff), (unsigned)(v & 0xfff));
+            int seen = 0;
+            for (int i = 0; i < n; i++)
+                seen |= !strcmp(parts[i], buf);
+            if (!seen && n < max)
+                snprintf(parts[n++], 16, "%s", buf);
+        }
+    }
+    return n;
+}
+
+const char *mtb_machine_suggest(int ncpus, const char *cpuinfo, int nnodes, char *why, size_t whylen)
+{
+    char parts[8][16];
+    int np = cpuinfo ? cpu_parts(cpuinfo, parts, 8) : 0;
+    for (int i = 0; i < np; i++)
+        if (!strncmp(parts[i], "0xc0:", 5)) {
+            snprintf(why, whylen, "Ampere CPU (MIDR implementer:part %s), %d CPUs, %d NUMA node%s", parts[i], ncpus,
+                     nnodes, nnodes == 1 ? "" : "s");
+            return "ampereone";
+        }
+    if (np >= 2) {
+        snprintf(why, whylen, "%d core types (MIDR parts %s, %s%s): a big.LITTLE layout, one core of each type", np,
+                 parts[0], parts[1], np > 2 ? ", ..." : "");
+        return "pixel";
+    }
+    if (ncpus <= 4) {
+        snprintf(why, whylen, "%d CPUs: the service on CPU 0, the load generator on CPU 1", ncpus);
+        return "local";
+    }
+    if (np == 1) {
+        snprintf(why, whylen, "one core type (MIDR part %s), %d CPUs, %d NUMA node%s: a generic arm64 server", parts[0],
+                 ncpus, nnodes, nnodes == 1 ? "" : "s");
+        return "arm64-server";
+    }
+    snprintf(why, whylen, "%d CPUs, no arm64 MIDR in /proc/cpuinfo: halves of the CPUs", ncpus);
+    return "auto";
 }

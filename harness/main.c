@@ -31,7 +31,8 @@ static const struct mtb_cmd cmds[] = {
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },
     { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)", mtb_cmd_kernel },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
-    { "doctor", "what this machine can measure, and why not", mtb_cmd_doctor },
+    { "doctor", "what this machine can measure, and why not; which machine profile suits it", mtb_cmd_doctor },
+    { "quiet", "is the machine quiet enough to measure on (governor, boost, SMT, busy CPUs, swap, THP)", mtb_cmd_quiet },
     { "help", "this text", cmd_help },
     { NULL, NULL, NULL },
 };

@@ -1,5 +1,6 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "quiet.h"
 #include "util.h"
 
 #include <ini.h>
@@ -16,7 +17,51 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     p->platform = o->p;
     p->kernel = o->kernel;
     p->machine = &o->mach;
+    p->cores = o->cores;
+    p->strict = o->strict;
     p->skipped = json_array();
+}
+
+/* The points of the core sweep; 0 when there is none. */
+static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts)
+{
+    const struct mtb_machine *m = p->machine;
+    int counts[MTB_MAX_CPUS], n = 0;
+    if (p->cores) {
+        n = mtb_cpulist_parse(p->cores, counts, MTB_MAX_CPUS);
+        if (n <= 0 || n > MTB_MAX_SWEEP)
+            mtb_die(2, "invalid CORES '%s' (accepted: core counts such as 8,64,128)", p->cores);
+    } else if (m->ncores) {
+        memcpy(counts, m->cores, (size_t)m->ncores * sizeof *counts);
+        n = m->ncores;
+    } else if (m->ntypes) {
+        for (int i = 0; i < m->ntypes; i++) {
+            memset(&pts[i], 0, sizeof pts[i]);
+            pts[i].cores = 1;
+            snprintf(pts[i].svc_cpus, sizeof pts[i].svc_cpus, "%d", m->type_cpu[i]);
+            snprintf(pts[i].core_type, sizeof pts[i].core_type, "%s", m->type_name[i]);
+        }
+        return m->ntypes;
+    }
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 1 || counts[i] > m->nswp) {
+            char l[256];
+            mtb_cpulist_format(m->swp_cpus, m->nswp, l, sizeof l);
+            mtb_die(2, "CORES: %d server cores asked for, but machine profile %s sweeps over %d CPUs (%s)%s", counts[i],
+                    m->name, m->nswp, l, m->path[0] ? "" : "; choose a profile with MACHINE= (see configs/machines/)");
+        }
+        memset(&pts[i], 0, sizeof pts[i]);
+        pts[i].cores = counts[i];
+        int c[MTB_MAX_CPUS];
+        int k = mtb_machine_svc_slice(m, counts[i], c);
+        mtb_cpulist_format(c, k, pts[i].svc_cpus, sizeof pts[i].svc_cpus);
+        for (int a = 0; a < k; a++)
+            for (int b = 0; b < m->ncli; b++)
+                if (c[a] == m->cli_cpus[b] && !p->ncells) /* once, when the first entry is added */
+                    fprintf(stderr, "mtebench: notice: at %d cores the service shares CPU %d with the client "
+                            "(profile %s allows it)\n", counts[i], c[a], m->name);
+    }
+    return n;
 }
 
 static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
@@ -29,9 +74,32 @@ static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
     return c;
 }
 
+static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
+                      const struct mtb_mode *const *modes, size_t nmodes);
+
 void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
                   const struct mtb_mode *const *modes, size_t nmodes)
 {
+    struct mtb_workload pts[MTB_MAX_SWEEP];
+    int n = sweep_points(p, pts);
+    if (n == 0) {
+        add_point(p, entry, r, wl, modes, nmodes);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        struct mtb_workload w = *wl;
+        w.cores = pts[i].cores;
+        memcpy(w.svc_cpus, pts[i].svc_cpus, sizeof w.svc_cpus);
+        memcpy(w.core_type, pts[i].core_type, sizeof w.core_type);
+        w.service_threads = w.cores; /* memcached -t, nginx worker_processes; pgbench and db_bench in their drivers */
+        add_point(p, entry, r, &w, modes, nmodes);
+    }
+}
+
+static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
+                      const struct mtb_mode *const *modes, size_t nmodes)
+{
+    size_t skipped_before = json_array_size(p->skipped);
     struct mtb_plan_cell *b = add_cell(p);
     b->entry = entry;
     b->recipe = r;
@@ -41,6 +109,8 @@ void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe
     for (size_t i = 0; i < nmodes; i++) {
         char why[MTB_ERRLEN];
         if (!p->platform->mode_ok(modes[i], why, sizeof why)) {
+            if (skipped_before && wl->cores) /* one note per mode, not per sweep point */
+                continue;
             json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
             continue;
         }
@@ -104,6 +174,8 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         mtb_die(2, "plan %s: [plan] reps '%s' is not an integer from 1 to 1000", path, v);
     if (!o->platform && (v = get(&l, "plan", "platform")))
         o->platform = v;
+    if (!o->cores && (v = get(&l, "plan", "cores")))
+        o->cores = v;
     if (o->duration < 0 && (v = get(&l, "plan", "duration")) && (mtb_parse_duration(v, &o->duration) != 0 || o->duration <= 0))
         mtb_die(2, "plan %s: [plan] duration '%s' is not a duration", path, v);
     if (o->warmup < 0 && (v = get(&l, "plan", "warmup")) && mtb_parse_duration(v, &o->warmup) != 0)
@@ -212,10 +284,14 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     if (mtb_mkdir_p(dir) != 0)
         mtb_die(1, "cannot create %s", dir);
     json_t *cells = json_array();
-    for (size_t i = 0; i < p->ncells; i++)
-        json_array_append_new(cells, json_pack("{s:s,s:s,s:s,s:s,s:s}", "entry", p->cells[i].entry, "service",
-                                               p->cells[i].recipe->name, "workload", p->cells[i].wl.name, "variant",
-                                               p->cells[i].variant, "mode", p->cells[i].mode->name));
+    for (size_t i = 0; i < p->ncells; i++) {
+        json_t *cj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "entry", p->cells[i].entry, "service", p->cells[i].recipe->name,
+                               "workload", p->cells[i].wl.name, "variant", p->cells[i].variant, "mode",
+                               p->cells[i].mode->name);
+        if (p->cells[i].wl.cores)
+            json_object_set_new(cj, "cores", json_integer(p->cells[i].wl.cores));
+        json_array_append_new(cells, cj);
+    }
     json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
                            "platform", p->platform->name, "kernel", p->kernel, "reps", (json_int_t)p->reps,
                            "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", p->skipped);
@@ -237,6 +313,8 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     for (size_t k = 0; k < p->ncells; k++)
         planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
     planned *= (double)p->reps;
+    /* provenance and the quiet-machine check, before any run (refused with --strict) */
+    json_t *env = mtb_quiet_environment(p->machine, p->strict, 0);
     json_t *records = json_array();
     *failures = 0;
     double t0 = mtb_mono();
@@ -247,11 +325,20 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
             idx++;
             char eta[32];
             fmt_eta(eta, sizeof eta, idx > 1 ? (mtb_mono() - t0) / (idx - 1) * (total - idx + 1) : planned);
-            fprintf(stderr, "%s[%d/%d] %s %s %s/%s rep %ld/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
-                    c->recipe->name, c->wl.name, c->variant, c->mode->name, rep, p->reps, eta, tty ? "" : "\n");
-            char *rundir = mtb_asprintf("%s/%03d-%s-%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name,
+            char cores[48] = "";
+            if (c->wl.cores)
+                snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
+                         c->wl.core_type[0] ? " " : "", c->wl.core_type);
+            fprintf(stderr, "%s[%d/%d] %s %s%s %s/%s rep %ld/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
+                    c->recipe->name, c->wl.name, cores, c->variant, c->mode->name, rep, p->reps, eta, tty ? "" : "\n");
+            char ptag[48] = "";
+            if (c->wl.core_type[0])
+                snprintf(ptag, sizeof ptag, "-%s", c->wl.core_type);
+            else if (c->wl.cores)
+                snprintf(ptag, sizeof ptag, "-c%ld", c->wl.cores);
+            char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, ptag,
                                         c->variant, c->mode->name, rep);
-            struct mtb_run run = { .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+            struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
                                    .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build, .machine = p->machine,
                                    .rep = (int)rep, .index = idx, .total = total, .plan = p->name, .dir = rundir };
             json_t *rec = NULL;
@@ -266,5 +353,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     }
     if (tty)
         fprintf(stderr, "\n");
+    json_decref(env);
+    mtb_quiet_restore();
     return records;
 }

@@ -26,6 +26,8 @@ struct mtb_plan {
     const struct mtb_platform *platform;
     const char *kernel;
     const struct mtb_machine *machine;
+    const char *cores;                /* CORES / [plan] cores: sweep these core counts */
+    int strict;                       /* refuse a machine that is not quiet */
     struct mtb_plan_cell *cells;
     size_t ncells;
     json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
@@ -34,7 +36,8 @@ struct mtb_plan {
 /* Start an empty plan for the resolved options (platform, kernel, reps). */
 void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o);
 /* Add an entry: its baseline and one tagged cell per mode (modes missing on
- * the platform are listed in p->skipped, not fatal). */
+ * the platform are listed in p->skipped, not fatal), at each point of the
+ * core sweep (CORES, else the profile's cores or core_types) if any. */
 void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
                   const struct mtb_mode *const *modes, size_t nmodes);
 /* Load a plan file; command-line options override its [plan] values.

@@ -188,6 +188,56 @@ char *mtb_plot_overhead_script(json_t *summary)
     return buf;
 }
 
+char *mtb_plot_cores_script(json_t *summary)
+{
+    json_t *rows = json_object_get(summary, "cores");
+    if (!json_array_size(rows))
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    /* one data block per line (service, workload, config, platform, kernel),
+     * rows already ordered by cores */
+    int nblocks = 0;
+    char prev[512] = "";
+    json_t *titles = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        char ks[128];
+        kernel_suffix(mtb_jstr(r, "kernel"), ks, sizeof ks);
+        char *key = mtb_asprintf("%s %s %s/%s%s", mtb_jstr(r, "service"), mtb_jstr(r, "workload"), mtb_jstr(r, "variant"),
+                                 mtb_jstr(r, "mode"), ks);
+        if (strcmp(key, prev)) {
+            fprintf(f, "%s$L%d << EOD\n", nblocks ? "EOD\n" : "", nblocks);
+            nblocks++;
+            snprintf(prev, sizeof prev, "%s", key);
+            json_array_append_new(titles, json_string(key));
+        }
+        free(key);
+        json_t *ops = json_object_get(r, "ops_per_sec");
+        fprintf(f, "%lld %.6g\n", (long long)mtb_jnum(r, "cores"), mtb_jnum(ops, "median"));
+    }
+    fprintf(f, "EOD\n");
+    fprintf(f, "set title \"Throughput against server cores (median ops/s)\"\n");
+    put_emu_label(f, json_is_true(json_object_get(summary, "emulated")));
+    fprintf(f, "set xlabel \"server cores\"\nset ylabel \"ops/s\"\nset grid\nset yrange [0:*]\nset key outside right\n"
+               "set xtics 1\nplot ");
+    json_t *t;
+    json_array_foreach(titles, i, t)
+    {
+        fprintf(f, "%s$L%zu using 1:2 with linespoints lw 2 pt 7 title ", i ? ", \\\n     " : "", i);
+        put_quoted(f, json_string_value(t));
+    }
+    fprintf(f, "\n");
+    json_decref(titles);
+    fclose(f);
+    return buf;
+}
+
 char *mtb_plot_group(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");

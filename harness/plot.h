@@ -68,6 +68,9 @@ char *mtb_plot_trend_script(const char *title, const char *ylabel, const double 
 /* The group a record is plotted in: "service, mix M, C conns, platform P"
  * (heap string). */
 char *mtb_plot_group(json_t *rec);
+/* Throughput against server cores, one line per configuration (the
+ * summary's "cores" rows); NULL when there was no core sweep. */
+char *mtb_plot_cores_script(json_t *summary);
 
 /* @return 1 if gnuplot can be run */
 int mtb_plot_available(void);

@@ -1,6 +1,10 @@
 /* proc.c - see proc.h */
 #include "proc.h"
+#include "machine.h"
 #include "util.h"
+
+#include <dirent.h>
+#include <sys/syscall.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +22,23 @@
 #define MAX_CHILDREN 64
 static volatile pid_t children[MAX_CHILDREN];
 volatile int mtb_proc_interrupted;
+static void (*exit_hooks[8])(void);
+
+void mtb_proc_on_exit(void (*fn)(void))
+{
+    for (int i = 0; i < 8; i++)
+        if (!exit_hooks[i] || exit_hooks[i] == fn) {
+            exit_hooks[i] = fn;
+            return;
+        }
+}
+
+static void run_exit_hooks(void)
+{
+    for (int i = 0; i < 8; i++)
+        if (exit_hooks[i])
+            exit_hooks[i]();
+}
 
 static void kill_all(int sig)
 {
@@ -34,12 +55,14 @@ static void on_signal(int sig)
     /* only async-signal-safe calls here; records already written stay */
     static const char msg[] = "\nmtebench: interrupted: children killed; finished records are kept\n";
     if (write(2, msg, sizeof msg - 1) < 0) { /* nothing */ }
+    run_exit_hooks(); /* settings the harness changed go back */
     _exit(130);
 }
 
 static void at_exit(void)
 {
     kill_all(SIGKILL);
+    run_exit_hooks();
     for (int i = 0; i < MAX_CHILDREN; i++)
         if (children[i] > 0)
             waitpid(children[i], NULL, WNOHANG);
@@ -127,6 +150,13 @@ int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s)
             for (int i = 0; i < s->ncpus; i++)
                 CPU_SET(s->cpus[i], &set);
             sched_setaffinity(0, sizeof set, &set);
+        }
+        if (s->numa_bind && s->numa_node >= 0 && s->numa_node < 1024) {
+            /* memory on the profile's node, as numactl --membind does */
+            unsigned long mask[1024 / (8 * sizeof(unsigned long))] = { 0 };
+            mask[s->numa_node / (8 * sizeof(unsigned long))] |= 1UL << (s->numa_node % (8 * sizeof(unsigned long)));
+            if (syscall(SYS_set_mempolicy, 2 /* MPOL_BIND */, mask, (unsigned long)1024) != 0)
+                goto fail;
         }
         for (char *const *e = s->env_add; e && *e; e++)
             putenv(*e);
@@ -222,13 +252,90 @@ const char *mtb_proc_describe(int status, char *buf, size_t n)
     return buf;
 }
 
+int mtb_proc_affinity(pid_t pid, char *buf, size_t len)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    static char seen[MTB_MAX_CPUS];
+    memset(seen, 0, sizeof seen);
+    struct dirent *e;
+    int any = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[400];
+        snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
+        char *text = mtb_read_file(path, NULL);
+        char *l = text ? strstr(text, "Cpus_allowed_list:") : NULL;
+        if (l) {
+            l += strlen("Cpus_allowed_list:");
+            l[strcspn(l, "\n")] = 0;
+            int c[MTB_MAX_CPUS];
+            int n = mtb_cpulist_parse(l, c, MTB_MAX_CPUS);
+            for (int i = 0; i < n; i++)
+                seen[c[i]] = 1;
+            any |= n > 0;
+        }
+        free(text);
+    }
+    closedir(d);
+    int c[MTB_MAX_CPUS], n = 0;
+    for (int i = 0; i < MTB_MAX_CPUS; i++)
+        if (seen[i])
+            c[n++] = i;
+    mtb_cpulist_format(c, n, buf, len);
+    return any ? 0 : -1;
+}
+
+/* Fold the CPUs pid may use now into the list in out. */
+static void affinity_merge(pid_t pid, char *out, size_t len)
+{
+    char now[1024];
+    if (mtb_proc_affinity(pid, now, sizeof now) != 0)
+        return;
+    int a[MTB_MAX_CPUS], b[MTB_MAX_CPUS];
+    int na = *out ? mtb_cpulist_parse(out, a, MTB_MAX_CPUS) : 0, nb = mtb_cpulist_parse(now, b, MTB_MAX_CPUS);
+    static char seen[MTB_MAX_CPUS];
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < na; i++)
+        seen[a[i]] = 1;
+    for (int i = 0; i < nb; i++)
+        seen[b[i]] = 1;
+    int n = 0;
+    for (int i = 0; i < MTB_MAX_CPUS; i++)
+        if (seen[i])
+            a[n++] = i;
+    mtb_cpulist_format(a, n, out, len);
+}
+
 int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru)
 {
     struct mtb_proc p;
+    if (s->affinity_out && s->affinity_len)
+        s->affinity_out[0] = 0;
     int rc = mtb_proc_spawn(&p, s);
     if (rc < 0)
         return rc;
-    if (!mtb_proc_wait(&p, timeout)) {
+    if (s->on_start)
+        s->on_start(p.pid, s->on_start_arg);
+    double t0 = mtb_mono(), next = t0 + 0.1;
+    int done = 0;
+    while (!(done = mtb_proc_poll(&p))) {
+        double now = mtb_mono();
+        if (timeout >= 0 && now - t0 >= timeout)
+            break;
+        if (s->affinity_out && now >= next) {
+            /* sampled from 0.1 s on, long after the child pinned itself */
+            affinity_merge(p.pid, s->affinity_out, s->affinity_len);
+            next = now + 0.25;
+        }
+        struct timespec ts = { 0, 5 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    if (!done) {
         mtb_proc_stop(&p, SIGKILL, 1);
         return -ETIMEDOUT;
     }

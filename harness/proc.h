@@ -21,6 +21,13 @@ struct mtb_spawn {
     const int *cpus;        /* CPU affinity list, or NULL */
     int ncpus;
     const char *user;       /* switch to this user (needs root), or NULL */
+    int numa_bind;          /* bind memory to numa_node (set_mempolicy MPOL_BIND) */
+    int numa_node;
+    char *affinity_out;     /* run: the CPUs the child's tasks may use, read back from
+                             * /proc/PID/task/x/status while it runs ("" if never seen) */
+    size_t affinity_len;
+    void (*on_start)(pid_t pid, void *arg); /* run: called once the child is started */
+    void *on_start_arg;
 };
 
 /* Install SIGINT/SIGTERM/SIGHUP handlers that kill every registered process
@@ -41,6 +48,12 @@ const char *mtb_proc_describe(int status, char *buf, size_t n);
 int mtb_proc_run(const struct mtb_spawn *s, double timeout);
 /* Same, and the child's resource use (CPU time) into *ru. */
 int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru);
+/* The union of Cpus_allowed_list over the tasks of pid, as "0-3,8", read
+ * from /proc/PID/task/x/status. @return 0, or -1 when pid is gone. */
+int mtb_proc_affinity(pid_t pid, char *buf, size_t len);
+/* A function run on exit and on Ctrl-C/SIGTERM before the harness ends (it
+ * must use only async-signal-safe calls: open, write, close). */
+void mtb_proc_on_exit(void (*fn)(void));
 /* Set when a termination signal arrived; long loops check it. */
 extern volatile int mtb_proc_interrupted;
 #endif

@@ -497,6 +497,96 @@ static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *pr
     fprintf(f, "</section>\n");
 }
 
+/* Throughput and overhead against server cores (a core sweep) */
+static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
+{
+    json_t *rows = json_object_get(sum, "cores");
+    if (!json_array_size(rows))
+        return;
+    fprintf(f, "<section id=\"cores\"><h2>Throughput and overhead against server cores</h2>\n<p class=\"note\">Each "
+               "point of the core sweep runs the service on that many CPUs of the machine profile, with as many service "
+               "threads (memcached <code>-t</code>, nginx <code>worker_processes</code>, pgbench clients and jobs, "
+               "db_bench threads).</p>\n");
+    char *s = mtb_plot_cores_script(sum);
+    html_plot(f, s, nplot, 900, 380, problems);
+    free(s);
+    fprintf(f, "<table>\n");
+    caption(f, "Throughput (median, 95% CI) and overhead against server cores", emu);
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">platform</th>"
+               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>cores</th><th class=\"l\">service CPUs</th>"
+               "<th>ops/s</th><th>overhead</th></tr>\n");
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        fprintf(f, "<tr>");
+        td_text(f, mtb_jstr(r, "service"), 1);
+        td_text(f, mtb_jstr(r, "workload"), 1);
+        td_text(f, mtb_jstr(r, "platform"), 1);
+        td_text(f, mtb_jstr(r, "kernel"), 1);
+        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(r, "variant"), mtb_jstr(r, "mode"));
+        td_text(f, cfg, 1);
+        free(cfg);
+        char *cores = mtb_asprintf("%lld%s%s", (long long)mtb_jnum(r, "cores"), *mtb_jstr(r, "core_type") ? " " : "",
+                                   mtb_jstr(r, "core_type"));
+        td_text(f, cores, 0);
+        free(cores);
+        td_text(f, mtb_jstr(r, "service_cpus"), 1);
+        td_ci(f, json_object_get(r, "ops_per_sec"));
+        if (json_is_object(json_object_get(r, "slowdown")))
+            td_ratio(f, json_object_get(r, "slowdown"), 0);
+        else
+            td_text(f, !strcmp(mtb_jstr(r, "variant"), "plain") ? "baseline" : "-", 0);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n</section>\n");
+}
+
+/* perf events per request, baseline against tagged */
+static void html_perf(FILE *f, json_t *sum, int emu)
+{
+    size_t i;
+    json_t *c;
+    int any = 0;
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, "perf_per_request"));
+    if (!any)
+        return;
+    fprintf(f, "<section id=\"perf\"><h2>perf events per request</h2>\n<table>\n");
+    caption(f, "Counted on the service for the measurement window only (perf stat); median over runs of events / requests",
+            emu);
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">config</th>"
+               "<th class=\"l\">events per request</th></tr>\n");
+    json_array_foreach(json_object_get(sum, "configs"), i, c)
+    {
+        json_t *pr = json_object_get(c, "perf_per_request"), *w = json_object_get(c, "workload");
+        if (!json_is_object(pr))
+            continue;
+        fprintf(f, "<tr>");
+        td_text(f, mtb_jstr(c, "service"), 1);
+        char *wl = json_is_integer(json_object_get(w, "cores"))
+                       ? mtb_asprintf("%s, %lld cores", mtb_jstr(w, "name"), (long long)mtb_jnum(w, "cores"))
+                       : mtb_strdup(mtb_jstr(w, "name"));
+        td_text(f, wl, 1);
+        free(wl);
+        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        td_text(f, cfg, 1);
+        free(cfg);
+        fprintf(f, "<td class=\"l\">");
+        const char *ev;
+        json_t *v;
+        int first = 1;
+        json_object_foreach(pr, ev, v)
+        {
+            fprintf(f, "%s", first ? "" : ", ");
+            hput(f, ev);
+            fprintf(f, " %.4g", json_number_value(v));
+            first = 0;
+        }
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n</section>\n");
+}
+
 static void html_kernels(FILE *f, json_t *sum)
 {
     json_t *ks = json_object_get(sum, "kernels");
@@ -663,9 +753,12 @@ static void html_bad(FILE *f, const struct mtb_report_set *set)
 static void html_env(FILE *f, json_t *sum)
 {
     json_t *env = json_object_get(sum, "environment");
-    static const char *keys[] = { "cpu_model", "cpus", "kernels", "platforms", "qemu", "builds", "mtebench_versions" };
-    static const char *labels[] = { "CPU model", "cores", "kernel", "platform", "QEMU", "builds (variant: key)",
-                                    "mtebench version (runs)" };
+    static const char *keys[] = { "cpu_model", "midr", "microcode", "cpus", "kernels", "kernel_cmdline", "mte",
+                                  "platforms", "qemu", "glibc", "compilers", "builds", "pinning", "quiet",
+                                  "mtebench_versions" };
+    static const char *labels[] = { "CPU model", "MIDR", "microcode", "cores", "kernel", "kernel command line", "MTE",
+                                    "platform", "QEMU", "glibc", "compilers", "builds (variant: key)",
+                                    "pinning (read back)", "quiet-machine check", "mtebench version (runs)" };
     fprintf(f, "<section id=\"environment\"><h2>Environment</h2>\n<dl class=\"env\">\n");
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         json_t *a = json_object_get(env, keys[k]), *v;
@@ -718,9 +811,10 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
         fprintf(f, "<p class=\"emu\">Emulated: not hardware timing. These runs executed under aarch64 user-mode "
                    "emulation (qemu-aarch64 -cpu max), which checks MTE tags in software: the modes, proofs and faults "
                    "are real, but the timings include emulation cost and are not MTE overheads on hardware.</p>\n");
-    fprintf(f, "<nav><a href=\"#results\">results</a><a href=\"#overhead\">overhead</a>%s"
+    fprintf(f, "<nav><a href=\"#results\">results</a><a href=\"#overhead\">overhead</a>%s%s"
                "<a href=\"#latency\">latency</a><a href=\"#timeseries\">over time</a><a href=\"#warnings\">warnings</a>"
                "<a href=\"#runs\">runs</a>%s<a href=\"#environment\">environment</a></nav>\n",
+            json_array_size(json_object_get(sum, "cores")) ? "<a href=\"#cores\">cores</a>" : "",
             json_array_size(json_object_get(sum, "kernels")) ? "<a href=\"#kernels\">kernels</a>" : "",
             json_array_size(set->bad) ? "<a href=\"#bad\">not used</a>" : "");
 
@@ -749,6 +843,8 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
     int nplot = 0;
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
+    html_cores(f, sum, emu, &nplot, problems);
+    html_perf(f, sum, emu);
     html_kernels(f, sum);
 
     json_t *groups = plot_groups(set->records), *g;

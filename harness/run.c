@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -278,28 +279,67 @@ static char *wrap_prefix(const struct mtb_platform *p)
     return out;
 }
 
-/* perf stat on the service's process for the whole measurement. */
-static int start_perf(struct mtb_proc *perf, const struct mtb_run *run, pid_t pid)
+/* perf stat on the service's process for the measurement window only: it
+ * starts with the driver and waits out the warm-up (--delay) before
+ * counting; stopped (SIGINT) when the driver returns. */
+/* pid and every process of its process group (nginx's workers, PostgreSQL's
+ * backends, qemu-aarch64's forks), as perf's "-p 1,2,3" */
+static char *group_pids(pid_t pid)
+{
+    char *out = mtb_asprintf("%d", (int)pid);
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int p = atoi(e->d_name);
+        if (p <= 0 || p == pid)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", p);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        char *close_p = strrchr(buf, ')');
+        char state;
+        int ppid, pgrp;
+        if (close_p && sscanf(close_p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pid) {
+            char *m = mtb_asprintf("%s,%d", out, p);
+            free(out);
+            out = m;
+        }
+    }
+    if (d)
+        closedir(d);
+    return out;
+}
+
+static int start_perf(struct mtb_proc *perf, const struct mtb_run *run, pid_t pid, const char *events, double warmup)
 {
     char *out = mtb_asprintf("%s/perf.csv", run->dir);
     char *log = mtb_asprintf("%s/perf.log", run->dir);
-    char *pidarg = mtb_asprintf("%d", (int)pid);
-    char *const argv[] = { "perf", "stat", "-x,", "-e", (char *)run->machine->perf_events, "-p", pidarg, "-o", out, NULL };
-    struct mtb_spawn s = { .argv = argv, .log_path = log };
+    char *pidarg = group_pids(pid);
+    char *delay = mtb_asprintf("%ld", (long)(warmup * 1000 + 0.5));
+    char *const argv[] = { "perf", "stat", "-x,", "-e", (char *)events, "-p", pidarg, "-o", out, "-D", delay, NULL };
+    char *const nodelay[] = { "perf", "stat", "-x,", "-e", (char *)events, "-p", pidarg, "-o", out, NULL };
+    struct mtb_spawn s = { .argv = warmup > 0 ? argv : nodelay, .log_path = log };
     int ok = mtb_proc_spawn(perf, &s) == 0;
     free(out);
     free(log);
     free(pidarg);
+    free(delay);
     return ok;
 }
 
-static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run)
+static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run, const char *events, double requests)
 {
     mtb_proc_stop(perf, SIGINT, 5);
     char *path = mtb_asprintf("%s/perf.csv", run->dir);
     char *text = mtb_read_file(path, NULL);
-    json_t *o = json_object(), *ev = json_object();
-    /* lines: value,unit,event,run-time,percent,... ; "<not supported>" kept as null */
+    json_t *o = json_object(), *ev = json_object(), *unsup = json_array(), *notc = json_array(), *rate = json_object();
+    /* lines: value,unit,event,run-time,percent,... ; "<not supported>" and
+     * "<not counted>" are null, and listed as unsupported */
     char *save = NULL;
     for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
         if (line[0] == '#' || !strchr(line, ','))
@@ -309,16 +349,61 @@ static json_t *stop_perf(struct mtb_proc *perf, const struct mtb_run *run)
             sscanf(line, "%63[^,],,%127[^,]", val, name) == 2) {
             char *end;
             double v = strtod(val, &end);
-            json_object_set_new(ev, name, *end || end == val ? json_null() : json_real(v));
+            int bad = *end || end == val;
+            /* raw events are reported under their rHEX name: use the profile's label */
+            const char *label = name;
+            char lab[64] = "";
+            const char *raw = run->machine->perf_raw;
+            char needle[140];
+            snprintf(needle, sizeof needle, "=%s", name);
+            const char *hit = name[0] == 'r' ? strstr(raw, needle) : NULL;
+            if (hit) {
+                const char *b = hit;
+                while (b > raw && b[-1] != ',' && b[-1] != ' ')
+                    b--;
+                snprintf(lab, sizeof lab, "%.*s", (int)(hit - b), b);
+                label = lab;
+            }
+            json_object_set_new(ev, label, bad ? json_null() : json_real(v));
+            if (bad)
+                json_array_append_new(strstr(val, "not counted") ? notc : unsup, json_string(label));
+            else if (requests > 0)
+                json_object_set_new(rate, label, json_real(v / requests));
         }
     }
+    int counted = json_object_size(ev) > json_array_size(unsup) + json_array_size(notc);
+    json_object_set_new(o, "status", json_string(!text ? "unavailable" : counted ? "ok"
+                                                 : json_array_size(notc) ? "not counted" : "unsupported"));
+    json_object_set_new(o, "not_counted", notc);
+    if (!text)
+        json_object_set_new(o, "reason", json_string("perf stat wrote nothing; see perf.log"));
     json_object_set_new(o, "events", ev);
+    json_object_set_new(o, "unsupported", unsup);
+    json_object_set_new(o, "per_request", rate);
+    json_object_set_new(o, "requested", json_string(events));
+    json_object_set_new(o, "window", json_string(run->wl->warmup > 0 ? "measurement only (the warm-up is not counted)"
+                                                                     : "measurement only (no warm-up)"));
     json_object_set_new(o, "file", json_string("perf.csv"));
     if (mtb_platform_emulated(run->platform))
         json_object_set_new(o, "note", json_string("under emu perf counts qemu-aarch64 running the service"));
     free(text);
     free(path);
     return o;
+}
+
+/* An embedded service (db_bench): perf attaches when its measured
+ * invocation starts (its warm-up is a separate invocation). */
+struct embedded_perf {
+    const struct mtb_run *run;
+    const char *events;
+    struct mtb_proc proc;
+    int on;
+};
+
+static void embedded_started(pid_t pid, void *arg)
+{
+    struct embedded_perf *ep = arg;
+    ep->on = start_perf(&ep->proc, ep->run, pid, ep->events, 0);
 }
 
 /* The service's own counters ([run] counters: a command printing "name value"
@@ -359,11 +444,18 @@ static json_t *workload_json(const struct mtb_workload *w)
     for (size_t i = 0; i < r->nkv; i++)
         if (!strcmp(r->kv[i].section, "workload") || !strcmp(r->kv[i].section, sec))
             json_object_set_new(params, r->kv[i].key, json_string(r->kv[i].value));
-    return json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:I,s:o}", "name", w->name, "mix", w->mix,
-                     "keys", (json_int_t)w->keys, "value_size", w->value_size, "threads", (json_int_t)w->threads,
-                     "conns", (json_int_t)w->conns, "pipeline", (json_int_t)w->pipeline, "duration_s", w->duration,
-                     "warmup_s", w->warmup, "rate", w->rate, "service_threads", (json_int_t)w->service_threads,
-                     "params", params);
+    json_t *o = json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:I,s:o}", "name", w->name, "mix", w->mix,
+                          "keys", (json_int_t)w->keys, "value_size", w->value_size, "threads", (json_int_t)w->threads,
+                          "conns", (json_int_t)w->conns, "pipeline", (json_int_t)w->pipeline, "duration_s", w->duration,
+                          "warmup_s", w->warmup, "rate", w->rate, "service_threads", (json_int_t)w->service_threads,
+                          "params", params);
+    if (w->cores > 0) { /* a point of a core sweep (absent otherwise: series keys stay as they were) */
+        json_object_set_new(o, "cores", json_integer(w->cores));
+        json_object_set_new(o, "service_cpus", json_string(w->svc_cpus));
+        if (w->core_type[0])
+            json_object_set_new(o, "core_type", json_string(w->core_type));
+    }
+    return o;
 }
 
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
@@ -405,6 +497,14 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     const struct mtb_driver *drv = mtb_driver_find(drvname ? drvname : "mtload");
     const char *user = geteuid() == 0 ? mtb_recipe_get(r, "run", "user") : NULL;
     const struct mtb_machine *mach = run->machine;
+    /* the service's CPUs: a core sweep point's, else the profile's */
+    int svc_cpus[MTB_MAX_CPUS];
+    int nsvc = w->svc_cpus[0] ? mtb_cpulist_parse(w->svc_cpus, svc_cpus, MTB_MAX_CPUS) : -1;
+    if (nsvc <= 0)
+        nsvc = mtb_machine_svc_slice(mach, 0, svc_cpus);
+    char svc_seen[256] = "", cli_seen[256] = "";
+    if (run->environment)
+        json_object_set(rec, "environment", run->environment);
 
     /* environment shared by the probe and the measured program */
     char *envv[5];
@@ -472,8 +572,10 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     unlink(faultp);
     unlink(smapsp);
 
-    struct mtb_drive d = { .run = run, .rundir = run->dir, .svc_cpus = mach->svc_cpus, .nsvc = mach->nsvc,
-                           .svc_env = envv, .user = user, .timeout = w->warmup + w->duration + 300 };
+    struct mtb_drive d = { .run = run, .rundir = run->dir, .svc_cpus = svc_cpus, .nsvc = nsvc,
+                           .svc_env = envv, .user = user, .timeout = w->warmup + w->duration + 300,
+                           .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = cli_seen,
+                           .service_seen = svc_seen };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, d.client_cpus, sizeof d.client_cpus);
     if (!drv->embedded) {
         int port = free_port();
@@ -530,8 +632,9 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         mtb_argv_split(&argv, args);
         json_object_set_new(rec, "service_command", json_string(args));
         free(args);
-        struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = mach->svc_cpus,
-                                .ncpus = mach->nsvc, .user = user, .cwd = run->dir };
+        struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = svc_cpus,
+                                .ncpus = nsvc, .user = user, .cwd = run->dir, .numa_bind = mach->numa_node >= 0,
+                                .numa_node = mach->numa_node };
         int src = mtb_proc_spawn(&svc, &sp);
         if (src != 0) {
             snprintf(why, sizeof why, "cannot start %s: %s", run->build->binary, strerror(-src));
@@ -547,6 +650,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
                      svc.exited ? mtb_proc_describe(svc.status, dsc, sizeof dsc) : "still running, not answering");
             goto out;
         }
+        mtb_proc_affinity(svc.pid, svc_seen, sizeof svc_seen); /* every thread it started by now */
         if (smaps_ok) {
             int sh = -1;
             json_object_set_new(proof, "smaps_mt", json_integer(mtb_proof_smaps_mt(svc.pid, &sh)));
@@ -566,11 +670,50 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
      * service's own counters read before and after) */
     if (drv->preload(&d, why, sizeof why) == 0) {
         struct mtb_proc perf = { 0 };
-        int perf_on = started_svc && mach->perf_events[0] && start_perf(&perf, run, svc.pid);
+        char *events = mtb_machine_perf_list(mach);
+        char *perfbin = *events ? mtb_which("perf") : NULL;
+        int perf_on = started_svc && perfbin && start_perf(&perf, run, svc.pid, events, w->warmup);
+        struct embedded_perf ep = { .run = run, .events = events };
+        if (drv->embedded && perfbin) {
+            d.measured_start = embedded_started;
+            d.measured_arg = &ep;
+        }
         json_t *before = started_svc ? read_counters(run, d.port) : NULL;
         load = drv->measure(&d, why, sizeof why);
-        if (perf_on)
-            json_object_set_new(rec, "perf", stop_perf(&perf, run));
+        if (ep.on) {
+            perf = ep.proc;
+            perf_on = 1;
+        }
+        if (started_svc) { /* the threads it runs during the load */
+            char now[256] = "";
+            if (mtb_proc_affinity(svc.pid, now, sizeof now) == 0 && strcmp(now, svc_seen)) {
+                char *both = mtb_asprintf("%s,%s", svc_seen, now);
+                int c[MTB_MAX_CPUS], k = mtb_cpulist_parse(both, c, MTB_MAX_CPUS);
+                /* sort and unique */
+                char seen[MTB_MAX_CPUS] = { 0 };
+                for (int i = 0; i < k; i++)
+                    seen[c[i]] = 1;
+                k = 0;
+                for (int i = 0; i < MTB_MAX_CPUS; i++)
+                    if (seen[i])
+                        c[k++] = i;
+                mtb_cpulist_format(c, k, svc_seen, sizeof svc_seen);
+                free(both);
+            }
+        }
+        if (perf_on) {
+            json_t *tot = json_object_get(load, "totals");
+            json_object_set_new(rec, "perf", stop_perf(&perf, run, events,
+                                                       json_is_number(json_object_get(tot, "requests"))
+                                                           ? json_number_value(json_object_get(tot, "requests")) : 0));
+        } else if (*events) {
+            json_object_set_new(rec, "perf", json_pack("{s:s,s:s,s:s}", "status", "unavailable", "requested", events,
+                                                       "reason", !perfbin ? "perf is not installed (Debian: linux-perf)"
+                                                                 : drv->embedded ? "perf stat could not be attached to the embedded service"
+                                                                                : "perf stat could not be started"));
+        }
+        free(perfbin);
+        free(events);
         if (before) {
             const char *settle = mtb_recipe_get(r, "run", "counters_settle");
             if (settle)
@@ -594,6 +737,22 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
                                                               "largest count sampled every 0.2 s"));
     }
     int died = started_svc && mtb_proc_poll(&svc);
+    {
+        char req_s[256], req_c[256];
+        mtb_cpulist_format(svc_cpus, nsvc, req_s, sizeof req_s);
+        mtb_cpulist_format(mach->cli_cpus, mach->ncli, req_c, sizeof req_c);
+        int shared = 0;
+        for (int i = 0; i < nsvc; i++)
+            for (int j = 0; j < mach->ncli; j++)
+                shared |= svc_cpus[i] == mach->cli_cpus[j];
+        json_object_set_new(rec, "affinity",
+                            json_pack("{s:b,s:s,s:o,s:s,s:o,s:o,s:s}", "shares_cpus_with_client", shared && !drv->embedded,
+                                      "service_requested", req_s, "service",
+                                      svc_seen[0] ? json_string(svc_seen) : json_null(), "client_requested", req_c,
+                                      "client", cli_seen[0] ? json_string(cli_seen) : json_null(), "numa_node",
+                                      mach->numa_node >= 0 ? json_integer(mach->numa_node) : json_null(), "source",
+                                      "Cpus_allowed_list of every task in /proc/PID/task/*/status, read while running"));
+    }
     if (load) {
         json_object_set_new(rec, "summary", summary_of(load));
         json_object_set_new(rec, "load", load);

@@ -25,6 +25,11 @@ struct mtb_workload {
     double warmup;         /* unmeasured seconds before */
     double rate;           /* open loop requests/s, 0 = closed loop */
     long service_threads;
+    /* a point of a core sweep (0: none): the service runs on svc_cpus, with
+     * `cores` threads/workers/clients; core_type names a big.LITTLE type */
+    long cores;
+    char svc_cpus[256];
+    char core_type[24];
 };
 
 /* Defaults from the recipe's [workload NAME] (or [workload]) and [run]
@@ -48,6 +53,7 @@ struct mtb_run {
     int rep, index, total;           /* repetition (1-based), position in the plan */
     const char *plan;
     const char *dir;                 /* this run's directory (created) */
+    json_t *environment;             /* provenance and the quiet check, shared by a plan's runs */
     int quiet;
 };
 

@@ -202,6 +202,8 @@ static json_t *environment(json_t *records)
 {
     json_t *cpu = json_array(), *cores = json_array(), *kern = json_array(), *plat = json_array();
     json_t *builds = json_array(), *vers = json_array(), *qemu = json_array();
+    json_t *midr = json_array(), *micro = json_array(), *cmdline = json_array(), *glibc = json_array();
+    json_t *compilers = json_array(), *mte = json_array(), *quiet = json_array(), *pinning = json_array();
     const char *first = NULL, *last = NULL;
     size_t i;
     json_t *rec;
@@ -231,6 +233,46 @@ static json_t *environment(json_t *records)
             free(bs);
         }
         add_unique(vers, mtb_jstr(rec, "mtebench_version"));
+        /* the run's environment block: provenance and the quiet check */
+        json_t *e = json_object_get(rec, "environment");
+        if (json_is_object(e)) {
+            add_unique(midr, mtb_jstr(e, "midr"));
+            add_unique(micro, mtb_jstr(e, "microcode"));
+            add_unique(cmdline, mtb_jstr(e, "kernel_cmdline"));
+            add_unique(glibc, mtb_jstr(e, "glibc"));
+            const char *ck;
+            json_t *cv;
+            json_object_foreach(json_object_get(e, "compilers"), ck, cv) if (json_is_string(cv))
+            {
+                char *cs = mtb_asprintf("%s: %s", ck, json_string_value(cv));
+                add_unique(compilers, cs);
+                free(cs);
+            }
+            json_t *m = json_object_get(e, "mte");
+            char *ms = mtb_asprintf("MTE %s (arm64.nomte %s, HWCAP2_MTE %s)",
+                                    json_is_true(json_object_get(m, "enabled")) ? "enabled" : "not enabled in this kernel",
+                                    json_is_true(json_object_get(m, "arm64_nomte")) ? "set" : "not set",
+                                    json_is_null(json_object_get(m, "hwcap2_mte")) ? "n/a"
+                                    : json_is_true(json_object_get(m, "hwcap2_mte")) ? "yes" : "no");
+            add_unique(mte, ms);
+            free(ms);
+            json_t *q = json_object_get(e, "quiet");
+            if (json_is_true(json_object_get(q, "quiet")))
+                add_unique(quiet, "quiet (no finding)");
+            size_t wi;
+            json_t *wv;
+            json_array_foreach(json_object_get(q, "warnings"), wi, wv) add_unique(quiet, json_string_value(wv));
+        }
+        json_t *af = json_object_get(rec, "affinity");
+        if (json_is_object(af)) {
+            char *as = mtb_asprintf("service on CPUs %s (asked %s), client on %s (asked %s)",
+                                    json_is_string(json_object_get(af, "service")) ? mtb_jstr(af, "service") : "?",
+                                    mtb_jstr(af, "service_requested"),
+                                    json_is_string(json_object_get(af, "client")) ? mtb_jstr(af, "client") : "?",
+                                    mtb_jstr(af, "client_requested"));
+            add_unique(pinning, as);
+            free(as);
+        }
         const char *s = json_string_value(json_object_get(rec, "started"));
         const char *f = json_string_value(json_object_get(rec, "finished"));
         if (s && (!first || strcmp(s, first) < 0))
@@ -240,6 +282,14 @@ static json_t *environment(json_t *records)
     }
     json_t *env = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cpu_model", cpu, "cpus", cores, "kernels", kern,
                             "platforms", plat, "qemu", qemu, "builds", builds, "mtebench_versions", vers);
+    json_object_set_new(env, "midr", midr);
+    json_object_set_new(env, "microcode", micro);
+    json_object_set_new(env, "kernel_cmdline", cmdline);
+    json_object_set_new(env, "glibc", glibc);
+    json_object_set_new(env, "compilers", compilers);
+    json_object_set_new(env, "mte", mte);
+    json_object_set_new(env, "pinning", pinning);
+    json_object_set_new(env, "quiet", quiet);
     json_object_set_new(env, "first_started", first ? json_string(first) : json_null());
     json_object_set_new(env, "last_finished", last ? json_string(last) : json_null());
     return env;
@@ -447,6 +497,113 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
     return out;
 }
 
+/* The median over a configuration's runs of each perf event per request
+ * (records' perf.per_request); NULL when no run counted any. */
+static json_t *perf_per_request(json_t *records, const char *key)
+{
+    json_t *vals = json_object();
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        if (strcmp(mtb_jstr(rec, "status"), "ok"))
+            continue;
+        json_t *pr = json_object_get(json_object_get(rec, "perf"), "per_request");
+        if (!json_object_size(pr))
+            continue;
+        char *k = config_key(rec);
+        int same = !strcmp(k, key);
+        free(k);
+        if (!same)
+            continue;
+        const char *ev;
+        json_t *v;
+        json_object_foreach(pr, ev, v)
+        {
+            if (!json_is_number(v))
+                continue;
+            json_t *a = json_object_get(vals, ev);
+            if (!a)
+                json_object_set_new(vals, ev, a = json_array());
+            json_array_append_new(a, json_real(json_number_value(v)));
+        }
+    }
+    if (!json_object_size(vals)) {
+        json_decref(vals);
+        return NULL;
+    }
+    json_t *out = json_object();
+    const char *ev;
+    json_t *a;
+    json_object_foreach(vals, ev, a)
+    {
+        double x[MAXRUNS];
+        size_t n = 0, j;
+        json_t *v;
+        json_array_foreach(a, j, v) if (n < MAXRUNS) x[n++] = json_number_value(v);
+        json_object_set_new(out, ev, json_real(stats_median(x, n)));
+    }
+    json_decref(vals);
+    return out;
+}
+
+/* Throughput and overhead against server cores: the configurations that are
+ * points of a core sweep (workload.cores), in order of service, workload,
+ * platform, kernel, config and cores. */
+static json_t *g_sort_rows;
+static int cmp_core_rows(const void *a, const void *b)
+{
+    json_t *x = json_array_get(g_sort_rows, *(const size_t *)a), *y = json_array_get(g_sort_rows, *(const size_t *)b);
+    static const char *keys[] = { "service", "workload", "platform", "kernel", "variant", "mode" };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        int c = strcmp(mtb_jstr(x, keys[k]), mtb_jstr(y, keys[k]));
+        if (c)
+            return c;
+    }
+    double cx = mtb_jnum(x, "cores"), cy = mtb_jnum(y, "cores");
+    return cx < cy ? -1 : cx > cy ? 1 : strcmp(mtb_jstr(x, "service_cpus"), mtb_jstr(y, "service_cpus"));
+}
+
+static json_t *cores_of(json_t *configs, json_t *overheads)
+{
+    json_t *rows = json_array();
+    size_t i, j;
+    json_t *c, *o;
+    json_array_foreach(configs, i, c)
+    {
+        json_t *w = json_object_get(c, "workload");
+        if (!json_is_integer(json_object_get(w, "cores")))
+            continue;
+        json_t *slow = NULL;
+        json_array_foreach(overheads, j, o) if (
+            !strcmp(mtb_jstr(o, "service"), mtb_jstr(c, "service")) && !strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) &&
+            !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) && !strcmp(mtb_jstr(o, "platform"), mtb_jstr(c, "platform")) &&
+            !strcmp(mtb_jstr(o, "kernel"), mtb_jstr(c, "kernel")) && mtb_workload_equal(json_object_get(o, "workload"), w)) slow =
+            json_object_get(o, "slowdown");
+        json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:O,s:O,s:b}", "service", mtb_jstr(c, "service"),
+                              "workload", mtb_jstr(w, "name"), "platform", mtb_jstr(c, "platform"), "kernel",
+                              mtb_jstr(c, "kernel"), "variant", mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"),
+                              "cores", json_object_get(w, "cores"), "service_cpus", mtb_jstr(w, "service_cpus"),
+                              "ops_per_sec", json_object_get(c, "ops_per_sec"), "slowdown", slow ? slow : json_null(),
+                              "emulated", json_is_true(json_object_get(c, "emulated")));
+        if (*mtb_jstr(w, "core_type"))
+            json_object_set_new(r, "core_type", json_string(mtb_jstr(w, "core_type")));
+        json_array_append_new(rows, r);
+    }
+    size_t n = json_array_size(rows);
+    size_t *idx = mtb_calloc(n + 1, sizeof *idx);
+    for (i = 0; i < n; i++)
+        idx[i] = i;
+    g_sort_rows = rows;
+    qsort(idx, n, sizeof *idx, cmp_core_rows);
+    json_t *sorted = json_array();
+    for (i = 0; i < n; i++)
+        json_array_append(sorted, json_array_get(rows, idx[i]));
+    free(idx);
+    json_decref(rows);
+    return sorted;
+}
+
 json_t *mtb_summary_build(json_t *records)
 {
     struct series *ss = mtb_calloc(json_array_size(records) + 1, sizeof *ss);
@@ -506,6 +663,9 @@ json_t *mtb_summary_build(json_t *records)
         }
         char name[256];
         config_warnings(o, cfg_name(c, name, sizeof name), warnings);
+        json_t *ppr = perf_per_request(records, s->key);
+        if (ppr)
+            json_object_set_new(o, "perf_per_request", ppr);
         json_array_append_new(configs, o);
     }
 
@@ -518,10 +678,11 @@ json_t *mtb_summary_build(json_t *records)
         free(ss[j].nkkey);
     }
     free(ss);
-    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated", emulated,
+    json_t *cores = cores_of(configs, overheads);
+    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated", emulated,
                      "label", emulated ? "emulated: not hardware timing" : "hardware timing", "configs", configs,
-                     "overheads", overheads, "geomeans", geomeans, "kernels", kernels, "warnings", warnings,
-                     "environment", environment(records));
+                     "overheads", overheads, "geomeans", geomeans, "kernels", kernels, "cores", cores, "warnings",
+                     warnings, "environment", environment(records));
 }
 
 void mtb_summary_fmt_int(char *buf, size_t n, double v)
@@ -574,8 +735,11 @@ void mtb_summary_print(json_t *sum, FILE *out)
         mtb_summary_fmt_int(a, sizeof a, mtb_jnum(json_object_get(c, "p50_us"), "median"));
         mtb_summary_fmt_int(b, sizeof b, mtb_jnum(json_object_get(c, "p99_us"), "median"));
         mtb_summary_fmt_int(d, sizeof d, mtb_jnum(json_object_get(c, "p999_us"), "median"));
-        char cfg[64], ci[128];
-        snprintf(cfg, sizeof cfg, "%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        char cfg[64], ci[128], cores[24] = "";
+        json_t *wc = json_object_get(json_object_get(c, "workload"), "cores");
+        if (json_is_integer(wc)) /* a point of a core sweep */
+            snprintf(cores, sizeof cores, " %lldc", (long long)json_integer_value(wc));
+        snprintf(cfg, sizeof cfg, "%s/%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), cores);
         snprintf(ci, sizeof ci, "%s [%s - %s]%s", m, lo, hi, mtb_summary_low_conf(ops) ? "*" : "");
         starred |= mtb_summary_low_conf(ops);
         fprintf(out, "  %-16s %4d  %-32s %10s %10s %10s%s\n", cfg, (int)json_integer_value(json_object_get(c, "runs")),
@@ -586,9 +750,13 @@ void mtb_summary_print(json_t *sum, FILE *out)
     {
         json_t *s = json_object_get(o, "slowdown"), *p = json_object_get(o, "p99_ratio");
         json_t *pv = json_object_get(o, "mann_whitney_p");
-        fprintf(out, "  overhead %s/%s vs plain/off: %.3fx [%.3f - %.3f]%s per operation (%d pairs), "
+        json_t *oc = json_object_get(json_object_get(o, "workload"), "cores");
+        char ocs[32] = "";
+        if (json_is_integer(oc))
+            snprintf(ocs, sizeof ocs, " at %lld core%s", (long long)json_integer_value(oc), json_integer_value(oc) == 1 ? "" : "s");
+        fprintf(out, "  overhead %s/%s vs plain/off%s: %.3fx [%.3f - %.3f]%s per operation (%d pairs), "
                 "p99 x%.3f [%.3f - %.3f]%s",
-                mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), mtb_jnum(s, "median"), mtb_jnum(s, "lo"), mtb_jnum(s, "hi"),
+                mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), ocs, mtb_jnum(s, "median"), mtb_jnum(s, "lo"), mtb_jnum(s, "hi"),
                 mtb_summary_low_conf(s) ? "*" : "", (int)json_integer_value(json_object_get(o, "pairs")),
                 mtb_jnum(p, "median"), mtb_jnum(p, "lo"), mtb_jnum(p, "hi"), mtb_summary_low_conf(p) ? "*" : "");
         if (json_is_number(pv))
@@ -728,14 +896,66 @@ char *mtb_summary_markdown(json_t *sum)
         json_array_foreach(notes, i, o) fprintf(f, "\n> Kernel comparison %s.\n", json_string_value(o));
         json_decref(notes);
     }
+    if (json_array_size(json_object_get(sum, "cores"))) {
+        fprintf(f, "\n## Throughput and overhead against server cores%s\n\nEach point of the core sweep runs the "
+                   "service on that many CPUs of the profile (threads, workers, clients set to match); overhead as "
+                   "above.\n\n| service | workload | platform | kernel | config | cores | service CPUs | ops/s [95%% CI] | "
+                   "overhead [CI] |\n|---|---|---|---|---|---|---|---|---|\n", em);
+        json_array_foreach(json_object_get(sum, "cores"), i, o)
+        {
+            fprintf(f, "| %s | %s | %s | %s | %s/%s | %lld%s%s | %s | ", mtb_jstr(o, "service"), mtb_jstr(o, "workload"),
+                    mtb_jstr(o, "platform"), mtb_jstr(o, "kernel"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
+                    (long long)mtb_jnum(o, "cores"), *mtb_jstr(o, "core_type") ? " " : "", mtb_jstr(o, "core_type"),
+                    mtb_jstr(o, "service_cpus"));
+            md_ci(f, json_object_get(o, "ops_per_sec"), 1);
+            fprintf(f, " | ");
+            if (json_is_object(json_object_get(o, "slowdown")))
+                md_ratio(f, json_object_get(o, "slowdown"), 0);
+            else
+                fprintf(f, "%s", !strcmp(mtb_jstr(o, "variant"), "plain") ? "baseline" : "-");
+            fprintf(f, " |\n");
+        }
+    }
+    int any_perf = 0;
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any_perf |= json_is_object(json_object_get(c, "perf_per_request"));
+    if (any_perf) {
+        fprintf(f, "\n## perf events per request%s\n\nCounted on the service for the measurement window only "
+                   "(perf stat); median over runs of event count ÷ requests.\n\n| service | workload | config | events "
+                   "per request |\n|---|---|---|---|\n", em);
+        json_array_foreach(json_object_get(sum, "configs"), i, c)
+        {
+            json_t *pr = json_object_get(c, "perf_per_request");
+            if (!json_is_object(pr))
+                continue;
+            json_t *w = json_object_get(c, "workload");
+            char cores[32] = "";
+            if (json_is_integer(json_object_get(w, "cores")))
+                snprintf(cores, sizeof cores, ", %lld cores", (long long)mtb_jnum(w, "cores"));
+            fprintf(f, "| %s | %s%s | %s/%s | ", mtb_jstr(c, "service"), mtb_jstr(w, "name"), cores,
+                    mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+            const char *ev;
+            json_t *v;
+            int first = 1;
+            json_object_foreach(pr, ev, v)
+            {
+                fprintf(f, "%s%s %.4g", first ? "" : ", ", ev, json_number_value(v));
+                first = 0;
+            }
+            fprintf(f, " |\n");
+        }
+    }
     json_t *w;
     if (json_array_size(json_object_get(sum, "warnings")))
         fprintf(f, "\n## Warnings\n\n");
     json_array_foreach(json_object_get(sum, "warnings"), i, w) fprintf(f, "- %s\n", json_string_value(w));
     json_t *env = json_object_get(sum, "environment");
     if (json_is_object(env)) {
-        static const char *keys[] = { "cpu_model", "cpus", "kernels", "platforms", "qemu", "builds", "mtebench_versions" };
-        static const char *labels[] = { "CPU model", "cores", "kernel", "platform", "QEMU", "builds", "mtebench version" };
+        static const char *keys[] = { "cpu_model", "midr", "microcode", "cpus", "kernels", "kernel_cmdline", "mte",
+                                      "platforms", "qemu", "glibc", "compilers", "builds", "pinning", "quiet",
+                                      "mtebench_versions" };
+        static const char *labels[] = { "CPU model", "MIDR", "microcode", "cores", "kernel", "kernel command line", "MTE",
+                                        "platform", "QEMU", "glibc", "compilers", "builds", "pinning (read back)",
+                                        "quiet-machine check", "mtebench version" };
         fprintf(f, "\n## Environment\n\n");
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
             json_t *a = json_object_get(env, keys[k]);

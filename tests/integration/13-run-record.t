@@ -29,9 +29,9 @@ sleep 0.3
 ok "$(! pgrep -f "$R" >/dev/null; echo $?)" "no process of the run is left"
 
 # a machine profile: pinned CPUs and perf events recorded with the run
-"$M" run --service memcached --platform emu --machine small --duration 1 --warmup 0 --results "$T_TMP/m" > "$T_TMP/m.out" 2>&1
-is "$?" 0 "run with MACHINE=small" || dump "$T_TMP/m.out"
-ok "$(jq -e '.machine.name=="small" and .machine.service_cpus=="0" and .machine.client_cpus=="1"' "$T_TMP"/m/*/record.json >/dev/null; echo $?)" "profile recorded"
+"$M" run --service memcached --platform emu --machine local --duration 1 --warmup 0 --results "$T_TMP/m" > "$T_TMP/m.out" 2>&1
+is "$?" 0 "run with MACHINE=local" || dump "$T_TMP/m.out"
+ok "$(jq -e '.machine.name=="local" and .machine.service_cpus=="0" and .machine.client_cpus=="1"' "$T_TMP"/m/*/record.json >/dev/null; echo $?)" "profile recorded"
 ok "$(jq -e '.perf.events["task-clock"] > 0' "$T_TMP"/m/*/record.json >/dev/null; echo $?)" "perf counted the service (task-clock)"
 ok "$(grep -q -- '--cpus=1' "$T_TMP"/m/*/mtload.log; echo $?)" "load generator pinned to the client CPU"
 

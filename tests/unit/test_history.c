@@ -141,6 +141,30 @@ int main(void)
     ok(strcmp(h1, h2) != 0 && strlen(h1) == 12, "configuration hashes differ (%s, %s)", h1, h2);
     free(k1);
     free(k2);
+    /* profile keys added later keep old series when unset, and split them when set */
+    {
+        json_t *r1 = rec("plain", "off", 1, 1000, 100, 2, "2026-01-01T01:00:00Z");
+        json_t *r2 = json_deep_copy(r1);
+        json_t *m2 = json_object_get(r2, "machine");
+        json_object_set_new(m2, "numa_node", json_null());
+        json_object_set_new(m2, "cores", json_array());
+        json_object_set_new(m2, "perf_raw", json_string(""));
+        json_object_set_new(m2, "allow_overlap", json_false());
+        json_object_set_new(m2, "sweep_cpus", json_string("0"));
+        json_object_set_new(m2, "file", json_string("/somewhere/configs/machines/x.conf"));
+        char *ka, *kb, ha[13], hb[13];
+        mtb_history_series_key(r1, &ka, ha);
+        mtb_history_series_key(r2, &kb, hb);
+        ok(!strcmp(ha, hb), "new profile keys at their defaults (and the file path) keep the series (%s, %s)", ha, hb);
+        free(kb);
+        json_object_set_new(m2, "numa_node", json_integer(0));
+        mtb_history_series_key(r2, &kb, hb);
+        ok(strcmp(ha, hb) != 0, "a NUMA binding starts a new series");
+        free(ka);
+        free(kb);
+        json_decref(r1);
+        json_decref(r2);
+    }
     mtb_history_close(h);
     h = NULL;
 

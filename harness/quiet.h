@@ -1,0 +1,25 @@
+/* quiet.h - is the machine quiet enough to measure on? Before a plan (and a
+ * single run) the harness checks, on the profile's CPUs: the frequency
+ * governor, turbo/boost, SMT siblings inside the service set (or shared with
+ * the client), background load (loadavg, busy CPUs and the processes keeping
+ * them busy), swap, and transparent huge pages. Each finding is a warning;
+ * with --strict the plan is refused. A setting the harness changes (the
+ * governor, when the profile says set_governor = yes) is put back on exit,
+ * also on Ctrl-C. */
+#ifndef MTB_QUIET_H
+#define MTB_QUIET_H
+#include <jansson.h>
+#include "machine.h"
+
+/* Check the machine for the profile, sampling CPU use for sample_s seconds.
+ * @return {"quiet": bool, "warnings": [...], "checks": {...}} */
+json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s);
+/* Apply the profile's settings (set_governor); each change is listed in
+ * changes and undone by mtb_quiet_restore, which also runs at exit and on a
+ * termination signal. @return the number of settings changed. */
+int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes);
+void mtb_quiet_restore(void);
+/* The environment block of every run of a plan: provenance and the quiet
+ * check; warns on stderr, and with strict exits 2 when not quiet. */
+json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output);
+#endif
