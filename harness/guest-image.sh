@@ -4,11 +4,16 @@
 #   MTB_OUTDIR    where images are kept ($CACHE/guest); named by a hash of their content
 #   MTB_BUILDS    service builds to include, one "service variant dir" per line
 #   MTB_XSYSROOT  unpacked arm64 -dev packages (libevent for memcached)
+#   MTB_GUESTROOT unpacked arm64 bash and busybox (setup and counter scripts);
+#                 on an arm64 host the host's own /bin/bash and busybox serve
 # Prints the image's path and content hash on the last line: "<path> <sha256>".
 #
 # Layout:  /init (build/aarch64/mtbinit)   /mtb/build/{mtebench,mtload}
-#   /mtb/build/aarch64/{mteprobe,libmtefault.so}   /mtb/services/*/recipe.ini
+#   /mtb/build/aarch64/{mteprobe,libmtefault.so}   /mtb/services/*/ (recipes, scripts)
 #   /mtb/builds/<service>/<variant>/ (bin/..., build.json)   /lib/aarch64-linux-gnu/*.so*
+#   /bin/bash, /bin/sh -> bash, /bin/busybox and links for the few tools the
+#   services' scripts use; /usr/local/bin: links to the builds' programs (a
+#   service's own clients, e.g. PostgreSQL's pgbench, psql, pg_isready)
 set -euo pipefail
 stage=$(mktemp -d "${TMPDIR:-/tmp}/mtb-guest.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -20,10 +25,13 @@ install -m 755 "$B/aarch64/mtbinit" init
 install -m 755 "$B/aarch64/mtebench" "$B/aarch64/mtload" mtb/build/
 install -m 755 "$B/aarch64/mteprobe" mtb/build/aarch64/
 install -m 644 "$B/aarch64/libmtefault.so" mtb/build/aarch64/
+# each service's recipe with its run-time files (setup and counter scripts,
+# configuration templates)
 for r in "$MTB_ROOT"/services/*/recipe.ini; do
-    s=$(basename "$(dirname "$r")")
+    sd=$(dirname "$r")
+    s=$(basename "$sd")
     mkdir -p "mtb/services/$s"
-    cp "$r" "mtb/services/$s/"
+    find "$sd" -maxdepth 1 -type f ! -name build.sh -exec cp {} "mtb/services/$s/" \;
 done
 while read -r svc var dir; do
     [ -n "$svc" ] || continue
@@ -35,19 +43,40 @@ while read -r svc var dir; do
     cp -a "$dir"/. "mtb/builds/$svc/$var/"
     rm -rf "mtb/builds/$svc/$var/work"
 done <<< "$MTB_BUILDS"
+# a shell and tools for the services' setup and counter scripts
+G=${MTB_GUESTROOT:-/opt/mtebench/guest-arm64}
+for prog in bash busybox; do
+    src="$G/bin/$prog"
+    [ -x "$src" ] || { [ "$(uname -m)" = aarch64 ] && src=$(command -v "$prog" || true); }
+    [ -x "$src" ] || { echo "guest-image: no arm64 $prog (make deps unpacks it into $G)" >&2; exit 1; }
+    install -m 755 "$src" "bin/$prog"
+done
+ln -sf bash bin/sh
+for a in awk basename cat chmod cp cut date dirname env grep head id kill ln ls mkdir mktemp mv \
+         printf ps rm sed seq sleep sort tail tee tr true false uname wc xargs; do
+    ln -sf busybox "bin/$a"
+done
+mkdir -p usr/local/bin
+for d in mtb/builds/*/*/bin; do
+    [ -d "$d" ] || continue
+    for f in "$d"/*; do
+        [ -f "$f" ] && [ -x "$f" ] && [ ! -e "usr/local/bin/$(basename "$f")" ] && ln -s "/$f" "usr/local/bin/$(basename "$f")"
+    done
+done
 printf 'root:x:0:0:root:/root:/bin/sh\nmtebench:x:999:999:mtebench:/tmp:/bin/false\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > etc/passwd
 printf 'root:x:0:\nmtebench:x:999:\nnogroup:x:65534:\n' > etc/group
 printf 'hosts: files\npasswd: files\ngroup: files\n' > etc/nsswitch.conf
 printf '127.0.0.1 localhost\n' > etc/hosts
 
 # shared libraries: everything the ELF files need, recursively
-dirs=(/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu "$MTB_XSYSROOT/usr/lib/aarch64-linux-gnu" "$MTB_XSYSROOT/lib/aarch64-linux-gnu")
+dirs=(/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu "$MTB_XSYSROOT/usr/lib/aarch64-linux-gnu" "$MTB_XSYSROOT/lib/aarch64-linux-gnu"
+      "$G/lib/aarch64-linux-gnu" "$G/usr/lib/aarch64-linux-gnu")
 find_lib() { for d in "${dirs[@]}"; do [ -e "$d/$1" ] && { echo "$d/$1"; return 0; }; done; return 1; }
 declare -A seen=()
 queue=()
 while IFS= read -r -d '' f; do
     if head -c 4 "$f" | grep -q ELF; then queue+=("$f"); fi
-done < <(find init mtb -type f -print0)
+done < <(find init mtb bin -type f -print0)
 while [ ${#queue[@]} -gt 0 ]; do
     f=${queue[0]}; queue=("${queue[@]:1}")
     for n in $(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do

@@ -132,18 +132,26 @@ int mtb_proof_run(const struct mtb_platform *p, const struct mtb_mode *m, char *
     return ok;
 }
 
-int mtb_proof_smaps_mt(pid_t pid, int *shared)
+int mtb_proof_smaps_mt(pid_t pid, int *shared, json_t *shared_names)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    char line[1024];
+    char line[1024], name[512] = "";
     int count = 0, sh_count = 0;
     while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "VmFlags:", 8) != 0)
+        if (strncmp(line, "VmFlags:", 8) != 0) {
+            /* a mapping's header: "start-end perms offset dev inode [name]" */
+            unsigned long a, b;
+            int off = 0;
+            if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &a, &b, &off) == 2 && off > 0) {
+                snprintf(name, sizeof name, "%s", line + off);
+                name[strcspn(name, "\n")] = 0;
+            }
             continue;
+        }
         /* flags are two-letter words separated by spaces */
         int mt = 0, sh = 0;
         for (char *t = strtok(line + 8, " \n"); t; t = strtok(NULL, " \n")) {
@@ -152,6 +160,8 @@ int mtb_proof_smaps_mt(pid_t pid, int *shared)
         }
         count += mt;
         sh_count += mt && sh;
+        if (mt && sh && shared_names)
+            json_array_append_new(shared_names, json_string(name[0] ? name : "[anonymous]"));
     }
     fclose(f);
     if (shared)

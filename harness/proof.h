@@ -21,8 +21,9 @@ int mtb_proof_check(const struct mtb_mode *m, json_t *probe, char *why, size_t n
 json_t *mtb_proof_parse(const char *text);
 /* Mappings of pid whose VmFlags carry `mt`; -1 if smaps is unreadable.
  * *shared (if given): how many of them are MAP_SHARED (`ms`): glibc's tagged
- * heap is private, a service's own shared memory and mmap'd files shared. */
-int mtb_proof_smaps_mt(pid_t pid, int *shared);
+ * heap is private, a service's own shared memory and mmap'd files shared.
+ * shared_names (if given): their names from smaps are appended to it. */
+int mtb_proof_smaps_mt(pid_t pid, int *shared, json_t *shared_names);
 /* The largest counts in a file of "MTEBENCH-SMAPS mt=N shared=S" lines
  * written by libmtefault.so's smaps sampler (embedded services); -1 if none. */
 int mtb_proof_smaps_max(const char *path, int *shared);

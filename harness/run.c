@@ -653,8 +653,10 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         mtb_proc_affinity(svc.pid, svc_seen, sizeof svc_seen); /* every thread it started by now */
         if (smaps_ok) {
             int sh = -1;
-            json_object_set_new(proof, "smaps_mt", json_integer(mtb_proof_smaps_mt(svc.pid, &sh)));
+            json_t *names = json_array();
+            json_object_set_new(proof, "smaps_mt", json_integer(mtb_proof_smaps_mt(svc.pid, &sh, names)));
             json_object_set_new(proof, "smaps_mt_shared", json_integer(sh));
+            json_object_set_new(proof, "smaps_mt_shared_maps", names);
         }
     }
     if (!smaps_ok) {

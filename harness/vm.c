@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #define XSYSROOT "/opt/mtebench/sysroot-arm64"
+#define GUESTROOT "/opt/mtebench/guest-arm64"   /* bash, busybox (make deps) */
 #define GUEST_OUT "/tmp/out"
 
 const char *mtb_qemu_system_version(void) { return mtb_tool_version("qemu-system-aarch64"); }
@@ -47,7 +48,8 @@ int mtb_guest_image(const struct mtb_build *const *builds, const char *const *va
     unlink(logp);
     char *script = mtb_asprintf("%s/harness/guest-image.sh", mtb_root());
     char *envv[] = { mtb_asprintf("MTB_ROOT=%s", mtb_root()), mtb_asprintf("MTB_OUTDIR=%s", outdir),
-                     mtb_asprintf("MTB_BUILDS=%s", lines), mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT), NULL };
+                     mtb_asprintf("MTB_BUILDS=%s", lines), mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
+                     mtb_asprintf("MTB_GUESTROOT=%s", GUESTROOT), NULL };
     char *const argv[] = { "bash", script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
     int st = mtb_proc_run(&s, 300);

@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     } else {
         pid_t pid = fork();
         if (pid == 0) {
-            setenv("PATH", "/mtb/build:/usr/bin:/bin", 1);
+            setenv("PATH", "/mtb/build:/usr/local/bin:/usr/bin:/bin", 1);
             setenv("HOME", "/root", 1);
             setenv("MTEBENCH_ROOT", "/mtb", 1);
             setenv("MTEBENCH_CACHE", "/tmp/cache", 1);
