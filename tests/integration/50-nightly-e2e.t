@@ -37,10 +37,11 @@ EOC
 H="$T_TMP/history.sqlite"; D="$T_TMP/dash"
 night() { # night N [wrapper...]
     local n=$1; shift
-    # the night-to-night drift of emulated timings on a shared machine can
-    # pass 2% (the default); the deliberate slowdown is over 20%, so only a
-    # change of 10% or more counts here
-    "$@" "$M" nightly --plan "$T_TMP/e2e.conf" --platform emu --history "$H" --out "$D" --min-change 0.10 \
+    # the night-to-night drift of emulated timings on a busy 2-core machine
+    # passes 2% (the default) and was seen at 18% while a build ran beside
+    # it; the deliberate slowdown (a quarter of one CPU) is 70-86%, so only a
+    # change of 30% or more counts here
+    "$@" "$M" nightly --plan "$T_TMP/e2e.conf" --platform emu --history "$H" --out "$D" --min-change 0.30 \
         --results "$T_TMP/night$n" > "$T_TMP/n$n.out" 2> "$T_TMP/n$n.err"
 }
 for n in 1 2 3 4; do
@@ -56,8 +57,8 @@ is "$(sqlite3 "$H" 'SELECT count(*) FROM nights')" 5 "history holds 5 nights"
 is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE status = 'ok'")" 25 "and 25 runs"
 A="$D/analysis.json"
 ok "$(jq -e '[.series[].metric] | sort == ["p99","throughput"]' "$A" >/dev/null; echo $?)" "series: throughput and p99 of the configuration"
-ok "$(jq -e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.2)] | length == 1' "$A" >/dev/null; echo $?)" \
-    "new throughput regression at night 5, at least 20% down" || jq -c '.new[] | {metric, x, change, p_mwu, p_split}' "$A" | sed 's/^/# /'
+ok "$(jq -e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.3)] | length == 1' "$A" >/dev/null; echo $?)" \
+    "new throughput regression at night 5, at least 30% down" || jq -c '.new[] | {metric, x, change, p_mwu, p_split}' "$A" | sed 's/^/# /'
 jq -r '.new[] | "# \(.metric): \(.change*100|round)% [\(.ci_lo*100|round)%, \(.ci_hi*100|round)%], p(MWU) \(.p_mwu), p(t) \(.p_split)"' "$A"
 # emulated timings drift from night to night, so a small change point before
 # night 5 may be found; none of them may be a regression
