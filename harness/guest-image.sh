@@ -79,7 +79,15 @@ while IFS= read -r -d '' f; do
 done < <(find init mtb bin -type f -print0)
 while [ ${#queue[@]} -gt 0 ]; do
     f=${queue[0]}; queue=("${queue[@]:1}")
-    for n in $(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    dyn=$(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null)
+    # $ORIGIN-relative run paths (PostgreSQL's programs find libpq in ../lib):
+    # such libraries are in the image already
+    rp=$(sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' <<< "$dyn" | sed "s|\$ORIGIN|$(dirname "$f")|g; s|\${ORIGIN}|$(dirname "$f")|g")
+    for n in $(sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' <<< "$dyn"); do
+        own=""
+        IFS=: read -ra rpd <<< "$rp"
+        for d in "${rpd[@]}"; do [ -n "$d" ] && [ -e "$d/$n" ] && own=1; done
+        [ -n "$own" ] && continue
         [ -n "${seen[$n]:-}" ] && continue
         seen[$n]=1
         p=$(find_lib "$n") || { echo "guest-image: library $n (needed by $f) not found" >&2; exit 1; }
