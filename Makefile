@@ -69,7 +69,7 @@ $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
 $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 	@mkdir -p $(dir $@)
 	$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
-$(B)/aarch64/libmtefault.so: harness/probe/mtefault.c
+$(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
@@ -94,7 +94,7 @@ $(B)/aarch64/mtbinit: harness/guest/init.c
 	@mkdir -p $(dir $@)
 	$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
 
-$(B)/native/libmtefault.so: harness/probe/mtefault.c
+$(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 

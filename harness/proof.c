@@ -1,5 +1,6 @@
 /* proof.c - see proof.h */
 #include "proof.h"
+#include "probe/vmflags.h"
 #include "proc.h"
 #include "util.h"
 
@@ -142,7 +143,8 @@ int mtb_proof_smaps_mt(pid_t pid, int *shared, json_t *shared_names)
     char line[1024], name[512] = "";
     int count = 0, sh_count = 0;
     while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "VmFlags:", 8) != 0) {
+        int mt, sh;
+        if (!mtb_vmflags(line, &mt, &sh)) {
             /* a mapping's header: "start-end perms offset dev inode [name]" */
             unsigned long a, b;
             int off = 0;
@@ -151,12 +153,6 @@ int mtb_proof_smaps_mt(pid_t pid, int *shared, json_t *shared_names)
                 name[strcspn(name, "\n")] = 0;
             }
             continue;
-        }
-        /* flags are two-letter words separated by spaces */
-        int mt = 0, sh = 0;
-        for (char *t = strtok(line + 8, " \n"); t; t = strtok(NULL, " \n")) {
-            mt |= !strcmp(t, "mt");
-            sh |= !strcmp(t, "ms"); /* VM_MAYSHARE: every MAP_SHARED mapping */
         }
         count += mt;
         sh_count += mt && sh;

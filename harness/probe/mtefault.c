@@ -34,6 +34,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vmflags.h"
+
 static int fault_fd = -1;
 static char altstack[65536];
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -116,9 +118,9 @@ sighandler_t signal(int sig, sighandler_t h)
     return old.sa_handler;
 }
 
-/* mappings with the mt flag, and how many of them are MAP_SHARED (ms, which
- * unlike sh also marks read-only shared file mappings): glibc's tagged heap
- * is private, a service's own shared memory and mmap'd files are shared */
+/* mappings with the mt flag, and how many of them are MAP_SHARED: glibc's
+ * tagged heap is private, a service's own shared memory and mmap'd files are
+ * shared */
 static int count_mt(int *shared)
 {
     FILE *f = fopen("/proc/self/smaps", "re");
@@ -128,15 +130,11 @@ static int count_mt(int *shared)
     int n = 0;
     *shared = 0;
     while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "VmFlags:", 8))
+        int mt, ms;
+        if (!mtb_vmflags(line, &mt, &ms))
             continue;
-        int mt = 0, sh = 0;
-        for (char *t = strtok(line + 8, " \n"); t; t = strtok(NULL, " \n")) {
-            mt |= !strcmp(t, "mt");
-            sh |= !strcmp(t, "ms"); /* VM_MAYSHARE: every MAP_SHARED mapping */
-        }
         n += mt;
-        *shared += mt && sh;
+        *shared += mt && ms;
     }
     fclose(f);
     return n;
