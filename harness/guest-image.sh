@@ -1,7 +1,8 @@
 #!/bin/bash
 # Make the initramfs of the PLATFORM=vm guest. Called by harness/vm.c with:
 #   MTB_ROOT      the project checkout (build/aarch64/*, services/*/recipe.ini)
-#   MTB_OUTDIR    where images are kept ($CACHE/guest); named by a hash of their content
+#   MTB_OUTDIR    where images are kept ($CACHE/guest); named by a hash of their content,
+#                 found again by a hash of their inputs (inputs-<key>: "<path> <sha256>")
 #   MTB_BUILDS    service builds to include, one "service variant dir" per line
 #   MTB_XSYSROOT  unpacked arm64 -dev packages (libevent for memcached)
 #   MTB_GUESTROOT unpacked arm64 bash and busybox (setup and counter scripts);
@@ -15,6 +16,30 @@
 #   services' scripts use; /usr/local/bin: links to the builds' programs (a
 #   service's own clients, e.g. PostgreSQL's pgbench, psql, pg_isready)
 set -euo pipefail
+G=${MTB_GUESTROOT:-/opt/mtebench/guest-arm64}
+
+# Fast path: an image made before from the same inputs. Cache builds are
+# immutable (their directory names carry their content keys), so the inputs
+# are this script, the build lines, the project's aarch64 programs, the
+# services' run-time files, the unpacked package roots' stamps and the
+# host's arm64 libraries (names, sizes, times).
+inkey=$( {
+    cat "$0"
+    printf '%s\n' "$MTB_BUILDS"
+    sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,libmtefault.so}
+    find "$MTB_ROOT"/services -maxdepth 2 -type f ! -name build.sh -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+    cat "$MTB_XSYSROOT/.stamp" "$G/.stamp" 2>/dev/null || true
+    ls -lL --time-style=+%s /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu 2>/dev/null || true
+} | sha256sum | cut -c1-32)
+keyf="$MTB_OUTDIR/inputs-$inkey"
+if [ -s "$keyf" ]; then
+    read -r img hash < "$keyf"
+    if [ -s "$img" ]; then
+        echo "$img $hash"
+        exit 0
+    fi
+fi
+
 stage=$(mktemp -d "${TMPDIR:-/tmp}/mtb-guest.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"   # the guest's / : services run as the unprivileged user mtebench
@@ -44,7 +69,6 @@ while read -r svc var dir; do
     rm -rf "mtb/builds/$svc/$var/work"
 done <<< "$MTB_BUILDS"
 # a shell and tools for the services' setup and counter scripts
-G=${MTB_GUESTROOT:-/opt/mtebench/guest-arm64}
 for prog in bash busybox; do
     src="$G/bin/$prog"
     [ -x "$src" ] || { [ "$(uname -m)" = aarch64 ] && src=$(command -v "$prog" || true); }
@@ -109,4 +133,5 @@ if [ ! -s "$img" ]; then
     mv "$img.tmp.$$" "$img"
     echo "guest-image: made $img ($(du -h "$img" | cut -f1))" >&2
 fi
+echo "$img $hash" > "$keyf.tmp.$$" && mv "$keyf.tmp.$$" "$keyf"
 echo "$img $hash"

@@ -7,7 +7,7 @@ M="$B/mtebench"
 R="$T_TMP/r"
 run() { # workload
     "$M" run --service postgresql --variant tagged --mode sync --platform emu --workload "$1" \
-        --duration 3 --warmup 1 --results "$R/$1" > "$T_TMP/$1.out" 2>&1
+        --duration 2 --warmup 0 --results "$R/$1" > "$T_TMP/$1.out" 2>&1
 }
 rec() { echo "$R/$1/001-tagged-sync/record.json"; }
 
