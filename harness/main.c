@@ -51,6 +51,13 @@ static int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* started from make (make test, make bench): the service builds run
+     * their own make, which must not see ours. PostgreSQL's makefiles skip
+     * generating headers when MAKELEVEL says they are a sub-make, and a
+     * jobserver in MAKEFLAGS names descriptors we do not pass on */
+    static const char *const makevars[] = { "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", NULL };
+    for (const char *const *v = makevars; *v; v++)
+        unsetenv(*v);
     if (argc < 2)
         return cmd_help(0, NULL), 2;
     mtb_proc_init();
