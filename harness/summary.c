@@ -497,9 +497,29 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
     return out;
 }
 
-/* The median over a configuration's runs of each perf event per request
- * (records' perf.per_request); NULL when no run counted any. */
-static json_t *perf_per_request(json_t *records, const char *key)
+/* A record's perf events per request (perf.per_request). */
+static json_t *perf_of(json_t *rec)
+{
+    return json_incref(json_object_get(json_object_get(rec, "perf"), "per_request"));
+}
+
+/* A record's tag operations per request, from the service's own counters
+ * (objtag_ops, objtag_granules: memcached's objtag variant) divided by the
+ * requests it counted over the same window (cmd_get + cmd_set). */
+static json_t *tag_ops_of(json_t *rec)
+{
+    json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
+    json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");
+    double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
+    if (!json_is_integer(ops) || !json_is_integer(gr) || !(req > 0))
+        return NULL;
+    return json_pack("{s:f,s:f}", "tag_ops", (double)json_integer_value(ops) / req, "granules_tagged",
+                     (double)json_integer_value(gr) / req);
+}
+
+/* The median over a configuration's runs of each figure per request that
+ * `of` gives for a record (a new reference, or NULL); NULL when no run had any. */
+static json_t *per_request(json_t *records, const char *key, json_t *(*of)(json_t *))
 {
     json_t *vals = json_object();
     size_t i;
@@ -508,14 +528,16 @@ static json_t *perf_per_request(json_t *records, const char *key)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok"))
             continue;
-        json_t *pr = json_object_get(json_object_get(rec, "perf"), "per_request");
-        if (!json_object_size(pr))
-            continue;
         char *k = config_key(rec);
         int same = !strcmp(k, key);
         free(k);
         if (!same)
             continue;
+        json_t *pr = of(rec);
+        if (!json_object_size(pr)) {
+            json_decref(pr);
+            continue;
+        }
         const char *ev;
         json_t *v;
         json_object_foreach(pr, ev, v)
@@ -527,6 +549,7 @@ static json_t *perf_per_request(json_t *records, const char *key)
                 json_object_set_new(vals, ev, a = json_array());
             json_array_append_new(a, json_real(json_number_value(v)));
         }
+        json_decref(pr);
     }
     if (!json_object_size(vals)) {
         json_decref(vals);
@@ -663,9 +686,12 @@ json_t *mtb_summary_build(json_t *records)
         }
         char name[256];
         config_warnings(o, cfg_name(c, name, sizeof name), warnings);
-        json_t *ppr = perf_per_request(records, s->key);
+        json_t *ppr = per_request(records, s->key, perf_of);
         if (ppr)
             json_object_set_new(o, "perf_per_request", ppr);
+        json_t *tpr = per_request(records, s->key, tag_ops_of);
+        if (tpr)
+            json_object_set_new(o, "tag_ops_per_request", tpr);
         json_array_append_new(configs, o);
     }
 
@@ -805,6 +831,41 @@ static void md_ratio(FILE *f, json_t *ci, int delta)
         fprintf(f, "%.3fx [%.3f – %.3f]%s", m, mtb_jnum(ci, "lo"), mtb_jnum(ci, "hi"), mtb_summary_low_conf(ci) ? "*" : "");
 }
 
+/* Markdown: figures per request of each configuration (summary field
+ * `field`), or nothing when no configuration has any. */
+static void md_per_request(FILE *f, json_t *sum, const char *field, const char *title, const char *col,
+                           const char *what, const char *em)
+{
+    size_t i;
+    json_t *c;
+    int any = 0;
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
+    if (!any)
+        return;
+    fprintf(f, "\n## %s%s\n\n%s\n\n| service | workload | config | %s |\n|---|---|---|---|\n", title, em, what, col);
+    json_array_foreach(json_object_get(sum, "configs"), i, c)
+    {
+        json_t *pr = json_object_get(c, field);
+        if (!json_is_object(pr))
+            continue;
+        json_t *w = json_object_get(c, "workload");
+        char cores[32] = "";
+        if (json_is_integer(json_object_get(w, "cores")))
+            snprintf(cores, sizeof cores, ", %lld cores", (long long)mtb_jnum(w, "cores"));
+        fprintf(f, "| %s | %s%s | %s/%s | ", mtb_jstr(c, "service"), mtb_jstr(w, "name"), cores, mtb_jstr(c, "variant"),
+                mtb_jstr(c, "mode"));
+        const char *ev;
+        json_t *v;
+        int first = 1;
+        json_object_foreach(pr, ev, v)
+        {
+            fprintf(f, "%s%s %.4g", first ? "" : ", ", ev, json_number_value(v));
+            first = 0;
+        }
+        fprintf(f, " |\n");
+    }
+}
+
 char *mtb_summary_markdown(json_t *sum)
 {
     char *buf = NULL;
@@ -916,34 +977,14 @@ char *mtb_summary_markdown(json_t *sum)
             fprintf(f, " |\n");
         }
     }
-    int any_perf = 0;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) any_perf |= json_is_object(json_object_get(c, "perf_per_request"));
-    if (any_perf) {
-        fprintf(f, "\n## perf events per request%s\n\nCounted on the service for the measurement window only "
-                   "(perf stat); median over runs of event count ÷ requests.\n\n| service | workload | config | events "
-                   "per request |\n|---|---|---|---|\n", em);
-        json_array_foreach(json_object_get(sum, "configs"), i, c)
-        {
-            json_t *pr = json_object_get(c, "perf_per_request");
-            if (!json_is_object(pr))
-                continue;
-            json_t *w = json_object_get(c, "workload");
-            char cores[32] = "";
-            if (json_is_integer(json_object_get(w, "cores")))
-                snprintf(cores, sizeof cores, ", %lld cores", (long long)mtb_jnum(w, "cores"));
-            fprintf(f, "| %s | %s%s | %s/%s | ", mtb_jstr(c, "service"), mtb_jstr(w, "name"), cores,
-                    mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
-            const char *ev;
-            json_t *v;
-            int first = 1;
-            json_object_foreach(pr, ev, v)
-            {
-                fprintf(f, "%s%s %.4g", first ? "" : ", ", ev, json_number_value(v));
-                first = 0;
-            }
-            fprintf(f, " |\n");
-        }
-    }
+    md_per_request(f, sum, "perf_per_request", "perf events per request", "events per request",
+                   "Counted on the service for the measurement window only (perf stat); median over runs of event count ÷ requests.",
+                   em);
+    md_per_request(f, sum, "tag_ops_per_request", "tag operations per request", "per request",
+                   "The service's own counters of per-object tagging (memcached objtag: tag_ops = chunks retagged, "
+                   "granules_tagged = 16-byte granules) over the run incl. warm-up, ÷ its own request count "
+                   "(cmd_get + cmd_set); median over runs.",
+                   em);
     json_t *w;
     if (json_array_size(json_object_get(sum, "warnings")))
         fprintf(f, "\n## Warnings\n\n");
