@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "history.h"
 #include "plan.h"
+#include "record.h"
 #include "report.h"
 #include "util.h"
 
@@ -15,6 +16,9 @@
 
 /* ---- analysis -------------------------------------------------------------------- */
 
+/* The analysed metrics: every metric of record.h's table with a nightly
+ * name, on the series of its kind (run metrics on run series, pair metrics
+ * on overhead series). */
 struct metric {
     const char *kind;  /* history series kind */
     const char *name;  /* metric name */
@@ -23,12 +27,26 @@ struct metric {
     enum mtb_cp_better better;
 };
 
-static const struct metric metrics[] = {
-    { "run", "throughput", "ops_per_sec", "ops/s", MTB_CP_HIGHER },
-    { "run", "p99", "p99_us", "µs", MTB_CP_LOWER },
-    { "overhead", "overhead", "slowdown", "x (baseline ops/s ÷ tagged ops/s)", MTB_CP_LOWER },
-    { NULL, NULL, NULL, NULL, 0 },
-};
+static size_t analysed_metrics(struct metric *out)
+{
+    size_t n = 0;
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].nightly)
+            out[n++] = (struct metric){ "run", mtb_run_metrics[m].nightly, mtb_run_metrics[m].key,
+                                        mtb_run_metrics[m].unit,
+                                        mtb_run_metrics[m].better == MTB_HIGHER ? MTB_CP_HIGHER : MTB_CP_LOWER };
+    static char units[MTB_NPAIR_METRICS][96];
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
+        const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
+        const char *of = mtb_run_metrics[d->of].label;
+        snprintf(units[m], sizeof units[m], "x (%s %s ÷ %s %s)", d->tagged_num ? "tagged" : "baseline", of,
+                 d->tagged_num ? "baseline" : "tagged", of);
+        if (d->nightly)
+            out[n++] = (struct metric){ "overhead", d->nightly, d->key, units[m], MTB_CP_LOWER };
+    }
+    out[n] = (struct metric){ 0 };
+    return n;
+}
 
 static int excluded(json_t *exclude, json_int_t night)
 {
@@ -126,6 +144,8 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
     size_t i, j;
     json_t *s, *p;
     int sid = 0;
+    struct metric metrics[MTB_NRUN_METRICS + MTB_NPAIR_METRICS + 1];
+    analysed_metrics(metrics);
     json_array_foreach(history, i, s)
     {
         for (const struct metric *m = metrics; m->kind; m++) {
@@ -135,6 +155,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
             size_t np = json_array_size(pts), n = 0;
             double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
             int *g = mtb_calloc(np ? np : 1, sizeof *g);
+            int emulated = 0; /* the records' platform.emulated, kept by the history */
             json_array_foreach(pts, j, p)
             {
                 json_int_t night = json_integer_value(json_object_get(p, "night"));
@@ -145,6 +166,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
                 g[n] = (int)x[n];
                 y[n] = v;
                 json_array_append(used, p);
+                emulated |= json_is_true(json_object_get(p, "emulated")) || json_integer_value(json_object_get(p, "emulated")) > 0;
                 n++;
             }
             if (!n) {
@@ -191,7 +213,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
             json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
                                    mtb_jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
                                    m->better == MTB_CP_HIGHER ? "higher" : "lower", "platform", platform, "emulated",
-                                   !strcmp(platform, "emu"), "points", (int)n, "x", xs, "y", ys, "changes", changes);
+                                   emulated, "points", (int)n, "x", xs, "y", ys, "changes", changes);
             if (rc)
                 json_object_set_new(so, "error", json_string(strerror(-rc)));
             json_array_append_new(all, so);
@@ -234,10 +256,10 @@ static void usage(FILE *f)
 static long long add_dir(struct mtb_history *h, const char *dir, const char *plan_name, const char *out,
                          int *added, int *bad)
 {
-    struct mtb_report_set set;
+    struct mtb_record_set set;
     char *dirs[1] = { (char *)dir };
     *added = 0;
-    if (mtb_report_load(dirs, 1, &set) != 0)
+    if (mtb_record_load(dirs, 1, &set) != 0)
         return -ENOMEM;
     size_t i;
     json_t *b;
@@ -247,7 +269,7 @@ static long long add_dir(struct mtb_history *h, const char *dir, const char *pla
         (*bad)++;
     }
     if (!json_array_size(set.records)) {
-        mtb_report_set_free(&set);
+        mtb_record_set_free(&set);
         return -ENODATA;
     }
     const char *plan = plan_name;
@@ -260,9 +282,9 @@ static long long add_dir(struct mtb_history *h, const char *dir, const char *pla
         s[--n] = 0;
     const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
     char *nights_dir = mtb_asprintf("%s/nights", out), *rdir = NULL, err[MTB_ERRLEN], *report = NULL;
-    if (mtb_report_usable(&set) && mtb_report_write(&set, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
+    if (mtb_record_usable(&set) && mtb_report_write(&set, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
         report = mtb_asprintf("%s/index.html", rdir);
-    else if (mtb_report_usable(&set))
+    else if (mtb_record_usable(&set))
         mtb_warn("nightly: no run report for %s: %s", dir, err);
     long long night = 0;
     int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set.records, set.files, &night, added,
@@ -275,7 +297,7 @@ static long long add_dir(struct mtb_history *h, const char *dir, const char *pla
     free(rdir);
     free(nights_dir);
     free(s);
-    mtb_report_set_free(&set);
+    mtb_record_set_free(&set);
     return night;
 }
 

@@ -2,7 +2,6 @@
 #include "jsonx.h"
 #include "report.h"
 #include "plot.h"
-#include "run.h"
 #include "summary.h"
 #include "util.h"
 
@@ -15,120 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* ---- loading --------------------------------------------------------------- */
-
-static void add_bad(struct mtb_report_set *set, const char *file, const char *problem)
-{
-    json_array_append_new(set->bad, json_pack("{s:s,s:s}", "file", file, "problem", problem));
-}
-
-/* Check one record file; keep it or list it as bad. */
-static void load_one(struct mtb_report_set *set, const char *path, json_t *seen)
-{
-    char real[PATH_MAX];
-    if (!realpath(path, real))
-        snprintf(real, sizeof real, "%s", path);
-    if (json_object_get(seen, real))
-        return;
-    json_object_set_new(seen, real, json_true());
-    json_error_t e;
-    json_t *rec = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-    char msg[400];
-    if (!rec) {
-        snprintf(msg, sizeof msg, "corrupt record: not valid JSON (line %d: %s)", e.line, e.text);
-        add_bad(set, path, msg);
-        return;
-    }
-    const char *schema = json_string_value(json_object_get(rec, "schema"));
-    if (!json_is_object(rec))
-        snprintf(msg, sizeof msg, "not a run record: a JSON %s, not an object",
-                 json_is_array(rec) ? "array" : "scalar");
-    else if (!schema)
-        snprintf(msg, sizeof msg, "not a run record: no \"schema\" field (expected %s)", MTB_RECORD_SCHEMA);
-    else if (strcmp(schema, MTB_RECORD_SCHEMA))
-        snprintf(msg, sizeof msg, "schema version \"%.100s\" is not %s (written by another version of mtebench; "
-                 "report it with that version)", schema, MTB_RECORD_SCHEMA);
-    else if (!json_is_object(json_object_get(rec, "config")) ||
-             !json_is_string(json_object_get(json_object_get(rec, "config"), "service")))
-        snprintf(msg, sizeof msg, "incomplete record: no config.service");
-    else if (!strcmp(mtb_jstr(rec, "status"), "ok") && !(mtb_jnum(json_object_get(rec, "summary"), "ops_per_sec") >= 0))
-        snprintf(msg, sizeof msg, "incomplete record: status ok but no summary.ops_per_sec");
-    else
-        msg[0] = 0;
-    if (msg[0]) {
-        add_bad(set, path, msg);
-        json_decref(rec);
-        return;
-    }
-    json_array_append_new(set->records, rec);
-    json_array_append_new(set->files, json_string(path));
-}
-
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int mtb_report_load(char *const dirs[], int ndirs, struct mtb_report_set *set)
-{
-    set->records = json_array();
-    set->files = json_array();
-    set->bad = json_array();
-    set->dirs = json_array();
-    json_t *seen = json_object();
-    if (!set->records || !set->files || !set->bad || !set->dirs || !seen) {
-        json_decref(seen);
-        return -ENOMEM;
-    }
-    for (int d = 0; d < ndirs; d++) {
-        const char *dir = dirs[d];
-        json_array_append_new(set->dirs, json_string(dir));
-        if (!is_dir(dir)) {
-            add_bad(set, dir, errno == ENOENT || !mtb_file_exists(dir) ? "no such directory" : "not a directory");
-            continue;
-        }
-        size_t before = json_array_size(set->records) + json_array_size(set->bad);
-        char *top = mtb_asprintf("%s/record.json", dir);
-        if (mtb_file_exists(top))
-            load_one(set, top, seen);
-        free(top);
-        struct dirent **ents = NULL;
-        int n = scandir(dir, &ents, NULL, alphasort);
-        for (int i = 0; i < n; i++) {
-            if (ents[i]->d_name[0] != '.') {
-                char *p = mtb_asprintf("%s/%s/record.json", dir, ents[i]->d_name);
-                if (mtb_file_exists(p))
-                    load_one(set, p, seen);
-                free(p);
-            }
-            free(ents[i]);
-        }
-        free(ents);
-        if (json_array_size(set->records) + json_array_size(set->bad) == before)
-            add_bad(set, dir, "no records (looked for DIR/record.json and DIR/*/record.json)");
-    }
-    json_decref(seen);
-    return 0;
-}
-
-void mtb_report_set_free(struct mtb_report_set *set)
-{
-    json_decref(set->records);
-    json_decref(set->files);
-    json_decref(set->bad);
-    json_decref(set->dirs);
-    memset(set, 0, sizeof *set);
-}
-
-size_t mtb_report_usable(const struct mtb_report_set *set)
-{
-    size_t i, n = 0;
-    json_t *rec;
-    json_array_foreach(set->records, i, rec) n += !strcmp(mtb_jstr(rec, "status"), "ok");
-    return n;
-}
 
 /* ---- escaping -------------------------------------------------------------- */
 
@@ -232,7 +117,7 @@ static char *csv_value(json_t *rec, const char *file, const char *col)
     return mtb_strdup("");
 }
 
-static char *runs_csv(const struct mtb_report_set *set)
+static char *runs_csv(const struct mtb_record_set *set)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -689,7 +574,7 @@ static int group_emulated(json_t *records, const char *group)
     return 0;
 }
 
-static void html_runs(FILE *f, const struct mtb_report_set *set, int emu)
+static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
 {
     fprintf(f, "<section id=\"runs\"><h2>Runs</h2>\n<table>\n");
     caption(f, "Every run read (runs.csv has all columns)", emu);
@@ -732,7 +617,7 @@ static void html_runs(FILE *f, const struct mtb_report_set *set, int emu)
     fprintf(f, "</table>\n</section>\n");
 }
 
-static void html_bad(FILE *f, const struct mtb_report_set *set)
+static void html_bad(FILE *f, const struct mtb_record_set *set)
 {
     if (!json_array_size(set->bad))
         return;
@@ -781,7 +666,7 @@ static void html_env(FILE *f, json_t *sum)
     fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
 }
 
-static char *report_html(const struct mtb_report_set *set, json_t *sum, const char *name, json_t *problems)
+static char *report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -797,7 +682,7 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
     fprintf(f, "%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>mtebench report: ", emu ? " (emulated)" : "", mtb_report_css);
     hput(f, name);
     fprintf(f, "</h1>\n<p class=\"note\">%zu run records (%zu usable) from ", json_array_size(set->records),
-            mtb_report_usable(set));
+            mtb_record_usable(set));
     size_t i;
     json_t *d;
     json_array_foreach(set->dirs, i, d)
@@ -903,7 +788,7 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
 
 /* ---- report.md ------------------------------------------------------------- */
 
-static char *report_md(const struct mtb_report_set *set, json_t *sum, const char *name, json_t *problems)
+static char *report_md(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
 {
     char *body = mtb_summary_markdown(sum);
     char *buf = NULL;
@@ -920,7 +805,7 @@ static char *report_md(const struct mtb_report_set *set, json_t *sum, const char
     const char *rest = strchr(body, '\n');
     fprintf(f, "# mtebench report: %s%s\n", name,
             json_is_true(json_object_get(sum, "emulated")) ? " (emulated: not hardware timing)" : "");
-    fprintf(f, "\n%zu run records (%zu usable) from:", json_array_size(set->records), mtb_report_usable(set));
+    fprintf(f, "\n%zu run records (%zu usable) from:", json_array_size(set->records), mtb_record_usable(set));
     size_t i;
     json_t *v;
     json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
@@ -963,7 +848,7 @@ static int write_text(const char *dir, const char *file, const char *text, char 
     return rc == 0 ? 0 : -EIO;
 }
 
-int mtb_report_write(const struct mtb_report_set *set, const char *name, const char *out, char **dir_out,
+int mtb_report_write(const struct mtb_record_set *set, const char *name, const char *out, char **dir_out,
                      json_t **summary_out, char *err, size_t errlen)
 {
     if (dir_out)
@@ -974,7 +859,7 @@ int mtb_report_write(const struct mtb_report_set *set, const char *name, const c
         snprintf(err, errlen, "bad report name '%s' (one path component expected)", name ? name : "");
         return -EINVAL;
     }
-    if (mtb_report_usable(set) == 0) {
+    if (mtb_record_usable(set) == 0) {
         snprintf(err, errlen, "nothing usable: no record with status ok among %zu record(s) read",
                  json_array_size(set->records));
         return -ENODATA;
@@ -1026,13 +911,13 @@ int mtb_report_write(const struct mtb_report_set *set, const char *name, const c
 int mtb_report_dirs(char *const dirs[], int ndirs, const char *name, const char *out, char **dir_out, char *err,
                     size_t errlen)
 {
-    struct mtb_report_set set;
-    if (mtb_report_load(dirs, ndirs, &set) != 0) {
+    struct mtb_record_set set;
+    if (mtb_record_load(dirs, ndirs, &set) != 0) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
     int rc = mtb_report_write(&set, name, out, dir_out, NULL, err, errlen);
-    mtb_report_set_free(&set);
+    mtb_record_set_free(&set);
     return rc;
 }
 
@@ -1089,8 +974,8 @@ int mtb_cmd_report(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    struct mtb_report_set set;
-    if (mtb_report_load(argv + optind, argc - optind, &set) != 0) {
+    struct mtb_record_set set;
+    if (mtb_record_load(argv + optind, argc - optind, &set) != 0) {
         fprintf(stderr, "mtebench report: out of memory\n");
         return 1;
     }
@@ -1107,7 +992,7 @@ int mtb_cmd_report(int argc, char **argv)
         json_t *p;
         json_array_foreach(json_object_get(sum, "plot_problems"), i, p)
             fprintf(stderr, "mtebench report: plot: %s\n", json_string_value(p));
-        printf("\n%zu records used (%zu runs ok)%s", json_array_size(set.records), mtb_report_usable(&set),
+        printf("\n%zu records used (%zu runs ok)%s", json_array_size(set.records), mtb_record_usable(&set),
                json_array_size(set.bad) ? "" : "\n");
         if (json_array_size(set.bad))
             printf(", %zu not used (listed in the report)\n", json_array_size(set.bad));
@@ -1119,6 +1004,6 @@ int mtb_cmd_report(int argc, char **argv)
     free(dir);
     free(defname);
     free(defout);
-    mtb_report_set_free(&set);
+    mtb_record_set_free(&set);
     return rc == 0 ? 0 : (rc == -ENODATA || rc == -EINVAL) ? 2 : 1;
 }

@@ -1,5 +1,5 @@
 /* report.h - the `report` subcommand: load run records from result
- * directories, and write reports/<name>/ with index.html (self-contained,
+ * directories (record.h), and write reports/<name>/ with index.html (self-contained,
  * inline CSS and SVG), report.md, runs.csv and summary.json.
  *
  * Functions returning int return 0 or a negative errno value; they never
@@ -7,29 +7,10 @@
 #ifndef MTB_REPORT_H
 #define MTB_REPORT_H
 #include <jansson.h>
+#include "record.h"
 
 /* The columns of runs.csv, in order (stable; documented in README.md). */
 extern const char *const mtb_report_csv_columns[];
-
-struct mtb_report_set {
-    json_t *records; /* every valid record (schema mtebench-run/1), any status */
-    json_t *files;   /* the path of each record, parallel to records */
-    json_t *bad;     /* [{"file":path, "problem":text}]: dirs without records, corrupt or foreign records */
-    json_t *dirs;    /* the result directories read */
-};
-
-/**
- * mtb_report_load - read DIR/record.json and DIR/<any>/record.json of each dir.
- * A record is kept if it is a JSON object of schema "mtebench-run/1" with a
- * config; anything else goes into set->bad with the reason (never fatal).
- * The same file reached twice is read once.
- * @return 0, or -ENOMEM
- */
-int mtb_report_load(char *const dirs[], int ndirs, struct mtb_report_set *set);
-void mtb_report_set_free(struct mtb_report_set *set);
-
-/** @return the number of records with status ok and figures (usable for statistics) */
-size_t mtb_report_usable(const struct mtb_report_set *set);
 
 /**
  * mtb_report_write - compute the statistics and write OUT/NAME/{index.html,
@@ -42,7 +23,7 @@ size_t mtb_report_usable(const struct mtb_report_set *set);
  * @return 0; -ENODATA if no record is usable (nothing written); -EINVAL for a
  *         bad name; -EIO if a file cannot be written (err says which)
  */
-int mtb_report_write(const struct mtb_report_set *set, const char *name, const char *out, char **dir_out,
+int mtb_report_write(const struct mtb_record_set *set, const char *name, const char *out, char **dir_out,
                      json_t **summary_out, char *err, size_t errlen);
 
 /**

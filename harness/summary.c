@@ -1,6 +1,7 @@
 /* summary.c - see summary.h */
 #include "jsonx.h"
 #include "summary.h"
+#include "record.h"
 #include "stats.h"
 #include "util.h"
 
@@ -15,8 +16,6 @@
 #define BOOT_ITERS 2000
 #define SEED 20260131u
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
 /* JSON cannot carry NaN or infinities: those become null. */
 static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
@@ -29,54 +28,9 @@ static const struct pct {
 };
 #define NPCT (sizeof pcts / sizeof pcts[0])
 
-char *mtb_workload_key(json_t *w)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return mtb_strdup("");
-    const char **keys = mtb_calloc(json_object_size(w) + 1, sizeof *keys);
-    size_t n = 0;
-    const char *k;
-    json_t *v;
-    json_object_foreach(w, k, v) keys[n++] = k;
-    qsort(keys, n, sizeof *keys, cmp_str);
-    for (size_t i = 0; i < n; i++) {
-        v = json_object_get(w, keys[i]);
-        fprintf(f, "%s%s=", i ? "," : "", keys[i]);
-        if (json_is_number(v)) {
-            fprintf(f, "%.17g", json_number_value(v)); /* 2 and 2.0 are the same workload */
-        } else {
-            char *d = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
-            fprintf(f, "%s", d ? d : "");
-            free(d);
-        }
-    }
-    fclose(f);
-    free(keys);
-    return buf;
-}
-
-int mtb_workload_equal(json_t *a, json_t *b)
-{
-    char *x = mtb_workload_key(a), *y = mtb_workload_key(b);
-    int eq = !strcmp(x, y);
-    free(x);
-    free(y);
-    return eq;
-}
-
-/* What makes two runs the same configuration apart from variant/mode. */
-static char *base_key(json_t *rec)
-{
-    json_t *c = json_object_get(rec, "config");
-    json_t *w = json_object_get(c, "workload");
-    char *wl = mtb_workload_key(w);
-    char *k = mtb_asprintf("%s|%s|%s|%s", mtb_jstr(c, "service"), mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), wl ? wl : "");
-    free(wl);
-    return k;
-}
+/* What makes two runs the same configuration apart from variant/mode: the
+ * pair key of the one pairing rule (record.h). */
+static char *base_key(json_t *rec) { return mtb_record_pair_key(rec); }
 
 /* The same, without the kernel: what two kernels are compared on. */
 static char *nokernel_key(json_t *rec)
@@ -326,7 +280,6 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
                                                      "figures measure the client", name));
 }
 
-static int is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"); }
 
 static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
 {
@@ -334,11 +287,11 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
     for (size_t j = 0; j < ns; j++) {
         struct series *t = &ss[j];
         json_t *tc = json_object_get(t->first, "config");
-        if (is_baseline(tc))
+        if (mtb_record_is_baseline(tc))
             continue;
         struct series *b = NULL;
         for (size_t k = 0; k < ns; k++)
-            if (!strcmp(ss[k].bkey, t->bkey) && is_baseline(json_object_get(ss[k].first, "config")))
+            if (!strcmp(ss[k].bkey, t->bkey) && mtb_record_is_baseline(json_object_get(ss[k].first, "config")))
                 b = &ss[k];
         if (!b)
             continue;

@@ -5,15 +5,11 @@
 #define MTB_SUMMARY_H
 #include <jansson.h>
 #include <stdio.h>
+#include "record.h"
 
 /* records: array of run records (status "ok" ones are used).
  * @return a summary object: {"configs":[...], "overheads":[...], "emulated":bool, ...} */
 json_t *mtb_summary_build(json_t *records);
-/* A canonical text of a workload object (sorted keys, numbers by value, so
- * 2 and 2.0 are equal): what identifies a workload. Heap string. */
-char *mtb_workload_key(json_t *workload);
-/* @return 1 if two workload objects are the same workload */
-int mtb_workload_equal(json_t *a, json_t *b);
 /* The human table (as printed by make bench). */
 void mtb_summary_print(json_t *summary, FILE *out);
 /* The same as Markdown, with an environment block. */
