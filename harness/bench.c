@@ -9,6 +9,7 @@
 #include "report.h"
 #include "run.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "util.h"
 
 #include <stdio.h>

@@ -3,6 +3,7 @@
 #include "report.h"
 #include "plot.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -69,24 +70,56 @@ static void hput(FILE *f, const char *s)
 
 /* ---- runs.csv -------------------------------------------------------------- */
 
-const char *const mtb_report_csv_columns[] = {
-    "record", "status", "service", "variant", "mode", "platform", "emulated", "kernel", "kernel_release",
-    "mix", "keys", "value_size", "threads", "conns", "pipeline", "rate", "duration_s", "warmup_s", "rep",
-    "index", "started", "finished", "ops_per_sec", "requests", "errors", "p50_us", "p90_us", "p99_us",
-    "p999_us", "p9999_us", "client_bound", "build_key", "mtebench_version", "error", NULL,
-};
+/* runs.csv: these columns, then run metric 0 (ops/s), "requests", "errors",
+ * the other run metrics, CSV_TAIL, and the pair metrics of a tagged run
+ * against its baseline (empty on baseline rows): all from record.h's table. */
+static const char *const csv_head[] = { "record", "status", "service", "variant", "mode", "platform", "emulated",
+                                        "kernel", "kernel_release", "mix", "keys", "value_size", "threads", "conns",
+                                        "pipeline", "rate", "duration_s", "warmup_s", "rep", "index", "started",
+                                        "finished", NULL };
+static const char *const csv_tail[] = { "client_bound", "build_key", "mtebench_version", "error", NULL };
 
-/* The value of one CSV column for a record, as text (heap string). */
-static char *csv_value(json_t *rec, const char *file, const char *col)
+json_t *mtb_report_csv_columns(void)
 {
+    json_t *c = json_array();
+    for (const char *const *h = csv_head; *h; h++)
+        json_array_append_new(c, json_string(*h));
+    json_array_append_new(c, json_string(mtb_run_metrics[0].key));
+    json_array_append_new(c, json_string("requests"));
+    json_array_append_new(c, json_string("errors"));
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        json_array_append_new(c, json_string(mtb_run_metrics[m].key));
+    for (const char *const *t = csv_tail; *t; t++)
+        json_array_append_new(c, json_string(*t));
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        json_array_append_new(c, json_string(mtb_pair_metrics[m].key));
+    return c;
+}
+
+static char *csv_number(double v) { return isfinite(v) ? mtb_asprintf("%.6g", v) : mtb_strdup(""); }
+
+/* The value of one CSV column for record i of the set, as text (heap string). */
+static char *csv_value(const struct mtb_record_set *set, size_t i, const char *col)
+{
+    json_t *rec = json_array_get(set->records, i);
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
     json_t *s = json_object_get(rec, "summary");
-    json_t *lat = json_object_get(json_object_get(json_object_get(rec, "load"), "latency_us"), "corrected");
     json_t *v = NULL;
+    int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (!strcmp(col, mtb_run_metrics[m].key) && (m || !json_object_get(s, col)))
+            return csv_number(mtb_record_metric(rec, (enum mtb_run_metric_id)m));
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        if (!strcmp(col, mtb_pair_metrics[m].key)) {
+            long b = ok ? mtb_record_partner(set->records, rec) : -1;
+            return b < 0 ? mtb_strdup("")
+                         : csv_number(mtb_record_pair_metric(rec, json_array_get(set->records, (size_t)b),
+                                                             (enum mtb_pair_metric_id)m));
+        }
     if (!strcmp(col, "record"))
-        return mtb_strdup(file);
+        return mtb_strdup(json_string_value(json_array_get(set->files, i)));
     if (!strcmp(col, "emulated"))
-        return mtb_strdup(json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")) ? "true" : "false");
+        return mtb_strdup(mtb_record_emulated(rec) ? "true" : "false");
     if (!strcmp(col, "kernel_release"))
         v = json_object_get(json_object_get(rec, "kernel"), "uname_r");
     else if (!strcmp(col, "build_key"))
@@ -96,8 +129,6 @@ static char *csv_value(json_t *rec, const char *file, const char *col)
         v = json_object_get(rec, col);
     else if (json_object_get(c, col) && strcmp(col, "workload"))
         v = json_object_get(c, col);
-    else if (!strcmp(col, "p90_us") || !strcmp(col, "p9999_us"))
-        v = json_object_get(lat, !strcmp(col, "p90_us") ? "p90" : "p99.99");
     else if (json_object_get(s, col))
         v = json_object_get(s, col);
     else
@@ -124,15 +155,14 @@ static char *runs_csv(const struct mtb_record_set *set)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    for (int k = 0; mtb_report_csv_columns[k]; k++)
-        fprintf(f, "%s%s", k ? "," : "", mtb_report_csv_columns[k]);
+    json_t *cols = mtb_report_csv_columns(), *col;
+    size_t i, k;
+    json_array_foreach(cols, k, col) fprintf(f, "%s%s", k ? "," : "", json_string_value(col));
     fprintf(f, "\r\n");
-    size_t i;
-    json_t *rec;
-    json_array_foreach(set->records, i, rec)
-    {
-        for (int k = 0; mtb_report_csv_columns[k]; k++) {
-            char *v = csv_value(rec, json_string_value(json_array_get(set->files, i)), mtb_report_csv_columns[k]);
+    for (i = 0; i < json_array_size(set->records); i++) {
+        json_array_foreach(cols, k, col)
+        {
+            char *v = csv_value(set, i, json_string_value(col));
             char *q = mtb_csv_field(v);
             fprintf(f, "%s%s", k ? "," : "", q);
             free(q);
@@ -140,6 +170,7 @@ static char *runs_csv(const struct mtb_record_set *set)
         }
         fprintf(f, "\r\n");
     }
+    json_decref(cols);
     fclose(f);
     return buf;
 }
@@ -164,39 +195,18 @@ const char mtb_report_css[] =
     ".head{font-size:17px}.note{color:#444}";
 
 
-/* a median with its CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" */
-static void td_ci(FILE *f, json_t *ci)
+/* a CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" (the cell text is shared with the Markdown) */
+static void td_cell(FILE *f, json_t *ci, enum mtb_ci_style style)
 {
-    char m[32], lo[32], hi[32];
-    if (!json_is_object(ci)) {
-        fprintf(f, "<td>-</td>");
-        return;
-    }
-    mtb_summary_fmt_int(m, sizeof m, mtb_jnum(ci, "median"));
-    mtb_summary_fmt_int(lo, sizeof lo, mtb_jnum(ci, "lo"));
-    mtb_summary_fmt_int(hi, sizeof hi, mtb_jnum(ci, "hi"));
-    fprintf(f, "<td>%s", m);
-    if (mtb_jnum(ci, "lo") != mtb_jnum(ci, "hi"))
-        fprintf(f, "<br><small>[%s – %s]%s</small>", lo, hi, mtb_summary_low_conf(ci) ? "*" : "");
+    char est[48], range[96];
+    mtb_ci_cell(ci, style, est, sizeof est, range, sizeof range);
+    fprintf(f, "<td>%s", est);
+    if (*range)
+        fprintf(f, "<br><small>%s</small>", range);
     fprintf(f, "</td>");
 }
-
-static void td_ratio(FILE *f, json_t *ci, int delta)
-{
-    double m = json_is_number(json_object_get(ci, "median")) ? mtb_jnum(ci, "median") : mtb_jnum(ci, "geomean");
-    if (!json_is_object(ci) || isnan(m)) {
-        fprintf(f, "<td>-</td>");
-        return;
-    }
-    double lo = mtb_jnum(ci, "lo"), hi = mtb_jnum(ci, "hi");
-    if (delta)
-        fprintf(f, "<td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]%s</small></td>", 100 * m, 100 * lo, 100 * hi,
-                mtb_summary_low_conf(ci) ? "*" : "");
-    else if (isnan(hi))
-        fprintf(f, "<td>%.3fx<br><small>[%.3f – unbounded]</small></td>", m, isnan(lo) ? 0 : lo);
-    else
-        fprintf(f, "<td>%.3fx<br><small>[%.3f – %.3f]%s</small></td>", m, lo, hi, mtb_summary_low_conf(ci) ? "*" : "");
-}
+static void td_ci(FILE *f, json_t *ci) { td_cell(f, ci, MTB_CI_INT); }
+static void td_ratio(FILE *f, json_t *ci, int delta) { td_cell(f, ci, delta ? MTB_CI_DELTA : MTB_CI_RATIO); }
 
 static void td_conf(FILE *f, json_t *ci)
 {
@@ -242,15 +252,20 @@ static void html_results(FILE *f, json_t *sum, int emu)
     fprintf(f, "<section id=\"results\"><h2>Throughput and latency</h2>\n<table>\n");
     caption(f, "Per service, workload and mode: medians over runs, 95% CI below each", emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">platform</th>"
-               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>runs</th><th>ops/s</th><th>CI conf.</th>"
-               "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>overhead (slowdown)</th><th>pairs</th>"
-               "<th>Mann–Whitney p</th></tr>\n");
+               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>runs</th><th>ops/s</th><th>CI conf.</th>");
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, "<th>%s %s</th>", mtb_run_metrics[m].label, mtb_run_metrics[m].unit);
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        if (mtb_pair_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, "<th>%s%s</th>", mtb_pair_metrics[m].label, m == 0 ? " (slowdown)" : "");
+    fprintf(f, "<th>pairs</th><th>Mann–Whitney p</th></tr>\n");
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         json_t *w = json_object_get(c, "workload");
-        int base = !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off");
+        int base = mtb_record_is_baseline(c);
         fprintf(f, "<tr%s>", base ? " class=\"base\"" : "");
         td_text(f, mtb_jstr(c, "service"), 1);
         char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", mtb_jstr(w, "mix"),
@@ -270,12 +285,18 @@ static void html_results(FILE *f, json_t *sum, int emu)
         fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "runs")));
         td_ci(f, json_object_get(c, "ops_per_sec"));
         td_conf(f, json_object_get(c, "ops_per_sec"));
-        td_ci(f, json_object_get(c, "p50_us"));
-        td_ci(f, json_object_get(c, "p99_us"));
-        td_ci(f, json_object_get(c, "p999_us"));
+        for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+            if (mtb_run_metrics[m].views & MTB_V_TABLE)
+                td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
         json_t *o = overhead_for(sum, c);
+        for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+            if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
+                if (o)
+                    td_ratio(f, json_object_get(o, mtb_pair_metrics[m].key), 0);
+                else
+                    fprintf(f, "<td>%s</td>", base ? "baseline" : "-");
+            }
         if (o) {
-            td_ratio(f, json_object_get(o, "slowdown"), 0);
             fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(o, "pairs")));
             json_t *pv = json_object_get(o, "mann_whitney_p");
             if (json_is_number(pv))
@@ -283,7 +304,7 @@ static void html_results(FILE *f, json_t *sum, int emu)
             else
                 fprintf(f, "<td>-</td>");
         } else {
-            fprintf(f, "<td>%s</td><td></td><td></td>", base ? "baseline" : "-");
+            fprintf(f, "<td></td><td></td>");
         }
         fprintf(f, "</tr>\n");
     }
@@ -293,11 +314,13 @@ static void html_results(FILE *f, json_t *sum, int emu)
                "<small>*</small> marks an interval with less than 95%% confidence (too few runs: it is [min – max] "
                "and the confidence column says what it achieves; 6 runs or pairs reach 95%%).</p>\n");
 
-    /* all latency percentiles */
+    /* every latency metric of the table */
     fprintf(f, "<table>\n");
     caption(f, "Latency percentiles per configuration (µs): median over runs, 95% CI below", emu);
-    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">kernel</th><th>p50</th>"
-               "<th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>p99 ratio to baseline</th></tr>\n");
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">kernel</th>");
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        fprintf(f, "<th>%s</th>", mtb_run_metrics[m].label);
+    fprintf(f, "</tr>\n");
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         fprintf(f, "<tr>");
@@ -306,14 +329,8 @@ static void html_results(FILE *f, json_t *sum, int emu)
         td_text(f, cfg, 1);
         free(cfg);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        static const char *ks[] = { "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us" };
-        for (size_t k = 0; k < 5; k++)
-            td_ci(f, json_object_get(c, ks[k]));
-        json_t *o = overhead_for(sum, c);
-        if (o)
-            td_ratio(f, json_object_get(o, "p99_ratio"), 0);
-        else
-            fprintf(f, "<td>-</td>");
+        for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+            td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");

@@ -9,8 +9,9 @@
 #include <jansson.h>
 #include "record.h"
 
-/* The columns of runs.csv, in order (stable; documented in README.md). */
-extern const char *const mtb_report_csv_columns[];
+/* The columns of runs.csv, in order (stable; documented in README.md): a
+ * JSON array of strings, the metric columns generated from record.h's table. */
+json_t *mtb_report_csv_columns(void);
 
 /**
  * mtb_report_write - compute the statistics and write OUT/NAME/{index.html,

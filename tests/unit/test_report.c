@@ -3,6 +3,7 @@
 #include "plot.h"
 #include "report.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "tap.h"
 
 #include <math.h>
