@@ -1,8 +1,8 @@
 /* dashboard.c - the nightly's dashboard (index.html) and digest (digest.md);
- * see mtb_dashboard_write in nightly.h. Reuses the report's stylesheet and
+ * see dashboard.h. Reuses the report's stylesheet and
  * the gnuplot rendering of plot.c. */
 #include "jsonx.h"
-#include "nightly.h"
+#include "dashboard.h"
 #include "plot.h"
 #include "report.h"
 #include "util.h"
@@ -293,8 +293,10 @@ static char *digest_md(json_t *a, const char *out)
     return buf;
 }
 
-int mtb_dashboard_write(json_t *analysis, const char *out, char *err, size_t errlen)
+int mtb_dashboard_write(json_t *analysis, const char *out, char **digest, char *err, size_t errlen)
 {
+    if (digest)
+        *digest = NULL;
     if (mtb_mkdir_p(out) != 0) {
         snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
         return -EIO;
@@ -318,7 +320,10 @@ int mtb_dashboard_write(json_t *analysis, const char *out, char *err, size_t err
         free(p);
     }
     free(html);
-    free(md);
+    if (digest && !rc)
+        *digest = md;
+    else
+        free(md);
     free(js);
     return rc;
 }

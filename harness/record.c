@@ -49,10 +49,8 @@ double mtb_record_pair_metric(json_t *tagged, json_t *baseline, enum mtb_pair_me
 int mtb_record_write(const char *path, json_t *rec)
 {
     char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-    if (!text) {
-        errno = ENOMEM;
-        return -1;
-    }
+    if (!text)
+        return -ENOMEM;
     int rc = mtb_write_atomic(path, text, strlen(text));
     free(text);
     return rc;
@@ -193,7 +191,7 @@ int mtb_record_load(char *const dirs[], int ndirs, struct mtb_record_set *set)
     return 0;
 }
 
-int mtb_record_set_from(json_t *records, const char *dir, struct mtb_record_set *set)
+int mtb_record_set_from(json_t *records, json_t *files, const char *dir, struct mtb_record_set *set)
 {
     if (mtb_record_set_init(set) != 0)
         return -ENOMEM;
@@ -203,17 +201,14 @@ int mtb_record_set_from(json_t *records, const char *dir, struct mtb_record_set 
     json_array_foreach(records, i, rec)
     {
         char msg[400];
-        const char *run = mtb_jstr(rec, "dir");
-        char *file = *run ? mtb_asprintf("%s/%s/record.json", dir, strrchr(run, '/') ? strrchr(run, '/') + 1 : run)
-                          : mtb_strdup(dir);
+        const char *file = json_string_value(json_array_get(files, i));
         enum mtb_record_problem p = mtb_record_check(rec, msg, sizeof msg);
         if (p != MTB_REC_OK) {
-            add_bad(set, file, msg, p);
+            add_bad(set, file ? file : dir, msg, p);
         } else {
             json_array_append(set->records, rec);
-            json_array_append_new(set->files, json_string(file));
+            json_array_append_new(set->files, json_string(file ? file : dir));
         }
-        free(file);
     }
     return 0;
 }

@@ -95,7 +95,7 @@ double mtb_record_pair_metric(json_t *tagged, json_t *baseline, enum mtb_pair_me
 /* ---- writing ------------------------------------------------------------------------ */
 
 /** mtb_record_write - PATH written atomically (rename of a temporary file),
- *  indented, keys sorted. @return 0, or -1 with errno set */
+ *  indented, keys sorted. @return 0, or a negative errno value */
 int mtb_record_write(const char *path, json_t *rec);
 
 /* ---- loading ------------------------------------------------------------------------ */
@@ -134,9 +134,10 @@ int mtb_record_set_init(struct mtb_record_set *set);
  */
 int mtb_record_load(char *const dirs[], int ndirs, struct mtb_record_set *set);
 /** mtb_record_set_from - a set of records already in memory (a plan just
- *  run): those mtb_record_check accepts, with dir/<run>/record.json as files
- *  when the record names its run directory, else dir. @return 0, -ENOMEM */
-int mtb_record_set_from(json_t *records, const char *dir, struct mtb_record_set *set);
+ *  run, nothing read back): those mtb_record_check accepts, with their
+ *  files (parallel to records), from the results directory dir.
+ *  @return 0, -ENOMEM */
+int mtb_record_set_from(json_t *records, json_t *files, const char *dir, struct mtb_record_set *set);
 void mtb_record_set_free(struct mtb_record_set *set);
 /** @return the number of records with status ok (usable for statistics) */
 size_t mtb_record_usable(const struct mtb_record_set *set);

@@ -805,9 +805,9 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
 
 /* ---- report.md ------------------------------------------------------------- */
 
-static char *report_md(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
+static char *report_md(const struct mtb_record_set *set, json_t *sum, const char *body, const char *name,
+                       json_t *problems)
 {
-    char *body = mtb_summary_markdown(sum);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -815,7 +815,6 @@ static char *report_md(const struct mtb_record_set *set, json_t *sum, const char
         if (f)
             fclose(f);
         free(buf);
-        free(body);
         return NULL;
     }
     /* the summary's first line is its title: replace it by the report's */
@@ -849,7 +848,6 @@ static char *report_md(const struct mtb_record_set *set, json_t *sum, const char
     }
     fprintf(f, "\nPlots: see index.html beside this file.\n");
     fclose(f);
-    free(body);
     return buf;
 }
 
@@ -865,8 +863,8 @@ static int write_text(const char *dir, const char *file, const char *text, char 
     return rc == 0 ? 0 : -EIO;
 }
 
-int mtb_report_write(const struct mtb_record_set *set, const char *name, const char *out, char **dir_out,
-                     json_t **summary_out, char *err, size_t errlen)
+int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen)
 {
     if (dir_out)
         *dir_out = NULL;
@@ -887,10 +885,13 @@ int mtb_report_write(const struct mtb_record_set *set, const char *name, const c
         free(dir);
         return -EIO;
     }
-    json_t *sum = mtb_summary_build(set->records);
+    /* the caller's summary (not modified: the report's fields go into a copy), else built here */
+    json_t *sum = summary ? json_copy(summary) : mtb_summary_build(set->records);
+    char *own_md = summary_md ? NULL : mtb_summary_markdown(sum);
     json_t *problems = json_array();
     char *html = report_html(set, sum, name, problems);
-    char *md = report_md(set, sum, name, problems);
+    char *md = report_md(set, sum, summary_md ? summary_md : own_md, name, problems);
+    free(own_md);
     char *csv = runs_csv(set);
     /* summary.json: the statistics, plus where they came from */
     json_object_set_new(sum, "name", json_string(name));
@@ -925,18 +926,6 @@ int mtb_report_write(const struct mtb_record_set *set, const char *name, const c
     return rc;
 }
 
-int mtb_report_dirs(char *const dirs[], int ndirs, const char *name, const char *out, char **dir_out, char *err,
-                    size_t errlen)
-{
-    struct mtb_record_set set;
-    if (mtb_record_load(dirs, ndirs, &set) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
-    int rc = mtb_report_write(&set, name, out, dir_out, NULL, err, errlen);
-    mtb_record_set_free(&set);
-    return rc;
-}
 
 /* ---- the subcommand -------------------------------------------------------- */
 
@@ -1003,7 +992,7 @@ int mtb_cmd_report(int argc, char **argv)
     char *defout = mtb_asprintf("%s/reports", mtb_root());
     char err[MTB_ERRLEN], *dir = NULL;
     json_t *sum = NULL;
-    int rc = mtb_report_write(&set, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
+    int rc = mtb_report_write(&set, NULL, NULL, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
     if (rc == 0) {
         mtb_summary_print(sum, stdout);
         json_t *p;

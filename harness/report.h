@@ -14,26 +14,20 @@
 json_t *mtb_report_csv_columns(void);
 
 /**
- * mtb_report_write - compute the statistics and write OUT/NAME/{index.html,
- * report.md, runs.csv, summary.json}.
- * @param set       loaded records
- * @param name      report name (a single path component)
- * @param out       parent directory of the report (created)
- * @param dir_out   if not NULL, receives the report directory (heap string)
- * @param summary_out if not NULL, receives the summary object (caller decrefs)
+ * mtb_report_write - write OUT/NAME/{index.html, report.md, runs.csv,
+ * summary.json} of the records in set.
+ * @param set         the records (loaded, or in memory after a plan)
+ * @param summary     their summary (mtb_summary_build), or NULL to build it here
+ * @param summary_md  its Markdown (mtb_summary_markdown), or NULL to build it here
+ * @param name        report name (a single path component)
+ * @param out         parent directory of the report (created)
+ * @param dir_out     if not NULL, receives the report directory (heap string)
+ * @param summary_out if not NULL, receives summary.json's object (caller decrefs)
  * @return 0; -ENODATA if no record is usable (nothing written); -EINVAL for a
  *         bad name; -EIO if a file cannot be written (err says which)
  */
-int mtb_report_write(const struct mtb_record_set *set, const char *name, const char *out, char **dir_out,
-                     json_t **summary_out, char *err, size_t errlen);
-
-/**
- * mtb_report_dirs - load the records of dirs and write OUT/NAME/ (load +
- * write in one call, for `bench`).
- * @return as mtb_report_write; *dir_out receives the report directory
- */
-int mtb_report_dirs(char *const dirs[], int ndirs, const char *name, const char *out, char **dir_out, char *err,
-                    size_t errlen);
+int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
 
 /* The stylesheet of the report pages (inlined; the nightly dashboard uses it too). */
 extern const char mtb_report_css[];
