@@ -53,7 +53,8 @@ enum {
  *   views, nightly as for run metrics; every pair metric is lower-is-better */
 #define MTB_PAIR_METRICS(X)                                                            \
     X(slowdown, "overhead", ops_per_sec, 0, MTB_V_TABLE | MTB_V_HISTORY, "overhead") \
-    X(p99_ratio, "p99 ratio", p99_us, 1, MTB_V_TABLE | MTB_V_HISTORY, NULL)
+    X(p99_ratio, "p99 ratio", p99_us, 1, MTB_V_TABLE | MTB_V_HISTORY, NULL)              \
+    X(p999_ratio, "p99.9 overhead", p999_us, 1, MTB_V_TABLE | MTB_V_HISTORY, "p99.9 overhead")
 
 enum mtb_run_metric_id {
 #define X(key, label, unit, better, load, views, nightly) MTB_M_##key,

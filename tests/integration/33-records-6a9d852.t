@@ -20,6 +20,12 @@ is "$(jq '.overheads | length' "$T_TMP/rep/old/summary.json")" 1 "one overhead (
 is "$(jq '.overheads[0].pairs' "$T_TMP/rep/old/summary.json")" 2 "... of 2 pairs"
 is "$(($(wc -l < "$T_TMP/rep/old/runs.csv") - 1))" 4 "runs.csv: 4 rows"
 ok "$(grep -q 'tagged/sync' "$T_TMP/rep/old/report.md"; echo $?)" "report.md lists tagged/sync"
+# p99.9 overhead (tagged p99.9 / baseline p99.9 per pair), from records that predate it
+p999=$(jq '[.[] | select(.config.variant == "plain") | .summary.p999_us] as $b | [.[] | select(.config.variant == "tagged")] | map(.summary.p999_us / ($b[.config.rep - 1])) | sort | add / 2' -s "$R"/00[1234]*/record.json)
+jqok() { ok "$(jq -e "$1" "$T_TMP/rep/old/summary.json" > /dev/null; echo $?)" "$2"; }
+jqok ".overheads[0].p999_ratio.median - $p999 | fabs < 1e-9" "summary.json: p99.9 overhead = median of the pairs' p99.9 ratios ($p999)"
+ok "$(grep -q 'p99.9 overhead \[CI\]' "$T_TMP/rep/old/report.md" && grep -q '<th>p99.9 overhead</th>' "$T_TMP/rep/old/index.html"; echo $?)" "p99.9 overhead in report.md and index.html"
+is "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^p999_ratio/) c = i } NR > 1 && $c != "" { n++ } END { print n }' <(tr -d '\r' < "$T_TMP/rep/old/runs.csv"))" 2 "runs.csv: p999_ratio on the 2 tagged rows"
 
 H="$T_TMP/h.sqlite"
 "$M" nightly --ingest "$R" --history "$H" --out "$T_TMP/dash" > "$T_TMP/o2" 2> "$T_TMP/e2"
@@ -29,6 +35,8 @@ is "$(sqlite3 "$H" 'SELECT count(*) FROM overheads')" 2 "2 overhead pairs"
 is "$(sqlite3 "$H" 'SELECT count(*) FROM runs WHERE emulated = 1')" 4 "emulated from platform.emulated"
 jq -r '.series[] | "\(.metric)\t\(.key)"' "$T_TMP/dash/analysis.json" | sort > "$T_TMP/series"
 missing=$(comm -23 "$FX/nightly-series.txt" "$T_TMP/series")
+ok "$(grep -q '^p99.9 overhead	overhead:' "$T_TMP/series"; echo $?)" "the nightly analyses p99.9 overhead on the overhead series"
+is "$(sqlite3 "$H" 'SELECT count(*) FROM overheads WHERE p999_ratio > 0')" 2 "history: p999_ratio of each pair"
 is "$missing" "" "every nightly series of 6a9d852 is there with the same key and metric" || dump "$T_TMP/series"
 
 # the history 6a9d852 wrote from the same records: migrated, same series

@@ -123,6 +123,8 @@ static void test_summary(void)
        near(num(om, "slowdown", "conf"), 0.75, 1e-12), "overhead CI of 3 pairs: [min, max] ratio, 75%% confidence");
     ok(on && near(num(on, "slowdown", "median"), 1.8, 1e-12), "nginx overhead 1.8");
     ok(om && near(num(om, "p99_ratio", "median"), 1.2, 1e-12), "p99 ratio 120/100 = 1.2");
+    ok(om && near(num(om, "p999_ratio", "median"), 1.2, 1e-12) && near(num(on, "p999_ratio", "median"), 1, 1e-12),
+       "p99.9 overhead: tagged p99.9 / baseline p99.9 per pair, median (240/200 = 1.2; nginx 1)");
     /* Mann-Whitney of tagged {790,800,810} vs baseline {1000,1000,1000}: U = 0;
      * the baseline's ties force the normal approximation: mu = 4.5,
      * sigma^2 = 9/12 (7 - (27-3)/30) = 4.65, z = -(4.5 - 0.5)/2.1564 = -1.855, p = 0.0636 */
