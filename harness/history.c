@@ -638,23 +638,27 @@ static const char schema_nights[] =
     "CREATE TABLE nights(id @ID@, plan TEXT NOT NULL, started TEXT NOT NULL,"
     " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
     " report TEXT NOT NULL DEFAULT '');";
-/* The metric columns (runs: the run metrics, overheads: the pair metrics
- * marked MTB_V_HISTORY in record.h's table) are generated from the table:
- * "<key> @REAL@, ..." */
-static char *metric_columns(int pairs)
+/* The history's metrics of one kind (runs: run metrics, overheads: pair
+ * metrics, those of record.h's table marked MTB_V_HISTORY), each written
+ * with fmt (%1$s the key, %2$s arg) and joined: the metric columns of
+ * every statement are generated from the table. */
+static char *metric_join(int pairs, const char *fmt, const char *arg)
 {
-    char *cols = mtb_strdup("");
+    char *out = mtb_strdup("");
     size_t n = pairs ? MTB_NPAIR_METRICS : MTB_NRUN_METRICS;
     for (size_t m = 0; m < n; m++) {
         int views = pairs ? mtb_pair_metrics[m].views : mtb_run_metrics[m].views;
         if (!(views & MTB_V_HISTORY))
             continue;
-        char *c = mtb_asprintf("%s %s @REAL@,", cols, pairs ? mtb_pair_metrics[m].key : mtb_run_metrics[m].key);
-        free(cols);
-        cols = c;
+        char *one = mtb_asprintf(fmt, pairs ? mtb_pair_metrics[m].key : mtb_run_metrics[m].key, arg ? arg : "");
+        char *x = mtb_asprintf("%s%s", out, one);
+        free(one);
+        free(out);
+        out = x;
     }
-    return cols;
+    return out;
 }
+static char *metric_columns(int pairs) { return metric_join(pairs, " %1$s @REAL@,", NULL); }
 
 static char *schema_runs(void)
 {
@@ -1271,21 +1275,7 @@ static int load_rows(struct mtb_history *h, const char *sql, const char *kind, s
 }
 
 /* "<alias>.<key> AS <key>," for the history's metrics of one kind */
-static char *metric_select(const char *alias, int pairs)
-{
-    char *sel = mtb_strdup("");
-    size_t n = pairs ? MTB_NPAIR_METRICS : MTB_NRUN_METRICS;
-    for (size_t m = 0; m < n; m++) {
-        int views = pairs ? mtb_pair_metrics[m].views : mtb_run_metrics[m].views;
-        const char *key = pairs ? mtb_pair_metrics[m].key : mtb_run_metrics[m].key;
-        if (!(views & MTB_V_HISTORY))
-            continue;
-        char *x = mtb_asprintf("%s %s.%s AS %s,", sel, alias, key, key);
-        free(sel);
-        sel = x;
-    }
-    return sel;
-}
+static char *metric_select(const char *alias, int pairs) { return metric_join(pairs, " %2$s.%1$s AS %1$s,", alias); }
 
 int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errlen)
 {

@@ -336,14 +336,13 @@ static void html_results(FILE *f, json_t *sum, int emu)
     fprintf(f, "</table>\n</section>\n");
 }
 
-static void html_plot(FILE *f, const char *script, int *nplot, int width, int height, json_t *problems)
+void mtb_report_plot(FILE *f, const char *script, const char *id_prefix, int width, int height, json_t *problems)
 {
     if (!script)
         return;
-    char err[MTB_ERRLEN], prefix[32];
+    char err[MTB_ERRLEN];
     char *svg = NULL;
-    snprintf(prefix, sizeof prefix, "p%d-", ++*nplot);
-    if (mtb_plot_render(script, prefix, width, height, &svg, err, sizeof err) != 0) {
+    if (mtb_plot_render(script, id_prefix, width, height, &svg, err, sizeof err) != 0) {
         fprintf(f, "<p class=\"warn\">plot not drawn: ");
         hput(f, err);
         fprintf(f, "</p>\n");
@@ -352,6 +351,13 @@ static void html_plot(FILE *f, const char *script, int *nplot, int width, int he
     }
     fprintf(f, "<div class=\"plot\">\n%s</div>\n", svg);
     free(svg);
+}
+
+static void html_plot(FILE *f, const char *script, int *nplot, int width, int height, json_t *problems)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "p%d-", ++*nplot);
+    mtb_report_plot(f, script, prefix, width, height, problems);
 }
 
 static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)

@@ -7,6 +7,7 @@
 #ifndef MTB_REPORT_H
 #define MTB_REPORT_H
 #include <jansson.h>
+#include <stdio.h>
 #include "record.h"
 
 /* The columns of runs.csv, in order (stable; documented in README.md): a
@@ -28,6 +29,11 @@ json_t *mtb_report_csv_columns(void);
  */
 int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
                      const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
+
+/* A plot in a page: gnuplot's SVG of script (ids prefixed with id_prefix)
+ * in a <div class="plot">, or a warning naming why it was not drawn (also
+ * appended to problems). Nothing when script is NULL. */
+void mtb_report_plot(FILE *f, const char *script, const char *id_prefix, int width, int height, json_t *problems);
 
 /* The stylesheet of the report pages (inlined; the nightly dashboard uses it too). */
 extern const char mtb_report_css[];

@@ -1,6 +1,6 @@
 /* test_report.c - known answers for the report's statistics (summary.c),
- * histogram percentiles (plot.c) and escaping (report.c). TAP. */
-#include "plot.h"
+ * histogram percentiles (lathist.c) and escaping (report.c). TAP. */
+#include "lathist.h"
 #include "report.h"
 #include "summary.h"
 #include "summary_text.h"
