@@ -39,33 +39,63 @@ static const char *NOTE_KVM =
     "Measured under KVM on MTE hardware: the kernels ran on the real tag-checking CPU, so "
     "a difference here is a hardware effect of the kernel change (within the intervals shown).";
 
-json_t *mtb_compare_build(json_t *records, const char *kernels)
+/* the configurations (variant/mode) in order of appearance; whether any
+ * record is emulated (its platform.emulated) and the first platform */
+static json_t *configs_of(json_t *records, int *emulated, json_t **plat)
 {
-    char names[MAXK][128];
-    int nk = split_kernels(kernels, names);
-    /* configurations (variant/mode) in order of appearance */
     json_t *configs = json_array();
     size_t i;
     json_t *rec;
-    int emulated = 0, any = 0;
-    json_t *plat = NULL;
     json_array_foreach(records, i, rec)
     {
         json_t *c = json_object_get(rec, "config");
         char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
-        int seen = 0;
-        size_t j;
-        json_t *v;
-        json_array_foreach(configs, j, v) if (!strcmp(json_string_value(v), cfg)) seen = 1;
-        if (!seen)
-            json_array_append_new(configs, json_string(cfg));
+        mtb_jadd_unique(configs, cfg);
         free(cfg);
         json_t *p = json_object_get(rec, "platform");
-        if (json_is_true(json_object_get(p, "emulated")))
-            emulated = 1;
-        if (!plat && json_object_size(p))
-            plat = p;
+        *emulated |= mtb_record_emulated(rec);
+        if (!*plat && json_object_size(p))
+            *plat = p;
     }
+    return configs;
+}
+
+/* each kernel's identity, from its first record */
+static json_t *kernel_identities(json_t *records, char names[MAXK][128], int nk)
+{
+    size_t i;
+    json_t *rec;
+    json_t *ks = json_array();
+    for (int k = 0; k < nk; k++) {
+        /* the kernel identity of its first record */
+        json_t *id = NULL;
+        json_array_foreach(records, i, rec)
+        {
+            if (!strcmp(mtb_jstr(json_object_get(rec, "config"), "kernel"), names[k])) {
+                id = json_object_get(rec, "kernel");
+                break;
+            }
+        }
+        json_t *kernel = json_pack("{s:s}", "name", names[k]);
+        if (id) {
+            static const char *keys[] = { "uname_r", "build_hash", "config_hash", "source", "patches", NULL };
+            for (const char **kk = keys; *kk; kk++)
+                if (json_object_get(id, *kk))
+                    json_object_set(kernel, *kk, json_object_get(id, *kk));
+        }
+        json_array_append_new(ks, kernel);
+    }
+    return ks;
+}
+
+json_t *mtb_compare_build(json_t *records, const char *kernels)
+{
+    char names[MAXK][128];
+    int nk = split_kernels(kernels, names);
+    size_t i;
+    json_t *rec, *plat = NULL;
+    int emulated = 0, any = 0;
+    json_t *configs = configs_of(records, &emulated, &plat);
     json_t *rows = json_array();
     size_t ci;
     json_t *cfgv;
@@ -151,26 +181,7 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
             json_array_append_new(rows, row);
         }
     }
-    json_t *ks = json_array();
-    for (int k = 0; k < nk; k++) {
-        /* the kernel identity of its first record */
-        json_t *id = NULL;
-        json_array_foreach(records, i, rec)
-        {
-            if (!strcmp(mtb_jstr(json_object_get(rec, "config"), "kernel"), names[k])) {
-                id = json_object_get(rec, "kernel");
-                break;
-            }
-        }
-        json_t *kernel = json_pack("{s:s}", "name", names[k]);
-        if (id) {
-            static const char *keys[] = { "uname_r", "build_hash", "config_hash", "source", "patches", NULL };
-            for (const char **kk = keys; *kk; kk++)
-                if (json_object_get(id, *kk))
-                    json_object_set(kernel, *kk, json_object_get(id, *kk));
-        }
-        json_array_append_new(ks, kernel);
-    }
+    json_t *ks = kernel_identities(records, names, nk);
     json_t *out = json_pack("{s:s,s:o,s:o,s:b,s:s,s:b}", "schema", "mtebench-kernel-compare/1", "kernels", ks,
                             "rows", rows, "emulated", emulated, "note", emulated ? NOTE_TCG : NOTE_KVM,
                             "any_ok", any);
