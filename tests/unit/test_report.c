@@ -162,7 +162,18 @@ static void test_summary(void)
     char *md = mtb_summary_markdown(s);
     ok(md && strstr(md, "Kernel comparison") && strstr(md, "Geometric mean") && strstr(md, "1.500x"),
        "Markdown has the kernel table and the geometric mean");
+    /* every metric of the table in the views: p99.9 overhead of memcached (1.2) */
+    ok(md && strstr(md, "| p99.9 overhead [CI] |") && strstr(md, "1.200x [1.200 – 1.200]"),
+       "Markdown: a p99.9 overhead column (1.200x)");
     free(md);
+    char *txt = NULL;
+    size_t tlen = 0;
+    FILE *tf = open_memstream(&txt, &tlen);
+    mtb_summary_print(s, tf);
+    fclose(tf);
+    ok(txt && strstr(txt, "overhead tagged/async vs plain/off: 1.250x") && strstr(txt, "p99 x1.200") &&
+       strstr(txt, "p99.9 x1.200") && strstr(txt, "p99.9 us"), "text table: overhead, p99 and p99.9 ratios, p99.9 column");
+    free(txt);
     json_decref(s);
     json_decref(r);
 
