@@ -4,7 +4,7 @@
 #   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
-#   make test      unit + integration tests (prove)
+#   make test      unit + integration tests (prove); make test-long: tests/long/*.t
 SHELL := /bin/bash
 comma := ,
 # kernel source of the named kernels (PLATFORM=vm): 6.12 (default) or 6.1
@@ -148,10 +148,16 @@ test: deps
 unit: all $(UNIT)
 	prove --exec '' $(UNIT)
 
+# tests kept out of `make test` for what their builds cost cold (tests/long/:
+# PostgreSQL's objtag plants, two test-only PostgreSQL builds of ~5 min each)
+test-long: deps
+	@$(MAKE) --no-print-directory all
+	bash tests/run.sh tests/long/*.t
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

@@ -6,7 +6,8 @@
 # each is a tag-check fault (SIGSEGV, SEGV_MTESERR) at the neighbour's / the
 # freed chunk's address, as the plant logged it; under tagged sync the same
 # plants run to the end uncaught. Builds two test-only PostgreSQL variants
-# (~5 min each, cold).
+# (~5 min each, cold), so it lives in tests/long/ (make test-long), not in
+# make test.
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 R="$T_TMP/results"
