@@ -157,9 +157,8 @@ static const char *get(const struct loader *l, const char *sec, const char *key)
     return NULL;
 }
 
-static const char *const entry_keys[] = { "service", "workload", "modes", "mix", "conns", "threads", "pipeline",
-                                          "keys", "value_size", "duration", "warmup", "rate", "service_threads",
-                                          NULL };
+/* an entry's keys: these and the workload's (workload.h) */
+static const char *const entry_keys[] = { "service", "workload", "modes", NULL };
 
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
@@ -176,10 +175,14 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         o->platform = v;
     if (!o->cores && (v = get(&l, "plan", "cores")))
         o->cores = v;
-    if (o->duration < 0 && (v = get(&l, "plan", "duration")) && (mtb_parse_duration(v, &o->duration) != 0 || o->duration <= 0))
-        mtb_die(2, "plan %s: [plan] duration '%s' is not a duration", path, v);
-    if (o->warmup < 0 && (v = get(&l, "plan", "warmup")) && mtb_parse_duration(v, &o->warmup) != 0)
-        mtb_die(2, "plan %s: [plan] warmup '%s' is not a duration", path, v);
+    /* [plan] duration and warmup hold for every entry unless given on the command line */
+    static const char *const globals[] = { "duration", "warmup" };
+    for (int g = 0; g < 2; g++) {
+        char why[MTB_ERRLEN];
+        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(&l, "plan", globals[g])) &&
+            mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
+            mtb_die(2, "plan %s: [plan] %s", path, why);
+    }
     /* resolve the platform with the first entry's service */
     const char *first = NULL;
     for (size_t i = 0; i < l.nsec && !first; i++)
@@ -203,38 +206,31 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         for (size_t k = 0; k < l.n; k++) {
             if (strcmp(l.kv[k].section, sec))
                 continue;
-            int known = 0;
+            int known = mtb_workload_field(l.kv[k].key) >= 0;
             for (const char *const *e = entry_keys; *e; e++)
                 known |= !strcmp(*e, l.kv[k].key);
             if (!known)
-                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, mix, conns, threads, "
-                        "pipeline, keys, value_size, duration, warmup, rate, service_threads)", path, sec, l.kv[k].key);
+                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, %s)", path, sec,
+                        l.kv[k].key, mtb_workload_keys());
         }
         /* each entry is resolved like the command line, with its values */
         struct mtb_opts eo = *o;
         eo.service = get(&l, sec, "service");
         eo.workload = get(&l, sec, "workload");
-        eo.mix = get(&l, sec, "mix") ? get(&l, sec, "mix") : o->mix;
-        eo.value_size = get(&l, sec, "value_size") ? get(&l, sec, "value_size") : o->value_size;
         eo.quiet = 1;
         eo.mode = NULL;
         if (!eo.service)
             mtb_die(2, "plan %s: [%s] has no service", path, sec);
-        if (eo.mix && !mtb_cli_valid_mix(eo.mix))
-            mtb_die(2, "plan %s: [%s] invalid mix '%s' (accepted: SET:GET such as 1:10)", path, sec, eo.mix);
-        struct { const char *key; long *dst; long lo, hi; } nums[] = {
-            { "conns", &eo.conns, 1, 100000 }, { "threads", &eo.threads, 1, 1024 },
-            { "pipeline", &eo.pipeline, 1, 4096 }, { "keys", &eo.keys, 1, 1000000000L },
-            { "service_threads", &eo.service_threads, 1, 1024 },
-        };
-        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-            if ((v = get(&l, sec, nums[k].key)) && mtb_parse_long(v, nums[k].lo, nums[k].hi, nums[k].dst) != 0)
-                mtb_die(2, "plan %s: [%s] %s '%s' is not an integer from %ld to %ld", path, sec, nums[k].key, v,
-                        nums[k].lo, nums[k].hi);
-        if ((v = get(&l, sec, "duration")) && o->duration < 0 && mtb_parse_duration(v, &eo.duration) != 0)
-            mtb_die(2, "plan %s: [%s] duration '%s' is not a duration", path, sec, v);
-        if ((v = get(&l, sec, "rate")) && (eo.rate = atof(v)) <= 0)
-            mtb_die(2, "plan %s: [%s] rate '%s' is not a positive number", path, sec, v);
+        for (size_t k = 0; k < l.n; k++) {
+            int f = mtb_workload_field(l.kv[k].key);
+            char why[MTB_ERRLEN];
+            /* the entry's values; duration and warmup only when not given for the whole plan */
+            if (strcmp(l.kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
+                                                          (f == MTB_WL_duration || f == MTB_WL_warmup)))
+                continue;
+            if (mtb_workload_set_parse(&eo.wset, l.kv[k].key, l.kv[k].value, why, sizeof why) != 0)
+                mtb_die(2, "plan %s: [%s] %s", path, sec, why);
+        }
         mtb_cli_resolve(&eo);
         const struct mtb_mode *modes[8];
         size_t nm = 0;
