@@ -1,5 +1,6 @@
 /* workload.c - see workload.h */
 #include "workload.h"
+#include "recipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,10 +172,11 @@ int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct m
         const struct field *f = &fields[i];
         const char *v = !strcmp(f->rsec, "workload") ? wl_get(r, name, f->rkey) : mtb_recipe_get(r, f->rsec, f->rkey);
         char why[MTB_ERRLEN];
-        /* recipe values were checked when the recipe was read (recipe.c) */
-        if (!v || parse_field(f, w, v, why, sizeof why) != 0)
-            if (f->kind != RATE && parse_field(f, w, f->dflt, why, sizeof why) != 0)
-                return -1;
+        if (v && parse_field(f, w, v, why, sizeof why) != 0)
+            mtb_die(2, "%s: [%s] %s", r->path, !strcmp(f->rsec, "workload") && mtb_recipe_get(r, sec, f->rkey) ? sec
+                                                  : !strcmp(f->rsec, "workload") ? "workload" : f->rsec, why);
+        if (!v && f->kind != RATE)
+            parse_field(f, w, f->dflt, why, sizeof why);
     }
     return 0;
 }
