@@ -7,6 +7,7 @@
 #ifndef MTB_PLAN_H
 #define MTB_PLAN_H
 #include <jansson.h>
+#include <stdio.h>
 #include "build.h"
 #include "cli.h"
 #include "run.h"
@@ -17,6 +18,7 @@ struct mtb_plan_cell {
     struct mtb_workload wl;
     const char *variant;
     const struct mtb_mode *mode;
+    const char *kernel;               /* NULL: the plan's; else this cell's (compare-kernels' axis) */
     struct mtb_build build;
 };
 
@@ -45,10 +47,19 @@ void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe
  * max); 0 and a message naming the accepted ones in err when one is unknown. */
 size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
                          size_t errlen);
+/* Add one cell (a kernel axis: compare-kernels). */
+struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
+                                        const struct mtb_workload *wl, const char *variant,
+                                        const struct mtb_mode *mode, const char *kernel);
+/* The kernel a cell runs on. */
+const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c);
+/* --dry-run: the configurations and the number of runs; runs nothing. */
+void mtb_plan_print(const struct mtb_plan *p, FILE *f);
 /* Load a plan file; command-line options override its [plan] values.
  * Exits 2 naming the file and line on bad input. */
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
-/* Build everything, run all cells REPS times interleaved into dir, showing
+/* Build everything (and, on vm, ensure every kernel), write plan.json,
+ * check the machine is quiet and take provenance, run all cells REPS times interleaved into dir, showing
  * progress. @return the records (array); *failures counts runs not ok;
  * files (if not NULL) receives the path of each record, parallel. */
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
