@@ -740,10 +740,13 @@ static int derive_overheads(struct mtb_history *h, long long night, char *err, s
         const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
         if (!(d->views & MTB_V_HISTORY))
             continue;
+        /* the runs table holds the compared figure only if its run metric is in the history */
         const char *of = mtb_run_metrics[d->of].key;
+        int have = mtb_run_metrics[d->of].views & MTB_V_HISTORY;
         char *c = mtb_asprintf("%s %s,", cols, d->key);
-        char *v = mtb_asprintf("%s CASE WHEN %s.%s > 0 THEN %s.%s / %s.%s END,", vals, d->tagged_num ? "b" : "t", of,
-                               d->tagged_num ? "t" : "b", of, d->tagged_num ? "b" : "t", of);
+        char *v = have ? mtb_asprintf("%s CASE WHEN %s.%s > 0 THEN %s.%s / %s.%s END,", vals, d->tagged_num ? "b" : "t",
+                                      of, d->tagged_num ? "t" : "b", of, d->tagged_num ? "b" : "t", of)
+                       : mtb_asprintf("%s NULL,", vals);
         free(cols);
         free(vals);
         cols = c;
