@@ -689,14 +689,15 @@ static char *schema_overheads(void)
 static const char schema_indexes[] =
     "CREATE INDEX IF NOT EXISTS runs_series ON runs(series, night);"
     "CREATE INDEX IF NOT EXISTS overheads_series ON overheads(series, night);";
-/* every column of the current layout: a table named like ours that lacks one is not ours */
+/* every column of schema 2 (runs and overheads gain "emulated" in 3): a
+ * table named like ours that lacks one is not ours */
 static const char *const shape[][2] = {
     { "nights", "id, plan, started, results_dir, host, mtebench_version, report" },
     { "runs", "id, night, plan, series, config_hash, service, workload, variant, mode, platform, kernel, machine,"
               " started, rep, mtebench_version, build_key, kernel_release, kernel_build, status, ops_per_sec, p50_us,"
-              " p99_us, p999_us, emulated, record" },
+              " p99_us, p999_us, record" },
     { "overheads", "id, night, plan, series, config_hash, service, workload, mode, platform, kernel, machine, rep,"
-                   " started, slowdown, p99_ratio, base_build, tagged_build, emulated" },
+                   " started, slowdown, p99_ratio, base_build, tagged_build" },
 };
 /* ---- series keys ---------------------------------------------------------------- */
 
@@ -934,6 +935,35 @@ static int rollback(struct mtb_history *h)
     return exec(h, "ROLLBACK", ignore, sizeof ignore);
 }
 
+/* the tables must be ours: each has every column of its schema version (2 or later) */
+static int check_shape(struct mtb_history *h, int version, char *err, size_t errlen)
+{
+    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
+    long long ours = 0;
+    int rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen);
+    if (rc)
+        return rc;
+    if (ours != 3) {
+        snprintf(err, errlen, "history %s: schema version %d but %lld of its 3 tables (nights, runs, overheads); "
+                 "not an mtebench history, or damaged", h->path, version, ours);
+        return -EIO;
+    }
+    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
+        int v3 = version >= 3 && strcmp(shape[i][0], "nights");
+        char *sql = mtb_asprintf("SELECT %s%s FROM %s WHERE 1 = 0", shape[i][1], v3 ? ", emulated" : "", shape[i][0]);
+        char why[MTB_ERRLEN];
+        rc = q(h, sql, NULL, 0, NULL, why, sizeof why);
+        free(sql);
+        if (rc) {
+            const char *m = strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+            snprintf(err, errlen, "history %s: table %s is not shaped like an mtebench history's (%.200s); not an "
+                     "mtebench history, or damaged: refusing to write into it", h->path, shape[i][0], m);
+            return -EIO;
+        }
+    }
+    return 0;
+}
+
 /* Create or migrate the schema, in one write transaction (SQLite: BEGIN
  * IMMEDIATE; PostgreSQL: an advisory lock), so that two machines opening a
  * new or old history at once never both create or migrate it. */
@@ -989,6 +1019,9 @@ static int prepare_schema(struct mtb_history *h, int *created, char *err, size_t
         if (created)
             *created = 1;
     } else if (h->version < MTB_HISTORY_VERSION) {
+        /* from schema 2 on, the tables must be ours before they are migrated */
+        if (h->version >= 2 && (rc = check_shape(h, h->version, err, errlen)) != 0)
+            goto fail;
         for (int v = h->version; !rc && v < MTB_HISTORY_VERSION; v++) {
             rc = migrations[v](h, err, errlen);
             if (!rc)
@@ -999,11 +1032,9 @@ static int prepare_schema(struct mtb_history *h, int *created, char *err, size_t
         if (rc)
             goto fail;
     }
-    /* the metric columns, when the tables are there (else check_shape says what is wrong) */
-    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
-    long long ours = 0;
-    if ((rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen)) != 0 ||
-        (ours == 3 && (rc = ensure_metric_columns(h, err, errlen)) != 0))
+    /* the tables are ours (never alter another program's), then the metric columns */
+    if ((rc = check_shape(h, MTB_HISTORY_VERSION, err, errlen)) != 0 ||
+        (rc = ensure_metric_columns(h, err, errlen)) != 0)
         goto fail;
     if ((rc = exec(h, "COMMIT", err, errlen)) != 0)
         goto fail;
@@ -1014,33 +1045,6 @@ fail:
     return rc;
 }
 
-/* the tables must be ours: each has every column of the current layout */
-static int check_shape(struct mtb_history *h, char *err, size_t errlen)
-{
-    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
-    long long ours = 0;
-    int rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen);
-    if (rc)
-        return rc;
-    if (ours != 3) {
-        snprintf(err, errlen, "history %s: schema version %d but %lld of its 3 tables (nights, runs, overheads); "
-                 "not an mtebench history, or damaged", h->path, h->version, ours);
-        return -EIO;
-    }
-    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
-        char *sql = mtb_asprintf("SELECT %s FROM %s WHERE 1 = 0", shape[i][1], shape[i][0]);
-        char why[MTB_ERRLEN];
-        rc = q(h, sql, NULL, 0, NULL, why, sizeof why);
-        free(sql);
-        if (rc) {
-            const char *m = strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
-            snprintf(err, errlen, "history %s: table %s is not shaped like an mtebench history's (%.200s); not an "
-                     "mtebench history, or damaged: refusing to write into it", h->path, shape[i][0], m);
-            return -EIO;
-        }
-    }
-    return 0;
-}
 
 int mtb_history_open(const char *where, struct mtb_history **out, int *created, char *err, size_t errlen)
 {
@@ -1072,9 +1076,7 @@ int mtb_history_open(const char *where, struct mtb_history **out, int *created, 
     }
     int existed = 0, rc = h->be->connect(h, where, &existed, err, errlen);
     if (!rc)
-        rc = prepare_schema(h, created, err, errlen);
-    if (!rc)
-        rc = check_shape(h, err, errlen);
+        rc = prepare_schema(h, created, err, errlen); /* checks the tables' shape too */
     if (rc) {
         scrub(h, err);
         mtb_history_close(h);
