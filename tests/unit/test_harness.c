@@ -31,9 +31,9 @@ static void test_parsing(void)
     ok(mtb_parse_long("0", 1, 100, &l) != 0 && mtb_parse_long("101", 1, 100, &l) != 0, "long out of range refused");
     ok(mtb_parse_long("12a", 1, 100, &l) != 0, "trailing garbage refused");
     ok(mtb_parse_long("99999999999999999999", 0, 1L << 62, &l) != 0, "overflow refused");
-    ok(mtb_cli_valid_mix("1:10") && mtb_cli_valid_mix("5:1") && mtb_cli_valid_mix("0:1"), "mixes accepted");
-    ok(!mtb_cli_valid_mix("1-10") && !mtb_cli_valid_mix("1:") && !mtb_cli_valid_mix("0:0") &&
-           !mtb_cli_valid_mix("1:10x") && !mtb_cli_valid_mix("-1:2"),
+    ok(mtb_workload_valid_mix("1:10") && mtb_workload_valid_mix("5:1") && mtb_workload_valid_mix("0:1"), "mixes accepted");
+    ok(!mtb_workload_valid_mix("1-10") && !mtb_workload_valid_mix("1:") && !mtb_workload_valid_mix("0:0") &&
+           !mtb_workload_valid_mix("1:10x") && !mtb_workload_valid_mix("-1:2"),
        "bad mixes refused");
 }
 
