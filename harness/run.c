@@ -234,18 +234,10 @@ static char *group_pids(pid_t pid)
         int p = atoi(e->d_name);
         if (p <= 0 || p == pid)
             continue;
-        char path[64], buf[512];
+        char path[64];
         snprintf(path, sizeof path, "/proc/%d/stat", p);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        char *close_p = strrchr(buf, ')');
-        char state;
-        int ppid, pgrp;
-        if (close_p && sscanf(close_p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pid) {
+        struct mtb_proc_stat ps;
+        if (mtb_proc_stat_read(path, &ps) == 0 && ps.pgrp == pid) {
             char *m = mtb_asprintf("%s,%d", out, p);
             free(out);
             out = m;
