@@ -346,7 +346,7 @@ static void cell_tag(const struct mtb_plan_cell *c, char *tag, size_t n)
 
 /* One run of a cell: progress line, run directory, mtb_run_one. */
 static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c, long rep, int idx, int total,
-                        const char *eta, const char *dir, json_t *env, int *failures)
+                        const char *eta, const char *dir, json_t *env, int *failures, json_t *files)
 {
     int tty = isatty(2);
     char cores[48] = "", kern[160] = "";
@@ -371,11 +371,13 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
     if (st != MTB_RUN_OK)
         (*failures)++;
+    if (files)
+        json_array_append_new(files, json_sprintf("%s/record.json", rundir));
     free(rundir);
     return rec;
 }
 
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures)
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
 {
     plan_prepare(p, force);
     if (mtb_mkdir_p(dir) != 0)
@@ -398,7 +400,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
             idx++;
             char eta[32];
             fmt_eta(eta, sizeof eta, idx > 1 ? (mtb_mono() - t0) / (idx - 1) * (total - idx + 1) : planned);
-            json_array_append_new(records, run_cell(p, c, rep, idx, total, eta, dir, env, failures));
+            json_array_append_new(records, run_cell(p, c, rep, idx, total, eta, dir, env, failures, files));
         }
     }
     if (isatty(2))

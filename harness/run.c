@@ -367,10 +367,8 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
         json_object_set_new(c->rec, "error", json_string(c->why));
     json_object_set_new(c->rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
     char *recp = mtb_asprintf("%s/record.json", run->dir);
-    char *text = json_dumps(c->rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-    if (!text || mtb_write_atomic(recp, text, strlen(text)) != 0)
+    if (mtb_record_write(recp, c->rec) != 0)
         mtb_warn("cannot write %s", recp);
-    free(text);
     free(recp);
     if (status != MTB_RUN_OK && !run->quiet) {
         mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, run->recipe->name, run->variant,

@@ -10,8 +10,7 @@
 #include "platform.h"
 #include "recipe.h"
 #include "workload.h"
-
-#define MTB_RECORD_SCHEMA "mtebench-run/1"
+#include "record.h" /* the record: schema, writing */
 
 struct mtb_run {
     const struct mtb_recipe *recipe;
