@@ -3,9 +3,10 @@
 #   1. no function longer than 120 lines (the { ... } of a definition at column 0)
 #   2. no include cycle between harness modules (a module: X.c and X.h;
 #      X -> Y when X.c or X.h includes "Y.h")
-#   3. the layers: analysis code (record, summary, report, history, dashboard,
-#      stats, plot, changepoint) never includes the run's headers
-#      (run, driver, platform, agent, service, perf, plan, proof, vm, cli)
+#   3. the layers: analysis code (record, summary, summary_text, report,
+#      history, dashboard, stats, plot, lathist, changepoint) never includes
+#      the run's headers (run, driver, platform, agent, service, perf, plan,
+#      proof, cli); docs/ARCHITECTURE.md "Layers"
 # Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c; checks 2 and 3
 # always look at the whole harness). Exit 0 clean, 1 with one line per finding.
 set -u
@@ -43,8 +44,8 @@ if [ -n "$loops" ]; then
 fi
 
 # 3. layers: analysis never includes the run's headers
-analysis="record summary report history dashboard stats plot changepoint"
-runside="run driver platform agent service perf plan proof vm cli"
+analysis="record summary summary_text report history dashboard stats plot lathist changepoint"
+runside="run driver platform agent service perf plan proof cli"
 for a in $analysis; do
     for f in harness/$a.c harness/$a.h; do
         [ -f "$f" ] || continue
