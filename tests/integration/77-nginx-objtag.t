@@ -52,4 +52,8 @@ ops=$(jq '.service_counters.delta.objtag_ops // 0' "$r")
 req=$(jq '.load.totals.requests' "$r")
 ok "$([ "$ops" -gt "$req" ] 2>/dev/null; echo $?)" \
    "the worker tagged pool allocations ($ops tag operations, $(jq '.service_counters.delta.objtag_granules // 0' "$r") granules, $req requests)"
+"$M" report --out "$T_TMP/rep" "$R/objtag" > "$T_TMP/rep.out" 2>&1
+t=$(jq -r '.configs[]|select(.variant=="objtag")|.tag_ops_per_request' "$T_TMP/rep/objtag/summary.json" 2>/dev/null)
+ok "$(jq -e '.tag_ops > 1 and .granules_tagged >= .tag_ops' <<<"$t" >/dev/null 2>&1; echo $?)" \
+   "the report gives tag operations and granules per request from nginx's requests ($(jq -c . <<<"$t" 2>/dev/null))" || dump "$T_TMP/rep.out"
 done_testing
