@@ -110,7 +110,7 @@ int mtb_cmd_run(int argc, char **argv)
     return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
 }
 
-static int finish(json_t *records, char *dir, int failures, int total);
+static int finish(json_t *records, char *dir, const struct mtb_plan *plan, int total);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
@@ -135,7 +135,9 @@ int mtb_cmd_bench(int argc, char **argv)
             o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
             o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures, (int)plan.ncells * (int)o.reps);
+    /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
+    return finish(records, dir, &plan, (int)plan.ncells * (int)o.reps);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -175,13 +177,14 @@ int mtb_cmd_plan(int argc, char **argv)
     fprintf(stderr, "mtebench: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
             plan.ncells, plan.reps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures,
-                  (int)plan.ncells * (int)plan.reps);
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
+    return finish(records, dir, &plan, (int)plan.ncells * (int)plan.reps);
 }
 
 /* Print and write the statistics of a finished plan. */
-static int finish(json_t *records, char *dir, int failures, int total)
+static int finish(json_t *records, char *dir, const struct mtb_plan *plan, int total)
 {
+    int failures = (int)json_array_size(plan->failed);
     json_t *sum = mtb_summary_build(records);
     mtb_summary_print(sum, stdout);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -203,8 +206,7 @@ static int finish(json_t *records, char *dir, int failures, int total)
     else
         mtb_warn("no HTML report: %s", err);
     free(hdir);
-    if (failures)
-        fprintf(stderr, "mtebench: %d of %d runs did not finish cleanly; see the records in %s\n", failures, total, dir);
+    mtb_plan_print_failed("mtebench", plan->failed, total);
     free(sj);
     free(sjp);
     free(md);

@@ -1,5 +1,6 @@
 /* compare.c - see compare.h */
 #include "compare.h"
+#include "plan.h"
 #include "build.h"
 #include "cli.h"
 #include "kernel.h"
@@ -364,6 +365,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     json_decref(plan);
 
     int total = (int)o.reps * nk * ncfg, idx = 0, failures = 0;
+    json_t *failed = json_array();
     fprintf(stderr, "mtebench: compare-kernels: %s tagged/%s%s on kernels %s (vm), %ld reps x %g s, results in %s\n",
             o.recipe->name, o.m->name, o.baseline ? " and plain/off" : "", o.kernels, o.reps, o.wl.duration, dir);
     json_t *records = json_array();
@@ -383,9 +385,10 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
                                        .dir = rundir };
                 json_t *rec = NULL;
                 enum mtb_run_status st = mtb_run_one(&run, &rec);
-                if (st != MTB_RUN_OK)
+                if (st != MTB_RUN_OK) {
                     failures++;
-                else
+                    mtb_plan_note_failed(failed, rundir, rec);
+                } else
                     fprintf(stderr, "      %.0f ops/s\n", mtb_record_num(rec, "ops_per_sec"));
                 json_array_append_new(records, rec);
                 free(rundir);
@@ -406,8 +409,8 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
     write_file(rmd, md);
     printf("\nrecords: %s/*/record.json\ntable:   %s, %s\nreport:  %s\n", dir, cjp, mdp, rmd);
-    if (failures)
-        fprintf(stderr, "mtebench: %d of %d runs did not finish cleanly; see the records in %s\n", failures, total, dir);
+    mtb_plan_print_failed("mtebench", failed, total);
+    json_decref(failed);
     free(cj);
     free(cjp);
     free(md);

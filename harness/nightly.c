@@ -402,8 +402,7 @@ int mtb_cmd_nightly(int argc, char **argv)
             json_array_append_new(new_nights, json_integer(night));
         else if (night < 0 && night != -ENODATA)
             status = MTB_NIGHTLY_HISTORY;
-        if (failures)
-            fprintf(stderr, "mtebench nightly: %d runs did not finish cleanly; see the records in %s\n", failures, dir);
+        mtb_plan_print_failed("mtebench nightly", plan.failed, (int)(plan.ncells * plan.reps));
         free(dir);
     }
 

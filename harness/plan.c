@@ -20,6 +20,7 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     p->cores = o->cores;
     p->strict = o->strict;
     p->skipped = json_array();
+    p->failed = json_array();
 }
 
 /* The points of the core sweep; 0 when there is none. */
@@ -345,8 +346,10 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
             enum mtb_run_status st = mtb_run_one(&run, &rec);
             if (st == MTB_RUN_OK && tty)
                 fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-            if (st != MTB_RUN_OK)
+            if (st != MTB_RUN_OK) {
                 (*failures)++;
+                mtb_plan_note_failed(p->failed, rundir, rec);
+            }
             json_array_append_new(records, rec);
             free(rundir);
         }
@@ -356,4 +359,26 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     json_decref(env);
     mtb_quiet_restore();
     return records;
+}
+
+void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
+{
+    const char *st = json_string_value(json_object_get(rec, "status"));
+    const char *why = json_string_value(json_object_get(rec, "error"));
+    char *recp = mtb_asprintf("%s/record.json", rundir);
+    json_array_append_new(failed, json_pack("{s:s,s:s,s:s}", "record", recp, "status", st ? st : "error", "error",
+                                            why ? why : "(no reason recorded)"));
+    free(recp);
+}
+
+void mtb_plan_print_failed(const char *who, const json_t *failed, int total)
+{
+    size_t n = json_array_size(failed), i;
+    if (!n)
+        return;
+    fprintf(stderr, "%s: %zu of %d runs did not finish cleanly (exit 1):\n", who, n, total);
+    const json_t *f;
+    json_array_foreach(failed, i, f) fprintf(stderr, "  %s: %s: %s\n", json_string_value(json_object_get(f, "record")),
+                                             json_string_value(json_object_get(f, "status")),
+                                             json_string_value(json_object_get(f, "error")));
 }
