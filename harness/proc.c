@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <sys/syscall.h>
 
 #include <errno.h>
@@ -347,4 +348,96 @@ int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru
 int mtb_proc_run(const struct mtb_spawn *s, double timeout)
 {
     return mtb_proc_run_ru(s, timeout, NULL);
+}
+
+char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int *status)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return NULL;
+    sigset_t all, old;
+    sigemptyset(&all);
+    sigaddset(&all, SIGINT);
+    sigaddset(&all, SIGTERM);
+    sigaddset(&all, SIGHUP);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t pid = fork();
+    if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(fds[0]);
+        close(fds[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group: a timeout kills the command and what it started */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int dn = open("/dev/null", O_RDWR);
+        if (dn >= 0) {
+            dup2(dn, 0);
+            if (!with_stderr)
+                dup2(dn, 2);
+        }
+        dup2(fds[1], 1);
+        if (with_stderr)
+            dup2(fds[1], 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    reg(pid, 1);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(fds[1]);
+    double end = mtb_mono() + timeout;
+    size_t cap = 4096, n = 0;
+    char *buf = mtb_calloc(1, cap);
+    int timed_out = 0;
+    for (;;) {
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            if (!buf)
+                mtb_die(1, "out of memory");
+        }
+        double left = end - mtb_mono();
+        if (timeout >= 0 && left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pf = { .fd = fds[0], .events = POLLIN };
+        int pr = poll(&pf, 1, timeout >= 0 ? (int)(left * 1000) + 1 : -1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0)
+            continue; /* the deadline is checked above */
+        ssize_t r = read(fds[0], buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    close(fds[0]);
+    struct mtb_proc p = { .pid = pid };
+    /* output closed: the command should be ending; it gets what is left of the deadline */
+    if (timed_out || !mtb_proc_wait(&p, timeout >= 0 ? end - mtb_mono() : -1)) {
+        timed_out = 1;
+        kill(-pid, SIGCONT);
+        kill(-pid, SIGKILL);
+        mtb_proc_wait(&p, -1);
+    }
+    kill(-pid, SIGKILL); /* anything of its group still holding on */
+    if (timed_out) {
+        free(buf);
+        if (status)
+            *status = -ETIMEDOUT;
+        return NULL;
+    }
+    if (status)
+        *status = p.status;
+    return buf;
 }

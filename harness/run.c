@@ -407,8 +407,11 @@ static void embedded_started(pid_t pid, void *arg)
 }
 
 /* The service's own counters ([run] counters: a command printing "name value"
- * lines), for cross-checking the driver; NULL when the recipe has none. */
-static json_t *read_counters(const struct mtb_run *run, int port)
+ * lines), for cross-checking the driver; NULL when the recipe has none, or
+ * when the command gave no answer within MTB_COUNTERS_LIMIT s (*hung set:
+ * a stopped or foreign service must not hold the harness forever). */
+#define MTB_COUNTERS_LIMIT 10
+static json_t *read_counters(const struct mtb_run *run, int port, int *hung)
 {
     const char *tmpl = mtb_recipe_get(run->recipe, "run", "counters");
     if (!tmpl)
@@ -420,7 +423,13 @@ static json_t *read_counters(const struct mtb_run *run, int port)
     char *full = mtb_asprintf("cd '%s' && %s", run->recipe->dir, cmd);
     char *const argv[] = { "bash", "-c", full, NULL };
     int st;
-    char *out = mtb_capture(argv, 0, &st);
+    char *out = mtb_proc_capture(argv, 0, MTB_COUNTERS_LIMIT, &st);
+    if (!out && st == -ETIMEDOUT) {
+        *hung = 1;
+        free(full);
+        free(cmd);
+        return NULL;
+    }
     json_t *o = json_object();
     char *save = NULL;
     for (char *line = out && st == 0 ? strtok_r(out, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
@@ -724,7 +733,16 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
             d.measured_start = embedded_started;
             d.measured_arg = &ep;
         }
-        json_t *before = started_svc ? read_counters(run, d.port) : NULL;
+        int hung = 0;
+        json_t *before = started_svc ? read_counters(run, d.port, &hung) : NULL;
+        if (hung) {
+            snprintf(why, sizeof why, "no answer to the counter query in %d s (is %s stopped?)", MTB_COUNTERS_LIMIT, r->name);
+            free(perfbin);
+            free(events);
+            if (perf_on)
+                mtb_proc_stop(&perf, SIGINT, 5);
+            goto out;
+        }
         load = drv->measure(&d, why, sizeof why);
         if (ep.on) {
             perf = ep.proc;
@@ -764,7 +782,15 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
             const char *settle = mtb_recipe_get(r, "run", "counters_settle");
             if (settle)
                 usleep((useconds_t)(atof(settle) * 1e6));
-            json_t *after = read_counters(run, d.port);
+            json_t *after = read_counters(run, d.port, &hung);
+            if (hung) {
+                snprintf(why, sizeof why, "no answer to the counter query in %d s (is %s stopped?)", MTB_COUNTERS_LIMIT, r->name);
+                json_decref(before);
+                if (load) /* kept for what it shows, but the run is not ok */
+                    json_object_set_new(rec, "load", load);
+                load = NULL;
+                goto out;
+            }
             json_t *delta = json_object();
             const char *k;
             json_t *v;

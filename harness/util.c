@@ -1,5 +1,6 @@
 /* util.c - see util.h */
 #include "util.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -363,52 +364,7 @@ int mtb_parse_duration(const char *s, double *secs)
 
 char *mtb_capture(char *const argv[], int with_stderr, int *status)
 {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        if (with_stderr)
-            dup2(fds[1], 2);
-        else {
-            int dn = open("/dev/null", O_WRONLY);
-            if (dn >= 0)
-                dup2(dn, 2);
-        }
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t cap = 4096, n = 0;
-    char *buf = mtb_calloc(1, cap);
-    for (;;) {
-        if (cap - n < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            if (!buf)
-                mtb_die(1, "out of memory");
-        }
-        ssize_t r = read(fds[0], buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    buf[n] = 0;
-    close(fds[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (status)
-        *status = st;
-    return buf;
+    return mtb_proc_capture(argv, with_stderr, MTB_CAPTURE_LIMIT, status);
 }
 
 char *mtb_which(const char *name)

@@ -52,7 +52,10 @@ int mtb_parse_long(const char *s, long lo, long hi, long *out);
 int mtb_parse_duration(const char *s, double *secs);
 
 /* Run a command (argv) and capture its stdout (and stderr when
- * with_stderr); NULL on failure to start. Exit status into *status. */
+ * with_stderr); NULL on failure to start or when it did not end within
+ * MTB_CAPTURE_LIMIT seconds (*status -ETIMEDOUT; see mtb_proc_capture).
+ * Exit status into *status. */
+#define MTB_CAPTURE_LIMIT 120
 char *mtb_capture(char *const argv[], int with_stderr, int *status);
 /* Find an executable in PATH; returns a heap path or NULL. */
 char *mtb_which(const char *name);
