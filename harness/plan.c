@@ -3,8 +3,11 @@
 #include "quiet.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -266,6 +269,35 @@ static void fmt_eta(char *buf, size_t n, double secs)
         snprintf(buf, n, "%ds", s);
 }
 
+/* DIR/.mtebench-running: written when a plan starts running into DIR and
+ * locked (flock) while it runs; removed when it ends. Found unlocked, it is
+ * the mark of a harness that was killed (or interrupted) there; found
+ * locked, another harness is running into DIR now, which is refused.
+ * @return the locked descriptor (kept open until mtb_plan_release). */
+static int claim_dir(const char *dir)
+{
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    int fd = open(mp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        mtb_die(1, "cannot write %s: %s", mp, strerror(errno));
+    char old[512] = "";
+    ssize_t n = read(fd, old, sizeof old - 1);
+    old[n > 0 ? n : 0] = 0;
+    old[strcspn(old, "\n")] = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        mtb_die(2, "%s is in use by another mtebench now (%s); give another --results", dir, old[0] ? old : "no details");
+    if (old[0])
+        fprintf(stderr, "mtebench: %s was left by an mtebench that did not finish (%s): its runs without a "
+                        "record.json were cut short\n", dir, old);
+    char now[32], line[256];
+    mtb_utc_iso(now, sizeof now);
+    int len = snprintf(line, sizeof line, "pid %d, started %s\n", (int)getpid(), now);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len)
+        mtb_die(1, "cannot write %s: %s", mp, strerror(errno));
+    free(mp);
+    return fd;
+}
+
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures)
 {
     char err[MTB_ERRLEN];
@@ -284,6 +316,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     }
     if (mtb_mkdir_p(dir) != 0)
         mtb_die(1, "cannot create %s", dir);
+    int claim = claim_dir(dir);
     json_t *cells = json_array();
     for (size_t i = 0; i < p->ncells; i++) {
         json_t *cj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "entry", p->cells[i].entry, "service", p->cells[i].recipe->name,
@@ -358,6 +391,10 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
         fprintf(stderr, "\n");
     json_decref(env);
     mtb_quiet_restore();
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    unlink(mp); /* every run of the plan ended (ok or not) */
+    free(mp);
+    close(claim);
     return records;
 }
 
