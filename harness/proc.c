@@ -503,3 +503,80 @@ char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int 
         *status = p.status;
     return buf;
 }
+
+/* The inodes of the listening TCP sockets on port (IPv4 and IPv6). */
+static int listen_inodes(int port, unsigned long *ino, int max)
+{
+    static const char *const tabs[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+    int n = 0;
+    for (int t = 0; t < 2; t++) {
+        FILE *f = fopen(tabs[t], "r");
+        if (!f)
+            continue;
+        char line[512];
+        if (!fgets(line, sizeof line, f)) { /* header */
+            fclose(f);
+            continue;
+        }
+        while (fgets(line, sizeof line, f) && n < max) {
+            char local[64];
+            unsigned st;
+            unsigned long inode;
+            /* sl local rem st tx:rx tr:when retr uid timeout inode */
+            if (sscanf(line, " %*s %63s %*s %x %*s %*s %*s %*s %*s %lu", local, &st, &inode) != 3 || st != 0x0A)
+                continue;
+            char *colon = strrchr(local, ':');
+            if (colon && strtol(colon + 1, NULL, 16) == port)
+                ino[n++] = inode;
+        }
+        fclose(f);
+    }
+    return n;
+}
+
+int mtb_proc_port_owned(int port, pid_t pgid, pid_t *other)
+{
+    unsigned long ino[16];
+    int n = listen_inodes(port, ino, 16), found[16] = { 0 }, mine = 0;
+    *other = 0;
+    if (n == 0)
+        return 0;
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    while (proc && (e = readdir(proc))) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (pid <= 0)
+            continue;
+        char fdp[64];
+        snprintf(fdp, sizeof fdp, "/proc/%d/fd", (int)pid);
+        DIR *fds = opendir(fdp);
+        struct dirent *f;
+        while (fds && (f = readdir(fds))) {
+            char lp[320], target[64];
+            snprintf(lp, sizeof lp, "%s/%s", fdp, f->d_name);
+            ssize_t l = readlink(lp, target, sizeof target - 1);
+            if (l <= 0)
+                continue;
+            target[l] = 0;
+            unsigned long si;
+            if (sscanf(target, "socket:[%lu]", &si) != 1)
+                continue;
+            for (int i = 0; i < n; i++)
+                if (ino[i] == si) {
+                    if (getpgid(pid) == pgid) {
+                        found[i] = 1;
+                        mine = 1;
+                    } else if (!*other)
+                        *other = pid;
+                }
+        }
+        if (fds)
+            closedir(fds);
+    }
+    if (proc)
+        closedir(proc);
+    for (int i = 0; i < n; i++)
+        if (!found[i])
+            return 0; /* a listener of another group, or one we cannot see */
+    return mine;
+}

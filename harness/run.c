@@ -85,18 +85,26 @@ double mtb_record_num(json_t *rec, const char *key)
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-static int free_port(void)
+/* Reserve a free port on 127.0.0.1: bound (port 0: the kernel's choice;
+ * MTEBENCH_PORT, a test hook: that one) and held in *fd until just before
+ * the service starts, so that no other program is given it meanwhile.
+ * @return the port, or -errno. */
+static int reserve_port(int *fd)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    *fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (*fd < 0)
+        return -errno;
+    const char *want = getenv("MTEBENCH_PORT");
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                             .sin_port = htons((uint16_t)(want ? atoi(want) : 0)) };
     socklen_t len = sizeof a;
-    int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
+    if (bind(*fd, (struct sockaddr *)&a, sizeof a) != 0 || getsockname(*fd, (struct sockaddr *)&a, &len) != 0) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        return -e;
+    }
+    return ntohs(a.sin_port);
 }
 
 /* One readiness attempt: connect, send, expect a substring within 1 s. */
@@ -497,6 +505,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
 
     enum mtb_run_status status = MTB_RUN_ERROR;
     struct mtb_proc svc = { 0 };
+    int port_fd = -1;
     struct mtb_argv argv = { 0 }, envx = { 0 };
     json_t *proof = NULL, *load = NULL;
     int started_svc = 0;
@@ -587,9 +596,9 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
                            .service_seen = svc_seen };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, d.client_cpus, sizeof d.client_cpus);
     if (!drv->embedded) {
-        int port = free_port();
+        int port = reserve_port(&port_fd);
         if (port <= 0) {
-            snprintf(why, sizeof why, "no free TCP port on 127.0.0.1");
+            snprintf(why, sizeof why, "no free TCP port on 127.0.0.1: %s", strerror(-port));
             goto out;
         }
         d.port = port;
@@ -688,6 +697,8 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = svc_cpus,
                                 .ncpus = nsvc, .user = user, .cwd = run->dir, .numa_bind = mach->numa_node >= 0,
                                 .numa_node = mach->numa_node };
+        close(port_fd); /* the service binds it now */
+        port_fd = -1;
         int src = mtb_proc_spawn(&svc, &sp);
         if (src != 0) {
             snprintf(why, sizeof why, "cannot start %s: %s", run->build->binary, strerror(-src));
@@ -701,6 +712,24 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
             char dsc[64];
             snprintf(why, sizeof why, "%s did not become ready within %.0f s (%s)", r->name, limit,
                      svc.exited ? mtb_proc_describe(svc.status, dsc, sizeof dsc) : "still running, not answering");
+            goto out;
+        }
+        /* what answered must be our service, never another program that
+         * took the port between its release and the service's bind */
+        pid_t other = 0;
+        if (!mtb_proc_port_owned(port, svc.pid, &other)) {
+            char comm[64] = "?", cp[64];
+            snprintf(cp, sizeof cp, "/proc/%d/comm", (int)other);
+            char *c = other ? mtb_read_file(cp, NULL) : NULL;
+            if (c)
+                snprintf(comm, sizeof comm, "%.*s", (int)strcspn(c, "\n"), c);
+            free(c);
+            if (other)
+                snprintf(why, sizeof why, "port %d was taken by another program (pid %d, %s) before %s could bind it: "
+                         "not measured", port, (int)other, comm, r->name);
+            else
+                snprintf(why, sizeof why, "the listener on port %d is not %s's (%s): not measured", port, r->name,
+                         svc.exited ? "it exited" : "not found in its process group");
             goto out;
         }
         mtb_proc_affinity(svc.pid, svc_seen, sizeof svc_seen); /* every thread it started by now */
@@ -843,6 +872,8 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     status = load ? MTB_RUN_OK : MTB_RUN_ERROR;
 
 out:
+    if (port_fd >= 0)
+        close(port_fd);
     if (started_svc) {
         const char *sig = mtb_recipe_get(r, "run", "stop_signal");
         mtb_proc_stop(&svc, sig && !strcmp(sig, "INT") ? SIGINT : sig && !strcmp(sig, "QUIT") ? SIGQUIT : SIGTERM, 10);
