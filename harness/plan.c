@@ -298,7 +298,7 @@ static int claim_dir(const char *dir)
     return fd;
 }
 
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures)
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
 {
     char err[MTB_ERRLEN];
     const char *target = p->platform->target();
@@ -384,6 +384,8 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                 mtb_plan_note_failed(p->failed, rundir, rec);
             }
             json_array_append_new(records, rec);
+            if (files)
+                json_array_append_new(files, json_sprintf("%s/record.json", rundir));
             free(rundir);
         }
     }

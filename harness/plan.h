@@ -45,8 +45,9 @@ void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe
  * Exits 2 naming the file and line on bad input. */
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
 /* Build everything, run all cells REPS times interleaved into dir, showing
- * progress. @return the records (array); *failures counts runs not ok. */
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures);
+ * progress. @return the records (array); *failures counts runs not ok;
+ * files (if not NULL) receives the path of each record, parallel. */
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
 /* Note a run that was not ok in failed ([{record, status, error}]). */
 void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec);
 /* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
