@@ -216,6 +216,11 @@ static json_t *summary_of(json_t *load)
     json_t *v;
     json_object_foreach(errs, k, v) if (json_is_integer(v) && strcmp(k, "reconnects")) e += json_integer_value(v);
     json_object_set_new(s, "errors", json_integer(e));
+    /* mtload's accounting: requests answered with an error, lost or never sent */
+    if (json_is_number(json_object_get(tot, "error_rate"))) {
+        json_object_set(s, "error_rate", json_object_get(tot, "error_rate"));
+        json_object_set(s, "errors_over_limit", json_object_get(tot, "errors_over_limit"));
+    }
     return s;
 }
 
@@ -857,6 +862,12 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     if (load) {
         json_object_set_new(rec, "summary", summary_of(load));
         json_object_set_new(rec, "load", load);
+        json_t *tot = json_object_get(load, "totals");
+        if (json_is_true(json_object_get(tot, "errors_over_limit")) && !run->quiet)
+            mtb_warn("run %d/%d (%s %s/%s): %.3f%% of the requests were answered with an error, lost or never sent "
+                     "(limit %.3g%%; see load.totals.accounting in the record)", run->index, run->total, r->name,
+                     run->variant, run->mode->name, 100 * json_number_value(json_object_get(tot, "error_rate")),
+                     100 * json_number_value(json_object_get(tot, "error_limit")));
     }
     char *prep = mtb_asprintf("%s/preload.json", run->dir);
     json_t *pre = load_json(prep);
