@@ -197,16 +197,30 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     mtb_summary_print(sum, stdout);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *sjp = mtb_asprintf("%s/summary.json", dir);
-    mtb_write_atomic(sjp, sj, strlen(sj));
     char *md = mtb_summary_markdown(sum);
     char *smp = mtb_asprintf("%s/summary.md", dir);
-    mtb_write_atomic(smp, md, strlen(md));
     char *repdir = mtb_asprintf("%s/reports", mtb_root());
     mtb_mkdir_p(repdir);
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
-    mtb_write_atomic(rmd, md, strlen(md));
-    printf("\nrecords: %s/*/record.json\nsummary: %s, %s\nreport:  %s\n", dir, sjp, smp, rmd);
+    /* only what was written is listed; what was not is named with the reason */
+    int nwritten = 0, unwritten = 0;
+    size_t k;
+    json_t *r;
+    json_array_foreach(set.records, k, r) nwritten += !json_is_true(json_object_get(r, "not_written"));
+    printf("\n");
+    if (nwritten)
+        printf("records: %s/*/record.json\n", dir);
+    const char *what[] = { "summary:", "summary:", "report: " }, *paths[] = { sjp, smp, rmd }, *texts[] = { sj, md, md };
+    for (int w = 0; w < 3; w++) {
+        int wrc = mtb_write_atomic(paths[w], texts[w], strlen(texts[w]));
+        if (wrc == 0)
+            printf("%s %s\n", what[w], paths[w]);
+        else {
+            mtb_warn("cannot write %s: %s", paths[w], mtb_errdesc(wrc));
+            unwritten = 1;
+        }
+    }
     /* the full report of this results dir: reports/<name>/index.html, ... */
     char *hdir = NULL, err[MTB_ERRLEN];
     if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)
@@ -215,6 +229,8 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
         mtb_warn("no HTML report: %s", err);
     free(hdir);
     mtb_plan_print_failed("mtebench", plan->failed, total);
+    if (unwritten)
+        fprintf(stderr, "mtebench: some results could not be written (above): exit 1\n");
     free(sj);
     free(sjp);
     free(md);
@@ -226,5 +242,5 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     json_decref(records);
     json_decref(files);
     free(dir);
-    return failures ? 1 : 0;
+    return failures || unwritten ? 1 : 0;
 }

@@ -279,7 +279,7 @@ static int claim_dir(const char *dir)
     char *mp = mtb_asprintf("%s/.mtebench-running", dir);
     int fd = open(mp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-        mtb_die(1, "cannot write %s: %s", mp, strerror(errno));
+        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno));
     char old[512] = "";
     ssize_t n = read(fd, old, sizeof old - 1);
     old[n > 0 ? n : 0] = 0;
@@ -293,7 +293,7 @@ static int claim_dir(const char *dir)
     mtb_utc_iso(now, sizeof now);
     int len = snprintf(line, sizeof line, "pid %d, started %s\n", (int)getpid(), now);
     if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len)
-        mtb_die(1, "cannot write %s: %s", mp, strerror(errno));
+        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno ? errno : ENOSPC));
     free(mp);
     return fd;
 }
@@ -314,8 +314,9 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
         if (!reused && mtb_build_ensure(c->recipe, c->variant, target, force, 0, &c->build, err, sizeof err) != 0)
             mtb_die(1, "%s", err);
     }
-    if (mtb_mkdir_p(dir) != 0)
-        mtb_die(1, "cannot create %s", dir);
+    int mrc = mtb_mkdir_p(dir);
+    if (mrc != 0)
+        mtb_die(1, "cannot create %s: %s", dir, mtb_errdesc(mrc));
     int claim = claim_dir(dir);
     json_t *cells = json_array();
     for (size_t i = 0; i < p->ncells; i++) {
@@ -331,7 +332,9 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                            "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", p->skipped);
     char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *pp = mtb_asprintf("%s/plan.json", dir);
-    mtb_write_atomic(pp, pt, strlen(pt));
+    int wrc = mtb_write_atomic(pp, pt, strlen(pt));
+    if (wrc != 0)
+        mtb_die(1, "cannot write %s: %s", pp, mtb_errdesc(wrc));
     free(pp);
     free(pt);
     json_decref(pj);

@@ -910,8 +910,15 @@ out:
     if (status != MTB_RUN_OK)
         json_object_set_new(rec, "error", json_string(why));
     json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
-    if (mtb_record_write(recp, rec) != 0)
-        mtb_warn("cannot write %s", recp);
+    int wrc = mtb_record_write(recp, rec);
+    if (wrc != 0) {
+        /* not on disk, so not a result: an error, and never listed as written */
+        snprintf(why, sizeof why, "cannot write %s: %s", recp, mtb_errdesc(wrc));
+        status = MTB_RUN_ERROR;
+        json_object_set_new(rec, "status", json_string("error"));
+        json_object_set_new(rec, "error", json_string(why));
+        json_object_set_new(rec, "not_written", json_true());
+    }
     if (status != MTB_RUN_OK && !run->quiet) {
         mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, r->name, run->variant, run->mode->name, why);
         if (status == MTB_RUN_ERROR && started_svc)

@@ -152,6 +152,15 @@ int mtb_write_atomic(const char *path, const char *data, size_t len)
     return 0;
 }
 
+const char *mtb_errdesc(int e)
+{
+    static __thread char buf[160];
+    e = e < 0 ? -e : e;
+    const char *name = strerrorname_np(e);
+    snprintf(buf, sizeof buf, "%s (%s)", strerror(e), name ? name : "?");
+    return buf;
+}
+
 int mtb_file_exists(const char *path)
 {
     struct stat st;

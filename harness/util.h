@@ -56,6 +56,8 @@ int mtb_parse_duration(const char *s, double *secs);
  * MTB_CAPTURE_LIMIT seconds (*status -ETIMEDOUT; see mtb_proc_capture).
  * Exit status into *status. */
 #define MTB_CAPTURE_LIMIT 120
+/* "No space left on device (ENOSPC)": errno e (positive or negative) with its name. */
+const char *mtb_errdesc(int e);
 char *mtb_capture(char *const argv[], int with_stderr, int *status);
 /* Find an executable in PATH; returns a heap path or NULL. */
 char *mtb_which(const char *name);

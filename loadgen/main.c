@@ -44,9 +44,9 @@ int main(int argc, char **argv)
     else if (res.client_bound)
         fprintf(stderr, "client-bound: figures measure the client\n");
     if (cfg.json_path && (rc = mtl_report_write_json(cfg.json_path, &cfg, &res)) != 0)
-        fprintf(stderr, "mtload: --json %s: %s\n", cfg.json_path, strerror(rc));
+        fprintf(stderr, "mtload: --json %s: cannot write: %s (%s)\n", cfg.json_path, strerror(rc), strerrorname_np(rc));
     if (cfg.hgrm_path && (rc = mtl_report_write_hgrm(cfg.hgrm_path, &res)) != 0)
-        fprintf(stderr, "mtload: --hgrm %s: %s\n", cfg.hgrm_path, strerror(rc));
+        fprintf(stderr, "mtload: --hgrm %s: cannot write: %s (%s)\n", cfg.hgrm_path, strerror(rc), strerrorname_np(rc));
     {
         uint64_t bad, total;
         double erate = mtl_report_error_rate(&res, &bad, &total);

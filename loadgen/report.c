@@ -256,8 +256,9 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
     if (!(f = open_tmp(path, &tmp)))
         return errno ? errno : ENOMEM;
     root = results_json(cfg, res);
+    errno = 0;
     if (!root || json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0)
-        rc = EIO;
+        rc = errno ? errno : EIO;   /* ENOSPC from the write, not a made-up EIO */
     fputc('\n', f);
     json_decref(root);
     return close_rename(f, tmp, path, rc);
