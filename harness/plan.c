@@ -3,6 +3,7 @@
 #include "quiet.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -24,6 +25,7 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     p->strict = o->strict;
     p->skipped = json_array();
     p->failed = json_array();
+    p->resume = o->resume;
 }
 
 /* The points of the core sweep; 0 when there is none. */
@@ -274,6 +276,8 @@ static void fmt_eta(char *buf, size_t n, double secs)
  * the mark of a harness that was killed (or interrupted) there; found
  * locked, another harness is running into DIR now, which is refused.
  * @return the locked descriptor (kept open until mtb_plan_release). */
+static char claim_old[512]; /* what the mark said before this harness claimed dir */
+
 static int claim_dir(const char *dir)
 {
     char *mp = mtb_asprintf("%s/.mtebench-running", dir);
@@ -289,6 +293,7 @@ static int claim_dir(const char *dir)
     if (old[0])
         fprintf(stderr, "mtebench: %s was left by an mtebench that did not finish (%s): its runs without a "
                         "record.json were cut short\n", dir, old);
+    snprintf(claim_old, sizeof claim_old, "%s", old);
     char now[32], line[256];
     mtb_utc_iso(now, sizeof now);
     int len = snprintf(line, sizeof line, "pid %d, started %s\n", (int)getpid(), now);
@@ -296,6 +301,120 @@ static int claim_dir(const char *dir)
         mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno ? errno : ENOSPC));
     free(mp);
     return fd;
+}
+
+/* The entries of dir other than hidden ones (".mtebench-running", ".attempts"). */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Move dir's entries (not hidden ones) into dir/replaced-TIME/. */
+static void move_aside(const char *dir)
+{
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    char *to = mtb_asprintf("%s/replaced-%s", dir, ts);
+    int mrc = mtb_mkdir_p(to);
+    if (mrc)
+        mtb_die(1, "cannot create %s: %s", to, mtb_errdesc(mrc));
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strncmp(e->d_name, "replaced-", 9))
+            continue;
+        char *a = mtb_asprintf("%s/%s", dir, e->d_name), *b = mtb_asprintf("%s/%s", to, e->d_name);
+        if (rename(a, b) != 0)
+            mtb_die(1, "cannot move %s to %s: %s", a, b, mtb_errdesc(errno));
+        free(a);
+        free(b);
+    }
+    if (d)
+        closedir(d);
+    fprintf(stderr, "mtebench: --force: the runs that were in %s are now in %s\n", dir, to);
+    free(to);
+}
+
+/* Refused before running: the mark goes back to what it was. */
+static void unclaim(const char *dir, int fd)
+{
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    if (!claim_old[0])
+        unlink(mp);
+    else if (ftruncate(fd, 0) != 0 || pwrite(fd, claim_old, strlen(claim_old), 0) < 0) { /* best effort */ }
+    free(mp);
+    close(fd);
+}
+
+/* A results dir holding runs is used only as told: --resume (the same plan)
+ * or --force (its runs moved aside); never mixed with a new attempt. */
+static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int force, int claim)
+{
+    char why[2048] = "";
+    char *pp = mtb_asprintf("%s/plan.json", dir);
+    json_t *old = json_load_file(pp, 0, NULL);
+    int n = dir_entries(dir);
+    if (p->resume) {
+        if (!old)
+            snprintf(why, sizeof why, "--resume %s: no plan.json there: nothing to resume (a results directory of "
+                     "bench or plan)", dir);
+        else if (!json_equal(old, pj))
+            snprintf(why, sizeof why, "--resume %s: it holds another plan (%s, %zu cells x %lld reps) than the one "
+                     "given; give the same options or plan file, or --force without --resume to start afresh there",
+                     dir, json_string_value(json_object_get(old, "name")), json_array_size(json_object_get(old, "cells")),
+                     (long long)json_integer_value(json_object_get(old, "reps")));
+    } else if (n && force) {
+        move_aside(dir);
+    } else if (n && old && json_equal(old, pj)) {
+        snprintf(why, sizeof why, "%s already holds runs of this plan: --resume %s finishes it (ok runs kept, the "
+                 "rest redone), --force starts afresh (its runs moved aside)", dir, dir);
+    } else if (n) {
+        snprintf(why, sizeof why, "%s holds %s: give another --results, or --force to move them aside and run there",
+                 dir, old ? "the runs of another plan" : "other files");
+    }
+    if (why[0]) {
+        unclaim(dir, claim);
+        mtb_die(2, "%s", why);
+    }
+    json_decref(old);
+    free(pp);
+}
+
+/* --resume: the ok record of rundir, or NULL after moving what is there
+ * (a failed or cut-short attempt) to dir/.attempts/, so that the run is
+ * redone in a fresh directory and no log is appended to. */
+static json_t *resume_one(const char *dir, const char *rundir)
+{
+    char *rp = mtb_asprintf("%s/record.json", rundir);
+    json_t *rec = json_load_file(rp, 0, NULL);
+    free(rp);
+    if (rec && json_is_string(json_object_get(rec, "status")) && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+        return rec;
+    json_decref(rec);
+    if (!mtb_file_exists(rundir))
+        return NULL;
+    const char *base = strrchr(rundir, '/') + 1;
+    char *att = mtb_asprintf("%s/.attempts", dir);
+    mtb_mkdir_p(att);
+    for (int k = 1;; k++) {
+        char *to = mtb_asprintf("%s/%s-%d", att, base, k);
+        if (!mtb_file_exists(to)) {
+            if (rename(rundir, to) != 0)
+                mtb_die(1, "cannot move %s to %s: %s", rundir, to, mtb_errdesc(errno));
+            free(to);
+            break;
+        }
+        free(to);
+    }
+    free(att);
+    return NULL;
 }
 
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
@@ -325,6 +444,13 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                p->cells[i].mode->name);
         if (p->cells[i].wl.cores)
             json_object_set_new(cj, "cores", json_integer(p->cells[i].wl.cores));
+        const struct mtb_workload *w = &p->cells[i].wl; /* what makes a run this run (for --resume) */
+        json_object_set_new(cj, "load", json_pack("{s:s,s:I,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:I}", "mix", w->mix, "keys",
+                                                  (json_int_t)w->keys, "value_size", w->value_size, "threads",
+                                                  (json_int_t)w->threads, "conns", (json_int_t)w->conns, "pipeline",
+                                                  (json_int_t)w->pipeline, "duration_s", w->duration, "warmup_s",
+                                                  w->warmup, "rate", w->rate, "service_threads",
+                                                  (json_int_t)w->service_threads));
         json_array_append_new(cells, cj);
     }
     json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
@@ -332,6 +458,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                            "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", p->skipped);
     char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *pp = mtb_asprintf("%s/plan.json", dir);
+    check_dir(p, dir, pj, force, claim);
     int wrc = mtb_write_atomic(pp, pt, strlen(pt));
     if (wrc != 0)
         mtb_die(1, "cannot write %s: %s", pp, mtb_errdesc(wrc));
@@ -375,6 +502,16 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                 snprintf(ptag, sizeof ptag, "-c%ld", c->wl.cores);
             char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, ptag,
                                         c->variant, c->mode->name, rep);
+            json_t *kept = p->resume ? resume_one(dir, rundir) : NULL;
+            if (kept) { /* --resume: an ok run of the earlier attempt */
+                if (!tty)
+                    fprintf(stderr, "  kept from the earlier attempt: %s/record.json\n", rundir);
+                json_array_append_new(records, kept);
+                if (files)
+                    json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+                free(rundir);
+                continue;
+            }
             struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
                                    .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build, .machine = p->machine,
                                    .rep = (int)rep, .index = idx, .total = total, .plan = p->name, .dir = rundir };

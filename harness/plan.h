@@ -32,6 +32,7 @@ struct mtb_plan {
     size_t ncells;
     json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
     json_t *failed;                   /* mtb_plan_run: [{record, status, error}] of the runs not ok */
+    int resume;                       /* --resume: keep the ok records found, redo the rest */
 };
 
 /* Start an empty plan for the resolved options (platform, kernel, reps). */

@@ -34,10 +34,27 @@ ok "$("$PY" -c "import socket,sys;s=socket.socket();s.setsockopt(socket.SOL_SOCK
 is "$(jq -r .status "$R/001-memcached-default-plain-off-rep1/record.json")" ok "the finished record is intact"
 ok "$(! [ -f "$D2/record.json" ]; echo $?)" "the cut run has no record"
 ok "$( [ -f "$R/.mtebench-running" ]; echo $?)" "the results directory keeps the mark of a harness that did not finish"
-# the next harness into it says so (a short run: its outcome is not the point)
+cp "$R/001-memcached-default-plain-off-rep1/record.json" "$T_TMP/first.json"
+# a new attempt into it without saying what to do is refused
+"$M" bench --service memcached --mode sync --platform emu --reps 1 --duration 4 --warmup 0 \
+    --results "$R" > "$T_TMP/out1" 2> "$T_TMP/err1"
+is "$?" 2 "a new attempt into the same results directory is refused"
+ok "$(grep -q "^mtebench: $R already holds runs of this plan: --resume $R finishes it" "$T_TMP/err1"; echo $?)" \
+   "and told about --resume" || dump "$T_TMP/err1"
 "$M" bench --service memcached --mode sync --platform emu --reps 1 --duration 1 --warmup 0 \
-    --results "$R" > "$T_TMP/out2" 2> "$T_TMP/err2"
+    --resume "$R" > "$T_TMP/out1" 2> "$T_TMP/err1"
+is "$?" 2 "--resume with another plan (another duration) is refused"
+ok "$(grep -q "^mtebench: --resume $R: it holds another plan (bench, 2 cells x 1 reps)" "$T_TMP/err1"; echo $?)" "saying so" || dump "$T_TMP/err1"
+# --resume finishes it: the ok run kept, the cut one redone in its place
+"$M" bench --service memcached --mode sync --platform emu --reps 1 --duration 4 --warmup 0 \
+    --resume "$R" > "$T_TMP/out2" 2> "$T_TMP/err2"
+is "$?" 0 "--resume finishes the plan" || dump "$T_TMP/err2"
 ok "$(grep -q "^mtebench: $R was left by an mtebench that did not finish (pid $pid, started " "$T_TMP/err2"; echo $?)" \
-   "a later harness recognises the stale results directory" || dump "$T_TMP/err2"
-ok "$(! [ -f "$R/.mtebench-running" ]; echo $?)" "and the mark is gone once a plan finished there"
+   "and recognises the stale results directory" || dump "$T_TMP/err2"
+ok "$(cmp -s "$T_TMP/first.json" "$R/001-memcached-default-plain-off-rep1/record.json"; echo $?)" "the ok record kept as it was"
+is "$(jq -r .status "$D2/record.json")" ok "the cut run redone in its place"
+ok "$( [ -f "$R/.attempts/002-memcached-default-tagged-sync-rep1-1/mtload.log" ]; echo $?)" "the cut attempt moved to .attempts"
+is "$(grep -c '^mtload memcache' "$D2/mtload.log")" 2 "the redone run's mtload.log holds its own preload and measurement only"
+is "$(jq -s 'map(.config.rep)|sort|join(",")' "$R"/0*/record.json)" '"1,1"' "two records, one per cell"
+ok "$(! [ -f "$R/.mtebench-running" ]; echo $?)" "the mark is gone once the plan finished"
 done_testing
