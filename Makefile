@@ -156,7 +156,8 @@ BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--m
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict)
+	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
+	$(if $(RESUME),--resume $(RESUME))
 
 bench: deps
 	@$(MAKE) --no-print-directory all

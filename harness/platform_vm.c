@@ -167,8 +167,15 @@ static int vm_run(const struct mtb_run *run, json_t **record)
                                               json_sprintf("%s/mtload.log", base), "agent", "guest/agent.log",
                                               "console", "console.log", "qemu", "qemu.log"));
     char *recp = mtb_asprintf("%s/record.json", run->dir);
-    if (mtb_record_write(recp, rec) != 0)
-        mtb_warn("cannot write %s", recp);
+    int wrc = mtb_record_write(recp, rec);
+    if (wrc != 0) { /* not on disk: an error, never listed as written */
+        char *m = mtb_asprintf("cannot write %s: %s", recp, mtb_errdesc(wrc));
+        st = MTB_RUN_ERROR;
+        json_object_set_new(rec, "status", json_string("error"));
+        json_object_set_new(rec, "error", json_string(m));
+        json_object_set_new(rec, "not_written", json_true());
+        free(m);
+    }
     if (st != MTB_RUN_OK && !run->quiet)
         mtb_warn("run %d/%d (%s %s/%s on vm, kernel %s): %s", run->index, run->total, run->recipe->name,
                  run->variant, run->mode->name, run->kernel,

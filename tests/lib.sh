@@ -53,3 +53,14 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 done_testing() { echo "1..$T_N"; [ "$T_FAIL" = 0 ]; exit $?; }
+
+# pids_in DIR: the processes whose working directory is DIR (a run's service
+# runs in its run directory), one a line
+pids_in() {
+    local p d
+    for p in /proc/[0-9]*; do
+        d=$(readlink "$p/cwd" 2>/dev/null) || continue
+        [ "$d" = "$1" ] && echo "${p#/proc/}"
+    done
+    return 0
+}
