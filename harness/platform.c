@@ -145,7 +145,7 @@ static int vm_usable(char *why, size_t n)
         snprintf(why, n, "%s is too old: QEMU before 8.0 mis-tags memory in full-system MTE", v);
         return 0;
     }
-    return 1;
+    return mtb_vm_guest_ready(why, n);
 }
 static int vm_mode_ok(const struct mtb_mode *m, char *why, size_t n)
 {

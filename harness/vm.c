@@ -14,7 +14,12 @@
 #include <unistd.h>
 
 #define XSYSROOT "/opt/mtebench/sysroot-arm64"
-#define GUESTROOT "/opt/mtebench/guest-arm64"   /* bash, busybox (make deps) */
+/* bash, busybox (make deps); MTEBENCH_GUESTROOT replaces it in the tests */
+static const char *guest_root(void)
+{
+    const char *e = getenv("MTEBENCH_GUESTROOT");
+    return e && *e ? e : "/opt/mtebench/guest-arm64";
+}
 #define GUEST_OUT "/tmp/out"
 
 const char *mtb_qemu_system_version(void) { return mtb_tool_version("qemu-system-aarch64"); }
@@ -25,6 +30,38 @@ int mtb_vm_kvm(void)
 }
 
 /* --- the guest image ------------------------------------------------------ */
+int mtb_vm_guest_ready(char *why, size_t n)
+{
+    /* what guest-image.sh takes from the host besides the project's builds */
+    const char *progs[] = { "bash", "busybox" };
+    for (size_t i = 0; i < 2; i++) {
+        char *p = mtb_asprintf("%s/bin/%s", guest_root(), progs[i]);
+        char *w = mtb_host_is_arm64() && access(p, X_OK) != 0 ? mtb_which(progs[i]) : NULL;
+        int ok = access(p, X_OK) == 0 || w;
+        free(p);
+        free(w);
+        if (!ok) {
+            snprintf(why, n, "no arm64 %s for the guest image (make deps unpacks it into %s)", progs[i], guest_root());
+            return 0;
+        }
+    }
+    if (!mtb_file_exists("/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1") &&
+        !mtb_file_exists("/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1")) {
+        snprintf(why, n, "no arm64 dynamic loader for the guest image (libc6:arm64; make deps)");
+        return 0;
+    }
+    const char *tools[] = { "aarch64-linux-gnu-readelf", "cpio", "gzip" };
+    for (size_t i = 0; i < 3; i++) {
+        char *w = mtb_which(tools[i]);
+        free(w);
+        if (!w) {
+            snprintf(why, n, "%s not found: the guest image cannot be made (make deps)", tools[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int mtb_guest_image(const struct mtb_build *const *builds, const char *const *variants, int n,
                     const char *service, char **path, char hash[65], char *err, size_t errlen)
 {
@@ -49,7 +86,7 @@ int mtb_guest_image(const struct mtb_build *const *builds, const char *const *va
     char *script = mtb_asprintf("%s/harness/guest-image.sh", mtb_root());
     char *envv[] = { mtb_asprintf("MTB_ROOT=%s", mtb_root()), mtb_asprintf("MTB_OUTDIR=%s", outdir),
                      mtb_asprintf("MTB_BUILDS=%s", lines), mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
-                     mtb_asprintf("MTB_GUESTROOT=%s", GUESTROOT), NULL };
+                     mtb_asprintf("MTB_GUESTROOT=%s", guest_root()), NULL };
     char *const argv[] = { "bash", script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
     int st = mtb_proc_run(&s, 300);

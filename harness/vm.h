@@ -11,6 +11,9 @@ struct mtb_run;
 
 /* qemu-system-aarch64 --version first line, or NULL. */
 const char *mtb_qemu_system_version(void);
+/* 1 when the guest image can be made here (arm64 bash, busybox and loader,
+ * readelf, cpio); 0 with why otherwise. */
+int mtb_vm_guest_ready(char *why, size_t n);
 /* 1 when KVM with MTE can be used (/dev/kvm on an MTE arm64 host). */
 int mtb_vm_kvm(void);
 
