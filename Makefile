@@ -168,3 +168,9 @@ nightly: deps
 	@# not echoed: HISTORY may be a PostgreSQL URL with a password
 	@$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history '$(HISTORY)') $(BENCH_ARGS_COMMON)
 .PHONY: nightly
+
+# --- rehearsal on an emulated arm64 Debian 12 (not part of make test) ---------
+# debootstrap root cached in /var/cache/mtebench/rehearse-arm64; tens of minutes
+rehearse-arm64:
+	bash tests/rehearse-arm64.sh
+.PHONY: rehearse-arm64
