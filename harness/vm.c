@@ -172,6 +172,53 @@ out:
     return rc;
 }
 
+void mtb_vm_qemu_argv(const struct mtb_vm *vm, int kvm, const char *console, const char *chan, struct mtb_argv *a)
+{
+    mtb_argv_push(a, "qemu-system-aarch64");
+    mtb_argv_push(a, "-machine");
+    /* under KVM the guest's GIC must be one the host can virtualise
+     * (built and checked in tests/unit/test_arm64.c; run only on MTE hosts) */
+    mtb_argv_push(a, kvm ? "virt,mte=on,gic-version=host" : "virt,mte=on");
+    mtb_argv_push(a, "-accel");
+    mtb_argv_push(a, kvm ? "kvm" : "tcg");
+    mtb_argv_push(a, "-cpu");
+    /* pauth-impdef makes TCG boots several times faster */
+    mtb_argv_push(a, kvm ? "host" : "max,pauth-impdef=on");
+    mtb_argv_push(a, "-smp");
+    mtb_argv_pushf(a, "%d", vm->smp > 0 ? vm->smp : 2);
+    mtb_argv_push(a, "-m");
+    mtb_argv_pushf(a, "%d", vm->mem_mb > 0 ? vm->mem_mb : 2048);
+    mtb_argv_push(a, "-display");
+    mtb_argv_push(a, "none");
+    mtb_argv_push(a, "-monitor");
+    mtb_argv_push(a, "none");
+    mtb_argv_push(a, "-no-reboot");
+    /* the run uses the guest's loopback only; no NIC (and no option ROM) */
+    mtb_argv_push(a, "-nic");
+    mtb_argv_push(a, "none");
+    mtb_argv_push(a, "-serial");
+    mtb_argv_pushf(a, "file:%s", console);
+    mtb_argv_push(a, "-device");
+    mtb_argv_push(a, "virtio-serial-device");
+    mtb_argv_push(a, "-chardev");
+    mtb_argv_pushf(a, "file,id=mtb,path=%s", chan);
+    mtb_argv_push(a, "-device");
+    mtb_argv_push(a, "virtconsole,chardev=mtb");
+    mtb_argv_push(a, "-kernel");
+    mtb_argv_push(a, vm->kernel->image);
+    mtb_argv_push(a, "-initrd");
+    mtb_argv_push(a, vm->initrd);
+    char *append = mtb_strdup("console=ttyAMA0 loglevel=5 panic=-1 --");
+    for (char *const *g = vm->args; g && *g; g++) {
+        char *n = mtb_asprintf("%s %s", append, *g);
+        free(append);
+        append = n;
+    }
+    mtb_argv_push(a, "-append");
+    mtb_argv_push(a, append);
+    free(append);
+}
+
 int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
@@ -184,48 +231,7 @@ int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, s
     unlink(chan);
     int kvm = mtb_vm_kvm();
     struct mtb_argv a = { 0 };
-    mtb_argv_push(&a, "qemu-system-aarch64");
-    mtb_argv_push(&a, "-machine");
-    /* under KVM the guest's GIC must be one the host can virtualise
-     * (not exercised here: this machine has no MTE hardware) */
-    mtb_argv_push(&a, kvm ? "virt,mte=on,gic-version=host" : "virt,mte=on");
-    mtb_argv_push(&a, "-accel");
-    mtb_argv_push(&a, kvm ? "kvm" : "tcg");
-    mtb_argv_push(&a, "-cpu");
-    /* pauth-impdef makes TCG boots several times faster */
-    mtb_argv_push(&a, kvm ? "host" : "max,pauth-impdef=on");
-    mtb_argv_push(&a, "-smp");
-    mtb_argv_pushf(&a, "%d", vm->smp > 0 ? vm->smp : 2);
-    mtb_argv_push(&a, "-m");
-    mtb_argv_pushf(&a, "%d", vm->mem_mb > 0 ? vm->mem_mb : 2048);
-    mtb_argv_push(&a, "-display");
-    mtb_argv_push(&a, "none");
-    mtb_argv_push(&a, "-monitor");
-    mtb_argv_push(&a, "none");
-    mtb_argv_push(&a, "-no-reboot");
-    /* the run uses the guest's loopback only; no NIC (and no option ROM) */
-    mtb_argv_push(&a, "-nic");
-    mtb_argv_push(&a, "none");
-    mtb_argv_push(&a, "-serial");
-    mtb_argv_pushf(&a, "file:%s", console);
-    mtb_argv_push(&a, "-device");
-    mtb_argv_push(&a, "virtio-serial-device");
-    mtb_argv_push(&a, "-chardev");
-    mtb_argv_pushf(&a, "file,id=mtb,path=%s", chan);
-    mtb_argv_push(&a, "-device");
-    mtb_argv_push(&a, "virtconsole,chardev=mtb");
-    mtb_argv_push(&a, "-kernel");
-    mtb_argv_push(&a, vm->kernel->image);
-    mtb_argv_push(&a, "-initrd");
-    mtb_argv_push(&a, vm->initrd);
-    char *append = mtb_strdup("console=ttyAMA0 loglevel=5 panic=-1 --");
-    for (char *const *g = vm->args; g && *g; g++) {
-        char *n = mtb_asprintf("%s %s", append, *g);
-        free(append);
-        append = n;
-    }
-    mtb_argv_push(&a, "-append");
-    mtb_argv_push(&a, append);
+    mtb_vm_qemu_argv(vm, kvm, console, chan, &a);
     char *cmdline = mtb_strdup("");
     for (int i = 0; i < a.n; i++) {
         int q = strchr(a.v[i], ' ') != NULL;
@@ -299,7 +305,6 @@ int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, s
 out:
     json_object_set_new(res->info, "guest_exit", json_integer(res->guest_exit));
     mtb_argv_free(&a);
-    free(append);
     free(cmdline);
     free(console);
     free(qlog);

@@ -43,6 +43,12 @@ struct mtb_vm_result {
     json_t *info;            /* {accel, qemu, command, boot_seconds, ...} for records */
 };
 
+struct mtb_argv;
+/* The qemu-system-aarch64 command line of a boot: KVM (-accel kvm -cpu host,
+ * the host's GIC) or TCG (-cpu max,pauth-impdef=on), the serial console to
+ * `console`, the hand-back channel to `chan`. Pure: appends to a. */
+void mtb_vm_qemu_argv(const struct mtb_vm *vm, int kvm, const char *console, const char *chan, struct mtb_argv *a);
+
 /* Boot, run, collect. @return 0 when the guest finished and handed its
  * output back, -1 otherwise (err says why; console.log is kept). */
 int mtb_vm_exec(const struct mtb_vm *vm, struct mtb_vm_result *res, char *err, size_t errlen);

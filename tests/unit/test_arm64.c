@@ -1,0 +1,68 @@
+/* Unit tests of what runs only on arm64 MTE servers, checked here on any
+ * machine: the KVM command line of PLATFORM=vm (beside the TCG one). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "tap.h"
+#include "util.h"
+#include "vm.h"
+
+/* index of the option `opt` in a, or -1; *val its value */
+static int opt_of(const struct mtb_argv *a, const char *opt, const char **val)
+{
+    for (int i = 0; i + 1 < a->n; i++)
+        if (!strcmp(a->v[i], opt)) {
+            *val = a->v[i + 1];
+            return i;
+        }
+    *val = "";
+    return -1;
+}
+
+static void test_vm_argv(void)
+{
+    struct mtb_kernel k;
+    memset(&k, 0, sizeof k);
+    k.image = "/k/Image";
+    char *args[] = { "run", "--mode=sync", NULL };
+    struct mtb_vm vm = { .kernel = &k, .initrd = "/i/initramfs.cpio.gz", .args = args, .smp = 4, .mem_mb = 1024 };
+    for (int kvm = 0; kvm <= 1; kvm++) {
+        struct mtb_argv a = { 0 };
+        mtb_vm_qemu_argv(&vm, kvm, "/d/console.log", "/d/channel.bin", &a);
+        const char *v = "";
+        const char *name = kvm ? "KVM" : "TCG";
+        ok(a.n > 0 && !strcmp(a.v[0], "qemu-system-aarch64"), "%s: qemu-system-aarch64", name);
+        int at = opt_of(&a, "-accel", &v);
+        ok(at > 0 && !strcmp(v, kvm ? "kvm" : "tcg"), "%s: -accel %s", name, v);
+        at = opt_of(&a, "-cpu", &v);
+        ok(at > 0 && !strcmp(v, kvm ? "host" : "max,pauth-impdef=on"), "%s: -cpu %s", name, v);
+        at = opt_of(&a, "-machine", &v);
+        ok(at > 0 && !strcmp(v, kvm ? "virt,mte=on,gic-version=host" : "virt,mte=on"),
+           "%s: -machine %s (MTE on%s)", name, v, kvm ? ", the host's GIC" : "");
+        ok(opt_of(&a, "-smp", &v) > 0 && !strcmp(v, "4") && opt_of(&a, "-m", &v) > 0 && !strcmp(v, "1024"),
+           "%s: -smp 4 -m 1024", name);
+        ok(opt_of(&a, "-kernel", &v) > 0 && !strcmp(v, "/k/Image") && opt_of(&a, "-initrd", &v) > 0 &&
+               !strcmp(v, "/i/initramfs.cpio.gz"),
+           "%s: kernel and initrd", name);
+        ok(opt_of(&a, "-serial", &v) > 0 && !strcmp(v, "file:/d/console.log"), "%s: console to a file", name);
+        at = opt_of(&a, "-append", &v);
+        ok(at > 0 && strstr(v, "console=ttyAMA0") && strstr(v, "-- run --mode=sync"),
+           "%s: guest arguments after -- (%s)", name, v);
+        /* nothing of the other accelerator leaks in */
+        int other = 0;
+        for (int i = 0; i < a.n; i++)
+            if (kvm ? strstr(a.v[i], "pauth-impdef") || !strcmp(a.v[i], "tcg")
+                    : strstr(a.v[i], "gic-version=host") || !strcmp(a.v[i], "kvm") || !strcmp(a.v[i], "host"))
+                other = 1;
+        ok(!other, "%s: no option of the other accelerator", name);
+        ok(a.v[a.n] == NULL, "%s: argv NULL-terminated", name);
+        mtb_argv_free(&a);
+    }
+}
+
+int main(void)
+{
+    test_vm_argv();
+    return done_testing();
+}
