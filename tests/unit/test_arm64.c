@@ -3,7 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "kernel.h"
+#include "mode.h"
 #include "tap.h"
 #include "util.h"
 #include "vm.h"
@@ -61,8 +66,55 @@ static void test_vm_argv(void)
     }
 }
 
+static void test_asymm_check(void)
+{
+    /* a stand-in CPU directory of sysfs: cpu0 and cpu1, no mte_tcf_preferred yet */
+    char dir[] = "/tmp/mtb-sysfs.XXXXXX";
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    char *c0 = mtb_asprintf("%s/cpu0", dir), *c1 = mtb_asprintf("%s/cpu1", dir);
+    mkdir(c0, 0755);
+    mkdir(c1, 0755);
+    const struct mtb_mode *asymm = mtb_mode_find("asymm"), *sync = mtb_mode_find("sync"), *off = mtb_mode_find("off");
+    char why[512] = "";
+    ok(mtb_mode_host_check(off, 0, 0, 0, dir, why, sizeof why), "off runs anywhere");
+    ok(!mtb_mode_host_check(sync, 0, 0, 0, dir, why, sizeof why) && strstr(why, "not arm64") && strstr(why, "PLATFORM=emu"),
+       "sync refused without MTE, pointing to emu (%s)", why);
+    ok(mtb_mode_host_check(sync, 1, 1, 0, dir, why, sizeof why), "sync runs with MTE (no MTE3, no preferred mode needed)");
+    ok(!mtb_mode_host_check(asymm, 1, 1, 0, dir, why, sizeof why) && strstr(why, "MTE3"), "asymm refused without MTE3 (%s)", why);
+    why[0] = 0;
+    ok(!mtb_mode_host_check(asymm, 1, 1, 1, dir, why, sizeof why) && strstr(why, "mte_tcf_preferred") &&
+           strstr(why, "absent"),
+       "asymm refused with MTE3 but no mte_tcf_preferred (%s)", why);
+    char *p0 = mtb_asprintf("%s/mte_tcf_preferred", c0), *p1 = mtb_asprintf("%s/mte_tcf_preferred", c1);
+    FILE *f = fopen(p0, "w");
+    if (f) {
+        fputs("async\n", f);
+        fclose(f);
+    }
+    f = fopen(p1, "w");
+    if (f) {
+        fputs("async\n", f);
+        fclose(f);
+    }
+    why[0] = 0;
+    ok(mtb_mode_host_check(asymm, 1, 1, 1, dir, why, sizeof why), "asymm accepted with MTE3 and mte_tcf_preferred (%s)", why);
+    unlink(p0);
+    unlink(p1);
+    rmdir(c0);
+    rmdir(c1);
+    rmdir(dir);
+    free(p0);
+    free(p1);
+    free(c0);
+    free(c1);
+}
+
 int main(void)
 {
     test_vm_argv();
+    test_asymm_check();
     return done_testing();
 }
