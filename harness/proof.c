@@ -1,5 +1,6 @@
 /* proof.c - see proof.h */
 #include "proof.h"
+#include "mode.h"
 #include "probe/vmflags.h"
 #include "proc.h"
 #include "util.h"
@@ -181,4 +182,18 @@ int mtb_proof_smaps_max(const char *path, int *shared)
     if (shared)
         *shared = maxsh;
     return max;
+}
+
+int mtb_record_warnings_add(json_t *rec)
+{
+    json_t *w = json_array();
+    const char *nw = json_string_value(json_object_get(json_object_get(rec, "machine"), "numa_warning"));
+    if (nw && *nw)
+        json_array_append_new(w, json_string(nw));
+    int n = (int)json_array_size(w);
+    if (n)
+        json_object_set_new(rec, "warnings", w);
+    else
+        json_decref(w);
+    return n;
 }

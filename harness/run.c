@@ -842,6 +842,12 @@ out:
     if (status != MTB_RUN_OK)
         json_object_set_new(rec, "error", json_string(why));
     json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
+    if (mtb_record_warnings_add(rec) && !run->quiet) {
+        size_t wi;
+        json_t *wv;
+        json_array_foreach(json_object_get(rec, "warnings"), wi, wv) mtb_warn("run %d/%d: %s", run->index, run->total,
+                                                                            json_string_value(wv));
+    }
     char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
     if (!text || mtb_write_atomic(recp, text, strlen(text)) != 0)
         mtb_warn("cannot write %s", recp);
