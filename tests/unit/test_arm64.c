@@ -9,6 +9,8 @@
 
 #include "kernel.h"
 #include "mode.h"
+#include "proof.h"
+#include "summary.h"
 #include "tap.h"
 #include "util.h"
 #include "vm.h"
@@ -112,9 +114,59 @@ static void test_asymm_check(void)
     free(c1);
 }
 
+/* a record as run.c writes it, for the fields the warnings read */
+static json_t *record(const char *platform, const char *mode, json_t *smaps_mt)
+{
+    return json_pack("{s:s,s:{s:s,s:s,s:s,s:s,s:s,s:i},s:{s:o},s:{s:o},s:{s:f}}", "status", "ok", "config",
+                     "service", "memcached", "variant", "plain", "mode", mode, "platform", platform, "kernel", "host",
+                     "rep", 1, "proof", "smaps_mt", smaps_mt, "machine", "numa_node", json_null(), "summary",
+                     "ops_per_sec", 1000.0);
+}
+
+static int count_warnings(json_t *rec, const char *needle)
+{
+    size_t i;
+    json_t *w;
+    int n = 0;
+    json_array_foreach(json_object_get(rec, "warnings"), i, w) n += strstr(json_string_value(w), needle) != NULL;
+    return n;
+}
+
+static void test_zero_mt(void)
+{
+    json_t *r = record("host", "sync", json_integer(0));
+    ok(mtb_record_warnings_add(r) == 1 && count_warnings(r, "tagging not seen") == 1,
+       "host sync with 0 mt mappings: a 'tagging not seen' warning in the record");
+    json_t *all = json_array();
+    json_array_append(all, r);
+    json_t *sum = mtb_summary_build(all);
+    int in_sum = 0;
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(sum, "warnings"), i, w) in_sum +=
+        strstr(json_string_value(w), "memcached") && strstr(json_string_value(w), "tagging not seen") != NULL;
+    ok(in_sum == 1, "... lifted once into the summary's warnings (the table and the report print those)");
+    json_decref(sum);
+    json_decref(all);
+    json_decref(r);
+    r = record("vm", "async", json_integer(0));
+    ok(mtb_record_warnings_add(r) == 1 && count_warnings(r, "MODE=async on vm") == 1, "vm async with 0 mt: warned");
+    json_decref(r);
+    r = record("host", "sync", json_integer(12));
+    ok(mtb_record_warnings_add(r) == 0 && !json_object_get(r, "warnings"), "host sync with 12 mt mappings: no warning");
+    json_decref(r);
+    r = record("host", "off", json_integer(0));
+    ok(mtb_record_warnings_add(r) == 0, "host off with 0 mt: no warning (nothing to tag)");
+    json_decref(r);
+    r = record("emu", "sync", json_null());
+    ok(mtb_record_warnings_add(r) == 0, "emu sync, smaps_mt null (not measurable): no warning");
+    json_decref(r);
+}
+
 int main(void)
 {
     test_vm_argv();
     test_asymm_check();
+    test_zero_mt();
     return done_testing();
 }
