@@ -17,7 +17,7 @@ if [ "$pref" = null ]; then
     why=$(jq -r '.platforms[] | select(.name=="host") | .refused.asymm' <<< "$j")
     ok "$( [[ "$why" == *MODE=asymm* ]]; echo $?)" "doctor: host says why asymm is refused ($why)"
 fi
-if ! jq -e '.platforms[] | select(.name=="host") | .modes | index("asymm") != null' <<< "$j" >/dev/null; then
+if ! jq_e '.platforms[] | select(.name=="host") | .modes | index("asymm") != null' <<< "$j" >/dev/null; then
     before=$(ls "$ROOT/results" 2>/dev/null | wc -l)
     t0=$(date +%s)
     out=$("$M" bench --service memcached --mode asymm --platform host --results "$T_TMP/res" 2>&1); rc=$?
