@@ -45,8 +45,11 @@ PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtef
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
 GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
-XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o)
-XHN_OBJ := $(HN_SRC:%.c=$(B)/obj-aarch64/%.o)
+# on aarch64 native and "cross" are one compiler: the guest's objects are the
+# native ones, but for history.c (the guest's mtebench goes without libpq)
+XO      := $(if $(filter aarch64,$(ARCH)),$(B)/obj,$(B)/obj-aarch64)
+XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o)
+XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(HN_SRC:%.c=$(XO)/%.o))
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
@@ -86,9 +89,9 @@ $(B)/aarch64/libmtload.a: $(XLG_OBJ)
 	@rm -f $@; $(XAR) rcs $@ $^
 $(B)/aarch64/libmteharness.a: $(XHN_OBJ)
 	@rm -f $@; $(XAR) rcs $@ $^
-$(B)/aarch64/mtload: $(B)/obj-aarch64/loadgen/main.o $(B)/aarch64/libmtload.a
+$(B)/aarch64/mtload: $(XO)/loadgen/main.o $(B)/aarch64/libmtload.a
 	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/aarch64/mtebench: $(B)/obj-aarch64/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
+$(B)/aarch64/mtebench: $(XO)/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
 	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/aarch64/mtbinit: harness/guest/init.c
 	@mkdir -p $(dir $@)

@@ -445,30 +445,72 @@ static int cpu_parts(const char *cpuinfo, char parts[][16], int max)
     return n;
 }
 
+/* how many CPUs a shipped profile needs: its highest CPU + 1 (0: unreadable) */
+static int profile_needs(const char *name)
+{
+    char *path = mtb_asprintf("%s/configs/machines/%s.conf", mtb_root(), name);
+    char err[MTB_ERRLEN];
+    struct mtb_machine *m = mtb_calloc(1, sizeof *m);
+    int need = 0;
+    if (mtb_machine_parse(path, m, err, sizeof err) == 0) {
+        need = m->cpus;
+        for (int s = 0; s < 3; s++) {
+            const int *c = s == 0 ? m->svc_cpus : s == 1 ? m->cli_cpus : m->swp_cpus;
+            int n = s == 0 ? m->nsvc : s == 1 ? m->ncli : m->nswp;
+            for (int i = 0; i < n; i++)
+                if (c[i] + 1 > need)
+                    need = c[i] + 1;
+        }
+    }
+    free(m);
+    free(path);
+    return need;
+}
+
 const char *mtb_machine_suggest(int ncpus, const char *cpuinfo, int nnodes, char *why, size_t whylen)
 {
     char parts[8][16];
     int np = cpuinfo ? cpu_parts(cpuinfo, parts, 8) : 0;
+    /* a profile written for a kind of machine is suggested only where its
+     * CPU lists fit; otherwise a smaller one, or auto (the halves) */
+    char nofit[256] = "";
     for (int i = 0; i < np; i++)
         if (!strncmp(parts[i], "0xc0:", 5)) {
-            snprintf(why, whylen, "Ampere CPU (MIDR implementer:part %s), %d CPUs, %d NUMA node%s", parts[i], ncpus,
-                     nnodes, nnodes == 1 ? "" : "s");
-            return "ampereone";
+            int need = profile_needs("ampereone");
+            if (need > 0 && ncpus >= need) {
+                snprintf(why, whylen, "Ampere CPU (MIDR implementer:part %s), %d CPUs, %d NUMA node%s", parts[i],
+                         ncpus, nnodes, nnodes == 1 ? "" : "s");
+                return "ampereone";
+            }
+            snprintf(nofit, sizeof nofit, "; Ampere CPU (MIDR %.15s), but ampereone needs %d CPUs", parts[i], need);
+            np = 1; /* one core type, as far as the rest is concerned */
+            break;
         }
     if (np >= 2) {
-        snprintf(why, whylen, "%d core types (MIDR parts %s, %s%s): a big.LITTLE layout, one core of each type", np,
-                 parts[0], parts[1], np > 2 ? ", ..." : "");
-        return "pixel";
+        int need = profile_needs("pixel");
+        if (need > 0 && ncpus >= need) {
+            snprintf(why, whylen, "%d core types (MIDR parts %s, %s%s): a big.LITTLE layout, one core of each type", np,
+                     parts[0], parts[1], np > 2 ? ", ..." : "");
+            return "pixel";
+        }
+        snprintf(nofit, sizeof nofit, "; %d core types, but pixel needs %d CPUs", np, need);
     }
     if (ncpus <= 4) {
-        snprintf(why, whylen, "%d CPUs: the service on CPU 0, the load generator on CPU 1", ncpus);
+        snprintf(why, whylen, "%d CPUs: the service on CPU 0, the load generator on CPU 1%s", ncpus, nofit);
         return "local";
     }
-    if (np == 1) {
-        snprintf(why, whylen, "one core type (MIDR part %s), %d CPUs, %d NUMA node%s: a generic arm64 server", parts[0],
-                 ncpus, nnodes, nnodes == 1 ? "" : "s");
-        return "arm64-server";
+    if (np == 1 && !nofit[0]) {
+        int need = profile_needs("arm64-server");
+        if (need > 0 && ncpus >= need) {
+            snprintf(why, whylen, "one core type (MIDR part %s), %d CPUs, %d NUMA node%s: a generic arm64 server",
+                     parts[0], ncpus, nnodes, nnodes == 1 ? "" : "s");
+            return "arm64-server";
+        }
+        snprintf(nofit, sizeof nofit, "; one core type (MIDR part %s), but arm64-server needs %d CPUs", parts[0], need);
     }
-    snprintf(why, whylen, "%d CPUs, no arm64 MIDR in /proc/cpuinfo: halves of the CPUs", ncpus);
+    if (nofit[0])
+        snprintf(why, whylen, "%d CPUs: halves of the CPUs%s", ncpus, nofit);
+    else
+        snprintf(why, whylen, "%d CPUs, no arm64 MIDR in /proc/cpuinfo: halves of the CPUs", ncpus);
     return "auto";
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "machine.h"
 #include "mode.h"
 #include "proof.h"
 #include "summary.h"
@@ -163,10 +164,41 @@ static void test_zero_mt(void)
     json_decref(r);
 }
 
+static void test_suggest(void)
+{
+    char why[512];
+    const char *ampere = "processor\t: 0\nCPU implementer\t: 0xc0\nCPU part\t: 0xac3\n";
+    const char *n2 = "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd49\n";
+    ok(!strcmp(mtb_machine_suggest(192, ampere, 1, why, sizeof why), "ampereone"), "Ampere, 192 CPUs: ampereone (%s)", why);
+    const char *s = mtb_machine_suggest(64, ampere, 1, why, sizeof why);
+    ok(!strcmp(s, "auto") && strstr(why, "ampereone needs 192 CPUs"), "Ampere, 64 CPUs: not ampereone but %s (%s)", s, why);
+    s = mtb_machine_suggest(4, ampere, 1, why, sizeof why);
+    ok(!strcmp(s, "local"), "Ampere VM, 4 CPUs: %s (%s)", s, why);
+    s = mtb_machine_suggest(16, n2, 1, why, sizeof why);
+    ok(!strcmp(s, "auto") && strstr(why, "arm64-server needs 64 CPUs"), "Neoverse N2, 16 CPUs: not arm64-server but %s (%s)",
+       s, why);
+    /* what is suggested loads here: every suggestion fits the CPU count it was made for */
+    struct { int n; const char *ci; } cases[] = { { 192, ampere }, { 64, ampere }, { 64, n2 }, { 16, n2 }, { 2, n2 } };
+    int fits = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *name = mtb_machine_suggest(cases[i].n, cases[i].ci, 1, why, sizeof why);
+        char *path = mtb_asprintf("%s/configs/machines/%s.conf", mtb_root(), name);
+        struct mtb_machine *m = mtb_calloc(1, sizeof *m);
+        char err[512];
+        if (strcmp(name, "auto") && mtb_machine_parse(path, m, err, sizeof err) == 0)
+            for (int c = 0; c < m->nsvc; c++)
+                fits &= m->svc_cpus[c] < cases[i].n;
+        free(m);
+        free(path);
+    }
+    ok(fits, "every suggested profile's service CPUs exist on the machine it was suggested for");
+}
+
 int main(void)
 {
     test_vm_argv();
     test_asymm_check();
     test_zero_mt();
+    test_suggest();
     return done_testing();
 }
