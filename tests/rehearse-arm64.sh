@@ -21,7 +21,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${REHEARSE_CACHE:-/var/cache/mtebench/rehearse-arm64}
 WORK=${REHEARSE_WORK:-/var/tmp/mtebench-rehearse-arm64}
 MIRROR=http://deb.debian.org/debian
-TESTS=${REHEARSE_TESTS:-"build/tests/test_harness build/tests/test_parsers tests/integration/10-harness-cli.t tests/integration/18-deps.t tests/integration/12-proof-emu.t"}
+TESTS=${REHEARSE_TESTS:-"build/tests/test_harness build/tests/test_arm64 tests/integration/00-lib.t tests/integration/10-harness-cli.t tests/integration/12-proof-emu.t tests/integration/18-deps.t tests/integration/19-arm64-paths.t"}
 
 say() { printf '[rehearse %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 die() { say "FAILED: $*"; exit 1; }
@@ -116,6 +116,15 @@ inside() { chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/
 say "inside: $(inside 'uname -m; grep -m1 -o "Features.*" /proc/cpuinfo | tr " " "\n" | grep -x "mte\|mte3" | tr "\n" " "')"
 step "make deps" inside 'make deps'
 step "make bench SERVICE=memcached MODE=sync DURATION=5s" inside 'make bench SERVICE=memcached MODE=sync DURATION=5s'
+# qemu-user has MTE3 but no kernel preferred mode (the host's sysfs has no
+# mte_tcf_preferred): asymm must be refused before the baseline run
+asymm_refused() {
+    local out rc
+    out=$(inside 'timeout 300 make bench SERVICE=memcached MODE=asymm DURATION=5s 2>&1'); rc=$?
+    printf '%s\n' "$out" | tail -n 3 | sed 's/^/    /'
+    [ "$rc" != 0 ] && grep -q 'mte_tcf_preferred' <<< "$out" && ! grep -q '^memcached .* ops/s' <<< "$out"
+}
+step "make bench MODE=asymm refused before any run" asymm_refused
 step "build the tests" inside 'make -s all build/tests/aarch64/libmtbplant.so $(ls tests/unit/test_*.c | sed "s|tests/unit/|build/tests/|; s|\.c$||")'
 step "suite subset: $TESTS" inside "bash tests/run.sh $TESTS"
 inside './build/mtebench doctor' | sed 's/^/    doctor: /'
