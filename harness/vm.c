@@ -2,6 +2,7 @@
 #include "vm.h"
 #include "platform.h"
 #include "proc.h"
+#include "proof.h"
 #include "run.h"
 #include "util.h"
 
@@ -394,6 +395,9 @@ int mtb_vm_run(const struct mtb_run *run, json_t **record)
     json_object_set_new(rec, "mtebench_version", json_string(MTEBENCH_VERSION));
     json_t *c = json_object_get(rec, "config");
     json_object_set_new(c, "platform", json_string("vm"));
+    /* the guest's warnings said "on host": again, as the vm run they are */
+    json_object_del(rec, "warnings");
+    mtb_record_warnings_add(rec);
     json_object_set_new(c, "kernel", json_string(k.name[0] ? k.name : run->kernel));
     json_object_set_new(c, "plan", json_string(run->plan ? run->plan : ""));
     json_object_set_new(c, "rep", json_integer(run->rep));
