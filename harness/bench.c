@@ -8,7 +8,9 @@
 #include "quiet.h"
 #include "report.h"
 #include "run.h"
+#include "record.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -65,6 +67,12 @@ int mtb_cmd_run(int argc, char **argv)
     if (!o.mode)
         o.mode = "off";
     mtb_cli_resolve(&o);
+    if (o.dry_run) { /* the run it would do; nothing is built or run */
+        printf("run %s %s %s/%s on %s%s%s: mix %s, %ld conns, pipeline %ld, %g s\n", o.recipe->name, o.wl.name,
+               o.variant, o.m->name, o.p->name, o.p->named_kernels ? ", kernel " : "",
+               o.p->named_kernels ? o.kernel : "", o.wl.mix, o.wl.conns, o.wl.pipeline, o.wl.duration);
+        return 0;
+    }
     char err[MTB_ERRLEN];
     struct mtb_build b;
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
@@ -110,7 +118,7 @@ int mtb_cmd_run(int argc, char **argv)
     return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
 }
 
-static int finish(json_t *records, char *dir, int failures, int total);
+static int finish(json_t *records, json_t *files, char *dir, int failures, int total);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
@@ -130,12 +138,19 @@ int mtb_cmd_bench(int argc, char **argv)
     char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
     mtb_plan_init(&plan, "bench", &o);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
+    if (o.dry_run) { /* the runs it would do; nothing is built or run */
+        mtb_plan_print(&plan, stdout);
+        free(tag);
+        return 0;
+    }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
     fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
             o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
             o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures, (int)plan.ncells * (int)o.reps);
+    json_t *files = json_array();
+    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
+                  (int)plan.ncells * (int)o.reps);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -151,38 +166,26 @@ int mtb_cmd_plan(int argc, char **argv)
     mtb_plan_load(&plan, path, &o);
     int failures = 0;
     if (o.dry_run) {
-        printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
-               plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
-        for (size_t i = 0; i < plan.ncells; i++) {
-            const struct mtb_workload *w = &plan.cells[i].wl;
-            char cores[384] = "";
-            if (w->cores)
-                snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
-                         w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
-            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s\n", plan.cells[i].entry,
-                   plan.cells[i].recipe->name, w->name, plan.cells[i].variant, plan.cells[i].mode->name, w->mix, w->conns,
-                   w->pipeline, w->duration, cores);
-        }
-        size_t k;
-        json_t *sk;
-        json_array_foreach(plan.skipped, k, sk) printf("  skipped: [%s] %s: %s\n",
-                                                        json_string_value(json_object_get(sk, "entry")),
-                                                        json_string_value(json_object_get(sk, "mode")),
-                                                        json_string_value(json_object_get(sk, "why")));
+        mtb_plan_print(&plan, stdout);
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
     fprintf(stderr, "mtebench: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
             plan.ncells, plan.reps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures,
+    json_t *files = json_array();
+    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
                   (int)plan.ncells * (int)plan.reps);
 }
 
-/* Print and write the statistics of a finished plan. */
-static int finish(json_t *records, char *dir, int failures, int total)
+/* Print and write the statistics of a finished plan: the records in memory,
+ * the summary and its Markdown built once. */
+static int finish(json_t *records, json_t *files, char *dir, int failures, int total)
 {
-    json_t *sum = mtb_summary_build(records);
+    struct mtb_record_set set;
+    if (mtb_record_set_from(records, files, dir, &set) != 0)
+        mtb_die(1, "out of memory");
+    json_t *sum = mtb_summary_build(set.records);
     mtb_summary_print(sum, stdout);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *sjp = mtb_asprintf("%s/summary.json", dir);
@@ -198,7 +201,7 @@ static int finish(json_t *records, char *dir, int failures, int total)
     printf("\nrecords: %s/*/record.json\nsummary: %s, %s\nreport:  %s\n", dir, sjp, smp, rmd);
     /* the full report of this results dir: reports/<name>/index.html, ... */
     char *hdir = NULL, err[MTB_ERRLEN];
-    if (mtb_report_dirs(&dir, 1, base, repdir, &hdir, err, sizeof err) == 0)
+    if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)
         printf("html:    %s/index.html\n", hdir);
     else
         mtb_warn("no HTML report: %s", err);
@@ -212,7 +215,9 @@ static int finish(json_t *records, char *dir, int failures, int total)
     free(rmd);
     free(repdir);
     json_decref(sum);
+    mtb_record_set_free(&set);
     json_decref(records);
+    json_decref(files);
     free(dir);
     return failures ? 1 : 0;
 }

@@ -14,7 +14,7 @@
 #include "summary.h"
 #include "tap.h"
 #include "util.h"
-#include "vm.h"
+#include "transport_console.h"
 
 /* index of the option `opt` in a, or -1; *val its value */
 static int opt_of(const struct mtb_argv *a, const char *opt, const char **val)
@@ -30,14 +30,10 @@ static int opt_of(const struct mtb_argv *a, const char *opt, const char **val)
 
 static void test_vm_argv(void)
 {
-    struct mtb_kernel k;
-    memset(&k, 0, sizeof k);
-    k.image = "/k/Image";
-    char *args[] = { "run", "--mode=sync", NULL };
-    struct mtb_vm vm = { .kernel = &k, .initrd = "/i/initramfs.cpio.gz", .args = args, .smp = 4, .mem_mb = 1024 };
     for (int kvm = 0; kvm <= 1; kvm++) {
         struct mtb_argv a = { 0 };
-        mtb_vm_qemu_argv(&vm, kvm, "/d/console.log", "/d/channel.bin", &a);
+        mtb_console_qemu_argv(&a, "/k/Image", 4, 1024, "/i/initramfs.cpio.gz", "/d/console.log", "/d/channel.bin",
+                              "console=ttyAMA0 loglevel=5 panic=-1 -- run --mode=sync", kvm);
         const char *v = "";
         const char *name = kvm ? "KVM" : "TCG";
         ok(a.n > 0 && !strcmp(a.v[0], "qemu-system-aarch64"), "%s: qemu-system-aarch64", name);
