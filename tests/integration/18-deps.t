@@ -1,7 +1,8 @@
 #!/bin/bash
 # make deps as it left this machine: bookworm-backports named once, only QEMU
 # pinned from it, QEMU >= 8, the vm guest's arm64 bash and busybox unpacked;
-# doctor says vm is not usable when the guest image cannot be made. (~2 s)
+# doctor says vm is not usable when the guest image cannot be made. (~7 s idle:
+# the deps.sh check and two doctor calls)
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 
