@@ -16,6 +16,7 @@
 # Root only. Options through the environment:
 #   REHEARSE_TESTS  the suite subset (paths relative to the project)
 #   REHEARSE_KEEP=1 keep the work root after the run
+#   REHEARSE_BASE   start from this root instead of the cached debootstrap one
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${REHEARSE_CACHE:-/var/cache/mtebench/rehearse-arm64}
@@ -50,8 +51,13 @@ step() { # step NAME CMD...: run, time, record
     say "end: $name: $([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)") in $((e - s)) s"
     return $rc
 }
-base=$CACHE/base
-if [ ! -f "$base/.complete" ]; then
+# REHEARSE_BASE: another root to start from (e.g. a copy taken after a
+# previous rehearsal's make deps), used as it is
+base=${REHEARSE_BASE:-$CACHE/base}
+if [ -n "${REHEARSE_BASE:-}" ]; then
+    [ -d "$base/usr" ] || die "REHEARSE_BASE=$base is not a root"
+    say "base root given: $base"
+elif [ ! -f "$base/.complete" ]; then
     mkdir -p "$CACHE"
     rm -rf "$base.tmp"
     step "debootstrap bookworm arm64 (once, cached in $base)" \
