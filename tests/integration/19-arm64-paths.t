@@ -3,7 +3,8 @@
 # asymm refused before any run (with the reason), doctor not offering asymm
 # without mte_tcf_preferred; a NUMA binding that fails named as such, refused
 # or (numa_strict = no) run unbound with a warning in the record, table and
-# report. (~10 s: one 1 s run of memcached under emu)
+# report; on aarch64 the Makefile compiles each source once. (~10 s: one 1 s
+# run of memcached under emu)
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 
@@ -55,4 +56,10 @@ is "$(jq -r '[.warnings[]? | select(test("tagging not seen"))] | length' "$rec" 
 is "$?" 0 "report of that run" || dump "$T_TMP/rep.out"
 ok "$(grep -q 'warning: memcached .*NUMA node 1023 failed' "$T_TMP/rep.out"; echo $?)" "the table shows the warning" || dump "$T_TMP/rep.out"
 ok "$(grep -q 'NUMA node 1023 failed' "$T_TMP/rep/numa/index.html"; echo $?)" "the HTML report shows it"
+# --- the Makefile on aarch64 (make -n, as uname -m = aarch64 would set it) ----
+twice=$(make -s -n -C "$ROOT" B="$T_TMP/bld" ARCH=aarch64 XCC=gcc XAR=ar all 2>/dev/null | grep -E ' -c -o ' |
+        sed 's/.* //' | sort | uniq -d | tr '\n' ' ')
+n=$(make -s -n -C "$ROOT" B="$T_TMP/bld" ARCH=aarch64 XCC=gcc XAR=ar all 2>/dev/null | grep -cE ' -c -o ')
+ok "$( [ "$n" -gt 10 ]; echo $?)" "aarch64: make -n lists the compilations ($n)"
+is "$twice" "harness/history.c " "aarch64: only history.c is compiled twice (with and without libpq)"
 done_testing
