@@ -99,7 +99,7 @@ json_t *mtb_report_csv_columns(void)
 static char *csv_number(double v) { return isfinite(v) ? mtb_asprintf("%.6g", v) : mtb_strdup(""); }
 
 /* The value of one CSV column for record i of the set, as text (heap string). */
-static char *csv_value(const struct mtb_record_set *set, size_t i, const char *col)
+static char *csv_value(const struct mtb_record_set *set, const long *partner, size_t i, const char *col)
 {
     json_t *rec = json_array_get(set->records, i);
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
@@ -111,7 +111,7 @@ static char *csv_value(const struct mtb_record_set *set, size_t i, const char *c
             return csv_number(mtb_record_metric(rec, (enum mtb_run_metric_id)m));
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         if (!strcmp(col, mtb_pair_metrics[m].key)) {
-            long b = ok ? mtb_record_partner(set->records, rec) : -1;
+            long b = ok ? partner[i] : -1;
             return b < 0 ? mtb_strdup("")
                          : csv_number(mtb_record_pair_metric(rec, json_array_get(set->records, (size_t)b),
                                                              (enum mtb_pair_metric_id)m));
@@ -156,13 +156,14 @@ static char *runs_csv(const struct mtb_record_set *set)
     if (!f)
         return NULL;
     json_t *cols = mtb_report_csv_columns(), *col;
+    long *partner = mtb_record_partners(set->records);
     size_t i, k;
     json_array_foreach(cols, k, col) fprintf(f, "%s%s", k ? "," : "", json_string_value(col));
     fprintf(f, "\r\n");
     for (i = 0; i < json_array_size(set->records); i++) {
         json_array_foreach(cols, k, col)
         {
-            char *v = csv_value(set, i, json_string_value(col));
+            char *v = csv_value(set, partner, i, json_string_value(col));
             char *q = mtb_csv_field(v);
             fprintf(f, "%s%s", k ? "," : "", q);
             free(q);
@@ -171,6 +172,7 @@ static char *runs_csv(const struct mtb_record_set *set)
         fprintf(f, "\r\n");
     }
     json_decref(cols);
+    free(partner);
     fclose(f);
     return buf;
 }
