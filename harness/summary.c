@@ -652,6 +652,27 @@ json_t *mtb_summary_build(json_t *records)
         json_array_append_new(configs, o);
     }
 
+    /* the runs' own warnings (record "warnings": tagging not seen, NUMA
+     * unbound), once per configuration and text */
+    json_array_foreach(records, i, rec)
+    {
+        if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
+            continue;
+        size_t wi, k;
+        json_t *wv, *have;
+        char name[256];
+        json_array_foreach(json_object_get(rec, "warnings"), wi, wv)
+        {
+            json_t *line = json_sprintf("%s: %s", cfg_name(json_object_get(rec, "config"), name, sizeof name),
+                                        json_string_value(wv));
+            int dup = 0;
+            json_array_foreach(warnings, k, have) dup |= json_equal(have, line);
+            if (dup)
+                json_decref(line);
+            else
+                json_array_append_new(warnings, line);
+        }
+    }
     json_t *overheads = overheads_of(ss, ns, warnings);
     json_t *geomeans = geomeans_of(overheads);
     json_t *kernels = kernels_of(ss, ns, overheads);
