@@ -1,10 +1,10 @@
 # mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
-#   make bench     SERVICE=memcached MODE=async [PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
-#   make test      unit + integration tests (prove), then make lint
+#   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
 #   make lint      structure: function length, include cycles, layers (tests/lint.sh)
 SHELL := /bin/bash
 comma := ,
@@ -150,7 +150,7 @@ deps:
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
-BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(BENCH_ARGS_COMMON)
+BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
@@ -195,10 +195,16 @@ lint:
 unit: all $(UNIT)
 	prove --exec '' $(UNIT)
 
+# tests kept out of `make test` for what their builds cost cold (tests/long/:
+# PostgreSQL's objtag plants, two test-only PostgreSQL builds of ~5 min each)
+test-long: deps
+	@$(MAKE) --no-print-directory all
+	bash tests/run.sh tests/long/*.t
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit lint clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

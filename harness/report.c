@@ -453,23 +453,24 @@ static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *proble
     fprintf(f, "</table>\n</section>\n");
 }
 
-/* perf events per request, baseline against tagged */
-static void html_perf(FILE *f, json_t *sum, int emu)
+/* figures per request of each configuration (summary field `field`: perf
+ * events, tag operations), baseline against tagged */
+static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, const char *id, const char *title,
+                             const char *what)
 {
     size_t i;
     json_t *c;
     int any = 0;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, "perf_per_request"));
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
     if (!any)
         return;
-    fprintf(f, "<section id=\"perf\"><h2>perf events per request</h2>\n<table>\n");
-    caption(f, "Counted on the service for the measurement window only (perf stat); median over runs of events / requests",
-            emu);
+    fprintf(f, "<section id=\"%s\"><h2>%s</h2>\n<table>\n", id, title);
+    caption(f, what, emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">config</th>"
-               "<th class=\"l\">events per request</th></tr>\n");
+               "<th class=\"l\">%s</th></tr>\n", title);
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
-        json_t *pr = json_object_get(c, "perf_per_request"), *w = json_object_get(c, "workload");
+        json_t *pr = json_object_get(c, field), *w = json_object_get(c, "workload");
         if (!json_is_object(pr))
             continue;
         fprintf(f, "<tr>");
@@ -761,7 +762,11 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
     html_cores(f, sum, emu, &nplot, problems);
-    html_perf(f, sum, emu);
+    html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
+                     "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");
+    html_per_request(f, sum, emu, "tag_ops_per_request", "tagops", "tag operations per request",
+                     "The service's own counters of per-object tagging (memcached objtag: chunks retagged, 16-byte "
+                     "granules tagged) over the run incl. warm-up, divided by its own request count; median over runs");
     html_kernels(f, sum);
 
     json_t *groups = plot_groups(set->records), *g;
