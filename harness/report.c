@@ -279,8 +279,9 @@ static void html_results(FILE *f, json_t *sum, int emu)
         td_text(f, pl, 1);
         free(pl);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        char *cfg = mtb_asprintf("%s/%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+        char *cfg = mtb_asprintf("%s/%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
                                  json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
+                                 json_is_true(json_object_get(c, "errors_over_limit")) ? " (errors above the limit)" : "",
                                  json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "");
         td_text(f, cfg, 1);
         free(cfg);
@@ -637,6 +638,9 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
                                 (long long)mtb_jnum(fault, "si_code"), mtb_jstr(fault, "kind"));
         else if (!ok)
             note = mtb_strdup(mtb_jstr(rec, "error"));
+        else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "errors_over_limit")))
+            note = mtb_asprintf("%.3f%% of requests answered with an error, lost or never sent",
+                                100 * mtb_jnum(json_object_get(rec, "summary"), "error_rate"));
         else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "client_bound")))
             note = mtb_strdup("client-bound");
         td_text(f, note ? note : "", 1);

@@ -102,6 +102,7 @@ struct series {
     int rep[MAXRUNS];
     size_t n;
     int client_bound;
+    int errors_over_limit;            /* a run's load generator saw errors above its limit */
 };
 #define OPS(s) ((s)->val[MTB_M_ops_per_sec])
 
@@ -247,6 +248,9 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
     if (json_is_true(json_object_get(o, "client_bound")))
         json_array_append_new(warnings, json_sprintf("%s: client-bound: the load generator saturated a CPU; "
                                                      "figures measure the client", name));
+    if (json_is_true(json_object_get(o, "errors_over_limit")))
+        json_array_append_new(warnings, json_sprintf("%s: errors: in some run more requests than the limit (0.1%% by "
+                                                     "default) were answered with an error, lost or never sent", name));
 }
 
 
@@ -642,6 +646,8 @@ json_t *mtb_summary_build(json_t *records)
         s->n++;
         if (json_is_true(json_object_get(sum, "client_bound")))
             s->client_bound = 1;
+        if (json_is_true(json_object_get(sum, "errors_over_limit")))
+            s->errors_over_limit = 1;
         if (json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")))
             emulated = 1;
     }
@@ -656,6 +662,8 @@ json_t *mtb_summary_build(json_t *records)
                               mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
                               "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
                               json_is_true(json_object_get(pl, "emulated")));
+        if (s->errors_over_limit)
+            json_object_set_new(o, "errors_over_limit", json_true());
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
             double v[MAXRUNS];
             size_t nv = finite_of(s->val[m], s->n, v);
@@ -673,6 +681,27 @@ json_t *mtb_summary_build(json_t *records)
         json_array_append_new(configs, o);
     }
 
+    /* the runs' own warnings (record "warnings": tagging not seen, NUMA
+     * unbound), once per configuration and text */
+    json_array_foreach(records, i, rec)
+    {
+        if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
+            continue;
+        size_t wi, k;
+        json_t *wv, *have;
+        char name[256];
+        json_array_foreach(json_object_get(rec, "warnings"), wi, wv)
+        {
+            json_t *line = json_sprintf("%s: %s", cfg_name(json_object_get(rec, "config"), name, sizeof name),
+                                        json_string_value(wv));
+            int dup = 0;
+            json_array_foreach(warnings, k, have) dup |= json_equal(have, line);
+            if (dup)
+                json_decref(line);
+            else
+                json_array_append_new(warnings, line);
+        }
+    }
     json_t *overheads = overheads_of(ss, ns, warnings);
     json_t *geomeans = geomeans_of(overheads);
     json_t *kernels = kernels_of(ss, ns, overheads);

@@ -108,7 +108,8 @@ static int print_config(FILE *out, json_t *c)
             mtb_summary_fmt_int(v, sizeof v, mtb_jnum(json_object_get(c, mtb_run_metrics[k].key), "median"));
             fprintf(out, " %10s", v);
         }
-    fprintf(out, "%s\n", json_is_true(json_object_get(c, "client_bound")) ? "  client-bound" : "");
+    fprintf(out, "%s%s\n", json_is_true(json_object_get(c, "client_bound")) ? "  client-bound" : "",
+            json_is_true(json_object_get(c, "errors_over_limit")) ? "  ERRORS" : "");
     return mtb_summary_low_conf(ops);
 }
 
