@@ -17,7 +17,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
-LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
+LDLIBS  := -luring -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 # PostgreSQL histories (libpq, Debian libpq-dev): native builds only; the
 # aarch64 guest build never writes a history and goes without
 PG_CPPFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)

@@ -202,6 +202,8 @@ static json_t *summary_of(json_t *load)
     json_object_set(s, "p99_us", json_object_get(lat, "p99"));
     json_object_set(s, "p999_us", json_object_get(lat, "p99.9"));
     json_object_set(s, "client_bound", json_object_get(cpu, "client_bound"));
+    if (json_object_get(load, "engine"))   /* mtload: the I/O engine that ran */
+        json_object_set(s, "engine", json_object_get(load, "engine"));
     json_t *errs = json_object_get(tot, "errors");
     long long e = 0;
     const char *k;
