@@ -133,8 +133,13 @@ compare-kernels: deps
 kernels: all
 	$(B)/mtebench kernel build $(subst $(comma), ,$(KERNELS))
 
+# the floor client of the load generator benchmark (tests/bench/floor.c)
+$(B)/bench/floor: tests/bench/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -luring
+
 bench-loadgen: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(B)/bench/floor
 	bash tests/bench/loadgen.sh
 
 report: all
