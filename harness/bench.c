@@ -110,7 +110,7 @@ int mtb_cmd_run(int argc, char **argv)
     return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
 }
 
-static int finish(json_t *records, char *dir, int failures, int total);
+static int finish(json_t *records, char *dir, int failures, int total, const struct mtb_plan *plan);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
@@ -131,11 +131,14 @@ int mtb_cmd_bench(int argc, char **argv)
     mtb_plan_init(&plan, "bench", &o);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
-    fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, o.reps);
+    fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %s reps x %g s (+%g s warm-up), results in %s\n",
             o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
-            o.reps, o.wl.duration, o.wl.warmup, dir);
+            nreps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures, (int)plan.ncells * (int)o.reps);
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
+    return finish(records, dir, failures, (int)plan.ncells * (int)plan.reps_done, &plan);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -151,8 +154,12 @@ int mtb_cmd_plan(int argc, char **argv)
     mtb_plan_load(&plan, path, &o);
     int failures = 0;
     if (o.dry_run) {
-        printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
-               plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
+        if (plan.reps == MTB_REPS_AUTO)
+            printf("plan %s on %s: %zu configurations x auto reps (6 to %ld pairs, until +-%g%%, at most %g min)\n",
+                   plan.name, plan.platform->name, plan.ncells, plan.max_reps, 100 * plan.precision, plan.max_time / 60);
+        else
+            printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
+                   plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
         for (size_t i = 0; i < plan.ncells; i++) {
             const struct mtb_workload *w = &plan.cells[i].wl;
             char cores[384] = "";
@@ -172,18 +179,40 @@ int mtb_cmd_plan(int argc, char **argv)
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
-    fprintf(stderr, "mtebench: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
-            plan.ncells, plan.reps, plan.platform->name,
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, plan.reps);
+    fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
+            plan.ncells, nreps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures,
-                  (int)plan.ncells * (int)plan.reps);
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
+    return finish(records, dir, failures, (int)plan.ncells * (int)plan.reps_done, &plan);
 }
 
 /* Print and write the statistics of a finished plan. */
-static int finish(json_t *records, char *dir, int failures, int total)
+static int finish(json_t *records, char *dir, int failures, int total, const struct mtb_plan *plan)
 {
     json_t *sum = mtb_summary_build(records);
     mtb_summary_print(sum, stdout);
+    if (plan->reps == MTB_REPS_AUTO) {
+        const struct mtb_seq_outcome *so = &plan->seq_out;
+        char el[32];
+        int s = (int)so->elapsed;
+        if (s >= 60)
+            snprintf(el, sizeof el, "%dm%02ds", s / 60, s % 60);
+        else
+            snprintf(el, sizeof el, "%ds", s);
+        printf("\nREPS=auto: %ld pairs in %s; %s\n", so->pairs, el,
+               so->why == MTB_SEQ_PRECISION ? "every overhead within the precision" :
+               so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings" :
+               so->why == MTB_SEQ_MAX_REPS ? "stopped at MAX_REPS (or the most pairs MAX_TIME allows): noisy machine, see warnings" :
+               "interrupted");
+        json_object_set_new(sum, "sequential",
+                            json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks",
+                                      "pairs", (json_int_t)so->pairs, "elapsed_s", so->elapsed,
+                                      "stopped", mtb_seq_verdict_name(so->why), "precision", plan->precision,
+                                      "max_time_s", plan->max_time, "looks", (int)plan->seq.nlooks,
+                                      "look_conf", plan->seq.look_conf));
+    }
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *sjp = mtb_asprintf("%s/summary.json", dir);
     mtb_write_atomic(sjp, sj, strlen(sj));

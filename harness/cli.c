@@ -1,6 +1,7 @@
 /* cli.c - see cli.h */
 #include "cli.h"
 #include "kernel.h"
+#include "seqstop.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -10,7 +11,8 @@
 
 enum { O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
        O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
-       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES };
+       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES,
+       O_PRECISION, O_MAXTIME, O_MAXREPS };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -28,6 +30,8 @@ static const struct option longopts[] = {
     { "build", required_argument, 0, O_BUILD },
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
     { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
+    { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
+    { "max-reps", required_argument, 0, O_MAXREPS },
     { 0, 0, 0, 0 },
 };
 
@@ -51,7 +55,12 @@ void mtb_cli_usage(FILE *f)
             "  --variant V                  plain, tagged (build/run only)\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
-            "  --reps N           REPS      repetitions of each configuration (default 3)\n"
+            "  --reps auto|N      REPS      repetitions of each configuration (default auto: interleaved pairs\n"
+            "                               until the overhead's 95%% interval is within +-PRECISION, from 6\n"
+            "                               pairs; sequential rule in docs/STATISTICS.md; N: exactly N)\n"
+            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%)\n"
+            "  --max-time T       MAX_TIME  REPS=auto: at most this much time of runs (default 15m)\n"
+            "  --max-reps N       MAX_REPS  REPS=auto: at most N pairs (default 100)\n"
             "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
             "  --threads N        THREADS   load generator threads (default 1)\n"
             "  --conns N          CONNS     total connections (default 16)\n"
@@ -102,7 +111,10 @@ int mtb_cli_valid_mix(const char *s)
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
-    o->reps = 3;
+    o->reps = MTB_REPS_AUTO;
+    o->precision = 0.02;
+    o->max_time = 900;
+    o->max_reps = 100;
     o->duration = -1;
     o->warmup = -1;
     o->kernel = "host";
@@ -130,7 +142,28 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             o->mix = optarg;
             break;
         case O_VSIZE: o->value_size = optarg; break;
-        case O_REPS: o->reps = num("REPS", optarg, 1, 1000); break;
+        case O_REPS:
+            o->reps = !strcmp(optarg, "auto") ? MTB_REPS_AUTO : num("REPS", optarg, 1, 1000);
+            o->reps_given = 1;
+            break;
+        case O_PRECISION: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || (*end && strcmp(end, "%")) || !(v > 0))
+                bad("PRECISION", optarg, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+            if (*end == '%' || v >= 1)
+                v /= 100;
+            if (v < 0.001 || v > 0.5)
+                bad("PRECISION", optarg, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+            o->precision = v;
+            break;
+        }
+        case O_MAXTIME:
+            o->max_time = dur("MAX_TIME", optarg);
+            if (o->max_time <= 0)
+                bad("MAX_TIME", optarg, "a positive duration such as 15m");
+            break;
+        case O_MAXREPS: o->max_reps = num("MAX_REPS", optarg, MTB_SEQ_MIN_PAIRS, 1000); break;
         case O_THREADS: o->threads = num("THREADS", optarg, 1, 1024); break;
         case O_CONNS: o->conns = num("CONNS", optarg, 1, 100000); break;
         case O_PIPELINE: o->pipeline = num("PIPELINE", optarg, 1, 4096); break;

@@ -14,7 +14,11 @@ struct mtb_opts {
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
     const char *kernels;     /* compare-kernels: "stock,tcma1" */
     int baseline;            /* compare-kernels: also plain/off */
-    long reps, threads, conns, pipeline, keys, service_threads;
+    long reps, threads, conns, pipeline, keys, service_threads;   /* reps: MTB_REPS_AUTO (0) or a count */
+    int reps_given;          /* --reps on the command line (overrides a plan file's) */
+    double precision;        /* REPS=auto: relative half-width to reach (0.02) */
+    double max_time;         /* REPS=auto: seconds of runs at most (900) */
+    long max_reps;           /* REPS=auto: pairs at most (100) */
     double duration, warmup, rate;
     int force, quiet, json, dry_run;
     int strict;              /* refuse to run on a machine that is not quiet */

@@ -391,8 +391,10 @@ int mtb_cmd_nightly(int argc, char **argv)
         char ts[32];
         mtb_utc_compact(ts, sizeof ts);
         char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
-        fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n",
-                plan.name, plan.ncells, plan.reps, plan.platform->name,
+        char nreps[32];
+        mtb_reps_text(nreps, sizeof nreps, plan.reps);
+        fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %s reps on %s%s, results in %s\n",
+                plan.name, plan.ncells, nreps, plan.platform->name,
                 mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
         json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
         json_decref(records);

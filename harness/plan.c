@@ -1,9 +1,12 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "proc.h"
 #include "quiet.h"
+#include "seqstop.h"
 #include "util.h"
 
 #include <ini.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,9 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     memset(p, 0, sizeof *p);
     p->name = mtb_strdup(name);
     p->reps = o->reps;
+    p->precision = o->precision;
+    p->max_time = o->max_time;
+    p->max_reps = o->max_reps;
     p->platform = o->p;
     p->kernel = o->kernel;
     p->machine = &o->mach;
@@ -170,8 +176,12 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
     if (rc > 0)
         mtb_die(2, "plan %s:%d: malformed line", path, rc);
     const char *v;
-    if (o->reps == 3 && (v = get(&l, "plan", "reps")) && mtb_parse_long(v, 1, 1000, &o->reps) != 0)
-        mtb_die(2, "plan %s: [plan] reps '%s' is not an integer from 1 to 1000", path, v);
+    if (!o->reps_given && (v = get(&l, "plan", "reps"))) {
+        if (!strcmp(v, "auto"))
+            o->reps = MTB_REPS_AUTO;
+        else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
+            mtb_die(2, "plan %s: [plan] reps '%s' is not auto or an integer from 1 to 1000", path, v);
+    }
     if (!o->platform && (v = get(&l, "plan", "platform")))
         o->platform = v;
     if (!o->cores && (v = get(&l, "plan", "cores")))
@@ -265,6 +275,97 @@ static void fmt_eta(char *buf, size_t n, double secs)
         snprintf(buf, n, "%ds", s);
 }
 
+#define MAX_OVER 256
+struct plan_ctx {
+    struct mtb_plan *p;
+    const char *dir;
+    json_t *env, *records;
+    int tty, idx, total;
+    int *failures;
+    double t0, per_rep;
+    const struct mtb_seq *seq;          /* REPS=auto */
+    size_t nover;
+    size_t over[MAX_OVER][2];           /* baseline cell, tagged cell */
+    double ops[512];                    /* this repetition's ops/s per cell (NAN: failed) */
+};
+
+/* Run repetition rep of every cell, alternating the order (AB BA AB ...) so
+ * that drift hits every cell alike. */
+static void run_rep(struct plan_ctx *x, long rep)
+{
+    struct mtb_plan *p = x->p;
+    for (size_t k = 0; k < p->ncells; k++) {
+        size_t ci = rep % 2 ? k : p->ncells - 1 - k;
+        struct mtb_plan_cell *c = &p->cells[ci];
+        x->idx++;
+        char eta[32], of[32];
+        fmt_eta(eta, sizeof eta, x->idx > 1 ? (mtb_mono() - x->t0) / (x->idx - 1) * (x->total - x->idx + 1)
+                                            : x->per_rep * (double)(x->total / (int)p->ncells));
+        char cores[48] = "";
+        if (c->wl.cores)
+            snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
+                     c->wl.core_type[0] ? " " : "", c->wl.core_type);
+        if (x->seq)
+            snprintf(of, sizeof of, "pair %ld (auto)", rep);
+        else
+            snprintf(of, sizeof of, "rep %ld/%ld", rep, p->reps);
+        fprintf(stderr, "%s[%d/%s%d] %s %s%s %s/%s %s, ETA %s%s ...%s", x->tty ? "\r\033[K" : "", x->idx,
+                x->seq ? "<=" : "", x->total, c->recipe->name, c->wl.name, cores, c->variant, c->mode->name, of,
+                x->seq ? "<= " : "", eta, x->tty ? "" : "\n");
+        char ptag[48] = "";
+        if (c->wl.core_type[0])
+            snprintf(ptag, sizeof ptag, "-%s", c->wl.core_type);
+        else if (c->wl.cores)
+            snprintf(ptag, sizeof ptag, "-c%ld", c->wl.cores);
+        char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", x->dir, x->idx, c->recipe->name, c->wl.name, ptag,
+                                    c->variant, c->mode->name, rep);
+        struct mtb_run run = { .environment = x->env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+                               .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build, .machine = p->machine,
+                               .rep = (int)rep, .index = x->idx, .total = x->total, .plan = p->name, .dir = rundir };
+        json_t *rec = NULL;
+        enum mtb_run_status st = mtb_run_one(&run, &rec);
+        if (st == MTB_RUN_OK && x->tty)
+            fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
+        if (st != MTB_RUN_OK)
+            (*x->failures)++;
+        if (ci < sizeof x->ops / sizeof x->ops[0])
+            x->ops[ci] = st == MTB_RUN_OK ? mtb_record_num(rec, "ops_per_sec") : NAN;
+        if (x->seq) {
+            /* the level every look's interval is built at: the summary reports the overhead at it */
+            json_t *sq = json_pack("{s:s,s:f,s:f,s:f,s:I,s:i}", "rule", "bonferroni over planned looks",
+                                   "look_conf", x->seq->look_conf, "precision", x->seq->precision,
+                                   "max_time_s", x->seq->max_time, "max_reps", (json_int_t)x->seq->max_reps,
+                                   "looks", (int)x->seq->nlooks);
+            json_object_set_new(rec, "sequential", sq);
+            char *rp = mtb_asprintf("%s/record.json", rundir);
+            char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+            if (txt)
+                mtb_write_atomic(rp, txt, strlen(txt));
+            free(txt);
+            free(rp);
+        }
+        json_array_append_new(x->records, rec);
+        free(rundir);
+        if (x->seq && mtb_proc_interrupted)
+            break;
+    }
+    if (x->tty && x->seq)
+        fprintf(stderr, "\n");
+}
+
+static int seq_pair(void *ctx, long rep, double *num, double *den)
+{
+    struct plan_ctx *x = ctx;
+    for (size_t k = 0; k < x->p->ncells && k < sizeof x->ops / sizeof x->ops[0]; k++)
+        x->ops[k] = NAN;
+    run_rep(x, rep);
+    for (size_t i = 0; i < x->nover; i++) {
+        num[i] = x->ops[x->over[i][0]];            /* slowdown = baseline / tagged ops/s */
+        den[i] = x->ops[x->over[i][1]];
+    }
+    return mtb_proc_interrupted ? 1 : 0;
+}
+
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures)
 {
     char err[MTB_ERRLEN];
@@ -308,49 +409,50 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
 
-    int total = (int)(p->reps * (long)p->ncells), idx = 0, tty = isatty(2);
+    struct plan_ctx x = { .p = p, .dir = dir, .tty = isatty(2), .failures = failures };
     double planned = 0;
     for (size_t k = 0; k < p->ncells; k++)
         planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
-    planned *= (double)p->reps;
+    x.per_rep = planned;
     /* provenance and the quiet-machine check, before any run (refused with --strict) */
-    json_t *env = mtb_quiet_environment(p->machine, p->strict, 0);
-    json_t *records = json_array();
+    x.env = mtb_quiet_environment(p->machine, p->strict, 0);
+    x.records = json_array();
     *failures = 0;
-    double t0 = mtb_mono();
-    for (long rep = 1; rep <= p->reps; rep++) {
-        for (size_t k = 0; k < p->ncells; k++) {
-            /* alternate the order so that drift hits every cell alike */
-            struct mtb_plan_cell *c = &p->cells[rep % 2 ? k : p->ncells - 1 - k];
-            idx++;
-            char eta[32];
-            fmt_eta(eta, sizeof eta, idx > 1 ? (mtb_mono() - t0) / (idx - 1) * (total - idx + 1) : planned);
-            char cores[48] = "";
-            if (c->wl.cores)
-                snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
-                         c->wl.core_type[0] ? " " : "", c->wl.core_type);
-            fprintf(stderr, "%s[%d/%d] %s %s%s %s/%s rep %ld/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
-                    c->recipe->name, c->wl.name, cores, c->variant, c->mode->name, rep, p->reps, eta, tty ? "" : "\n");
-            char ptag[48] = "";
-            if (c->wl.core_type[0])
-                snprintf(ptag, sizeof ptag, "-%s", c->wl.core_type);
-            else if (c->wl.cores)
-                snprintf(ptag, sizeof ptag, "-c%ld", c->wl.cores);
-            char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, ptag,
-                                        c->variant, c->mode->name, rep);
-            struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
-                                   .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build, .machine = p->machine,
-                                   .rep = (int)rep, .index = idx, .total = total, .plan = p->name, .dir = rundir };
-            json_t *rec = NULL;
-            enum mtb_run_status st = mtb_run_one(&run, &rec);
-            if (st == MTB_RUN_OK && tty)
-                fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-            if (st != MTB_RUN_OK)
-                (*failures)++;
-            json_array_append_new(records, rec);
-            free(rundir);
-        }
+    x.t0 = mtb_mono();
+    if (p->reps == MTB_REPS_AUTO) {
+        /* the overheads: each tagged cell against its baseline */
+        for (size_t k = 0; k < p->ncells; k++)
+            if (strcmp(p->cells[k].variant, "plain"))
+                for (size_t j = 0; j < p->ncells; j++)
+                    if (!strcmp(p->cells[j].variant, "plain") && !strcmp(p->cells[j].entry, p->cells[k].entry) &&
+                        p->cells[j].wl.cores == p->cells[k].wl.cores && x.nover < MAX_OVER) {
+                        x.over[x.nover][0] = j;
+                        x.over[x.nover][1] = k;
+                        x.nover++;
+                        break;
+                    }
+        /* the looks are planned from the runs' own time (no overheads): more looks, if anything */
+        double pair_s = 0;
+        for (size_t k = 0; k < p->ncells; k++)
+            pair_s += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+        mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, pair_s);
+        x.seq = &p->seq;
+        x.total = (int)(p->seq.looks[p->seq.nlooks - 1] * (long)p->ncells);
+        fprintf(stderr, "mtebench: REPS=auto: pairs until the overhead is within +-%.1f%% (95%%, %zu planned looks "
+                "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n",
+                100 * p->precision, p->seq.nlooks, p->seq.looks[0], p->seq.looks[p->seq.nlooks - 1],
+                100 * p->seq.look_conf, p->seq.looks[p->seq.nlooks - 1], p->max_time / 60);
+        mtb_seq_run(&p->seq, x.nover, seq_pair, &x, stderr, &p->seq_out);
+        p->reps_done = p->seq_out.pairs;
+    } else {
+        x.total = (int)(p->reps * (long)p->ncells);
+        for (long rep = 1; rep <= p->reps; rep++)
+            run_rep(&x, rep);
+        p->reps_done = p->reps;
     }
+    json_t *records = x.records;
+    json_t *env = x.env;
+    int tty = x.tty;
     if (tty)
         fprintf(stderr, "\n");
     json_decref(env);
