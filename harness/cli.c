@@ -143,7 +143,12 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             break;
         case O_VSIZE: o->value_size = optarg; break;
         case O_REPS:
-            o->reps = !strcmp(optarg, "auto") ? MTB_REPS_AUTO : num("REPS", optarg, 1, 1000);
+            if (!strcmp(optarg, "auto"))
+                o->reps = MTB_REPS_AUTO;
+            else if (strspn(optarg, "0123456789") != strlen(optarg) || !*optarg)
+                bad("REPS", optarg, "auto or an integer from 1 to 1000");
+            else
+                o->reps = num("REPS", optarg, 1, 1000);
             o->reps_given = 1;
             break;
         case O_PRECISION: {

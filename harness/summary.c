@@ -801,7 +801,12 @@ void mtb_summary_print(json_t *sum, FILE *out)
         fprintf(out, "%s\n", emu ? "  [emulated]" : "");
         starred |= mtb_summary_low_conf(s);
     }
-    if (starred)
+    int seq = 0;
+    json_array_foreach(json_object_get(sum, "overheads"), i, o) seq |= json_is_object(json_object_get(o, "sequential"));
+    if (starred && seq)
+        fprintf(out, "  * too few pairs for the level of REPS=auto's looks before MAX_TIME; shown is [min - max] of "
+                     "the runs, with lower confidence; raise MAX_TIME\n");
+    else if (starred)
         fprintf(out, "  * fewer runs than a 95%% interval needs (6 pairs); shown is [min - max] of the runs, "
                      "with lower confidence; add REPS\n");
     json_t *w;

@@ -6,6 +6,11 @@
  * answers STORED); no clock per request, no histogram, no timeouts.
  *
  *   floor epoll|io_uring PORT CONNS PIPELINE SECONDS KEYS VALUE
+ *   floor epoll|io_uring PORT CONNS PIPELINE SECONDS http PATH
+ *
+ * HTTP: the same GET as mtload's (HTTP/1.1, keep-alive); the length of the
+ * response is learnt from one request before the run (a static file: every
+ * response is as long) and responses are then counted off by it.
  *
  * epoll: non-blocking sockets, send/recv per connection and event, like
  * mtload's epoll engine. io_uring: multishot receives into a buffer ring,
@@ -249,6 +254,49 @@ static void run_uring(struct fconn *cs, unsigned n, double end)
     }
 }
 
+static int dial(int port, int nonblock);
+
+/* HTTP: one request, and the response length learnt from a first exchange */
+static void build_http(int port, const char *path)
+{
+    char req[512], buf[65536];
+    size_t got = 0, hdr = 0, clen = 0;
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUser-Agent: mtload\r\n\r\n", path, port);
+    int fd = dial(port, 0);
+    unsigned i;
+    if (send(fd, req, (size_t)n, 0) != n)
+        exit(1);
+    for (;;) {
+        ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+        char *e, *cl;
+        if (r <= 0) {
+            fprintf(stderr, "floor: no HTTP response\n");
+            exit(1);
+        }
+        got += (size_t)r;
+        buf[got] = 0;
+        if (!hdr && (e = strstr(buf, "\r\n\r\n"))) {
+            hdr = (size_t)(e - buf) + 4;
+            cl = strcasestr(buf, "Content-Length:");
+            if (!cl || cl > e) {
+                fprintf(stderr, "floor: the response has no Content-Length\n");
+                exit(1);
+            }
+            clen = strtoul(cl + 15, NULL, 10);
+        }
+        if (hdr && got >= hdr + clen)
+            break;
+    }
+    close(fd);
+    reqs = malloc((size_t)NREQ * (size_t)n);
+    for (i = 0; i < NREQ; i++) {
+        req_off[i] = (size_t)i * (size_t)n;
+        memcpy(reqs + req_off[i], req, (size_t)n);
+        resp_len[i] = hdr + clen;
+    }
+    req_off[NREQ] = (size_t)NREQ * (size_t)n;
+}
+
 int main(int argc, char **argv)
 {
     unsigned conns, keys, vlen, i;
@@ -257,7 +305,8 @@ int main(int argc, char **argv)
     int port, uring;
 
     if (argc != 8) {
-        fprintf(stderr, "usage: floor epoll|io_uring PORT CONNS PIPELINE SECONDS KEYS VALUE\n");
+        fprintf(stderr, "usage: floor epoll|io_uring PORT CONNS PIPELINE SECONDS KEYS VALUE\n"
+                        "       floor epoll|io_uring PORT CONNS PIPELINE SECONDS http PATH\n");
         return 2;
     }
     uring = !strcmp(argv[1], "io_uring");
@@ -265,9 +314,14 @@ int main(int argc, char **argv)
     conns = (unsigned)atoi(argv[3]);
     pipeline = (unsigned)atoi(argv[4]);
     secs = atof(argv[5]);
-    keys = (unsigned)atoi(argv[6]);
-    vlen = (unsigned)atoi(argv[7]);
-    build(keys, vlen);
+    if (!strcmp(argv[6], "http")) {
+        build_http(port, argv[7]);
+        vlen = (unsigned)(req_off[1] - req_off[0]);
+    } else {
+        keys = (unsigned)atoi(argv[6]);
+        vlen = (unsigned)atoi(argv[7]);
+        build(keys, vlen);
+    }
     cs = calloc(conns, sizeof(*cs));
     for (i = 0; i < conns; i++) {
         cs[i].fd = dial(port, !uring);

@@ -165,6 +165,7 @@ if [ -x "$NGINX" ]; then
     HT=()
     for e in $ENGINES; do
         HT+=("mtload-http-$e-p1 $MTL --engine $e --protocol http --server 127.0.0.1:$hport --threads 1 --conns $CONNS --pipeline 1 --paths /1k.html --duration ${DURATION}s --quiet")
+        HT+=("floor-http-$e-p1 $FLOOR $e $hport $CONNS 1 $DURATION http /1k.html")
     done
     if command -v wrk >/dev/null; then
         HT+=("wrk-p1 wrk -t1 -c$CONNS -d${DURATION}s http://127.0.0.1:$hport/1k.html")
@@ -214,20 +215,27 @@ ratio("mtload-io_uring-p1", "memtier-p1", "")
 ratio("mtload-http-io_uring-p1", "wrk-p1", "", 1.3)
 ratio("mtload-http-epoll-p1", "wrk-p1", "")
 ratio("mtload-io_uring-p16", "mtload-epoll-p16", "", 1.0)
+print("the floor against the others: the most any client can gain over them here:")
+for fl in ("floor-io_uring-p1", "floor-epoll-p1"):
+    ratio(fl, "memcaslap-p1", "")
+for fl in ("floor-http-io_uring-p1", "floor-http-epoll-p1"):
+    ratio(fl, "wrk-p1", "")
 ratio("mtload-io_uring-p1", "mtload-epoll-p1", "")
 print("mtload's cost as a multiple of the floor's (CPU per operation; lower is better):")
-for p in ("p1", "p16"):
+for p in ("p1", "p16", "http-p1"):
     for e in ("io_uring", "epoll"):
-        a, b = f"mtload-{e}-{p}", f"floor-{e}-{p}"
+        a, b = (f"mtload-http-{e}-p1", f"floor-http-{e}-p1") if p == "http-p1" else (f"mtload-{e}-{p}", f"floor-{e}-{p}")
         if a in med and b in med and med[a] > 0:
             r = med[b] / med[a]
             rr = [y[4] / x[4] for x, y in zip(runs[a], runs[b]) if x[4] > 0]
             print(f"{a} vs {b}: {r:.2f}x, rounds {min(rr):.2f}-{max(rr):.2f} (target <= 1.15) {'ok' if r <= 1.15 else 'MISSED'}")
-    fl = [f"floor-{e}-{p}" for e in ("io_uring", "epoll") if f"floor-{e}-{p}" in med]
+    pre = "floor-http" if p == "http-p1" else "floor"
+    fl = [f"{pre}-{e}-{p[-2:] if p == 'http-p1' else p}" for e in ("io_uring", "epoll")]
+    fl = [k for k in fl if k in med]
     if fl:
         best = max(fl, key=lambda k: med[k])
         for e in ("io_uring", "epoll"):
-            a = f"mtload-{e}-{p}"
+            a = f"mtload-http-{e}-p1" if p == "http-p1" else f"mtload-{e}-{p}"
             if a in med and med[a] > 0:
                 print(f"{a} vs the best floor ({best}): {med[best] / med[a]:.2f}x")
 PY
