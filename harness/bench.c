@@ -8,7 +8,9 @@
 #include "quiet.h"
 #include "report.h"
 #include "run.h"
+#include "record.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -110,7 +112,7 @@ int mtb_cmd_run(int argc, char **argv)
     return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
 }
 
-static int finish(json_t *records, char *dir, int failures, int total, const struct mtb_plan *plan);
+static int finish(json_t *records, json_t *files, char *dir, int failures, int total, const struct mtb_plan *plan);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
@@ -137,8 +139,9 @@ int mtb_cmd_bench(int argc, char **argv)
             o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
             nreps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
-    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
-    return finish(records, dir, failures, (int)plan.ncells * (int)plan.reps_done, &plan);
+    json_t *files = json_array();
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, failures, (int)plan.ncells * (int)plan.reps_done, &plan);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -184,14 +187,19 @@ int mtb_cmd_plan(int argc, char **argv)
     fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
             plan.ncells, nreps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
-    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
-    return finish(records, dir, failures, (int)plan.ncells * (int)plan.reps_done, &plan);
+    json_t *files = json_array();
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, failures, (int)plan.ncells * (int)plan.reps_done, &plan);
 }
 
-/* Print and write the statistics of a finished plan. */
-static int finish(json_t *records, char *dir, int failures, int total, const struct mtb_plan *plan)
+/* Print and write the statistics of a finished plan: the records in memory,
+ * the summary and its Markdown built once. */
+static int finish(json_t *records, json_t *files, char *dir, int failures, int total, const struct mtb_plan *plan)
 {
-    json_t *sum = mtb_summary_build(records);
+    struct mtb_record_set set;
+    if (mtb_record_set_from(records, files, dir, &set) != 0)
+        mtb_die(1, "out of memory");
+    json_t *sum = mtb_summary_build(set.records);
     mtb_summary_print(sum, stdout);
     if (plan->reps == MTB_REPS_AUTO) {
         const struct mtb_seq_outcome *so = &plan->seq_out;
@@ -227,7 +235,7 @@ static int finish(json_t *records, char *dir, int failures, int total, const str
     printf("\nrecords: %s/*/record.json\nsummary: %s, %s\nreport:  %s\n", dir, sjp, smp, rmd);
     /* the full report of this results dir: reports/<name>/index.html, ... */
     char *hdir = NULL, err[MTB_ERRLEN];
-    if (mtb_report_dirs(&dir, 1, base, repdir, &hdir, err, sizeof err) == 0)
+    if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)
         printf("html:    %s/index.html\n", hdir);
     else
         mtb_warn("no HTML report: %s", err);
@@ -241,7 +249,9 @@ static int finish(json_t *records, char *dir, int failures, int total, const str
     free(rmd);
     free(repdir);
     json_decref(sum);
+    mtb_record_set_free(&set);
     json_decref(records);
+    json_decref(files);
     free(dir);
     return failures ? 1 : 0;
 }

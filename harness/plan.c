@@ -280,6 +280,7 @@ struct plan_ctx {
     struct mtb_plan *p;
     const char *dir;
     json_t *env, *records;
+    json_t *files;                      /* the records' paths, if wanted */
     int tty, idx, total;
     int *failures;
     double t0, per_rep;
@@ -345,6 +346,8 @@ static void run_rep(struct plan_ctx *x, long rep)
             free(rp);
         }
         json_array_append_new(x->records, rec);
+        if (x->files)
+            json_array_append_new(x->files, json_sprintf("%s/record.json", rundir));
         free(rundir);
         if (x->seq && mtb_proc_interrupted)
             break;
@@ -366,7 +369,7 @@ static int seq_pair(void *ctx, long rep, double *num, double *den)
     return mtb_proc_interrupted ? 1 : 0;
 }
 
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures)
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
 {
     char err[MTB_ERRLEN];
     const char *target = p->platform->target();
@@ -409,7 +412,7 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
 
-    struct plan_ctx x = { .p = p, .dir = dir, .tty = isatty(2), .failures = failures };
+    struct plan_ctx x = { .p = p, .dir = dir, .tty = isatty(2), .failures = failures, .files = files };
     double planned = 0;
     for (size_t k = 0; k < p->ncells; k++)
         planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
