@@ -48,10 +48,36 @@ struct fconn {
     char *out;
     size_t out_len;
     int sending;
+    int dead;                       /* io_uring: closed by the server while a send was in flight */
 };
 
 static unsigned pipeline;
 static uint64_t done;
+static int g_port;
+
+static int dial(int port, int nonblock);
+
+/* the server closed the connection (nginx after keepalive_requests): open a
+ * new one; the requests in flight are lost, as they are for any client */
+static void redial(struct fconn *c, int nonblock)
+{
+    close(c->fd);
+    c->fd = dial(g_port, nonblock);
+    c->count = 0;
+    c->got = 0;
+    c->head = c->next;
+    c->out_len = 0;
+    c->sending = 0;
+    c->dead = 0;
+}
+
+static void arm_recv(struct io_uring *ring, struct fconn *c, uint64_t tag)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    io_uring_prep_recv_multishot(sqe, c->fd, NULL, 0, 0);
+    sqe->flags |= IOSQE_BUFFER_SELECT;
+    sqe->user_data = tag;
+}
 
 static double now_s(void)
 {
@@ -161,10 +187,12 @@ static void run_epoll(struct fconn *cs, unsigned n, double end)
             struct fconn *c = ev[k].data.ptr;
             ssize_t r = recv(c->fd, buf, sizeof(buf), 0);
             if (r <= 0) {
+                struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
                 if (r < 0 && errno == EAGAIN)
                     continue;
-                fprintf(stderr, "floor: connection closed\n");
-                exit(1);
+                redial(c, 1);
+                epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
+                r = 0;
             }
             received(c, (size_t)r);
             if (fill(c) && send(c->fd, c->out, c->out_len, MSG_NOSIGNAL) != (ssize_t)c->out_len)
@@ -222,21 +250,33 @@ static void run_uring(struct fconn *cs, unsigned n, double end)
             struct fconn *c = &cs[cqe->user_data >> 1];
             seen++;
             if (cqe->user_data & 1) {               /* send done */
-                if (cqe->res != (int)c->out_len)
+                if (c->dead) {                      /* the server had closed: reconnect now */
+                    redial(c, 0);
+                    arm_recv(&ring, c, cqe->user_data & ~1ULL);
+                } else if (cqe->res != (int)c->out_len) {
+                    fprintf(stderr, "floor: short send\n");
                     exit(1);
+                }
                 c->out_len = 0;
                 c->sending = 0;
             } else {
                 unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
-                if (cqe->res <= 0) {
-                    fprintf(stderr, "floor: receive failed: %d\n", cqe->res);
-                    exit(1);
+                if (cqe->res > 0)
+                    received(c, (size_t)cqe->res);
+                if (cqe->flags & IORING_CQE_F_BUFFER) {
+                    io_uring_buf_ring_add(br, bufs + (size_t)bid * BUFSZ, BUFSZ, (unsigned short)bid,
+                                          io_uring_buf_ring_mask(nb), 0);
+                    io_uring_buf_ring_advance(br, 1);
                 }
-                received(c, (size_t)cqe->res);
-                io_uring_buf_ring_add(br, bufs + (size_t)bid * BUFSZ, BUFSZ, (unsigned short)bid,
-                                      io_uring_buf_ring_mask(nb), 0);
-                io_uring_buf_ring_advance(br, 1);
-                if (!(cqe->flags & IORING_CQE_F_MORE)) {
+                if (cqe->res <= 0 && cqe->res != -ENOBUFS) {
+                    /* closed by the server: a new connection, once a send in flight is done */
+                    if (c->sending) {
+                        c->dead = 1;
+                        continue;
+                    }
+                    redial(c, 0);
+                }
+                if (!(cqe->flags & IORING_CQE_F_MORE) || cqe->res <= 0) {
                     struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
                     io_uring_prep_recv_multishot(sqe, c->fd, NULL, 0, 0);
                     sqe->flags |= IOSQE_BUFFER_SELECT;
@@ -253,8 +293,6 @@ static void run_uring(struct fconn *cs, unsigned n, double end)
         io_uring_cq_advance(&ring, seen);
     }
 }
-
-static int dial(int port, int nonblock);
 
 /* HTTP: one request, and the response length learnt from a first exchange */
 static void build_http(int port, const char *path)
@@ -310,7 +348,7 @@ int main(int argc, char **argv)
         return 2;
     }
     uring = !strcmp(argv[1], "io_uring");
-    port = atoi(argv[2]);
+    port = g_port = atoi(argv[2]);
     conns = (unsigned)atoi(argv[3]);
     pipeline = (unsigned)atoi(argv[4]);
     secs = atof(argv[5]);

@@ -81,7 +81,8 @@ measure() {
         >"$TMP/$name.out" 2>&1
     local rc=$?
     o1=$($opscmd)
-    read -r u s e <"$TMP/$name.time" 2>/dev/null || { u=0; s=0; e=0; }
+    # the last line: GNU time puts "Command exited with non-zero status" first
+    read -r u s e < <(tail -n 1 "$TMP/$name.time" 2>/dev/null) || { u=0; s=0; e=0; }
     if [ $rc != 0 ]; then
         echo "  $name exited $rc:"; tail -5 "$TMP/$name.out" | sed 's/^/    /'
     fi
