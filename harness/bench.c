@@ -67,6 +67,12 @@ int mtb_cmd_run(int argc, char **argv)
     if (!o.mode)
         o.mode = "off";
     mtb_cli_resolve(&o);
+    if (o.dry_run) { /* the run it would do; nothing is built or run */
+        printf("run %s %s %s/%s on %s%s%s: mix %s, %ld conns, pipeline %ld, %g s\n", o.recipe->name, o.wl.name,
+               o.variant, o.m->name, o.p->name, o.p->named_kernels ? ", kernel " : "",
+               o.p->named_kernels ? o.kernel : "", o.wl.mix, o.wl.conns, o.wl.pipeline, o.wl.duration);
+        return 0;
+    }
     char err[MTB_ERRLEN];
     struct mtb_build b;
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
@@ -132,6 +138,11 @@ int mtb_cmd_bench(int argc, char **argv)
     char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
     mtb_plan_init(&plan, "bench", &o);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
+    if (o.dry_run) { /* the runs it would do; nothing is built or run */
+        mtb_plan_print(&plan, stdout);
+        free(tag);
+        return 0;
+    }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
     char nreps[32];
     mtb_reps_text(nreps, sizeof nreps, o.reps);
@@ -157,28 +168,7 @@ int mtb_cmd_plan(int argc, char **argv)
     mtb_plan_load(&plan, path, &o);
     int failures = 0;
     if (o.dry_run) {
-        if (plan.reps == MTB_REPS_AUTO)
-            printf("plan %s on %s: %zu configurations x auto reps (6 to %ld pairs, until +-%g%%, at most %g min)\n",
-                   plan.name, plan.platform->name, plan.ncells, plan.max_reps, 100 * plan.precision, plan.max_time / 60);
-        else
-            printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
-                   plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
-        for (size_t i = 0; i < plan.ncells; i++) {
-            const struct mtb_workload *w = &plan.cells[i].wl;
-            char cores[384] = "";
-            if (w->cores)
-                snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
-                         w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
-            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s\n", plan.cells[i].entry,
-                   plan.cells[i].recipe->name, w->name, plan.cells[i].variant, plan.cells[i].mode->name, w->mix, w->conns,
-                   w->pipeline, w->duration, cores);
-        }
-        size_t k;
-        json_t *sk;
-        json_array_foreach(plan.skipped, k, sk) printf("  skipped: [%s] %s: %s\n",
-                                                        json_string_value(json_object_get(sk, "entry")),
-                                                        json_string_value(json_object_get(sk, "mode")),
-                                                        json_string_value(json_object_get(sk, "why")));
+        mtb_plan_print(&plan, stdout);
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
@@ -192,6 +182,28 @@ int mtb_cmd_plan(int argc, char **argv)
     return finish(records, files, dir, failures, (int)plan.ncells * (int)plan.reps_done, &plan);
 }
 
+/* REPS=auto: how many pairs, how long, why it stopped (printed and in summary.json) */
+static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
+{
+    const struct mtb_seq_outcome *so = &plan->seq_out;
+    char el[32];
+    int s = (int)so->elapsed;
+    if (s >= 60)
+        snprintf(el, sizeof el, "%dm%02ds", s / 60, s % 60);
+    else
+        snprintf(el, sizeof el, "%ds", s);
+    printf("\nREPS=auto: %ld pairs in %s; %s\n", so->pairs, el,
+           so->why == MTB_SEQ_PRECISION ? "every overhead within the precision"
+           : so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings"
+           : so->why == MTB_SEQ_MAX_REPS ? "stopped at MAX_REPS (or the most pairs MAX_TIME allows): noisy machine, see warnings"
+                                         : "interrupted");
+    json_object_set_new(sum, "sequential",
+                        json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
+                                  (json_int_t)so->pairs, "elapsed_s", so->elapsed, "stopped",
+                                  mtb_seq_verdict_name(so->why), "precision", plan->precision, "max_time_s",
+                                  plan->max_time, "looks", (int)plan->seq.nlooks, "look_conf", plan->seq.look_conf));
+}
+
 /* Print and write the statistics of a finished plan: the records in memory,
  * the summary and its Markdown built once. */
 static int finish(json_t *records, json_t *files, char *dir, int failures, int total, const struct mtb_plan *plan)
@@ -201,26 +213,8 @@ static int finish(json_t *records, json_t *files, char *dir, int failures, int t
         mtb_die(1, "out of memory");
     json_t *sum = mtb_summary_build(set.records);
     mtb_summary_print(sum, stdout);
-    if (plan->reps == MTB_REPS_AUTO) {
-        const struct mtb_seq_outcome *so = &plan->seq_out;
-        char el[32];
-        int s = (int)so->elapsed;
-        if (s >= 60)
-            snprintf(el, sizeof el, "%dm%02ds", s / 60, s % 60);
-        else
-            snprintf(el, sizeof el, "%ds", s);
-        printf("\nREPS=auto: %ld pairs in %s; %s\n", so->pairs, el,
-               so->why == MTB_SEQ_PRECISION ? "every overhead within the precision" :
-               so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings" :
-               so->why == MTB_SEQ_MAX_REPS ? "stopped at MAX_REPS (or the most pairs MAX_TIME allows): noisy machine, see warnings" :
-               "interrupted");
-        json_object_set_new(sum, "sequential",
-                            json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks",
-                                      "pairs", (json_int_t)so->pairs, "elapsed_s", so->elapsed,
-                                      "stopped", mtb_seq_verdict_name(so->why), "precision", plan->precision,
-                                      "max_time_s", plan->max_time, "looks", (int)plan->seq.nlooks,
-                                      "look_conf", plan->seq.look_conf));
-    }
+    if (plan->reps == MTB_REPS_AUTO)
+        auto_outcome(plan, sum);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *sjp = mtb_asprintf("%s/summary.json", dir);
     mtb_write_atomic(sjp, sj, strlen(sj));

@@ -7,19 +7,20 @@
 #include "platform.h"
 #include "recipe.h"
 #include "run.h"
+#include "workload.h"
 
 struct mtb_opts {
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
-    const char *mix, *value_size, *workload, *machine;
+    const char *workload, *machine;
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
     const char *kernels;     /* compare-kernels: "stock,tcma1" */
     int baseline;            /* compare-kernels: also plain/off */
-    long reps, threads, conns, pipeline, keys, service_threads;   /* reps: MTB_REPS_AUTO (0) or a count */
+    long reps;               /* MTB_REPS_AUTO (0) or a count */
     int reps_given;          /* --reps on the command line (overrides a plan file's) */
     double precision;        /* REPS=auto: relative half-width to reach (0.02) */
     double max_time;         /* REPS=auto: seconds of runs at most (900) */
     long max_reps;           /* REPS=auto: pairs at most (100) */
-    double duration, warmup, rate;
+    struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
     int force, quiet, json, dry_run;
     int strict;              /* refuse to run on a machine that is not quiet */
     const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
@@ -40,6 +41,4 @@ void mtb_cli_resolve(struct mtb_opts *o);
 void mtb_cli_kernel_ensure(const struct mtb_opts *o);
 /* The usage text of the shared options. */
 void mtb_cli_usage(FILE *f);
-/* Validate a SET:GET ratio in memtier syntax. */
-int mtb_cli_valid_mix(const char *s);
 #endif

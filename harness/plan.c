@@ -1,5 +1,7 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "jsonx.h"
+#include "kernel.h"
 #include "proc.h"
 #include "quiet.h"
 #include "seqstop.h"
@@ -163,9 +165,8 @@ static const char *get(const struct loader *l, const char *sec, const char *key)
     return NULL;
 }
 
-static const char *const entry_keys[] = { "service", "workload", "modes", "mix", "conns", "threads", "pipeline",
-                                          "keys", "value_size", "duration", "warmup", "rate", "service_threads",
-                                          NULL };
+/* an entry's keys: these and the workload's (workload.h) */
+static const char *const entry_keys[] = { "service", "workload", "modes", NULL };
 
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
@@ -186,10 +187,14 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         o->platform = v;
     if (!o->cores && (v = get(&l, "plan", "cores")))
         o->cores = v;
-    if (o->duration < 0 && (v = get(&l, "plan", "duration")) && (mtb_parse_duration(v, &o->duration) != 0 || o->duration <= 0))
-        mtb_die(2, "plan %s: [plan] duration '%s' is not a duration", path, v);
-    if (o->warmup < 0 && (v = get(&l, "plan", "warmup")) && mtb_parse_duration(v, &o->warmup) != 0)
-        mtb_die(2, "plan %s: [plan] warmup '%s' is not a duration", path, v);
+    /* [plan] duration and warmup hold for every entry unless given on the command line */
+    static const char *const globals[] = { "duration", "warmup" };
+    for (int g = 0; g < 2; g++) {
+        char why[MTB_ERRLEN];
+        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(&l, "plan", globals[g])) &&
+            mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
+            mtb_die(2, "plan %s: [plan] %s", path, why);
+    }
     /* resolve the platform with the first entry's service */
     const char *first = NULL;
     for (size_t i = 0; i < l.nsec && !first; i++)
@@ -213,38 +218,31 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         for (size_t k = 0; k < l.n; k++) {
             if (strcmp(l.kv[k].section, sec))
                 continue;
-            int known = 0;
+            int known = mtb_workload_field(l.kv[k].key) >= 0;
             for (const char *const *e = entry_keys; *e; e++)
                 known |= !strcmp(*e, l.kv[k].key);
             if (!known)
-                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, mix, conns, threads, "
-                        "pipeline, keys, value_size, duration, warmup, rate, service_threads)", path, sec, l.kv[k].key);
+                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, %s)", path, sec,
+                        l.kv[k].key, mtb_workload_keys());
         }
         /* each entry is resolved like the command line, with its values */
         struct mtb_opts eo = *o;
         eo.service = get(&l, sec, "service");
         eo.workload = get(&l, sec, "workload");
-        eo.mix = get(&l, sec, "mix") ? get(&l, sec, "mix") : o->mix;
-        eo.value_size = get(&l, sec, "value_size") ? get(&l, sec, "value_size") : o->value_size;
         eo.quiet = 1;
         eo.mode = NULL;
         if (!eo.service)
             mtb_die(2, "plan %s: [%s] has no service", path, sec);
-        if (eo.mix && !mtb_cli_valid_mix(eo.mix))
-            mtb_die(2, "plan %s: [%s] invalid mix '%s' (accepted: SET:GET such as 1:10)", path, sec, eo.mix);
-        struct { const char *key; long *dst; long lo, hi; } nums[] = {
-            { "conns", &eo.conns, 1, 100000 }, { "threads", &eo.threads, 1, 1024 },
-            { "pipeline", &eo.pipeline, 1, 4096 }, { "keys", &eo.keys, 1, 1000000000L },
-            { "service_threads", &eo.service_threads, 1, 1024 },
-        };
-        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-            if ((v = get(&l, sec, nums[k].key)) && mtb_parse_long(v, nums[k].lo, nums[k].hi, nums[k].dst) != 0)
-                mtb_die(2, "plan %s: [%s] %s '%s' is not an integer from %ld to %ld", path, sec, nums[k].key, v,
-                        nums[k].lo, nums[k].hi);
-        if ((v = get(&l, sec, "duration")) && o->duration < 0 && mtb_parse_duration(v, &eo.duration) != 0)
-            mtb_die(2, "plan %s: [%s] duration '%s' is not a duration", path, sec, v);
-        if ((v = get(&l, sec, "rate")) && (eo.rate = atof(v)) <= 0)
-            mtb_die(2, "plan %s: [%s] rate '%s' is not a positive number", path, sec, v);
+        for (size_t k = 0; k < l.n; k++) {
+            int f = mtb_workload_field(l.kv[k].key);
+            char why[MTB_ERRLEN];
+            /* the entry's values; duration and warmup only when not given for the whole plan */
+            if (strcmp(l.kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
+                                                          (f == MTB_WL_duration || f == MTB_WL_warmup)))
+                continue;
+            if (mtb_workload_set_parse(&eo.wset, l.kv[k].key, l.kv[k].value, why, sizeof why) != 0)
+                mtb_die(2, "plan %s: [%s] %s", path, sec, why);
+        }
         mtb_cli_resolve(&eo);
         const struct mtb_mode *modes[8];
         size_t nm = 0;
@@ -275,101 +273,9 @@ static void fmt_eta(char *buf, size_t n, double secs)
         snprintf(buf, n, "%ds", s);
 }
 
-#define MAX_OVER 256
-struct plan_ctx {
-    struct mtb_plan *p;
-    const char *dir;
-    json_t *env, *records;
-    json_t *files;                      /* the records' paths, if wanted */
-    int tty, idx, total;
-    int *failures;
-    double t0, per_rep;
-    const struct mtb_seq *seq;          /* REPS=auto */
-    size_t nover;
-    size_t over[MAX_OVER][2];           /* baseline cell, tagged cell */
-    double ops[512];                    /* this repetition's ops/s per cell (NAN: failed) */
-};
-
-/* Run repetition rep of every cell, alternating the order (AB BA AB ...) so
- * that drift hits every cell alike. */
-static void run_rep(struct plan_ctx *x, long rep)
-{
-    struct mtb_plan *p = x->p;
-    for (size_t k = 0; k < p->ncells; k++) {
-        size_t ci = rep % 2 ? k : p->ncells - 1 - k;
-        struct mtb_plan_cell *c = &p->cells[ci];
-        x->idx++;
-        char eta[32], of[32];
-        fmt_eta(eta, sizeof eta, x->idx > 1 ? (mtb_mono() - x->t0) / (x->idx - 1) * (x->total - x->idx + 1)
-                                            : x->per_rep * (double)(x->total / (int)p->ncells));
-        char cores[48] = "";
-        if (c->wl.cores)
-            snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
-                     c->wl.core_type[0] ? " " : "", c->wl.core_type);
-        if (x->seq)
-            snprintf(of, sizeof of, "pair %ld (auto)", rep);
-        else
-            snprintf(of, sizeof of, "rep %ld/%ld", rep, p->reps);
-        fprintf(stderr, "%s[%d/%s%d] %s %s%s %s/%s %s, ETA %s%s ...%s", x->tty ? "\r\033[K" : "", x->idx,
-                x->seq ? "<=" : "", x->total, c->recipe->name, c->wl.name, cores, c->variant, c->mode->name, of,
-                x->seq ? "<= " : "", eta, x->tty ? "" : "\n");
-        char ptag[48] = "";
-        if (c->wl.core_type[0])
-            snprintf(ptag, sizeof ptag, "-%s", c->wl.core_type);
-        else if (c->wl.cores)
-            snprintf(ptag, sizeof ptag, "-c%ld", c->wl.cores);
-        char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", x->dir, x->idx, c->recipe->name, c->wl.name, ptag,
-                                    c->variant, c->mode->name, rep);
-        struct mtb_run run = { .environment = x->env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
-                               .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build, .machine = p->machine,
-                               .rep = (int)rep, .index = x->idx, .total = x->total, .plan = p->name, .dir = rundir };
-        json_t *rec = NULL;
-        enum mtb_run_status st = mtb_run_one(&run, &rec);
-        if (st == MTB_RUN_OK && x->tty)
-            fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-        if (st != MTB_RUN_OK)
-            (*x->failures)++;
-        if (ci < sizeof x->ops / sizeof x->ops[0])
-            x->ops[ci] = st == MTB_RUN_OK ? mtb_record_num(rec, "ops_per_sec") : NAN;
-        if (x->seq) {
-            /* the level every look's interval is built at: the summary reports the overhead at it */
-            json_t *sq = json_pack("{s:s,s:f,s:f,s:f,s:I,s:i}", "rule", "bonferroni over planned looks",
-                                   "look_conf", x->seq->look_conf, "precision", x->seq->precision,
-                                   "max_time_s", x->seq->max_time, "max_reps", (json_int_t)x->seq->max_reps,
-                                   "looks", (int)x->seq->nlooks);
-            json_object_set_new(rec, "sequential", sq);
-            char *rp = mtb_asprintf("%s/record.json", rundir);
-            char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-            if (txt)
-                mtb_write_atomic(rp, txt, strlen(txt));
-            free(txt);
-            free(rp);
-        }
-        json_array_append_new(x->records, rec);
-        if (x->files)
-            json_array_append_new(x->files, json_sprintf("%s/record.json", rundir));
-        free(rundir);
-        if (x->seq && mtb_proc_interrupted)
-            break;
-    }
-    if (x->tty && x->seq)
-        fprintf(stderr, "\n");
-}
-
-static int seq_pair(void *ctx, long rep, double *num, double *den)
-{
-    struct plan_ctx *x = ctx;
-    for (size_t k = 0; k < x->p->ncells && k < sizeof x->ops / sizeof x->ops[0]; k++)
-        x->ops[k] = NAN;
-    run_rep(x, rep);
-    for (size_t i = 0; i < x->nover; i++) {
-        num[i] = x->ops[x->over[i][0]];            /* slowdown = baseline / tagged ops/s */
-        den[i] = x->ops[x->over[i][1]];
-    }
-    return mtb_proc_interrupted ? 1 : 0;
-}
-
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+/* Every build (one per service and variant) and, on a platform with named
+ * kernels, every kernel, before the first run: the runs only start or boot. */
+static void plan_prepare(struct mtb_plan *p, int force)
 {
     char err[MTB_ERRLEN];
     const char *target = p->platform->target();
@@ -385,8 +291,27 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
         if (!reused && mtb_build_ensure(c->recipe, c->variant, target, force, 0, &c->build, err, sizeof err) != 0)
             mtb_die(1, "%s", err);
     }
-    if (mtb_mkdir_p(dir) != 0)
-        mtb_die(1, "cannot create %s", dir);
+    for (size_t i = 0; p->platform->named_kernels && i < p->ncells; i++) {
+        const char *k = mtb_plan_cell_kernel(p, &p->cells[i]);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), k);
+        struct mtb_kernel kk;
+        if (!seen && mtb_kernel_ensure(k, NULL, 0, 0, &kk, err, sizeof err) != 0)
+            mtb_die(1, "%s", err);
+        if (!seen)
+            mtb_kernel_free(&kk);
+    }
+}
+
+const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c)
+{
+    return c->kernel ? c->kernel : p->kernel;
+}
+
+/* dir/plan.json: the cells, the platform, the repetitions, what was skipped */
+static void plan_write_json(const struct mtb_plan *p, const char *dir)
+{
     json_t *cells = json_array();
     for (size_t i = 0; i < p->ncells; i++) {
         json_t *cj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "entry", p->cells[i].entry, "service", p->cells[i].recipe->name,
@@ -394,6 +319,8 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                p->cells[i].mode->name);
         if (p->cells[i].wl.cores)
             json_object_set_new(cj, "cores", json_integer(p->cells[i].wl.cores));
+        if (p->cells[i].kernel)
+            json_object_set_new(cj, "kernel", json_string(p->cells[i].kernel));
         json_array_append_new(cells, cj);
     }
     json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
@@ -411,54 +338,218 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                                   json_string_value(json_object_get(sk, "entry")),
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
+}
 
-    struct plan_ctx x = { .p = p, .dir = dir, .tty = isatty(2), .failures = failures, .files = files };
+/* "-c8" / "-little" for a sweep point, "-tcma1" for a cell's own kernel */
+static void cell_tag(const struct mtb_plan_cell *c, char *tag, size_t n)
+{
+    tag[0] = 0;
+    if (c->wl.core_type[0])
+        snprintf(tag, n, "-%s", c->wl.core_type);
+    else if (c->wl.cores)
+        snprintf(tag, n, "-c%ld", c->wl.cores);
+    if (c->kernel) {
+        const char *b = strrchr(c->kernel, '/') ? strrchr(c->kernel, '/') + 1 : c->kernel;
+        snprintf(tag + strlen(tag), n - strlen(tag), "-%s", b);
+    }
+}
+
+/* One run of a cell: progress line, run directory, mtb_run_one. */
+static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c, long rep, int idx, int total,
+                        const char *eta, const char *dir, json_t *env, int *failures, json_t *files)
+{
+    int tty = isatty(2);
+    char cores[48] = "", kern[160] = "";
+    if (c->wl.cores)
+        snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
+                 c->wl.core_type[0] ? " " : "", c->wl.core_type);
+    if (c->kernel)
+        snprintf(kern, sizeof kern, " kernel %s", c->kernel);
+    char of[48];
+    if (p->reps == MTB_REPS_AUTO) /* total and ETA are then upper bounds */
+        snprintf(of, sizeof of, "pair %ld (auto)", rep);
+    else
+        snprintf(of, sizeof of, "rep %ld/%ld", rep, p->reps);
+    fprintf(stderr, "%s[%d/%s%d] %s %s%s%s %s/%s %s, ETA %s%s ...%s", tty ? "\r\033[K" : "", idx,
+            p->reps == MTB_REPS_AUTO ? "<=" : "", total, c->recipe->name, c->wl.name, cores, kern, c->variant,
+            c->mode->name, of, p->reps == MTB_REPS_AUTO ? "<= " : "", eta, tty ? "" : "\n");
+    char tag[200];
+    cell_tag(c, tag, sizeof tag);
+    char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
+                                c->variant, c->mode->name, rep);
+    struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+                           .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
+                           .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
+                           .plan = p->name, .dir = rundir };
+    json_t *rec = NULL;
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (st == MTB_RUN_OK && tty)
+        fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
+    if (st != MTB_RUN_OK)
+        (*failures)++;
+    if (p->reps == MTB_REPS_AUTO && rec) {
+        /* the level every look's interval is built at: the summary reports the overhead at it */
+        json_object_set_new(rec, "sequential",
+                            json_pack("{s:s,s:f,s:f,s:f,s:I,s:i}", "rule", "bonferroni over planned looks",
+                                      "look_conf", p->seq.look_conf, "precision", p->seq.precision,
+                                      "max_time_s", p->seq.max_time, "max_reps", (json_int_t)p->seq.max_reps,
+                                      "looks", (int)p->seq.nlooks));
+        char *rp = mtb_asprintf("%s/record.json", rundir);
+        char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (txt)
+            mtb_write_atomic(rp, txt, strlen(txt));
+        free(txt);
+        free(rp);
+    }
+    if (files)
+        json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+    free(rundir);
+    return rec;
+}
+
+/* REPS=auto: one repetition of every cell per call, the overheads' pairs out */
+#define MAX_OVER 256
+struct seq_ctx {
+    struct mtb_plan *p;
+    const char *dir;
+    json_t *env, *records, *files;
+    int *failures;
+    int idx, total;
+    double t0;
+    size_t nover;
+    size_t over[MAX_OVER][2];           /* baseline cell, tagged cell */
+};
+
+static int seq_pair(void *ctx, long rep, double *num, double *den)
+{
+    struct seq_ctx *x = ctx;
+    struct mtb_plan *p = x->p;
+    double *ops = mtb_calloc(p->ncells, sizeof *ops);
+    for (size_t k = 0; k < p->ncells && !mtb_proc_interrupted; k++) {
+        size_t ci = rep % 2 ? k : p->ncells - 1 - k;   /* AB BA ...: drift hits every cell alike */
+        char eta[32];
+        x->idx++;
+        fmt_eta(eta, sizeof eta, (mtb_mono() - x->t0) / (x->idx > 1 ? x->idx - 1 : 1) * (x->total - x->idx + 1));
+        json_t *rec = run_cell(p, &p->cells[ci], rep, x->idx, x->total, eta, x->dir, x->env, x->failures, x->files);
+        ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
+        json_array_append_new(x->records, rec);
+    }
+    if (isatty(2))
+        fprintf(stderr, "\n");
+    for (size_t i = 0; i < x->nover; i++) {
+        num[i] = ops[x->over[i][0]];                   /* slowdown = baseline / tagged ops/s */
+        den[i] = ops[x->over[i][1]];
+    }
+    free(ops);
+    return mtb_proc_interrupted ? 1 : 0;
+}
+
+/* REPS=auto: pairs until seqstop.c's rule stops */
+static void run_auto(struct mtb_plan *p, const char *dir, json_t *env, json_t *records, int *failures, json_t *files)
+{
+    struct seq_ctx x = { .p = p, .dir = dir, .env = env, .records = records, .files = files, .failures = failures };
+    /* the overheads: each tagged cell against its baseline */
+    for (size_t k = 0; k < p->ncells; k++)
+        for (size_t j = 0; strcmp(p->cells[k].variant, "plain") && j < p->ncells; j++)
+            if (!strcmp(p->cells[j].variant, "plain") && !strcmp(p->cells[j].entry, p->cells[k].entry) &&
+                p->cells[j].wl.cores == p->cells[k].wl.cores &&
+                !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), mtb_plan_cell_kernel(p, &p->cells[k])) &&
+                x.nover < MAX_OVER) {
+                x.over[x.nover][0] = j;
+                x.over[x.nover][1] = k;
+                x.nover++;
+                break;
+            }
+    /* the looks are planned from the runs' own time (no overheads): more looks, if anything */
+    double pair_s = 0;
+    for (size_t k = 0; k < p->ncells; k++)
+        pair_s += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+    mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, pair_s);
+    long cap = p->seq.looks[p->seq.nlooks - 1];
+    x.total = (int)(cap * (long)p->ncells);
+    fprintf(stderr, "mtebench: REPS=auto: pairs until the overhead is within +-%.1f%% (95%%, %zu planned looks "
+            "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n", 100 * p->precision,
+            p->seq.nlooks, p->seq.looks[0], cap, 100 * p->seq.look_conf, cap, p->max_time / 60);
+    x.t0 = mtb_mono();
+    mtb_seq_run(&p->seq, x.nover, seq_pair, &x, stderr, &p->seq_out);
+    p->reps_done = p->seq_out.pairs;
+}
+
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+{
+    plan_prepare(p, force);
+    if (mtb_mkdir_p(dir) != 0)
+        mtb_die(1, "cannot create %s", dir);
+    plan_write_json(p, dir);
+    int total = (int)(p->reps * (long)p->ncells), idx = 0;
     double planned = 0;
     for (size_t k = 0; k < p->ncells; k++)
         planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
-    x.per_rep = planned;
+    planned *= (double)p->reps;
     /* provenance and the quiet-machine check, before any run (refused with --strict) */
-    x.env = mtb_quiet_environment(p->machine, p->strict, 0);
-    x.records = json_array();
+    json_t *env = mtb_quiet_environment(p->machine, p->strict, 0);
+    json_t *records = json_array();
     *failures = 0;
-    x.t0 = mtb_mono();
-    if (p->reps == MTB_REPS_AUTO) {
-        /* the overheads: each tagged cell against its baseline */
-        for (size_t k = 0; k < p->ncells; k++)
-            if (strcmp(p->cells[k].variant, "plain"))
-                for (size_t j = 0; j < p->ncells; j++)
-                    if (!strcmp(p->cells[j].variant, "plain") && !strcmp(p->cells[j].entry, p->cells[k].entry) &&
-                        p->cells[j].wl.cores == p->cells[k].wl.cores && x.nover < MAX_OVER) {
-                        x.over[x.nover][0] = j;
-                        x.over[x.nover][1] = k;
-                        x.nover++;
-                        break;
-                    }
-        /* the looks are planned from the runs' own time (no overheads): more looks, if anything */
-        double pair_s = 0;
-        for (size_t k = 0; k < p->ncells; k++)
-            pair_s += p->cells[k].wl.duration + p->cells[k].wl.warmup;
-        mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, pair_s);
-        x.seq = &p->seq;
-        x.total = (int)(p->seq.looks[p->seq.nlooks - 1] * (long)p->ncells);
-        fprintf(stderr, "mtebench: REPS=auto: pairs until the overhead is within +-%.1f%% (95%%, %zu planned looks "
-                "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n",
-                100 * p->precision, p->seq.nlooks, p->seq.looks[0], p->seq.looks[p->seq.nlooks - 1],
-                100 * p->seq.look_conf, p->seq.looks[p->seq.nlooks - 1], p->max_time / 60);
-        mtb_seq_run(&p->seq, x.nover, seq_pair, &x, stderr, &p->seq_out);
-        p->reps_done = p->seq_out.pairs;
-    } else {
-        x.total = (int)(p->reps * (long)p->ncells);
-        for (long rep = 1; rep <= p->reps; rep++)
-            run_rep(&x, rep);
+    double t0 = mtb_mono();
+    if (p->reps == MTB_REPS_AUTO)
+        run_auto(p, dir, env, records, failures, files);
+    else
         p->reps_done = p->reps;
+    for (long rep = 1; p->reps != MTB_REPS_AUTO && rep <= p->reps && !mtb_proc_interrupted; rep++) {
+        for (size_t k = 0; k < p->ncells; k++) {
+            /* alternate the order so that drift hits every cell alike */
+            struct mtb_plan_cell *c = &p->cells[rep % 2 ? k : p->ncells - 1 - k];
+            idx++;
+            char eta[32];
+            fmt_eta(eta, sizeof eta, idx > 1 ? (mtb_mono() - t0) / (idx - 1) * (total - idx + 1) : planned);
+            json_array_append_new(records, run_cell(p, c, rep, idx, total, eta, dir, env, failures, files));
+        }
     }
-    json_t *records = x.records;
-    json_t *env = x.env;
-    int tty = x.tty;
-    if (tty)
+    if (isatty(2))
         fprintf(stderr, "\n");
     json_decref(env);
     mtb_quiet_restore();
     return records;
+}
+
+void mtb_plan_print(const struct mtb_plan *p, FILE *f)
+{
+    if (p->reps == MTB_REPS_AUTO)
+        fprintf(f, "plan %s on %s: %zu configurations x auto reps (6 to %ld pairs, until +-%g%%, at most %g min)\n",
+                p->name, p->platform->name, p->ncells, p->max_reps, 100 * p->precision, p->max_time / 60);
+    else
+        fprintf(f, "plan %s on %s: %zu configurations x %ld reps = %ld runs\n", p->name, p->platform->name,
+                p->ncells, p->reps, (long)p->ncells * p->reps);
+    for (size_t i = 0; i < p->ncells; i++) {
+        const struct mtb_workload *w = &p->cells[i].wl;
+        char cores[384] = "", kern[160] = "";
+        if (w->cores)
+            snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
+                     w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
+        if (p->platform->named_kernels)
+            snprintf(kern, sizeof kern, ", kernel %s", mtb_plan_cell_kernel(p, &p->cells[i]));
+        fprintf(f, "  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s%s\n", p->cells[i].entry,
+                p->cells[i].recipe->name, w->name, p->cells[i].variant, p->cells[i].mode->name, w->mix, w->conns,
+                w->pipeline, w->duration, cores, kern);
+    }
+    size_t k;
+    json_t *sk;
+    json_array_foreach(p->skipped, k, sk) fprintf(f, "  skipped: [%s] %s: %s\n",
+                                                  json_string_value(json_object_get(sk, "entry")),
+                                                  json_string_value(json_object_get(sk, "mode")),
+                                                  json_string_value(json_object_get(sk, "why")));
+}
+
+struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
+                                        const struct mtb_workload *wl, const char *variant,
+                                        const struct mtb_mode *mode, const char *kernel)
+{
+    struct mtb_plan_cell *c = add_cell(p);
+    c->entry = entry;
+    c->recipe = r;
+    c->wl = *wl;
+    c->variant = variant;
+    c->mode = mode;
+    c->kernel = kernel;
+    return c;
 }

@@ -587,6 +587,25 @@ static json_t *cores_of(json_t *configs, json_t *overheads)
     return sorted;
 }
 
+/* the metric table, for readers of summary.json: what each key of configs[]
+ * and overheads[] is */
+static json_t *metrics_json(void)
+{
+    json_t *run = json_array(), *pair = json_array();
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        json_array_append_new(run, json_pack("{s:s,s:s,s:s,s:s}", "key", mtb_run_metrics[m].key, "label",
+                                             mtb_run_metrics[m].label, "unit", mtb_run_metrics[m].unit, "better",
+                                             mtb_run_metrics[m].better == MTB_HIGHER ? "higher" : "lower"));
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
+        const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
+        const char *of = mtb_run_metrics[d->of].key;
+        json_array_append_new(pair, json_pack("{s:s,s:s,s:s,s:s,s:s}", "key", d->key, "label", d->label, "of", of,
+                                              "ratio", d->tagged_num ? "tagged / baseline" : "baseline / tagged",
+                                              "better", "lower"));
+    }
+    return json_pack("{s:o,s:o}", "run", run, "pair", pair);
+}
+
 json_t *mtb_summary_build(json_t *records)
 {
     struct series *ss = mtb_calloc(json_array_size(records) + 1, sizeof *ss);
@@ -662,8 +681,8 @@ json_t *mtb_summary_build(json_t *records)
     }
     free(ss);
     json_t *cores = cores_of(configs, overheads);
-    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated", emulated,
-                     "label", emulated ? "emulated: not hardware timing" : "hardware timing", "configs", configs,
-                     "overheads", overheads, "geomeans", geomeans, "kernels", kernels, "cores", cores, "warnings",
-                     warnings, "environment", environment(records));
+    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated",
+                     emulated, "label", emulated ? "emulated: not hardware timing" : "hardware timing", "metrics",
+                     metrics_json(), "configs", configs, "overheads", overheads, "geomeans", geomeans, "kernels",
+                     kernels, "cores", cores, "warnings", warnings, "environment", environment(records));
 }
