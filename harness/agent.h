@@ -1,0 +1,111 @@
+/* agent.h - the agent step: run `mtebench ARGS` somewhere else (a VM's
+ * guest, a remote host) and bring back what it wrote.
+ *
+ * A transport is how we get there: four operations in a table. The console
+ * transport (transport_console.c) boots qemu-system-aarch64 from a named
+ * kernel with the project's guest image and gets the results back over the
+ * virtio console (one boot per exec); an ssh transport reaches a remote
+ * host. Adding a transport is one file and one row in mtb_transports[]
+ * (agent.c); nothing else in the harness knows which one ran.
+ *
+ * The agent step (mtb_agent_exec) is always:
+ *     s = t->open(target)                        reach / prepare the far side
+ *     t->put(s, local, remote, sha256)           each input (a service build, ...)
+ *     t->exec(s, argv, deadline, local_dir)      run mtebench there, bring {out} back
+ *     t->close(s)
+ *
+ * The far side: the transport makes sure the agent itself is there after
+ * open (mtebench, mtload, the aarch64 probes, services/<name>/ without
+ * build.sh, under the far side's root, with MTEBENCH_ROOT set to it); put
+ * adds the caller's inputs. In exec's argv two placeholders are replaced by
+ * the transport: "{root}" (the far root, e.g. "/mtb" in the guest) and
+ * "{out}" (an empty directory on the far side whose content is brought
+ * back). Arguments contain no spaces (the console passes them on the kernel
+ * command line).
+ */
+#ifndef MTB_AGENT_H
+#define MTB_AGENT_H
+#include <jansson.h>
+#include <stddef.h>
+
+struct mtb_run;
+
+/* Where to go and how; filled by the caller (a platform). */
+struct mtb_agent_target {
+    const char *where;        /* the transport's address. console: a named kernel or an
+                                 Image path; ssh: "[user@]host[:port]" */
+    const char *workdir;      /* local directory (created) for the transport's own logs:
+                                 console.log, qemu.log, ssh.log ... */
+    double connect_timeout;   /* seconds until the far side is up (boot, connect); 0: default */
+    int cpus, mem_mb;         /* console: the guest's size (0: 2 CPUs, 2048 MB); ssh ignores */
+    int quiet;                /* no progress lines on stderr */
+};
+
+/* What an exec saw. Filled by exec (zeroed first, exit_status -1). */
+struct mtb_agent_result {
+    int connected;            /* the far side came up (guest booted, ssh connected) */
+    int finished;             /* the far mtebench ended and everything came back */
+    int exit_status;          /* the far mtebench's exit status; -1 unknown */
+    double connect_seconds;   /* exec start until the far side was up (vm: the boot) */
+    double total_seconds;
+    char uname_r[128];        /* the far side's kernel release; "" unknown */
+    json_t *info;             /* facts for records: {"transport": name, ...} (console:
+                                 accel, qemu, command, smp, mem_mb, boot_seconds...);
+                                 owned by the caller (json_decref) */
+};
+
+struct mtb_session;           /* a transport's own state */
+
+struct mtb_transport {
+    const char *name;         /* "console", "ssh" */
+    const char *summary;
+    /* Prepare a session to target->where (the console checks the kernel
+     * and qemu; ssh connects and puts the agent). @return a session, or
+     * NULL with err naming what is wrong. */
+    struct mtb_session *(*open)(const struct mtb_agent_target *target, char *err, size_t errlen);
+    /* Make the local file or directory `local` available at `remote`
+     * (relative to the far root) for the following execs. sha256: a hash
+     * naming local's content (a build's key will do); when the far side
+     * already holds that hash at remote the copy is skipped. NULL: always
+     * copy. @return 0, or -1 with err. */
+    int (*put)(struct mtb_session *s, const char *local, const char *remote, const char *sha256,
+               char *err, size_t errlen);
+    /* Run the far mtebench with argv (argv[0] is its subcommand, e.g.
+     * "run"; "{root}" and "{out}" replaced), at most deadline_s seconds
+     * once the far side is up. Everything it wrote under {out}, and its
+     * stdout+stderr as agent.log, is copied into local_dir (created).
+     * @return 0 when it ended and everything came back (its own exit
+     * status in res->exit_status), -1 otherwise with err (res says how
+     * far it got; the transport's logs stay in target->workdir). */
+    int (*exec)(struct mtb_session *s, char *const *argv, double deadline_s, const char *local_dir,
+                struct mtb_agent_result *res, char *err, size_t errlen);
+    /* End the session (stop what open started, remove the far side's
+     * {out}); s may be NULL. */
+    void (*close)(struct mtb_session *s);
+};
+
+/* The transports, NULL-terminated; by name, or NULL. */
+extern const struct mtb_transport *const mtb_transports[];
+const struct mtb_transport *mtb_transport_find(const char *name);
+
+/* One input to put before exec. */
+struct mtb_agent_put {
+    const char *local, *remote, *sha256;
+};
+
+/* The agent step: open, put each input, exec, close.
+ * @return exec's result, or -1 with err when open or a put failed. */
+int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target *target,
+                   const struct mtb_agent_put *puts, int nputs, char *const *argv, double deadline_s,
+                   const char *local_dir, struct mtb_agent_result *res, char *err, size_t errlen);
+
+/* One run performed by the far side's `mtebench run`: the run's build put
+ * at builds/<service>/<variant>, the arguments made from the run and its
+ * workload (every workload field, so the far record names the same
+ * workload), the far record brought back under run->dir/guest/ and loaded
+ * into *record (NULL when none came back: err says why).
+ * @return 0 when a record came back, -1 otherwise. */
+int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *target,
+                  const struct mtb_run *run, struct mtb_agent_result *res, json_t **record,
+                  char *err, size_t errlen);
+#endif
