@@ -10,6 +10,7 @@
 #include "kernel.h"
 #include "proc.h"
 #include "report.h"
+#include "transport_ssh.h"
 
 struct mtb_cmd {
     const char *name;
@@ -32,6 +33,8 @@ static const struct mtb_cmd cmds[] = {
     { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)", mtb_cmd_kernel },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not; which machine profile suits it", mtb_cmd_doctor },
+    { "hosts", "remote hosts over ssh: identity, clock offset, the agent put there; --exec runs mtebench there",
+      mtb_cmd_hosts },
     { "quiet", "is the machine quiet enough to measure on (governor, boost, SMT, busy CPUs, swap, THP)", mtb_cmd_quiet },
     { "help", "this text", cmd_help },
     { NULL, NULL, NULL },
