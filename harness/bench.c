@@ -8,7 +8,9 @@
 #include "quiet.h"
 #include "report.h"
 #include "run.h"
+#include "record.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -110,7 +112,7 @@ int mtb_cmd_run(int argc, char **argv)
     return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
 }
 
-static int finish(json_t *records, char *dir, int failures, int total);
+static int finish(json_t *records, json_t *files, char *dir, int failures, int total);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
@@ -135,7 +137,9 @@ int mtb_cmd_bench(int argc, char **argv)
             o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
             o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures, (int)plan.ncells * (int)o.reps);
+    json_t *files = json_array();
+    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
+                  (int)plan.ncells * (int)o.reps);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -175,14 +179,19 @@ int mtb_cmd_plan(int argc, char **argv)
     fprintf(stderr, "mtebench: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
             plan.ncells, plan.reps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures), dir, failures,
+    json_t *files = json_array();
+    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
                   (int)plan.ncells * (int)plan.reps);
 }
 
-/* Print and write the statistics of a finished plan. */
-static int finish(json_t *records, char *dir, int failures, int total)
+/* Print and write the statistics of a finished plan: the records in memory,
+ * the summary and its Markdown built once. */
+static int finish(json_t *records, json_t *files, char *dir, int failures, int total)
 {
-    json_t *sum = mtb_summary_build(records);
+    struct mtb_record_set set;
+    if (mtb_record_set_from(records, files, dir, &set) != 0)
+        mtb_die(1, "out of memory");
+    json_t *sum = mtb_summary_build(set.records);
     mtb_summary_print(sum, stdout);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *sjp = mtb_asprintf("%s/summary.json", dir);
@@ -198,7 +207,7 @@ static int finish(json_t *records, char *dir, int failures, int total)
     printf("\nrecords: %s/*/record.json\nsummary: %s, %s\nreport:  %s\n", dir, sjp, smp, rmd);
     /* the full report of this results dir: reports/<name>/index.html, ... */
     char *hdir = NULL, err[MTB_ERRLEN];
-    if (mtb_report_dirs(&dir, 1, base, repdir, &hdir, err, sizeof err) == 0)
+    if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)
         printf("html:    %s/index.html\n", hdir);
     else
         mtb_warn("no HTML report: %s", err);
@@ -212,7 +221,9 @@ static int finish(json_t *records, char *dir, int failures, int total)
     free(rmd);
     free(repdir);
     json_decref(sum);
+    mtb_record_set_free(&set);
     json_decref(records);
+    json_decref(files);
     free(dir);
     return failures ? 1 : 0;
 }

@@ -17,61 +17,6 @@ void mtb_cp_defaults(struct mtb_cp_opts *o)
     o->seed = 0x6d7465626e6368ULL;
 }
 
-/* ---- distributions ---------------------------------------------------------- */
-
-/* Continued fraction of I_x(a,b) (valid for x < (a+1)/(a+b+2)), evaluated by
- * the modified Lentz method: terms d_{2m+1} = -(a+m)(a+b+m)x / ((a+2m)(a+2m+1)),
- * d_{2m} = m(b-m)x / ((a+2m-1)(a+2m)). */
-static double betacf(double a, double b, double x)
-{
-    const double tiny = 1e-300, eps = 1e-15;
-    double f = 1, c = 1, d = 0;
-    for (int i = 0; i <= 400; i++) {
-        int m = i / 2;
-        double num;
-        if (i == 0)
-            num = 1;
-        else if (i % 2 == 0)
-            num = m * (b - m) * x / ((a + 2.0 * m - 1) * (a + 2.0 * m));
-        else
-            num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1));
-        d = 1 + num * d;
-        if (fabs(d) < tiny)
-            d = tiny;
-        d = 1 / d;
-        c = 1 + num / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        double delta = c * d;
-        f *= delta;
-        if (i > 0 && fabs(delta - 1) < eps)
-            break;
-    }
-    return f - 1; /* the recurrence above starts from 1 + the fraction */
-}
-
-double mtb_betainc(double a, double b, double x)
-{
-    if (!(a > 0) || !(b > 0) || !(x >= 0) || !(x <= 1))
-        return NAN;
-    if (x == 0 || x == 1)
-        return x;
-    double lfront = a * log(x) + b * log1p(-x) - (lgamma(a) + lgamma(b) - lgamma(a + b));
-    if (x < (a + 1) / (a + b + 2))
-        return exp(lfront) * betacf(a, b, x) / a;
-    /* symmetry: I_x(a,b) = 1 - I_{1-x}(b,a) */
-    return 1 - exp(lfront) * betacf(b, a, 1 - x) / b;
-}
-
-double mtb_student_t_sf2(double t, double df)
-{
-    if (isnan(t) || !(df > 0))
-        return NAN;
-    if (isinf(t))
-        return 0;
-    return mtb_betainc(df / 2, 0.5, df / (df + t * t));
-}
-
 int mtb_cp_welch(const double *a, size_t na, const double *b, size_t nb, double *p)
 {
     if (!a || !b || !p || na < 2 || nb < 2)
@@ -85,7 +30,7 @@ int mtb_cp_welch(const double *a, size_t na, const double *b, size_t nb, double 
     }
     double t = (ma - mb) / sqrt(va + vb);
     double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
-    *p = mtb_student_t_sf2(t, df);
+    *p = stats_student_t_sf2(t, df);
     return 0;
 }
 
@@ -160,24 +105,13 @@ static size_t window_end(const int *g, size_t k, size_t hi, size_t w)
     return i;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_sorted(const double *s, size_t n)
-{
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
 /* bootstrap median of a resample of x (n values) into scratch */
 static double boot_median(struct stats_rng *r, const double *x, size_t n, double *scratch)
 {
     for (size_t i = 0; i < n; i++)
         scratch[i] = x[stats_rng_below(r, n)];
-    qsort(scratch, n, sizeof *scratch, cmp_double);
-    return median_sorted(scratch, n);
+    stats_sort(scratch, n);
+    return stats_median_sorted(scratch, n);
 }
 
 /* Judge the change at k: windows [b0,k) and [k,a1). @return 0 or -errno */

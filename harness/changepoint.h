@@ -96,16 +96,4 @@ int mtb_cp_edivisive(const double *x, size_t n, double *q);
  */
 int mtb_cp_welch(const double *a, size_t na, const double *b, size_t nb, double *p);
 
-/**
- * mtb_student_t_sf2 - two-sided tail P(|T| >= |t|) of Student's t with df
- * degrees of freedom (df > 0), from the regularized incomplete beta
- * function: I_{df/(df+t^2)}(df/2, 1/2). NaN for bad arguments.
- */
-double mtb_student_t_sf2(double t, double df);
-
-/**
- * mtb_betainc - regularized incomplete beta I_x(a, b) for a, b > 0 and
- * 0 <= x <= 1 (continued fraction, modified Lentz). NaN for bad arguments.
- */
-double mtb_betainc(double a, double b, double x);
 #endif

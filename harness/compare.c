@@ -1,9 +1,11 @@
 /* compare.c - see compare.h */
+#include "jsonx.h"
 #include "compare.h"
 #include "build.h"
 #include "cli.h"
 #include "kernel.h"
 #include "proc.h"
+#include "record.h"
 #include "run.h"
 #include "stats.h"
 #include "util.h"
@@ -15,18 +17,6 @@
 
 #define MAXK 8
 #define MAXREP 1000
-
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static double jnum(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static int split_kernels(const char *list, char names[MAXK][128])
 {
@@ -49,33 +39,63 @@ static const char *NOTE_KVM =
     "Measured under KVM on MTE hardware: the kernels ran on the real tag-checking CPU, so "
     "a difference here is a hardware effect of the kernel change (within the intervals shown).";
 
+/* the configurations (variant/mode) in order of appearance; whether any
+ * record is emulated (its platform.emulated) and the first platform */
+static json_t *configs_of(json_t *records, int *emulated, json_t **plat)
+{
+    json_t *configs = json_array();
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        json_t *c = json_object_get(rec, "config");
+        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        mtb_jadd_unique(configs, cfg);
+        free(cfg);
+        json_t *p = json_object_get(rec, "platform");
+        *emulated |= mtb_record_emulated(rec);
+        if (!*plat && json_object_size(p))
+            *plat = p;
+    }
+    return configs;
+}
+
+/* each kernel's identity, from its first record */
+static json_t *kernel_identities(json_t *records, char names[MAXK][128], int nk)
+{
+    size_t i;
+    json_t *rec;
+    json_t *ks = json_array();
+    for (int k = 0; k < nk; k++) {
+        /* the kernel identity of its first record */
+        json_t *id = NULL;
+        json_array_foreach(records, i, rec)
+        {
+            if (!strcmp(mtb_jstr(json_object_get(rec, "config"), "kernel"), names[k])) {
+                id = json_object_get(rec, "kernel");
+                break;
+            }
+        }
+        json_t *kernel = json_pack("{s:s}", "name", names[k]);
+        if (id) {
+            static const char *keys[] = { "uname_r", "build_hash", "config_hash", "source", "patches", NULL };
+            for (const char **kk = keys; *kk; kk++)
+                if (json_object_get(id, *kk))
+                    json_object_set(kernel, *kk, json_object_get(id, *kk));
+        }
+        json_array_append_new(ks, kernel);
+    }
+    return ks;
+}
+
 json_t *mtb_compare_build(json_t *records, const char *kernels)
 {
     char names[MAXK][128];
     int nk = split_kernels(kernels, names);
-    /* configurations (variant/mode) in order of appearance */
-    json_t *configs = json_array();
     size_t i;
-    json_t *rec;
+    json_t *rec, *plat = NULL;
     int emulated = 0, any = 0;
-    json_t *plat = NULL;
-    json_array_foreach(records, i, rec)
-    {
-        json_t *c = json_object_get(rec, "config");
-        char *cfg = mtb_asprintf("%s/%s", jstr(c, "variant"), jstr(c, "mode"));
-        int seen = 0;
-        size_t j;
-        json_t *v;
-        json_array_foreach(configs, j, v) if (!strcmp(json_string_value(v), cfg)) seen = 1;
-        if (!seen)
-            json_array_append_new(configs, json_string(cfg));
-        free(cfg);
-        json_t *p = json_object_get(rec, "platform");
-        if (json_is_true(json_object_get(p, "emulated")))
-            emulated = 1;
-        if (!plat && json_object_size(p))
-            plat = p;
-    }
+    json_t *configs = configs_of(records, &emulated, &plat);
     json_t *rows = json_array();
     size_t ci;
     json_t *cfgv;
@@ -93,28 +113,28 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
         json_array_foreach(records, i, rec)
         {
             json_t *c = json_object_get(rec, "config");
-            char *rc = mtb_asprintf("%s/%s", jstr(c, "variant"), jstr(c, "mode"));
+            char *rc = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
             int match = !strcmp(rc, cfg);
             free(rc);
             if (!match)
                 continue;
             int k = -1;
             for (int t = 0; t < nk; t++)
-                if (!strcmp(jstr(c, "kernel"), names[t]))
+                if (!strcmp(mtb_jstr(c, "kernel"), names[t]))
                     k = t;
             if (k < 0)
                 continue;
             json_t *s = json_object_get(rec, "summary");
-            if (strcmp(jstr(rec, "status"), "ok") != 0 || !s || n[k] >= MAXREP) {
+            if (strcmp(mtb_jstr(rec, "status"), "ok") != 0 || !s || n[k] >= MAXREP) {
                 failed[k]++;
                 continue;
             }
-            int rep = (int)json_integer_value(json_object_get(c, "rep"));
+            int rep = mtb_record_rep(rec); /* kernels are paired by repetition */
             if (rep >= 0 && rep < 64)
                 byrep[k][rep] = (int)n[k];
-            ops[k][n[k]] = jnum(s, "ops_per_sec");
-            p50[k][n[k]] = jnum(s, "p50_us");
-            p99[k][n[k]] = jnum(s, "p99_us");
+            ops[k][n[k]] = mtb_jnum(s, "ops_per_sec");
+            p50[k][n[k]] = mtb_jnum(s, "p50_us");
+            p99[k][n[k]] = mtb_jnum(s, "p99_us");
             n[k]++;
             any = 1;
         }
@@ -161,32 +181,13 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
             json_array_append_new(rows, row);
         }
     }
-    json_t *ks = json_array();
-    for (int k = 0; k < nk; k++) {
-        /* the kernel identity of its first record */
-        json_t *id = NULL;
-        json_array_foreach(records, i, rec)
-        {
-            if (!strcmp(jstr(json_object_get(rec, "config"), "kernel"), names[k])) {
-                id = json_object_get(rec, "kernel");
-                break;
-            }
-        }
-        json_t *kernel = json_pack("{s:s}", "name", names[k]);
-        if (id) {
-            static const char *keys[] = { "uname_r", "build_hash", "config_hash", "source", "patches", NULL };
-            for (const char **kk = keys; *kk; kk++)
-                if (json_object_get(id, *kk))
-                    json_object_set(kernel, *kk, json_object_get(id, *kk));
-        }
-        json_array_append_new(ks, kernel);
-    }
+    json_t *ks = kernel_identities(records, names, nk);
     json_t *out = json_pack("{s:s,s:o,s:o,s:b,s:s,s:b}", "schema", "mtebench-kernel-compare/1", "kernels", ks,
                             "rows", rows, "emulated", emulated, "note", emulated ? NOTE_TCG : NOTE_KVM,
                             "any_ok", any);
     json_object_set_new(out, "platform",
-                        plat ? json_pack("{s:s,s:s,s:s}", "name", jstr(plat, "name"), "accel", jstr(plat, "accel"),
-                                         "qemu", jstr(plat, "qemu"))
+                        plat ? json_pack("{s:s,s:s,s:s}", "name", mtb_jstr(plat, "name"), "accel", mtb_jstr(plat, "accel"),
+                                         "qemu", mtb_jstr(plat, "qemu"))
                              : json_null());
     json_decref(configs);
     return out;
@@ -198,7 +199,7 @@ static void fmt_ratio(char *buf, size_t n, json_t *row)
     if (!v)
         snprintf(buf, n, "%s", json_object_get(row, "ops_per_sec") ? "reference" : "-");
     else
-        snprintf(buf, n, "%.3f (%.3f-%.3f, %d pairs)", jnum(v, "median"), jnum(v, "min"), jnum(v, "max"),
+        snprintf(buf, n, "%.3f (%.3f-%.3f, %d pairs)", mtb_jnum(v, "median"), mtb_jnum(v, "min"), mtb_jnum(v, "max"),
                  (int)json_integer_value(json_object_get(v, "pairs")));
 }
 
@@ -208,14 +209,14 @@ static void fmt_ops(char *buf, size_t n, json_t *row)
     if (!o)
         snprintf(buf, n, "-");
     else
-        snprintf(buf, n, "%.0f [%.0f-%.0f]%s", jnum(o, "median"), jnum(o, "lo"), jnum(o, "hi"),
-                 !(jnum(o, "conf") >= 0.949) ? "*" : "");
+        snprintf(buf, n, "%.0f [%.0f-%.0f]%s", mtb_jnum(o, "median"), mtb_jnum(o, "lo"), mtb_jnum(o, "hi"),
+                 !(mtb_jnum(o, "conf") >= 0.949) ? "*" : "");
 }
 
 static const char *platform_label(json_t *cmp, char *buf, size_t n)
 {
     json_t *p = json_object_get(cmp, "platform");
-    snprintf(buf, n, "vm (%s, %s)%s", jstr(p, "accel")[0] ? jstr(p, "accel") : "?", jstr(p, "qemu"),
+    snprintf(buf, n, "vm (%s, %s)%s", mtb_jstr(p, "accel")[0] ? mtb_jstr(p, "accel") : "?", mtb_jstr(p, "qemu"),
              json_is_true(json_object_get(cmp, "emulated")) ? ", emulated: not hardware timing" : "");
     return buf;
 }
@@ -233,11 +234,11 @@ void mtb_compare_print(json_t *cmp, FILE *out)
         char ops[64], ratio[96];
         fmt_ops(ops, sizeof ops, row);
         fmt_ratio(ratio, sizeof ratio, row);
-        fprintf(out, "%-16s %-10s %5d %-26s %9.0f %9.0f  %s\n", jstr(row, "config"), jstr(row, "kernel"),
-                (int)json_integer_value(json_object_get(row, "runs")), ops, jnum(row, "p50_us"),
-                jnum(row, "p99_us"), ratio);
+        fprintf(out, "%-16s %-10s %5d %-26s %9.0f %9.0f  %s\n", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
+                (int)json_integer_value(json_object_get(row, "runs")), ops, mtb_jnum(row, "p50_us"),
+                mtb_jnum(row, "p99_us"), ratio);
     }
-    fprintf(out, "note: %s\n", jstr(cmp, "note"));
+    fprintf(out, "note: %s\n", mtb_jstr(cmp, "note"));
 }
 
 char *mtb_compare_markdown(json_t *cmp)
@@ -252,7 +253,7 @@ char *mtb_compare_markdown(json_t *cmp)
         free(md);                                    \
         md = _n;                                     \
     } while (0)
-    APPEND("> %s\n\n", jstr(cmp, "note"));
+    APPEND("> %s\n\n", mtb_jstr(cmp, "note"));
     APPEND("| kernel | uname -r | build hash | config hash | patches |\n|---|---|---|---|---|\n");
     size_t i;
     json_t *k;
@@ -263,7 +264,7 @@ char *mtb_compare_markdown(json_t *cmp)
         json_t *p;
         json_array_foreach(json_object_get(k, "patches"), j, p)
         {
-            const char *f = jstr(p, "file");
+            const char *f = mtb_jstr(p, "file");
             const char *b = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
             if (strlen(patches) + strlen(b) + 3 < sizeof patches) {
                 if (patches[0])
@@ -271,8 +272,8 @@ char *mtb_compare_markdown(json_t *cmp)
                 strcat(patches, b);
             }
         }
-        APPEND("| %s | %s | %.12s | %.12s | %s |\n", jstr(k, "name"), jstr(k, "uname_r"), jstr(k, "build_hash"),
-               jstr(k, "config_hash"), patches[0] ? patches : "none");
+        APPEND("| %s | %s | %.12s | %.12s | %s |\n", mtb_jstr(k, "name"), mtb_jstr(k, "uname_r"), mtb_jstr(k, "build_hash"),
+               mtb_jstr(k, "config_hash"), patches[0] ? patches : "none");
     }
     APPEND("\n| config | kernel | runs | ops/s median [range or 95%% CI] | p50 µs | p99 µs | throughput vs reference |\n"
            "|---|---|---|---|---|---|---|\n");
@@ -282,8 +283,8 @@ char *mtb_compare_markdown(json_t *cmp)
         char ops[64], ratio[96];
         fmt_ops(ops, sizeof ops, row);
         fmt_ratio(ratio, sizeof ratio, row);
-        APPEND("| %s | %s | %d | %s | %.0f | %.0f | %s |\n", jstr(row, "config"), jstr(row, "kernel"),
-               (int)json_integer_value(json_object_get(row, "runs")), ops, jnum(row, "p50_us"), jnum(row, "p99_us"),
+        APPEND("| %s | %s | %d | %s | %.0f | %.0f | %s |\n", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
+               (int)json_integer_value(json_object_get(row, "runs")), ops, mtb_jnum(row, "p50_us"), mtb_jnum(row, "p99_us"),
                ratio);
     }
     APPEND("\n`*` too few runs for a 95%% interval (6 are needed): the interval shown is the range of the runs "

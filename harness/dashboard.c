@@ -1,8 +1,8 @@
 /* dashboard.c - the nightly's dashboard (index.html) and digest (digest.md);
- * see mtb_dashboard_write in nightly.h. Reuses the report's stylesheet and
+ * see dashboard.h. Reuses the report's stylesheet and
  * the gnuplot rendering of plot.c. */
 #include "jsonx.h"
-#include "nightly.h"
+#include "dashboard.h"
 #include "plot.h"
 #include "report.h"
 #include "util.h"
@@ -193,17 +193,9 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
         char *ylabel = mtb_asprintf("%s (%s)", mtb_jstr(s, "metric"), mtb_jstr(s, "unit"));
         char *script = mtb_plot_trend_script(mtb_jstr(s, "label"), ylabel, x, y, np, marks,
                                              json_is_true(json_object_get(s, "emulated")));
-        char err[MTB_ERRLEN], prefix[32], *svg = NULL;
+        char prefix[32];
         snprintf(prefix, sizeof prefix, "t%d-", ++nplot);
-        if (script && mtb_plot_render(script, prefix, 900, 320, &svg, err, sizeof err) == 0) {
-            fprintf(f, "<div class=\"plot\">\n%s</div>\n", svg);
-        } else if (script) {
-            fprintf(f, "<p class=\"warn\">plot not drawn: ");
-            hput(f, err);
-            fprintf(f, "</p>\n");
-            json_array_append_new(problems, json_string(err));
-        }
-        free(svg);
+        mtb_report_plot(f, script, prefix, 900, 320, problems);
         free(script);
         free(ylabel);
         json_decref(marks);
@@ -293,8 +285,10 @@ static char *digest_md(json_t *a, const char *out)
     return buf;
 }
 
-int mtb_dashboard_write(json_t *analysis, const char *out, char *err, size_t errlen)
+int mtb_dashboard_write(json_t *analysis, const char *out, char **digest, char *err, size_t errlen)
 {
+    if (digest)
+        *digest = NULL;
     if (mtb_mkdir_p(out) != 0) {
         snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
         return -EIO;
@@ -318,7 +312,10 @@ int mtb_dashboard_write(json_t *analysis, const char *out, char *err, size_t err
         free(p);
     }
     free(html);
-    free(md);
+    if (digest && !rc)
+        *digest = md;
+    else
+        free(md);
     free(js);
     return rc;
 }

@@ -9,7 +9,7 @@
  * kept and how tables are listed. */
 #include "jsonx.h"
 #include "history.h"
-#include "summary.h"
+#include "record.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -63,6 +63,8 @@ struct backend {
     int (*set_version)(struct mtb_history *h, int v, char *err, size_t errlen);
     /* SQL counting tables: all of them, or those named in ?1..?3 */
     const char *count_all, *count_ours;
+    /* SQL counting the columns named ?2 of table ?1 */
+    const char *count_column;
 };
 
 struct mtb_history {
@@ -434,6 +436,7 @@ static const struct backend sqlite_backend = {
     .set_version = sq_set_version,
     .count_all = "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
     .count_ours = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?1, ?2, ?3)",
+    .count_column = "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2",
 };
 
 /* ---- PostgreSQL ---------------------------------------------------------------------- */
@@ -620,6 +623,8 @@ static const struct backend pg_backend = {
     .count_all = "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()",
     .count_ours = "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
                   " AND table_name IN (?1, ?2, ?3)",
+    .count_column = "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()"
+                    " AND table_name = ?1 AND column_name = ?2",
 };
 #endif
 
@@ -633,18 +638,54 @@ static const char schema_nights[] =
     "CREATE TABLE nights(id @ID@, plan TEXT NOT NULL, started TEXT NOT NULL,"
     " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
     " report TEXT NOT NULL DEFAULT '');";
-static const char schema_runs[] =
-    "CREATE TABLE runs(id @ID@, night @INT@ REFERENCES nights(id), plan TEXT NOT NULL,"
-    " series TEXT NOT NULL DEFAULT '', config_hash TEXT NOT NULL DEFAULT '', service TEXT, workload TEXT,"
-    " variant TEXT, mode TEXT, platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', started TEXT,"
-    " rep @INT@, mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
-    " kernel_build TEXT NOT NULL DEFAULT '', status TEXT, ops_per_sec @REAL@, p50_us @REAL@, p99_us @REAL@,"
-    " p999_us @REAL@, record TEXT UNIQUE);";
-static const char schema_overheads[] =
-    "CREATE TABLE overheads(id @ID@, night @INT@ NOT NULL REFERENCES nights(id), plan TEXT,"
-    " series TEXT NOT NULL, config_hash TEXT NOT NULL, service TEXT, workload TEXT, mode TEXT, platform TEXT,"
-    " kernel TEXT, machine TEXT, rep @INT@, started TEXT, slowdown @REAL@, p99_ratio @REAL@, base_build TEXT,"
-    " tagged_build TEXT, UNIQUE(series, night, rep));";
+/* The history's metrics of one kind (runs: run metrics, overheads: pair
+ * metrics, those of record.h's table marked MTB_V_HISTORY), each written
+ * with fmt (%1$s the key, %2$s arg) and joined: the metric columns of
+ * every statement are generated from the table. */
+static char *metric_join(int pairs, const char *fmt, const char *arg)
+{
+    char *out = mtb_strdup("");
+    size_t n = pairs ? MTB_NPAIR_METRICS : MTB_NRUN_METRICS;
+    for (size_t m = 0; m < n; m++) {
+        int views = pairs ? mtb_pair_metrics[m].views : mtb_run_metrics[m].views;
+        if (!(views & MTB_V_HISTORY))
+            continue;
+        char *one = mtb_asprintf(fmt, pairs ? mtb_pair_metrics[m].key : mtb_run_metrics[m].key, arg ? arg : "");
+        char *x = mtb_asprintf("%s%s", out, one);
+        free(one);
+        free(out);
+        out = x;
+    }
+    return out;
+}
+static char *metric_columns(int pairs) { return metric_join(pairs, " %1$s @REAL@,", NULL); }
+
+static char *schema_runs(void)
+{
+    char *m = metric_columns(0);
+    char *s = mtb_asprintf(
+        "CREATE TABLE runs(id @ID@, night @INT@ REFERENCES nights(id), plan TEXT NOT NULL,"
+        " series TEXT NOT NULL DEFAULT '', config_hash TEXT NOT NULL DEFAULT '', service TEXT, workload TEXT,"
+        " variant TEXT, mode TEXT, platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', started TEXT,"
+        " rep @INT@, mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
+        " kernel_build TEXT NOT NULL DEFAULT '', status TEXT,%s emulated @INT@ NOT NULL DEFAULT 0,"
+        " record TEXT UNIQUE);", m);
+    free(m);
+    return s;
+}
+
+static char *schema_overheads(void)
+{
+    char *m = metric_columns(1);
+    char *s = mtb_asprintf(
+        "CREATE TABLE overheads(id @ID@, night @INT@ NOT NULL REFERENCES nights(id), plan TEXT,"
+        " series TEXT NOT NULL, config_hash TEXT NOT NULL, service TEXT, workload TEXT, mode TEXT, platform TEXT,"
+        " kernel TEXT, machine TEXT, rep @INT@, started TEXT,%s base_build TEXT, tagged_build TEXT,"
+        " emulated @INT@ NOT NULL DEFAULT 0, UNIQUE(series, night, rep));", m);
+    free(m);
+    return s;
+}
+
 static const char schema_indexes[] =
     "CREATE INDEX IF NOT EXISTS runs_series ON runs(series, night);"
     "CREATE INDEX IF NOT EXISTS overheads_series ON overheads(series, night);";
@@ -653,9 +694,9 @@ static const char *const shape[][2] = {
     { "nights", "id, plan, started, results_dir, host, mtebench_version, report" },
     { "runs", "id, night, plan, series, config_hash, service, workload, variant, mode, platform, kernel, machine,"
               " started, rep, mtebench_version, build_key, kernel_release, kernel_build, status, ops_per_sec, p50_us,"
-              " p99_us, p999_us, record" },
+              " p99_us, p999_us, emulated, record" },
     { "overheads", "id, night, plan, series, config_hash, service, workload, mode, platform, kernel, machine, rep,"
-                   " started, slowdown, p99_ratio, base_build, tagged_build" },
+                   " started, slowdown, p99_ratio, base_build, tagged_build, emulated" },
 };
 /* ---- series keys ---------------------------------------------------------------- */
 
@@ -669,41 +710,10 @@ static void short_hash(const char *text, char out[13])
     out[12] = 0;
 }
 
-/* the machine profile as canonical text: what the runs were pinned to.
- * The profile's first keys always; the later ones (NUMA node, sweep, raw
- * events, ...) only when set, so that series recorded before they existed
- * keep their keys; never the file's path. */
-static char *machine_text(json_t *rec)
-{
-    json_t *m = json_object_get(rec, "machine");
-    if (!json_is_object(m))
-        return mtb_strdup("");
-    static const char *const base[] = { "name", "service_cpus", "client_cpus", "service_threads", "loadgen_threads",
-                                        "perf_events", NULL };
-    json_t *k = json_object();
-    const char *key;
-    json_t *v;
-    json_object_foreach(m, key, v)
-    {
-        int keep = 0;
-        for (const char *const *b = base; *b && !keep; b++)
-            keep = !strcmp(*b, key);
-        if (!keep && strcmp(key, "file"))
-            keep = !(json_is_null(v) || json_is_false(v) || (json_is_string(v) && !*json_string_value(v)) ||
-                     (json_is_array(v) && !json_array_size(v)) || (json_is_object(v) && !json_object_size(v)) ||
-                     (!strcmp(key, "sweep_cpus") && json_equal(v, json_object_get(m, "service_cpus"))));
-        if (keep)
-            json_object_set(k, key, v);
-    }
-    char *d = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref(k);
-    return d ? d : mtb_strdup("");
-}
-
 void mtb_history_series_key(json_t *rec, char **key, char hash[13])
 {
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
-    char *wl = mtb_workload_key(w), *mach = machine_text(rec);
+    char *wl = mtb_workload_key(w), *mach = mtb_record_machine_text(rec);
     char *full = mtb_asprintf("plan=%s|service=%s|workload=%s|variant=%s|mode=%s|platform=%s|kernel=%s|machine=%s",
                               mtb_jstr(c, "plan"), mtb_jstr(c, "service"), wl, mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
                               mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mach);
@@ -719,26 +729,114 @@ void mtb_history_series_key(json_t *rec, char **key, char hash[13])
 
 /* ---- overheads ---------------------------------------------------------------------- */
 
-/* The pairs of one night: each tagged run with the plain/off run of the same
- * repetition, plan, service, workload, platform, kernel and machine. */
+/* The pairs of one night, under record.h's pairing rule (the join
+ * condition is generated from it): each tagged run with the plain/off run of
+ * the same night, repetition, plan, service, workload, platform, kernel and
+ * machine; one column per pair metric of the table. */
 static int derive_overheads(struct mtb_history *h, long long night, char *err, size_t errlen)
 {
-    static const char sql[] =
+    char *cols = mtb_strdup(""), *vals = mtb_strdup("");
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
+        const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
+        if (!(d->views & MTB_V_HISTORY))
+            continue;
+        const char *of = mtb_run_metrics[d->of].key;
+        char *c = mtb_asprintf("%s %s,", cols, d->key);
+        char *v = mtb_asprintf("%s CASE WHEN %s.%s > 0 THEN %s.%s / %s.%s END,", vals, d->tagged_num ? "b" : "t", of,
+                               d->tagged_num ? "t" : "b", of, d->tagged_num ? "b" : "t", of);
+        free(cols);
+        free(vals);
+        cols = c;
+        vals = v;
+    }
+    char *join = mtb_record_pair_sql("t", "b");
+    char *sql = mtb_asprintf(
         "INSERT INTO overheads(night, plan, series, config_hash, service, workload, mode, platform, kernel,"
-        " machine, rep, started, slowdown, p99_ratio, base_build, tagged_build)"
+        " machine, rep, started,%s base_build, tagged_build, emulated)"
         " SELECT t.night, t.plan, 'overhead:' || t.series, t.config_hash, t.service, t.workload, t.mode, t.platform,"
-        " t.kernel, t.machine, t.rep, t.started, b.ops_per_sec / t.ops_per_sec,"
-        " CASE WHEN b.p99_us > 0 THEN t.p99_us / b.p99_us END, b.build_key, t.build_key"
-        " FROM runs t JOIN runs b ON b.night = t.night AND b.rep = t.rep AND b.plan = t.plan"
-        " AND b.service = t.service AND b.workload = t.workload AND b.platform = t.platform AND b.kernel = t.kernel"
-        " AND b.machine = t.machine AND b.variant = 'plain' AND b.mode = 'off'"
-        " WHERE t.night = ?1 AND t.variant <> 'plain' AND t.status = 'ok' AND b.status = 'ok'"
-        " AND t.ops_per_sec > 0 AND b.ops_per_sec > 0 ORDER BY t.id ON CONFLICT DO NOTHING";
+        " t.kernel, t.machine, t.rep, t.started,%s b.build_key, t.build_key, t.emulated"
+        " FROM runs t JOIN runs b ON %s"
+        " WHERE t.night = ?1 AND t.status = 'ok' AND b.status = 'ok'"
+        " AND t.ops_per_sec > 0 AND b.ops_per_sec > 0 ORDER BY t.id ON CONFLICT DO NOTHING", cols, vals, join);
     struct hp p[1] = { PINT(night) };
-    return q(h, sql, p, 1, NULL, err, errlen);
+    int rc = q(h, sql, p, 1, NULL, err, errlen);
+    free(sql);
+    free(join);
+    free(cols);
+    free(vals);
+    return rc;
 }
 
 /* ---- migrations ------------------------------------------------------------------------ */
+
+/* ALTER TABLE table ADD COLUMN col type, unless the table has it already */
+static int add_column(struct mtb_history *h, const char *table, const char *col, const char *type, char *err,
+                      size_t errlen)
+{
+    struct hp p[2] = { PTEXT(table), PTEXT(col) };
+    long long n = 0;
+    int rc = q_int(h, h->be->count_column, p, 2, &n, err, errlen);
+    if (rc || n)
+        return rc;
+    char *sql = mtb_asprintf("ALTER TABLE %s ADD COLUMN %s %s;", table, col, type);
+    rc = exec(h, sql, err, errlen);
+    free(sql);
+    return rc;
+}
+
+/* Every metric column of record.h's table that the history lacks is added
+ * (additive, no version change: older nights hold NULL there, which the
+ * nightly skips; an older mtebench ignores the column). */
+static int ensure_metric_columns(struct mtb_history *h, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (size_t m = 0; !rc && m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_HISTORY)
+            rc = add_column(h, "runs", mtb_run_metrics[m].key, "@REAL@", err, errlen);
+    for (size_t m = 0; !rc && m < MTB_NPAIR_METRICS; m++)
+        if (mtb_pair_metrics[m].views & MTB_V_HISTORY)
+            rc = add_column(h, "overheads", mtb_pair_metrics[m].key, "@REAL@", err, errlen);
+    return rc;
+}
+
+/* The record a runs row names (its file, "host:path" in a shared store), or NULL */
+static json_t *row_record(struct mtb_history *h, const char *file)
+{
+    if (h->be->shared && *file != '/' && strchr(file, ':'))
+        file = strchr(file, ':') + 1;
+    json_t *rec = *file ? json_load_file(file, 0, NULL) : NULL;
+    if (!json_is_object(rec) || !json_is_object(json_object_get(rec, "config"))) {
+        json_decref(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+/* Version 3 adds runs.emulated and overheads.emulated: the record's
+ * platform.emulated, read from the record file where it still exists, else
+ * what version 2's nightly assumed (platform "emu"). */
+static int migrate_2_to_3(struct mtb_history *h, char *err, size_t errlen)
+{
+    int rc = add_column(h, "runs", "emulated", "@INT@ NOT NULL DEFAULT 0", err, errlen);
+    if (!rc)
+        rc = add_column(h, "overheads", "emulated", "@INT@ NOT NULL DEFAULT 0", err, errlen);
+    struct hres sel;
+    if (rc || (rc = q(h, "SELECT id, record, platform FROM runs ORDER BY id", NULL, 0, &sel, err, errlen)) != 0)
+        return rc;
+    for (size_t r = 0; !rc && r < json_array_size(sel.rows); r++) {
+        json_t *rec = row_record(h, row_str(&sel, r, 1));
+        int emu = rec ? mtb_record_emulated(rec) : !strcmp(row_str(&sel, r, 2), "emu");
+        struct hp p[2] = { PINT(row_int(&sel, r, 0)), PINT(emu) };
+        rc = q(h, "UPDATE runs SET emulated = ?2 WHERE id = ?1", p, 2, NULL, err, errlen);
+        json_decref(rec);
+    }
+    hres_free(&sel);
+    if (!rc)
+        rc = exec(h, "UPDATE overheads SET emulated = coalesce((SELECT max(r.emulated) FROM runs r WHERE"
+                     " 'overhead:' || r.series = overheads.series AND r.night = overheads.night"
+                     " AND r.rep = overheads.rep), 0);", err, errlen);
+    return rc;
+}
 
 static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
 {
@@ -760,7 +858,14 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
     for (int i = 0; !rc && alters[i]; i++)
         rc = exec(h, alters[i], err, errlen);
     if (!rc)
-        rc = exec(h, schema_overheads, err, errlen);
+        rc = add_column(h, "runs", "emulated", "@INT@ NOT NULL DEFAULT 0", err, errlen); /* derive_overheads reads it */
+    if (!rc)
+        rc = add_column(h, "runs", "p999_us", "@REAL@", err, errlen);
+    if (!rc) {
+        char *so = schema_overheads();
+        rc = exec(h, so, err, errlen);
+        free(so);
+    }
     if (rc)
         return rc;
     /* series keys: from the record file where it still exists, else from the
@@ -774,15 +879,12 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
         for (int i = 1; i < 9; i++)
             col[i] = row_str(&sel, r, (size_t)i);
         /* a shared store keys records by host: host:/path */
-        const char *file = col[1];
-        if (h->be->shared && *file != '/' && strchr(file, ':'))
-            file = strchr(file, ':') + 1;
-        json_t *rec = *file ? json_load_file(file, 0, NULL) : NULL;
+        json_t *rec = row_record(h, col[1]);
         char *key = NULL, hash[13], *mach = NULL, kb[13] = "", *wl = NULL;
         const char *krel = "";
-        if (json_is_object(rec) && json_is_object(json_object_get(rec, "config"))) {
+        if (rec) {
             mtb_history_series_key(rec, &key, hash);
-            mach = machine_text(rec);
+            mach = mtb_record_machine_text(rec);
             wl = mtb_workload_key(json_object_get(json_object_get(rec, "config"), "workload"));
             json_t *k = json_object_get(rec, "kernel");
             krel = mtb_jstr(k, "uname_r");
@@ -819,7 +921,7 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
 }
 
 /* migrations[v] takes version v to v + 1 */
-static int (*const migrations[])(struct mtb_history *, char *, size_t) = { NULL, migrate_1_to_2 };
+static int (*const migrations[])(struct mtb_history *, char *, size_t) = { NULL, migrate_1_to_2, migrate_2_to_3 };
 
 /* ---- open / close ------------------------------------------------------------------------ */
 
@@ -873,9 +975,12 @@ static int prepare_schema(struct mtb_history *h, int *created, char *err, size_t
             rc = -EIO;
             goto fail;
         }
-        char *sql = mtb_asprintf("%s%s%s%s", schema_nights, schema_runs, schema_overheads, schema_indexes);
+        char *sr = schema_runs(), *so = schema_overheads();
+        char *sql = mtb_asprintf("%s%s%s%s", schema_nights, sr, so, schema_indexes);
         rc = exec(h, sql, err, errlen);
         free(sql);
+        free(sr);
+        free(so);
         if (rc || (rc = h->be->set_version(h, MTB_HISTORY_VERSION, err, errlen)) != 0)
             goto fail;
         if (created)
@@ -891,6 +996,12 @@ static int prepare_schema(struct mtb_history *h, int *created, char *err, size_t
         if (rc)
             goto fail;
     }
+    /* the metric columns, when the tables are there (else check_shape says what is wrong) */
+    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
+    long long ours = 0;
+    if ((rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen)) != 0 ||
+        (ours == 3 && (rc = ensure_metric_columns(h, err, errlen)) != 0))
+        goto fail;
     if ((rc = exec(h, "COMMIT", err, errlen)) != 0)
         goto fail;
     h->version = MTB_HISTORY_VERSION;
@@ -995,11 +1106,35 @@ long long mtb_history_nights(struct mtb_history *h, char *err, size_t errlen)
 
 /* ---- adding a night --------------------------------------------------------------------- */
 
-static struct hp num(json_t *v)
+static struct hp num(double v)
 {
-    if (json_is_number(v) && isfinite(json_number_value(v)))
-        return (struct hp){ .t = P_REAL, .d = json_number_value(v) };
+    if (isfinite(v))
+        return (struct hp){ .t = P_REAL, .d = v };
     return PNULL;
+}
+
+/* INSERT INTO runs: 20 fixed columns, then the history's run metrics (?21...) */
+static char *runs_insert(void)
+{
+    char *cols = mtb_strdup(""), *vals = mtb_strdup("");
+    int n = 20;
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
+        if (!(mtb_run_metrics[m].views & MTB_V_HISTORY))
+            continue;
+        char *c = mtb_asprintf("%s, %s", cols, mtb_run_metrics[m].key), *v = mtb_asprintf("%s, ?%d", vals, ++n);
+        free(cols);
+        free(vals);
+        cols = c;
+        vals = v;
+    }
+    char *sql = mtb_asprintf("INSERT INTO runs(night, plan, series, config_hash, service, workload, variant, mode,"
+                             " platform, kernel, machine, started, rep, mtebench_version, build_key, kernel_release,"
+                             " kernel_build, status, emulated, record%s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                             " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20%s) ON CONFLICT DO NOTHING",
+                             cols, vals);
+    free(cols);
+    free(vals);
+    return sql;
 }
 
 int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
@@ -1030,6 +1165,7 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     int rc = exec(h, h->be->begin, err, errlen);
     if (rc)
         return rc;
+    char *insert = runs_insert();
     struct hres r;
     struct hp pn[6] = { PTEXT(plan), PTEXT(first ? first : now), PTEXT(results_dir ? results_dir : ""), PTEXT(host),
                         PTEXT(version), PTEXT(report ? report : "") };
@@ -1040,11 +1176,11 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     hres_free(&r);
     json_array_foreach(records, i, rec)
     {
-        json_t *c = json_object_get(rec, "config"), *s = json_object_get(rec, "summary");
+        json_t *c = json_object_get(rec, "config");
         json_t *k = json_object_get(rec, "kernel");
         char *key, hash[13], kb[13] = "", real[PATH_MAX];
         mtb_history_series_key(rec, &key, hash);
-        char *wl = mtb_workload_key(json_object_get(c, "workload")), *mach = machine_text(rec);
+        char *wl = mtb_workload_key(json_object_get(c, "workload")), *mach = mtb_record_machine_text(rec);
         if (*mtb_jstr(k, "uname_v"))
             short_hash(mtb_jstr(k, "uname_v"), kb);
         const char *file = json_string_value(json_array_get(files, i));
@@ -1054,7 +1190,7 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
          * machines is two records */
         char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
         int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-        struct hp p[23] = {
+        struct hp p[24 + MTB_NRUN_METRICS] = {
             PINT(nid),
             PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan),
             PTEXT(key),
@@ -1073,17 +1209,14 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
             PTEXT(mtb_jstr(k, "uname_r")),
             PTEXT(kb),
             PTEXT(mtb_jstr(rec, "status")),
-            num(ok ? json_object_get(s, "ops_per_sec") : NULL),
-            num(ok ? json_object_get(s, "p50_us") : NULL),
-            num(ok ? json_object_get(s, "p99_us") : NULL),
-            num(ok ? json_object_get(s, "p999_us") : NULL),
+            PINT(mtb_record_emulated(rec)),
             PTEXT(recid),
         };
-        rc = q(h, "INSERT INTO runs(night, plan, series, config_hash, service, workload, variant, mode,"
-                  " platform, kernel, machine, started, rep, mtebench_version, build_key, kernel_release,"
-                  " kernel_build, status, ops_per_sec, p50_us, p99_us, p999_us, record) VALUES (?1, ?2, ?3,"
-                  " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                  " ?23) ON CONFLICT DO NOTHING", p, 23, &r, err, errlen);
+        int np = 20;
+        for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+            if (mtb_run_metrics[m].views & MTB_V_HISTORY)
+                p[np++] = ok ? num(mtb_record_metric(rec, (enum mtb_run_metric_id)m)) : PNULL;
+        rc = q(h, insert, p, np, &r, err, errlen);
         if (!rc)
             *added += (int)r.changes;
         hres_free(&r);
@@ -1102,6 +1235,7 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     if (!rc)
         *night = nid;
 out:
+    free(insert);
     if (rc || *added == 0)
         rollback(h);
     return rc;
@@ -1140,28 +1274,36 @@ static int load_rows(struct mtb_history *h, const char *sql, const char *kind, s
     return 0;
 }
 
+/* "<alias>.<key> AS <key>," for the history's metrics of one kind */
+static char *metric_select(const char *alias, int pairs) { return metric_join(pairs, " %2$s.%1$s AS %1$s,", alias); }
+
 int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errlen)
 {
     *out = json_array();
-    static const char runs_sql[] =
+    char *rm = metric_select("r", 0), *om = metric_select("o", 1);
+    char *runs_sql = mtb_asprintf(
         "SELECT r.series AS series, r.config_hash AS hash, r.plan AS plan, r.service AS service, r.workload AS"
         " workload, r.variant AS variant, r.mode AS mode, r.platform AS platform, r.kernel AS kernel, r.machine AS"
         " machine, r.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
-        " r.started AS started, r.rep AS rep, r.status AS status, r.ops_per_sec AS ops_per_sec, r.p99_us AS p99_us,"
+        " r.started AS started, r.rep AS rep, r.status AS status,%s r.emulated AS emulated,"
         " r.mtebench_version AS mtebench_version, r.build_key AS build_key, r.kernel_release AS kernel_release,"
         " r.kernel_build AS kernel_build, r.record AS record"
-        " FROM runs r JOIN nights n ON n.id = r.night ORDER BY r.series@C@, n.started@C@, n.id, r.rep, r.id";
-    static const char ovh_sql[] =
+        " FROM runs r JOIN nights n ON n.id = r.night ORDER BY r.series@C@, n.started@C@, n.id, r.rep, r.id", rm);
+    char *ovh_sql = mtb_asprintf(
         "SELECT o.series AS series, o.config_hash AS hash, o.plan AS plan, o.service AS service, o.workload AS"
         " workload, 'tagged' AS variant, o.mode AS mode, o.platform AS platform, o.kernel AS kernel, o.machine AS"
         " machine, o.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
-        " o.started AS started, o.rep AS rep, 'ok' AS status, o.slowdown AS slowdown, o.p99_ratio AS p99_ratio,"
+        " o.started AS started, o.rep AS rep, 'ok' AS status,%s o.emulated AS emulated,"
         " n.mtebench_version AS mtebench_version, o.tagged_build AS build_key, '' AS kernel_release,"
         " '' AS kernel_build, o.base_build AS base_build"
-        " FROM overheads o JOIN nights n ON n.id = o.night ORDER BY o.series@C@, n.started@C@, n.id, o.rep, o.id";
+        " FROM overheads o JOIN nights n ON n.id = o.night ORDER BY o.series@C@, n.started@C@, n.id, o.rep, o.id", om);
     int rc = load_rows(h, runs_sql, "run", 10, *out, err, errlen);
     if (!rc)
         rc = load_rows(h, ovh_sql, "overhead", 10, *out, err, errlen);
+    free(rm);
+    free(om);
+    free(runs_sql);
+    free(ovh_sql);
     if (rc) {
         json_decref(*out);
         *out = NULL;

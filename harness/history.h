@@ -14,13 +14,21 @@
  *   nights(id, plan, started, results_dir, host, mtebench_version, report)
  *   runs(id, night, plan, series, config_hash, service, workload, variant,
  *        mode, platform, kernel, machine, started, rep, mtebench_version,
- *        build_key, kernel_release, kernel_build, status, ops_per_sec,
- *        p50_us, p99_us, p999_us, record UNIQUE)
+ *        build_key, kernel_release, kernel_build, status, <run metrics>,
+ *        emulated, record UNIQUE)
  *   overheads(id, night, plan, series, config_hash, service, workload, mode,
- *        platform, kernel, machine, rep, started, slowdown, p99_ratio,
- *        base_build, tagged_build; UNIQUE(series, night, rep))
+ *        platform, kernel, machine, rep, started, <pair metrics>, base_build,
+ *        tagged_build, emulated; UNIQUE(series, night, rep))
+ * The metric columns are those of record.h's metric table marked
+ * MTB_V_HISTORY (runs: ops_per_sec, p50_us, p99_us, p999_us; overheads:
+ * slowdown, p99_ratio, ...); a column the table gained is added to an
+ * existing history when it is opened (additive: older nights hold NULL).
+ * Overheads pair runs by record.h's pairing rule (the join is generated
+ * from it). emulated is the record's platform.emulated.
  * Version 1 (the first layout) had only runs, without nights, series,
- * machine or kernel build; opening it migrates it in one transaction.
+ * machine or kernel build; version 2 had no emulated columns (migrating
+ * reads each record file that still exists, else assumes platform "emu" is
+ * emulated). Opening an older history migrates it in one transaction.
  *
  * In PostgreSQL, runs.record is "host:path" (two machines may use the same
  * paths), creation and migration run under a transaction-scoped advisory
@@ -37,7 +45,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define MTB_HISTORY_VERSION 2
+#define MTB_HISTORY_VERSION 3
 
 struct mtb_history;
 

@@ -1,8 +1,9 @@
-/* jsonx.h - small readers for jansson objects used across the report code. */
+/* jsonx.h - small readers (and one writer) for jansson objects used across the report code. */
 #ifndef MTB_JSONX_H
 #define MTB_JSONX_H
 #include <jansson.h>
 #include <math.h>
+#include <string.h>
 
 /* The string at key k, or "" when absent or not a string. */
 static inline const char *mtb_jstr(json_t *o, const char *k)
@@ -16,5 +17,16 @@ static inline double mtb_jnum(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Append the string s to the array a unless it is empty or there already. */
+static inline void mtb_jadd_unique(json_t *a, const char *s)
+{
+    size_t i;
+    json_t *v;
+    if (!s || !*s)
+        return;
+    json_array_foreach(a, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return;
+    json_array_append_new(a, json_string(s));
 }
 #endif

@@ -2,8 +2,10 @@
 #include "jsonx.h"
 #include "nightly.h"
 #include "cli.h"
+#include "dashboard.h"
 #include "history.h"
 #include "plan.h"
+#include "record.h"
 #include "report.h"
 #include "util.h"
 
@@ -15,6 +17,9 @@
 
 /* ---- analysis -------------------------------------------------------------------- */
 
+/* The analysed metrics: every metric of record.h's table with a nightly
+ * name, on the series of its kind (run metrics on run series, pair metrics
+ * on overhead series). */
 struct metric {
     const char *kind;  /* history series kind */
     const char *name;  /* metric name */
@@ -23,12 +28,26 @@ struct metric {
     enum mtb_cp_better better;
 };
 
-static const struct metric metrics[] = {
-    { "run", "throughput", "ops_per_sec", "ops/s", MTB_CP_HIGHER },
-    { "run", "p99", "p99_us", "µs", MTB_CP_LOWER },
-    { "overhead", "overhead", "slowdown", "x (baseline ops/s ÷ tagged ops/s)", MTB_CP_LOWER },
-    { NULL, NULL, NULL, NULL, 0 },
-};
+static size_t analysed_metrics(struct metric *out)
+{
+    size_t n = 0;
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].nightly)
+            out[n++] = (struct metric){ "run", mtb_run_metrics[m].nightly, mtb_run_metrics[m].key,
+                                        mtb_run_metrics[m].unit,
+                                        mtb_run_metrics[m].better == MTB_HIGHER ? MTB_CP_HIGHER : MTB_CP_LOWER };
+    static char units[MTB_NPAIR_METRICS][96];
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
+        const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
+        const char *of = mtb_run_metrics[d->of].label;
+        snprintf(units[m], sizeof units[m], "x (%s %s ÷ %s %s)", d->tagged_num ? "tagged" : "baseline", of,
+                 d->tagged_num ? "baseline" : "tagged", of);
+        if (d->nightly)
+            out[n++] = (struct metric){ "overhead", d->nightly, d->key, units[m], MTB_CP_LOWER };
+    }
+    out[n] = (struct metric){ 0 };
+    return n;
+}
 
 static int excluded(json_t *exclude, json_int_t night)
 {
@@ -126,6 +145,8 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
     size_t i, j;
     json_t *s, *p;
     int sid = 0;
+    struct metric metrics[MTB_NRUN_METRICS + MTB_NPAIR_METRICS + 1];
+    analysed_metrics(metrics);
     json_array_foreach(history, i, s)
     {
         for (const struct metric *m = metrics; m->kind; m++) {
@@ -135,6 +156,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
             size_t np = json_array_size(pts), n = 0;
             double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
             int *g = mtb_calloc(np ? np : 1, sizeof *g);
+            int emulated = 0; /* the records' platform.emulated, kept by the history */
             json_array_foreach(pts, j, p)
             {
                 json_int_t night = json_integer_value(json_object_get(p, "night"));
@@ -145,6 +167,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
                 g[n] = (int)x[n];
                 y[n] = v;
                 json_array_append(used, p);
+                emulated |= json_is_true(json_object_get(p, "emulated")) || json_integer_value(json_object_get(p, "emulated")) > 0;
                 n++;
             }
             if (!n) {
@@ -191,7 +214,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
             json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
                                    mtb_jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
                                    m->better == MTB_CP_HIGHER ? "higher" : "lower", "platform", platform, "emulated",
-                                   !strcmp(platform, "emu"), "points", (int)n, "x", xs, "y", ys, "changes", changes);
+                                   emulated, "points", (int)n, "x", xs, "y", ys, "changes", changes);
             if (rc)
                 json_object_set_new(so, "error", json_string(strerror(-rc)));
             json_array_append_new(all, so);
@@ -230,29 +253,25 @@ static void usage(FILE *f)
             "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
 }
 
-/* Load a result dir's records and add them as one night. @return night id, 0 if nothing new, <0 error */
-static long long add_dir(struct mtb_history *h, const char *dir, const char *plan_name, const char *out,
-                         int *added, int *bad)
+/* Add the records of one results directory as one night, with its run
+ * report (built from the records in memory). @return night id, 0 if nothing
+ * new, <0 error */
+static long long add_set(struct mtb_history *h, const struct mtb_record_set *set, const char *dir,
+                         const char *plan_name, const char *out, int *added, int *bad)
 {
-    struct mtb_report_set set;
-    char *dirs[1] = { (char *)dir };
     *added = 0;
-    if (mtb_report_load(dirs, 1, &set) != 0)
-        return -ENOMEM;
     size_t i;
     json_t *b;
-    json_array_foreach(set.bad, i, b)
+    json_array_foreach(set->bad, i, b)
     {
         fprintf(stderr, "mtebench nightly: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
         (*bad)++;
     }
-    if (!json_array_size(set.records)) {
-        mtb_report_set_free(&set);
+    if (!json_array_size(set->records))
         return -ENODATA;
-    }
     const char *plan = plan_name;
     if (!plan || !*plan)
-        plan = mtb_jstr(json_object_get(json_array_get(set.records, 0), "config"), "plan");
+        plan = mtb_jstr(json_object_get(json_array_get(set->records, 0), "config"), "plan");
     /* the night's run report, linked from the dashboard */
     char *s = mtb_strdup(dir);
     size_t n = strlen(s);
@@ -260,12 +279,13 @@ static long long add_dir(struct mtb_history *h, const char *dir, const char *pla
         s[--n] = 0;
     const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
     char *nights_dir = mtb_asprintf("%s/nights", out), *rdir = NULL, err[MTB_ERRLEN], *report = NULL;
-    if (mtb_report_usable(&set) && mtb_report_write(&set, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
+    if (mtb_record_usable(set) &&
+        mtb_report_write(set, NULL, NULL, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
         report = mtb_asprintf("%s/index.html", rdir);
-    else if (mtb_report_usable(&set))
+    else if (mtb_record_usable(set))
         mtb_warn("nightly: no run report for %s: %s", dir, err);
     long long night = 0;
-    int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set.records, set.files, &night, added,
+    int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set->records, set->files, &night, added,
                                    err, sizeof err);
     if (rc) {
         fprintf(stderr, "mtebench nightly: %s\n", err);
@@ -275,7 +295,6 @@ static long long add_dir(struct mtb_history *h, const char *dir, const char *pla
     free(rdir);
     free(nights_dir);
     free(s);
-    mtb_report_set_free(&set);
     return night;
 }
 
@@ -290,135 +309,157 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-int mtb_cmd_nightly(int argc, char **argv)
-{
-    const char *plan_path = NULL, *history = NULL, *out = NULL;
+struct nightly_args {
+    const char *plan_path, *history, *out;
     struct mtb_cp_opts cpo;
-    mtb_cp_defaults(&cpo);
-    json_t *ingest = json_array();
-    char **rest = mtb_calloc((size_t)argc + 1, sizeof *rest);
-    int nrest = 0;
-    rest[nrest++] = "nightly";
+    json_t *ingest; /* result directories to add instead of running */
+    char **rest;    /* the plan's options, for mtb_cli_parse */
+    int nrest;
+    char *def_hist, *def_out, *def_plan;
+};
+
+/* one option with a value; @return 1 if a was one */
+static int option_value(struct nightly_args *na, const char *a, const char *v)
+{
+    if (strcmp(a, "--plan") && strcmp(a, "--history") && strcmp(a, "--out") && strcmp(a, "--threshold") &&
+        strcmp(a, "--min-change") && strcmp(a, "--window"))
+        return 0;
+    if (!v)
+        mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s needs a value", a);
+    long w;
+    if (!strcmp(a, "--plan"))
+        na->plan_path = v;
+    else if (!strcmp(a, "--history"))
+        na->history = v;
+    else if (!strcmp(a, "--out"))
+        na->out = v;
+    else if (!strcmp(a, "--threshold") && parse_double(v, 1e-12, 0.5, &na->cpo.threshold))
+        mtb_die(MTB_NIGHTLY_USAGE, "nightly: --threshold '%s' is not a p-value in (0, 0.5]", v);
+    else if (!strcmp(a, "--min-change") && parse_double(v, 0, 10, &na->cpo.min_change))
+        mtb_die(MTB_NIGHTLY_USAGE, "nightly: --min-change '%s' is not a fraction (0.02 = 2%%)", v);
+    else if (!strcmp(a, "--window")) {
+        if (mtb_parse_long(v, 1, 10000, &w) != 0)
+            mtb_die(MTB_NIGHTLY_USAGE, "nightly: --window '%s' is not a number of nights from 1 to 10000", v);
+        na->cpo.window = (size_t)w;
+    }
+    return 1;
+}
+
+/* @return 0, or 1 when --help was asked (usage printed) */
+static int parse_args(int argc, char **argv, struct nightly_args *na)
+{
+    memset(na, 0, sizeof *na);
+    mtb_cp_defaults(&na->cpo);
+    na->ingest = json_array();
+    na->rest = mtb_calloc((size_t)argc + 1, sizeof *na->rest);
+    na->rest[na->nrest++] = "nightly";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return 0;
+            return 1;
         } else if (!strcmp(a, "--ingest")) {
             while (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
-                json_array_append_new(ingest, json_string(argv[++i]));
-            if (!json_array_size(ingest))
+                json_array_append_new(na->ingest, json_string(argv[++i]));
+            if (!json_array_size(na->ingest))
                 mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest needs at least one result directory");
-        } else if (!strcmp(a, "--plan") || !strcmp(a, "--history") || !strcmp(a, "--out") ||
-                   !strcmp(a, "--threshold") || !strcmp(a, "--min-change") || !strcmp(a, "--window")) {
-            if (!v)
-                mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s needs a value", a);
+        } else if (option_value(na, a, v)) {
             i++;
-            long w;
-            if (!strcmp(a, "--plan"))
-                plan_path = v;
-            else if (!strcmp(a, "--history"))
-                history = v;
-            else if (!strcmp(a, "--out"))
-                out = v;
-            else if (!strcmp(a, "--threshold") && parse_double(v, 1e-12, 0.5, &cpo.threshold))
-                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --threshold '%s' is not a p-value in (0, 0.5]", v);
-            else if (!strcmp(a, "--min-change") && parse_double(v, 0, 10, &cpo.min_change))
-                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --min-change '%s' is not a fraction (0.02 = 2%%)", v);
-            else if (!strcmp(a, "--window")) {
-                if (mtb_parse_long(v, 1, 10000, &w) != 0)
-                    mtb_die(MTB_NIGHTLY_USAGE, "nightly: --window '%s' is not a number of nights from 1 to 10000", v);
-                cpo.window = (size_t)w;
-            }
         } else {
-            rest[nrest++] = argv[i];
+            na->rest[na->nrest++] = argv[i];
         }
     }
-    if (json_array_size(ingest) && (plan_path || nrest > 1))
+    if (json_array_size(na->ingest) && (na->plan_path || na->nrest > 1))
         mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest adds existing results; it takes no plan or plan options");
-    char *def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
-    char *def_out = mtb_asprintf("%s/reports/nightly", mtb_root());
-    char *def_plan = mtb_asprintf("%s/configs/nightly.conf", mtb_root());
-    if (!history)
-        history = def_hist;
-    if (!out)
-        out = def_out;
-    if (!plan_path)
-        plan_path = def_plan;
+    na->def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
+    na->def_out = mtb_asprintf("%s/reports/nightly", mtb_root());
+    na->def_plan = mtb_asprintf("%s/configs/nightly.conf", mtb_root());
+    if (!na->history)
+        na->history = na->def_hist;
+    if (!na->out)
+        na->out = na->def_out;
+    if (!na->plan_path)
+        na->plan_path = na->def_plan;
+    return 0;
+}
 
-    /* the history first: a broken one stops the night before anything runs.
-     * Only its redacted form (no password) is ever printed or written. */
-    char *shown = mtb_history_redact(history);
-    char err[MTB_ERRLEN];
-    struct mtb_history *h = NULL;
-    int created = 0, rc = mtb_history_open(history, &h, &created, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "mtebench nightly: %s\n", err);
-        return rc == -EINVAL ? MTB_NIGHTLY_USAGE : MTB_NIGHTLY_HISTORY;
-    }
-    if (created)
-        fprintf(stderr, "mtebench nightly: new history %s (%s)\n", shown, mtb_history_backend(h));
-    if (mtb_mkdir_p(out) != 0)
-        mtb_die(MTB_NIGHTLY_ERROR, "nightly: cannot create %s", out);
+static void args_free(struct nightly_args *na)
+{
+    json_decref(na->ingest);
+    free(na->rest);
+    free(na->def_hist);
+    free(na->def_out);
+    free(na->def_plan);
+}
 
-    json_t *new_nights = json_array();
-    int failures = 0, bad = 0, status = MTB_NIGHTLY_OK;
-    if (json_array_size(ingest)) {
-        size_t i;
-        json_t *d;
-        json_array_foreach(ingest, i, d)
-        {
-            int added = 0;
-            long long night = add_dir(h, json_string_value(d), NULL, out, &added, &bad);
-            if (night == -ENODATA) {
-                fprintf(stderr, "mtebench nightly: %s: no run records\n", json_string_value(d));
-                status = MTB_NIGHTLY_USAGE;
-            } else if (night < 0) {
-                status = MTB_NIGHTLY_HISTORY;
-            } else if (night == 0) {
-                fprintf(stderr, "mtebench nightly: %s: already in the history\n", json_string_value(d));
-            } else {
-                fprintf(stderr, "mtebench nightly: %s: night %lld, %d runs\n", json_string_value(d), night, added);
-                json_array_append_new(new_nights, json_integer(night));
-            }
-        }
-    } else {
-        struct mtb_opts o;
-        mtb_cli_parse(nrest, rest, &o, "nightly");
-        struct mtb_plan plan;
-        mtb_plan_load(&plan, plan_path, &o);
-        char ts[32];
-        mtb_utc_compact(ts, sizeof ts);
-        char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
-        fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n",
-                plan.name, plan.ncells, plan.reps, plan.platform->name,
-                mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
-        json_t *records = mtb_plan_run(&plan, dir, o.force, &failures);
-        json_decref(records);
+/* --ingest: each directory one night. @return a status */
+static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, json_t *new_nights, int *bad)
+{
+    int status = MTB_NIGHTLY_OK;
+    size_t i;
+    json_t *d;
+    json_array_foreach(na->ingest, i, d)
+    {
+        const char *dir = json_string_value(d);
+        struct mtb_record_set set;
+        char *dirs[1] = { (char *)dir };
+        if (mtb_record_load(dirs, 1, &set) != 0)
+            mtb_die(MTB_NIGHTLY_ERROR, "nightly: out of memory");
         int added = 0;
-        long long night = add_dir(h, dir, plan.name, out, &added, &bad);
-        if (night > 0)
-            json_array_append_new(new_nights, json_integer(night));
-        else if (night < 0 && night != -ENODATA)
+        long long night = add_set(h, &set, dir, NULL, na->out, &added, bad);
+        mtb_record_set_free(&set);
+        if (night == -ENODATA) {
+            fprintf(stderr, "mtebench nightly: %s: no run records\n", dir);
+            status = MTB_NIGHTLY_USAGE;
+        } else if (night < 0) {
             status = MTB_NIGHTLY_HISTORY;
-        if (failures)
-            fprintf(stderr, "mtebench nightly: %d runs did not finish cleanly; see the records in %s\n", failures, dir);
-        free(dir);
+        } else if (night == 0) {
+            fprintf(stderr, "mtebench nightly: %s: already in the history\n", dir);
+        } else {
+            fprintf(stderr, "mtebench nightly: %s: night %lld, %d runs\n", dir, night, added);
+            json_array_append_new(new_nights, json_integer(night));
+        }
     }
+    return status;
+}
 
-    json_t *hist = NULL;
-    if (mtb_history_load(h, &hist, err, sizeof err) != 0) {
-        fprintf(stderr, "mtebench nightly: %s\n", err);
-        mtb_history_close(h);
-        return MTB_NIGHTLY_HISTORY;
-    }
-    long long nnights = mtb_history_nights(h, err, sizeof err);
-    mtb_history_close(h);
+/* Run the plan and add its records (in memory) as one night. @return a status */
+static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t *new_nights, int *failures, int *bad)
+{
+    struct mtb_opts o;
+    mtb_cli_parse(na->nrest, na->rest, &o, "nightly");
+    struct mtb_plan plan;
+    mtb_plan_load(&plan, na->plan_path, &o);
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
+    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
+            plan.ncells, plan.reps, plan.platform->name,
+            mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
+    json_t *files = json_array();
+    json_t *records = mtb_plan_run(&plan, dir, o.force, failures, files);
+    struct mtb_record_set set;
+    if (mtb_record_set_from(records, files, dir, &set) != 0)
+        mtb_die(MTB_NIGHTLY_ERROR, "nightly: out of memory");
+    int added = 0, status = MTB_NIGHTLY_OK;
+    long long night = add_set(h, &set, dir, plan.name, na->out, &added, bad);
+    if (night > 0)
+        json_array_append_new(new_nights, json_integer(night));
+    else if (night < 0 && night != -ENODATA)
+        status = MTB_NIGHTLY_HISTORY;
+    if (*failures)
+        fprintf(stderr, "mtebench nightly: %d runs did not finish cleanly; see the records in %s\n", *failures, dir);
+    mtb_record_set_free(&set);
+    json_decref(records);
+    json_decref(files);
+    free(dir);
+    return status;
+}
 
-    /* new regressions: open now, and not open before this invocation's nights */
-    json_t *now = mtb_nightly_analyse(hist, &cpo, NULL);
-    json_t *before = mtb_nightly_analyse(hist, &cpo, new_nights);
+/* the regressions open now and not open before this invocation's nights */
+static json_t *new_regressions(json_t *now, json_t *before)
+{
     json_t *fresh = json_array();
     size_t i, j;
     json_t *r, *q;
@@ -431,38 +472,89 @@ int mtb_cmd_nightly(int argc, char **argv)
         if (!known)
             json_array_append(fresh, r);
     }
+    return fresh;
+}
+
+/* Analyse the history, write the dashboard, print the digest.
+ * @return MTB_NIGHTLY_REGRESSION if a new regression is confirmed, MTB_NIGHTLY_ERROR
+ *         if the dashboard cannot be written, MTB_NIGHTLY_HISTORY, else 0 */
+static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t *new_nights, const char *shown)
+{
+    char err[MTB_ERRLEN];
+    json_t *hist = NULL;
+    if (mtb_history_load(h, &hist, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench nightly: %s\n", err);
+        return MTB_NIGHTLY_HISTORY;
+    }
+    long long nnights = mtb_history_nights(h, err, sizeof err);
+    json_t *now = mtb_nightly_analyse(hist, &na->cpo, NULL);
+    json_t *before = mtb_nightly_analyse(hist, &na->cpo, new_nights);
+    json_t *fresh = new_regressions(now, before);
+    int status = json_array_size(fresh) ? MTB_NIGHTLY_REGRESSION : MTB_NIGHTLY_OK;
     json_object_set_new(now, "new", fresh);
-    json_object_set_new(now, "new_nights", new_nights);
+    json_object_set(now, "new_nights", new_nights);
     char gen[32];
     mtb_utc_iso(gen, sizeof gen);
     json_object_set_new(now, "settings",
-                        json_pack("{s:f,s:f,s:I,s:I,s:s,s:s,s:I,s:s}", "threshold", cpo.threshold, "min_change",
-                                  cpo.min_change, "window", (json_int_t)cpo.window, "min_points",
-                                  (json_int_t)cpo.min_points, "history", shown, "generated", gen, "nights",
+                        json_pack("{s:f,s:f,s:I,s:I,s:s,s:s,s:I,s:s}", "threshold", na->cpo.threshold, "min_change",
+                                  na->cpo.min_change, "window", (json_int_t)na->cpo.window, "min_points",
+                                  (json_int_t)na->cpo.min_points, "history", shown, "generated", gen, "nights",
                                   (json_int_t)nnights, "version", MTEBENCH_VERSION));
-    if (mtb_dashboard_write(now, out, err, sizeof err) != 0) {
+    char *digest = NULL;
+    if (mtb_dashboard_write(now, na->out, &digest, err, sizeof err) != 0) {
         fprintf(stderr, "mtebench nightly: %s\n", err);
         status = status ? status : MTB_NIGHTLY_ERROR;
     }
-    char *dg = mtb_asprintf("%s/digest.md", out);
-    char *digest = mtb_read_file(dg, NULL);
     if (digest)
         fputs(digest, stdout);
-    printf("\ndashboard: %s/index.html\ndigest:    %s\nhistory:   %s (%lld nights)\n", out, dg, shown, nnights);
+    printf("\ndashboard: %s/index.html\ndigest:    %s/digest.md\nhistory:   %s (%lld nights)\n", na->out, na->out,
+           shown, nnights);
     free(digest);
-    free(dg);
-    if (json_array_size(fresh))
-        status = MTB_NIGHTLY_REGRESSION;
-    else if (!status && (failures || bad))
-        status = MTB_NIGHTLY_ERROR;
     json_decref(now);
     json_decref(before);
     json_decref(hist);
-    json_decref(ingest);
-    free(rest);
-    free(def_hist);
+    return status;
+}
+
+int mtb_cmd_nightly(int argc, char **argv)
+{
+    struct nightly_args na;
+    if (parse_args(argc, argv, &na)) {
+        args_free(&na);
+        return 0;
+    }
+    /* the history first: a broken one stops the night before anything runs.
+     * Only its redacted form (no password) is ever printed or written. */
+    char *shown = mtb_history_redact(na.history);
+    char err[MTB_ERRLEN];
+    struct mtb_history *h = NULL;
+    int created = 0, rc = mtb_history_open(na.history, &h, &created, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "mtebench nightly: %s\n", err);
+        free(shown);
+        args_free(&na);
+        return rc == -EINVAL ? MTB_NIGHTLY_USAGE : MTB_NIGHTLY_HISTORY;
+    }
+    if (created)
+        fprintf(stderr, "mtebench nightly: new history %s (%s)\n", shown, mtb_history_backend(h));
+    if (mtb_mkdir_p(na.out) != 0)
+        mtb_die(MTB_NIGHTLY_ERROR, "nightly: cannot create %s", na.out);
+    json_t *new_nights = json_array();
+    int failures = 0, bad = 0;
+    int status = json_array_size(na.ingest) ? ingest_dirs(h, &na, new_nights, &bad)
+                                            : run_plan(h, &na, new_nights, &failures, &bad);
+    int astatus = analyse(h, &na, new_nights, shown);
+    mtb_history_close(h);
+    if (astatus == MTB_NIGHTLY_HISTORY)
+        status = astatus;
+    else if (astatus == MTB_NIGHTLY_REGRESSION)
+        status = MTB_NIGHTLY_REGRESSION;
+    else if (astatus == MTB_NIGHTLY_ERROR)
+        status = status ? status : MTB_NIGHTLY_ERROR;
+    else if (!status && (failures || bad))
+        status = MTB_NIGHTLY_ERROR;
+    json_decref(new_nights);
     free(shown);
-    free(def_out);
-    free(def_plan);
+    args_free(&na);
     return status;
 }

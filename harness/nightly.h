@@ -36,16 +36,5 @@ enum {
  */
 json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude);
 
-/**
- * mtb_dashboard_write - OUT/index.html (self-contained: inline CSS and SVG;
- * one trend plot per series with its change points, the open regressions,
- * the nights with links to their run reports) and OUT/digest.md (short,
- * for an e-mail), and OUT/analysis.json.
- * @param analysis  from mtb_nightly_analyse, with "new" (the new
- *                  regressions) and "settings" added by the caller
- * @return 0, or -EIO with err set
- */
-int mtb_dashboard_write(json_t *analysis, const char *out, char *err, size_t errlen);
-
 int mtb_cmd_nightly(int argc, char **argv);
 #endif

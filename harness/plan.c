@@ -265,7 +265,7 @@ static void fmt_eta(char *buf, size_t n, double secs)
         snprintf(buf, n, "%ds", s);
 }
 
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures)
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
 {
     char err[MTB_ERRLEN];
     const char *target = p->platform->target();
@@ -348,6 +348,8 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
             if (st != MTB_RUN_OK)
                 (*failures)++;
             json_array_append_new(records, rec);
+            if (files)
+                json_array_append_new(files, json_sprintf("%s/record.json", rundir));
             free(rundir);
         }
     }

@@ -44,6 +44,7 @@ void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe
  * Exits 2 naming the file and line on bad input. */
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
 /* Build everything, run all cells REPS times interleaved into dir, showing
- * progress. @return the records (array); *failures counts runs not ok. */
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures);
+ * progress. @return the records (array); *failures counts runs not ok;
+ * files (if not NULL) receives the path of each record, parallel. */
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
 #endif

@@ -2,8 +2,8 @@
 #include "jsonx.h"
 #include "report.h"
 #include "plot.h"
-#include "run.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -15,120 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* ---- loading --------------------------------------------------------------- */
-
-static void add_bad(struct mtb_report_set *set, const char *file, const char *problem)
-{
-    json_array_append_new(set->bad, json_pack("{s:s,s:s}", "file", file, "problem", problem));
-}
-
-/* Check one record file; keep it or list it as bad. */
-static void load_one(struct mtb_report_set *set, const char *path, json_t *seen)
-{
-    char real[PATH_MAX];
-    if (!realpath(path, real))
-        snprintf(real, sizeof real, "%s", path);
-    if (json_object_get(seen, real))
-        return;
-    json_object_set_new(seen, real, json_true());
-    json_error_t e;
-    json_t *rec = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-    char msg[400];
-    if (!rec) {
-        snprintf(msg, sizeof msg, "corrupt record: not valid JSON (line %d: %s)", e.line, e.text);
-        add_bad(set, path, msg);
-        return;
-    }
-    const char *schema = json_string_value(json_object_get(rec, "schema"));
-    if (!json_is_object(rec))
-        snprintf(msg, sizeof msg, "not a run record: a JSON %s, not an object",
-                 json_is_array(rec) ? "array" : "scalar");
-    else if (!schema)
-        snprintf(msg, sizeof msg, "not a run record: no \"schema\" field (expected %s)", MTB_RECORD_SCHEMA);
-    else if (strcmp(schema, MTB_RECORD_SCHEMA))
-        snprintf(msg, sizeof msg, "schema version \"%.100s\" is not %s (written by another version of mtebench; "
-                 "report it with that version)", schema, MTB_RECORD_SCHEMA);
-    else if (!json_is_object(json_object_get(rec, "config")) ||
-             !json_is_string(json_object_get(json_object_get(rec, "config"), "service")))
-        snprintf(msg, sizeof msg, "incomplete record: no config.service");
-    else if (!strcmp(mtb_jstr(rec, "status"), "ok") && !(mtb_jnum(json_object_get(rec, "summary"), "ops_per_sec") >= 0))
-        snprintf(msg, sizeof msg, "incomplete record: status ok but no summary.ops_per_sec");
-    else
-        msg[0] = 0;
-    if (msg[0]) {
-        add_bad(set, path, msg);
-        json_decref(rec);
-        return;
-    }
-    json_array_append_new(set->records, rec);
-    json_array_append_new(set->files, json_string(path));
-}
-
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int mtb_report_load(char *const dirs[], int ndirs, struct mtb_report_set *set)
-{
-    set->records = json_array();
-    set->files = json_array();
-    set->bad = json_array();
-    set->dirs = json_array();
-    json_t *seen = json_object();
-    if (!set->records || !set->files || !set->bad || !set->dirs || !seen) {
-        json_decref(seen);
-        return -ENOMEM;
-    }
-    for (int d = 0; d < ndirs; d++) {
-        const char *dir = dirs[d];
-        json_array_append_new(set->dirs, json_string(dir));
-        if (!is_dir(dir)) {
-            add_bad(set, dir, errno == ENOENT || !mtb_file_exists(dir) ? "no such directory" : "not a directory");
-            continue;
-        }
-        size_t before = json_array_size(set->records) + json_array_size(set->bad);
-        char *top = mtb_asprintf("%s/record.json", dir);
-        if (mtb_file_exists(top))
-            load_one(set, top, seen);
-        free(top);
-        struct dirent **ents = NULL;
-        int n = scandir(dir, &ents, NULL, alphasort);
-        for (int i = 0; i < n; i++) {
-            if (ents[i]->d_name[0] != '.') {
-                char *p = mtb_asprintf("%s/%s/record.json", dir, ents[i]->d_name);
-                if (mtb_file_exists(p))
-                    load_one(set, p, seen);
-                free(p);
-            }
-            free(ents[i]);
-        }
-        free(ents);
-        if (json_array_size(set->records) + json_array_size(set->bad) == before)
-            add_bad(set, dir, "no records (looked for DIR/record.json and DIR/*/record.json)");
-    }
-    json_decref(seen);
-    return 0;
-}
-
-void mtb_report_set_free(struct mtb_report_set *set)
-{
-    json_decref(set->records);
-    json_decref(set->files);
-    json_decref(set->bad);
-    json_decref(set->dirs);
-    memset(set, 0, sizeof *set);
-}
-
-size_t mtb_report_usable(const struct mtb_report_set *set)
-{
-    size_t i, n = 0;
-    json_t *rec;
-    json_array_foreach(set->records, i, rec) n += !strcmp(mtb_jstr(rec, "status"), "ok");
-    return n;
-}
 
 /* ---- escaping -------------------------------------------------------------- */
 
@@ -184,24 +70,56 @@ static void hput(FILE *f, const char *s)
 
 /* ---- runs.csv -------------------------------------------------------------- */
 
-const char *const mtb_report_csv_columns[] = {
-    "record", "status", "service", "variant", "mode", "platform", "emulated", "kernel", "kernel_release",
-    "mix", "keys", "value_size", "threads", "conns", "pipeline", "rate", "duration_s", "warmup_s", "rep",
-    "index", "started", "finished", "ops_per_sec", "requests", "errors", "p50_us", "p90_us", "p99_us",
-    "p999_us", "p9999_us", "client_bound", "build_key", "mtebench_version", "error", NULL,
-};
+/* runs.csv: these columns, then run metric 0 (ops/s), "requests", "errors",
+ * the other run metrics, CSV_TAIL, and the pair metrics of a tagged run
+ * against its baseline (empty on baseline rows): all from record.h's table. */
+static const char *const csv_head[] = { "record", "status", "service", "variant", "mode", "platform", "emulated",
+                                        "kernel", "kernel_release", "mix", "keys", "value_size", "threads", "conns",
+                                        "pipeline", "rate", "duration_s", "warmup_s", "rep", "index", "started",
+                                        "finished", NULL };
+static const char *const csv_tail[] = { "client_bound", "build_key", "mtebench_version", "error", NULL };
 
-/* The value of one CSV column for a record, as text (heap string). */
-static char *csv_value(json_t *rec, const char *file, const char *col)
+json_t *mtb_report_csv_columns(void)
 {
+    json_t *c = json_array();
+    for (const char *const *h = csv_head; *h; h++)
+        json_array_append_new(c, json_string(*h));
+    json_array_append_new(c, json_string(mtb_run_metrics[0].key));
+    json_array_append_new(c, json_string("requests"));
+    json_array_append_new(c, json_string("errors"));
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        json_array_append_new(c, json_string(mtb_run_metrics[m].key));
+    for (const char *const *t = csv_tail; *t; t++)
+        json_array_append_new(c, json_string(*t));
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        json_array_append_new(c, json_string(mtb_pair_metrics[m].key));
+    return c;
+}
+
+static char *csv_number(double v) { return isfinite(v) ? mtb_asprintf("%.6g", v) : mtb_strdup(""); }
+
+/* The value of one CSV column for record i of the set, as text (heap string). */
+static char *csv_value(const struct mtb_record_set *set, size_t i, const char *col)
+{
+    json_t *rec = json_array_get(set->records, i);
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
     json_t *s = json_object_get(rec, "summary");
-    json_t *lat = json_object_get(json_object_get(json_object_get(rec, "load"), "latency_us"), "corrected");
     json_t *v = NULL;
+    int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (!strcmp(col, mtb_run_metrics[m].key) && (m || !json_object_get(s, col)))
+            return csv_number(mtb_record_metric(rec, (enum mtb_run_metric_id)m));
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        if (!strcmp(col, mtb_pair_metrics[m].key)) {
+            long b = ok ? mtb_record_partner(set->records, rec) : -1;
+            return b < 0 ? mtb_strdup("")
+                         : csv_number(mtb_record_pair_metric(rec, json_array_get(set->records, (size_t)b),
+                                                             (enum mtb_pair_metric_id)m));
+        }
     if (!strcmp(col, "record"))
-        return mtb_strdup(file);
+        return mtb_strdup(json_string_value(json_array_get(set->files, i)));
     if (!strcmp(col, "emulated"))
-        return mtb_strdup(json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")) ? "true" : "false");
+        return mtb_strdup(mtb_record_emulated(rec) ? "true" : "false");
     if (!strcmp(col, "kernel_release"))
         v = json_object_get(json_object_get(rec, "kernel"), "uname_r");
     else if (!strcmp(col, "build_key"))
@@ -211,8 +129,6 @@ static char *csv_value(json_t *rec, const char *file, const char *col)
         v = json_object_get(rec, col);
     else if (json_object_get(c, col) && strcmp(col, "workload"))
         v = json_object_get(c, col);
-    else if (!strcmp(col, "p90_us") || !strcmp(col, "p9999_us"))
-        v = json_object_get(lat, !strcmp(col, "p90_us") ? "p90" : "p99.99");
     else if (json_object_get(s, col))
         v = json_object_get(s, col);
     else
@@ -232,22 +148,21 @@ static char *csv_value(json_t *rec, const char *file, const char *col)
     return mtb_strdup("");
 }
 
-static char *runs_csv(const struct mtb_report_set *set)
+static char *runs_csv(const struct mtb_record_set *set)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    for (int k = 0; mtb_report_csv_columns[k]; k++)
-        fprintf(f, "%s%s", k ? "," : "", mtb_report_csv_columns[k]);
+    json_t *cols = mtb_report_csv_columns(), *col;
+    size_t i, k;
+    json_array_foreach(cols, k, col) fprintf(f, "%s%s", k ? "," : "", json_string_value(col));
     fprintf(f, "\r\n");
-    size_t i;
-    json_t *rec;
-    json_array_foreach(set->records, i, rec)
-    {
-        for (int k = 0; mtb_report_csv_columns[k]; k++) {
-            char *v = csv_value(rec, json_string_value(json_array_get(set->files, i)), mtb_report_csv_columns[k]);
+    for (i = 0; i < json_array_size(set->records); i++) {
+        json_array_foreach(cols, k, col)
+        {
+            char *v = csv_value(set, i, json_string_value(col));
             char *q = mtb_csv_field(v);
             fprintf(f, "%s%s", k ? "," : "", q);
             free(q);
@@ -255,6 +170,7 @@ static char *runs_csv(const struct mtb_report_set *set)
         }
         fprintf(f, "\r\n");
     }
+    json_decref(cols);
     fclose(f);
     return buf;
 }
@@ -279,39 +195,18 @@ const char mtb_report_css[] =
     ".head{font-size:17px}.note{color:#444}";
 
 
-/* a median with its CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" */
-static void td_ci(FILE *f, json_t *ci)
+/* a CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" (the cell text is shared with the Markdown) */
+static void td_cell(FILE *f, json_t *ci, enum mtb_ci_style style)
 {
-    char m[32], lo[32], hi[32];
-    if (!json_is_object(ci)) {
-        fprintf(f, "<td>-</td>");
-        return;
-    }
-    mtb_summary_fmt_int(m, sizeof m, mtb_jnum(ci, "median"));
-    mtb_summary_fmt_int(lo, sizeof lo, mtb_jnum(ci, "lo"));
-    mtb_summary_fmt_int(hi, sizeof hi, mtb_jnum(ci, "hi"));
-    fprintf(f, "<td>%s", m);
-    if (mtb_jnum(ci, "lo") != mtb_jnum(ci, "hi"))
-        fprintf(f, "<br><small>[%s – %s]%s</small>", lo, hi, mtb_summary_low_conf(ci) ? "*" : "");
+    char est[48], range[96];
+    mtb_ci_cell(ci, style, est, sizeof est, range, sizeof range);
+    fprintf(f, "<td>%s", est);
+    if (*range)
+        fprintf(f, "<br><small>%s</small>", range);
     fprintf(f, "</td>");
 }
-
-static void td_ratio(FILE *f, json_t *ci, int delta)
-{
-    double m = json_is_number(json_object_get(ci, "median")) ? mtb_jnum(ci, "median") : mtb_jnum(ci, "geomean");
-    if (!json_is_object(ci) || isnan(m)) {
-        fprintf(f, "<td>-</td>");
-        return;
-    }
-    double lo = mtb_jnum(ci, "lo"), hi = mtb_jnum(ci, "hi");
-    if (delta)
-        fprintf(f, "<td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]%s</small></td>", 100 * m, 100 * lo, 100 * hi,
-                mtb_summary_low_conf(ci) ? "*" : "");
-    else if (isnan(hi))
-        fprintf(f, "<td>%.3fx<br><small>[%.3f – unbounded]</small></td>", m, isnan(lo) ? 0 : lo);
-    else
-        fprintf(f, "<td>%.3fx<br><small>[%.3f – %.3f]%s</small></td>", m, lo, hi, mtb_summary_low_conf(ci) ? "*" : "");
-}
+static void td_ci(FILE *f, json_t *ci) { td_cell(f, ci, MTB_CI_INT); }
+static void td_ratio(FILE *f, json_t *ci, int delta) { td_cell(f, ci, delta ? MTB_CI_DELTA : MTB_CI_RATIO); }
 
 static void td_conf(FILE *f, json_t *ci)
 {
@@ -357,15 +252,20 @@ static void html_results(FILE *f, json_t *sum, int emu)
     fprintf(f, "<section id=\"results\"><h2>Throughput and latency</h2>\n<table>\n");
     caption(f, "Per service, workload and mode: medians over runs, 95% CI below each", emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">platform</th>"
-               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>runs</th><th>ops/s</th><th>CI conf.</th>"
-               "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>overhead (slowdown)</th><th>pairs</th>"
-               "<th>Mann–Whitney p</th></tr>\n");
+               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>runs</th><th>ops/s</th><th>CI conf.</th>");
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, "<th>%s %s</th>", mtb_run_metrics[m].label, mtb_run_metrics[m].unit);
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        if (mtb_pair_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, "<th>%s%s</th>", mtb_pair_metrics[m].label, m == 0 ? " (slowdown)" : "");
+    fprintf(f, "<th>pairs</th><th>Mann–Whitney p</th></tr>\n");
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         json_t *w = json_object_get(c, "workload");
-        int base = !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off");
+        int base = mtb_record_is_baseline(c);
         fprintf(f, "<tr%s>", base ? " class=\"base\"" : "");
         td_text(f, mtb_jstr(c, "service"), 1);
         char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", mtb_jstr(w, "mix"),
@@ -385,12 +285,18 @@ static void html_results(FILE *f, json_t *sum, int emu)
         fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "runs")));
         td_ci(f, json_object_get(c, "ops_per_sec"));
         td_conf(f, json_object_get(c, "ops_per_sec"));
-        td_ci(f, json_object_get(c, "p50_us"));
-        td_ci(f, json_object_get(c, "p99_us"));
-        td_ci(f, json_object_get(c, "p999_us"));
+        for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+            if (mtb_run_metrics[m].views & MTB_V_TABLE)
+                td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
         json_t *o = overhead_for(sum, c);
+        for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+            if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
+                if (o)
+                    td_ratio(f, json_object_get(o, mtb_pair_metrics[m].key), 0);
+                else
+                    fprintf(f, "<td>%s</td>", base ? "baseline" : "-");
+            }
         if (o) {
-            td_ratio(f, json_object_get(o, "slowdown"), 0);
             fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(o, "pairs")));
             json_t *pv = json_object_get(o, "mann_whitney_p");
             if (json_is_number(pv))
@@ -398,7 +304,7 @@ static void html_results(FILE *f, json_t *sum, int emu)
             else
                 fprintf(f, "<td>-</td>");
         } else {
-            fprintf(f, "<td>%s</td><td></td><td></td>", base ? "baseline" : "-");
+            fprintf(f, "<td></td><td></td>");
         }
         fprintf(f, "</tr>\n");
     }
@@ -408,11 +314,13 @@ static void html_results(FILE *f, json_t *sum, int emu)
                "<small>*</small> marks an interval with less than 95%% confidence (too few runs: it is [min – max] "
                "and the confidence column says what it achieves; 6 runs or pairs reach 95%%).</p>\n");
 
-    /* all latency percentiles */
+    /* every latency metric of the table */
     fprintf(f, "<table>\n");
     caption(f, "Latency percentiles per configuration (µs): median over runs, 95% CI below", emu);
-    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">kernel</th><th>p50</th>"
-               "<th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>p99 ratio to baseline</th></tr>\n");
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">kernel</th>");
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        fprintf(f, "<th>%s</th>", mtb_run_metrics[m].label);
+    fprintf(f, "</tr>\n");
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         fprintf(f, "<tr>");
@@ -421,27 +329,20 @@ static void html_results(FILE *f, json_t *sum, int emu)
         td_text(f, cfg, 1);
         free(cfg);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        static const char *ks[] = { "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us" };
-        for (size_t k = 0; k < 5; k++)
-            td_ci(f, json_object_get(c, ks[k]));
-        json_t *o = overhead_for(sum, c);
-        if (o)
-            td_ratio(f, json_object_get(o, "p99_ratio"), 0);
-        else
-            fprintf(f, "<td>-</td>");
+        for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+            td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");
 }
 
-static void html_plot(FILE *f, const char *script, int *nplot, int width, int height, json_t *problems)
+void mtb_report_plot(FILE *f, const char *script, const char *id_prefix, int width, int height, json_t *problems)
 {
     if (!script)
         return;
-    char err[MTB_ERRLEN], prefix[32];
+    char err[MTB_ERRLEN];
     char *svg = NULL;
-    snprintf(prefix, sizeof prefix, "p%d-", ++*nplot);
-    if (mtb_plot_render(script, prefix, width, height, &svg, err, sizeof err) != 0) {
+    if (mtb_plot_render(script, id_prefix, width, height, &svg, err, sizeof err) != 0) {
         fprintf(f, "<p class=\"warn\">plot not drawn: ");
         hput(f, err);
         fprintf(f, "</p>\n");
@@ -450,6 +351,13 @@ static void html_plot(FILE *f, const char *script, int *nplot, int width, int he
     }
     fprintf(f, "<div class=\"plot\">\n%s</div>\n", svg);
     free(svg);
+}
+
+static void html_plot(FILE *f, const char *script, int *nplot, int width, int height, json_t *problems)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "p%d-", ++*nplot);
+    mtb_report_plot(f, script, prefix, width, height, problems);
 }
 
 static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
@@ -689,7 +597,7 @@ static int group_emulated(json_t *records, const char *group)
     return 0;
 }
 
-static void html_runs(FILE *f, const struct mtb_report_set *set, int emu)
+static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
 {
     fprintf(f, "<section id=\"runs\"><h2>Runs</h2>\n<table>\n");
     caption(f, "Every run read (runs.csv has all columns)", emu);
@@ -732,7 +640,7 @@ static void html_runs(FILE *f, const struct mtb_report_set *set, int emu)
     fprintf(f, "</table>\n</section>\n");
 }
 
-static void html_bad(FILE *f, const struct mtb_report_set *set)
+static void html_bad(FILE *f, const struct mtb_record_set *set)
 {
     if (!json_array_size(set->bad))
         return;
@@ -781,7 +689,7 @@ static void html_env(FILE *f, json_t *sum)
     fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
 }
 
-static char *report_html(const struct mtb_report_set *set, json_t *sum, const char *name, json_t *problems)
+static char *report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -797,7 +705,7 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
     fprintf(f, "%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>mtebench report: ", emu ? " (emulated)" : "", mtb_report_css);
     hput(f, name);
     fprintf(f, "</h1>\n<p class=\"note\">%zu run records (%zu usable) from ", json_array_size(set->records),
-            mtb_report_usable(set));
+            mtb_record_usable(set));
     size_t i;
     json_t *d;
     json_array_foreach(set->dirs, i, d)
@@ -903,9 +811,9 @@ static char *report_html(const struct mtb_report_set *set, json_t *sum, const ch
 
 /* ---- report.md ------------------------------------------------------------- */
 
-static char *report_md(const struct mtb_report_set *set, json_t *sum, const char *name, json_t *problems)
+static char *report_md(const struct mtb_record_set *set, json_t *sum, const char *body, const char *name,
+                       json_t *problems)
 {
-    char *body = mtb_summary_markdown(sum);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -913,14 +821,13 @@ static char *report_md(const struct mtb_report_set *set, json_t *sum, const char
         if (f)
             fclose(f);
         free(buf);
-        free(body);
         return NULL;
     }
     /* the summary's first line is its title: replace it by the report's */
     const char *rest = strchr(body, '\n');
     fprintf(f, "# mtebench report: %s%s\n", name,
             json_is_true(json_object_get(sum, "emulated")) ? " (emulated: not hardware timing)" : "");
-    fprintf(f, "\n%zu run records (%zu usable) from:", json_array_size(set->records), mtb_report_usable(set));
+    fprintf(f, "\n%zu run records (%zu usable) from:", json_array_size(set->records), mtb_record_usable(set));
     size_t i;
     json_t *v;
     json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
@@ -947,7 +854,6 @@ static char *report_md(const struct mtb_report_set *set, json_t *sum, const char
     }
     fprintf(f, "\nPlots: see index.html beside this file.\n");
     fclose(f);
-    free(body);
     return buf;
 }
 
@@ -963,8 +869,8 @@ static int write_text(const char *dir, const char *file, const char *text, char 
     return rc == 0 ? 0 : -EIO;
 }
 
-int mtb_report_write(const struct mtb_report_set *set, const char *name, const char *out, char **dir_out,
-                     json_t **summary_out, char *err, size_t errlen)
+int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen)
 {
     if (dir_out)
         *dir_out = NULL;
@@ -974,7 +880,7 @@ int mtb_report_write(const struct mtb_report_set *set, const char *name, const c
         snprintf(err, errlen, "bad report name '%s' (one path component expected)", name ? name : "");
         return -EINVAL;
     }
-    if (mtb_report_usable(set) == 0) {
+    if (mtb_record_usable(set) == 0) {
         snprintf(err, errlen, "nothing usable: no record with status ok among %zu record(s) read",
                  json_array_size(set->records));
         return -ENODATA;
@@ -985,10 +891,13 @@ int mtb_report_write(const struct mtb_report_set *set, const char *name, const c
         free(dir);
         return -EIO;
     }
-    json_t *sum = mtb_summary_build(set->records);
+    /* the caller's summary (not modified: the report's fields go into a copy), else built here */
+    json_t *sum = summary ? json_copy(summary) : mtb_summary_build(set->records);
+    char *own_md = summary_md ? NULL : mtb_summary_markdown(sum);
     json_t *problems = json_array();
     char *html = report_html(set, sum, name, problems);
-    char *md = report_md(set, sum, name, problems);
+    char *md = report_md(set, sum, summary_md ? summary_md : own_md, name, problems);
+    free(own_md);
     char *csv = runs_csv(set);
     /* summary.json: the statistics, plus where they came from */
     json_object_set_new(sum, "name", json_string(name));
@@ -1023,18 +932,6 @@ int mtb_report_write(const struct mtb_report_set *set, const char *name, const c
     return rc;
 }
 
-int mtb_report_dirs(char *const dirs[], int ndirs, const char *name, const char *out, char **dir_out, char *err,
-                    size_t errlen)
-{
-    struct mtb_report_set set;
-    if (mtb_report_load(dirs, ndirs, &set) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
-    int rc = mtb_report_write(&set, name, out, dir_out, NULL, err, errlen);
-    mtb_report_set_free(&set);
-    return rc;
-}
 
 /* ---- the subcommand -------------------------------------------------------- */
 
@@ -1089,8 +986,8 @@ int mtb_cmd_report(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    struct mtb_report_set set;
-    if (mtb_report_load(argv + optind, argc - optind, &set) != 0) {
+    struct mtb_record_set set;
+    if (mtb_record_load(argv + optind, argc - optind, &set) != 0) {
         fprintf(stderr, "mtebench report: out of memory\n");
         return 1;
     }
@@ -1101,13 +998,13 @@ int mtb_cmd_report(int argc, char **argv)
     char *defout = mtb_asprintf("%s/reports", mtb_root());
     char err[MTB_ERRLEN], *dir = NULL;
     json_t *sum = NULL;
-    int rc = mtb_report_write(&set, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
+    int rc = mtb_report_write(&set, NULL, NULL, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
     if (rc == 0) {
         mtb_summary_print(sum, stdout);
         json_t *p;
         json_array_foreach(json_object_get(sum, "plot_problems"), i, p)
             fprintf(stderr, "mtebench report: plot: %s\n", json_string_value(p));
-        printf("\n%zu records used (%zu runs ok)%s", json_array_size(set.records), mtb_report_usable(&set),
+        printf("\n%zu records used (%zu runs ok)%s", json_array_size(set.records), mtb_record_usable(&set),
                json_array_size(set.bad) ? "" : "\n");
         if (json_array_size(set.bad))
             printf(", %zu not used (listed in the report)\n", json_array_size(set.bad));
@@ -1119,6 +1016,6 @@ int mtb_cmd_report(int argc, char **argv)
     free(dir);
     free(defname);
     free(defout);
-    mtb_report_set_free(&set);
+    mtb_record_set_free(&set);
     return rc == 0 ? 0 : (rc == -ENODATA || rc == -EINVAL) ? 2 : 1;
 }

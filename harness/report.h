@@ -1,5 +1,5 @@
 /* report.h - the `report` subcommand: load run records from result
- * directories, and write reports/<name>/ with index.html (self-contained,
+ * directories (record.h), and write reports/<name>/ with index.html (self-contained,
  * inline CSS and SVG), report.md, runs.csv and summary.json.
  *
  * Functions returning int return 0 or a negative errno value; they never
@@ -7,51 +7,33 @@
 #ifndef MTB_REPORT_H
 #define MTB_REPORT_H
 #include <jansson.h>
+#include <stdio.h>
+#include "record.h"
 
-/* The columns of runs.csv, in order (stable; documented in README.md). */
-extern const char *const mtb_report_csv_columns[];
-
-struct mtb_report_set {
-    json_t *records; /* every valid record (schema mtebench-run/1), any status */
-    json_t *files;   /* the path of each record, parallel to records */
-    json_t *bad;     /* [{"file":path, "problem":text}]: dirs without records, corrupt or foreign records */
-    json_t *dirs;    /* the result directories read */
-};
+/* The columns of runs.csv, in order (stable; documented in README.md): a
+ * JSON array of strings, the metric columns generated from record.h's table. */
+json_t *mtb_report_csv_columns(void);
 
 /**
- * mtb_report_load - read DIR/record.json and DIR/<any>/record.json of each dir.
- * A record is kept if it is a JSON object of schema "mtebench-run/1" with a
- * config; anything else goes into set->bad with the reason (never fatal).
- * The same file reached twice is read once.
- * @return 0, or -ENOMEM
- */
-int mtb_report_load(char *const dirs[], int ndirs, struct mtb_report_set *set);
-void mtb_report_set_free(struct mtb_report_set *set);
-
-/** @return the number of records with status ok and figures (usable for statistics) */
-size_t mtb_report_usable(const struct mtb_report_set *set);
-
-/**
- * mtb_report_write - compute the statistics and write OUT/NAME/{index.html,
- * report.md, runs.csv, summary.json}.
- * @param set       loaded records
- * @param name      report name (a single path component)
- * @param out       parent directory of the report (created)
- * @param dir_out   if not NULL, receives the report directory (heap string)
- * @param summary_out if not NULL, receives the summary object (caller decrefs)
+ * mtb_report_write - write OUT/NAME/{index.html, report.md, runs.csv,
+ * summary.json} of the records in set.
+ * @param set         the records (loaded, or in memory after a plan)
+ * @param summary     their summary (mtb_summary_build), or NULL to build it here
+ * @param summary_md  its Markdown (mtb_summary_markdown), or NULL to build it here
+ * @param name        report name (a single path component)
+ * @param out         parent directory of the report (created)
+ * @param dir_out     if not NULL, receives the report directory (heap string)
+ * @param summary_out if not NULL, receives summary.json's object (caller decrefs)
  * @return 0; -ENODATA if no record is usable (nothing written); -EINVAL for a
  *         bad name; -EIO if a file cannot be written (err says which)
  */
-int mtb_report_write(const struct mtb_report_set *set, const char *name, const char *out, char **dir_out,
-                     json_t **summary_out, char *err, size_t errlen);
+int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
 
-/**
- * mtb_report_dirs - load the records of dirs and write OUT/NAME/ (load +
- * write in one call, for `bench`).
- * @return as mtb_report_write; *dir_out receives the report directory
- */
-int mtb_report_dirs(char *const dirs[], int ndirs, const char *name, const char *out, char **dir_out, char *err,
-                    size_t errlen);
+/* A plot in a page: gnuplot's SVG of script (ids prefixed with id_prefix)
+ * in a <div class="plot">, or a warning naming why it was not drawn (also
+ * appended to problems). Nothing when script is NULL. */
+void mtb_report_plot(FILE *f, const char *script, const char *id_prefix, int width, int height, json_t *problems);
 
 /* The stylesheet of the report pages (inlined; the nightly dashboard uses it too). */
 extern const char mtb_report_css[];

@@ -842,10 +842,8 @@ out:
     if (status != MTB_RUN_OK)
         json_object_set_new(rec, "error", json_string(why));
     json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
-    char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-    if (!text || mtb_write_atomic(recp, text, strlen(text)) != 0)
+    if (mtb_record_write(recp, rec) != 0)
         mtb_warn("cannot write %s", recp);
-    free(text);
     if (status != MTB_RUN_OK && !run->quiet) {
         mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, r->name, run->variant, run->mode->name, why);
         if (status == MTB_RUN_ERROR && started_svc)

@@ -9,8 +9,7 @@
 #include "mode.h"
 #include "platform.h"
 #include "recipe.h"
-
-#define MTB_RECORD_SCHEMA "mtebench-run/1"
+#include "record.h" /* the record: schema, writing */
 
 struct mtb_workload {
     const struct mtb_recipe *recipe;

@@ -149,6 +149,10 @@ static double sorted_median(const double *s, size_t n)
     return s[n / 2 - 1] + (s[n / 2] - s[n / 2 - 1]) / 2.0;
 }
 
+void stats_sort(double *x, size_t n) { qsort(x, n, sizeof *x, cmp_double); }
+
+double stats_median_sorted(const double *s, size_t n) { return n ? sorted_median(s, n) : NAN; }
+
 static int bad_conf(double conf)
 {
     return !(conf > 0.0 && conf < 1.0);
@@ -530,4 +534,59 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
     }
     *out = r;
     return 0;
+}
+
+/* ---- distributions -------------------------------------------------------- */
+
+/* Continued fraction of I_x(a,b) (valid for x < (a+1)/(a+b+2)), evaluated by
+ * the modified Lentz method: terms d_{2m+1} = -(a+m)(a+b+m)x / ((a+2m)(a+2m+1)),
+ * d_{2m} = m(b-m)x / ((a+2m-1)(a+2m)). */
+static double betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300, eps = 1e-15;
+    double f = 1, c = 1, d = 0;
+    for (int i = 0; i <= 400; i++) {
+        int m = i / 2;
+        double num;
+        if (i == 0)
+            num = 1;
+        else if (i % 2 == 0)
+            num = m * (b - m) * x / ((a + 2.0 * m - 1) * (a + 2.0 * m));
+        else
+            num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1));
+        d = 1 + num * d;
+        if (fabs(d) < tiny)
+            d = tiny;
+        d = 1 / d;
+        c = 1 + num / c;
+        if (fabs(c) < tiny)
+            c = tiny;
+        double delta = c * d;
+        f *= delta;
+        if (i > 0 && fabs(delta - 1) < eps)
+            break;
+    }
+    return f - 1; /* the recurrence above starts from 1 + the fraction */
+}
+
+double stats_betainc(double a, double b, double x)
+{
+    if (!(a > 0) || !(b > 0) || !(x >= 0) || !(x <= 1))
+        return NAN;
+    if (x == 0 || x == 1)
+        return x;
+    double lfront = a * log(x) + b * log1p(-x) - (lgamma(a) + lgamma(b) - lgamma(a + b));
+    if (x < (a + 1) / (a + b + 2))
+        return exp(lfront) * betacf(a, b, x) / a;
+    /* symmetry: I_x(a,b) = 1 - I_{1-x}(b,a) */
+    return 1 - exp(lfront) * betacf(b, a, 1 - x) / b;
+}
+
+double stats_student_t_sf2(double t, double df)
+{
+    if (isnan(t) || !(df > 0))
+        return NAN;
+    if (isinf(t))
+        return 0;
+    return stats_betainc(df / 2, 0.5, df / (df + t * t));
 }

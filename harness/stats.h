@@ -213,4 +213,23 @@ struct stats_mwu {
 int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
                        struct stats_mwu *out);
 
+/* ---- sorting and distributions ------------------------------------------- */
+
+/** stats_sort - sort x[0..n) ascending in place (no NaN expected). */
+void stats_sort(double *x, size_t n);
+/** @return the median of an already sorted array; NaN if n == 0 */
+double stats_median_sorted(const double *s, size_t n);
+
+/**
+ * stats_student_t_sf2 - two-sided tail P(|T| >= |t|) of Student's t with df
+ * degrees of freedom (df > 0), from the regularized incomplete beta
+ * function: I_{df/(df+t^2)}(df/2, 1/2). NaN for bad arguments.
+ */
+double stats_student_t_sf2(double t, double df);
+
+/**
+ * stats_betainc - regularized incomplete beta I_x(a, b) for a, b > 0 and
+ * 0 <= x <= 1 (continued fraction, modified Lentz). NaN for bad arguments.
+ */
+double stats_betainc(double a, double b, double x);
 #endif

@@ -1,25 +1,14 @@
 /* summary.h - statistics over run records: per configuration medians with
  * CIs, and the overhead of each tagged configuration against its baseline
- * (median of the pairwise ratios of interleaved runs). Used by `bench`. */
+ * (median of the pairwise ratios of interleaved runs), for every metric of
+ * record.h's table. Rendered by summary_text.h. Used by `bench`, `report`. */
 #ifndef MTB_SUMMARY_H
 #define MTB_SUMMARY_H
 #include <jansson.h>
 #include <stdio.h>
+#include "record.h"
 
 /* records: array of run records (status "ok" ones are used).
  * @return a summary object: {"configs":[...], "overheads":[...], "emulated":bool, ...} */
 json_t *mtb_summary_build(json_t *records);
-/* A canonical text of a workload object (sorted keys, numbers by value, so
- * 2 and 2.0 are equal): what identifies a workload. Heap string. */
-char *mtb_workload_key(json_t *workload);
-/* @return 1 if two workload objects are the same workload */
-int mtb_workload_equal(json_t *a, json_t *b);
-/* The human table (as printed by make bench). */
-void mtb_summary_print(json_t *summary, FILE *out);
-/* The same as Markdown, with an environment block. */
-char *mtb_summary_markdown(json_t *summary);
-/* A whole number with thousands separators ("12,345"), "-" for NaN. */
-void mtb_summary_fmt_int(char *buf, size_t n, double v);
-/* 1 if a CI object reaches less than the nominal 95% confidence. */
-int mtb_summary_low_conf(json_t *ci);
 #endif

@@ -418,10 +418,8 @@ int mtb_vm_run(const struct mtb_run *run, json_t **record)
                                               json_sprintf("%s/mtload.log", base), "agent", "guest/agent.log",
                                               "console", "console.log", "qemu", "qemu.log"));
     char *recp = mtb_asprintf("%s/record.json", run->dir);
-    char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-    if (!text || mtb_write_atomic(recp, text, strlen(text)) != 0)
+    if (mtb_record_write(recp, rec) != 0)
         mtb_warn("cannot write %s", recp);
-    free(text);
     if (st != MTB_RUN_OK && !run->quiet)
         mtb_warn("run %d/%d (%s %s/%s on vm, kernel %s): %s", run->index, run->total, run->recipe->name,
                  run->variant, run->mode->name, run->kernel,

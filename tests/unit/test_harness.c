@@ -14,6 +14,7 @@
 #include "proof.h"
 #include "recipe.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "tap.h"
 #include "util.h"
 

@@ -3,6 +3,8 @@
  * hand), refusal of corrupt, foreign and newer histories and of an unreachable
  * PostgreSQL server, and the redaction of passwords in PostgreSQL URLs. */
 #include "history.h"
+#include "nightly.h"
+#include "record.h"
 #include "tap.h"
 #include "util.h"
 
@@ -288,6 +290,88 @@ int main(void)
     ok(rc != 0, "a migration that fails is an error (%s)", err);
     ok(sql_int(v1bad, "PRAGMA user_version") == 1 && sql_int(v1bad, "SELECT count(*) FROM sqlite_master WHERE name = 'nights'") == 0,
        "... rolled back: still schema 1, no half-made tables");
+
+    /* ---- migration from schema 2 (the layout of 6a9d852), made by hand: runs and
+     * overheads gain "emulated", from the record where it still exists (a vm run
+     * under TCG is emulated although its platform is not "emu"), else from the
+     * platform name as schema 2's nightly assumed; overheads gain the pair
+     * metric columns of the table; series keys are kept ---- */
+    char *v2 = mtb_asprintf("%s/v2.sqlite", tmp);
+    json_t *vmrec = rec("tagged", "sync", 1, 400, 120, 1.0, "2025-12-03T01:01:00Z");
+    json_object_set_new(json_object_get(vmrec, "config"), "platform", json_string("vm"));
+    json_object_set_new(vmrec, "platform", json_pack("{s:s,s:b}", "name", "vm", "emulated", 1));
+    json_t *vmfiles = write_night("v2rec", json_pack("[O]", vmrec));
+    char *vmkey, vmhash[13];
+    mtb_history_series_key(vmrec, &vmkey, vmhash);
+    char *v2sql = mtb_asprintf(
+        "CREATE TABLE nights(id INTEGER PRIMARY KEY, plan TEXT NOT NULL, started TEXT NOT NULL,"
+        " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
+        " report TEXT NOT NULL DEFAULT '');"
+        "CREATE TABLE runs(id INTEGER PRIMARY KEY, night INTEGER REFERENCES nights(id), plan TEXT NOT NULL,"
+        " series TEXT NOT NULL DEFAULT '', config_hash TEXT NOT NULL DEFAULT '', service TEXT, workload TEXT,"
+        " variant TEXT, mode TEXT, platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', started TEXT,"
+        " rep INTEGER, mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
+        " kernel_build TEXT NOT NULL DEFAULT '', status TEXT, ops_per_sec REAL, p50_us REAL, p99_us REAL,"
+        " p999_us REAL, record TEXT UNIQUE);"
+        "CREATE TABLE overheads(id INTEGER PRIMARY KEY, night INTEGER NOT NULL REFERENCES nights(id), plan TEXT,"
+        " series TEXT NOT NULL, config_hash TEXT NOT NULL, service TEXT, workload TEXT, mode TEXT, platform TEXT,"
+        " kernel TEXT, machine TEXT, rep INTEGER, started TEXT, slowdown REAL, p99_ratio REAL, base_build TEXT,"
+        " tagged_build TEXT, UNIQUE(series, night, rep));"
+        "INSERT INTO nights VALUES(1, 'nightly', '2025-12-03T01:00:00Z', 'n', 'h', 'v-old', '');"
+        "INSERT INTO runs VALUES(1, 1, 'nightly', 'k1', 'h1', 'memcached', 'w', 'plain', 'off', 'vm', 'host', 'm',"
+        " '2025-12-03T01:00:00Z', 1, 'v-old', 'b', '', '', 'ok', 1000, 10, 100, 200, '/gone/vm-base.json');"
+        "INSERT INTO runs VALUES(2, 1, 'nightly', '%s', '%s', 'memcached', 'w', 'tagged', 'sync', 'vm', 'host', 'm',"
+        " '2025-12-03T01:01:00Z', 1, 'v-old', 'b', '', '', 'ok', 400, 10, 120, 240, '%s');"
+        "INSERT INTO runs VALUES(3, 1, 'nightly', 'k3', 'h3', 'memcached', 'w', 'plain', 'off', 'emu', 'host', 'm',"
+        " '2025-12-03T01:02:00Z', 2, 'v-old', 'b', '', '', 'ok', 1000, 10, 100, 200, '/gone/emu.json');"
+        "INSERT INTO overheads VALUES(1, 1, 'nightly', 'overhead:%s', '%s', 'memcached', 'w', 'sync', 'vm', 'host',"
+        " 'm', 1, '2025-12-03T01:01:00Z', 2.5, 1.2, 'b', 'b');"
+        "PRAGMA user_version = 2;", vmkey, vmhash, json_string_value(json_array_get(vmfiles, 0)), vmkey, vmhash);
+    ok(sql(v2, v2sql) == SQLITE_OK, "schema 2 history made by hand");
+    err[0] = 0;
+    free(v2sql);
+    rc = mtb_history_open(v2, &h, &created, err, sizeof err);
+    ok(rc == 0 && !created && mtb_history_schema(h) == MTB_HISTORY_VERSION, "schema 2 opened: migrated to %d (%s)",
+       MTB_HISTORY_VERSION, err);
+    json_t *v2all = NULL;
+    ok(rc == 0 && mtb_history_load(h, &v2all, err, sizeof err) == 0, "migrated history loads (%s)", err);
+    mtb_history_close(h);
+    h = NULL;
+    ok(sql_int(v2, "SELECT emulated FROM runs WHERE id = 2") == 1,
+       "a vm run whose record says emulated is emulated (not guessed from the platform name)");
+    ok(sql_int(v2, "SELECT emulated FROM runs WHERE id = 1") == 0 && sql_int(v2, "SELECT emulated FROM runs WHERE id = 3") == 1,
+       "runs whose record is gone: emulated as schema 2 assumed (platform emu)");
+    ok(sql_int(v2, "SELECT emulated FROM overheads WHERE id = 1") == 1, "an overhead is emulated when its tagged run is");
+    char *q2 = mtb_asprintf("SELECT count(*) FROM runs WHERE series = '%s' AND config_hash = '%s'", vmkey, vmhash);
+    ok(sql_int(v2, q2) == 1 && sql_int(v2, "SELECT count(*) FROM overheads WHERE slowdown = 2.5") == 1,
+       "series keys and overheads kept");
+    free(q2);
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
+        char *qc = mtb_asprintf("SELECT count(*) FROM pragma_table_info('overheads') WHERE name = '%s'", mtb_pair_metrics[m].key);
+        ok(sql_int(v2, qc) == 1, "overheads has the pair metric column %s", mtb_pair_metrics[m].key);
+        free(qc);
+    }
+    json_t *s2 = NULL;
+    size_t si;
+    json_t *sv;
+    json_array_foreach(v2all, si, sv) if (!strcmp(json_string_value(json_object_get(sv, "series")), vmkey)) s2 = sv;
+    ok(s2 && json_integer_value(json_object_get(json_array_get(json_object_get(s2, "points"), 0), "emulated")) == 1,
+       "loaded points carry emulated");
+    struct mtb_cp_opts cpo;
+    mtb_cp_defaults(&cpo);
+    json_t *an = mtb_nightly_analyse(v2all, &cpo, NULL);
+    int vm_emu = 0, vm_seen = 0;
+    json_array_foreach(json_object_get(an, "series"), si, sv) if (!strcmp(json_string_value(json_object_get(sv, "key")), vmkey))
+    {
+        vm_seen = 1;
+        vm_emu = json_is_true(json_object_get(sv, "emulated"));
+    }
+    ok(vm_seen && vm_emu, "the nightly marks a vm series emulated from its records, not from the platform name");
+    json_decref(an);
+    json_decref(v2all);
+    json_decref(vmrec);
+    json_decref(vmfiles);
+    free(vmkey);
 
     json_decref(n1);
     json_decref(n2);

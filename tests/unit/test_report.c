@@ -1,8 +1,9 @@
 /* test_report.c - known answers for the report's statistics (summary.c),
- * histogram percentiles (plot.c) and escaping (report.c). TAP. */
-#include "plot.h"
+ * histogram percentiles (lathist.c) and escaping (report.c). TAP. */
+#include "lathist.h"
 #include "report.h"
 #include "summary.h"
+#include "summary_text.h"
 #include "tap.h"
 
 #include <math.h>
@@ -122,6 +123,8 @@ static void test_summary(void)
        near(num(om, "slowdown", "conf"), 0.75, 1e-12), "overhead CI of 3 pairs: [min, max] ratio, 75%% confidence");
     ok(on && near(num(on, "slowdown", "median"), 1.8, 1e-12), "nginx overhead 1.8");
     ok(om && near(num(om, "p99_ratio", "median"), 1.2, 1e-12), "p99 ratio 120/100 = 1.2");
+    ok(om && near(num(om, "p999_ratio", "median"), 1.2, 1e-12) && near(num(on, "p999_ratio", "median"), 1, 1e-12),
+       "p99.9 overhead: tagged p99.9 / baseline p99.9 per pair, median (240/200 = 1.2; nginx 1)");
     /* Mann-Whitney of tagged {790,800,810} vs baseline {1000,1000,1000}: U = 0;
      * the baseline's ties force the normal approximation: mu = 4.5,
      * sigma^2 = 9/12 (7 - (27-3)/30) = 4.65, z = -(4.5 - 0.5)/2.1564 = -1.855, p = 0.0636 */
@@ -159,7 +162,18 @@ static void test_summary(void)
     char *md = mtb_summary_markdown(s);
     ok(md && strstr(md, "Kernel comparison") && strstr(md, "Geometric mean") && strstr(md, "1.500x"),
        "Markdown has the kernel table and the geometric mean");
+    /* every metric of the table in the views: p99.9 overhead of memcached (1.2) */
+    ok(md && strstr(md, "| p99.9 overhead [CI] |") && strstr(md, "1.200x [1.200 – 1.200]"),
+       "Markdown: a p99.9 overhead column (1.200x)");
     free(md);
+    char *txt = NULL;
+    size_t tlen = 0;
+    FILE *tf = open_memstream(&txt, &tlen);
+    mtb_summary_print(s, tf);
+    fclose(tf);
+    ok(txt && strstr(txt, "overhead tagged/async vs plain/off: 1.250x") && strstr(txt, "p99 x1.200") &&
+       strstr(txt, "p99.9 x1.200") && strstr(txt, "p99.9 us"), "text table: overhead, p99 and p99.9 ratios, p99.9 column");
+    free(txt);
     json_decref(s);
     json_decref(r);
 

@@ -1,0 +1,29 @@
+/* summary_text.h - the summary (summary.h) rendered: the text table `bench`
+ * prints, the Markdown of summary.md/report.md, and the cells that the
+ * Markdown and the HTML report (report.c) share. The metric columns come
+ * from record.h's metric table. */
+#ifndef MTB_SUMMARY_TEXT_H
+#define MTB_SUMMARY_TEXT_H
+#include <jansson.h>
+#include <stdio.h>
+
+/* The human table (as printed by make bench). */
+void mtb_summary_print(json_t *summary, FILE *out);
+/* The same as Markdown, with an environment block. */
+char *mtb_summary_markdown(json_t *summary);
+/* A whole number with thousands separators ("12,345"), "-" for NaN. */
+void mtb_summary_fmt_int(char *buf, size_t n, double v);
+/* 1 if a CI object reaches less than the nominal 95% confidence. */
+int mtb_summary_low_conf(json_t *ci);
+
+/* How a CI object is written: a whole number ("median" of a run metric), a
+ * ratio ("median" or "geomean": "1.234x"), or a delta ("+1.2%"). */
+enum mtb_ci_style { MTB_CI_INT, MTB_CI_RATIO, MTB_CI_DELTA };
+/**
+ * mtb_ci_cell - the two parts of a CI cell: the estimate ("12,345",
+ * "1.234x", "+1.2%") and its interval ("[11,000 – 13,000]", with "*" when
+ * below 95% confidence; "" when the interval is a single value).
+ * @return 1, or 0 when ci holds no value (the cell is "-")
+ */
+int mtb_ci_cell(json_t *ci, enum mtb_ci_style style, char *est, size_t en, char *range, size_t rn);
+#endif
