@@ -11,12 +11,28 @@ comma := ,
 export KERNEL_SOURCE
 .DEFAULT_GOAL := all
 
-VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 B       := build
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
+CPPFLAGS += -D_GNU_SOURCE -Icommon -Iharness -Iloadgen
+
+# One short line per step (`CC harness/run.c`); V=1 prints the commands.
+ifeq ($(V),1)
+Q   :=
+say :=
+else
+Q   := @
+say  = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+# The version stamp: build/gen/version.c is rewritten only when `git describe`
+# changes (a commit, a dirty tree), so exactly what embeds it (version.o, then
+# the programs) rebuilds on a new commit without `make clean`.
+VERSION   := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+VERSION_C := $(B)/gen/version.c
+VERSION_LINE := const char mtb_version[] = "$(VERSION)";
+$(shell mkdir -p $(B)/gen; [ "$$(cat $(VERSION_C) 2>/dev/null)" = '$(VERSION_LINE)' ] || echo '$(VERSION_LINE)' > $(VERSION_C))
 LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 # PostgreSQL histories (libpq, Debian libpq-dev): native builds only; the
 # aarch64 guest build never writes a history and goes without
@@ -35,9 +51,12 @@ XCC     ?= aarch64-linux-gnu-gcc
 XAR     ?= aarch64-linux-gnu-ar
 endif
 
+# common/: sources compiled into both programs (version, duration syntax, RNG)
+CM_SRC  := $(wildcard common/*.c) $(VERSION_C)
 LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
 HN_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c))
-LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o)
+CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
+LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
@@ -45,62 +64,85 @@ PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtef
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
 GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
-XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o)
+XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o) $(CM_SRC:%.c=$(B)/obj-aarch64/%.o)
 XHN_OBJ := $(HN_SRC:%.c=$(B)/obj-aarch64/%.o)
+ifeq ($(ARCH)-$(XCC),aarch64-gcc)
+# native is aarch64 and the cross compiler is the native one: mtload's
+# objects serve both (the harness differs: the guest's goes without libpq)
+XLG_OBJ := $(LG_OBJ)
+endif
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 
 $(B)/libmtload.a: $(LG_OBJ)
-	@rm -f $@; ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@; ar rcs $@ $^
 $(B)/libmteharness.a: $(HN_OBJ)
-	@rm -f $@; ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@; ar rcs $@ $^
 
 $(B)/mtload: $(B)/obj/loadgen/main.o $(B)/libmtload.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
 
 # aarch64 helpers that run on the measured platform: the mode probe and the
 # fault reporter preloaded into services.
 $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 	@mkdir -p $(dir $@)
-	$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
-	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
 # test-only: the preload that plants a mismatched-tag store into a service's
 # own shared mappings (tests/integration/64-*.t)
 $(B)/tests/aarch64/libmtbplant.so: tests/shim/mtbplant.c
 	@mkdir -p $(dir $@)
-	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
 
 $(B)/obj-aarch64/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 $(B)/aarch64/libmtload.a: $(XLG_OBJ)
-	@rm -f $@; $(XAR) rcs $@ $^
+	@mkdir -p $(dir $@)
+	$(call say,XAR,$@)
+	$(Q)rm -f $@; $(XAR) rcs $@ $^
 $(B)/aarch64/libmteharness.a: $(XHN_OBJ)
-	@rm -f $@; $(XAR) rcs $@ $^
+	@mkdir -p $(dir $@)
+	$(call say,XAR,$@)
+	$(Q)rm -f $@; $(XAR) rcs $@ $^
 $(B)/aarch64/mtload: $(B)/obj-aarch64/loadgen/main.o $(B)/aarch64/libmtload.a
-	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(call say,XLD,$@)
+	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/aarch64/mtebench: $(B)/obj-aarch64/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
-	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(call say,XLD,$@)
+	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/aarch64/mtbinit: harness/guest/init.c
 	@mkdir -p $(dir $@)
-	$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
 
 $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
 
 deps:
 	@sh harness/deps.sh

@@ -67,6 +67,12 @@ int mtb_cmd_run(int argc, char **argv)
     if (!o.mode)
         o.mode = "off";
     mtb_cli_resolve(&o);
+    if (o.dry_run) { /* the run it would do; nothing is built or run */
+        printf("run %s %s %s/%s on %s%s%s: mix %s, %ld conns, pipeline %ld, %g s\n", o.recipe->name, o.wl.name,
+               o.variant, o.m->name, o.p->name, o.p->named_kernels ? ", kernel " : "",
+               o.p->named_kernels ? o.kernel : "", o.wl.mix, o.wl.conns, o.wl.pipeline, o.wl.duration);
+        return 0;
+    }
     char err[MTB_ERRLEN];
     struct mtb_build b;
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
@@ -132,6 +138,11 @@ int mtb_cmd_bench(int argc, char **argv)
     char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
     mtb_plan_init(&plan, "bench", &o);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
+    if (o.dry_run) { /* the runs it would do; nothing is built or run */
+        mtb_plan_print(&plan, stdout);
+        free(tag);
+        return 0;
+    }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
     fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
             o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
@@ -155,24 +166,7 @@ int mtb_cmd_plan(int argc, char **argv)
     mtb_plan_load(&plan, path, &o);
     int failures = 0;
     if (o.dry_run) {
-        printf("plan %s on %s: %zu configurations x %ld reps = %ld runs\n", plan.name, plan.platform->name,
-               plan.ncells, plan.reps, (long)plan.ncells * plan.reps);
-        for (size_t i = 0; i < plan.ncells; i++) {
-            const struct mtb_workload *w = &plan.cells[i].wl;
-            char cores[384] = "";
-            if (w->cores)
-                snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
-                         w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
-            printf("  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s\n", plan.cells[i].entry,
-                   plan.cells[i].recipe->name, w->name, plan.cells[i].variant, plan.cells[i].mode->name, w->mix, w->conns,
-                   w->pipeline, w->duration, cores);
-        }
-        size_t k;
-        json_t *sk;
-        json_array_foreach(plan.skipped, k, sk) printf("  skipped: [%s] %s: %s\n",
-                                                        json_string_value(json_object_get(sk, "entry")),
-                                                        json_string_value(json_object_get(sk, "mode")),
-                                                        json_string_value(json_object_get(sk, "why")));
+        mtb_plan_print(&plan, stdout);
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);

@@ -8,21 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET, O_MIX,
-       O_VSIZE, O_REPS, O_THREADS, O_CONNS, O_PIPELINE, O_KEYS, O_SVCTHREADS, O_DURATION,
-       O_WARMUP, O_RATE, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES };
+/* the workload's options are O_WL + its field (workload.h) */
+enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
+       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
     { "mode", required_argument, 0, O_MODE },         { "platform", required_argument, 0, O_PLATFORM },
     { "kernel", required_argument, 0, O_KERNEL },     { "results", required_argument, 0, O_RESULTS },
-    { "target", required_argument, 0, O_TARGET },     { "mix", required_argument, 0, O_MIX },
-    { "value-size", required_argument, 0, O_VSIZE },  { "reps", required_argument, 0, O_REPS },
-    { "threads", required_argument, 0, O_THREADS },   { "conns", required_argument, 0, O_CONNS },
-    { "pipeline", required_argument, 0, O_PIPELINE }, { "keys", required_argument, 0, O_KEYS },
-    { "service-threads", required_argument, 0, O_SVCTHREADS },
-    { "duration", required_argument, 0, O_DURATION }, { "warmup", required_argument, 0, O_WARMUP },
-    { "rate", required_argument, 0, O_RATE },         { "force", no_argument, 0, O_FORCE },
+    { "target", required_argument, 0, O_TARGET },     { "reps", required_argument, 0, O_REPS },
+#define X(f, kind, key, opt, ...) { opt, required_argument, 0, O_WL + MTB_WL_##f },
+    MTB_WORKLOAD_FIELDS(X)
+#undef X
+    { "force", no_argument, 0, O_FORCE },
     { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
     { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
     { "build", required_argument, 0, O_BUILD },
@@ -82,34 +80,15 @@ static long num(const char *what, const char *s, long lo, long hi)
     return v;
 }
 
-static double dur(const char *what, const char *s)
-{
-    double v;
-    if (mtb_parse_duration(s, &v) != 0)
-        bad(what, s, "a duration such as 30, 30s, 500ms, 2m");
-    return v;
-}
-
-int mtb_cli_valid_mix(const char *s)
-{
-    long a, b;
-    char extra;
-    if (!s || sscanf(s, "%ld:%ld%c", &a, &b, &extra) != 2 || a < 0 || b < 0 || a + b == 0)
-        return 0;
-    return strspn(s, "0123456789:") == strlen(s);
-}
-
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
     o->reps = 3;
-    o->duration = -1;
-    o->warmup = -1;
     o->kernel = "host";
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    int c, li = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, &li)) != -1) {
         switch (c) {
         case O_SERVICE: o->service = optarg; break;
         case O_WORKLOAD: o->workload = optarg; break;
@@ -124,31 +103,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
                 bad("target", optarg, "aarch64, native");
             o->target = optarg;
             break;
-        case O_MIX:
-            if (!mtb_cli_valid_mix(optarg))
-                bad("MIX", optarg, "SET:GET ratio such as 1:10, 1:1, 5:1");
-            o->mix = optarg;
-            break;
-        case O_VSIZE: o->value_size = optarg; break;
         case O_REPS: o->reps = num("REPS", optarg, 1, 1000); break;
-        case O_THREADS: o->threads = num("THREADS", optarg, 1, 1024); break;
-        case O_CONNS: o->conns = num("CONNS", optarg, 1, 100000); break;
-        case O_PIPELINE: o->pipeline = num("PIPELINE", optarg, 1, 4096); break;
-        case O_KEYS: o->keys = num("keys", optarg, 1, 1000000000L); break;
-        case O_SVCTHREADS: o->service_threads = num("service threads", optarg, 1, 1024); break;
-        case O_DURATION:
-            o->duration = dur("DURATION", optarg);
-            if (o->duration <= 0)
-                bad("DURATION", optarg, "a positive duration");
-            break;
-        case O_WARMUP: o->warmup = dur("WARMUP", optarg); break;
-        case O_RATE: {
-            char *end;
-            o->rate = strtod(optarg, &end);
-            if (*end || o->rate <= 0)
-                bad("rate", optarg, "a positive number of requests per second");
-            break;
-        }
         case O_FORCE: o->force = 1; break;
         case O_QUIET: o->quiet = 1; break;
         case O_JSON: o->json = 1; break;
@@ -170,6 +125,12 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             mtb_cli_usage(stdout);
             exit(0);
         default:
+            if (c >= O_WL && c < O_WL + MTB_WL_NFIELDS) {
+                char why[MTB_ERRLEN];
+                if (mtb_workload_set_parse(&o->wset, longopts[li].name, optarg, why, sizeof why) != 0)
+                    mtb_die(2, "%s", why);
+                break;
+            }
             if (optopt)
                 mtb_die(2, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
             mtb_die(2, "%s: unknown option '%s' (see mtebench %s --help)", cmd, argv[optind - 1], cmd);
@@ -241,25 +202,7 @@ void mtb_cli_resolve(struct mtb_opts *o)
         w->service_threads = o->mach.service_threads;
     if (o->mach.loadgen_threads)
         w->threads = o->mach.loadgen_threads;
-    if (o->mix)
-        snprintf(w->mix, sizeof w->mix, "%s", o->mix);
-    if (o->value_size)
-        snprintf(w->value_size, sizeof w->value_size, "%s", o->value_size);
-    if (o->threads)
-        w->threads = o->threads;
-    if (o->conns)
-        w->conns = o->conns;
-    if (o->pipeline)
-        w->pipeline = o->pipeline;
-    if (o->keys)
-        w->keys = o->keys;
-    if (o->service_threads)
-        w->service_threads = o->service_threads;
-    if (o->duration > 0)
-        w->duration = o->duration;
-    if (o->warmup >= 0)
-        w->warmup = o->warmup;
-    w->rate = o->rate;
+    mtb_workload_set_apply(&o->wset, w);
     if (w->conns < w->threads)
         mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
 }

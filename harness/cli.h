@@ -7,15 +7,16 @@
 #include "platform.h"
 #include "recipe.h"
 #include "run.h"
+#include "workload.h"
 
 struct mtb_opts {
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
-    const char *mix, *value_size, *workload, *machine;
+    const char *workload, *machine;
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
     const char *kernels;     /* compare-kernels: "stock,tcma1" */
     int baseline;            /* compare-kernels: also plain/off */
-    long reps, threads, conns, pipeline, keys, service_threads;
-    double duration, warmup, rate;
+    long reps;
+    struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
     int force, quiet, json, dry_run;
     int strict;              /* refuse to run on a machine that is not quiet */
     const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
@@ -36,6 +37,4 @@ void mtb_cli_resolve(struct mtb_opts *o);
 void mtb_cli_kernel_ensure(const struct mtb_opts *o);
 /* The usage text of the shared options. */
 void mtb_cli_usage(FILE *f);
-/* Validate a SET:GET ratio in memtier syntax. */
-int mtb_cli_valid_mix(const char *s);
 #endif

@@ -4,6 +4,7 @@
 #include "build.h"
 #include "cli.h"
 #include "kernel.h"
+#include "plan.h"
 #include "proc.h"
 #include "record.h"
 #include "run.h"
@@ -328,71 +329,29 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     o.quiet = 1;
     mtb_cli_resolve(&o);
     o.quiet = 0;
+
+    /* a plan with a kernel axis, run by plan.c: builds and kernels first,
+     * plan.json, the quiet check and provenance, cells interleaved */
+    struct mtb_plan plan;
+    mtb_plan_init(&plan, "compare-kernels", &o);
     const struct mtb_mode *off = mtb_mode_find("off");
-
-    /* builds and kernels first: the runs only boot */
-    struct {
-        const char *variant;
-        const struct mtb_mode *mode;
-        struct mtb_build build;
-    } cfg[2] = { { .variant = "tagged", .mode = o.m }, { .variant = "plain", .mode = off } };
-    int ncfg = o.baseline ? 2 : 1;
-    char err[MTB_ERRLEN];
-    for (int c = 0; c < ncfg; c++)
-        if (mtb_build_ensure(o.recipe, cfg[c].variant, "aarch64", o.force, 0, &cfg[c].build, err, sizeof err) != 0)
-            mtb_die(1, "%s", err);
     for (int k = 0; k < nk; k++) {
-        struct mtb_kernel kk;
-        if (mtb_kernel_ensure(names[k], NULL, 0, 0, &kk, err, sizeof err) != 0)
-            mtb_die(1, "%s", err);
-        mtb_kernel_free(&kk);
+        mtb_plan_add_cell(&plan, "compare-kernels", o.recipe, &o.wl, "tagged", o.m, names[k]);
+        if (o.baseline)
+            mtb_plan_add_cell(&plan, "compare-kernels", o.recipe, &o.wl, "plain", off, names[k]);
     }
-
+    if (o.dry_run) {
+        mtb_plan_print(&plan, stdout);
+        return 0;
+    }
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *dir = o.results ? mtb_strdup(o.results)
                           : mtb_asprintf("%s/results/%s-kernels-%s-%s", mtb_root(), ts, o.recipe->name, o.m->name);
-    if (mtb_mkdir_p(dir) != 0)
-        mtb_die(1, "cannot create %s", dir);
-    json_t *plan = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:b}", "schema", "mtebench-plan/1", "plan", "compare-kernels",
-                             "service", o.recipe->name, "mode", o.m->name, "kernels", o.kernels, "reps", (int)o.reps,
-                             "baseline", o.baseline);
-    char *planp = mtb_asprintf("%s/plan.json", dir);
-    char *pt = json_dumps(plan, JSON_INDENT(2) | JSON_SORT_KEYS);
-    write_file(planp, pt);
-    free(pt);
-    free(planp);
-    json_decref(plan);
-
-    int total = (int)o.reps * nk * ncfg, idx = 0, failures = 0;
+    int total = (int)o.reps * (int)plan.ncells, failures = 0;
     fprintf(stderr, "mtebench: compare-kernels: %s tagged/%s%s on kernels %s (vm), %ld reps x %g s, results in %s\n",
             o.recipe->name, o.m->name, o.baseline ? " and plain/off" : "", o.kernels, o.reps, o.wl.duration, dir);
-    json_t *records = json_array();
-    for (int rep = 1; rep <= o.reps && !mtb_proc_interrupted; rep++) {
-        for (int step = 0; step < nk; step++) {
-            /* alternate the kernel order so drift hits every kernel alike */
-            int k = (rep % 2) ? step : nk - 1 - step;
-            for (int c = 0; c < ncfg; c++) {
-                idx++;
-                fprintf(stderr, "[%d/%d] kernel %s: %s %s/%s rep %d/%ld ...\n", idx, total, names[k], o.recipe->name,
-                        cfg[c].variant, cfg[c].mode->name, rep, o.reps);
-                char *rundir = mtb_asprintf("%s/%03d-%s-%s-%s-rep%d", dir, idx, names[k], cfg[c].variant,
-                                            cfg[c].mode->name, rep);
-                struct mtb_run run = { .recipe = o.recipe, .variant = cfg[c].variant, .mode = cfg[c].mode,
-                                       .platform = o.p, .kernel = names[k], .wl = &o.wl, .build = &cfg[c].build,
-                                       .rep = rep, .index = idx, .total = total, .plan = "compare-kernels",
-                                       .dir = rundir };
-                json_t *rec = NULL;
-                enum mtb_run_status st = mtb_run_one(&run, &rec);
-                if (st != MTB_RUN_OK)
-                    failures++;
-                else
-                    fprintf(stderr, "      %.0f ops/s\n", mtb_record_num(rec, "ops_per_sec"));
-                json_array_append_new(records, rec);
-                free(rundir);
-            }
-        }
-    }
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, NULL);
     json_t *cmp = mtb_compare_build(records, o.kernels);
     mtb_compare_print(cmp, stdout);
     char *cj = json_dumps(cmp, JSON_INDENT(2) | JSON_SORT_KEYS);

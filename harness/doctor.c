@@ -9,7 +9,6 @@
 #include "kernel.h"
 #include "machine.h"
 #include "quiet.h"
-#include "vm.h"
 
 #include <glob.h>
 #include <jansson.h>
@@ -291,9 +290,9 @@ int mtb_cmd_proof(int argc, char **argv)
         return ok ? 0 : 1;
     }
     mtb_cli_resolve(&o);
-    if (o.p->run) { /* vm: the probe runs inside a guest of the chosen kernel */
+    if (o.p->proof) { /* vm: the probe runs inside a guest of the chosen kernel */
         free(rest);
-        return mtb_vm_proof(o.kernel, o.m->name, 0);
+        return o.p->proof(o.kernel, o.m->name, 0);
     }
     char why[MTB_ERRLEN];
     char *env[] = { mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", o.m->tunable), NULL };

@@ -1,16 +1,24 @@
 /* driver.h - load drivers: what puts load on a service and turns the
  * outcome into one record format (mtload's JSON: totals, latency_us,
- * histogram, timeseries, cpu). A table; a service's recipe names its driver
- * ([run] driver = ...), so adding a service adds no harness code paths. */
+ * histogram, timeseries, cpu). One file per driver (driver_<name>.c) in a
+ * registry (driver.c); a service's recipe names its driver ([run] driver =
+ * ...), so adding a service adds no harness code paths. */
 #ifndef MTB_DRIVER_H
 #define MTB_DRIVER_H
 #include <jansson.h>
 #include <sys/resource.h>
-#include "run.h"
+#include "build.h"
+#include "machine.h"
+#include "platform.h"
+#include "recipe.h"
+#include "workload.h"
 #include "util.h"
 
 struct mtb_drive {
-    const struct mtb_run *run;
+    const struct mtb_recipe *recipe;
+    const struct mtb_workload *wl;
+    const struct mtb_build *build;
+    const struct mtb_platform *platform;
     int port;                  /* the service's TCP port; 0 for embedded services */
     const char *rundir;
     char client_cpus[256];     /* "1-1": where a native client runs */
@@ -39,8 +47,16 @@ struct mtb_driver {
     json_t *(*measure)(const struct mtb_drive *d, char *why, size_t n);
 };
 
-extern const struct mtb_driver mtb_drivers[];
+extern const struct mtb_driver mtb_driver_mtload, mtb_driver_wrk, mtb_driver_pgbench, mtb_driver_dbbench;
+extern const struct mtb_driver *const mtb_drivers[];   /* NULL-terminated */
 const struct mtb_driver *mtb_driver_find(const char *name);
+/* What drivers share: a workload parameter or dflt; "WHAT failed (status);
+ * see LOG" into why (@return -1) unless st is 0; a mix's SET and GET parts;
+ * a preload that does nothing. */
+const char *mtb_driver_param(const struct mtb_drive *d, const char *k, const char *dflt);
+int mtb_driver_failed(int st, const char *what, const char *logp, char *why, size_t n);
+void mtb_driver_mix_parts(const char *mix, long *set, long *get);
+int mtb_driver_no_preload(const struct mtb_drive *d, char *why, size_t n);
 /* Run argv with output appended to logp (the command line first), with
  * extra env, as user, pinned to cpus; bounded by timeout.
  * @return wait status, -ETIMEDOUT or -errno. */

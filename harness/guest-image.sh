@@ -1,5 +1,5 @@
 #!/bin/bash
-# Make the initramfs of the PLATFORM=vm guest. Called by harness/vm.c with:
+# Make the initramfs of the PLATFORM=vm guest. Called by harness/transport_console.c with:
 #   MTB_ROOT      the project checkout (build/aarch64/*, services/*/recipe.ini)
 #   MTB_OUTDIR    where images are kept ($CACHE/guest); named by a hash of their content,
 #                 found again by a hash of their inputs (inputs-<key>: "<path> <sha256>")

@@ -1,5 +1,6 @@
 /* mtebench - measure what ARM MTE costs real server workloads.
  * A table of subcommands; each lives in its own module. */
+#include "version.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -72,6 +73,10 @@ int main(int argc, char **argv)
             return c->fn(argc - 1, argv + 1);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return cmd_help(0, NULL);
+    if (!strcmp(argv[1], "--version")) {
+        printf("mtebench %s\n", MTEBENCH_VERSION);
+        return 0;
+    }
     fprintf(stderr, "mtebench: unknown command '%s' (accepted:", argv[1]);
     for (const struct mtb_cmd *c = cmds; c->name; c++)
         fprintf(stderr, " %s", c->name);

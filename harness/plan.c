@@ -1,5 +1,7 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "kernel.h"
+#include "proc.h"
 #include "quiet.h"
 #include "util.h"
 
@@ -157,9 +159,8 @@ static const char *get(const struct loader *l, const char *sec, const char *key)
     return NULL;
 }
 
-static const char *const entry_keys[] = { "service", "workload", "modes", "mix", "conns", "threads", "pipeline",
-                                          "keys", "value_size", "duration", "warmup", "rate", "service_threads",
-                                          NULL };
+/* an entry's keys: these and the workload's (workload.h) */
+static const char *const entry_keys[] = { "service", "workload", "modes", NULL };
 
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
@@ -176,10 +177,14 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         o->platform = v;
     if (!o->cores && (v = get(&l, "plan", "cores")))
         o->cores = v;
-    if (o->duration < 0 && (v = get(&l, "plan", "duration")) && (mtb_parse_duration(v, &o->duration) != 0 || o->duration <= 0))
-        mtb_die(2, "plan %s: [plan] duration '%s' is not a duration", path, v);
-    if (o->warmup < 0 && (v = get(&l, "plan", "warmup")) && mtb_parse_duration(v, &o->warmup) != 0)
-        mtb_die(2, "plan %s: [plan] warmup '%s' is not a duration", path, v);
+    /* [plan] duration and warmup hold for every entry unless given on the command line */
+    static const char *const globals[] = { "duration", "warmup" };
+    for (int g = 0; g < 2; g++) {
+        char why[MTB_ERRLEN];
+        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(&l, "plan", globals[g])) &&
+            mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
+            mtb_die(2, "plan %s: [plan] %s", path, why);
+    }
     /* resolve the platform with the first entry's service */
     const char *first = NULL;
     for (size_t i = 0; i < l.nsec && !first; i++)
@@ -203,38 +208,31 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         for (size_t k = 0; k < l.n; k++) {
             if (strcmp(l.kv[k].section, sec))
                 continue;
-            int known = 0;
+            int known = mtb_workload_field(l.kv[k].key) >= 0;
             for (const char *const *e = entry_keys; *e; e++)
                 known |= !strcmp(*e, l.kv[k].key);
             if (!known)
-                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, mix, conns, threads, "
-                        "pipeline, keys, value_size, duration, warmup, rate, service_threads)", path, sec, l.kv[k].key);
+                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, %s)", path, sec,
+                        l.kv[k].key, mtb_workload_keys());
         }
         /* each entry is resolved like the command line, with its values */
         struct mtb_opts eo = *o;
         eo.service = get(&l, sec, "service");
         eo.workload = get(&l, sec, "workload");
-        eo.mix = get(&l, sec, "mix") ? get(&l, sec, "mix") : o->mix;
-        eo.value_size = get(&l, sec, "value_size") ? get(&l, sec, "value_size") : o->value_size;
         eo.quiet = 1;
         eo.mode = NULL;
         if (!eo.service)
             mtb_die(2, "plan %s: [%s] has no service", path, sec);
-        if (eo.mix && !mtb_cli_valid_mix(eo.mix))
-            mtb_die(2, "plan %s: [%s] invalid mix '%s' (accepted: SET:GET such as 1:10)", path, sec, eo.mix);
-        struct { const char *key; long *dst; long lo, hi; } nums[] = {
-            { "conns", &eo.conns, 1, 100000 }, { "threads", &eo.threads, 1, 1024 },
-            { "pipeline", &eo.pipeline, 1, 4096 }, { "keys", &eo.keys, 1, 1000000000L },
-            { "service_threads", &eo.service_threads, 1, 1024 },
-        };
-        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-            if ((v = get(&l, sec, nums[k].key)) && mtb_parse_long(v, nums[k].lo, nums[k].hi, nums[k].dst) != 0)
-                mtb_die(2, "plan %s: [%s] %s '%s' is not an integer from %ld to %ld", path, sec, nums[k].key, v,
-                        nums[k].lo, nums[k].hi);
-        if ((v = get(&l, sec, "duration")) && o->duration < 0 && mtb_parse_duration(v, &eo.duration) != 0)
-            mtb_die(2, "plan %s: [%s] duration '%s' is not a duration", path, sec, v);
-        if ((v = get(&l, sec, "rate")) && (eo.rate = atof(v)) <= 0)
-            mtb_die(2, "plan %s: [%s] rate '%s' is not a positive number", path, sec, v);
+        for (size_t k = 0; k < l.n; k++) {
+            int f = mtb_workload_field(l.kv[k].key);
+            char why[MTB_ERRLEN];
+            /* the entry's values; duration and warmup only when not given for the whole plan */
+            if (strcmp(l.kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
+                                                          (f == MTB_WL_duration || f == MTB_WL_warmup)))
+                continue;
+            if (mtb_workload_set_parse(&eo.wset, l.kv[k].key, l.kv[k].value, why, sizeof why) != 0)
+                mtb_die(2, "plan %s: [%s] %s", path, sec, why);
+        }
         mtb_cli_resolve(&eo);
         const struct mtb_mode *modes[8];
         size_t nm = 0;
@@ -265,7 +263,9 @@ static void fmt_eta(char *buf, size_t n, double secs)
         snprintf(buf, n, "%ds", s);
 }
 
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+/* Every build (one per service and variant) and, on a platform with named
+ * kernels, every kernel, before the first run: the runs only start or boot. */
+static void plan_prepare(struct mtb_plan *p, int force)
 {
     char err[MTB_ERRLEN];
     const char *target = p->platform->target();
@@ -281,8 +281,27 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
         if (!reused && mtb_build_ensure(c->recipe, c->variant, target, force, 0, &c->build, err, sizeof err) != 0)
             mtb_die(1, "%s", err);
     }
-    if (mtb_mkdir_p(dir) != 0)
-        mtb_die(1, "cannot create %s", dir);
+    for (size_t i = 0; p->platform->named_kernels && i < p->ncells; i++) {
+        const char *k = mtb_plan_cell_kernel(p, &p->cells[i]);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), k);
+        struct mtb_kernel kk;
+        if (!seen && mtb_kernel_ensure(k, NULL, 0, 0, &kk, err, sizeof err) != 0)
+            mtb_die(1, "%s", err);
+        if (!seen)
+            mtb_kernel_free(&kk);
+    }
+}
+
+const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c)
+{
+    return c->kernel ? c->kernel : p->kernel;
+}
+
+/* dir/plan.json: the cells, the platform, the repetitions, what was skipped */
+static void plan_write_json(const struct mtb_plan *p, const char *dir)
+{
     json_t *cells = json_array();
     for (size_t i = 0; i < p->ncells; i++) {
         json_t *cj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "entry", p->cells[i].entry, "service", p->cells[i].recipe->name,
@@ -290,6 +309,8 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                p->cells[i].mode->name);
         if (p->cells[i].wl.cores)
             json_object_set_new(cj, "cores", json_integer(p->cells[i].wl.cores));
+        if (p->cells[i].kernel)
+            json_object_set_new(cj, "kernel", json_string(p->cells[i].kernel));
         json_array_append_new(cells, cj);
     }
     json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
@@ -307,8 +328,62 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
                                                   json_string_value(json_object_get(sk, "entry")),
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
+}
 
-    int total = (int)(p->reps * (long)p->ncells), idx = 0, tty = isatty(2);
+/* "-c8" / "-little" for a sweep point, "-tcma1" for a cell's own kernel */
+static void cell_tag(const struct mtb_plan_cell *c, char *tag, size_t n)
+{
+    tag[0] = 0;
+    if (c->wl.core_type[0])
+        snprintf(tag, n, "-%s", c->wl.core_type);
+    else if (c->wl.cores)
+        snprintf(tag, n, "-c%ld", c->wl.cores);
+    if (c->kernel) {
+        const char *b = strrchr(c->kernel, '/') ? strrchr(c->kernel, '/') + 1 : c->kernel;
+        snprintf(tag + strlen(tag), n - strlen(tag), "-%s", b);
+    }
+}
+
+/* One run of a cell: progress line, run directory, mtb_run_one. */
+static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c, long rep, int idx, int total,
+                        const char *eta, const char *dir, json_t *env, int *failures, json_t *files)
+{
+    int tty = isatty(2);
+    char cores[48] = "", kern[160] = "";
+    if (c->wl.cores)
+        snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
+                 c->wl.core_type[0] ? " " : "", c->wl.core_type);
+    if (c->kernel)
+        snprintf(kern, sizeof kern, " kernel %s", c->kernel);
+    fprintf(stderr, "%s[%d/%d] %s %s%s%s %s/%s rep %ld/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
+            c->recipe->name, c->wl.name, cores, kern, c->variant, c->mode->name, rep, p->reps, eta, tty ? "" : "\n");
+    char tag[200];
+    cell_tag(c, tag, sizeof tag);
+    char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
+                                c->variant, c->mode->name, rep);
+    struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+                           .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
+                           .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
+                           .plan = p->name, .dir = rundir };
+    json_t *rec = NULL;
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (st == MTB_RUN_OK && tty)
+        fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
+    if (st != MTB_RUN_OK)
+        (*failures)++;
+    if (files)
+        json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+    free(rundir);
+    return rec;
+}
+
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+{
+    plan_prepare(p, force);
+    if (mtb_mkdir_p(dir) != 0)
+        mtb_die(1, "cannot create %s", dir);
+    plan_write_json(p, dir);
+    int total = (int)(p->reps * (long)p->ncells), idx = 0;
     double planned = 0;
     for (size_t k = 0; k < p->ncells; k++)
         planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
@@ -318,44 +393,57 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     json_t *records = json_array();
     *failures = 0;
     double t0 = mtb_mono();
-    for (long rep = 1; rep <= p->reps; rep++) {
+    for (long rep = 1; rep <= p->reps && !mtb_proc_interrupted; rep++) {
         for (size_t k = 0; k < p->ncells; k++) {
             /* alternate the order so that drift hits every cell alike */
             struct mtb_plan_cell *c = &p->cells[rep % 2 ? k : p->ncells - 1 - k];
             idx++;
             char eta[32];
             fmt_eta(eta, sizeof eta, idx > 1 ? (mtb_mono() - t0) / (idx - 1) * (total - idx + 1) : planned);
-            char cores[48] = "";
-            if (c->wl.cores)
-                snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
-                         c->wl.core_type[0] ? " " : "", c->wl.core_type);
-            fprintf(stderr, "%s[%d/%d] %s %s%s %s/%s rep %ld/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
-                    c->recipe->name, c->wl.name, cores, c->variant, c->mode->name, rep, p->reps, eta, tty ? "" : "\n");
-            char ptag[48] = "";
-            if (c->wl.core_type[0])
-                snprintf(ptag, sizeof ptag, "-%s", c->wl.core_type);
-            else if (c->wl.cores)
-                snprintf(ptag, sizeof ptag, "-c%ld", c->wl.cores);
-            char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, ptag,
-                                        c->variant, c->mode->name, rep);
-            struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
-                                   .platform = p->platform, .kernel = p->kernel, .wl = &c->wl, .build = &c->build, .machine = p->machine,
-                                   .rep = (int)rep, .index = idx, .total = total, .plan = p->name, .dir = rundir };
-            json_t *rec = NULL;
-            enum mtb_run_status st = mtb_run_one(&run, &rec);
-            if (st == MTB_RUN_OK && tty)
-                fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-            if (st != MTB_RUN_OK)
-                (*failures)++;
-            json_array_append_new(records, rec);
-            if (files)
-                json_array_append_new(files, json_sprintf("%s/record.json", rundir));
-            free(rundir);
+            json_array_append_new(records, run_cell(p, c, rep, idx, total, eta, dir, env, failures, files));
         }
     }
-    if (tty)
+    if (isatty(2))
         fprintf(stderr, "\n");
     json_decref(env);
     mtb_quiet_restore();
     return records;
+}
+
+void mtb_plan_print(const struct mtb_plan *p, FILE *f)
+{
+    fprintf(f, "plan %s on %s: %zu configurations x %ld reps = %ld runs\n", p->name, p->platform->name, p->ncells,
+            p->reps, (long)p->ncells * p->reps);
+    for (size_t i = 0; i < p->ncells; i++) {
+        const struct mtb_workload *w = &p->cells[i].wl;
+        char cores[384] = "", kern[160] = "";
+        if (w->cores)
+            snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
+                     w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
+        if (p->platform->named_kernels)
+            snprintf(kern, sizeof kern, ", kernel %s", mtb_plan_cell_kernel(p, &p->cells[i]));
+        fprintf(f, "  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s%s\n", p->cells[i].entry,
+                p->cells[i].recipe->name, w->name, p->cells[i].variant, p->cells[i].mode->name, w->mix, w->conns,
+                w->pipeline, w->duration, cores, kern);
+    }
+    size_t k;
+    json_t *sk;
+    json_array_foreach(p->skipped, k, sk) fprintf(f, "  skipped: [%s] %s: %s\n",
+                                                  json_string_value(json_object_get(sk, "entry")),
+                                                  json_string_value(json_object_get(sk, "mode")),
+                                                  json_string_value(json_object_get(sk, "why")));
+}
+
+struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
+                                        const struct mtb_workload *wl, const char *variant,
+                                        const struct mtb_mode *mode, const char *kernel)
+{
+    struct mtb_plan_cell *c = add_cell(p);
+    c->entry = entry;
+    c->recipe = r;
+    c->wl = *wl;
+    c->variant = variant;
+    c->mode = mode;
+    c->kernel = kernel;
+    return c;
 }

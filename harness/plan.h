@@ -7,6 +7,7 @@
 #ifndef MTB_PLAN_H
 #define MTB_PLAN_H
 #include <jansson.h>
+#include <stdio.h>
 #include "build.h"
 #include "cli.h"
 #include "run.h"
@@ -17,6 +18,7 @@ struct mtb_plan_cell {
     struct mtb_workload wl;
     const char *variant;
     const struct mtb_mode *mode;
+    const char *kernel;               /* NULL: the plan's; else this cell's (compare-kernels' axis) */
     struct mtb_build build;
 };
 
@@ -40,10 +42,19 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
  * core sweep (CORES, else the profile's cores or core_types) if any. */
 void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
                   const struct mtb_mode *const *modes, size_t nmodes);
+/* Add one cell (a kernel axis: compare-kernels). */
+struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
+                                        const struct mtb_workload *wl, const char *variant,
+                                        const struct mtb_mode *mode, const char *kernel);
+/* The kernel a cell runs on. */
+const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c);
+/* --dry-run: the configurations and the number of runs; runs nothing. */
+void mtb_plan_print(const struct mtb_plan *p, FILE *f);
 /* Load a plan file; command-line options override its [plan] values.
  * Exits 2 naming the file and line on bad input. */
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
-/* Build everything, run all cells REPS times interleaved into dir, showing
+/* Build everything (and, on vm, ensure every kernel), write plan.json,
+ * check the machine is quiet and take provenance, run all cells REPS times interleaved into dir, showing
  * progress. @return the records (array); *failures counts runs not ok;
  * files (if not NULL) receives the path of each record, parallel. */
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);

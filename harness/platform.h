@@ -1,10 +1,12 @@
 /* platform.h - where a service runs: this kernel natively (host), aarch64
  * user-mode emulation (emu), or a VM booted from a chosen kernel (vm).
- * A table; adding a platform is a row. */
+ * A registry (platform.c) of one file per platform: platform_host.c,
+ * platform_emu.c, platform_vm.c; adding a platform is a file and a row. */
 #ifndef MTB_PLATFORM_H
 #define MTB_PLATFORM_H
 #include <jansson.h>
 #include <stddef.h>
+#include "hostfacts.h"
 #include "mode.h"
 #include "util.h"
 
@@ -33,25 +35,25 @@ struct mtb_platform {
     /* NULL: `emulated` holds; else decided on this machine (vm: TCG or KVM) */
     int (*emulated_now)(void);
     int named_kernels;       /* KERNEL=<name|path> instead of host */
+    /* NULL: `mtebench proof` runs the probe here through wrap; else the
+     * platform proves the mode itself (vm: inside a guest of kernel) and
+     * prints the proof JSON. @return 0 proved, 1 not, 2 cannot tell */
+    int (*proof)(const char *kernel, const char *mode, int quiet);
 };
 
 /* The platform's figures are emulation timings, not hardware timings. */
 int mtb_platform_emulated(const struct mtb_platform *p);
 
-extern const struct mtb_platform mtb_platforms[];
-#define mtb_for_each_platform(p) for (const struct mtb_platform *p = mtb_platforms; p->name; p++)
+/* The platforms (NULL-terminated), one per file. */
+extern const struct mtb_platform mtb_platform_host, mtb_platform_emu, mtb_platform_vm;
+extern const struct mtb_platform *const mtb_platforms[];
+#define mtb_for_each_platform(p)                                                                   \
+    for (const struct mtb_platform *const *p##_i = mtb_platforms, *p; (p = *p##_i) != NULL; p##_i++)
 const struct mtb_platform *mtb_platform_find(const char *name);
 const char *mtb_platform_names(void);
 /* host on an MTE-capable arm64 machine, else emu; *notice explains. */
 const struct mtb_platform *mtb_platform_default(const char **notice);
-
-/* Facts about this machine used by platforms and doctor. */
-int mtb_host_is_arm64(void);
-int mtb_host_has_mte(void);      /* HWCAP2_MTE */
-int mtb_host_has_mte3(void);     /* HWCAP2_MTE3 */
-/* The first line of `prog --version` (asked once), or NULL. */
-const char *mtb_tool_version(const char *prog);
-/* "qemu-aarch64 version 10.0.2 ..." first line, or NULL */
-const char *mtb_qemu_user_version(void);
-int mtb_qemu_major(const char *version_line);
+/* wrap of platforms that run a program as it is (host, vm's guest) */
+void mtb_platform_wrap_native(struct mtb_argv *argv, struct mtb_argv *env_out, const char *prog,
+                              char *const *env);
 #endif

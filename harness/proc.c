@@ -348,3 +348,34 @@ int mtb_proc_run(const struct mtb_spawn *s, double timeout)
 {
     return mtb_proc_run_ru(s, timeout, NULL);
 }
+
+int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st)
+{
+    char buf[1024];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t r = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[r] = 0;
+    char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+    if (!open_p || !close_p || close_p < open_p || !close_p[1])
+        return -1;
+    memset(st, 0, sizeof *st);
+    st->processor = -1;
+    snprintf(st->comm, sizeof st->comm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+    /* after ") ": state is field 3, ppid 4, pgrp 5; utime 14, stime 15, processor 39 */
+    int field = 3;
+    char *save = NULL;
+    for (char *tok = strtok_r(close_p + 2, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+        switch (field) {
+        case 3: st->state = tok[0]; break;
+        case 4: st->ppid = atoi(tok); break;
+        case 5: st->pgrp = atoi(tok); break;
+        case 14: st->utime = strtoull(tok, NULL, 10); break;
+        case 15: st->stime = strtoull(tok, NULL, 10); break;
+        case 39: st->processor = atoi(tok); return 0;
+        }
+    }
+    return field > 5 ? 0 : -1;
+}

@@ -56,4 +56,16 @@ int mtb_proc_affinity(pid_t pid, char *buf, size_t len);
 void mtb_proc_on_exit(void (*fn)(void));
 /* Set when a termination signal arrived; long loops check it. */
 extern volatile int mtb_proc_interrupted;
+
+/* The fields of /proc/PID/stat (or /proc/PID/task/TID/stat) we use. */
+struct mtb_proc_stat {
+    char comm[64];
+    char state;
+    int ppid, pgrp;
+    unsigned long long utime, stime;   /* clock ticks */
+    int processor;                     /* the CPU it last ran on */
+};
+/* Read and parse one stat file (comm may hold spaces and parentheses).
+ * @return 0, or -1 when it is gone or malformed. */
+int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st);
 #endif

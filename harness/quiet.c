@@ -135,7 +135,7 @@ static int read_cpustat(struct cpustat *cs)
     return 0;
 }
 
-struct task { int pid, tid, cpu; unsigned long long ticks; char comm[32]; };
+struct task { int pid, tid, cpu; unsigned long long ticks; char comm[64]; };
 
 /* Every task's CPU time and the CPU it last ran on. */
 static size_t read_tasks(struct task **out)
@@ -156,35 +156,15 @@ static size_t read_tasks(struct task **out)
             int tid = atoi(te->d_name);
             if (tid <= 0)
                 continue;
-            char path[96], buf[1024];
+            char path[96];
             snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
-            FILE *f = fopen(path, "r");
-            if (!f)
+            struct mtb_proc_stat ps;
+            if (mtb_proc_stat_read(path, &ps) != 0)
                 continue;
-            size_t r = fread(buf, 1, sizeof buf - 1, f);
-            fclose(f);
-            buf[r] = 0;
-            char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-            if (!open_p || !close_p)
-                continue;
-            /* after ") ": state is field 3; utime 14, stime 15, processor 39 */
-            char *p = close_p + 2;
-            unsigned long long ut = 0, st = 0;
-            int cpu = -1, field = 3;
-            for (char *tok = strtok(p, " "); tok; tok = strtok(NULL, " "), field++) {
-                if (field == 14)
-                    ut = strtoull(tok, NULL, 10);
-                else if (field == 15)
-                    st = strtoull(tok, NULL, 10);
-                else if (field == 39) {
-                    cpu = atoi(tok);
-                    break;
-                }
-            }
             if (n == cap)
                 t = realloc(t, (cap *= 2) * sizeof *t);
-            t[n] = (struct task){ .pid = pid, .tid = tid, .cpu = cpu, .ticks = ut + st };
-            snprintf(t[n].comm, sizeof t[n].comm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+            t[n] = (struct task){ .pid = pid, .tid = tid, .cpu = ps.processor, .ticks = ps.utime + ps.stime };
+            snprintf(t[n].comm, sizeof t[n].comm, "%s", ps.comm);
             n++;
         }
         if (td)

@@ -1,6 +1,7 @@
 /* recipe.c - see recipe.h */
 #include "recipe.h"
 #include "util.h"
+#include "workload_fields.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -10,11 +11,94 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the keys a recipe may have (docs/RECIPES.md) ------------------------ */
+
+/* a workload's driver and setup parameters (MTB_P_<key> for setup scripts),
+ * besides the workload's fields (workload_fields.h) */
+static const char *const workload_params =
+    "driver, protocol, ready, https, paths, key_pattern, script, scale, db_user, database, benchmark, "
+    "db_bench_args, wrk_path";
+
+static const struct {
+    const char *section;   /* "variant" and "workload" also match "variant NAME" ... */
+    const char *keys;
+} recipe_keys[] = {
+    { "service", "name, summary, source_package, source_version, version, orig, sha256" },
+    { "build", "script, binary" },
+    { "variant", "summary, cflags, cflags_aarch64, cflags_native, patches, test_only, based_on" },
+    { "run", "args, setup, setup_reuse, ready_cmd, ready_send, ready_expect, stop_signal, driver, protocol, "
+             "counters, counters_settle, threads, user" },
+    { "workload", NULL },
+};
+
+static int in_list(const char *list, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = list; (p = strstr(p, key)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
+/* @return 1 when key is accepted in section, else 0 with why */
+static int key_ok(const char *section, const char *key, char *why, size_t n)
+{
+    char accepted[512] = "";
+    for (size_t i = 0; i < sizeof recipe_keys / sizeof recipe_keys[0]; i++) {
+        size_t sl = strlen(recipe_keys[i].section);
+        if (strncmp(section, recipe_keys[i].section, sl) || (section[sl] && section[sl] != ' '))
+            continue;
+        if (recipe_keys[i].keys) {
+            if (in_list(recipe_keys[i].keys, key))
+                return 1;
+            snprintf(accepted, sizeof accepted, "%s", recipe_keys[i].keys);
+        } else {
+#define X(f, kind, k, opt, json, rsec, rkey, ...) if (!strcmp(rsec, "workload") && !strcmp(rkey, key)) return 1;
+            MTB_WORKLOAD_FIELDS(X)
+#undef X
+            if (in_list(workload_params, key))
+                return 1;
+#define X(f, kind, k, opt, json, rsec, rkey, ...)                                                        \
+    if (!strcmp(rsec, "workload"))                                                                     \
+        snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s, ", rkey);
+            MTB_WORKLOAD_FIELDS(X)
+#undef X
+            snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s", workload_params);
+        }
+        snprintf(why, n, "[%s] unknown key '%s' (accepted: %s; see docs/RECIPES.md)", section, key, accepted);
+        return 0;
+    }
+    snprintf(why, n, "unknown section [%s] (accepted: [service], [build], [variant NAME], [run], [workload], "
+             "[workload NAME]; see docs/RECIPES.md)", section);
+    return 0;
+}
+
+/* inih with the line of each key, from our own reader (as machine.c) */
+struct loader {
+    struct mtb_recipe *r;
+    FILE *f;
+    int line, pending_nl;
+    char err[640];
+};
+
+static char *reader(char *str, int num, void *stream)
+{
+    struct loader *l = stream;
+    if (l->pending_nl || l->line == 0)
+        l->line++;
+    char *s = fgets(str, num, l->f);
+    l->pending_nl = s && strchr(s, '\n') != NULL;
+    return s;
+}
+
 static int on_kv(void *user, const char *section, const char *name, const char *value)
 {
-    struct mtb_recipe *r = user;
+    struct loader *l = user;
+    struct mtb_recipe *r = l->r;
     if (!name) /* a section header alone */
         return 1;
+    if (!key_ok(section, name, l->err, sizeof l->err))
+        return 0;
     /* a key given again (or an indented continuation line) extends the value:
      * long command lines can be split under inih's line length limit */
     for (size_t i = 0; i < r->nkv; i++)
@@ -47,13 +131,16 @@ static int on_kv(void *user, const char *section, const char *name, const char *
 int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    int rc = ini_parse(path, on_kv, r);
-    if (rc < 0) {
+    struct loader l = { .r = r };
+    l.f = fopen(path, "r");
+    if (!l.f) {
         snprintf(err, errlen, "%s: cannot read recipe: %s", path, strerror(errno));
         return -1;
     }
-    if (rc > 0) {
-        snprintf(err, errlen, "%s:%d: malformed line", path, rc);
+    int rc = ini_parse_stream(reader, &l, on_kv, &l);
+    fclose(l.f);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s:%d: %s", path, rc, l.err[0] ? l.err : "malformed line");
         return -1;
     }
     r->path = mtb_strdup(path);

@@ -20,65 +20,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static const char *wl_get(const struct mtb_recipe *r, const char *name, const char *key)
-{
-    char sec[96];
-    snprintf(sec, sizeof sec, "workload %s", name);
-    const char *v = strcmp(name, "default") ? mtb_recipe_get(r, sec, key) : NULL;
-    return v ? v : mtb_recipe_get(r, "workload", key);
-}
-
-const char *mtb_workload_param(const struct mtb_workload *w, const char *key)
-{
-    return wl_get(w->recipe, w->name, key);
-}
-
-char *mtb_workload_names(const struct mtb_recipe *r)
-{
-    char *out = mtb_strdup("default");
-    for (size_t i = 0; i < r->nkv; i++) {
-        const char *s = r->kv[i].section;
-        if (strncmp(s, "workload ", 9) != 0)
-            continue;
-        char *needle = mtb_asprintf(", %s,", s + 9), *hay = mtb_asprintf(", %s,", out);
-        if (!strstr(hay, needle)) {
-            char *n = mtb_asprintf("%s, %s", out, s + 9);
-            free(out);
-            out = n;
-        }
-        free(needle);
-        free(hay);
-    }
-    return out;
-}
-
-int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w)
-{
-    memset(w, 0, sizeof *w);
-    w->recipe = r;
-    if (!name || !*name)
-        name = "default";
-    char sec[96];
-    snprintf(sec, sizeof sec, "workload %s", name);
-    int known = !strcmp(name, "default");
-    for (size_t i = 0; i < r->nkv && !known; i++)
-        known = !strcmp(r->kv[i].section, sec);
-    if (!known)
-        return -1;
-    snprintf(w->name, sizeof w->name, "%s", name);
-    const char *v;
-    snprintf(w->mix, sizeof w->mix, "%s", (v = wl_get(r, name, "mix")) ? v : "1:10");
-    w->keys = (v = wl_get(r, name, "keys")) ? atol(v) : 10000;
-    snprintf(w->value_size, sizeof w->value_size, "%s", (v = wl_get(r, name, "value_size")) ? v : "100");
-    w->pipeline = (v = wl_get(r, name, "pipeline")) ? atol(v) : 1;
-    w->conns = (v = wl_get(r, name, "conns")) ? atol(v) : 16;
-    w->threads = (v = wl_get(r, name, "threads")) ? atol(v) : 1;
-    w->duration = (v = wl_get(r, name, "duration")) ? atof(v) : 30;
-    w->warmup = (v = wl_get(r, name, "warmup")) ? atof(v) : 3;
-    w->service_threads = (v = mtb_recipe_get(r, "run", "threads")) ? atol(v) : 1;
-    return 0;
-}
-
 double mtb_record_num(json_t *rec, const char *key)
 {
     json_t *v = json_object_get(json_object_get(rec, "summary"), key);
@@ -293,18 +234,10 @@ static char *group_pids(pid_t pid)
         int p = atoi(e->d_name);
         if (p <= 0 || p == pid)
             continue;
-        char path[64], buf[512];
+        char path[64];
         snprintf(path, sizeof path, "/proc/%d/stat", p);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        char *close_p = strrchr(buf, ')');
-        char state;
-        int ppid, pgrp;
-        if (close_p && sscanf(close_p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pid) {
+        struct mtb_proc_stat ps;
+        if (mtb_proc_stat_read(path, &ps) == 0 && ps.pgrp == pid) {
             char *m = mtb_asprintf("%s,%d", out, p);
             free(out);
             out = m;
@@ -435,29 +368,6 @@ static json_t *read_counters(const struct mtb_run *run, int port)
     return o;
 }
 
-static json_t *workload_json(const struct mtb_workload *w)
-{
-    json_t *params = json_object();
-    const struct mtb_recipe *r = w->recipe;
-    char sec[96];
-    snprintf(sec, sizeof sec, "workload %s", w->name);
-    for (size_t i = 0; i < r->nkv; i++)
-        if (!strcmp(r->kv[i].section, "workload") || !strcmp(r->kv[i].section, sec))
-            json_object_set_new(params, r->kv[i].key, json_string(r->kv[i].value));
-    json_t *o = json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:I,s:o}", "name", w->name, "mix", w->mix,
-                          "keys", (json_int_t)w->keys, "value_size", w->value_size, "threads", (json_int_t)w->threads,
-                          "conns", (json_int_t)w->conns, "pipeline", (json_int_t)w->pipeline, "duration_s", w->duration,
-                          "warmup_s", w->warmup, "rate", w->rate, "service_threads", (json_int_t)w->service_threads,
-                          "params", params);
-    if (w->cores > 0) { /* a point of a core sweep (absent otherwise: series keys stay as they were) */
-        json_object_set_new(o, "cores", json_integer(w->cores));
-        json_object_set_new(o, "service_cpus", json_string(w->svc_cpus));
-        if (w->core_type[0])
-            json_object_set_new(o, "core_type", json_string(w->core_type));
-    }
-    return o;
-}
-
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
 {
     if (run->platform->run) /* the platform runs it (vm: inside a guest) */
@@ -480,7 +390,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:o}",
                   "service", r->name, "variant", run->variant, "mode", run->mode->name,
                   "platform", run->platform->name, "kernel", run->kernel, "plan", run->plan ? run->plan : "",
-                  "rep", run->rep, "index", run->index, "total", run->total, "workload", workload_json(w)));
+                  "rep", run->rep, "index", run->index, "total", run->total, "workload", mtb_workload_json(w)));
     json_object_set(rec, "build", run->build->info);
     json_object_set_new(rec, "platform", platform_info(run->platform));
     json_object_set_new(rec, "kernel", kernel_info(run->kernel));
@@ -572,7 +482,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
     unlink(faultp);
     unlink(smapsp);
 
-    struct mtb_drive d = { .run = run, .rundir = run->dir, .svc_cpus = svc_cpus, .nsvc = nsvc,
+    struct mtb_drive d = { .recipe = run->recipe, .wl = run->wl, .build = run->build, .platform = run->platform, .rundir = run->dir, .svc_cpus = svc_cpus, .nsvc = nsvc,
                            .svc_env = envv, .user = user, .timeout = w->warmup + w->duration + 300,
                            .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = cli_seen,
                            .service_seen = svc_seen };

@@ -10,35 +10,7 @@
 #include "platform.h"
 #include "recipe.h"
 #include "record.h" /* the record: schema, writing */
-
-struct mtb_workload {
-    const struct mtb_recipe *recipe;
-    char name[64];         /* "default" or a [workload NAME] section */
-    char mix[32];          /* SET:GET, memtier syntax */
-    long keys;
-    char value_size[64];
-    long threads;          /* load generator threads */
-    long conns;            /* total connections */
-    long pipeline;
-    double duration;       /* measured seconds */
-    double warmup;         /* unmeasured seconds before */
-    double rate;           /* open loop requests/s, 0 = closed loop */
-    long service_threads;
-    /* a point of a core sweep (0: none): the service runs on svc_cpus, with
-     * `cores` threads/workers/clients; core_type names a big.LITTLE type */
-    long cores;
-    char svc_cpus[256];
-    char core_type[24];
-};
-
-/* Defaults from the recipe's [workload NAME] (or [workload]) and [run]
- * sections. @return 0, or -1 when the recipe has no such workload. */
-int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w);
-/* A driver parameter of the workload: [workload NAME], then [workload]. */
-const char *mtb_workload_param(const struct mtb_workload *w, const char *key);
-/* "default, ro, rw" */
-char *mtb_workload_names(const struct mtb_recipe *r);
-
+#include "workload.h"
 
 struct mtb_run {
     const struct mtb_recipe *recipe;

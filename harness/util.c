@@ -1,5 +1,6 @@
 /* util.c - see util.h */
 #include "util.h"
+#include "duration.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -339,26 +340,7 @@ int mtb_parse_long(const char *s, long lo, long hi, long *out)
 
 int mtb_parse_duration(const char *s, double *secs)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0 || v != v)
-        return -1;
-    double mul = 1;
-    if (!strcmp(end, "") || !strcmp(end, "s"))
-        mul = 1;
-    else if (!strcmp(end, "ms"))
-        mul = 1e-3;
-    else if (!strcmp(end, "m"))
-        mul = 60;
-    else if (!strcmp(end, "h"))
-        mul = 3600;
-    else
-        return -1;
-    *secs = v * mul;
-    return 0;
+    return mtb_duration_parse(s, secs); /* common/duration.c, shared with mtload */
 }
 
 char *mtb_capture(char *const argv[], int with_stderr, int *status)

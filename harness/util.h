@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "version.h"   /* MTEBENCH_VERSION (common/version.h) */
+
 #define MTB_ERRLEN 512
 
 /* printf into a fresh heap string; exits on out-of-memory (CLI tool). */
@@ -47,7 +49,8 @@ const char *mtb_root(void);
 const char *mtb_cache(void);
 
 /* Strict number parsing: whole string must be a number in range.
- * Durations accept s/ms/m suffixes and return seconds. @return 0 or -1. */
+ * Durations (common/duration.h: 30, 30s, 500ms, 2m, 1h, 10us) return
+ * seconds. @return 0 or -1. */
 int mtb_parse_long(const char *s, long lo, long hi, long *out);
 int mtb_parse_duration(const char *s, double *secs);
 

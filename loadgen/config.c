@@ -1,4 +1,5 @@
 /* config.c - command-line parsing for mtload. */
+#include "version.h"
 #include "config.h"
 #include "units.h"
 #include <arpa/inet.h>

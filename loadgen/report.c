@@ -1,4 +1,5 @@
 /* report.c - human table, JSON and .hgrm output. */
+#include "version.h"
 #include "report.h"
 #include "schedule.h"
 #include <errno.h>

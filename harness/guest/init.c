@@ -8,7 +8,7 @@
  * When it ends, every file under /tmp/out is handed back on the dedicated
  * virtio console /dev/hvc0 (the serial console stays for kernel messages):
  *     MTB-FILE <relative path> <size>\n<size bytes>\n ... MTB-EXIT <status>\nMTB-END\n
- * and the guest powers off. The host side is harness/vm.c.
+ * and the guest powers off. The host side is harness/transport_console.c.
  */
 #include <errno.h>
 #include <fcntl.h>

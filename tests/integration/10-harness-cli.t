@@ -33,6 +33,21 @@ ok "$( [ $? -ne 0 ]; echo $?)" "make bench SERVICE=nosuch fails"
 ok "$(grep -q 'accepted: memcached' "$T_TMP/make.out"; echo $?)" "make bench names the accepted services"
 is "$(ls "$ROOT/results" 2>/dev/null | wc -l)" "$before" "nothing half-written under results/"
 
+# --dry-run lists the runs and runs nothing: no results, no build, no process
+before=$(ls "$ROOT/results" 2>/dev/null | wc -l)
+timeout 20 "$M" bench --service memcached --mode sync --platform emu --reps 2 --duration 1 --results "$T_TMP/dry" \
+    --dry-run > "$T_TMP/dry.out" 2>&1
+is "$?" 0 "bench --dry-run exits 0" || dump "$T_TMP/dry.out"
+ok "$(grep -q '2 configurations x 2 reps = 4 runs' "$T_TMP/dry.out" && grep -q 'plain/off' "$T_TMP/dry.out" &&
+     grep -q 'tagged/sync' "$T_TMP/dry.out"; echo $?)" "bench --dry-run lists the runs" || dump "$T_TMP/dry.out"
+ok "$( [ ! -e "$T_TMP/dry" ] && [ "$(ls "$ROOT/results" 2>/dev/null | wc -l)" = "$before" ]; echo $?)" \
+   "bench --dry-run writes no results"
+ok "$(! grep -q 'ops/s\|record' "$T_TMP/dry.out"; echo $?)" "bench --dry-run runs nothing"
+"$M" compare-kernels --service memcached --mode sync --kernels stock,tcma1 --reps 1 --dry-run > "$T_TMP/dryk.out" 2>&1
+ok "$(grep -q 'plan compare-kernels on vm: 2 configurations x 1 reps' "$T_TMP/dryk.out" &&
+     grep -q 'kernel tcma1' "$T_TMP/dryk.out"; echo $?)" "compare-kernels is a plan with a kernel axis (--dry-run)" ||
+    dump "$T_TMP/dryk.out"
+
 # doctor: human and JSON
 "$M" doctor > "$T_TMP/doctor.txt"; rc=$?
 is "$rc" 0 "doctor exits 0"

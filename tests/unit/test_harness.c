@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "mode.h"
 #include "platform.h"
+#include "proc.h"
 #include "proof.h"
 #include "recipe.h"
 #include "summary.h"
@@ -31,9 +32,9 @@ static void test_parsing(void)
     ok(mtb_parse_long("0", 1, 100, &l) != 0 && mtb_parse_long("101", 1, 100, &l) != 0, "long out of range refused");
     ok(mtb_parse_long("12a", 1, 100, &l) != 0, "trailing garbage refused");
     ok(mtb_parse_long("99999999999999999999", 0, 1L << 62, &l) != 0, "overflow refused");
-    ok(mtb_cli_valid_mix("1:10") && mtb_cli_valid_mix("5:1") && mtb_cli_valid_mix("0:1"), "mixes accepted");
-    ok(!mtb_cli_valid_mix("1-10") && !mtb_cli_valid_mix("1:") && !mtb_cli_valid_mix("0:0") &&
-           !mtb_cli_valid_mix("1:10x") && !mtb_cli_valid_mix("-1:2"),
+    ok(mtb_workload_valid_mix("1:10") && mtb_workload_valid_mix("5:1") && mtb_workload_valid_mix("0:1"), "mixes accepted");
+    ok(!mtb_workload_valid_mix("1-10") && !mtb_workload_valid_mix("1:") && !mtb_workload_valid_mix("0:0") &&
+           !mtb_workload_valid_mix("1:10x") && !mtb_workload_valid_mix("-1:2"),
        "bad mixes refused");
 }
 
@@ -349,8 +350,28 @@ static void test_kernels(void)
     json_decref(recs);
 }
 
+/* /proc/PID/stat: one parser for the quiet check and perf's process group */
+static void test_proc_stat(void)
+{
+    struct mtb_proc_stat st;
+    ok(mtb_proc_stat_read("/proc/self/stat", &st) == 0, "own /proc/self/stat parsed");
+    ok(!strcmp(st.comm, "test_harness") && st.pgrp == getpgrp() && st.ppid == getppid() && st.state == 'R',
+       "comm, state, ppid and pgrp of this process");
+    char tmpl[] = "/tmp/mtb-stat.XXXXXX";
+    int fd = mkstemp(tmpl);
+    const char *line = "42 (a (b) c) S 7 9 9 0 -1 0 0 0 0 0 123 45 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 3 0\n";
+    ok(fd >= 0 && write(fd, line, strlen(line)) == (ssize_t)strlen(line), "synthetic stat written");
+    close(fd);
+    ok(mtb_proc_stat_read(tmpl, &st) == 0 && !strcmp(st.comm, "a (b) c") && st.ppid == 7 && st.pgrp == 9 &&
+           st.utime == 123 && st.stime == 45 && st.processor == 3,
+       "a comm with spaces and parentheses; utime, stime, processor");
+    unlink(tmpl);
+    ok(mtb_proc_stat_read("/proc/0/nonexistent", &st) == -1, "a vanished task is -1");
+}
+
 int main(void)
 {
+    test_proc_stat();
     test_parsing();
     test_template();
     test_recipe();

@@ -1,0 +1,117 @@
+/* driver_dbbench.c - RocksDB's db_bench, embedded: the measured program is
+ * the driver; its histograms folded into mtload's record format */
+#include "adapt.h"
+#include "driver.h"
+#include "proc.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- db_bench (embedded) ------------------------------------------------------ */
+
+static void dbbench_argv(const struct mtb_drive *d, struct mtb_argv *a, struct mtb_argv *envx, const char *bench,
+                         double duration, int existing)
+{
+    const struct mtb_workload *w = d->wl;
+    d->platform->wrap(a, envx, d->build->binary, d->svc_env);
+    mtb_argv_pushf(a, "--benchmarks=%s", bench);
+    mtb_argv_pushf(a, "--db=%s/db", d->rundir);
+    mtb_argv_pushf(a, "--num=%ld", w->keys);
+    mtb_argv_pushf(a, "--value_size=%ld", atol(w->value_size) > 0 ? atol(w->value_size) : 100);
+    mtb_argv_pushf(a, "--threads=%ld", w->cores > 0 ? w->cores : w->threads); /* a sweep point: a thread per core */
+    mtb_argv_pushf(a, "--use_existing_db=%d", existing);
+    if (duration > 0)
+        mtb_argv_pushf(a, "--duration=%ld", (long)(duration + 0.5));
+    long s, g;
+    mtb_driver_mix_parts(w->mix, &s, &g);
+    mtb_argv_pushf(a, "--readwritepercent=%ld", s + g > 0 ? (100 * g) / (s + g) : 90);
+    mtb_argv_push(a, "--histogram=1");
+    mtb_argv_push(a, "--statistics=1");
+    mtb_argv_push(a, "--compression_type=none");
+    const char *extra = mtb_driver_param(d, "db_bench_args", NULL);
+    if (extra)
+        mtb_argv_split(a, extra);
+}
+
+static int dbbench_exec(const struct mtb_drive *d, const char *bench, double duration, int existing,
+                        const char *logp, int measured)
+{
+    struct mtb_argv a = { 0 }, envx = { 0 };
+    dbbench_argv(d, &a, &envx, bench, duration, existing);
+    int st = mtb_driver_exec_seen(d, &a, envx.v, logp, d->svc_cpus, d->nsvc, d->user, d->numa_node, d->service_seen,
+                                  measured ? d->measured_start : NULL, d->measured_arg);
+    mtb_argv_free(&a);
+    mtb_argv_free(&envx);
+    return st;
+}
+
+static int needs_existing(const char *bench) { return strncmp(bench, "fill", 4) != 0; }
+
+static int dbbench_preload(const struct mtb_drive *d, char *why, size_t n)
+{
+    const char *bench = mtb_driver_param(d, "benchmark", "readrandomwriterandom");
+    if (!needs_existing(bench))
+        return 0;
+    char *logp = mtb_asprintf("%s/db_bench-preload.log", d->rundir);
+    int rc = mtb_driver_failed(dbbench_exec(d, "fillseq", 0, 0, logp, 0), "db_bench fillseq (preload)", logp, why, n);
+    free(logp);
+    return rc;
+}
+
+static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
+{
+    const struct mtb_workload *w = d->wl;
+    const char *bench = mtb_driver_param(d, "benchmark", "readrandomwriterandom");
+    int existing = needs_existing(bench);
+    char *wlog = mtb_asprintf("%s/db_bench-warmup.log", d->rundir);
+    char *logp = mtb_asprintf("%s/db_bench.log", d->rundir);
+    json_t *load = NULL;
+    if (w->warmup > 0 && mtb_driver_failed(dbbench_exec(d, bench, w->warmup, existing, wlog, 0), "db_bench warm-up", wlog, why, n))
+        goto out;
+    if (mtb_driver_failed(dbbench_exec(d, bench, w->duration, existing, logp, 1), "db_bench", logp, why, n))
+        goto out;
+    char *text = mtb_read_file(logp, NULL);
+    struct mtl_adapt ad;
+    mtl_adapt_init(&ad);
+    double ops = 0, secs = 0;
+    uint64_t nops = 0;
+    if (!text || mtl_adapt_dbbench(&ad, text, bench, &ops, &secs, &nops) != 0) {
+        snprintf(why, n, "no '%s' result line in %s", bench, logp);
+    } else {
+        json_t *cfg = json_pack("{s:s,s:s,s:I}", "driver", "db_bench", "benchmark", bench, "threads",
+                                (json_int_t)(w->cores > 0 ? w->cores : w->threads));
+        load = mtl_adapt_json(&ad, "db_bench", secs > 0 ? secs : w->duration, cfg, NULL);
+        /* db_bench's own figure is authoritative for throughput */
+        json_object_set_new(json_object_get(load, "totals"), "ops_per_sec", json_real(ops));
+        json_object_set_new(json_object_get(load, "totals"), "requests", json_integer((json_int_t)nops));
+        /* RocksDB's statistics, for cross-checks ("rocksdb.number.keys.read COUNT : N") */
+        json_t *stats = json_object();
+        for (const char *p = strstr(text, "rocksdb.number."); p; p = strstr(p + 1, "rocksdb.number.")) {
+            char key[128];
+            unsigned long long v;
+            if (sscanf(p, "%127s COUNT : %llu", key, &v) == 2)
+                json_object_set_new(stats, key, json_integer((json_int_t)v));
+        }
+        json_object_set_new(load, "rocksdb_statistics", stats);
+    }
+    mtl_adapt_free(&ad);
+    free(text);
+out:
+    free(wlog);
+    free(logp);
+    return load;
+}
+
+const struct mtb_driver mtb_driver_dbbench = {
+    .name = "db_bench",
+    .summary = "RocksDB's db_bench (embedded: the measured program itself)",
+    .embedded = 1,
+    .preload = dbbench_preload,
+    .measure = dbbench_measure,
+};

@@ -1,0 +1,73 @@
+/* driver_wrk.c - wrk, HTTP/1.1 keep-alive; its percentiles (wrk-report.lua)
+ * folded into mtload's record format */
+#include "adapt.h"
+#include "driver.h"
+#include "proc.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- wrk ------------------------------------------------------------------ */
+
+static int wrk_exec(const struct mtb_drive *d, double secs, const char *logp, struct rusage *ru)
+{
+    const struct mtb_workload *w = d->wl;
+    struct mtb_argv a = { 0 };
+    mtb_argv_push(&a, "wrk");
+    mtb_argv_pushf(&a, "-t%ld", w->threads);
+    mtb_argv_pushf(&a, "-c%ld", w->conns);
+    mtb_argv_pushf(&a, "-d%lds", (long)(secs + 0.5) > 0 ? (long)(secs + 0.5) : 1);
+    mtb_argv_push(&a, "--timeout=5s");
+    mtb_argv_pushf(&a, "-s%s/loadgen/wrk-report.lua", mtb_root());
+    const char *path = mtb_driver_param(d, "wrk_path", "/");
+    mtb_argv_pushf(&a, "%s://127.0.0.1:%d%s", strcmp(mtb_driver_param(d, "https", "no"), "yes") ? "http" : "https", d->port, path);
+    int st = mtb_driver_exec_client(d, &a, logp, ru);
+    mtb_argv_free(&a);
+    return st;
+}
+
+static json_t *wrk_measure(const struct mtb_drive *d, char *why, size_t n)
+{
+    const struct mtb_workload *w = d->wl;
+    char *wlog = mtb_asprintf("%s/wrk-warmup.log", d->rundir);
+    char *logp = mtb_asprintf("%s/wrk.log", d->rundir);
+    json_t *load = NULL;
+    struct rusage ru = { 0 };
+    if (w->warmup > 0 && mtb_driver_failed(wrk_exec(d, w->warmup, wlog, &ru), "wrk warm-up", wlog, why, n))
+        goto out;
+    if (mtb_driver_failed(wrk_exec(d, w->duration, logp, &ru), "wrk", logp, why, n))
+        goto out;
+    char *text = mtb_read_file(logp, NULL);
+    struct mtl_adapt ad;
+    mtl_adapt_init(&ad);
+    double secs = 0;
+    json_t *errors = json_object();
+    if (!text || mtl_adapt_wrk(&ad, text, &secs, errors) != 0) {
+        snprintf(why, n, "no wrk report lines in %s", logp);
+        json_decref(errors);
+    } else {
+        json_t *cfg = json_pack("{s:s,s:I,s:I,s:s}", "driver", "wrk", "threads", (json_int_t)w->threads, "conns",
+                                (json_int_t)w->conns, "path", mtb_driver_param(d, "wrk_path", "/"));
+        load = mtl_adapt_json(&ad, "wrk", secs, cfg, errors);
+        mtb_driver_cpu(d, load, &ru, secs);
+    }
+    mtl_adapt_free(&ad);
+    free(text);
+out:
+    free(wlog);
+    free(logp);
+    return load;
+}
+
+const struct mtb_driver mtb_driver_wrk = {
+    .name = "wrk",
+    .summary = "wrk, HTTP/1.1 keep-alive (its percentiles folded into the histogram)",
+    .preload = mtb_driver_no_preload,
+    .measure = wrk_measure,
+};

@@ -1,0 +1,18 @@
+/* hostfacts.h - facts about this machine used by platforms, doctor and
+ * provenance: arm64 or not, MTE in HWCAP2, KVM with MTE, tool versions. */
+#ifndef MTB_HOSTFACTS_H
+#define MTB_HOSTFACTS_H
+
+int mtb_host_is_arm64(void);
+int mtb_host_has_mte(void);      /* HWCAP2_MTE */
+int mtb_host_has_mte3(void);     /* HWCAP2_MTE3 */
+/* 1 when KVM with MTE can be used (/dev/kvm on an MTE arm64 host). */
+int mtb_host_kvm_mte(void);
+/* The first line of `prog --version` (asked once), or NULL. */
+const char *mtb_tool_version(const char *prog);
+/* "qemu-aarch64 version 10.0.2 ..." first line, or NULL */
+const char *mtb_qemu_user_version(void);
+/* qemu-system-aarch64 --version first line, or NULL. */
+const char *mtb_qemu_system_version(void);
+int mtb_qemu_major(const char *version_line);
+#endif
