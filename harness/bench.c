@@ -93,7 +93,8 @@ int mtb_cmd_run(int argc, char **argv)
     }
     struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
-                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet };
+                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
+                           .external_load = o.external_load };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (o.json) {

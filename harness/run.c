@@ -1,5 +1,6 @@
 /* run.c - see run.h */
 #include "run.h"
+#include "remote.h"
 #include "driver.h"
 #include "proc.h"
 #include "proof.h"
@@ -131,7 +132,7 @@ static json_t *load_json(const char *path)
     return json_load_file(path, 0, &je);
 }
 
-static json_t *summary_of(json_t *load)
+json_t *mtb_run_summary(json_t *load)
 {
     json_t *tot = json_object_get(load, "totals");
     json_t *lat = json_object_get(json_object_get(load, "latency_us"), "corrected");
@@ -370,6 +371,8 @@ static json_t *read_counters(const struct mtb_run *run, int port)
 
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
 {
+    if (mtb_machine_remote(run->machine)) /* on the server host, through the agent step over ssh */
+        return mtb_remote_run(run, record);
     if (run->platform->run) /* the platform runs it (vm: inside a guest) */
         return (enum mtb_run_status)run->platform->run(run, record);
     const struct mtb_recipe *r = run->recipe;
@@ -499,7 +502,13 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         snprintf(thrbuf, sizeof thrbuf, "%ld", w->service_threads);
         struct passwd *pw = getpwuid(geteuid());
         const char *pairs[] = { "port", portbuf, "threads", thrbuf, "user", user ? user : pw ? pw->pw_name : "root",
-                                "rundir", run->dir, "build", run->build->dir, "recipe", r->dir, NULL, NULL };
+                                "rundir", run->dir, "build", run->build->dir, "recipe", r->dir,
+                                "listen", run->external_load ? "0.0.0.0" : "127.0.0.1", NULL, NULL };
+        if (run->external_load && !strstr(mtb_recipe_need(r, "run", "args"), "{listen}")) {
+            snprintf(why, sizeof why, "%s cannot take load from client hosts: its recipe's [run] args have no "
+                     "{listen} (it listens on 127.0.0.1 only)", r->name);
+            goto out;
+        }
         const char *setup = mtb_recipe_get(r, "run", "setup");
         if (setup) {
             /* prepare the run directory (configuration, data, files) */
@@ -635,7 +644,8 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
             d.measured_arg = &ep;
         }
         json_t *before = started_svc ? read_counters(run, d.port) : NULL;
-        load = drv->measure(&d, why, sizeof why);
+        load = run->external_load ? mtb_remote_serve(&d, run->external_load, why, sizeof why)
+                                  : drv->measure(&d, why, sizeof why);
         if (ep.on) {
             perf = ep.proc;
             perf_on = 1;
@@ -710,7 +720,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
                                       "Cpus_allowed_list of every task in /proc/PID/task/*/status, read while running"));
     }
     if (load) {
-        json_object_set_new(rec, "summary", summary_of(load));
+        json_object_set_new(rec, "summary", mtb_run_summary(load));
         json_object_set_new(rec, "load", load);
     }
     char *prep = mtb_asprintf("%s/preload.json", run->dir);

@@ -376,18 +376,18 @@ static int learn_host(struct mtb_session *s, char *err, size_t errlen)
     struct master *m = s->m;
     int st;
     char *o = ssh_out(s, "uname -m; uname -r; uname -n; cat /etc/machine-id 2>/dev/null || echo -; echo \"$HOME\"; "
-                         "nproc; command -v bash >/dev/null && echo bash || echo nobash",
+                         "nproc; command -v bash >/dev/null && echo bash || echo nobash; echo \"ssh $SSH_CONNECTION\"",
                       30, &st);
     if (st != 0 || !o) {
         explain(s, s->sshlog, err, errlen);
         free(o);
         return -1;
     }
-    char *f[8] = { 0 }, *save = NULL;
+    char *f[9] = { 0 }, *save = NULL;
     int n = 0;
-    for (char *l = strtok_r(o, "\n", &save); l && n < 8; l = strtok_r(NULL, "\n", &save))
+    for (char *l = strtok_r(o, "\n", &save); l && n < 9; l = strtok_r(NULL, "\n", &save))
         f[n++] = l;
-    if (n < 7) {
+    if (n < 8) {
         snprintf(err, errlen, "ssh %s: unexpected answer to uname/nproc (a POSIX shell is needed there)", s->where);
         free(o);
         return -1;
@@ -423,6 +423,10 @@ static int learn_host(struct mtb_session *s, char *err, size_t errlen)
                         "hostname", f[2], "machine", f[0], "uname_r", f[1], "machine_id", f[3], "cpus", atoi(f[5]),
                         "root", m->root, "clock_offset_s", best_off, "clock_rtt_s", best_rtt, "connect_seconds",
                         s->connect_seconds);
+    /* the address ssh reached it at (SSH_CONNECTION: client port server port) */
+    char a1[64], a2[64], a3[64];
+    if (sscanf(f[7], "ssh %63s %63s %63s", a1, a2, a3) == 3)
+        json_object_set_new(m->info, "address", json_string(a3));
     free(o);
     /* what the far root already holds */
     char *cmd = mtb_asprintf("cat %s/.mtb-hashes 2>/dev/null; true", m->root);

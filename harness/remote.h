@@ -1,0 +1,31 @@
+/* remote.h - a run whose service runs on a server host (the machine
+ * profile's server_host, --server-host), optionally loaded from client hosts
+ * (client_hosts, --client-hosts).
+ *
+ * The controller's side (mtb_remote_run): the agent step over the ssh
+ * transport: the run's build put on the server host (by its key), the far
+ * `mtebench run` executed there with the same service, variant, mode,
+ * platform and workload, and its record brought back: the proof, pinning,
+ * perf counters, the service's counters, provenance and the quiet check are
+ * the server host's. With client hosts the far run serves instead of driving
+ * (mtb_remote_serve); the controller starts the clients together
+ * (clients.c), reads the service's request counters before and after over
+ * ssh, merges the clients' histograms into the record's load and checks the
+ * merged request count against the counters. */
+#ifndef MTB_REMOTE_H
+#define MTB_REMOTE_H
+#include <jansson.h>
+#include <stddef.h>
+
+struct mtb_run;
+struct mtb_drive;
+
+/* One run on the profile's server host; writes run->dir/record.json.
+ * @return an enum mtb_run_status. */
+int mtb_remote_run(const struct mtb_run *run, json_t **record);
+
+/* The far side of a run loaded by client hosts: tell the controller the
+ * service's port (dir/serving.json) and wait for dir/stop (or d->timeout).
+ * @return a load object saying the load came from elsewhere, or NULL with why. */
+json_t *mtb_remote_serve(const struct mtb_drive *d, const char *dir, char *why, size_t n);
+#endif
