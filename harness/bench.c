@@ -150,8 +150,9 @@ int mtb_cmd_bench(int argc, char **argv)
             o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
     json_t *files = json_array();
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
-                  (int)plan.ncells * (int)o.reps);
+    /* the plan runs first: failures is only known afterwards */
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, failures, (int)plan.ncells * (int)o.reps);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -175,8 +176,9 @@ int mtb_cmd_plan(int argc, char **argv)
             plan.ncells, plan.reps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
-                  (int)plan.ncells * (int)plan.reps);
+    /* the plan runs first: failures is only known afterwards */
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, failures, (int)plan.ncells * (int)plan.reps);
 }
 
 /* Print and write the statistics of a finished plan: the records in memory,

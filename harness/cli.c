@@ -69,9 +69,9 @@ void mtb_cli_usage(FILE *f)
             "  --force                      rebuild even when the cache has the build\n"
             "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
             "  --build DIR                  run: use this prebuilt service build (a cache directory)\n"
-            "  --server-host H    SERVER_HOST  run the service on [user@]host[:port] over ssh; its record is made there\n"
+            "  --server-host H    HOSTS     run the service on [user@]host[:port] over ssh; its record is made there\n"
             "                               (default: the profile's server_host, else this machine)\n"
-            "  --client-hosts L   CLIENT_HOSTS  run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
+            "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
             "  --server-address A           the address the client hosts reach the server at (default: ssh's)\n"
             "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D   (SSH_OPTS)\n"
             "                               how ssh reaches the hosts (see `mtebench hosts --help`)\n");
