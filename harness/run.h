@@ -12,6 +12,7 @@
 #include "record.h" /* the record: schema, writing */
 #include "workload.h"
 
+
 struct mtb_run {
     const struct mtb_recipe *recipe;
     const char *variant;
