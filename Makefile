@@ -5,7 +5,8 @@
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
-#   make test      unit + integration tests (prove)
+#   make test      unit + integration tests (prove), then make lint
+#   make lint      structure: function length, include cycles, layers (tests/lint.sh)
 SHELL := /bin/bash
 comma := ,
 # kernel source of the named kernels (PLATFORM=vm): 6.12 (default) or 6.1
@@ -187,7 +188,11 @@ report: all
 # --- tests -----------------------------------------------------------------
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
-	bash tests/run.sh
+	@r=0; bash tests/run.sh || r=1; bash tests/lint.sh || r=1; exit $$r
+
+# structure: no harness function over 120 lines, no include cycle, layers kept
+lint:
+	bash tests/lint.sh
 
 unit: all $(UNIT)
 	prove --exec '' $(UNIT)
@@ -195,7 +200,7 @@ unit: all $(UNIT)
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit lint clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

@@ -199,17 +199,9 @@ static char *bracketed(const char *path)
     return out;
 }
 
-json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
+/* governor and boost of the profile's CPUs */
+static void check_clock(const struct mtb_machine *m, const char *in, json_t *checks, json_t *warnings)
 {
-    json_t *warnings = json_array(), *checks = json_object();
-    char in[MTB_MAX_CPUS], svc[MTB_MAX_CPUS] = { 0 }, cli[MTB_MAX_CPUS] = { 0 };
-    profile_cpus(m, in);
-    for (int i = 0; i < m->nsvc; i++)
-        svc[m->svc_cpus[i]] = 1;
-    for (int i = 0; i < m->ncli; i++)
-        cli[m->cli_cpus[i]] = 1;
-
-    /* governor and boost */
     json_t *gov = json_object();
     int exposed = 0;
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
@@ -243,7 +235,11 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     free(boost);
     free(noturbo);
 
-    /* SMT siblings of the service CPUs */
+}
+
+/* SMT siblings of the service CPUs, inside the set or with the client's */
+static void check_smt(const struct mtb_machine *m, const char *svc, const char *cli, json_t *checks, json_t *warnings)
+{
     json_t *smt = json_array();
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
         if (!svc[c])
@@ -270,7 +266,11 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     }
     json_object_set_new(checks, "smt_siblings", smt);
 
-    /* background load: loadavg, busy CPUs, and who keeps them busy */
+}
+
+/* background load: loadavg, busy CPUs, and who keeps them busy */
+static void check_load(const char *in, double sample_s, json_t *checks, json_t *warnings)
+{
     double l1 = 0, l5 = 0, l15 = 0;
     char *la = mtb_read_file("/proc/loadavg", NULL);
     if (la)
@@ -329,6 +329,11 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     free(t0);
     free(t1);
 
+}
+
+/* swap and transparent huge pages */
+static void check_memory(json_t *checks, json_t *warnings)
+{
     /* swap */
     char *mi = mtb_read_file("/proc/meminfo", NULL);
     long long st = 0, sf = 0;
@@ -353,6 +358,21 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     free(thp);
     free(defrag);
 
+}
+
+json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
+{
+    json_t *warnings = json_array(), *checks = json_object();
+    char in[MTB_MAX_CPUS], svc[MTB_MAX_CPUS] = { 0 }, cli[MTB_MAX_CPUS] = { 0 };
+    profile_cpus(m, in);
+    for (int i = 0; i < m->nsvc; i++)
+        svc[m->svc_cpus[i]] = 1;
+    for (int i = 0; i < m->ncli; i++)
+        cli[m->cli_cpus[i]] = 1;
+    check_clock(m, in, checks, warnings);
+    check_smt(m, svc, cli, checks, warnings);
+    check_load(in, sample_s, checks, warnings);
+    check_memory(checks, warnings);
     char cpus[512];
     int list[MTB_MAX_CPUS], nl = 0;
     for (int c = 0; c < MTB_MAX_CPUS; c++)

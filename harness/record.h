@@ -50,7 +50,9 @@ enum {
  *   of       the run metric compared
  *   tagged_num 1: tagged / baseline; 0: baseline / tagged (throughput: a
  *            slowdown above 1 is worse either way)
- *   views, nightly as for run metrics; every pair metric is lower-is-better */
+ *   views, nightly as for run metrics; every pair metric is lower-is-better.
+ *            The history derives a pair metric from its runs table: give
+ *            the compared run metric MTB_V_HISTORY too (else it holds NULL). */
 #define MTB_PAIR_METRICS(X)                                                            \
     X(slowdown, "overhead", ops_per_sec, 0, MTB_V_TABLE | MTB_V_HISTORY, "overhead") \
     X(p99_ratio, "p99 ratio", p99_us, 1, MTB_V_TABLE | MTB_V_HISTORY, NULL)              \

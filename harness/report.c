@@ -602,19 +602,17 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
     fprintf(f, "<section id=\"runs\"><h2>Runs</h2>\n<table>\n");
     caption(f, "Every run read (runs.csv has all columns)", emu);
     fprintf(f, "<tr><th>#</th><th class=\"l\">record</th><th class=\"l\">status</th><th class=\"l\">config</th>"
-               "<th class=\"l\">kernel</th><th>rep</th><th>ops/s</th><th>p50 µs</th><th>p99 µs</th>"
-               "<th>p99.9 µs</th><th class=\"l\">note</th></tr>\n");
+               "<th class=\"l\">kernel</th><th>rep</th>");
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, m ? "<th>%s %s</th>" : "<th>%s</th>", mtb_run_metrics[m].label, mtb_run_metrics[m].unit);
+    fprintf(f, "<th class=\"l\">note</th></tr>\n");
     size_t i;
     json_t *rec;
     json_array_foreach(set->records, i, rec)
     {
-        json_t *c = json_object_get(rec, "config"), *s = json_object_get(rec, "summary");
+        json_t *c = json_object_get(rec, "config");
         int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-        char o[32], a[32], b[32], d[32];
-        mtb_summary_fmt_int(o, sizeof o, ok ? mtb_jnum(s, "ops_per_sec") : NAN);
-        mtb_summary_fmt_int(a, sizeof a, ok ? mtb_jnum(s, "p50_us") : NAN);
-        mtb_summary_fmt_int(b, sizeof b, ok ? mtb_jnum(s, "p99_us") : NAN);
-        mtb_summary_fmt_int(d, sizeof d, ok ? mtb_jnum(s, "p999_us") : NAN);
         fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
         td_text(f, json_string_value(json_array_get(set->files, i)), 1);
         td_text(f, mtb_jstr(rec, "status"), 1);
@@ -622,8 +620,13 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
         td_text(f, cfg, 1);
         free(cfg);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        fprintf(f, "<td>%lld</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
-                (long long)json_integer_value(json_object_get(c, "rep")), o, a, b, d);
+        fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "rep")));
+        for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+            if (mtb_run_metrics[m].views & MTB_V_TABLE) {
+                char v[32];
+                mtb_summary_fmt_int(v, sizeof v, ok ? mtb_record_metric(rec, (enum mtb_run_metric_id)m) : NAN);
+                fprintf(f, "<td>%s</td>", v);
+            }
         char *note = NULL;
         json_t *fault = json_object_get(rec, "fault");
         if (json_is_object(fault))
@@ -631,7 +634,7 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
                                 (long long)mtb_jnum(fault, "si_code"), mtb_jstr(fault, "kind"));
         else if (!ok)
             note = mtb_strdup(mtb_jstr(rec, "error"));
-        else if (json_is_true(json_object_get(s, "client_bound")))
+        else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "client_bound")))
             note = mtb_strdup("client-bound");
         td_text(f, note ? note : "", 1);
         free(note);

@@ -9,9 +9,8 @@
 #include "mode.h"
 #include "platform.h"
 #include "recipe.h"
-#include "record.h" /* the record: schema, writing */
 #include "workload.h"
-
+#include "record.h" /* the record: schema, writing */
 
 struct mtb_run {
     const struct mtb_recipe *recipe;
