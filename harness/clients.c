@@ -221,6 +221,53 @@ static json_t *load_json(const char *path)
     return json_load_file(path, 0, &je);
 }
 
+/* One client's outcome into ci (its entry of "clients"); its load into
+ * loads. @return 0, or -1 with why (failed, late, ended early). */
+static int client_result(struct job *j, const char *host, const struct mtb_client_load *l, double late_limit, json_t *ci,
+                         json_t *loads, char *why, size_t whylen)
+{
+    why[0] = 0;
+    char *lp = mtb_asprintf("%s/load.json", j->dir), *cp = mtb_asprintf("%s/client.json", j->dir);
+    json_t *ld = load_json(lp), *cj = load_json(cp);
+    free(lp);
+    free(cp);
+    if (j->rc != 0)
+        snprintf(why, whylen, "%s", j->err);
+    else if (!cj)
+        snprintf(why, whylen, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
+    else if (json_integer_value(json_object_get(cj, "exit")) != 0 || !ld)
+        snprintf(why, whylen, "mtload failed there (%s; see %s/agent.log)",
+                 json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
+                 j->dir);
+    else if (num(cj, "late_s") > late_limit)
+        snprintf(why, whylen, "started %.3f s late (the limit is %.3f s)", num(cj, "late_s"), late_limit);
+    else if (num(ld, "duration_s") < 0.95 * l->duration)
+        snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->duration);
+    json_t *info = j->res.info ? j->res.info : mtb_ssh_info(j->s);
+    json_object_set(ci, "identity", info ? info : json_null());
+    json_object_set_new(ci, "clock_offset_s", json_real(num(info, "clock_offset_s")));
+    if (cj) {
+        json_object_set_new(ci, "late_s", json_real(num(cj, "late_s")));
+        json_object_set_new(ci, "cpu", json_pack("{s:f,s:f}", "user_s", num(cj, "cpu_user_s"), "sys_s",
+                                                 num(cj, "cpu_sys_s")));
+    }
+    if (ld) {
+        json_object_set_new(ci, "client_bound",
+                            json_boolean(json_is_true(json_object_get(json_object_get(ld, "cpu"), "client_bound"))));
+        json_object_set(ci, "totals", json_object_get(ld, "totals"));
+        json_object_set(ci, "latency_us", json_object_get(json_object_get(ld, "latency_us"), "corrected"));
+        json_object_set_new(ci, "duration_s", json_real(num(ld, "duration_s")));
+    }
+    json_object_set_new(ci, "dir", json_string(j->dir));
+    json_object_set_new(ci, "status", json_string(why[0] ? "failed" : "ok"));
+    if (why[0])
+        json_object_set_new(ci, "error", json_string(why));
+    if (ld)
+        json_array_append_new(loads, ld);
+    json_decref(cj);
+    return why[0] ? -1 : 0;
+}
+
 json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, const char *dir, char *err,
                         size_t errlen)
 {
@@ -280,51 +327,10 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
     free(th);
     err[0] = 0;
     for (int i = 0; i < c->n; i++) {
-        struct job *j = &jobs[i];
-        json_t *ci = json_array_get(clients, (size_t)i);
-        char *lp = mtb_asprintf("%s/load.json", j->dir), *cp = mtb_asprintf("%s/client.json", j->dir);
-        json_t *ld = load_json(lp), *cj = load_json(cp);
-        free(lp);
-        free(cp);
-        char why[MTB_ERRLEN] = "";
-        if (j->rc != 0)
-            snprintf(why, sizeof why, "%s", j->err);
-        else if (!cj)
-            snprintf(why, sizeof why, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
-        else if (json_integer_value(json_object_get(cj, "exit")) != 0 || !ld)
-            snprintf(why, sizeof why, "mtload failed there (%s; see %s/agent.log)",
-                     json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
-                     j->dir);
-        else if (num(cj, "late_s") > late_limit)
-            snprintf(why, sizeof why, "started %.3f s late (the limit is %.3f s)", num(cj, "late_s"), late_limit);
-        else if (num(ld, "duration_s") < 0.95 * l->duration)
-            snprintf(why, sizeof why, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->duration);
-        json_t *info = j->res.info ? j->res.info : mtb_ssh_info(j->s);
-        json_object_set(ci, "identity", info ? info : json_null());
-        json_object_set_new(ci, "clock_offset_s", json_real(num(info, "clock_offset_s")));
-        if (cj) {
-            json_object_set_new(ci, "late_s", json_real(num(cj, "late_s")));
-            json_object_set_new(ci, "cpu", json_pack("{s:f,s:f}", "user_s", num(cj, "cpu_user_s"), "sys_s",
-                                                     num(cj, "cpu_sys_s")));
-        }
-        if (ld) {
-            json_object_set_new(ci, "client_bound",
-                                json_boolean(json_is_true(json_object_get(json_object_get(ld, "cpu"), "client_bound"))));
-            json_object_set(ci, "totals", json_object_get(ld, "totals"));
-            json_object_set(ci, "latency_us", json_object_get(json_object_get(ld, "latency_us"), "corrected"));
-            json_object_set_new(ci, "duration_s", json_real(num(ld, "duration_s")));
-        }
-        json_object_set_new(ci, "result", json_string(c->hosts[i]));
-        json_object_set_new(ci, "dir", json_string(j->dir));
-        json_object_set_new(ci, "status", json_string(why[0] ? "failed" : "ok"));
-        if (why[0]) {
-            json_object_set_new(ci, "error", json_string(why));
-            if (!err[0])
-                snprintf(err, errlen, "client host %s: %s", c->hosts[i], why);
-        }
-        if (ld)
-            json_array_append_new(loads, ld);
-        json_decref(cj);
+        char why[MTB_ERRLEN];
+        if (client_result(&jobs[i], c->hosts[i], l, late_limit, json_array_get(clients, (size_t)i), loads, why,
+                          sizeof why) != 0 && !err[0])
+            snprintf(err, errlen, "client host %s: %s", c->hosts[i], why);
     }
     if (!err[0]) {
         merged = mtb_clients_merge(loads, err, errlen);

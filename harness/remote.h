@@ -10,7 +10,7 @@
  * the server host's. With client hosts the far run serves instead of driving
  * (mtb_remote_serve); the controller starts the clients together
  * (clients.c), reads the service's request counters before and after over
- * ssh, merges the clients' histograms into the record's load and checks the
+ * ssh (the far side: driver_external.c), merges the clients' histograms into the record's load and checks the
  * merged request count against the counters. */
 #ifndef MTB_REMOTE_H
 #define MTB_REMOTE_H
@@ -18,14 +18,12 @@
 #include <stddef.h>
 
 struct mtb_run;
-struct mtb_drive;
 
 /* One run on the profile's server host; writes run->dir/record.json.
  * @return an enum mtb_run_status. */
 int mtb_remote_run(const struct mtb_run *run, json_t **record);
 
-/* The far side of a run loaded by client hosts: tell the controller the
- * service's port (dir/serving.json) and wait for dir/stop (or d->timeout).
- * @return a load object saying the load came from elsewhere, or NULL with why. */
-json_t *mtb_remote_serve(const struct mtb_drive *d, const char *dir, char *why, size_t n);
+/* A run where the profile says: on its server host (mtb_remote_run), else
+ * here (mtb_run_one). @return an enum mtb_run_status. */
+int mtb_run_anywhere(const struct mtb_run *run, json_t **record);
 #endif

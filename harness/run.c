@@ -3,7 +3,6 @@
  * (service.c), drive (driver_*.c, perf.c), stop (service.c), collect and
  * write (here). */
 #include "run.h"
-#include "remote.h"
 #include "driver.h"
 #include "perf.h"
 #include "proc.h"
@@ -290,8 +289,8 @@ static int step_drive(struct run_ctx *c)
         c->d.measured_arg = &perf;
     }
     json_t *before = mtb_service_counters(&c->svc);
-    c->load = run->external_load ? mtb_remote_serve(&c->d, run->external_load, c->why, sizeof c->why)
-                                 : c->drv->measure(&c->d, c->why, sizeof c->why);
+    c->d.external = run->external_load;
+    c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
     if (po)
@@ -393,8 +392,6 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
 
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
 {
-    if (mtb_machine_remote(run->machine)) /* on the server host, through the agent step over ssh */
-        return mtb_remote_run(run, record);
     if (run->platform->run) /* the platform runs it (vm: inside a guest) */
         return (enum mtb_run_status)run->platform->run(run, record);
     struct run_ctx c = { .run = run };
