@@ -21,7 +21,7 @@
 
 static const char *target_of(const struct mtb_opts *o)
 {
-    return o->target ? o->target : o->p->target();
+    return o->target ? o->target : mtb_remote_target(&o->mach, o->p);
 }
 
 int mtb_cmd_build(int argc, char **argv)

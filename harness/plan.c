@@ -269,7 +269,7 @@ static void fmt_eta(char *buf, size_t n, double secs)
 static void plan_prepare(struct mtb_plan *p, int force)
 {
     char err[MTB_ERRLEN];
-    const char *target = p->platform->target();
+    const char *target = mtb_remote_target(p->machine, p->platform);
     for (size_t i = 0; i < p->ncells; i++) {
         struct mtb_plan_cell *c = &p->cells[i];
         /* one build per (service, variant): reuse an earlier cell's */

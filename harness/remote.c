@@ -356,6 +356,11 @@ int mtb_remote_run(const struct mtb_run *run, json_t **record)
     return status;
 }
 
+const char *mtb_remote_target(const struct mtb_machine *m, const struct mtb_platform *p)
+{
+    return mtb_machine_remote(m) && !strcmp(p->target(), "native") ? "aarch64" : p->target();
+}
+
 int mtb_run_anywhere(const struct mtb_run *run, json_t **record)
 {
     if (mtb_machine_remote(run->machine))
