@@ -51,7 +51,7 @@ cat > "$T_TMP/inventory.ini" <<EOF
 h1
 h2 mtebench_night_args="--platform nosuch"
 
-[servers:vars]
+[all:vars]
 ansible_ssh_common_args=-F $HOSTS_DIR/ssh_config
 ansible_python_interpreter=/usr/bin/python3
 mtebench_dir=/root/mtebench
