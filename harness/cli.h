@@ -18,6 +18,7 @@ struct mtb_opts {
     long reps;
     struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
     int force, quiet, json, dry_run;
+    int resume;                       /* --resume DIR: finish the plan in results DIR */
     int strict;              /* refuse to run on a machine that is not quiet */
     const char *server_host, *client_hosts, *server_address; /* override the profile's hosts */
     const char *external_load; /* run (on a server host): the load comes from client hosts; handshake files here */
