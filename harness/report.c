@@ -699,6 +699,33 @@ static void html_env(FILE *f, json_t *sum)
     fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
 }
 
+/* the warnings section: the summary's, the plots' problems, unusable files */
+static void html_warnings(FILE *f, const struct mtb_record_set *set, json_t *sum, json_t *problems)
+{
+    size_t i;
+    fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
+    json_t *warns = json_object_get(sum, "warnings"), *w;
+    if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
+        fprintf(f, "<p>None.</p>\n");
+    fprintf(f, "<ul>\n");
+    json_array_foreach(warns, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    json_array_foreach(problems, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    if (json_array_size(set->bad))
+        fprintf(f, "<li class=\"bad\">%zu file(s) or directories gave no usable record: see "
+                   "<a href=\"#bad\">records not used</a></li>\n", json_array_size(set->bad));
+    fprintf(f, "</ul>\n</section>\n");
+}
+
 static char *report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
 {
     char *buf = NULL;
@@ -793,27 +820,7 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
     fprintf(f, "</section>\n");
     json_decref(groups);
 
-    fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
-    json_t *warns = json_object_get(sum, "warnings"), *w;
-    if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
-        fprintf(f, "<p>None.</p>\n");
-    fprintf(f, "<ul>\n");
-    json_array_foreach(warns, i, w)
-    {
-        fprintf(f, "<li class=\"warn\">");
-        hput(f, json_string_value(w));
-        fprintf(f, "</li>\n");
-    }
-    json_array_foreach(problems, i, w)
-    {
-        fprintf(f, "<li class=\"warn\">");
-        hput(f, json_string_value(w));
-        fprintf(f, "</li>\n");
-    }
-    if (json_array_size(set->bad))
-        fprintf(f, "<li class=\"bad\">%zu file(s) or directories gave no usable record: see "
-                   "<a href=\"#bad\">records not used</a></li>\n", json_array_size(set->bad));
-    fprintf(f, "</ul>\n</section>\n");
+    html_warnings(f, set, sum, problems);
     html_runs(f, set, emu);
     html_bad(f, set);
     html_env(f, sum);
