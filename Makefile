@@ -3,6 +3,7 @@
 #   make           build the tools (mtebench, mtload, aarch64 probes)
 #   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
 #                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
+#                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
@@ -158,7 +159,8 @@ BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--m
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
 	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
-	$(if $(RESUME),--resume $(RESUME))
+	$(if $(RESUME),--resume $(RESUME)) \
+	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "proc.h"
+#include "remote.h"
 #include "quiet.h"
 #include "report.h"
 #include "run.h"
@@ -20,7 +21,7 @@
 
 static const char *target_of(const struct mtb_opts *o)
 {
-    return o->target ? o->target : o->p->target();
+    return o->target ? o->target : mtb_remote_target(&o->mach, o->p);
 }
 
 int mtb_cmd_build(int argc, char **argv)
@@ -93,9 +94,10 @@ int mtb_cmd_run(int argc, char **argv)
     }
     struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
-                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet };
+                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
+                           .external_load = o.external_load };
     json_t *rec = NULL;
-    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
     if (o.json) {
         json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");

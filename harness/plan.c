@@ -3,6 +3,7 @@
 #include "jsonx.h"
 #include "kernel.h"
 #include "proc.h"
+#include "remote.h"
 #include "quiet.h"
 #include "seqstop.h"
 #include "util.h"
@@ -324,7 +325,7 @@ static void fmt_eta(char *buf, size_t n, double secs)
 static void plan_prepare(struct mtb_plan *p, int force)
 {
     char err[MTB_ERRLEN];
-    const char *target = p->platform->target();
+    const char *target = mtb_remote_target(p->machine, p->platform);
     for (size_t i = 0; i < p->ncells; i++) {
         struct mtb_plan_cell *c = &p->cells[i];
         /* one build per (service, variant): reuse an earlier cell's */
@@ -591,7 +592,7 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
                            .plan = p->name, .dir = rundir };
     json_t *rec = NULL;
-    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
     if (st != MTB_RUN_OK) {
