@@ -65,6 +65,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# mtload_engines: the mtload engines to test, the usable ones here (io_uring
+# only where the kernel allows it); MTL_ENGINES="epoll" narrows the list
+mtload_engines() {
+    if [ -n "${MTL_ENGINES:-}" ]; then echo "$MTL_ENGINES"; return; fi
+    "$B/mtload" --engines 2>/dev/null | tr '\n' ' '
+}
+
 done_testing() { echo "1..$T_N"; [ "$T_FAIL" = 0 ]; exit $?; }
 
 # objtag_plants SERVICE DURATION OVERFLOW_RE UAF_RE UAF_WHAT TAGGED_JQ TAGGED_WHAT
