@@ -7,7 +7,8 @@
 #   allocation's address under objtag sync; under tagged sync (glibc heap
 #   tagging: the pool block has one tag) the same plants run to the end;
 # - the objtag build serves its workload (mixed file sizes, mtload) in sync
-#   mode without a fault, and its worker counts the tag operations.
+#   mode without a fault, and its worker counts the tag operations; with
+#   tagging off (mode off) it tags nothing.
 # (the master respawns a faulting worker, which plants again on its 100th
 # request: the first fault is the one recorded.)
 # Three nginx builds (~1 min each, cached); the runs take ~20 s under emu.
@@ -29,6 +30,12 @@ ops=$(jq '.service_counters.delta.objtag_ops // 0' "$r")
 req=$(jq '.load.totals.requests' "$r")
 ok "$([ "$ops" -gt "$req" ] 2>/dev/null; echo $?)" \
    "the worker tagged pool allocations ($ops tag operations, $(jq '.service_counters.delta.objtag_granules // 0' "$r") granules, $req requests)"
+"$M" run --service nginx --variant objtag --mode off --platform emu --duration 1 --warmup 0 \
+    --results "$R/off" > "$T_TMP/off.out" 2>&1
+is "$?" 0 "objtag build with tagging off runs" || dump "$T_TMP/off.out"
+ok "$(jq -e '.status=="ok" and .load.totals.requests > 0 and .service_counters.delta.objtag_ops == 0' "$R/off/001-objtag-off/record.json" >/dev/null; echo $?)" \
+   "tagging off: requests served and no tag operation (stock allocation path)"
+
 "$M" report --out "$T_TMP/rep" "$R/objtag" > "$T_TMP/rep.out" 2>&1
 t=$(jq -r '.configs[]|select(.variant=="objtag")|.tag_ops_per_request' "$T_TMP/rep/objtag/summary.json" 2>/dev/null)
 ok "$(jq -e '.tag_ops > 1 and .granules_tagged >= .tag_ops' <<<"$t" >/dev/null 2>&1; echo $?)" \
