@@ -136,7 +136,9 @@ int main(void)
     struct sim noisy = { .truth = 1.1, .sigma = 0.3, .sleep_us = 2000 };
     stats_rng_seed(&noisy.rng, 43);
     mtb_seq_run(&s, 1, pair, &noisy, NULL, &o);
-    ok(o.why == MTB_SEQ_MAX_TIME && o.elapsed <= 2.0 && o.elapsed > 1.0 && o.worst_hw > precision,
+    /* not timed to the millisecond: a loaded machine stretches the stand-in
+     * runs, and the rule may then stop at an earlier look it can afford */
+    ok(o.why == MTB_SEQ_MAX_TIME && o.elapsed <= 2.5 && o.pairs >= 12 && o.worst_hw > precision,
        "large noise (30%%): stops at MAX_TIME after %ld pairs, %.2f s, +-%.1f%%", o.pairs, o.elapsed, 100 * o.worst_hw);
     mtb_seq_init(&s, precision, 1e9, 12, 0.002);
     mtb_seq_run(&s, 1, pair, &noisy, NULL, &o);
