@@ -1,23 +1,42 @@
 # mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
-#   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
+#                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
+#                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
-#   make test      unit + integration tests (prove); make test-long: tests/long/*.t
+#   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
+#   make lint      structure: function length, include cycles, layers (tests/lint.sh)
 SHELL := /bin/bash
 comma := ,
 # kernel source of the named kernels (PLATFORM=vm): 6.12 (default) or 6.1
 export KERNEL_SOURCE
 .DEFAULT_GOAL := all
 
-VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 B       := build
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -DMTEBENCH_VERSION='"$(VERSION)"' -Iharness -Iloadgen
-LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
+CPPFLAGS += -D_GNU_SOURCE -Icommon -Iharness -Iloadgen
+
+# One short line per step (`CC harness/run.c`); V=1 prints the commands.
+ifeq ($(V),1)
+Q   :=
+say :=
+else
+Q   := @
+say  = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+# The version stamp: build/gen/version.c is rewritten only when `git describe`
+# changes (a commit, a dirty tree), so exactly what embeds it (version.o, then
+# the programs) rebuilds on a new commit without `make clean`.
+VERSION   := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+VERSION_C := $(B)/gen/version.c
+VERSION_LINE := const char mtb_version[] = "$(VERSION)";
+$(shell mkdir -p $(B)/gen; [ "$$(cat $(VERSION_C) 2>/dev/null)" = '$(VERSION_LINE)' ] || echo '$(VERSION_LINE)' > $(VERSION_C))
+LDLIBS  := -luring -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 # PostgreSQL histories (libpq, Debian libpq-dev): native builds only; the
 # aarch64 guest build never writes a history and goes without
 PG_CPPFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
@@ -35,9 +54,12 @@ XCC     ?= aarch64-linux-gnu-gcc
 XAR     ?= aarch64-linux-gnu-ar
 endif
 
+# common/: sources compiled into both programs (version, duration syntax, RNG)
+CM_SRC  := $(wildcard common/*.c) $(VERSION_C)
 LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
 HN_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c))
-LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o)
+CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
+LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
@@ -45,62 +67,84 @@ PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtef
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
 GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
-XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o)
-XHN_OBJ := $(HN_SRC:%.c=$(B)/obj-aarch64/%.o)
+# on aarch64 with the native compiler, native and "cross" are one compiler:
+# the guest's objects are the native ones, but for history.c (the guest's
+# mtebench goes without libpq)
+XO      := $(if $(filter aarch64-gcc,$(ARCH)-$(XCC)),$(B)/obj,$(B)/obj-aarch64)
+XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
+XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(HN_SRC:%.c=$(XO)/%.o))
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 
 $(B)/libmtload.a: $(LG_OBJ)
-	@rm -f $@; ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@; ar rcs $@ $^
 $(B)/libmteharness.a: $(HN_OBJ)
-	@rm -f $@; ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@; ar rcs $@ $^
 
 $(B)/mtload: $(B)/obj/loadgen/main.o $(B)/libmtload.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
 
 # aarch64 helpers that run on the measured platform: the mode probe and the
 # fault reporter preloaded into services.
 $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 	@mkdir -p $(dir $@)
-	$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
-	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
 # test-only: the preload that plants a mismatched-tag store into a service's
 # own shared mappings (tests/integration/64-*.t)
 $(B)/tests/aarch64/libmtbplant.so: tests/shim/mtbplant.c
 	@mkdir -p $(dir $@)
-	$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
 
 $(B)/obj-aarch64/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 $(B)/aarch64/libmtload.a: $(XLG_OBJ)
-	@rm -f $@; $(XAR) rcs $@ $^
+	@mkdir -p $(dir $@)
+	$(call say,XAR,$@)
+	$(Q)rm -f $@; $(XAR) rcs $@ $^
 $(B)/aarch64/libmteharness.a: $(XHN_OBJ)
-	@rm -f $@; $(XAR) rcs $@ $^
-$(B)/aarch64/mtload: $(B)/obj-aarch64/loadgen/main.o $(B)/aarch64/libmtload.a
-	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/aarch64/mtebench: $(B)/obj-aarch64/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
-	$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@mkdir -p $(dir $@)
+	$(call say,XAR,$@)
+	$(Q)rm -f $@; $(XAR) rcs $@ $^
+$(B)/aarch64/mtload: $(XO)/loadgen/main.o $(B)/aarch64/libmtload.a
+	$(call say,XLD,$@)
+	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/aarch64/mtebench: $(XO)/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
+	$(call say,XLD,$@)
+	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/aarch64/mtbinit: harness/guest/init.c
 	@mkdir -p $(dir $@)
-	$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
 
 $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
 
 deps:
 	@sh harness/deps.sh
@@ -111,9 +155,12 @@ MODE     ?= async
 BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(PRECISION),--precision $(PRECISION)) $(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict)
+	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
+	$(if $(RESUME),--resume $(RESUME)) \
+	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -133,8 +180,14 @@ compare-kernels: deps
 kernels: all
 	$(B)/mtebench kernel build $(subst $(comma), ,$(KERNELS))
 
+# the floor client of the load generator benchmark (tests/bench/floor.c)
+$(B)/bench/floor: tests/bench/floor.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -luring
+
 bench-loadgen: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(B)/bench/floor
 	bash tests/bench/loadgen.sh
 
 report: all
@@ -143,7 +196,11 @@ report: all
 # --- tests -----------------------------------------------------------------
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
-	bash tests/run.sh
+	@r=0; bash tests/run.sh || r=1; bash tests/lint.sh || r=1; exit $$r
+
+# structure: no harness function over 120 lines, no include cycle, layers kept
+lint:
+	bash tests/lint.sh
 
 unit: all $(UNIT)
 	prove --exec '' $(UNIT)
@@ -157,7 +214,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------
@@ -174,3 +231,9 @@ nightly: deps
 	@# not echoed: HISTORY may be a PostgreSQL URL with a password
 	@$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history '$(HISTORY)') $(BENCH_ARGS_COMMON)
 .PHONY: nightly
+
+# --- rehearsal on an emulated arm64 Debian 12 (not part of make test) ---------
+# debootstrap root cached in /var/cache/mtebench/rehearse-arm64; tens of minutes
+rehearse-arm64:
+	bash tests/rehearse-arm64.sh
+.PHONY: rehearse-arm64

@@ -87,92 +87,112 @@ static char *toolchain_id(const char *cc)
     return out;
 }
 
-int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char *target,
-                     int force, int quiet, struct mtb_build *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    if (!mtb_recipe_has_variant(r, variant)) {
-        char names[256];
-        snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", variant, r->name,
-                 mtb_recipe_variant_names(r, names, sizeof names));
-        return -1;
-    }
-    int cross = !strcmp(target, "aarch64") && !mtb_host_is_arm64();
-    const char *cc = cross ? "aarch64-linux-gnu-gcc" : "gcc";
-    char *tc = toolchain_id(cc);
-    if (!tc) {
-        snprintf(err, errlen, "compiler %s not found (make deps installs it)", cc);
-        return -1;
-    }
-    char *src = NULL;
-    if (mtb_build_source(r, &src, err, errlen) != 0) {
-        free(tc);
-        return -1;
-    }
+/* What goes into a build (and its key). */
+struct build_inputs {
+    int cross;
+    const char *cc;
+    char *tc, *src, *cflags, *script;
+    struct mtb_argv patches;
+    json_t *jp;            /* [{file, sha256}] of the patches */
+};
 
-    char section[128];
+static void inputs_free(struct build_inputs *in)
+{
+    json_decref(in->jp);
+    mtb_argv_free(&in->patches);
+    free(in->script);
+    free(in->cflags);
+    free(in->src);
+    free(in->tc);
+}
+
+/* The compiler, the verified source, flags, patches and script of a
+ * variant for a target. @return 0, or -1 with err. */
+static int build_inputs(const struct mtb_recipe *r, const char *variant, const char *target,
+                        struct build_inputs *in, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    in->cross = !strcmp(target, "aarch64") && !mtb_host_is_arm64();
+    in->cc = in->cross ? "aarch64-linux-gnu-gcc" : "gcc";
+    in->tc = toolchain_id(in->cc);
+    if (!in->tc) {
+        snprintf(err, errlen, "compiler %s not found (make deps installs it)", in->cc);
+        return -1;
+    }
+    if (mtb_build_source(r, &in->src, err, errlen) != 0)
+        return -1;
+    char section[128], cfkey[64];
     snprintf(section, sizeof section, "variant %s", variant);
-    char cfkey[64];
     snprintf(cfkey, sizeof cfkey, "cflags_%s", target);
     const char *cf1 = mtb_recipe_get(r, section, "cflags");
     const char *cf2 = mtb_recipe_get(r, section, cfkey);
-    char *cflags = mtb_asprintf("%s%s%s", cf1 ? cf1 : "", cf1 && cf2 ? " " : "", cf2 ? cf2 : "");
-    struct mtb_argv patches = { 0 };
-    expand_patches(mtb_recipe_get(r, section, "patches"), &patches);
-    char *script = mtb_asprintf("%s/%s", r->dir, mtb_recipe_need(r, "build", "script"));
+    in->cflags = mtb_asprintf("%s%s%s", cf1 ? cf1 : "", cf1 && cf2 ? " " : "", cf2 ? cf2 : "");
+    expand_patches(mtb_recipe_get(r, section, "patches"), &in->patches);
+    in->script = mtb_asprintf("%s/%s", r->dir, mtb_recipe_need(r, "build", "script"));
+    in->jp = json_array();
+    return 0;
+}
 
-    /* every input of the build goes into its key */
+/* Every input of the build goes into its key. @return 0, or -1 with err. */
+static int build_key(const struct mtb_recipe *r, const char *variant, const char *target,
+                     struct build_inputs *in, char key[65], char *err, size_t errlen)
+{
     struct mtb_hash *h = mtb_hash_new();
     mtb_hash_str(h, "abi", BUILD_ABI);
     mtb_hash_str(h, "service", r->name);
     mtb_hash_str(h, "version", mtb_recipe_need(r, "service", "version"));
     mtb_hash_str(h, "source", mtb_recipe_need(r, "service", "sha256"));
     mtb_hash_str(h, "target", target);
-    mtb_hash_str(h, "cflags", cflags);
-    mtb_hash_str(h, "toolchain", tc);
-    if (mtb_hash_file(h, "script", script) != 0) {
-        snprintf(err, errlen, "cannot read build script %s", script);
-        mtb_hash_final(h, out->key);
+    mtb_hash_str(h, "cflags", in->cflags);
+    mtb_hash_str(h, "toolchain", in->tc);
+    if (mtb_hash_file(h, "script", in->script) != 0) {
+        snprintf(err, errlen, "cannot read build script %s", in->script);
+        mtb_hash_final(h, key);
         return -1;
     }
-    json_t *jp = json_array();
-    for (int i = 0; i < patches.n; i++) {
+    for (int i = 0; i < in->patches.n; i++) {
         char hex[65];
-        if (mtb_sha256_file(patches.v[i], hex) != 0) {
-            snprintf(err, errlen, "patch %s of variant %s not found", patches.v[i], variant);
-            mtb_hash_final(h, out->key);
+        if (mtb_sha256_file(in->patches.v[i], hex) != 0) {
+            snprintf(err, errlen, "patch %s of variant %s not found", in->patches.v[i], variant);
+            mtb_hash_final(h, key);
             return -1;
         }
-        const char *rel = patches.v[i] + strlen(mtb_root()) + 1;
+        const char *rel = in->patches.v[i] + strlen(mtb_root()) + 1;
         mtb_hash_str(h, "patch", rel);
         mtb_hash_str(h, "patch-sha256", hex);
-        json_array_append_new(jp, json_pack("{s:s,s:s}", "file", rel, "sha256", hex));
+        json_array_append_new(in->jp, json_pack("{s:s,s:s}", "file", rel, "sha256", hex));
     }
-    if (cross) {
+    if (in->cross) {
         char *stamp = mtb_read_file(XSYSROOT "/.stamp", NULL);
         mtb_hash_str(h, "xsysroot", stamp ? stamp : "");
         free(stamp);
     }
-    mtb_hash_final(h, out->key);
+    mtb_hash_final(h, key);
+    return 0;
+}
 
-    out->dir = mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, out->key);
-    out->binary = mtb_asprintf("%s/%s", out->dir, mtb_recipe_need(r, "build", "binary"));
-    char *infopath = mtb_asprintf("%s/build.json", out->dir);
-    int rc = -1;
+/* A failed build: the log's tail on stderr, the log kept next to where the
+ * build would have gone. */
+static void build_failed(const struct mtb_recipe *r, const char *variant, const char *target, const char *dir,
+                         const char *logp, int st, char *err, size_t errlen)
+{
+    char desc[64];
+    fprintf(stderr, "---- last lines of %s ----\n", logp);
+    char *const tail[] = { "tail", "-n", "30", (char *)logp, NULL };
+    struct mtb_spawn ts = { .argv = tail };
+    mtb_proc_run(&ts, 10);
+    char *kept = mtb_asprintf("%s.failed.log", dir);
+    rename(logp, kept);
+    snprintf(err, errlen, "build of %s %s for %s failed (%s); full log: %s", r->name, variant, target,
+             st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), kept);
+    free(kept);
+}
 
-    if (!force && mtb_file_exists(out->binary) && mtb_file_exists(infopath)) {
-        json_error_t je;
-        out->info = json_load_file(infopath, 0, &je);
-        if (out->info) {
-            out->cached = 1;
-            json_object_set_new(out->info, "cached", json_true());
-            if (!quiet)
-                fprintf(stderr, "mtebench: %s %s (%s): cached build %.12s\n", r->name, variant, target, out->key);
-            rc = 0;
-            goto done;
-        }
-    }
-
+/* Run build.sh in a temporary directory, write build.json, rename into
+ * out->dir. @return 0, or -1 with err. */
+static int build_run(const struct mtb_recipe *r, const char *variant, const char *target, struct build_inputs *in,
+                     int quiet, struct mtb_build *out, char *err, size_t errlen)
+{
     char *tmpdir = mtb_asprintf("%s.tmp.%d", out->dir, (int)getpid());
     char *work = mtb_asprintf("%s/work", tmpdir);
     char *logp = mtb_asprintf("%s/build.log", tmpdir);
@@ -182,49 +202,38 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
         fprintf(stderr, "mtebench: building %s %s for %s (key %.12s; log %s/build.log)...\n",
                 r->name, variant, target, out->key, out->dir);
     char *patchlist = mtb_calloc(1, 1);
-    for (int i = 0; i < patches.n; i++) {
-        char *n = mtb_asprintf("%s%s\n", patchlist, patches.v[i]);
+    for (int i = 0; i < in->patches.n; i++) {
+        char *n = mtb_asprintf("%s%s\n", patchlist, in->patches.v[i]);
         free(patchlist);
         patchlist = n;
     }
     char *envv[] = {
-        mtb_asprintf("MTB_SRC=%s", src), mtb_asprintf("MTB_WORK=%s", work),
+        mtb_asprintf("MTB_SRC=%s", in->src), mtb_asprintf("MTB_WORK=%s", work),
         mtb_asprintf("MTB_OUT=%s", tmpdir), mtb_asprintf("MTB_TARGET=%s", target),
-        mtb_asprintf("MTB_CC=%s", cc), mtb_asprintf("MTB_CFLAGS=%s", cflags),
+        mtb_asprintf("MTB_CC=%s", in->cc), mtb_asprintf("MTB_CFLAGS=%s", in->cflags),
         mtb_asprintf("MTB_PATCHES=%s", patchlist),
-        mtb_asprintf("MTB_HOST=%s", cross ? "aarch64-linux-gnu" : ""),
+        mtb_asprintf("MTB_HOST=%s", in->cross ? "aarch64-linux-gnu" : ""),
         mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
         mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()), NULL,
     };
-    char *const argv[] = { "bash", script, NULL };
+    char *const argv[] = { "bash", in->script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
     double t0 = mtb_mono();
     int st = mtb_proc_run(&s, 3600);
     double secs = mtb_mono() - t0;
     char *tmpbin = mtb_asprintf("%s/%s", tmpdir, mtb_recipe_need(r, "build", "binary"));
+    int rc = -1;
     if (st != 0 || !mtb_file_exists(tmpbin)) {
-        char desc[64];
-        fprintf(stderr, "---- last lines of %s ----\n", logp);
-        char *const tail[] = { "tail", "-n", "30", logp, NULL };
-        struct mtb_spawn ts = { .argv = tail };
-        mtb_proc_run(&ts, 10);
-        /* keep the log where the next user can read it */
-        char *kept = mtb_asprintf("%s.failed.log", out->dir);
-        rename(logp, kept);
-        snprintf(err, errlen, "build of %s %s for %s failed (%s); full log: %s", r->name, variant,
-                 target, st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), kept);
-        free(kept);
-        free(tmpbin);
+        build_failed(r, variant, target, out->dir, logp, st, err, errlen);
         goto cleanup;
     }
-    free(tmpbin);
     mtb_rm_rf(work);
-    out->info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:f}",
+    out->info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:f}",
                           "service", r->name, "version", mtb_recipe_need(r, "service", "version"),
                           "source_package", mtb_recipe_need(r, "service", "source_package"),
                           "source_sha256", mtb_recipe_need(r, "service", "sha256"),
-                          "variant", variant, "target", target, "cflags", cflags,
-                          "patches", json_incref(jp), "toolchain", tc, "key", out->key,
+                          "variant", variant, "target", target, "cflags", in->cflags,
+                          "patches", in->jp, "toolchain", in->tc, "key", out->key,
                           "build_seconds", secs);
     char *ip = mtb_asprintf("%s/build.json", tmpdir);
     json_dump_file(out->info, ip, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -243,18 +252,49 @@ cleanup:
         mtb_rm_rf(tmpdir);
     for (char **e = envv; *e; e++)
         free(*e);
+    free(tmpbin);
     free(patchlist);
     free(logp);
     free(work);
     free(tmpdir);
-done:
-    json_decref(jp);
-    mtb_argv_free(&patches);
+    return rc;
+}
+
+int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char *target,
+                     int force, int quiet, struct mtb_build *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!mtb_recipe_has_variant(r, variant)) {
+        char names[256];
+        snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", variant, r->name,
+                 mtb_recipe_variant_names(r, names, sizeof names));
+        return -1;
+    }
+    struct build_inputs in;
+    if (build_inputs(r, variant, target, &in, err, errlen) != 0 ||
+        build_key(r, variant, target, &in, out->key, err, errlen) != 0) {
+        inputs_free(&in);
+        return -1;
+    }
+    out->dir = mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, out->key);
+    out->binary = mtb_asprintf("%s/%s", out->dir, mtb_recipe_need(r, "build", "binary"));
+    char *infopath = mtb_asprintf("%s/build.json", out->dir);
+    int rc = -1;
+    if (!force && mtb_file_exists(out->binary) && mtb_file_exists(infopath)) {
+        json_error_t je;
+        out->info = json_load_file(infopath, 0, &je);
+        if (out->info) {
+            out->cached = 1;
+            json_object_set_new(out->info, "cached", json_true());
+            if (!quiet)
+                fprintf(stderr, "mtebench: %s %s (%s): cached build %.12s\n", r->name, variant, target, out->key);
+            rc = 0;
+        }
+    }
+    if (rc != 0)
+        rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
     free(infopath);
-    free(script);
-    free(cflags);
-    free(src);
-    free(tc);
+    inputs_free(&in);
     return rc;
 }
 

@@ -48,14 +48,11 @@ static int cpuinfo_has_word(const char *word)
     return found;
 }
 
-int mtb_cmd_doctor(int argc, char **argv)
+/* this machine: architecture, MTE, QEMU, perf, binfmt, cross compiler */
+static void doctor_host(json_t *d)
 {
-    int as_json = argc > 1 && !strcmp(argv[1], "--json");
-    if (argc > 1 && !as_json)
-        mtb_die(2, "doctor: unknown option '%s' (accepted: --json)", argv[1]);
     struct utsname u;
     uname(&u);
-    json_t *d = json_object();
     json_object_set_new(d, "arch", json_string(u.machine));
     json_object_set_new(d, "kernel", json_string(u.release));
     json_object_set_new(d, "cpus", json_integer(mtb_ncpus()));
@@ -96,7 +93,11 @@ int mtb_cmd_doctor(int argc, char **argv)
     free(xv);
     json_object_set_new(d, "build_cache", json_string(mtb_cache()));
 
-    /* which machine profile suits this machine, and the shipped profiles */
+}
+
+/* which machine profile suits this machine, and the shipped profiles */
+static void doctor_machine(json_t *d)
+{
     int nodes = 0;
     glob_t ng;
     if (glob("/sys/devices/system/node/node[0-9]*", 0, NULL, &ng) == 0) {
@@ -134,6 +135,11 @@ int mtb_cmd_doctor(int argc, char **argv)
     json_object_set_new(d, "machine", json_pack("{s:s,s:s,s:i,s:o}", "suggested", sugg, "why", swhy, "numa_nodes", nodes,
                                                 "profiles", profiles));
 
+}
+
+/* each platform: usable here, its modes, the ones refused and why */
+static void doctor_platforms(json_t *d)
+{
     json_t *plats = json_array();
     mtb_for_each_platform(p)
     {
@@ -157,12 +163,13 @@ int mtb_cmd_doctor(int argc, char **argv)
     const char *notice;
     json_object_set_new(d, "default_platform", json_string(mtb_platform_default(&notice)->name));
 
-    if (as_json) {
-        json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-        printf("\n");
-        json_decref(d);
-        return 0;
-    }
+}
+
+static void doctor_print(json_t *d)
+{
+    struct utsname u;
+    uname(&u);
+    json_t *plats = json_object_get(d, "platforms");
 #define YN(k) (json_is_true(json_object_get(d, k)) ? "yes" : json_is_null(json_object_get(d, k)) ? "n/a" : "no")
 #define S(k) (json_string_value(json_object_get(d, k)) ? json_string_value(json_object_get(d, k)) : "not found")
     printf("architecture        %s (%d CPUs), kernel %s\n", u.machine, mtb_ncpus(), u.release);
@@ -207,6 +214,23 @@ int mtb_cmd_doctor(int argc, char **argv)
         printf("  %-13s %s%s\n", json_string_value(json_object_get(p, "name")),
                e ? "INVALID: " : json_is_true(json_object_get(p, "fits_here")) ? "" : "(not this machine) ",
                e ? json_string_value(e) : json_string_value(json_object_get(p, "summary")));
+    }
+}
+
+int mtb_cmd_doctor(int argc, char **argv)
+{
+    int as_json = argc > 1 && !strcmp(argv[1], "--json");
+    if (argc > 1 && !as_json)
+        mtb_die(2, "doctor: unknown option '%s' (accepted: --json)", argv[1]);
+    json_t *d = json_object();
+    doctor_host(d);
+    doctor_machine(d);
+    doctor_platforms(d);
+    if (as_json) {
+        json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else {
+        doctor_print(d);
     }
     json_decref(d);
     return 0;

@@ -374,6 +374,62 @@ static void remove_stale_tmp(const char *dir)
     free(pat);
 }
 
+/* The base kernel's tree to start from (incremental), when the base's
+ * fragments are ours and it has no patches of its own; else NULLs. */
+static void base_tree_of(const struct kplan *p, const char *name, const char *source, char **base_tree,
+                         char **base_key)
+{
+    if (!p->c.base || !*p->c.base || !strcmp(p->c.base, name))
+        return;
+    struct kplan bp;
+    char berr[MTB_ERRLEN];
+    if (kplan_make(p->c.base, source, &bp, berr, sizeof berr) != 0)
+        return;
+    int same = bp.frags.n == p->frags.n && bp.patches.n == 0;
+    for (int i = 0; same && i < p->frags.n; i++)
+        same = !strcmp(bp.frags.v[i], p->frags.v[i]);
+    char *bd = kdir(p->c.base, source, bp.key);
+    char *bt = mtb_asprintf("%s/tree", bd);
+    char *bi = mtb_asprintf("%s/build.json", bd);
+    if (same && mtb_file_exists(bt) && mtb_file_exists(bi)) {
+        *base_tree = bt;
+        bt = NULL;
+        *base_key = mtb_strdup(bp.key);
+    }
+    free(bt);
+    free(bi);
+    free(bd);
+    kplan_free(&bp);
+}
+
+/* "a\nb\n" of an argv */
+static char *lines_of(const struct mtb_argv *a)
+{
+    char *out = mtb_calloc(1, 1);
+    for (int i = 0; i < a->n; i++) {
+        char *n = mtb_asprintf("%s%s\n", out, a->v[i]);
+        free(out);
+        out = n;
+    }
+    return out;
+}
+
+/* A failed kernel build: the log's tail on stderr, the log kept. */
+static void kernel_build_failed(const char *name, const char *source, const char *dir, const char *logp, int st,
+                                char *err, size_t errlen)
+{
+    char desc[64];
+    fprintf(stderr, "---- last lines of %s ----\n", logp);
+    char *const tail[] = { "tail", "-n", "30", (char *)logp, NULL };
+    struct mtb_spawn ts = { .argv = tail };
+    mtb_proc_run(&ts, 10);
+    char *kept = mtb_asprintf("%s.failed.log", dir);
+    rename(logp, kept);
+    snprintf(err, errlen, "build of kernel %s (linux-source-%s) failed (%s); full log: %s", name, source,
+             st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), kept);
+    free(kept);
+}
+
 int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet,
                       struct mtb_kernel *out, char *err, size_t errlen)
 {
@@ -397,27 +453,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
 
     /* an incremental start: the base kernel's tree, when its fragments match */
     char *base_tree = NULL, *base_key = NULL;
-    if (p.c.base && *p.c.base && strcmp(p.c.base, name) != 0) {
-        struct kplan bp;
-        char berr[MTB_ERRLEN];
-        if (kplan_make(p.c.base, source, &bp, berr, sizeof berr) == 0) {
-            int same = bp.frags.n == p.frags.n && bp.patches.n == 0;
-            for (int i = 0; same && i < p.frags.n; i++)
-                same = !strcmp(bp.frags.v[i], p.frags.v[i]);
-            char *bd = kdir(p.c.base, source, bp.key);
-            char *bt = mtb_asprintf("%s/tree", bd);
-            char *bi = mtb_asprintf("%s/build.json", bd);
-            if (same && mtb_file_exists(bt) && mtb_file_exists(bi)) {
-                base_tree = bt;
-                bt = NULL;
-                base_key = mtb_strdup(bp.key);
-            }
-            free(bt);
-            free(bi);
-            free(bd);
-            kplan_free(&bp);
-        }
-    }
+    base_tree_of(&p, name, source, &base_tree, &base_key);
 
     char *dir = kdir(name, source, p.key);
     remove_stale_tmp(dir);
@@ -429,17 +465,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         fprintf(stderr, "mtebench: building kernel %s from linux-source-%s (key %.12s%s%s%s; log %s/build.log)...\n",
                 name, source, p.key, base_tree ? ", incrementally from " : "", base_tree ? p.c.base : "",
                 base_tree ? "'s tree" : "", dir);
-    char *fraglist = mtb_calloc(1, 1), *patchlist = mtb_calloc(1, 1);
-    for (int i = 0; i < p.frags.n; i++) {
-        char *n = mtb_asprintf("%s%s\n", fraglist, p.frags.v[i]);
-        free(fraglist);
-        fraglist = n;
-    }
-    for (int i = 0; i < p.patches.n; i++) {
-        char *n = mtb_asprintf("%s%s\n", patchlist, p.patches.v[i]);
-        free(patchlist);
-        patchlist = n;
-    }
+    char *fraglist = lines_of(&p.frags), *patchlist = lines_of(&p.patches);
     char *tb = tarball_of(source);
     char *envv[] = {
         mtb_asprintf("MTB_KSRC=%s", tb), mtb_asprintf("MTB_OUT=%s", tmp),
@@ -459,16 +485,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
     char *release = NULL, cfg_hex[65] = "";
     if (st != 0 || !mtb_file_exists(img) || read_trimmed(relp, &release) != 0 ||
         mtb_sha256_file(cfg, cfg_hex) != 0) {
-        char desc[64];
-        fprintf(stderr, "---- last lines of %s ----\n", logp);
-        char *const tail[] = { "tail", "-n", "30", logp, NULL };
-        struct mtb_spawn ts = { .argv = tail };
-        mtb_proc_run(&ts, 10);
-        char *kept = mtb_asprintf("%s.failed.log", dir);
-        rename(logp, kept);
-        snprintf(err, errlen, "build of kernel %s (linux-source-%s) failed (%s); full log: %s", name, source,
-                 st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), kept);
-        free(kept);
+        kernel_build_failed(name, source, dir, logp, st, err, errlen);
         mtb_rm_rf(tmp);
         goto out;
     }

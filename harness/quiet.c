@@ -135,7 +135,7 @@ static int read_cpustat(struct cpustat *cs)
     return 0;
 }
 
-struct task { int pid, tid, cpu; unsigned long long ticks; char comm[32]; };
+struct task { int pid, tid, cpu; unsigned long long ticks; char comm[64]; };
 
 /* Every task's CPU time and the CPU it last ran on. */
 static size_t read_tasks(struct task **out)
@@ -156,35 +156,15 @@ static size_t read_tasks(struct task **out)
             int tid = atoi(te->d_name);
             if (tid <= 0)
                 continue;
-            char path[96], buf[1024];
+            char path[96];
             snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
-            FILE *f = fopen(path, "r");
-            if (!f)
+            struct mtb_proc_stat ps;
+            if (mtb_proc_stat_read(path, &ps) != 0)
                 continue;
-            size_t r = fread(buf, 1, sizeof buf - 1, f);
-            fclose(f);
-            buf[r] = 0;
-            char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-            if (!open_p || !close_p)
-                continue;
-            /* after ") ": state is field 3; utime 14, stime 15, processor 39 */
-            char *p = close_p + 2;
-            unsigned long long ut = 0, st = 0;
-            int cpu = -1, field = 3;
-            for (char *tok = strtok(p, " "); tok; tok = strtok(NULL, " "), field++) {
-                if (field == 14)
-                    ut = strtoull(tok, NULL, 10);
-                else if (field == 15)
-                    st = strtoull(tok, NULL, 10);
-                else if (field == 39) {
-                    cpu = atoi(tok);
-                    break;
-                }
-            }
             if (n == cap)
                 t = realloc(t, (cap *= 2) * sizeof *t);
-            t[n] = (struct task){ .pid = pid, .tid = tid, .cpu = cpu, .ticks = ut + st };
-            snprintf(t[n].comm, sizeof t[n].comm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+            t[n] = (struct task){ .pid = pid, .tid = tid, .cpu = ps.processor, .ticks = ps.utime + ps.stime };
+            snprintf(t[n].comm, sizeof t[n].comm, "%s", ps.comm);
             n++;
         }
         if (td)
@@ -219,17 +199,9 @@ static char *bracketed(const char *path)
     return out;
 }
 
-json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
+/* governor and boost of the profile's CPUs */
+static void check_clock(const struct mtb_machine *m, const char *in, json_t *checks, json_t *warnings)
 {
-    json_t *warnings = json_array(), *checks = json_object();
-    char in[MTB_MAX_CPUS], svc[MTB_MAX_CPUS] = { 0 }, cli[MTB_MAX_CPUS] = { 0 };
-    profile_cpus(m, in);
-    for (int i = 0; i < m->nsvc; i++)
-        svc[m->svc_cpus[i]] = 1;
-    for (int i = 0; i < m->ncli; i++)
-        cli[m->cli_cpus[i]] = 1;
-
-    /* governor and boost */
     json_t *gov = json_object();
     int exposed = 0;
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
@@ -263,7 +235,11 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     free(boost);
     free(noturbo);
 
-    /* SMT siblings of the service CPUs */
+}
+
+/* SMT siblings of the service CPUs, inside the set or with the client's */
+static void check_smt(const struct mtb_machine *m, const char *svc, const char *cli, json_t *checks, json_t *warnings)
+{
     json_t *smt = json_array();
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
         if (!svc[c])
@@ -290,7 +266,11 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     }
     json_object_set_new(checks, "smt_siblings", smt);
 
-    /* background load: loadavg, busy CPUs, and who keeps them busy */
+}
+
+/* background load: loadavg, busy CPUs, and who keeps them busy */
+static void check_load(const char *in, double sample_s, json_t *checks, json_t *warnings)
+{
     double l1 = 0, l5 = 0, l15 = 0;
     char *la = mtb_read_file("/proc/loadavg", NULL);
     if (la)
@@ -349,6 +329,11 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     free(t0);
     free(t1);
 
+}
+
+/* swap and transparent huge pages */
+static void check_memory(json_t *checks, json_t *warnings)
+{
     /* swap */
     char *mi = mtb_read_file("/proc/meminfo", NULL);
     long long st = 0, sf = 0;
@@ -373,6 +358,21 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
     free(thp);
     free(defrag);
 
+}
+
+json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
+{
+    json_t *warnings = json_array(), *checks = json_object();
+    char in[MTB_MAX_CPUS], svc[MTB_MAX_CPUS] = { 0 }, cli[MTB_MAX_CPUS] = { 0 };
+    profile_cpus(m, in);
+    for (int i = 0; i < m->nsvc; i++)
+        svc[m->svc_cpus[i]] = 1;
+    for (int i = 0; i < m->ncli; i++)
+        cli[m->cli_cpus[i]] = 1;
+    check_clock(m, in, checks, warnings);
+    check_smt(m, svc, cli, checks, warnings);
+    check_load(in, sample_s, checks, warnings);
+    check_memory(checks, warnings);
     char cpus[512];
     int list[MTB_MAX_CPUS], nl = 0;
     for (int c = 0; c < MTB_MAX_CPUS; c++)

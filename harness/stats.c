@@ -1,6 +1,7 @@
 /* stats.c - descriptive statistics, confidence intervals and rank tests.
  * See stats.h for the contract of every function. */
 #include "stats.h"
+#include "xoshiro.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,42 +10,15 @@
 
 /* ---- random numbers -------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static inline uint64_t rotl64(uint64_t v, int k)
-{
-    return (v << k) | (v >> (64 - k));
-}
-
+/* xoshiro256** seeded by splitmix64: common/xoshiro.c, shared with mtload */
 void stats_rng_seed(struct stats_rng *r, uint64_t seed)
 {
-    uint64_t st = seed;
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&st);
-    /* splitmix64 is a bijection of its counter, so four consecutive outputs
-     * are never all zero; the guard is belt and braces. */
-    if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3]))
-        r->s[0] = 1;
+    mtb_xoshiro_seed(r->s, seed);
 }
 
 uint64_t stats_rng_next(struct stats_rng *r)
 {
-    uint64_t *s = r->s;
-    uint64_t result = rotl64(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl64(s[3], 45);
-    return result;
+    return mtb_xoshiro_next(r->s);
 }
 
 double stats_rng_uniform(struct stats_rng *r)

@@ -2,25 +2,15 @@
 #ifndef MTL_RNG_H
 #define MTL_RNG_H
 #include <stdint.h>
+#include "xoshiro.h"
 
 struct mtl_rng { uint64_t s[4]; };
 
 /** Seed the generator; different seeds give independent-looking streams. */
 void mtl_rng_seed(struct mtl_rng *r, uint64_t seed);
 
-static inline uint64_t mtl_rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-/** Next 64 random bits. */
-static inline uint64_t mtl_rng_next(struct mtl_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t out = mtl_rng_rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = mtl_rng_rotl(s[3], 45);
-    return out;
-}
+/** Next 64 random bits (common/xoshiro.h, shared with the harness). */
+static inline uint64_t mtl_rng_next(struct mtl_rng *r) { return mtb_xoshiro_next(r->s); }
 
 /** Uniform double in [0, 1). */
 static inline double mtl_rng_double(struct mtl_rng *r)

@@ -1,5 +1,6 @@
 /* units.c - strict number / duration parsers. */
 #include "units.h"
+#include "duration.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -50,28 +51,11 @@ int mtl_parse_double(const char *s, double *out)
 
 int mtl_parse_duration(const char *s, mtl_time_t *out)
 {
-    static const struct { const char *sfx; double ns; } units[] = {
-        { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
-        { "", 1e9 }, { NULL, 0 }
-    };
-    char *end;
-    double v;
-    int i;
-
-    if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+    double secs; /* common/duration.c, shared with the harness */
+    if (mtb_duration_parse(s, &secs) != 0)
         return EINVAL;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno || !isfinite(v) || v < 0)
-        return EINVAL;
-    for (i = 0; units[i].sfx; i++) {
-        if (strcmp(end, units[i].sfx) == 0) {
-            double ns = v * units[i].ns;
-            if (ns > 1e18)
-                return ERANGE;
-            *out = (mtl_time_t)(ns + 0.5);
-            return 0;
-        }
-    }
-    return EINVAL;
+    if (secs * 1e9 > 1e18)
+        return ERANGE;
+    *out = (mtl_time_t)(secs * 1e9 + 0.5);
+    return 0;
 }

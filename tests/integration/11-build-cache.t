@@ -12,7 +12,7 @@ ok "$(! grep -q 'building' "$T_TMP/b2.err"; echo $?)" "second build compiles not
 bin=$(awk '$2=="tagged"{print $5}' "$T_TMP/b2.out")
 ok "$(file "$bin" | grep -q 'ARM aarch64'; echo $?)" "tagged build is an aarch64 binary"
 info=$(dirname "$(dirname "$bin")")/build.json
-ok "$(jq -e '.source_sha256 and .toolchain and (.patches|length) >= 3 and (.cflags|test("memtag"))' "$info" >/dev/null; echo $?)" \
+ok "$(jq_e '.source_sha256 and .toolchain and (.patches|length) >= 3 and (.cflags|test("memtag"))' "$info" >/dev/null; echo $?)" \
    "build.json records checksum, toolchain, patches and flags"
 
 # a project copy whose tagged patch differs by a comment line

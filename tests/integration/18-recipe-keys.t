@@ -31,4 +31,14 @@ printf '[colour]\nhue = red\n' >> "$rc_ini"
 MTEBENCH_ROOT="$R" "$M" list >/dev/null 2>"$T_TMP/e3"
 ok "$(grep -q "recipe.ini:$(wc -l < "$rc_ini"): unknown section \[colour\]" "$T_TMP/e3"; echo $?)" \
    "an unknown section is refused with file:line" || dump "$T_TMP/e3"
+
+# every accepted key of every section is documented in docs/RECIPES.md
+cp "$ROOT/services/memcached/recipe.ini" "$rc_ini"
+for sec in service build "variant plain" run workload; do
+    awk -v s="[$sec]" '{ print } $0 == s { print "zzbogus = 1" }' "$ROOT/services/memcached/recipe.ini" > "$rc_ini"
+    keys=$(MTEBENCH_ROOT="$R" "$M" list 2>&1 >/dev/null | sed -n 's/.*(accepted: \(.*\); see docs.*/\1/p' | tr -d ',')
+    missing=""
+    for k in $keys; do grep -q "\`$k\`" "$ROOT/docs/RECIPES.md" || missing="$missing $k"; done
+    ok "$( [ -n "$keys" ] && [ -z "$missing" ]; echo $?)" "[$sec]: every accepted key documented (missing:${missing:- none})"
+done
 done_testing

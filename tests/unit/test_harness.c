@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "mode.h"
 #include "platform.h"
+#include "proc.h"
 #include "proof.h"
 #include "recipe.h"
 #include "summary.h"
@@ -349,8 +350,78 @@ static void test_kernels(void)
     json_decref(recs);
 }
 
+/* /proc/PID/stat: one parser for the quiet check and perf's process group */
+static void test_proc_stat(void)
+{
+    struct mtb_proc_stat st;
+    ok(mtb_proc_stat_read("/proc/self/stat", &st) == 0, "own /proc/self/stat parsed");
+    ok(!strcmp(st.comm, "test_harness") && st.pgrp == getpgrp() && st.ppid == getppid() && st.state == 'R',
+       "comm, state, ppid and pgrp of this process");
+    char tmpl[] = "/tmp/mtb-stat.XXXXXX";
+    int fd = mkstemp(tmpl);
+    const char *line = "42 (a (b) c) S 7 9 9 0 -1 0 0 0 0 0 123 45 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 3 0\n";
+    ok(fd >= 0 && write(fd, line, strlen(line)) == (ssize_t)strlen(line), "synthetic stat written");
+    close(fd);
+    ok(mtb_proc_stat_read(tmpl, &st) == 0 && !strcmp(st.comm, "a (b) c") && st.ppid == 7 && st.pgrp == 9 &&
+           st.utime == 123 && st.stime == 45 && st.processor == 3,
+       "a comm with spaces and parentheses; utime, stime, processor");
+    unlink(tmpl);
+    ok(mtb_proc_stat_read("/proc/0/nonexistent", &st) == -1, "a vanished task is -1");
+}
+
+/* The workload's field list round-trips: the agent's arguments (what a far
+ * `mtebench run` is given) parse back into the same workload, and the
+ * record's JSON has every field. */
+static void test_workload_fields(void)
+{
+    char err[MTB_ERRLEN];
+    struct mtb_recipe *r = mtb_recipe_find("memcached", err, sizeof err);
+    struct mtb_workload w;
+    ok(r && mtb_workload_defaults(r, "default", &w) == 0, "memcached's default workload");
+    snprintf(w.mix, sizeof w.mix, "3:7");
+    w.keys = 1234;
+    snprintf(w.value_size, sizeof w.value_size, "64-128");
+    w.threads = 2;
+    w.conns = 8;
+    w.pipeline = 4;
+    w.duration = 2.5;
+    w.warmup = 0.5;
+    w.rate = 1500;
+    w.service_threads = 3;
+    struct mtb_argv a = { 0 };
+    mtb_argv_push(&a, "run");
+    mtb_argv_push(&a, "--service=memcached");
+    mtb_argv_push(&a, "--platform=emu");
+    mtb_workload_args(&w, &a);
+    struct mtb_opts o;
+    mtb_cli_parse(a.n, a.v, &o, "run");
+    o.quiet = 1;
+    mtb_cli_resolve(&o);
+    int same = !strcmp(o.wl.name, w.name);
+#define X(f, kind, ...) same &= memcmp(&o.wl.f, &w.f, sizeof w.f) == 0;
+    MTB_WORKLOAD_FIELDS(X)
+#undef X
+    ok(same, "every workload field survives mtb_workload_args -> the CLI (%d args)", a.n);
+    json_t *j = mtb_workload_json(&w);
+    ok(json_object_size(j) == MTB_WL_NFIELDS + 2 && json_real_value(json_object_get(j, "duration_s")) == 2.5 &&
+           json_integer_value(json_object_get(j, "keys")) == 1234,
+       "the record's workload has name, params and every field");
+    json_decref(j);
+    struct mtb_argv m = { 0 };
+    mtb_workload_mtload_flags(&w, 1, &m);
+    ok(m.n == 5 && !strcmp(m.v[0], "--ratio=3:7"), "mtload's measurement flags from the field list (%s ...)", m.v[0]);
+    mtb_argv_free(&m);
+    mtb_argv_free(&a);
+    struct mtb_workload_set s = { 0 };
+    ok(mtb_workload_set_parse(&s, "kyes", "1", err, sizeof err) == -2 && strstr(err, "accepted: mix, keys"),
+       "an unknown workload key names the accepted ones");
+    ok(mtb_workload_set_parse(&s, "conns", "0", err, sizeof err) == -1 && strstr(err, "from 1 to 100000"),
+       "a value out of range names the range");
+}
+
 int main(void)
 {
+    test_proc_stat();
     test_parsing();
     test_template();
     test_recipe();
@@ -361,5 +432,6 @@ int main(void)
     test_machine_profiles();
     test_atomic();
     test_kernels();
+    test_workload_fields();
     return done_testing();
 }

@@ -1,0 +1,60 @@
+#!/bin/bash
+# tests/lint.sh - structural checks of the harness (make lint; make test runs it):
+#   1. no function longer than 120 lines (the { ... } of a definition at column 0)
+#   2. no include cycle between harness modules (a module: X.c and X.h;
+#      X -> Y when X.c or X.h includes "Y.h")
+#   3. the layers: analysis code (record, summary, summary_text, report,
+#      history, dashboard, stats, plot, lathist, changepoint) never includes
+#      the run's headers (run, driver, platform, agent, service, perf, plan,
+#      proof, cli); docs/ARCHITECTURE.md "Layers"
+# Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c; checks 2 and 3
+# always look at the whole harness). Exit 0 clean, 1 with one line per finding.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+MAX=${MTB_LINT_MAX_LINES:-120}
+fail=0
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(harness/*.c)
+
+# 1. long functions
+long=$(awk -v max="$MAX" '
+    FNR == 1 { prev = ""; sig = "" }
+    /^[A-Za-z_].*\(/ { sig = $0 }
+    /^\{/ && prev ~ /\)[ \t]*$/ { start = FNR; name = sig; sub(/\(.*/, "", name); n = split(name, w, /[ *]+/); name = w[n] }
+    /^\}/ && start { len = FNR - start + 1; if (len > max) printf "%s:%d: function %s is %d lines (at most %d)\n", FILENAME, start, name, len, max; start = 0 }
+    { if ($0 !~ /^[ \t]*$/) prev = $0 }
+' "${files[@]}")
+if [ -n "$long" ]; then
+    echo "$long"
+    fail=1
+fi
+
+# 2. include cycles between modules (tsort names a loop)
+edges=$(for f in harness/*.c harness/*.h; do
+    m=$(basename "${f%.*}")
+    grep -o '^#include "[^"]*\.h"' "$f" | sed 's/#include "\(.*\)\.h"/\1/' | while read -r h; do
+        [ -f "harness/$h.h" ] && [ "$h" != "$m" ] && echo "$m $h"
+    done
+done | sort -u)
+loops=$(printf '%s\n' "$edges" | tsort 2>&1 >/dev/null | grep -v 'input contains a loop' | sed 's/^tsort: //')
+if [ -n "$loops" ]; then
+    echo "include cycle between harness modules: $(echo $loops | tr ' ' ' ')"
+    printf '%s\n' "$edges" | awk -v l=" $(echo $loops) " 'index(l, " " $1 " ") && index(l, " " $2 " ") { print "  " $1 " -> " $2 }'
+    fail=1
+fi
+
+# 3. layers: analysis never includes the run's headers
+analysis="record summary summary_text report history dashboard stats plot lathist changepoint"
+runside="run driver platform agent service perf plan proof cli"
+for a in $analysis; do
+    for f in harness/$a.c harness/$a.h; do
+        [ -f "$f" ] || continue
+        for r in $runside; do
+            if grep -q "^#include \"$r.h\"" "$f"; then
+                echo "$f: analysis code includes the run's header $r.h"
+                fail=1
+            fi
+        done
+    done
+done
+exit $fail
