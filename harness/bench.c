@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "proc.h"
+#include "remote.h"
 #include "quiet.h"
 #include "report.h"
 #include "run.h"
@@ -93,9 +94,10 @@ int mtb_cmd_run(int argc, char **argv)
     }
     struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
-                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet };
+                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
+                           .external_load = o.external_load };
     json_t *rec = NULL;
-    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
     if (o.json) {
         json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
@@ -149,8 +151,9 @@ int mtb_cmd_bench(int argc, char **argv)
             o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
     json_t *files = json_array();
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
-                  (int)plan.ncells * (int)o.reps);
+    /* the plan runs first: failures is only known afterwards */
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, failures, (int)plan.ncells * (int)o.reps);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -174,8 +177,9 @@ int mtb_cmd_plan(int argc, char **argv)
             plan.ncells, plan.reps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
-                  (int)plan.ncells * (int)plan.reps);
+    /* the plan runs first: failures is only known afterwards */
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, failures, (int)plan.ncells * (int)plan.reps);
 }
 
 /* Print and write the statistics of a finished plan: the records in memory,

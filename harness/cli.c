@@ -1,6 +1,7 @@
 /* cli.c - see cli.h */
 #include "cli.h"
 #include "kernel.h"
+#include "transport_ssh.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -10,7 +11,8 @@
 
 /* the workload's options are O_WL + its field (workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
-       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES };
+       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES,
+       O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -26,6 +28,11 @@ static const struct option longopts[] = {
     { "build", required_argument, 0, O_BUILD },
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
     { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
+    { "server-host", required_argument, 0, O_SERVER_HOST }, { "client-hosts", required_argument, 0, O_CLIENT_HOSTS },
+    { "server-address", required_argument, 0, O_SERVER_ADDR }, { "external-load", required_argument, 0, O_EXTERNAL },
+    { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
+    { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
+    { "remote-dir", required_argument, 0, O_SSH },
     { 0, 0, 0, 0 },
 };
 
@@ -61,7 +68,13 @@ void mtb_cli_usage(FILE *f)
             "  --results DIR                where run records go (default results/<timestamp>-...)\n"
             "  --force                      rebuild even when the cache has the build\n"
             "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
-            "  --build DIR                  run: use this prebuilt service build (a cache directory)\n");
+            "  --build DIR                  run: use this prebuilt service build (a cache directory)\n"
+            "  --server-host H    HOSTS     run the service on [user@]host[:port] over ssh; its record is made there\n"
+            "                               (default: the profile's server_host, else this machine)\n"
+            "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
+            "  --server-address A           the address the client hosts reach the server at (default: ssh's)\n"
+            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D   (SSH_OPTS)\n"
+            "                               how ssh reaches the hosts (see `mtebench hosts --help`)\n");
 }
 
 static void bad(const char *what, const char *val, const char *accepted)
@@ -120,6 +133,11 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             o->cores = optarg;
             break;
         }
+        case O_SERVER_HOST: o->server_host = optarg; break;
+        case O_CLIENT_HOSTS: o->client_hosts = optarg; break;
+        case O_SERVER_ADDR: o->server_address = optarg; break;
+        case O_EXTERNAL: o->external_load = optarg; break;
+        case O_SSH: mtb_ssh_option(longopts[li].name, optarg); break;
         case O_HELP:
             printf("usage: mtebench %s [options]\n", cmd);
             mtb_cli_usage(stdout);
@@ -153,6 +171,16 @@ void mtb_cli_resolve(struct mtb_opts *o)
         if (!o->m)
             bad("MODE", o->mode, mtb_mode_names());
     }
+    if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    if (o->server_address)
+        snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
+    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
+        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
+                "must reach the service over the network", o->mach.client_hosts);
+    int remote = mtb_machine_remote(&o->mach);
+    if (remote && !(o->platform && *o->platform))
+        o->platform = "host"; /* the server host's own CPU; its mtebench refuses a mode it cannot prove */
     if (o->platform && *o->platform) {
         o->p = mtb_platform_find(o->platform);
         if (!o->p)
@@ -178,9 +206,12 @@ void mtb_cli_resolve(struct mtb_opts *o)
         bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
     }
     char why[MTB_ERRLEN];
-    if (!o->p->usable(why, sizeof why))
+    /* on a server host, its own mtebench checks the platform and the mode */
+    if (!remote && !o->p->usable(why, sizeof why))
         mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
-    if (o->m && !o->p->mode_ok(o->m, why, sizeof why))
+    if (remote && o->p->run)
+        mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
+    if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
         mtb_die(2, "%s", why);
     if (o->variant && !mtb_recipe_has_variant(o->recipe, o->variant)) {
         char names[256] = "";
@@ -196,8 +227,6 @@ void mtb_cli_resolve(struct mtb_opts *o)
         bad("WORKLOAD", o->workload, names);
     }
     struct mtb_workload *w = &o->wl;
-    if (mtb_machine_load(o->machine, &o->mach, err, sizeof err) != 0)
-        mtb_die(2, "%s", err);
     if (o->mach.service_threads)
         w->service_threads = o->mach.service_threads;
     if (o->mach.loadgen_threads)

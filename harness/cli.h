@@ -19,6 +19,8 @@ struct mtb_opts {
     struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
     int force, quiet, json, dry_run;
     int strict;              /* refuse to run on a machine that is not quiet */
+    const char *server_host, *client_hosts, *server_address; /* override the profile's hosts */
+    const char *external_load; /* run (on a server host): the load comes from client hosts; handshake files here */
     const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
     /* set by mtb_cli_resolve */
     struct mtb_recipe *recipe;
