@@ -308,6 +308,8 @@ char *mtb_record_machine_text(json_t *rec)
 
 /* ---- the pairing rule -------------------------------------------------------------- */
 
+const char *mtb_record_host(json_t *rec) { return mtb_jstr(json_object_get(rec, "environment"), "hostname"); }
+
 int mtb_record_is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"); }
 
 /* one field of the pair key, as text */

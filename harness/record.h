@@ -171,6 +171,9 @@ char *mtb_record_machine_text(json_t *rec);
  * rendered as a key in C and as a join condition in SQL. */
 #define MTB_PAIR_FIELDS(X) X(plan) X(service) X(workload) X(platform) X(kernel) X(machine)
 
+/** @return the host a record was made on (its environment's hostname; "" in
+ *  records from before it was kept) */
+const char *mtb_record_host(json_t *rec);
 /** @return 1 if config (a record's "config") is a baseline (plain/off) */
 int mtb_record_is_baseline(json_t *config);
 /** @return the pair key of a record (heap string): equal for a tagged run and
