@@ -52,8 +52,8 @@ sqlh "CREATE DATABASE fleet" postgres
 C="$T_TMP/collect"
 cat > "$T_TMP/inventory.ini" <<EOI
 [servers]
-h1 ansible_host=$(hosts_addr h1)
-h2 ansible_host=$(hosts_addr h2)
+h1
+h2
 
 [all:vars]
 ansible_user=root
@@ -72,7 +72,7 @@ mtebench_night_timeout=300
 EOI
 play() { # play NAME PLAYBOOK [ARGS...]: output to NAME.log, exit status kept
     local name=$1 pb=$2; shift 2
-    hosts_ctl env ANSIBLE_CONFIG="$ROOT/contrib/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP="$T_TMP/ansible-local" \
+    hosts_ctl env ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks ANSIBLE_CONFIG="$ROOT/contrib/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP="$T_TMP/ansible-local" \
         ANSIBLE_HOME="$T_TMP/ansible-home" timeout 600 ansible-playbook -i "$T_TMP/inventory.ini" \
         "$ROOT/contrib/ansible/$pb" "$@" > "$T_TMP/$name.log" 2>&1
 }
