@@ -1,11 +1,12 @@
 # mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
-#   make bench     SERVICE=memcached MODE=async [PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
+#                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
-#   make test      unit + integration tests (prove), then make lint
+#   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
 #   make lint      structure: function length, include cycles, layers (tests/lint.sh)
 SHELL := /bin/bash
 comma := ,
@@ -35,7 +36,7 @@ VERSION   := $(shell git describe --always --dirty --tags 2>/dev/null || echo un
 VERSION_C := $(B)/gen/version.c
 VERSION_LINE := const char mtb_version[] = "$(VERSION)";
 $(shell mkdir -p $(B)/gen; [ "$$(cat $(VERSION_C) 2>/dev/null)" = '$(VERSION_LINE)' ] || echo '$(VERSION_LINE)' > $(VERSION_C))
-LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
+LDLIBS  := -luring -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 # PostgreSQL histories (libpq, Debian libpq-dev): native builds only; the
 # aarch64 guest build never writes a history and goes without
 PG_CPPFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
@@ -66,13 +67,12 @@ PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtef
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
 GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
-XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o) $(CM_SRC:%.c=$(B)/obj-aarch64/%.o)
-XHN_OBJ := $(HN_SRC:%.c=$(B)/obj-aarch64/%.o)
-ifeq ($(ARCH)-$(XCC),aarch64-gcc)
-# native is aarch64 and the cross compiler is the native one: mtload's
-# objects serve both (the harness differs: the guest's goes without libpq)
-XLG_OBJ := $(LG_OBJ)
-endif
+# on aarch64 with the native compiler, native and "cross" are one compiler:
+# the guest's objects are the native ones, but for history.c (the guest's
+# mtebench goes without libpq)
+XO      := $(if $(filter aarch64-gcc,$(ARCH)-$(XCC)),$(B)/obj,$(B)/obj-aarch64)
+XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
+XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(HN_SRC:%.c=$(XO)/%.o))
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
@@ -125,10 +125,10 @@ $(B)/aarch64/libmteharness.a: $(XHN_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,XAR,$@)
 	$(Q)rm -f $@; $(XAR) rcs $@ $^
-$(B)/aarch64/mtload: $(B)/obj-aarch64/loadgen/main.o $(B)/aarch64/libmtload.a
+$(B)/aarch64/mtload: $(XO)/loadgen/main.o $(B)/aarch64/libmtload.a
 	$(call say,XLD,$@)
 	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/aarch64/mtebench: $(B)/obj-aarch64/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
+$(B)/aarch64/mtebench: $(XO)/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
 	$(call say,XLD,$@)
 	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/aarch64/mtbinit: harness/guest/init.c
@@ -152,12 +152,14 @@ deps:
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
-BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(BENCH_ARGS_COMMON)
+BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(PRECISION),--precision $(PRECISION)) $(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
 	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
+	$(if $(RESUME),--resume $(RESUME)) \
 	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
 bench: deps
@@ -178,8 +180,14 @@ compare-kernels: deps
 kernels: all
 	$(B)/mtebench kernel build $(subst $(comma), ,$(KERNELS))
 
+# the floor client of the load generator benchmark (tests/bench/floor.c)
+$(B)/bench/floor: tests/bench/floor.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -luring
+
 bench-loadgen: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(B)/bench/floor
 	bash tests/bench/loadgen.sh
 
 report: all
@@ -197,10 +205,16 @@ lint:
 unit: all $(UNIT)
 	prove --exec '' $(UNIT)
 
+# tests kept out of `make test` for what their builds cost cold (tests/long/:
+# PostgreSQL's objtag plants, two test-only PostgreSQL builds of ~5 min each)
+test-long: deps
+	@$(MAKE) --no-print-directory all
+	bash tests/run.sh tests/long/*.t
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit lint clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------
@@ -217,3 +231,9 @@ nightly: deps
 	@# not echoed: HISTORY may be a PostgreSQL URL with a password
 	@$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history '$(HISTORY)') $(BENCH_ARGS_COMMON)
 .PHONY: nightly
+
+# --- rehearsal on an emulated arm64 Debian 12 (not part of make test) ---------
+# debootstrap root cached in /var/cache/mtebench/rehearse-arm64; tens of minutes
+rehearse-arm64:
+	bash tests/rehearse-arm64.sh
+.PHONY: rehearse-arm64

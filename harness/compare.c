@@ -1,6 +1,7 @@
 /* compare.c - see compare.h */
 #include "jsonx.h"
 #include "compare.h"
+#include "seqstop.h"
 #include "build.h"
 #include "cli.h"
 #include "kernel.h"
@@ -305,6 +306,8 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
 {
     struct mtb_opts o;
     mtb_cli_parse(argc, argv, &o, "compare-kernels");
+    if (o.reps == MTB_REPS_AUTO)
+        o.reps = 3; /* REPS=auto is for bench and plans; the kernel comparison keeps a fixed count */
     if (!o.mode)
         mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
     if (o.platform && strcmp(o.platform, "vm") != 0)
@@ -366,8 +369,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
     write_file(rmd, md);
     printf("\nrecords: %s/*/record.json\ntable:   %s, %s\nreport:  %s\n", dir, cjp, mdp, rmd);
-    if (failures)
-        fprintf(stderr, "mtebench: %d of %d runs did not finish cleanly; see the records in %s\n", failures, total, dir);
+    mtb_plan_print_failed("mtebench", plan.failed, total);
     free(cj);
     free(cjp);
     free(md);

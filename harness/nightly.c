@@ -434,8 +434,10 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
-    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
-            plan.ncells, plan.reps, plan.platform->name,
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, plan.reps);
+    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
+            plan.ncells, nreps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
     json_t *records = mtb_plan_run(&plan, dir, o.force, failures, files);
@@ -448,8 +450,7 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
         json_array_append_new(new_nights, json_integer(night));
     else if (night < 0 && night != -ENODATA)
         status = MTB_NIGHTLY_HISTORY;
-    if (*failures)
-        fprintf(stderr, "mtebench nightly: %d runs did not finish cleanly; see the records in %s\n", *failures, dir);
+    mtb_plan_print_failed("mtebench nightly", plan.failed, (int)(plan.ncells * plan.reps));
     mtb_record_set_free(&set);
     json_decref(records);
     json_decref(files);

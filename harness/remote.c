@@ -223,6 +223,12 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
     }
     json_object_set(rec, "clients", json_object_get(dr->merged, "clients"));
     json_object_set_new(rec, "summary", mtb_run_summary(dr->merged));
+    json_t *perf = json_object_get(rec, "perf");
+    if (json_is_object(perf))
+        json_object_set_new(perf, "per_request_note",
+                            json_string("not computed: the load came from client hosts, and perf's window on the "
+                                        "server host (from the end of the warm-up delay to the stop) is not the "
+                                        "clients' measured window"));
     json_object_set(rec, "load", dr->merged);
     long long b = counted(dr->before), a = counted(dr->after);
     long long req = json_integer_value(json_object_get(json_object_get(dr->merged, "totals"), "requests"));
@@ -354,6 +360,11 @@ int mtb_remote_run(const struct mtb_run *run, json_t **record)
     free(swd);
     *record = rec;
     return status;
+}
+
+const char *mtb_remote_target(const struct mtb_machine *m, const struct mtb_platform *p)
+{
+    return mtb_machine_remote(m) && !strcmp(p->target(), "native") ? "aarch64" : p->target();
 }
 
 int mtb_run_anywhere(const struct mtb_run *run, json_t **record)

@@ -23,6 +23,12 @@ struct mtb_run;
  * @return an enum mtb_run_status. */
 int mtb_remote_run(const struct mtb_run *run, json_t **record);
 
+struct mtb_machine;
+struct mtb_platform;
+/* Which build of a service runs (the platform's target): on a server
+ * host, PLATFORM=host means that host's own CPU, an arm64 MTE server:
+ * "aarch64" (cross-built here); else the platform's target. */
+const char *mtb_remote_target(const struct mtb_machine *m, const struct mtb_platform *p);
 /* A run where the profile says: on its server host (mtb_remote_run), else
  * here (mtb_run_one). @return an enum mtb_run_status. */
 int mtb_run_anywhere(const struct mtb_run *run, json_t **record);

@@ -282,8 +282,9 @@ static void html_results(FILE *f, json_t *sum, int emu)
         td_text(f, pl, 1);
         free(pl);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        char *cfg = mtb_asprintf("%s/%s%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+        char *cfg = mtb_asprintf("%s/%s%s%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
                                  json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
+                                 json_is_true(json_object_get(c, "errors_over_limit")) ? " (errors above the limit)" : "",
                                  json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "",
                                  json_object_get(c, "host") ? " on " : "", mtb_jstr(c, "host"));
         td_text(f, cfg, 1);
@@ -457,23 +458,24 @@ static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *proble
     fprintf(f, "</table>\n</section>\n");
 }
 
-/* perf events per request, baseline against tagged */
-static void html_perf(FILE *f, json_t *sum, int emu)
+/* figures per request of each configuration (summary field `field`: perf
+ * events, tag operations), baseline against tagged */
+static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, const char *id, const char *title,
+                             const char *what)
 {
     size_t i;
     json_t *c;
     int any = 0;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, "perf_per_request"));
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
     if (!any)
         return;
-    fprintf(f, "<section id=\"perf\"><h2>perf events per request</h2>\n<table>\n");
-    caption(f, "Counted on the service for the measurement window only (perf stat); median over runs of events / requests",
-            emu);
+    fprintf(f, "<section id=\"%s\"><h2>%s</h2>\n<table>\n", id, title);
+    caption(f, what, emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">config</th>"
-               "<th class=\"l\">events per request</th></tr>\n");
+               "<th class=\"l\">%s</th></tr>\n", title);
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
-        json_t *pr = json_object_get(c, "perf_per_request"), *w = json_object_get(c, "workload");
+        json_t *pr = json_object_get(c, field), *w = json_object_get(c, "workload");
         if (!json_is_object(pr))
             continue;
         fprintf(f, "<tr>");
@@ -641,6 +643,9 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
                                 (long long)mtb_jnum(fault, "si_code"), mtb_jstr(fault, "kind"));
         else if (!ok)
             note = mtb_strdup(mtb_jstr(rec, "error"));
+        else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "errors_over_limit")))
+            note = mtb_asprintf("%.3f%% of requests answered with an error, lost or never sent",
+                                100 * mtb_jnum(json_object_get(rec, "summary"), "error_rate"));
         else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "client_bound")))
             note = mtb_strdup("client-bound");
         td_text(f, note ? note : "", 1);
@@ -697,6 +702,33 @@ static void html_env(FILE *f, json_t *sum)
     fprintf(f, " – ");
     hput(f, mtb_jstr(env, "last_finished"));
     fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
+}
+
+/* the warnings section: the summary's, the plots' problems, unusable files */
+static void html_warnings(FILE *f, const struct mtb_record_set *set, json_t *sum, json_t *problems)
+{
+    size_t i;
+    fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
+    json_t *warns = json_object_get(sum, "warnings"), *w;
+    if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
+        fprintf(f, "<p>None.</p>\n");
+    fprintf(f, "<ul>\n");
+    json_array_foreach(warns, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    json_array_foreach(problems, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    if (json_array_size(set->bad))
+        fprintf(f, "<li class=\"bad\">%zu file(s) or directories gave no usable record: see "
+                   "<a href=\"#bad\">records not used</a></li>\n", json_array_size(set->bad));
+    fprintf(f, "</ul>\n</section>\n");
 }
 
 static char *report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
@@ -762,7 +794,11 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
     html_cores(f, sum, emu, &nplot, problems);
-    html_perf(f, sum, emu);
+    html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
+                     "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");
+    html_per_request(f, sum, emu, "tag_ops_per_request", "tagops", "tag operations per request",
+                     "The service's own counters of per-object tagging (memcached objtag: chunks retagged, 16-byte "
+                     "granules tagged) over the run incl. warm-up, divided by its own request count; median over runs");
     html_kernels(f, sum);
 
     json_t *groups = plot_groups(set->records), *g;
@@ -789,27 +825,7 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
     fprintf(f, "</section>\n");
     json_decref(groups);
 
-    fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
-    json_t *warns = json_object_get(sum, "warnings"), *w;
-    if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
-        fprintf(f, "<p>None.</p>\n");
-    fprintf(f, "<ul>\n");
-    json_array_foreach(warns, i, w)
-    {
-        fprintf(f, "<li class=\"warn\">");
-        hput(f, json_string_value(w));
-        fprintf(f, "</li>\n");
-    }
-    json_array_foreach(problems, i, w)
-    {
-        fprintf(f, "<li class=\"warn\">");
-        hput(f, json_string_value(w));
-        fprintf(f, "</li>\n");
-    }
-    if (json_array_size(set->bad))
-        fprintf(f, "<li class=\"bad\">%zu file(s) or directories gave no usable record: see "
-                   "<a href=\"#bad\">records not used</a></li>\n", json_array_size(set->bad));
-    fprintf(f, "</ul>\n</section>\n");
+    html_warnings(f, set, sum, problems);
     html_runs(f, set, emu);
     html_bad(f, set);
     html_env(f, sum);

@@ -108,28 +108,43 @@ static json_t *med_ci(const double *x, size_t n)
     return o;
 }
 
-/* The ratio CI of paired values (median of the pairwise ratios), same shape. */
-static json_t *ratio_ci(const double *num, const double *den, size_t n)
+/* The ratio CI of paired values (median of the pairwise ratios), same shape.
+ * seq: REPS=auto's "sequential" block of the records, or NULL: the interval is
+ * then built at the level of the rule's looks (seqstop.h), and "conf" is the
+ * simultaneous level over the looks, 1 - L (1 - achieved), >= 95%. */
+static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json_t *seq)
 {
     struct stats_ci ci;
-    if (n == 0 || stats_ratio_ci(num, den, n, CONF, 0, SEED, &ci) != 0)
+    double looks = seq ? mtb_jnum(seq, "looks") : NAN, lconf = seq ? mtb_jnum(seq, "look_conf") : NAN;
+    double conf = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1 ? lconf : CONF;
+    if (n == 0 || stats_ratio_ci(num, den, n, conf, 0, SEED, &ci) != 0)
         return json_null();
     double *r = mtb_calloc(n, sizeof *r);
     for (size_t i = 0; i < n; i++)
         r[i] = num[i] / den[i];
     struct stats_ci c2;
     double ach = 0;
-    int rc = stats_median_ci(r, n, CONF, &c2, &ach); /* for the achieved confidence */
+    int rc = stats_median_ci(r, n, conf, &c2, &ach); /* for the achieved confidence */
     free(r);
+    if (rc == 0 && conf != CONF) {
+        double sim = 1 - looks * (1 - ach);
+        ach = sim > 0 ? sim : 0;
+    }
     json_t *o = json_object();
     json_object_set_new(o, "median", jreal(ci.est));
     json_object_set_new(o, "lo", jreal(ci.lo));
     json_object_set_new(o, "hi", jreal(ci.hi));
     json_object_set_new(o, "conf", json_real(rc == 0 ? ach : NAN));
-    json_object_set_new(o, "method", json_string("order statistics of pairwise ratios"));
+    json_object_set_new(o, "method", json_string(conf != CONF ? "order statistics of pairwise ratios, "
+                                                                "sequential (Bonferroni over the looks of REPS=auto)"
+                                                              : "order statistics of pairwise ratios"));
     json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
+    if (conf != CONF)
+        json_object_set_new(o, "look_conf", json_real(conf));
     return o;
 }
+
+static json_t *ratio_ci(const double *num, const double *den, size_t n) { return ratio_ci_seq(num, den, n, NULL); }
 
 struct series {
     char *key, *bkey, *nkkey;
@@ -138,6 +153,7 @@ struct series {
     int rep[MAXRUNS];
     size_t n;
     int client_bound;
+    int errors_over_limit;            /* a run's load generator saw errors above its limit */
 };
 #define OPS(s) ((s)->val[MTB_M_ops_per_sec])
 
@@ -283,6 +299,9 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
     if (json_is_true(json_object_get(o, "client_bound")))
         json_array_append_new(warnings, json_sprintf("%s: client-bound: the load generator saturated a CPU; "
                                                      "figures measure the client", name));
+    if (json_is_true(json_object_get(o, "errors_over_limit")))
+        json_array_append_new(warnings, json_sprintf("%s: errors: in some run more requests than the limit (0.1%% by "
+                                                     "default) were answered with an error, lost or never sent", name));
 }
 
 
@@ -308,7 +327,8 @@ static void pair_metrics(json_t *o, const struct series *t, const struct series 
                     nv++;
                 }
             }
-        json_object_set_new(o, d->key, ratio_ci(num, den, nv));
+        /* the metric REPS=auto decided on (the first) at the level of its looks */
+        json_object_set_new(o, d->key, ratio_ci_seq(num, den, nv, m == 0 ? json_object_get(t->first, "sequential") : NULL));
         if (m == 0)
             *npairs = np;
     }
@@ -362,7 +382,18 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                                                      ? json_real(mw.p) : json_null());
         char name[256];
         double hw = mtb_jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
-        if (!isnan(hw) && hw > NOISY)
+        json_t *seq = json_object_get(t->first, "sequential");
+        if (json_is_object(seq)) {
+            /* REPS=auto: what the rule reached */
+            double prec = mtb_jnum(seq, "precision");
+            json_object_set_new(o, "sequential", json_pack("{s:f,s:b,s:f}", "precision", prec, "reached",
+                                                          !isnan(hw) && hw <= prec, "max_time_s",
+                                                          mtb_jnum(seq, "max_time_s")));
+            if (!(hw <= prec))
+                json_array_append_new(warnings, json_sprintf("%s overhead: REPS=auto did not reach +-%.1f%% (+-%.1f%% "
+                                                             "after %d pairs): a noisy machine; see the quiet check",
+                                                             cfg_name(tc, name, sizeof name), 100 * prec, 100 * hw, (int)np));
+        } else if (!isnan(hw) && hw > NOISY)
             json_array_append_new(warnings, json_sprintf("%s overhead: noisy: add repetitions (CI half-width ±%.1f%%)",
                                                          cfg_name(tc, name, sizeof name), 100 * hw));
         json_array_append_new(overheads, o);
@@ -490,9 +521,29 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
     return out;
 }
 
-/* The median over a configuration's runs of each perf event per request
- * (records' perf.per_request); NULL when no run counted any. */
-static json_t *perf_per_request(json_t *records, const char *key)
+/* A record's perf events per request (perf.per_request). */
+static json_t *perf_of(json_t *rec)
+{
+    return json_incref(json_object_get(json_object_get(rec, "perf"), "per_request"));
+}
+
+/* A record's tag operations per request, from the service's own counters
+ * (objtag_ops, objtag_granules: memcached's objtag variant) divided by the
+ * requests it counted over the same window (cmd_get + cmd_set). */
+static json_t *tag_ops_of(json_t *rec)
+{
+    json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
+    json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");
+    double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
+    if (!json_is_integer(ops) || !json_is_integer(gr) || !(req > 0))
+        return NULL;
+    return json_pack("{s:f,s:f}", "tag_ops", (double)json_integer_value(ops) / req, "granules_tagged",
+                     (double)json_integer_value(gr) / req);
+}
+
+/* The median over a configuration's runs of each figure per request that
+ * `of` gives for a record (a new reference, or NULL); NULL when no run had any. */
+static json_t *per_request(json_t *records, const char *key, json_t *(*of)(json_t *))
 {
     json_t *vals = json_object();
     size_t i;
@@ -501,14 +552,16 @@ static json_t *perf_per_request(json_t *records, const char *key)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok"))
             continue;
-        json_t *pr = json_object_get(json_object_get(rec, "perf"), "per_request");
-        if (!json_object_size(pr))
-            continue;
         char *k = config_key(rec);
         int same = !strcmp(k, key);
         free(k);
         if (!same)
             continue;
+        json_t *pr = of(rec);
+        if (!json_object_size(pr)) {
+            json_decref(pr);
+            continue;
+        }
         const char *ev;
         json_t *v;
         json_object_foreach(pr, ev, v)
@@ -520,6 +573,7 @@ static json_t *perf_per_request(json_t *records, const char *key)
                 json_object_set_new(vals, ev, a = json_array());
             json_array_append_new(a, json_real(json_number_value(v)));
         }
+        json_decref(pr);
     }
     if (!json_object_size(vals)) {
         json_decref(vals);
@@ -654,6 +708,8 @@ json_t *mtb_summary_build(json_t *records)
         s->n++;
         if (json_is_true(json_object_get(sum, "client_bound")))
             s->client_bound = 1;
+        if (json_is_true(json_object_get(sum, "errors_over_limit")))
+            s->errors_over_limit = 1;
         if (json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")))
             emulated = 1;
     }
@@ -668,6 +724,8 @@ json_t *mtb_summary_build(json_t *records)
                               mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
                               "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
                               json_is_true(json_object_get(pl, "emulated")));
+        if (s->errors_over_limit)
+            json_object_set_new(o, "errors_over_limit", json_true());
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
             double v[MAXRUNS];
             size_t nv = finite_of(s->val[m], s->n, v);
@@ -677,12 +735,36 @@ json_t *mtb_summary_build(json_t *records)
         set_host(o, s->first);
         char name[256];
         config_warnings(o, cfg_name(c, name, sizeof name), warnings);
-        json_t *ppr = perf_per_request(records, s->key);
+        json_t *ppr = per_request(records, s->key, perf_of);
         if (ppr)
             json_object_set_new(o, "perf_per_request", ppr);
+        json_t *tpr = per_request(records, s->key, tag_ops_of);
+        if (tpr)
+            json_object_set_new(o, "tag_ops_per_request", tpr);
         json_array_append_new(configs, o);
     }
 
+    /* the runs' own warnings (record "warnings": tagging not seen, NUMA
+     * unbound), once per configuration and text */
+    json_array_foreach(records, i, rec)
+    {
+        if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
+            continue;
+        size_t wi, k;
+        json_t *wv, *have;
+        char name[256];
+        json_array_foreach(json_object_get(rec, "warnings"), wi, wv)
+        {
+            json_t *line = json_sprintf("%s: %s", cfg_name(json_object_get(rec, "config"), name, sizeof name),
+                                        json_string_value(wv));
+            int dup = 0;
+            json_array_foreach(warnings, k, have) dup |= json_equal(have, line);
+            if (dup)
+                json_decref(line);
+            else
+                json_array_append_new(warnings, line);
+        }
+    }
     json_t *overheads = overheads_of(ss, ns, warnings);
     json_t *geomeans = geomeans_of(overheads);
     json_t *kernels = kernels_of(ss, ns, overheads);

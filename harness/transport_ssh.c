@@ -132,7 +132,9 @@ static void ssh_exit_hook(void)
 
 enum { IN_NULL, IN_FILE, IN_HOLD };
 
-/* Start argv in its own process group: stdin /dev/null, a file, or a pipe
+/* Start argv in its own process group (PDEATHSIG: it ends with the thread
+ * that started it, so masters are started by the main thread; a client
+ * host's thread waits for its own ssh before it ends): stdin /dev/null, a file, or a pipe
  * held open by us (*holdfd) until the caller closes it; stdout to out_path
  * (or err_path); stderr appended to err_path. @return pid, or -1. */
 static pid_t lspawn(char *const *argv, int in_mode, const char *in_path, const char *out_path, const char *err_path,

@@ -18,11 +18,15 @@ check_bad "accepted: host, emu" "unknown platform" bench --service memcached --m
 check_bad "a duration" "malformed duration" bench --service memcached --mode async --duration 10x
 check_bad "SET:GET" "malformed mix" bench --service memcached --mode async --mix 10
 check_bad "from 1 to" "reps out of range" bench --service memcached --mode async --reps 0
+check_bad "auto or an integer" "reps neither auto nor a count" bench --service memcached --mode async --reps many
+check_bad "2% or 0.02" "malformed precision" bench --service memcached --mode async --precision 0
+check_bad "MAX_TIME" "malformed max time" bench --service memcached --mode async --max-time soon
+check_bad "from 6 to" "max reps below 6 pairs" bench --service memcached --mode async --max-reps 3
 check_bad "accepted: plain, tagged" "unknown variant" run --service memcached --variant shiny --platform emu
 check_bad "unknown option" "unknown option" bench --service memcached --mode async --colour
 check_bad "accepted: bench" "unknown command" frobnicate
 check_bad "PLATFORM=host on an MTE3 CPU" "asymm under emu" bench --service memcached --mode asymm --platform emu
-if ! "$M" doctor --json | jq -e '.hwcap2_mte == true' >/dev/null; then
+if ! "$M" doctor --json | jq_e '.hwcap2_mte == true' >/dev/null; then
     check_bad "PLATFORM=emu" "host without MTE refuses sync" bench --service memcached --mode sync --platform host
 fi
 
@@ -55,8 +59,8 @@ for k in architecture HWCAP2_MTE mte_tcf_preferred arm64.nomte qemu-aarch64 perf
     ok "$(grep -q "$k" "$T_TMP/doctor.txt"; echo $?)" "doctor reports $k"
 done
 "$M" doctor --json > "$T_TMP/doctor.json"
-ok "$(jq -e '.platforms | map(.name) | index("emu") != null' "$T_TMP/doctor.json" >/dev/null; echo $?)" "doctor --json lists platforms"
-ok "$(jq -e '.platforms[] | select(.name=="emu") | .usable == true and (.modes | index("sync") != null)' "$T_TMP/doctor.json" >/dev/null; echo $?)" "emu usable with sync here"
+ok "$(jq_e '.platforms | map(.name) | index("emu") != null' "$T_TMP/doctor.json" >/dev/null; echo $?)" "doctor --json lists platforms"
+ok "$(jq_e '.platforms[] | select(.name=="emu") | .usable == true and (.modes | index("sync") != null)' "$T_TMP/doctor.json" >/dev/null; echo $?)" "emu usable with sync here"
 "$M" list > "$T_TMP/list.txt"
 ok "$(grep -q 'variant tagged' "$T_TMP/list.txt" && grep -q 'asymm' "$T_TMP/list.txt"; echo $?)" "list shows variants and modes"
 done_testing

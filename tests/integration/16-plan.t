@@ -25,8 +25,8 @@ EOC
 is "$?" 0 "plan runs" || dump "$T_TMP/err"
 is "$(ls "$T_TMP"/r/*/record.json | wc -l)" 4 "2 entries x (baseline + available modes) = 4 runs"
 ok "$(grep -q 'mode asymm skipped' "$T_TMP/err"; echo $?)" "asymm skipped under emu, with a notice"
-ok "$(jq -e '.skipped[0].mode=="asymm" and (.cells|length)==4' "$T_TMP/r/plan.json" >/dev/null; echo $?)" "plan.json lists cells and skips"
-ok "$(jq -e '[.overheads[].mode]|sort == ["async","sync"]' "$T_TMP/r/summary.json" >/dev/null; echo $?)" "one overhead per tagged cell" || { dump "$T_TMP/err"; jq -c "{status,error}" "$T_TMP"/r/*/record.json | sed "s/^/# /"; }
+ok "$(jq_e '.skipped[0].mode=="asymm" and (.cells|length)==4' "$T_TMP/r/plan.json" >/dev/null; echo $?)" "plan.json lists cells and skips"
+ok "$(jq_e '[.overheads[].mode]|sort == ["async","sync"]' "$T_TMP/r/summary.json" >/dev/null; echo $?)" "one overhead per tagged cell" || { dump "$T_TMP/err"; jq -c "{status,error}" "$T_TMP"/r/*/record.json | sed "s/^/# /"; }
 ok "$(jq -s -e 'map(.config.workload.pipeline)|sort == [1,1,4,4]' "$T_TMP"/r/*/record.json >/dev/null; echo $?)" "entry values reach the runs"
 ok "$(jq -s -e 'map(.config.plan)|unique == ["small"]' "$T_TMP"/r/*/record.json >/dev/null; echo $?)" "records name the plan"
 
@@ -53,4 +53,11 @@ for w in "nginx .*default" "nginx .*wrk" "postgresql .*rw " "postgresql .*defaul
     ok "$(grep -q "$w .*tagged/sync" "$T_TMP/paper.txt"; echo $?)" "paper.conf has $w"
 done
 is "$(grep -c 'skipped: .* asymm' "$T_TMP/paper.txt")" 12 "asymm skipped under emu, said per entry (12 entries)"
+# REPS=auto: a plan without reps, or --reps auto, adds pairs until its rule stops
+printf '[plan]\nname = a\n[x]\nservice = memcached\nmodes = async\n' > "$T_TMP/auto.conf"
+"$M" plan "$T_TMP/auto.conf" --platform emu --dry-run --precision 3% --max-time 10m > "$T_TMP/auto.txt" 2>&1
+ok "$(grep -q 'x auto reps (6 to 100 pairs, until +-3%, at most 10 min)' "$T_TMP/auto.txt"; echo $?)" \
+   "a plan without reps is REPS=auto: $(head -1 "$T_TMP/auto.txt")"
+"$M" plan "$ROOT/configs/paper.conf" --platform emu --dry-run --reps auto > "$T_TMP/pauto.txt" 2>&1
+ok "$(grep -q 'x auto reps' "$T_TMP/pauto.txt"; echo $?)" "--reps auto overrides a plan's reps"
 done_testing

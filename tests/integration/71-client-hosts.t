@@ -7,7 +7,9 @@
 # - shares: connections and the open-loop rate split over the hosts; each
 #   host's identity, clock offset, start lateness, CPU use, client-bound flag;
 # - a client host whose mtload is killed mid-run fails the load with its
-#   name and reason; no merged result is written; nothing is left running.
+#   name and reason; no merged result is written; nothing is left running;
+# - truth across hosts: memcached paused (SIGSTOP) 200 ms every second, open
+#   loop from both hosts: the merged corrected p99 is at least 100 ms.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/hosts.sh"
 M="$B/mtebench"
@@ -17,7 +19,9 @@ command -v memcached >/dev/null || skip_all "no memcached (make deps)"
 
 hosts_up 3; ok $? "three hosts up" || done_testing
 K=(--ssh-config "$HOSTS_DIR/ssh_config")
-hosts_exec h1 setsid memcached -u nobody -l 10.77.0.11 -p 11211 -t 1 -U 0 < /dev/null > /dev/null 2>&1 &
+# setsid -f: memcached's parent is not nsenter (which stops itself when its
+# child is stopped, as memcached is below, and would then never reap it)
+hosts_exec h1 setsid -f memcached -u nobody -l 10.77.0.11 -p 11211 -t 1 -U 0 < /dev/null > /dev/null 2>&1
 for i in $(seq 50); do hosts_ctl bash -c 'exec 3<>/dev/tcp/10.77.0.11/11211' 2>/dev/null && break; sleep 0.1; done
 mcops() {   # memcached's cmd_get + cmd_set, asked over TCP from the controller
     hosts_ctl bash -c 'exec 3<>/dev/tcp/10.77.0.11/11211; printf "stats\r\nquit\r\n" >&3; tr -d "\r" <&3' |
@@ -70,4 +74,17 @@ jq -e '.[0].status == "ok" and .[1].status == "failed"' "$T_TMP/k/clients.json" 
 for h in h2 h3; do
     is "$(hosts_ps $h | grep -v sshd)" "" "nothing of ours left on $h"
 done
+
+# ---- truth across hosts: the server stalls 200 ms every second ----------------------------
+hosts_exec h1 setsid -f bash -c 'p=$(pgrep -x memcached); while :; do sleep 0.8; kill -STOP $p; sleep 0.2; kill -CONT $p; done' \
+    > /dev/null 2>&1 < /dev/null
+hosts_ctl "$M" load "${K[@]}" --client-hosts h2,h3 --server 10.77.0.11:11211 --conns 8 --pipeline 4 --rate 2000 \
+    --keys 1000 --duration 3 --out "$T_TMP/st" > "$T_TMP/st.out" 2>&1
+rc=$?
+hosts_exec h1 bash -c 'pkill -f "kill -ST[O]P"; sleep 0.3; pkill -CONT -x memcached'   # [O]: not this command itself
+ok "$rc" "open loop at 2000/s from h2 and h3 against a stalling memcached" || dump "$T_TMP/st.out"
+p99=$(jq '.latency_us.corrected.p99' "$T_TMP/st/load.json")
+jq -e '.latency_us.corrected.p99 >= 100000' "$T_TMP/st/load.json" > /dev/null
+ok $? "merged corrected p99 ${p99} us >= 100 ms"
+diag "per client corrected p99: $(jq -r '[.clients[] | "\(.host) \(.latency_us.p99) us"] | join(", ")' "$T_TMP/st/load.json")"
 done_testing

@@ -1,4 +1,5 @@
 #!/bin/bash
+# (make test-long: ~3.5 min on a loaded 2-core machine, ~1.5 min of it provision)
 # The Ansible playbooks (contrib/ansible) against two test hosts (tests/hosts.sh:
 # network namespaces, each with its own sshd and empty work directories) and a
 # throwaway PostgreSQL history on the bridge's address (10.77.0.1), as a lab's
@@ -80,7 +81,7 @@ play() { # play NAME PLAYBOOK [ARGS...]: output to NAME.log, exit status kept
     hosts_ctl env ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks ANSIBLE_SSH_CONTROL_PATH_DIR="$T_TMP/cp" ANSIBLE_CONFIG="$ROOT/contrib/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP="$T_TMP/ansible-local" \
         ANSIBLE_HOME="$T_TMP/ansible-home" timeout 600 ansible-playbook -i "$T_TMP/inventory.ini" \
         "$ROOT/contrib/ansible/$pb" "$@" > "$T_TMP/$name.log" 2>&1
-    local r=$?; [ -n "${FLEET_KEEP:-}" ] && cp "$T_TMP/$name.log" "$FLEET_KEEP-$name.log"
+    local r=$?; [ -n "${MTB_FLEET_KEEP:-}" ] && cp "$T_TMP/$name.log" "$MTB_FLEET_KEEP-$name.log"
     diag "$name: the slowest tasks:"; grep -A3 '^=====' "$T_TMP/$name.log" | tail -n 3 | sed 's/^/#   /'
     return $r
 }
@@ -144,7 +145,7 @@ is "$(tail -n +2 "$R2/runs.csv" | tr -d '\r' | cut -d, -f"${col:-1}" | sort -u |
 # end of a session closes them: what remains on a host would be ours
 for cp in "$T_TMP"/cp/*; do [ -S "$cp" ] && hosts_ctl ssh -o ControlPath="$cp" -O exit x >/dev/null 2>&1; done
 sleep 0.3
-[ -n "${FLEET_KEEP:-}" ] && { ls -la "$T_TMP/cp" > "$FLEET_KEEP-cp"; for h in h1 h2; do hosts_exec $h ps -eo pid,ppid,lstart,args >> "$FLEET_KEEP-cp"; done; }
+[ -n "${MTB_FLEET_KEEP:-}" ] && { ls -la "$T_TMP/cp" > "$MTB_FLEET_KEEP-cp"; for h in h1 h2; do hosts_exec $h ps -eo pid,ppid,lstart,args >> "$MTB_FLEET_KEEP-cp"; done; }
 for h in h1 h2; do
     is "$(hosts_ps $h)" "" "nothing of ours left running on $h"
 done
