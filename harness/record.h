@@ -166,8 +166,9 @@ char *mtb_record_machine_text(json_t *rec);
  * A run is a baseline when its variant is "plain" and its mode "off"; every
  * other run is tagged. A tagged run pairs with the baseline run of the same
  * repetition and the same pair key: plan, service, workload (every
- * parameter), platform, kernel and machine profile; the history adds "of the
- * same night" (a results directory is one night). One list of fields,
+ * parameter), platform, kernel and machine profile, made on the same host
+ * (environment.hostname; a night in the history is one host's); the history
+ * adds "of the same night" (a results directory is one night). One list of fields,
  * rendered as a key in C and as a join condition in SQL. */
 #define MTB_PAIR_FIELDS(X) X(plan) X(service) X(workload) X(platform) X(kernel) X(machine)
 

@@ -268,6 +268,13 @@ static void test_hosts(void)
     ok(o1 && near(num(o1, "slowdown", "median"), 1.25, 1e-12) && o2 && near(num(o2, "slowdown", "median"), 2.0, 1e-12),
        "each host's overhead from its own pairs: amp1 1000/800 = 1.25, amp2 2000/1000 = 2");
     json_decref(s);
+    long *pt = mtb_record_partners(r);
+    int cross = 0;
+    for (size_t i = 0; i < json_array_size(r); i++)
+        if (pt[i] >= 0)
+            cross += strcmp(mtb_record_host(json_array_get(r, i)), mtb_record_host(json_array_get(r, (size_t)pt[i]))) != 0;
+    ok(cross == 0 && pt[7] == 6, "runs.csv's partners: each tagged run's baseline from its own host (%d across)", cross);
+    free(pt);
     /* one host: no host field, as before */
     json_t *one = json_array();
     for (size_t i = 0; i < json_array_size(r); i++)
