@@ -260,13 +260,8 @@ void mtb_cli_resolve(struct mtb_opts *o)
         char *copy = mtb_strdup(o->variant), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
             if (!mtb_recipe_has_variant(o->recipe, t)) {
-                char names[256] = "";
-                for (size_t i = 0; i < o->recipe->nvariants; i++) {
-                    if (i)
-                        strcat(names, ", ");
-                    strncat(names, o->recipe->variants[i], sizeof names - strlen(names) - 3);
-                }
-                bad("variant", t, names);
+                char names[256];
+                bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
             }
         free(copy);
     }

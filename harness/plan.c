@@ -104,13 +104,9 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
     char *copy = mtb_strdup(list), *save = NULL;
     for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
         if (!mtb_recipe_has_variant(r, t)) {
-            char names[256] = "";
-            for (size_t i = 0; i < r->nvariants; i++) {
-                if (i)
-                    strcat(names, ", ");
-                strncat(names, r->variants[i], sizeof names - strlen(names) - 3);
-            }
-            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name, names);
+            char names[256];
+            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name,
+                     mtb_recipe_variant_names(r, names, sizeof names));
             free(copy);
             return 0;
         }
