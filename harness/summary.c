@@ -19,9 +19,45 @@
 /* JSON cannot carry NaN or infinities: those become null. */
 static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+/* Records of several hosts (a fleet's report): each host's runs are its own
+ * configurations, paired on that host only, and every row names the host. */
+static int per_host;
+
 /* What makes two runs the same configuration apart from variant/mode: the
- * pair key of the one pairing rule (record.h). */
-static char *base_key(json_t *rec) { return mtb_record_pair_key(rec); }
+ * pair key of the one pairing rule (record.h), and the host in a fleet's report. */
+static char *base_key(json_t *rec)
+{
+    char *k = mtb_record_pair_key(rec);
+    if (!per_host)
+        return k;
+    char *h = mtb_asprintf("%s|host=%s", k, mtb_record_host(rec));
+    free(k);
+    return h;
+}
+
+/* 1 if records come from more than one host */
+static int several_hosts(json_t *records)
+{
+    const char *first = NULL;
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        const char *h = mtb_record_host(rec);
+        if (!first)
+            first = h;
+        else if (strcmp(first, h))
+            return 1;
+    }
+    return 0;
+}
+
+/* the host of a summary row, when the report has several */
+static void set_host(json_t *o, json_t *rec)
+{
+    if (per_host)
+        json_object_set_new(o, "host", json_string(mtb_record_host(rec)));
+}
 
 /* The same, without the kernel: what two kernels are compared on. */
 static char *nokernel_key(json_t *rec)
@@ -333,6 +369,7 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                               mtb_jstr(tc, "variant"), "mode", mtb_jstr(tc, "mode"), "platform", mtb_jstr(tc, "platform"),
                               "kernel", mtb_jstr(tc, "kernel"), "workload", json_object_get(tc, "workload"),
                               "baseline", "plain/off", "definition", def);
+        set_host(o, t->first);
         size_t np = 0;
         pair_metrics(o, t, b, &np);
         if (np == 0) {
@@ -644,6 +681,7 @@ json_t *mtb_summary_build(json_t *records)
     json_t *rec;
     int emulated = 0;
     json_t *warnings = json_array();
+    per_host = several_hosts(records);
     json_array_foreach(records, i, rec)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
@@ -697,6 +735,7 @@ json_t *mtb_summary_build(json_t *records)
             if (m != MTB_M_ops_per_sec)
                 json_object_set_new(o, mtb_run_metrics[m].key, med_ci(v, nv));
         }
+        set_host(o, s->first);
         char name[256];
         config_warnings(o, cfg_name(c, name, sizeof name), warnings);
         json_t *ppr = per_request(records, s->key, perf_of);

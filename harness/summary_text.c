@@ -227,9 +227,10 @@ static void md_results(FILE *f, json_t *sum, const char *em)
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         json_t *ops = json_object_get(c, "ops_per_sec"), *w = json_object_get(c, "workload");
-        fprintf(f, "| %s | mix %s, %lld conns | %s%s | %s | %s/%s | %d | ", mtb_jstr(c, "service"), mtb_jstr(w, "mix"),
+        fprintf(f, "| %s | mix %s, %lld conns | %s%s | %s | %s/%s%s%s | %d | ", mtb_jstr(c, "service"), mtb_jstr(w, "mix"),
                 (long long)mtb_jnum(w, "conns"), mtb_jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "",
-                mtb_jstr(c, "kernel"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), (int)json_integer_value(json_object_get(c, "runs")));
+                mtb_jstr(c, "kernel"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), json_object_get(c, "host") ? " on " : "",
+                mtb_jstr(c, "host"), (int)json_integer_value(json_object_get(c, "runs")));
         md_cell(f, ops, MTB_CI_INT, 1);
         fprintf(f, " | %.0f%% |", 100 * mtb_jnum(ops, "conf"));
         for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
