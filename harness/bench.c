@@ -88,7 +88,7 @@ int mtb_cmd_run(int argc, char **argv)
         struct mtb_plan one;
         mtb_plan_init(&one, "run", &o);
         const struct mtb_mode *m = o.m;
-        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1);
+        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1, NULL, 0);
         o.wl = one.cells[0].wl; /* the first point */
     }
     struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
@@ -137,16 +137,20 @@ int mtb_cmd_bench(int argc, char **argv)
     struct mtb_plan plan;
     char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
     mtb_plan_init(&plan, "bench", &o);
-    mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
+    const char *vars[8];
+    size_t nv = 0;
+    if (o.variant && !(nv = mtb_plan_variants(o.recipe, o.variant, vars, 8, why, sizeof why)))
+        mtb_die(2, "%s", why);
+    mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
     if (o.dry_run) { /* the runs it would do; nothing is built or run */
         mtb_plan_print(&plan, stdout);
         free(tag);
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
-    fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
-            o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
-            o.reps, o.wl.duration, o.wl.warmup, dir);
+    fprintf(stderr, "mtebench: %s: plain/off vs %s/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
+            o.recipe->name, o.variant ? o.variant : "tagged", o.m->name, o.p->name,
+            mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "", o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
     /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
     json_t *files = json_array();

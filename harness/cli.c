@@ -46,7 +46,9 @@ void mtb_cli_usage(FILE *f)
             "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
             "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
             "                               SMT siblings, busy CPUs, swap, THP)\n"
-            "  --variant V                  plain, tagged (build/run only)\n"
+            "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
+            "                               bench: the variant(s) measured against plain/off, e.g. objtag or\n"
+            "                               tagged,objtag (default tagged)\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
             "  --reps N           REPS      repetitions of each configuration (default 3)\n"
@@ -186,14 +188,19 @@ void mtb_cli_resolve(struct mtb_opts *o)
         mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
     if (o->m && !o->p->mode_ok(o->m, why, sizeof why))
         mtb_die(2, "%s", why);
-    if (o->variant && !mtb_recipe_has_variant(o->recipe, o->variant)) {
-        char names[256] = "";
-        for (size_t i = 0; i < o->recipe->nvariants; i++) {
-            if (i)
-                strcat(names, ", ");
-            strncat(names, o->recipe->variants[i], sizeof names - strlen(names) - 3);
-        }
-        bad("variant", o->variant, names);
+    if (o->variant) { /* one variant, or a comma list of them (bench) */
+        char *copy = mtb_strdup(o->variant), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            if (!mtb_recipe_has_variant(o->recipe, t)) {
+                char names[256] = "";
+                for (size_t i = 0; i < o->recipe->nvariants; i++) {
+                    if (i)
+                        strcat(names, ", ");
+                    strncat(names, o->recipe->variants[i], sizeof names - strlen(names) - 3);
+                }
+                bad("variant", t, names);
+            }
+        free(copy);
     }
     if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
         char *names = mtb_workload_names(o->recipe);

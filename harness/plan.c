@@ -82,16 +82,49 @@ static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
     return c;
 }
 
+struct measured {
+    const char *const *v;
+    size_t n;
+};
+
 static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes);
+                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv);
+
+size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
+                         size_t errlen)
+{
+    size_t n = 0;
+    char *copy = mtb_strdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (!mtb_recipe_has_variant(r, t)) {
+            char names[256] = "";
+            for (size_t i = 0; i < r->nvariants; i++) {
+                if (i)
+                    strcat(names, ", ");
+                strncat(names, r->variants[i], sizeof names - strlen(names) - 3);
+            }
+            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name, names);
+            free(copy);
+            return 0;
+        }
+        if (n < max)
+            out[n++] = mtb_strdup(t);
+    }
+    free(copy);
+    if (!n)
+        snprintf(err, errlen, "no variant in '%s'", list);
+    return n;
+}
 
 void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                  const struct mtb_mode *const *modes, size_t nmodes)
+                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants)
 {
+    static const char *const tagged[] = { "tagged" };
+    struct measured mv = { variants && nvariants ? variants : tagged, variants && nvariants ? nvariants : 1 };
     struct mtb_workload pts[MTB_MAX_SWEEP];
     int n = sweep_points(p, pts);
     if (n == 0) {
-        add_point(p, entry, r, wl, modes, nmodes);
+        add_point(p, entry, r, wl, modes, nmodes, mv);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -100,12 +133,12 @@ void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe
         memcpy(w.svc_cpus, pts[i].svc_cpus, sizeof w.svc_cpus);
         memcpy(w.core_type, pts[i].core_type, sizeof w.core_type);
         w.service_threads = w.cores; /* memcached -t, nginx worker_processes; pgbench and db_bench in their drivers */
-        add_point(p, entry, r, &w, modes, nmodes);
+        add_point(p, entry, r, &w, modes, nmodes, mv);
     }
 }
 
 static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes)
+                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv)
 {
     size_t skipped_before = json_array_size(p->skipped);
     struct mtb_plan_cell *b = add_cell(p);
@@ -122,12 +155,14 @@ static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_re
             json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
             continue;
         }
-        struct mtb_plan_cell *c = add_cell(p);
-        c->entry = entry;
-        c->recipe = r;
-        c->wl = *wl;
-        c->variant = "tagged";
-        c->mode = modes[i];
+        for (size_t v = 0; v < mv.n; v++) {
+            struct mtb_plan_cell *c = add_cell(p);
+            c->entry = entry;
+            c->recipe = r;
+            c->wl = *wl;
+            c->variant = mv.v[v];
+            c->mode = modes[i];
+        }
     }
 }
 
@@ -191,7 +226,7 @@ static const char *get(const struct loader *l, const char *sec, const char *key)
 }
 
 /* an entry's keys: these and the workload's (workload.h) */
-static const char *const entry_keys[] = { "service", "workload", "modes", NULL };
+static const char *const entry_keys[] = { "service", "workload", "modes", "variants", NULL };
 
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
@@ -247,7 +282,7 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
             for (const char *const *e = entry_keys; *e; e++)
                 known |= !strcmp(*e, l.kv[k].key);
             if (!known)
-                mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, %s)", path,
+                mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path,
                         l.lines[k], sec, l.kv[k].key, mtb_workload_keys());
         }
         /* each entry is resolved like the command line, with its values */
@@ -282,7 +317,12 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
                 modes[nm++] = m;
         }
         free(copy);
-        mtb_plan_add(p, mtb_strdup(sec), eo.recipe, &eo.wl, modes, nm);
+        const char *vars[8];
+        size_t nv = 0;
+        char verr[MTB_ERRLEN];
+        if ((v = get(&l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
+            mtb_die(2, "plan %s: [%s] variants: %s", path, sec, verr);
+        mtb_plan_add(p, mtb_strdup(sec), eo.recipe, &eo.wl, modes, nm, vars, nv);
     }
 }
 

@@ -392,6 +392,12 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
     if (status != MTB_RUN_OK)
         json_object_set_new(c->rec, "error", json_string(c->why));
     json_object_set_new(c->rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
+    if (mtb_record_warnings_add(c->rec) && !run->quiet) {
+        size_t wi;
+        json_t *wv;
+        json_array_foreach(json_object_get(c->rec, "warnings"), wi, wv)
+            mtb_warn("run %d/%d: %s", run->index, run->total, json_string_value(wv));
+    }
     char *recp = mtb_asprintf("%s/record.json", run->dir);
     int wrc = mtb_record_write(recp, c->rec);
     if (wrc != 0) {

@@ -98,7 +98,7 @@ ja() { jq -S '{series: [.series[] | {series, metric, changes: [.changes[] | {x, 
 ja "$T_TMP/pg3/analysis.json" > "$T_TMP/pg.analysis"; ja "$T_TMP/sq5/analysis.json" > "$T_TMP/sq.analysis"
 ok "$(cmp -s "$T_TMP/pg.analysis" "$T_TMP/sq.analysis"; echo $?)" "the analysis of the PostgreSQL history equals SQLite's" ||
     diff "$T_TMP/pg.analysis" "$T_TMP/sq.analysis" | head -20 | sed 's/^/# /'
-ok "$(jq -e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.2)] | length >= 1' "$T_TMP/pg3/analysis.json" >/dev/null; echo $?)" \
+ok "$(jq_e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.2)] | length >= 1' "$T_TMP/pg3/analysis.json" >/dev/null; echo $?)" \
     "the new regression: throughput at night 5, 20% or more down"
 is "$(grep -c '<section class="series"' "$T_TMP/pg3/index.html")" "$(grep -c '<section class="series"' "$T_TMP/sq5/index.html")" \
     "dashboard: as many series sections as from SQLite"

@@ -229,6 +229,9 @@ static void test_record(void)
        "pairing rule: same machine profile only");
     ok(mtb_record_partner(r, json_array_get(r, 2)) == 0 && mtb_record_partner(r, json_array_get(r, 0)) == -1,
        "the partner of the tagged run is the m1 baseline; a baseline has none");
+    long *pa = mtb_record_partners(r);
+    ok(pa[0] == -1 && pa[1] == -1 && pa[2] == 0, "all partners at once (runs.csv): the same");
+    free(pa);
     json_t *s = mtb_summary_build(r);
     json_t *o = json_array_get(json_object_get(s, "overheads"), 0);
     ok(json_array_size(json_object_get(s, "configs")) == 3 && near(num(o, "slowdown", "median"), 2.0, 1e-12) &&
