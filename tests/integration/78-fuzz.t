@@ -13,8 +13,9 @@ ok $? "the fuzz targets build" || { dump "$T_TMP/build.log"; done_testing; }
 for t in build/fuzz/fuzz_*; do
     n=$(basename "$t")
     [ -x "$t" ] || continue
+    mkdir -p "$T_TMP/new-$n"   # what it finds goes here, not into the seed corpus
     ASAN_OPTIONS=detect_leaks=0 timeout 60 "$t" -max_total_time="${FUZZ_SHORT:-4}" -max_len=65536 -timeout=10 \
-        -print_final_stats=1 -artifact_prefix="$T_TMP/$n-" "tests/fuzz/corpus/$n" > "$T_TMP/$n.log" 2>&1
+        -print_final_stats=1 -artifact_prefix="$T_TMP/$n-" "$T_TMP/new-$n" "tests/fuzz/corpus/$n" > "$T_TMP/$n.log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T_TMP/$n.log")
     ok "$( [ $rc = 0 ] && ! ls "$T_TMP/$n-"* >/dev/null 2>&1 && ! grep -q 'runtime error\|AddressSanitizer' "$T_TMP/$n.log"; echo $?)" \
