@@ -72,28 +72,43 @@ static json_t *med_ci(const double *x, size_t n)
     return o;
 }
 
-/* The ratio CI of paired values (median of the pairwise ratios), same shape. */
-static json_t *ratio_ci(const double *num, const double *den, size_t n)
+/* The ratio CI of paired values (median of the pairwise ratios), same shape.
+ * seq: REPS=auto's "sequential" block of the records, or NULL: the interval is
+ * then built at the level of the rule's looks (seqstop.h), and "conf" is the
+ * simultaneous level over the looks, 1 - L (1 - achieved), >= 95%. */
+static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json_t *seq)
 {
     struct stats_ci ci;
-    if (n == 0 || stats_ratio_ci(num, den, n, CONF, 0, SEED, &ci) != 0)
+    double looks = seq ? mtb_jnum(seq, "looks") : NAN, lconf = seq ? mtb_jnum(seq, "look_conf") : NAN;
+    double conf = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1 ? lconf : CONF;
+    if (n == 0 || stats_ratio_ci(num, den, n, conf, 0, SEED, &ci) != 0)
         return json_null();
     double *r = mtb_calloc(n, sizeof *r);
     for (size_t i = 0; i < n; i++)
         r[i] = num[i] / den[i];
     struct stats_ci c2;
     double ach = 0;
-    int rc = stats_median_ci(r, n, CONF, &c2, &ach); /* for the achieved confidence */
+    int rc = stats_median_ci(r, n, conf, &c2, &ach); /* for the achieved confidence */
     free(r);
+    if (rc == 0 && conf != CONF) {
+        double sim = 1 - looks * (1 - ach);
+        ach = sim > 0 ? sim : 0;
+    }
     json_t *o = json_object();
     json_object_set_new(o, "median", jreal(ci.est));
     json_object_set_new(o, "lo", jreal(ci.lo));
     json_object_set_new(o, "hi", jreal(ci.hi));
     json_object_set_new(o, "conf", json_real(rc == 0 ? ach : NAN));
-    json_object_set_new(o, "method", json_string("order statistics of pairwise ratios"));
+    json_object_set_new(o, "method", json_string(conf != CONF ? "order statistics of pairwise ratios, "
+                                                                "sequential (Bonferroni over the looks of REPS=auto)"
+                                                              : "order statistics of pairwise ratios"));
     json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
+    if (conf != CONF)
+        json_object_set_new(o, "look_conf", json_real(conf));
     return o;
 }
+
+static json_t *ratio_ci(const double *num, const double *den, size_t n) { return ratio_ci_seq(num, den, n, NULL); }
 
 struct series {
     char *key, *bkey, *nkkey;
@@ -276,7 +291,8 @@ static void pair_metrics(json_t *o, const struct series *t, const struct series 
                     nv++;
                 }
             }
-        json_object_set_new(o, d->key, ratio_ci(num, den, nv));
+        /* the metric REPS=auto decided on (the first) at the level of its looks */
+        json_object_set_new(o, d->key, ratio_ci_seq(num, den, nv, m == 0 ? json_object_get(t->first, "sequential") : NULL));
         if (m == 0)
             *npairs = np;
     }
@@ -329,7 +345,18 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                                                      ? json_real(mw.p) : json_null());
         char name[256];
         double hw = mtb_jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
-        if (!isnan(hw) && hw > NOISY)
+        json_t *seq = json_object_get(t->first, "sequential");
+        if (json_is_object(seq)) {
+            /* REPS=auto: what the rule reached */
+            double prec = mtb_jnum(seq, "precision");
+            json_object_set_new(o, "sequential", json_pack("{s:f,s:b,s:f}", "precision", prec, "reached",
+                                                          !isnan(hw) && hw <= prec, "max_time_s",
+                                                          mtb_jnum(seq, "max_time_s")));
+            if (!(hw <= prec))
+                json_array_append_new(warnings, json_sprintf("%s overhead: REPS=auto did not reach +-%.1f%% (+-%.1f%% "
+                                                             "after %d pairs): a noisy machine; see the quiet check",
+                                                             cfg_name(tc, name, sizeof name), 100 * prec, 100 * hw, (int)np));
+        } else if (!isnan(hw) && hw > NOISY)
             json_array_append_new(warnings, json_sprintf("%s overhead: noisy: add repetitions (CI half-width ±%.1f%%)",
                                                          cfg_name(tc, name, sizeof name), 100 * hw));
         json_array_append_new(overheads, o);
@@ -464,13 +491,16 @@ static json_t *perf_of(json_t *rec)
 }
 
 /* A record's tag operations per request, from the service's own counters
- * (objtag_ops, objtag_granules: memcached's objtag variant) divided by the
- * requests it counted over the same window (cmd_get + cmd_set). */
+ * (objtag_ops, objtag_granules: memcached's and nginx's objtag variants)
+ * divided by the requests it counted over the same window (memcached:
+ * cmd_get + cmd_set; nginx: stub_status's requests). */
 static json_t *tag_ops_of(json_t *rec)
 {
     json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
     json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");
     double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
+    if (!(req > 0))
+        req = mtb_jnum(d, "requests");
     if (!json_is_integer(ops) || !json_is_integer(gr) || !(req > 0))
         return NULL;
     return json_pack("{s:f,s:f}", "tag_ops", (double)json_integer_value(ops) / req, "granules_tagged",
