@@ -232,6 +232,40 @@ nightly: deps
 	@$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history '$(HISTORY)') $(BENCH_ARGS_COMMON)
 .PHONY: nightly
 
+# --- fuzzing (libFuzzer, clang from Debian: make deps) ------------------------
+# make fuzz: each target of tests/fuzz/ for FUZZ_SECONDS, from its seed corpus
+# tests/fuzz/corpus/<target>/ (new inputs it finds go to build/fuzz/corpus/),
+# with AddressSanitizer and UndefinedBehaviorSanitizer; any crash or report
+# fails. tests/integration/88-fuzz.t runs each for a few seconds.
+FUZZ_SECONDS ?= 600
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FZ_OBJ       := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(HN_SRC) $(LG_SRC) $(CM_SRC))
+
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+$(B)/fuzz/libfuzzed.a: $(FZ_OBJ)
+	$(Q)rm -f $@; ar rcs $@ $^
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libfuzzed.a
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz -Wl,--wrap=mtb_die \
+		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS)
+
+fuzz-build: $(FUZZ_TARGETS)
+fuzz: fuzz-build
+	@r=0; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); mkdir -p $(B)/fuzz/corpus/$$n; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
+	  ASAN_OPTIONS=detect_leaks=0 $$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=$(B)/fuzz/$$n- $(B)/fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
+	    grep -E '^(stat::number_of_executed_units|stat::peak_rss|==[0-9]+==|SUMMARY|Done|.*(crash|leak|timeout|deadly))' || true; \
+	  ls $(B)/fuzz/$$n-* >/dev/null 2>&1 && { echo "fuzz: $$n: FAILED, see $(B)/fuzz/$$n-*"; r=1; }; \
+	done; exit $$r
+.PHONY: fuzz fuzz-build
+-include $(shell find $(B)/fuzz/obj -name '*.d' 2>/dev/null)
+
 # --- rehearsal on an emulated arm64 Debian 12 (not part of make test) ---------
 # debootstrap root cached in /var/cache/mtebench/rehearse-arm64; tens of minutes
 rehearse-arm64:

@@ -12,7 +12,8 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64 \
  flex bison bc cpio libelf-dev kmod \
  libjansson-dev:arm64 libinih-dev:arm64 libsqlite3-dev:arm64 linux-source-6.1 \
- liburing-dev liburing-dev:arm64"
+ liburing-dev liburing-dev:arm64 clang"
+# clang: libFuzzer (make fuzz, tests/fuzz/)
 # libpq-dev: PostgreSQL histories (--history postgresql://...; the native build
 # only); postgresql-15 and postgresql-client-15 also serve the history tests
 # (a throwaway server started with initdb + pg_ctl, and psql)

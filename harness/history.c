@@ -300,7 +300,13 @@ static int sq_corrupt(struct mtb_history *h, const char *what, char *err, size_t
 static int sq_connect(struct mtb_history *h, const char *where, int *existed, char *err, size_t errlen)
 {
     struct stat sb;
-    *existed = stat(where, &sb) == 0 && sb.st_size > 0;
+    int there = stat(where, &sb) == 0;
+    if (there && sb.st_size == 0) { /* never start a new history in a file someone made */
+        snprintf(err, errlen, "history %s: an empty file, not an mtebench history (the nightly never starts a new "
+                 "history in an existing file: remove it, or give another --history, to start one)", where);
+        return -ENODATA;
+    }
+    *existed = there;
     if (!*existed) {
         char *dir = mtb_strdup(where), *slash = strrchr(dir, '/');
         if (slash && slash != dir) {

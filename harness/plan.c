@@ -176,7 +176,30 @@ struct loader {
     size_t n;
     char **sections;
     size_t nsec;
+    int *lines;               /* the line of each kv, for messages naming file:line */
+    FILE *f;
+    int line, pending_nl;
 };
+
+/* inih's reader, counting lines (as recipe.c does) */
+static char *reader(char *str, int num, void *stream)
+{
+    struct loader *l = stream;
+    if (l->pending_nl || l->line == 0)
+        l->line++;
+    char *s = fgets(str, num, l->f);
+    l->pending_nl = s && strchr(s, '\n') != NULL;
+    return s;
+}
+
+/* the line of sec/key in the plan file (0 when not there) */
+static int line_of(const struct loader *l, const char *sec, const char *key)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->kv[i].section, sec) && !strcmp(l->kv[i].key, key))
+            return l->lines[i];
+    return 0;
+}
 
 static int on_kv(void *user, const char *section, const char *name, const char *value)
 {
@@ -188,6 +211,8 @@ static int on_kv(void *user, const char *section, const char *name, const char *
     if (!name)
         return 1;
     l->kv = realloc(l->kv, (l->n + 1) * sizeof *l->kv);
+    l->lines = realloc(l->lines, (l->n + 1) * sizeof *l->lines);
+    l->lines[l->n] = l->line;
     l->kv[l->n].section = mtb_strdup(section);
     l->kv[l->n].key = mtb_strdup(name);
     l->kv[l->n].value = mtb_strdup(value);
@@ -209,7 +234,11 @@ static const char *const entry_keys[] = { "service", "workload", "modes", "varia
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
     struct loader l = { 0 };
-    int rc = ini_parse(path, on_kv, &l);
+    l.f = fopen(path, "r");
+    if (!l.f)
+        mtb_die(2, "plan %s: cannot read it: %s", path, strerror(errno));
+    int rc = ini_parse_stream(reader, &l, on_kv, &l);
+    fclose(l.f);
     if (rc < 0)
         mtb_die(2, "plan %s: cannot read it", path);
     if (rc > 0)
@@ -219,7 +248,8 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         if (!strcmp(v, "auto"))
             o->reps = MTB_REPS_AUTO;
         else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
-            mtb_die(2, "plan %s: [plan] reps '%s' is not auto or an integer from 1 to 1000", path, v);
+            mtb_die(2, "plan %s:%d: [plan] reps '%s' is not auto or an integer from 1 to 1000", path,
+                    line_of(&l, "plan", "reps"), v);
     }
     if (!o->platform && (v = get(&l, "plan", "platform")))
         o->platform = v;
@@ -231,7 +261,7 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         char why[MTB_ERRLEN];
         if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(&l, "plan", globals[g])) &&
             mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
-            mtb_die(2, "plan %s: [plan] %s", path, why);
+            mtb_die(2, "plan %s:%d: [plan] %s", path, line_of(&l, "plan", globals[g]), why);
     }
     /* resolve the platform with the first entry's service */
     const char *first = NULL;
@@ -260,8 +290,8 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
             for (const char *const *e = entry_keys; *e; e++)
                 known |= !strcmp(*e, l.kv[k].key);
             if (!known)
-                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path, sec,
-                        l.kv[k].key, mtb_workload_keys());
+                mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path,
+                        l.lines[k], sec, l.kv[k].key, mtb_workload_keys());
         }
         /* each entry is resolved like the command line, with its values */
         struct mtb_opts eo = *o;
@@ -279,7 +309,7 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
                                                           (f == MTB_WL_duration || f == MTB_WL_warmup)))
                 continue;
             if (mtb_workload_set_parse(&eo.wset, l.kv[k].key, l.kv[k].value, why, sizeof why) != 0)
-                mtb_die(2, "plan %s: [%s] %s", path, sec, why);
+                mtb_die(2, "plan %s:%d: [%s] %s", path, l.lines[k], sec, why);
         }
         mtb_cli_resolve(&eo);
         const struct mtb_mode *modes[8];
@@ -289,7 +319,8 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         for (char *t = strtok_r(copy, ", ", &save); t && nm < 8; t = strtok_r(NULL, ", ", &save)) {
             const struct mtb_mode *m = mtb_mode_find(t);
             if (!m)
-                mtb_die(2, "plan %s: [%s] unknown mode '%s' (accepted: %s)", path, sec, t, mtb_mode_names());
+                mtb_die(2, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path, line_of(&l, sec, "modes"), sec, t,
+                        mtb_mode_names());
             if (strcmp(m->name, "off"))
                 modes[nm++] = m;
         }

@@ -34,6 +34,8 @@ static const struct {
 static int in_list(const char *list, const char *key)
 {
     size_t n = strlen(key);
+    if (!n) /* an empty key ("= x", or a piece of a long line of ':') is in no list; strstr would not move */
+        return 0;
     for (const char *p = list; (p = strstr(p, key)) != NULL; p += n)
         if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == 0))
             return 1;
@@ -79,6 +81,8 @@ struct loader {
     FILE *f;
     int line, pending_nl;
     char err[640];
+    size_t *len, *cap;        /* per kv: its value's length and allocation (joins grow it geometrically) */
+    size_t last;              /* the kv the previous line extended (a long line comes in many pieces) */
 };
 
 static char *reader(char *str, int num, void *stream)
@@ -101,24 +105,42 @@ static int on_kv(void *user, const char *section, const char *name, const char *
         return 0;
     /* a key given again (or an indented continuation line) extends the value:
      * long command lines can be split under inih's line length limit */
-    for (size_t i = 0; i < r->nkv; i++)
-        if (!strcmp(r->kv[i].section, section) && !strcmp(r->kv[i].key, name)) {
-            char *joined = mtb_asprintf("%s %s", r->kv[i].value, value);
-            free(r->kv[i].value);
-            r->kv[i].value = joined;
-            return 1;
+    size_t i = l->last < r->nkv && !strcmp(r->kv[l->last].section, section) && !strcmp(r->kv[l->last].key, name)
+                   ? l->last : r->nkv;
+    for (size_t k = 0; k < r->nkv && i == r->nkv; k++)
+        if (!strcmp(r->kv[k].section, section) && !strcmp(r->kv[k].key, name))
+            i = k;
+    if (i < r->nkv) { /* appended in place: linear in the length of the value, however many pieces */
+        size_t add = strlen(value), need = l->len[i] + 1 + add + 1;
+        if (need > l->cap[i]) {
+            l->cap[i] = need * 2;
+            char *grown = realloc(r->kv[i].value, l->cap[i]);
+            if (!grown)
+                return 0;
+            r->kv[i].value = grown;
         }
+        r->kv[i].value[l->len[i]] = ' ';
+        memcpy(r->kv[i].value + l->len[i] + 1, value, add + 1);
+        l->len[i] += 1 + add;
+        l->last = i;
+        return 1;
+    }
     r->kv = realloc(r->kv, (r->nkv + 1) * sizeof *r->kv);
-    if (!r->kv)
+    l->len = realloc(l->len, (r->nkv + 1) * sizeof *l->len);
+    l->cap = realloc(l->cap, (r->nkv + 1) * sizeof *l->cap);
+    if (!r->kv || !l->len || !l->cap)
         return 0;
+    l->len[r->nkv] = strlen(value);
+    l->cap[r->nkv] = l->len[r->nkv] + 1;
+    l->last = r->nkv;
     r->kv[r->nkv].section = mtb_strdup(section);
     r->kv[r->nkv].key = mtb_strdup(name);
     r->kv[r->nkv].value = mtb_strdup(value);
     r->nkv++;
     if (!strncmp(section, "variant ", 8)) {
         const char *v = section + 8;
-        for (size_t i = 0; i < r->nvariants; i++)
-            if (!strcmp(r->variants[i], v))
+        for (size_t j = 0; j < r->nvariants; j++)
+            if (!strcmp(r->variants[j], v))
                 return 1;
         r->variants = realloc(r->variants, (r->nvariants + 1) * sizeof *r->variants);
         if (!r->variants)
@@ -139,6 +161,8 @@ int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t er
     }
     int rc = ini_parse_stream(reader, &l, on_kv, &l);
     fclose(l.f);
+    free(l.len);
+    free(l.cap);
     if (rc != 0) {
         snprintf(err, errlen, "%s:%d: %s", path, rc, l.err[0] ? l.err : "malformed line");
         return -1;

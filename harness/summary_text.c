@@ -16,11 +16,12 @@ void mtb_summary_fmt_int(char *buf, size_t n, double v)
         snprintf(buf, n, "-");
         return;
     }
-    long long x = llround(v);
-    char tmp[32];
-    snprintf(tmp, sizeof tmp, "%lld", x < 0 ? -x : x);
+    /* digits of |v| from the double itself: llround and a negation overflow
+     * at 2^63 (a record's ops/s of 2^63-1 is such a double) */
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.0f", fabs(v));
     size_t len = strlen(tmp), o = 0;
-    if (x < 0 && o + 1 < n)
+    if (v <= -0.5 && o + 1 < n)
         buf[o++] = '-';
     for (size_t i = 0; i < len && o + 2 < n; i++) {
         if (i && (len - i) % 3 == 0)

@@ -1,9 +1,11 @@
 /* workload.c - see workload.h */
 #include "workload.h"
+#include "../loadgen/workload.h"
 #include "recipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 enum kind { STR, LONG, DUR, RATE };
@@ -64,6 +66,15 @@ static int parse_field(const struct field *f, struct mtb_workload *w, const char
             snprintf(why, n, "invalid %s '%s' (accepted: %s, 1 to 63 characters)", f->key, value, f->help);
             return -1;
         }
+        if (!strcmp(f->key, "value_size")) { /* what mtload accepts, checked here rather than in every run */
+            struct mtl_workload tmp;
+            memset(&tmp, 0, sizeof tmp);
+            if (mtl_workload_set_value_size(&tmp, value) != 0) {
+                snprintf(why, n, "invalid %s '%s' (accepted: N, MIN-MAX or N:W,N:W... with sizes in 1..%u bytes)",
+                         f->key, value, MTL_VALUE_MAX);
+                return -1;
+            }
+        }
         snprintf(FIELD(w, f, char), 64, "%s", value);
         return 0;
     case LONG:
@@ -83,7 +94,7 @@ static int parse_field(const struct field *f, struct mtb_workload *w, const char
     case RATE: {
         char *end;
         double v = strtod(value, &end);
-        if (end == value || *end || v <= 0) {
+        if (end == value || *end || !(v > 0) || !isfinite(v)) { /* "nan", "inf" too */
             snprintf(why, n, "invalid %s '%s' (accepted: a positive number of requests per second)", f->key, value);
             return -1;
         }

@@ -168,6 +168,9 @@ int mtl_adapt_wrk(struct mtl_adapt *a, const char *text, double *seconds, json_t
         char kind[32];
         unsigned long long n;
         if (sscanf(p, "P %lf %lf", &x, &y) == 2 && np < 256) {
+            /* a percentile in 0..100 and a latency in 0..1e9 us, or the report is not wrk's */
+            if (!(x >= 0 && x <= 100) || !(y >= 0 && y <= 1e9))
+                return EINVAL;
             pts_p[np] = x;
             pts_v[np] = y;
             np++;
@@ -189,12 +192,14 @@ int mtl_adapt_wrk(struct mtl_adapt *a, const char *text, double *seconds, json_t
     double prev = 0;
     uint64_t done = 0;
     for (int i = 0; i < np; i++) {
-        uint64_t upto = (uint64_t)llround((double)req * pts_p[i] / 100.0);
+        double share = (double)req * pts_p[i] / 100.0 + 0.5;
+        uint64_t upto = share >= (double)req ? req : (uint64_t)share; /* no llround: req may pass 2^63 */
         if (i == np - 1)
             upto = req;
-        for (; done < upto; done++) {
-            mtl_hist_record(&a->corrected, (uint64_t)(pts_v[i] * 1000));
-            mtl_hist_record(&a->uncorrected, (uint64_t)(pts_v[i] * 1000));
+        if (upto > done) { /* in one step: REQ may be any count (linear in the points, not the requests) */
+            mtl_hist_record_n(&a->corrected, (uint64_t)(pts_v[i] * 1000), upto - done);
+            mtl_hist_record_n(&a->uncorrected, (uint64_t)(pts_v[i] * 1000), upto - done);
+            done = upto;
         }
         prev = pts_p[i];
     }

@@ -63,6 +63,25 @@ static inline void mtl_hist_record(struct mtl_hist *h, uint64_t v)
     h->sumsq += d * d;
 }
 
+/** Record the value v n times at once (an adapter's percentile points). */
+static inline void mtl_hist_record_n(struct mtl_hist *h, uint64_t v, uint64_t n)
+{
+    double d = (double)v;
+    if (!n)
+        return;
+    if (v > h->highest) {
+        h->clamped += n;
+        h->counts[h->nbuckets - 1] += n;
+    } else {
+        h->counts[mtl_hist_index(h->sub_bits, v)] += n;
+    }
+    h->total += n;
+    if (v < h->min) h->min = v;
+    if (v > h->max) h->max = v;
+    h->sum += d * (double)n;
+    h->sumsq += d * d * (double)n;
+}
+
 /** Lowest value that falls into bucket idx, and the bucket's width. */
 uint64_t mtl_hist_bucket_low(const struct mtl_hist *h, size_t idx, uint64_t *width);
 /** The value reported for bucket idx: its midpoint. */

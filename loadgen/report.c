@@ -3,6 +3,7 @@
 #include "report.h"
 #include "schedule.h"
 #include <errno.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ static double us(uint64_t ns) { return (double)ns / 1e3; }
 /* round to 0.001 so the JSON stays readable */
 static json_t *jreal(double v)
 {
+    if (!isfinite(v) || fabs(v) > 1e15) /* found by fuzz_adapt: the cast overflowed (UBSan) */
+        return json_real(isfinite(v) ? v : 0);
     return json_real((double)(long long)(v * 1000.0 + (v >= 0 ? 0.5 : -0.5)) / 1000.0);
 }
 

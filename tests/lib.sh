@@ -118,12 +118,18 @@ objtag_plants() {
 }
 
 # pids_in DIR: the processes whose working directory is DIR (a run's service
-# runs in its run directory), one a line
+# runs in its run directory), one a line (one find, no process per pid)
 pids_in() {
-    local p d
-    for p in /proc/[0-9]*; do
-        d=$(readlink "$p/cwd" 2>/dev/null) || continue
-        [ "$d" = "$1" ] && echo "${p#/proc/}"
+    find /proc -mindepth 2 -maxdepth 2 -name cwd -lname "$1" 2>/dev/null | cut -d/ -f3
+    return 0
+}
+
+# service_pid DIR NAME: the process of a run's service (working directory
+# DIR, NAME in its command line: memcached under qemu-aarch64 included)
+service_pid() {
+    local p
+    for p in $(pids_in "$1"); do
+        tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -q -- "$2" && ! tr '\0' ' ' < "/proc/$p/cmdline" | grep -q mtload && { echo "$p"; return 0; }
     done
     return 0
 }

@@ -33,7 +33,7 @@ ok "$(jq -s -e 'map(.config.plan)|unique == ["small"]' "$T_TMP"/r/*/record.json 
 printf '[plan]\nreps=1\n[x]\nservice = memcached\ncolour = red\n' > "$T_TMP/bad1.conf"
 "$M" plan "$T_TMP/bad1.conf" > /dev/null 2> "$T_TMP/e1"
 is "$?" 2 "unknown key refused"
-ok "$(grep -q "bad1.conf: \[x\] unknown key 'colour'" "$T_TMP/e1"; echo $?)" "message names file, section and key"
+ok "$(grep -q "bad1.conf:5: \[x\] unknown key 'colour'" "$T_TMP/e1"; echo $?)" "message names file, section and key"
 printf '[plan]\n[x]\nservice = memcached\nmodes = sync, turbo\n' > "$T_TMP/bad2.conf"
 "$M" plan "$T_TMP/bad2.conf" > /dev/null 2> "$T_TMP/e2"
 is "$?" 2 "unknown mode refused"

@@ -103,8 +103,26 @@ static void test_wrk(void)
     mtl_adapt_free(&a);
 }
 
+/* found by fuzz_adapt: a REQ of 2^64-1 once recorded the requests one by
+ * one (for ever); a negative or NaN latency was converted to an integer */
+static void test_wrk_hostile(void)
+{
+    struct mtl_adapt a;
+    double secs = 0;
+    mtl_adapt_init(&a);
+    int rc = mtl_adapt_wrk(&a, "P 50 100\nP 100 200\nREQ 18446744073709551615\nDUR 1000000\n", &secs, NULL);
+    ok(rc == 0 && a.corrected.total == 18446744073709551615ULL, "REQ 2^64-1: recorded at once (%llu)",
+       (unsigned long long)a.corrected.total);
+    mtl_adapt_free(&a);
+    mtl_adapt_init(&a);
+    ok(mtl_adapt_wrk(&a, "P 50 -5\nREQ 10\n", &secs, NULL) == EINVAL, "a negative latency is EINVAL");
+    ok(mtl_adapt_wrk(&a, "P nan 5\nREQ 10\n", &secs, NULL) == EINVAL, "a NaN percentile is EINVAL");
+    mtl_adapt_free(&a);
+}
+
 int main(void)
 {
+    test_wrk_hostile();
     test_pgbench();
     test_dbbench();
     test_wrk();

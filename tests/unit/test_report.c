@@ -289,9 +289,25 @@ static void test_hosts(void)
     json_decref(r);
 }
 
+/* the table's integers: 2^63-1 ops/s (a double of 2^63) is printed, not
+ * negated into -9223372036854775808 (summary_text.c once used llround) */
+static void test_fmt_int(void)
+{
+    char b[64];
+    mtb_summary_fmt_int(b, sizeof b, 9223372036854775807.0);
+    ok(!strcmp(b, "9,223,372,036,854,775,808"), "2^63 shown as %s", b);
+    mtb_summary_fmt_int(b, sizeof b, -1234567.4);
+    ok(!strcmp(b, "-1,234,567"), "negative: %s", b);
+    mtb_summary_fmt_int(b, sizeof b, 1e300);
+    ok(strlen(b) < sizeof b && b[0] == '1', "1e300 cut to the buffer, not overflowing it (%zu characters)", strlen(b));
+    mtb_summary_fmt_int(b, sizeof b, 0.4);
+    ok(!strcmp(b, "0"), "0.4 -> %s", b);
+}
+
 int main(void)
 {
     test_hosts();
+    test_fmt_int();
     test_histogram();
     test_summary();
     test_record();

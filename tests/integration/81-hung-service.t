@@ -12,7 +12,7 @@ setsid "$M" bench --service memcached --mode sync --platform emu --reps 1 --dura
 pid=$!
 T_PGIDS="$T_PGIDS $pid"
 for _ in $(seq 1 600); do
-    [ -f "$D1/preload.json" ] && svc=$(pids_in "$D1" | head -1) && [ -n "$svc" ] && break
+    [ -f "$D1/preload.json" ] && svc=$(service_pid "$D1" memcached) && [ -n "$svc" ] && break
     sleep 0.1
 done
 ok "$( [ -n "${svc:-}" ]; echo $?)" "found the first run's service" || dump "$T_TMP/err"

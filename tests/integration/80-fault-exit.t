@@ -12,7 +12,7 @@ pid=$!
 T_PGIDS="$T_PGIDS $pid"
 # kill the second run's memcached once its load is running (bounded wait)
 for _ in $(seq 1 400); do
-    [ -s "$R/002-memcached-default-tagged-sync-rep1/mtload.log" ] && svc=$(pids_in "$R/002-memcached-default-tagged-sync-rep1" | head -1) && [ -n "$svc" ] && break
+    [ -s "$R/002-memcached-default-tagged-sync-rep1/mtload.log" ] && svc=$(service_pid "$R/002-memcached-default-tagged-sync-rep1" memcached) && [ -n "$svc" ] && break
     sleep 0.1
 done
 sleep 1

@@ -13,7 +13,7 @@ setsid "$M" bench --service memcached --mode sync --platform emu --reps 1 --dura
 pid=$!
 T_PGIDS="$T_PGIDS $pid"
 for _ in $(seq 1 600); do
-    [ -f "$D2/preload.json" ] && svc=$(pids_in "$D2" | head -1) && [ -n "$svc" ] && break
+    [ -f "$D2/preload.json" ] && svc=$(service_pid "$D2" memcached) && [ -n "$svc" ] && break
     sleep 0.1
 done
 ok "$( [ -n "${svc:-}" ]; echo $?)" "the second run's service is running" || dump "$T_TMP/err"

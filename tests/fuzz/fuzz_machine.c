@@ -1,0 +1,15 @@
+/* fuzz_machine.c - the machine profile parser (harness/machine.c). */
+#include "fuzz.h"
+#include "machine.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_file(data, size, ".conf");
+    struct mtb_machine m;
+    char err[512];
+    fuzz_armed = 1;
+    if (!setjmp(fuzz_jmp))
+        mtb_machine_parse(path, &m, err, sizeof err);
+    fuzz_armed = 0;
+    return 0;
+}

@@ -1,0 +1,23 @@
+/* fuzz_plan.c - the plan file loader (harness/plan.c), platform emu: the
+ * checks of every key and value, the entries' resolution against the real
+ * recipes. A refusal (mtb_die) is an answer, not a crash. */
+#include "fuzz.h"
+#include "cli.h"
+#include "plan.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_file(data, size, ".conf");
+    static char a0[] = "plan", a1[] = "--platform", a2[] = "emu", a3[] = "--quiet";
+    char *argv[] = { a0, a1, a2, a3, NULL };
+    struct mtb_opts o;
+    struct mtb_plan p;
+    fuzz_armed = 1;
+    if (!setjmp(fuzz_jmp)) {
+        optind = 0;
+        mtb_cli_parse(4, argv, &o, "plan");
+        mtb_plan_load(&p, path, &o);
+    }
+    fuzz_armed = 0;
+    return 0;
+}
