@@ -1,10 +1,10 @@
 # mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
-#   make bench     SERVICE=memcached MODE=async [PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
-#   make test      unit + integration tests (prove), then make lint
+#   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
 #   make lint      structure: function length, include cycles, layers (tests/lint.sh)
 SHELL := /bin/bash
 comma := ,
@@ -65,13 +65,12 @@ PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtef
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
 GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
-XLG_OBJ := $(LG_SRC:%.c=$(B)/obj-aarch64/%.o) $(CM_SRC:%.c=$(B)/obj-aarch64/%.o)
-XHN_OBJ := $(HN_SRC:%.c=$(B)/obj-aarch64/%.o)
-ifeq ($(ARCH)-$(XCC),aarch64-gcc)
-# native is aarch64 and the cross compiler is the native one: mtload's
-# objects serve both (the harness differs: the guest's goes without libpq)
-XLG_OBJ := $(LG_OBJ)
-endif
+# on aarch64 with the native compiler, native and "cross" are one compiler:
+# the guest's objects are the native ones, but for history.c (the guest's
+# mtebench goes without libpq)
+XO      := $(if $(filter aarch64-gcc,$(ARCH)-$(XCC)),$(B)/obj,$(B)/obj-aarch64)
+XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
+XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(HN_SRC:%.c=$(XO)/%.o))
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
@@ -124,10 +123,10 @@ $(B)/aarch64/libmteharness.a: $(XHN_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,XAR,$@)
 	$(Q)rm -f $@; $(XAR) rcs $@ $^
-$(B)/aarch64/mtload: $(B)/obj-aarch64/loadgen/main.o $(B)/aarch64/libmtload.a
+$(B)/aarch64/mtload: $(XO)/loadgen/main.o $(B)/aarch64/libmtload.a
 	$(call say,XLD,$@)
 	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/aarch64/mtebench: $(B)/obj-aarch64/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
+$(B)/aarch64/mtebench: $(XO)/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
 	$(call say,XLD,$@)
 	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/aarch64/mtbinit: harness/guest/init.c
@@ -151,12 +150,13 @@ deps:
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
-BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(BENCH_ARGS_COMMON)
+BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict)
+	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
+	$(if $(RESUME),--resume $(RESUME))
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -195,10 +195,16 @@ lint:
 unit: all $(UNIT)
 	prove --exec '' $(UNIT)
 
+# tests kept out of `make test` for what their builds cost cold (tests/long/:
+# PostgreSQL's objtag plants, two test-only PostgreSQL builds of ~5 min each)
+test-long: deps
+	@$(MAKE) --no-print-directory all
+	bash tests/run.sh tests/long/*.t
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test unit lint clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------
@@ -215,3 +221,9 @@ nightly: deps
 	@# not echoed: HISTORY may be a PostgreSQL URL with a password
 	@$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history '$(HISTORY)') $(BENCH_ARGS_COMMON)
 .PHONY: nightly
+
+# --- rehearsal on an emulated arm64 Debian 12 (not part of make test) ---------
+# debootstrap root cached in /var/cache/mtebench/rehearse-arm64; tens of minutes
+rehearse-arm64:
+	bash tests/rehearse-arm64.sh
+.PHONY: rehearse-arm64

@@ -88,7 +88,7 @@ int mtb_cmd_run(int argc, char **argv)
         struct mtb_plan one;
         mtb_plan_init(&one, "run", &o);
         const struct mtb_mode *m = o.m;
-        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1);
+        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1, NULL, 0);
         o.wl = one.cells[0].wl; /* the first point */
     }
     struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
@@ -118,7 +118,7 @@ int mtb_cmd_run(int argc, char **argv)
     return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
 }
 
-static int finish(json_t *records, json_t *files, char *dir, int failures, int total);
+static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
@@ -137,20 +137,25 @@ int mtb_cmd_bench(int argc, char **argv)
     struct mtb_plan plan;
     char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
     mtb_plan_init(&plan, "bench", &o);
-    mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1);
+    const char *vars[8];
+    size_t nv = 0;
+    if (o.variant && !(nv = mtb_plan_variants(o.recipe, o.variant, vars, 8, why, sizeof why)))
+        mtb_die(2, "%s", why);
+    mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
     if (o.dry_run) { /* the runs it would do; nothing is built or run */
         mtb_plan_print(&plan, stdout);
         free(tag);
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
-    fprintf(stderr, "mtebench: %s: plain/off vs tagged/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
-            o.recipe->name, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
-            o.reps, o.wl.duration, o.wl.warmup, dir);
+    fprintf(stderr, "mtebench: %s: plain/off vs %s/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
+            o.recipe->name, o.variant ? o.variant : "tagged", o.m->name, o.p->name,
+            mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "", o.reps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
+    /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
     json_t *files = json_array();
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
-                  (int)plan.ncells * (int)o.reps);
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, &plan, (int)plan.ncells * (int)o.reps);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -174,14 +179,15 @@ int mtb_cmd_plan(int argc, char **argv)
             plan.ncells, plan.reps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
-    return finish(mtb_plan_run(&plan, dir, o.force, &failures, files), files, dir, failures,
-                  (int)plan.ncells * (int)plan.reps);
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps);
 }
 
 /* Print and write the statistics of a finished plan: the records in memory,
  * the summary and its Markdown built once. */
-static int finish(json_t *records, json_t *files, char *dir, int failures, int total)
+static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total)
 {
+    int failures = (int)json_array_size(plan->failed);
     struct mtb_record_set set;
     if (mtb_record_set_from(records, files, dir, &set) != 0)
         mtb_die(1, "out of memory");
@@ -189,16 +195,30 @@ static int finish(json_t *records, json_t *files, char *dir, int failures, int t
     mtb_summary_print(sum, stdout);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *sjp = mtb_asprintf("%s/summary.json", dir);
-    mtb_write_atomic(sjp, sj, strlen(sj));
     char *md = mtb_summary_markdown(sum);
     char *smp = mtb_asprintf("%s/summary.md", dir);
-    mtb_write_atomic(smp, md, strlen(md));
     char *repdir = mtb_asprintf("%s/reports", mtb_root());
     mtb_mkdir_p(repdir);
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
-    mtb_write_atomic(rmd, md, strlen(md));
-    printf("\nrecords: %s/*/record.json\nsummary: %s, %s\nreport:  %s\n", dir, sjp, smp, rmd);
+    /* only what was written is listed; what was not is named with the reason */
+    int nwritten = 0, unwritten = 0;
+    size_t k;
+    json_t *r;
+    json_array_foreach(set.records, k, r) nwritten += !json_is_true(json_object_get(r, "not_written"));
+    printf("\n");
+    if (nwritten)
+        printf("records: %s/*/record.json\n", dir);
+    const char *what[] = { "summary:", "summary:", "report: " }, *paths[] = { sjp, smp, rmd }, *texts[] = { sj, md, md };
+    for (int w = 0; w < 3; w++) {
+        int wrc = mtb_write_atomic(paths[w], texts[w], strlen(texts[w]));
+        if (wrc == 0)
+            printf("%s %s\n", what[w], paths[w]);
+        else {
+            mtb_warn("cannot write %s: %s", paths[w], mtb_errdesc(wrc));
+            unwritten = 1;
+        }
+    }
     /* the full report of this results dir: reports/<name>/index.html, ... */
     char *hdir = NULL, err[MTB_ERRLEN];
     if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)
@@ -206,8 +226,9 @@ static int finish(json_t *records, json_t *files, char *dir, int failures, int t
     else
         mtb_warn("no HTML report: %s", err);
     free(hdir);
-    if (failures)
-        fprintf(stderr, "mtebench: %d of %d runs did not finish cleanly; see the records in %s\n", failures, total, dir);
+    mtb_plan_print_failed("mtebench", plan->failed, total);
+    if (unwritten)
+        fprintf(stderr, "mtebench: some results could not be written (above): exit 1\n");
     free(sj);
     free(sjp);
     free(md);
@@ -219,5 +240,5 @@ static int finish(json_t *records, json_t *files, char *dir, int failures, int t
     json_decref(records);
     json_decref(files);
     free(dir);
-    return failures ? 1 : 0;
+    return failures || unwritten ? 1 : 0;
 }

@@ -10,7 +10,7 @@
 
 /* the workload's options are O_WL + its field (workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
-       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES };
+       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -20,7 +20,7 @@ static const struct option longopts[] = {
 #define X(f, kind, key, opt, ...) { opt, required_argument, 0, O_WL + MTB_WL_##f },
     MTB_WORKLOAD_FIELDS(X)
 #undef X
-    { "force", no_argument, 0, O_FORCE },
+    { "force", no_argument, 0, O_FORCE },             { "resume", required_argument, 0, O_RESUME },
     { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
     { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
     { "build", required_argument, 0, O_BUILD },
@@ -46,7 +46,9 @@ void mtb_cli_usage(FILE *f)
             "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
             "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
             "                               SMT siblings, busy CPUs, swap, THP)\n"
-            "  --variant V                  plain, tagged (build/run only)\n"
+            "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
+            "                               bench: the variant(s) measured against plain/off, e.g. objtag or\n"
+            "                               tagged,objtag (default tagged)\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
             "  --reps N           REPS      repetitions of each configuration (default 3)\n"
@@ -59,7 +61,10 @@ void mtb_cli_usage(FILE *f)
             "  --service-threads N          service worker threads (default from the recipe)\n"
             "  --rate R                     open loop at R requests/s (default closed loop)\n"
             "  --results DIR                where run records go (default results/<timestamp>-...)\n"
-            "  --force                      rebuild even when the cache has the build\n"
+            "  --force                      rebuild even when the cache has the build; and run into a\n"
+            "                               --results DIR that holds other runs (moved to DIR/replaced-TIME/)\n"
+            "  --resume DIR                 finish the interrupted bench/plan in DIR: ok runs kept, the\n"
+            "                               missing and failed ones redone in their place\n"
             "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
             "  --build DIR                  run: use this prebuilt service build (a cache directory)\n");
 }
@@ -105,6 +110,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             break;
         case O_REPS: o->reps = num("REPS", optarg, 1, 1000); break;
         case O_FORCE: o->force = 1; break;
+        case O_RESUME: o->results = optarg; o->resume = 1; break;
         case O_QUIET: o->quiet = 1; break;
         case O_JSON: o->json = 1; break;
         case O_DRYRUN: o->dry_run = 1; break;
@@ -182,14 +188,19 @@ void mtb_cli_resolve(struct mtb_opts *o)
         mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
     if (o->m && !o->p->mode_ok(o->m, why, sizeof why))
         mtb_die(2, "%s", why);
-    if (o->variant && !mtb_recipe_has_variant(o->recipe, o->variant)) {
-        char names[256] = "";
-        for (size_t i = 0; i < o->recipe->nvariants; i++) {
-            if (i)
-                strcat(names, ", ");
-            strncat(names, o->recipe->variants[i], sizeof names - strlen(names) - 3);
-        }
-        bad("variant", o->variant, names);
+    if (o->variant) { /* one variant, or a comma list of them (bench) */
+        char *copy = mtb_strdup(o->variant), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            if (!mtb_recipe_has_variant(o->recipe, t)) {
+                char names[256] = "";
+                for (size_t i = 0; i < o->recipe->nvariants; i++) {
+                    if (i)
+                        strcat(names, ", ");
+                    strncat(names, o->recipe->variants[i], sizeof names - strlen(names) - 3);
+                }
+                bad("variant", t, names);
+            }
+        free(copy);
     }
     if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
         char *names = mtb_workload_names(o->recipe);

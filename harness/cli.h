@@ -18,6 +18,7 @@ struct mtb_opts {
     long reps;
     struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
     int force, quiet, json, dry_run;
+    int resume;                       /* --resume DIR: finish the plan in results DIR */
     int strict;              /* refuse to run on a machine that is not quiet */
     const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
     /* set by mtb_cli_resolve */

@@ -366,8 +366,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
     write_file(rmd, md);
     printf("\nrecords: %s/*/record.json\ntable:   %s, %s\nreport:  %s\n", dir, cjp, mdp, rmd);
-    if (failures)
-        fprintf(stderr, "mtebench: %d of %d runs did not finish cleanly; see the records in %s\n", failures, total, dir);
+    mtb_plan_print_failed("mtebench", plan.failed, total);
     free(cj);
     free(cjp);
     free(md);

@@ -27,7 +27,13 @@ XSYSROOT=/opt/mtebench/sysroot-arm64
 # that they never enter the service build keys (which hash XSYSROOT/.stamp)
 GUESTPKGS="bash libtinfo6 busybox-static"
 GUESTROOT=/opt/mtebench/guest-arm64
+# QEMU >= 8 (bookworm has 7.2, which mis-tags memory under MTE): from
+# bookworm-backports, pinned by name (BPOPINNED: these and the packages of the
+# same source they depend on); linux-source-6.12 is in bookworm itself.
+# qemu-user on arm64 hosts too: PLATFORM=emu checks tags in software there as
+# well, and the tests that name --platform emu run the same on both.
 BPOPKGS="qemu-user qemu-user-binfmt qemu-system-arm linux-source-6.12"
+BPOPINNED="qemu-user qemu-user-binfmt qemu-system-arm qemu-system-common qemu-system-data"
 
 arch=$(dpkg --print-architecture)
 need_update=0
@@ -36,25 +42,43 @@ missing=""
 note() { echo "deps: $*"; }
 
 # --- apt sources: deb-src and bookworm-backports -------------------------
+# bookworm-backports is added only where no other source names it (apt warns
+# "configured multiple times" otherwise); only QEMU is taken from it, pinned
+# by name in $PREFS, so that nothing else on the machine is upgraded from it
 SRCLIST=/etc/apt/sources.list.d/mtebench.sources
-if [ ! -f "$SRCLIST" ]; then
-    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "missing $SRCLIST"; exit 1; }
-    cat > "$SRCLIST" <<'EOS'
-# written by mtebench (harness/deps.sh)
+PREFS=/etc/apt/preferences.d/mtebench-backports
+want_src='# written by mtebench (harness/deps.sh)
 Types: deb-src
 URIs: http://deb.debian.org/debian
 Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
+'
+# shellcheck disable=SC2046
+if ! grep -qs '^[^#]*bookworm-backports' /etc/apt/sources.list \
+        $(ls /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -vx "$SRCLIST"); then
+    want_src="$want_src
 Types: deb deb-src
 URIs: http://deb.debian.org/debian
 Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOS
-    note "added deb-src and bookworm-backports ($SRCLIST)"
+"
+fi
+if [ "$(cat "$SRCLIST" 2>/dev/null)" != "$(printf '%s' "$want_src")" ]; then
+    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "$SRCLIST missing or out of date"; exit 1; }
+    printf '%s' "$want_src" > "$SRCLIST"
+    note "wrote $SRCLIST (deb-src$(echo "$want_src" | grep -q backports && echo ', bookworm-backports'))"
     need_update=1
+fi
+want_prefs="# written by mtebench (harness/deps.sh): QEMU 10 from bookworm-backports, nothing else
+Package: $BPOPINNED
+Pin: release n=bookworm-backports
+Pin-Priority: 500"
+if [ "$(cat "$PREFS" 2>/dev/null)" != "$want_prefs" ]; then
+    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "$PREFS missing or out of date"; exit 1; }
+    printf '%s\n' "$want_prefs" > "$PREFS"
+    note "wrote $PREFS (pins: $BPOPINNED)"
 fi
 
 # --- arm64 multiarch (current libc6:arm64 for the emu sysroot) -----------
@@ -69,7 +93,8 @@ if [ "$arch" = arm64 ]; then
     # native arm64: no cross toolchain, no multiarch suffixes
     HOSTPKGS=$(echo "$HOSTPKGS" | tr ' ' '\n' | sed -e 's/:arm64$//' \
         -e '/aarch64-linux-gnu/d' | sort -u | tr '\n' ' ')
-    BPOPKGS="qemu-system-arm linux-source-6.12"
+    # qemu-user-binfmt registers other architectures only; aarch64 runs natively
+    BPOPKGS="qemu-user qemu-system-arm linux-source-6.12"
 fi
 
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
@@ -95,7 +120,7 @@ if [ -n "$missing$bpo_missing" ]; then
     # shellcheck disable=SC2086
     [ -z "$missing" ] || apt-get install -y -q --no-install-recommends $missing
     # shellcheck disable=SC2086
-    [ -z "$bpo_missing" ] || apt-get install -y -q --no-install-recommends -t bookworm-backports $bpo_missing
+    [ -z "$bpo_missing" ] || apt-get install -y -q --no-install-recommends $bpo_missing
 elif [ "$need_update" = 1 ]; then
     apt-get update -q
 fi
@@ -147,10 +172,13 @@ unpack_arm64() {
 # Additive: each package is unpacked once per version (a stamp per package
 # under .pkgs/); nothing is removed, so callers with different package lists
 # never undo each other. .stamp (all packages and versions) goes into build keys.
+# (a native arm64 host installs the -dev packages themselves)
 if [ "$arch" != arm64 ]; then
     unpack_arm64 "$XSYSROOT" "$XDEVPKGS"
-    unpack_arm64 "$GUESTROOT" "$GUESTPKGS"
 fi
+# the vm guest's bash and busybox, on every host (an arm64 host need not have
+# busybox installed, and its bash is not copied into the guest)
+unpack_arm64 "$GUESTROOT" "$GUESTPKGS"
 
 # --- unprivileged user for services that refuse root (PostgreSQL, ...) ---
 id mtebench >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin mtebench 2>/dev/null || true

@@ -689,14 +689,15 @@ static char *schema_overheads(void)
 static const char schema_indexes[] =
     "CREATE INDEX IF NOT EXISTS runs_series ON runs(series, night);"
     "CREATE INDEX IF NOT EXISTS overheads_series ON overheads(series, night);";
-/* every column of the current layout: a table named like ours that lacks one is not ours */
+/* every column of schema 2 (runs and overheads gain "emulated" in 3): a
+ * table named like ours that lacks one is not ours */
 static const char *const shape[][2] = {
     { "nights", "id, plan, started, results_dir, host, mtebench_version, report" },
     { "runs", "id, night, plan, series, config_hash, service, workload, variant, mode, platform, kernel, machine,"
               " started, rep, mtebench_version, build_key, kernel_release, kernel_build, status, ops_per_sec, p50_us,"
-              " p99_us, p999_us, emulated, record" },
+              " p99_us, p999_us, record" },
     { "overheads", "id, night, plan, series, config_hash, service, workload, mode, platform, kernel, machine, rep,"
-                   " started, slowdown, p99_ratio, base_build, tagged_build, emulated" },
+                   " started, slowdown, p99_ratio, base_build, tagged_build" },
 };
 /* ---- series keys ---------------------------------------------------------------- */
 
@@ -740,10 +741,13 @@ static int derive_overheads(struct mtb_history *h, long long night, char *err, s
         const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
         if (!(d->views & MTB_V_HISTORY))
             continue;
+        /* the runs table holds the compared figure only if its run metric is in the history */
         const char *of = mtb_run_metrics[d->of].key;
+        int have = mtb_run_metrics[d->of].views & MTB_V_HISTORY;
         char *c = mtb_asprintf("%s %s,", cols, d->key);
-        char *v = mtb_asprintf("%s CASE WHEN %s.%s > 0 THEN %s.%s / %s.%s END,", vals, d->tagged_num ? "b" : "t", of,
-                               d->tagged_num ? "t" : "b", of, d->tagged_num ? "b" : "t", of);
+        char *v = have ? mtb_asprintf("%s CASE WHEN %s.%s > 0 THEN %s.%s / %s.%s END,", vals, d->tagged_num ? "b" : "t",
+                                      of, d->tagged_num ? "t" : "b", of, d->tagged_num ? "b" : "t", of)
+                       : mtb_asprintf("%s NULL,", vals);
         free(cols);
         free(vals);
         cols = c;
@@ -931,6 +935,35 @@ static int rollback(struct mtb_history *h)
     return exec(h, "ROLLBACK", ignore, sizeof ignore);
 }
 
+/* the tables must be ours: each has every column of its schema version (2 or later) */
+static int check_shape(struct mtb_history *h, int version, char *err, size_t errlen)
+{
+    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
+    long long ours = 0;
+    int rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen);
+    if (rc)
+        return rc;
+    if (ours != 3) {
+        snprintf(err, errlen, "history %s: schema version %d but %lld of its 3 tables (nights, runs, overheads); "
+                 "not an mtebench history, or damaged", h->path, version, ours);
+        return -EIO;
+    }
+    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
+        int v3 = version >= 3 && strcmp(shape[i][0], "nights");
+        char *sql = mtb_asprintf("SELECT %s%s FROM %s WHERE 1 = 0", shape[i][1], v3 ? ", emulated" : "", shape[i][0]);
+        char why[MTB_ERRLEN];
+        rc = q(h, sql, NULL, 0, NULL, why, sizeof why);
+        free(sql);
+        if (rc) {
+            const char *m = strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+            snprintf(err, errlen, "history %s: table %s is not shaped like an mtebench history's (%.200s); not an "
+                     "mtebench history, or damaged: refusing to write into it", h->path, shape[i][0], m);
+            return -EIO;
+        }
+    }
+    return 0;
+}
+
 /* Create or migrate the schema, in one write transaction (SQLite: BEGIN
  * IMMEDIATE; PostgreSQL: an advisory lock), so that two machines opening a
  * new or old history at once never both create or migrate it. */
@@ -986,6 +1019,9 @@ static int prepare_schema(struct mtb_history *h, int *created, char *err, size_t
         if (created)
             *created = 1;
     } else if (h->version < MTB_HISTORY_VERSION) {
+        /* from schema 2 on, the tables must be ours before they are migrated */
+        if (h->version >= 2 && (rc = check_shape(h, h->version, err, errlen)) != 0)
+            goto fail;
         for (int v = h->version; !rc && v < MTB_HISTORY_VERSION; v++) {
             rc = migrations[v](h, err, errlen);
             if (!rc)
@@ -996,11 +1032,9 @@ static int prepare_schema(struct mtb_history *h, int *created, char *err, size_t
         if (rc)
             goto fail;
     }
-    /* the metric columns, when the tables are there (else check_shape says what is wrong) */
-    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
-    long long ours = 0;
-    if ((rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen)) != 0 ||
-        (ours == 3 && (rc = ensure_metric_columns(h, err, errlen)) != 0))
+    /* the tables are ours (never alter another program's), then the metric columns */
+    if ((rc = check_shape(h, MTB_HISTORY_VERSION, err, errlen)) != 0 ||
+        (rc = ensure_metric_columns(h, err, errlen)) != 0)
         goto fail;
     if ((rc = exec(h, "COMMIT", err, errlen)) != 0)
         goto fail;
@@ -1011,33 +1045,6 @@ fail:
     return rc;
 }
 
-/* the tables must be ours: each has every column of the current layout */
-static int check_shape(struct mtb_history *h, char *err, size_t errlen)
-{
-    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
-    long long ours = 0;
-    int rc = q_int(h, h->be->count_ours, names, 3, &ours, err, errlen);
-    if (rc)
-        return rc;
-    if (ours != 3) {
-        snprintf(err, errlen, "history %s: schema version %d but %lld of its 3 tables (nights, runs, overheads); "
-                 "not an mtebench history, or damaged", h->path, h->version, ours);
-        return -EIO;
-    }
-    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
-        char *sql = mtb_asprintf("SELECT %s FROM %s WHERE 1 = 0", shape[i][1], shape[i][0]);
-        char why[MTB_ERRLEN];
-        rc = q(h, sql, NULL, 0, NULL, why, sizeof why);
-        free(sql);
-        if (rc) {
-            const char *m = strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
-            snprintf(err, errlen, "history %s: table %s is not shaped like an mtebench history's (%.200s); not an "
-                     "mtebench history, or damaged: refusing to write into it", h->path, shape[i][0], m);
-            return -EIO;
-        }
-    }
-    return 0;
-}
 
 int mtb_history_open(const char *where, struct mtb_history **out, int *created, char *err, size_t errlen)
 {
@@ -1069,9 +1076,7 @@ int mtb_history_open(const char *where, struct mtb_history **out, int *created, 
     }
     int existed = 0, rc = h->be->connect(h, where, &existed, err, errlen);
     if (!rc)
-        rc = prepare_schema(h, created, err, errlen);
-    if (!rc)
-        rc = check_shape(h, err, errlen);
+        rc = prepare_schema(h, created, err, errlen); /* checks the tables' shape too */
     if (rc) {
         scrub(h, err);
         mtb_history_close(h);
@@ -1113,28 +1118,90 @@ static struct hp num(double v)
     return PNULL;
 }
 
-/* INSERT INTO runs: 20 fixed columns, then the history's run metrics (?21...) */
-static char *runs_insert(void)
+/* a column of a row to insert, by name: the statement is generated from the
+ * row, so names and values cannot drift apart */
+struct hcol {
+    const char *name;
+    struct hp v;
+};
+
+/* INSERT INTO table(names) VALUES (?1, ...) ON CONFLICT DO NOTHING */
+static int insert_row(struct mtb_history *h, const char *table, const struct hcol *cols, size_t n, struct hres *r,
+                      char *err, size_t errlen)
 {
-    char *cols = mtb_strdup(""), *vals = mtb_strdup("");
-    int n = 20;
-    for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
-        if (!(mtb_run_metrics[m].views & MTB_V_HISTORY))
-            continue;
-        char *c = mtb_asprintf("%s, %s", cols, mtb_run_metrics[m].key), *v = mtb_asprintf("%s, ?%d", vals, ++n);
-        free(cols);
+    char *names = mtb_strdup(""), *vals = mtb_strdup("");
+    struct hp *p = mtb_calloc(n ? n : 1, sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        char *a = mtb_asprintf("%s%s%s", names, i ? ", " : "", cols[i].name);
+        char *b = mtb_asprintf("%s%s?%zu", vals, i ? ", " : "", i + 1);
+        free(names);
         free(vals);
-        cols = c;
-        vals = v;
+        names = a;
+        vals = b;
+        p[i] = cols[i].v;
     }
-    char *sql = mtb_asprintf("INSERT INTO runs(night, plan, series, config_hash, service, workload, variant, mode,"
-                             " platform, kernel, machine, started, rep, mtebench_version, build_key, kernel_release,"
-                             " kernel_build, status, emulated, record%s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-                             " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20%s) ON CONFLICT DO NOTHING",
-                             cols, vals);
-    free(cols);
+    char *sql = mtb_asprintf("INSERT INTO %s(%s) VALUES (%s) ON CONFLICT DO NOTHING", table, names, vals);
+    int rc = q(h, sql, p, (int)n, r, err, errlen);
+    free(sql);
+    free(names);
     free(vals);
-    return sql;
+    free(p);
+    return rc;
+}
+
+/* one run of night nid: its identity, revisions, status, emulated, record
+ * file and the history's run metrics. *added counts it unless known. */
+static int add_run(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *rec,
+                   const char *file, int *added, char *err, size_t errlen)
+{
+    json_t *c = json_object_get(rec, "config"), *k = json_object_get(rec, "kernel");
+    char *key, hash[13], kb[13] = "", real[PATH_MAX];
+    mtb_history_series_key(rec, &key, hash);
+    char *wl = mtb_workload_key(json_object_get(c, "workload")), *mach = mtb_record_machine_text(rec);
+    if (*mtb_jstr(k, "uname_v"))
+        short_hash(mtb_jstr(k, "uname_v"), kb);
+    if (!file || !realpath(file, real))
+        snprintf(real, sizeof real, "%s", file ? file : "");
+    /* several machines write to a shared store: the same path on two machines is two records */
+    char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
+    int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
+    struct hcol cols[20 + MTB_NRUN_METRICS] = {
+        { "night", PINT(nid) },
+        { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
+        { "series", PTEXT(key) },
+        { "config_hash", PTEXT(hash) },
+        { "service", PTEXT(mtb_jstr(c, "service")) },
+        { "workload", PTEXT(wl) },
+        { "variant", PTEXT(mtb_jstr(c, "variant")) },
+        { "mode", PTEXT(mtb_jstr(c, "mode")) },
+        { "platform", PTEXT(mtb_jstr(c, "platform")) },
+        { "kernel", PTEXT(mtb_jstr(c, "kernel")) },
+        { "machine", PTEXT(mach) },
+        { "started", PTEXT(mtb_jstr(rec, "started")) },
+        { "rep", PINT(json_integer_value(json_object_get(c, "rep"))) },
+        { "mtebench_version", PTEXT(mtb_jstr(rec, "mtebench_version")) },
+        { "build_key", PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")) },
+        { "kernel_release", PTEXT(mtb_jstr(k, "uname_r")) },
+        { "kernel_build", PTEXT(kb) },
+        { "status", PTEXT(mtb_jstr(rec, "status")) },
+        { "emulated", PINT(mtb_record_emulated(rec)) },
+        { "record", PTEXT(recid) },
+    };
+    size_t n = 20;
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_HISTORY)
+            cols[n++] = (struct hcol){ mtb_run_metrics[m].key,
+                                       ok ? num(mtb_record_metric(rec, (enum mtb_run_metric_id)m)) : PNULL };
+    struct hres r;
+    int rc = insert_row(h, "runs", cols, n, &r, err, errlen);
+    if (!rc)
+        *added += (int)r.changes;
+    hres_free(&r);
+    free(key);
+    free(wl);
+    free(mach);
+    free(recid);
+    return rc;
 }
 
 int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
@@ -1165,7 +1232,6 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     int rc = exec(h, h->be->begin, err, errlen);
     if (rc)
         return rc;
-    char *insert = runs_insert();
     struct hres r;
     struct hp pn[6] = { PTEXT(plan), PTEXT(first ? first : now), PTEXT(results_dir ? results_dir : ""), PTEXT(host),
                         PTEXT(version), PTEXT(report ? report : "") };
@@ -1176,55 +1242,8 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     hres_free(&r);
     json_array_foreach(records, i, rec)
     {
-        json_t *c = json_object_get(rec, "config");
-        json_t *k = json_object_get(rec, "kernel");
-        char *key, hash[13], kb[13] = "", real[PATH_MAX];
-        mtb_history_series_key(rec, &key, hash);
-        char *wl = mtb_workload_key(json_object_get(c, "workload")), *mach = mtb_record_machine_text(rec);
-        if (*mtb_jstr(k, "uname_v"))
-            short_hash(mtb_jstr(k, "uname_v"), kb);
-        const char *file = json_string_value(json_array_get(files, i));
-        if (!file || !realpath(file, real))
-            snprintf(real, sizeof real, "%s", file ? file : "");
-        /* several machines write to a shared store: the same path on two
-         * machines is two records */
-        char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
-        int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-        struct hp p[24 + MTB_NRUN_METRICS] = {
-            PINT(nid),
-            PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan),
-            PTEXT(key),
-            PTEXT(hash),
-            PTEXT(mtb_jstr(c, "service")),
-            PTEXT(wl),
-            PTEXT(mtb_jstr(c, "variant")),
-            PTEXT(mtb_jstr(c, "mode")),
-            PTEXT(mtb_jstr(c, "platform")),
-            PTEXT(mtb_jstr(c, "kernel")),
-            PTEXT(mach),
-            PTEXT(mtb_jstr(rec, "started")),
-            PINT(json_integer_value(json_object_get(c, "rep"))),
-            PTEXT(mtb_jstr(rec, "mtebench_version")),
-            PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")),
-            PTEXT(mtb_jstr(k, "uname_r")),
-            PTEXT(kb),
-            PTEXT(mtb_jstr(rec, "status")),
-            PINT(mtb_record_emulated(rec)),
-            PTEXT(recid),
-        };
-        int np = 20;
-        for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
-            if (mtb_run_metrics[m].views & MTB_V_HISTORY)
-                p[np++] = ok ? num(mtb_record_metric(rec, (enum mtb_run_metric_id)m)) : PNULL;
-        rc = q(h, insert, p, np, &r, err, errlen);
-        if (!rc)
-            *added += (int)r.changes;
-        hres_free(&r);
-        free(key);
-        free(wl);
-        free(mach);
-        free(recid);
-        if (rc)
+        if ((rc = add_run(h, nid, plan, host, rec, json_string_value(json_array_get(files, i)), added, err,
+                          errlen)) != 0)
             goto out;
     }
     if (*added == 0)
@@ -1235,7 +1254,6 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     if (!rc)
         *night = nid;
 out:
-    free(insert);
     if (rc || *added == 0)
         rollback(h);
     return rc;

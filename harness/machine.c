@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int mtb_cpulist_parse(const char *s, int *cpus, int max)
@@ -82,7 +83,7 @@ static char *reader(char *str, int num, void *stream)
 }
 
 static const char *const machine_keys =
-    "name, summary, cpus, service_cpus, client_cpus, allow_overlap, numa_node, cores, service_threads, "
+    "name, summary, cpus, service_cpus, client_cpus, allow_overlap, numa_node, numa_strict, cores, service_threads, "
     "loadgen_threads, perf_events, perf_raw, microarch, cpu_parts, governor, set_governor, boost, smt_siblings";
 
 static int yesno(const char *v, int *out)
@@ -130,6 +131,9 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
     } else if (!strcmp(key, "allow_overlap") || !strcmp(key, "set_governor")) {
         if (yesno(value, key[0] == 'a' ? &m->allow_overlap : &m->set_governor) != 0)
             FAIL("%s '%s' is not yes or no", key, value);
+    } else if (!strcmp(key, "numa_strict")) {
+        if (yesno(value, &m->numa_strict) != 0)
+            FAIL("numa_strict '%s' is not yes or no", value);
     } else if (!strcmp(key, "numa_node")) {
         if (!strcmp(value, "none"))
             m->numa_node = -1;
@@ -215,6 +219,7 @@ int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t
 {
     memset(m, 0, sizeof *m);
     m->numa_node = -1;
+    m->numa_strict = 1;
     snprintf(m->path, sizeof m->path, "%s", path);
     struct ld l = { .m = m, .path = path };
     l.f = fopen(path, "r");
@@ -321,8 +326,45 @@ int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t 
                 break;
             }
     }
+    if (rc == 0 && m->numa_node >= 0 && mtb_numa_bind_try(m->numa_node, err, errlen) != 0) {
+        if (m->numa_strict) {
+            size_t l = strlen(err);
+            snprintf(err + l, errlen - l, " (profile %s: set numa_strict = no to run unbound with a warning, "
+                     "or numa_node = none)", path);
+            rc = -1;
+        } else {
+            snprintf(m->numa_warning, sizeof m->numa_warning, "%s: memory NOT bound (numa_strict = no)", err);
+            fprintf(stderr, "mtebench: warning: %s\n", m->numa_warning);
+            m->numa_node = -1;
+            err[0] = 0;
+        }
+    }
     free(path);
     return rc;
+}
+
+int mtb_numa_bind_try(int node, char *why, size_t n)
+{
+    /* what the service's child does before exec (proc.c): bind, here on
+     * this thread, then back to the default policy */
+    unsigned long mask[1024 / (8 * sizeof(unsigned long))] = { 0 };
+    if (node < 0 || node >= 1024) {
+        snprintf(why, n, "binding memory to NUMA node %d failed: not a node number (0-1023)", node);
+        return -1;
+    }
+    mask[node / (8 * sizeof(unsigned long))] |= 1UL << (node % (8 * sizeof(unsigned long)));
+    if (syscall(SYS_set_mempolicy, 2 /* MPOL_BIND */, mask, (unsigned long)1024) != 0) {
+        int e = errno;
+        char *online = mtb_read_file("/sys/devices/system/node/online", NULL);
+        if (online)
+            online[strcspn(online, "\n")] = 0;
+        snprintf(why, n, "binding memory to NUMA node %d failed (set_mempolicy: %s; this machine's nodes: %s)", node,
+                 strerror(e), online && *online ? online : "unknown");
+        free(online);
+        return -1;
+    }
+    syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, NULL, 0UL);
+    return 0;
 }
 
 int mtb_machine_svc_slice(const struct mtb_machine *m, long cores, int *cpus)
@@ -365,6 +407,8 @@ json_t *mtb_machine_json(const struct mtb_machine *m)
     json_object_set_new(o, "perf_raw", json_string(m->perf_raw));
     json_object_set_new(o, "microarch", json_string(m->microarch));
     json_object_set_new(o, "numa_node", m->numa_node >= 0 ? json_integer(m->numa_node) : json_null());
+    if (m->numa_warning[0])
+        json_object_set_new(o, "numa_warning", json_string(m->numa_warning));
     json_object_set_new(o, "cores", cores);
     json_object_set_new(o, "sweep_cpus", json_string(w));
     json_t *types = json_object();
@@ -401,30 +445,72 @@ static int cpu_parts(const char *cpuinfo, char parts[][16], int max)
     return n;
 }
 
+/* how many CPUs a shipped profile needs: its highest CPU + 1 (0: unreadable) */
+static int profile_needs(const char *name)
+{
+    char *path = mtb_asprintf("%s/configs/machines/%s.conf", mtb_root(), name);
+    char err[MTB_ERRLEN];
+    struct mtb_machine *m = mtb_calloc(1, sizeof *m);
+    int need = 0;
+    if (mtb_machine_parse(path, m, err, sizeof err) == 0) {
+        need = m->cpus;
+        for (int s = 0; s < 3; s++) {
+            const int *c = s == 0 ? m->svc_cpus : s == 1 ? m->cli_cpus : m->swp_cpus;
+            int n = s == 0 ? m->nsvc : s == 1 ? m->ncli : m->nswp;
+            for (int i = 0; i < n; i++)
+                if (c[i] + 1 > need)
+                    need = c[i] + 1;
+        }
+    }
+    free(m);
+    free(path);
+    return need;
+}
+
 const char *mtb_machine_suggest(int ncpus, const char *cpuinfo, int nnodes, char *why, size_t whylen)
 {
     char parts[8][16];
     int np = cpuinfo ? cpu_parts(cpuinfo, parts, 8) : 0;
+    /* a profile written for a kind of machine is suggested only where its
+     * CPU lists fit; otherwise a smaller one, or auto (the halves) */
+    char nofit[256] = "";
     for (int i = 0; i < np; i++)
         if (!strncmp(parts[i], "0xc0:", 5)) {
-            snprintf(why, whylen, "Ampere CPU (MIDR implementer:part %s), %d CPUs, %d NUMA node%s", parts[i], ncpus,
-                     nnodes, nnodes == 1 ? "" : "s");
-            return "ampereone";
+            int need = profile_needs("ampereone");
+            if (need > 0 && ncpus >= need) {
+                snprintf(why, whylen, "Ampere CPU (MIDR implementer:part %s), %d CPUs, %d NUMA node%s", parts[i],
+                         ncpus, nnodes, nnodes == 1 ? "" : "s");
+                return "ampereone";
+            }
+            snprintf(nofit, sizeof nofit, "; Ampere CPU (MIDR %.15s), but ampereone needs %d CPUs", parts[i], need);
+            np = 1; /* one core type, as far as the rest is concerned */
+            break;
         }
     if (np >= 2) {
-        snprintf(why, whylen, "%d core types (MIDR parts %s, %s%s): a big.LITTLE layout, one core of each type", np,
-                 parts[0], parts[1], np > 2 ? ", ..." : "");
-        return "pixel";
+        int need = profile_needs("pixel");
+        if (need > 0 && ncpus >= need) {
+            snprintf(why, whylen, "%d core types (MIDR parts %s, %s%s): a big.LITTLE layout, one core of each type", np,
+                     parts[0], parts[1], np > 2 ? ", ..." : "");
+            return "pixel";
+        }
+        snprintf(nofit, sizeof nofit, "; %d core types, but pixel needs %d CPUs", np, need);
     }
     if (ncpus <= 4) {
-        snprintf(why, whylen, "%d CPUs: the service on CPU 0, the load generator on CPU 1", ncpus);
+        snprintf(why, whylen, "%d CPUs: the service on CPU 0, the load generator on CPU 1%s", ncpus, nofit);
         return "local";
     }
-    if (np == 1) {
-        snprintf(why, whylen, "one core type (MIDR part %s), %d CPUs, %d NUMA node%s: a generic arm64 server", parts[0],
-                 ncpus, nnodes, nnodes == 1 ? "" : "s");
-        return "arm64-server";
+    if (np == 1 && !nofit[0]) {
+        int need = profile_needs("arm64-server");
+        if (need > 0 && ncpus >= need) {
+            snprintf(why, whylen, "one core type (MIDR part %s), %d CPUs, %d NUMA node%s: a generic arm64 server",
+                     parts[0], ncpus, nnodes, nnodes == 1 ? "" : "s");
+            return "arm64-server";
+        }
+        snprintf(nofit, sizeof nofit, "; one core type (MIDR part %s), but arm64-server needs %d CPUs", parts[0], need);
     }
-    snprintf(why, whylen, "%d CPUs, no arm64 MIDR in /proc/cpuinfo: halves of the CPUs", ncpus);
+    if (nofit[0])
+        snprintf(why, whylen, "%d CPUs: halves of the CPUs%s", ncpus, nofit);
+    else
+        snprintf(why, whylen, "%d CPUs, no arm64 MIDR in /proc/cpuinfo: halves of the CPUs", ncpus);
     return "auto";
 }

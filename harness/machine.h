@@ -23,6 +23,8 @@ struct mtb_machine {
     int cpus;                /* CPUs of the machine the profile is written for (0: not said) */
     int allow_overlap;       /* service and client may share CPUs */
     int numa_node;           /* memory bound to this node; -1: no binding */
+    int numa_strict;         /* 1 (default): a binding that fails refuses the run; 0: run unbound */
+    char numa_warning[320];  /* set when the binding failed and the run goes unbound */
     int cores[MTB_MAX_SWEEP], ncores; /* server core counts to sweep (0: none) */
     char type_name[MTB_MAX_SWEEP][24];  /* core_types = little:0, big:4, ...: one */
     int type_cpu[MTB_MAX_SWEEP], ntypes; /* sweep point per core type, on that CPU */
@@ -49,6 +51,10 @@ int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t
  * NULL gives the halves split. Checks the CPUs exist here (naming the file
  * and line of a list that does not fit). @return 0, or -1 with err. */
 int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t errlen);
+/* Whether memory can be bound to NUMA node `node` here (set_mempolicy
+ * MPOL_BIND, tried and undone). @return 0, or -1 with "binding memory to
+ * NUMA node N failed (...)" in why. */
+int mtb_numa_bind_try(int node, char *why, size_t n);
 /* The service CPUs of a sweep point: the first `cores` of the sweep set
  * (the service set for cores <= 0). @return the count. */
 int mtb_machine_svc_slice(const struct mtb_machine *m, long cores, int *cpus);

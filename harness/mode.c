@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* si_codes: SEGV_MTEAERR 8 (asynchronous), SEGV_MTESERR 9 (synchronous) */
 const struct mtb_mode mtb_modes[] = {
@@ -34,6 +35,44 @@ const char *mtb_mode_names(void)
             strcat(buf, m->name);
         }
     return buf;
+}
+
+int mtb_mode_host_check(const struct mtb_mode *m, int arm64, int mte, int mte3, const char *cpu_sysfs,
+                        char *why, size_t n)
+{
+    if (!m->tagged)
+        return 1;
+    if (!mte) {
+        snprintf(why, n, "MODE=%s needs MTE hardware and this CPU has none (%s); "
+                 "use PLATFORM=emu to run under aarch64 emulation",
+                 m->name, arm64 ? "no HWCAP2_MTE" : "not arm64");
+        return 0;
+    }
+    if (!m->preferred)
+        return 1;
+    if (!mte3) {
+        snprintf(why, n, "MODE=%s needs MTE3 (HWCAP2_MTE3); this CPU has MTE without it", m->name);
+        return 0;
+    }
+    char *pat = mtb_asprintf("%s/cpu[0-9]*/mte_tcf_preferred", cpu_sysfs);
+    glob_t g;
+    int found = glob(pat, 0, NULL, &g) == 0;
+    int ok = found;
+    for (size_t i = 0; found && i < g.gl_pathc; i++)
+        if (access(g.gl_pathv[i], W_OK) != 0) {
+            snprintf(why, n, "MODE=%s sets the kernel's preferred mode in %s, which is not writable "
+                     "(run as root)", m->name, g.gl_pathv[i]);
+            ok = 0;
+            break;
+        }
+    if (!found)
+        snprintf(why, n, "MODE=%s needs the kernel's preferred tag-check mode (%s absent: "
+                 "a kernel before 5.14 or without CONFIG_ARM64_MTE); use MODE=sync or async",
+                 m->name, pat);
+    if (found)
+        globfree(&g);
+    free(pat);
+    return ok;
 }
 
 static glob_t saved_paths;

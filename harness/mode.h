@@ -21,6 +21,14 @@ const struct mtb_mode *mtb_mode_find(const char *name);
 /* "off, sync, async, asymm" */
 const char *mtb_mode_names(void);
 
+/* Whether this kernel/CPU can run mode m natively, decided from the CPU's
+ * HWCAP2 bits and the CPU directory of sysfs (cpu_sysfs, e.g.
+ * /sys/devices/system/cpu): tagged modes need MTE; a preferred mode (asymm)
+ * needs MTE3 and a writable cpu*\/mte_tcf_preferred. Checked before any run.
+ * @return 1, or 0 with the reason in why. */
+int mtb_mode_host_check(const struct mtb_mode *m, int arm64, int mte, int mte3, const char *cpu_sysfs,
+                        char *why, size_t n);
+
 /* Host only: set every CPU's mte_tcf_preferred for a mode that needs it
  * (asymm), remembering the old values; restore puts them back.
  * @return 0, or -errno with a message in err. */

@@ -448,8 +448,7 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
         json_array_append_new(new_nights, json_integer(night));
     else if (night < 0 && night != -ENODATA)
         status = MTB_NIGHTLY_HISTORY;
-    if (*failures)
-        fprintf(stderr, "mtebench nightly: %d runs did not finish cleanly; see the records in %s\n", *failures, dir);
+    mtb_plan_print_failed("mtebench nightly", plan.failed, (int)(plan.ncells * plan.reps));
     mtb_record_set_free(&set);
     json_decref(records);
     json_decref(files);

@@ -5,8 +5,12 @@
 #include "quiet.h"
 #include "util.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +26,8 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     p->cores = o->cores;
     p->strict = o->strict;
     p->skipped = json_array();
+    p->failed = json_array();
+    p->resume = o->resume;
 }
 
 /* The points of the core sweep; 0 when there is none. */
@@ -76,16 +82,49 @@ static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
     return c;
 }
 
+struct measured {
+    const char *const *v;
+    size_t n;
+};
+
 static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes);
+                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv);
+
+size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
+                         size_t errlen)
+{
+    size_t n = 0;
+    char *copy = mtb_strdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (!mtb_recipe_has_variant(r, t)) {
+            char names[256] = "";
+            for (size_t i = 0; i < r->nvariants; i++) {
+                if (i)
+                    strcat(names, ", ");
+                strncat(names, r->variants[i], sizeof names - strlen(names) - 3);
+            }
+            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name, names);
+            free(copy);
+            return 0;
+        }
+        if (n < max)
+            out[n++] = mtb_strdup(t);
+    }
+    free(copy);
+    if (!n)
+        snprintf(err, errlen, "no variant in '%s'", list);
+    return n;
+}
 
 void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                  const struct mtb_mode *const *modes, size_t nmodes)
+                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants)
 {
+    static const char *const tagged[] = { "tagged" };
+    struct measured mv = { variants && nvariants ? variants : tagged, variants && nvariants ? nvariants : 1 };
     struct mtb_workload pts[MTB_MAX_SWEEP];
     int n = sweep_points(p, pts);
     if (n == 0) {
-        add_point(p, entry, r, wl, modes, nmodes);
+        add_point(p, entry, r, wl, modes, nmodes, mv);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -94,12 +133,12 @@ void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe
         memcpy(w.svc_cpus, pts[i].svc_cpus, sizeof w.svc_cpus);
         memcpy(w.core_type, pts[i].core_type, sizeof w.core_type);
         w.service_threads = w.cores; /* memcached -t, nginx worker_processes; pgbench and db_bench in their drivers */
-        add_point(p, entry, r, &w, modes, nmodes);
+        add_point(p, entry, r, &w, modes, nmodes, mv);
     }
 }
 
 static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes)
+                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv)
 {
     size_t skipped_before = json_array_size(p->skipped);
     struct mtb_plan_cell *b = add_cell(p);
@@ -116,12 +155,14 @@ static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_re
             json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
             continue;
         }
-        struct mtb_plan_cell *c = add_cell(p);
-        c->entry = entry;
-        c->recipe = r;
-        c->wl = *wl;
-        c->variant = "tagged";
-        c->mode = modes[i];
+        for (size_t v = 0; v < mv.n; v++) {
+            struct mtb_plan_cell *c = add_cell(p);
+            c->entry = entry;
+            c->recipe = r;
+            c->wl = *wl;
+            c->variant = mv.v[v];
+            c->mode = modes[i];
+        }
     }
 }
 
@@ -160,7 +201,7 @@ static const char *get(const struct loader *l, const char *sec, const char *key)
 }
 
 /* an entry's keys: these and the workload's (workload.h) */
-static const char *const entry_keys[] = { "service", "workload", "modes", NULL };
+static const char *const entry_keys[] = { "service", "workload", "modes", "variants", NULL };
 
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
@@ -212,7 +253,7 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
             for (const char *const *e = entry_keys; *e; e++)
                 known |= !strcmp(*e, l.kv[k].key);
             if (!known)
-                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, %s)", path, sec,
+                mtb_die(2, "plan %s: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path, sec,
                         l.kv[k].key, mtb_workload_keys());
         }
         /* each entry is resolved like the command line, with its values */
@@ -246,7 +287,12 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
                 modes[nm++] = m;
         }
         free(copy);
-        mtb_plan_add(p, mtb_strdup(sec), eo.recipe, &eo.wl, modes, nm);
+        const char *vars[8];
+        size_t nv = 0;
+        char verr[MTB_ERRLEN];
+        if ((v = get(&l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
+            mtb_die(2, "plan %s: [%s] variants: %s", path, sec, verr);
+        mtb_plan_add(p, mtb_strdup(sec), eo.recipe, &eo.wl, modes, nm, vars, nv);
     }
 }
 
@@ -299,8 +345,156 @@ const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan
     return c->kernel ? c->kernel : p->kernel;
 }
 
-/* dir/plan.json: the cells, the platform, the repetitions, what was skipped */
-static void plan_write_json(const struct mtb_plan *p, const char *dir)
+/* DIR/.mtebench-running: written when a plan starts running into DIR and
+ * locked (flock) while it runs; removed when it ends. Found unlocked, it is
+ * the mark of a harness that was killed (or interrupted) there; found
+ * locked, another harness is running into DIR now, which is refused.
+ * @return the locked descriptor (kept open until mtb_plan_release). */
+static char claim_old[512]; /* what the mark said before this harness claimed dir */
+
+static int claim_dir(const char *dir)
+{
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    int fd = open(mp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno));
+    char old[512] = "";
+    ssize_t n = read(fd, old, sizeof old - 1);
+    old[n > 0 ? n : 0] = 0;
+    old[strcspn(old, "\n")] = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        mtb_die(2, "%s is in use by another mtebench now (%s); give another --results", dir, old[0] ? old : "no details");
+    if (old[0])
+        fprintf(stderr, "mtebench: %s was left by an mtebench that did not finish (%s): its runs without a "
+                        "record.json were cut short\n", dir, old);
+    snprintf(claim_old, sizeof claim_old, "%s", old);
+    char now[32], line[256];
+    mtb_utc_iso(now, sizeof now);
+    int len = snprintf(line, sizeof line, "pid %d, started %s\n", (int)getpid(), now);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len)
+        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno ? errno : ENOSPC));
+    free(mp);
+    return fd;
+}
+
+/* The entries of dir other than hidden ones (".mtebench-running", ".attempts"). */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Move dir's entries (not hidden ones) into dir/replaced-TIME/. */
+static void move_aside(const char *dir)
+{
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    char *to = mtb_asprintf("%s/replaced-%s", dir, ts);
+    int mrc = mtb_mkdir_p(to);
+    if (mrc)
+        mtb_die(1, "cannot create %s: %s", to, mtb_errdesc(mrc));
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strncmp(e->d_name, "replaced-", 9))
+            continue;
+        char *a = mtb_asprintf("%s/%s", dir, e->d_name), *b = mtb_asprintf("%s/%s", to, e->d_name);
+        if (rename(a, b) != 0)
+            mtb_die(1, "cannot move %s to %s: %s", a, b, mtb_errdesc(errno));
+        free(a);
+        free(b);
+    }
+    if (d)
+        closedir(d);
+    fprintf(stderr, "mtebench: --force: the runs that were in %s are now in %s\n", dir, to);
+    free(to);
+}
+
+/* Refused before running: the mark goes back to what it was. */
+static void unclaim(const char *dir, int fd)
+{
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    if (!claim_old[0])
+        unlink(mp);
+    else if (ftruncate(fd, 0) != 0 || pwrite(fd, claim_old, strlen(claim_old), 0) < 0) { /* best effort */ }
+    free(mp);
+    close(fd);
+}
+
+/* A results dir holding runs is used only as told: --resume (the same plan)
+ * or --force (its runs moved aside); never mixed with a new attempt. */
+static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int force, int claim)
+{
+    char why[2048] = "";
+    char *pp = mtb_asprintf("%s/plan.json", dir);
+    json_t *old = json_load_file(pp, 0, NULL);
+    int n = dir_entries(dir);
+    if (p->resume) {
+        if (!old)
+            snprintf(why, sizeof why, "--resume %s: no plan.json there: nothing to resume (a results directory of "
+                     "bench or plan)", dir);
+        else if (!json_equal(old, pj))
+            snprintf(why, sizeof why, "--resume %s: it holds another plan (%s, %zu cells x %lld reps) than the one "
+                     "given; give the same options or plan file, or --force without --resume to start afresh there",
+                     dir, json_string_value(json_object_get(old, "name")), json_array_size(json_object_get(old, "cells")),
+                     (long long)json_integer_value(json_object_get(old, "reps")));
+    } else if (n && force) {
+        move_aside(dir);
+    } else if (n && old && json_equal(old, pj)) {
+        snprintf(why, sizeof why, "%s already holds runs of this plan: --resume %s finishes it (ok runs kept, the "
+                 "rest redone), --force starts afresh (its runs moved aside)", dir, dir);
+    } else if (n) {
+        snprintf(why, sizeof why, "%s holds %s: give another --results, or --force to move them aside and run there",
+                 dir, old ? "the runs of another plan" : "other files");
+    }
+    if (why[0]) {
+        unclaim(dir, claim);
+        mtb_die(2, "%s", why);
+    }
+    json_decref(old);
+    free(pp);
+}
+
+/* --resume: the ok record of rundir, or NULL after moving what is there
+ * (a failed or cut-short attempt) to dir/.attempts/, so that the run is
+ * redone in a fresh directory and no log is appended to. */
+static json_t *resume_one(const char *dir, const char *rundir)
+{
+    char *rp = mtb_asprintf("%s/record.json", rundir);
+    json_t *rec = json_load_file(rp, 0, NULL);
+    free(rp);
+    if (rec && json_is_string(json_object_get(rec, "status")) && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+        return rec;
+    json_decref(rec);
+    if (!mtb_file_exists(rundir))
+        return NULL;
+    const char *base = strrchr(rundir, '/') + 1;
+    char *att = mtb_asprintf("%s/.attempts", dir);
+    mtb_mkdir_p(att);
+    for (int k = 1;; k++) {
+        char *to = mtb_asprintf("%s/%s-%d", att, base, k);
+        if (!mtb_file_exists(to)) {
+            if (rename(rundir, to) != 0)
+                mtb_die(1, "cannot move %s to %s: %s", rundir, to, mtb_errdesc(errno));
+            free(to);
+            break;
+        }
+        free(to);
+    }
+    free(att);
+    return NULL;
+}
+
+/* dir/plan.json: the cells (with what makes a run that run: its load, for
+ * --resume), the platform, the repetitions, what was skipped. A dir that
+ * holds runs is used only as told (check_dir). */
+static void plan_write_json(const struct mtb_plan *p, const char *dir, int force, int claim)
 {
     json_t *cells = json_array();
     for (size_t i = 0; i < p->ncells; i++) {
@@ -311,14 +505,21 @@ static void plan_write_json(const struct mtb_plan *p, const char *dir)
             json_object_set_new(cj, "cores", json_integer(p->cells[i].wl.cores));
         if (p->cells[i].kernel)
             json_object_set_new(cj, "kernel", json_string(p->cells[i].kernel));
+        json_object_set_new(cj, "load", mtb_workload_json(&p->cells[i].wl));
         json_array_append_new(cells, cj);
     }
     json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
                            "platform", p->platform->name, "kernel", p->kernel, "reps", (json_int_t)p->reps,
                            "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", p->skipped);
+    /* a round trip, so that it compares equal to the file read back */
     char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(pj);
+    pj = json_loads(pt, 0, NULL);
+    check_dir(p, dir, pj, force, claim);
     char *pp = mtb_asprintf("%s/plan.json", dir);
-    mtb_write_atomic(pp, pt, strlen(pt));
+    int wrc = mtb_write_atomic(pp, pt, strlen(pt));
+    if (wrc != 0)
+        mtb_die(1, "cannot write %s: %s", pp, mtb_errdesc(wrc));
     free(pp);
     free(pt);
     json_decref(pj);
@@ -361,6 +562,14 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     cell_tag(c, tag, sizeof tag);
     char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
                                 c->variant, c->mode->name, rep);
+    json_t *kept = p->resume ? resume_one(dir, rundir) : NULL;
+    if (kept) { /* --resume: an ok run of the earlier attempt */
+        fprintf(stderr, "%s  kept from the earlier attempt: %s/record.json\n", tty ? "\r\033[K" : "", rundir);
+        if (files)
+            json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+        free(rundir);
+        return kept;
+    }
     struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
                            .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
@@ -369,8 +578,10 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-    if (st != MTB_RUN_OK)
+    if (st != MTB_RUN_OK) {
         (*failures)++;
+        mtb_plan_note_failed(p->failed, rundir, rec);
+    }
     if (files)
         json_array_append_new(files, json_sprintf("%s/record.json", rundir));
     free(rundir);
@@ -380,9 +591,11 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
 {
     plan_prepare(p, force);
-    if (mtb_mkdir_p(dir) != 0)
-        mtb_die(1, "cannot create %s", dir);
-    plan_write_json(p, dir);
+    int mrc = mtb_mkdir_p(dir);
+    if (mrc != 0)
+        mtb_die(1, "cannot create %s: %s", dir, mtb_errdesc(mrc));
+    int claim = claim_dir(dir);
+    plan_write_json(p, dir, force, claim);
     int total = (int)(p->reps * (long)p->ncells), idx = 0;
     double planned = 0;
     for (size_t k = 0; k < p->ncells; k++)
@@ -407,6 +620,11 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
         fprintf(stderr, "\n");
     json_decref(env);
     mtb_quiet_restore();
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    if (!mtb_proc_interrupted)
+        unlink(mp); /* every run of the plan ended (ok or not) */
+    free(mp);
+    close(claim);
     return records;
 }
 
@@ -446,4 +664,26 @@ struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, c
     c->mode = mode;
     c->kernel = kernel;
     return c;
+}
+
+void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
+{
+    const char *st = json_string_value(json_object_get(rec, "status"));
+    const char *why = json_string_value(json_object_get(rec, "error"));
+    char *recp = mtb_asprintf("%s/record.json", rundir);
+    json_array_append_new(failed, json_pack("{s:s,s:s,s:s}", "record", recp, "status", st ? st : "error", "error",
+                                            why ? why : "(no reason recorded)"));
+    free(recp);
+}
+
+void mtb_plan_print_failed(const char *who, const json_t *failed, int total)
+{
+    size_t n = json_array_size(failed), i;
+    if (!n)
+        return;
+    fprintf(stderr, "%s: %zu of %d runs did not finish cleanly (exit 1):\n", who, n, total);
+    const json_t *f;
+    json_array_foreach(failed, i, f) fprintf(stderr, "  %s: %s: %s\n", json_string_value(json_object_get(f, "record")),
+                                             json_string_value(json_object_get(f, "status")),
+                                             json_string_value(json_object_get(f, "error")));
 }

@@ -33,15 +33,22 @@ struct mtb_plan {
     struct mtb_plan_cell *cells;
     size_t ncells;
     json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
+    json_t *failed;                   /* mtb_plan_run: [{record, status, error}] of the runs not ok */
+    int resume;                       /* --resume: keep the ok records found, redo the rest */
 };
 
 /* Start an empty plan for the resolved options (platform, kernel, reps). */
 void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o);
-/* Add an entry: its baseline and one tagged cell per mode (modes missing on
- * the platform are listed in p->skipped, not fatal), at each point of the
- * core sweep (CORES, else the profile's cores or core_types) if any. */
+/* Add an entry: its baseline (plain/off) and one cell per measured variant
+ * and mode (variants NULL: "tagged"; modes missing on the platform are listed
+ * in p->skipped, not fatal), at each point of the core sweep (CORES, else the
+ * profile's cores or core_types) if any. */
 void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                  const struct mtb_mode *const *modes, size_t nmodes);
+                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants);
+/* Split a comma list of variants of r ("tagged,objtag") into out (at most
+ * max); 0 and a message naming the accepted ones in err when one is unknown. */
+size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
+                         size_t errlen);
 /* Add one cell (a kernel axis: compare-kernels). */
 struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
                                         const struct mtb_workload *wl, const char *variant,
@@ -58,4 +65,9 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
  * progress. @return the records (array); *failures counts runs not ok;
  * files (if not NULL) receives the path of each record, parallel. */
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
+/* Note a run that was not ok in failed ([{record, status, error}]). */
+void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec);
+/* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
+ * failed record with its status and error, to stderr. Nothing if none. */
+void mtb_plan_print_failed(const char *who, const json_t *failed, int total);
 #endif

@@ -9,19 +9,8 @@ static const char *host_target(void) { return mtb_host_is_arm64() ? "aarch64" : 
 static int host_usable(char *why, size_t n) { (void)why; (void)n; return 1; }
 static int host_mode_ok(const struct mtb_mode *m, char *why, size_t n)
 {
-    if (!strcmp(m->name, "off"))
-        return 1;
-    if (!mtb_host_has_mte()) {
-        snprintf(why, n, "MODE=%s needs MTE hardware and this CPU has none (%s); "
-                 "use PLATFORM=emu to run under aarch64 emulation",
-                 m->name, mtb_host_is_arm64() ? "no HWCAP2_MTE" : "not arm64");
-        return 0;
-    }
-    if (!strcmp(m->name, "asymm") && !mtb_host_has_mte3()) {
-        snprintf(why, n, "MODE=asymm needs MTE3 (HWCAP2_MTE3); this CPU has MTE without it");
-        return 0;
-    }
-    return 1;
+    return mtb_mode_host_check(m, mtb_host_is_arm64(), mtb_host_has_mte(), mtb_host_has_mte3(),
+                               "/sys/devices/system/cpu", why, n);
 }
 void mtb_platform_wrap_native(struct mtb_argv *argv, struct mtb_argv *env_out, const char *prog,
                       char *const *env)

@@ -6,7 +6,9 @@
 #include "agent.h"
 #include "kernel.h"
 #include "platform.h"
+#include "proof.h"
 #include "run.h"
+#include "transport_console.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -28,7 +30,7 @@ static int vm_usable(char *why, size_t n)
         snprintf(why, n, "%s is too old: QEMU before 8.0 mis-tags memory in full-system MTE", v);
         return 0;
     }
-    return 1;
+    return mtb_guest_image_ready(why, n);
 }
 static int vm_mode_ok(const struct mtb_mode *m, char *why, size_t n)
 {
@@ -64,6 +66,9 @@ static void host_config(json_t *rec, const struct mtb_run *run, const struct mtb
     json_object_set_new(rec, "mtebench_version", json_string(MTEBENCH_VERSION));
     json_t *c = json_object_get(rec, "config");
     json_object_set_new(c, "platform", json_string("vm"));
+    /* the guest's warnings said "on host": again, as the vm run they are */
+    json_object_del(rec, "warnings");
+    mtb_record_warnings_add(rec);
     json_object_set_new(c, "kernel", json_string(k->name[0] ? k->name : run->kernel));
     json_object_set_new(c, "plan", json_string(run->plan ? run->plan : ""));
     json_object_set_new(c, "rep", json_integer(run->rep));
@@ -167,8 +172,15 @@ static int vm_run(const struct mtb_run *run, json_t **record)
                                               json_sprintf("%s/mtload.log", base), "agent", "guest/agent.log",
                                               "console", "console.log", "qemu", "qemu.log"));
     char *recp = mtb_asprintf("%s/record.json", run->dir);
-    if (mtb_record_write(recp, rec) != 0)
-        mtb_warn("cannot write %s", recp);
+    int wrc = mtb_record_write(recp, rec);
+    if (wrc != 0) { /* not on disk: an error, never listed as written */
+        char *m = mtb_asprintf("cannot write %s: %s", recp, mtb_errdesc(wrc));
+        st = MTB_RUN_ERROR;
+        json_object_set_new(rec, "status", json_string("error"));
+        json_object_set_new(rec, "error", json_string(m));
+        json_object_set_new(rec, "not_written", json_true());
+        free(m);
+    }
     if (st != MTB_RUN_OK && !run->quiet)
         mtb_warn("run %d/%d (%s %s/%s on vm, kernel %s): %s", run->index, run->total, run->recipe->name,
                  run->variant, run->mode->name, run->kernel,

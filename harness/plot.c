@@ -25,8 +25,19 @@ static void put_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void put_emu_label(FILE *f, int emulated)
+/* The head every plot shares: its title and axis labels (quoted; xlabel may
+ * be NULL) and, for emulated figures, the "emulated: not hardware timing" label. */
+static void put_head(FILE *f, const char *title, const char *xlabel, const char *ylabel, int emulated)
 {
+    fprintf(f, "set title ");
+    put_quoted(f, title);
+    if (xlabel) {
+        fprintf(f, "\nset xlabel ");
+        put_quoted(f, xlabel);
+    }
+    fprintf(f, "\nset ylabel ");
+    put_quoted(f, ylabel);
+    fprintf(f, "\n");
     if (emulated)
         fprintf(f, "set label 99 \"%s\" at screen 0.99, screen 0.03 right front textcolor rgb \"#b00020\"\n",
                 MTB_PLOT_EMU_LABEL);
@@ -82,9 +93,9 @@ char *mtb_plot_overhead_script(json_t *summary)
         free(label);
     }
     fprintf(f, "EOD\n");
-    fprintf(f, "set title \"Overhead: baseline ops/s / tagged ops/s (median of interleaved pairs, 95%% CI)\"\n");
-    put_emu_label(f, emulated);
-    fprintf(f, "set ylabel \"slowdown (x)\"\nset style fill solid 0.7 border -1\nset boxwidth 0.6\n"
+    put_head(f, "Overhead: baseline ops/s / tagged ops/s (median of interleaved pairs, 95% CI)", NULL, "slowdown (x)",
+             emulated);
+    fprintf(f, "set style fill solid 0.7 border -1\nset boxwidth 0.6\n"
                "set grid ytics\nset yrange [0:*]\nset xrange [-0.7:*]\nset offsets 0, 0.7, 0, 0\n"
                "set xtics rotate by -20 nomirror\nset key off\n"
                "set linetype 1 lc rgb \"#d95f02\"\nset linetype 2 lc rgb \"#1b9e77\"\n"
@@ -130,9 +141,9 @@ char *mtb_plot_cores_script(json_t *summary)
         fprintf(f, "%lld %.6g\n", (long long)mtb_jnum(r, "cores"), mtb_jnum(ops, "median"));
     }
     fprintf(f, "EOD\n");
-    fprintf(f, "set title \"Throughput against server cores (median ops/s)\"\n");
-    put_emu_label(f, json_is_true(json_object_get(summary, "emulated")));
-    fprintf(f, "set xlabel \"server cores\"\nset ylabel \"ops/s\"\nset grid\nset yrange [0:*]\nset key outside right\n"
+    put_head(f, "Throughput against server cores (median ops/s)", "server cores", "ops/s",
+             json_is_true(json_object_get(summary, "emulated")));
+    fprintf(f, "set grid\nset yrange [0:*]\nset key outside right\n"
                "set xtics 1\nplot ");
     json_t *t;
     json_array_foreach(titles, i, t)
@@ -226,13 +237,10 @@ char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated)
         free(cnt);
         k++;
     }
-    fprintf(f, "set title ");
     char *t = mtb_asprintf("Latency by percentile: %s (runs merged)", group);
-    put_quoted(f, t);
+    put_head(f, t, "percentile", "latency (us)", emulated);
     free(t);
-    fprintf(f, "\n");
-    put_emu_label(f, emulated);
-    fprintf(f, "set logscale x\nset xrange [1:%g]\nset xlabel \"percentile\"\nset ylabel \"latency (us)\"\n"
+    fprintf(f, "set logscale x\nset xrange [1:%g]\n"
                "set xtics (\"0%%%%\" 1, \"90%%%%\" 10, \"99%%%%\" 100, \"99.9%%%%\" 1000, \"99.99%%%%\" 10000, "
                "\"99.999%%%%\" 100000, \"99.9999%%%%\" 1000000)\n"
                "set grid xtics ytics\nset key top left\nset yrange [0:*]\nplot ",
@@ -288,13 +296,10 @@ char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulate
         json_decref(labels);
         return NULL;
     }
-    fprintf(f, "set title ");
     char *t = mtb_asprintf("Throughput over time, each run: %s", group);
-    put_quoted(f, t);
+    put_head(f, t, "time in the measured interval (s)", "ops/s", emulated);
     free(t);
-    fprintf(f, "\n");
-    put_emu_label(f, emulated);
-    fprintf(f, "set xlabel \"time in the measured interval (s)\"\nset ylabel \"ops/s\"\nset yrange [0:*]\n"
+    fprintf(f, "set yrange [0:*]\n"
                "set grid\nset key outside right top\nplot ");
     json_t *l;
     json_array_foreach(labels, i, l)
@@ -341,15 +346,12 @@ char *mtb_plot_trend_script(const char *title, const char *ylabel, const double 
         i = j;
     }
     free(tmp);
-    fprintf(f, "EOD\nset title ");
-    put_quoted(f, title);
-    fprintf(f, "\nset ylabel ");
-    put_quoted(f, ylabel);
-    fprintf(f, "\nset xlabel \"night\"\nset grid\nset key top left\nset offsets 0.5, 0.5, 0, 0\n"
+    fprintf(f, "EOD\n");
+    put_head(f, title, "night", ylabel, emulated);
+    fprintf(f, "set grid\nset key top left\nset offsets 0.5, 0.5, 0, 0\n"
                "set xtics 1\nset mxtics 1\n");
     if (x[n - 1] - x[0] > 20)
         fprintf(f, "set xtics autofreq\n");
-    put_emu_label(f, emulated);
     size_t i;
     json_t *cp;
     json_array_foreach(cps, i, cp)

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <sys/syscall.h>
 
 #include <errno.h>
@@ -80,8 +81,70 @@ void mtb_proc_init(void)
     atexit(at_exit);
 }
 
+/* The watchdog: a process of its own session, started with the first
+ * child, that reads "+pgid"/"-pgid" (as ints) from a pipe whose only writer
+ * is the harness. The harness killed in any way (SIGKILL included) closes
+ * the pipe; the watchdog then kills every group still registered and ends.
+ * The write end is close-on-exec, so no child keeps the pipe open. */
+static int watch_fd = -1;
+
+static void watchdog(int rfd)
+{
+    setsid();
+    long maxfd = sysconf(_SC_OPEN_MAX);
+    for (int fd = 0; fd < (maxfd > 0 && maxfd < 65536 ? maxfd : 65536); fd++)
+        if (fd != rfd)
+            close(fd);
+    int dn = open("/dev/null", O_RDWR);
+    if (dn >= 0) {
+        dup2(dn, 0);
+        dup2(dn, 1);
+        dup2(dn, 2);
+    }
+    signal(SIGINT, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    static pid_t groups[4 * MAX_CHILDREN];
+    int g;
+    ssize_t r;
+    while ((r = read(rfd, &g, sizeof g)) == (ssize_t)sizeof g || (r < 0 && errno == EINTR)) {
+        if (r < 0)
+            continue;
+        for (int i = 0; i < 4 * MAX_CHILDREN; i++)
+            if (g > 0 ? groups[i] == 0 : groups[i] == -g) {
+                groups[i] = g > 0 ? g : 0;
+                break;
+            }
+    }
+    for (int i = 0; i < 4 * MAX_CHILDREN; i++)
+        if (groups[i] > 0) {
+            kill(-groups[i], SIGCONT);
+            kill(-groups[i], SIGKILL);
+        }
+    _exit(0);
+}
+
+static void watchdog_note(int g)
+{
+    if (watch_fd < 0 && g > 0) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0)
+            return;
+        pid_t w = fork();
+        if (w == 0)
+            watchdog(p[0]);
+        close(p[0]);
+        if (w < 0) {
+            close(p[1]);
+            return;
+        }
+        watch_fd = p[1];
+    }
+    if (watch_fd >= 0 && write(watch_fd, &g, sizeof g) < 0) { /* the watchdog is gone: nothing to do */ }
+}
+
 static void reg(pid_t pid, int add)
 {
+    watchdog_note(add ? (int)pid : -(int)pid);
     for (int i = 0; i < MAX_CHILDREN; i++) {
         if (add && children[i] == 0) {
             children[i] = pid;
@@ -347,6 +410,180 @@ int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru
 int mtb_proc_run(const struct mtb_spawn *s, double timeout)
 {
     return mtb_proc_run_ru(s, timeout, NULL);
+}
+
+char *mtb_capture(char *const argv[], int with_stderr, int *status)
+{
+    return mtb_proc_capture(argv, with_stderr, MTB_CAPTURE_LIMIT, status);
+}
+
+char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int *status)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return NULL;
+    sigset_t all, old;
+    sigemptyset(&all);
+    sigaddset(&all, SIGINT);
+    sigaddset(&all, SIGTERM);
+    sigaddset(&all, SIGHUP);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t pid = fork();
+    if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(fds[0]);
+        close(fds[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group: a timeout kills the command and what it started */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int dn = open("/dev/null", O_RDWR);
+        if (dn >= 0) {
+            dup2(dn, 0);
+            if (!with_stderr)
+                dup2(dn, 2);
+        }
+        dup2(fds[1], 1);
+        if (with_stderr)
+            dup2(fds[1], 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    reg(pid, 1);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(fds[1]);
+    double end = mtb_mono() + timeout;
+    size_t cap = 4096, n = 0;
+    char *buf = mtb_calloc(1, cap);
+    int timed_out = 0;
+    for (;;) {
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            if (!buf)
+                mtb_die(1, "out of memory");
+        }
+        double left = end - mtb_mono();
+        if (timeout >= 0 && left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pf = { .fd = fds[0], .events = POLLIN };
+        int pr = poll(&pf, 1, timeout >= 0 ? (int)(left * 1000) + 1 : -1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0)
+            continue; /* the deadline is checked above */
+        ssize_t r = read(fds[0], buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    close(fds[0]);
+    struct mtb_proc p = { .pid = pid };
+    /* output closed: the command should be ending; it gets what is left of the deadline */
+    if (timed_out || !mtb_proc_wait(&p, timeout >= 0 ? end - mtb_mono() : -1)) {
+        timed_out = 1;
+        kill(-pid, SIGCONT);
+        kill(-pid, SIGKILL);
+        mtb_proc_wait(&p, -1);
+    }
+    kill(-pid, SIGKILL); /* anything of its group still holding on */
+    if (timed_out) {
+        free(buf);
+        if (status)
+            *status = -ETIMEDOUT;
+        return NULL;
+    }
+    if (status)
+        *status = p.status;
+    return buf;
+}
+
+/* The inodes of the listening TCP sockets on port (IPv4 and IPv6). */
+static int listen_inodes(int port, unsigned long *ino, int max)
+{
+    static const char *const tabs[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+    int n = 0;
+    for (int t = 0; t < 2; t++) {
+        FILE *f = fopen(tabs[t], "r");
+        if (!f)
+            continue;
+        char line[512];
+        if (!fgets(line, sizeof line, f)) { /* header */
+            fclose(f);
+            continue;
+        }
+        while (fgets(line, sizeof line, f) && n < max) {
+            char local[64];
+            unsigned st;
+            unsigned long inode;
+            /* sl local rem st tx:rx tr:when retr uid timeout inode */
+            if (sscanf(line, " %*s %63s %*s %x %*s %*s %*s %*s %*s %lu", local, &st, &inode) != 3 || st != 0x0A)
+                continue;
+            char *colon = strrchr(local, ':');
+            if (colon && strtol(colon + 1, NULL, 16) == port)
+                ino[n++] = inode;
+        }
+        fclose(f);
+    }
+    return n;
+}
+
+int mtb_proc_port_owned(int port, pid_t pgid, pid_t *other)
+{
+    unsigned long ino[16];
+    int n = listen_inodes(port, ino, 16), found[16] = { 0 }, mine = 0;
+    *other = 0;
+    if (n == 0)
+        return 0;
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    while (proc && (e = readdir(proc))) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (pid <= 0)
+            continue;
+        char fdp[64];
+        snprintf(fdp, sizeof fdp, "/proc/%d/fd", (int)pid);
+        DIR *fds = opendir(fdp);
+        struct dirent *f;
+        while (fds && (f = readdir(fds))) {
+            char lp[320], target[64];
+            snprintf(lp, sizeof lp, "%s/%s", fdp, f->d_name);
+            ssize_t l = readlink(lp, target, sizeof target - 1);
+            if (l <= 0)
+                continue;
+            target[l] = 0;
+            unsigned long si;
+            if (sscanf(target, "socket:[%lu]", &si) != 1)
+                continue;
+            for (int i = 0; i < n; i++)
+                if (ino[i] == si) {
+                    if (getpgid(pid) == pgid) {
+                        found[i] = 1;
+                        mine = 1;
+                    } else if (!*other)
+                        *other = pid;
+                }
+        }
+        if (fds)
+            closedir(fds);
+    }
+    if (proc)
+        closedir(proc);
+    for (int i = 0; i < n; i++)
+        if (!found[i])
+            return 0; /* a listener of another group, or one we cannot see */
+    return mine;
 }
 
 int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st)

@@ -48,6 +48,16 @@ const char *mtb_proc_describe(int status, char *buf, size_t n);
 int mtb_proc_run(const struct mtb_spawn *s, double timeout);
 /* Same, and the child's resource use (CPU time) into *ru. */
 int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru);
+/* Run argv in its own process group and capture its stdout (and stderr
+ * when with_stderr), for at most timeout seconds (<0: no limit). @return the
+ * output and the wait status in *status; NULL when it could not start or
+ * did not finish in time (*status = -ETIMEDOUT; its group is killed). */
+char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int *status);
+/* 1 when every TCP socket listening on port belongs to a process of the
+ * process group pgid (and there is one), from /proc/net/tcp{,6} and
+ * /proc/PID/fd; else 0, with *other a process holding one of them (0 if
+ * none is visible). */
+int mtb_proc_port_owned(int port, pid_t pgid, pid_t *other);
 /* The union of Cpus_allowed_list over the tasks of pid, as "0-3,8", read
  * from /proc/PID/task/x/status. @return 0, or -1 when pid is gone. */
 int mtb_proc_affinity(pid_t pid, char *buf, size_t len);

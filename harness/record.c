@@ -358,6 +358,33 @@ long mtb_record_partner(json_t *records, json_t *rec)
     return -1;
 }
 
+long *mtb_record_partners(json_t *records)
+{
+    size_t n = json_array_size(records);
+    long *out = mtb_calloc(n ? n : 1, sizeof *out);
+    char **keys = mtb_calloc(n ? n : 1, sizeof *keys);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(records, i);
+        keys[i] = strcmp(mtb_jstr(r, "status"), "ok") ? NULL : mtb_record_pair_key(r); /* each key built once */
+        out[i] = -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *t = json_array_get(records, i);
+        if (!keys[i] || mtb_record_is_baseline(json_object_get(t, "config")))
+            continue;
+        for (size_t j = 0; j < n && out[i] < 0; j++) {
+            json_t *b = json_array_get(records, j);
+            if (keys[j] && mtb_record_is_baseline(json_object_get(b, "config")) &&
+                mtb_record_rep(b) == mtb_record_rep(t) && !strcmp(keys[i], keys[j]))
+                out[i] = (long)j;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    return out;
+}
+
 char *mtb_record_pair_sql(const char *t, const char *b)
 {
     char *sql = mtb_asprintf("%s.night = %s.night AND %s.rep = %s.rep", b, t, b, t);

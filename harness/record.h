@@ -50,7 +50,9 @@ enum {
  *   of       the run metric compared
  *   tagged_num 1: tagged / baseline; 0: baseline / tagged (throughput: a
  *            slowdown above 1 is worse either way)
- *   views, nightly as for run metrics; every pair metric is lower-is-better */
+ *   views, nightly as for run metrics; every pair metric is lower-is-better.
+ *            The history derives a pair metric from its runs table: give
+ *            the compared run metric MTB_V_HISTORY too (else it holds NULL). */
 #define MTB_PAIR_METRICS(X)                                                            \
     X(slowdown, "overhead", ops_per_sec, 0, MTB_V_TABLE | MTB_V_HISTORY, "overhead") \
     X(p99_ratio, "p99 ratio", p99_us, 1, MTB_V_TABLE | MTB_V_HISTORY, NULL)              \
@@ -178,6 +180,10 @@ char *mtb_record_pair_key(json_t *rec);
 int mtb_record_pairs(json_t *tagged, json_t *baseline);
 /** @return the index in records of rec's baseline partner (status ok), or -1 */
 long mtb_record_partner(json_t *records, json_t *rec);
+/** @return for each record (status ok, tagged) the index of its baseline
+ *  partner, else -1: a heap array parallel to records (each pair key built
+ *  once; for a whole set, as runs.csv needs) */
+long *mtb_record_partners(json_t *records);
 /** @return the SQL condition joining a tagged run t to its baseline b in the
  *  history's runs table (heap string), repetition and night included */
 char *mtb_record_pair_sql(const char *t, const char *b);

@@ -99,7 +99,7 @@ json_t *mtb_report_csv_columns(void)
 static char *csv_number(double v) { return isfinite(v) ? mtb_asprintf("%.6g", v) : mtb_strdup(""); }
 
 /* The value of one CSV column for record i of the set, as text (heap string). */
-static char *csv_value(const struct mtb_record_set *set, size_t i, const char *col)
+static char *csv_value(const struct mtb_record_set *set, const long *partner, size_t i, const char *col)
 {
     json_t *rec = json_array_get(set->records, i);
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
@@ -111,7 +111,7 @@ static char *csv_value(const struct mtb_record_set *set, size_t i, const char *c
             return csv_number(mtb_record_metric(rec, (enum mtb_run_metric_id)m));
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         if (!strcmp(col, mtb_pair_metrics[m].key)) {
-            long b = ok ? mtb_record_partner(set->records, rec) : -1;
+            long b = ok ? partner[i] : -1;
             return b < 0 ? mtb_strdup("")
                          : csv_number(mtb_record_pair_metric(rec, json_array_get(set->records, (size_t)b),
                                                              (enum mtb_pair_metric_id)m));
@@ -156,13 +156,14 @@ static char *runs_csv(const struct mtb_record_set *set)
     if (!f)
         return NULL;
     json_t *cols = mtb_report_csv_columns(), *col;
+    long *partner = mtb_record_partners(set->records);
     size_t i, k;
     json_array_foreach(cols, k, col) fprintf(f, "%s%s", k ? "," : "", json_string_value(col));
     fprintf(f, "\r\n");
     for (i = 0; i < json_array_size(set->records); i++) {
         json_array_foreach(cols, k, col)
         {
-            char *v = csv_value(set, i, json_string_value(col));
+            char *v = csv_value(set, partner, i, json_string_value(col));
             char *q = mtb_csv_field(v);
             fprintf(f, "%s%s", k ? "," : "", q);
             free(q);
@@ -171,6 +172,7 @@ static char *runs_csv(const struct mtb_record_set *set)
         fprintf(f, "\r\n");
     }
     json_decref(cols);
+    free(partner);
     fclose(f);
     return buf;
 }
@@ -277,8 +279,9 @@ static void html_results(FILE *f, json_t *sum, int emu)
         td_text(f, pl, 1);
         free(pl);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        char *cfg = mtb_asprintf("%s/%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+        char *cfg = mtb_asprintf("%s/%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
                                  json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
+                                 json_is_true(json_object_get(c, "errors_over_limit")) ? " (errors above the limit)" : "",
                                  json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "");
         td_text(f, cfg, 1);
         free(cfg);
@@ -450,23 +453,24 @@ static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *proble
     fprintf(f, "</table>\n</section>\n");
 }
 
-/* perf events per request, baseline against tagged */
-static void html_perf(FILE *f, json_t *sum, int emu)
+/* figures per request of each configuration (summary field `field`: perf
+ * events, tag operations), baseline against tagged */
+static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, const char *id, const char *title,
+                             const char *what)
 {
     size_t i;
     json_t *c;
     int any = 0;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, "perf_per_request"));
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
     if (!any)
         return;
-    fprintf(f, "<section id=\"perf\"><h2>perf events per request</h2>\n<table>\n");
-    caption(f, "Counted on the service for the measurement window only (perf stat); median over runs of events / requests",
-            emu);
+    fprintf(f, "<section id=\"%s\"><h2>%s</h2>\n<table>\n", id, title);
+    caption(f, what, emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">config</th>"
-               "<th class=\"l\">events per request</th></tr>\n");
+               "<th class=\"l\">%s</th></tr>\n", title);
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
-        json_t *pr = json_object_get(c, "perf_per_request"), *w = json_object_get(c, "workload");
+        json_t *pr = json_object_get(c, field), *w = json_object_get(c, "workload");
         if (!json_is_object(pr))
             continue;
         fprintf(f, "<tr>");
@@ -602,19 +606,17 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
     fprintf(f, "<section id=\"runs\"><h2>Runs</h2>\n<table>\n");
     caption(f, "Every run read (runs.csv has all columns)", emu);
     fprintf(f, "<tr><th>#</th><th class=\"l\">record</th><th class=\"l\">status</th><th class=\"l\">config</th>"
-               "<th class=\"l\">kernel</th><th>rep</th><th>ops/s</th><th>p50 µs</th><th>p99 µs</th>"
-               "<th>p99.9 µs</th><th class=\"l\">note</th></tr>\n");
+               "<th class=\"l\">kernel</th><th>rep</th>");
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, m ? "<th>%s %s</th>" : "<th>%s</th>", mtb_run_metrics[m].label, mtb_run_metrics[m].unit);
+    fprintf(f, "<th class=\"l\">note</th></tr>\n");
     size_t i;
     json_t *rec;
     json_array_foreach(set->records, i, rec)
     {
-        json_t *c = json_object_get(rec, "config"), *s = json_object_get(rec, "summary");
+        json_t *c = json_object_get(rec, "config");
         int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-        char o[32], a[32], b[32], d[32];
-        mtb_summary_fmt_int(o, sizeof o, ok ? mtb_jnum(s, "ops_per_sec") : NAN);
-        mtb_summary_fmt_int(a, sizeof a, ok ? mtb_jnum(s, "p50_us") : NAN);
-        mtb_summary_fmt_int(b, sizeof b, ok ? mtb_jnum(s, "p99_us") : NAN);
-        mtb_summary_fmt_int(d, sizeof d, ok ? mtb_jnum(s, "p999_us") : NAN);
         fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
         td_text(f, json_string_value(json_array_get(set->files, i)), 1);
         td_text(f, mtb_jstr(rec, "status"), 1);
@@ -622,8 +624,13 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
         td_text(f, cfg, 1);
         free(cfg);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        fprintf(f, "<td>%lld</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
-                (long long)json_integer_value(json_object_get(c, "rep")), o, a, b, d);
+        fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "rep")));
+        for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+            if (mtb_run_metrics[m].views & MTB_V_TABLE) {
+                char v[32];
+                mtb_summary_fmt_int(v, sizeof v, ok ? mtb_record_metric(rec, (enum mtb_run_metric_id)m) : NAN);
+                fprintf(f, "<td>%s</td>", v);
+            }
         char *note = NULL;
         json_t *fault = json_object_get(rec, "fault");
         if (json_is_object(fault))
@@ -631,7 +638,10 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
                                 (long long)mtb_jnum(fault, "si_code"), mtb_jstr(fault, "kind"));
         else if (!ok)
             note = mtb_strdup(mtb_jstr(rec, "error"));
-        else if (json_is_true(json_object_get(s, "client_bound")))
+        else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "errors_over_limit")))
+            note = mtb_asprintf("%.3f%% of requests answered with an error, lost or never sent",
+                                100 * mtb_jnum(json_object_get(rec, "summary"), "error_rate"));
+        else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "client_bound")))
             note = mtb_strdup("client-bound");
         td_text(f, note ? note : "", 1);
         free(note);
@@ -687,6 +697,33 @@ static void html_env(FILE *f, json_t *sum)
     fprintf(f, " – ");
     hput(f, mtb_jstr(env, "last_finished"));
     fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
+}
+
+/* the warnings section: the summary's, the plots' problems, unusable files */
+static void html_warnings(FILE *f, const struct mtb_record_set *set, json_t *sum, json_t *problems)
+{
+    size_t i;
+    fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
+    json_t *warns = json_object_get(sum, "warnings"), *w;
+    if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
+        fprintf(f, "<p>None.</p>\n");
+    fprintf(f, "<ul>\n");
+    json_array_foreach(warns, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    json_array_foreach(problems, i, w)
+    {
+        fprintf(f, "<li class=\"warn\">");
+        hput(f, json_string_value(w));
+        fprintf(f, "</li>\n");
+    }
+    if (json_array_size(set->bad))
+        fprintf(f, "<li class=\"bad\">%zu file(s) or directories gave no usable record: see "
+                   "<a href=\"#bad\">records not used</a></li>\n", json_array_size(set->bad));
+    fprintf(f, "</ul>\n</section>\n");
 }
 
 static char *report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
@@ -752,7 +789,11 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
     html_cores(f, sum, emu, &nplot, problems);
-    html_perf(f, sum, emu);
+    html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
+                     "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");
+    html_per_request(f, sum, emu, "tag_ops_per_request", "tagops", "tag operations per request",
+                     "The service's own counters of per-object tagging (memcached objtag: chunks retagged, 16-byte "
+                     "granules tagged) over the run incl. warm-up, divided by its own request count; median over runs");
     html_kernels(f, sum);
 
     json_t *groups = plot_groups(set->records), *g;
@@ -779,27 +820,7 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
     fprintf(f, "</section>\n");
     json_decref(groups);
 
-    fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
-    json_t *warns = json_object_get(sum, "warnings"), *w;
-    if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
-        fprintf(f, "<p>None.</p>\n");
-    fprintf(f, "<ul>\n");
-    json_array_foreach(warns, i, w)
-    {
-        fprintf(f, "<li class=\"warn\">");
-        hput(f, json_string_value(w));
-        fprintf(f, "</li>\n");
-    }
-    json_array_foreach(problems, i, w)
-    {
-        fprintf(f, "<li class=\"warn\">");
-        hput(f, json_string_value(w));
-        fprintf(f, "</li>\n");
-    }
-    if (json_array_size(set->bad))
-        fprintf(f, "<li class=\"bad\">%zu file(s) or directories gave no usable record: see "
-                   "<a href=\"#bad\">records not used</a></li>\n", json_array_size(set->bad));
-    fprintf(f, "</ul>\n</section>\n");
+    html_warnings(f, set, sum, problems);
     html_runs(f, set, emu);
     html_bad(f, set);
     html_env(f, sum);

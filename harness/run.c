@@ -103,6 +103,11 @@ static json_t *summary_of(json_t *load)
     json_t *v;
     json_object_foreach(errs, k, v) if (json_is_integer(v) && strcmp(k, "reconnects")) e += json_integer_value(v);
     json_object_set_new(s, "errors", json_integer(e));
+    /* mtload's accounting: requests answered with an error, lost or never sent */
+    if (json_is_number(json_object_get(tot, "error_rate"))) {
+        json_object_set(s, "error_rate", json_object_get(tot, "error_rate"));
+        json_object_set(s, "errors_over_limit", json_object_get(tot, "errors_over_limit"));
+    }
     return s;
 }
 
@@ -158,7 +163,7 @@ static int step_header(struct run_ctx *c)
     c->svc = (struct mtb_service){ .recipe = r, .wl = w, .build = run->build, .platform = run->platform,
                                    .dir = run->dir, .user = geteuid() == 0 ? mtb_recipe_get(r, "run", "user") : NULL,
                                    .env = c->envv, .cpus = c->svc_cpus, .ncpus = nsvc,
-                                   .numa_node = run->machine->numa_node };
+                                   .numa_node = run->machine->numa_node, .port_fd = -1 };
     if (!c->drv) {
         snprintf(c->why, sizeof c->why, "%s: unknown driver '%s'", r->path, c->drvname);
         return -1;
@@ -275,13 +280,22 @@ static int step_drive(struct run_ctx *c)
     char *perfbin = *events ? mtb_which("perf") : NULL;
     struct mtb_perf perf = { .dir = run->dir, .events = events, .raw = run->machine->perf_raw,
                              .warmup = run->wl->warmup, .emulated = mtb_platform_emulated(run->platform) };
+    /* a service that does not answer its counter query (stopped, or not
+     * ours) ends the run: the query has a time limit */
+    json_t *before = mtb_service_counters(&c->svc);
+    if (c->svc.counters_hung) {
+        snprintf(c->why, sizeof c->why, "no answer to the counter query in %d s (is %s stopped?)",
+                 MTB_SERVICE_COUNTERS_LIMIT, run->recipe->name);
+        free(perfbin);
+        free(events);
+        return -1;
+    }
     if (c->svc.started && perfbin)
         mtb_perf_start(&perf, c->svc.proc.pid, run->wl->warmup);
     if (c->drv->embedded && perfbin) {
         c->d.measured_start = mtb_perf_attach;
         c->d.measured_arg = &perf;
     }
-    json_t *before = mtb_service_counters(&c->svc);
     c->load = c->drv->measure(&c->d, c->why, sizeof c->why);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
@@ -291,6 +305,11 @@ static int step_drive(struct run_ctx *c)
     free(events);
     if (before)
         json_object_set_new(c->rec, "service_counters", mtb_service_counters_since(&c->svc, before));
+    if (c->svc.counters_hung) { /* the load is kept in the record, but the run is not ok */
+        snprintf(c->why, sizeof c->why, "no answer to the counter query in %d s (is %s stopped?)",
+                 MTB_SERVICE_COUNTERS_LIMIT, run->recipe->name);
+        return -1;
+    }
     return 0;
 }
 
@@ -329,6 +348,13 @@ static int step_collect(struct run_ctx *c)
     if (c->load) {
         json_object_set_new(c->rec, "summary", summary_of(c->load));
         json_object_set_new(c->rec, "load", c->load);
+        json_t *tot = json_object_get(c->load, "totals");
+        if (json_is_true(json_object_get(tot, "errors_over_limit")) && !run->quiet)
+            mtb_warn("run %d/%d (%s %s/%s): %.3f%% of the requests were answered with an error, lost or never sent "
+                     "(limit %.3g%%; see load.totals.accounting in the record)", run->index, run->total,
+                     run->recipe->name, run->variant, run->mode->name,
+                     100 * json_number_value(json_object_get(tot, "error_rate")),
+                     100 * json_number_value(json_object_get(tot, "error_limit")));
     }
     char *prep = mtb_asprintf("%s/preload.json", run->dir);
     json_t *pre = load_json(prep);
@@ -366,9 +392,22 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
     if (status != MTB_RUN_OK)
         json_object_set_new(c->rec, "error", json_string(c->why));
     json_object_set_new(c->rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
+    if (mtb_record_warnings_add(c->rec) && !run->quiet) {
+        size_t wi;
+        json_t *wv;
+        json_array_foreach(json_object_get(c->rec, "warnings"), wi, wv)
+            mtb_warn("run %d/%d: %s", run->index, run->total, json_string_value(wv));
+    }
     char *recp = mtb_asprintf("%s/record.json", run->dir);
-    if (mtb_record_write(recp, c->rec) != 0)
-        mtb_warn("cannot write %s", recp);
+    int wrc = mtb_record_write(recp, c->rec);
+    if (wrc != 0) {
+        /* not on disk, so not a result: an error, and never listed as written */
+        snprintf(c->why, sizeof c->why, "cannot write %s: %s", recp, mtb_errdesc(wrc));
+        status = MTB_RUN_ERROR;
+        json_object_set_new(c->rec, "status", json_string("error"));
+        json_object_set_new(c->rec, "error", json_string(c->why));
+        json_object_set_new(c->rec, "not_written", json_true());
+    }
     free(recp);
     if (status != MTB_RUN_OK && !run->quiet) {
         mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, run->recipe->name, run->variant,

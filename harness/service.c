@@ -14,18 +14,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int free_port(void)
+/* Reserve a free port on 127.0.0.1: bound (port 0: the kernel's choice;
+ * MTEBENCH_PORT, a test hook: that one) and held in *fd until just before
+ * the service starts, so that no other program is given it meanwhile.
+ * @return the port, or -errno. */
+static int reserve_port(int *fd)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    *fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (*fd < 0)
+        return -errno;
+    const char *want = getenv("MTEBENCH_PORT");
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                             .sin_port = htons((uint16_t)(want ? atoi(want) : 0)) };
     socklen_t len = sizeof a;
-    int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
+    if (bind(*fd, (struct sockaddr *)&a, sizeof a) != 0 || getsockname(*fd, (struct sockaddr *)&a, &len) != 0) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        return -e;
+    }
+    return ntohs(a.sin_port);
 }
 
 /* One readiness attempt: connect, send, expect a substring within 1 s. */
@@ -202,9 +210,9 @@ static void setup_env(const struct mtb_service *s, json_t *params, struct mtb_ar
 
 int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *rec, char *why, size_t n)
 {
-    s->port = free_port();
+    s->port = reserve_port(&s->port_fd);
     if (s->port <= 0) {
-        snprintf(why, n, "no free TCP port on 127.0.0.1");
+        snprintf(why, n, "no free TCP port on 127.0.0.1: %s", strerror(-s->port));
         return -1;
     }
     const char *setup = mtb_recipe_get(s->recipe, "run", "setup");
@@ -260,6 +268,9 @@ int mtb_service_start(struct mtb_service *s, json_t *rec, char *why, size_t n)
     struct mtb_spawn sp = { .argv = argv.v, .env_add = envx.v, .log_path = svclog, .cpus = s->cpus,
                             .ncpus = s->ncpus, .user = s->user, .cwd = s->dir, .numa_bind = s->numa_node >= 0,
                             .numa_node = s->numa_node };
+    if (s->port_fd >= 0) /* the service binds it now */
+        close(s->port_fd);
+    s->port_fd = -1;
     int src = mtb_proc_spawn(&s->proc, &sp);
     if (src != 0)
         snprintf(why, n, "cannot start %s: %s", s->build->binary, strerror(-src));
@@ -320,6 +331,24 @@ int mtb_service_ready(struct mtb_service *s, json_t *rec, char *why, size_t n)
                  s->proc.exited ? mtb_proc_describe(s->proc.status, dsc, sizeof dsc) : "still running, not answering");
         return -1;
     }
+    /* what answered must be our service, never another program that took
+     * the port between its release and the service's bind */
+    pid_t other = 0;
+    if (!mtb_proc_port_owned(s->port, s->proc.pid, &other)) {
+        char comm[64] = "?", cp[64];
+        snprintf(cp, sizeof cp, "/proc/%d/comm", (int)other);
+        char *cm = other ? mtb_read_file(cp, NULL) : NULL;
+        if (cm)
+            snprintf(comm, sizeof comm, "%.*s", (int)strcspn(cm, "\n"), cm);
+        free(cm);
+        if (other)
+            snprintf(why, n, "port %d was taken by another program (pid %d, %s) before %s could bind it: not measured",
+                     s->port, (int)other, comm, s->recipe->name);
+        else
+            snprintf(why, n, "the listener on port %d is not %s's (%s): not measured", s->port, s->recipe->name,
+                     s->proc.exited ? "it exited" : "not found in its process group");
+        return -1;
+    }
     mtb_proc_affinity(s->proc.pid, s->seen, sizeof s->seen); /* every thread it started by now */
     return 0;
 }
@@ -345,7 +374,7 @@ void mtb_service_seen_update(struct mtb_service *s)
 
 /* The service's own counters ([run] counters: a command printing "name value"
  * lines), for cross-checking the driver; NULL when the recipe has none. */
-json_t *mtb_service_counters(const struct mtb_service *s)
+json_t *mtb_service_counters(struct mtb_service *s)
 {
     const char *tmpl = s->started ? mtb_recipe_get(s->recipe, "run", "counters") : NULL;
     if (!tmpl)
@@ -357,7 +386,13 @@ json_t *mtb_service_counters(const struct mtb_service *s)
     char *full = mtb_asprintf("cd '%s' && %s", s->recipe->dir, cmd);
     char *const argv[] = { "bash", "-c", full, NULL };
     int st;
-    char *out = mtb_capture(argv, 0, &st);
+    char *out = mtb_proc_capture(argv, 0, MTB_SERVICE_COUNTERS_LIMIT, &st);
+    if (!out && st == -ETIMEDOUT) {
+        s->counters_hung = 1;
+        free(full);
+        free(cmd);
+        return NULL;
+    }
     json_t *o = json_object();
     char *save = NULL;
     for (char *line = out && st == 0 ? strtok_r(out, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
@@ -372,7 +407,7 @@ json_t *mtb_service_counters(const struct mtb_service *s)
     return o;
 }
 
-json_t *mtb_service_counters_since(const struct mtb_service *s, json_t *before)
+json_t *mtb_service_counters_since(struct mtb_service *s, json_t *before)
 {
     const char *settle = mtb_recipe_get(s->recipe, "run", "counters_settle");
     if (settle)
@@ -389,6 +424,9 @@ json_t *mtb_service_counters_since(const struct mtb_service *s, json_t *before)
 
 void mtb_service_stop(struct mtb_service *s, json_t *rec)
 {
+    if (s->port_fd >= 0) /* reserved, never started */
+        close(s->port_fd);
+    s->port_fd = -1;
     if (!s->started)
         return;
     const char *sig = mtb_recipe_get(s->recipe, "run", "stop_signal");

@@ -102,6 +102,7 @@ struct series {
     int rep[MAXRUNS];
     size_t n;
     int client_bound;
+    int errors_over_limit;            /* a run's load generator saw errors above its limit */
 };
 #define OPS(s) ((s)->val[MTB_M_ops_per_sec])
 
@@ -247,6 +248,9 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
     if (json_is_true(json_object_get(o, "client_bound")))
         json_array_append_new(warnings, json_sprintf("%s: client-bound: the load generator saturated a CPU; "
                                                      "figures measure the client", name));
+    if (json_is_true(json_object_get(o, "errors_over_limit")))
+        json_array_append_new(warnings, json_sprintf("%s: errors: in some run more requests than the limit (0.1%% by "
+                                                     "default) were answered with an error, lost or never sent", name));
 }
 
 
@@ -453,9 +457,29 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
     return out;
 }
 
-/* The median over a configuration's runs of each perf event per request
- * (records' perf.per_request); NULL when no run counted any. */
-static json_t *perf_per_request(json_t *records, const char *key)
+/* A record's perf events per request (perf.per_request). */
+static json_t *perf_of(json_t *rec)
+{
+    return json_incref(json_object_get(json_object_get(rec, "perf"), "per_request"));
+}
+
+/* A record's tag operations per request, from the service's own counters
+ * (objtag_ops, objtag_granules: memcached's objtag variant) divided by the
+ * requests it counted over the same window (cmd_get + cmd_set). */
+static json_t *tag_ops_of(json_t *rec)
+{
+    json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
+    json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");
+    double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
+    if (!json_is_integer(ops) || !json_is_integer(gr) || !(req > 0))
+        return NULL;
+    return json_pack("{s:f,s:f}", "tag_ops", (double)json_integer_value(ops) / req, "granules_tagged",
+                     (double)json_integer_value(gr) / req);
+}
+
+/* The median over a configuration's runs of each figure per request that
+ * `of` gives for a record (a new reference, or NULL); NULL when no run had any. */
+static json_t *per_request(json_t *records, const char *key, json_t *(*of)(json_t *))
 {
     json_t *vals = json_object();
     size_t i;
@@ -464,14 +488,16 @@ static json_t *perf_per_request(json_t *records, const char *key)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok"))
             continue;
-        json_t *pr = json_object_get(json_object_get(rec, "perf"), "per_request");
-        if (!json_object_size(pr))
-            continue;
         char *k = config_key(rec);
         int same = !strcmp(k, key);
         free(k);
         if (!same)
             continue;
+        json_t *pr = of(rec);
+        if (!json_object_size(pr)) {
+            json_decref(pr);
+            continue;
+        }
         const char *ev;
         json_t *v;
         json_object_foreach(pr, ev, v)
@@ -483,6 +509,7 @@ static json_t *perf_per_request(json_t *records, const char *key)
                 json_object_set_new(vals, ev, a = json_array());
             json_array_append_new(a, json_real(json_number_value(v)));
         }
+        json_decref(pr);
     }
     if (!json_object_size(vals)) {
         json_decref(vals);
@@ -560,6 +587,25 @@ static json_t *cores_of(json_t *configs, json_t *overheads)
     return sorted;
 }
 
+/* the metric table, for readers of summary.json: what each key of configs[]
+ * and overheads[] is */
+static json_t *metrics_json(void)
+{
+    json_t *run = json_array(), *pair = json_array();
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        json_array_append_new(run, json_pack("{s:s,s:s,s:s,s:s}", "key", mtb_run_metrics[m].key, "label",
+                                             mtb_run_metrics[m].label, "unit", mtb_run_metrics[m].unit, "better",
+                                             mtb_run_metrics[m].better == MTB_HIGHER ? "higher" : "lower"));
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
+        const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
+        const char *of = mtb_run_metrics[d->of].key;
+        json_array_append_new(pair, json_pack("{s:s,s:s,s:s,s:s,s:s}", "key", d->key, "label", d->label, "of", of,
+                                              "ratio", d->tagged_num ? "tagged / baseline" : "baseline / tagged",
+                                              "better", "lower"));
+    }
+    return json_pack("{s:o,s:o}", "run", run, "pair", pair);
+}
+
 json_t *mtb_summary_build(json_t *records)
 {
     struct series *ss = mtb_calloc(json_array_size(records) + 1, sizeof *ss);
@@ -597,6 +643,8 @@ json_t *mtb_summary_build(json_t *records)
         s->n++;
         if (json_is_true(json_object_get(sum, "client_bound")))
             s->client_bound = 1;
+        if (json_is_true(json_object_get(sum, "errors_over_limit")))
+            s->errors_over_limit = 1;
         if (json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")))
             emulated = 1;
     }
@@ -611,6 +659,8 @@ json_t *mtb_summary_build(json_t *records)
                               mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
                               "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
                               json_is_true(json_object_get(pl, "emulated")));
+        if (s->errors_over_limit)
+            json_object_set_new(o, "errors_over_limit", json_true());
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
             double v[MAXRUNS];
             size_t nv = finite_of(s->val[m], s->n, v);
@@ -619,12 +669,36 @@ json_t *mtb_summary_build(json_t *records)
         }
         char name[256];
         config_warnings(o, cfg_name(c, name, sizeof name), warnings);
-        json_t *ppr = perf_per_request(records, s->key);
+        json_t *ppr = per_request(records, s->key, perf_of);
         if (ppr)
             json_object_set_new(o, "perf_per_request", ppr);
+        json_t *tpr = per_request(records, s->key, tag_ops_of);
+        if (tpr)
+            json_object_set_new(o, "tag_ops_per_request", tpr);
         json_array_append_new(configs, o);
     }
 
+    /* the runs' own warnings (record "warnings": tagging not seen, NUMA
+     * unbound), once per configuration and text */
+    json_array_foreach(records, i, rec)
+    {
+        if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
+            continue;
+        size_t wi, k;
+        json_t *wv, *have;
+        char name[256];
+        json_array_foreach(json_object_get(rec, "warnings"), wi, wv)
+        {
+            json_t *line = json_sprintf("%s: %s", cfg_name(json_object_get(rec, "config"), name, sizeof name),
+                                        json_string_value(wv));
+            int dup = 0;
+            json_array_foreach(warnings, k, have) dup |= json_equal(have, line);
+            if (dup)
+                json_decref(line);
+            else
+                json_array_append_new(warnings, line);
+        }
+    }
     json_t *overheads = overheads_of(ss, ns, warnings);
     json_t *geomeans = geomeans_of(overheads);
     json_t *kernels = kernels_of(ss, ns, overheads);
@@ -635,8 +709,8 @@ json_t *mtb_summary_build(json_t *records)
     }
     free(ss);
     json_t *cores = cores_of(configs, overheads);
-    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated", emulated,
-                     "label", emulated ? "emulated: not hardware timing" : "hardware timing", "configs", configs,
-                     "overheads", overheads, "geomeans", geomeans, "kernels", kernels, "cores", cores, "warnings",
-                     warnings, "environment", environment(records));
+    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated",
+                     emulated, "label", emulated ? "emulated: not hardware timing" : "hardware timing", "metrics",
+                     metrics_json(), "configs", configs, "overheads", overheads, "geomeans", geomeans, "kernels",
+                     kernels, "cores", cores, "warnings", warnings, "environment", environment(records));
 }

@@ -108,7 +108,8 @@ static int print_config(FILE *out, json_t *c)
             mtb_summary_fmt_int(v, sizeof v, mtb_jnum(json_object_get(c, mtb_run_metrics[k].key), "median"));
             fprintf(out, " %10s", v);
         }
-    fprintf(out, "%s\n", json_is_true(json_object_get(c, "client_bound")) ? "  client-bound" : "");
+    fprintf(out, "%s%s\n", json_is_true(json_object_get(c, "client_bound")) ? "  client-bound" : "",
+            json_is_true(json_object_get(c, "errors_over_limit")) ? "  ERRORS" : "");
     return mtb_summary_low_conf(ops);
 }
 
@@ -321,38 +322,51 @@ static void md_cores(FILE *f, json_t *sum, const char *em)
     }
 }
 
-static void md_perf(FILE *f, json_t *sum, const char *em)
+/* Markdown: figures per request of each configuration (summary field
+ * `field`: perf events, tag operations), or nothing when none has any. */
+static void md_per_request(FILE *f, json_t *sum, const char *field, const char *title, const char *col,
+                           const char *what, const char *em)
 {
     size_t i;
     json_t *c;
-    int any_perf = 0;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) any_perf |= json_is_object(json_object_get(c, "perf_per_request"));
-    if (any_perf) {
-        fprintf(f, "\n## perf events per request%s\n\nCounted on the service for the measurement window only "
-                   "(perf stat); median over runs of event count ÷ requests.\n\n| service | workload | config | events "
-                   "per request |\n|---|---|---|---|\n", em);
-        json_array_foreach(json_object_get(sum, "configs"), i, c)
+    int any = 0;
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
+    if (!any)
+        return;
+    fprintf(f, "\n## %s%s\n\n%s\n\n| service | workload | config | %s |\n|---|---|---|---|\n", title, em, what, col);
+    json_array_foreach(json_object_get(sum, "configs"), i, c)
+    {
+        json_t *pr = json_object_get(c, field);
+        if (!json_is_object(pr))
+            continue;
+        json_t *w = json_object_get(c, "workload");
+        char cores[32] = "";
+        if (json_is_integer(json_object_get(w, "cores")))
+            snprintf(cores, sizeof cores, ", %lld cores", (long long)mtb_jnum(w, "cores"));
+        fprintf(f, "| %s | %s%s | %s/%s | ", mtb_jstr(c, "service"), mtb_jstr(w, "name"), cores, mtb_jstr(c, "variant"),
+                mtb_jstr(c, "mode"));
+        const char *ev;
+        json_t *v;
+        int first = 1;
+        json_object_foreach(pr, ev, v)
         {
-            json_t *pr = json_object_get(c, "perf_per_request");
-            if (!json_is_object(pr))
-                continue;
-            json_t *w = json_object_get(c, "workload");
-            char cores[32] = "";
-            if (json_is_integer(json_object_get(w, "cores")))
-                snprintf(cores, sizeof cores, ", %lld cores", (long long)mtb_jnum(w, "cores"));
-            fprintf(f, "| %s | %s%s | %s/%s | ", mtb_jstr(c, "service"), mtb_jstr(w, "name"), cores,
-                    mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
-            const char *ev;
-            json_t *v;
-            int first = 1;
-            json_object_foreach(pr, ev, v)
-            {
-                fprintf(f, "%s%s %.4g", first ? "" : ", ", ev, json_number_value(v));
-                first = 0;
-            }
-            fprintf(f, " |\n");
+            fprintf(f, "%s%s %.4g", first ? "" : ", ", ev, json_number_value(v));
+            first = 0;
         }
+        fprintf(f, " |\n");
     }
+}
+
+static void md_perf(FILE *f, json_t *sum, const char *em)
+{
+    md_per_request(f, sum, "perf_per_request", "perf events per request", "events per request",
+                   "Counted on the service for the measurement window only (perf stat); median over runs of event count ÷ requests.",
+                   em);
+    md_per_request(f, sum, "tag_ops_per_request", "tag operations per request", "per request",
+                   "The service's own counters of per-object tagging (memcached objtag: tag_ops = chunks retagged, "
+                   "granules_tagged = 16-byte granules) over the run incl. warm-up, ÷ its own request count "
+                   "(cmd_get + cmd_set); median over runs.",
+                   em);
 }
 
 static void md_env(FILE *f, json_t *sum)

@@ -6,6 +6,7 @@
  * exec; put adds service builds to the image (an image made from the same
  * inputs is found again by their hash). See agent.h. */
 #include "agent.h"
+#include "transport_console.h"
 #include "hostfacts.h"
 #include "kernel.h"
 #include "proc.h"
@@ -20,7 +21,12 @@
 #include <unistd.h>
 
 #define XSYSROOT "/opt/mtebench/sysroot-arm64"
-#define GUESTROOT "/opt/mtebench/guest-arm64"   /* bash, busybox (make deps) */
+/* bash, busybox (make deps); MTEBENCH_GUESTROOT replaces it in the tests */
+static const char *guest_root(void)
+{
+    const char *e = getenv("MTEBENCH_GUESTROOT");
+    return e && *e ? e : "/opt/mtebench/guest-arm64";
+}
 #define GUEST_ROOT "/mtb"
 #define GUEST_OUT "/tmp/out"
 
@@ -31,6 +37,38 @@ struct mtb_session {
 };
 
 /* --- the guest image ------------------------------------------------------ */
+int mtb_guest_image_ready(char *why, size_t n)
+{
+    /* what guest-image.sh takes from the host besides the project's builds */
+    const char *progs[] = { "bash", "busybox" };
+    for (size_t i = 0; i < 2; i++) {
+        char *p = mtb_asprintf("%s/bin/%s", guest_root(), progs[i]);
+        char *w = mtb_host_is_arm64() && access(p, X_OK) != 0 ? mtb_which(progs[i]) : NULL;
+        int ok = access(p, X_OK) == 0 || w;
+        free(p);
+        free(w);
+        if (!ok) {
+            snprintf(why, n, "no arm64 %s for the guest image (make deps unpacks it into %s)", progs[i], guest_root());
+            return 0;
+        }
+    }
+    if (!mtb_file_exists("/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1") &&
+        !mtb_file_exists("/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1")) {
+        snprintf(why, n, "no arm64 dynamic loader for the guest image (libc6:arm64; make deps)");
+        return 0;
+    }
+    const char *tools[] = { "aarch64-linux-gnu-readelf", "cpio", "gzip" };
+    for (size_t i = 0; i < 3; i++) {
+        char *w = mtb_which(tools[i]);
+        free(w);
+        if (!w) {
+            snprintf(why, n, "%s not found: the guest image cannot be made (make deps)", tools[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The guest initramfs with these service builds ("service variant dir"
  * lines, maybe none), found again by a hash of its inputs (the put's skip:
  * an image already made from the same builds is not made again).
@@ -53,7 +91,7 @@ static int guest_image(const char *builds, char **path, char hash[65], char *err
     char *script = mtb_asprintf("%s/harness/guest-image.sh", mtb_root());
     char *envv[] = { mtb_asprintf("MTB_ROOT=%s", mtb_root()), mtb_asprintf("MTB_OUTDIR=%s", outdir),
                      mtb_asprintf("MTB_BUILDS=%s", lines), mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
-                     mtb_asprintf("MTB_GUESTROOT=%s", GUESTROOT), NULL };
+                     mtb_asprintf("MTB_GUESTROOT=%s", guest_root()), NULL };
     char *const argv[] = { "bash", script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
     int st = mtb_proc_run(&s, 300);
@@ -177,14 +215,13 @@ out:
     return rc;
 }
 
-/* The qemu command line: the guest's arguments after "--" on the kernel's. */
-static void qemu_argv(struct mtb_argv *a, const struct mtb_session *s, const char *initrd, const char *console,
-                      const char *chan, const char *append, int kvm)
+void mtb_console_qemu_argv(struct mtb_argv *a, const char *image, int cpus, int mem_mb, const char *initrd,
+                           const char *console, const char *chan, const char *append, int kvm)
 {
     mtb_argv_push(a, "qemu-system-aarch64");
     mtb_argv_push(a, "-machine");
     /* under KVM the guest's GIC must be one the host can virtualise
-     * (not exercised here: this machine has no MTE hardware) */
+     * (built and checked in tests/unit/test_arm64.c; run only on MTE hosts) */
     mtb_argv_push(a, kvm ? "virt,mte=on,gic-version=host" : "virt,mte=on");
     mtb_argv_push(a, "-accel");
     mtb_argv_push(a, kvm ? "kvm" : "tcg");
@@ -192,9 +229,9 @@ static void qemu_argv(struct mtb_argv *a, const struct mtb_session *s, const cha
     /* pauth-impdef makes TCG boots several times faster */
     mtb_argv_push(a, kvm ? "host" : "max,pauth-impdef=on");
     mtb_argv_push(a, "-smp");
-    mtb_argv_pushf(a, "%d", s->t.cpus > 0 ? s->t.cpus : 2);
+    mtb_argv_pushf(a, "%d", cpus > 0 ? cpus : 2);
     mtb_argv_push(a, "-m");
-    mtb_argv_pushf(a, "%d", s->t.mem_mb > 0 ? s->t.mem_mb : 2048);
+    mtb_argv_pushf(a, "%d", mem_mb > 0 ? mem_mb : 2048);
     mtb_argv_push(a, "-display");
     mtb_argv_push(a, "none");
     mtb_argv_push(a, "-monitor");
@@ -212,7 +249,7 @@ static void qemu_argv(struct mtb_argv *a, const struct mtb_session *s, const cha
     mtb_argv_push(a, "-device");
     mtb_argv_push(a, "virtconsole,chardev=mtb");
     mtb_argv_push(a, "-kernel");
-    mtb_argv_push(a, s->k.image);
+    mtb_argv_push(a, image);
     mtb_argv_push(a, "-initrd");
     mtb_argv_push(a, initrd);
     mtb_argv_push(a, "-append");
@@ -322,7 +359,7 @@ static int console_exec(struct mtb_session *s, char *const *argv, double deadlin
     int kvm = mtb_host_kvm_mte();
     char *append = kernel_append(argv);
     struct mtb_argv a = { 0 };
-    qemu_argv(&a, s, initrd, console, chan, append, kvm);
+    mtb_console_qemu_argv(&a, s->k.image, s->t.cpus, s->t.mem_mb, initrd, console, chan, append, kvm);
     char *cmdline = quoted_command(&a);
     const char *qv = mtb_qemu_system_version();
     res->info = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s}", "transport", "console",

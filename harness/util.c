@@ -152,6 +152,15 @@ int mtb_write_atomic(const char *path, const char *data, size_t len)
     return 0;
 }
 
+const char *mtb_errdesc(int e)
+{
+    static __thread char buf[160];
+    e = e < 0 ? -e : e;
+    const char *name = strerrorname_np(e);
+    snprintf(buf, sizeof buf, "%s (%s)", strerror(e), name ? name : "?");
+    return buf;
+}
+
 int mtb_file_exists(const char *path)
 {
     struct stat st;
@@ -341,56 +350,6 @@ int mtb_parse_long(const char *s, long lo, long hi, long *out)
 int mtb_parse_duration(const char *s, double *secs)
 {
     return mtb_duration_parse(s, secs); /* common/duration.c, shared with mtload */
-}
-
-char *mtb_capture(char *const argv[], int with_stderr, int *status)
-{
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        if (with_stderr)
-            dup2(fds[1], 2);
-        else {
-            int dn = open("/dev/null", O_WRONLY);
-            if (dn >= 0)
-                dup2(dn, 2);
-        }
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t cap = 4096, n = 0;
-    char *buf = mtb_calloc(1, cap);
-    for (;;) {
-        if (cap - n < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            if (!buf)
-                mtb_die(1, "out of memory");
-        }
-        ssize_t r = read(fds[0], buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    buf[n] = 0;
-    close(fds[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (status)
-        *status = st;
-    return buf;
 }
 
 char *mtb_which(const char *name)

@@ -55,7 +55,13 @@ int mtb_parse_long(const char *s, long lo, long hi, long *out);
 int mtb_parse_duration(const char *s, double *secs);
 
 /* Run a command (argv) and capture its stdout (and stderr when
- * with_stderr); NULL on failure to start. Exit status into *status. */
+ * with_stderr); NULL on failure to start or when it did not end within
+ * MTB_CAPTURE_LIMIT seconds (*status -ETIMEDOUT). Exit status into *status.
+ * Defined in proc.c (mtb_proc_capture: a child under a deadline), so that
+ * util.c does not include proc.h. */
+#define MTB_CAPTURE_LIMIT 120
+/* "No space left on device (ENOSPC)": errno e (positive or negative) with its name. */
+const char *mtb_errdesc(int e);
 char *mtb_capture(char *const argv[], int with_stderr, int *status);
 /* Find an executable in PATH; returns a heap path or NULL. */
 char *mtb_which(const char *name);

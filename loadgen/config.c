@@ -13,7 +13,7 @@
 enum {
     O_SERVER = 256, O_PROTOCOL, O_THREADS, O_CONNS, O_PIPELINE, O_CPUS, O_RATIO,
     O_KEYS, O_PREFIX, O_PATTERN, O_VSIZE, O_PATHS, O_PRELOAD, O_RATE, O_ARRIVAL,
-    O_WARMUP, O_DURATION, O_REQUESTS, O_TIMEOUT, O_SEED, O_SPIN, O_JSON, O_HGRM, O_QUIET,
+    O_WARMUP, O_DURATION, O_REQUESTS, O_TIMEOUT, O_SEED, O_SPIN, O_JSON, O_HGRM, O_QUIET, O_ERRLIMIT,
     O_HELP, O_VERSION
 };
 
@@ -39,6 +39,7 @@ static const struct option options[] = {
     { "timeout", required_argument, NULL, O_TIMEOUT },
     { "seed", required_argument, NULL, O_SEED },
     { "spin", required_argument, NULL, O_SPIN },
+    { "error-limit", required_argument, NULL, O_ERRLIMIT },
     { "json", required_argument, NULL, O_JSON },
     { "hgrm", required_argument, NULL, O_HGRM },
     { "quiet", no_argument, NULL, O_QUIET },
@@ -73,6 +74,8 @@ void mtl_config_usage(FILE *f)
 "  --seed N                random seed (default 1)\n"
 "  --spin D                open loop: poll instead of sleeping this close to a send\n"
 "                          (default 100us; 0 = always sleep on a timer)\n"
+"  --error-limit PCT       mark the run when more than PCT % of its requests were\n"
+"                          answered with an error, lost or never sent (default 0.1)\n"
 "  --json FILE             write the full results as JSON (schema mtload/1)\n"
 "  --hgrm FILE             write the corrected latency distribution (.hgrm, ms)\n"
 "  --quiet                 no human-readable table\n"
@@ -207,6 +210,7 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
     cfg->warmup = 0;                        /* no unmeasured warm-up */
     cfg->duration = 10 * MTL_NS_PER_SEC;    /* 10 s measured */
     cfg->timeout = MTL_NS_PER_SEC;          /* 1 s per request */
+    cfg->error_limit = 0.001;               /* 0.1% of requests */
     cfg->seed = 1;
     cfg->spin = 100 * MTL_NS_PER_US;        /* poll the last 100 us before a send */
     strcpy(cfg->ratio_text, "1:10");
@@ -307,6 +311,14 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
             if (mtl_parse_u64(a, &cfg->seed))
                 return fail(err, errlen, "--seed: '%s' is not an unsigned integer", a);
             break;
+        case O_ERRLIMIT: {
+            char *end;
+            double v = strtod(a, &end);
+            if (end == a || *end || !(v >= 0 && v <= 100))
+                return fail(err, errlen, "--error-limit: '%s' is not a percentage in 0..100", a);
+            cfg->error_limit = v / 100;
+            break;
+        }
         case O_SPIN:
             if (mtl_parse_duration(a, &cfg->spin) || cfg->spin > 10 * MTL_NS_PER_MS)
                 return fail(err, errlen, "--spin: '%s' is not a duration in 0..10ms", a);

@@ -35,6 +35,8 @@ struct mtl_config {
     const char *json_path;              /* --json */
     const char *hgrm_path;              /* --hgrm */
     int quiet;                          /* --quiet: no human table */
+    double error_limit;                 /* --error-limit: a run above this fraction of
+                                         * requests in error or lost is marked */
     struct mtl_workload work;           /* mix, keys, values, paths, --preload */
     /* echo of the spec strings, for the JSON "config" */
     char ratio_text[64], pattern_text[64], vsize_text[512], paths_text[1024];

@@ -142,6 +142,16 @@ static void count_error(struct thread *t, uint64_t *counter, uint64_t n, mtl_tim
         sec->errors += n;
 }
 
+/* Count the measured requests still outstanding on c into *counter (before
+ * a reset drops them): every measured request sent is answered or lost. */
+static void conn_lose(struct conn *c, uint64_t *counter)
+{
+    unsigned cap = c->t->cfg->pipeline, k;
+    for (k = 0; k < c->count; k++)
+        if (c->slots[(c->head + k) % cap].intended >= c->t->measure_start)
+            (*counter)++;
+}
+
 /* ---- connections ----------------------------------------------------- */
 
 static void conn_set_out(struct conn *c, int want)
@@ -239,6 +249,7 @@ static void conn_flush(struct conn *c, mtl_time_t now)
             conn_set_out(c, 1);
             return;
         }
+        conn_lose(c, &c->t->c.lost_closed);
         conn_reset(c, now, 0);
         return;
     }
@@ -274,8 +285,10 @@ static void conn_fill(struct conn *c, mtl_time_t now)
             break;
         if (cfg->rate > 0)
             mtl_sched_advance(&c->sched, &t->gen.rng);
-        if (intended >= t->measure_start)
+        if (intended >= t->measure_start) {
             t->issued++;
+            t->c.sent++;
+        }
         s = &c->slots[(c->head + c->count) % cap];
         s->intended = intended;
         s->sent = now;
@@ -307,7 +320,7 @@ static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
     switch (res) {
     case MTL_RES_HIT: t->c.hits++; break;
     case MTL_RES_MISS: t->c.misses++; break;
-    case MTL_RES_STORED: break;
+    case MTL_RES_STORED: t->c.stored++; break;
     case MTL_RES_SERVER_ERROR: t->c.err_server++; if (sec) sec->errors++; break;
     case MTL_RES_CLIENT_ERROR: t->c.err_protocol++; if (sec) sec->errors++; break;
     }
@@ -336,12 +349,14 @@ static int conn_consume(struct conn *c, const char *buf, size_t len, mtl_time_t 
             break;
         if (rc == MTL_PARSE_ERROR || c->count == 0) {
             count_error(t, &t->c.err_protocol, 1, now);
+            conn_lose(c, &t->c.lost_garbled);
             conn_reset(c, now, 0);
             return -1;
         }
         off += used;
         complete(c, res, now);
         if (c->parser.flags & MTL_PF_CLOSE) {
+            conn_lose(c, &t->c.lost_closed);
             conn_reset(c, now, 0);
             return -1;
         }
@@ -365,6 +380,7 @@ static void conn_readable(struct conn *c, mtl_time_t now)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
+        conn_lose(c, &t->c.lost_closed);
         conn_reset(c, now, 0);                      /* closed by the server, or an error */
         return;
     }
@@ -420,6 +436,7 @@ static void periodic(struct thread *t, mtl_time_t now)
         }
         if (c->count && now - c->slots[c->head].sent > t->cfg->timeout) {
             count_error(t, &t->c.err_timeout, c->count, now);
+            conn_lose(c, &t->c.lost_timeout);
             conn_reset(c, now, 0);
         } else if (c->state == CS_CONNECTING && now - c->retry_at > t->cfg->timeout) {
             count_error(t, &t->c.err_connect, 1, now);
@@ -521,6 +538,11 @@ static void *thread_main(void *arg)
         if (!t->stopping && ((t->end && now >= t->end) || mtl_stop_requested ||
                              (t->quota && t->issued >= t->quota))) {
             t->stopping = 1;
+            if (cfg->rate > 0) { /* due 1 ms or more before the end, and never sent */
+                mtl_time_t upto = (t->end && t->end < now ? t->end : now) - MTL_NS_PER_MS;
+                for (i = 0; i < t->nconns; i++)
+                    t->c.unsent += mtl_sched_count_before(&t->conns[i].sched, t->measure_start, upto);
+            }
             t->drain_until = now + cfg->timeout;
         }
         /* a run bounded only by a request count gives up when nothing happens */
@@ -538,6 +560,8 @@ static void *thread_main(void *arg)
                 break;
             if (now >= t->drain_until || mtl_stop_requested > 1) {
                 count_error(t, &t->c.err_timeout, left, now);
+                for (i = 0; i < t->nconns; i++)
+                    conn_lose(&t->conns[i], &t->c.in_flight_end);
                 break;
             }
         }

@@ -23,7 +23,16 @@
     X(err_protocol)  /* unparseable or CLIENT_ERROR / HTTP 4xx */        \
     X(err_timeout)   /* requests unanswered within --timeout */         \
     X(err_connect)   /* failed connection attempts */                   \
-    X(reconnects)    /* connections re-opened after a reset or close */
+    X(reconnects)    /* connections re-opened after a reset or close */ \
+    /* accounting of measured requests: sent = requests + lost_timeout + \
+     * lost_closed + lost_garbled + in_flight_end */                    \
+    X(sent)          /* measured requests written */                   \
+    X(stored)        /* SET answered STORED */                          \
+    X(lost_timeout)  /* outstanding when --timeout expired */           \
+    X(lost_closed)   /* outstanding when the connection closed */       \
+    X(lost_garbled)  /* outstanding when the stream became unparseable */ \
+    X(in_flight_end) /* still unanswered when the run ended */          \
+    X(unsent)        /* open loop: scheduled in the window, never sent */
 
 struct mtl_counters {
 #define MTL_X(name) uint64_t name;

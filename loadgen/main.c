@@ -44,9 +44,28 @@ int main(int argc, char **argv)
     else if (res.client_bound)
         fprintf(stderr, "client-bound: figures measure the client\n");
     if (cfg.json_path && (rc = mtl_report_write_json(cfg.json_path, &cfg, &res)) != 0)
-        fprintf(stderr, "mtload: --json %s: %s\n", cfg.json_path, strerror(rc));
+        fprintf(stderr, "mtload: --json %s: cannot write: %s (%s)\n", cfg.json_path, strerror(rc), strerrorname_np(rc));
     if (cfg.hgrm_path && (rc = mtl_report_write_hgrm(cfg.hgrm_path, &res)) != 0)
-        fprintf(stderr, "mtload: --hgrm %s: %s\n", cfg.hgrm_path, strerror(rc));
+        fprintf(stderr, "mtload: --hgrm %s: cannot write: %s (%s)\n", cfg.hgrm_path, strerror(rc), strerrorname_np(rc));
+    {
+        uint64_t bad, total;
+        double erate = mtl_report_error_rate(&res, &bad, &total);
+        const struct mtl_counters *c = &res.c;
+        if (cfg.work.preload && c->stored != cfg.work.keys) {
+            /* a preload that did not store every key leaves misses where hits were meant */
+            fprintf(stderr, "mtload: --preload stored %llu of %llu keys (server errors %llu, protocol errors %llu; "
+                            "lost: timeout %llu, closed %llu, garbled %llu; unanswered at the end %llu)\n",
+                    (unsigned long long)c->stored, (unsigned long long)cfg.work.keys,
+                    (unsigned long long)c->err_server, (unsigned long long)c->err_protocol,
+                    (unsigned long long)c->lost_timeout, (unsigned long long)c->lost_closed,
+                    (unsigned long long)c->lost_garbled, (unsigned long long)c->in_flight_end);
+            rc = rc ? rc : 1;
+        } else if (!cfg.work.preload && erate > cfg.error_limit) {
+            fprintf(stderr, "mtload: %llu of %llu requests (%.3f%%) were answered with an error, lost or never sent: "
+                            "above the limit of %.3g%% (see \"accounting\" in the results)\n",
+                    (unsigned long long)bad, (unsigned long long)total, erate * 100, cfg.error_limit * 100);
+        }
+    }
     mtl_results_free(&res);
     mtl_config_free(&cfg);
     return rc ? 1 : 0;

@@ -30,6 +30,32 @@ static void print_latency(FILE *f, const char *label, const struct mtl_hist *h)
     fprintf(f, "  max %10.1f us\n", us(h->max));
 }
 
+double mtl_report_error_rate(const struct mtl_results *res, uint64_t *bad, uint64_t *total)
+{
+    const struct mtl_counters *c = &res->c;
+    uint64_t all = c->sent + c->unsent, good = c->hits + c->misses + c->stored;
+    *total = all;
+    *bad = all > good ? all - good : 0;
+    return all ? (double)*bad / (double)all : 0;
+}
+
+static void print_accounting(FILE *f, const struct mtl_config *cfg, const struct mtl_results *res)
+{
+    const struct mtl_counters *c = &res->c;
+    uint64_t bad, total;
+    double rate = mtl_report_error_rate(res, &bad, &total);
+    fprintf(f, "  accounting   sent %llu = answered %llu + lost (timeout %llu, closed %llu, garbled %llu)"
+               " + in flight at end %llu",
+            (unsigned long long)c->sent, (unsigned long long)c->requests, (unsigned long long)c->lost_timeout,
+            (unsigned long long)c->lost_closed, (unsigned long long)c->lost_garbled,
+            (unsigned long long)c->in_flight_end);
+    if (cfg->rate > 0)
+        fprintf(f, "; scheduled but never sent %llu", (unsigned long long)c->unsent);
+    fprintf(f, "\n  error rate   %.3f%% (%llu of %llu not answered well; limit %.3g%%)%s\n", rate * 100,
+            (unsigned long long)bad, (unsigned long long)total, cfg->error_limit * 100,
+            rate > cfg->error_limit ? "  ABOVE THE LIMIT" : "");
+}
+
 void mtl_report_print(FILE *f, const struct mtl_config *cfg, const struct mtl_results *res)
 {
     const struct mtl_counters *c = &res->c;
@@ -51,6 +77,7 @@ void mtl_report_print(FILE *f, const struct mtl_config *cfg, const struct mtl_re
             (unsigned long long)c->err_server, (unsigned long long)c->err_protocol,
             (unsigned long long)c->err_timeout, (unsigned long long)c->err_connect,
             (unsigned long long)c->reconnects);
+    print_accounting(f, cfg, res);
     fprintf(f, "  latency (us)\n");
     print_latency(f, "corrected", &res->corrected);
     print_latency(f, "uncorrected", &res->uncorrected);
@@ -140,6 +167,19 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
     json_object_set_new(err, "connect", json_integer((json_int_t)c->err_connect));
     json_object_set_new(err, "reconnects", json_integer((json_int_t)c->reconnects));
     json_object_set_new(tot, "errors", err);
+    {
+        uint64_t bad, total;
+        double rate = mtl_report_error_rate(res, &bad, &total);
+        json_object_set_new(tot, "accounting",
+                            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "sent", (json_int_t)c->sent, "answered",
+                                      (json_int_t)c->requests, "stored", (json_int_t)c->stored, "lost_timeout",
+                                      (json_int_t)c->lost_timeout, "lost_closed", (json_int_t)c->lost_closed,
+                                      "lost_garbled", (json_int_t)c->lost_garbled, "in_flight_end",
+                                      (json_int_t)c->in_flight_end, "unsent", (json_int_t)c->unsent));
+        json_object_set_new(tot, "error_rate", json_real(rate));
+        json_object_set_new(tot, "error_limit", json_real(cfg->error_limit));
+        json_object_set_new(tot, "errors_over_limit", json_boolean(rate > cfg->error_limit));
+    }
     json_object_set_new(root, "totals", tot);
 
     json_object_set_new(lat, "corrected", mtl_latency_json(&res->corrected));
@@ -217,8 +257,9 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
     if (!(f = open_tmp(path, &tmp)))
         return errno ? errno : ENOMEM;
     root = results_json(cfg, res);
+    errno = 0;
     if (!root || json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0)
-        rc = EIO;
+        rc = errno ? errno : EIO;   /* ENOSPC from the write, not a made-up EIO */
     fputc('\n', f);
     json_decref(root);
     return close_rename(f, tmp, path, rc);

@@ -8,6 +8,10 @@
 
 #define MTL_JSON_SCHEMA "mtload/1"
 
+/** The share of measured requests (sent, and scheduled but never sent) not
+ *  answered well (hit, miss or STORED): answered with an error, lost or never
+ *  sent; their count into *bad and *total. 0 when there were none. */
+double mtl_report_error_rate(const struct mtl_results *res, uint64_t *bad, uint64_t *total);
 /** Print the human-readable summary. */
 void mtl_report_print(FILE *f, const struct mtl_config *cfg, const struct mtl_results *res);
 /** Write the JSON document atomically (temporary file, then rename). @return 0 or errno. */

@@ -41,6 +41,17 @@ void mtl_sched_advance(struct mtl_sched *s, struct mtl_rng *r)
     add(s, gap(s, r));
 }
 
+uint64_t mtl_sched_count_before(const struct mtl_sched *s, mtl_time_t from, mtl_time_t upto)
+{
+    mtl_time_t a = s->next > from ? s->next : from;
+    if (upto <= a || !(s->period_ns > 0))
+        return 0;
+    /* entries at next + k*period, k >= 0, in [a, upto) */
+    double first = s->next >= a ? 0 : ceil((double)(a - s->next) / s->period_ns);
+    double last = floor((double)(upto - 1 - s->next) / s->period_ns);
+    return last >= first ? (uint64_t)(last - first) + 1 : 0;
+}
+
 int mtl_arrival_parse(const char *name, enum mtl_arrival *out)
 {
     if (strcmp(name, "uniform") == 0) { *out = MTL_ARRIVAL_UNIFORM; return 0; }

@@ -33,6 +33,13 @@ static inline mtl_time_t mtl_sched_peek(const struct mtl_sched *s) { return s->n
 /** Move to the following request. */
 void mtl_sched_advance(struct mtl_sched *s, struct mtl_rng *r);
 
+/**
+ * How many requests the schedule still holds with intended times in
+ * [from, upto): scheduled, and not sent. Exact for uniform arrivals, the
+ * expected number for Poisson ones.
+ */
+uint64_t mtl_sched_count_before(const struct mtl_sched *s, mtl_time_t from, mtl_time_t upto);
+
 /** Parse "uniform" or "poisson". @return 0 or EINVAL. */
 int mtl_arrival_parse(const char *name, enum mtl_arrival *out);
 const char *mtl_arrival_name(enum mtl_arrival a);

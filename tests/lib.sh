@@ -13,6 +13,19 @@ T_PGIDS=""
 ok()   { T_N=$((T_N+1)); if [ "$1" = 0 ]; then echo "ok $T_N - $2"; else echo "not ok $T_N - $2"; T_FAIL=$((T_FAIL+1)); return 1; fi; }
 is()   { T_N=$((T_N+1)); if [ "$1" = "$2" ]; then echo "ok $T_N - $3"; else echo "not ok $T_N - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; T_FAIL=$((T_FAIL+1)); return 1; fi; }
 diag() { echo "# $*"; }
+# jq_e ARGS...: `jq -e ARGS` that also fails when there is nothing to check.
+# jq 1.6 exits 0 on empty input (an empty file, a failed command's empty
+# output), so a `jq -e` check passed with no data at all. Here: jq's own
+# failure, no output at all, or a last output of false/null is a failure.
+jq_e() {
+    local out rc
+    out=$(command jq -c "$@"); rc=$?
+    [ "$rc" = 0 ] || return "$rc"
+    [ -n "$out" ] || return 4
+    printf '%s\n' "$out"
+    case "$(printf '%s\n' "$out" | tail -n 1)" in false | null) return 1 ;; esac
+    return 0
+}
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 # dump a file as TAP diagnostics (used on failure)
 dump() { [ -f "$1" ] && sed 's/^/#   /' "$1" | tail -n "${2:-40}"; }
@@ -53,3 +66,14 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 done_testing() { echo "1..$T_N"; [ "$T_FAIL" = 0 ]; exit $?; }
+
+# pids_in DIR: the processes whose working directory is DIR (a run's service
+# runs in its run directory), one a line
+pids_in() {
+    local p d
+    for p in /proc/[0-9]*; do
+        d=$(readlink "$p/cwd" 2>/dev/null) || continue
+        [ "$d" = "$1" ] && echo "${p#/proc/}"
+    done
+    return 0
+}

@@ -22,7 +22,7 @@ check_bad "accepted: plain, tagged" "unknown variant" run --service memcached --
 check_bad "unknown option" "unknown option" bench --service memcached --mode async --colour
 check_bad "accepted: bench" "unknown command" frobnicate
 check_bad "PLATFORM=host on an MTE3 CPU" "asymm under emu" bench --service memcached --mode asymm --platform emu
-if ! "$M" doctor --json | jq -e '.hwcap2_mte == true' >/dev/null; then
+if ! "$M" doctor --json | jq_e '.hwcap2_mte == true' >/dev/null; then
     check_bad "PLATFORM=emu" "host without MTE refuses sync" bench --service memcached --mode sync --platform host
 fi
 
@@ -55,8 +55,8 @@ for k in architecture HWCAP2_MTE mte_tcf_preferred arm64.nomte qemu-aarch64 perf
     ok "$(grep -q "$k" "$T_TMP/doctor.txt"; echo $?)" "doctor reports $k"
 done
 "$M" doctor --json > "$T_TMP/doctor.json"
-ok "$(jq -e '.platforms | map(.name) | index("emu") != null' "$T_TMP/doctor.json" >/dev/null; echo $?)" "doctor --json lists platforms"
-ok "$(jq -e '.platforms[] | select(.name=="emu") | .usable == true and (.modes | index("sync") != null)' "$T_TMP/doctor.json" >/dev/null; echo $?)" "emu usable with sync here"
+ok "$(jq_e '.platforms | map(.name) | index("emu") != null' "$T_TMP/doctor.json" >/dev/null; echo $?)" "doctor --json lists platforms"
+ok "$(jq_e '.platforms[] | select(.name=="emu") | .usable == true and (.modes | index("sync") != null)' "$T_TMP/doctor.json" >/dev/null; echo $?)" "emu usable with sync here"
 "$M" list > "$T_TMP/list.txt"
 ok "$(grep -q 'variant tagged' "$T_TMP/list.txt" && grep -q 'asymm' "$T_TMP/list.txt"; echo $?)" "list shows variants and modes"
 done_testing

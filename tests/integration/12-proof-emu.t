@@ -10,7 +10,7 @@ for m in off sync async; do
     is "$(jq -r .probe.read_fault <<<"$out")" "${code[$m]}" "$m: mismatched load raises si_code ${code[$m]}"
 done
 out=$("$M" proof --platform emu --mode sync)
-ok "$(jq -e '.probe.tcf=="sync" and (.probe.tagged_ptrs|startswith("0/")|not) and .probe.fault_addr != "0x0"' <<<"$out" >/dev/null; echo $?)" \
+ok "$(jq_e '.probe.tcf=="sync" and (.probe.tagged_ptrs|startswith("0/")|not) and .probe.fault_addr != "0x0"' <<<"$out" >/dev/null; echo $?)" \
    "sync: tagged malloc pointers and a faulting address"
 "$M" proof --platform emu --mode asymm >/dev/null 2>"$T_TMP/asymm.err"
 is "$?" 2 "asymm refused under emu"
@@ -19,7 +19,7 @@ ok "$(grep -q 'PLATFORM=host' "$T_TMP/asymm.err"; echo $?)" "refusal names the p
 GLIBC_TUNABLES=glibc.mem.tagging=1 qemu-aarch64 -cpu max "$B/aarch64/mteprobe" > "$T_TMP/async.txt"
 "$M" proof --mode sync --probe-output "$T_TMP/async.txt" > "$T_TMP/p.json"
 is "$?" 1 "async probe output does not prove sync"
-ok "$(jq -e '.reason|test("expected .sync.")' "$T_TMP/p.json" >/dev/null; echo $?)" "and says what differed"
+ok "$(jq_e '.reason|test("expected .sync.")' "$T_TMP/p.json" >/dev/null; echo $?)" "and says what differed"
 "$M" proof --mode async --probe-output "$T_TMP/async.txt" >/dev/null
 is "$?" 0 "the same output proves async"
 done_testing

@@ -10,8 +10,8 @@ R="$T_TMP/results"
 rc=$?
 is "$rc" 0 "tagged/sync run succeeds" || dump "$T_TMP/run.out"
 rec="$R/001-tagged-sync/record.json"
-ok "$(jq -e . "$rec" >/dev/null; echo $?)" "record is valid JSON"
-jqok() { ok "$(jq -e "$1" "$rec" >/dev/null; echo $?)" "$2"; }
+ok "$(jq_e . "$rec" >/dev/null; echo $?)" "record is valid JSON"
+jqok() { ok "$(jq_e "$1" "$rec" >/dev/null; echo $?)" "$2"; }
 jqok '.schema == "mtebench-run/1" and .status == "ok"' "schema and status"
 jqok '.config | .service=="memcached" and .variant=="tagged" and .mode=="sync" and .platform=="emu" and .kernel=="host"' "full configuration"
 jqok '.config.workload | .mix=="1:10" and .conns==16 and .duration_s==2' "workload echoed"
@@ -31,8 +31,8 @@ ok "$(! pgrep -f "$R" >/dev/null; echo $?)" "no process of the run is left"
 # a machine profile: pinned CPUs and perf events recorded with the run
 "$M" run --service memcached --platform emu --machine local --duration 1 --warmup 0 --results "$T_TMP/m" > "$T_TMP/m.out" 2>&1
 is "$?" 0 "run with MACHINE=local" || dump "$T_TMP/m.out"
-ok "$(jq -e '.machine.name=="local" and .machine.service_cpus=="0" and .machine.client_cpus=="1"' "$T_TMP"/m/*/record.json >/dev/null; echo $?)" "profile recorded"
-ok "$(jq -e '.perf.events["task-clock"] > 0' "$T_TMP"/m/*/record.json >/dev/null; echo $?)" "perf counted the service (task-clock)"
+ok "$(jq_e '.machine.name=="local" and .machine.service_cpus=="0" and .machine.client_cpus=="1"' "$T_TMP"/m/*/record.json >/dev/null; echo $?)" "profile recorded"
+ok "$(jq_e '.perf.events["task-clock"] > 0' "$T_TMP"/m/*/record.json >/dev/null; echo $?)" "perf counted the service (task-clock)"
 ok "$(grep -q -- '--cpus=1' "$T_TMP"/m/*/mtload.log; echo $?)" "load generator pinned to the client CPU"
 
 # a tiny bench: table with label, overhead line, summary files, report
@@ -43,7 +43,7 @@ ok "$(grep -q 'emulated: not hardware timing' "$T_TMP/bench.out"; echo $?)" "tab
 ok "$(grep -q 'plain/off' "$T_TMP/bench.out" && grep -q 'tagged/async' "$T_TMP/bench.out"; echo $?)" "table rows for baseline and tagged"
 ok "$(grep -q 'overhead tagged/async vs plain/off' "$T_TMP/bench.out"; echo $?)" "overhead line"
 ok "$(grep -q '\[2/2\]' "$T_TMP/bench.err"; echo $?)" "progress shown (run i of n)"
-ok "$(jq -e '.overheads[0].slowdown.median > 0 and .emulated == true' "$T_TMP/bench/summary.json" >/dev/null; echo $?)" "summary.json"
+ok "$(jq_e '.overheads[0].slowdown.median > 0 and .emulated == true' "$T_TMP/bench/summary.json" >/dev/null; echo $?)" "summary.json"
 md=$(awk '/^report:/{print $2}' "$T_TMP/bench.out")
 ok "$(grep -q 'emulated' "$md"; echo $?)" "Markdown report under reports/ ($md)"
 rm -rf "$md" "${md%.md}"   # bench also writes the HTML report beside it

@@ -13,13 +13,13 @@ for m in sync async off; do
 done
 rec() { echo "$R/$1/001-oob-$1/record.json"; }
 is "${rc[0]}" 3 "sync: run reports a fault (exit 3)" || dump "$T_TMP/sync.out"
-ok "$(jq -e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$(rec sync)" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$(rec sync)" >/dev/null; echo $?)" \
    "sync: SIGSEGV with SEGV_MTESERR (9) recorded"
-ok "$(jq -e '.fault.addr != "0x0000000000000000"' "$(rec sync)" >/dev/null; echo $?)" "sync: faulting address recorded ($(jq -r .fault.addr "$(rec sync)"))"
+ok "$(jq_e '.fault.addr != "0x0000000000000000"' "$(rec sync)" >/dev/null; echo $?)" "sync: faulting address recorded ($(jq -r .fault.addr "$(rec sync)"))"
 ok "$(grep -q 'SEGV_MTESERR' "$T_TMP/sync.out"; echo $?)" "sync: the message names the fault"
 is "${rc[1]}" 3 "async: run reports a fault (exit 3)" || dump "$T_TMP/async.out"
-ok "$(jq -e '.status=="fault" and .fault.si_code==8' "$(rec async)" >/dev/null; echo $?)" "async: SEGV_MTEAERR (8) recorded"
+ok "$(jq_e '.status=="fault" and .fault.si_code==8' "$(rec async)" >/dev/null; echo $?)" "async: SEGV_MTEAERR (8) recorded"
 is "${rc[2]}" 0 "off: the same build runs clean" || dump "$T_TMP/off.out"
-ok "$(jq -e '.status=="ok" and (.fault|not) and .summary.ops_per_sec > 0' "$(rec off)" >/dev/null; echo $?)" "off: record ok, no fault"
-ok "$(jq -e '.load.totals.gets > 1000' "$(rec off)" >/dev/null; echo $?)" "off: the planted write was reached (over 1000 gets)"
+ok "$(jq_e '.status=="ok" and (.fault|not) and .summary.ops_per_sec > 0' "$(rec off)" >/dev/null; echo $?)" "off: record ok, no fault"
+ok "$(jq_e '.load.totals.gets > 1000' "$(rec off)" >/dev/null; echo $?)" "off: the planted write was reached (over 1000 gets)"
 done_testing

@@ -25,8 +25,8 @@ EOC
 is "$?" 0 "plan runs" || dump "$T_TMP/err"
 is "$(ls "$T_TMP"/r/*/record.json | wc -l)" 4 "2 entries x (baseline + available modes) = 4 runs"
 ok "$(grep -q 'mode asymm skipped' "$T_TMP/err"; echo $?)" "asymm skipped under emu, with a notice"
-ok "$(jq -e '.skipped[0].mode=="asymm" and (.cells|length)==4' "$T_TMP/r/plan.json" >/dev/null; echo $?)" "plan.json lists cells and skips"
-ok "$(jq -e '[.overheads[].mode]|sort == ["async","sync"]' "$T_TMP/r/summary.json" >/dev/null; echo $?)" "one overhead per tagged cell" || { dump "$T_TMP/err"; jq -c "{status,error}" "$T_TMP"/r/*/record.json | sed "s/^/# /"; }
+ok "$(jq_e '.skipped[0].mode=="asymm" and (.cells|length)==4' "$T_TMP/r/plan.json" >/dev/null; echo $?)" "plan.json lists cells and skips"
+ok "$(jq_e '[.overheads[].mode]|sort == ["async","sync"]' "$T_TMP/r/summary.json" >/dev/null; echo $?)" "one overhead per tagged cell" || { dump "$T_TMP/err"; jq -c "{status,error}" "$T_TMP"/r/*/record.json | sed "s/^/# /"; }
 ok "$(jq -s -e 'map(.config.workload.pipeline)|sort == [1,1,4,4]' "$T_TMP"/r/*/record.json >/dev/null; echo $?)" "entry values reach the runs"
 ok "$(jq -s -e 'map(.config.plan)|unique == ["small"]' "$T_TMP"/r/*/record.json >/dev/null; echo $?)" "records name the plan"
 

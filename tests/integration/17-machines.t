@@ -12,7 +12,7 @@ M="$B/mtebench"
     --results "$T_TMP/pin" > "$T_TMP/pin.out" 2>&1
 is "$?" 0 "run with MACHINE=local" || dump "$T_TMP/pin.out"
 rec=$(ls "$T_TMP"/pin/*/record.json)
-jqok() { ok "$(jq -e "$1" "$rec" >/dev/null; echo $?)" "$2" || jq -c "$3" "$rec" | sed 's/^/#   /'; }
+jqok() { ok "$(jq_e "$1" "$rec" >/dev/null; echo $?)" "$2" || jq -c "$3" "$rec" | sed 's/^/#   /'; }
 jqok '.affinity.service_requested == "0" and .affinity.client_requested == "1"' "CPU sets asked for: service 0, client 1" '.affinity'
 jqok '.affinity.service == "0"' "service's tasks read back from /proc on CPU 0" '.affinity'
 jqok '.affinity.client == "1"' "mtload's tasks read back from /proc on CPU 1" '.affinity'
@@ -54,7 +54,7 @@ ok "$(jq -s -e 'map(. as $r | $r.service_command | test("-t " + ($r.config.workl
 ok "$(jq -s -e 'map([.config.workload.cores, .affinity.shares_cpus_with_client]) | sort == [[1,false],[1,false],[2,true],[2,true]]' \
     "$T_TMP"/sweep/*/record.json >/dev/null; echo $?)" "records say when a sweep point shares a CPU with the client"
 ok "$(grep -q 'at 2 cores the service shares CPU 1 with the client' "$T_TMP/sweep.err"; echo $?)" "... and so does the notice"
-ok "$(jq -e '(.cores | length) == 4 and ([.cores[] | select(.variant=="tagged") | .slowdown.median > 0] | all)' \
+ok "$(jq_e '(.cores | length) == 4 and ([.cores[] | select(.variant=="tagged") | .slowdown.median > 0] | all)' \
     "$T_TMP/sweep/summary.json" >/dev/null; echo $?)" "summary.json: throughput and overhead against cores"
 md=$(awk '/^report:/{print $2}' "$T_TMP/sweep.out")
 html=$(awk '/^html:/{print $2}' "$T_TMP/sweep.out")
@@ -85,10 +85,10 @@ busy=$(spawn "$T_TMP/busy.log" nice -n -10 taskset -c 0 bash -c 'end=$((SECONDS+
 sleep 0.5
 "$M" quiet --machine local --json > "$T_TMP/q.json" 2> "$T_TMP/q.err"
 is "$?" 1 "quiet: not quiet while a CPU of the profile is busy"
-ok "$(jq -e --argjson p "$busy" '.quiet.checks.busy_processes | map(select(.pid == $p and .cpu == 0)) | length == 1' \
+ok "$(jq_e --argjson p "$busy" '.quiet.checks.busy_processes | map(select(.pid == $p and .cpu == 0)) | length == 1' \
     "$T_TMP/q.json" >/dev/null; echo $?)" "the busy loop (pid $busy) is found on CPU 0" || jq -c '.quiet.checks.busy_processes' "$T_TMP/q.json" | sed 's/^/#   /'
-ok "$(jq -e '.quiet.checks.busy_cpus["0"] > 0.3' "$T_TMP/q.json" >/dev/null; echo $?)" "CPU 0 measured busy"
-ok "$(jq -e --arg p "pid $busy (bash)" '.quiet.warnings | map(select(contains($p))) | length == 1' "$T_TMP/q.json" >/dev/null; echo $?)" "a warning names it"
+ok "$(jq_e '.quiet.checks.busy_cpus["0"] > 0.3' "$T_TMP/q.json" >/dev/null; echo $?)" "CPU 0 measured busy"
+ok "$(jq_e --arg p "pid $busy (bash)" '.quiet.warnings | map(select(contains($p))) | length == 1' "$T_TMP/q.json" >/dev/null; echo $?)" "a warning names it"
 "$M" quiet --machine local --strict > /dev/null 2> "$T_TMP/strict.err"
 is "$?" 2 "--strict refuses"
 ok "$(grep -q "pid $busy (bash)" "$T_TMP/strict.err" && grep -q 'refused because of --strict' "$T_TMP/strict.err"; echo $?)" "... with the findings" || dump "$T_TMP/strict.err"
@@ -107,7 +107,7 @@ govs() { cat "$fs"/cpu0/cpufreq/scaling_governor "$fs"/cpu1/cpufreq/scaling_gove
 MTEBENCH_CPU_SYSFS="$fs" "$M" run --service memcached --platform emu --machine "$T_TMP/gov.conf" --duration 1 --warmup 0 \
     --results "$T_TMP/gov" > "$T_TMP/gov.out" 2>&1
 is "$?" 0 "run with set_governor = yes" || dump "$T_TMP/gov.out"
-ok "$(jq -e '.environment.quiet.changed | map(select(.was == "powersave" and .now == "performance")) | length == 2' \
+ok "$(jq_e '.environment.quiet.changed | map(select(.was == "powersave" and .now == "performance")) | length == 2' \
     "$T_TMP"/gov/*/record.json >/dev/null; echo $?)" "the record lists the governors it set"
 is "$(govs)" "powersavepowersave" "governors restored at exit"
 gp=$(MTEBENCH_CPU_SYSFS="$fs" spawn "$T_TMP/govint.log" "$M" run --service memcached --platform emu \
@@ -132,6 +132,6 @@ is "$?" 2 "a run with that profile is refused too"
 
 # --- doctor suggests a profile ------------------------------------------------
 "$M" doctor --json > "$T_TMP/doctor.json"
-ok "$(jq -e '.machine.suggested == "local" and (.machine.profiles | map(select(.error)) | length == 0)' "$T_TMP/doctor.json" >/dev/null; echo $?)" \
+ok "$(jq_e '.machine.suggested == "local" and (.machine.profiles | map(select(.error)) | length == 0)' "$T_TMP/doctor.json" >/dev/null; echo $?)" \
     "doctor suggests local on this 2-CPU machine; every shipped profile parses" || jq -c .machine "$T_TMP/doctor.json" | sed 's/^/#   /'
 done_testing

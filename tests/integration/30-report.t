@@ -39,7 +39,7 @@ ok "$(grep -q "^report: $R/index.html" "$T_TMP/rep.out"; echo $?)" "the command 
 
 # summary.json
 S="$R/summary.json"
-jqok() { ok "$(jq -e "$1" "$S" >/dev/null; echo $?)" "$2"; }
+jqok() { ok "$(jq_e "$1" "$S" >/dev/null; echo $?)" "$2"; }
 jqok '.schema == "mtebench-summary/1" and .emulated == true' "summary: schema, emulated"
 jqok '[.configs[] | select(.runs == 2)] | length == 4' "summary: 4 configurations of 2 runs (2 variants x 2 kernels)"
 jqok '.configs[0].ops_per_sec | .median > 0 and .lo <= .median and .median <= .hi and .conf == 0.5' "summary: median with CI; 2 runs achieve 50%"

@@ -62,7 +62,7 @@ is "$(jq '[.configs[].runs] | add' "$R/summary.json")" 2 "the 2 good records are
 ok "$(grep -q 'id="bad"' "$R/index.html" && grep -q '003-corrupt/record.json' "$R/index.html" && grep -q '004-future/record.json' "$R/index.html"; echo $?)" \
     "index.html lists the records not used"
 ok "$(grep -q 'Records not used' "$R/report.md" && grep -q '004-future' "$R/report.md"; echo $?)" "report.md lists them too"
-jqc() { ok "$(jq -e "$1" "$R/summary.json" >/dev/null; echo $?)" "$2"; }
+jqc() { ok "$(jq_e "$1" "$R/summary.json" >/dev/null; echo $?)" "$2"; }
 jqc '.overheads[0].slowdown.median == 1.25 and .overheads[0].pairs == 1' "overhead of the synthetic pair: 1000/800 = 1.25x"
 jqc '[.warnings[] | select(test("single run"))] | length == 2' "a single run per configuration is stated (no interval)"
 

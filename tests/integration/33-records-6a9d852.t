@@ -22,7 +22,8 @@ is "$(($(wc -l < "$T_TMP/rep/old/runs.csv") - 1))" 4 "runs.csv: 4 rows"
 ok "$(grep -q 'tagged/sync' "$T_TMP/rep/old/report.md"; echo $?)" "report.md lists tagged/sync"
 # p99.9 overhead (tagged p99.9 / baseline p99.9 per pair), from records that predate it
 p999=$(jq '[.[] | select(.config.variant == "plain") | .summary.p999_us] as $b | [.[] | select(.config.variant == "tagged")] | map(.summary.p999_us / ($b[.config.rep - 1])) | sort | add / 2' -s "$R"/00[1234]*/record.json)
-jqok() { ok "$(jq -e "$1" "$T_TMP/rep/old/summary.json" > /dev/null; echo $?)" "$2"; }
+jqok() { ok "$(jq_e "$1" "$T_TMP/rep/old/summary.json" > /dev/null; echo $?)" "$2"; }
+jqok '[.metrics.pair[] | select(.key == "p999_ratio" and .of == "p999_us")] | length == 1' "summary.json: the metric table describes p999_ratio"
 jqok ".overheads[0].p999_ratio.median - $p999 | fabs < 1e-9" "summary.json: p99.9 overhead = median of the pairs' p99.9 ratios ($p999)"
 ok "$(grep -q 'p99.9 overhead \[CI\]' "$T_TMP/rep/old/report.md" && grep -q '<th>p99.9 overhead</th>' "$T_TMP/rep/old/index.html"; echo $?)" "p99.9 overhead in report.md and index.html"
 is "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^p999_ratio/) c = i } NR > 1 && $c != "" { n++ } END { print n }' <(tr -d '\r' < "$T_TMP/rep/old/runs.csv"))" 2 "runs.csv: p999_ratio on the 2 tagged rows"

@@ -24,7 +24,7 @@ is "$?" 0 "kernel build stock tcma1" || dump "$T_TMP/build.err"
 diag "kernel build took $(( $(date +%s) - t0 )) s: $(tr '\n' ';' < "$T_TMP/build.out")"
 for k in stock tcma1; do
     "$M" kernel info "$k" > "$T_TMP/$k.json" 2>/dev/null
-    jqk() { ok "$(jq -e "$1" "$T_TMP/$k.json" >/dev/null; echo $?)" "$k: $2"; }
+    jqk() { ok "$(jq_e "$1" "$T_TMP/$k.json" >/dev/null; echo $?)" "$k: $2"; }
     jqk '.cached == true' "second call comes from the cache"
     jqk '.build_hash | test("^[0-9a-f]{64}$")' "build hash"
     jqk '.config_hash | test("^[0-9a-f]{64}$")' "config hash"
@@ -34,8 +34,8 @@ for k in stock tcma1; do
     ok "$(grep -qx 'CONFIG_ARM64_MTE=y' "$dir/config" && ! grep -q '^CONFIG_KASAN_HW_TAGS=y' "$dir/config"; echo $?)" "$k: MTE on, KASAN_HW_TAGS off"
     ok "$( [ -s "$dir/Image" ]; echo $?)" "$k: Image"
 done
-jq -e '.patches | length == 0' "$T_TMP/stock.json" > /dev/null; ok $? "stock has no patches"
-jq -e '.patches | length == 1 and (.[0].file | test("tcma1")) and (.[0].sha256 | length == 64)' "$T_TMP/tcma1.json" > /dev/null
+jq_e '.patches | length == 0' "$T_TMP/stock.json" > /dev/null; ok $? "stock has no patches"
+jq_e '.patches | length == 1 and (.[0].file | test("tcma1")) and (.[0].sha256 | length == 64)' "$T_TMP/tcma1.json" > /dev/null
 ok $? "tcma1 carries the TCMA1 patch with its hash"
 ok "$( [ "$(jq -r .build_hash "$T_TMP/stock.json")" != "$(jq -r .build_hash "$T_TMP/tcma1.json")" ]; echo $?)" "different build hashes"
 tdir=$(dirname "$(awk '$2=="tcma1"{print $6}' "$T_TMP/build.out")")

@@ -20,7 +20,7 @@ md="$R/kernels.md"
 ok "$(grep -q '^| tagged/sync | stock |' "$md" && grep -q '^| tagged/sync | tcma1 |' "$md"; echo $?)" "Markdown table has both kernels"
 ok "$(grep -q 'mtb-tcma1' "$md" && grep -q 'set-TCMA1' "$md"; echo $?)" "kernel identities (uname -r, patches) in the report"
 ok "$(grep -q 'no difference between the kernels is expected' "$md" || grep -q 'KVM on MTE hardware' "$md"; echo $?)" "honest note on where the effect can show"
-ok "$(jq -e '.rows | length == 2 and (.[1].vs_reference.median > 0)' "$R/kernels.json" >/dev/null; echo $?)" "kernels.json with the ratio to the reference"
+ok "$(jq_e '.rows | length == 2 and (.[1].vs_reference.median > 0)' "$R/kernels.json" >/dev/null; echo $?)" "kernels.json with the ratio to the reference"
 rep=$(awk '/^report:/{print $2}' "$T_TMP/out")
 ok "$( [ -f "$rep" ]; echo $?)" "report under reports/"
 rm -f "$rep"

@@ -26,7 +26,7 @@ vmrun() { # service variant mode [workload [options...]]
         { dump "$T_TMP/$svc-$var-$mode.out"; dump "$R/$svc-$var-$mode/001-$var-$mode/guest/agent.log"; }
 }
 rec() { echo "$R/$1-$2-$3/001-$2-$3/record.json"; }
-jqok() { ok "$(jq -e "$2" "$1" >/dev/null; echo $?)" "$3"; }
+jqok() { ok "$(jq_e "$2" "$1" >/dev/null; echo $?)" "$3"; }
 show() { diag "$1 $2/$3: smaps $(jq -c '.proof | {smaps_mt, smaps_mt_shared, smaps_mt_shared_maps}' "$(rec "$1" "$2" "$3")")"; }
 
 # --- nginx ----------------------------------------------------------------

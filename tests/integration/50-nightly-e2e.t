@@ -56,13 +56,13 @@ ok "$(grep -q '^# mtebench nightly: REGRESSION' "$T_TMP/n5.out"; echo $?)" "dige
 is "$(sqlite3 "$H" 'SELECT count(*) FROM nights')" 5 "history holds 5 nights"
 is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE status = 'ok'")" 25 "and 25 runs"
 A="$D/analysis.json"
-ok "$(jq -e '[.series[].metric] | sort == ["p99","throughput"]' "$A" >/dev/null; echo $?)" "series: throughput and p99 of the configuration"
-ok "$(jq -e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.3)] | length == 1' "$A" >/dev/null; echo $?)" \
+ok "$(jq_e '[.series[].metric] | sort == ["p99","throughput"]' "$A" >/dev/null; echo $?)" "series: throughput and p99 of the configuration"
+ok "$(jq_e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.3)] | length == 1' "$A" >/dev/null; echo $?)" \
     "new throughput regression at night 5, at least 30% down" || jq -c '.new[] | {metric, x, change, p_mwu, p_split}' "$A" | sed 's/^/# /'
 jq -r '.new[] | "# \(.metric): \(.change*100|round)% [\(.ci_lo*100|round)%, \(.ci_hi*100|round)%], p(MWU) \(.p_mwu), p(t) \(.p_split)"' "$A"
 # emulated timings drift from night to night, so a small change point before
 # night 5 may be found; none of them may be a regression
-ok "$(jq -e '[.series[] | .changes[] | select(.x < 5 and .kind == "regression")] | length == 0' "$A" >/dev/null; echo $?)" \
+ok "$(jq_e '[.series[] | .changes[] | select(.x < 5 and .kind == "regression")] | length == 0' "$A" >/dev/null; echo $?)" \
     "no regression before night 5" || jq -c '.series[] | .changes[] | {x, kind, change}' "$A" | sed 's/^/# /'
 html="$D/index.html"
 is "$(grep -c '<section class="series"' "$html")" 2 "dashboard: one section per series"

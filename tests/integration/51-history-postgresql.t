@@ -89,7 +89,7 @@ sqlm() { PGPASSWORD="$PW" sqlp -d "${2:-mtb}" -c "$1"; }
 is "$(sqlm 'SELECT count(*) FROM nights')" 5 "PostgreSQL holds 5 nights"
 is "$(sqlm "SELECT count(*) FROM runs WHERE status = 'ok'")" 60 "and 60 runs"
 is "$(sqlm 'SELECT count(*) FROM overheads')" 30 "and 30 overhead pairs"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 2 "schema_version: mtebench 2"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 3 "schema_version: mtebench 3"
 is "$(sqlm "SELECT count(*) FROM runs WHERE record LIKE '$(hostname):/%'")" 60 "records keyed by host:path"
 
 for n in 1 2 3 4 5; do nightly sq$n "$S" --ingest "$T_TMP/nights/night$n"; done
@@ -98,7 +98,7 @@ ja() { jq -S '{series: [.series[] | {series, metric, changes: [.changes[] | {x, 
 ja "$T_TMP/pg3/analysis.json" > "$T_TMP/pg.analysis"; ja "$T_TMP/sq5/analysis.json" > "$T_TMP/sq.analysis"
 ok "$(cmp -s "$T_TMP/pg.analysis" "$T_TMP/sq.analysis"; echo $?)" "the analysis of the PostgreSQL history equals SQLite's" ||
     diff "$T_TMP/pg.analysis" "$T_TMP/sq.analysis" | head -20 | sed 's/^/# /'
-ok "$(jq -e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.2)] | length >= 1' "$T_TMP/pg3/analysis.json" >/dev/null; echo $?)" \
+ok "$(jq_e '[.new[] | select(.metric == "throughput" and .x == 5 and .change <= -0.2)] | length >= 1' "$T_TMP/pg3/analysis.json" >/dev/null; echo $?)" \
     "the new regression: throughput at night 5, 20% or more down"
 is "$(grep -c '<section class="series"' "$T_TMP/pg3/index.html")" "$(grep -c '<section class="series"' "$T_TMP/sq5/index.html")" \
     "dashboard: as many series sections as from SQLite"
@@ -131,7 +131,7 @@ sqlm "CREATE TABLE runs(id BIGSERIAL PRIMARY KEY, plan TEXT NOT NULL, service TE
     INSERT INTO schema_version VALUES ('mtebench', 1);" v1
 nightly v1 "$(url v1)" --ingest "$T_TMP/nights/night3"
 is "$?" 0 "schema 1 history: opened, migrated and a night added" || dump "$T_TMP/v1.err"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 2 "schema_version now 2"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 3 "schema_version now 3"
 is "$(sqlm 'SELECT count(*) FROM nights' v1) $(sqlm 'SELECT count(*) FROM runs WHERE night IS NULL' v1)" "3 0" \
     "one night per plan and day (2) plus the new one; every old run has a night"
 is "$(sqlm "SELECT count(*) FROM runs WHERE id = 1 AND machine <> '' AND kernel_release = '6.1.0'" v1)" 1 \

@@ -42,7 +42,7 @@ is "$(sqlite3 "$T_TMP/h.sqlite" 'SELECT count(*) FROM nights')" 3 "still 3 night
 mk 5 05 0.7
 "$M" nightly --history "$T_TMP/h.sqlite" --out "$T_TMP/d" --ingest "$T_TMP/n4" "$T_TMP/n5" > "$T_TMP/o3" 2>&1
 is "$?" 3 "a 30% slower night: exit 3" || dump "$T_TMP/o3"
-ok "$(jq -e '[.new[] | .metric] | sort == ["p99","throughput"]' "$T_TMP/d/analysis.json" >/dev/null; echo $?)" "throughput down and p99 up both reported"
+ok "$(jq_e '[.new[] | .metric] | sort == ["p99","throughput"]' "$T_TMP/d/analysis.json" >/dev/null; echo $?)" "throughput down and p99 up both reported"
 ok "$(grep -q 'same revisions' "$T_TMP/d/digest.md"; echo $?)" "digest names the revisions either side"
 "$M" nightly --history "$T_TMP/h.sqlite" --out "$T_TMP/d" --ingest "$T_TMP/n5" > "$T_TMP/o4" 2>&1
 is "$?" 0 "next run without new nights: the regression is open, not new (exit 0)"

@@ -13,8 +13,8 @@ rec() { echo "$R/$1/001-tagged-sync/record.json"; }
 
 run default
 is "$?" 0 "postgresql tagged/sync select-only run" || { dump "$T_TMP/default.out"; dump "$R/default/001-tagged-sync/service.log"; }
-ok "$(jq -e '.status=="ok" and .proof.ok and .proof.probe.tcf=="sync" and .driver=="pgbench"' "$(rec default)" >/dev/null; echo $?)" "proved and measured by pgbench"
-ok "$(jq -e '.summary.ops_per_sec > 0 and .summary.p99_us >= .summary.p50_us and (.load.histogram|length) > 0 and (.load.timeseries|length) >= 2' "$(rec default)" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="ok" and .proof.ok and .proof.probe.tcf=="sync" and .driver=="pgbench"' "$(rec default)" >/dev/null; echo $?)" "proved and measured by pgbench"
+ok "$(jq_e '.summary.ops_per_sec > 0 and .summary.p99_us >= .summary.p50_us and (.load.histogram|length) > 0 and (.load.timeseries|length) >= 2' "$(rec default)" >/dev/null; echo $?)" \
    "per-transaction logs folded into the histogram and time series"
 # every transaction pgbench logged (warm-up included) committed on the server;
 # beyond them, each of pgbench's 4 client connections and its start-up check
@@ -24,17 +24,17 @@ logged=$(cat "$R"/default/001-tagged-sync/pgbench_tx.* | grep -vc -e failed -e s
 delta=$(jq '.service_counters.delta.xact_commit' "$(rec default)")
 ok "$( [ "$delta" -ge "$logged" ] && [ "$delta" -le $((logged + 8 * 4 + 10)) ]; echo $?)" \
    "pg_stat_database.xact_commit delta ($delta) matches pgbench's transactions ($logged)"
-ok "$(jq -e '.config.workload.params.script=="select-only" and .config.workload.params.scale=="1"' "$(rec default)" >/dev/null; echo $?)" "workload recorded"
+ok "$(jq_e '.config.workload.params.script=="select-only" and .config.workload.params.scale=="1"' "$(rec default)" >/dev/null; echo $?)" "workload recorded"
 
 run kv
 is "$?" 0 "key-value GET/SET script" || dump "$T_TMP/kv.out"
-ok "$(jq -e '.status=="ok" and .config.workload.mix=="1:10" and .summary.ops_per_sec > 0' "$(rec kv)" >/dev/null; echo $?)" "kv mix 1:10 measured"
+ok "$(jq_e '.status=="ok" and .config.workload.mix=="1:10" and .summary.ops_per_sec > 0' "$(rec kv)" >/dev/null; echo $?)" "kv mix 1:10 measured"
 ok "$(grep -q 'kv-get.sql@10' "$R/kv/001-tagged-sync/pgbench.log" && grep -q 'kv-set.sql@1' "$R/kv/001-tagged-sync/pgbench.log"; echo $?)" "scripts weighted by the mix"
 
 "$M" run --service postgresql --variant tagged --mode sync --platform emu --workload rw --rate 50 \
     --duration 3 --warmup 0 --results "$R/rate" > "$T_TMP/rate.out" 2>&1
 is "$?" 0 "read-write, open loop at 50 tps" || dump "$T_TMP/rate.out"
-ok "$(jq -e '.status=="ok" and (.load.latency_us.corrected.p50 >= .load.latency_us.uncorrected.p50)' "$R/rate/001-tagged-sync/record.json" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="ok" and (.load.latency_us.corrected.p50 >= .load.latency_us.uncorrected.p50)' "$R/rate/001-tagged-sync/record.json" >/dev/null; echo $?)" \
    "open loop: latency from the scheduled start (corrected) >= from the actual start"
 ok "$(grep -q -- '--rate=50' "$R/rate/001-tagged-sync/pgbench.log"; echo $?)" "pgbench ran with --rate"
 done_testing

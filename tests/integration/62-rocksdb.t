@@ -9,8 +9,8 @@ R="$T_TMP/r"
     --duration 2 --warmup 1 --results "$R" > "$T_TMP/out" 2>&1
 is "$?" 0 "rocksdb tagged/sync readrandomwriterandom" || { dump "$T_TMP/out"; dump "$R/001-tagged-sync/db_bench.log"; }
 rec="$R/001-tagged-sync/record.json"
-ok "$(jq -e '.status=="ok" and .proof.ok and .driver=="db_bench" and .summary.ops_per_sec > 0' "$rec" >/dev/null; echo $?)" "proved and measured"
-ok "$(jq -e '(.load.histogram|length) > 0 and .load.latency_us.corrected.p99 > 0' "$rec" >/dev/null; echo $?)" "db_bench's histograms in the record"
+ok "$(jq_e '.status=="ok" and .proof.ok and .driver=="db_bench" and .summary.ops_per_sec > 0' "$rec" >/dev/null; echo $?)" "proved and measured"
+ok "$(jq_e '(.load.histogram|length) > 0 and .load.latency_us.corrected.p99 > 0' "$rec" >/dev/null; echo $?)" "db_bench's histograms in the record"
 ops=$(jq '.load.totals.requests' "$rec")
 stat=$(jq '.load.rocksdb_statistics["rocksdb.number.keys.read"] + .load.rocksdb_statistics["rocksdb.number.keys.written"]' "$rec")
 is "$stat" "$ops" "operations equal RocksDB's statistics (keys read + written)"

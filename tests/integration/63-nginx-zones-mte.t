@@ -20,7 +20,7 @@ planted() { cat "$R/$1"/001-*/*.log 2>/dev/null | grep -a '^mtbplant:'; }
 
 run sync
 is "$?" 3 "tagged zones, sync: the mismatched store is a fault (exit 3)" || dump "$T_TMP/sync.out"
-ok "$(jq -e '.status=="fault" and .fault.si_code==9 and .fault.tag_check' "$(rec sync)" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="fault" and .fault.si_code==9 and .fault.tag_check' "$(rec sync)" >/dev/null; echo $?)" \
    "SEGV_MTESERR recorded"
 note=$(planted sync | head -1)
 diag "$note"
@@ -32,5 +32,5 @@ is "$(jq -r .fault.addr "$(rec sync)")" "$(printf '0x01%014x' "0x${addr:-0}")" \
 run off
 is "$?" 0 "tagged zones, tagging off: no PROT_MTE, the same store lands" || dump "$T_TMP/off.out"
 ok "$(planted off | grep -q 'MAP_SHARED, no PROT_MTE'; echo $?)" "the zone mapped without PROT_MTE"
-ok "$(jq -e '.status=="ok" and .summary.ops_per_sec > 0' "$(rec off)" >/dev/null; echo $?)" "and nginx served the load"
+ok "$(jq_e '.status=="ok" and .summary.ops_per_sec > 0' "$(rec off)" >/dev/null; echo $?)" "and nginx served the load"
 done_testing

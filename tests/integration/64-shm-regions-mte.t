@@ -31,7 +31,7 @@ planted() { # service variant mode: the shim's notes in the run's logs
 run postgresql default tagged sync
 is "$?" 3 "postgresql tagged, sync: the mismatched store into main shared memory is a fault (exit 3)" ||
     dump "$T_TMP/postgresql-tagged-sync.out"
-ok "$(jq -e '.status=="fault" and .fault.si_code==9 and .fault.tag_check' "$(rec postgresql tagged sync)" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="fault" and .fault.si_code==9 and .fault.tag_check' "$(rec postgresql tagged sync)" >/dev/null; echo $?)" \
    "SEGV_MTESERR recorded"
 note=$(planted postgresql tagged sync | head -1)
 diag "$note"
@@ -44,7 +44,7 @@ is "$(jq -r .fault.addr "$(rec postgresql tagged sync)")" "$want" \
 run postgresql default tagged off
 is "$?" 0 "postgresql tagged, tagging off: no PROT_MTE, the same store lands" || dump "$T_TMP/postgresql-tagged-off.out"
 ok "$(planted postgresql tagged off | grep -q 'MAP_SHARED, no PROT_MTE'; echo $?)" "main shared memory mapped without PROT_MTE"
-ok "$(jq -e '.status=="ok" and .extra_preload != null and .summary.ops_per_sec > 0' "$(rec postgresql tagged off)" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="ok" and .extra_preload != null and .summary.ops_per_sec > 0' "$(rec postgresql tagged off)" >/dev/null; echo $?)" \
    "the run completed, and its record names the test preload"
 
 # --- RocksDB: memtable arena blocks from huge pages --------------------------
@@ -60,7 +60,7 @@ diag "huge pages: $(cat /proc/sys/vm/nr_hugepages) reserved (was $old_hp)"
 run rocksdb hugepage tagged sync
 is "$?" 3 "rocksdb tagged, sync: the mismatched store into a huge-page arena block is a fault (exit 3)" ||
     dump "$T_TMP/rocksdb-tagged-sync.out"
-ok "$(jq -e '.status=="fault" and .fault.si_code==9 and .fault.tag_check' "$(rec rocksdb tagged sync)" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="fault" and .fault.si_code==9 and .fault.tag_check' "$(rec rocksdb tagged sync)" >/dev/null; echo $?)" \
    "SEGV_MTESERR recorded (db_bench's own SIGSEGV handler is chained after the fault reporter)"
 ok "$(planted rocksdb tagged sync | head -1 | grep -q 'MAP_HUGETLB, PROT_MTE'; echo $?)" \
    "the arena block was mapped MAP_HUGETLB with PROT_MTE by RocksDB"
@@ -70,7 +70,7 @@ ok "$(grep -aq 'Received signal 11' "$R"/rocksdb-tagged-sync/001-*/db_bench-prel
 run rocksdb hugepage plain sync
 is "$?" 0 "rocksdb stock, sync: huge-page blocks without PROT_MTE, the store lands" || dump "$T_TMP/rocksdb-plain-sync.out"
 ok "$(planted rocksdb plain sync | grep -q 'MAP_HUGETLB, no PROT_MTE'; echo $?)" "stock arena blocks are not PROT_MTE"
-ok "$(jq -e '.status=="ok" and .proof.probe.tcf=="sync" and .summary.ops_per_sec > 0' "$(rec rocksdb plain sync)" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="ok" and .proof.probe.tcf=="sync" and .summary.ops_per_sec > 0' "$(rec rocksdb plain sync)" >/dev/null; echo $?)" \
    "the control ran in a proved sync mode and measured"
 
 run rocksdb hugepage tagged off

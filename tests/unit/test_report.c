@@ -1,6 +1,7 @@
 /* test_report.c - known answers for the report's statistics (summary.c),
  * histogram percentiles (lathist.c) and escaping (report.c). TAP. */
 #include "lathist.h"
+#include "record.h"
 #include "report.h"
 #include "summary.h"
 #include "summary_text.h"
@@ -195,10 +196,59 @@ static void test_escaping(void)
     free(h);
 }
 
+/* record.c: why a record is not used, and the one pairing rule */
+static void test_record(void)
+{
+    char msg[400];
+    json_t *arr = json_loads("[1]", 0, NULL), *old = json_loads("{\"schema\":\"mtebench-run/0\"}", 0, NULL);
+    json_t *noschema = json_loads("{\"config\":{}}", 0, NULL);
+    json_t *nofig = rec("memcached", "plain", "off", "host", 1, 1000, 100, 0);
+    json_object_del(json_object_get(nofig, "summary"), "ops_per_sec");
+    ok(mtb_record_check(arr, msg, sizeof msg) == MTB_REC_NOT_OBJECT && strstr(msg, "array"), "an array: %s", msg);
+    ok(mtb_record_check(noschema, msg, sizeof msg) == MTB_REC_NO_SCHEMA, "no schema: %s", msg);
+    ok(mtb_record_check(old, msg, sizeof msg) == MTB_REC_OTHER_SCHEMA && strstr(msg, "mtebench-run/0"), "other schema: %s", msg);
+    ok(mtb_record_check(nofig, msg, sizeof msg) == MTB_REC_NO_FIGURES &&
+       !strcmp(mtb_record_problem_name(MTB_REC_NO_FIGURES), "no-figures"), "ok without figures: %s", msg);
+    json_decref(arr);
+    json_decref(old);
+    json_decref(noschema);
+    json_decref(nofig);
+
+    /* a tagged run pairs with the baseline of its own machine profile (as the
+     * history always did): baselines of 1000 on m1 and 2000 on m2, tagged 500 on m1 */
+    json_t *r = json_array();
+    const char *mach[] = { "m1", "m2", "m1" };
+    const char *var[] = { "plain", "plain", "tagged" }, *mode[] = { "off", "off", "sync" };
+    double ops[] = { 1000, 2000, 500 };
+    for (int i = 0; i < 3; i++) {
+        json_t *x = rec("memcached", var[i], mode[i], "host", 1, ops[i], 100, 0);
+        json_object_set_new(x, "machine", json_pack("{s:s,s:s}", "name", mach[i], "service_cpus", "0"));
+        json_array_append_new(r, x);
+    }
+    ok(mtb_record_pairs(json_array_get(r, 2), json_array_get(r, 0)) && !mtb_record_pairs(json_array_get(r, 2), json_array_get(r, 1)),
+       "pairing rule: same machine profile only");
+    ok(mtb_record_partner(r, json_array_get(r, 2)) == 0 && mtb_record_partner(r, json_array_get(r, 0)) == -1,
+       "the partner of the tagged run is the m1 baseline; a baseline has none");
+    long *pa = mtb_record_partners(r);
+    ok(pa[0] == -1 && pa[1] == -1 && pa[2] == 0, "all partners at once (runs.csv): the same");
+    free(pa);
+    json_t *s = mtb_summary_build(r);
+    json_t *o = json_array_get(json_object_get(s, "overheads"), 0);
+    ok(json_array_size(json_object_get(s, "configs")) == 3 && near(num(o, "slowdown", "median"), 2.0, 1e-12) &&
+       num(o, "pairs", NULL) == 1, "summary: the two machines are two configurations; overhead 1000/500 = 2 of 1 pair");
+    char *sql = mtb_record_pair_sql("t", "b");
+    ok(strstr(sql, "b.machine = t.machine") && strstr(sql, "b.rep = t.rep") && strstr(sql, "b.night = t.night"),
+       "the history's join has the same fields");
+    free(sql);
+    json_decref(s);
+    json_decref(r);
+}
+
 int main(void)
 {
     test_histogram();
     test_summary();
+    test_record();
     test_escaping();
     return done_testing();
 }

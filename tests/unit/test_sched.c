@@ -54,5 +54,14 @@ int main(void)
     ok(mtl_sched_init(&s, MTL_ARRIVAL_UNIFORM, 0, 0, &r) != 0, "rate 0 refused");
     ok(mtl_arrival_parse("poisson", &a) == 0 && a == MTL_ARRIVAL_POISSON, "parse poisson");
     ok(mtl_arrival_parse("bursty", &a) != 0, "unknown arrival refused");
+    /* what a stalled open loop never sent: at 1000/s, next at 5 ms */
+    s.kind = MTL_ARRIVAL_UNIFORM;
+    s.period_ns = 1e6;
+    s.next = 5 * 1000000ULL;
+    s.frac = 0;
+    ok(mtl_sched_count_before(&s, 0, 1000000000ULL) == 995, "unsent: 995 due in [5 ms, 1 s)");
+    ok(mtl_sched_count_before(&s, 500000000ULL, 1000000000ULL) == 500, "unsent: 500 in [0.5 s, 1 s)");
+    ok(mtl_sched_count_before(&s, 0, 5 * 1000000ULL) == 0, "unsent: none before the next one");
+    ok(mtl_sched_count_before(&s, 0, 5 * 1000000ULL + 1) == 1, "unsent: the next one itself");
     return done_testing();
 }

@@ -1,0 +1,60 @@
+#!/bin/bash
+# mtload against hostile servers (tests/tools/hostile.py): every measured
+# request is accounted for (sent = answered + lost by class + in flight at
+# the end), the error rate is above the limit and said so, and --preload
+# fails unless every key was stored. (Once: 112 of 1000 requests reported and
+# 0 errors against a server closing after each response; a preload storing
+# half the keys, or none, exited 0.) ~40 s.
+. "$(dirname "$0")/../lib.sh"
+MTL="$B/mtload"
+[ -x "$MTL" ] || skip_all "build/mtload is not built"
+command -v jq >/dev/null || skip_all "jq is not installed"
+port=$(free_port)
+hpid=""
+hostile() {   # hostile MODE: (re)start the server in that mode
+    [ -n "$hpid" ] && kill -- "-$hpid" 2>/dev/null
+    sleep 0.2
+    hpid=$(spawn "$T_TMP/hostile-$1.log" "$PY" "$ROOT/tests/tools/hostile.py" "$1" "$port")
+    wait_port "$port" 10
+}
+# acct NAME: "sent answered lost_timeout lost_closed lost_garbled in_flight_end unsent"
+acct() { jq -r '.totals.accounting|"\(.sent) \(.answered) \(.lost_timeout) \(.lost_closed) \(.lost_garbled) \(.in_flight_end) \(.unsent)"' "$T_TMP/$1.json"; }
+balanced() { acct "$1" | awk '{ exit !($1 == $2 + $3 + $4 + $5 + $6) }'; echo $?; }
+run() { local name=$1; shift; timeout 60 "$MTL" --server "127.0.0.1:$port" --timeout 200ms --keys 200 --json "$T_TMP/$name.json" "$@" > "$T_TMP/$name.out" 2> "$T_TMP/$name.err"; }
+
+for mode in close-each garbage partial huge-value; do
+    hostile "$mode"
+    run "$mode" --requests 400 --pipeline 8 --conns 2
+    is "$?" 0 "$mode: mtload measures and exits 0"
+    read -r sent ans lt lc lg inf uns < <(acct "$mode")
+    is "$sent" 400 "$mode: 400 requests sent"
+    ok "$(balanced "$mode")" "$mode: sent $sent = answered $ans + lost (timeout $lt, closed $lc, garbled $lg) + in flight $inf"
+    ok "$(jq -e '.totals.errors_over_limit == true and .totals.error_rate > 0.5' "$T_TMP/$mode.json" >/dev/null; echo $?)" "$mode: marked above the error limit"
+    ok "$(grep -q 'were answered with an error, lost or never sent: above the limit of 0.1%' "$T_TMP/$mode.err"; echo $?)" "$mode: says so on stderr"
+done
+is "$(acct close-each | awk '{print ($4 > 300)}')" 1 "close-each: the requests lost to closed connections are counted as closed"
+is "$(acct garbage | awk '{print $5}')" 400 "garbage: every request lost to an unparseable stream"
+is "$(acct huge-value | awk '{print $3}')" 400 "a value length of 4294967295: waited for, timed out, counted"
+
+for mode in close-each no-read drop-half-sets; do
+    hostile "$mode"
+    run "pre-$mode" --preload --value-size 4000
+    is "$?" 1 "$mode: --preload fails"
+    ok "$(grep -Eq '^mtload: --preload stored [0-9]+ of 200 keys' "$T_TMP/pre-$mode.err"; echo $?)" "$mode: names how many keys were stored" || dump "$T_TMP/pre-$mode.err"
+    ok "$(balanced "pre-$mode")" "$mode: preload accounted for ($(acct "pre-$mode"))"
+done
+
+hostile no-read
+run open --rate 5000 --duration 2s --conns 4 --pipeline 4
+read -r sent ans lt lc lg inf uns < <(acct open)
+ok "$( [ "$uns" -gt 9000 ]; echo $?)" "open loop at 5000/s against a server that never reads: $uns scheduled requests never sent, counted"
+ok "$(balanced open)" "open loop: sent $sent accounted for"
+ok "$(grep -q 'scheduled but never sent' "$T_TMP/open.out"; echo $?)" "open loop: the table shows what was never sent"
+
+for mode in http-bogus-length http-huge-length; do
+    hostile "$mode"
+    run "$mode" --protocol http --requests 100 --conns 1
+    read -r sent ans lt lc lg inf uns < <(acct "$mode")
+    is "$lg" 100 "$mode: every response refused as garbled ($(acct "$mode"))"
+done
+done_testing
