@@ -1,7 +1,9 @@
 # mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
-#   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1 DURATION= REPS= MIX= THREADS= CONNS= PIPELINE=]
+#   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
+#                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
+#                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
@@ -34,7 +36,7 @@ VERSION   := $(shell git describe --always --dirty --tags 2>/dev/null || echo un
 VERSION_C := $(B)/gen/version.c
 VERSION_LINE := const char mtb_version[] = "$(VERSION)";
 $(shell mkdir -p $(B)/gen; [ "$$(cat $(VERSION_C) 2>/dev/null)" = '$(VERSION_LINE)' ] || echo '$(VERSION_LINE)' > $(VERSION_C))
-LDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
+LDLIBS  := -luring -ljansson -linih -lsqlite3 -lcrypto -lm -lpthread
 # PostgreSQL histories (libpq, Debian libpq-dev): native builds only; the
 # aarch64 guest build never writes a history and goes without
 PG_CPPFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
@@ -153,10 +155,12 @@ MODE     ?= async
 BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(PRECISION),--precision $(PRECISION)) $(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
 	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
-	$(if $(RESUME),--resume $(RESUME))
+	$(if $(RESUME),--resume $(RESUME)) \
+	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -176,8 +180,14 @@ compare-kernels: deps
 kernels: all
 	$(B)/mtebench kernel build $(subst $(comma), ,$(KERNELS))
 
+# the floor client of the load generator benchmark (tests/bench/floor.c)
+$(B)/bench/floor: tests/bench/floor.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -luring
+
 bench-loadgen: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(B)/bench/floor
 	bash tests/bench/loadgen.sh
 
 report: all

@@ -8,9 +8,9 @@
 #include <string.h>
 
 /* one line per transport (transport_<name>.c) */
-extern const struct mtb_transport mtb_transport_console;
+extern const struct mtb_transport mtb_transport_console, mtb_transport_ssh;
 
-const struct mtb_transport *const mtb_transports[] = { &mtb_transport_console, NULL };
+const struct mtb_transport *const mtb_transports[] = { &mtb_transport_console, &mtb_transport_ssh, NULL };
 
 const struct mtb_transport *mtb_transport_find(const char *name)
 {

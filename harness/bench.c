@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "proc.h"
+#include "remote.h"
 #include "quiet.h"
 #include "report.h"
 #include "run.h"
@@ -20,7 +21,7 @@
 
 static const char *target_of(const struct mtb_opts *o)
 {
-    return o->target ? o->target : o->p->target();
+    return o->target ? o->target : mtb_remote_target(&o->mach, o->p);
 }
 
 int mtb_cmd_build(int argc, char **argv)
@@ -93,9 +94,10 @@ int mtb_cmd_run(int argc, char **argv)
     }
     struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
-                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet };
+                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
+                           .external_load = o.external_load };
     json_t *rec = NULL;
-    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
     if (o.json) {
         json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
@@ -148,14 +150,16 @@ int mtb_cmd_bench(int argc, char **argv)
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
-    fprintf(stderr, "mtebench: %s: plain/off vs %s/%s on %s%s, %ld reps x %g s (+%g s warm-up), results in %s\n",
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, o.reps);
+    fprintf(stderr, "mtebench: %s: plain/off vs %s/%s on %s%s, %s reps x %g s (+%g s warm-up), results in %s\n",
             o.recipe->name, o.variant ? o.variant : "tagged", o.m->name, o.p->name,
-            mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "", o.reps, o.wl.duration, o.wl.warmup, dir);
+            mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "", nreps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
     /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
     json_t *files = json_array();
     json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
-    return finish(records, files, dir, &plan, (int)plan.ncells * (int)o.reps);
+    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done);
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -175,12 +179,36 @@ int mtb_cmd_plan(int argc, char **argv)
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
-    fprintf(stderr, "mtebench: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
-            plan.ncells, plan.reps, plan.platform->name,
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, plan.reps);
+    fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
+            plan.ncells, nreps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
     json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
-    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps);
+    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done);
+}
+
+/* REPS=auto: how many pairs, how long, why it stopped (printed and in summary.json) */
+static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
+{
+    const struct mtb_seq_outcome *so = &plan->seq_out;
+    char el[32];
+    int s = (int)so->elapsed;
+    if (s >= 60)
+        snprintf(el, sizeof el, "%dm%02ds", s / 60, s % 60);
+    else
+        snprintf(el, sizeof el, "%ds", s);
+    printf("\nREPS=auto: %ld pairs in %s; %s\n", so->pairs, el,
+           so->why == MTB_SEQ_PRECISION ? "every overhead within the precision"
+           : so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings"
+           : so->why == MTB_SEQ_MAX_REPS ? "stopped at MAX_REPS (or the most pairs MAX_TIME allows): noisy machine, see warnings"
+                                         : "interrupted");
+    json_object_set_new(sum, "sequential",
+                        json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
+                                  (json_int_t)so->pairs, "elapsed_s", so->elapsed, "stopped",
+                                  mtb_seq_verdict_name(so->why), "precision", plan->precision, "max_time_s",
+                                  plan->max_time, "looks", (int)plan->seq.nlooks, "look_conf", plan->seq.look_conf));
 }
 
 /* Print and write the statistics of a finished plan: the records in memory,
@@ -193,6 +221,8 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
         mtb_die(1, "out of memory");
     json_t *sum = mtb_summary_build(set.records);
     mtb_summary_print(sum, stdout);
+    if (plan->reps == MTB_REPS_AUTO)
+        auto_outcome(plan, sum);
     char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
     char *sjp = mtb_asprintf("%s/summary.json", dir);
     char *md = mtb_summary_markdown(sum);

@@ -260,13 +260,9 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
 {
     memset(out, 0, sizeof *out);
     if (!mtb_recipe_has_variant(r, variant)) {
-        char names[256] = "";
-        for (size_t i = 0; i < r->nvariants; i++) {
-            if (i)
-                strcat(names, ", ");
-            strncat(names, r->variants[i], sizeof names - strlen(names) - 3);
-        }
-        snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", variant, r->name, names);
+        char names[256];
+        snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", variant, r->name,
+                 mtb_recipe_variant_names(r, names, sizeof names));
         return -1;
     }
     struct build_inputs in;

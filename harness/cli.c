@@ -1,6 +1,8 @@
 /* cli.c - see cli.h */
 #include "cli.h"
+#include "seqstop.h"
 #include "kernel.h"
+#include "transport_ssh.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -10,7 +12,8 @@
 
 /* the workload's options are O_WL + its field (workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
-       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME };
+       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
+       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -26,6 +29,13 @@ static const struct option longopts[] = {
     { "build", required_argument, 0, O_BUILD },
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
     { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
+    { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
+    { "max-reps", required_argument, 0, O_MAXREPS },
+    { "server-host", required_argument, 0, O_SERVER_HOST }, { "client-hosts", required_argument, 0, O_CLIENT_HOSTS },
+    { "server-address", required_argument, 0, O_SERVER_ADDR }, { "external-load", required_argument, 0, O_EXTERNAL },
+    { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
+    { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
+    { "remote-dir", required_argument, 0, O_SSH },
     { 0, 0, 0, 0 },
 };
 
@@ -51,7 +61,13 @@ void mtb_cli_usage(FILE *f)
             "                               tagged,objtag (default tagged)\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
-            "  --reps N           REPS      repetitions of each configuration (default 3)\n"
+            "  --reps auto|N      REPS      repetitions of each configuration (default auto: interleaved pairs\n"
+            "                               until the overhead's 95%% interval is within +-PRECISION, from 6\n"
+            "                               pairs; sequential rule in docs/STATISTICS.md; N: exactly N;\n"
+            "                               compare-kernels: 3)\n"
+            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%)\n"
+            "  --max-time T       MAX_TIME  REPS=auto: at most this much time of runs (default 15m)\n"
+            "  --max-reps N       MAX_REPS  REPS=auto: at most N pairs (default 100)\n"
             "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
             "  --threads N        THREADS   load generator threads (default 1)\n"
             "  --conns N          CONNS     total connections (default 16)\n"
@@ -66,7 +82,13 @@ void mtb_cli_usage(FILE *f)
             "  --resume DIR                 finish the interrupted bench/plan in DIR: ok runs kept, the\n"
             "                               missing and failed ones redone in their place\n"
             "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
-            "  --build DIR                  run: use this prebuilt service build (a cache directory)\n");
+            "  --build DIR                  run: use this prebuilt service build (a cache directory)\n"
+            "  --server-host H    HOSTS     run the service on [user@]host[:port] over ssh; its record is made there\n"
+            "                               (default: the profile's server_host, else this machine)\n"
+            "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
+            "  --server-address A           the address the client hosts reach the server at (default: ssh's)\n"
+            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D   (SSH_OPTS)\n"
+            "                               how ssh reaches the hosts (see `mtebench hosts --help`)\n");
 }
 
 static void bad(const char *what, const char *val, const char *accepted)
@@ -88,7 +110,10 @@ static long num(const char *what, const char *s, long lo, long hi)
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
-    o->reps = 3;
+    o->reps = MTB_REPS_AUTO;
+    o->precision = 0.02;
+    o->max_time = 900;
+    o->max_reps = 100;
     o->kernel = "host";
     optind = 1;
     opterr = 0;
@@ -108,7 +133,32 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
                 bad("target", optarg, "aarch64, native");
             o->target = optarg;
             break;
-        case O_REPS: o->reps = num("REPS", optarg, 1, 1000); break;
+        case O_REPS:
+            if (!strcmp(optarg, "auto"))
+                o->reps = MTB_REPS_AUTO;
+            else if (strspn(optarg, "0123456789") != strlen(optarg) || !*optarg)
+                bad("REPS", optarg, "auto or an integer from 1 to 1000");
+            else
+                o->reps = num("REPS", optarg, 1, 1000);
+            o->reps_given = 1;
+            break;
+        case O_PRECISION: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || (*end && strcmp(end, "%")) || !(v > 0))
+                bad("PRECISION", optarg, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+            if (*end == '%' || v >= 1)
+                v /= 100;
+            if (v < 0.001 || v > 0.5)
+                bad("PRECISION", optarg, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+            o->precision = v;
+            break;
+        }
+        case O_MAXTIME:
+            if (mtb_parse_duration(optarg, &o->max_time) != 0 || o->max_time <= 0)
+                bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
+            break;
+        case O_MAXREPS: o->max_reps = num("MAX_REPS", optarg, MTB_SEQ_MIN_PAIRS, 1000); break;
         case O_FORCE: o->force = 1; break;
         case O_RESUME: o->results = optarg; o->resume = 1; break;
         case O_QUIET: o->quiet = 1; break;
@@ -126,6 +176,11 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             o->cores = optarg;
             break;
         }
+        case O_SERVER_HOST: o->server_host = optarg; break;
+        case O_CLIENT_HOSTS: o->client_hosts = optarg; break;
+        case O_SERVER_ADDR: o->server_address = optarg; break;
+        case O_EXTERNAL: o->external_load = optarg; break;
+        case O_SSH: mtb_ssh_option(longopts[li].name, optarg); break;
         case O_HELP:
             printf("usage: mtebench %s [options]\n", cmd);
             mtb_cli_usage(stdout);
@@ -159,6 +214,16 @@ void mtb_cli_resolve(struct mtb_opts *o)
         if (!o->m)
             bad("MODE", o->mode, mtb_mode_names());
     }
+    if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    if (o->server_address)
+        snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
+    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
+        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
+                "must reach the service over the network", o->mach.client_hosts);
+    int remote = mtb_machine_remote(&o->mach);
+    if (remote && !(o->platform && *o->platform))
+        o->platform = "host"; /* the server host's own CPU; its mtebench refuses a mode it cannot prove */
     if (o->platform && *o->platform) {
         o->p = mtb_platform_find(o->platform);
         if (!o->p)
@@ -184,21 +249,19 @@ void mtb_cli_resolve(struct mtb_opts *o)
         bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
     }
     char why[MTB_ERRLEN];
-    if (!o->p->usable(why, sizeof why))
+    /* on a server host, its own mtebench checks the platform and the mode */
+    if (!remote && !o->p->usable(why, sizeof why))
         mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
-    if (o->m && !o->p->mode_ok(o->m, why, sizeof why))
+    if (remote && o->p->run)
+        mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
+    if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
         mtb_die(2, "%s", why);
     if (o->variant) { /* one variant, or a comma list of them (bench) */
         char *copy = mtb_strdup(o->variant), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
             if (!mtb_recipe_has_variant(o->recipe, t)) {
-                char names[256] = "";
-                for (size_t i = 0; i < o->recipe->nvariants; i++) {
-                    if (i)
-                        strcat(names, ", ");
-                    strncat(names, o->recipe->variants[i], sizeof names - strlen(names) - 3);
-                }
-                bad("variant", t, names);
+                char names[256];
+                bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
             }
         free(copy);
     }
@@ -207,8 +270,6 @@ void mtb_cli_resolve(struct mtb_opts *o)
         bad("WORKLOAD", o->workload, names);
     }
     struct mtb_workload *w = &o->wl;
-    if (mtb_machine_load(o->machine, &o->mach, err, sizeof err) != 0)
-        mtb_die(2, "%s", err);
     if (o->mach.service_threads)
         w->service_threads = o->mach.service_threads;
     if (o->mach.loadgen_threads)

@@ -15,11 +15,17 @@ struct mtb_opts {
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
     const char *kernels;     /* compare-kernels: "stock,tcma1" */
     int baseline;            /* compare-kernels: also plain/off */
-    long reps;
+    long reps;               /* MTB_REPS_AUTO (0) or a count */
+    int reps_given;          /* --reps on the command line (overrides a plan file's) */
+    double precision;        /* REPS=auto: relative half-width to reach (0.02) */
+    double max_time;         /* REPS=auto: seconds of runs at most (900) */
+    long max_reps;           /* REPS=auto: pairs at most (100) */
     struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
     int force, quiet, json, dry_run;
     int resume;                       /* --resume DIR: finish the plan in results DIR */
     int strict;              /* refuse to run on a machine that is not quiet */
+    const char *server_host, *client_hosts, *server_address; /* override the profile's hosts */
+    const char *external_load; /* run (on a server host): the load comes from client hosts; handshake files here */
     const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
     /* set by mtb_cli_resolve */
     struct mtb_recipe *recipe;

@@ -1,6 +1,7 @@
 /* compare.c - see compare.h */
 #include "jsonx.h"
 #include "compare.h"
+#include "seqstop.h"
 #include "build.h"
 #include "cli.h"
 #include "kernel.h"
@@ -305,6 +306,8 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
 {
     struct mtb_opts o;
     mtb_cli_parse(argc, argv, &o, "compare-kernels");
+    if (o.reps == MTB_REPS_AUTO)
+        o.reps = 3; /* REPS=auto is for bench and plans; the kernel comparison keeps a fixed count */
     if (!o.mode)
         mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
     if (o.platform && strcmp(o.platform, "vm") != 0)

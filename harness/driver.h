@@ -35,6 +35,7 @@ struct mtb_drive {
      * attaches perf stat to it) */
     void (*measured_start)(pid_t pid, void *arg);
     void *measured_arg;
+    const char *external;      /* --external-load: the handshake directory (driver_external.c) */
 };
 
 struct mtb_driver {
@@ -48,6 +49,7 @@ struct mtb_driver {
 };
 
 extern const struct mtb_driver mtb_driver_mtload, mtb_driver_wrk, mtb_driver_pgbench, mtb_driver_dbbench;
+extern const struct mtb_driver mtb_driver_external; /* not a recipe's choice: --external-load */
 extern const struct mtb_driver *const mtb_drivers[];   /* NULL-terminated */
 const struct mtb_driver *mtb_driver_find(const char *name);
 /* What drivers share: a workload parameter or dflt; "WHAT failed (status);

@@ -84,7 +84,8 @@ static char *reader(char *str, int num, void *stream)
 
 static const char *const machine_keys =
     "name, summary, cpus, service_cpus, client_cpus, allow_overlap, numa_node, numa_strict, cores, service_threads, "
-    "loadgen_threads, perf_events, perf_raw, microarch, cpu_parts, governor, set_governor, boost, smt_siblings";
+    "loadgen_threads, perf_events, perf_raw, microarch, cpu_parts, governor, set_governor, boost, smt_siblings, "
+    "server_host, client_hosts, server_address";
 
 static int yesno(const char *v, int *out)
 {
@@ -98,6 +99,25 @@ static int yesno(const char *v, int *out)
 }
 
 #define FAIL(...) do { snprintf(l->err, sizeof l->err, __VA_ARGS__); return 0; } while (0)
+
+/* server_host, server_address, client_hosts. @return 0, or -1 with err */
+static int hosts_key(struct mtb_machine *m, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(key, "client_hosts")) {
+        if (!*value || strchr(value, ' ') || strchr(value, ',') || value[0] == '-') {
+            snprintf(err, errlen, "%s '%s' is not one host ([user@]host[:port], or local)", key, value);
+            return -1;
+        }
+        snprintf(key[7] == 'h' ? m->server_host : m->server_address, sizeof m->server_host, "%s", value);
+        return 0;
+    }
+    if (!*value || strchr(value, ' ') || value[0] == '-' || strstr(value, ",,")) {
+        snprintf(err, errlen, "client_hosts '%s' is not a list of hosts such as h1,user@h2,h3:2222", value);
+        return -1;
+    }
+    snprintf(m->client_hosts, sizeof m->client_hosts, "%s", value);
+    return 0;
+}
 
 static int on_kv(void *user, const char *section, const char *key, const char *value)
 {
@@ -209,6 +229,9 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
             m->smt_siblings_ok = 1;
         else if (strcmp(value, "forbid"))
             FAIL("smt_siblings '%s' is not allow or forbid", value);
+    } else if (!strcmp(key, "server_host") || !strcmp(key, "server_address") || !strcmp(key, "client_hosts")) {
+        if (hosts_key(m, key, value, l->err, sizeof l->err) != 0)
+            return 0;
     } else {
         FAIL("unknown key '%s' (accepted: %s)", key, machine_keys);
     }
@@ -286,7 +309,26 @@ int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t
     return 0;
 }
 
+static int machine_load(const char *name, const char *server_host, struct mtb_machine *m, char *err, size_t errlen);
+
 int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t errlen)
+{
+    return machine_load(name, NULL, m, err, errlen);
+}
+
+int mtb_machine_load_hosts(const char *name, const char *server_host, const char *client_hosts, struct mtb_machine *m,
+                           char *err, size_t errlen)
+{
+    if (machine_load(name, server_host, m, err, errlen) != 0)
+        return -1;
+    if (server_host)
+        snprintf(m->server_host, sizeof m->server_host, "%s", server_host);
+    if (client_hosts)
+        snprintf(m->client_hosts, sizeof m->client_hosts, "%s", !strcmp(client_hosts, "none") ? "" : client_hosts);
+    return 0;
+}
+
+static int machine_load(const char *name, const char *server_host, struct mtb_machine *m, char *err, size_t errlen)
 {
     int ncpu = mtb_ncpus();
     if (!name || !*name || !strcmp(name, "auto")) {
@@ -314,7 +356,9 @@ int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t 
     int rc = mtb_machine_parse(path, m, err, errlen);
     if (rc == 0 && !m->name[0])
         snprintf(m->name, sizeof m->name, "%s", name);
-    for (int s = 0; rc == 0 && s < 3; s++) {
+    /* a profile of a remote server host is checked there, not here */
+    int remote = server_host ? strcmp(server_host, "local") != 0 : mtb_machine_remote(m);
+    for (int s = 0; rc == 0 && !remote && s < 3; s++) {
         const int *c = s == 0 ? m->svc_cpus : s == 1 ? m->cli_cpus : m->swp_cpus;
         int n = s == 0 ? m->nsvc : s == 1 ? m->ncli : m->nswp;
         for (int i = 0; i < n; i++)
@@ -341,6 +385,11 @@ int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t 
     }
     free(path);
     return rc;
+}
+
+int mtb_machine_remote(const struct mtb_machine *m)
+{
+    return m->server_host[0] && strcmp(m->server_host, "local");
 }
 
 int mtb_numa_bind_try(int node, char *why, size_t n)
@@ -418,6 +467,9 @@ json_t *mtb_machine_json(const struct mtb_machine *m)
     json_object_set_new(o, "allow_overlap", json_boolean(m->allow_overlap));
     json_object_set_new(o, "governor", json_string(m->governor));
     json_object_set_new(o, "file", json_string(m->path));
+    if (mtb_machine_remote(m) || m->client_hosts[0])
+        json_object_set_new(o, "hosts", json_pack("{s:s,s:s}", "server", mtb_machine_remote(m) ? m->server_host : "local",
+                                                  "clients", m->client_hosts));
     return o;
 }
 

@@ -38,6 +38,10 @@ struct mtb_machine {
     int set_governor;        /* set it for the run(s) and restore it afterwards */
     int boost_off;           /* turbo/boost should be off */
     int smt_siblings_ok;     /* SMT siblings inside the service set are fine */
+    /* where the parts run (transport_ssh.c): "" or "local" = this machine */
+    char server_host[256];   /* [user@]host[:port]: the service runs and its record is made there */
+    char client_hosts[1024]; /* h1,h2,...: mtload runs on each with its share of the load */
+    char server_address[256];/* the address the clients reach the server at (default: the one ssh reached) */
 };
 
 /* Parse "0-3,8,10-11" into cpus. @return count, or -1 when malformed. */
@@ -51,6 +55,13 @@ int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t
  * NULL gives the halves split. Checks the CPUs exist here (naming the file
  * and line of a list that does not fit). @return 0, or -1 with err. */
 int mtb_machine_load(const char *name, struct mtb_machine *m, char *err, size_t errlen);
+/* The profile names a server host other than this machine. */
+int mtb_machine_remote(const struct mtb_machine *m);
+/* mtb_machine_load with the profile's hosts overridden (NULL: the
+ * profile's; "local": this machine; client_hosts "none": no client hosts);
+ * the CPU lists are checked here only when the server is this machine. */
+int mtb_machine_load_hosts(const char *name, const char *server_host, const char *client_hosts, struct mtb_machine *m,
+                           char *err, size_t errlen);
 /* Whether memory can be bound to NUMA node `node` here (set_mempolicy
  * MPOL_BIND, tried and undone). @return 0, or -1 with "binding memory to
  * NUMA node N failed (...)" in why. */

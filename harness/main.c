@@ -11,6 +11,8 @@
 #include "kernel.h"
 #include "proc.h"
 #include "report.h"
+#include "transport_ssh.h"
+#include "clients.h"
 
 struct mtb_cmd {
     const char *name;
@@ -33,6 +35,10 @@ static const struct mtb_cmd cmds[] = {
     { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)", mtb_cmd_kernel },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not; which machine profile suits it", mtb_cmd_doctor },
+    { "hosts", "remote hosts over ssh: identity, clock offset, the agent put there; --exec runs mtebench there",
+      mtb_cmd_hosts },
+    { "load", "drive a server from several client hosts at once (ssh); histograms merged by adding", mtb_cmd_load },
+    { "client-load", "(on a client host) wait for a start instant, run mtload, report", mtb_cmd_client_load },
     { "quiet", "is the machine quiet enough to measure on (governor, boost, SMT, busy CPUs, swap, THP)", mtb_cmd_quiet },
     { "help", "this text", cmd_help },
     { NULL, NULL, NULL },

@@ -434,8 +434,10 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
-    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %ld reps on %s%s, results in %s\n", plan.name,
-            plan.ncells, plan.reps, plan.platform->name,
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, plan.reps);
+    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
+            plan.ncells, nreps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
     json_t *records = mtb_plan_run(&plan, dir, o.force, failures, files);

@@ -1,14 +1,18 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "jsonx.h"
 #include "kernel.h"
 #include "proc.h"
+#include "remote.h"
 #include "quiet.h"
+#include "seqstop.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/file.h>
 #include <stdlib.h>
@@ -20,6 +24,9 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     memset(p, 0, sizeof *p);
     p->name = mtb_strdup(name);
     p->reps = o->reps;
+    p->precision = o->precision;
+    p->max_time = o->max_time;
+    p->max_reps = o->max_reps;
     p->platform = o->p;
     p->kernel = o->kernel;
     p->machine = &o->mach;
@@ -97,13 +104,9 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
     char *copy = mtb_strdup(list), *save = NULL;
     for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
         if (!mtb_recipe_has_variant(r, t)) {
-            char names[256] = "";
-            for (size_t i = 0; i < r->nvariants; i++) {
-                if (i)
-                    strcat(names, ", ");
-                strncat(names, r->variants[i], sizeof names - strlen(names) - 3);
-            }
-            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name, names);
+            char names[256];
+            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name,
+                     mtb_recipe_variant_names(r, names, sizeof names));
             free(copy);
             return 0;
         }
@@ -212,8 +215,12 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
     if (rc > 0)
         mtb_die(2, "plan %s:%d: malformed line", path, rc);
     const char *v;
-    if (o->reps == 3 && (v = get(&l, "plan", "reps")) && mtb_parse_long(v, 1, 1000, &o->reps) != 0)
-        mtb_die(2, "plan %s: [plan] reps '%s' is not an integer from 1 to 1000", path, v);
+    if (!o->reps_given && (v = get(&l, "plan", "reps"))) {
+        if (!strcmp(v, "auto"))
+            o->reps = MTB_REPS_AUTO;
+        else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
+            mtb_die(2, "plan %s: [plan] reps '%s' is not auto or an integer from 1 to 1000", path, v);
+    }
     if (!o->platform && (v = get(&l, "plan", "platform")))
         o->platform = v;
     if (!o->cores && (v = get(&l, "plan", "cores")))
@@ -314,7 +321,7 @@ static void fmt_eta(char *buf, size_t n, double secs)
 static void plan_prepare(struct mtb_plan *p, int force)
 {
     char err[MTB_ERRLEN];
-    const char *target = p->platform->target();
+    const char *target = mtb_remote_target(p->machine, p->platform);
     for (size_t i = 0; i < p->ncells; i++) {
         struct mtb_plan_cell *c = &p->cells[i];
         /* one build per (service, variant): reuse an earlier cell's */
@@ -556,8 +563,14 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                  c->wl.core_type[0] ? " " : "", c->wl.core_type);
     if (c->kernel)
         snprintf(kern, sizeof kern, " kernel %s", c->kernel);
-    fprintf(stderr, "%s[%d/%d] %s %s%s%s %s/%s rep %ld/%ld, ETA %s ...%s", tty ? "\r\033[K" : "", idx, total,
-            c->recipe->name, c->wl.name, cores, kern, c->variant, c->mode->name, rep, p->reps, eta, tty ? "" : "\n");
+    char of[48];
+    if (p->reps == MTB_REPS_AUTO) /* total and ETA are then upper bounds */
+        snprintf(of, sizeof of, "pair %ld (auto)", rep);
+    else
+        snprintf(of, sizeof of, "rep %ld/%ld", rep, p->reps);
+    fprintf(stderr, "%s[%d/%s%d] %s %s%s%s %s/%s %s, ETA %s%s ...%s", tty ? "\r\033[K" : "", idx,
+            p->reps == MTB_REPS_AUTO ? "<=" : "", total, c->recipe->name, c->wl.name, cores, kern, c->variant,
+            c->mode->name, of, p->reps == MTB_REPS_AUTO ? "<= " : "", eta, tty ? "" : "\n");
     char tag[200];
     cell_tag(c, tag, sizeof tag);
     char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
@@ -575,17 +588,99 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
                            .plan = p->name, .dir = rundir };
     json_t *rec = NULL;
-    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
     if (st != MTB_RUN_OK) {
         (*failures)++;
         mtb_plan_note_failed(p->failed, rundir, rec);
     }
+    if (p->reps == MTB_REPS_AUTO && rec) {
+        /* the level every look's interval is built at: the summary reports the overhead at it */
+        json_object_set_new(rec, "sequential",
+                            json_pack("{s:s,s:f,s:f,s:f,s:I,s:i}", "rule", "bonferroni over planned looks",
+                                      "look_conf", p->seq.look_conf, "precision", p->seq.precision,
+                                      "max_time_s", p->seq.max_time, "max_reps", (json_int_t)p->seq.max_reps,
+                                      "looks", (int)p->seq.nlooks));
+        char *rp = mtb_asprintf("%s/record.json", rundir);
+        char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (txt)
+            mtb_write_atomic(rp, txt, strlen(txt));
+        free(txt);
+        free(rp);
+    }
     if (files)
         json_array_append_new(files, json_sprintf("%s/record.json", rundir));
     free(rundir);
     return rec;
+}
+
+/* REPS=auto: one repetition of every cell per call, the overheads' pairs out */
+#define MAX_OVER 256
+struct seq_ctx {
+    struct mtb_plan *p;
+    const char *dir;
+    json_t *env, *records, *files;
+    int *failures;
+    int idx, total;
+    double t0;
+    size_t nover;
+    size_t over[MAX_OVER][2];           /* baseline cell, tagged cell */
+};
+
+static int seq_pair(void *ctx, long rep, double *num, double *den)
+{
+    struct seq_ctx *x = ctx;
+    struct mtb_plan *p = x->p;
+    double *ops = mtb_calloc(p->ncells, sizeof *ops);
+    for (size_t k = 0; k < p->ncells && !mtb_proc_interrupted; k++) {
+        size_t ci = rep % 2 ? k : p->ncells - 1 - k;   /* AB BA ...: drift hits every cell alike */
+        char eta[32];
+        x->idx++;
+        fmt_eta(eta, sizeof eta, (mtb_mono() - x->t0) / (x->idx > 1 ? x->idx - 1 : 1) * (x->total - x->idx + 1));
+        json_t *rec = run_cell(p, &p->cells[ci], rep, x->idx, x->total, eta, x->dir, x->env, x->failures, x->files);
+        ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
+        json_array_append_new(x->records, rec);
+    }
+    if (isatty(2))
+        fprintf(stderr, "\n");
+    for (size_t i = 0; i < x->nover; i++) {
+        num[i] = ops[x->over[i][0]];                   /* slowdown = baseline / tagged ops/s */
+        den[i] = ops[x->over[i][1]];
+    }
+    free(ops);
+    return mtb_proc_interrupted ? 1 : 0;
+}
+
+/* REPS=auto: pairs until seqstop.c's rule stops */
+static void run_auto(struct mtb_plan *p, const char *dir, json_t *env, json_t *records, int *failures, json_t *files)
+{
+    struct seq_ctx x = { .p = p, .dir = dir, .env = env, .records = records, .files = files, .failures = failures };
+    /* the overheads: each tagged cell against its baseline */
+    for (size_t k = 0; k < p->ncells; k++)
+        for (size_t j = 0; strcmp(p->cells[k].variant, "plain") && j < p->ncells; j++)
+            if (!strcmp(p->cells[j].variant, "plain") && !strcmp(p->cells[j].entry, p->cells[k].entry) &&
+                p->cells[j].wl.cores == p->cells[k].wl.cores &&
+                !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), mtb_plan_cell_kernel(p, &p->cells[k])) &&
+                x.nover < MAX_OVER) {
+                x.over[x.nover][0] = j;
+                x.over[x.nover][1] = k;
+                x.nover++;
+                break;
+            }
+    /* the looks are planned from the runs' own time (no overheads): more looks, if anything */
+    double pair_s = 0;
+    for (size_t k = 0; k < p->ncells; k++)
+        pair_s += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+    mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, pair_s);
+    long cap = p->seq.looks[p->seq.nlooks - 1];
+    x.total = (int)(cap * (long)p->ncells);
+    fprintf(stderr, "mtebench: REPS=auto: pairs until the overhead is within +-%.1f%% (95%%, %zu planned looks "
+            "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n", 100 * p->precision,
+            p->seq.nlooks, p->seq.looks[0], cap, 100 * p->seq.look_conf, cap, p->max_time / 60);
+    x.t0 = mtb_mono();
+    mtb_seq_run(&p->seq, x.nover, seq_pair, &x, stderr, &p->seq_out);
+    p->reps_done = p->seq_out.pairs;
 }
 
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
@@ -606,7 +701,11 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     json_t *records = json_array();
     *failures = 0;
     double t0 = mtb_mono();
-    for (long rep = 1; rep <= p->reps && !mtb_proc_interrupted; rep++) {
+    if (p->reps == MTB_REPS_AUTO)
+        run_auto(p, dir, env, records, failures, files);
+    else
+        p->reps_done = p->reps;
+    for (long rep = 1; p->reps != MTB_REPS_AUTO && rep <= p->reps && !mtb_proc_interrupted; rep++) {
         for (size_t k = 0; k < p->ncells; k++) {
             /* alternate the order so that drift hits every cell alike */
             struct mtb_plan_cell *c = &p->cells[rep % 2 ? k : p->ncells - 1 - k];
@@ -630,8 +729,12 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
 
 void mtb_plan_print(const struct mtb_plan *p, FILE *f)
 {
-    fprintf(f, "plan %s on %s: %zu configurations x %ld reps = %ld runs\n", p->name, p->platform->name, p->ncells,
-            p->reps, (long)p->ncells * p->reps);
+    if (p->reps == MTB_REPS_AUTO)
+        fprintf(f, "plan %s on %s: %zu configurations x auto reps (6 to %ld pairs, until +-%g%%, at most %g min)\n",
+                p->name, p->platform->name, p->ncells, p->max_reps, 100 * p->precision, p->max_time / 60);
+    else
+        fprintf(f, "plan %s on %s: %zu configurations x %ld reps = %ld runs\n", p->name, p->platform->name,
+                p->ncells, p->reps, (long)p->ncells * p->reps);
     for (size_t i = 0; i < p->ncells; i++) {
         const struct mtb_workload *w = &p->cells[i].wl;
         char cores[384] = "", kern[160] = "";

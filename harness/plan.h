@@ -11,6 +11,7 @@
 #include "build.h"
 #include "cli.h"
 #include "run.h"
+#include "seqstop.h"
 
 struct mtb_plan_cell {
     const char *entry;                /* the plan section it came from */
@@ -24,7 +25,12 @@ struct mtb_plan_cell {
 
 struct mtb_plan {
     char *name;
-    long reps;
+    long reps;                        /* MTB_REPS_AUTO or a count */
+    double precision, max_time;       /* REPS=auto */
+    long max_reps;
+    struct mtb_seq seq;               /* REPS=auto: the planned looks */
+    struct mtb_seq_outcome seq_out;   /* ... and where the rule stopped */
+    long reps_done;                   /* repetitions run */
     const struct mtb_platform *platform;
     const char *kernel;
     const struct mtb_machine *machine;

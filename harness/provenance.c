@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *trimmed(char *s)
 {
@@ -51,6 +52,10 @@ static json_t *first_line_of(const char *prog, const char *arg)
 json_t *mtb_provenance(const struct mtb_machine *m)
 {
     json_t *o = json_object();
+    /* the machine the record was made on: a fleet's report names it per row */
+    char hn[256] = "";
+    gethostname(hn, sizeof hn - 1);
+    json_object_set_new(o, "hostname", json_string(hn));
     char *ci = mtb_read_file("/proc/cpuinfo", NULL);
     char *model = ci ? cpuinfo_field(ci, "model name") : NULL;
     json_object_set_new(o, "cpu_model", model ? json_string(model) : json_null());

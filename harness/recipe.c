@@ -172,6 +172,15 @@ const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, con
     return v;
 }
 
+const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < r->nvariants && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", r->variants[i]);
+    return buf;
+}
+
 int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant)
 {
     for (size_t i = 0; i < r->nvariants; i++)

@@ -25,6 +25,8 @@ const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, cons
 /* Same, or die naming the recipe file and the missing key. */
 const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, const char *key);
 int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant);
+/* The recipe's variants as "plain, tagged, ..." in buf (for messages). */
+const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size_t n);
 
 /* All recipes under <root>/services, sorted by name. */
 int mtb_recipes_all(struct mtb_recipe **out, size_t *n, char *err, size_t errlen);

@@ -308,6 +308,8 @@ char *mtb_record_machine_text(json_t *rec)
 
 /* ---- the pairing rule -------------------------------------------------------------- */
 
+const char *mtb_record_host(json_t *rec) { return mtb_jstr(json_object_get(rec, "environment"), "hostname"); }
+
 int mtb_record_is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"); }
 
 /* one field of the pair key, as text */
@@ -341,7 +343,8 @@ char *mtb_record_pair_key(json_t *rec)
 int mtb_record_pairs(json_t *tagged, json_t *baseline)
 {
     if (mtb_record_is_baseline(json_object_get(tagged, "config")) ||
-        !mtb_record_is_baseline(json_object_get(baseline, "config")) || mtb_record_rep(tagged) != mtb_record_rep(baseline))
+        !mtb_record_is_baseline(json_object_get(baseline, "config")) || mtb_record_rep(tagged) != mtb_record_rep(baseline) ||
+        strcmp(mtb_record_host(tagged), mtb_record_host(baseline))) /* never a baseline of another machine */
         return 0;
     char *a = mtb_record_pair_key(tagged), *b = mtb_record_pair_key(baseline);
     int same = !strcmp(a, b);
@@ -375,7 +378,8 @@ long *mtb_record_partners(json_t *records)
         for (size_t j = 0; j < n && out[i] < 0; j++) {
             json_t *b = json_array_get(records, j);
             if (keys[j] && mtb_record_is_baseline(json_object_get(b, "config")) &&
-                mtb_record_rep(b) == mtb_record_rep(t) && !strcmp(keys[i], keys[j]))
+                mtb_record_rep(b) == mtb_record_rep(t) && !strcmp(keys[i], keys[j]) &&
+                !strcmp(mtb_record_host(b), mtb_record_host(t)))
                 out[i] = (long)j;
         }
     }

@@ -166,11 +166,15 @@ char *mtb_record_machine_text(json_t *rec);
  * A run is a baseline when its variant is "plain" and its mode "off"; every
  * other run is tagged. A tagged run pairs with the baseline run of the same
  * repetition and the same pair key: plan, service, workload (every
- * parameter), platform, kernel and machine profile; the history adds "of the
- * same night" (a results directory is one night). One list of fields,
+ * parameter), platform, kernel and machine profile, made on the same host
+ * (environment.hostname; a night in the history is one host's); the history
+ * adds "of the same night" (a results directory is one night). One list of fields,
  * rendered as a key in C and as a join condition in SQL. */
 #define MTB_PAIR_FIELDS(X) X(plan) X(service) X(workload) X(platform) X(kernel) X(machine)
 
+/** @return the host a record was made on (its environment's hostname; "" in
+ *  records from before it was kept) */
+const char *mtb_record_host(json_t *rec);
 /** @return 1 if config (a record's "config") is a baseline (plain/off) */
 int mtb_record_is_baseline(json_t *config);
 /** @return the pair key of a record (heap string): equal for a tagged run and

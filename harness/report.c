@@ -93,6 +93,7 @@ json_t *mtb_report_csv_columns(void)
         json_array_append_new(c, json_string(*t));
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         json_array_append_new(c, json_string(mtb_pair_metrics[m].key));
+    json_array_append_new(c, json_string("host")); /* last: the columns before it keep their places */
     return c;
 }
 
@@ -120,6 +121,8 @@ static char *csv_value(const struct mtb_record_set *set, const long *partner, si
         return mtb_strdup(json_string_value(json_array_get(set->files, i)));
     if (!strcmp(col, "emulated"))
         return mtb_strdup(mtb_record_emulated(rec) ? "true" : "false");
+    if (!strcmp(col, "host"))
+        return mtb_strdup(mtb_record_host(rec));
     if (!strcmp(col, "kernel_release"))
         v = json_object_get(json_object_get(rec, "kernel"), "uname_r");
     else if (!strcmp(col, "build_key"))
@@ -279,10 +282,11 @@ static void html_results(FILE *f, json_t *sum, int emu)
         td_text(f, pl, 1);
         free(pl);
         td_text(f, mtb_jstr(c, "kernel"), 1);
-        char *cfg = mtb_asprintf("%s/%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+        char *cfg = mtb_asprintf("%s/%s%s%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
                                  json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
                                  json_is_true(json_object_get(c, "errors_over_limit")) ? " (errors above the limit)" : "",
-                                 json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "");
+                                 json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "",
+                                 json_object_get(c, "host") ? " on " : "", mtb_jstr(c, "host"));
         td_text(f, cfg, 1);
         free(cfg);
         fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "runs")));
@@ -328,7 +332,8 @@ static void html_results(FILE *f, json_t *sum, int emu)
     {
         fprintf(f, "<tr>");
         td_text(f, mtb_jstr(c, "service"), 1);
-        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        char *cfg = mtb_asprintf("%s/%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+                                 json_object_get(c, "host") ? " on " : "", mtb_jstr(c, "host"));
         td_text(f, cfg, 1);
         free(cfg);
         td_text(f, mtb_jstr(c, "kernel"), 1);
@@ -792,8 +797,8 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
     html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
                      "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");
     html_per_request(f, sum, emu, "tag_ops_per_request", "tagops", "tag operations per request",
-                     "The service's own counters of per-object tagging (memcached objtag: chunks retagged, 16-byte "
-                     "granules tagged) over the run incl. warm-up, divided by its own request count; median over runs");
+                     "The service's own counters of per-object tagging (objtag: memcached chunks or nginx pool "
+                     "allocations retagged, 16-byte granules tagged) over the run incl. warm-up, divided by its own request count; median over runs");
     html_kernels(f, sum);
 
     json_t *groups = plot_groups(set->records), *g;

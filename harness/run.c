@@ -85,7 +85,7 @@ static json_t *load_json(const char *path)
     return json_load_file(path, 0, &je);
 }
 
-static json_t *summary_of(json_t *load)
+json_t *mtb_run_summary(json_t *load)
 {
     json_t *tot = json_object_get(load, "totals");
     json_t *lat = json_object_get(json_object_get(load, "latency_us"), "corrected");
@@ -97,6 +97,8 @@ static json_t *summary_of(json_t *load)
     json_object_set(s, "p99_us", json_object_get(lat, "p99"));
     json_object_set(s, "p999_us", json_object_get(lat, "p99.9"));
     json_object_set(s, "client_bound", json_object_get(cpu, "client_bound"));
+    if (json_object_get(load, "engine"))   /* mtload: the I/O engine that ran */
+        json_object_set(s, "engine", json_object_get(load, "engine"));
     json_t *errs = json_object_get(tot, "errors");
     long long e = 0;
     const char *k;
@@ -230,6 +232,13 @@ static int step_service(struct run_ctx *c)
                                .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = c->cli_seen,
                                .service_seen = c->svc.seen };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
+    if (run->external_load && (c->drv->embedded || !strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}"))) {
+        snprintf(c->why, sizeof c->why, "%s cannot take load from client hosts: %s", run->recipe->name,
+                 c->drv->embedded ? "the measured program is its own load"
+                                  : "its recipe's [run] args have no {listen} (it listens on 127.0.0.1 only)");
+        return -1;
+    }
+    c->svc.listen = run->external_load ? "0.0.0.0" : NULL;
     if (!c->drv->embedded) {
         if (mtb_service_setup(&c->svc, &c->d, c->rec, c->why, sizeof c->why) != 0 ||
             mtb_service_start(&c->svc, c->rec, c->why, sizeof c->why) != 0 ||
@@ -296,7 +305,8 @@ static int step_drive(struct run_ctx *c)
         c->d.measured_start = mtb_perf_attach;
         c->d.measured_arg = &perf;
     }
-    c->load = c->drv->measure(&c->d, c->why, sizeof c->why);
+    c->d.external = run->external_load;
+    c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
     if (po)
@@ -346,7 +356,7 @@ static int step_collect(struct run_ctx *c)
     int died = c->svc.started && mtb_proc_poll(&c->svc.proc);
     json_object_set_new(c->rec, "affinity", affinity_json(c));
     if (c->load) {
-        json_object_set_new(c->rec, "summary", summary_of(c->load));
+        json_object_set_new(c->rec, "summary", mtb_run_summary(c->load));
         json_object_set_new(c->rec, "load", c->load);
         json_t *tot = json_object_get(c->load, "totals");
         if (json_is_true(json_object_get(tot, "errors_over_limit")) && !run->quiet)

@@ -26,6 +26,9 @@ struct mtb_run {
     const char *dir;                 /* this run's directory (created) */
     json_t *environment;             /* provenance and the quiet check, shared by a plan's runs */
     int quiet;
+    const char *external_load;       /* on a server host: the load comes from client hosts; the
+                                        handshake with the controller happens in this directory
+                                        (remote.c); the service listens on every address */
 };
 
 enum mtb_run_status { MTB_RUN_OK = 0, MTB_RUN_FAULT = 1, MTB_RUN_ERROR = 2 };
@@ -33,6 +36,8 @@ enum mtb_run_status { MTB_RUN_OK = 0, MTB_RUN_FAULT = 1, MTB_RUN_ERROR = 2 };
 /* Perform the run; *record receives the record (also written to
  * dir/record.json). */
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record);
+/* The record's "summary" of a load object (mtload's format). */
+json_t *mtb_run_summary(json_t *load);
 /* The record's headline figures (from its "summary"); 0 if absent. */
 double mtb_record_num(json_t *rec, const char *key);
 #endif

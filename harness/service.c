@@ -126,13 +126,14 @@ int mtb_service_check_user(const struct mtb_service *s, char *why, size_t n)
 }
 
 /* The {placeholders} of [run] args and ready_cmd; strings live in bufs. */
-static void template_pairs(const struct mtb_service *s, char bufs[2][16], const char *pairs[14])
+static void template_pairs(const struct mtb_service *s, char bufs[2][16], const char *pairs[16])
 {
     snprintf(bufs[0], 16, "%d", s->port);
     snprintf(bufs[1], 16, "%ld", s->wl->service_threads);
     struct passwd *pw = getpwuid(geteuid());
     const char *p[] = { "port", bufs[0], "threads", bufs[1], "user", s->user ? s->user : pw ? pw->pw_name : "root",
-                        "rundir", s->dir, "build", s->build->dir, "recipe", s->recipe->dir, NULL, NULL };
+                        "rundir", s->dir, "build", s->build->dir, "recipe", s->recipe->dir,
+                        "listen", s->listen ? s->listen : "127.0.0.1", NULL, NULL };
     memcpy(pairs, p, sizeof p);
 }
 
@@ -256,7 +257,7 @@ int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *
 int mtb_service_start(struct mtb_service *s, json_t *rec, char *why, size_t n)
 {
     char bufs[2][16];
-    const char *pairs[14];
+    const char *pairs[16];
     template_pairs(s, bufs, pairs);
     char *args = mtb_template(mtb_recipe_need(s->recipe, "run", "args"), pairs);
     struct mtb_argv argv = { 0 }, envx = { 0 };
@@ -320,7 +321,7 @@ static int wait_ready(const struct mtb_service *s, struct mtb_proc *svc, int por
 int mtb_service_ready(struct mtb_service *s, json_t *rec, char *why, size_t n)
 {
     char bufs[2][16];
-    const char *pairs[14];
+    const char *pairs[16];
     template_pairs(s, bufs, pairs);
     double t0 = mtb_mono(), limit = mtb_platform_emulated(s->platform) ? 90 : 30;
     int ready = wait_ready(s, &s->proc, s->port, limit, pairs);

@@ -24,6 +24,8 @@ struct mtb_service {
     const int *cpus;           /* pinned here */
     int ncpus;
     int numa_node;             /* memory bound here; -1: not */
+    const char *listen;        /* {listen} in [run] args: "127.0.0.1" (NULL), or "0.0.0.0" when
+                                  client hosts load it (remote.c) */
     /* set by the steps */
     int port;
     int port_fd;               /* the reserved port, held until the service starts (-1: none) */

@@ -19,9 +19,45 @@
 /* JSON cannot carry NaN or infinities: those become null. */
 static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+/* Records of several hosts (a fleet's report): each host's runs are its own
+ * configurations, paired on that host only, and every row names the host. */
+static int per_host;
+
 /* What makes two runs the same configuration apart from variant/mode: the
- * pair key of the one pairing rule (record.h). */
-static char *base_key(json_t *rec) { return mtb_record_pair_key(rec); }
+ * pair key of the one pairing rule (record.h), and the host in a fleet's report. */
+static char *base_key(json_t *rec)
+{
+    char *k = mtb_record_pair_key(rec);
+    if (!per_host)
+        return k;
+    char *h = mtb_asprintf("%s|host=%s", k, mtb_record_host(rec));
+    free(k);
+    return h;
+}
+
+/* 1 if records come from more than one host */
+static int several_hosts(json_t *records)
+{
+    const char *first = NULL;
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        const char *h = mtb_record_host(rec);
+        if (!first)
+            first = h;
+        else if (strcmp(first, h))
+            return 1;
+    }
+    return 0;
+}
+
+/* the host of a summary row, when the report has several */
+static void set_host(json_t *o, json_t *rec)
+{
+    if (per_host)
+        json_object_set_new(o, "host", json_string(mtb_record_host(rec)));
+}
 
 /* The same, without the kernel: what two kernels are compared on. */
 static char *nokernel_key(json_t *rec)
@@ -72,28 +108,43 @@ static json_t *med_ci(const double *x, size_t n)
     return o;
 }
 
-/* The ratio CI of paired values (median of the pairwise ratios), same shape. */
-static json_t *ratio_ci(const double *num, const double *den, size_t n)
+/* The ratio CI of paired values (median of the pairwise ratios), same shape.
+ * seq: REPS=auto's "sequential" block of the records, or NULL: the interval is
+ * then built at the level of the rule's looks (seqstop.h), and "conf" is the
+ * simultaneous level over the looks, 1 - L (1 - achieved), >= 95%. */
+static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json_t *seq)
 {
     struct stats_ci ci;
-    if (n == 0 || stats_ratio_ci(num, den, n, CONF, 0, SEED, &ci) != 0)
+    double looks = seq ? mtb_jnum(seq, "looks") : NAN, lconf = seq ? mtb_jnum(seq, "look_conf") : NAN;
+    double conf = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1 ? lconf : CONF;
+    if (n == 0 || stats_ratio_ci(num, den, n, conf, 0, SEED, &ci) != 0)
         return json_null();
     double *r = mtb_calloc(n, sizeof *r);
     for (size_t i = 0; i < n; i++)
         r[i] = num[i] / den[i];
     struct stats_ci c2;
     double ach = 0;
-    int rc = stats_median_ci(r, n, CONF, &c2, &ach); /* for the achieved confidence */
+    int rc = stats_median_ci(r, n, conf, &c2, &ach); /* for the achieved confidence */
     free(r);
+    if (rc == 0 && conf != CONF) {
+        double sim = 1 - looks * (1 - ach);
+        ach = sim > 0 ? sim : 0;
+    }
     json_t *o = json_object();
     json_object_set_new(o, "median", jreal(ci.est));
     json_object_set_new(o, "lo", jreal(ci.lo));
     json_object_set_new(o, "hi", jreal(ci.hi));
     json_object_set_new(o, "conf", json_real(rc == 0 ? ach : NAN));
-    json_object_set_new(o, "method", json_string("order statistics of pairwise ratios"));
+    json_object_set_new(o, "method", json_string(conf != CONF ? "order statistics of pairwise ratios, "
+                                                                "sequential (Bonferroni over the looks of REPS=auto)"
+                                                              : "order statistics of pairwise ratios"));
     json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
+    if (conf != CONF)
+        json_object_set_new(o, "look_conf", json_real(conf));
     return o;
 }
+
+static json_t *ratio_ci(const double *num, const double *den, size_t n) { return ratio_ci_seq(num, den, n, NULL); }
 
 struct series {
     char *key, *bkey, *nkkey;
@@ -276,7 +327,8 @@ static void pair_metrics(json_t *o, const struct series *t, const struct series 
                     nv++;
                 }
             }
-        json_object_set_new(o, d->key, ratio_ci(num, den, nv));
+        /* the metric REPS=auto decided on (the first) at the level of its looks */
+        json_object_set_new(o, d->key, ratio_ci_seq(num, den, nv, m == 0 ? json_object_get(t->first, "sequential") : NULL));
         if (m == 0)
             *npairs = np;
     }
@@ -317,6 +369,7 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                               mtb_jstr(tc, "variant"), "mode", mtb_jstr(tc, "mode"), "platform", mtb_jstr(tc, "platform"),
                               "kernel", mtb_jstr(tc, "kernel"), "workload", json_object_get(tc, "workload"),
                               "baseline", "plain/off", "definition", def);
+        set_host(o, t->first);
         size_t np = 0;
         pair_metrics(o, t, b, &np);
         if (np == 0) {
@@ -329,7 +382,18 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                                                      ? json_real(mw.p) : json_null());
         char name[256];
         double hw = mtb_jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
-        if (!isnan(hw) && hw > NOISY)
+        json_t *seq = json_object_get(t->first, "sequential");
+        if (json_is_object(seq)) {
+            /* REPS=auto: what the rule reached */
+            double prec = mtb_jnum(seq, "precision");
+            json_object_set_new(o, "sequential", json_pack("{s:f,s:b,s:f}", "precision", prec, "reached",
+                                                          !isnan(hw) && hw <= prec, "max_time_s",
+                                                          mtb_jnum(seq, "max_time_s")));
+            if (!(hw <= prec))
+                json_array_append_new(warnings, json_sprintf("%s overhead: REPS=auto did not reach +-%.1f%% (+-%.1f%% "
+                                                             "after %d pairs): a noisy machine; see the quiet check",
+                                                             cfg_name(tc, name, sizeof name), 100 * prec, 100 * hw, (int)np));
+        } else if (!isnan(hw) && hw > NOISY)
             json_array_append_new(warnings, json_sprintf("%s overhead: noisy: add repetitions (CI half-width ±%.1f%%)",
                                                          cfg_name(tc, name, sizeof name), 100 * hw));
         json_array_append_new(overheads, o);
@@ -464,13 +528,16 @@ static json_t *perf_of(json_t *rec)
 }
 
 /* A record's tag operations per request, from the service's own counters
- * (objtag_ops, objtag_granules: memcached's objtag variant) divided by the
- * requests it counted over the same window (cmd_get + cmd_set). */
+ * (objtag_ops, objtag_granules: memcached's and nginx's objtag variants)
+ * divided by the requests it counted over the same window (memcached:
+ * cmd_get + cmd_set; nginx: stub_status's requests). */
 static json_t *tag_ops_of(json_t *rec)
 {
     json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
     json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");
     double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
+    if (!(req > 0))
+        req = mtb_jnum(d, "requests");
     if (!json_is_integer(ops) || !json_is_integer(gr) || !(req > 0))
         return NULL;
     return json_pack("{s:f,s:f}", "tag_ops", (double)json_integer_value(ops) / req, "granules_tagged",
@@ -614,6 +681,7 @@ json_t *mtb_summary_build(json_t *records)
     json_t *rec;
     int emulated = 0;
     json_t *warnings = json_array();
+    per_host = several_hosts(records);
     json_array_foreach(records, i, rec)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
@@ -667,6 +735,7 @@ json_t *mtb_summary_build(json_t *records)
             if (m != MTB_M_ops_per_sec)
                 json_object_set_new(o, mtb_run_metrics[m].key, med_ci(v, nv));
         }
+        set_host(o, s->first);
         char name[256];
         config_warnings(o, cfg_name(c, name, sizeof name), warnings);
         json_t *ppr = per_request(records, s->key, perf_of);

@@ -137,6 +137,17 @@ static int print_overhead(FILE *out, json_t *o, int emu)
     json_t *pv = json_object_get(o, "mann_whitney_p");
     if (json_is_number(pv))
         fprintf(out, ", Mann-Whitney p=%.3g", json_number_value(pv));
+    json_t *sq = json_object_get(o, "sequential");
+    if (json_is_object(sq)) {
+        /* REPS=auto: "+-1.7% after 10 pairs" or "+-6.3% after 31 pairs (at most 15 min): noisy machine" */
+        double hw = mtb_jnum(json_object_get(o, mtb_pair_metrics[0].key), "rel_halfwidth");
+        int np = (int)json_integer_value(json_object_get(o, "pairs"));
+        if (json_is_true(json_object_get(sq, "reached")))
+            fprintf(out, "; +-%.1f%% after %d pairs", 100 * hw, np);
+        else
+            fprintf(out, "; +-%.1f%% after %d pairs (at most %g min): noisy machine, see warnings", 100 * hw, np,
+                    mtb_jnum(sq, "max_time_s") / 60);
+    }
     fprintf(out, "%s\n", emu ? "  [emulated]" : "");
     return mtb_summary_low_conf(json_object_get(o, mtb_pair_metrics[0].key));
 }
@@ -154,7 +165,12 @@ void mtb_summary_print(json_t *sum, FILE *out)
         starred |= print_config(out, c);
     }
     json_array_foreach(json_object_get(sum, "overheads"), i, o) starred |= print_overhead(out, o, emu);
-    if (starred)
+    int seq = 0;
+    json_array_foreach(json_object_get(sum, "overheads"), i, o) seq |= json_is_object(json_object_get(o, "sequential"));
+    if (starred && seq)
+        fprintf(out, "  * too few pairs for the level of REPS=auto's looks before MAX_TIME; shown is [min - max] of "
+                     "the runs, with lower confidence; raise MAX_TIME\n");
+    else if (starred)
         fprintf(out, "  * fewer runs than a 95%% interval needs (6 pairs); shown is [min - max] of the runs, "
                      "with lower confidence; add REPS\n");
     json_array_foreach(json_object_get(sum, "warnings"), i, w) fprintf(out, "  warning: %s\n", json_string_value(w));
@@ -211,9 +227,10 @@ static void md_results(FILE *f, json_t *sum, const char *em)
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         json_t *ops = json_object_get(c, "ops_per_sec"), *w = json_object_get(c, "workload");
-        fprintf(f, "| %s | mix %s, %lld conns | %s%s | %s | %s/%s | %d | ", mtb_jstr(c, "service"), mtb_jstr(w, "mix"),
+        fprintf(f, "| %s | mix %s, %lld conns | %s%s | %s | %s/%s%s%s | %d | ", mtb_jstr(c, "service"), mtb_jstr(w, "mix"),
                 (long long)mtb_jnum(w, "conns"), mtb_jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "",
-                mtb_jstr(c, "kernel"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), (int)json_integer_value(json_object_get(c, "runs")));
+                mtb_jstr(c, "kernel"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), json_object_get(c, "host") ? " on " : "",
+                mtb_jstr(c, "host"), (int)json_integer_value(json_object_get(c, "runs")));
         md_cell(f, ops, MTB_CI_INT, 1);
         fprintf(f, " | %.0f%% |", 100 * mtb_jnum(ops, "conf"));
         for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
@@ -363,9 +380,9 @@ static void md_perf(FILE *f, json_t *sum, const char *em)
                    "Counted on the service for the measurement window only (perf stat); median over runs of event count ÷ requests.",
                    em);
     md_per_request(f, sum, "tag_ops_per_request", "tag operations per request", "per request",
-                   "The service's own counters of per-object tagging (memcached objtag: tag_ops = chunks retagged, "
-                   "granules_tagged = 16-byte granules) over the run incl. warm-up, ÷ its own request count "
-                   "(cmd_get + cmd_set); median over runs.",
+                   "The service's own counters of per-object tagging (objtag: tag_ops = memcached chunks or nginx "
+                   "pool allocations retagged, granules_tagged = 16-byte granules) over the run incl. warm-up, "
+                   "÷ its own request count (memcached cmd_get + cmd_set, nginx requests); median over runs.",
                    em);
 }
 

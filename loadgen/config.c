@@ -1,6 +1,7 @@
 /* config.c - command-line parsing for mtload. */
 #include "version.h"
 #include "config.h"
+#include "engine.h"
 #include "units.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,7 +15,7 @@ enum {
     O_SERVER = 256, O_PROTOCOL, O_THREADS, O_CONNS, O_PIPELINE, O_CPUS, O_RATIO,
     O_KEYS, O_PREFIX, O_PATTERN, O_VSIZE, O_PATHS, O_PRELOAD, O_RATE, O_ARRIVAL,
     O_WARMUP, O_DURATION, O_REQUESTS, O_TIMEOUT, O_SEED, O_SPIN, O_JSON, O_HGRM, O_QUIET, O_ERRLIMIT,
-    O_HELP, O_VERSION
+    O_HELP, O_VERSION, O_ENGINE, O_ENGINES
 };
 
 static const struct option options[] = {
@@ -39,6 +40,8 @@ static const struct option options[] = {
     { "timeout", required_argument, NULL, O_TIMEOUT },
     { "seed", required_argument, NULL, O_SEED },
     { "spin", required_argument, NULL, O_SPIN },
+    { "engine", required_argument, NULL, O_ENGINE },
+    { "engines", no_argument, NULL, O_ENGINES },
     { "error-limit", required_argument, NULL, O_ERRLIMIT },
     { "json", required_argument, NULL, O_JSON },
     { "hgrm", required_argument, NULL, O_HGRM },
@@ -47,6 +50,11 @@ static const struct option options[] = {
     { "version", no_argument, NULL, O_VERSION },
     { NULL, 0, NULL, 0 }
 };
+
+const char *mtl_engine_kind_name(enum mtl_engine_kind e)
+{
+    return e == MTL_ENGINE_EPOLL ? "epoll" : e == MTL_ENGINE_URING ? "io_uring" : "auto";
+}
 
 void mtl_config_usage(FILE *f)
 {
@@ -74,6 +82,9 @@ void mtl_config_usage(FILE *f)
 "  --seed N                random seed (default 1)\n"
 "  --spin D                open loop: poll instead of sleeping this close to a send\n"
 "                          (default 100us; 0 = always sleep on a timer)\n"
+"  --engine E              auto | io_uring | epoll: how the threads do I/O (default auto:\n"
+"                          io_uring where the kernel allows it, else epoll)\n"
+"  --engines               print the engines usable here (why not, on stderr) and exit\n"
 "  --error-limit PCT       mark the run when more than PCT % of its requests were\n"
 "                          answered with an error, lost or never sent (default 0.1)\n"
 "  --json FILE             write the full results as JSON (schema mtload/1)\n"
@@ -323,6 +334,16 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
             if (mtl_parse_duration(a, &cfg->spin) || cfg->spin > 10 * MTL_NS_PER_MS)
                 return fail(err, errlen, "--spin: '%s' is not a duration in 0..10ms", a);
             break;
+        case O_ENGINE:
+            if (!strcmp(a, "auto"))
+                cfg->engine = MTL_ENGINE_AUTO;
+            else if (!strcmp(a, "epoll"))
+                cfg->engine = MTL_ENGINE_EPOLL;
+            else if (!strcmp(a, "io_uring") || !strcmp(a, "uring"))
+                cfg->engine = MTL_ENGINE_URING;
+            else
+                return fail(err, errlen, "--engine: unknown engine '%s' (accepted: auto, io_uring, epoll)", a);
+            break;
         case O_JSON:
             cfg->json_path = a;
             break;
@@ -335,6 +356,15 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
         case O_HELP:
             mtl_config_usage(stdout);
             return 1;
+        case O_ENGINES: {
+            char why[160];
+            puts("epoll");
+            if (mtl_uring_probe(why, sizeof(why)) == 0)
+                puts("io_uring");
+            else
+                fprintf(stderr, "io_uring: %s\n", why);
+            return 1;
+        }
         case O_VERSION:
             printf("mtload %s\n", MTEBENCH_VERSION);
             return 1;

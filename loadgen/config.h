@@ -12,6 +12,14 @@
 
 #define MTL_CPUS_MAX 1024
 
+/* --engine: how the threads talk to the kernel */
+enum mtl_engine_kind {
+    MTL_ENGINE_AUTO,                    /* io_uring where the kernel allows it, else epoll */
+    MTL_ENGINE_EPOLL,
+    MTL_ENGINE_URING,
+};
+const char *mtl_engine_kind_name(enum mtl_engine_kind e);
+
 struct mtl_config {
     char server[MTL_HOST_MAX];          /* --server as given */
     struct sockaddr_storage addr;       /* resolved server address */
@@ -35,6 +43,7 @@ struct mtl_config {
     const char *json_path;              /* --json */
     const char *hgrm_path;              /* --hgrm */
     int quiet;                          /* --quiet: no human table */
+    enum mtl_engine_kind engine;        /* --engine */
     double error_limit;                 /* --error-limit: a run above this fraction of
                                          * requests in error or lost is marked */
     struct mtl_workload work;           /* mix, keys, values, paths, --preload */

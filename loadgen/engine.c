@@ -1,82 +1,21 @@
-/* engine.c - per-thread epoll loops driving connections in closed or open loop. */
-#include "engine.h"
+/* engine.c - the engine core: per-thread loops driving connections in closed or
+ * open loop, measured the same whatever I/O backend (engine_int.h) moves the bytes. */
+#include "engine_int.h"
 #include "mtime.h"
-#include "proto.h"
-#include "schedule.h"
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 volatile sig_atomic_t mtl_stop_requested;
 
 #define CHECK_PERIOD   (10 * MTL_NS_PER_MS)   /* timeouts and reconnects */
 #define RETRY_DELAY    (100 * MTL_NS_PER_MS)  /* after a failed connect */
-#define READ_BUF       (256 * 1024)
-#define MAX_EVENTS     256
-
-enum conn_state { CS_CLOSED, CS_CONNECTING, CS_OPEN };
-
-struct slot {                 /* one outstanding request */
-    mtl_time_t intended;      /* when it should have been sent */
-    mtl_time_t sent;          /* when it was written */
-    enum mtl_op op;
-};
-
-struct thread;
-
-struct conn {
-    struct thread *t;
-    int fd;
-    enum conn_state state;
-    int want_out;             /* EPOLLOUT registered */
-    struct mtl_parser parser;
-    struct mtl_sched sched;   /* open loop only */
-    struct slot *slots;       /* ring of cfg->pipeline entries */
-    unsigned head, count;
-    char *out;
-    size_t out_len, out_off, out_cap;
-    mtl_time_t retry_at;
-};
-
-struct thread {
-    unsigned id;
-    pthread_t tid;
-    const struct mtl_config *cfg;
-    const struct mtl_proto *proto;
-    int ep, tfd;
-    int spinning;             /* open loop: a send is due within cfg->spin */
-    mtl_time_t tfd_armed;
-    struct conn *conns;
-    unsigned nconns;
-    struct mtl_gen gen;
-    char *rbuf;
-    uint64_t quota;           /* measured requests to issue; 0 = unlimited */
-    uint64_t issued;          /* measured requests issued */
-    mtl_time_t start, measure_start, end;
-    int measuring, stopping;
-    mtl_time_t drain_until;
-    mtl_time_t next_check;
-    mtl_time_t last_done;
-    mtl_time_t last_progress; /* last response or successful connect */
-    struct mtl_counters c;
-    struct mtl_hist corr, unc;
-    struct mtl_series series;
-    struct rusage ru0, ru1;
-    mtl_time_t cpu_t0, cpu_t1;
-    int err;
-    char errmsg[160];
-};
 
 void mtl_counters_add(struct mtl_counters *dst, const struct mtl_counters *src)
 {
@@ -154,17 +93,6 @@ static void conn_lose(struct conn *c, uint64_t *counter)
 
 /* ---- connections ----------------------------------------------------- */
 
-static void conn_set_out(struct conn *c, int want)
-{
-    struct epoll_event ev;
-    if (c->want_out == want)
-        return;
-    ev.events = EPOLLIN | (want ? EPOLLOUT : 0);
-    ev.data.ptr = c;
-    epoll_ctl(c->t->ep, EPOLL_CTL_MOD, c->fd, &ev);
-    c->want_out = want;
-}
-
 static void conn_open(struct conn *c, mtl_time_t now);
 
 /* Drop the connection; outstanding requests are lost (timed out when
@@ -173,7 +101,7 @@ static void conn_reset(struct conn *c, mtl_time_t now, int retry)
 {
     struct thread *t = c->t;
     if (c->fd >= 0)
-        close(c->fd);
+        t->be->close(c);
     c->fd = -1;
     c->state = CS_CLOSED;
     c->count = 0;
@@ -191,39 +119,24 @@ static void conn_reset(struct conn *c, mtl_time_t now, int retry)
 static void conn_open(struct conn *c, mtl_time_t now)
 {
     struct thread *t = c->t;
-    const struct mtl_config *cfg = t->cfg;
-    struct epoll_event ev;
-    int one = 1, fd;
 
-    fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        count_error(t, &t->c.err_connect, 1, now);
-        c->retry_at = now + RETRY_DELAY;
-        return;
-    }
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    c->fd = fd;
     t->proto->reset(&c->parser);
-    if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addrlen) < 0 &&
-        errno != EINPROGRESS) {
-        close(fd);
+    c->want_out = 0;
+    if (t->be->connect(c)) {
         c->fd = -1;
+        c->state = CS_CLOSED;
         count_error(t, &t->c.err_connect, 1, now);
         c->retry_at = now + RETRY_DELAY;
         return;
     }
     c->state = CS_CONNECTING;
     c->retry_at = now;                 /* connect start, for the connect timeout */
-    c->want_out = 1;
-    ev.events = EPOLLIN | EPOLLOUT;
-    ev.data.ptr = c;
-    if (epoll_ctl(t->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
-        close(fd);
-        c->fd = -1;
-        c->state = CS_CLOSED;
-        count_error(t, &t->c.err_connect, 1, now);
-        c->retry_at = now + RETRY_DELAY;
-    }
+}
+
+void mtl_eng_reset(struct conn *c, mtl_time_t now, int retry)
+{
+    conn_lose(c, &c->t->c.lost_closed);     /* closed by the server, or an I/O error */
+    conn_reset(c, now, retry);
 }
 
 static int may_issue(struct thread *t, mtl_time_t intended)
@@ -235,30 +148,8 @@ static int may_issue(struct thread *t, mtl_time_t intended)
     return 1;
 }
 
-static void conn_flush(struct conn *c, mtl_time_t now)
-{
-    while (c->out_off < c->out_len) {
-        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
-        if (n > 0) {
-            c->out_off += (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            conn_set_out(c, 1);
-            return;
-        }
-        conn_lose(c, &c->t->c.lost_closed);
-        conn_reset(c, now, 0);
-        return;
-    }
-    c->out_len = c->out_off = 0;
-    conn_set_out(c, 0);
-}
-
 /* Build as many requests as the pipeline and the schedule allow, then write. */
-static void conn_fill(struct conn *c, mtl_time_t now)
+void mtl_eng_fill(struct conn *c, mtl_time_t now)
 {
     struct thread *t = c->t;
     const struct mtl_config *cfg = t->cfg;
@@ -297,7 +188,7 @@ static void conn_fill(struct conn *c, mtl_time_t now)
         built = 1;
     }
     if (built && !c->want_out)
-        conn_flush(c, now);
+        t->be->send(c, now);
 }
 
 static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
@@ -335,7 +226,7 @@ static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
 }
 
 /* Parse what was read; @return 0, or -1 when the connection was reset. */
-static int conn_consume(struct conn *c, const char *buf, size_t len, mtl_time_t now)
+int mtl_eng_input(struct conn *c, const char *buf, size_t len, mtl_time_t now)
 {
     struct thread *t = c->t;
     size_t off = 0;
@@ -364,61 +255,16 @@ static int conn_consume(struct conn *c, const char *buf, size_t len, mtl_time_t 
     return 0;
 }
 
-static void conn_readable(struct conn *c, mtl_time_t now)
+void mtl_eng_connected(struct conn *c, int err, mtl_time_t now)
 {
-    struct thread *t = c->t;
-    for (;;) {
-        ssize_t n = recv(c->fd, t->rbuf, READ_BUF, 0);
-        if (n > 0) {
-            if (conn_consume(c, t->rbuf, (size_t)n, now))
-                return;
-            if ((size_t)n < READ_BUF)
-                break;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        conn_lose(c, &t->c.lost_closed);
-        conn_reset(c, now, 0);                      /* closed by the server, or an error */
+    if (err) {
+        count_error(c->t, &c->t->c.err_connect, 1, now);
+        conn_reset(c, now, 1);
         return;
     }
-    conn_fill(c, now);
-}
-
-static void conn_event(struct conn *c, uint32_t events, mtl_time_t now)
-{
-    if (c->state == CS_CONNECTING) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-            err = errno;
-        if (err) {
-            count_error(c->t, &c->t->c.err_connect, 1, now);
-            conn_reset(c, now, 1);
-            return;
-        }
-        if (!(events & (EPOLLOUT | EPOLLIN)))
-            return;
-        c->state = CS_OPEN;
-        c->t->last_progress = now;
-        conn_set_out(c, 0);
-        conn_fill(c, now);
-        return;
-    }
-    if (c->state != CS_OPEN)
-        return;
-    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-        conn_readable(c, now);
-        if (c->state != CS_OPEN)
-            return;
-    }
-    if ((events & EPOLLOUT) && c->want_out) {
-        conn_flush(c, now);
-        if (c->state == CS_OPEN && !c->want_out)
-            conn_fill(c, now);
-    }
+    c->state = CS_OPEN;
+    c->t->last_progress = now;
+    mtl_eng_fill(c, now);
 }
 
 /* Time out stale requests and retry closed connections. */
@@ -453,8 +299,9 @@ static unsigned outstanding(const struct thread *t)
     return n;
 }
 
-/* Open loop: send what is due and arm the timer for the next intended time. */
-static void open_loop_tick(struct thread *t, mtl_time_t now)
+/* Open loop: send what is due; @return when to wake for the next send
+ * (UINT64_MAX: none, or spinning) */
+static mtl_time_t open_loop_tick(struct thread *t, mtl_time_t now)
 {
     mtl_time_t next = UINT64_MAX;
     unsigned i;
@@ -464,7 +311,7 @@ static void open_loop_tick(struct thread *t, mtl_time_t now)
         if (c->state != CS_OPEN)
             continue;
         if (mtl_sched_peek(&c->sched) <= now)
-            conn_fill(c, now);
+            mtl_eng_fill(c, now);
         if (c->state == CS_OPEN && c->count < t->cfg->pipeline &&
             mtl_sched_peek(&c->sched) < next)
             next = mtl_sched_peek(&c->sched);
@@ -478,14 +325,7 @@ static void open_loop_tick(struct thread *t, mtl_time_t now)
         next = UINT64_MAX;
     else if (next != UINT64_MAX)
         next -= t->cfg->spin;
-    if (next != t->tfd_armed) {
-        struct itimerspec its;
-        memset(&its, 0, sizeof(its));
-        if (next != UINT64_MAX)
-            its.it_value = mtl_timespec(next);
-        timerfd_settime(t->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-        t->tfd_armed = next;
-    }
+    return next;
 }
 
 #define STALL_MIN (5 * MTL_NS_PER_SEC)
@@ -500,7 +340,6 @@ static void *thread_main(void *arg)
 {
     struct thread *t = arg;
     const struct mtl_config *cfg = t->cfg;
-    struct epoll_event events[MAX_EVENTS];
     unsigned i;
 
     prctl(PR_SET_TIMERSLACK, 1UL);                  /* precise open-loop wake-ups */
@@ -510,31 +349,23 @@ static void *thread_main(void *arg)
         CPU_SET(cfg->cpus[t->id % cfg->ncpus], &set);
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
+    if ((t->err = t->be->thread_init(t)) != 0) {
+        t->be->thread_fini(t);
+        mtl_stop_requested = 2;
+        return NULL;
+    }
     for (i = 0; i < t->nconns; i++)
         conn_open(&t->conns[i], mtl_now());
     t->next_check = mtl_now() + CHECK_PERIOD;
     t->last_progress = mtl_now();
     for (;;) {
-        int n, k, timeout_ms = (int)(CHECK_PERIOD / MTL_NS_PER_MS);
-        mtl_time_t now;
+        mtl_time_t now, wake = UINT64_MAX;
 
+        t->spinning = 0;
         if (cfg->rate > 0 && !t->stopping)
-            open_loop_tick(t, mtl_now());
-        n = epoll_wait(t->ep, events, MAX_EVENTS, t->spinning ? 0 : timeout_ms);
-        now = mtl_now();
-        if (!t->measuring && now >= t->measure_start) {
-            t->measuring = 1;
-            getrusage(RUSAGE_THREAD, &t->ru0);
-            t->cpu_t0 = now;
-        }
-        for (k = 0; k < n; k++) {
-            if (events[k].data.ptr == NULL) {
-                uint64_t ticks;
-                if (read(t->tfd, &ticks, sizeof(ticks)) < 0) { /* nothing due */ }
-                continue;
-            }
-            conn_event(events[k].data.ptr, events[k].events, now);
-        }
+            wake = open_loop_tick(t, mtl_now());
+        t->be->wait(t, wake, CHECK_PERIOD, t->spinning);
+        now = mtl_eng_now(t);
         if (!t->stopping && ((t->end && now >= t->end) || mtl_stop_requested ||
                              (t->quota && t->issued >= t->quota))) {
             t->stopping = 1;
@@ -574,8 +405,20 @@ static void *thread_main(void *arg)
     }
     for (i = 0; i < t->nconns; i++)
         if (t->conns[i].fd >= 0)
-            close(t->conns[i].fd);
+            t->be->close(&t->conns[i]);
+    t->be->thread_fini(t);
     return NULL;
+}
+
+mtl_time_t mtl_eng_now(struct thread *t)
+{
+    mtl_time_t now = mtl_now();
+    if (!t->measuring && now >= t->measure_start) {
+        t->measuring = 1;
+        getrusage(RUSAGE_THREAD, &t->ru0);
+        t->cpu_t0 = now;
+    }
+    return now;
 }
 
 /* ---- setup and merge ------------------------------------------------- */
@@ -584,7 +427,6 @@ static int thread_setup(struct thread *t, const struct mtl_config *cfg, unsigned
                         unsigned first_conn, mtl_time_t start)
 {
     const struct mtl_workload *w = &cfg->work;
-    struct epoll_event ev;
     unsigned i, total_conns = cfg->conns;
     uint64_t first = w->keys * id / cfg->threads, last = w->keys * (id + 1) / cfg->threads;
     struct mtl_rng seed_rng;
@@ -595,7 +437,6 @@ static int thread_setup(struct thread *t, const struct mtl_config *cfg, unsigned
     t->start = start;
     t->measure_start = start + cfg->warmup;
     t->end = cfg->duration ? t->measure_start + cfg->duration : 0;
-    t->tfd_armed = 0;
     if (cfg->requests)
         t->quota = cfg->requests / cfg->threads + (id < cfg->requests % cfg->threads);
     if (w->preload)
@@ -610,26 +451,14 @@ static int thread_setup(struct thread *t, const struct mtl_config *cfg, unsigned
                            (size_t)(cfg->duration / MTL_NS_PER_SEC) + 2 +
                            (size_t)(cfg->timeout / MTL_NS_PER_SEC) : 16))
         return ENOMEM;
-    t->rbuf = malloc(READ_BUF);
     t->nconns = total_conns / cfg->threads + (id < total_conns % cfg->threads);
     t->conns = calloc(t->nconns, sizeof(*t->conns));
-    if (!t->rbuf || !t->conns)
+    if (!t->conns)
         return ENOMEM;
-    t->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (t->ep < 0)
-        return errno;
-    if (cfg->rate > 0) {
-        t->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-        if (t->tfd < 0)
-            return errno;
-        ev.events = EPOLLIN;
-        ev.data.ptr = NULL;
-        if (epoll_ctl(t->ep, EPOLL_CTL_ADD, t->tfd, &ev) < 0)
-            return errno;
-    }
     for (i = 0; i < t->nconns; i++) {
         struct conn *c = &t->conns[i];
         c->t = t;
+        c->idx = i;
         c->fd = -1;
         c->out_cap = cfg->pipeline * w->req_max;
         c->out = malloc(c->out_cap);
@@ -654,11 +483,6 @@ static void thread_free(struct thread *t)
         }
     }
     free(t->conns);
-    free(t->rbuf);
-    if (t->ep >= 0)
-        close(t->ep);
-    if (t->tfd >= 0)
-        close(t->tfd);
     mtl_hist_free(&t->corr);
     mtl_hist_free(&t->unc);
     mtl_series_free(&t->series);
@@ -712,7 +536,10 @@ int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
                    char *err, size_t errlen)
 {
     struct thread *ts;
+    const struct mtl_backend *be;
+    char why[160];
     unsigned i, started = 0;
+    int prc;
     mtl_time_t start;
     int rc = 0;
 
@@ -727,8 +554,22 @@ int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
         free(ts);
         return ENOMEM;
     }
+    if (cfg->engine == MTL_ENGINE_EPOLL) {
+        be = &mtl_backend_epoll;
+    } else if ((prc = mtl_uring_probe(why, sizeof(why))) == 0) {
+        be = &mtl_backend_uring;
+    } else if (cfg->engine == MTL_ENGINE_URING) {
+        snprintf(err, errlen, "--engine io_uring: %s (--engine epoll or auto works here)", why);
+        mtl_results_free(res);
+        free(ts);
+        return prc;
+    } else {
+        be = &mtl_backend_epoll;
+        snprintf(res->engine_note, sizeof(res->engine_note), "io_uring unavailable: %s", why);
+    }
+    res->engine = be->name;
     for (i = 0; i < cfg->threads; i++)
-        ts[i].ep = ts[i].tfd = -1;
+        ts[i].be = be;
     start = mtl_now();
     for (i = 0; i < cfg->threads && !rc; i++) {
         rc = thread_setup(&ts[i], cfg, i, 0, start);
@@ -761,6 +602,11 @@ int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
         mtl_stop_requested = 2;
     for (i = 0; i < started; i++)
         pthread_join(ts[i].tid, NULL);
+    for (i = 0; i < started && !rc; i++)
+        if (ts[i].err) {
+            rc = ts[i].err;
+            snprintf(err, errlen, "%s engine, thread %u: %s", be->name, i, ts[i].errmsg);
+        }
     if (!rc && (rc = merge(res, ts, cfg->threads, cfg)))
         snprintf(err, errlen, "out of memory merging results");
     for (i = 0; i < cfg->threads; i++)

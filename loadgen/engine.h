@@ -1,4 +1,5 @@
-/* engine.h - the load engine: threads with their own epoll loops and connections.
+/* engine.h - the load engine: threads with their own event loops and connections
+ * (I/O by io_uring or epoll, --engine; engine_int.h).
  *
  * Each thread owns its connections, generator, counters, histograms and time
  * series; nothing is shared while the load runs. mtl_engine_run() merges them
@@ -74,6 +75,8 @@ struct mtl_results {
     double user_s, sys_s;
     int client_bound;                       /* some thread was > 90% busy */
     double duration_s;                      /* measured window */
+    const char *engine;                     /* the I/O backend that ran: "io_uring" or "epoll" */
+    char engine_note[200];                  /* why auto fell back to epoll, or "" */
 };
 
 /** Set from a signal handler to end the run early (results are still reported). */
@@ -86,6 +89,9 @@ extern volatile sig_atomic_t mtl_stop_requested;
 int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
                    char *err, size_t errlen);
 void mtl_results_free(struct mtl_results *res);
+
+/** io_uring usable here (ring, buffer ring, multishot receive)? 0, or errno with why in err. */
+int mtl_uring_probe(char *err, size_t errlen);
 
 /* Time series helpers (exposed for tests). @return 0 or ENOMEM. */
 int mtl_series_reserve(struct mtl_series *s, size_t seconds);

@@ -66,7 +66,9 @@ void mtl_report_print(FILE *f, const struct mtl_config *cfg, const struct mtl_re
             cfg->rate > 0 ? "open loop" : "closed loop");
     if (cfg->rate > 0)
         fprintf(f, " at %.0f req/s (%s)", cfg->rate, mtl_arrival_name(cfg->arrival));
-    fprintf(f, "%s\n", cfg->work.preload ? ", preload" : "");
+    fprintf(f, "%s, %s engine\n", cfg->work.preload ? ", preload" : "", res->engine ? res->engine : "epoll");
+    if (res->engine_note[0])
+        fprintf(f, "  note: %s\n", res->engine_note);
     fprintf(f, "  duration     %.3f s\n", res->duration_s);
     fprintf(f, "  requests     %llu  (%.1f ops/s)\n", (unsigned long long)c->requests,
             res->duration_s > 0 ? (double)c->requests / res->duration_s : 0.0);
@@ -122,6 +124,7 @@ static json_t *config_json(const struct mtl_config *cfg)
     json_object_set_new(o, "conns", json_integer(cfg->conns));
     json_object_set_new(o, "pipeline", json_integer(cfg->pipeline));
     json_object_set_new(o, "cpus", json_string(cfg->cpus_text));
+    json_object_set_new(o, "engine", json_string(mtl_engine_kind_name(cfg->engine)));
     json_object_set_new(o, "ratio", json_string(cfg->ratio_text));
     json_object_set_new(o, "keys", json_integer((json_int_t)w->keys));
     json_object_set_new(o, "key_prefix", json_string(w->prefix));
@@ -153,6 +156,10 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
     json_object_set_new(root, "schema", json_string(MTL_JSON_SCHEMA));
     json_object_set_new(root, "config", config_json(cfg));
     json_object_set_new(root, "duration_s", jreal(res->duration_s));
+    /* the I/O backend that ran (config.engine is what was asked for) */
+    json_object_set_new(root, "engine", json_string(res->engine ? res->engine : "epoll"));
+    if (res->engine_note[0])
+        json_object_set_new(root, "engine_note", json_string(res->engine_note));
 
     json_object_set_new(tot, "requests", json_integer((json_int_t)c->requests));
     json_object_set_new(tot, "ops_per_sec",

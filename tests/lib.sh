@@ -65,7 +65,57 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# mtload_engines: the mtload engines to test, the usable ones here (io_uring
+# only where the kernel allows it); MTL_ENGINES="epoll" narrows the list
+mtload_engines() {
+    if [ -n "${MTL_ENGINES:-}" ]; then echo "$MTL_ENGINES"; return; fi
+    "$B/mtload" --engines 2>/dev/null | tr '\n' ' '
+}
+
 done_testing() { echo "1..$T_N"; [ "$T_FAIL" = 0 ]; exit $?; }
+
+# objtag_plants SERVICE DURATION OVERFLOW_RE UAF_RE UAF_WHAT TAGGED_JQ TAGGED_WHAT
+# The contrast of per-object tagging (issue 14): the test-only variants
+# objtag-plant and tagged-plant of SERVICE run in sync mode under emu with
+# MTEBENCH_PLANT=overflow and =uaf. Under objtag-plant each run is a
+# tag-check fault (exit 3, SIGSEGV with SEGV_MTESERR) at the address the
+# plant logged: the first service-log line matched by the sed pattern
+# OVERFLOW_RE / UAF_RE (group 1: the address; UAF_WHAT names it). Under
+# tagged-plant each runs to the end: record ok, no fault, TAGGED_JQ true of
+# the record (TAGGED_WHAT says what it checks), the plant made.
+objtag_plants() {
+    local svc=$1 dur=$2 ovre=$3 uafre=$4 uafwhat=$5 tjq=$6 twhat=$7
+    local R="$T_TMP/plants" v p want what got rec log
+    for v in objtag-plant tagged-plant; do
+        for p in overflow uaf; do
+            MTEBENCH_PLANT=$p "$B/mtebench" run --service "$svc" --variant $v --mode sync --platform emu \
+                --duration "$dur" --warmup 0 --results "$R/$v-$p" > "$T_TMP/$v-$p.out" 2>&1
+            echo $? > "$T_TMP/$v-$p.rc"
+        done
+    done
+    for p in overflow uaf; do
+        rec="$R/objtag-plant-$p/001-objtag-plant-sync/record.json"
+        log="$R/objtag-plant-$p/001-objtag-plant-sync/service.log"
+        is "$(cat "$T_TMP/objtag-plant-$p.rc")" 3 "objtag sync, $p: the run reports a fault (exit 3)" || dump "$T_TMP/objtag-plant-$p.out"
+        ok "$(jq -e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$rec" >/dev/null; echo $?)" \
+           "objtag sync, $p: SIGSEGV with SEGV_MTESERR recorded"
+        if [ $p = overflow ]; then
+            want=$(sed -n "s/$ovre/\\1/p" "$log" | head -n 1); what="the neighbour's address"
+        else
+            want=$(sed -n "s/$uafre/\\1/p" "$log" | head -n 1); what=$uafwhat
+        fi
+        got=$(jq -r .fault.addr "$rec")
+        # compared without the tag (bits 56-63)
+        ok "$([ -n "$want" ] && [ $(( got & 0xffffffffffffff )) = $(( want & 0xffffffffffffff )) ]; echo $?)" \
+           "objtag sync, $p: the fault is at $what ($got vs planted $want)" || dump "$log"
+        rec="$R/tagged-plant-$p/001-tagged-plant-sync/record.json"
+        log="$R/tagged-plant-$p/001-tagged-plant-sync/service.log"
+        is "$(cat "$T_TMP/tagged-plant-$p.rc")" 0 "tagged sync, $p: the same plant runs to the end" || dump "$T_TMP/tagged-plant-$p.out"
+        ok "$(jq -e ".status==\"ok\" and (.fault|not) and ($tjq)" "$rec" >/dev/null; echo $?)" \
+           "tagged sync, $p: record ok, no fault, $twhat"
+        ok "$(grep -q "^mtbplant: " "$log"; echo $?)" "tagged sync, $p: the plant was made (service log)"
+    done
+}
 
 # pids_in DIR: the processes whose working directory is DIR (a run's service
 # runs in its run directory), one a line

@@ -1,26 +1,36 @@
 #!/bin/bash
-# tests/bench/loadgen.sh - mtload against the standard clients, on loopback
-# (run by `make bench-loadgen`). Prints figures; it is not a pass/fail test.
+# tests/bench/loadgen.sh - mtload against the standard clients and against the
+# floor, on loopback (run by `make bench-loadgen`). Prints figures; it is not a
+# pass/fail test.
 #
 # One native memcached thread on CPU 0 (taskset), each client on CPU 1, equal
-# threads (1), connections (16) and pipeline depth (1), SET:GET 1:10 over a
-# preloaded key space: mtload, memcaslap and, where installed,
-# memtier_benchmark. Then one nginx worker on CPU 0 serving a 1 KiB file:
-# mtload and wrk -t1 -c16.
+# threads (1) and connections (16), SET:GET 1:10 over a preloaded key space.
+# At pipeline 1: mtload with each engine (io_uring, epoll), memcaslap, where
+# installed memtier_benchmark, and the floor with each engine; at pipeline 16
+# (the study's memcached setting; memcaslap and wrk do not pipeline): mtload
+# with each engine and the floor. The floor (build/bench/floor, from
+# tests/bench/floor.c) sends the same requests and only counts responses off
+# by their known lengths: no parsing, no clock, no histogram, no timeouts; it
+# is the least any client must spend, so mtload's cost is given as a multiple
+# of it. Then one nginx worker on CPU 0 serving a 1 KiB file: mtload with each
+# engine and wrk -t1 -c16.
 #
 # Operations are counted by the servers themselves (memcached cmd_get+cmd_set,
 # nginx stub_status requests), so every client is measured the same way; client
 # CPU is the user+sys time of the client process (/usr/bin/time). The figure of
-# merit is operations per client CPU-second.
-# With REPS=n the clients take turns n times (mtload, memcaslap, memtier,
-# mtload, ...) and the sums are reported, which evens out other tenants' load.
-#   DURATION=10 REPS=1 CONNS=16 KEYS=100000 VALUE=100 bash tests/bench/loadgen.sh
+# merit is operations per client CPU-second. The clients take turns ROUNDS
+# times (rotating who goes first), and the table gives the median of the
+# rounds and their spread (min-max, relative to the median), which evens out
+# and shows other tenants' load.
+#   ROUNDS=3 DURATION=10 CONNS=16 KEYS=100000 VALUE=100 bash tests/bench/loadgen.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/common.sh"
 MTL="$ROOT/build/mtload"
 DURATION=${DURATION:-10}
-REPS=${REPS:-1}
+ROUNDS=${ROUNDS:-${REPS:-3}}
+FLOOR="$ROOT/build/bench/floor"
+ENGINES=$("$ROOT/build/mtload" --engines 2>/dev/null | tr '\n' ' ')
 CONNS=${CONNS:-16}
 KEYS=${KEYS:-100000}
 VALUE=${VALUE:-100}
@@ -42,6 +52,7 @@ trap 'exit 130' INT TERM
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 die() { echo "loadgen.sh: $*" >&2; exit 1; }
 [ -x "$MTL" ] || die "build/mtload is not built (make build/mtload)"
+[ -x "$FLOOR" ] || die "build/bench/floor is not built (make build/bench/floor)"
 command -v memcached >/dev/null || die "memcached is not installed (make deps)"
 wait_port() {
     local i
@@ -70,16 +81,17 @@ measure() {
         >"$TMP/$name.out" 2>&1
     local rc=$?
     o1=$($opscmd)
-    read -r u s e <"$TMP/$name.time" 2>/dev/null || { u=0; s=0; e=0; }
+    # the last line: GNU time puts "Command exited with non-zero status" first
+    read -r u s e < <(tail -n 1 "$TMP/$name.time" 2>/dev/null) || { u=0; s=0; e=0; }
     if [ $rc != 0 ]; then
         echo "  $name exited $rc:"; tail -5 "$TMP/$name.out" | sed 's/^/    /'
     fi
-    echo "$name $((o1 - o0)) $u $s $e" >>"$RESULTS"
+    echo "$name $((o1 - o0)) $u $s $e $ROUND" >>"$RESULTS"
 }
 
-echo "mtload benchmark: server CPU $SRV_CPU, client CPU $CLI_CPU, ${DURATION}s per client,"
-echo "1 thread, $CONNS connections, pipeline 1; memcached SET:GET 1:10, $KEYS keys, ${VALUE}-byte values; $REPS round(s)"
-echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "mtload benchmark: server CPU $SRV_CPU, client CPU $CLI_CPU, ${DURATION}s per client and round, $ROUNDS rounds,"
+echo "1 thread, $CONNS connections; memcached SET:GET 1:10, $KEYS keys, ${VALUE}-byte values; engines here: $ENGINES"
+echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) (shared: other tenants' load shows in the spread)"
 
 # ---- memcached --------------------------------------------------------------
 port=$(free_port)
@@ -103,24 +115,39 @@ cmd
 1 0.9091
 CFG
 fi
-for rep in $(seq "$REPS"); do
-    measure mtload "$MCOPS" -- "$MTL" --server "127.0.0.1:$port" --threads 1 --conns "$CONNS" \
-        --pipeline 1 --ratio 1:10 --keys "$KEYS" --value-size "$VALUE" --duration "${DURATION}s" \
-        --json "$TMP/mtload.json"
-    if command -v memcaslap >/dev/null; then
-        measure memcaslap "$MCOPS" -- memcaslap -s "127.0.0.1:$port" -T 1 -c "$CONNS" \
-            -t "${DURATION}s" -F "$TMP/memcaslap.cfg"
-    elif [ "$rep" = 1 ]; then
-        echo "  memcaslap not installed (libmemcached-tools): skipped"
-    fi
-    if command -v memtier_benchmark >/dev/null; then
-        measure memtier "$MCOPS" -- memtier_benchmark -s 127.0.0.1 -p "$port" -P memcache_text \
-            -t 1 -c "$CONNS" --pipeline 1 --ratio 1:10 --key-maximum "$KEYS" -d "$VALUE" \
-            --test-time "$DURATION" --hide-histogram
-    elif [ "$rep" = 1 ]; then
-        echo "  memtier_benchmark not installed: skipped"
-    fi
-done
+# the clients of one round, as "name command..." lines run in turn
+mc_clients() {
+    local p e
+    for p in 1 16; do
+        for e in $ENGINES; do
+            echo "mtload-$e-p$p $MTL --engine $e --server 127.0.0.1:$port --threads 1 --conns $CONNS --pipeline $p --ratio 1:10 --keys $KEYS --value-size $VALUE --duration ${DURATION}s --quiet"
+            echo "floor-$e-p$p $FLOOR $e $port $CONNS $p $DURATION $KEYS $VALUE"
+        done
+    done
+    command -v memcaslap >/dev/null &&
+        echo "memcaslap-p1 memcaslap -s 127.0.0.1:$port -T 1 -c $CONNS -t ${DURATION}s -F $TMP/memcaslap.cfg"
+    command -v memtier_benchmark >/dev/null &&
+        echo "memtier-p1 memtier_benchmark -s 127.0.0.1 -p $port -P memcache_text -t 1 -c $CONNS --pipeline 1 --ratio 1:10 --key-maximum $KEYS -d $VALUE --test-time $DURATION --hide-histogram"
+}
+command -v memcaslap >/dev/null || echo "  memcaslap not installed (libmemcached-tools): skipped"
+command -v memtier_benchmark >/dev/null || echo "  memtier_benchmark not installed: skipped"
+mapfile -t MC < <(mc_clients)
+# run_rounds OPS-COMMAND LINES...: every line once per round, rotated per round
+run_rounds() {
+    local opscmd=$1; shift
+    local lines=("$@") n=$# r i
+    for r in $(seq "$ROUNDS"); do
+        ROUND=$r
+        echo "  round $r/$ROUNDS ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
+        for i in $(seq 0 $((n - 1))); do
+            # shellcheck disable=SC2086
+            set -- ${lines[$(((i + r - 1) % n))]}
+            local name=$1; shift
+            measure "$name" "$opscmd" -- "$@"
+        done
+    done
+}
+run_rounds "$MCOPS" "${MC[@]}"
 
 # ---- nginx --------------------------------------------------------------------
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -136,15 +163,17 @@ if [ -x "$NGINX" ]; then
     # stub_status counts its own request: subtract it
     ng_ops() { curl -s "http://127.0.0.1:$hport/nginx_status" | awk 'NR==3 {print $3 - 1}'; }
     NGOPS=ng_ops
-    for rep in $(seq "$REPS"); do
-        measure mtload-http "$NGOPS" -- "$MTL" --protocol http --server "127.0.0.1:$hport" \
-            --threads 1 --conns "$CONNS" --pipeline 1 --paths /1k.html --duration "${DURATION}s"
-        if command -v wrk >/dev/null; then
-            measure wrk "$NGOPS" -- wrk -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$hport/1k.html"
-        elif [ "$rep" = 1 ]; then
-            echo "  wrk not installed: skipped"
-        fi
+    HT=()
+    for e in $ENGINES; do
+        HT+=("mtload-http-$e-p1 $MTL --engine $e --protocol http --server 127.0.0.1:$hport --threads 1 --conns $CONNS --pipeline 1 --paths /1k.html --duration ${DURATION}s --quiet")
+        HT+=("floor-http-$e-p1 $FLOOR $e $hport $CONNS 1 $DURATION http /1k.html")
     done
+    if command -v wrk >/dev/null; then
+        HT+=("wrk-p1 wrk -t1 -c$CONNS -d${DURATION}s http://127.0.0.1:$hport/1k.html")
+    else
+        echo "  wrk not installed: skipped"
+    fi
+    run_rounds "$NGOPS" "${HT[@]}"
 else
     echo "  nginx not installed: HTTP comparison skipped"
 fi
@@ -152,32 +181,62 @@ fi
 # ---- report ---------------------------------------------------------------------
 echo
 "$PY" - "$RESULTS" <<'PY'
-import sys
-rows, tot, order = {}, {}, []
+import sys, statistics as st
+runs, order = {}, []
 for line in open(sys.argv[1]):
-    name, *v = line.split()
-    if name not in tot:
-        tot[name] = [0, 0.0, 0.0, 0.0]; order.append(name)
-    for i, x in enumerate(v):
-        tot[name][i] += float(x)
-print(f"{'client':<12} {'ops':>10} {'ops/s':>10} {'user s':>8} {'sys s':>8} {'ops/client-CPU-s':>17}")
+    name, ops, u, s, e, r = line.split()
+    if name not in runs:
+        runs[name] = []; order.append(name)
+    cpu = float(u) + float(s)
+    runs[name].append((int(ops), float(u), float(s), float(e), int(ops) / cpu if cpu > 0 else 0.0))
+med = {}
+print(f"{'client':<22} {'ops/s':>9} {'user s':>7} {'sys s':>7} {'ops/client-CPU-s':>17} {'spread of rounds':>22}")
 for name in order:
-    ops, u, s, e = tot[name]
-    ops = int(ops)
-    cpu = u + s
-    eff = ops / cpu if cpu > 0 else 0.0
-    rows[name] = eff
-    print(f"{name:<12} {ops:>10} {ops / e if e else 0:>10.0f} {u:>8.2f} {s:>8.2f} {eff:>17.0f}")
+    rs = runs[name]
+    eff = [x[4] for x in rs]
+    m = st.median(eff); med[name] = m
+    ops_s = st.median([x[0] / x[3] if x[3] else 0 for x in rs])
+    spread = f"{min(eff):.0f}-{max(eff):.0f} (±{(max(eff) - min(eff)) / 2 / m * 100 if m else 0:.0f}%)"
+    print(f"{name:<22} {ops_s:>9.0f} {st.median([x[1] for x in rs]):>7.2f} {st.median([x[2] for x in rs]):>7.2f} {m:>17.0f} {spread:>22}  n={len(rs)}")
 print()
-def ratio(a, b, target):
-    if a in rows and b in rows and rows[b] > 0:
-        r = rows[a] / rows[b]
-        print(f"{a}/{b}: {r:.2f}x ops per client CPU-second (target >= {target}) "
-              f"{'ok' if r >= target else 'BELOW TARGET'}")
-ratio("mtload", "memcaslap", 1.5)
-ratio("mtload", "memtier", 1.0)
-ratio("mtload-http", "wrk", 1.0)
+def ratio(a, b, what, target=None, below=False):
+    if a in med and b in med and med[b] > 0:
+        r = med[a] / med[b]
+        # per-round ratios (the rounds are interleaved, so pairs share conditions)
+        rr = [x[4] / y[4] for x, y in zip(runs[a], runs[b]) if y[4] > 0]
+        verdict = ""
+        if target is not None:
+            ok = r <= target if below else r >= target
+            verdict = f"(target {'<=' if below else '>='} {target}) {'ok' if ok else 'MISSED'}"
+        print(f"{a}/{b}: {r:.2f}x {what}, rounds {min(rr):.2f}-{max(rr):.2f} {verdict}")
+print("ops per client CPU-second, mtload against the others (higher is better):")
+ratio("mtload-io_uring-p1", "memcaslap-p1", "", 1.3)
+ratio("mtload-epoll-p1", "memcaslap-p1", "")
+ratio("mtload-io_uring-p1", "memtier-p1", "")
+ratio("mtload-http-io_uring-p1", "wrk-p1", "", 1.3)
+ratio("mtload-http-epoll-p1", "wrk-p1", "")
+ratio("mtload-io_uring-p16", "mtload-epoll-p16", "", 1.0)
+print("the floor against the others: the most any client can gain over them here:")
+for fl in ("floor-io_uring-p1", "floor-epoll-p1"):
+    ratio(fl, "memcaslap-p1", "")
+for fl in ("floor-http-io_uring-p1", "floor-http-epoll-p1"):
+    ratio(fl, "wrk-p1", "")
+ratio("mtload-io_uring-p1", "mtload-epoll-p1", "")
+print("mtload's cost as a multiple of the floor's (CPU per operation; lower is better):")
+for p in ("p1", "p16", "http-p1"):
+    for e in ("io_uring", "epoll"):
+        a, b = (f"mtload-http-{e}-p1", f"floor-http-{e}-p1") if p == "http-p1" else (f"mtload-{e}-{p}", f"floor-{e}-{p}")
+        if a in med and b in med and med[a] > 0:
+            r = med[b] / med[a]
+            rr = [y[4] / x[4] for x, y in zip(runs[a], runs[b]) if x[4] > 0]
+            print(f"{a} vs {b}: {r:.2f}x, rounds {min(rr):.2f}-{max(rr):.2f} (target <= 1.15) {'ok' if r <= 1.15 else 'MISSED'}")
+    pre = "floor-http" if p == "http-p1" else "floor"
+    fl = [f"{pre}-{e}-{p[-2:] if p == 'http-p1' else p}" for e in ("io_uring", "epoll")]
+    fl = [k for k in fl if k in med]
+    if fl:
+        best = max(fl, key=lambda k: med[k])
+        for e in ("io_uring", "epoll"):
+            a = f"mtload-http-{e}-p1" if p == "http-p1" else f"mtload-{e}-{p}"
+            if a in med and med[a] > 0:
+                print(f"{a} vs the best floor ({best}): {med[best] / med[a]:.2f}x")
 PY
-if [ -f "$TMP/mtload.json" ]; then
-    "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print("mtload client_bound:", str(d["cpu"]["client_bound"]).lower(), " busy:", [t["busy"] for t in d["cpu"]["threads"]])' "$TMP/mtload.json"
-fi

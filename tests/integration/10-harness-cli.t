@@ -18,6 +18,10 @@ check_bad "accepted: host, emu" "unknown platform" bench --service memcached --m
 check_bad "a duration" "malformed duration" bench --service memcached --mode async --duration 10x
 check_bad "SET:GET" "malformed mix" bench --service memcached --mode async --mix 10
 check_bad "from 1 to" "reps out of range" bench --service memcached --mode async --reps 0
+check_bad "auto or an integer" "reps neither auto nor a count" bench --service memcached --mode async --reps many
+check_bad "2% or 0.02" "malformed precision" bench --service memcached --mode async --precision 0
+check_bad "MAX_TIME" "malformed max time" bench --service memcached --mode async --max-time soon
+check_bad "from 6 to" "max reps below 6 pairs" bench --service memcached --mode async --max-reps 3
 check_bad "accepted: plain, tagged" "unknown variant" run --service memcached --variant shiny --platform emu
 check_bad "unknown option" "unknown option" bench --service memcached --mode async --colour
 check_bad "accepted: bench" "unknown command" frobnicate

@@ -53,4 +53,11 @@ for w in "nginx .*default" "nginx .*wrk" "postgresql .*rw " "postgresql .*defaul
     ok "$(grep -q "$w .*tagged/sync" "$T_TMP/paper.txt"; echo $?)" "paper.conf has $w"
 done
 is "$(grep -c 'skipped: .* asymm' "$T_TMP/paper.txt")" 12 "asymm skipped under emu, said per entry (12 entries)"
+# REPS=auto: a plan without reps, or --reps auto, adds pairs until its rule stops
+printf '[plan]\nname = a\n[x]\nservice = memcached\nmodes = async\n' > "$T_TMP/auto.conf"
+"$M" plan "$T_TMP/auto.conf" --platform emu --dry-run --precision 3% --max-time 10m > "$T_TMP/auto.txt" 2>&1
+ok "$(grep -q 'x auto reps (6 to 100 pairs, until +-3%, at most 10 min)' "$T_TMP/auto.txt"; echo $?)" \
+   "a plan without reps is REPS=auto: $(head -1 "$T_TMP/auto.txt")"
+"$M" plan "$ROOT/configs/paper.conf" --platform emu --dry-run --reps auto > "$T_TMP/pauto.txt" 2>&1
+ok "$(grep -q 'x auto reps' "$T_TMP/pauto.txt"; echo $?)" "--reps auto overrides a plan's reps"
 done_testing

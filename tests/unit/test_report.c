@@ -1,5 +1,6 @@
 /* test_report.c - known answers for the report's statistics (summary.c),
  * histogram percentiles (lathist.c) and escaping (report.c). TAP. */
+#include "jsonx.h"
 #include "lathist.h"
 #include "record.h"
 #include "report.h"
@@ -244,8 +245,53 @@ static void test_record(void)
     json_decref(r);
 }
 
+/* records of two hosts: each host's runs its own configurations, paired on
+ * that host only, rows naming the host; one host's records name none */
+static void test_hosts(void)
+{
+    json_t *r = json_array();
+    const char *hosts[] = { "amp1", "amp2" };
+    double base[] = { 1000, 2000 }, tag[] = { 800, 1000 };
+    for (int h = 0; h < 2; h++)
+        for (int i = 1; i <= 3; i++) {
+            json_t *b = rec("memcached", "plain", "off", "host", i, base[h], 100, 0);
+            json_t *t = rec("memcached", "tagged", "async", "host", i, tag[h], 100, 0);
+            json_object_set_new(b, "environment", json_pack("{s:s}", "hostname", hosts[h]));
+            json_object_set_new(t, "environment", json_pack("{s:s}", "hostname", hosts[h]));
+            json_array_append_new(r, b);
+            json_array_append_new(r, t);
+        }
+    json_t *s = mtb_summary_build(r);
+    json_t *cs = json_object_get(s, "configs"), *ovs = json_object_get(s, "overheads");
+    ok(json_array_size(cs) == 4, "two hosts: 4 configurations (none pooled across hosts), got %zu", json_array_size(cs));
+    json_t *o1 = find(ovs, "host", "amp1", "service", "memcached"), *o2 = find(ovs, "host", "amp2", "service", "memcached");
+    ok(o1 && near(num(o1, "slowdown", "median"), 1.25, 1e-12) && o2 && near(num(o2, "slowdown", "median"), 2.0, 1e-12),
+       "each host's overhead from its own pairs: amp1 1000/800 = 1.25, amp2 2000/1000 = 2");
+    json_decref(s);
+    long *pt = mtb_record_partners(r);
+    int cross = 0;
+    for (size_t i = 0; i < json_array_size(r); i++)
+        if (pt[i] >= 0)
+            cross += strcmp(mtb_record_host(json_array_get(r, i)), mtb_record_host(json_array_get(r, (size_t)pt[i]))) != 0;
+    ok(cross == 0 && pt[7] == 6, "runs.csv's partners: each tagged run's baseline from its own host (%d across)", cross);
+    free(pt);
+    /* one host: no host field, as before */
+    json_t *one = json_array();
+    for (size_t i = 0; i < json_array_size(r); i++)
+        if (!strcmp(mtb_jstr(json_object_get(json_array_get(r, i), "environment"), "hostname"), "amp1"))
+            json_array_append(one, json_array_get(r, i));
+    s = mtb_summary_build(one);
+    ok(json_array_size(json_object_get(s, "configs")) == 2 &&
+       !json_object_get(json_array_get(json_object_get(s, "configs"), 0), "host"),
+       "one host: 2 configurations, no host named");
+    json_decref(s);
+    json_decref(one);
+    json_decref(r);
+}
+
 int main(void)
 {
+    test_hosts();
     test_histogram();
     test_summary();
     test_record();

@@ -1,0 +1,498 @@
+/* clients.c - see clients.h */
+#include "clients.h"
+#include "engine.h"
+#include "hist.h"
+#include "proc.h"
+#include "transport_ssh.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+json_t *mtl_latency_json(const struct mtl_hist *h);
+json_t *mtl_buckets_json(const struct mtl_hist *h);
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double num(json_t *o, const char *path)
+{
+    /* "a.b.c" */
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+        o = json_object_get(o, k);
+    return json_is_number(o) ? json_number_value(o) : 0;
+}
+
+/* ---- merging ------------------------------------------------------------- */
+
+/* add one mtload histogram ([[value_us, count], ...]) into h */
+static int add_hist(struct mtl_hist *h, json_t *arr, char *err, size_t errlen)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(arr, i, b) {
+        double vus = json_number_value(json_array_get(b, 0));
+        json_int_t cnt = json_integer_value(json_array_get(b, 1));
+        uint64_t ns = (uint64_t)llround(vus * 1e3);
+        if (cnt < 0 || ns > h->highest) {
+            snprintf(err, errlen, "histogram bucket [%g, %lld] out of mtload's range", vus, (long long)cnt);
+            return -1;
+        }
+        size_t idx = mtl_hist_index(h->sub_bits, ns);
+        if (mtl_hist_bucket_value(h, idx) != ns) {
+            snprintf(err, errlen, "histogram value %.3f us is no bucket of mtload's histogram (%u sub-bucket bits)", vus,
+                     h->sub_bits);
+            return -1;
+        }
+        h->counts[idx] += (uint64_t)cnt;
+        h->total += (uint64_t)cnt;
+        h->sum += (double)ns * (double)cnt;
+        h->sumsq += (double)ns * (double)ns * (double)cnt;
+        if (cnt && ns < h->min)
+            h->min = ns;
+        if (cnt && ns > h->max)
+            h->max = ns;
+    }
+    return 0;
+}
+
+json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
+{
+    struct mtl_hist h;
+    if (mtl_hist_init(&h, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    json_t *m = json_object(), *tot = json_object(), *errs = json_object(), *ts = json_array(), *cpu = json_object();
+    static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
+    static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
+    double dur = 0, user = 0, sys = 0, mean_sum = 0, maxv = 0, cnt_sum = 0;
+    int bound = 0;
+    size_t i;
+    json_t *l;
+    json_array_foreach(loads, i, l) {
+        if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0) {
+            json_decref(m);
+            m = NULL;
+            goto out;
+        }
+        for (int k = 0; tkeys[k]; k++)
+            json_object_set_new(tot, tkeys[k], json_integer((json_int_t)(num(tot, tkeys[k]) + num(json_object_get(l, "totals"), tkeys[k]))));
+        json_t *le = json_object_get(json_object_get(l, "totals"), "errors");
+        for (int k = 0; ekeys[k]; k++)
+            json_object_set_new(errs, ekeys[k], json_integer((json_int_t)(num(errs, ekeys[k]) + num(le, ekeys[k]))));
+        dur = fmax(dur, num(l, "duration_s"));
+        user += num(l, "cpu.user_s");
+        sys += num(l, "cpu.sys_s");
+        bound |= json_is_true(json_object_get(json_object_get(l, "cpu"), "client_bound"));
+        double c = num(l, "latency_us.corrected.count");
+        mean_sum += num(l, "latency_us.corrected.mean") * c;
+        cnt_sum += c;
+        maxv = fmax(maxv, num(l, "latency_us.corrected.max"));
+        /* per-second operations added by second (the clients started together) */
+        size_t j;
+        json_t *s;
+        json_array_foreach(json_object_get(l, "timeseries"), j, s) {
+            while (json_array_size(ts) <= j)
+                json_array_append_new(ts, json_pack("{s:I,s:I,s:I}", "t", (json_int_t)json_array_size(ts) + 1, "ops",
+                                                    (json_int_t)0, "errors", (json_int_t)0));
+            json_t *d = json_array_get(ts, j);
+            json_object_set_new(d, "ops", json_integer((json_int_t)(num(d, "ops") + num(s, "ops"))));
+            json_object_set_new(d, "errors", json_integer((json_int_t)(num(d, "errors") + num(s, "errors"))));
+        }
+    }
+    json_object_set_new(tot, "ops_per_sec", json_real(dur > 0 ? num(tot, "requests") / dur : 0));
+    json_object_set_new(tot, "errors", errs);
+    errs = NULL;
+    json_t *corr = mtl_latency_json(&h);
+    /* exact figures where the clients give them: the mean and the maximum */
+    if (cnt_sum > 0)
+        json_object_set_new(corr, "mean", json_real(round(mean_sum / cnt_sum * 1e3) / 1e3));
+    json_object_set_new(corr, "max", json_real(maxv));
+    json_object_set_new(m, "schema", json_string("mtload/1"));
+    json_t *first = json_array_get(loads, 0);
+    json_object_set(m, "config", json_object_get(first, "config") ? json_object_get(first, "config") : json_null());
+    json_object_set_new(m, "duration_s", json_real(dur));
+    json_object_set_new(m, "totals", tot);
+    tot = NULL;
+    json_object_set_new(m, "latency_us", json_pack("{s:o,s:n}", "corrected", corr, "uncorrected"));
+    json_object_set_new(m, "histogram", mtl_buckets_json(&h));
+    json_object_set_new(m, "timeseries", ts);
+    ts = NULL;
+    json_object_set_new(cpu, "user_s", json_real(user));
+    json_object_set_new(cpu, "sys_s", json_real(sys));
+    json_object_set_new(cpu, "client_bound", json_boolean(bound));
+    json_object_set_new(m, "cpu", cpu);
+    cpu = NULL;
+    json_object_set_new(m, "merged", json_pack("{s:I,s:s}", "clients", (json_int_t)json_array_size(loads), "how",
+                                               "histograms added bucket by bucket; per-second operations added; "
+                                               "uncorrected latency and per-second percentiles are per client only"));
+out:
+    json_decref(tot);
+    json_decref(errs);
+    json_decref(ts);
+    json_decref(cpu);
+    mtl_hist_free(&h);
+    return m;
+}
+
+/* ---- the controller's side ------------------------------------------------ */
+
+int mtb_clients_open(struct mtb_clients *c, const char *csv, const char *workdir, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->workdir = mtb_strdup(workdir);
+    char *dup = mtb_strdup(csv), *save = NULL;
+    for (char *h = strtok_r(dup, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+        c->hosts = realloc(c->hosts, (size_t)(c->n + 1) * sizeof *c->hosts);
+        c->s = realloc(c->s, (size_t)(c->n + 1) * sizeof *c->s);
+        c->hosts[c->n] = mtb_strdup(h);
+        c->s[c->n] = NULL;
+        c->n++;
+    }
+    free(dup);
+    if (c->n == 0) {
+        snprintf(err, errlen, "client hosts: empty list (accepted: host1,host2,... as [user@]host[:port])");
+        return -1;
+    }
+    for (int i = 0; i < c->n; i++) {
+        char *wd = mtb_asprintf("%s/ssh-%s", workdir, c->hosts[i]);
+        struct mtb_agent_target t = { .where = c->hosts[i], .workdir = wd };
+        char e[MTB_ERRLEN];
+        c->s[i] = mtb_transport_ssh.open(&t, e, sizeof e);
+        free(wd);
+        if (!c->s[i]) {
+            snprintf(err, errlen, "client host %s: %s", c->hosts[i], e);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void mtb_clients_close(struct mtb_clients *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        if (c->s[i])
+            mtb_transport_ssh.close(c->s[i]);
+        free(c->hosts[i]);
+    }
+    free(c->hosts);
+    free(c->s);
+    free(c->workdir);
+    memset(c, 0, sizeof *c);
+}
+
+struct job {
+    struct mtb_session *s;
+    struct mtb_argv argv;
+    double deadline;
+    char *dir;
+    struct mtb_agent_result res;
+    int rc;
+    char err[MTB_ERRLEN];
+};
+
+static void *job_main(void *arg)
+{
+    struct job *j = arg;
+    j->rc = mtb_transport_ssh.exec(j->s, j->argv.v, j->deadline, j->dir, &j->res, j->err, sizeof j->err);
+    return NULL;
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t je;
+    return json_load_file(path, 0, &je);
+}
+
+/* One client's outcome into ci (its entry of "clients"); its load into
+ * loads. @return 0, or -1 with why (failed, late, ended early). */
+static int client_result(struct job *j, const char *host, const struct mtb_client_load *l, double late_limit, json_t *ci,
+                         json_t *loads, char *why, size_t whylen)
+{
+    why[0] = 0;
+    char *lp = mtb_asprintf("%s/load.json", j->dir), *cp = mtb_asprintf("%s/client.json", j->dir);
+    json_t *ld = load_json(lp), *cj = load_json(cp);
+    free(lp);
+    free(cp);
+    if (j->rc != 0)
+        snprintf(why, whylen, "%s", j->err);
+    else if (!cj)
+        snprintf(why, whylen, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
+    else if (json_integer_value(json_object_get(cj, "exit")) != 0 || !ld)
+        snprintf(why, whylen, "mtload failed there (%s; see %s/agent.log)",
+                 json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
+                 j->dir);
+    else if (num(cj, "late_s") > late_limit)
+        snprintf(why, whylen, "started %.3f s late (the limit is %.3f s)", num(cj, "late_s"), late_limit);
+    else if (num(ld, "duration_s") < 0.95 * l->duration)
+        snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->duration);
+    json_t *info = j->res.info ? j->res.info : mtb_ssh_info(j->s);
+    json_object_set(ci, "identity", info ? info : json_null());
+    json_object_set_new(ci, "clock_offset_s", json_real(num(info, "clock_offset_s")));
+    if (cj) {
+        json_object_set_new(ci, "late_s", json_real(num(cj, "late_s")));
+        json_object_set_new(ci, "cpu", json_pack("{s:f,s:f}", "user_s", num(cj, "cpu_user_s"), "sys_s",
+                                                 num(cj, "cpu_sys_s")));
+    }
+    if (ld) {
+        json_object_set_new(ci, "client_bound",
+                            json_boolean(json_is_true(json_object_get(json_object_get(ld, "cpu"), "client_bound"))));
+        json_object_set(ci, "totals", json_object_get(ld, "totals"));
+        json_object_set(ci, "latency_us", json_object_get(json_object_get(ld, "latency_us"), "corrected"));
+        json_object_set_new(ci, "duration_s", json_real(num(ld, "duration_s")));
+    }
+    json_object_set_new(ci, "dir", json_string(j->dir));
+    json_object_set_new(ci, "status", json_string(why[0] ? "failed" : "ok"));
+    if (why[0])
+        json_object_set_new(ci, "error", json_string(why));
+    if (ld)
+        json_array_append_new(loads, ld);
+    json_decref(cj);
+    return why[0] ? -1 : 0;
+}
+
+json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, const char *dir, char *err,
+                        size_t errlen)
+{
+    if (l->conns < c->n) {
+        snprintf(err, errlen, "%ld connections cannot be shared by %d client hosts (at least one each)", l->conns, c->n);
+        return NULL;
+    }
+    struct job *jobs = mtb_calloc((size_t)c->n, sizeof *jobs);
+    double rtt = 0;
+    for (int i = 0; i < c->n; i++)
+        rtt = fmax(rtt, num(mtb_ssh_info(c->s[i]), "clock_rtt_s"));
+    /* the instant: far enough ahead for every exec to be under way */
+    double start = wall() + 1.0 + 4 * rtt * (double)c->n;
+    double late_limit = l->late_limit > 0 ? l->late_limit : 0.25;
+    json_t *clients = json_array(), *loads = json_array(), *merged = NULL;
+    for (int i = 0; i < c->n; i++) {
+        struct job *j = &jobs[i];
+        long conns = l->conns / c->n + (i < l->conns % c->n);
+        long threads = l->threads < conns ? l->threads : conns;
+        double off = num(mtb_ssh_info(c->s[i]), "clock_offset_s");
+        j->s = c->s[i];
+        j->dir = mtb_asprintf("%s/%s", dir, c->hosts[i]);
+        mtb_argv_push(&j->argv, "client-load");
+        mtb_argv_pushf(&j->argv, "--start-at=%.6f", start + off);
+        mtb_argv_push(&j->argv, "--out={out}");
+        mtb_argv_push(&j->argv, "--");
+        mtb_argv_pushf(&j->argv, "--server=%s", l->server);
+        mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
+        mtb_argv_pushf(&j->argv, "--conns=%ld", conns);
+        mtb_argv_pushf(&j->argv, "--threads=%ld", threads > 0 ? threads : 1);
+        mtb_argv_pushf(&j->argv, "--pipeline=%ld", l->pipeline > 0 ? l->pipeline : 1);
+        if (l->mix)
+            mtb_argv_pushf(&j->argv, "--ratio=%s", l->mix);
+        if (l->keys > 0)
+            mtb_argv_pushf(&j->argv, "--keys=%ld", l->keys);
+        if (l->value_size)
+            mtb_argv_pushf(&j->argv, "--value-size=%s", l->value_size);
+        if (l->rate > 0)
+            mtb_argv_pushf(&j->argv, "--rate=%.3f", l->rate * (double)conns / (double)l->conns);
+        mtb_argv_pushf(&j->argv, "--warmup=%.3fs", l->warmup);
+        mtb_argv_pushf(&j->argv, "--duration=%.3fs", l->duration);
+        mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
+        j->deadline = (start - wall()) + l->warmup + l->duration + 60;
+        json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,
+                                                 "rate", l->rate > 0 ? l->rate * (double)conns / (double)l->conns : 0.0));
+    }
+    pthread_t *th = mtb_calloc((size_t)c->n, sizeof *th);
+    for (int i = 0; i < c->n; i++)
+        if (pthread_create(&th[i], NULL, job_main, &jobs[i]) != 0) {
+            jobs[i].rc = -1;
+            snprintf(jobs[i].err, sizeof jobs[i].err, "cannot start a thread");
+            th[i] = 0;
+        }
+    for (int i = 0; i < c->n; i++)
+        if (th[i])
+            pthread_join(th[i], NULL);
+    free(th);
+    err[0] = 0;
+    for (int i = 0; i < c->n; i++) {
+        char why[MTB_ERRLEN];
+        if (client_result(&jobs[i], c->hosts[i], l, late_limit, json_array_get(clients, (size_t)i), loads, why,
+                          sizeof why) != 0 && !err[0])
+            snprintf(err, errlen, "client host %s: %s", c->hosts[i], why);
+    }
+    if (!err[0]) {
+        merged = mtb_clients_merge(loads, err, errlen);
+        if (merged) {
+            json_object_set(merged, "clients", clients);
+            json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
+                                                           "one instant on the controller's clock, passed to each "
+                                                           "host on its own clock (offset measured at connect)"));
+        }
+    }
+    /* whatever happened, the per-host view is kept next to the results */
+    char *cp = mtb_asprintf("%s/clients.json", dir);
+    json_dump_file(clients, cp, JSON_INDENT(2));
+    free(cp);
+    json_decref(clients);
+    json_decref(loads);
+    for (int i = 0; i < c->n; i++) {
+        mtb_argv_free(&jobs[i].argv);
+        free(jobs[i].dir);
+        json_decref(jobs[i].res.info);
+    }
+    free(jobs);
+    return merged;
+}
+
+/* ---- the client host's side ------------------------------------------------ */
+
+int mtb_cmd_client_load(int argc, char **argv)
+{
+    double at = 0;
+    const char *out = NULL;
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strncmp(argv[i], "--start-at=", 11))
+            at = atof(argv[i] + 11);
+        else if (!strncmp(argv[i], "--out=", 6))
+            out = argv[i] + 6;
+        else {
+            fprintf(stderr, "mtebench client-load: unknown option '%s' (accepted: --start-at=EPOCH --out=DIR -- MTLOAD-ARGS)\n",
+                    argv[i]);
+            return 2;
+        }
+    }
+    if (!out || i >= argc) {
+        fprintf(stderr, "usage: mtebench client-load --start-at=EPOCH --out=DIR -- MTLOAD-ARGS\n");
+        return 2;
+    }
+    mtb_mkdir_p(out);
+    struct mtb_argv a = { 0 };
+    mtb_argv_pushf(&a, "%s/build/mtload", mtb_root());
+    for (int k = i + 1; k < argc; k++)
+        mtb_argv_push(&a, argv[k]);
+    mtb_argv_pushf(&a, "--json=%s/load.json", out);
+    mtb_argv_push(&a, "--quiet");
+    char log[4096];
+    snprintf(log, sizeof log, "%s/mtload.log", out);
+    /* wait for the instant on this host's clock */
+    if (at > 0) {
+        struct timespec ts = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
+        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR && !mtb_proc_interrupted)
+            ;
+    }
+    double t0 = wall();
+    struct mtb_spawn sp = { .argv = a.v, .log_path = log };
+    struct rusage ru = { 0 };
+    int st = mtb_proc_run_ru(&sp, 86400, &ru);
+    double t1 = wall();
+    char desc[64];
+    json_t *cj = json_pack("{s:f,s:f,s:f,s:f,s:i,s:s,s:f,s:f}", "start_at", at, "started", t0, "late_s",
+                           at > 0 ? t0 - at : 0.0, "ended", t1, "exit", st == 0 ? 0 : st < 0 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)),
+                           "exit_text", st < 0 ? strerror(-st) : mtb_proc_describe(st, desc, sizeof desc), "cpu_user_s",
+                           (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, "cpu_sys_s",
+                           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/client.json", out);
+    char *text = json_dumps(cj, JSON_INDENT(2));
+    mtb_write_atomic(path, text, strlen(text));
+    free(text);
+    json_decref(cj);
+    mtb_argv_free(&a);
+    return st == 0 ? 0 : 1;
+}
+
+/* ---- mtebench load ----------------------------------------------------------- */
+
+int mtb_cmd_load(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "ssh-config", required_argument, 0, 1 }, { "ssh-key", required_argument, 0, 2 },
+        { "known-hosts", required_argument, 0, 3 }, { "trust-new-hosts", no_argument, 0, 4 },
+        { "remote-dir", required_argument, 0, 5 },  { "client-hosts", required_argument, 0, 'c' },
+        { "server", required_argument, 0, 's' },    { "protocol", required_argument, 0, 'P' },
+        { "conns", required_argument, 0, 'n' },     { "threads", required_argument, 0, 't' },
+        { "pipeline", required_argument, 0, 'p' },  { "rate", required_argument, 0, 'r' },
+        { "mix", required_argument, 0, 'm' },       { "keys", required_argument, 0, 'k' },
+        { "value-size", required_argument, 0, 'v' }, { "duration", required_argument, 0, 'd' },
+        { "warmup", required_argument, 0, 'w' },    { "out", required_argument, 0, 'o' },
+        { "help", no_argument, 0, 'h' },            { 0, 0, 0, 0 },
+    };
+    struct mtb_client_load l = { .protocol = "memcache", .conns = 16, .threads = 1, .pipeline = 1, .duration = 10 };
+    const char *hosts = NULL, *out = NULL;
+    int c, idx;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
+        long v;
+        switch (c) {
+        case 1: case 2: case 3: case 4: case 5: mtb_ssh_option(lo[idx].name, optarg); break;
+        case 'c': hosts = optarg; break;
+        case 's': l.server = optarg; break;
+        case 'P': l.protocol = optarg; break;
+        case 'm': l.mix = optarg; break;
+        case 'v': l.value_size = optarg; break;
+        case 'o': out = optarg; break;
+        case 'n': case 't': case 'p': case 'k':
+            if (mtb_parse_long(optarg, 1, 100000000, &v) != 0)
+                mtb_die(2, "--%s '%s': accepted: an integer >= 1", lo[idx].name, optarg);
+            *(c == 'n' ? &l.conns : c == 't' ? &l.threads : c == 'p' ? &l.pipeline : &l.keys) = v;
+            break;
+        case 'r':
+            l.rate = atof(optarg);
+            if (l.rate <= 0)
+                mtb_die(2, "--rate '%s': accepted: requests/s > 0", optarg);
+            break;
+        case 'd': case 'w':
+            if (mtb_parse_duration(optarg, c == 'd' ? &l.duration : &l.warmup) != 0)
+                mtb_die(2, "--%s '%s': accepted: a duration such as 3, 3s, 500ms", lo[idx].name, optarg);
+            break;
+        case 'h':
+            printf("usage: mtebench load --client-hosts H1,H2 --server HOST:PORT --out DIR [--conns N] [--threads N]\n"
+                   "       [--pipeline N] [--rate R] [--mix S:G] [--keys N] [--value-size S] [--duration D] [--warmup D]\n"
+                   "       [--protocol memcache|http] [ssh options of `mtebench hosts`]\n"
+                   "Drives the server from every client host at once (shares of the connections and the rate),\n"
+                   "started at one instant; writes DIR/<host>/ and the merged result DIR/load.json.\n");
+            return 0;
+        default: return 2;
+        }
+    }
+    if (!hosts || !l.server || !out)
+        mtb_die(2, "load needs --client-hosts, --server and --out (see --help)");
+    char err[MTB_ERRLEN];
+    struct mtb_clients cl;
+    mtb_mkdir_p(out);
+    if (mtb_clients_open(&cl, hosts, out, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench: %s\n", err);
+        mtb_clients_close(&cl);
+        return 1;
+    }
+    json_t *m = mtb_clients_run(&cl, &l, out, err, sizeof err);
+    mtb_clients_close(&cl);
+    mtb_ssh_close_all();
+    if (!m) {
+        fprintf(stderr, "mtebench: load failed: %s\n", err);
+        return 1;
+    }
+    char *p = mtb_asprintf("%s/load.json", out);
+    char *text = json_dumps(m, JSON_INDENT(2));
+    mtb_write_atomic(p, text, strlen(text));
+    printf("%d client hosts: %.0f requests, %.0f ops/s, p50 %.1f us, p99 %.1f us (merged histograms); %s\n",
+           (int)json_array_size(json_object_get(m, "clients")), num(m, "totals.requests"), num(m, "totals.ops_per_sec"),
+           num(m, "latency_us.corrected.p50"), num(m, "latency_us.corrected.p99"), p);
+    free(text);
+    free(p);
+    json_decref(m);
+    return 0;
+}

@@ -1,0 +1,207 @@
+/* seqstop.c - REPS=auto's stopping rule (see seqstop.h for why it is sound). */
+#include "seqstop.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max_reps, double pair_s)
+{
+    long cap = max_reps, n = MTB_SEQ_MIN_PAIRS;
+    s->precision = precision;
+    s->max_time = max_time;
+    s->max_reps = max_reps;
+    if (pair_s > 0 && max_time / pair_s < (double)cap)
+        cap = (long)(max_time / pair_s);
+    if (cap < MTB_SEQ_MIN_PAIRS)
+        cap = MTB_SEQ_MIN_PAIRS;
+    s->nlooks = 0;
+    while (n < cap && s->nlooks < MTB_SEQ_MAXLOOKS - 1) {
+        long next = (long)ceil((double)n * 1.25);
+        s->looks[s->nlooks++] = n;
+        n = next > n + 1 ? next : n + 1;
+    }
+    s->looks[s->nlooks++] = cap;
+    s->look_conf = 1 - (1 - MTB_SEQ_CONF) / (double)s->nlooks;
+}
+
+int mtb_seq_is_look(const struct mtb_seq *s, long n)
+{
+    for (size_t i = 0; i < s->nlooks; i++)
+        if (s->looks[i] == n)
+            return 1;
+    return 0;
+}
+
+long mtb_seq_next_look(const struct mtb_seq *s, long n)
+{
+    for (size_t i = 0; i < s->nlooks; i++)
+        if (s->looks[i] > n)
+            return s->looks[i];
+    return 0;
+}
+
+int mtb_seq_ratio_ci(const struct mtb_seq *s, const double *num, const double *den, size_t n,
+                     struct stats_ci *out, double *achieved)
+{
+    double r[256], ach = 0;
+    struct stats_ci c2;
+    int rc = stats_ratio_ci(num, den, n, s->look_conf, 0, 0, out);
+    if (rc != 0)
+        return rc;
+    if (n > sizeof r / sizeof r[0])
+        ach = s->look_conf;                    /* far beyond the smallest n reaching it */
+    else {
+        for (size_t i = 0; i < n; i++)
+            r[i] = num[i] / den[i];
+        if ((rc = stats_median_ci(r, n, s->look_conf, &c2, &ach)) != 0)
+            return rc;
+    }
+    if (achieved)
+        *achieved = ach;
+    return 0;
+}
+
+double mtb_seq_halfwidth(const struct mtb_seq *s, const struct stats_ci *ci, double achieved)
+{
+    /* an interval short of the look's level cannot end the run */
+    if (achieved < s->look_conf - 1e-12)
+        return INFINITY;
+    return stats_rel_halfwidth(ci);
+}
+
+enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed)
+{
+    long next;
+    if (!mtb_seq_is_look(s, n))
+        return MTB_SEQ_GO_ON;
+    if (!isnan(worst_hw) && worst_hw <= s->precision)
+        return MTB_SEQ_PRECISION;
+    if (!(next = mtb_seq_next_look(s, n)))
+        return MTB_SEQ_MAX_REPS;
+    /* stop here when the next look would end after MAX_TIME */
+    if (n > 0 && elapsed + elapsed / (double)n * (double)(next - n) > s->max_time)
+        return MTB_SEQ_MAX_TIME;
+    return MTB_SEQ_GO_ON;
+}
+
+const char *mtb_seq_verdict_name(enum mtb_seq_verdict v)
+{
+    switch (v) {
+    case MTB_SEQ_PRECISION: return "precision";
+    case MTB_SEQ_MAX_REPS: return "max_reps";
+    case MTB_SEQ_MAX_TIME: return "max_time";
+    default: return "running";
+    }
+}
+
+void mtb_reps_text(char *buf, size_t n, long reps)
+{
+    if (reps == MTB_REPS_AUTO)
+        snprintf(buf, n, "auto");
+    else
+        snprintf(buf, n, "%ld", reps);
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fmt_dur(char *buf, size_t n, double s)
+{
+    if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+    else if (s >= 60)
+        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, n, "%.0fs", s);
+}
+
+int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, void *ctx, FILE *progress,
+                struct mtb_seq_outcome *out)
+{
+    long cap = s->looks[s->nlooks - 1];
+    double *num = calloc((size_t)cap * (nover ? nover : 1), sizeof *num);
+    double *den = calloc((size_t)cap * (nover ? nover : 1), sizeof *den);
+    double *pn = calloc(nover + 1, sizeof *pn), *pd = calloc(nover + 1, sizeof *pd);
+    double *cn = calloc((size_t)cap + 1, sizeof *cn), *cd = calloc((size_t)cap + 1, sizeof *cd);
+    size_t *have = calloc(nover + 1, sizeof *have);
+    double t0 = mono_s();
+
+    out->pairs = 0;
+    out->why = MTB_SEQ_GO_ON;
+    out->worst_hw = INFINITY;
+    out->worst = 0;
+    out->elapsed = 0;
+    if (!num || !den || !pn || !pd || !cn || !cd || !have) {
+        free(num); free(den); free(pn); free(pd); free(cn); free(cd); free(have);
+        return -ENOMEM;
+    }
+    for (long n = 1; n <= cap; n++) {
+        for (size_t k = 0; k < nover; k++)
+            pn[k] = pd[k] = NAN;
+        if (pair(ctx, n, pn, pd) != 0)
+            break;
+        out->pairs = n;
+        out->elapsed = mono_s() - t0;
+        for (size_t k = 0; k < nover; k++)
+            if (isfinite(pn[k]) && isfinite(pd[k]) && pn[k] > 0 && pd[k] > 0) {
+                num[k * (size_t)cap + have[k]] = pn[k];
+                den[k * (size_t)cap + have[k]] = pd[k];
+                have[k]++;
+            }
+        /* the widest overhead's interval at the looks' level */
+        double worst = nover ? 0 : INFINITY;
+        size_t wk = 0;
+        for (size_t k = 0; k < nover; k++) {
+            struct stats_ci ci;
+            double ach = 0, hw = INFINITY;
+            if (have[k] >= 2 && mtb_seq_ratio_ci(s, num + k * (size_t)cap, den + k * (size_t)cap, have[k], &ci, &ach) == 0)
+                hw = mtb_seq_halfwidth(s, &ci, ach);
+            if (!(hw <= worst)) {
+                worst = hw;
+                wk = k;
+            }
+        }
+        int look = mtb_seq_is_look(s, n);
+        enum mtb_seq_verdict v = mtb_seq_decide(s, n, worst, out->elapsed);
+        if (look) {
+            out->worst_hw = worst;
+            out->worst = wk;
+        }
+        if (progress) {
+            char el[32], left[32], lim[32], hw[48], nl[48] = "";
+            long next = mtb_seq_next_look(s, n);
+            /* pairs still needed if the interval narrows as 1/sqrt(n) */
+            double need = isfinite(worst) && worst > 0 ? (double)n * (worst / s->precision) * (worst / s->precision)
+                                                       : (double)cap;
+            if (need > (double)cap)
+                need = (double)cap;
+            double per = out->elapsed / (double)n, rest = per * (need - (double)n);
+            if (rest < 0 || v != MTB_SEQ_GO_ON)
+                rest = 0;
+            if (out->elapsed + rest > s->max_time)
+                rest = s->max_time - out->elapsed > 0 ? s->max_time - out->elapsed : 0;
+            fmt_dur(el, sizeof el, out->elapsed);
+            fmt_dur(left, sizeof left, rest);
+            fmt_dur(lim, sizeof lim, s->max_time);
+            if (isfinite(worst))
+                snprintf(hw, sizeof hw, "+-%.1f%%", 100 * worst);
+            else
+                snprintf(hw, sizeof hw, "no %.2f%% interval yet", 100 * s->look_conf);
+            if (v == MTB_SEQ_GO_ON && next)
+                snprintf(nl, sizeof nl, ", next look at %ld", next);
+            fprintf(progress, "mtebench: REPS=auto: %ld pair%s, overhead %s (goal +-%.1f%%)%s%s, %s of %s, about %s left\n",
+                    n, n == 1 ? "" : "s", hw, 100 * s->precision, look ? ", a look" : "", nl, el, lim, left);
+        }
+        if (v != MTB_SEQ_GO_ON) {
+            out->why = v;
+            break;
+        }
+    }
+    free(num); free(den); free(pn); free(pd); free(cn); free(cd); free(have);
+    return 0;
+}

@@ -1,0 +1,95 @@
+#!/bin/bash
+# A remote server host and two client hosts, over real SSH and TCP
+# (tests/hosts.sh: h1 the server, h2 and h3 the clients; files reach them
+# only over SSH):
+# - `make bench SERVICE=memcached MODE=sync` with a machine profile naming
+#   them: the records are made on the server host (its proof, its counters,
+#   its paths), the merged histogram is the sum of the clients' histograms
+#   bucket for bucket, and the merged request count equals memcached's
+#   cmd_get + cmd_set change;
+# - a client host whose mtload is killed mid-run, and a server host whose
+#   sshd is stopped, each give a named failure, and the plan goes on;
+# - nothing of ours is left running on any host (ps in each namespace).
+# emu platform on the server host; 2 s runs. About 90 s.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/hosts.sh"
+M="$B/mtebench"
+[ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"
+[ -x /usr/sbin/sshd ] || skip_all "no sshd (openssh-server; make deps)"
+command -v qemu-aarch64 >/dev/null || skip_all "no qemu-aarch64 (make deps)"
+
+hosts_up 3; ok $? "three hosts up" || done_testing
+cat > "$T_TMP/lab.conf" <<EOF
+[machine]
+name = lab
+summary = test lab: the server on h1, load from h2 and h3
+service_cpus = 0
+client_cpus = 0
+allow_overlap = yes
+server_host = h1
+client_hosts = h2,h3
+EOF
+SSH=(SSH_OPTS="--ssh-config $HOSTS_DIR/ssh_config")
+left() { local h; for h in h1 h2 h3; do hosts_ps $h | grep -v sshd | sed "s/^/$h: /"; done; }
+gone() { local i; for i in $(seq 50); do [ -z "$(left)" ] && return 0; sleep 0.1; done; return 1; }
+resdir() { sed -n 's/.*results in \([^ ]*\)$/\1/p' "$1" | head -1; }
+
+# ---- make bench: server h1, clients h2 h3 -------------------------------------------
+t0=$(date +%s.%N)
+hosts_ctl make -s -C "$ROOT" bench SERVICE=memcached MODE=sync PLATFORM=emu MACHINE="$T_TMP/lab.conf" \
+    DURATION=2 WARMUP=0.5 REPS=1 CONNS=4 "${SSH[@]}" > "$T_TMP/b.out" 2>&1
+ok $? "make bench SERVICE=memcached MODE=sync with a server host and two client hosts" || dump "$T_TMP/b.out"
+diag "make bench took $(echo "$(date +%s.%N) - $t0" | bc) s"
+R=$(resdir "$T_TMP/b.out")
+recs=("$R"/*/record.json)
+is "${#recs[@]}" 2 "two records (plain/off, tagged/sync)"
+for r in "${recs[@]}"; do
+    d=$(dirname "$r"); n=$(basename "$d")
+    is "$(jq -r '.status' "$r")" ok "$n: ok" || jq -r .error "$r" | sed 's/^/#   /'
+    is "$(jq -r '.hosts.server.hostname' "$r")" h1 "$n: made on the server host h1"
+    ls "$d"/server/001-*/service.log > /dev/null 2>&1
+    ok $? "$n: the far run's own directory (service.log) came back from h1"
+    jq -e '.proof.ok == true and (.environment | type == "object") and (.affinity.service != null)' "$r" > /dev/null
+    ok $? "$n: h1's proof, environment and pinning in the record"
+    [ -s "$d/server/agent.log" ]; ok $? "$n: the far mtebench's output came back"
+    merged=$(jq -c '[.load.histogram[] | [.[0], .[1]]] | sort' "$r")
+    summed=$(jq -cs '[.[].histogram[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) | sort' "$d"/clients/h2/load.json "$d"/clients/h3/load.json)
+    [ -n "$merged" ] && [ "$merged" != "[]" ] && [ "$merged" = "$summed" ]
+    ok $? "$n: merged histogram == sum of h2's and h3's, bucket for bucket"
+    req=$(jq '.summary.requests' "$r")
+    is "$(jq '.client_check.service_requests' "$r")" "$req" "$n: $req requests == memcached's cmd_get + cmd_set change"
+    is "$(jq -r '[.clients[].identity.hostname] | join(",")' "$r")" "h2,h3" "$n: each client host named"
+    jq -e '.clients | all(has("clock_offset_s") and has("late_s") and has("cpu") and has("client_bound"))' "$r" > /dev/null
+    ok $? "$n: clock offset, lateness, CPU use and client-bound flag per client"
+done
+gone; ok $? "nothing of ours left on h1, h2, h3" || left | sed 's/^/#   /'
+
+# ---- a client host killed mid-run: named failure, the plan goes on ----------------------
+hosts_ctl "$M" bench --service memcached --mode sync --platform emu --machine "$T_TMP/lab.conf" --duration 3 \
+    --warmup 0 --reps 1 --conns 4 --quiet --ssh-config "$HOSTS_DIR/ssh_config" --results "$T_TMP/rk" > "$T_TMP/k.out" 2>&1 &
+bp=$!
+for i in $(seq 600); do hosts_exec h3 pgrep -x mtload > /dev/null && break; sleep 0.1; done
+sleep 0.5
+hosts_exec h3 pkill -KILL -x mtload
+wait $bp
+R="$T_TMP/rk"
+first=$(ls -d "$R"/001-*/ | head -1)
+is "$(jq -r .status "$first/record.json")" error "client killed: the run fails"
+jq -r .error "$first/record.json" | grep -q '^client host h3: mtload failed there (signal 9'
+ok $? "... naming h3 and why" || jq -r .error "$first/record.json" | sed 's/^/#   /'
+jq -e '.load == null and .summary == null' "$first/record.json" > /dev/null; ok $? "... and no partial result in its record"
+second=$(ls -d "$R"/002-*/ | head -1)
+is "$(jq -r .status "$second/record.json")" ok "the plan went on: the next run is ok"
+gone; ok $? "nothing of ours left on any host" || left | sed 's/^/#   /'
+
+# ---- the server host's sshd stopped -------------------------------------------------------
+hosts_sshd_stop h1
+hosts_ctl "$M" bench --service memcached --mode sync --platform emu --machine "$T_TMP/lab.conf" --duration 2 \
+    --warmup 0 --reps 1 --conns 4 --quiet --ssh-config "$HOSTS_DIR/ssh_config" --results "$T_TMP/rs" > "$T_TMP/s.out" 2>&1
+is "$?" 1 "server host unreachable: bench fails"
+R="$T_TMP/rs"
+is "$(ls "$R"/*/record.json | wc -l)" 2 "... both runs were tried (the plan went on) and recorded"
+is "$(jq -r .error "$R"/*/record.json | grep -c '^server host h1: ssh h1: .*Connection refused')" 2 "... each naming h1 and why"
+hosts_sshd_start h1
+gone; ok $? "nothing of ours left on any host" || left | sed 's/^/#   /'
+done_testing
