@@ -177,12 +177,7 @@ static void build_failed(const struct mtb_recipe *r, const char *variant, const 
                          const char *logp, int st, char *err, size_t errlen)
 {
     char desc[64];
-    fprintf(stderr, "---- last lines of %s ----\n", logp);
-    char *const tail[] = { "tail", "-n", "30", (char *)logp, NULL };
-    struct mtb_spawn ts = { .argv = tail };
-    mtb_proc_run(&ts, 10);
-    char *kept = mtb_asprintf("%s.failed.log", dir);
-    rename(logp, kept);
+    char *kept = mtb_proc_keep_failed_log(logp, dir);
     snprintf(err, errlen, "build of %s %s for %s failed (%s); full log: %s", r->name, variant, target,
              st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), kept);
     free(kept);

@@ -419,12 +419,7 @@ static void kernel_build_failed(const char *name, const char *source, const char
                                 char *err, size_t errlen)
 {
     char desc[64];
-    fprintf(stderr, "---- last lines of %s ----\n", logp);
-    char *const tail[] = { "tail", "-n", "30", (char *)logp, NULL };
-    struct mtb_spawn ts = { .argv = tail };
-    mtb_proc_run(&ts, 10);
-    char *kept = mtb_asprintf("%s.failed.log", dir);
-    rename(logp, kept);
+    char *kept = mtb_proc_keep_failed_log(logp, dir);
     snprintf(err, errlen, "build of kernel %s (linux-source-%s) failed (%s); full log: %s", name, source,
              st == -ETIMEDOUT ? "timed out" : mtb_proc_describe(st, desc, sizeof desc), kept);
     free(kept);

@@ -616,3 +616,14 @@ int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st)
     }
     return field > 5 ? 0 : -1;
 }
+
+char *mtb_proc_keep_failed_log(const char *logp, const char *dir)
+{
+    fprintf(stderr, "---- last lines of %s ----\n", logp);
+    char *const tail[] = { "tail", "-n", "30", (char *)logp, NULL };
+    struct mtb_spawn ts = { .argv = tail };
+    mtb_proc_run(&ts, 10);
+    char *kept = mtb_asprintf("%s.failed.log", dir);
+    rename(logp, kept);
+    return kept;
+}

@@ -67,6 +67,10 @@ void mtb_proc_on_exit(void (*fn)(void));
 /* Set when a termination signal arrived; long loops check it. */
 extern volatile int mtb_proc_interrupted;
 
+/* A failed build's log: its last 30 lines on stderr, then kept as
+ * DIR.failed.log (where the next user looks). @return that path (free). */
+char *mtb_proc_keep_failed_log(const char *logp, const char *dir);
+
 /* The fields of /proc/PID/stat (or /proc/PID/task/TID/stat) we use. */
 struct mtb_proc_stat {
     char comm[64];
