@@ -97,7 +97,7 @@ objtag_plants() {
         rec="$R/objtag-plant-$p/001-objtag-plant-sync/record.json"
         log="$R/objtag-plant-$p/001-objtag-plant-sync/service.log"
         is "$(cat "$T_TMP/objtag-plant-$p.rc")" 3 "objtag sync, $p: the run reports a fault (exit 3)" || dump "$T_TMP/objtag-plant-$p.out"
-        ok "$(jq -e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$rec" >/dev/null; echo $?)" \
+        ok "$(jq_e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$rec" >/dev/null; echo $?)" \
            "objtag sync, $p: SIGSEGV with SEGV_MTESERR recorded"
         if [ $p = overflow ]; then
             want=$(sed -n "s/$ovre/\\1/p" "$log" | head -n 1); what="the neighbour's address"
@@ -111,7 +111,7 @@ objtag_plants() {
         rec="$R/tagged-plant-$p/001-tagged-plant-sync/record.json"
         log="$R/tagged-plant-$p/001-tagged-plant-sync/service.log"
         is "$(cat "$T_TMP/tagged-plant-$p.rc")" 0 "tagged sync, $p: the same plant runs to the end" || dump "$T_TMP/tagged-plant-$p.out"
-        ok "$(jq -e ".status==\"ok\" and (.fault|not) and ($tjq)" "$rec" >/dev/null; echo $?)" \
+        ok "$(jq_e ".status==\"ok\" and (.fault|not) and ($tjq)" "$rec" >/dev/null; echo $?)" \
            "tagged sync, $p: record ok, no fault, $twhat"
         ok "$(grep -q "^mtbplant: " "$log"; echo $?)" "tagged sync, $p: the plant was made (service log)"
     done

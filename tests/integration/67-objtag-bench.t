@@ -12,11 +12,11 @@ R="$T_TMP/r"
 is "$?" 0 "bench --variant objtag runs" || dump "$T_TMP/err"
 ok "$(jq -s -e 'map(.config.variant + "/" + .config.mode)|sort == ["objtag/sync","plain/off"]' "$R"/*/record.json >/dev/null; echo $?)" \
    "runs: plain/off and objtag/sync"
-ok "$(jq -e '.overheads|length == 1 and .[0].variant == "objtag"' "$R/summary.json" >/dev/null; echo $?)" "overhead of objtag/sync vs plain/off" \
+ok "$(jq_e '.overheads|length == 1 and .[0].variant == "objtag"' "$R/summary.json" >/dev/null; echo $?)" "overhead of objtag/sync vs plain/off" \
    || jq -c '.overheads' "$R/summary.json" | sed 's/^/# /'
 t=$(jq -r '.configs[]|select(.variant=="objtag")|.tag_ops_per_request' "$R/summary.json")
-ok "$(jq -e '.tag_ops > 0 and .granules_tagged >= .tag_ops' <<<"$t" >/dev/null; echo $?)" "objtag: tag operations and granules per request ($(jq -c . <<<"$t"))"
-ok "$(jq -e '.configs[]|select(.variant=="plain")|.tag_ops_per_request == null' "$R/summary.json" >/dev/null; echo $?)" "plain: none"
+ok "$(jq_e '.tag_ops > 0 and .granules_tagged >= .tag_ops' <<<"$t" >/dev/null; echo $?)" "objtag: tag operations and granules per request ($(jq -c . <<<"$t"))"
+ok "$(jq_e '.configs[]|select(.variant=="plain")|.tag_ops_per_request == null' "$R/summary.json" >/dev/null; echo $?)" "plain: none"
 ok "$(grep -q '^## tag operations per request' "$R/summary.md"; echo $?)" "summary.md has the table"
 rm -rf "$ROOT/reports/$(basename "$R")" "$ROOT/reports/$(basename "$R").md"
 

@@ -49,7 +49,7 @@ is "$req" "$((b - a))" "merged requests == memcached's cmd_get + cmd_set change 
 is "$(jq '.latency_us.corrected.count' "$L")" "$req" "the merged latency counts every request"
 is "$(jq -r '[.clients[].conns] | join(",")' "$L")" "3,2" "connections shared 3 + 2"
 is "$(jq -r '[.clients[].identity.hostname] | join(",")' "$L")" "h2,h3" "each client host named by its own hostname"
-jq -e '.clients | all(has("clock_offset_s") and (.late_s < 0.25) and .cpu.user_s >= 0 and (.client_bound | type == "boolean"))' "$L" > /dev/null
+jq_e '.clients | all(has("clock_offset_s") and (.late_s < 0.25) and .cpu.user_s >= 0 and (.client_bound | type == "boolean"))' "$L" > /dev/null
 ok $? "each host's clock offset, start lateness, CPU use and client-bound flag recorded"
 
 # ---- open loop: the rate shared ------------------------------------------------------
@@ -70,7 +70,7 @@ wait $lp
 is "$?" 1 "a client killed mid-run fails the load"
 grep -q 'client host h3: mtload failed there (signal 9' "$T_TMP/k.out"; ok $? "... naming the host and why" || dump "$T_TMP/k.out"
 [ ! -e "$T_TMP/k/load.json" ]; ok $? "... and no merged result is written"
-jq -e '.[0].status == "ok" and .[1].status == "failed"' "$T_TMP/k/clients.json" > /dev/null; ok $? "clients.json: h2 ok, h3 failed"
+jq_e '.[0].status == "ok" and .[1].status == "failed"' "$T_TMP/k/clients.json" > /dev/null; ok $? "clients.json: h2 ok, h3 failed"
 for h in h2 h3; do
     is "$(hosts_ps $h | grep -v sshd)" "" "nothing of ours left on $h"
 done
@@ -84,7 +84,7 @@ rc=$?
 hosts_exec h1 bash -c 'pkill -f "kill -ST[O]P"; sleep 0.3; pkill -CONT -x memcached'   # [O]: not this command itself
 ok "$rc" "open loop at 2000/s from h2 and h3 against a stalling memcached" || dump "$T_TMP/st.out"
 p99=$(jq '.latency_us.corrected.p99' "$T_TMP/st/load.json")
-jq -e '.latency_us.corrected.p99 >= 100000' "$T_TMP/st/load.json" > /dev/null
+jq_e '.latency_us.corrected.p99 >= 100000' "$T_TMP/st/load.json" > /dev/null
 ok $? "merged corrected p99 ${p99} us >= 100 ms"
 diag "per client corrected p99: $(jq -r '[.clients[] | "\(.host) \(.latency_us.p99) us"] | join(", ")' "$T_TMP/st/load.json")"
 done_testing

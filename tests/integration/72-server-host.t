@@ -49,7 +49,7 @@ for r in "${recs[@]}"; do
     is "$(jq -r '.hosts.server.hostname' "$r")" h1 "$n: made on the server host h1"
     ls "$d"/server/001-*/service.log > /dev/null 2>&1
     ok $? "$n: the far run's own directory (service.log) came back from h1"
-    jq -e '.proof.ok == true and (.environment | type == "object") and (.affinity.service != null)' "$r" > /dev/null
+    jq_e '.proof.ok == true and (.environment | type == "object") and (.affinity.service != null)' "$r" > /dev/null
     ok $? "$n: h1's proof, environment and pinning in the record"
     [ -s "$d/server/agent.log" ]; ok $? "$n: the far mtebench's output came back"
     merged=$(jq -c '[.load.histogram[] | [.[0], .[1]]] | sort' "$r")
@@ -59,7 +59,7 @@ for r in "${recs[@]}"; do
     req=$(jq '.summary.requests' "$r")
     is "$(jq '.client_check.service_requests' "$r")" "$req" "$n: $req requests == memcached's cmd_get + cmd_set change"
     is "$(jq -r '[.clients[].identity.hostname] | join(",")' "$r")" "h2,h3" "$n: each client host named"
-    jq -e '.clients | all(has("clock_offset_s") and has("late_s") and has("cpu") and has("client_bound"))' "$r" > /dev/null
+    jq_e '.clients | all(has("clock_offset_s") and has("late_s") and has("cpu") and has("client_bound"))' "$r" > /dev/null
     ok $? "$n: clock offset, lateness, CPU use and client-bound flag per client"
 done
 gone; ok $? "nothing of ours left on h1, h2, h3" || left | sed 's/^/#   /'
@@ -77,7 +77,7 @@ first=$(ls -d "$R"/001-*/ | head -1)
 is "$(jq -r .status "$first/record.json")" error "client killed: the run fails"
 jq -r .error "$first/record.json" | grep -q '^client host h3: mtload failed there (signal 9'
 ok $? "... naming h3 and why" || jq -r .error "$first/record.json" | sed 's/^/#   /'
-jq -e '.load == null and .summary == null' "$first/record.json" > /dev/null; ok $? "... and no partial result in its record"
+jq_e '.load == null and .summary == null' "$first/record.json" > /dev/null; ok $? "... and no partial result in its record"
 second=$(ls -d "$R"/002-*/ | head -1)
 is "$(jq -r .status "$second/record.json")" ok "the plan went on: the next run is ok"
 gone; ok $? "nothing of ours left on any host" || left | sed 's/^/#   /'

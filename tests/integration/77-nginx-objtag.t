@@ -24,7 +24,7 @@ objtag_plants nginx 2 \
     --results "$R/objtag" > "$T_TMP/objtag.out" 2>&1
 is "$?" 0 "objtag sync serves the mixed workload (1 KiB to 256 KiB files)" || dump "$T_TMP/objtag.out"
 r="$R/objtag/001-objtag-sync/record.json"
-ok "$(jq -e '.status=="ok" and (.fault|not) and .proof.ok and .load.totals.requests > 0 and .load.totals.errors.protocol == 0' "$r" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="ok" and (.fault|not) and .proof.ok and .load.totals.requests > 0 and .load.totals.errors.protocol == 0' "$r" >/dev/null; echo $?)" \
    "proved, requests served, no fault, no protocol error" || dump "$R/objtag/001-objtag-sync/service.log"
 ops=$(jq '.service_counters.delta.objtag_ops // 0' "$r")
 req=$(jq '.load.totals.requests' "$r")
@@ -33,11 +33,11 @@ ok "$([ "$ops" -gt "$req" ] 2>/dev/null; echo $?)" \
 "$M" run --service nginx --variant objtag --mode off --platform emu --duration 1 --warmup 0 \
     --results "$R/off" > "$T_TMP/off.out" 2>&1
 is "$?" 0 "objtag build with tagging off runs" || dump "$T_TMP/off.out"
-ok "$(jq -e '.status=="ok" and .load.totals.requests > 0 and .service_counters.delta.objtag_ops == 0' "$R/off/001-objtag-off/record.json" >/dev/null; echo $?)" \
+ok "$(jq_e '.status=="ok" and .load.totals.requests > 0 and .service_counters.delta.objtag_ops == 0' "$R/off/001-objtag-off/record.json" >/dev/null; echo $?)" \
    "tagging off: requests served and no tag operation (stock allocation path)"
 
 "$M" report --out "$T_TMP/rep" "$R/objtag" > "$T_TMP/rep.out" 2>&1
 t=$(jq -r '.configs[]|select(.variant=="objtag")|.tag_ops_per_request' "$T_TMP/rep/objtag/summary.json" 2>/dev/null)
-ok "$(jq -e '.tag_ops > 1 and .granules_tagged >= .tag_ops' <<<"$t" >/dev/null 2>&1; echo $?)" \
+ok "$(jq_e '.tag_ops > 1 and .granules_tagged >= .tag_ops' <<<"$t" >/dev/null 2>&1; echo $?)" \
    "the report gives tag operations and granules per request from nginx's requests ($(jq -c . <<<"$t" 2>/dev/null))" || dump "$T_TMP/rep.out"
 done_testing

@@ -22,6 +22,6 @@ is "$rc" 1 "exit status 1 when a run failed" || dump "$T_TMP/err"
 ok "$(grep -q '^mtebench: 1 of 2 runs did not finish cleanly (exit 1):' "$T_TMP/err"; echo $?)" "says how many runs failed"
 ok "$(grep -q "^  $R/002-memcached-default-tagged-sync-rep1/record.json: error: memcached died during the run" "$T_TMP/err"; echo $?)" \
    "names the failed record and why" || dump "$T_TMP/err" 8
-ok "$(jq -e '.status=="ok"' "$R/001-memcached-default-plain-off-rep1/record.json" >/dev/null; echo $?)" "the ok record kept"
-ok "$(jq -e '.status=="error"' "$R/002-memcached-default-tagged-sync-rep1/record.json" >/dev/null; echo $?)" "the failed record written"
+ok "$(jq_e '.status=="ok"' "$R/001-memcached-default-plain-off-rep1/record.json" >/dev/null; echo $?)" "the ok record kept"
+ok "$(jq_e '.status=="error"' "$R/002-memcached-default-tagged-sync-rep1/record.json" >/dev/null; echo $?)" "the failed record written"
 done_testing

@@ -32,7 +32,7 @@ for E in $(mtload_engines); do
         read -r sent ans lt lc lg inf uns < <(acct "$E-$mode")
         is "$sent" 400 "[$E] $mode: 400 requests sent"
         ok "$(balanced "$E-$mode")" "[$E] $mode: sent $sent = answered $ans + lost (timeout $lt, closed $lc, garbled $lg) + in flight $inf"
-        ok "$(jq -e '.totals.errors_over_limit == true and .totals.error_rate > 0.5' "$T_TMP/$E-$mode.json" >/dev/null; echo $?)" "[$E] $mode: marked above the error limit"
+        ok "$(jq_e '.totals.errors_over_limit == true and .totals.error_rate > 0.5' "$T_TMP/$E-$mode.json" >/dev/null; echo $?)" "[$E] $mode: marked above the error limit"
         ok "$(grep -q 'were answered with an error, lost or never sent: above the limit of 0.1%' "$T_TMP/$E-$mode.err"; echo $?)" "[$E] $mode: says so on stderr"
     done
     is "$(acct "$E-close-each" | awk '{print ($4 > 300)}')" 1 "[$E] close-each: the requests lost to closed connections are counted as closed"

@@ -9,7 +9,7 @@ R="$T_TMP/r1"
 "$M" run --service memcached --mode off --platform emu --duration 1 --warmup 0 --results "$R" > "$T_TMP/out" 2> "$T_TMP/err"
 is "$?" 0 "a clean run" || dump "$T_TMP/err"
 rec="$R/001-plain-off/record.json"
-ok "$(jq -e '.summary.error_rate == 0 and .summary.errors_over_limit == false and (.load.totals.accounting.sent == .load.totals.accounting.answered)' "$rec" >/dev/null; echo $?)" \
+ok "$(jq_e '.summary.error_rate == 0 and .summary.errors_over_limit == false and (.load.totals.accounting.sent == .load.totals.accounting.answered)' "$rec" >/dev/null; echo $?)" \
    "the record carries the error rate and mtload's accounting"
 # the same record as if a fifth of its requests had been lost
 mkdir -p "$T_TMP/bad/001-plain-off"

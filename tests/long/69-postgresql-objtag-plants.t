@@ -23,7 +23,7 @@ rec() { echo "$R/$1-$2/001-$1-sync/record.json"; }
 log() { echo "$R/$1-$2/001-$1-sync/service.log"; }
 for p in overflow uaf; do
     is "$(cat "$T_TMP/objtag-plant-$p.rc")" 3 "objtag sync, $p: the run reports a fault (exit 3)" || dump "$T_TMP/objtag-plant-$p.out"
-    ok "$(jq -e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$(rec objtag-plant $p)" >/dev/null; echo $?)" \
+    ok "$(jq_e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$(rec objtag-plant $p)" >/dev/null; echo $?)" \
        "objtag sync, $p: SIGSEGV with SEGV_MTESERR recorded"
     if [ $p = overflow ]; then
         want=$(sed -n 's/^mtbplant: overflow from chunk .* into its neighbour at \(0x[0-9a-f]*\)$/\1/p' "$(log objtag-plant $p)" | head -1)
@@ -36,7 +36,7 @@ for p in overflow uaf; do
     ok "$([ -n "$want" ] && [ "$(low56 "$got")" = "$(low56 "$want")" ]; echo $?)" \
        "objtag sync, $p: the fault is at $what ($got vs planted $want)" || dump "$(log objtag-plant $p)"
     is "$(cat "$T_TMP/tagged-plant-$p.rc")" 0 "tagged sync, $p: the same plant runs to the end" || dump "$T_TMP/tagged-plant-$p.out"
-    ok "$(jq -e '.status=="ok" and (.fault|not) and .summary.ops_per_sec > 0' "$(rec tagged-plant $p)" >/dev/null; echo $?)" \
+    ok "$(jq_e '.status=="ok" and (.fault|not) and .summary.ops_per_sec > 0' "$(rec tagged-plant $p)" >/dev/null; echo $?)" \
        "tagged sync, $p: record ok, no fault"
     ok "$(grep -q "^mtbplant: " "$(log tagged-plant $p)"; echo $?)" "tagged sync, $p: the plant was made (service log)"
 done
