@@ -239,10 +239,15 @@ int mtb_recipes_all(struct mtb_recipe **out, size_t *n, char *err, size_t errlen
 
 struct mtb_recipe *mtb_recipe_find(const char *name, char *err, size_t errlen)
 {
-    struct mtb_recipe *all;
-    size_t n;
-    if (mtb_recipes_all(&all, &n, err, errlen) != 0)
+    /* the recipes are read once per process: a plan of N entries (or a
+     * fuzzer's every input) no longer parses every recipe N times and keeps
+     * N copies of them */
+    static struct mtb_recipe *all;
+    static size_t n;
+    if (!all && mtb_recipes_all(&all, &n, err, errlen) != 0) {
+        all = NULL;
         return NULL;
+    }
     char names[256] = "";
     for (size_t i = 0; i < n; i++) {
         if (name && !strcmp(all[i].name, name))

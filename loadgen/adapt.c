@@ -115,9 +115,12 @@ int mtl_adapt_dbbench(struct mtl_adapt *a, const char *text, const char *bench, 
     const char *p = text, *sum = NULL;
     while ((p = strstr(p, bench))) {
         if ((p == text || p[-1] == '\n') && (p[bl] == ' ' || p[bl] == '\t')) {
-            const char *colon = strchr(p, ':');
+            /* look only within this line: a scan to the end of the text per
+             * candidate line would make the search quadratic */
             const char *nl = strchr(p, '\n');
-            if (colon && (!nl || colon < nl) && strstr(colon, "micros/op") && (!nl || strstr(colon, "micros/op") < nl)) {
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            const char *colon = memchr(p, ':', len);
+            if (colon && memmem(colon, len - (size_t)(colon - p), "micros/op", 9)) {
                 sum = p;
                 break;
             }
@@ -144,12 +147,13 @@ int mtl_adapt_dbbench(struct mtl_adapt *a, const char *text, const char *bench, 
             break;
         double lo, hi;
         unsigned long long cnt;
-        if ((*q == '[' || *q == '(') && sscanf(q + 1, " %lf , %lf %*c %llu", &lo, &hi, &cnt) == 3) {
+        if ((*q == '[' || *q == '(') && sscanf(q + 1, " %lf , %lf %*c %llu", &lo, &hi, &cnt) == 3 && lo >= 0 &&
+            hi >= lo && hi <= 1e12) { /* micros: a bucket beyond 11 days is not db_bench's */
+            /* a bucket's count in one step: linear in the lines, not in the
+             * count (a corrupt count of 2^64-1 once looped for ever) */
             uint64_t mid_ns = (uint64_t)((lo + hi) / 2 * 1000);
-            for (unsigned long long i = 0; i < cnt; i++) {
-                mtl_hist_record(&a->corrected, mid_ns);
-                mtl_hist_record(&a->uncorrected, mid_ns);
-            }
+            mtl_hist_record_n(&a->corrected, mid_ns, cnt);
+            mtl_hist_record_n(&a->uncorrected, mid_ns, cnt);
         }
         q = nl;
     }

@@ -3,6 +3,7 @@
  * folded into mtload's format; and wrk's report lines. */
 #include <errno.h>
 #include <math.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,13 @@ static void test_pgbench(void)
     free(path);
 }
 
+static double mtl_test_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void test_dbbench(void)
 {
     char *path = mtb_asprintf("%s/tests/fixtures/db_bench-7.8.3.txt", mtb_root());
@@ -80,6 +88,15 @@ static void test_dbbench(void)
     mtl_adapt_free(&a);
     mtl_adapt_init(&a);
     ok(mtl_adapt_dbbench(&a, text, "readrandom", &ops, &secs, &n) == ENOENT, "a benchmark not run is ENOENT");
+    mtl_adapt_free(&a);
+    /* a corrupt bucket count (found by fuzz_adapt: it looped once per count) */
+    mtl_adapt_init(&a);
+    const char *huge = "readrandom   :       2.0 micros/op 500000 ops/sec 1.0 seconds 5 operations;\n"
+                       "[       1,       2 ]  18446744073709551615 100.000% 100.000% ####\n";
+    double t0 = mtl_test_now();
+    ok(mtl_adapt_dbbench(&a, huge, "readrandom", &ops, &secs, &n) == 0 && a.corrected.total == UINT64_MAX &&
+           mtl_test_now() - t0 < 1.0,
+       "a bucket count of 2^64-1 is one step (%.3f s)", mtl_test_now() - t0);
     mtl_adapt_free(&a);
     free(text);
     free(path);
