@@ -27,13 +27,20 @@ static const struct field fields[] = {
 #define FIELD(w, f, T) ((T *)((char *)(w) + (f)->off))
 #define CFIELD(w, f, T) ((const T *)((const char *)(w) + (f)->off))
 
+/* SET:GET as two counts of at most a million each (digits only: no sign,
+ * no overflow of their sum, which a 19-digit count once gave) */
 int mtb_workload_valid_mix(const char *s)
 {
-    long a, b;
-    char extra;
-    if (!s || sscanf(s, "%ld:%ld%c", &a, &b, &extra) != 2 || a < 0 || b < 0 || a + b == 0)
+    if (!s || strspn(s, "0123456789:") != strlen(s))
         return 0;
-    return strspn(s, "0123456789:") == strlen(s);
+    const char *colon = strchr(s, ':');
+    if (!colon || colon == s || !colon[1] || strchr(colon + 1, ':'))
+        return 0;
+    size_t la = (size_t)(colon - s), lb = strlen(colon + 1);
+    if (la > 7 || lb > 7)
+        return 0;
+    long a = strtol(s, NULL, 10), b = strtol(colon + 1, NULL, 10);
+    return a <= 1000000 && b <= 1000000 && a + b > 0;
 }
 
 int mtb_workload_field(const char *key)

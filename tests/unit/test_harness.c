@@ -33,6 +33,10 @@ static void test_parsing(void)
     ok(mtb_parse_long("12a", 1, 100, &l) != 0, "trailing garbage refused");
     ok(mtb_parse_long("99999999999999999999", 0, 1L << 62, &l) != 0, "overflow refused");
     ok(mtb_workload_valid_mix("1:10") && mtb_workload_valid_mix("5:1") && mtb_workload_valid_mix("0:1"), "mixes accepted");
+    /* found by fuzz_plan: a 19-digit count overflowed the sum (UBSan) */
+    ok(!mtb_workload_valid_mix("1:1044444444444444444444") && !mtb_workload_valid_mix("9223372036854775807:1") &&
+           !mtb_workload_valid_mix("1:10000000") && mtb_workload_valid_mix("1000000:1000000"),
+       "mix counts above a million refused, without overflow");
     ok(!mtb_workload_valid_mix("1-10") && !mtb_workload_valid_mix("1:") && !mtb_workload_valid_mix("0:0") &&
            !mtb_workload_valid_mix("1:10x") && !mtb_workload_valid_mix("-1:2"),
        "bad mixes refused");
