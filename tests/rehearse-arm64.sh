@@ -106,6 +106,12 @@ mkdir -p "$WORK"
 step "copy the base root" cp -a "$base" "$R" || die "copy"
 cp /etc/resolv.conf "$R/etc/resolv.conf"
 mkdir -p "$R/src"
+# a root kept after an earlier rehearsal (REHEARSE_BASE) holds that run's
+# clone and build: the commit is always cloned fresh
+if [ -e "$R/src/mtebench" ]; then
+    say "removing the base root's earlier clone /src/mtebench"
+    rm -rf "$R/src/mtebench"
+fi
 step "clone commit ${commit:0:12}" bash -c "git clone -q --no-hardlinks '$ROOT' '$R/src/mtebench' && git -C '$R/src/mtebench' checkout -q '$commit'" ||
     die "clone"
 for m in proc sys dev dev/pts tmp; do
