@@ -22,7 +22,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${REHEARSE_CACHE:-/var/cache/mtebench/rehearse-arm64}
 WORK=${REHEARSE_WORK:-/var/tmp/mtebench-rehearse-arm64}
 MIRROR=http://deb.debian.org/debian
-TESTS=${REHEARSE_TESTS:-"build/tests/test_harness build/tests/test_arm64 tests/integration/00-lib.t tests/integration/10-harness-cli.t tests/integration/12-proof-emu.t tests/integration/18-deps.t tests/integration/19-arm64-paths.t"}
+TESTS=${REHEARSE_TESTS:-"build/tests/test_harness build/tests/test_arm64 tests/integration/00-lib.t tests/integration/10-harness-cli.t tests/integration/12-proof-emu.t tests/integration/12-proof-host.t tests/integration/18-deps.t tests/integration/19-arm64-paths.t"}
 
 say() { printf '[rehearse %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 die() { say "FAILED: $*"; exit 1; }
@@ -127,7 +127,20 @@ inside() { chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/
 
 say "inside: $(inside 'uname -m; grep -m1 -o "Features.*" /proc/cpuinfo | tr " " "\n" | grep -x "mte\|mte3" | tr "\n" " "')"
 step "make deps" inside 'make deps'
-step "make bench SERVICE=memcached MODE=sync DURATION=5s" inside 'make bench SERVICE=memcached MODE=sync DURATION=5s'
+# a bench's records (the newest results/*-memcached-MODE): every run on
+# platform host, ok, its mode proved; prints what only hardware makes true
+# (smaps_mt is the x86 host's smaps under qemu-user, perf has no arm64 PMU)
+bench_records() {
+    inside "d=\$(ls -d results/*-memcached-$1 | tail -n 1) && ls \$d/*/record.json >/dev/null &&
+        for r in \$d/*/record.json; do
+            jq -r '\"    \(input_filename | split(\"/\")[-2]): platform \(.platform.name), status \(.status), proof \(.proof.ok) (\(.proof.method)), smaps_mt \(.proof.smaps_mt), perf \(.perf | if . == null then \"null\" else (.note // .reason // \"counted\") end), warnings \(.warnings // [] | join(\"; \"))\"' \$r || exit 1
+            jq -e '.platform.name == \"host\" and .status == \"ok\" and .proof.ok == true' \$r >/dev/null || { echo \"    not host/ok/proved: \$r\"; exit 1; }
+        done"
+}
+for mode in sync async; do
+    step "make bench SERVICE=memcached MODE=$mode DURATION=5s" inside "make bench SERVICE=memcached MODE=$mode DURATION=5s"
+    step "  its records: platform host, ok, mode proved" bench_records $mode
+done
 # qemu-user has MTE3 but no kernel preferred mode (the host's sysfs has no
 # mte_tcf_preferred): asymm must be refused before the baseline run
 asymm_refused() {
