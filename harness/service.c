@@ -64,18 +64,26 @@ static int ready_once(int port, const char *send_s, const char *expect)
     return ok;
 }
 
-/* The platform's command prefix as one string ("qemu-aarch64 -cpu max" or ""),
- * for setup scripts that run the service's own tools. */
-static char *wrap_prefix(const struct mtb_platform *p)
+/* The platform's command prefix as one string, for setup scripts that run
+ * the service's own tools, with the mode's environment where the platform puts
+ * it: emu gives it to the guest alone ("qemu-aarch64 -cpu max -E
+ * GLIBC_TUNABLES=..."), host and vm in the script's environment (pushed onto
+ * senv). In qemu-aarch64's own environment on an arm64 MTE host the tunable
+ * would reach Debian's static-pie qemu-user, whose glibc 2.36 crashes at
+ * start-up with heap tagging asked for (prctl called before it relocates
+ * itself). */
+static char *wrap_prefix(const struct mtb_platform *p, char *const *env, struct mtb_argv *senv)
 {
     struct mtb_argv a = { 0 }, e = { 0 };
-    p->wrap(&a, &e, "PROG", NULL);
+    p->wrap(&a, &e, "PROG", env);
     char *out = mtb_strdup("");
     for (int i = 0; i < a.n - 1; i++) {
         char *n = mtb_asprintf("%s%s%s", out, i ? " " : "", a.v[i]);
         free(out);
         out = n;
     }
+    for (int i = 0; i < e.n; i++)
+        mtb_argv_push(senv, e.v[i]);
     mtb_argv_free(&a);
     mtb_argv_free(&e);
     return out;
@@ -195,14 +203,14 @@ static void reuse_keep(const struct mtb_service *s, const char *reuse, const cha
 /* The setup script's environment: MTB_* and the workload's MTB_P_<key>. */
 static void setup_env(const struct mtb_service *s, json_t *params, struct mtb_argv *senv)
 {
-    char *prefix = wrap_prefix(s->platform);
+    char *const mode_env[] = { s->env[0], NULL };
+    char *prefix = wrap_prefix(s->platform, mode_env, senv);
     mtb_argv_pushf(senv, "MTB_RUNDIR=%s", s->dir);
     mtb_argv_pushf(senv, "MTB_PORT=%d", s->port);
     mtb_argv_pushf(senv, "MTB_BUILD=%s", s->build->dir);
     mtb_argv_pushf(senv, "MTB_WRAP=%s", prefix);
     mtb_argv_pushf(senv, "MTB_THREADS=%ld", s->wl->service_threads);
     mtb_argv_pushf(senv, "MTB_WORKLOAD=%s", s->wl->name);
-    mtb_argv_push(senv, s->env[0]);
     const char *pk;
     json_t *pv;
     json_object_foreach(params, pk, pv) mtb_argv_pushf(senv, "MTB_P_%s=%s", pk, json_string_value(pv));

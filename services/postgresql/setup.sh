@@ -1,8 +1,10 @@
 #!/bin/bash
 # PostgreSQL run setup, called by the harness before the server starts, as
 # the service's user (PostgreSQL refuses root), with MTB_RUNDIR MTB_BUILD
-# MTB_WRAP (how to run the build's programs on the platform) and
-# GLIBC_TUNABLES (the run's mode: initdb runs tagged too).
+# MTB_WRAP (how to run the build's programs on the platform) and the run's
+# mode, so that initdb runs tagged too: in MTB_WRAP under emu (qemu-aarch64 -E
+# GLIBC_TUNABLES=..., the guest's environment alone), in GLIBC_TUNABLES on host
+# and vm.
 # Makes the data directory $MTB_RUNDIR/data with trust authentication.
 set -euo pipefail
 # shellcheck disable=SC2086
