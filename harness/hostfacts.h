@@ -6,7 +6,8 @@
 int mtb_host_is_arm64(void);
 int mtb_host_has_mte(void);      /* HWCAP2_MTE */
 int mtb_host_has_mte3(void);     /* HWCAP2_MTE3 */
-/* 1 when KVM with MTE can be used (/dev/kvm on an MTE arm64 host). */
+/* 1 when KVM with MTE can be used (/dev/kvm on an MTE arm64 host, with
+ * KVM_CAP_ARM_MTE). */
 int mtb_host_kvm_mte(void);
 /* The first line of `prog --version` (asked once), or NULL. */
 const char *mtb_tool_version(const char *prog);
