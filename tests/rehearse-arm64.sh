@@ -17,6 +17,10 @@
 #   REHEARSE_TESTS  the suite subset (paths relative to the project)
 #   REHEARSE_KEEP=1 keep the work root after the run
 #   REHEARSE_BASE   start from this root instead of the cached debootstrap one
+#                   (e.g. a work root kept by REHEARSE_KEEP: its deps and
+#                   service builds are reused, the commit is cloned afresh)
+#   REHEARSE_BENCH_ARGS  added to each `make bench` (e.g. MAX_TIME=2m: the
+#                   default REPS=auto may take its whole 15 min per bench)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${REHEARSE_CACHE:-/var/cache/mtebench/rehearse-arm64}
@@ -138,7 +142,8 @@ bench_records() {
         done"
 }
 for mode in sync async; do
-    step "make bench SERVICE=memcached MODE=$mode DURATION=5s" inside "make bench SERVICE=memcached MODE=$mode DURATION=5s"
+    step "make bench SERVICE=memcached MODE=$mode DURATION=5s${REHEARSE_BENCH_ARGS:+ $REHEARSE_BENCH_ARGS}" \
+        inside "make bench SERVICE=memcached MODE=$mode DURATION=5s ${REHEARSE_BENCH_ARGS:-}"
     step "  its records: platform host, ok, mode proved" bench_records $mode
 done
 # qemu-user has MTE3 but no kernel preferred mode (the host's sysfs has no
