@@ -165,6 +165,7 @@ int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t er
     free(l.cap);
     if (rc != 0) {
         snprintf(err, errlen, "%s:%d: %s", path, rc, l.err[0] ? l.err : "malformed line");
+        mtb_recipe_free(r);
         return -1;
     }
     r->path = mtb_strdup(path);
@@ -174,10 +175,28 @@ int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t er
     const char *name = mtb_recipe_get(r, "service", "name");
     if (!name) {
         snprintf(err, errlen, "%s: missing [service] name", path);
+        mtb_recipe_free(r);
         return -1;
     }
     r->name = mtb_strdup(name);
     return 0;
+}
+
+void mtb_recipe_free(struct mtb_recipe *r)
+{
+    for (size_t i = 0; i < r->nkv; i++) {
+        free(r->kv[i].section);
+        free(r->kv[i].key);
+        free(r->kv[i].value);
+    }
+    for (size_t i = 0; i < r->nvariants; i++)
+        free(r->variants[i]);
+    free(r->kv);
+    free(r->variants);
+    free(r->name);
+    free(r->dir);
+    free(r->path);
+    memset(r, 0, sizeof *r);
 }
 
 const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, const char *key)
