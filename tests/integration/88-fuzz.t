@@ -22,4 +22,17 @@ for t in build/fuzz/fuzz_*; do
     ok "$( [ $rc = 0 ] && ! ls "$T_TMP/$n-"* >/dev/null 2>&1 && ! grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$T_TMP/$n.log"; echo $?)" \
        "$n: ${runs:-0} inputs, no crash or sanitizer report" || dump "$T_TMP/$n.log" 30
 done
+# run by hand without -artifact_prefix (as the two crash-* once committed in
+# the root were), what a target finds goes next to it, not into the current
+# directory: an RSS limit of 1 MB makes it write an oom- artifact at once
+t=build/fuzz/fuzz_record
+if [ -x "$t" ]; then
+    mkdir -p "$T_TMP/bin" "$T_TMP/cwd" "$T_TMP/new"
+    cp "$t" "$T_TMP/bin/"
+    (cd "$T_TMP/cwd" && ASAN_OPTIONS=detect_leaks=1 timeout 60 "$T_TMP/bin/fuzz_record" -rss_limit_mb=1 -max_total_time=20 \
+        "$T_TMP/new" "$ROOT/tests/fuzz/corpus/fuzz_record" > "$T_TMP/oom.log" 2>&1)
+    ok "$(ls "$T_TMP/bin/fuzz_record-oom-"* >/dev/null 2>&1 && [ -z "$(ls -A "$T_TMP/cwd")" ]; echo $?)" \
+       "without -artifact_prefix, a finding goes next to the binary, not into the current directory" ||
+        { ls -la "$T_TMP/cwd" "$T_TMP/bin"; dump "$T_TMP/oom.log" 10; }
+fi
 done_testing
