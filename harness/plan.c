@@ -1,5 +1,6 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "inifile.h"
 #include "jsonx.h"
 #include "kernel.h"
 #include "proc.h"
@@ -11,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/file.h>
@@ -181,20 +181,8 @@ struct mtb_plan_file {
     char **sections;
     size_t nsec;
     int *lines;               /* the line of each kv, for messages naming file:line */
-    FILE *f;
-    int line, pending_nl;
+    struct mtb_inifile ini;
 };
-
-/* inih's reader, counting lines (as recipe.c does) */
-static char *reader(char *str, int num, void *stream)
-{
-    struct mtb_plan_file *l = stream;
-    if (l->pending_nl || l->line == 0)
-        l->line++;
-    char *s = fgets(str, num, l->f);
-    l->pending_nl = s && strchr(s, '\n') != NULL;
-    return s;
-}
 
 /* the line of sec/key in the plan file (0 when not there) */
 static int line_of(const struct mtb_plan_file *l, const char *sec, const char *key)
@@ -216,7 +204,7 @@ static int on_kv(void *user, const char *section, const char *name, const char *
         return 1;
     l->kv = realloc(l->kv, (l->n + 1) * sizeof *l->kv);
     l->lines = realloc(l->lines, (l->n + 1) * sizeof *l->lines);
-    l->lines[l->n] = l->line;
+    l->lines[l->n] = l->ini.line;
     l->kv[l->n].section = mtb_strdup(section);
     l->kv[l->n].key = mtb_strdup(name);
     l->kv[l->n].value = mtb_strdup(value);
@@ -242,12 +230,9 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
     struct mtb_plan_file *l = p->file = calloc(1, sizeof *p->file);
     if (!l)
         mtb_die(1, "out of memory");
-    l->f = fopen(path, "r");
-    if (!l->f)
+    int rc = mtb_inifile_parse(path, &l->ini, on_kv, l);
+    if (rc == -1)
         mtb_die(2, "plan %s: cannot read it: %s", path, strerror(errno));
-    int rc = ini_parse_stream(reader, l, on_kv, l);
-    fclose(l->f);
-    l->f = NULL;
     if (rc < 0)
         mtb_die(2, "plan %s: cannot read it", path);
     if (rc > 0)
@@ -367,8 +352,6 @@ void mtb_plan_free(struct mtb_plan *p)
     json_decref(p->failed);
     struct mtb_plan_file *l = p->file;
     if (l) {
-        if (l->f)
-            fclose(l->f);
         for (size_t i = 0; i < l->n; i++) {
             free(l->kv[i].section);
             free(l->kv[i].key);
