@@ -4,18 +4,18 @@
 # the pgbench/db_bench/wrk adapters) each run for a few seconds from their
 # seed corpora, under ASan, UBSan and LSan: no crash, no sanitizer report,
 # no leak (a plan refused by mtb_die once leaked all it had read).
-# `make fuzz` runs them longer (FUZZ_SECONDS, default 600). ~40 s once built
+# `make fuzz` runs them longer (FUZZ_SECONDS, default 600). ~15 s once built
 # (the first build of the sanitized objects takes a few minutes).
 . "$(dirname "$0")/../lib.sh"
 command -v clang >/dev/null || skip_all "clang is not installed (make deps)"
 cd "$ROOT" || exit 1
-make --no-print-directory fuzz-build > "$T_TMP/build.log" 2>&1
+make --no-print-directory -j"$(nproc)" fuzz-build > "$T_TMP/build.log" 2>&1
 ok $? "the fuzz targets build" || { dump "$T_TMP/build.log"; done_testing; }
 for t in build/fuzz/fuzz_*; do
     n=$(basename "$t")
     [ -x "$t" ] || continue
     mkdir -p "$T_TMP/new-$n"   # what it finds goes here, not into the seed corpus
-    ASAN_OPTIONS=detect_leaks=1 timeout 60 "$t" -max_total_time="${FUZZ_SHORT:-4}" -max_len=65536 -timeout=10 \
+    ASAN_OPTIONS=detect_leaks=1 timeout 60 "$t" -max_total_time="${FUZZ_SHORT:-1}" -max_len=65536 -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$T_TMP/$n-" "$T_TMP/new-$n" "tests/fuzz/corpus/$n" > "$T_TMP/$n.log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T_TMP/$n.log")
