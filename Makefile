@@ -238,8 +238,11 @@ nightly: deps
 # --- fuzzing (libFuzzer, clang from Debian: make deps) ------------------------
 # make fuzz: each target of tests/fuzz/ for FUZZ_SECONDS, from its seed corpus
 # tests/fuzz/corpus/<target>/ (new inputs it finds go to build/fuzz/corpus/),
-# with AddressSanitizer and UndefinedBehaviorSanitizer; any crash or report
-# fails. tests/integration/88-fuzz.t runs each for a few seconds.
+# with AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer (an
+# input that leaks is a finding: a leak per input once ran fuzz_plan into
+# libFuzzer's 2 GB limit); any crash or report fails. What it finds goes to
+# $(B)/fuzz/<target>-*, never to the current directory.
+# tests/integration/88-fuzz.t runs each for a few seconds.
 FUZZ_SECONDS ?= 600
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -261,7 +264,7 @@ fuzz-build: $(FUZZ_TARGETS)
 fuzz: fuzz-build
 	@r=0; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); mkdir -p $(B)/fuzz/corpus/$$n; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
-	  ASAN_OPTIONS=detect_leaks=0 $$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
+	  ASAN_OPTIONS=detect_leaks=1 $$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
 	    -artifact_prefix=$(B)/fuzz/$$n- $(B)/fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
 	    grep -E '^(stat::number_of_executed_units|stat::peak_rss|==[0-9]+==|SUMMARY|Done|.*(crash|leak|timeout|deadly))' || true; \
 	  ls $(B)/fuzz/$$n-* >/dev/null 2>&1 && { echo "fuzz: $$n: FAILED, see $(B)/fuzz/$$n-*"; r=1; }; \
