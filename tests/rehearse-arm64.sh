@@ -146,6 +146,18 @@ for mode in sync async; do
         inside "make bench SERVICE=memcached MODE=$mode DURATION=5s ${REHEARSE_BENCH_ARGS:-}"
     step "  its records: platform host, ok, mode proved" bench_records $mode
 done
+# perf on platform host: one short tagged run with MACHINE=local's perf
+# events (make bench's default MACHINE=auto counts none); prints what perf
+# counted: under qemu-user perf_event_open reaches the x86 kernel, so the
+# hardware events are not counted there; on MTE hardware they are
+host_perf() {
+    inside './build/mtebench run --service memcached --mode sync --platform host --machine local --duration 2 --warmup 0 \
+            --results /tmp/rehearse-perf > /tmp/rehearse-perf.out 2>&1 || { tail -n 5 /tmp/rehearse-perf.out; exit 1; }
+        r=$(ls /tmp/rehearse-perf/*/record.json) &&
+        jq -r "\"    perf: \(.perf.status), events \(.perf.events | tojson), unsupported \(.perf.unsupported // [] | unique | join(\",\")), note \(.perf.note // \"-\")\"" $r &&
+        jq -e ".status == \"ok\" and .proof.ok and (.perf | type) == \"object\"" $r >/dev/null'
+}
+step "perf on host (one 2 s tagged run, MACHINE=local's perf events)" host_perf
 # qemu-user has MTE3 but no kernel preferred mode (the host's sysfs has no
 # mte_tcf_preferred): asymm must be refused before the baseline run
 asymm_refused() {
