@@ -12,6 +12,8 @@
 # What it cannot show (only real MTE hardware can): perf PMU events, KVM
 # (-accel kvm -cpu host), asymm (qemu-user has no kernel preferred mode),
 # `mt` in /proc/PID/smaps (qemu-user's smaps are the host's), and timings.
+# qemu-user also makes up a process's own /proc/self/stat (pgrp 0) and answers
+# set_mempolicy with ENOSYS; /dev/kvm there is the x86 host's.
 #
 # Root only. Options through the environment:
 #   REHEARSE_TESTS  the suite subset (paths relative to the project)
