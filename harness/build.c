@@ -274,6 +274,17 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
     out->dir = mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, out->key);
     out->binary = mtb_asprintf("%s/%s", out->dir, mtb_recipe_need(r, "build", "binary"));
     char *infopath = mtb_asprintf("%s/build.json", out->dir);
+    /* one build of a service at a time: another mtebench may be making this
+     * very build (then it is cached once the lock is ours), and the build
+     * scripts share the service's unpacked sources and object trees */
+    char *lockp = mtb_asprintf("%s/builds/%s/.lock", mtb_cache(), r->name);
+    char *what = mtb_asprintf("another build of %s", r->name);
+    char *ldir = mtb_asprintf("%s/builds/%s", mtb_cache(), r->name);
+    mtb_mkdir_p(ldir);
+    int lock = mtb_lock_wait(lockp, what, quiet);
+    free(ldir);
+    free(what);
+    free(lockp);
     int rc = -1;
     if (!force && mtb_file_exists(out->binary) && mtb_file_exists(infopath)) {
         json_error_t je;
@@ -288,6 +299,8 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
     }
     if (rc != 0)
         rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
+    if (lock >= 0)
+        close(lock);
     free(infopath);
     inputs_free(&in);
     return rc;

@@ -102,7 +102,11 @@ static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
     }
     mtl_adapt_free(&ad);
     free(text);
-out:
+out:;
+    char *db = mtb_asprintf("%s/db", d->rundir); /* the database is working data, not a result */
+    if (mtb_file_exists(db))
+        mtb_mark_scratch(db);
+    free(db);
     free(wlog);
     free(logp);
     return load;

@@ -437,12 +437,21 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
     if (kplan_make(name, source, &p, err, errlen) != 0)
         return -1;
     int rc = -1;
+    /* one kernel build at a time (they share the unpacked source and base
+     * trees, and a stale temporary tree is removed below) */
+    char *kroot = mtb_asprintf("%s/kernels", mtb_cache()), *lockp = mtb_asprintf("%s/.lock", kroot);
+    mtb_mkdir_p(kroot);
+    int lock = mtb_lock_wait(lockp, "another kernel build", quiet);
+    free(lockp);
+    free(kroot);
     if (!force && load_built(name, source, p.key, out) == 0) {
         out->cached = 1;
         json_object_set_new(out->info, "cached", json_true());
         if (!quiet)
             fprintf(stderr, "mtebench: kernel %s (%s): cached build %.12s\n", name, source, p.key);
         kplan_free(&p);
+        if (lock >= 0)
+            close(lock);
         return 0;
     }
 
@@ -526,6 +535,8 @@ out:
     free(base_tree);
     free(base_key);
     kplan_free(&p);
+    if (lock >= 0)
+        close(lock);
     return rc;
 }
 

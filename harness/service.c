@@ -239,6 +239,11 @@ int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *
         st = mtb_driver_exec(d, &sa, senv.v, slog, NULL, 0, s->user);
     if (reuse && !reused && st == 0)
         reuse_keep(s, reuse, keep);
+    if (reuse && st == 0) { /* the data the setup made is working data, not a result */
+        char *rd = mtb_asprintf("%s/%s", s->dir, reuse);
+        mtb_mark_scratch(rd);
+        free(rd);
+    }
     if (st != 0) {
         char desc[64];
         snprintf(why, n, "setup of %s failed (%s); see %s", s->recipe->name,

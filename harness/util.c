@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -188,6 +189,35 @@ int mtb_rm_rf(const char *path)
         return rmdir(path) == 0 ? 0 : -errno;
     }
     return unlink(path) == 0 ? 0 : -errno;
+}
+
+int mtb_mark_scratch(const char *dir)
+{
+    static const char tag[] = "Signature: 8a477f597d28d172789f06886806bc55\n"
+                              "# a service's working data (mtebench), not a result: the vm guest does not hand it back\n";
+    char *p = mtb_asprintf("%s/CACHEDIR.TAG", dir);
+    int rc = mtb_write_atomic(p, tag, sizeof tag - 1);
+    free(p);
+    return rc;
+}
+
+int mtb_lock_wait(const char *path, const char *what, int quiet)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    int e = errno;
+    if (e == EWOULDBLOCK) {
+        if (!quiet)
+            fprintf(stderr, "mtebench: waiting for %s (another mtebench holds %s)\n", what, path);
+        e = flock(fd, LOCK_EX) == 0 ? 0 : errno;
+    }
+    if (e == 0)
+        return fd;
+    close(fd);
+    return -e;
 }
 
 struct mtb_hash {

@@ -27,6 +27,15 @@ char *mtb_read_file(const char *path, size_t *len);
 int mtb_write_atomic(const char *path, const char *data, size_t len);
 int mtb_file_exists(const char *path);
 int mtb_rm_rf(const char *path);
+/* Mark dir as a service's working data, not a result: a CACHEDIR.TAG (the
+ * Cache Directory Tagging convention, honoured by tar --exclude-caches); the
+ * vm guest does not hand such directories back. @return 0 or -errno. */
+int mtb_mark_scratch(const char *dir);
+/* An exclusive lock on path (made if missing), for work two mtebench
+ * processes must not do at once (a build of the same service or kernel): if
+ * another holds it, says "waiting for <what>" (unless quiet) and waits.
+ * @return the descriptor (close it to release) or -errno. */
+int mtb_lock_wait(const char *path, const char *what, int quiet);
 
 /* Streaming SHA-256 (OpenSSL EVP) producing lowercase hex. */
 struct mtb_hash;

@@ -6,7 +6,10 @@
  * the arguments the host put after "--" on the kernel command line:
  *     /mtb/build/mtebench ARGS...   (MTEBENCH_ROOT=/mtb, output in /tmp/out)
  * When it ends, every file under /tmp/out is handed back on the dedicated
- * virtio console /dev/hvc0 (the serial console stays for kernel messages):
+ * virtio console /dev/hvc0 (the serial console stays for kernel messages),
+ * except directories the harness marked as a service's working data with a
+ * CACHEDIR.TAG (PostgreSQL's data directory, RocksDB's database: tens of MB
+ * that took a minute through the console under TCG):
  *     MTB-FILE <relative path> <size>\n<size bytes>\n ... MTB-EXIT <status>\nMTB-END\n
  * and the guest powers off. The host side is harness/transport_console.c.
  */
@@ -79,11 +82,16 @@ static void put_all(const void *buf, size_t n)
 static int send_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)ftw;
+    if (type == FTW_D) {
+        char tag[4200];
+        snprintf(tag, sizeof tag, "%s/CACHEDIR.TAG", path);
+        return access(tag, F_OK) == 0 ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
+    }
     if (type != FTW_F || !S_ISREG(st->st_mode))
-        return 0;
+        return FTW_CONTINUE;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
+        return FTW_CONTINUE;
     char head[4200];
     int hn = snprintf(head, sizeof head, "MTB-FILE %s %lld\n", path + strlen(OUT_DIR) + 1,
                       (long long)st->st_size);
@@ -101,7 +109,7 @@ static int send_file(const char *path, const struct stat *st, int type, struct F
     }
     put_all("\n", 1);
     close(fd);
-    return 0;
+    return FTW_CONTINUE;
 }
 
 int main(int argc, char **argv)
@@ -169,7 +177,7 @@ int main(int argc, char **argv)
     }
 
     if (chan >= 0) {
-        nftw(OUT_DIR, send_file, 16, FTW_PHYS);
+        nftw(OUT_DIR, send_file, 16, FTW_PHYS | FTW_ACTIONRETVAL);
         char tail[64];
         int n = snprintf(tail, sizeof tail, "MTB-EXIT %d\nMTB-END\n", status);
         put_all(tail, (size_t)n);

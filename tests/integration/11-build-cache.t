@@ -1,6 +1,9 @@
 #!/bin/bash
 # Builds are cached by a hash of every input: a second build compiles
 # nothing, and a changed patch makes a new build while the rest stay cached.
+# One build of a service at a time: a second mtebench waits for the first's
+# lock (two plans started at once once raced, and a build's rename could
+# remove the tree a running service was using).
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 
@@ -14,6 +17,18 @@ ok "$(file "$bin" | grep -q 'ARM aarch64'; echo $?)" "tagged build is an aarch64
 info=$(dirname "$(dirname "$bin")")/build.json
 ok "$(jq_e '.source_sha256 and .toolchain and (.patches|length) >= 3 and (.cflags|test("memtag"))' "$info" >/dev/null; echo $?)" \
    "build.json records checksum, toolchain, patches and flags"
+
+# another mtebench holds the service's build lock: this one says so, waits, then goes on
+lockf="${MTEBENCH_CACHE:-/var/cache/mtebench}/builds/memcached/.lock"
+flock "$lockf" sleep 2 & holder=$!
+sleep 0.3
+t0=$(date +%s%N)
+"$M" build --service memcached --platform emu --variant plain > "$T_TMP/bl.out" 2> "$T_TMP/bl.err"
+rc=$? waited=$(( ($(date +%s%N) - t0) / 1000000 ))
+wait $holder
+is "$rc" 0 "a build while another holds the lock ends well"
+ok "$(grep -q 'waiting for another build of memcached' "$T_TMP/bl.err"; echo $?)" "says it waits for the other build" || dump "$T_TMP/bl.err"
+ok "$( [ "$waited" -ge 1500 ]; echo $?)" "and waited for it ($waited ms)"
 
 # a project copy whose tagged patch differs by a comment line
 root2="$T_TMP/root"

@@ -21,7 +21,7 @@ ok "$(! kill -0 "$pid" 2>/dev/null; echo $?)" "mtebench exited on SIGINT"
 wait "$pid"; rc=$?
 is "$rc" 130 "exit status 130"
 sleep 0.3
-ok "$(! pgrep -f "$B/mtload" >/dev/null && ! pgrep -f "memcached.*$R" >/dev/null && ! pgrep -f "qemu-aarch64.*$R" >/dev/null; echo $?)" \
+ok "$(! pgrep -f "$B/mtload.*$R" >/dev/null && ! pgrep -f "memcached.*$R" >/dev/null && ! pgrep -f "qemu-aarch64.*$R" >/dev/null; echo $?)" \
    "no memcached, qemu or mtload left running"
 ok "$(jq_e '.status=="ok"' "$R/001-memcached-default-plain-off-rep1/record.json" >/dev/null; echo $?)" "finished record intact"
 ok "$(! ls "$R"/*/*.tmp.* >/dev/null 2>&1; echo $?)" "no half-written files"

@@ -48,6 +48,9 @@ jqok "$r" '.proof.smaps_mt_shared_maps | any(startswith("/dev/shm/PostgreSQL."))
      "postgresql tagged/sync: dynamic shared memory (posix) carries mt"
 jqok "$r" '.summary.ops_per_sec > 0 and .service_counters.delta.xact_commit > 0' \
      "pgbench in the guest measured, pg_stat_database counted"
+g="$R/postgresql-tagged-sync/001-tagged-sync/guest/001-tagged-sync"
+ok "$( [ -s "$g/setup.log" ] && [ ! -e "$g/data" ]; echo $?)" \
+   "the guest handed back the logs but not the data directory (working data: ~70 MB, a minute through the console)"
 
 # --- RocksDB ----------------------------------------------------------------
 # 20,000 keys: a short preload under TCG, still several SST files (1 MiB memtables)
