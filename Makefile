@@ -13,6 +13,9 @@ comma := ,
 # kernel source of the named kernels (PLATFORM=vm): 6.12 (default) or 6.1
 export KERNEL_SOURCE
 .DEFAULT_GOAL := all
+# the compile steps run in parallel (the sub-makes below); make deps and the
+# targets' own steps stay in order
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 B       := build
 CC      ?= cc
@@ -163,13 +166,13 @@ BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--m
 	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench bench $(BENCH_ARGS)
 
 # the kernel comparison: same workload and mode on each kernel (PLATFORM=vm)
 KERNELS ?= stock,tcma1
 compare-kernels: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
 	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
 	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
@@ -187,7 +190,7 @@ $(B)/bench/floor: tests/bench/floor.c
 	$(Q)$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -luring
 
 bench-loadgen: deps
-	@$(MAKE) --no-print-directory all $(B)/bench/floor
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(B)/bench/floor
 	bash tests/bench/loadgen.sh
 
 report: all
@@ -195,7 +198,7 @@ report: all
 
 # --- tests -----------------------------------------------------------------
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
 	@r=0; bash tests/run.sh || r=1; bash tests/lint.sh || r=1; exit $$r
 
 # structure: no harness function over 120 lines, no include cycle, layers kept
@@ -208,7 +211,7 @@ unit: all $(UNIT)
 # tests kept out of `make test` for what their builds cost cold (tests/long/:
 # PostgreSQL's objtag plants, two test-only PostgreSQL builds of ~5 min each)
 test-long: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	bash tests/run.sh tests/long/*.t
 
 clean:
@@ -220,14 +223,14 @@ clean:
 # --- plans (configs/*.conf) --------------------------------------------------
 PLAN ?= configs/paper.conf
 plan: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench plan $(PLAN) $(BENCH_ARGS_COMMON)
 .PHONY: plan
 
 # --- the nightly (configs/nightly.conf, history, dashboard) -------------------
 NIGHTLY_PLAN ?= configs/nightly.conf
 nightly: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@# not echoed: HISTORY may be a PostgreSQL URL with a password
 	@$(B)/mtebench nightly --plan $(NIGHTLY_PLAN) $(if $(HISTORY),--history '$(HISTORY)') $(BENCH_ARGS_COMMON)
 .PHONY: nightly
@@ -235,8 +238,11 @@ nightly: deps
 # --- fuzzing (libFuzzer, clang from Debian: make deps) ------------------------
 # make fuzz: each target of tests/fuzz/ for FUZZ_SECONDS, from its seed corpus
 # tests/fuzz/corpus/<target>/ (new inputs it finds go to build/fuzz/corpus/),
-# with AddressSanitizer and UndefinedBehaviorSanitizer; any crash or report
-# fails. tests/integration/88-fuzz.t runs each for a few seconds.
+# with AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer (an
+# input that leaks is a finding: a leak per input once ran fuzz_plan into
+# libFuzzer's 2 GB limit); any crash or report fails. What it finds goes to
+# $(B)/fuzz/<target>-*, never to the current directory.
+# tests/integration/88-fuzz.t runs each for a few seconds.
 FUZZ_SECONDS ?= 600
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -258,7 +264,7 @@ fuzz-build: $(FUZZ_TARGETS)
 fuzz: fuzz-build
 	@r=0; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); mkdir -p $(B)/fuzz/corpus/$$n; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
-	  ASAN_OPTIONS=detect_leaks=0 $$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
+	  ASAN_OPTIONS=detect_leaks=1 $$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
 	    -artifact_prefix=$(B)/fuzz/$$n- $(B)/fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
 	    grep -E '^(stat::number_of_executed_units|stat::peak_rss|==[0-9]+==|SUMMARY|Done|.*(crash|leak|timeout|deadly))' || true; \
 	  ls $(B)/fuzz/$$n-* >/dev/null 2>&1 && { echo "fuzz: $$n: FAILED, see $(B)/fuzz/$$n-*"; r=1; }; \

@@ -266,8 +266,10 @@ void mtb_cli_resolve(struct mtb_opts *o)
         free(copy);
     }
     if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
-        char *names = mtb_workload_names(o->recipe);
-        bad("WORKLOAD", o->workload, names);
+        char *names = mtb_workload_names(o->recipe), acc[MTB_ERRLEN];
+        snprintf(acc, sizeof acc, "%s", names);
+        free(names); /* the fuzz target's mtb_die returns */
+        bad("WORKLOAD", o->workload, acc);
     }
     struct mtb_workload *w = &o->wl;
     if (o->mach.service_threads)

@@ -79,6 +79,28 @@ int mtb_driver_failed(int st, const char *what, const char *logp, char *why, siz
     return -1;
 }
 
+int mtb_driver_warm_measure(const struct mtb_drive *d, const char *name, mtb_driver_run_fn run, void *arg, char **logp,
+                            char **text, char *why, size_t n)
+{
+    const struct mtb_workload *w = d->wl;
+    char *wlog = mtb_asprintf("%s/%s-warmup.log", d->rundir, name);
+    char *what = mtb_asprintf("%s warm-up", name);
+    *logp = mtb_asprintf("%s/%s.log", d->rundir, name);
+    *text = NULL;
+    int rc = w->warmup > 0 ? mtb_driver_failed(run(d, w->warmup, wlog, 0, arg), what, wlog, why, n) : 0;
+    if (rc == 0)
+        rc = mtb_driver_failed(run(d, w->duration, *logp, 1, arg), name, *logp, why, n);
+    if (rc == 0)
+        *text = mtb_read_file(*logp, NULL);
+    else {
+        free(*logp);
+        *logp = NULL;
+    }
+    free(what);
+    free(wlog);
+    return rc;
+}
+
 void mtb_driver_mix_parts(const char *mix, long *set, long *get)
 {
     *set = 1;

@@ -74,4 +74,13 @@ int mtb_driver_exec_seen(const struct mtb_drive *d, struct mtb_argv *argv, char 
  * (busy = CPU seconds / (seconds x client CPUs); bound above 0.9). */
 int mtb_driver_exec_client(const struct mtb_drive *d, struct mtb_argv *argv, const char *logp, struct rusage *ru);
 void mtb_driver_cpu(const struct mtb_drive *d, json_t *load, const struct rusage *ru, double seconds);
+/* A client that runs for a time: run(d, seconds, log, measured, arg), 0 or a
+ * status for mtb_driver_failed. */
+typedef int (*mtb_driver_run_fn)(const struct mtb_drive *d, double secs, const char *logp, int measured, void *arg);
+/* Run it for the warm-up, if any, into RUNDIR/NAME-warmup.log, then for the
+ * measurement into RUNDIR/NAME.log. @return 0 with *logp (the measured
+ * log's path) and *text (what it holds; NULL when unreadable), both to be
+ * freed; -1 with why naming the run that failed ("NAME warm-up", "NAME"). */
+int mtb_driver_warm_measure(const struct mtb_drive *d, const char *name, mtb_driver_run_fn run, void *arg, char **logp,
+                            char **text, char *why, size_t n);
 #endif

@@ -64,19 +64,19 @@ static int dbbench_preload(const struct mtb_drive *d, char *why, size_t n)
     return rc;
 }
 
+static int dbbench_run(const struct mtb_drive *d, double secs, const char *logp, int measured, void *bench)
+{
+    return dbbench_exec(d, bench, secs, needs_existing(bench), logp, measured);
+}
+
 static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
 {
     const struct mtb_workload *w = d->wl;
     const char *bench = mtb_driver_param(d, "benchmark", "readrandomwriterandom");
-    int existing = needs_existing(bench);
-    char *wlog = mtb_asprintf("%s/db_bench-warmup.log", d->rundir);
-    char *logp = mtb_asprintf("%s/db_bench.log", d->rundir);
     json_t *load = NULL;
-    if (w->warmup > 0 && mtb_driver_failed(dbbench_exec(d, bench, w->warmup, existing, wlog, 0), "db_bench warm-up", wlog, why, n))
+    char *logp, *text;
+    if (mtb_driver_warm_measure(d, "db_bench", dbbench_run, (void *)bench, &logp, &text, why, n) != 0)
         goto out;
-    if (mtb_driver_failed(dbbench_exec(d, bench, w->duration, existing, logp, 1), "db_bench", logp, why, n))
-        goto out;
-    char *text = mtb_read_file(logp, NULL);
     struct mtl_adapt ad;
     mtl_adapt_init(&ad);
     double ops = 0, secs = 0;
@@ -102,13 +102,12 @@ static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
     }
     mtl_adapt_free(&ad);
     free(text);
+    free(logp);
 out:;
     char *db = mtb_asprintf("%s/db", d->rundir); /* the database is working data, not a result */
     if (mtb_file_exists(db))
         mtb_mark_scratch(db);
     free(db);
-    free(wlog);
-    free(logp);
     return load;
 }
 

@@ -32,18 +32,20 @@ static int wrk_exec(const struct mtb_drive *d, double secs, const char *logp, st
     return st;
 }
 
+static int wrk_run(const struct mtb_drive *d, double secs, const char *logp, int measured, void *ru)
+{
+    (void)measured;
+    return wrk_exec(d, secs, logp, ru);
+}
+
 static json_t *wrk_measure(const struct mtb_drive *d, char *why, size_t n)
 {
     const struct mtb_workload *w = d->wl;
-    char *wlog = mtb_asprintf("%s/wrk-warmup.log", d->rundir);
-    char *logp = mtb_asprintf("%s/wrk.log", d->rundir);
     json_t *load = NULL;
     struct rusage ru = { 0 };
-    if (w->warmup > 0 && mtb_driver_failed(wrk_exec(d, w->warmup, wlog, &ru), "wrk warm-up", wlog, why, n))
-        goto out;
-    if (mtb_driver_failed(wrk_exec(d, w->duration, logp, &ru), "wrk", logp, why, n))
-        goto out;
-    char *text = mtb_read_file(logp, NULL);
+    char *logp, *text;
+    if (mtb_driver_warm_measure(d, "wrk", wrk_run, &ru, &logp, &text, why, n) != 0)
+        return NULL;
     struct mtl_adapt ad;
     mtl_adapt_init(&ad);
     double secs = 0;
@@ -59,8 +61,6 @@ static json_t *wrk_measure(const struct mtb_drive *d, char *why, size_t n)
     }
     mtl_adapt_free(&ad);
     free(text);
-out:
-    free(wlog);
     free(logp);
     return load;
 }

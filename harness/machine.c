@@ -1,10 +1,10 @@
 /* machine.c - see machine.h */
 #include "machine.h"
+#include "inifile.h"
 #include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,26 +61,14 @@ void mtb_cpulist_format(const int *cpus, int n, char *buf, size_t len)
     }
 }
 
-/* ---- profile files: inih, with the line of each key from our own reader -- */
+/* ---- profile files: inih, with the line of each key (inifile.h) ----------- */
 
 struct ld {
     struct mtb_machine *m;
     const char *path;
-    FILE *f;
-    int line;          /* lines read so far (the line being parsed) */
-    int pending_nl;    /* the previous chunk ended a line */
+    struct mtb_inifile ini;   /* ini.line: the line being parsed */
     char err[512];
 };
-
-static char *reader(char *str, int num, void *stream)
-{
-    struct ld *l = stream;
-    if (l->pending_nl || l->line == 0)
-        l->line++;
-    char *r = fgets(str, num, l->f);
-    l->pending_nl = r && strchr(r, '\n') != NULL;
-    return r;
-}
 
 static const char *const machine_keys =
     "name, summary, cpus, service_cpus, client_cpus, allow_overlap, numa_node, numa_strict, cores, service_threads, "
@@ -140,14 +128,14 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
     } else if (!strcmp(key, "sweep_cpus")) {
         if ((m->nswp = mtb_cpulist_parse(value, m->swp_cpus, MTB_MAX_CPUS)) <= 0)
             FAIL("%s '%s' is not a CPU list such as 0-7,16", key, value);
-        m->swp_line = l->line;
+        m->swp_line = l->ini.line;
     } else if (!strcmp(key, "service_cpus") || !strcmp(key, "client_cpus")) {
         int svc = key[0] == 's';
         int n = mtb_cpulist_parse(value, svc ? m->svc_cpus : m->cli_cpus, MTB_MAX_CPUS);
         if (n <= 0)
             FAIL("%s '%s' is not a CPU list such as 0-7,16", key, value);
         *(svc ? &m->nsvc : &m->ncli) = n;
-        *(svc ? &m->svc_line : &m->cli_line) = l->line;
+        *(svc ? &m->svc_line : &m->cli_line) = l->ini.line;
     } else if (!strcmp(key, "allow_overlap") || !strcmp(key, "set_governor")) {
         if (yesno(value, key[0] == 'a' ? &m->allow_overlap : &m->set_governor) != 0)
             FAIL("%s '%s' is not yes or no", key, value);
@@ -187,7 +175,7 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
             m->type_cpu[m->ntypes++] = (int)cpu;
         }
         free(copy);
-        m->types_line = l->line;
+        m->types_line = l->ini.line;
     } else if (!strcmp(key, "service_threads") || !strcmp(key, "loadgen_threads")) {
         if (mtb_parse_long(value, 1, 4096, &v) != 0)
             FAIL("%s '%s' is not an integer from 1 to 4096", key, value);
@@ -245,13 +233,11 @@ int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t
     m->numa_strict = 1;
     snprintf(m->path, sizeof m->path, "%s", path);
     struct ld l = { .m = m, .path = path };
-    l.f = fopen(path, "r");
-    if (!l.f) {
+    int rc = mtb_inifile_parse(path, &l.ini, on_kv, &l);
+    if (rc == -1) {
         snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
         return -1;
     }
-    int rc = ini_parse_stream(reader, &l, on_kv, &l);
-    fclose(l.f);
     if (rc != 0) {
         snprintf(err, errlen, "%s:%d: %s", path, rc, l.err[0] ? l.err : "malformed line");
         return -1;

@@ -1,5 +1,6 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "inifile.h"
 #include "jsonx.h"
 #include "kernel.h"
 #include "proc.h"
@@ -11,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/file.h>
@@ -103,7 +103,11 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
     size_t n = 0;
     char *copy = mtb_strdup(list), *save = NULL;
     for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-        if (!mtb_recipe_has_variant(r, t)) {
+        const char *name = NULL; /* the recipe's own string: recipes are kept for the process */
+        for (size_t i = 0; i < r->nvariants && !name; i++)
+            if (!strcmp(r->variants[i], t))
+                name = r->variants[i];
+        if (!name) {
             char names[256];
             snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name,
                      mtb_recipe_variant_names(r, names, sizeof names));
@@ -111,7 +115,7 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
             return 0;
         }
         if (n < max)
-            out[n++] = mtb_strdup(t);
+            out[n++] = name;
     }
     free(copy);
     if (!n)
@@ -171,29 +175,17 @@ static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_re
 
 /* ---- plan files ---------------------------------------------------------- */
 
-struct loader {
+struct mtb_plan_file {
     struct mtb_kv *kv;
     size_t n;
     char **sections;
     size_t nsec;
     int *lines;               /* the line of each kv, for messages naming file:line */
-    FILE *f;
-    int line, pending_nl;
+    struct mtb_inifile ini;
 };
 
-/* inih's reader, counting lines (as recipe.c does) */
-static char *reader(char *str, int num, void *stream)
-{
-    struct loader *l = stream;
-    if (l->pending_nl || l->line == 0)
-        l->line++;
-    char *s = fgets(str, num, l->f);
-    l->pending_nl = s && strchr(s, '\n') != NULL;
-    return s;
-}
-
 /* the line of sec/key in the plan file (0 when not there) */
-static int line_of(const struct loader *l, const char *sec, const char *key)
+static int line_of(const struct mtb_plan_file *l, const char *sec, const char *key)
 {
     for (size_t i = 0; i < l->n; i++)
         if (!strcmp(l->kv[i].section, sec) && !strcmp(l->kv[i].key, key))
@@ -203,7 +195,7 @@ static int line_of(const struct loader *l, const char *sec, const char *key)
 
 static int on_kv(void *user, const char *section, const char *name, const char *value)
 {
-    struct loader *l = user;
+    struct mtb_plan_file *l = user;
     if (!l->nsec || strcmp(l->sections[l->nsec - 1], section)) {
         l->sections = realloc(l->sections, (l->nsec + 1) * sizeof *l->sections);
         l->sections[l->nsec++] = mtb_strdup(section);
@@ -212,7 +204,7 @@ static int on_kv(void *user, const char *section, const char *name, const char *
         return 1;
     l->kv = realloc(l->kv, (l->n + 1) * sizeof *l->kv);
     l->lines = realloc(l->lines, (l->n + 1) * sizeof *l->lines);
-    l->lines[l->n] = l->line;
+    l->lines[l->n] = l->ini.line;
     l->kv[l->n].section = mtb_strdup(section);
     l->kv[l->n].key = mtb_strdup(name);
     l->kv[l->n].value = mtb_strdup(value);
@@ -220,7 +212,7 @@ static int on_kv(void *user, const char *section, const char *name, const char *
     return 1;
 }
 
-static const char *get(const struct loader *l, const char *sec, const char *key)
+static const char *get(const struct mtb_plan_file *l, const char *sec, const char *key)
 {
     for (size_t i = 0; i < l->n; i++)
         if (!strcmp(l->kv[i].section, sec) && !strcmp(l->kv[i].key, key))
@@ -233,94 +225,101 @@ static const char *const entry_keys[] = { "service", "workload", "modes", "varia
 
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
-    struct loader l = { 0 };
-    l.f = fopen(path, "r");
-    if (!l.f)
+    /* p owns the file's list from the start: a load cut short is freed with p */
+    memset(p, 0, sizeof *p);
+    struct mtb_plan_file *l = p->file = calloc(1, sizeof *p->file);
+    if (!l)
+        mtb_die(1, "out of memory");
+    int rc = mtb_inifile_parse(path, &l->ini, on_kv, l);
+    if (rc == -1)
         mtb_die(2, "plan %s: cannot read it: %s", path, strerror(errno));
-    int rc = ini_parse_stream(reader, &l, on_kv, &l);
-    fclose(l.f);
     if (rc < 0)
         mtb_die(2, "plan %s: cannot read it", path);
     if (rc > 0)
         mtb_die(2, "plan %s:%d: malformed line", path, rc);
     const char *v;
-    if (!o->reps_given && (v = get(&l, "plan", "reps"))) {
+    if (!o->reps_given && (v = get(l, "plan", "reps"))) {
         if (!strcmp(v, "auto"))
             o->reps = MTB_REPS_AUTO;
         else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
             mtb_die(2, "plan %s:%d: [plan] reps '%s' is not auto or an integer from 1 to 1000", path,
-                    line_of(&l, "plan", "reps"), v);
+                    line_of(l, "plan", "reps"), v);
     }
-    if (!o->platform && (v = get(&l, "plan", "platform")))
+    if (!o->platform && (v = get(l, "plan", "platform")))
         o->platform = v;
-    if (!o->cores && (v = get(&l, "plan", "cores")))
+    if (!o->cores && (v = get(l, "plan", "cores")))
         o->cores = v;
     /* [plan] duration and warmup hold for every entry unless given on the command line */
     static const char *const globals[] = { "duration", "warmup" };
     for (int g = 0; g < 2; g++) {
         char why[MTB_ERRLEN];
-        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(&l, "plan", globals[g])) &&
+        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(l, "plan", globals[g])) &&
             mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
-            mtb_die(2, "plan %s:%d: [plan] %s", path, line_of(&l, "plan", globals[g]), why);
+            mtb_die(2, "plan %s:%d: [plan] %s", path, line_of(l, "plan", globals[g]), why);
     }
     /* resolve the platform with the first entry's service */
     const char *first = NULL;
-    for (size_t i = 0; i < l.nsec && !first; i++)
-        if (strcmp(l.sections[i], "plan"))
-            first = l.sections[i];
+    for (size_t i = 0; i < l->nsec && !first; i++)
+        if (strcmp(l->sections[i], "plan"))
+            first = l->sections[i];
     if (!first)
         mtb_die(2, "plan %s: no entries (sections other than [plan])", path);
-    o->service = get(&l, first, "service");
+    o->service = get(l, first, "service");
     o->mode = NULL;
     mtb_cli_resolve(o);
-    const char *name = get(&l, "plan", "name");
+    const char *name = get(l, "plan", "name");
     if (!name) {
         const char *b = strrchr(path, '/');
         name = b ? b + 1 : path;
     }
     mtb_plan_init(p, name, o);
-    for (size_t i = 0; i < l.nsec; i++) {
-        const char *sec = l.sections[i];
+    p->file = l;
+    for (size_t i = 0; i < l->nsec; i++) {
+        const char *sec = l->sections[i];
         if (!strcmp(sec, "plan"))
             continue;
-        for (size_t k = 0; k < l.n; k++) {
-            if (strcmp(l.kv[k].section, sec))
+        for (size_t k = 0; k < l->n; k++) {
+            if (strcmp(l->kv[k].section, sec))
                 continue;
-            int known = mtb_workload_field(l.kv[k].key) >= 0;
+            int known = mtb_workload_field(l->kv[k].key) >= 0;
             for (const char *const *e = entry_keys; *e; e++)
-                known |= !strcmp(*e, l.kv[k].key);
+                known |= !strcmp(*e, l->kv[k].key);
             if (!known)
                 mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path,
-                        l.lines[k], sec, l.kv[k].key, mtb_workload_keys());
+                        l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
         }
         /* each entry is resolved like the command line, with its values */
         struct mtb_opts eo = *o;
-        eo.service = get(&l, sec, "service");
-        eo.workload = get(&l, sec, "workload");
+        eo.service = get(l, sec, "service");
+        eo.workload = get(l, sec, "workload");
         eo.quiet = 1;
         eo.mode = NULL;
         if (!eo.service)
             mtb_die(2, "plan %s: [%s] has no service", path, sec);
-        for (size_t k = 0; k < l.n; k++) {
-            int f = mtb_workload_field(l.kv[k].key);
+        for (size_t k = 0; k < l->n; k++) {
+            int f = mtb_workload_field(l->kv[k].key);
             char why[MTB_ERRLEN];
             /* the entry's values; duration and warmup only when not given for the whole plan */
-            if (strcmp(l.kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
-                                                          (f == MTB_WL_duration || f == MTB_WL_warmup)))
+            if (strcmp(l->kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
+                                                           (f == MTB_WL_duration || f == MTB_WL_warmup)))
                 continue;
-            if (mtb_workload_set_parse(&eo.wset, l.kv[k].key, l.kv[k].value, why, sizeof why) != 0)
-                mtb_die(2, "plan %s:%d: [%s] %s", path, l.lines[k], sec, why);
+            if (mtb_workload_set_parse(&eo.wset, l->kv[k].key, l->kv[k].value, why, sizeof why) != 0)
+                mtb_die(2, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
         }
         mtb_cli_resolve(&eo);
         const struct mtb_mode *modes[8];
         size_t nm = 0;
-        const char *ms = get(&l, sec, "modes");
+        const char *ms = get(l, sec, "modes");
         char *copy = mtb_strdup(ms ? ms : "sync, async, asymm"), *save = NULL;
         for (char *t = strtok_r(copy, ", ", &save); t && nm < 8; t = strtok_r(NULL, ", ", &save)) {
             const struct mtb_mode *m = mtb_mode_find(t);
-            if (!m)
-                mtb_die(2, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path, line_of(&l, sec, "modes"), sec, t,
-                        mtb_mode_names());
+            if (!m) {
+                char msg[MTB_ERRLEN];
+                snprintf(msg, sizeof msg, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path,
+                         line_of(l, sec, "modes"), sec, t, mtb_mode_names());
+                free(copy); /* the fuzz target's mtb_die returns */
+                mtb_die(2, "%s", msg);
+            }
             if (strcmp(m->name, "off"))
                 modes[nm++] = m;
         }
@@ -328,10 +327,44 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         const char *vars[8];
         size_t nv = 0;
         char verr[MTB_ERRLEN];
-        if ((v = get(&l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
+        if ((v = get(l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
             mtb_die(2, "plan %s: [%s] variants: %s", path, sec, verr);
-        mtb_plan_add(p, mtb_strdup(sec), eo.recipe, &eo.wl, modes, nm, vars, nv);
+        mtb_plan_add(p, sec, eo.recipe, &eo.wl, modes, nm, vars, nv);
     }
+}
+
+void mtb_plan_free(struct mtb_plan *p)
+{
+    for (size_t i = 0; i < p->ncells; i++) {
+        struct mtb_build *b = &p->cells[i].build;
+        int shared = 0; /* cells of one service and variant share a build (plan_prepare) */
+        for (size_t j = 0; j < i && !shared; j++)
+            shared = b->dir && p->cells[j].build.dir == b->dir;
+        if (!shared) {
+            free(b->dir);
+            free(b->binary);
+            json_decref(b->info);
+        }
+    }
+    free(p->cells);
+    free(p->name);
+    json_decref(p->skipped);
+    json_decref(p->failed);
+    struct mtb_plan_file *l = p->file;
+    if (l) {
+        for (size_t i = 0; i < l->n; i++) {
+            free(l->kv[i].section);
+            free(l->kv[i].key);
+            free(l->kv[i].value);
+        }
+        for (size_t i = 0; i < l->nsec; i++)
+            free(l->sections[i]);
+        free(l->kv);
+        free(l->lines);
+        free(l->sections);
+        free(l);
+    }
+    memset(p, 0, sizeof *p);
 }
 
 /* ---- running -------------------------------------------------------------- */

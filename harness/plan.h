@@ -41,6 +41,8 @@ struct mtb_plan {
     json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
     json_t *failed;                   /* mtb_plan_run: [{record, status, error}] of the runs not ok */
     int resume;                       /* --resume: keep the ok records found, redo the rest */
+    struct mtb_plan_file *file;       /* mtb_plan_load: the file's keys and values, which the cells and the
+                                       * options it filled point into (freed by mtb_plan_free) */
 };
 
 /* Start an empty plan for the resolved options (platform, kernel, reps). */
@@ -64,8 +66,14 @@ const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan
 /* --dry-run: the configurations and the number of runs; runs nothing. */
 void mtb_plan_print(const struct mtb_plan *p, FILE *f);
 /* Load a plan file; command-line options override its [plan] values.
- * Exits 2 naming the file and line on bad input. */
+ * Exits 2 naming the file and line on bad input. From its first step p
+ * owns all that the load allocates, so that mtb_plan_free releases a
+ * plan whose load was cut short (the fuzz target, whose mtb_die returns
+ * by longjmp). o's strings from the file point into p. */
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
+/* Free what p holds (cells, lists, a loaded file, the cells' builds);
+ * p is then empty. The options mtb_plan_load filled point into it. */
+void mtb_plan_free(struct mtb_plan *p);
 /* Build everything (and, on vm, ensure every kernel), write plan.json,
  * check the machine is quiet and take provenance, run all cells REPS times interleaved into dir, showing
  * progress. @return the records (array); *failures counts runs not ok;

@@ -157,6 +157,43 @@ static void reg(pid_t pid, int add)
     }
 }
 
+/* fork() for a child in a process group of its own, registered (the
+ * watchdog, and the signal and exit handlers' kill_all) before the parent can
+ * act on a termination signal: SIGINT, SIGTERM and SIGHUP are blocked across
+ * the fork, so the child cannot be orphaned between fork and registration.
+ * The child starts with the default dispositions (SIGPIPE's too) and the
+ * caller's mask.
+ * @return as fork (errno kept on failure). */
+static pid_t fork_registered(void)
+{
+    sigset_t all, old;
+    sigemptyset(&all);
+    sigaddset(&all, SIGINT);
+    sigaddset(&all, SIGTERM);
+    sigaddset(&all, SIGHUP);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        errno = e;
+        return pid;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return 0;
+    }
+    setpgid(pid, pid);
+    reg(pid, 1);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return pid;
+}
+
 int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s)
 {
     memset(p, 0, sizeof *p);
@@ -173,18 +210,9 @@ int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s)
             close(logfd);
         return -e;
     }
-    /* block termination signals across fork so the child cannot be
-     * orphaned between fork and registration */
-    sigset_t all, old;
-    sigemptyset(&all);
-    sigaddset(&all, SIGINT);
-    sigaddset(&all, SIGTERM);
-    sigaddset(&all, SIGHUP);
-    sigprocmask(SIG_BLOCK, &all, &old);
-    pid_t pid = fork();
+    pid_t pid = fork_registered();
     if (pid < 0) {
         int e = errno;
-        sigprocmask(SIG_SETMASK, &old, NULL);
         close(errpipe[0]);
         close(errpipe[1]);
         if (logfd >= 0)
@@ -192,12 +220,6 @@ int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s)
         return -e;
     }
     if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        sigprocmask(SIG_SETMASK, &old, NULL);
         int dn = open("/dev/null", O_RDONLY);
         if (dn >= 0)
             dup2(dn, 0);
@@ -240,9 +262,6 @@ int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s)
         if (write(errpipe[1], &e, sizeof e) < 0) { /* parent sees EOF */ }
         _exit(127);
     }
-    setpgid(pid, pid);
-    reg(pid, 1);
-    sigprocmask(SIG_SETMASK, &old, NULL);
     close(errpipe[1]);
     if (logfd >= 0)
         close(logfd);
@@ -422,26 +441,13 @@ char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int 
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return NULL;
-    sigset_t all, old;
-    sigemptyset(&all);
-    sigaddset(&all, SIGINT);
-    sigaddset(&all, SIGTERM);
-    sigaddset(&all, SIGHUP);
-    sigprocmask(SIG_BLOCK, &all, &old);
-    pid_t pid = fork();
+    pid_t pid = fork_registered(); /* its own group: a timeout kills the command and what it started */
     if (pid < 0) {
-        sigprocmask(SIG_SETMASK, &old, NULL);
         close(fds[0]);
         close(fds[1]);
         return NULL;
     }
     if (pid == 0) {
-        setpgid(0, 0); /* its own group: a timeout kills the command and what it started */
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        sigprocmask(SIG_SETMASK, &old, NULL);
         int dn = open("/dev/null", O_RDWR);
         if (dn >= 0) {
             dup2(dn, 0);
@@ -454,9 +460,6 @@ char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int 
         execvp(argv[0], argv);
         _exit(127);
     }
-    setpgid(pid, pid);
-    reg(pid, 1);
-    sigprocmask(SIG_SETMASK, &old, NULL);
     close(fds[1]);
     double end = mtb_mono() + timeout;
     size_t cap = 4096, n = 0;

@@ -1,11 +1,11 @@
 /* recipe.c - see recipe.h */
 #include "recipe.h"
+#include "inifile.h"
 #include "util.h"
 #include "workload_fields.h"
 
 #include <errno.h>
 #include <glob.h>
-#include <ini.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,25 +75,14 @@ static int key_ok(const char *section, const char *key, char *why, size_t n)
     return 0;
 }
 
-/* inih with the line of each key, from our own reader (as machine.c) */
+/* inih with the line of each key (inifile.h) */
 struct loader {
     struct mtb_recipe *r;
-    FILE *f;
-    int line, pending_nl;
+    struct mtb_inifile ini;
     char err[640];
     size_t *len, *cap;        /* per kv: its value's length and allocation (joins grow it geometrically) */
     size_t last;              /* the kv the previous line extended (a long line comes in many pieces) */
 };
-
-static char *reader(char *str, int num, void *stream)
-{
-    struct loader *l = stream;
-    if (l->pending_nl || l->line == 0)
-        l->line++;
-    char *s = fgets(str, num, l->f);
-    l->pending_nl = s && strchr(s, '\n') != NULL;
-    return s;
-}
 
 static int on_kv(void *user, const char *section, const char *name, const char *value)
 {
@@ -154,17 +143,16 @@ int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t er
 {
     memset(r, 0, sizeof *r);
     struct loader l = { .r = r };
-    l.f = fopen(path, "r");
-    if (!l.f) {
+    int rc = mtb_inifile_parse(path, &l.ini, on_kv, &l);
+    if (rc == -1) {
         snprintf(err, errlen, "%s: cannot read recipe: %s", path, strerror(errno));
         return -1;
     }
-    int rc = ini_parse_stream(reader, &l, on_kv, &l);
-    fclose(l.f);
     free(l.len);
     free(l.cap);
     if (rc != 0) {
         snprintf(err, errlen, "%s:%d: %s", path, rc, l.err[0] ? l.err : "malformed line");
+        mtb_recipe_free(r);
         return -1;
     }
     r->path = mtb_strdup(path);
@@ -174,10 +162,28 @@ int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t er
     const char *name = mtb_recipe_get(r, "service", "name");
     if (!name) {
         snprintf(err, errlen, "%s: missing [service] name", path);
+        mtb_recipe_free(r);
         return -1;
     }
     r->name = mtb_strdup(name);
     return 0;
+}
+
+void mtb_recipe_free(struct mtb_recipe *r)
+{
+    for (size_t i = 0; i < r->nkv; i++) {
+        free(r->kv[i].section);
+        free(r->kv[i].key);
+        free(r->kv[i].value);
+    }
+    for (size_t i = 0; i < r->nvariants; i++)
+        free(r->variants[i]);
+    free(r->kv);
+    free(r->variants);
+    free(r->name);
+    free(r->dir);
+    free(r->path);
+    memset(r, 0, sizeof *r);
 }
 
 const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, const char *key)

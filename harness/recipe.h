@@ -18,8 +18,11 @@ struct mtb_recipe {
     size_t nvariants;
 };
 
-/* Load one recipe file. @return 0 or -1 with a message in err. */
+/* Load one recipe file. @return 0 or -1 with a message in err (r then
+ * holds nothing). */
 int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t errlen);
+/* Free what a loaded recipe holds; r is then empty. */
+void mtb_recipe_free(struct mtb_recipe *r);
 /* Value of key in section, or NULL. Section "variant tagged" etc. */
 const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, const char *key);
 /* Same, or die naming the recipe file and the missing key. */

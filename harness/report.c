@@ -240,18 +240,6 @@ static void caption(FILE *f, const char *title, int emulated)
     fprintf(f, "</caption>\n");
 }
 
-static json_t *overhead_for(json_t *sum, json_t *c)
-{
-    size_t i;
-    json_t *o;
-    json_array_foreach(json_object_get(sum, "overheads"), i, o) if (
-        !strcmp(mtb_jstr(o, "service"), mtb_jstr(c, "service")) && !strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) &&
-        !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) && !strcmp(mtb_jstr(o, "platform"), mtb_jstr(c, "platform")) &&
-        !strcmp(mtb_jstr(o, "kernel"), mtb_jstr(c, "kernel")) &&
-        mtb_workload_equal(json_object_get(o, "workload"), json_object_get(c, "workload"))) return o;
-    return NULL;
-}
-
 static void html_results(FILE *f, json_t *sum, int emu)
 {
     fprintf(f, "<section id=\"results\"><h2>Throughput and latency</h2>\n<table>\n");
@@ -295,7 +283,7 @@ static void html_results(FILE *f, json_t *sum, int emu)
         for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
             if (mtb_run_metrics[m].views & MTB_V_TABLE)
                 td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
-        json_t *o = overhead_for(sum, c);
+        json_t *o = mtb_summary_overhead_of(sum, c);
         for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
             if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
                 if (o)
@@ -443,10 +431,9 @@ static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *proble
         char *cfg = mtb_asprintf("%s/%s", mtb_jstr(r, "variant"), mtb_jstr(r, "mode"));
         td_text(f, cfg, 1);
         free(cfg);
-        char *cores = mtb_asprintf("%lld%s%s", (long long)mtb_jnum(r, "cores"), *mtb_jstr(r, "core_type") ? " " : "",
-                                   mtb_jstr(r, "core_type"));
+        char cores[96];
+        mtb_summary_cores_label(r, cores, sizeof cores);
         td_text(f, cores, 0);
-        free(cores);
         td_text(f, mtb_jstr(r, "service_cpus"), 1);
         td_ci(f, json_object_get(r, "ops_per_sec"));
         if (json_is_object(json_object_get(r, "slowdown")))
@@ -465,9 +452,7 @@ static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, c
 {
     size_t i;
     json_t *c;
-    int any = 0;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
-    if (!any)
+    if (!mtb_summary_any_config(sum, field))
         return;
     fprintf(f, "<section id=\"%s\"><h2>%s</h2>\n<table>\n", id, title);
     caption(f, what, emu);
@@ -475,31 +460,21 @@ static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, c
                "<th class=\"l\">%s</th></tr>\n", title);
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
-        json_t *pr = json_object_get(c, field), *w = json_object_get(c, "workload");
+        json_t *pr = json_object_get(c, field);
         if (!json_is_object(pr))
             continue;
         fprintf(f, "<tr>");
         td_text(f, mtb_jstr(c, "service"), 1);
-        char *wl = json_is_integer(json_object_get(w, "cores"))
-                       ? mtb_asprintf("%s, %lld cores", mtb_jstr(w, "name"), (long long)mtb_jnum(w, "cores"))
-                       : mtb_strdup(mtb_jstr(w, "name"));
+        char wl[192];
+        mtb_summary_workload_label(json_object_get(c, "workload"), wl, sizeof wl);
         td_text(f, wl, 1);
-        free(wl);
         char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
         td_text(f, cfg, 1);
         free(cfg);
-        fprintf(f, "<td class=\"l\">");
-        const char *ev;
-        json_t *v;
-        int first = 1;
-        json_object_foreach(pr, ev, v)
-        {
-            fprintf(f, "%s", first ? "" : ", ");
-            hput(f, ev);
-            fprintf(f, " %.4g", json_number_value(v));
-            first = 0;
-        }
-        fprintf(f, "</td></tr>\n");
+        char *t = mtb_summary_per_request_text(pr);
+        td_text(f, t, 1);
+        free(t);
+        fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");
 }

@@ -189,16 +189,53 @@ static void md_cell(FILE *f, json_t *ci, enum mtb_ci_style style, int with_ci)
     fprintf(f, "%s%s%s", est, with_ci && *range ? " " : "", with_ci ? range : "");
 }
 
-static json_t *overhead_of(json_t *sum, json_t *c)
+json_t *mtb_summary_overhead_of(json_t *sum, json_t *c)
 {
     size_t j;
-    json_t *o, *match = NULL;
+    json_t *o;
     json_array_foreach(json_object_get(sum, "overheads"), j, o) if (
         !strcmp(mtb_jstr(o, "service"), mtb_jstr(c, "service")) && !strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) &&
         !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) && !strcmp(mtb_jstr(o, "platform"), mtb_jstr(c, "platform")) &&
-        !strcmp(mtb_jstr(o, "kernel"), mtb_jstr(c, "kernel")) &&
-        mtb_workload_equal(json_object_get(o, "workload"), json_object_get(c, "workload"))) match = o;
-    return match;
+        !strcmp(mtb_jstr(o, "kernel"), mtb_jstr(c, "kernel")) && !strcmp(mtb_jstr(o, "host"), mtb_jstr(c, "host")) &&
+        mtb_workload_equal(json_object_get(o, "workload"), json_object_get(c, "workload"))) return o;
+    return NULL;
+}
+
+int mtb_summary_any_config(json_t *sum, const char *field)
+{
+    size_t i;
+    json_t *c;
+    int any = 0;
+    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
+    return any;
+}
+
+void mtb_summary_workload_label(json_t *w, char *buf, size_t n)
+{
+    if (json_is_integer(json_object_get(w, "cores")))
+        snprintf(buf, n, "%s, %lld cores", mtb_jstr(w, "name"), (long long)mtb_jnum(w, "cores"));
+    else
+        snprintf(buf, n, "%s", mtb_jstr(w, "name"));
+}
+
+void mtb_summary_cores_label(json_t *row, char *buf, size_t n)
+{
+    snprintf(buf, n, "%lld%s%s", (long long)mtb_jnum(row, "cores"), *mtb_jstr(row, "core_type") ? " " : "",
+             mtb_jstr(row, "core_type"));
+}
+
+char *mtb_summary_per_request_text(json_t *pr)
+{
+    char *t = mtb_strdup("");
+    const char *ev;
+    json_t *v;
+    json_object_foreach(pr, ev, v)
+    {
+        char *x = mtb_asprintf("%s%s%s %.4g", t, *t ? ", " : "", ev, json_number_value(v));
+        free(t);
+        t = x;
+    }
+    return t;
 }
 
 static void md_results_head(FILE *f, const char *em)
@@ -240,7 +277,7 @@ static void md_results(FILE *f, json_t *sum, const char *em)
                 md_cell(f, json_object_get(c, mtb_run_metrics[m].key), MTB_CI_INT, 0);
                 fprintf(f, " |");
             }
-        json_t *match = overhead_of(sum, c);
+        json_t *match = mtb_summary_overhead_of(sum, c);
         int base = mtb_record_is_baseline(c);
         for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
             if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
@@ -325,9 +362,10 @@ static void md_cores(FILE *f, json_t *sum, const char *em)
                    "overhead [CI] |\n|---|---|---|---|---|---|---|---|---|\n", em);
         json_array_foreach(json_object_get(sum, "cores"), i, o)
         {
-            fprintf(f, "| %s | %s | %s | %s | %s/%s | %lld%s%s | %s | ", mtb_jstr(o, "service"), mtb_jstr(o, "workload"),
-                    mtb_jstr(o, "platform"), mtb_jstr(o, "kernel"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
-                    (long long)mtb_jnum(o, "cores"), *mtb_jstr(o, "core_type") ? " " : "", mtb_jstr(o, "core_type"),
+            char cores[96];
+            mtb_summary_cores_label(o, cores, sizeof cores);
+            fprintf(f, "| %s | %s | %s | %s | %s/%s | %s | %s | ", mtb_jstr(o, "service"), mtb_jstr(o, "workload"),
+                    mtb_jstr(o, "platform"), mtb_jstr(o, "kernel"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), cores,
                     mtb_jstr(o, "service_cpus"));
             md_cell(f, json_object_get(o, "ops_per_sec"), MTB_CI_INT, 1);
             fprintf(f, " | ");
@@ -347,9 +385,7 @@ static void md_per_request(FILE *f, json_t *sum, const char *field, const char *
 {
     size_t i;
     json_t *c;
-    int any = 0;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) any |= json_is_object(json_object_get(c, field));
-    if (!any)
+    if (!mtb_summary_any_config(sum, field))
         return;
     fprintf(f, "\n## %s%s\n\n%s\n\n| service | workload | config | %s |\n|---|---|---|---|\n", title, em, what, col);
     json_array_foreach(json_object_get(sum, "configs"), i, c)
@@ -357,21 +393,11 @@ static void md_per_request(FILE *f, json_t *sum, const char *field, const char *
         json_t *pr = json_object_get(c, field);
         if (!json_is_object(pr))
             continue;
-        json_t *w = json_object_get(c, "workload");
-        char cores[32] = "";
-        if (json_is_integer(json_object_get(w, "cores")))
-            snprintf(cores, sizeof cores, ", %lld cores", (long long)mtb_jnum(w, "cores"));
-        fprintf(f, "| %s | %s%s | %s/%s | ", mtb_jstr(c, "service"), mtb_jstr(w, "name"), cores, mtb_jstr(c, "variant"),
-                mtb_jstr(c, "mode"));
-        const char *ev;
-        json_t *v;
-        int first = 1;
-        json_object_foreach(pr, ev, v)
-        {
-            fprintf(f, "%s%s %.4g", first ? "" : ", ", ev, json_number_value(v));
-            first = 0;
-        }
-        fprintf(f, " |\n");
+        char wl[192];
+        mtb_summary_workload_label(json_object_get(c, "workload"), wl, sizeof wl);
+        char *t = mtb_summary_per_request_text(pr);
+        fprintf(f, "| %s | %s | %s/%s | %s |\n", mtb_jstr(c, "service"), wl, mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), t);
+        free(t);
     }
 }
 

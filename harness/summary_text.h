@@ -26,4 +26,18 @@ enum mtb_ci_style { MTB_CI_INT, MTB_CI_RATIO, MTB_CI_DELTA };
  * @return 1, or 0 when ci holds no value (the cell is "-")
  */
 int mtb_ci_cell(json_t *ci, enum mtb_ci_style style, char *est, size_t en, char *range, size_t rn);
+
+/* What the Markdown and the HTML report show alike of a configuration
+ * (summary "configs") and of a core sweep row (summary "cores"): */
+/* its overhead (summary "overheads": the same service, variant, mode,
+ * platform, kernel, workload and host), or NULL */
+json_t *mtb_summary_overhead_of(json_t *sum, json_t *c);
+/* 1 when some configuration has an object `field` (perf_per_request, ...) */
+int mtb_summary_any_config(json_t *sum, const char *field);
+/* its workload: "NAME", or "NAME, N cores" at a point of a core sweep */
+void mtb_summary_workload_label(json_t *w, char *buf, size_t n);
+/* a core sweep row's cores: "N", or "N TYPE" (big.LITTLE) */
+void mtb_summary_cores_label(json_t *row, char *buf, size_t n);
+/* a per-request object as "event 1.234, event 5.678" (to be freed) */
+char *mtb_summary_per_request_text(json_t *pr);
 #endif

@@ -206,12 +206,9 @@ static void copy(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src);
 }
 
-int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, size_t errlen)
+/* mtload without options */
+static void config_defaults(struct mtl_config *cfg)
 {
-    const char *server = NULL;
-    int duration_given = 0, c;
-    struct mtl_workload *w = &cfg->work;
-
     memset(cfg, 0, sizeof(*cfg));
     cfg->proto = &mtl_proto_memcache;       /* memcached text protocol */
     cfg->threads = 1;                       /* one event loop */
@@ -228,156 +225,172 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
     strcpy(cfg->pattern_text, "uniform");
     strcpy(cfg->vsize_text, "100");
     strcpy(cfg->paths_text, "/");
-    mtl_workload_defaults(w);
+    mtl_workload_defaults(&cfg->work);
+}
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-        const char *a = optarg;
-        switch (c) {
-        case O_SERVER:
-            server = a;
-            break;
-        case O_PROTOCOL:
-            if (!(cfg->proto = mtl_proto_find(a)))
-                return fail(err, errlen, "--protocol: unknown protocol '%s' (accepted: memcache, http)", a);
-            break;
-        case O_THREADS:
-            if (parse_uint(a, 1, 1024, &cfg->threads))
-                return fail(err, errlen, "--threads: '%s' is not an integer in 1..1024", a);
-            break;
-        case O_CONNS:
-            if (parse_uint(a, 1, 100000, &cfg->conns))
-                return fail(err, errlen, "--conns: '%s' is not an integer in 1..100000", a);
-            break;
-        case O_PIPELINE:
-            if (parse_uint(a, 1, 1024, &cfg->pipeline))
-                return fail(err, errlen, "--pipeline: '%s' is not an integer in 1..1024", a);
-            break;
-        case O_CPUS: {
-            int n = mtl_parse_cpus(a, cfg->cpus, MTL_CPUS_MAX);
-            if (n < 0)
-                return fail(err, errlen, "--cpus: '%s' is not a CPU list like 0,2-3", a);
-            cfg->ncpus = (unsigned)n;
-            copy(cfg->cpus_text, sizeof(cfg->cpus_text), a);
-            break;
-        }
-        case O_RATIO:
-            if (mtl_workload_set_ratio(w, a))
-                return fail(err, errlen, "--ratio: '%s' is not SET:GET with integers, e.g. 1:10", a);
-            copy(cfg->ratio_text, sizeof(cfg->ratio_text), a);
-            break;
-        case O_KEYS:
-            if (mtl_parse_u64(a, &w->keys) || w->keys < 1)
-                return fail(err, errlen, "--keys: '%s' is not a positive integer", a);
-            break;
-        case O_PREFIX:
-            if (mtl_workload_set_prefix(w, a))
-                return fail(err, errlen, "--key-prefix: '%s' must be at most %d printable bytes without spaces", a, MTL_PREFIX_MAX);
-            break;
-        case O_PATTERN:
-            if (mtl_workload_set_pattern(w, a))
-                return fail(err, errlen, "--key-pattern: '%s' is not uniform, zipf:EXP (0 < EXP <= 100) or seq", a);
-            copy(cfg->pattern_text, sizeof(cfg->pattern_text), a);
-            break;
-        case O_VSIZE:
-            if (mtl_workload_set_value_size(w, a))
-                return fail(err, errlen, "--value-size: '%s' is not N, MIN-MAX or N:W,N:W... with sizes in 1..%u", a, MTL_VALUE_MAX);
-            copy(cfg->vsize_text, sizeof(cfg->vsize_text), a);
-            break;
-        case O_PATHS:
-            if (mtl_workload_set_paths(w, a))
-                return fail(err, errlen, "--paths: '%s' is not a list like /a:3,/b:1 (paths start with /, at most %d)", a, MTL_LIST_MAX);
-            copy(cfg->paths_text, sizeof(cfg->paths_text), a);
-            break;
-        case O_PRELOAD:
-            w->preload = 1;
-            break;
-        case O_RATE:
-            if (mtl_parse_double(a, &cfg->rate) || cfg->rate <= 0 || cfg->rate > 1e9)
-                return fail(err, errlen, "--rate: '%s' is not a request rate in (0, 1e9] per second", a);
-            break;
-        case O_ARRIVAL:
-            if (mtl_arrival_parse(a, &cfg->arrival))
-                return fail(err, errlen, "--arrival: '%s' is not uniform or poisson", a);
-            break;
-        case O_WARMUP:
-            if (mtl_parse_duration(a, &cfg->warmup))
-                return fail(err, errlen, "--warmup: '%s' is not a duration like 2s, 500ms, 1m", a);
-            break;
-        case O_DURATION:
-            if (mtl_parse_duration(a, &cfg->duration) || cfg->duration == 0)
-                return fail(err, errlen, "--duration: '%s' is not a positive duration like 10s, 500ms, 1m", a);
-            duration_given = 1;
-            break;
-        case O_REQUESTS:
-            if (mtl_parse_u64(a, &cfg->requests) || cfg->requests < 1)
-                return fail(err, errlen, "--requests: '%s' is not a positive integer", a);
-            break;
-        case O_TIMEOUT:
-            if (mtl_parse_duration(a, &cfg->timeout) || cfg->timeout < MTL_NS_PER_MS)
-                return fail(err, errlen, "--timeout: '%s' is not a duration of at least 1ms", a);
-            break;
-        case O_SEED:
-            if (mtl_parse_u64(a, &cfg->seed))
-                return fail(err, errlen, "--seed: '%s' is not an unsigned integer", a);
-            break;
-        case O_ERRLIMIT: {
-            char *end;
-            double v = strtod(a, &end);
-            if (end == a || *end || !(v >= 0 && v <= 100))
-                return fail(err, errlen, "--error-limit: '%s' is not a percentage in 0..100", a);
-            cfg->error_limit = v / 100;
-            break;
-        }
-        case O_SPIN:
-            if (mtl_parse_duration(a, &cfg->spin) || cfg->spin > 10 * MTL_NS_PER_MS)
-                return fail(err, errlen, "--spin: '%s' is not a duration in 0..10ms", a);
-            break;
-        case O_ENGINE:
-            if (!strcmp(a, "auto"))
-                cfg->engine = MTL_ENGINE_AUTO;
-            else if (!strcmp(a, "epoll"))
-                cfg->engine = MTL_ENGINE_EPOLL;
-            else if (!strcmp(a, "io_uring") || !strcmp(a, "uring"))
-                cfg->engine = MTL_ENGINE_URING;
-            else
-                return fail(err, errlen, "--engine: unknown engine '%s' (accepted: auto, io_uring, epoll)", a);
-            break;
-        case O_JSON:
-            cfg->json_path = a;
-            break;
-        case O_HGRM:
-            cfg->hgrm_path = a;
-            break;
-        case O_QUIET:
-            cfg->quiet = 1;
-            break;
-        case O_HELP:
-            mtl_config_usage(stdout);
-            return 1;
-        case O_ENGINES: {
-            char why[160];
-            puts("epoll");
-            if (mtl_uring_probe(why, sizeof(why)) == 0)
-                puts("io_uring");
-            else
-                fprintf(stderr, "io_uring: %s\n", why);
-            return 1;
-        }
-        case O_VERSION:
-            printf("mtload %s\n", MTEBENCH_VERSION);
-            return 1;
-        case ':':
-            return fail(err, errlen, "%s: needs a value", argv[optind - 1]);
-        default:
-            if (optopt >= O_SERVER)
-                return fail(err, errlen, "%s: needs a value", argv[optind - 1]);
-            return fail(err, errlen, "%s: unknown option (see mtload --help)", argv[optind - 1]);
-        }
+/* The workload's options. @return 0, -1 with a message in err, or 2 when c
+ * is not one of them. */
+static int workload_option(struct mtl_config *cfg, int c, const char *a, char *err, size_t errlen)
+{
+    struct mtl_workload *w = &cfg->work;
+    switch (c) {
+    case O_RATIO:
+        if (mtl_workload_set_ratio(w, a))
+            return fail(err, errlen, "--ratio: '%s' is not SET:GET with integers, e.g. 1:10", a);
+        copy(cfg->ratio_text, sizeof(cfg->ratio_text), a);
+        break;
+    case O_KEYS:
+        if (mtl_parse_u64(a, &w->keys) || w->keys < 1)
+            return fail(err, errlen, "--keys: '%s' is not a positive integer", a);
+        break;
+    case O_PREFIX:
+        if (mtl_workload_set_prefix(w, a))
+            return fail(err, errlen, "--key-prefix: '%s' must be at most %d printable bytes without spaces", a, MTL_PREFIX_MAX);
+        break;
+    case O_PATTERN:
+        if (mtl_workload_set_pattern(w, a))
+            return fail(err, errlen, "--key-pattern: '%s' is not uniform, zipf:EXP (0 < EXP <= 100) or seq", a);
+        copy(cfg->pattern_text, sizeof(cfg->pattern_text), a);
+        break;
+    case O_VSIZE:
+        if (mtl_workload_set_value_size(w, a))
+            return fail(err, errlen, "--value-size: '%s' is not N, MIN-MAX or N:W,N:W... with sizes in 1..%u", a, MTL_VALUE_MAX);
+        copy(cfg->vsize_text, sizeof(cfg->vsize_text), a);
+        break;
+    case O_PATHS:
+        if (mtl_workload_set_paths(w, a))
+            return fail(err, errlen, "--paths: '%s' is not a list like /a:3,/b:1 (paths start with /, at most %d)", a, MTL_LIST_MAX);
+        copy(cfg->paths_text, sizeof(cfg->paths_text), a);
+        break;
+    case O_PRELOAD:
+        w->preload = 1;
+        break;
+    default:
+        return 2;
     }
-    if (optind < argc)
-        return fail(err, errlen, "%s: unexpected argument (options start with --)", argv[optind]);
+    return 0;
+}
+
+/* The run's options (the server, the load, its timing, the output).
+ * @return 0, 1 when done (--help, --engines, --version), -1 with a message
+ * in err, or 2 when c is not one of them. */
+static int run_option(struct mtl_config *cfg, int c, const char *a, const char **server, int *duration_given,
+                      char *err, size_t errlen)
+{
+    switch (c) {
+    case O_SERVER:
+        *server = a;
+        break;
+    case O_PROTOCOL:
+        if (!(cfg->proto = mtl_proto_find(a)))
+            return fail(err, errlen, "--protocol: unknown protocol '%s' (accepted: memcache, http)", a);
+        break;
+    case O_THREADS:
+        if (parse_uint(a, 1, 1024, &cfg->threads))
+            return fail(err, errlen, "--threads: '%s' is not an integer in 1..1024", a);
+        break;
+    case O_CONNS:
+        if (parse_uint(a, 1, 100000, &cfg->conns))
+            return fail(err, errlen, "--conns: '%s' is not an integer in 1..100000", a);
+        break;
+    case O_PIPELINE:
+        if (parse_uint(a, 1, 1024, &cfg->pipeline))
+            return fail(err, errlen, "--pipeline: '%s' is not an integer in 1..1024", a);
+        break;
+    case O_CPUS: {
+        int n = mtl_parse_cpus(a, cfg->cpus, MTL_CPUS_MAX);
+        if (n < 0)
+            return fail(err, errlen, "--cpus: '%s' is not a CPU list like 0,2-3", a);
+        cfg->ncpus = (unsigned)n;
+        copy(cfg->cpus_text, sizeof(cfg->cpus_text), a);
+        break;
+    }
+    case O_RATE:
+        if (mtl_parse_double(a, &cfg->rate) || cfg->rate <= 0 || cfg->rate > 1e9)
+            return fail(err, errlen, "--rate: '%s' is not a request rate in (0, 1e9] per second", a);
+        break;
+    case O_ARRIVAL:
+        if (mtl_arrival_parse(a, &cfg->arrival))
+            return fail(err, errlen, "--arrival: '%s' is not uniform or poisson", a);
+        break;
+    case O_WARMUP:
+        if (mtl_parse_duration(a, &cfg->warmup))
+            return fail(err, errlen, "--warmup: '%s' is not a duration like 2s, 500ms, 1m", a);
+        break;
+    case O_DURATION:
+        if (mtl_parse_duration(a, &cfg->duration) || cfg->duration == 0)
+            return fail(err, errlen, "--duration: '%s' is not a positive duration like 10s, 500ms, 1m", a);
+        *duration_given = 1;
+        break;
+    case O_REQUESTS:
+        if (mtl_parse_u64(a, &cfg->requests) || cfg->requests < 1)
+            return fail(err, errlen, "--requests: '%s' is not a positive integer", a);
+        break;
+    case O_TIMEOUT:
+        if (mtl_parse_duration(a, &cfg->timeout) || cfg->timeout < MTL_NS_PER_MS)
+            return fail(err, errlen, "--timeout: '%s' is not a duration of at least 1ms", a);
+        break;
+    case O_SEED:
+        if (mtl_parse_u64(a, &cfg->seed))
+            return fail(err, errlen, "--seed: '%s' is not an unsigned integer", a);
+        break;
+    case O_ERRLIMIT: {
+        char *end;
+        double v = strtod(a, &end);
+        if (end == a || *end || !(v >= 0 && v <= 100))
+            return fail(err, errlen, "--error-limit: '%s' is not a percentage in 0..100", a);
+        cfg->error_limit = v / 100;
+        break;
+    }
+    case O_SPIN:
+        if (mtl_parse_duration(a, &cfg->spin) || cfg->spin > 10 * MTL_NS_PER_MS)
+            return fail(err, errlen, "--spin: '%s' is not a duration in 0..10ms", a);
+        break;
+    case O_ENGINE:
+        if (!strcmp(a, "auto"))
+            cfg->engine = MTL_ENGINE_AUTO;
+        else if (!strcmp(a, "epoll"))
+            cfg->engine = MTL_ENGINE_EPOLL;
+        else if (!strcmp(a, "io_uring") || !strcmp(a, "uring"))
+            cfg->engine = MTL_ENGINE_URING;
+        else
+            return fail(err, errlen, "--engine: unknown engine '%s' (accepted: auto, io_uring, epoll)", a);
+        break;
+    case O_JSON:
+        cfg->json_path = a;
+        break;
+    case O_HGRM:
+        cfg->hgrm_path = a;
+        break;
+    case O_QUIET:
+        cfg->quiet = 1;
+        break;
+    case O_HELP:
+        mtl_config_usage(stdout);
+        return 1;
+    case O_ENGINES: {
+        char why[160];
+        puts("epoll");
+        if (mtl_uring_probe(why, sizeof(why)) == 0)
+            puts("io_uring");
+        else
+            fprintf(stderr, "io_uring: %s\n", why);
+        return 1;
+    }
+    case O_VERSION:
+        printf("mtload %s\n", MTEBENCH_VERSION);
+        return 1;
+    default:
+        return 2;
+    }
+    return 0;
+}
+
+/* What needs every option: the checks between them, the server's address,
+ * the workload's tables. */
+static int config_finish(struct mtl_config *cfg, const char *server, int duration_given, char *err, size_t errlen)
+{
+    struct mtl_workload *w = &cfg->work;
     if (cfg->conns < cfg->threads)
         return fail(err, errlen, "--conns: %u is fewer than --threads %u (each thread needs a connection)", cfg->conns, cfg->threads);
     if (cfg->requests && !duration_given)
@@ -399,6 +412,31 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
     if (mtl_workload_finish(w, cfg->host_header))
         return fail(err, errlen, "out of memory preparing the workload");
     return 0;
+}
+
+int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, size_t errlen)
+{
+    const char *server = NULL;
+    int duration_given = 0, c;
+
+    config_defaults(cfg);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+        int rc = workload_option(cfg, c, optarg, err, errlen);
+        if (rc == 2)
+            rc = run_option(cfg, c, optarg, &server, &duration_given, err, errlen);
+        if (rc == 2) {
+            if (c == ':' || optopt >= O_SERVER)
+                return fail(err, errlen, "%s: needs a value", argv[optind - 1]);
+            return fail(err, errlen, "%s: unknown option (see mtload --help)", argv[optind - 1]);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc)
+        return fail(err, errlen, "%s: unexpected argument (options start with --)", argv[optind]);
+    return config_finish(cfg, server, duration_given, err, errlen);
 }
 
 void mtl_config_free(struct mtl_config *cfg)

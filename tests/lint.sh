@@ -1,20 +1,21 @@
 #!/bin/bash
-# tests/lint.sh - structural checks of the harness (make lint; make test runs it):
-#   1. no function longer than 120 lines (the { ... } of a definition at column 0)
+# tests/lint.sh - structural checks of the harness and mtload (make lint; make test runs it):
+#   1. no function longer than 120 lines (the { ... } of a definition at column 0),
+#      in harness/ and loadgen/
 #   2. no include cycle between harness modules (a module: X.c and X.h;
 #      X -> Y when X.c or X.h includes "Y.h")
 #   3. the layers: analysis code (record, summary, summary_text, report,
 #      history, dashboard, stats, plot, lathist, changepoint) never includes
 #      the run's headers (run, driver, platform, agent, service, perf, plan,
 #      proof, cli); docs/ARCHITECTURE.md "Layers"
-# Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c; checks 2 and 3
+# Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c and loadgen/*.c; checks 2 and 3
 # always look at the whole harness). Exit 0 clean, 1 with one line per finding.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 MAX=${MTB_LINT_MAX_LINES:-120}
 fail=0
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(harness/*.c)
+[ ${#files[@]} -gt 0 ] || files=(harness/*.c loadgen/*.c)
 
 # 1. long functions
 long=$(awk -v max="$MAX" '

@@ -1,7 +1,47 @@
 #!/bin/bash
 # Runs every test under prove: C unit tests (build/tests/test_*) and the
 # integration tests (tests/integration/*.t). Ends with prove's summary line.
+#
+# With no arguments (make test) the suite runs in two lanes side by side
+# (prove -j2, each lane in order): the tests that mostly wait (hostile and
+# hung servers, the SSH test hosts, command-line checks) beside the ones that
+# compute (QEMU, the services, builds). The waiting lane uses a fraction of a
+# CPU, so the computing lane keeps its timings; tests in different lanes share
+# nothing but the build cache, whose builds are locked. With arguments, the
+# named tests run one after another. MTB_TEST_LANES=1 runs the whole suite in
+# one lane.
+#
+# Each test's TAP is kept in build/test-logs/NAME.tap; after a failing run the
+# failed tests' "not ok" lines and diagnostics are printed (prove hides them),
+# then prove's summary is repeated as the last line.
 set -u
 cd "$(dirname "$0")/.."
-tests=( build/tests/test_* tests/integration/*.t )
-exec prove --exec '' --timer "${@:-${tests[@]}}"
+LOGS=build/test-logs
+if [ "${1:-}" = --one ]; then   # prove's --exec: run one test, keep its TAP
+    out="$LOGS/$(basename "$2").tap"
+    "$2" | tee "$out"
+    exit "${PIPESTATUS[0]}"
+fi
+rm -rf "$LOGS"; mkdir -p "$LOGS"
+run=(prove --exec "bash $PWD/tests/run.sh --one" --timer)
+if [ $# -gt 0 ]; then
+    tests=("$@")
+elif tests=(build/tests/test_* tests/integration/*.t); [ "${MTB_TEST_LANES:-2}" != 1 ]; then
+    # the waiting lane: wall time several times its CPU time in a suite run
+    waiting=(00-lib 18-recipe-keys 22-mtload-cli 31-report-bad-input 33-records-6a9d852 52-nightly-cli
+             53-nightly-runner 70-ssh-transport 71-client-hosts 72-server-host 73-ansible-fleet
+             81-hung-service 83-port-squatter 84-mtload-hostile 87-input-checks)
+    run+=(-j2 --rules="seq=tests/integration/{$(IFS=,; echo "${waiting[*]}")}.t" --rules='seq=**')
+fi
+"${run[@]}" "${tests[@]}" 2>&1 | tee "$LOGS/prove.out"
+rc=${PIPESTATUS[0]}
+if [ "$rc" != 0 ]; then
+    for f in "$LOGS"/*.tap; do
+        grep -q '^not ok' "$f" || ! grep -q '^1\.\.' "$f" || continue
+        echo "=== $(basename "$f" .tap): failed checks and diagnostics"
+        grep -E '^(not ok|#)' "$f" | tail -n 60
+    done
+    echo "=== (each test's whole TAP: $LOGS/)"
+    tail -n 1 "$LOGS/prove.out"
+fi
+exit "$rc"

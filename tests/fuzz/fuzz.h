@@ -25,6 +25,31 @@ void __wrap_mtb_die(int code, const char *fmt, ...)
     abort();
 }
 
+/* libFuzzer writes what it finds (crash-*, leak-*, oom-*, timeout-*) to
+ * the current directory unless -artifact_prefix says otherwise; two landed
+ * in the repository's root once. Without one, they go next to the binary
+ * (build/fuzz/<target>-crash-..., which git ignores), as make fuzz has it. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    for (int i = 1; i < *argc; i++)
+        if (!strncmp((*argv)[i], "-artifact_prefix=", 17) || !strncmp((*argv)[i], "-exact_artifact_path=", 21))
+            return 0;
+    static char exe[4096], prefix[4096 + 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = 0;
+    snprintf(prefix, sizeof prefix, "-artifact_prefix=%s-", exe);
+    char **args = calloc((size_t)*argc + 2, sizeof *args); /* kept: libFuzzer reads it to the end */
+    if (!args)
+        abort();
+    memcpy(args, *argv, (size_t)*argc * sizeof *args);
+    args[(*argc)++] = prefix;
+    *argv = args;
+    return 0;
+}
+
 /* The input as a file (the parsers under test read files). */
 static const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 {

@@ -10,7 +10,7 @@ C="$T_TMP/clone"
 git clone -q "$ROOT" "$C" || skip_all "cannot clone $ROOT"
 cd "$C" || exit 1
 git config user.email t@example.invalid; git config user.name test
-make -s build/mtload build/mtebench > "$T_TMP/b1.out" 2>&1
+make -s -j"$(nproc)" build/mtload build/mtebench > "$T_TMP/b1.out" 2>&1
 is "$?" 0 "the clone builds" || dump "$T_TMP/b1.out"
 v1=$(git describe --always --dirty --tags)
 is "$(build/mtload --version)" "mtload $v1" "mtload carries the clone's commit"
@@ -19,7 +19,7 @@ is "$(build/mtebench --version)" "mtebench $v1" "mtebench carries the clone's co
 echo "# a new commit" >> README.md
 git commit -qam "a new commit"
 v2=$(git describe --always --dirty --tags)
-make build/mtload build/mtebench > "$T_TMP/b2.out" 2>&1
+make -j"$(nproc)" build/mtload build/mtebench > "$T_TMP/b2.out" 2>&1
 is "$?" 0 "rebuilt without make clean" || dump "$T_TMP/b2.out"
 is "$(build/mtload --version)" "mtload $v2" "mtload now carries the new commit"
 is "$(build/mtebench --version)" "mtebench $v2" "mtebench now carries the new commit"

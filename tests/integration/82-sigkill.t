@@ -18,7 +18,9 @@ for _ in $(seq 1 600); do
 done
 ok "$( [ -n "${svc:-}" ]; echo $?)" "the second run's service is running" || dump "$T_TMP/err"
 port=$(tr '\0' '\n' < "/proc/$svc/cmdline" | sed -n '/^-p$/{n;p;q}')
-sleep 1
+# the measurement's mtload (4 s): kill the harness half a second into it
+for _ in $(seq 1 100); do pgrep -f "mtload.*$D2/mtload.json" >/dev/null && break; sleep 0.1; done
+sleep 0.5
 ok "$(pgrep -f "mtload.*$D2" >/dev/null; echo $?)" "its mtload is running"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null

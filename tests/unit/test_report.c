@@ -267,6 +267,25 @@ static void test_hosts(void)
     json_t *o1 = find(ovs, "host", "amp1", "service", "memcached"), *o2 = find(ovs, "host", "amp2", "service", "memcached");
     ok(o1 && near(num(o1, "slowdown", "median"), 1.25, 1e-12) && o2 && near(num(o2, "slowdown", "median"), 2.0, 1e-12),
        "each host's overhead from its own pairs: amp1 1000/800 = 1.25, amp2 2000/1000 = 2");
+    /* the tables show each host's configuration with its own host's overhead
+     * (the Markdown once took the last host's, the HTML the first's) */
+    size_t k;
+    json_t *c;
+    int own = 0;
+    json_array_foreach(cs, k, c)
+    {
+        json_t *o = mtb_summary_overhead_of(s, c);
+        own += o && !strcmp(mtb_jstr(o, "host"), mtb_jstr(c, "host"));
+    }
+    char *md = mtb_summary_markdown(s), e1[48], e2[48], rg[96];
+    mtb_ci_cell(json_object_get(o1, "slowdown"), MTB_CI_RATIO, e1, sizeof e1, rg, sizeof rg);
+    mtb_ci_cell(json_object_get(o2, "slowdown"), MTB_CI_RATIO, e2, sizeof e2, rg, sizeof rg);
+    const char *r1 = md ? strstr(md, "tagged/async on amp1") : NULL, *r2 = md ? strstr(md, "tagged/async on amp2") : NULL;
+    int l1 = r1 ? (int)strcspn(r1, "\n") : 0, l2 = r2 ? (int)strcspn(r2, "\n") : 0;
+    ok(own == 2 && r1 && r2 && strstr(r1, e1) && strstr(r1, e1) < r1 + l1 && strstr(r2, e2) && strstr(r2, e2) < r2 + l2,
+       "each host's tagged row shows its own overhead (amp1 %s, amp2 %s): %.*s / %.*s", e1, e2, l1, r1 ? r1 : "", l2,
+       r2 ? r2 : "");
+    free(md);
     json_decref(s);
     long *pt = mtb_record_partners(r);
     int cross = 0;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# (make test-long: 106-174 s on a loaded 2-core machine, about half of it provision;
+# (~50 s on a quiet 2-core machine, about half of it provision;
 # MTB_FLEET_KEEP=/tmp/x keeps the playbooks' logs as /tmp/x-NAME.log)
 # The Ansible playbooks (contrib/ansible) against two test hosts (tests/hosts.sh:
 # network namespaces, each with its own sshd and empty work directories) and a
