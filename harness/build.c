@@ -255,6 +255,24 @@ cleanup:
     return rc;
 }
 
+/* The build in out->dir, when it is complete (its binary and build.json).
+ * @return 0 (out->info loaded, out->cached set) or -1. */
+static int load_cached(const struct mtb_recipe *r, const char *variant, const char *target, int quiet,
+                       struct mtb_build *out)
+{
+    char *infopath = mtb_asprintf("%s/build.json", out->dir);
+    json_error_t je;
+    out->info = mtb_file_exists(out->binary) ? json_load_file(infopath, 0, &je) : NULL;
+    free(infopath);
+    if (!out->info)
+        return -1;
+    out->cached = 1;
+    json_object_set_new(out->info, "cached", json_true());
+    if (!quiet)
+        fprintf(stderr, "mtebench: %s %s (%s): cached build %.12s\n", r->name, variant, target, out->key);
+    return 0;
+}
+
 int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char *target,
                      int force, int quiet, struct mtb_build *out, char *err, size_t errlen)
 {
@@ -273,35 +291,25 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
     }
     out->dir = mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, out->key);
     out->binary = mtb_asprintf("%s/%s", out->dir, mtb_recipe_need(r, "build", "binary"));
-    char *infopath = mtb_asprintf("%s/build.json", out->dir);
-    /* one build of a service at a time: another mtebench may be making this
-     * very build (then it is cached once the lock is ours), and the build
-     * scripts share the service's unpacked sources and object trees */
-    char *lockp = mtb_asprintf("%s/builds/%s/.lock", mtb_cache(), r->name);
-    char *what = mtb_asprintf("another build of %s", r->name);
-    char *ldir = mtb_asprintf("%s/builds/%s", mtb_cache(), r->name);
-    mtb_mkdir_p(ldir);
-    int lock = mtb_lock_wait(lockp, what, quiet);
-    free(ldir);
-    free(what);
-    free(lockp);
-    int rc = -1;
-    if (!force && mtb_file_exists(out->binary) && mtb_file_exists(infopath)) {
-        json_error_t je;
-        out->info = json_load_file(infopath, 0, &je);
-        if (out->info) {
-            out->cached = 1;
-            json_object_set_new(out->info, "cached", json_true());
-            if (!quiet)
-                fprintf(stderr, "mtebench: %s %s (%s): cached build %.12s\n", r->name, variant, target, out->key);
-            rc = 0;
-        }
+    int rc = force ? -1 : load_cached(r, variant, target, quiet, out);
+    if (rc != 0) {
+        /* one build of a service at a time: another mtebench may be making
+         * this very build (then it is cached once the lock is ours), and the
+         * build scripts share the service's unpacked sources and object trees;
+         * a cached build is used without waiting (it appears by a rename) */
+        char *ldir = mtb_asprintf("%s/builds/%s", mtb_cache(), r->name);
+        char *lockp = mtb_asprintf("%s/.lock", ldir), *what = mtb_asprintf("another build of %s", r->name);
+        mtb_mkdir_p(ldir);
+        int lock = mtb_lock_wait(lockp, what, quiet);
+        free(ldir);
+        free(what);
+        free(lockp);
+        rc = force ? -1 : load_cached(r, variant, target, quiet, out);
+        if (rc != 0)
+            rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
+        if (lock >= 0)
+            close(lock);
     }
-    if (rc != 0)
-        rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
-    if (lock >= 0)
-        close(lock);
-    free(infopath);
     inputs_free(&in);
     return rc;
 }

@@ -436,15 +436,20 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
     struct kplan p;
     if (kplan_make(name, source, &p, err, errlen) != 0)
         return -1;
-    int rc = -1;
+    int rc = -1, lock = -1;
     /* one kernel build at a time (they share the unpacked source and base
-     * trees, and a stale temporary tree is removed below) */
-    char *kroot = mtb_asprintf("%s/kernels", mtb_cache()), *lockp = mtb_asprintf("%s/.lock", kroot);
-    mtb_mkdir_p(kroot);
-    int lock = mtb_lock_wait(lockp, "another kernel build", quiet);
-    free(lockp);
-    free(kroot);
-    if (!force && load_built(name, source, p.key, out) == 0) {
+     * trees, and a stale temporary tree is removed below); a cached kernel
+     * is used without waiting (it appears by a rename) */
+    int cached = !force && load_built(name, source, p.key, out) == 0;
+    if (!cached) {
+        char *kroot = mtb_asprintf("%s/kernels", mtb_cache()), *lockp = mtb_asprintf("%s/.lock", kroot);
+        mtb_mkdir_p(kroot);
+        lock = mtb_lock_wait(lockp, "another kernel build", quiet);
+        free(lockp);
+        free(kroot);
+        cached = !force && load_built(name, source, p.key, out) == 0; /* made by the one we waited for */
+    }
+    if (cached) {
         out->cached = 1;
         json_object_set_new(out->info, "cached", json_true());
         if (!quiet)

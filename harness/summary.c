@@ -528,9 +528,10 @@ static json_t *perf_of(json_t *rec)
 }
 
 /* A record's tag operations per request, from the service's own counters
- * (objtag_ops, objtag_granules: memcached's and nginx's objtag variants)
- * divided by the requests it counted over the same window (memcached:
- * cmd_get + cmd_set; nginx: stub_status's requests). */
+ * (objtag_ops, objtag_granules: memcached's, nginx's and PostgreSQL's objtag
+ * variants) divided by the requests it counted over the same window
+ * (memcached: cmd_get + cmd_set; nginx: stub_status's requests; PostgreSQL:
+ * transactions, xact_commit + xact_rollback). */
 static json_t *tag_ops_of(json_t *rec)
 {
     json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
@@ -538,6 +539,8 @@ static json_t *tag_ops_of(json_t *rec)
     double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
     if (!(req > 0))
         req = mtb_jnum(d, "requests");
+    if (!(req > 0))
+        req = mtb_jnum(d, "xact_commit") + mtb_jnum(d, "xact_rollback");
     if (!json_is_integer(ops) || !json_is_integer(gr) || !(req > 0))
         return NULL;
     return json_pack("{s:f,s:f}", "tag_ops", (double)json_integer_value(ops) / req, "granules_tagged",

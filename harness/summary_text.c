@@ -407,9 +407,10 @@ static void md_perf(FILE *f, json_t *sum, const char *em)
                    "Counted on the service for the measurement window only (perf stat); median over runs of event count ÷ requests.",
                    em);
     md_per_request(f, sum, "tag_ops_per_request", "tag operations per request", "per request",
-                   "The service's own counters of per-object tagging (objtag: tag_ops = memcached chunks or nginx "
-                   "pool allocations retagged, granules_tagged = 16-byte granules) over the run incl. warm-up, "
-                   "÷ its own request count (memcached cmd_get + cmd_set, nginx requests); median over runs.",
+                   "The service's own counters of per-object tagging (objtag: tag_ops = memcached chunks, nginx "
+                   "pool allocations or PostgreSQL AllocSet chunks retagged, granules_tagged = 16-byte granules) "
+                   "over the run incl. warm-up, ÷ its own request count (memcached cmd_get + cmd_set, nginx "
+                   "requests, PostgreSQL transactions); median over runs.",
                    em);
 }
 

@@ -83,19 +83,23 @@ done_testing() { echo "1..$T_N"; [ "$T_FAIL" = 0 ]; exit $?; }
 # OVERFLOW_RE / UAF_RE (group 1: the address; UAF_WHAT names it). Under
 # tagged-plant each runs to the end: record ok, no fault, TAGGED_JQ true of
 # the record (TAGGED_WHAT says what it checks), the plant made.
+# Optional: LOG, the run-directory file the plant logs to (default
+# service.log; db_bench.log for an embedded service), then extra arguments
+# for every `mtebench run` (e.g. --keys N).
 objtag_plants() {
-    local svc=$1 dur=$2 ovre=$3 uafre=$4 uafwhat=$5 tjq=$6 twhat=$7
+    local svc=$1 dur=$2 ovre=$3 uafre=$4 uafwhat=$5 tjq=$6 twhat=$7 logf=${8:-service.log}
+    shift 7; shift $(( $# > 0 ? 1 : 0 ))
     local R="$T_TMP/plants" v p want what got rec log
     for v in objtag-plant tagged-plant; do
         for p in overflow uaf; do
             MTEBENCH_PLANT=$p "$B/mtebench" run --service "$svc" --variant $v --mode sync --platform emu \
-                --duration "$dur" --warmup 0 --results "$R/$v-$p" > "$T_TMP/$v-$p.out" 2>&1
+                --duration "$dur" --warmup 0 "$@" --results "$R/$v-$p" > "$T_TMP/$v-$p.out" 2>&1
             echo $? > "$T_TMP/$v-$p.rc"
         done
     done
     for p in overflow uaf; do
         rec="$R/objtag-plant-$p/001-objtag-plant-sync/record.json"
-        log="$R/objtag-plant-$p/001-objtag-plant-sync/service.log"
+        log="$R/objtag-plant-$p/001-objtag-plant-sync/$logf"
         is "$(cat "$T_TMP/objtag-plant-$p.rc")" 3 "objtag sync, $p: the run reports a fault (exit 3)" || dump "$T_TMP/objtag-plant-$p.out"
         ok "$(jq_e '.status=="fault" and .fault.signal==11 and .fault.si_code==9 and .fault.tag_check==true' "$rec" >/dev/null; echo $?)" \
            "objtag sync, $p: SIGSEGV with SEGV_MTESERR recorded"
@@ -109,7 +113,7 @@ objtag_plants() {
         ok "$([ -n "$want" ] && [ $(( got & 0xffffffffffffff )) = $(( want & 0xffffffffffffff )) ]; echo $?)" \
            "objtag sync, $p: the fault is at $what ($got vs planted $want)" || dump "$log"
         rec="$R/tagged-plant-$p/001-tagged-plant-sync/record.json"
-        log="$R/tagged-plant-$p/001-tagged-plant-sync/service.log"
+        log="$R/tagged-plant-$p/001-tagged-plant-sync/$logf"
         is "$(cat "$T_TMP/tagged-plant-$p.rc")" 0 "tagged sync, $p: the same plant runs to the end" || dump "$T_TMP/tagged-plant-$p.out"
         ok "$(jq_e ".status==\"ok\" and (.fault|not) and ($tjq)" "$rec" >/dev/null; echo $?)" \
            "tagged sync, $p: record ok, no fault, $twhat"

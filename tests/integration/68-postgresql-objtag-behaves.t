@@ -9,8 +9,11 @@
 # expected output is not compared (they test errors on purpose and some use
 # the regression database's tables, absent here): the point is that the
 # server survives them with per-chunk tags. (tuplesort.sql was left out: it
-# took 104 s under emu on a loaded machine.) About 2.5 min under emu here
-# with a load average of 26, most of it initdb (90 s).
+# took 104 s under emu on a loaded machine.) Each server process writes its
+# tag operations to the server log at exit; services/postgresql/counters.sh
+# sums them: over the select-only run they exceed its transactions (every
+# query pallocs). About 2.5 min under emu here with a load average of 26, most
+# of it initdb (90 s).
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 SQL_FILES="numeric strings jsonpath json"
@@ -43,12 +46,21 @@ ok "$([ -n "$tunables" ]; echo $?)" "psql connects (server $tunables)"
 
 pgbench -i -q -s 1 -h 127.0.0.1 -p "$port" -U postgres postgres > "$T_TMP/pgbench-init.log" 2>&1
 is "$?" 0 "pgbench -i" || dump "$T_TMP/pgbench-init.log"
+counter() { bash "$ROOT/services/postgresql/counters.sh" "$port" "$T_TMP/server.log" | awk -v k="$1" '$1 == k { print $2 }'; }
+ops0=$(counter objtag_ops); gr0=$(counter objtag_granules)
 for b in select-only tpcb-like simple-update; do
     t0=$SECONDS
     pgbench -b "$b" -T 3 -c 2 -h 127.0.0.1 -p "$port" -U postgres postgres > "$T_TMP/pgbench-$b.log" 2>&1
     rc=$?
     n=$(awk '/number of transactions actually processed/ {print $NF}' "$T_TMP/pgbench-$b.log")
     ok "$([ "$rc" = 0 ] && [ "${n:-0}" -gt 0 ]; echo $?)" "pgbench built-in $b: $n transactions ($((SECONDS - t0)) s)" || dump "$T_TMP/pgbench-$b.log"
+    if [ "$b" = select-only ]; then
+        sleep 1   # pgbench's backends write their counts as they exit
+        ops=$(( $(counter objtag_ops) - ${ops0:-0} )); gr=$(( $(counter objtag_granules) - ${gr0:-0} ))
+        ok "$([ -n "$ops0" ] && [ "$ops" -gt "${n:-0}" ] && [ "$gr" -ge "$ops" ]; echo $?)" \
+           "select-only: its backends counted their tag operations ($ops, $gr granules: $(( ops / (n > 0 ? n : 1) )) per transaction)" \
+           || dump "$T_TMP/server.log"
+    fi
 done
 for f in $SQL_FILES; do
     t0=$SECONDS
