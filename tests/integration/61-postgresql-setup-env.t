@@ -4,9 +4,10 @@
 # host that is Debian's static-pie qemu-user, whose glibc 2.36 crashes at
 # start-up when GLIBC_TUNABLES asks for heap tagging. Every qemu-aarch64 the
 # harness starts is seen through a PATH shim that logs its environment and
-# arguments and runs the real one; the setup is made fresh (a setup cache of
-# this test's own; the builds are the shared cache's). (~30 CPU-s, 70-100 s
-# on a loaded 2-core machine: initdb and a 1 s run under emu)
+# arguments; the setup is made fresh (a setup cache of this test's own; the
+# builds are the shared cache's). The shim stops at initdb (what initdb does
+# under emu, 30-90 s, is 61-postgresql's and 43's to show), so the run ends
+# there, a setup failure. A few seconds.
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 cache=${MTEBENCH_CACHE:-/var/cache/mtebench}
@@ -18,15 +19,16 @@ calls="$T_TMP/qemu-calls.log"
 cat > "$T_TMP/shim/qemu-aarch64" <<EOF
 #!/bin/sh
 echo "own_env=\${GLIBC_TUNABLES:-none} args=\$*" >> "$calls"
+case "\$*" in *bin/initdb*) echo "shim: initdb stops here" >&2; exit 1;; esac
 exec "$qemu" "\$@"
 EOF
 chmod 755 "$T_TMP/shim/qemu-aarch64"
 
 PATH="$T_TMP/shim:$PATH" MTEBENCH_CACHE="$T_TMP/cache" "$M" run --service postgresql --variant tagged --mode sync \
     --platform emu --duration 1 --warmup 0 --results "$T_TMP/r" > "$T_TMP/out" 2>&1
-is "$?" 0 "postgresql tagged/sync run under emu" || { dump "$T_TMP/out"; dump "$T_TMP/r/001-tagged-sync/setup.log"; }
-rec="$T_TMP/r/001-tagged-sync/record.json"
-ok "$(jq_e '.status=="ok" and .proof.ok and .setup.reused==false' "$rec" >/dev/null; echo $?)" "proved, with a fresh setup (initdb ran)"
+rc=$?
+ok "$( [ $rc != 0 ] && grep -q 'setup of postgresql failed' "$T_TMP/out" && grep -q 'shim: initdb stops here' "$T_TMP/r/001-tagged-sync/setup.log"; echo $?)" \
+   "the run went as far as initdb, where the shim stopped it (exit $rc)" || { dump "$T_TMP/out"; dump "$T_TMP/r/001-tagged-sync/setup.log"; }
 ok "$(grep -q 'bin/initdb' "$calls"; echo $?)" "initdb ran through qemu-aarch64" || dump "$calls"
 ok "$(grep 'bin/initdb' "$calls" | grep -q -- '-E GLIBC_TUNABLES=glibc.mem.tagging=3 '; echo $?)" \
     "initdb got the sync mode through -E" || dump "$calls"
