@@ -36,6 +36,9 @@ struct mtb_drive {
     void (*measured_start)(pid_t pid, void *arg);
     void *measured_arg;
     const char *external;      /* --external-load: the handshake directory (driver_external.c) */
+    /* out: an embedded service's own counters over its measured benchmark
+     * ("name": integer, the record's service_counters.delta), or left NULL */
+    json_t **own_counters;
 };
 
 struct mtb_driver {

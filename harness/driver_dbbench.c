@@ -69,6 +69,31 @@ static int dbbench_run(const struct mtb_drive *d, double secs, const char *logp,
     return dbbench_exec(d, bench, secs, needs_existing(bench), logp, measured);
 }
 
+/* The objtag variant's tag operations over the measured benchmark: db_bench
+ * (patches/rocksdb/objtag/) prints "mtebench objtag: before the benchmark:
+ * ops N granules M" once the database is open (the write-ahead log replayed),
+ * starts counting again, and prints "mtebench objtag: ops N granules M" at
+ * exit. With requests = the benchmark's operations, as the summary divides
+ * them (NULL without both lines: another build, or tagging off). */
+static json_t *objtag_counts(const char *text, uint64_t nops)
+{
+    static const char pre[] = "mtebench objtag: before the benchmark: ";
+    unsigned long long ops = 0, gr = 0;
+    int before = 0, at_exit = 0;
+    for (const char *p = strstr(text, "mtebench objtag: "); p; p = strstr(p + 1, "mtebench objtag: ")) {
+        if (p != text && p[-1] != '\n')
+            continue;
+        if (!strncmp(p, pre, sizeof pre - 1))
+            before = 1;
+        else if (before && sscanf(p, "mtebench objtag: ops %llu granules %llu", &ops, &gr) == 2)
+            at_exit = 1;
+    }
+    if (!at_exit)
+        return NULL;
+    return json_pack("{s:I,s:I,s:I}", "objtag_ops", (json_int_t)ops, "objtag_granules", (json_int_t)gr, "requests",
+                     (json_int_t)nops);
+}
+
 static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
 {
     const struct mtb_workload *w = d->wl;
@@ -99,6 +124,8 @@ static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
                 json_object_set_new(stats, key, json_integer((json_int_t)v));
         }
         json_object_set_new(load, "rocksdb_statistics", stats);
+        if (d->own_counters)
+            *d->own_counters = objtag_counts(text, nops);
     }
     mtl_adapt_free(&ad);
     free(text);

@@ -773,8 +773,9 @@ static char *report_html(const struct mtb_record_set *set, json_t *sum, const ch
                      "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");
     html_per_request(f, sum, emu, "tag_ops_per_request", "tagops", "tag operations per request",
                      "The service's own counters of per-object tagging (objtag: memcached chunks, nginx pool "
-                     "allocations or PostgreSQL AllocSet chunks retagged, 16-byte granules tagged) over the run incl. warm-up, "
-                     "divided by its own request count; median over runs");
+                     "allocations, PostgreSQL AllocSet chunks or RocksDB Arena allocations retagged, 16-byte granules "
+                     "tagged) over the run incl. warm-up (RocksDB: its measured benchmark), divided by its own request "
+                     "count; median over runs");
     html_kernels(f, sum);
 
     json_t *groups = plot_groups(set->records), *g;

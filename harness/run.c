@@ -306,6 +306,8 @@ static int step_drive(struct run_ctx *c)
         c->d.measured_arg = &perf;
     }
     c->d.external = run->external_load;
+    json_t *own = NULL;
+    c->d.own_counters = &own;
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
@@ -315,6 +317,12 @@ static int step_drive(struct run_ctx *c)
     free(events);
     if (before)
         json_object_set_new(c->rec, "service_counters", mtb_service_counters_since(&c->svc, before));
+    else if (own) { /* an embedded service's, from its own output */
+        json_object_set_new(c->rec, "service_counters",
+                            json_pack("{s:O,s:s}", "delta", own, "note",
+                                      "printed by the measured program itself, over its measured benchmark"));
+    }
+    json_decref(own);
     if (c->svc.counters_hung) { /* the load is kept in the record, but the run is not ok */
         snprintf(c->why, sizeof c->why, "no answer to the counter query in %d s (is %s stopped?)",
                  MTB_SERVICE_COUNTERS_LIMIT, run->recipe->name);

@@ -528,10 +528,10 @@ static json_t *perf_of(json_t *rec)
 }
 
 /* A record's tag operations per request, from the service's own counters
- * (objtag_ops, objtag_granules: memcached's, nginx's and PostgreSQL's objtag
- * variants) divided by the requests it counted over the same window
- * (memcached: cmd_get + cmd_set; nginx: stub_status's requests; PostgreSQL:
- * transactions, xact_commit + xact_rollback). */
+ * (objtag_ops, objtag_granules: the objtag variants) divided by the requests
+ * it counted over the same window (memcached: cmd_get + cmd_set; nginx:
+ * stub_status's requests; RocksDB: db_bench's operations, "requests" too;
+ * PostgreSQL: transactions, xact_commit + xact_rollback). */
 static json_t *tag_ops_of(json_t *rec)
 {
     json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");

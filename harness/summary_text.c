@@ -408,9 +408,10 @@ static void md_perf(FILE *f, json_t *sum, const char *em)
                    em);
     md_per_request(f, sum, "tag_ops_per_request", "tag operations per request", "per request",
                    "The service's own counters of per-object tagging (objtag: tag_ops = memcached chunks, nginx "
-                   "pool allocations or PostgreSQL AllocSet chunks retagged, granules_tagged = 16-byte granules) "
-                   "over the run incl. warm-up, ÷ its own request count (memcached cmd_get + cmd_set, nginx "
-                   "requests, PostgreSQL transactions); median over runs.",
+                   "pool allocations, PostgreSQL AllocSet chunks or RocksDB Arena allocations retagged, "
+                   "granules_tagged = 16-byte granules) over the run incl. warm-up (RocksDB: its measured "
+                   "benchmark), ÷ its own request count (memcached cmd_get + cmd_set, nginx requests, PostgreSQL "
+                   "transactions, db_bench operations); median over runs.",
                    em);
 }
 

@@ -107,14 +107,16 @@ int mtl_adapt_pgbench_log(struct mtl_adapt *a, FILE *f, double skip_before, long
 }
 
 /* Find the section of db_bench output that belongs to one benchmark: from
- * its summary line to the next summary line. */
+ * its summary line to the next summary line. A line starts after '\n', or
+ * after the '\r' that ends db_bench's progress ("... finished N ops\r" on
+ * stderr, which the summary on stdout follows directly in a shared log). */
 int mtl_adapt_dbbench(struct mtl_adapt *a, const char *text, const char *bench, double *ops_per_sec,
                       double *seconds, uint64_t *operations)
 {
     size_t bl = strlen(bench);
     const char *p = text, *sum = NULL;
     while ((p = strstr(p, bench))) {
-        if ((p == text || p[-1] == '\n') && (p[bl] == ' ' || p[bl] == '\t')) {
+        if ((p == text || p[-1] == '\n' || p[-1] == '\r') && (p[bl] == ' ' || p[bl] == '\t')) {
             /* look only within this line: a scan to the end of the text per
              * candidate line would make the search quadratic */
             const char *nl = strchr(p, '\n');

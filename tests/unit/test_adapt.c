@@ -83,11 +83,19 @@ static void test_dbbench(void)
     ok(p50 >= 1000 && p50 <= 4000, "p50 between 1 and 4 µs as the table says (%llu ns)", (unsigned long long)p50);
     mtl_adapt_free(&a);
     mtl_adapt_init(&a);
-    ok(mtl_adapt_dbbench(&a, text, "fillseq", &ops, &secs, &n) == 0 && a.corrected.total == 20000,
-       "fillseq's own section only (%llu)", (unsigned long long)a.corrected.total);
+    int rc = mtl_adapt_dbbench(&a, text, "fillseq", &ops, &secs, &n);
+    ok(rc == 0 && a.corrected.total == 20000, "fillseq's own section only (%llu)", (unsigned long long)a.corrected.total);
     mtl_adapt_free(&a);
     mtl_adapt_init(&a);
     ok(mtl_adapt_dbbench(&a, text, "readrandom", &ops, &secs, &n) == ENOENT, "a benchmark not run is ENOENT");
+    mtl_adapt_free(&a);
+    /* the summary right after db_bench's progress on stderr, which ends in '\r' */
+    mtl_adapt_init(&a);
+    const char *cr = "... finished 1500 ops                              \rreadrandom :    1258.776 micros/op 794 "
+                     "ops/sec 2.516 seconds 1999 operations; ( reads:1800 found:1800)\n";
+    rc = mtl_adapt_dbbench(&a, cr, "readrandom", &ops, &secs, &n);
+    ok(rc == 0 && n == 1999 && ops == 794, "a summary line after a progress line's carriage return (%llu ops)",
+       (unsigned long long)n);
     mtl_adapt_free(&a);
     /* a corrupt bucket count (found by fuzz_adapt: it looped once per count) */
     mtl_adapt_init(&a);
