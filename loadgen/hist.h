@@ -46,23 +46,6 @@ static inline size_t mtl_hist_index(unsigned sub_bits, uint64_t v)
     return ((size_t)shift << sub_bits) + (size_t)(v >> shift);
 }
 
-/** Record one value. */
-static inline void mtl_hist_record(struct mtl_hist *h, uint64_t v)
-{
-    double d = (double)v;
-    if (v > h->highest) {
-        h->clamped++;
-        h->counts[h->nbuckets - 1]++;
-    } else {
-        h->counts[mtl_hist_index(h->sub_bits, v)]++;
-    }
-    h->total++;
-    if (v < h->min) h->min = v;
-    if (v > h->max) h->max = v;
-    h->sum += d;
-    h->sumsq += d * d;
-}
-
 /** Record the value v n times at once (an adapter's percentile points). */
 static inline void mtl_hist_record_n(struct mtl_hist *h, uint64_t v, uint64_t n)
 {
@@ -81,6 +64,9 @@ static inline void mtl_hist_record_n(struct mtl_hist *h, uint64_t v, uint64_t n)
     h->sum += d * (double)n;
     h->sumsq += d * d * (double)n;
 }
+
+/** Record one value (the request loop's path: n = 1 folds away when inlined). */
+static inline void mtl_hist_record(struct mtl_hist *h, uint64_t v) { mtl_hist_record_n(h, v, 1); }
 
 /** Lowest value that falls into bucket idx, and the bucket's width. */
 uint64_t mtl_hist_bucket_low(const struct mtl_hist *h, size_t idx, uint64_t *width);
