@@ -234,6 +234,12 @@ int mtb_recipes_all(struct mtb_recipe **out, size_t *n, char *err, size_t errlen
     *out = mtb_calloc(g.gl_pathc, sizeof **out);
     for (size_t i = 0; i < g.gl_pathc; i++) {
         if (mtb_recipe_load(g.gl_pathv[i], &(*out)[*n], err, errlen) != 0) {
+            /* the failed one freed itself; free those read before it */
+            for (size_t j = 0; j < *n; j++)
+                mtb_recipe_free(&(*out)[j]);
+            free(*out);
+            *out = NULL;
+            *n = 0;
             globfree(&g);
             return -1;
         }

@@ -31,7 +31,8 @@ int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant);
 /* The recipe's variants as "plain, tagged, ..." in buf (for messages). */
 const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size_t n);
 
-/* All recipes under <root>/services, sorted by name. */
+/* All recipes under <root>/services, sorted by name; on failure (-1, err)
+ * nothing is kept: *out is NULL and *n 0. */
 int mtb_recipes_all(struct mtb_recipe **out, size_t *n, char *err, size_t errlen);
 /* Find one by service name; NULL and a message listing the accepted names. */
 struct mtb_recipe *mtb_recipe_find(const char *name, char *err, size_t errlen);
