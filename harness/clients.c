@@ -240,7 +240,7 @@ static int client_result(struct job *j, const char *host, const struct mtb_clien
                  json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
                  j->dir);
     else if (num(cj, "late_s") > late_limit)
-        snprintf(why, whylen, "started %.3f s late (the limit is %.3f s)", num(cj, "late_s"), late_limit);
+        snprintf(why, whylen, "started %.6f s late (the limit is %.6f s; --late-limit)", num(cj, "late_s"), late_limit);
     else if (num(ld, "duration_s") < 0.95 * l->duration)
         snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->duration);
     json_t *info = j->res.info ? j->res.info : mtb_ssh_info(j->s);
@@ -428,7 +428,8 @@ int mtb_cmd_load(int argc, char **argv)
         { "mix", required_argument, 0, 'm' },       { "keys", required_argument, 0, 'k' },
         { "value-size", required_argument, 0, 'v' }, { "duration", required_argument, 0, 'd' },
         { "warmup", required_argument, 0, 'w' },    { "out", required_argument, 0, 'o' },
-        { "help", no_argument, 0, 'h' },            { 0, 0, 0, 0 },
+        { "late-limit", required_argument, 0, 'L' }, { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
     };
     struct mtb_client_load l = { .protocol = "memcache", .conns = 16, .threads = 1, .pipeline = 1, .duration = 10 };
     const char *hosts = NULL, *out = NULL;
@@ -454,16 +455,19 @@ int mtb_cmd_load(int argc, char **argv)
             if (l.rate <= 0)
                 mtb_die(2, "--rate '%s': accepted: requests/s > 0", optarg);
             break;
-        case 'd': case 'w':
-            if (mtb_parse_duration(optarg, c == 'd' ? &l.duration : &l.warmup) != 0)
-                mtb_die(2, "--%s '%s': accepted: a duration such as 3, 3s, 500ms", lo[idx].name, optarg);
+        case 'd': case 'w': case 'L':
+            if (mtb_parse_duration(optarg, c == 'd' ? &l.duration : c == 'w' ? &l.warmup : &l.late_limit) != 0 ||
+                (c == 'L' && !(l.late_limit > 0)))
+                mtb_die(2, "--%s '%s': accepted: a duration such as 3, 3s, 500ms%s", lo[idx].name, optarg,
+                        c == 'L' ? " (above 0)" : "");
             break;
         case 'h':
             printf("usage: mtebench load --client-hosts H1,H2 --server HOST:PORT --out DIR [--conns N] [--threads N]\n"
                    "       [--pipeline N] [--rate R] [--mix S:G] [--keys N] [--value-size S] [--duration D] [--warmup D]\n"
-                   "       [--protocol memcache|http] [ssh options of `mtebench hosts`]\n"
+                   "       [--protocol memcache|http] [--late-limit D] [ssh options of `mtebench hosts`]\n"
                    "Drives the server from every client host at once (shares of the connections and the rate),\n"
-                   "started at one instant; writes DIR/<host>/ and the merged result DIR/load.json.\n");
+                   "started at one instant; writes DIR/<host>/ and the merged result DIR/load.json.\n"
+                   "A host that starts more than --late-limit after the instant (default 250ms) fails the load.\n");
             return 0;
         default: return 2;
         }

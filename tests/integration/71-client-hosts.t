@@ -8,6 +8,7 @@
 #   host's identity, clock offset, start lateness, CPU use, client-bound flag;
 # - a client host whose mtload is killed mid-run fails the load with its
 #   name and reason; no merged result is written; nothing is left running;
+# - so do client hosts that start later than --late-limit after the instant;
 # - truth across hosts: memcached paused (SIGSTOP) 200 ms every second, open
 #   loop from both hosts: the merged corrected p99 is at least 100 ms.
 . "$(dirname "$0")/../lib.sh"
@@ -74,6 +75,17 @@ jq_e '.[0].status == "ok" and .[1].status == "failed"' "$T_TMP/k/clients.json" >
 for h in h2 h3; do
     is "$(hosts_ps $h | grep -v sshd)" "" "nothing of ours left on $h"
 done
+
+# ---- clients that start later than the limit ---------------------------------------------
+# (no host starts within 1 us of the instant: waking from the wait alone takes longer)
+hosts_ctl "$M" load "${K[@]}" --client-hosts h2,h3 --server 10.77.0.11:11211 --conns 2 --duration 1 \
+    --late-limit 1us --out "$T_TMP/late" > "$T_TMP/late.out" 2>&1
+is "$?" 1 "a client host that starts later than --late-limit fails the load"
+grep -Eq 'client host h[23]: started 0\.[0-9]{6} s late \(the limit is 0\.000001 s' "$T_TMP/late.out"
+ok $? "... naming the host and how late it started" || dump "$T_TMP/late.out"
+jq_e 'all(.[]; .status == "failed" and .late_s > 0.000001 and .late_s < 0.25)' "$T_TMP/late/clients.json" > /dev/null
+ok $? "clients.json: both late by more than 1 us, less than 250 ms ($(jq -c '[.[].late_s]' "$T_TMP/late/clients.json" 2>/dev/null))"
+[ ! -e "$T_TMP/late/load.json" ]; ok $? "... and no merged result is written"
 
 # ---- truth across hosts: the server stalls 200 ms every second ----------------------------
 hosts_exec h1 setsid -f bash -c 'p=$(pgrep -x memcached); while :; do sleep 0.8; kill -STOP $p; sleep 0.2; kill -CONT $p; done' \
