@@ -81,7 +81,7 @@ static json_t *objtag_counts(const char *text, uint64_t nops)
     unsigned long long ops = 0, gr = 0;
     int before = 0, at_exit = 0;
     for (const char *p = strstr(text, "mtebench objtag: "); p; p = strstr(p + 1, "mtebench objtag: ")) {
-        if (p != text && p[-1] != '\n')
+        if (p != text && p[-1] != '\n' && p[-1] != '\r') /* a line of its own */
             continue;
         if (!strncmp(p, pre, sizeof pre - 1))
             before = 1;
