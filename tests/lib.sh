@@ -41,6 +41,36 @@ wait_port() {
     return 1
 }
 
+# start_time PID: the process's start time (clock ticks after boot, field 22
+# of /proc/PID/stat); fails when there is no such process
+start_time() {
+    local st
+    st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    st=${st##*) }                      # after the command name, which may hold spaces
+    set -- $st; echo "${20}"
+}
+
+# note_pgid PID: cleanup kills PID's process group (PID leads it: setsid). It
+# is noted with the leader's start time: a leader that ended long before the
+# cleanup leaves its number free, and on a busy machine (pid_max 32768, a
+# build forking thousands of processes) the number comes back as another
+# test's process group, which must not be killed.
+note_pgid() {
+    local e="$1:$(start_time "$1")"
+    T_PGIDS="$T_PGIDS $e"
+    echo "$e" >> "$T_TMP/.pgids"
+}
+
+# still_ours PID:START: the group is still the one noted (its leader has the
+# same start time), or its leader is gone and what is left of the group is
+# ours (a number is not reused while a process group holds it)
+still_ours() {
+    local p=${1%%:*} st="" cur
+    case $1 in *:*) st=${1#*:} ;; esac
+    cur=$(start_time "$p") || return 0
+    [ -z "$st" ] || [ "$cur" = "$st" ]
+}
+
 # spawn LOG CMD...: start CMD in its own process group, output to LOG; echoes
 # its pid. The pid is also noted in a file, so `pid=$(spawn ...)` (a subshell)
 # still gets the group killed by cleanup.
@@ -48,17 +78,17 @@ spawn() {
     local log=$1; shift
     setsid "$@" >"$log" 2>&1 < /dev/null &
     local pid=$!
-    T_PGIDS="$T_PGIDS $pid"
-    echo "$pid" >> "$T_TMP/.pgids"
+    note_pgid "$pid"
     echo "$pid"
 }
 
 cleanup() {
-    local p all
+    local p all ours=""
     all="$T_PGIDS $(cat "$T_TMP/.pgids" 2>/dev/null)"
-    for p in $all; do kill -TERM -- "-$p" 2>/dev/null; kill -CONT -- "-$p" 2>/dev/null; done
+    for p in $all; do still_ours "$p" && ours="$ours $p"; done
+    for p in $ours; do kill -TERM -- "-${p%%:*}" 2>/dev/null; kill -CONT -- "-${p%%:*}" 2>/dev/null; done
     sleep 0.2
-    for p in $all; do kill -KILL -- "-$p" 2>/dev/null; done
+    for p in $ours; do still_ours "$p" && kill -KILL -- "-${p%%:*}" 2>/dev/null; done
     wait 2>/dev/null
     rm -rf "$T_TMP"
 }

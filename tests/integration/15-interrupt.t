@@ -7,7 +7,7 @@ R="$T_TMP/results"
 setsid "$M" bench --service memcached --mode sync --platform emu --reps 3 --duration 2 --warmup 0 \
     --results "$R" > "$T_TMP/out" 2> "$T_TMP/err" &
 pid=$!
-T_PGIDS="$T_PGIDS $pid"
+note_pgid "$pid"
 # wait (bounded) until the first record exists and the second run is going
 for _ in $(seq 1 300); do
     [ -f "$R/001-memcached-default-plain-off-rep1/record.json" ] && [ -f "$R/002-memcached-default-tagged-sync-rep1/service.log" ] && break

@@ -108,7 +108,10 @@ is "$?" 0 "nightly.yml, night 1: both hosts" || dump "$T_TMP/night1.log" 80
 diag "night 1: $(( $(date +%s) - t0 )) s"
 hostruns() { sqlh "SELECT n.host || '=' || count(r.id) FROM nights n LEFT JOIN runs r ON r.night = n.id GROUP BY n.host ORDER BY n.host" | tr '\n' ' '; }
 is "$(hostruns)" "h1=2 h2=2 " "the shared history: 2 runs from each host"
-is "$(sqlh "SELECT count(*) FROM runs WHERE status = 'ok'")" 4 "... all ok"
+is "$(sqlh "SELECT count(*) FROM runs WHERE status = 'ok'")" 4 "... all ok" ||
+    for r in "$C"/night1/h*/results/*/*/record.json; do
+        jq -r --arg r "$r" 'select(.status != "ok") | "\($r): \(.status): \(.error // "")"' "$r" 2>/dev/null | sed 's/^/#   /'
+    done
 for h in h1 h2; do
     ok "$( [ -f "$C/night1/$h/results/night1/summary.json" ] || ls "$C/night1/$h/results/night1"/*/record.json >/dev/null 2>&1; echo $?)" \
         "$h's results brought back" || ls -R "$C" | head -20 | sed 's/^/# /'

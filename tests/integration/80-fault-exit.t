@@ -9,7 +9,7 @@ R="$T_TMP/results"
 setsid "$M" bench --service memcached --mode sync --platform emu --reps 1 --duration 3 --warmup 0 \
     --results "$R" > "$T_TMP/out" 2> "$T_TMP/err" &
 pid=$!
-T_PGIDS="$T_PGIDS $pid"
+note_pgid "$pid"
 # kill the second run's memcached once its load is running (bounded wait)
 for _ in $(seq 1 400); do
     [ -s "$R/002-memcached-default-tagged-sync-rep1/mtload.log" ] && svc=$(service_pid "$R/002-memcached-default-tagged-sync-rep1" memcached) && [ -n "$svc" ] && break

@@ -10,7 +10,7 @@ D1="$R/001-memcached-default-plain-off-rep1"
 setsid "$M" bench --service memcached --mode sync --platform emu --reps 1 --duration 3 --warmup 0 \
     --results "$R" > "$T_TMP/out" 2> "$T_TMP/err" &
 pid=$!
-T_PGIDS="$T_PGIDS $pid"
+note_pgid "$pid"
 for _ in $(seq 1 600); do
     [ -f "$D1/preload.json" ] && svc=$(service_pid "$D1" memcached) && [ -n "$svc" ] && break
     sleep 0.1

@@ -11,7 +11,7 @@ D2="$R/002-memcached-default-tagged-sync-rep1"
 setsid "$M" bench --service memcached --mode sync --platform emu --reps 1 --duration 4 --warmup 0 \
     --results "$R" > "$T_TMP/out" 2> "$T_TMP/err" &
 pid=$!
-T_PGIDS="$T_PGIDS $pid"
+note_pgid "$pid"
 for _ in $(seq 1 600); do
     [ -f "$D2/preload.json" ] && svc=$(service_pid "$D2" memcached) && [ -n "$svc" ] && break
     sleep 0.1

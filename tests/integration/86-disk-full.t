@@ -16,7 +16,7 @@ trap 'umount -l "$V" 2>/dev/null; cleanup' EXIT
 setsid "$M" bench --service memcached --mode sync --platform emu --reps 1 --duration 2 --warmup 0 \
     --results "$V/r" > "$T_TMP/out" 2> "$T_TMP/err" &
 pid=$!
-T_PGIDS="$T_PGIDS $pid"
+note_pgid "$pid"
 for _ in $(seq 1 600); do
     [ -f "$V/r/001-memcached-default-plain-off-rep1/record.json" ] && [ -f "$V/r/002-memcached-default-tagged-sync-rep1/preload.json" ] && break
     sleep 0.1
