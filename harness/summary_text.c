@@ -212,10 +212,11 @@ int mtb_summary_any_config(json_t *sum, const char *field)
 
 void mtb_summary_workload_label(json_t *w, char *buf, size_t n)
 {
-    if (json_is_integer(json_object_get(w, "cores")))
-        snprintf(buf, n, "%s, %lld cores", mtb_jstr(w, "name"), (long long)mtb_jnum(w, "cores"));
-    else
-        snprintf(buf, n, "%s", mtb_jstr(w, "name"));
+    /* the name, and what tells two configurations of one workload apart (a
+     * plan's entries may differ only in mix or value size) */
+    int k = snprintf(buf, n, "%s, mix %s, values %s", mtb_jstr(w, "name"), mtb_jstr(w, "mix"), mtb_jstr(w, "value_size"));
+    if (json_is_integer(json_object_get(w, "cores")) && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", %lld cores", (long long)mtb_jnum(w, "cores"));
 }
 
 void mtb_summary_cores_label(json_t *row, char *buf, size_t n)

@@ -18,6 +18,8 @@ t=$(jq -r '.configs[]|select(.variant=="objtag")|.tag_ops_per_request' "$R/summa
 ok "$(jq_e '.tag_ops > 0 and .granules_tagged >= .tag_ops' <<<"$t" >/dev/null; echo $?)" "objtag: tag operations and granules per request ($(jq -c . <<<"$t"))"
 ok "$(jq_e '.configs[]|select(.variant=="plain")|.tag_ops_per_request == null' "$R/summary.json" >/dev/null; echo $?)" "plain: none"
 ok "$(grep -q '^## tag operations per request' "$R/summary.md"; echo $?)" "summary.md has the table"
+ok "$(grep -q '^| memcached | default, mix 1:10, values 100 | objtag/sync | tag_ops ' "$R/summary.md"; echo $?)" \
+   "... its rows name the workload's mix and value size (a plan's entries may differ only there)" || dump "$R/summary.md"
 rm -rf "$ROOT/reports/$(basename "$R")" "$ROOT/reports/$(basename "$R").md"
 
 "$M" plan "$ROOT/configs/objtag.conf" --platform emu --dry-run > "$T_TMP/dry" 2>&1
