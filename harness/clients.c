@@ -82,6 +82,9 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_t *m = json_object(), *tot = json_object(), *errs = json_object(), *ts = json_array(), *cpu = json_object();
     static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
     static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
+    static const char *const akeys[] = { "sent", "answered", "stored", "lost_timeout", "lost_closed", "lost_garbled",
+                                         "in_flight_end", "unsent", NULL };
+    json_t *acct = json_object();
     double dur = 0, user = 0, sys = 0, mean_sum = 0, maxv = 0, cnt_sum = 0;
     int bound = 0;
     size_t i;
@@ -97,6 +100,13 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
         json_t *le = json_object_get(json_object_get(l, "totals"), "errors");
         for (int k = 0; ekeys[k]; k++)
             json_object_set_new(errs, ekeys[k], json_integer((json_int_t)(num(errs, ekeys[k]) + num(le, ekeys[k]))));
+        json_t *la = json_object_get(json_object_get(l, "totals"), "accounting");
+        for (int k = 0; akeys[k] && acct; k++) /* every client's, or none */
+            json_object_set_new(acct, akeys[k], json_integer((json_int_t)(num(acct, akeys[k]) + num(la, akeys[k]))));
+        if (!json_is_object(la)) {
+            json_decref(acct);
+            acct = NULL;
+        }
         dur = fmax(dur, num(l, "duration_s"));
         user += num(l, "cpu.user_s");
         sys += num(l, "cpu.sys_s");
@@ -120,6 +130,9 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_object_set_new(tot, "ops_per_sec", json_real(dur > 0 ? num(tot, "requests") / dur : 0));
     json_object_set_new(tot, "errors", errs);
     errs = NULL;
+    if (acct)
+        json_object_set_new(tot, "accounting", acct);
+    acct = NULL;
     json_t *corr = mtl_latency_json(&h);
     /* exact figures where the clients give them: the mean and the maximum */
     if (cnt_sum > 0)
@@ -146,6 +159,7 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
 out:
     json_decref(tot);
     json_decref(errs);
+    json_decref(acct);
     json_decref(ts);
     json_decref(cpu);
     mtl_hist_free(&h);
