@@ -23,6 +23,9 @@ jqok '.proof.ok == true and .proof.probe.tcf == "sync" and .proof.probe.write_fa
 jqok '.load.schema == "mtload/1" and .load.totals.requests > 0 and (.load.histogram|length) > 0' "loadgen output"
 jqok '.summary.ops_per_sec > 0 and .summary.p99_us >= .summary.p50_us' "summary figures"
 jqok '.preload.totals.sets == 10000' "key space preloaded"
+# a preload request may wait 10 s (not mtload's 1 s): a lost one fails the run
+ok "$(jq_e '.config.timeout_s == 10 and .totals.errors.timeout == 0' "$R/001-tagged-sync/preload.json" >/dev/null; echo $?)" \
+    "preload's per-request timeout is 10 s"
 ok "$( [ -s "$R/001-tagged-sync/service.log" ] || [ -f "$R/001-tagged-sync/service.log" ]; echo $?)" "service log kept in the run directory"
 # no child left behind
 sleep 0.3

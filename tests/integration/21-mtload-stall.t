@@ -65,18 +65,22 @@ SH
     # rightly charges the client's share to latency, so p99 differs between runs by
     # far more than 10% for reasons unrelated to coordinated omission. The median
     # is what a stall-free server must leave equal. Noise from other tenants is
-    # transient, so up to three attempts are made.
+    # transient, so up to three attempts are made. The slack is 10% or 25 us,
+    # whichever is larger: beside the suite's other lane (load average ~4) a
+    # warm suite saw medians 10-17 us apart at ~100 us in all three attempts;
+    # a correction gone wrong (the send interval here is 500 us) or a stall
+    # (200 ms) is far beyond either.
     agree=1
     for attempt in 1 2 3; do
         timeout 60 "${PRIO[@]}" "$MTL" "${LOAD[@]}" --engine "$E" --duration 3s --json "$T_TMP/$E-calm.json" >"$T_TMP/$E-calm.out" 2>&1 || continue
         c50=$(jget "$T_TMP/$E-calm.json" latency_us.corrected.p50)
         u50=$(jget "$T_TMP/$E-calm.json" latency_us.uncorrected.p50)
         diag "attempt $attempt: corrected p50 $c50 us, uncorrected p50 $u50 us"
-        if "$PY" -c "import sys; sys.exit(0 if abs($c50 - $u50) <= 0.10 * $u50 else 1)"; then
+        if "$PY" -c "import sys; sys.exit(0 if abs($c50 - $u50) <= max(0.10 * $u50, 25) else 1)"; then
             agree=0; break
         fi
     done
-    ok $agree "[$E] unpaused: corrected and uncorrected p50 agree within 10% ($c50 vs $u50 us)"
+    ok $agree "[$E] unpaused: corrected and uncorrected p50 agree within 10% or 25 us ($c50 vs $u50 us)"
     [ "$agree" = 0 ] || { dump "$T_TMP/$E-calm.out"; uptime | sed 's/^/# /'; }
 done
 done_testing
