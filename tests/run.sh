@@ -37,7 +37,7 @@ elif tests=(build/tests/test_* tests/integration/*.t); [ "${MTB_TEST_LANES:-2}" 
     #
     # Each lane runs in the order of the list prove is given. Its tail: the
     # second lane, once its waiting is done, takes a compile (19-version-stamp)
-    # and tests that only check behaviour (30, 65-67); the first lane ends
+    # and tests that only check behaviour (30, 65-68); the first lane ends
     # with the nightly end to end, which compares nights' throughput and so
     # runs when the second lane has ended (README: the suite's measured times;
     # cold, the tail's memcached builds run beside the kernel build).
@@ -45,9 +45,10 @@ elif tests=(build/tests/test_* tests/integration/*.t); [ "${MTB_TEST_LANES:-2}" 
              53-nightly-runner 70-ssh-transport 71-client-hosts 72-server-host 73-ansible-fleet
              81-hung-service 83-port-squatter 84-mtload-hostile 87-input-checks
              80-fault-exit 82-sigkill 85-errors-marked 86-disk-full 88-fuzz
-             19-version-stamp 30-report 65-memcached-objtag-plants 66-memcached-objtag-behaves 67-objtag-bench)
+             19-version-stamp 30-report 65-memcached-objtag-plants 66-memcached-objtag-behaves 67-objtag-bench
+             68-postgresql-objtag-behaves)
     last=(19-version-stamp 30-report 65-memcached-objtag-plants 66-memcached-objtag-behaves 67-objtag-bench
-          50-nightly-e2e)
+          68-postgresql-objtag-behaves 50-nightly-e2e)
     tail=() rest=()
     for t in "${tests[@]}"; do
         case " ${last[*]} " in *" $(basename "$t" .t) "*) ;; *) rest+=("$t") ;; esac
