@@ -65,6 +65,15 @@ int main(int argc, char **argv)
     static const char *const makevars[] = { "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", NULL };
     for (const char *const *v = makevars; *v; v++)
         unsetenv(*v);
+    /* the mode sets glibc.mem.tagging wherever a run needs it (the service,
+     * its setup, the probe); one inherited from the user's shell would reach
+     * builds, drivers and, under emu, qemu-aarch64's own environment, where on
+     * an arm64 MTE host Debian's static-pie qemu-user crashes at start-up */
+    const char *tun = getenv("GLIBC_TUNABLES");
+    if (tun && *tun)
+        fprintf(stderr, "mtebench: GLIBC_TUNABLES=%s from the environment is ignored "
+                        "(the mode sets glibc.mem.tagging for each run)\n", tun);
+    unsetenv("GLIBC_TUNABLES");
     if (argc < 2)
         return cmd_help(0, NULL), 2;
     mtb_proc_init();

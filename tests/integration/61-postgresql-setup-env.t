@@ -24,7 +24,8 @@ exec "$qemu" "\$@"
 EOF
 chmod 755 "$T_TMP/shim/qemu-aarch64"
 
-PATH="$T_TMP/shim:$PATH" MTEBENCH_CACHE="$T_TMP/cache" "$M" run --service postgresql --variant tagged --mode sync \
+# a GLIBC_TUNABLES exported in the user's shell is dropped too (said once)
+PATH="$T_TMP/shim:$PATH" MTEBENCH_CACHE="$T_TMP/cache" GLIBC_TUNABLES=glibc.mem.tagging=1 "$M" run --service postgresql --variant tagged --mode sync \
     --platform emu --duration 1 --warmup 0 --results "$T_TMP/r" > "$T_TMP/out" 2>&1
 rc=$?
 ok "$( [ $rc != 0 ] && grep -q 'setup of postgresql failed' "$T_TMP/out" && grep -q 'shim: initdb stops here' "$T_TMP/r/001-tagged-sync/setup.log"; echo $?)" \
@@ -33,4 +34,7 @@ ok "$(grep -q 'bin/initdb' "$calls"; echo $?)" "initdb ran through qemu-aarch64"
 ok "$(grep 'bin/initdb' "$calls" | grep -q -- '-E GLIBC_TUNABLES=glibc.mem.tagging=3 '; echo $?)" \
     "initdb got the sync mode through -E" || dump "$calls"
 is "$(grep -vc '^own_env=none ' "$calls")" 0 "no qemu-aarch64 had GLIBC_TUNABLES in its own environment" || dump "$calls"
+ok "$(grep -q 'GLIBC_TUNABLES=glibc.mem.tagging=1 from the environment is ignored' "$T_TMP/out"; echo $?)" \
+    "the user's own GLIBC_TUNABLES is named as ignored" || dump "$T_TMP/out"
+ok "$(! grep -q 'glibc.mem.tagging=1' "$calls"; echo $?)" "and reached no qemu-aarch64, not even through -E" || dump "$calls"
 done_testing
