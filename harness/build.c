@@ -255,6 +255,25 @@ cleanup:
     return rc;
 }
 
+/* Under the service's build lock no other build of it runs, so a build's
+ * temporary tree left in its directory (DIR.tmp.PID: the harness was killed
+ * while building) is abandoned: hundreds of MB for PostgreSQL. Removed, and
+ * said. */
+static void sweep_abandoned(const char *ldir, int quiet)
+{
+    char *pat = mtb_asprintf("%s/*.tmp.*", ldir);
+    glob_t g;
+    if (glob(pat, GLOB_ONLYDIR, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            if (!quiet)
+                fprintf(stderr, "mtebench: removing %s (a build cut short)\n", g.gl_pathv[i]);
+            mtb_rm_rf(g.gl_pathv[i]);
+        }
+        globfree(&g);
+    }
+    free(pat);
+}
+
 /* The build in out->dir, when it is complete (its binary and build.json).
  * @return 0 (out->info loaded, out->cached set) or -1. */
 static int load_cached(const struct mtb_recipe *r, const char *variant, const char *target, int quiet,
@@ -301,14 +320,17 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
         char *lockp = mtb_asprintf("%s/.lock", ldir), *what = mtb_asprintf("another build of %s", r->name);
         mtb_mkdir_p(ldir);
         int lock = mtb_lock_wait(lockp, what, quiet);
-        free(ldir);
         free(what);
         free(lockp);
         rc = force ? -1 : load_cached(r, variant, target, quiet, out);
-        if (rc != 0)
+        if (rc != 0) {
+            if (lock >= 0)
+                sweep_abandoned(ldir, quiet);
             rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
+        }
         if (lock >= 0)
             close(lock);
+        free(ldir);
     }
     inputs_free(&in);
     return rc;

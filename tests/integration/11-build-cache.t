@@ -4,6 +4,7 @@
 # One build of a service at a time: a build to make waits for another
 # mtebench's lock (two plans started at once raced, and a build's rename
 # could remove the tree a running service was using); a cached one does not.
+# The tree a killed build left behind is removed by the next build.
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 
@@ -30,6 +31,10 @@ printf '\nmtebench test: a change of input\n' >> "$root2/patches/memcached/0003-
 # plain build is used at once, the tagged one waits for the lock, says so,
 # then builds
 lockf="${MTEBENCH_CACHE:-/var/cache/mtebench}/builds/memcached/.lock"
+# the tree of a build cut short (a killed harness) is removed by the next
+# build made under the lock
+stale="$(dirname "$lockf")/tagged-aarch64-000000000000.tmp.999999"
+mkdir -p "$stale/work" && echo x > "$stale/work/obj.o"
 flock "$lockf" sleep 2 & holder=$!
 sleep 0.3
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -44,6 +49,8 @@ ok "$( [ $((t1 - t0)) -lt 1500 ] && ! grep -q waiting "$T_TMP/b3p.err"; echo $?)
    "a cached build is used without waiting for the lock ($((t1 - t0)) ms)" || dump "$T_TMP/b3p.err"
 ok "$(grep -q 'waiting for another build of memcached' "$T_TMP/b3.err" && [ $((t2 - t0)) -ge 1700 ]; echo $?)" \
    "a build to make waits for the lock, saying so ($((t2 - t0)) ms)" || dump "$T_TMP/b3.err"
+ok "$( [ ! -e "$stale" ] && grep -q "removing $stale (a build cut short)" "$T_TMP/b3.err"; echo $?)" \
+   "an abandoned build tree is removed under the lock, saying so" || dump "$T_TMP/b3.err"
 is "$(awk '$2=="plain"{print $4}' "$T_TMP/b3.out")" cached "unchanged plain variant still cached"
 is "$(awk '$2=="tagged"{print $4}' "$T_TMP/b3.out")" built "changed patch rebuilds tagged"
 ok "$( [ "$(awk '$2=="tagged"{print $5}' "$T_TMP/b3.out")" != "$bin" ]; echo $?)" "under a new key"
