@@ -24,7 +24,8 @@ if [ "${1:-}" = --one ]; then   # prove's --exec: run one test, keep its TAP
 fi
 rm -rf "$LOGS"; mkdir -p "$LOGS"
 alone=()
-run=(prove --exec "bash $PWD/tests/run.sh --one" --timer)
+prove1=(prove --exec "bash $PWD/tests/run.sh --one" --timer)   # one test at a time, TAP kept
+run=("${prove1[@]}")
 if [ $# -gt 0 ]; then
     tests=("$@")
 elif tests=(build/tests/test_* tests/integration/*.t); [ "${MTB_TEST_LANES:-2}" != 1 ]; then
@@ -69,7 +70,7 @@ start=$(date +%s)
 rc=${PIPESTATUS[0]}
 if [ ${#alone[@]} -gt 0 ]; then
     echo "=== alone, the other lane ended: ${alone[*]##*/}"
-    prove --exec "bash $PWD/tests/run.sh --one" --timer "${alone[@]}" 2>&1 | tee "$LOGS/prove-alone.out"
+    "${prove1[@]}" "${alone[@]}" 2>&1 | tee "$LOGS/prove-alone.out"
     [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$rc" != 0 ]; then
