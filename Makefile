@@ -5,6 +5,8 @@
 #                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
+#   make bisect    GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= METRIC= ...]: the commit of the
+#                  service's patch history that changed the metric (docs/BISECT.md)
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
 #   make lint      structure: function length, include cycles, layers (tests/lint.sh)
@@ -179,6 +181,16 @@ compare-kernels: deps
 	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
 	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(BASELINE),--baseline)
 
+# the commit of a service's patch history that changed a metric (docs/BISECT.md):
+# make bisect GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= WORKLOAD= METRIC= DURATION= REPO= MIN_CHANGE= MAX_TIME=]
+bisect: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench bisect --good $(GOOD) --bad $(BAD) --service $(SERVICE) \
+	$(if $(VARIANT),--variant $(VARIANT)) $(if $(MODE),--mode $(MODE)) $(if $(PLATFORM),--platform $(PLATFORM)) \
+	$(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(METRIC),--metric $(METRIC)) $(if $(DURATION),--duration $(DURATION)) \
+	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(REPO),--repo $(REPO)) $(if $(MIN_CHANGE),--min-change $(MIN_CHANGE)) \
+	$(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(REPS),--reps $(REPS)) $(if $(MAX_REPS),--max-reps $(MAX_REPS))
+
 # named kernels (PLATFORM=vm): make kernels [KERNEL_SOURCE=6.12|6.1]
 kernels: all
 	$(B)/mtebench kernel build $(subst $(comma), ,$(KERNELS))
@@ -217,7 +229,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean
+.PHONY: all deps bench bench-loadgen compare-kernels bisect kernels report test test-long unit lint clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bisect.h"
 #include "compare.h"
 #include "doctor.h"
 #include "nightly.h"
@@ -29,6 +30,8 @@ static const struct mtb_cmd cmds[] = {
     { "report", "statistics, plots and HTML/Markdown/CSV/JSON from run records", mtb_cmd_report },
     { "compare-kernels", "the same workload and mode on two kernels (PLATFORM=vm), interleaved; kernel table",
       mtb_cmd_compare_kernels },
+    { "bisect", "the commit of a service's patch history that changed a metric (Pinpoint's rule, interleaved runs)",
+      mtb_cmd_bisect },
     { "run", "one run of one variant and mode; writes its record", mtb_cmd_run },
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },

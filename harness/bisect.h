@@ -1,0 +1,23 @@
+/* bisect.h - `mtebench bisect`: the commit that changed one configuration's
+ * metric, between a good and a bad revision of a service's patch history
+ * (services/<svc>/ and patches/<svc>/ in a git repository, by default this
+ * checkout's). Each revision's tree is this checkout with those two folders
+ * taken from the revision; builds and runs are the ordinary `mtebench build`
+ * and `mtebench run` with MTEBENCH_ROOT at that tree (builds cached by
+ * content, so revisions that do not change the build share one). The search
+ * and its decision rule: bisect_search.c, pinpoint.c. docs/BISECT.md. */
+#ifndef MTB_BISECT_H
+#define MTB_BISECT_H
+
+/* exit statuses */
+#define MTB_BISECT_FOUND 0
+#define MTB_BISECT_NOT_REPRODUCED 4
+
+int mtb_cmd_bisect(int argc, char **argv);
+
+/** mtb_bisect_command - the command line that bisects a nightly regression
+ *  between two mtebench revisions for one configuration (malloc'd), or NULL
+ *  when a field is missing */
+char *mtb_bisect_command(const char *good, const char *bad, const char *service, const char *variant,
+                         const char *mode, const char *platform, const char *workload, const char *metric);
+#endif
