@@ -416,34 +416,60 @@ static json_t *load_record(const char *dir)
     return rec;
 }
 
+/* the last lines of a log, indented, on stdout */
+static void log_tail(const char *path, int lines)
+{
+    size_t len;
+    char *t = mtb_read_file(path, &len);
+    if (!t)
+        return;
+    char *p = t + len;
+    for (int n = 0; p > t && n <= lines; p--)
+        n += p[-1] == '\n';
+    for (char *l = strtok(p, "\n"); l; l = strtok(NULL, "\n"))
+        printf("bisect:   | %s\n", l);
+    free(t);
+}
+
+/* one `mtebench run`; a failed run is tried once more (a transient failure of
+ * a loaded machine), its log's tail shown; two in a row end the search */
 static int cb_run(void *ctx, size_t i, double *v)
 {
     struct bctx *c = ctx;
     struct brev *r = &c->r[i];
-    if (over_budget(c))
-        return -ETIME;
-    int no = ++c->run_no;
-    char *dir = mtb_asprintf("%s/runs/%03d-r%02zu", c->outdir, no, i), *log = mtb_asprintf("%s.log", dir);
-    int st = child(c, i, "run", "--results", dir, log);
-    json_t *rec = st == 0 ? load_record(dir) : NULL;
-    const char *status = rec ? mtb_jstr(rec, "status") : NULL;
-    *v = rec ? mtb_record_metric(rec, c->o->metric) : NAN;
-    int rc = 0;
-    if (!rec || !status || strcmp(status, "ok") || !isfinite(*v)) {
-        snprintf(c->err, sizeof c->err, "run %d of r%02zu %.12s failed (status %s; log %s)", no, i, r->sha,
-                 status ? status : "none", log);
-        rc = -EIO;
-    } else {
-        if (!r->build_key)
-            r->build_key = mtb_strdup(mtb_jstr(json_object_get(rec, "build"), "key"));
-        json_array_append_new(c->runs, json_pack("{s:i, s:i, s:s, s:f, s:s}", "n", no, "rev", (int)i, "sha", r->sha,
-                                                 "value", *v, "dir", dir));
-        printf("bisect: run %3d  r%02zu %.12s  %.6g %s\n", no, i, r->sha, *v, mtb_run_metrics[c->o->metric].unit);
+    for (int attempt = 0;; attempt++) {
+        if (over_budget(c))
+            return -ETIME;
+        int no = ++c->run_no;
+        char *dir = mtb_asprintf("%s/runs/%03d-r%02zu", c->outdir, no, i), *log = mtb_asprintf("%s.log", dir);
+        int ws = child(c, i, "run", "--results", dir, log), st = ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+        json_t *rec = load_record(dir);
+        const char *status = rec ? mtb_jstr(rec, "status") : "";
+        *v = rec ? mtb_record_metric(rec, c->o->metric) : NAN;
+        int ok = st == 0 && rec && !strcmp(status, "ok") && isfinite(*v);
+        if (ok) {
+            if (!r->build_key)
+                r->build_key = mtb_strdup(mtb_jstr(json_object_get(rec, "build"), "key"));
+            json_array_append_new(c->runs, json_pack("{s:i, s:i, s:s, s:f, s:s}", "n", no, "rev", (int)i, "sha",
+                                                     r->sha, "value", *v, "dir", dir));
+            printf("bisect: run %3d  r%02zu %.12s  %.6g %s\n", no, i, r->sha, *v, mtb_run_metrics[c->o->metric].unit);
+        } else {
+            printf("bisect: run %3d  r%02zu %.12s  failed (exit status %d, record status '%s'; log %s)%s\n", no, i,
+                   r->sha, st, *status ? status : "none", log, attempt ? "" : ": once more");
+            log_tail(log, 6);
+            snprintf(c->err, sizeof c->err, "run %d of r%02zu %.12s failed twice (record status '%s'; log %s)", no, i,
+                     r->sha, *status ? status : "none", log);
+        }
+        json_decref(rec);
+        free(dir);
+        free(log);
+        if (ok) {
+            c->err[0] = 0;
+            return 0;
+        }
+        if (attempt)
+            return -EIO;
     }
-    json_decref(rec);
-    free(dir);
-    free(log);
-    return rc;
 }
 
 static void cb_step(void *ctx, const struct bs_step *s)
@@ -680,13 +706,97 @@ int mtb_cmd_bisect(int argc, char **argv)
     return code;
 }
 
+/* the history's workload key (name="default",mix="1:10",conns=16,duration_s=1,...)
+ * as run options: --workload NAME and the fields `run` takes by name */
+static void workload_opts(FILE *f, const char *key, int name_only)
+{
+    static const char *const map[][2] = { { "name", "workload" }, { "mix", "mix" },         { "conns", "conns" },
+                                          { "pipeline", "pipeline" }, { "threads", "threads" }, { "keys", "keys" },
+                                          { "value_size", "value-size" }, { "rate", "rate" }, { "duration_s", "duration" },
+                                          { "warmup_s", "warmup" } };
+    const char *p = key;
+    while (p && *p) {
+        const char *eq = strchr(p, '=');
+        if (!eq)
+            break;
+        char name[32], val[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
+        const char *v = eq + 1, *end;
+        if (*v == '"') {
+            end = strchr(v + 1, '"');
+            snprintf(val, sizeof val, "%.*s", end ? (int)(end - v - 1) : 0, v + 1);
+            end = end ? end + 1 : v + strlen(v);
+        } else {
+            end = v + strcspn(v, ",");
+            snprintf(val, sizeof val, "%.*s", (int)(end - v), v);
+        }
+        for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+            if (!strcmp(name, map[k][0]) && (k == 0) == name_only && *val && !strchr(val, ' ') && strcmp(val, "0"))
+                fprintf(f, " --%s %s%s", map[k][1], val, strstr(name, "_s") ? "s" : "");
+        p = *end == ',' ? end + 1 : NULL;
+    }
+}
+
 char *mtb_bisect_command(const char *good, const char *bad, const char *service, const char *variant,
                          const char *mode, const char *platform, const char *workload, const char *metric)
 {
-    if (!good || !bad || !service || !variant || !mode || !platform)
+    if (!good || !bad || !service || !variant || !mode || !platform || !*good || !*bad)
         return NULL;
-    return mtb_asprintf("mtebench bisect --good %.12s --bad %.12s --service %s --variant %s --mode %s --platform %s%s%s "
-                        "--metric %s",
-                        good, bad, service, variant, mode, platform, workload ? " --workload " : "",
-                        workload ? workload : "", metric ? metric : "ops_per_sec");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "mtebench bisect --good %.12s --bad %.12s --service %s --variant %s --mode %s --platform %s", good, bad,
+            service, variant, mode, platform);
+    if (workload && strchr(workload, '=')) {
+        workload_opts(f, workload, 1); /* --workload first: the fields override its values */
+        workload_opts(f, workload, 0);
+    }
+    else if (workload && *workload)
+        fprintf(f, " --workload %s", workload);
+    fprintf(f, " --metric %s", metric ? metric : "ops_per_sec");
+    fclose(f);
+    return buf;
+}
+
+int mtb_bisect_proposed(json_t *changes, const char *out, double budget)
+{
+    double t0 = mtb_mono();
+    int found = 0, k = 0;
+    size_t i;
+    json_t *ch;
+    json_array_foreach(changes, i, ch)
+    {
+        const char *cmd = mtb_jstr(ch, "bisect");
+        if (!*cmd)
+            continue;
+        double left = budget - (mtb_mono() - t0);
+        if (left < 60) {
+            printf("nightly: bisect budget spent; not run: %s\n", cmd);
+            continue;
+        }
+        struct mtb_argv a = { 0 };
+        mtb_argv_split(&a, cmd);
+        if (a.n < 2) {
+            mtb_argv_free(&a);
+            continue;
+        }
+        free(a.v[0]);
+        a.v[0] = self_exe();
+        char *dir = mtb_asprintf("%s/bisect-%d", out, ++k), *log = mtb_asprintf("%s.log", dir);
+        mtb_argv_pushf(&a, "--max-time=%.0f", left);
+        mtb_argv_pushf(&a, "--out=%s", dir);
+        printf("nightly: bisecting %s (at most %.0f s; log %s)\n", mtb_jstr(ch, "label"), left, log);
+        struct mtb_spawn sp = { .argv = a.v, .log_path = log };
+        int ws = mtb_proc_run(&sp, left + 600), st = ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+        printf("nightly: bisect %d: %s (report %s/report.md)\n", k,
+               st == MTB_BISECT_FOUND ? "culprit named" : st == MTB_BISECT_NOT_REPRODUCED ? "not reproduced" : "failed",
+               dir);
+        found += st == MTB_BISECT_FOUND;
+        free(dir);
+        free(log);
+        mtb_argv_free(&a);
+    }
+    return found;
 }

@@ -9,6 +9,8 @@
 #ifndef MTB_BISECT_H
 #define MTB_BISECT_H
 
+#include <jansson.h>
+
 /* exit statuses */
 #define MTB_BISECT_FOUND 0
 #define MTB_BISECT_NOT_REPRODUCED 4
@@ -17,7 +19,14 @@ int mtb_cmd_bisect(int argc, char **argv);
 
 /** mtb_bisect_command - the command line that bisects a nightly regression
  *  between two mtebench revisions for one configuration (malloc'd), or NULL
- *  when a field is missing */
+ *  when a field is missing. workload: a name, or the history's workload key
+ *  (name="default",mix="1:10",duration_s=1,...), made run options */
 char *mtb_bisect_command(const char *good, const char *bad, const char *service, const char *variant,
                          const char *mode, const char *platform, const char *workload, const char *metric);
+
+/** mtb_bisect_proposed - run the `bisect` command of each change in `changes`
+ *  that carries one (the nightly's new regressions), one after another,
+ *  within `budget` seconds in all, reports under OUT/bisect-N/; prints each
+ *  outcome. @return how many named a culprit */
+int mtb_bisect_proposed(json_t *changes, const char *out, double budget);
 #endif

@@ -236,6 +236,8 @@ static void md_change(FILE *f, json_t *c)
             mtb_jstr(c, "label"), 100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"),
             (long long)json_integer_value(json_object_get(c, "x")), mtb_jstr(c, "night_started"), mtb_jnum(c, "p_mwu"),
             mtb_jnum(c, "p_split"), rd);
+    if (*mtb_jstr(c, "bisect"))
+        fprintf(f, "  - find the commit: `%s`\n", mtb_jstr(c, "bisect"));
     free(rd);
 }
 

@@ -1,6 +1,7 @@
 /* nightly.c - see nightly.h */
 #include "jsonx.h"
 #include "nightly.h"
+#include "bisect.h"
 #include "cli.h"
 #include "dashboard.h"
 #include "history.h"
@@ -123,6 +124,32 @@ static json_t *revisions(json_t *p)
     return r;
 }
 
+/* a regression's `bisect` command between the mtebench revisions of the
+ * nights before and after it (a `git describe`, "-dirty" dropped); the metric
+ * of an overhead series is the tagged runs' throughput */
+static void propose_bisect(json_t *ch, json_t *s, const char *metric)
+{
+    json_t *rb = json_object_get(ch, "revisions_before"), *ra = json_object_get(ch, "revisions_after");
+    char *good = mtb_strdup(mtb_jstr(rb, "mtebench_version")), *bad = mtb_strdup(mtb_jstr(ra, "mtebench_version"));
+    char *wl = mtb_strdup(mtb_jstr(s, "workload"));
+    for (char **v = (char *[]){ good, bad, NULL }; *v; v++) {
+        size_t n = strlen(*v);
+        if (n > 6 && !strcmp(*v + n - 6, "-dirty"))
+            (*v)[n - 6] = 0;
+    }
+    const char *bm = !strcmp(metric, "p99") ? "p99_us" : "ops_per_sec";
+    char *cmd = NULL;
+    if (*good && *bad && strcmp(good, "unknown") && strcmp(bad, "unknown") && strcmp(good, bad))
+        cmd = mtb_bisect_command(good, bad, mtb_jstr(s, "service"), mtb_jstr(s, "variant"), mtb_jstr(s, "mode"),
+                                 mtb_jstr(s, "platform"), *wl ? wl : NULL, bm);
+    if (cmd)
+        json_object_set_new(ch, "bisect", json_string(cmd));
+    free(cmd);
+    free(good);
+    free(bad);
+    free(wl);
+}
+
 /* "nightly/memcached/default mix 1:10/tagged/async/emu/host/auto#hash" -> readable label */
 static char *series_label(json_t *s, const struct metric *m)
 {
@@ -204,6 +231,8 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
                                        c->regression && k == ncp - 1, "revisions_before", revisions(pb),
                                        "revisions_after", revisions(pa), "report_before", mtb_jstr(pb, "report"),
                                        "report_after", mtb_jstr(pa, "report"));
+                if (c->regression)
+                    propose_bisect(ch, s, m->name);
                 json_array_append(changes, ch);
                 if (c->regression && k == ncp - 1)
                     json_array_append(open, ch);
@@ -249,6 +278,8 @@ static void usage(FILE *f)
             "  --threshold P      significance: p below P (default 0.001)\n"
             "  --min-change F     smallest relative change that is a regression (default 0.02 = 2%%)\n"
             "  --window N         nights compared either side of a change (default 20)\n"
+            "  --bisect           run the bisection each new regression proposes (docs/BISECT.md), unattended,\n"
+            "                     reports under OUT/bisect-N/; --bisect-budget T: at most T for all (default 2h)\n"
             "Exit status: 0 no new regression, 3 a new regression is confirmed, 1 runs failed or a file\n"
             "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
 }
@@ -316,6 +347,7 @@ struct nightly_args {
     char **rest;    /* the plan's options, for mtb_cli_parse */
     int nrest;
     char *def_hist, *def_out, *def_plan;
+    double bisect_budget; /* --bisect: seconds for the proposed bisections; 0: none */
 };
 
 /* one option with a value; @return 1 if a was one */
@@ -364,6 +396,12 @@ static int parse_args(int argc, char **argv, struct nightly_args *na)
                 json_array_append_new(na->ingest, json_string(argv[++i]));
             if (!json_array_size(na->ingest))
                 mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest needs at least one result directory");
+        } else if (!strcmp(a, "--bisect")) {
+            na->bisect_budget = 2 * 3600;
+        } else if (!strcmp(a, "--bisect-budget")) {
+            if (!v || mtb_parse_duration(v, &na->bisect_budget) || na->bisect_budget <= 0)
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --bisect-budget wants a duration, e.g. 2h, not '%s'", v ? v : "");
+            i++;
         } else if (option_value(na, a, v)) {
             i++;
         } else {
@@ -510,6 +548,8 @@ static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t 
         fputs(digest, stdout);
     printf("\ndashboard: %s/index.html\ndigest:    %s/digest.md\nhistory:   %s (%lld nights)\n", na->out, na->out,
            shown, nnights);
+    if (na->bisect_budget > 0)
+        mtb_bisect_proposed(json_object_get(now, "new"), na->out, na->bisect_budget);
     free(digest);
     json_decref(now);
     json_decref(before);
