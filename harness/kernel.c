@@ -1,5 +1,6 @@
 /* kernel.c - see kernel.h */
 #include "kernel.h"
+#include "kernel_tree.h"
 #include "proc.h"
 #include "util.h"
 
@@ -82,6 +83,8 @@ const char *mtb_kernel_names(void)
 
 int mtb_kernel_known(const char *name)
 {
+    if (mtb_ktree_is(name))
+        return 1; /* git:PATH@REF, BASE+PATCHDIR: checked when ensured */
     if (!name || !*name || strchr(name, '/') || name[0] == '.')
         return 0;
     char *p = conf_path(name);
@@ -216,6 +219,8 @@ static char *toolchain_id(const char *cross)
 /* Everything that decides the kernel: key and the record's inputs. */
 struct kplan {
     struct kconf c;
+    struct mtb_ktree t; /* a git tree or a patch series; kind NAMED otherwise */
+    char label[64];     /* the cache entry's name */
     struct mtb_argv frags, patches;
     char *script, *tc, *cross;
     const char *src_sha;
@@ -226,6 +231,7 @@ struct kplan {
 static void kplan_free(struct kplan *p)
 {
     kconf_free(&p->c);
+    mtb_ktree_free(&p->t);
     mtb_argv_free(&p->frags);
     mtb_argv_free(&p->patches);
     free(p->script);
@@ -236,6 +242,29 @@ static void kplan_free(struct kplan *p)
     memset(p, 0, sizeof *p);
 }
 
+/* a tree or a series on its named kernel: the series' patches after the
+ * base's, the base's build tree as the incremental start, its own uname -r */
+static void ktree_adopt(struct kplan *p)
+{
+    if (p->t.kind == MTB_KTREE_NAMED)
+        return;
+    for (int i = 0; i < p->t.patches.n; i++)
+        mtb_argv_push(&p->patches, p->t.patches.v[i]);
+    free(p->c.base);
+    p->c.base = mtb_strdup(p->t.base);
+    char *lv = mtb_asprintf("%s-%s", p->c.localversion ? p->c.localversion : "",
+                            p->t.kind == MTB_KTREE_GIT ? "git" : "series");
+    free(p->c.localversion);
+    p->c.localversion = lv;
+}
+
+/* a path as the key and the record name it: relative to the project, else as is */
+static const char *rel_path(const char *path)
+{
+    size_t n = strlen(mtb_root());
+    return !strncmp(path, mtb_root(), n) && path[n] == '/' ? path + n + 1 : path;
+}
+
 static int kplan_make(const char *name, const char *source, struct kplan *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -243,11 +272,17 @@ static int kplan_make(const char *name, const char *source, struct kplan *p, cha
         snprintf(err, errlen, "invalid KERNEL_SOURCE '%s' (accepted: %s)", source, MTB_KERNEL_SOURCES);
         return -1;
     }
-    if (load_conf(name, &p->c, err, errlen) != 0)
+    if (mtb_ktree_parse(name, &p->t, err, errlen) < 0)
         return -1;
+    snprintf(p->label, sizeof p->label, "%s", p->t.kind ? p->t.label : name);
+    if (load_conf(p->t.kind ? p->t.base : name, &p->c, err, errlen) != 0) {
+        mtb_ktree_free(&p->t);
+        return -1;
+    }
     if (expand(p->c.fragments, source, &p->frags, err, errlen) != 0 ||
         expand(p->c.patches, source, &p->patches, err, errlen) != 0)
         goto fail;
+    ktree_adopt(p);
     p->src_sha = tarball_sha(source, err, errlen);
     if (!p->src_sha)
         goto fail;
@@ -264,13 +299,15 @@ static int kplan_make(const char *name, const char *source, struct kplan *p, cha
     mtb_hash_str(h, "source-sha256", p->src_sha);
     mtb_hash_str(h, "localversion", p->c.localversion ? p->c.localversion : "");
     mtb_hash_str(h, "toolchain", p->tc);
+    if (p->t.kind == MTB_KTREE_GIT)
+        mtb_hash_str(h, "git-tree", p->t.tree_id); /* REF's content, whatever its name */
     int bad = mtb_hash_file(h, "script", p->script) != 0;
     p->jfrags = json_array();
     p->jpatches = json_array();
     for (int i = 0; i < p->frags.n && !bad; i++) {
         char hex[65];
         bad = mtb_sha256_file(p->frags.v[i], hex) != 0;
-        const char *rel = p->frags.v[i] + strlen(mtb_root()) + 1;
+        const char *rel = rel_path(p->frags.v[i]);
         mtb_hash_str(h, "fragment", rel);
         mtb_hash_str(h, "fragment-sha256", hex);
         json_array_append_new(p->jfrags, json_pack("{s:s,s:s}", "file", rel, "sha256", hex));
@@ -278,7 +315,7 @@ static int kplan_make(const char *name, const char *source, struct kplan *p, cha
     for (int i = 0; i < p->patches.n && !bad; i++) {
         char hex[65];
         bad = mtb_sha256_file(p->patches.v[i], hex) != 0;
-        const char *rel = p->patches.v[i] + strlen(mtb_root()) + 1;
+        const char *rel = rel_path(p->patches.v[i]);
         mtb_hash_str(h, "patch", rel);
         mtb_hash_str(h, "patch-sha256", hex);
         json_array_append_new(p->jpatches, json_pack("{s:s,s:s}", "file", rel, "sha256", hex));
@@ -425,11 +462,19 @@ static void kernel_build_failed(const char *name, const char *source, const char
     free(kept);
 }
 
+/* a git tree's identity in the kernel's build.json (and so in every record) */
+static void git_info(json_t *info, const struct mtb_ktree *t)
+{
+    if (t->kind == MTB_KTREE_GIT)
+        json_object_set_new(info, "git", json_pack("{s:s,s:s,s:s,s:s}", "tree", t->git, "ref", t->ref, "commit",
+                                                   t->commit, "tree_id", t->tree_id));
+}
+
 int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet,
                       struct mtb_kernel *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (name && strchr(name, '/'))
+    if (name && strchr(name, '/') && !mtb_ktree_is(name))
         return ensure_path(name, out, err, errlen);
     if (!source)
         source = mtb_kernel_source_default();
@@ -440,14 +485,14 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
     /* one kernel build at a time (they share the unpacked source and base
      * trees, and a stale temporary tree is removed below); a cached kernel
      * is used without waiting (it appears by a rename) */
-    int cached = !force && load_built(name, source, p.key, out) == 0;
+    int cached = !force && load_built(p.label, source, p.key, out) == 0;
     if (!cached) {
         char *kroot = mtb_asprintf("%s/kernels", mtb_cache()), *lockp = mtb_asprintf("%s/.lock", kroot);
         mtb_mkdir_p(kroot);
         lock = mtb_lock_wait(lockp, "another kernel build", quiet);
         free(lockp);
         free(kroot);
-        cached = !force && load_built(name, source, p.key, out) == 0; /* made by the one we waited for */
+        cached = !force && load_built(p.label, source, p.key, out) == 0; /* made by the one we waited for */
     }
     if (cached) {
         out->cached = 1;
@@ -462,9 +507,9 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
 
     /* an incremental start: the base kernel's tree, when its fragments match */
     char *base_tree = NULL, *base_key = NULL;
-    base_tree_of(&p, name, source, &base_tree, &base_key);
+    base_tree_of(&p, p.label, source, &base_tree, &base_key);
 
-    char *dir = kdir(name, source, p.key);
+    char *dir = kdir(p.label, source, p.key);
     remove_stale_tmp(dir);
     char *tmp = mtb_asprintf("%s.tmp.%d", dir, (int)getpid());
     char *logp = mtb_asprintf("%s/build.log", tmp);
@@ -481,7 +526,8 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         mtb_asprintf("MTB_BASE_TREE=%s", base_tree ? base_tree : ""),
         mtb_asprintf("MTB_FRAGMENTS=%s", fraglist), mtb_asprintf("MTB_PATCHES=%s", patchlist),
         mtb_asprintf("MTB_LOCALVERSION=%s", p.c.localversion ? p.c.localversion : ""),
-        mtb_asprintf("MTB_CROSS=%s", p.cross), mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()), NULL,
+        mtb_asprintf("MTB_CROSS=%s", p.cross), mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()),
+        mtb_asprintf("MTB_GIT=%s", p.t.git ? p.t.git : ""), mtb_asprintf("MTB_GIT_COMMIT=%s", p.t.commit), NULL,
     };
     char *const argv[] = { "bash", p.script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
@@ -505,6 +551,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
                              "patches", p.jpatches, "fragments", p.jfrags,
                              "uname_r", release, "toolchain", p.tc, "build_seconds", secs,
                              "incremental_from", base_key, "base", p.c.base);
+    git_info(info, &p.t);
     char *ip = mtb_asprintf("%s/build.json", tmp);
     json_dump_file(info, ip, JSON_INDENT(2) | JSON_SORT_KEYS);
     free(ip);
@@ -515,7 +562,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         mtb_rm_rf(tmp);
         goto out;
     }
-    if (load_built(name, source, p.key, out) != 0) {
+    if (load_built(p.label, source, p.key, out) != 0) {
         snprintf(err, errlen, "kernel %s built but %s/build.json is unreadable", name, dir);
         goto out;
     }
