@@ -8,38 +8,9 @@
 #   MTB_PATCHES      patch files, one per line
 #   MTB_LOCALVERSION CONFIG_LOCALVERSION (uname -r suffix)
 #   MTB_CROSS        CROSS_COMPILE prefix ("" on arm64)   MTB_JOBS  make -j
-#   MTB_GIT, MTB_GIT_COMMIT  optional: build this commit of a git work tree instead of
-#                    the tarball (over a copy of MTB_BASE_TREE when given: changed files only)
 set -euo pipefail
 tree="$MTB_OUT/tree"
 kmake() { make -C "$tree" ARCH=arm64 CROSS_COMPILE="$MTB_CROSS" -j"$MTB_JOBS" "$@"; }
-
-# a git tree's commit written over a copy of the base tree: only the files whose
-# content differs (blob ids compared), so make rebuilds only what they touch
-git_sync() {
-    export LC_ALL=C
-    local ls="$MTB_OUT/git-ls-tree" have="$MTB_OUT/git-have" changed="$MTB_OUT/git-changed"
-    git -C "$MTB_GIT" ls-tree -r --full-tree "$MTB_GIT_COMMIT" |
-        awk -F'\t' '{ split($1, a, " "); if (a[2] == "blob") print a[3] "\t" $2 "\t" a[1] }' | sort > "$ls"
-    (cd "$tree" && cut -f2 "$ls" | while IFS= read -r f; do [ -f "$f" ] && [ ! -L "$f" ] && printf '%s\n' "$f"; done) > "$have.paths"
-    (cd "$tree" && git hash-object --no-filters --stdin-paths < "$have.paths") > "$have.ids"
-    paste "$have.ids" "$have.paths" | sort > "$have"
-    cut -f1,2 "$ls" | comm -23 - "$have" | cut -f2 > "$changed"
-    echo "== $(wc -l < "$changed") files of ${MTB_GIT_COMMIT:0:12} differ from the base tree"
-    [ "$(wc -l < "$changed")" -le 5000 ] || return 1
-    while IFS= read -r f; do
-        mode=$(awk -F'\t' -v f="$f" '$2 == f { print $3; exit }' "$ls")
-        mkdir -p "$tree/$(dirname "$f")"
-        rm -f "$tree/$f"
-        if [ "$mode" = 120000 ]; then
-            ln -s "$(git -C "$MTB_GIT" cat-file blob "$MTB_GIT_COMMIT:$f")" "$tree/$f"
-        else
-            git -C "$MTB_GIT" cat-file blob "$MTB_GIT_COMMIT:$f" > "$tree/$f"
-            [ "$mode" != 100755 ] || chmod +x "$tree/$f"
-        fi
-        echo "   $f"
-    done < "$changed"
-}
 
 if [ -n "${MTB_BASE_TREE:-}" ] && [ -d "$MTB_BASE_TREE" ]; then
     echo "== incremental: copying the base build tree $MTB_BASE_TREE"
@@ -47,15 +18,6 @@ if [ -n "${MTB_BASE_TREE:-}" ] && [ -d "$MTB_BASE_TREE" ]; then
     cp -a "$MTB_BASE_TREE" "$tree"
     # the base was built unpatched; its tree must be pristine
     if [ -f "$tree/.mtb-patched" ]; then echo "base tree is patched; refusing" >&2; exit 1; fi
-    if [ -n "${MTB_GIT:-}" ] && ! git_sync; then
-        echo "== too many files differ: the commit's whole tree instead"
-        rm -rf "$tree"; mkdir -p "$tree"
-        git -C "$MTB_GIT" archive "$MTB_GIT_COMMIT" | tar -x -C "$tree"
-    fi
-elif [ -n "${MTB_GIT:-}" ]; then
-    echo "== exporting ${MTB_GIT_COMMIT:0:12} of $MTB_GIT"
-    mkdir -p "$tree"
-    git -C "$MTB_GIT" archive "$MTB_GIT_COMMIT" | tar -x -C "$tree"
 else
     echo "== unpacking $MTB_KSRC"
     mkdir -p "$tree"

@@ -299,9 +299,14 @@ static int kplan_make(const char *name, const char *source, struct kplan *p, cha
     mtb_hash_str(h, "source-sha256", p->src_sha);
     mtb_hash_str(h, "localversion", p->c.localversion ? p->c.localversion : "");
     mtb_hash_str(h, "toolchain", p->tc);
-    if (p->t.kind == MTB_KTREE_GIT)
+    int bad_git = 0;
+    if (p->t.kind == MTB_KTREE_GIT) {
         mtb_hash_str(h, "git-tree", p->t.tree_id); /* REF's content, whatever its name */
-    int bad = mtb_hash_file(h, "script", p->script) != 0;
+        char *gs = mtb_asprintf("%s/harness/kernel-git-tree.sh", mtb_root());
+        bad_git = mtb_hash_file(h, "git-script", gs) != 0;
+        free(gs);
+    }
+    int bad = mtb_hash_file(h, "script", p->script) != 0 || bad_git;
     p->jfrags = json_array();
     p->jpatches = json_array();
     for (int i = 0; i < p->frags.n && !bad; i++) {
@@ -462,6 +467,36 @@ static void kernel_build_failed(const char *name, const char *source, const char
     free(kept);
 }
 
+/* A git commit's tree made by kernel-git-tree.sh in TMP/gitprep (over a copy
+ * of the base's tree when there is one), which kernel-build.sh then starts
+ * from as its base tree. @return 0 or the script's wait status */
+static int git_prep(const struct kplan *p, const char *tmp, const char *logp, char **base_tree)
+{
+    if (p->t.kind != MTB_KTREE_GIT)
+        return 0;
+    char *prep = mtb_asprintf("%s/gitprep", tmp), *script = mtb_asprintf("%s/harness/kernel-git-tree.sh", mtb_root());
+    char *envv[] = { mtb_asprintf("MTB_GIT=%s", p->t.git), mtb_asprintf("MTB_GIT_COMMIT=%s", p->t.commit),
+                     mtb_asprintf("MTB_BASE_TREE=%s", *base_tree ? *base_tree : ""), mtb_asprintf("MTB_PREP=%s", prep),
+                     NULL };
+    char *const argv[] = { "bash", script, NULL };
+    struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
+    int st = mtb_proc_run(&s, 3600);
+    for (char **e = envv; *e; e++)
+        free(*e);
+    free(script);
+    free(*base_tree);
+    *base_tree = prep;
+    return st;
+}
+
+/* the prepared tree is a copy kernel-build.sh copied again: not kept */
+static void git_prep_done(const char *dir)
+{
+    char *prep = mtb_asprintf("%s/gitprep", dir);
+    mtb_rm_rf(prep);
+    free(prep);
+}
+
 /* a git tree's identity in the kernel's build.json (and so in every record) */
 static void git_info(json_t *info, const struct mtb_ktree *t)
 {
@@ -519,6 +554,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         fprintf(stderr, "mtebench: building kernel %s from linux-source-%s (key %.12s%s%s%s; log %s/build.log)...\n",
                 name, source, p.key, base_tree ? ", incrementally from " : "", base_tree ? p.c.base : "",
                 base_tree ? "'s tree" : "", dir);
+    int st = git_prep(&p, tmp, logp, &base_tree);
     char *fraglist = lines_of(&p.frags), *patchlist = lines_of(&p.patches);
     char *tb = tarball_of(source);
     char *envv[] = {
@@ -526,13 +562,12 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         mtb_asprintf("MTB_BASE_TREE=%s", base_tree ? base_tree : ""),
         mtb_asprintf("MTB_FRAGMENTS=%s", fraglist), mtb_asprintf("MTB_PATCHES=%s", patchlist),
         mtb_asprintf("MTB_LOCALVERSION=%s", p.c.localversion ? p.c.localversion : ""),
-        mtb_asprintf("MTB_CROSS=%s", p.cross), mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()),
-        mtb_asprintf("MTB_GIT=%s", p.t.git ? p.t.git : ""), mtb_asprintf("MTB_GIT_COMMIT=%s", p.t.commit), NULL,
+        mtb_asprintf("MTB_CROSS=%s", p.cross), mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()), NULL,
     };
     char *const argv[] = { "bash", p.script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
     double t0 = mtb_mono();
-    int st = mtb_proc_run(&s, 3600);
+    st = st ? st : mtb_proc_run(&s, 3600);
     double secs = mtb_mono() - t0;
     char *img = mtb_asprintf("%s/Image", tmp);
     char *cfg = mtb_asprintf("%s/config", tmp);
@@ -567,6 +602,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         goto out;
     }
     json_object_set_new(out->info, "cached", json_false());
+    git_prep_done(dir);
     if (!quiet)
         fprintf(stderr, "mtebench: built kernel %s (%s) in %.0f s%s\n", name, release, secs,
                 base_tree ? " (incremental)" : "");
