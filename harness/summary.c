@@ -308,7 +308,7 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
 /* The pair metrics of tagged series t against its baseline b: the runs of
  * the same repetition (the pairing rule of record.h; both series share the
  * pair key), one median-of-ratios CI per metric of the table. */
-static void pair_metrics(json_t *o, const struct series *t, const struct series *b, size_t *npairs)
+static void pair_metrics(json_t *o, const struct series *t, const struct series *b, json_t *seq, size_t *npairs)
 {
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
         const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
@@ -327,8 +327,8 @@ static void pair_metrics(json_t *o, const struct series *t, const struct series 
                     nv++;
                 }
             }
-        /* the metric REPS=auto decided on (the first) at the level of its looks */
-        json_object_set_new(o, d->key, ratio_ci_seq(num, den, nv, m == 0 ? json_object_get(t->first, "sequential") : NULL));
+        /* the metric REPS=auto decided on (the first) at the level of its looks (seq: its block) */
+        json_object_set_new(o, d->key, ratio_ci_seq(num, den, nv, m == 0 ? seq : NULL));
         if (m == 0)
             *npairs = np;
     }
@@ -371,7 +371,7 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                               "baseline", "plain/off", "definition", def);
         set_host(o, t->first);
         size_t np = 0;
-        pair_metrics(o, t, b, &np);
+        pair_metrics(o, t, b, json_object_get(t->first, "sequential"), &np);
         if (np == 0) {
             json_decref(o);
             continue;
@@ -451,9 +451,76 @@ static json_t *geomeans_of(json_t *overheads)
 }
 
 /* Kernel comparisons: the same service, platform, workload, variant and mode
- * under two kernels; delta = kernel B ops/s / kernel A ops/s - 1, the median
- * of the ratios of runs paired by repetition, with its CI. */
-static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
+ * under two kernels A (the reference) and B, their runs paired by
+ * repetition as a tagged run is paired with its baseline: ops_ratio = B
+ * ops/s ÷ A ops/s and delta = ops_ratio − 1 (median of the pairs with its
+ * CI), every pair metric of the table with B in the tagged run's place and A
+ * in the baseline's (slowdown = A ops/s ÷ B ops/s, p99_ratio = B p99 ÷ A p99,
+ * ...), and Mann–Whitney U on the runs' throughput. */
+static json_t *kernel_pair(const struct series *A, const struct series *B)
+{
+    json_t *ca = json_object_get(A->first, "config"), *cb = json_object_get(B->first, "config");
+    double num[MAXRUNS], den[MAXRUNS];
+    size_t np = 0;
+    for (size_t x = 0; x < B->n; x++)
+        for (size_t y = 0; y < A->n; y++)
+            if (B->rep[x] == A->rep[y] && OPS(A)[y] > 0 && np < MAXRUNS) {
+                num[np] = OPS(B)[x];
+                den[np] = OPS(A)[y];
+                np++;
+            }
+    json_t *ratio = ratio_ci(num, den, np);
+    json_t *delta = json_null();
+    if (json_is_object(ratio)) {
+        delta = json_object();
+        json_object_set_new(delta, "median", jreal(mtb_jnum(ratio, "median") - 1));
+        json_object_set_new(delta, "lo", jreal(mtb_jnum(ratio, "lo") - 1));
+        json_object_set_new(delta, "hi", jreal(mtb_jnum(ratio, "hi") - 1));
+        json_object_set(delta, "conf", json_object_get(ratio, "conf"));
+    }
+    struct stats_mwu mw;
+    int have_p = stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
+    int emu = json_is_true(json_object_get(json_object_get(A->first, "platform"), "emulated"));
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:b}", "service",
+                          mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant",
+                          mtb_jstr(ca, "variant"), "mode", mtb_jstr(ca, "mode"), "workload",
+                          json_object_get(ca, "workload"), "emulated", emu, "kernel_a", mtb_jstr(ca, "kernel"),
+                          "kernel_b", mtb_jstr(cb, "kernel"), "runs_a", (int)A->n, "runs_b", (int)B->n, "ops_a",
+                          jreal(stats_median(OPS(A), A->n)), "ops_b", jreal(stats_median(OPS(B), B->n)), "pairs",
+                          (int)np, "ops_ratio", ratio, "delta", delta, "mann_whitney_p",
+                          have_p ? json_real(mw.p) : json_null(), "significant", have_p && mw.p < 0.05);
+    size_t pairs = 0;
+    pair_metrics(o, B, A, NULL, &pairs);
+    json_object_set_new(o, "note",
+                        emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel "
+                                           "difference is expected; the TCMA1 effect shows only on MTE hardware",
+                                           mtb_jstr(ca, "platform"))
+                            : json_sprintf("measured on platform %s", mtb_jstr(ca, "platform")));
+    return o;
+}
+
+/* each kernel's overhead of comparison o's configuration (slowdown_a, slowdown_b), where there is one */
+static void kernel_overheads(json_t *o, json_t *overheads)
+{
+    size_t i;
+    json_t *ov;
+    json_array_foreach(overheads, i, ov)
+    {
+        if (strcmp(mtb_jstr(ov, "service"), mtb_jstr(o, "service")) || strcmp(mtb_jstr(ov, "variant"), mtb_jstr(o, "variant")) ||
+            strcmp(mtb_jstr(ov, "mode"), mtb_jstr(o, "mode")) || strcmp(mtb_jstr(ov, "platform"), mtb_jstr(o, "platform")) ||
+            !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(o, "workload")))
+            continue;
+        if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(o, "kernel_a")))
+            json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
+        if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(o, "kernel_b")))
+            json_object_set(o, "slowdown_b", json_object_get(ov, "slowdown"));
+    }
+}
+
+/* Every pair of kernels of one configuration. Kernel A (the reference) is
+ * ref where ref is one of the two; else "host", then "stock", lead; else the
+ * first in sort order. */
+static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads, const char *ref)
 {
     json_t *out = json_array();
     for (size_t a = 0; a < ns; a++)
@@ -461,61 +528,12 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
             json_t *ca = json_object_get(ss[a].first, "config"), *cb = json_object_get(ss[b].first, "config");
             if (a == b || strcmp(ss[a].nkkey, ss[b].nkkey) || strcmp(mtb_jstr(ca, "kernel"), mtb_jstr(cb, "kernel")) >= 0)
                 continue;
-            /* kernel A is the one named first in sort order, except that "host" (or "stock") leads */
             const char *ka = mtb_jstr(ca, "kernel"), *kb = mtb_jstr(cb, "kernel");
-            int swap = !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
-            struct series *A = swap ? &ss[b] : &ss[a], *B = swap ? &ss[a] : &ss[b];
-            ca = json_object_get(A->first, "config");
-            cb = json_object_get(B->first, "config");
-            double num[MAXRUNS], den[MAXRUNS];
-            size_t np = 0;
-            for (size_t x = 0; x < B->n; x++)
-                for (size_t y = 0; y < A->n; y++)
-                    if (B->rep[x] == A->rep[y] && OPS(A)[y] > 0 && np < MAXRUNS) {
-                        num[np] = OPS(B)[x];
-                        den[np] = OPS(A)[y];
-                        np++;
-                    }
-            json_t *ratio = ratio_ci(num, den, np);
-            json_t *delta = json_null();
-            if (json_is_object(ratio)) {
-                delta = json_object();
-                json_object_set_new(delta, "median", jreal(mtb_jnum(ratio, "median") - 1));
-                json_object_set_new(delta, "lo", jreal(mtb_jnum(ratio, "lo") - 1));
-                json_object_set_new(delta, "hi", jreal(mtb_jnum(ratio, "hi") - 1));
-                json_object_set(delta, "conf", json_object_get(ratio, "conf"));
-            }
-            json_decref(ratio);
-            struct stats_mwu mw;
-            int have_p = stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
-            json_t *pl = json_object_get(ss[a].first, "platform");
-            int emu = json_is_true(json_object_get(pl, "emulated"));
-            json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:b}", "service",
-                                  mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant", mtb_jstr(ca, "variant"),
-                                  "mode", mtb_jstr(ca, "mode"), "workload", json_object_get(ca, "workload"), "emulated",
-                                  emu, "kernel_a", mtb_jstr(ca, "kernel"), "kernel_b", mtb_jstr(cb, "kernel"), "runs_a",
-                                  (int)A->n, "runs_b", (int)B->n, "ops_a", jreal(stats_median(OPS(A), A->n)), "ops_b",
-                                  jreal(stats_median(OPS(B), B->n)), "pairs", (int)np, "delta", delta,
-                                  "mann_whitney_p", have_p ? json_real(mw.p) : json_null(), "significant",
-                                  have_p && mw.p < 0.05);
-            /* each kernel's overhead of this configuration, where there is one */
-            size_t i;
-            json_t *ov;
-            json_array_foreach(overheads, i, ov)
-            {
-                if (strcmp(mtb_jstr(ov, "service"), mtb_jstr(ca, "service")) || strcmp(mtb_jstr(ov, "variant"), mtb_jstr(ca, "variant")) ||
-                    strcmp(mtb_jstr(ov, "mode"), mtb_jstr(ca, "mode")) || strcmp(mtb_jstr(ov, "platform"), mtb_jstr(ca, "platform")) ||
-                    !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(ca, "workload")))
-                    continue;
-                if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(ca, "kernel")))
-                    json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
-                if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(cb, "kernel")))
-                    json_object_set(o, "slowdown_b", json_object_get(ov, "slowdown"));
-            }
-            json_object_set_new(o, "note",
-                emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel difference is "
-                                   "expected; the TCMA1 effect shows only on MTE hardware", mtb_jstr(ca, "platform"))
-                    : json_sprintf("measured on platform %s", mtb_jstr(ca, "platform")));
+            int swap = ref && (!strcmp(ka, ref) || !strcmp(kb, ref))
+                           ? !strcmp(kb, ref)
+                           : !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
+            json_t *o = kernel_pair(swap ? &ss[b] : &ss[a], swap ? &ss[a] : &ss[b]);
+            kernel_overheads(o, overheads);
             json_array_append_new(out, o);
         }
     return out;
@@ -676,7 +694,9 @@ static json_t *metrics_json(void)
     return json_pack("{s:o,s:o}", "run", run, "pair", pair);
 }
 
-json_t *mtb_summary_build(json_t *records)
+json_t *mtb_summary_build(json_t *records) { return mtb_summary_build_ref(records, NULL); }
+
+json_t *mtb_summary_build_ref(json_t *records, const char *reference_kernel)
 {
     struct series *ss = mtb_calloc(json_array_size(records) + 1, sizeof *ss);
     size_t ns = 0;
@@ -773,7 +793,7 @@ json_t *mtb_summary_build(json_t *records)
     }
     json_t *overheads = overheads_of(ss, ns, warnings);
     json_t *geomeans = geomeans_of(overheads);
-    json_t *kernels = kernels_of(ss, ns, overheads);
+    json_t *kernels = kernels_of(ss, ns, overheads, reference_kernel);
     for (size_t j = 0; j < ns; j++) {
         free(ss[j].key);
         free(ss[j].bkey);
