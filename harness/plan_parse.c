@@ -217,6 +217,97 @@ static const char *get(const struct mtb_plan_file *l, const char *sec, const cha
 /* an entry's keys: these and the workload's (workload.h) */
 static const char *const entry_keys[] = { "service", "workload", "modes", "variants", NULL };
 
+/* [plan]: reps, platform, cores, and the duration and warmup of every entry,
+ * each unless given on the command line */
+static void plan_globals(const struct mtb_plan_file *l, const char *path, struct mtb_opts *o)
+{
+    const char *v;
+    if (!o->reps_given && (v = get(l, "plan", "reps"))) {
+        if (!strcmp(v, "auto"))
+            o->reps = MTB_REPS_AUTO;
+        else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
+            mtb_die(2, "plan %s:%d: [plan] reps '%s' is not auto or an integer from 1 to 1000", path,
+                    line_of(l, "plan", "reps"), v);
+    }
+    if (!o->platform && (v = get(l, "plan", "platform")))
+        o->platform = v;
+    if (!o->cores && (v = get(l, "plan", "cores")))
+        o->cores = v;
+    static const char *const globals[] = { "duration", "warmup" };
+    for (int g = 0; g < 2; g++) {
+        char why[MTB_ERRLEN];
+        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(l, "plan", globals[g])) &&
+            mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
+            mtb_die(2, "plan %s:%d: [plan] %s", path, line_of(l, "plan", globals[g]), why);
+    }
+}
+
+/* an entry's modes (default sync, async, asymm; off is the baseline's) */
+static size_t entry_modes(const struct mtb_plan_file *l, const char *path, const char *sec,
+                          const struct mtb_mode **modes, size_t max)
+{
+    size_t nm = 0;
+    const char *ms = get(l, sec, "modes");
+    char *copy = mtb_strdup(ms ? ms : "sync, async, asymm"), *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); t && nm < max; t = strtok_r(NULL, ", ", &save)) {
+        const struct mtb_mode *m = mtb_mode_find(t);
+        if (!m) {
+            char msg[MTB_ERRLEN];
+            snprintf(msg, sizeof msg, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path,
+                     line_of(l, sec, "modes"), sec, t, mtb_mode_names());
+            free(copy); /* the fuzz target's mtb_die returns */
+            mtb_die(2, "%s", msg);
+        }
+        if (strcmp(m->name, "off"))
+            modes[nm++] = m;
+    }
+    free(copy);
+    return nm;
+}
+
+/* One entry [sec]: its keys checked, resolved like the command line with
+ * its values, its cells added. */
+static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const char *path,
+                       const struct mtb_opts *o, const char *sec)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        if (strcmp(l->kv[k].section, sec))
+            continue;
+        int known = mtb_workload_field(l->kv[k].key) >= 0;
+        for (const char *const *e = entry_keys; *e; e++)
+            known |= !strcmp(*e, l->kv[k].key);
+        if (!known)
+            mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path,
+                    l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
+    }
+    struct mtb_opts eo = *o;
+    eo.service = get(l, sec, "service");
+    eo.workload = get(l, sec, "workload");
+    eo.quiet = 1;
+    eo.mode = NULL;
+    if (!eo.service)
+        mtb_die(2, "plan %s: [%s] has no service", path, sec);
+    for (size_t k = 0; k < l->n; k++) {
+        int f = mtb_workload_field(l->kv[k].key);
+        char why[MTB_ERRLEN];
+        /* the entry's values; duration and warmup only when not given for the whole plan */
+        if (strcmp(l->kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
+                                                       (f == MTB_WL_duration || f == MTB_WL_warmup)))
+            continue;
+        if (mtb_workload_set_parse(&eo.wset, l->kv[k].key, l->kv[k].value, why, sizeof why) != 0)
+            mtb_die(2, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
+    }
+    mtb_cli_resolve(&eo);
+    const struct mtb_mode *modes[8];
+    size_t nm = entry_modes(l, path, sec, modes, 8);
+    const char *vars[8], *v;
+    size_t nv = 0;
+    char verr[MTB_ERRLEN];
+    if ((v = get(l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
+        mtb_die(2, "plan %s: [%s] variants: %s", path, sec, verr);
+    mtb_plan_add(p, sec, eo.recipe, &eo.wl, modes, nm, vars, nv);
+}
+
 void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
 {
     /* p owns the file's list from the start: a load cut short is freed with p */
@@ -231,26 +322,7 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         mtb_die(2, "plan %s: cannot read it", path);
     if (rc > 0)
         mtb_die(2, "plan %s:%d: malformed line", path, rc);
-    const char *v;
-    if (!o->reps_given && (v = get(l, "plan", "reps"))) {
-        if (!strcmp(v, "auto"))
-            o->reps = MTB_REPS_AUTO;
-        else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
-            mtb_die(2, "plan %s:%d: [plan] reps '%s' is not auto or an integer from 1 to 1000", path,
-                    line_of(l, "plan", "reps"), v);
-    }
-    if (!o->platform && (v = get(l, "plan", "platform")))
-        o->platform = v;
-    if (!o->cores && (v = get(l, "plan", "cores")))
-        o->cores = v;
-    /* [plan] duration and warmup hold for every entry unless given on the command line */
-    static const char *const globals[] = { "duration", "warmup" };
-    for (int g = 0; g < 2; g++) {
-        char why[MTB_ERRLEN];
-        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(l, "plan", globals[g])) &&
-            mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
-            mtb_die(2, "plan %s:%d: [plan] %s", path, line_of(l, "plan", globals[g]), why);
-    }
+    plan_globals(l, path, o);
     /* resolve the platform with the first entry's service */
     const char *first = NULL;
     for (size_t i = 0; i < l->nsec && !first; i++)
@@ -268,63 +340,9 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
     }
     mtb_plan_init(p, name, o);
     p->file = l;
-    for (size_t i = 0; i < l->nsec; i++) {
-        const char *sec = l->sections[i];
-        if (!strcmp(sec, "plan"))
-            continue;
-        for (size_t k = 0; k < l->n; k++) {
-            if (strcmp(l->kv[k].section, sec))
-                continue;
-            int known = mtb_workload_field(l->kv[k].key) >= 0;
-            for (const char *const *e = entry_keys; *e; e++)
-                known |= !strcmp(*e, l->kv[k].key);
-            if (!known)
-                mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path,
-                        l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
-        }
-        /* each entry is resolved like the command line, with its values */
-        struct mtb_opts eo = *o;
-        eo.service = get(l, sec, "service");
-        eo.workload = get(l, sec, "workload");
-        eo.quiet = 1;
-        eo.mode = NULL;
-        if (!eo.service)
-            mtb_die(2, "plan %s: [%s] has no service", path, sec);
-        for (size_t k = 0; k < l->n; k++) {
-            int f = mtb_workload_field(l->kv[k].key);
-            char why[MTB_ERRLEN];
-            /* the entry's values; duration and warmup only when not given for the whole plan */
-            if (strcmp(l->kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
-                                                           (f == MTB_WL_duration || f == MTB_WL_warmup)))
-                continue;
-            if (mtb_workload_set_parse(&eo.wset, l->kv[k].key, l->kv[k].value, why, sizeof why) != 0)
-                mtb_die(2, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
-        }
-        mtb_cli_resolve(&eo);
-        const struct mtb_mode *modes[8];
-        size_t nm = 0;
-        const char *ms = get(l, sec, "modes");
-        char *copy = mtb_strdup(ms ? ms : "sync, async, asymm"), *save = NULL;
-        for (char *t = strtok_r(copy, ", ", &save); t && nm < 8; t = strtok_r(NULL, ", ", &save)) {
-            const struct mtb_mode *m = mtb_mode_find(t);
-            if (!m) {
-                char msg[MTB_ERRLEN];
-                snprintf(msg, sizeof msg, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path,
-                         line_of(l, sec, "modes"), sec, t, mtb_mode_names());
-                free(copy); /* the fuzz target's mtb_die returns */
-                mtb_die(2, "%s", msg);
-            }
-            if (strcmp(m->name, "off"))
-                modes[nm++] = m;
-        }
-        free(copy);
-        const char *vars[8];
-        size_t nv = 0;
-        char verr[MTB_ERRLEN];
-        if ((v = get(l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
-            mtb_die(2, "plan %s: [%s] variants: %s", path, sec, verr);
-        mtb_plan_add(p, sec, eo.recipe, &eo.wl, modes, nm, vars, nv);
-    }
+    for (size_t i = 0; i < l->nsec; i++)
+        if (strcmp(l->sections[i], "plan"))
+            load_entry(p, l, path, o, l->sections[i]);
 }
 
 void mtb_plan_free(struct mtb_plan *p)

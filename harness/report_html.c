@@ -574,14 +574,9 @@ static void html_warnings(FILE *f, const struct mtb_record_set *set, json_t *sum
     fprintf(f, "</ul>\n</section>\n");
 }
 
-char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
+/* the page's head: title, the records it is made of, the emulation banner, the navigation */
+static void html_head(FILE *f, const struct mtb_record_set *set, json_t *sum, const char *name, int emu)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    int emu = json_is_true(json_object_get(sum, "emulated"));
     char now[32];
     mtb_utc_iso(now, sizeof now);
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -610,29 +605,75 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
             json_array_size(json_object_get(sum, "cores")) ? "<a href=\"#cores\">cores</a>" : "",
             json_array_size(json_object_get(sum, "kernels")) ? "<a href=\"#kernels\">kernels</a>" : "",
             json_array_size(set->bad) ? "<a href=\"#bad\">not used</a>" : "");
+}
 
-    /* headline */
+/* the headline: each overhead in one sentence */
+static void html_headline(FILE *f, json_t *sum, int emu)
+{
+    if (!json_array_size(json_object_get(sum, "overheads")))
+        return;
+    size_t i;
     json_t *o;
-    if (json_array_size(json_object_get(sum, "overheads"))) {
-        fprintf(f, "<ul class=\"head\">\n");
-        json_array_foreach(json_object_get(sum, "overheads"), i, o)
-        {
-            json_t *s = json_object_get(o, "slowdown");
-            char *t = mtb_asprintf("%s %s/%s%s%s: %.3fx time per operation vs plain/off, 95%% CI [%.3f – %.3f]%s "
-                                   "(%lld pairs)%s",
-                                   mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
-                                   strcmp(mtb_jstr(o, "kernel"), "host") ? ", kernel " : "",
-                                   strcmp(mtb_jstr(o, "kernel"), "host") ? mtb_jstr(o, "kernel") : "", mtb_jnum(s, "median"),
-                                   mtb_jnum(s, "lo"), mtb_jnum(s, "hi"), mtb_summary_low_conf(s) ? " with lower confidence" : "",
-                                   (long long)json_integer_value(json_object_get(o, "pairs")),
-                                   emu ? " [emulated]" : "");
-            fprintf(f, "<li>");
-            hput(f, t);
-            fprintf(f, "</li>\n");
-            free(t);
-        }
-        fprintf(f, "</ul>\n");
+    fprintf(f, "<ul class=\"head\">\n");
+    json_array_foreach(json_object_get(sum, "overheads"), i, o)
+    {
+        json_t *s = json_object_get(o, "slowdown");
+        char *t = mtb_asprintf("%s %s/%s%s%s: %.3fx time per operation vs plain/off, 95%% CI [%.3f – %.3f]%s "
+                               "(%lld pairs)%s",
+                               mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
+                               strcmp(mtb_jstr(o, "kernel"), "host") ? ", kernel " : "",
+                               strcmp(mtb_jstr(o, "kernel"), "host") ? mtb_jstr(o, "kernel") : "", mtb_jnum(s, "median"),
+                               mtb_jnum(s, "lo"), mtb_jnum(s, "hi"), mtb_summary_low_conf(s) ? " with lower confidence" : "",
+                               (long long)json_integer_value(json_object_get(o, "pairs")),
+                               emu ? " [emulated]" : "");
+        fprintf(f, "<li>");
+        hput(f, t);
+        fprintf(f, "</li>\n");
+        free(t);
     }
+    fprintf(f, "</ul>\n");
+}
+
+/* the plots per group of runs (service, workload, platform): the latency
+ * percentile spectrum and the throughput over time */
+static void html_group_plots(FILE *f, const struct mtb_record_set *set, int *nplot, json_t *problems)
+{
+    json_t *groups = plot_groups(set->records), *g;
+    size_t i;
+    fprintf(f, "<section id=\"latency\"><h2>Latency percentile spectrum</h2>\n<p class=\"note\">As HdrHistogram "
+               "plots it: the x axis is the percentile on a log scale of 1/(1−p), so 90%%, 99%%, 99.9%% … are "
+               "equally spaced; each line merges the latency histograms of all runs of one configuration.</p>\n");
+    json_array_foreach(groups, i, g)
+    {
+        char *s = mtb_plot_spectrum_script(set->records, json_string_value(g),
+                                           group_emulated(set->records, json_string_value(g)));
+        html_plot(f, s, nplot, 900, 420, problems);
+        free(s);
+    }
+    fprintf(f, "</section>\n<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">One line "
+               "per run: operations per one-second interval of the measured period (after warm-up); the requests completing "
+               "after its end are not drawn.</p>\n");
+    json_array_foreach(groups, i, g)
+    {
+        char *s = mtb_plot_timeseries_script(set->records, json_string_value(g),
+                                             group_emulated(set->records, json_string_value(g)));
+        html_plot(f, s, nplot, 900, 380, problems);
+        free(s);
+    }
+    fprintf(f, "</section>\n");
+    json_decref(groups);
+}
+
+char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    int emu = json_is_true(json_object_get(sum, "emulated"));
+    html_head(f, set, sum, name, emu);
+    html_headline(f, sum, emu);
     int nplot = 0;
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
@@ -645,31 +686,7 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
                      "tagged) over the run incl. warm-up (RocksDB: its measured benchmark), divided by its own request "
                      "count; median over runs");
     html_kernels(f, sum);
-
-    json_t *groups = plot_groups(set->records), *g;
-    fprintf(f, "<section id=\"latency\"><h2>Latency percentile spectrum</h2>\n<p class=\"note\">As HdrHistogram "
-               "plots it: the x axis is the percentile on a log scale of 1/(1−p), so 90%%, 99%%, 99.9%% … are "
-               "equally spaced; each line merges the latency histograms of all runs of one configuration.</p>\n");
-    json_array_foreach(groups, i, g)
-    {
-        char *s = mtb_plot_spectrum_script(set->records, json_string_value(g),
-                                           group_emulated(set->records, json_string_value(g)));
-        html_plot(f, s, &nplot, 900, 420, problems);
-        free(s);
-    }
-    fprintf(f, "</section>\n<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">One line "
-               "per run: operations per one-second interval of the measured period (after warm-up); the requests completing "
-               "after its end are not drawn.</p>\n");
-    json_array_foreach(groups, i, g)
-    {
-        char *s = mtb_plot_timeseries_script(set->records, json_string_value(g),
-                                             group_emulated(set->records, json_string_value(g)));
-        html_plot(f, s, &nplot, 900, 380, problems);
-        free(s);
-    }
-    fprintf(f, "</section>\n");
-    json_decref(groups);
-
+    html_group_plots(f, set, &nplot, problems);
     html_warnings(f, set, sum, problems);
     html_runs(f, set, emu);
     html_bad(f, set);
