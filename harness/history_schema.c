@@ -201,38 +201,12 @@ static int migrate_2_to_3(struct mtb_history *h, char *err, size_t errlen)
     return rc;
 }
 
-static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
+/* Version 1's runs get their series keys, machine and kernel build: from
+ * the record file where it still exists, else from the columns version 1
+ * kept (such runs form series of their own). */
+static int rekey_v1_runs(struct mtb_history *h, char *err, size_t errlen)
 {
-    int rc = mtb_hdb_exec(h, schema_nights, err, errlen);
-    static const char *const alters[] = {
-        "ALTER TABLE runs ADD COLUMN night @INT@ REFERENCES nights(id);",
-        "ALTER TABLE runs ADD COLUMN series TEXT NOT NULL DEFAULT '';",
-        "ALTER TABLE runs ADD COLUMN config_hash TEXT NOT NULL DEFAULT '';",
-        "ALTER TABLE runs ADD COLUMN machine TEXT NOT NULL DEFAULT '';",
-        "ALTER TABLE runs ADD COLUMN kernel_release TEXT NOT NULL DEFAULT '';",
-        "ALTER TABLE runs ADD COLUMN kernel_build TEXT NOT NULL DEFAULT '';",
-        /* version 1 had no nights: one night per plan and UTC day */
-        "INSERT INTO nights(plan, started, results_dir) SELECT plan, min(started), 'migrated from schema 1'"
-        " FROM runs GROUP BY plan, substr(started, 1, 10) ORDER BY min(started);",
-        "UPDATE runs SET night = (SELECT n.id FROM nights n WHERE n.plan = runs.plan"
-        " AND substr(n.started, 1, 10) = substr(runs.started, 1, 10));",
-        NULL,
-    };
-    for (int i = 0; !rc && alters[i]; i++)
-        rc = mtb_hdb_exec(h, alters[i], err, errlen);
-    if (!rc)
-        rc = add_column(h, "runs", "emulated", "@INT@ NOT NULL DEFAULT 0", err, errlen); /* mtb_hdb_derive_overheads reads it */
-    if (!rc)
-        rc = add_column(h, "runs", "p999_us", "@REAL@", err, errlen);
-    if (!rc) {
-        char *so = schema_overheads();
-        rc = mtb_hdb_exec(h, so, err, errlen);
-        free(so);
-    }
-    if (rc)
-        return rc;
-    /* series keys: from the record file where it still exists, else from the
-     * columns version 1 kept (such runs form series of their own) */
+    int rc;
     struct hres sel;
     if ((rc = mtb_hdb_q(h, "SELECT id, record, plan, service, workload, variant, mode, platform, kernel FROM runs ORDER BY id",
                 NULL, 0, &sel, err, errlen)) != 0)
@@ -272,7 +246,40 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
         json_decref(rec);
     }
     mtb_hdb_free(&sel);
+    return rc;
+}
+
+static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
+{
+    int rc = mtb_hdb_exec(h, schema_nights, err, errlen);
+    static const char *const alters[] = {
+        "ALTER TABLE runs ADD COLUMN night @INT@ REFERENCES nights(id);",
+        "ALTER TABLE runs ADD COLUMN series TEXT NOT NULL DEFAULT '';",
+        "ALTER TABLE runs ADD COLUMN config_hash TEXT NOT NULL DEFAULT '';",
+        "ALTER TABLE runs ADD COLUMN machine TEXT NOT NULL DEFAULT '';",
+        "ALTER TABLE runs ADD COLUMN kernel_release TEXT NOT NULL DEFAULT '';",
+        "ALTER TABLE runs ADD COLUMN kernel_build TEXT NOT NULL DEFAULT '';",
+        /* version 1 had no nights: one night per plan and UTC day */
+        "INSERT INTO nights(plan, started, results_dir) SELECT plan, min(started), 'migrated from schema 1'"
+        " FROM runs GROUP BY plan, substr(started, 1, 10) ORDER BY min(started);",
+        "UPDATE runs SET night = (SELECT n.id FROM nights n WHERE n.plan = runs.plan"
+        " AND substr(n.started, 1, 10) = substr(runs.started, 1, 10));",
+        NULL,
+    };
+    for (int i = 0; !rc && alters[i]; i++)
+        rc = mtb_hdb_exec(h, alters[i], err, errlen);
+    if (!rc)
+        rc = add_column(h, "runs", "emulated", "@INT@ NOT NULL DEFAULT 0", err, errlen); /* mtb_hdb_derive_overheads reads it */
+    if (!rc)
+        rc = add_column(h, "runs", "p999_us", "@REAL@", err, errlen);
+    if (!rc) {
+        char *so = schema_overheads();
+        rc = mtb_hdb_exec(h, so, err, errlen);
+        free(so);
+    }
     if (rc)
+        return rc;
+    if ((rc = rekey_v1_runs(h, err, errlen)) != 0)
         return rc;
     struct hres nights;
     if ((rc = mtb_hdb_q(h, "SELECT id FROM nights ORDER BY id", NULL, 0, &nights, err, errlen)) != 0)
@@ -318,6 +325,39 @@ static int check_shape(struct mtb_history *h, int version, char *err, size_t err
     return 0;
 }
 
+/* A new history: nothing of ours yet (an SQLite file must be empty; a
+ * PostgreSQL database may hold other programs' tables, but none named like
+ * ours), then every table at the current version. */
+static int create_schema(struct mtb_history *h, char *err, size_t errlen)
+{
+    struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
+    long long ntab = 0;
+    int rc;
+    if (h->be->shared)
+        rc = mtb_hdb_q_int(h, h->be->count_ours, names, 3, &ntab, err, errlen);
+    else
+        rc = mtb_hdb_q_int(h, h->be->count_all, NULL, 0, &ntab, err, errlen);
+    if (rc)
+        return rc;
+    if (ntab) {
+        if (h->be->shared)
+            snprintf(err, errlen, "history %s: the database has tables named like an mtebench history's "
+                     "(nights, runs, overheads) but no mtebench schema version; not an mtebench history, "
+                     "refusing to write into it", h->path);
+        else
+            snprintf(err, errlen, "history %s is an SQLite database but not an mtebench history (it has tables "
+                     "and no schema version); refusing to write into it", h->path);
+        return -EIO;
+    }
+    char *sr = schema_runs(), *so = schema_overheads();
+    char *sql = mtb_asprintf("%s%s%s%s", schema_nights, sr, so, schema_indexes);
+    rc = mtb_hdb_exec(h, sql, err, errlen);
+    free(sql);
+    free(sr);
+    free(so);
+    return rc ? rc : h->be->set_version(h, MTB_HISTORY_VERSION, err, errlen);
+}
+
 /* Create or migrate the schema, in one write transaction (SQLite: BEGIN
  * IMMEDIATE; PostgreSQL: an advisory lock), so that two machines opening a
  * new or old history at once never both create or migrate it. */
@@ -341,34 +381,7 @@ int mtb_hdb_prepare_schema(struct mtb_history *h, int *created, char *err, size_
         goto fail;
     }
     if (h->version == 0) {
-        /* nothing of ours yet: SQLite files must be empty; a PostgreSQL
-         * database may hold other programs' tables, but none named like ours */
-        struct hp names[3] = { PTEXT("nights"), PTEXT("runs"), PTEXT("overheads") };
-        long long ntab = 0;
-        if (h->be->shared)
-            rc = mtb_hdb_q_int(h, h->be->count_ours, names, 3, &ntab, err, errlen);
-        else
-            rc = mtb_hdb_q_int(h, h->be->count_all, NULL, 0, &ntab, err, errlen);
-        if (rc)
-            goto fail;
-        if (ntab) {
-            if (h->be->shared)
-                snprintf(err, errlen, "history %s: the database has tables named like an mtebench history's "
-                         "(nights, runs, overheads) but no mtebench schema version; not an mtebench history, "
-                         "refusing to write into it", h->path);
-            else
-                snprintf(err, errlen, "history %s is an SQLite database but not an mtebench history (it has tables "
-                         "and no schema version); refusing to write into it", h->path);
-            rc = -EIO;
-            goto fail;
-        }
-        char *sr = schema_runs(), *so = schema_overheads();
-        char *sql = mtb_asprintf("%s%s%s%s", schema_nights, sr, so, schema_indexes);
-        rc = mtb_hdb_exec(h, sql, err, errlen);
-        free(sql);
-        free(sr);
-        free(so);
-        if (rc || (rc = h->be->set_version(h, MTB_HISTORY_VERSION, err, errlen)) != 0)
+        if ((rc = create_schema(h, err, errlen)) != 0)
             goto fail;
         if (created)
             *created = 1;
