@@ -351,6 +351,46 @@ static void write_file(const char *path, const char *text)
         mtb_warn("cannot write %s", path);
 }
 
+/* KERNELS: two or more known names or Image paths, none twice. @return how many */
+static int kernels_given(const char *list, char names[MAXK][128])
+{
+    int nk = split_kernels(list, names);
+    if (nk < 2)
+        mtb_die(2, "invalid KERNELS '%s' (accepted: two or more of %s, comma-separated)", list, mtb_kernel_names());
+    for (int k = 0; k < nk; k++) {
+        if (!strchr(names[k], '/') && !mtb_kernel_known(names[k]))
+            mtb_die(2, "invalid KERNELS entry '%s' (accepted: %s, or the path of an arm64 Image)", names[k],
+                    mtb_kernel_names());
+        for (int j = 0; j < k; j++)
+            if (!strcmp(names[j], names[k]))
+                mtb_die(2, "KERNELS names '%s' twice", names[k]);
+    }
+    return nk;
+}
+
+/* DIR/kernels.json, DIR/kernels.md and reports/<DIR's name>.md, and where they are */
+static void write_outputs(json_t *cmp, const char *dir)
+{
+    char *cj = json_dumps(cmp, JSON_INDENT(2) | JSON_SORT_KEYS);
+    char *cjp = mtb_asprintf("%s/kernels.json", dir);
+    write_file(cjp, cj);
+    char *md = mtb_compare_markdown(cmp);
+    char *mdp = mtb_asprintf("%s/kernels.md", dir);
+    write_file(mdp, md);
+    char *repdir = mtb_asprintf("%s/reports", mtb_root());
+    mtb_mkdir_p(repdir);
+    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+    char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
+    write_file(rmd, md);
+    printf("\nrecords: %s/*/record.json\ntable:   %s, %s\nreport:  %s\n", dir, cjp, mdp, rmd);
+    free(cj);
+    free(cjp);
+    free(md);
+    free(mdp);
+    free(rmd);
+    free(repdir);
+}
+
 int mtb_cmd_compare_kernels(int argc, char **argv)
 {
     struct mtb_opts o;
@@ -365,18 +405,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     if (!o.kernels)
         o.kernels = "stock,tcma1";
     char names[MAXK][128];
-    int nk = split_kernels(o.kernels, names);
-    if (nk < 2)
-        mtb_die(2, "invalid KERNELS '%s' (accepted: two or more of %s, comma-separated)", o.kernels,
-                mtb_kernel_names());
-    for (int k = 0; k < nk; k++) {
-        if (!strchr(names[k], '/') && !mtb_kernel_known(names[k]))
-            mtb_die(2, "invalid KERNELS entry '%s' (accepted: %s, or the path of an arm64 Image)", names[k],
-                    mtb_kernel_names());
-        for (int j = 0; j < k; j++)
-            if (!strcmp(names[j], names[k]))
-                mtb_die(2, "KERNELS names '%s' twice", names[k]);
-    }
+    int nk = kernels_given(o.kernels, names);
     o.kernel = names[0];
     o.quiet = 1;
     mtb_cli_resolve(&o);
@@ -406,25 +435,8 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, NULL);
     json_t *cmp = mtb_compare_build(records, o.kernels);
     mtb_compare_print(cmp, stdout);
-    char *cj = json_dumps(cmp, JSON_INDENT(2) | JSON_SORT_KEYS);
-    char *cjp = mtb_asprintf("%s/kernels.json", dir);
-    write_file(cjp, cj);
-    char *md = mtb_compare_markdown(cmp);
-    char *mdp = mtb_asprintf("%s/kernels.md", dir);
-    write_file(mdp, md);
-    char *repdir = mtb_asprintf("%s/reports", mtb_root());
-    mtb_mkdir_p(repdir);
-    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-    char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
-    write_file(rmd, md);
-    printf("\nrecords: %s/*/record.json\ntable:   %s, %s\nreport:  %s\n", dir, cjp, mdp, rmd);
+    write_outputs(cmp, dir);
     mtb_plan_print_failed("mtebench", plan.failed, total);
-    free(cj);
-    free(cjp);
-    free(md);
-    free(mdp);
-    free(rmd);
-    free(repdir);
     json_decref(cmp);
     json_decref(records);
     free(dir);
