@@ -108,76 +108,62 @@ static void caption(FILE *f, const char *title, int emulated)
     fprintf(f, "</caption>\n");
 }
 
-static void html_results(FILE *f, json_t *sum, int emu)
+/* one configuration's row of the results table: its identity, every run
+ * metric and, for a tagged one, every pair metric against its baseline */
+static void results_row(FILE *f, json_t *sum, json_t *c)
 {
-    fprintf(f, "<section id=\"results\"><h2>Throughput and latency</h2>\n<table>\n");
-    caption(f, "Per service, workload and mode: medians over runs, 95% CI below each", emu);
-    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">platform</th>"
-               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>runs</th><th>ops/s</th><th>CI conf.</th>");
+    json_t *w = json_object_get(c, "workload");
+    int base = mtb_record_is_baseline(c);
+    fprintf(f, "<tr%s>", base ? " class=\"base\"" : "");
+    td_text(f, mtb_jstr(c, "service"), 1);
+    char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", mtb_jstr(w, "mix"),
+                            (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"),
+                            (long long)mtb_jnum(w, "keys"), mtb_jnum(w, "duration_s"));
+    td_text(f, wl, 1);
+    free(wl);
+    char *pl = mtb_asprintf("%s%s", mtb_jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "");
+    td_text(f, pl, 1);
+    free(pl);
+    td_text(f, mtb_jstr(c, "kernel"), 1);
+    char *cfg = mtb_asprintf("%s/%s%s%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+                             json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
+                             json_is_true(json_object_get(c, "errors_over_limit")) ? " (errors above the limit)" : "",
+                             json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "",
+                             json_object_get(c, "host") ? " on " : "", mtb_jstr(c, "host"));
+    td_text(f, cfg, 1);
+    free(cfg);
+    fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "runs")));
+    td_ci(f, json_object_get(c, "ops_per_sec"));
+    td_conf(f, json_object_get(c, "ops_per_sec"));
     for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_TABLE)
-            fprintf(f, "<th>%s %s</th>", mtb_run_metrics[m].label, mtb_run_metrics[m].unit);
+            td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
+    json_t *o = mtb_summary_overhead_of(sum, c);
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
-        if (mtb_pair_metrics[m].views & MTB_V_TABLE)
-            fprintf(f, "<th>%s%s</th>", mtb_pair_metrics[m].label, m == 0 ? " (slowdown)" : "");
-    fprintf(f, "<th>pairs</th><th>Mann–Whitney p</th></tr>\n");
+        if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
+            if (o)
+                td_ratio(f, json_object_get(o, mtb_pair_metrics[m].key), 0);
+            else
+                fprintf(f, "<td>%s</td>", base ? "baseline" : "-");
+        }
+    if (o) {
+        fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(o, "pairs")));
+        json_t *pv = json_object_get(o, "mann_whitney_p");
+        if (json_is_number(pv))
+            fprintf(f, "<td>%.3g</td>", json_number_value(pv));
+        else
+            fprintf(f, "<td>-</td>");
+    } else {
+        fprintf(f, "<td></td><td></td>");
+    }
+    fprintf(f, "</tr>\n");
+}
+
+/* every latency metric of the table, per configuration */
+static void html_latencies(FILE *f, json_t *sum, int emu)
+{
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(sum, "configs"), i, c)
-    {
-        json_t *w = json_object_get(c, "workload");
-        int base = mtb_record_is_baseline(c);
-        fprintf(f, "<tr%s>", base ? " class=\"base\"" : "");
-        td_text(f, mtb_jstr(c, "service"), 1);
-        char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", mtb_jstr(w, "mix"),
-                                (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"),
-                                (long long)mtb_jnum(w, "keys"), mtb_jnum(w, "duration_s"));
-        td_text(f, wl, 1);
-        free(wl);
-        char *pl = mtb_asprintf("%s%s", mtb_jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "");
-        td_text(f, pl, 1);
-        free(pl);
-        td_text(f, mtb_jstr(c, "kernel"), 1);
-        char *cfg = mtb_asprintf("%s/%s%s%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
-                                 json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
-                                 json_is_true(json_object_get(c, "errors_over_limit")) ? " (errors above the limit)" : "",
-                                 json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "",
-                                 json_object_get(c, "host") ? " on " : "", mtb_jstr(c, "host"));
-        td_text(f, cfg, 1);
-        free(cfg);
-        fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "runs")));
-        td_ci(f, json_object_get(c, "ops_per_sec"));
-        td_conf(f, json_object_get(c, "ops_per_sec"));
-        for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
-            if (mtb_run_metrics[m].views & MTB_V_TABLE)
-                td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
-        json_t *o = mtb_summary_overhead_of(sum, c);
-        for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
-            if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
-                if (o)
-                    td_ratio(f, json_object_get(o, mtb_pair_metrics[m].key), 0);
-                else
-                    fprintf(f, "<td>%s</td>", base ? "baseline" : "-");
-            }
-        if (o) {
-            fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(o, "pairs")));
-            json_t *pv = json_object_get(o, "mann_whitney_p");
-            if (json_is_number(pv))
-                fprintf(f, "<td>%.3g</td>", json_number_value(pv));
-            else
-                fprintf(f, "<td>-</td>");
-        } else {
-            fprintf(f, "<td></td><td></td>");
-        }
-        fprintf(f, "</tr>\n");
-    }
-    fprintf(f, "</table>\n<p class=\"note\">Overhead (slowdown) = baseline ops/s ÷ tagged ops/s for each pair of "
-               "interleaved runs (paired by repetition), summarised by the median of the pairs, as the 2026 study "
-               "did; 1.25x means 25%% more time per operation. CIs are distribution-free order-statistic intervals; "
-               "<small>*</small> marks an interval with less than 95%% confidence (too few runs: it is [min – max] "
-               "and the confidence column says what it achieves; 6 runs or pairs reach 95%%).</p>\n");
-
-    /* every latency metric of the table */
     fprintf(f, "<table>\n");
     caption(f, "Latency percentiles per configuration (µs): median over runs, 95% CI below", emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">kernel</th>");
@@ -198,6 +184,30 @@ static void html_results(FILE *f, json_t *sum, int emu)
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");
+}
+
+static void html_results(FILE *f, json_t *sum, int emu)
+{
+    fprintf(f, "<section id=\"results\"><h2>Throughput and latency</h2>\n<table>\n");
+    caption(f, "Per service, workload and mode: medians over runs, 95% CI below each", emu);
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">platform</th>"
+               "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>runs</th><th>ops/s</th><th>CI conf.</th>");
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, "<th>%s %s</th>", mtb_run_metrics[m].label, mtb_run_metrics[m].unit);
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        if (mtb_pair_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, "<th>%s%s</th>", mtb_pair_metrics[m].label, m == 0 ? " (slowdown)" : "");
+    fprintf(f, "<th>pairs</th><th>Mann–Whitney p</th></tr>\n");
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(sum, "configs"), i, c) results_row(f, sum, c);
+    fprintf(f, "</table>\n<p class=\"note\">Overhead (slowdown) = baseline ops/s ÷ tagged ops/s for each pair of "
+               "interleaved runs (paired by repetition), summarised by the median of the pairs, as the 2026 study "
+               "did; 1.25x means 25%% more time per operation. CIs are distribution-free order-statistic intervals; "
+               "<small>*</small> marks an interval with less than 95%% confidence (too few runs: it is [min – max] "
+               "and the confidence column says what it achieves; 6 runs or pairs reach 95%%).</p>\n");
+    html_latencies(f, sum, emu);
 }
 
 void mtb_report_plot(FILE *f, const char *script, const char *id_prefix, int width, int height, json_t *problems)
