@@ -28,6 +28,24 @@ static int is_pg_url(const char *s)
 }
 
 
+const char *mtb_hdb_url_password(const char *url, size_t *len)
+{
+    const char *a = strstr(url, "://");
+    if (!a)
+        return NULL;
+    a += 3;
+    size_t alen = strcspn(a, "/?#");
+    const char *at = NULL;
+    for (const char *c = a; c < a + alen; c++)
+        if (*c == '@')
+            at = c;
+    const char *colon = at ? memchr(a, ':', (size_t)(at - a)) : NULL;
+    if (!colon)
+        return NULL;
+    *len = (size_t)(at - colon - 1);
+    return colon + 1;
+}
+
 char *mtb_history_redact(const char *where)
 {
     if (!where)
@@ -35,19 +53,12 @@ char *mtb_history_redact(const char *where)
     if (!is_pg_url(where))
         return mtb_strdup(where);
     char *out = mtb_strdup(where);
-    const char *a = strstr(where, "://") + 3;
-    size_t alen = strcspn(a, "/?#");
-    const char *at = NULL;
-    for (const char *c = a; c < a + alen; c++)
-        if (*c == '@')
-            at = c;
-    if (at) {
-        const char *colon = memchr(a, ':', (size_t)(at - a));
-        if (colon) {
-            char *o = mtb_asprintf("%.*s:***%s", (int)(colon - where), where, at);
-            free(out);
-            out = o;
-        }
+    size_t plen;
+    const char *pw = mtb_hdb_url_password(where, &plen);
+    if (pw) {
+        char *o = mtb_asprintf("%.*s***%s", (int)(pw - where), where, pw + plen);
+        free(out);
+        out = o;
     }
     /* password=... in the query */
     char *q = strchr(out, '?');

@@ -85,6 +85,8 @@ int mtb_hdb_rollback(struct mtb_history *h);
 void mtb_hdb_free(struct hres *r);
 long long mtb_hdb_row_int(struct hres *r, size_t row, size_t col);
 const char *mtb_hdb_row_str(struct hres *r, size_t row, size_t col); /* "" for NULL */
+/* the password in a URL's authority (user:PASSWORD@host), *len its length; NULL if none */
+const char *mtb_hdb_url_password(const char *url, size_t *len);
 /* replace every occurrence of the URL's password in a message by *** */
 void mtb_hdb_scrub(struct mtb_history *h, char *msg);
 /* the 12 hex digits naming a text (series keys, kernel builds) */

@@ -35,20 +35,10 @@ static char *pct_decode(const char *s, size_t n)
 static void url_passwords(const char *url, char **auth, char **query)
 {
     *auth = *query = NULL;
-    const char *a = strstr(url, "://");
-    if (!a)
-        return;
-    a += 3;
-    size_t alen = strcspn(a, "/?#");
-    const char *at = NULL;
-    for (const char *c = a; c < a + alen; c++)
-        if (*c == '@')
-            at = c;
-    if (at) {
-        const char *colon = memchr(a, ':', (size_t)(at - a));
-        if (colon)
-            *auth = mtb_asprintf("%.*s", (int)(at - colon - 1), colon + 1);
-    }
+    size_t plen;
+    const char *pw = mtb_hdb_url_password(url, &plen);
+    if (pw)
+        *auth = mtb_asprintf("%.*s", (int)plen, pw);
     const char *q = strchr(url, '?');
     while (q) {
         q++;
