@@ -34,11 +34,11 @@ elif tests=(build/tests/test_* tests/integration/*.t); [ "${MTB_TEST_LANES:-2}" 
     # a few short ones that time nothing of their own. The SSH host tests
     # (70-73) run early, beside the emulated memcached runs: beside QEMU's
     # system emulation (40-43) a loaded machine once failed them (a late
-    # client). Timing-sensitive tests (16-plan, 17-machines, test_seqstop)
+    # client). Timing-sensitive tests (plan, machines, test_seqstop)
     # stay in the first lane; the nightly end to end runs alone (below).
     #
     # Each lane runs in the order of the list prove is given. The second
-    # lane, once its waiting is done, takes a compile (19-version-stamp) and
+    # lane, once its waiting is done, takes a compile (version-stamp) and
     # tests that only check behaviour (30, 65, 68).
     #
     # Alone, after both lanes: the nightly end to end, which compares nights'
@@ -49,13 +49,13 @@ elif tests=(build/tests/test_* tests/integration/*.t); [ "${MTB_TEST_LANES:-2}" 
     # the nightly out of it, it ended about 70 s before the second on CI's
     # machine (3b2af50); here (eb4c259, warm) it still ended 2 min after the
     # second. The balance differs by machine by about as much as these move.
-    waiting=(00-lib 18-recipe-keys 22-mtload-cli 31-report-bad-input 33-records-6a9d852 52-nightly-cli
-             53-nightly-runner 70-ssh-transport 71-client-hosts 72-server-host 73-ansible-fleet
-             81-hung-service 83-port-squatter 84-mtload-hostile 87-input-checks
-             80-fault-exit 82-sigkill 85-errors-marked 86-disk-full 88-fuzz
-             19-version-stamp 30-report 65-memcached-objtag-plants 68-postgresql-objtag-behaves)
-    last=(19-version-stamp 30-report 65-memcached-objtag-plants 68-postgresql-objtag-behaves)
-    solo=(50-nightly-e2e)
+    waiting=(lib recipe-keys mtload-cli report-bad-input records-6a9d852 nightly-cli
+             nightly-runner ssh-transport client-hosts server-host ansible-fleet
+             hung-service port-squatter mtload-hostile input-checks
+             fault-exit sigkill errors-marked disk-full fuzz
+             version-stamp report memcached-objtag-plants postgresql-objtag-behaves)
+    last=(version-stamp report memcached-objtag-plants postgresql-objtag-behaves)
+    solo=(nightly-e2e)
     tail=() rest=()
     for t in "${tests[@]}"; do
         case " ${last[*]} ${solo[*]} " in *" $(basename "$t" .t) "*) ;; *) rest+=("$t") ;; esac
