@@ -61,12 +61,13 @@ longest_first() {   # the tests given, longest expected first (then by name)
 }
 # Sets lane1, lane2 (tests in running order) and alone from the tests given.
 schedule() {
-    local t head1=() head2=() tail2=() rest=() sum1=0 sum2=0
+    local t head1=() head2=() hosts2=() tail2=() rest=() sum1=0 sum2=0
     lane1=() lane2=() alone=()
     for t in "$@"; do
         if has "$t" alone; then alone+=("$t")
         elif has "$t" timing; then head1+=("$t"); sum1=$((sum1 + $(tenths "$t")))
-        elif has "$t" waits || has "$t" hosts; then head2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
+        elif has "$t" waits; then head2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
+        elif has "$t" hosts; then hosts2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
         elif has "$t" vm; then tail2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
         else rest+=("$t")
         fi
@@ -79,8 +80,10 @@ schedule() {
     done
     [ ${#head1[@]} -gt 0 ] && lane1+=($(longest_first "${head1[@]}"))
     lane1+=("${mid1[@]}")
-    # the lane that ends with the vm tests starts with the SSH host tests
+    # lane 2: the waiting tests (beside lane 1's timing ones), the SSH host
+    # tests, the rest, and last the vm tests (never beside the host tests)
     [ ${#head2[@]} -gt 0 ] && lane2+=($(longest_first "${head2[@]}"))
+    [ ${#hosts2[@]} -gt 0 ] && lane2+=($(longest_first "${hosts2[@]}"))
     lane2+=("${mid2[@]}")
     [ ${#tail2[@]} -gt 0 ] && lane2+=($(longest_first "${tail2[@]}"))
     [ ${#alone[@]} -gt 0 ] && alone=($(longest_first "${alone[@]}"))
@@ -103,7 +106,7 @@ print_plan() {   # each lane's tests with their expected start and end
         case $lane in lane1) end1=$at ;; lane2) end2=$at ;; esac
     done
     for t in "${lane1[@]}"; do has "$t" timing && w1=$((w1 + $(tenths "$t"))); done
-    for t in "${lane2[@]}"; do has "$t" waits || has "$t" hosts && w2=$((w2 + $(tenths "$t"))); done
+    for t in "${lane2[@]}"; do has "$t" waits && w2=$((w2 + $(tenths "$t"))); done
     echo "== $n tests; lane 1 ends at $(fmt "$end1"), lane 2 at $(fmt "$end2"), the alone ones at $(fmt "$at")"
     [ "$w1" -le "$w2" ] || echo "note: the timing tests (until $(fmt "$w1")) outlast lane 2's waiting ones (until $(fmt "$w2"))"
 }
