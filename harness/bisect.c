@@ -2,6 +2,7 @@
 #include "bisect.h"
 #include "bisect_search.h"
 #include "jsonx.h"
+#include "kernel_tree.h"
 #include "proc.h"
 #include "record.h"
 #include "stats.h"
@@ -56,7 +57,9 @@ static void usage(FILE *f)
             "  patches/S/) that changed one configuration's metric; runs decided by Pinpoint's rule.\n"
             "  --good REF, --bad REF  commits (the metric was good at the first, bad at the second)\n"
             "  --repo DIR             the git repository searched (default: this checkout)\n"
-            "  --axis service         what is bisected (service: services/S and patches/S; the only axis yet)\n"
+            "  --axis service|kernel  what is bisected: service (default): services/S and patches/S of --repo;\n"
+            "                         kernel: the commits of the kernel git tree --repo, each built as\n"
+            "                         KERNEL=git:REPO@COMMIT and run under PLATFORM=vm\n"
             "  --metric M             ops_per_sec (default), p50_us, p99_us, p999_us, ...\n"
             "  --reps N               first runs of each revision (default 10)\n"
             "  --add-reps N           runs added to each side of an undecided comparison (default 10)\n"
@@ -157,8 +160,15 @@ static void parse(struct bopts *o, int argc, char **argv)
     }
     if (!o->good || !o->bad)
         mtb_die(2, "bisect: --good REF and --bad REF are both needed (see mtebench bisect --help)");
-    if (strcmp(o->axis, "service"))
-        mtb_die(2, "bisect: axis '%s' is not built yet (accepted: service)", o->axis);
+    if (strcmp(o->axis, "service") && strcmp(o->axis, "kernel"))
+        mtb_die(2, "bisect: axis '%s' is not built yet (accepted: service, kernel)", o->axis);
+    if (!strcmp(o->axis, "kernel")) {
+        if (!o->repo)
+            mtb_die(2, "bisect: --axis kernel wants --repo, the kernel's git work tree");
+        for (int k = 0; k < o->pass.n; k++)
+            if (!strcmp(o->pass.v[k], "--kernel") || !strcmp(o->pass.v[k], "--platform"))
+                mtb_die(2, "bisect: --axis kernel sets %s itself (vm, each commit's kernel)", o->pass.v[k]);
+    }
     if (!o->service)
         mtb_die(2, "bisect: --service S is needed (the service whose patch history is searched)");
     if (o->cfg.max_reps < o->cfg.reps)
@@ -216,6 +226,8 @@ static void revisions(struct bctx *c)
     char *range = mtb_asprintf("%s..%s", g, b);
     char *argv[] = { "git", "-C", (char *)o->repo, "log", "--reverse", "--topo-order", "--format=%H %s", range, "--",
                      svc, pat, NULL };
+    if (!strcmp(o->axis, "kernel"))
+        argv[8] = NULL; /* every commit of the kernel tree */
     int ws = 0;
     char *log = mtb_proc_capture(argv, 0, 60, &ws);
     if (!log || !WIFEXITED(ws) || WEXITSTATUS(ws))
@@ -236,7 +248,7 @@ static void revisions(struct bctx *c)
     }
     if (c->n < 2)
         mtb_die(2, "bisect: no commit after good %.12s up to bad %.12s touches %s or %s: nothing to bisect", g, b,
-                svc, pat);
+                svc, pat); /* (the kernel axis: bad is after good, so there is one) */
     if (strcmp(c->r[c->n - 1].sha, b)) {
         /* bad itself leaves the folders as the last commit that touched them */
         c->r = realloc(c->r, (c->n + 1) * sizeof *c->r);
@@ -354,8 +366,13 @@ static int child(struct bctx *c, size_t i, const char *sub, const char *extra1, 
         mtb_argv_push(&a, extra2);
     for (int k = 0; k < c->o->pass.n; k++)
         mtb_argv_push(&a, c->o->pass.v[k]);
-    char *env[] = { mtb_asprintf("MTEBENCH_ROOT=%s", c->r[i].tree), NULL };
-    struct mtb_spawn sp = { .argv = a.v, .env_add = env, .log_path = log };
+    if (!c->r[i].tree) { /* the kernel axis: this checkout, the commit's kernel */
+        mtb_argv_push(&a, "--platform");
+        mtb_argv_push(&a, "vm");
+        mtb_argv_pushf(&a, "--kernel=git:%s@%s", c->o->repo, c->r[i].sha);
+    }
+    char *env[] = { c->r[i].tree ? mtb_asprintf("MTEBENCH_ROOT=%s", c->r[i].tree) : NULL, NULL };
+    struct mtb_spawn sp = { .argv = a.v, .env_add = env[0] ? env : NULL, .log_path = log };
     int st = mtb_proc_run(&sp, 4 * 3600);
     free(env[0]);
     free(exe);
@@ -372,6 +389,30 @@ static int over_budget(struct bctx *c)
     return 0;
 }
 
+/* the kernel axis: `mtebench kernel build git:REPO@COMMIT` (incremental from stock's tree) */
+static int build_kernel(struct bctx *c, size_t i)
+{
+    struct brev *r = &c->r[i];
+    char *exe = self_exe(), *spec = mtb_asprintf("git:%s@%s", c->o->repo, r->sha);
+    char *argv[] = { exe, "kernel", "build", spec, NULL };
+    struct mtb_spawn sp = { .argv = argv, .log_path = r->build_log };
+    int st = mtb_proc_run(&sp, 4 * 3600);
+    free(exe);
+    free(spec);
+    if (st != 0) {
+        printf("bisect: r%02zu %.12s \"%s\": the kernel does not build (log %s): skipped (as git bisect run's 125)\n",
+               i, r->sha, r->subject, r->build_log);
+        return BS_BUILD_SKIP;
+    }
+    size_t len;
+    char *log = mtb_read_file(r->build_log, &len);
+    r->new_build = log && strstr(log, "mtebench: built kernel") != NULL;
+    c->new_builds += r->new_build;
+    free(log);
+    printf("bisect: r%02zu %.12s \"%s\": kernel %s\n", i, r->sha, r->subject, r->new_build ? "built" : "build cached");
+    return 0;
+}
+
 static int cb_build(void *ctx, size_t i)
 {
     struct bctx *c = ctx;
@@ -382,6 +423,8 @@ static int cb_build(void *ctx, size_t i)
     mtb_mkdir_p(logdir);
     r->build_log = mtb_asprintf("%s/build-%02zu-%.12s.log", logdir, i, r->sha);
     free(logdir);
+    if (!strcmp(c->o->axis, "kernel"))
+        return build_kernel(c, i);
     int rc = make_tree(c, i);
     if (rc) {
         printf("bisect: r%02zu %.12s \"%s\": no services/%s at this revision: skipped (as git bisect run's 125)\n",
@@ -676,6 +719,14 @@ int mtb_cmd_bisect(int argc, char **argv)
     if (st)
         mtb_die(2, "bisect: %s is not a git repository (--repo)", o.repo);
     revisions(&c);
+    if (!strcmp(o.axis, "kernel")) { /* the tree checked once, before anything is built */
+        struct mtb_ktree t;
+        char kerr[512], *spec = mtb_asprintf("git:%s@%s", o.repo, c.r[0].sha);
+        if (mtb_ktree_parse(spec, &t, kerr, sizeof kerr) < 0)
+            mtb_die(2, "bisect: %s", kerr);
+        mtb_ktree_free(&t);
+        free(spec);
+    }
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     c.outdir = o.out ? mtb_strdup(o.out) : mtb_asprintf("%s/reports/bisect-%s", mtb_root(), ts);
@@ -683,8 +734,12 @@ int mtb_cmd_bisect(int argc, char **argv)
     if (mtb_mkdir_p(c.outdir) || mtb_mkdir_p(runs))
         mtb_die(2, "bisect: cannot create %s: %s", runs, strerror(errno));
     free(runs);
-    printf("bisect: %zu revisions of services/%s and patches/%s, %.12s (good) .. %.12s (bad), metric %s; out %s\n", c.n,
-           o.service, o.service, c.r[0].sha, c.r[c.n - 1].sha, mtb_run_metrics[o.metric].key, c.outdir);
+    if (!strcmp(o.axis, "kernel"))
+        printf("bisect: %zu revisions of the kernel tree %s, %.12s (good) .. %.12s (bad), %s under vm, metric %s; out "
+               "%s\n", c.n, o.repo, c.r[0].sha, c.r[c.n - 1].sha, o.service, mtb_run_metrics[o.metric].key, c.outdir);
+    else
+        printf("bisect: %zu revisions of services/%s and patches/%s, %.12s (good) .. %.12s (bad), metric %s; out %s\n",
+               c.n, o.service, o.service, c.r[0].sha, c.r[c.n - 1].sha, mtb_run_metrics[o.metric].key, c.outdir);
     c.revs = mtb_calloc(c.n, sizeof *c.revs);
     struct bs_ops ops = { &c, cb_build, cb_run, cb_step };
     struct bs_result res = { 0 };

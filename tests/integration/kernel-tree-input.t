@@ -37,6 +37,22 @@ else
     ok 0 "# SKIP no linux-source tarball (make deps)"
 fi
 
+# bisect's kernel axis checks the same before anything is built (exit 2)
+gitc "$T" --allow-empty -m "second"
+gitc "$K/notk" --allow-empty -m "second"
+bis() { "$M" bisect --axis kernel --service memcached --mode sync --out "$T_TMP/bis" "$@" > "$T_TMP/out" 2>&1; }
+bis --repo "$T" --good HEAD --bad HEAD~1
+ok "$([ $? = 2 ] && grep -q 'not an ancestor of bad .*swapped' "$T_TMP/out"; echo $?)" "kernel axis: good and bad swapped" || dump "$T_TMP/out"
+bis --repo "$K/notk" --good HEAD~1 --bad HEAD
+ok "$([ $? = 2 ] && grep -q 'not a Linux kernel tree' "$T_TMP/out"; echo $?)" "kernel axis: a tree that is not a kernel" || dump "$T_TMP/out"
+echo dirty >> "$T/Makefile"
+bis --repo "$T" --good HEAD~1 --bad HEAD
+ok "$([ $? = 2 ] && grep -q 'dirty tree' "$T_TMP/out"; echo $?)" "kernel axis: a dirty tree" || dump "$T_TMP/out"
+git -C "$T" checkout -q Makefile
+bis --repo "$T" --good nosuch --bad HEAD
+ok "$([ $? = 2 ] && grep -q "no commit 'nosuch'" "$T_TMP/out"; echo $?)" "kernel axis: a ref that does not exist" || dump "$T_TMP/out"
+ok "$([ ! -e "$T_TMP/bis" ]; echo $?)" "kernel axis: nothing written for bad input"
+
 # patch series
 expect "stock+$K/nosuch" "no patch directory" "a series directory that does not exist"
 mkdir -p "$K/empty" && expect "stock+$K/empty" "no patches in" "an empty series"
