@@ -4,12 +4,13 @@
 # first when the cache lacks it, ~10 min; then each of these in about a minute
 # or two, and a git tree of the whole kernel source is made here: minutes).
 #   KERNEL=stock+DIR       DIR/series names tests/patches/kernel-planted-send-delay.patch
-#                          (200 us of udelay on every socket send)
+#                          (1 ms of udelay on every socket send)
 #   KERNEL=git:REPO@REF    REPO: Debian's linux-source as one commit, the same patch as
 #                          the next; REF = HEAD (one file differs from stock's tree)
 # Each: built (incremental), booted, a memcached run in the guest with the
 # kernel's identity in the record. Then compare-kernels over stock and the git
-# kernel: the delay is visible in the throughput.
+# kernel, and `bisect --axis kernel` over four commits of the tree, the delay in
+# the third (each revision a kernel build and 5-10 booted runs: long).
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 R="$T_TMP/results"
@@ -68,4 +69,23 @@ t0=$(date +%s)
 rc=$?; t1=$(date +%s)
 is "$rc" 0 "compare-kernels stock,git:... ($((t1 - t0)) s)" || dump "$T_TMP/cmp.out"
 grep -E 'stock|git-linux' "$T_TMP/cmp.out" | head -6 | sed 's/^/# /'
+
+# ---- bisect --axis kernel: four commits after the pristine one, the delay at the third
+for n in 1 2; do echo "note $n" >> "$G/Documentation/mtebench-notes.txt"; git -C "$G" add -A -f Documentation
+    git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qm "notes $n"; done
+git -C "$G" checkout -q -b bisect HEAD~3      # pristine
+for n in 1 2; do echo "note $n" >> "$G/Documentation/mtebench-notes.txt"; git -C "$G" add -A -f Documentation
+    git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qm "notes $n"; done
+patch -d "$G" -p1 -s < "$PATCH" && git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qam "planted send delay"
+echo "note 3" >> "$G/Documentation/mtebench-notes.txt"
+git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qam "notes 3"
+t0=$(date +%s)
+"$M" bisect --axis kernel --repo "$G" --good "$(git -C "$G" rev-parse bisect~4)" --bad bisect \
+    --service memcached --variant tagged --mode sync --duration 2s --warmup 0 \
+    --reps 5 --add-reps 5 --max-reps 10 --refresh 1 --min-change 30% --out "$T_TMP/kbis" > "$T_TMP/kbis.out" 2>&1
+rc=$?; t1=$(date +%s)
+is "$rc" 0 "kernel bisection names a culprit ($((t1 - t0)) s)" || dump "$T_TMP/kbis.out" 60
+is "$(jq -r '.culprits[0].sha' "$T_TMP/kbis/bisect.json")" "$(git -C "$G" rev-parse bisect~1)" "the planted commit"
+ok "$(jq_e '.revisions_tested <= 4' "$T_TMP/kbis/bisect.json" >/dev/null; echo $?)" "tested <= log2(4) + 2 revisions"
+diag "kernel bisection: $((t1 - t0)) s, $(jq -r '"\(.builds) builds (\(.new_builds) new), \(.runs) runs"' "$T_TMP/kbis/bisect.json")"
 done_testing
