@@ -123,7 +123,8 @@ static void parse(struct bopts *o, int argc, char **argv)
         char *eq = strchr(a, '=');
         char name[64];
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
-        static const char *const flags[] = { "force", "strict", "baseline", "dry-run", "trust-new-hosts", NULL };
+        static const char *const flags[] = { "force", "strict", "baseline", "dry-run", "trust-new-hosts", "quiet", "json",
+                                             NULL };
         int is_flag = 0;
         for (const char *const *f = flags; *f; f++)
             is_flag |= !strcmp(name, *f);
