@@ -19,7 +19,13 @@ git_sync() {
         awk -F'\t' '{ split($1, a, " "); if (a[2] == "blob") print a[3] "\t" $2 "\t" a[1] }' | sort > "$ls"
     (cd "$tree" && cut -f2 "$ls" | while IFS= read -r f; do if [ -f "$f" ] && [ ! -L "$f" ]; then printf '%s\n' "$f"; fi; done) > "$have.paths"
     (cd "$tree" && git hash-object --no-filters --stdin-paths < "$have.paths") > "$have.ids"
-    paste "$have.ids" "$have.paths" | sort > "$have"
+    paste "$have.ids" "$have.paths" > "$have.unsorted"
+    # symlinks: a link's blob is its target
+    (cd "$tree" && awk -F'\t' '$3 == "120000" { print $2 }' "$ls" | while IFS= read -r f; do
+        if [ -L "$f" ]; then printf '%s\t%s\n' "$(printf '%s' "$(readlink "$f")" | git hash-object --stdin)" "$f"; fi
+    done) >> "$have.unsorted"
+    sort "$have.unsorted" > "$have"
+    rm -f "$have.paths" "$have.ids" "$have.unsorted"
     cut -f1,2 "$ls" | comm -23 - "$have" | cut -f2 > "$changed"
     echo "== $(wc -l < "$changed") files of ${MTB_GIT_COMMIT:0:12} differ from the base tree"
     [ "$(wc -l < "$changed")" -le 5000 ] || return 1
@@ -35,6 +41,7 @@ git_sync() {
         fi
         echo "   $f"
     done < "$changed"
+    rm -f "$ls" "$have"
 }
 
 if [ -n "${MTB_BASE_TREE:-}" ] && [ -d "$MTB_BASE_TREE" ]; then
