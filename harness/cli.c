@@ -1,6 +1,7 @@
 /* cli.c - see cli.h */
 #include "cli.h"
 #include "seqstop.h"
+#include "driver.h"
 #include "kernel.h"
 #include "transport_ssh.h"
 #include "util.h"
@@ -279,6 +280,12 @@ void mtb_cli_resolve(struct mtb_opts *o)
     mtb_workload_set_apply(&o->wset, w);
     if (w->conns < w->threads)
         mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+    const char *dname;
+    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
+    if (!drv)
+        mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
+    if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
+        mtb_die(2, "%s", why);
 }
 
 void mtb_cli_kernel_ensure(const struct mtb_opts *o)

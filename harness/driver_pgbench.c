@@ -156,9 +156,29 @@ static json_t *pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
     return load;
 }
 
+/* mix and keys shape the kv script only; pgbench's own scripts have their
+ * own mix and a data set sized by `scale` */
+static int pgbench_check(const struct mtb_workload *w, char *why, size_t n)
+{
+    const char *script = mtb_workload_param(w, "script");
+    if (script && !strcmp(script, "kv"))
+        return 0;
+    int f = !mtb_workload_is_default(w, MTB_WL_mix) ? MTB_WL_mix : !mtb_workload_is_default(w, MTB_WL_keys) ? MTB_WL_keys : -1;
+    if (f < 0)
+        return 0;
+    char v[64];
+    snprintf(why, n, "pgbench does not honour the workload's %s (%s here) with script %s: only script = kv takes it",
+             mtb_workload_field_key(f), mtb_workload_field_text(w, f, v, sizeof v), script ? script : "tpcb-like");
+    return -1;
+}
+
 const struct mtb_driver mtb_driver_pgbench = {
     .name = "pgbench",
     .summary = "PostgreSQL's pgbench; per-transaction logs folded into the histogram",
+    /* its rows are md5 text (no value size); no pipelining option */
+    .honours = 1u << MTB_WL_mix | 1u << MTB_WL_keys | 1u << MTB_WL_threads | 1u << MTB_WL_conns |
+               1u << MTB_WL_duration | 1u << MTB_WL_warmup | 1u << MTB_WL_rate,
+    .check = pgbench_check,
     .preload = pgbench_preload,
     .measure = pgbench_measure,
 };

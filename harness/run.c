@@ -153,10 +153,7 @@ static int step_header(struct run_ctx *c)
     json_object_set_new(c->rec, "machine", mtb_machine_json(run->machine));
     if (run->environment)
         json_object_set(c->rec, "environment", run->environment);
-    c->drvname = mtb_workload_param(run->wl, "driver");
-    if (!c->drvname)
-        c->drvname = mtb_recipe_get(r, "run", "driver");
-    c->drv = mtb_driver_find(c->drvname ? c->drvname : "mtload");
+    c->drv = mtb_driver_of(run->wl, &c->drvname);
     /* the service's CPUs: a core sweep point's, else the profile's */
     const struct mtb_workload *w = run->wl;
     int nsvc = w->svc_cpus[0] ? mtb_cpulist_parse(w->svc_cpus, c->svc_cpus, MTB_MAX_CPUS) : -1;
@@ -171,7 +168,7 @@ static int step_header(struct run_ctx *c)
         return -1;
     }
     json_object_set_new(c->rec, "driver", json_string(c->drv->name));
-    return 0;
+    return mtb_driver_check(c->drv, run->wl, c->why, sizeof c->why);
 }
 
 /* The environment shared by the probe and the measured program. */

@@ -51,6 +51,37 @@ int mtb_workload_field(const char *key)
     return -1;
 }
 
+const char *mtb_workload_field_key(int i) { return i >= 0 && i < MTB_WL_NFIELDS ? fields[i].key : "?"; }
+
+static int parse_field(const struct field *f, struct mtb_workload *w, const char *value, char *why, size_t n);
+
+int mtb_workload_is_default(const struct mtb_workload *w, int i)
+{
+    const struct field *f = &fields[i];
+    struct mtb_workload d;
+    char why[MTB_ERRLEN];
+    memset(&d, 0, sizeof d);
+    if (f->kind != RATE) /* a rate's default is 0: the closed loop */
+        parse_field(f, &d, f->dflt, why, sizeof why);
+    switch (f->kind) {
+    case STR: return !strcmp(CFIELD(w, f, char), CFIELD(&d, f, char));
+    case LONG: return *CFIELD(w, f, long) == *CFIELD(&d, f, long);
+    default: return *CFIELD(w, f, double) == *CFIELD(&d, f, double);
+    }
+}
+
+const char *mtb_workload_field_text(const struct mtb_workload *w, int i, char *buf, size_t n)
+{
+    const struct field *f = &fields[i];
+    switch (f->kind) {
+    case STR: snprintf(buf, n, "%s", CFIELD(w, f, char)); break;
+    case LONG: snprintf(buf, n, "%ld", *CFIELD(w, f, long)); break;
+    case DUR: snprintf(buf, n, "%gs", *CFIELD(w, f, double)); break;
+    case RATE: snprintf(buf, n, "%g", *CFIELD(w, f, double)); break;
+    }
+    return buf;
+}
+
 const char *mtb_workload_keys(void)
 {
     static char buf[256];
