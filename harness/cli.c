@@ -3,6 +3,7 @@
 #include "seqstop.h"
 #include "driver.h"
 #include "kernel.h"
+#include "remote.h"
 #include "transport_ssh.h"
 #include "util.h"
 
@@ -257,6 +258,8 @@ void mtb_cli_resolve(struct mtb_opts *o)
         mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
     if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
         mtb_die(2, "%s", why);
+    if (remote) /* the platform placed on the server host: its runs are performed there */
+        o->p = mtb_remote_platform(o->p);
     if (o->variant) { /* one variant, or a comma list of them (bench) */
         char *copy = mtb_strdup(o->variant), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))

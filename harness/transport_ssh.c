@@ -841,12 +841,12 @@ static void ssh_close(struct mtb_session *s)
     free(s);
 }
 
-json_t *mtb_ssh_info(struct mtb_session *s)
+static json_t *ssh_info(struct mtb_session *s)
 {
     return s->m->info;
 }
 
-int mtb_ssh_sh(struct mtb_session *s, const char *cmdline, double deadline_s, char **out, char *err, size_t errlen)
+static int ssh_sh(struct mtb_session *s, const char *cmdline, double deadline_s, char **out, char *err, size_t errlen)
 {
     char *full = mtb_asprintf("cd %s && %s", s->m->root, cmdline);
     int st;
@@ -889,121 +889,6 @@ const struct mtb_transport mtb_transport_ssh = {
     .put = ssh_put,
     .exec = ssh_exec,
     .close = ssh_close,
+    .sh = ssh_sh,
+    .info = ssh_info,
 };
-
-/* ---- mtebench hosts ----------------------------------------------------- */
-
-static void hosts_usage(FILE *f)
-{
-    fprintf(f, "usage: mtebench hosts [ssh options] HOST...\n"
-               "       mtebench hosts [ssh options] --exec DIR [--deadline S] HOST -- COMMAND [ARGS...]\n"
-               "Connects to each HOST ([user@]host[:port]) as the remote server and client hosts are reached:\n"
-               "prints its identity and clock offset and puts the agent there (only what differs).\n"
-               "With --exec, runs `mtebench COMMAND ARGS` there ({root} and {out} replaced) and brings\n"
-               "{out} back into DIR (with agent.log).\n"
-               "ssh options:\n"
-               "  --ssh-config FILE    ssh -F FILE (default: your ~/.ssh/config)\n"
-               "  --ssh-key FILE       this key only (default: your ssh-agent and ssh config)\n"
-               "  --known-hosts FILE   host keys checked against FILE (default: ~/.ssh/known_hosts)\n"
-               "  --trust-new-hosts    accept and record unknown hosts' keys (trust on first use)\n"
-               "  --remote-dir DIR     the far root (default ~/.mtebench-agent)\n");
-}
-
-int mtb_cmd_hosts(int argc, char **argv)
-{
-    static const struct option lo[] = { { "ssh-config", required_argument, 0, 1 },
-                                        { "ssh-key", required_argument, 0, 2 },
-                                        { "known-hosts", required_argument, 0, 3 },
-                                        { "trust-new-hosts", no_argument, 0, 4 },
-                                        { "remote-dir", required_argument, 0, 5 },
-                                        { "exec", required_argument, 0, 'e' },
-                                        { "deadline", required_argument, 0, 'd' },
-                                        { "help", no_argument, 0, 'h' },
-                                        { 0, 0, 0, 0 } };
-    const char *exec_dir = NULL;
-    double deadline = 600;
-    int c, idx;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", lo, &idx)) != -1) {
-        if (c >= 1 && c <= 5)
-            mtb_ssh_option(lo[idx].name, optarg);
-        else if (c == 'e')
-            exec_dir = optarg;
-        else if (c == 'd') {
-            if (mtb_parse_duration(optarg, &deadline) != 0 || deadline <= 0) {
-                fprintf(stderr, "mtebench hosts: --deadline '%s': accepted: a duration > 0 (e.g. 30, 90s, 5m)\n", optarg);
-                return 2;
-            }
-        } else if (c == 'h') {
-            hosts_usage(stdout);
-            return 0;
-        } else {
-            hosts_usage(stderr);
-            return 2;
-        }
-    }
-    if (optind >= argc) {
-        hosts_usage(stderr);
-        return 2;
-    }
-    char *work = mtb_strdup("/tmp/mtb-hosts-XXXXXX");
-    if (!mkdtemp(work))
-        mtb_die(1, "cannot make a temporary directory in /tmp");
-    int bad = 0;
-    if (exec_dir) {
-        const char *host = argv[optind];
-        int dash = optind + 1;
-        if (dash < argc && !strcmp(argv[dash], "--"))
-            dash++;
-        if (dash >= argc) {
-            fprintf(stderr, "mtebench hosts: --exec needs HOST -- COMMAND [ARGS...]\n");
-            return 2;
-        }
-        struct mtb_agent_target t = { .where = host, .workdir = work };
-        char err[MTB_ERRLEN];
-        struct mtb_session *s = ssh_open(&t, err, sizeof err);
-        if (!s) {
-            fprintf(stderr, "mtebench: %s\n", err);
-            bad = 1;
-        } else {
-            struct mtb_agent_result res;
-            int r = ssh_exec(s, argv + dash, deadline, exec_dir, &res, err, sizeof err);
-            if (r != 0) {
-                fprintf(stderr, "mtebench: %s\n", err);
-                bad = 1;
-            } else {
-                printf("%s: mtebench %s: exit %d in %.2f s; output in %s\n", host, argv[dash], res.exit_status,
-                       res.total_seconds, exec_dir);
-                bad = res.exit_status != 0;
-            }
-            json_decref(res.info);
-            ssh_close(s);
-        }
-    } else {
-        for (int i = optind; i < argc; i++) {
-            struct mtb_agent_target t = { .where = argv[i], .workdir = work };
-            char err[MTB_ERRLEN];
-            struct mtb_session *s = ssh_open(&t, err, sizeof err);
-            if (!s) {
-                printf("%s: FAILED: %s\n", argv[i], err);
-                bad = 1;
-                continue;
-            }
-            json_t *in = mtb_ssh_info(s);
-            printf("%s: ok: %s %s %s, %d CPUs, clock offset %+.3f ms (rtt %.3f ms), connected in %.3f s, agent in %s\n",
-                   argv[i], json_string_value(json_object_get(in, "hostname")),
-                   json_string_value(json_object_get(in, "machine")),
-                   json_string_value(json_object_get(in, "uname_r")),
-                   (int)json_integer_value(json_object_get(in, "cpus")),
-                   1e3 * json_real_value(json_object_get(in, "clock_offset_s")),
-                   1e3 * json_real_value(json_object_get(in, "clock_rtt_s")),
-                   json_real_value(json_object_get(in, "connect_seconds")),
-                   json_string_value(json_object_get(in, "root")));
-            ssh_close(s);
-        }
-    }
-    mtb_ssh_close_all();
-    mtb_rm_rf(work);
-    free(work);
-    return bad ? 1 : 0;
-}

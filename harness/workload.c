@@ -203,6 +203,16 @@ char *mtb_workload_names(const struct mtb_recipe *r)
     return out;
 }
 
+void mtb_workload_init(struct mtb_workload *w)
+{
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "default");
+    char why[MTB_ERRLEN];
+    for (int i = 0; i < MTB_WL_NFIELDS; i++)
+        if (fields[i].kind != RATE)
+            parse_field(&fields[i], w, fields[i].dflt, why, sizeof why);
+}
+
 int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w)
 {
     memset(w, 0, sizeof *w);

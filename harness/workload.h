@@ -64,6 +64,9 @@ int mtb_workload_set_parse(struct mtb_workload_set *s, const char *key, const ch
 /* The values set in s over w. */
 void mtb_workload_set_apply(const struct mtb_workload_set *s, struct mtb_workload *w);
 
+/* The field list's defaults (no recipe): a load given by its fields only
+ * (`mtebench load`). */
+void mtb_workload_init(struct mtb_workload *w);
 /* Defaults from the recipe's [workload NAME] (or [workload]) and [run]
  * sections. @return 0, or -1 when the recipe has no such workload (or
  * one of its values is invalid: why says which). */
