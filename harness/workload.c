@@ -59,10 +59,7 @@ int mtb_workload_is_default(const struct mtb_workload *w, int i)
 {
     const struct field *f = &fields[i];
     struct mtb_workload d;
-    char why[MTB_ERRLEN];
-    memset(&d, 0, sizeof d);
-    if (f->kind != RATE) /* a rate's default is 0: the closed loop */
-        parse_field(f, &d, f->dflt, why, sizeof why);
+    mtb_workload_init(&d); /* a rate's default is 0: the closed loop */
     switch (f->kind) {
     case STR: return !strcmp(CFIELD(w, f, char), CFIELD(&d, f, char));
     case LONG: return *CFIELD(w, f, long) == *CFIELD(&d, f, long);
