@@ -27,6 +27,54 @@ static void hosts_usage(FILE *f)
                "  --remote-dir DIR     the far root (default ~/.mtebench-agent)\n");
 }
 
+/* --exec: the far mtebench with cmd on host, {out} into exec_dir.
+ * @return 0 when it ran and exited 0, else 1 */
+static int hosts_exec(const struct mtb_transport *t, const char *host, char *const *cmd, double deadline,
+                      const char *exec_dir, const char *work)
+{
+    struct mtb_agent_target tg = { .where = host, .workdir = work };
+    char err[MTB_ERRLEN];
+    struct mtb_session *s = t->open(&tg, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "mtebench: %s\n", err);
+        return 1;
+    }
+    struct mtb_agent_result res;
+    int bad = 1;
+    if (t->exec(s, cmd, deadline, exec_dir, &res, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench: %s\n", err);
+    } else {
+        printf("%s: mtebench %s: exit %d in %.2f s; output in %s\n", host, cmd[0], res.exit_status, res.total_seconds,
+               exec_dir);
+        bad = res.exit_status != 0;
+    }
+    json_decref(res.info);
+    t->close(s);
+    return bad;
+}
+
+/* One host reached as the run's hosts are: its facts on one line.
+ * @return 0, or 1 when it could not be reached */
+static int host_check(const struct mtb_transport *t, const char *host, const char *work)
+{
+    struct mtb_agent_target tg = { .where = host, .workdir = work };
+    char err[MTB_ERRLEN];
+    struct mtb_session *s = t->open(&tg, err, sizeof err);
+    if (!s) {
+        printf("%s: FAILED: %s\n", host, err);
+        return 1;
+    }
+    json_t *in = t->info(s);
+    printf("%s: ok: %s %s %s, %d CPUs, clock offset %+.3f ms (rtt %.3f ms), connected in %.3f s, agent in %s\n", host,
+           json_string_value(json_object_get(in, "hostname")), json_string_value(json_object_get(in, "machine")),
+           json_string_value(json_object_get(in, "uname_r")), (int)json_integer_value(json_object_get(in, "cpus")),
+           1e3 * json_real_value(json_object_get(in, "clock_offset_s")),
+           1e3 * json_real_value(json_object_get(in, "clock_rtt_s")),
+           json_real_value(json_object_get(in, "connect_seconds")), json_string_value(json_object_get(in, "root")));
+    t->close(s);
+    return 0;
+}
+
 int mtb_cmd_hosts(int argc, char **argv)
 {
     static const struct option lo[] = { { "ssh-config", required_argument, 0, 1 },
@@ -70,59 +118,21 @@ int mtb_cmd_hosts(int argc, char **argv)
         mtb_die(1, "cannot make a temporary directory in /tmp");
     int bad = 0;
     if (exec_dir) {
-        const char *host = argv[optind];
         int dash = optind + 1;
         if (dash < argc && !strcmp(argv[dash], "--"))
             dash++;
         if (dash >= argc) {
             fprintf(stderr, "mtebench hosts: --exec needs HOST -- COMMAND [ARGS...]\n");
-            return 2;
-        }
-        struct mtb_agent_target tg = { .where = host, .workdir = work };
-        char err[MTB_ERRLEN];
-        struct mtb_session *s = t->open(&tg, err, sizeof err);
-        if (!s) {
-            fprintf(stderr, "mtebench: %s\n", err);
-            bad = 1;
+            bad = 2;
         } else {
-            struct mtb_agent_result res;
-            int r = t->exec(s, argv + dash, deadline, exec_dir, &res, err, sizeof err);
-            if (r != 0) {
-                fprintf(stderr, "mtebench: %s\n", err);
-                bad = 1;
-            } else {
-                printf("%s: mtebench %s: exit %d in %.2f s; output in %s\n", host, argv[dash], res.exit_status,
-                       res.total_seconds, exec_dir);
-                bad = res.exit_status != 0;
-            }
-            json_decref(res.info);
-            t->close(s);
+            bad = hosts_exec(t, argv[optind], argv + dash, deadline, exec_dir, work);
         }
     } else {
-        for (int i = optind; i < argc; i++) {
-            struct mtb_agent_target tg = { .where = argv[i], .workdir = work };
-            char err[MTB_ERRLEN];
-            struct mtb_session *s = t->open(&tg, err, sizeof err);
-            if (!s) {
-                printf("%s: FAILED: %s\n", argv[i], err);
-                bad = 1;
-                continue;
-            }
-            json_t *in = t->info(s);
-            printf("%s: ok: %s %s %s, %d CPUs, clock offset %+.3f ms (rtt %.3f ms), connected in %.3f s, agent in %s\n",
-                   argv[i], json_string_value(json_object_get(in, "hostname")),
-                   json_string_value(json_object_get(in, "machine")),
-                   json_string_value(json_object_get(in, "uname_r")),
-                   (int)json_integer_value(json_object_get(in, "cpus")),
-                   1e3 * json_real_value(json_object_get(in, "clock_offset_s")),
-                   1e3 * json_real_value(json_object_get(in, "clock_rtt_s")),
-                   json_real_value(json_object_get(in, "connect_seconds")),
-                   json_string_value(json_object_get(in, "root")));
-            t->close(s);
-        }
+        for (int i = optind; i < argc; i++)
+            bad |= host_check(t, argv[i], work);
     }
     mtb_ssh_close_all();
     mtb_rm_rf(work);
     free(work);
-    return bad ? 1 : 0;
+    return bad == 2 ? 2 : bad ? 1 : 0;
 }

@@ -486,26 +486,10 @@ static int put_agent(struct mtb_session *s, char *err, size_t errlen)
     return 0;
 }
 
-static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err, size_t errlen)
+/* The one master connection to s's host (claimed for it when new), with
+ * the exit hooks and the control directory made on first use. */
+static struct master *master_of(struct mtb_session *s, char *err, size_t errlen)
 {
-    if (!t->where || !*t->where || strchr(t->where, ' ') || t->where[0] == '-') {
-        snprintf(err, errlen, "ssh: bad host '%s' (accepted: [user@]host[:port])", t->where ? t->where : "");
-        return NULL;
-    }
-    struct mtb_session *s = mtb_calloc(1, sizeof *s);
-    s->where = mtb_strdup(t->where);
-    s->dest = mtb_strdup(t->where);
-    char *c = strrchr(s->dest, ':');
-    if (c && !strchr(s->dest, '[') && strchr(s->dest, ':') == c) {
-        *c = 0;
-        s->port = mtb_strdup(c + 1);
-    }
-    s->workdir = mtb_strdup(t->workdir ? t->workdir : ".");
-    mtb_mkdir_p(s->workdir);
-    s->sshlog = mtb_asprintf("%s/ssh.log", s->workdir);
-    s->connect_timeout = t->connect_timeout > 0 ? t->connect_timeout : 15;
-    s->quiet = t->quiet;
-
     pthread_mutex_lock(&mu);
     static int hooked;
     if (!hooked) {
@@ -532,57 +516,88 @@ static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err,
     if (!m || !ctl_dir[0]) {
         snprintf(err, errlen, "ssh %s: no room for another connection (%d hosts at most) or no /tmp", s->where,
                  MAX_MASTERS);
+        return NULL;
+    }
+    return m;
+}
+
+/* A fresh master connection: the one connection to this host, up within
+ * the connect timeout, then the host's facts learnt. @return 0 or -1 with err */
+static int master_start(struct mtb_session *s, struct master *m, char *err, size_t errlen)
+{
+    unlink(m->ctl);
+    json_decref(m->info);
+    json_decref(m->hashes);
+    m->info = m->hashes = NULL;
+    m->agent_ok = 0;
+    free(m->log);
+    m->log = mtb_asprintf("%s/ssh-master.log", s->workdir);
+    unlink(m->log);
+    struct mtb_argv a = { 0 };
+    ssh_base(&a, s, 1);
+    double t0 = mtb_mono();
+    int hold = -1;
+    pid_t pid = lspawn(a.v, IN_NULL, NULL, NULL, m->log, &hold);
+    mtb_argv_free(&a);
+    if (pid < 0) {
+        snprintf(err, errlen, "ssh %s: cannot start ssh: %s (Debian: openssh-client)", s->where, strerror(errno));
+        return -1;
+    }
+    live_set(pid, 0); /* a master is ended by the hook, after the sessions */
+    m->pid = pid;
+    for (;;) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            m->pid = 0;
+            explain(s, m->log, err, errlen);
+            return -1;
+        }
+        if (access(m->ctl, F_OK) == 0)
+            break;
+        if (mtb_mono() - t0 > s->connect_timeout + 2 || mtb_proc_interrupted) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            m->pid = 0;
+            snprintf(err, errlen, "ssh %s: not connected within %.0f s", s->where, s->connect_timeout + 2);
+            return -1;
+        }
+        nap(0.01);
+    }
+    s->connect_seconds = mtb_mono() - t0;
+    if (learn_host(s, err, errlen) != 0)
+        return -1;
+    if (!s->quiet)
+        fprintf(stderr, "mtebench: ssh %s: connected (%s, %s, clock offset %+.1f ms)\n", s->where, m->machine,
+                json_string_value(json_object_get(m->info, "hostname")),
+                1e3 * json_real_value(json_object_get(m->info, "clock_offset_s")));
+    return 0;
+}
+
+static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err, size_t errlen)
+{
+    if (!t->where || !*t->where || strchr(t->where, ' ') || t->where[0] == '-') {
+        snprintf(err, errlen, "ssh: bad host '%s' (accepted: [user@]host[:port])", t->where ? t->where : "");
+        return NULL;
+    }
+    struct mtb_session *s = mtb_calloc(1, sizeof *s);
+    s->where = mtb_strdup(t->where);
+    s->dest = mtb_strdup(t->where);
+    char *c = strrchr(s->dest, ':');
+    if (c && !strchr(s->dest, '[') && strchr(s->dest, ':') == c) {
+        *c = 0;
+        s->port = mtb_strdup(c + 1);
+    }
+    s->workdir = mtb_strdup(t->workdir ? t->workdir : ".");
+    mtb_mkdir_p(s->workdir);
+    s->sshlog = mtb_asprintf("%s/ssh.log", s->workdir);
+    s->connect_timeout = t->connect_timeout > 0 ? t->connect_timeout : 15;
+    s->quiet = t->quiet;
+    struct master *m = master_of(s, err, errlen);
+    if (!m)
         goto fail;
-    }
     s->m = m;
-    if (!master_alive(m)) {
-        /* a fresh master connection: the one connection to this host */
-        unlink(m->ctl);
-        json_decref(m->info);
-        json_decref(m->hashes);
-        m->info = m->hashes = NULL;
-        m->agent_ok = 0;
-        free(m->log);
-        m->log = mtb_asprintf("%s/ssh-master.log", s->workdir);
-        unlink(m->log);
-        struct mtb_argv a = { 0 };
-        ssh_base(&a, s, 1);
-        double t0 = mtb_mono();
-        int hold = -1;
-        pid_t pid = lspawn(a.v, IN_NULL, NULL, NULL, m->log, &hold);
-        mtb_argv_free(&a);
-        if (pid < 0) {
-            snprintf(err, errlen, "ssh %s: cannot start ssh: %s (Debian: openssh-client)", s->where, strerror(errno));
-            goto fail;
-        }
-        live_set(pid, 0); /* a master is ended by the hook, after the sessions */
-        m->pid = pid;
-        for (;;) {
-            int st;
-            if (waitpid(pid, &st, WNOHANG) == pid) {
-                m->pid = 0;
-                explain(s, m->log, err, errlen);
-                goto fail;
-            }
-            if (access(m->ctl, F_OK) == 0)
-                break;
-            if (mtb_mono() - t0 > s->connect_timeout + 2 || mtb_proc_interrupted) {
-                kill(-pid, SIGKILL);
-                waitpid(pid, NULL, 0);
-                m->pid = 0;
-                snprintf(err, errlen, "ssh %s: not connected within %.0f s", s->where, s->connect_timeout + 2);
-                goto fail;
-            }
-            nap(0.01);
-        }
-        s->connect_seconds = mtb_mono() - t0;
-        if (learn_host(s, err, errlen) != 0)
-            goto fail;
-        if (!s->quiet)
-            fprintf(stderr, "mtebench: ssh %s: connected (%s, %s, clock offset %+.1f ms)\n", s->where, m->machine,
-                    json_string_value(json_object_get(m->info, "hostname")),
-                    1e3 * json_real_value(json_object_get(m->info, "clock_offset_s")));
-    }
+    if (!master_alive(m) && master_start(s, m, err, errlen) != 0)
+        goto fail;
     if (!m->agent_ok && put_agent(s, err, errlen) != 0)
         goto fail;
     return s;
@@ -595,7 +610,6 @@ fail:
     free(s);
     return NULL;
 }
-
 static int safe_path(const char *p)
 {
     if (!*p || p[0] == '/' || strstr(p, ".."))
@@ -727,27 +741,10 @@ static const char agent_sh[] =
     "kill $c $t $g 2>/dev/null\n"
     "exit $rc\n";
 
-static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s, const char *local_dir,
-                    struct mtb_agent_result *res, char *err, size_t errlen)
+/* The far command line: the agent's watchdog script around the far
+ * mtebench with argv, "{root}" and "{out}" replaced, each word quoted. */
+static char *far_line(const struct master *m, const char *out, char *const *argv, double deadline_s)
 {
-    struct master *m = s->m;
-    memset(res, 0, sizeof *res);
-    res->exit_status = -1;
-    double t0 = mtb_mono();
-    static int seq;
-    pthread_mutex_lock(&mu);
-    int n = ++seq;
-    pthread_mutex_unlock(&mu);
-    if (!master_alive(m)) {
-        snprintf(err, errlen, "ssh %s: the connection was lost", s->where);
-        return -1;
-    }
-    res->connected = 1;
-    res->connect_seconds = s->connect_seconds;
-    snprintf(res->uname_r, sizeof res->uname_r, "%s", m->uname_r);
-    res->info = json_deep_copy(m->info);
-    char *out = mtb_asprintf("%s/out/%d-%d", m->root, (int)getpid(), n);
-    struct mtb_argv cmd = { 0 };
     char *q = shq(agent_sh);
     char *line = mtb_asprintf("bash -c %s mtb-agent %d %s %s --", q, (int)(deadline_s + 0.999), out, m->root);
     free(q);
@@ -774,7 +771,54 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
         free(line);
         line = l2;
     }
-    mtb_argv_free(&cmd);
+    return line;
+}
+
+/* The far {out} (a tar over the master) and the far log (as agent.log)
+ * into local_dir. @return 0, or -1 when something did not come back */
+static int bring_back(struct mtb_session *s, const char *out, int n, const char *local_dir)
+{
+    char *tar = mtb_asprintf("%s/.out.%d.tar", s->workdir, n);
+    char *tc = mtb_asprintf("cd %s && tar -cf - .", out);
+    int r1 = ssh_run(s, tc, IN_NULL, NULL, tar, 300);
+    free(tc);
+    char *logp = mtb_asprintf("%s/agent.log", local_dir);
+    char *lc = mtb_asprintf("cat %s.log", out);
+    int r2 = ssh_run(s, lc, IN_NULL, NULL, logp, 60);
+    free(lc);
+    free(logp);
+    int r3 = -1;
+    if (r1 == 0) {
+        char *const xa[] = { "tar", "-xf", tar, "-C", (char *)local_dir, NULL };
+        struct mtb_spawn sp = { .argv = xa, .log_path = s->sshlog };
+        r3 = mtb_proc_run(&sp, 120);
+    }
+    unlink(tar);
+    free(tar);
+    return r1 == 0 && r2 == 0 && r3 == 0 ? 0 : -1;
+}
+
+static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s, const char *local_dir,
+                    struct mtb_agent_result *res, char *err, size_t errlen)
+{
+    struct master *m = s->m;
+    memset(res, 0, sizeof *res);
+    res->exit_status = -1;
+    double t0 = mtb_mono();
+    static int seq;
+    pthread_mutex_lock(&mu);
+    int n = ++seq;
+    pthread_mutex_unlock(&mu);
+    if (!master_alive(m)) {
+        snprintf(err, errlen, "ssh %s: the connection was lost", s->where);
+        return -1;
+    }
+    res->connected = 1;
+    res->connect_seconds = s->connect_seconds;
+    snprintf(res->uname_r, sizeof res->uname_r, "%s", m->uname_r);
+    res->info = json_deep_copy(m->info);
+    char *out = mtb_asprintf("%s/out/%d-%d", m->root, (int)getpid(), n);
+    char *line = far_line(m, out, argv, deadline_s);
     mtb_mkdir_p(local_dir);
     int rc = ssh_run(s, line, IN_HOLD, NULL, NULL, deadline_s + 20);
     free(line);
@@ -796,24 +840,7 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
             snprintf(err, errlen, "ssh %s: mtebench %s was stopped there: its ssh session ended early", s->where,
                      argv[0]);
         /* bring {out} and the log back */
-        char *tar = mtb_asprintf("%s/.out.%d.tar", s->workdir, n);
-        char *tc = mtb_asprintf("cd %s && tar -cf - .", out);
-        int r1 = ssh_run(s, tc, IN_NULL, NULL, tar, 300);
-        free(tc);
-        char *logp = mtb_asprintf("%s/agent.log", local_dir);
-        char *lc = mtb_asprintf("cat %s.log", out);
-        int r2 = ssh_run(s, lc, IN_NULL, NULL, logp, 60);
-        free(lc);
-        free(logp);
-        int r3 = -1;
-        if (r1 == 0) {
-            char *const xa[] = { "tar", "-xf", tar, "-C", (char *)local_dir, NULL };
-            struct mtb_spawn sp = { .argv = xa, .log_path = s->sshlog };
-            r3 = mtb_proc_run(&sp, 120);
-        }
-        unlink(tar);
-        free(tar);
-        if (r1 == 0 && r2 == 0 && r3 == 0) {
+        if (bring_back(s, out, n, local_dir) == 0) {
             res->finished = rc != 124 && rc != 125;
             ret = res->finished ? 0 : -1;
         } else if (rc != 124) {
