@@ -73,6 +73,33 @@ static int pgbench_preload(const struct mtb_drive *d, char *why, size_t n)
     return rc;
 }
 
+/* pgbench's per-transaction logs (PREFIX.*) folded into ad, leaving out
+ * transactions that started before skip. @return 0, or -1 with why */
+static int fold_logs(const char *prefix, double skip, struct mtl_adapt *ad, char *why, size_t n)
+{
+    char *pat = mtb_asprintf("%s.*", prefix);
+    glob_t g;
+    int bad = 0;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
+            FILE *f = fopen(g.gl_pathv[i], "r");
+            long line = 0;
+            if (!f || mtl_adapt_pgbench_log(ad, f, skip, &line) != 0) {
+                snprintf(why, n, "%s:%ld: not a pgbench transaction log line", g.gl_pathv[i], line);
+                bad = 1;
+            }
+            if (f)
+                fclose(f);
+        }
+        globfree(&g);
+    } else {
+        snprintf(why, n, "pgbench wrote no transaction log (%s)", pat);
+        bad = 1;
+    }
+    free(pat);
+    return bad ? -1 : 0;
+}
+
 static json_t *pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
 {
     const struct mtb_workload *w = d->wl;
@@ -120,29 +147,8 @@ static json_t *pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
     if (mtb_driver_failed(st, "pgbench", logp, why, n) == 0) {
         struct mtl_adapt ad;
         mtl_adapt_init(&ad);
-        char *pat = mtb_asprintf("%s.*", prefix);
-        glob_t g;
-        int bad = 0;
-        if (glob(pat, 0, NULL, &g) == 0) {
-            /* the warm-up: transactions that started before t0 + warmup */
-            double skip = w->warmup > 0 ? t0 + w->warmup : 0;
-            for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
-                FILE *f = fopen(g.gl_pathv[i], "r");
-                long line = 0;
-                if (!f || mtl_adapt_pgbench_log(&ad, f, skip, &line) != 0) {
-                    snprintf(why, n, "%s:%ld: not a pgbench transaction log line", g.gl_pathv[i], line);
-                    bad = 1;
-                }
-                if (f)
-                    fclose(f);
-            }
-            globfree(&g);
-        } else {
-            snprintf(why, n, "pgbench wrote no transaction log (%s)", pat);
-            bad = 1;
-        }
-        free(pat);
-        if (!bad) {
+        /* the warm-up: transactions that started before t0 + warmup */
+        if (fold_logs(prefix, w->warmup > 0 ? t0 + w->warmup : 0, &ad, why, n) == 0) {
             json_t *cfg = json_pack("{s:s,s:s,s:I,s:I}", "driver", "pgbench", "script", script,
                                     "clients", (json_int_t)clients, "threads", (json_int_t)jobs);
             json_object_set_new(cfg, "scale", json_string(mtb_driver_param(d, "scale", "1")));
