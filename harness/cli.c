@@ -287,7 +287,7 @@ void mtb_cli_resolve(struct mtb_opts *o)
     const struct mtb_driver *drv = mtb_driver_of(w, &dname);
     if (!drv)
         mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
-    if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
+    else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
         mtb_die(2, "%s", why);
 }
 
