@@ -5,7 +5,7 @@
 # (bytes written per key written); it was once cut to its first number
 # (atol) while the record named the range. What db_bench cannot take (a
 # weighted list of sizes, a request rate) is refused by name before any run.
-# Reuses the tagged emu build of 62-rocksdb; ~10 s warm.
+# Reuses the tagged emu build of rocksdb.t; ~10 s warm.
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 R="$T_TMP/r"
