@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max_reps, double pair_s)
@@ -22,6 +23,7 @@ void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max
         n = next > n + 1 ? next : n + 1;
     }
     s->looks[s->nlooks++] = cap;
+    s->sign_only = 0;
     s->look_conf = 1 - (1 - MTB_SEQ_CONF) / (double)s->nlooks;
 }
 
@@ -44,19 +46,31 @@ long mtb_seq_next_look(const struct mtb_seq *s, long n)
 int mtb_seq_ratio_ci(const struct mtb_seq *s, const double *num, const double *den, size_t n,
                      struct stats_ci *out, double *achieved)
 {
-    double r[256], ach = 0;
-    struct stats_ci c2;
-    int rc = stats_ratio_ci(num, den, n, s->look_conf, 0, 0, out);
-    if (rc != 0)
-        return rc;
-    if (n > sizeof r / sizeof r[0])
-        ach = s->look_conf;                    /* far beyond the smallest n reaching it */
-    else {
+    return mtb_seq_ratio_ci_shape(s, num, den, n, out, achieved, NULL);
+}
+
+int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
+                           struct stats_ci *out, double *achieved, struct stats_shape *shape)
+{
+    double ach = 0;
+    int rc;
+    if (s->sign_only) {
+        double *r = malloc((n ? n : 1) * sizeof *r);
+        if (!r)
+            return -ENOMEM;
         for (size_t i = 0; i < n; i++)
             r[i] = num[i] / den[i];
-        if ((rc = stats_median_ci(r, n, s->look_conf, &c2, &ach)) != 0)
-            return rc;
-    }
+        rc = stats_median_ci(r, n, s->look_conf, out, &ach);
+        free(r);
+        if (shape) {
+            memset(shape, 0, sizeof *shape);
+            shape->n = n;
+            shape->method = STATS_PAIR_SIGN;
+        }
+    } else
+        rc = stats_pair_ci(num, den, n, s->look_conf, out, &ach, shape);
+    if (rc != 0)
+        return rc;
     if (achieved)
         *achieved = ach;
     return 0;
@@ -156,14 +170,18 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
         /* the widest overhead's interval at the looks' level */
         double worst = nover ? 0 : INFINITY;
         size_t wk = 0;
+        enum stats_pair_method wm = STATS_PAIR_SIGN;
         for (size_t k = 0; k < nover; k++) {
             struct stats_ci ci;
+            struct stats_shape sh = { .method = STATS_PAIR_SIGN };
             double ach = 0, hw = INFINITY;
-            if (have[k] >= 2 && mtb_seq_ratio_ci(s, num + k * (size_t)cap, den + k * (size_t)cap, have[k], &ci, &ach) == 0)
+            if (have[k] >= 2 &&
+                mtb_seq_ratio_ci_shape(s, num + k * (size_t)cap, den + k * (size_t)cap, have[k], &ci, &ach, &sh) == 0)
                 hw = mtb_seq_halfwidth(s, &ci, ach);
             if (!(hw <= worst)) {
                 worst = hw;
                 wk = k;
+                wm = sh.method;
             }
         }
         int look = mtb_seq_is_look(s, n);
@@ -173,7 +191,7 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
             out->worst = wk;
         }
         if (progress) {
-            char el[32], left[32], lim[32], hw[48], nl[48] = "";
+            char el[32], left[32], lim[32], hw[64], nl[48] = "";
             long next = mtb_seq_next_look(s, n);
             /* pairs still needed if the interval narrows as 1/sqrt(n) */
             double need = isfinite(worst) && worst > 0 ? (double)n * (worst / s->precision) * (worst / s->precision)
@@ -189,7 +207,8 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
             fmt_dur(left, sizeof left, rest);
             fmt_dur(lim, sizeof lim, s->max_time);
             if (isfinite(worst))
-                snprintf(hw, sizeof hw, "+-%.1f%%", 100 * worst);
+                snprintf(hw, sizeof hw, "+-%.1f%% (%s)", 100 * worst,
+                         wm == STATS_PAIR_T ? "t" : wm == STATS_PAIR_SIGNEDRANK ? "signed-rank" : "order statistics");
             else
                 snprintf(hw, sizeof hw, "no %.2f%% interval yet", 100 * s->look_conf);
             if (v == MTB_SEQ_GO_ON && next)
