@@ -203,6 +203,8 @@ static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
            so->why == MTB_SEQ_PRECISION ? "every overhead within the precision"
            : so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings"
            : so->why == MTB_SEQ_MAX_REPS ? "stopped at MAX_REPS (or the most pairs MAX_TIME allows): noisy machine, see warnings"
+           : so->why == MTB_SEQ_USER ? "STOPPED BY THE USER (Ctrl-C): the report above is of the pairs done, the runs "
+                                       "finished are kept (exit 130)"
                                          : "interrupted");
     json_object_set_new(sum, "sequential",
                         json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
@@ -220,6 +222,12 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     if (mtb_record_set_from(records, files, dir, &set) != 0)
         mtb_die(1, "out of memory");
     json_t *sum = mtb_summary_build(set.records);
+    if (plan->reps == MTB_REPS_AUTO && plan->seq_out.why == MTB_SEQ_USER) {
+        size_t i;
+        json_t *o;
+        json_array_foreach(json_object_get(sum, "overheads"), i, o) /* the table line says so */
+            json_object_set_new(json_object_get(o, "sequential"), "stopped_by_user", json_true());
+    }
     mtb_summary_print(sum, stdout);
     if (plan->reps == MTB_REPS_AUTO)
         auto_outcome(plan, sum);
@@ -270,5 +278,6 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     json_decref(records);
     json_decref(files);
     free(dir);
-    return failures || unwritten ? 1 : 0;
+    /* Ctrl-C during REPS=auto: the report of the pairs done, and the status of an interrupted run */
+    return mtb_proc_interrupted ? 130 : failures || unwritten ? 1 : 0;
 }

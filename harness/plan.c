@@ -655,7 +655,10 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-    if (st != MTB_RUN_OK) {
+    int cut = st != MTB_RUN_OK && mtb_proc_interrupted && p->reps == MTB_REPS_AUTO;
+    if (cut) /* REPS=auto stopped by Ctrl-C: this run is not a failure of the machine */
+        json_object_set_new(rec, "error", json_string("stopped by the user (Ctrl-C) during this run"));
+    else if (st != MTB_RUN_OK) {
         (*failures)++;
         mtb_plan_note_failed(p->failed, rundir, rec);
     }
@@ -743,7 +746,9 @@ static void run_auto(struct mtb_plan *p, const char *dir, json_t *env, json_t *r
             "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n", 100 * p->precision,
             p->seq.nlooks, p->seq.looks[0], cap, 100 * p->seq.look_conf, cap, p->max_time / 60);
     x.t0 = mtb_mono();
+    mtb_proc_graceful(1); /* Ctrl-C: the report of the pairs done (a second one quits at once) */
     mtb_seq_run(&p->seq, x.nover, seq_pair, &x, stderr, &p->seq_out);
+    mtb_proc_graceful(0);
     p->reps_done = p->seq_out.pairs;
 }
 

@@ -105,6 +105,7 @@ const char *mtb_seq_verdict_name(enum mtb_seq_verdict v)
     case MTB_SEQ_PRECISION: return "precision";
     case MTB_SEQ_MAX_REPS: return "max_reps";
     case MTB_SEQ_MAX_TIME: return "max_time";
+    case MTB_SEQ_USER: return "user";
     default: return "running";
     }
 }
@@ -157,8 +158,10 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
     for (long n = 1; n <= cap; n++) {
         for (size_t k = 0; k < nover; k++)
             pn[k] = pd[k] = NAN;
-        if (pair(ctx, n, pn, pd) != 0)
+        if (pair(ctx, n, pn, pd) != 0) {
+            out->why = MTB_SEQ_USER;           /* the pairs before this one are the answer */
             break;
+        }
         out->pairs = n;
         out->elapsed = mono_s() - t0;
         for (size_t k = 0; k < nover; k++)

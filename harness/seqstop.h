@@ -45,7 +45,8 @@ struct mtb_seq {
                                          * shape (the rule before; for comparisons) */
 };
 
-enum mtb_seq_verdict { MTB_SEQ_GO_ON, MTB_SEQ_PRECISION, MTB_SEQ_MAX_REPS, MTB_SEQ_MAX_TIME };
+enum mtb_seq_verdict { MTB_SEQ_GO_ON, MTB_SEQ_PRECISION, MTB_SEQ_MAX_REPS, MTB_SEQ_MAX_TIME,
+                        MTB_SEQ_USER /* the pair function asked to stop: Ctrl-C */ };
 
 /* Plan the looks: up to max_reps pairs and as many as max_time allows at
  * pair_s seconds a pair (its planned run time, without overheads, so the plan
@@ -82,7 +83,7 @@ typedef int (*mtb_seq_pair_fn)(void *ctx, long rep, double *num, double *den);
 
 struct mtb_seq_outcome {
     long pairs;                         /* repetitions run */
-    enum mtb_seq_verdict why;           /* MTB_SEQ_GO_ON when interrupted */
+    enum mtb_seq_verdict why;           /* MTB_SEQ_USER when the pair function stopped it */
     double elapsed;                     /* seconds */
     double worst_hw;                    /* at the last look: the widest overhead's relative half-width */
     size_t worst;                       /* ... which overhead */

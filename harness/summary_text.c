@@ -147,7 +147,9 @@ static int print_overhead(FILE *out, json_t *o, int emu)
         /* the method the pairs' shape chose: "t-interval on log ratios" */
         const char *meth = mtb_jstr(ci, "method"), *comma = strchr(meth, ',');
         int ml = comma ? (int)(comma - meth) : (int)strlen(meth);
-        if (json_is_true(json_object_get(sq, "reached")))
+        if (json_is_true(json_object_get(sq, "stopped_by_user")))
+            fprintf(out, "; +-%.1f%% after %d pairs (%.*s; stopped by the user)", 100 * hw, np, ml, meth);
+        else if (json_is_true(json_object_get(sq, "reached")))
             fprintf(out, "; +-%.1f%% after %d pairs (%.*s)", 100 * hw, np, ml, meth);
         else
             fprintf(out, "; +-%.1f%% after %d pairs (%.*s; at most %g min): noisy machine, see warnings", 100 * hw,
@@ -170,9 +172,15 @@ void mtb_summary_print(json_t *sum, FILE *out)
         starred |= print_config(out, c);
     }
     json_array_foreach(json_object_get(sum, "overheads"), i, o) starred |= print_overhead(out, o, emu);
-    int seq = 0;
-    json_array_foreach(json_object_get(sum, "overheads"), i, o) seq |= json_is_object(json_object_get(o, "sequential"));
-    if (starred && seq)
+    int seq = 0, user = 0;
+    json_array_foreach(json_object_get(sum, "overheads"), i, o) {
+        seq |= json_is_object(json_object_get(o, "sequential"));
+        user |= json_is_true(json_object_get(json_object_get(o, "sequential"), "stopped_by_user"));
+    }
+    if (starred && user)
+        fprintf(out, "  * too few pairs for the level of REPS=auto's looks: stopped by the user; shown is [min - max] "
+                     "of the runs, with lower confidence\n");
+    else if (starred && seq)
         fprintf(out, "  * too few pairs for the level of REPS=auto's looks before MAX_TIME; shown is [min - max] of "
                      "the runs, with lower confidence; raise MAX_TIME\n");
     else if (starred)
