@@ -144,6 +144,7 @@ int mtb_cmd_bench(int argc, char **argv)
     if (o.variant && !(nv = mtb_plan_variants(o.recipe, o.variant, vars, 8, why, sizeof why)))
         mtb_die(2, "%s", why);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
+    mtb_cli_note_emu(&o, o.reps);
     if (o.dry_run) { /* the runs it would do; nothing is built or run */
         mtb_plan_print(&plan, stdout);
         free(tag);
@@ -173,6 +174,7 @@ int mtb_cmd_plan(int argc, char **argv)
     mtb_cli_parse(argc - 1, argv + 1, &o, "plan");
     struct mtb_plan plan;
     mtb_plan_load(&plan, path, &o);
+    mtb_cli_note_emu(&o, plan.reps);
     int failures = 0;
     if (o.dry_run) {
         mtb_plan_print(&plan, stdout);

@@ -65,7 +65,8 @@ void mtb_cli_usage(FILE *f)
             "                               until the overhead's 95%% interval is within +-PRECISION, from 6\n"
             "                               pairs; sequential rule in docs/STATISTICS.md; N: exactly N;\n"
             "                               compare-kernels: 3)\n"
-            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%)\n"
+            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%;\n"
+            "                               emulated platforms 5%%)\n"
             "  --max-time T       MAX_TIME  REPS=auto: at most this much time of runs (default 15m)\n"
             "  --max-reps N       MAX_REPS  REPS=auto: at most N pairs (default 100)\n"
             "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
@@ -152,6 +153,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             if (v < 0.001 || v > 0.5)
                 bad("PRECISION", optarg, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
             o->precision = v;
+            o->precision_given = 1;
             break;
         }
         case O_MAXTIME:
@@ -279,6 +281,19 @@ void mtb_cli_resolve(struct mtb_opts *o)
     mtb_workload_set_apply(&o->wset, w);
     if (w->conns < w->threads)
         mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+    /* emulated figures are not the published ones: aim at what emulation can give */
+    if (mtb_platform_emulated(o->p) && !o->precision_given) {
+        o->precision = MTB_EMU_PRECISION;
+        o->emu_aims = 1;
+    }
+}
+
+void mtb_cli_note_emu(const struct mtb_opts *o, long reps)
+{
+    if (o->emu_aims && reps == MTB_REPS_AUTO)
+        fprintf(stderr, "mtebench: emulated: REPS=auto aims at +-%.0f%% (hardware's default is +-2%%, which "
+                        "emulation's pair noise puts beyond MAX_TIME; emulated figures are not the published ones; "
+                        "PRECISION= to choose)\n", 100 * MTB_EMU_PRECISION);
 }
 
 void mtb_cli_kernel_ensure(const struct mtb_opts *o)

@@ -58,6 +58,11 @@ printf '[plan]\nname = a\n[x]\nservice = memcached\nmodes = async\n' > "$T_TMP/a
 "$M" plan "$T_TMP/auto.conf" --platform emu --dry-run --precision 3% --max-time 10m > "$T_TMP/auto.txt" 2>&1
 ok "$(grep -q 'x auto reps (6 to 100 pairs, until +-3%, at most 10 min)' "$T_TMP/auto.txt"; echo $?)" \
    "a plan without reps is REPS=auto: $(head -1 "$T_TMP/auto.txt")"
+# under emulation REPS=auto aims at +-5% unless PRECISION is given, and says so
+"$M" plan "$T_TMP/auto.conf" --platform emu --dry-run > "$T_TMP/emu.txt" 2>&1
+ok "$(grep -q 'until +-5%' "$T_TMP/emu.txt" && grep -q 'emulated: REPS=auto aims at +-5%' "$T_TMP/emu.txt"; echo $?)" \
+   "emulated: REPS=auto aims at +-5% and says so" || dump "$T_TMP/emu.txt"
+ok "$(! grep -q 'aims at' "$T_TMP/auto.txt"; echo $?)" "a PRECISION given holds (3%), no notice"
 "$M" plan "$ROOT/configs/paper.conf" --platform emu --dry-run --reps auto > "$T_TMP/pauto.txt" 2>&1
 ok "$(grep -q 'x auto reps' "$T_TMP/pauto.txt"; echo $?)" "--reps auto overrides a plan's reps"
 done_testing
