@@ -1,5 +1,6 @@
 /* plan.c - see plan.h */
 #include "plan.h"
+#include "plantime.h"
 #include "inifile.h"
 #include "jsonx.h"
 #include "kernel.h"
@@ -652,7 +653,10 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
                            .plan = p->name, .dir = rundir };
     json_t *rec = NULL;
+    double t0 = mtb_mono();
     enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
+    if (st == MTB_RUN_OK) /* its start-up cost, for the next --dry-run's time (plantime.c) */
+        mtb_startup_note(c->recipe->name, p->platform->name, mtb_mono() - t0 - c->wl.duration - c->wl.warmup);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
     int cut = st != MTB_RUN_OK && mtb_proc_interrupted && p->reps == MTB_REPS_AUTO;
@@ -822,6 +826,7 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
                                                   json_string_value(json_object_get(sk, "entry")),
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
+    mtb_plan_print_time(p, f);
 }
 
 struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,

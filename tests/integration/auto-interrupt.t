@@ -41,4 +41,10 @@ cut=$(ls "$R"/005-*/record.json 2>/dev/null)
 ok "$( [ -z "$cut" ] || jq_e '.error | test("stopped by the user")' "$cut" >/dev/null; echo $?)" "the run that was cut says it was stopped by the user"
 ok "$(! grep -q 'did not finish cleanly' "$T_TMP/err"; echo $?)" "and is not listed as a failed run" || dump "$T_TMP/err"
 ok "$(! ls "$R"/*/*.tmp.* >/dev/null 2>&1; echo $?)" "no half-written files"
+# the runs measured their start-up cost; a dry run's time uses it (plantime.c)
+ok "$(jq_e '."memcached/emu".runs >= 4 and ."memcached/emu".mean_s > 0' "$ROOT/results/startup-costs.json" >/dev/null; echo $?)" \
+   "results/startup-costs.json holds memcached/emu's start-up cost"
+"$M" bench --service memcached --mode sync --platform emu --dry-run > "$T_TMP/dry" 2>&1
+ok "$(grep -Eq '^time: about [0-9hms]+ to [0-9hms]+: a pair is 1m06s of runs .* of start-ups \(measured on this machine' "$T_TMP/dry"; echo $?)" \
+   "--dry-run states the time with the measured start-ups: $(grep '^time:' "$T_TMP/dry" | cut -c1-60)" || dump "$T_TMP/dry"
 done_testing
