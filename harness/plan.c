@@ -826,7 +826,11 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
                                                   json_string_value(json_object_get(sk, "entry")),
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
-    mtb_plan_print_time(p, f);
+    struct mtb_time_cell *tc = mtb_calloc(p->ncells + 1, sizeof *tc);
+    for (size_t i = 0; i < p->ncells; i++)
+        tc[i] = (struct mtb_time_cell){ p->cells[i].recipe->name, p->cells[i].wl.duration + p->cells[i].wl.warmup };
+    mtb_time_print(f, p->platform->name, tc, p->ncells, p->reps, p->max_reps, p->max_time);
+    free(tc);
 }
 
 struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,

@@ -7,6 +7,9 @@
  * last MAX_WEIGHT runs); a service/platform never measured here takes the
  * documented default of its platform (STARTUP_DEFAULTS below). */
 #include "plantime.h"
+#include "seqstop.h"
+
+#include <jansson.h>
 #include "util.h"
 
 #include <math.h>
@@ -94,16 +97,16 @@ static void fmt_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%.0fs", s);
 }
 
-void mtb_plan_print_time(const struct mtb_plan *p, FILE *f)
+void mtb_time_print(FILE *f, const char *platform, const struct mtb_time_cell *cells, size_t ncells, long reps,
+                    long max_reps, double max_time)
 {
     double runs_s = 0, start_s = 0;
     long measured = 0, defaulted = 0;
     /* each cell once: a repetition (a pair under REPS=auto) */
-    for (size_t i = 0; i < p->ncells; i++) {
-        const struct mtb_plan_cell *c = &p->cells[i];
+    for (size_t i = 0; i < ncells; i++) {
         long n = 0;
-        runs_s += c->wl.duration + c->wl.warmup;
-        start_s += mtb_startup_cost(c->recipe->name, p->platform->name, &n);
+        runs_s += cells[i].run_s;
+        start_s += mtb_startup_cost(cells[i].service, platform, &n);
         if (n > 0)
             measured++;
         else
@@ -116,12 +119,12 @@ void mtb_plan_print_time(const struct mtb_plan *p, FILE *f)
     const char *src = !defaulted ? "measured on this machine (results/startup-costs.json)"
                       : !measured ? "the platform's default: not yet measured here"
                                   : "measured here where known, else the platform's default";
-    if (p->reps == MTB_REPS_AUTO) {
+    if (reps == MTB_REPS_AUTO) {
         /* at least the first look's pairs, whatever MAX_TIME; at most MAX_REPS pairs or MAX_TIME (the
          * rule stops at a look when the next one would end after it) */
-        double lo = MTB_SEQ_MIN_PAIRS * rep_s, hi = (double)p->max_reps * rep_s;
-        if (hi > p->max_time)
-            hi = p->max_time;
+        double lo = MTB_SEQ_MIN_PAIRS * rep_s, hi = (double)max_reps * rep_s;
+        if (hi > max_time)
+            hi = max_time;
         if (hi < lo)
             hi = lo;
         fmt_time(c, sizeof c, lo);
@@ -133,10 +136,10 @@ void mtb_plan_print_time(const struct mtb_plan *p, FILE *f)
             snprintf(range, sizeof range, "%s", c);
         fprintf(f, "time: about %s: a pair is %s of runs (durations and warm-ups) + %s of start-ups (%s); from %d "
                    "pairs (the first look) to at most %ld pairs or MAX_TIME %g min\n",
-                range, a, b, src, MTB_SEQ_MIN_PAIRS, p->max_reps, p->max_time / 60);
+                range, a, b, src, MTB_SEQ_MIN_PAIRS, max_reps, max_time / 60);
     } else {
-        fmt_time(c, sizeof c, rep_s * (double)p->reps);
+        fmt_time(c, sizeof c, rep_s * (double)reps);
         fprintf(f, "time: about %s: %ld repetitions x (%s of runs (durations and warm-ups) + %s of start-ups (%s))\n",
-                c, p->reps, a, b, src);
+                c, reps, a, b, src);
     }
 }
