@@ -242,7 +242,7 @@ double stats_betainc(double a, double b, double x);
  * else no value beyond STATS_SHAPE_OUTLIER robust SDs (1.4826 MAD) of the
  * median and |G1| <= STATS_SHAPE_SKEW_Z SE(G1): the t-interval;
  * else (symmetric, heavy tails or outliers): the signed-rank interval. */
-#define STATS_SHAPE_MIN     8
+#define STATS_SHAPE_MIN     6
 #define STATS_SHAPE_MC_Z    1.5
 #define STATS_SHAPE_OUTLIER 3.5
 #define STATS_SHAPE_SKEW_Z  2.0
