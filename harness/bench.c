@@ -12,6 +12,7 @@
 #include "record.h"
 #include "summary.h"
 #include "summary_text.h"
+#include "jsonx.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -144,6 +145,7 @@ int mtb_cmd_bench(int argc, char **argv)
     if (o.variant && !(nv = mtb_plan_variants(o.recipe, o.variant, vars, 8, why, sizeof why)))
         mtb_die(2, "%s", why);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
+    plan.adapt_runlen = o.reps == MTB_REPS_AUTO && !(o.wset.set & (1u << MTB_WL_duration)); /* runlen.c */
     mtb_cli_note_emu(&o, o.reps);
     if (o.dry_run) { /* the runs it would do; nothing is built or run */
         mtb_plan_print(&plan, stdout);
@@ -208,11 +210,17 @@ static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
            : so->why == MTB_SEQ_USER ? "STOPPED BY THE USER (Ctrl-C): the report above is of the pairs done, the runs "
                                        "finished are kept (exit 130)"
                                          : "interrupted");
+    if (plan->runlen)
+        printf("REPS=auto: run length %g s for the %d pilot pairs, then %g s (%s)\n", mtb_jnum(plan->runlen, "pilot_s"),
+               (int)json_integer_value(json_object_get(plan->runlen, "pilot_pairs")), mtb_jnum(plan->runlen, "chosen_s"),
+               mtb_jstr(plan->runlen, "why"));
     json_object_set_new(sum, "sequential",
                         json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
                                   (json_int_t)so->pairs, "elapsed_s", so->elapsed, "stopped",
                                   mtb_seq_verdict_name(so->why), "precision", plan->precision, "max_time_s",
                                   plan->max_time, "looks", (int)plan->seq.nlooks, "look_conf", plan->seq.look_conf));
+    if (plan->runlen)
+        json_object_set(json_object_get(sum, "sequential"), "run_length", plan->runlen);
 }
 
 /* Print and write the statistics of a finished plan: the records in memory,

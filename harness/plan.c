@@ -1,6 +1,7 @@
 /* plan.c - see plan.h */
 #include "plan.h"
 #include "plantime.h"
+#include "runlen.h"
 #include "inifile.h"
 #include "jsonx.h"
 #include "kernel.h"
@@ -351,6 +352,7 @@ void mtb_plan_free(struct mtb_plan *p)
     free(p->name);
     json_decref(p->skipped);
     json_decref(p->failed);
+    json_decref(p->runlen);
     struct mtb_plan_file *l = p->file;
     if (l) {
         for (size_t i = 0; i < l->n; i++) {
@@ -673,6 +675,8 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                                       "look_conf", p->seq.look_conf, "precision", p->seq.precision,
                                       "max_time_s", p->seq.max_time, "max_reps", (json_int_t)p->seq.max_reps,
                                       "looks", (int)p->seq.nlooks));
+        if (p->runlen)
+            json_object_set(json_object_get(rec, "sequential"), "run_length", p->runlen);
         char *rp = mtb_asprintf("%s/record.json", rundir);
         char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
         if (txt)
@@ -697,7 +701,53 @@ struct seq_ctx {
     double t0;
     size_t nover;
     size_t over[MAX_OVER][2];           /* baseline cell, tagged cell */
+    double pilot_d[MTB_RUNLEN_PILOT];   /* the first overhead's log ratios of the pilot pairs */
 };
+
+/* REPS=auto without DURATION: after the pilot pairs, the run length that
+ * narrows the interval fastest (runlen.c) for the pairs after them, and the
+ * looks planned again for it (before the first look: no interval has been
+ * seen, only the noise) */
+static void choose_runlen(struct seq_ctx *x)
+{
+    struct mtb_plan *p = x->p;
+    struct mtb_workload *w = &p->cells[0].wl;
+    double t0 = w->duration, per_run = (mtb_mono() - x->t0) / (double)(MTB_RUNLEN_PILOT * p->ncells);
+    double startup = per_run - t0 - w->warmup > 0 ? per_run - t0 - w->warmup : 0;
+    struct mtb_runlen r;
+    mtb_runlen_choose(x->records, x->pilot_d, MTB_RUNLEN_PILOT, t0, w->warmup, startup, MTB_RUNLEN_MIN, 2 * t0, &r);
+    p->runlen = mtb_runlen_json(&r);
+    double old_pair = 0, new_pair = 0;
+    for (size_t k = 0; k < p->ncells; k++) {
+        old_pair += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+        p->cells[k].wl.duration = r.chosen_s;
+        new_pair += r.chosen_s + p->cells[k].wl.warmup;
+    }
+    /* the looks for the pilot pairs plus as many new ones as the rest of MAX_TIME holds */
+    double rest = p->max_time - MTB_RUNLEN_PILOT * old_pair, pairs = MTB_RUNLEN_PILOT + (rest > 0 ? rest / new_pair : 0);
+    mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, p->max_time / pairs);
+    /* the pilot's records carry the looks the rule goes on with (the summary builds the interval at them) */
+    size_t i;
+    json_t *rec;
+    json_array_foreach(x->records, i, rec) {
+        json_t *sq = json_object_get(rec, "sequential");
+        const char *path = json_string_value(json_array_get(x->files, i));
+        if (!json_is_object(sq))
+            continue;
+        json_object_set_new(sq, "look_conf", json_real(p->seq.look_conf));
+        json_object_set_new(sq, "looks", json_integer((json_int_t)p->seq.nlooks));
+        json_object_set(sq, "run_length", p->runlen);
+        char *txt = path ? json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+        if (txt)
+            mtb_write_atomic(path, txt, strlen(txt));
+        free(txt);
+    }
+    fprintf(stderr, "mtebench: REPS=auto: run length %g s -> %g s after %d pilot pairs (%s; per-second SD %.1f%%, "
+            "between-run SD %.1f%%, pair SD %.1f%%, %.0f s of warm-up and start-up a run); %zu looks at %ld..%ld "
+            "pairs, each at %.2f%%\n", t0, r.chosen_s, MTB_RUNLEN_PILOT, r.why, 100 * r.within_sd, 100 * r.between_sd,
+            100 * r.pair_sd, r.overhead_s, p->seq.nlooks, p->seq.looks[0], p->seq.looks[p->seq.nlooks - 1],
+            100 * p->seq.look_conf);
+}
 
 static int seq_pair(void *ctx, long rep, double *num, double *den)
 {
@@ -720,6 +770,10 @@ static int seq_pair(void *ctx, long rep, double *num, double *den)
         den[i] = ops[x->over[i][1]];
     }
     free(ops);
+    if (rep <= MTB_RUNLEN_PILOT && x->nover)
+        x->pilot_d[rep - 1] = num[0] > 0 && den[0] > 0 ? log(num[0] / den[0]) : NAN;
+    if (p->adapt_runlen && rep == MTB_RUNLEN_PILOT && !mtb_proc_interrupted)
+        choose_runlen(x);
     return mtb_proc_interrupted ? 1 : 0;
 }
 

@@ -86,6 +86,11 @@ double mtb_seq_halfwidth(const struct mtb_seq *s, const struct stats_ci *ci, dou
 
 enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed)
 {
+    return mtb_seq_decide_at(s, n, worst_hw, elapsed, n > 0 ? elapsed / (double)n : 0);
+}
+
+enum mtb_seq_verdict mtb_seq_decide_at(const struct mtb_seq *s, long n, double worst_hw, double elapsed, double per_pair)
+{
     long next;
     if (!mtb_seq_is_look(s, n))
         return MTB_SEQ_GO_ON;
@@ -94,7 +99,7 @@ enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double wors
     if (!(next = mtb_seq_next_look(s, n)))
         return MTB_SEQ_MAX_REPS;
     /* stop here when the next look would end after MAX_TIME */
-    if (n > 0 && elapsed + elapsed / (double)n * (double)(next - n) > s->max_time)
+    if (n > 0 && elapsed + per_pair * (double)(next - n) > s->max_time)
         return MTB_SEQ_MAX_TIME;
     return MTB_SEQ_GO_ON;
 }
@@ -138,7 +143,9 @@ static void fmt_dur(char *buf, size_t n, double s)
 int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, void *ctx, FILE *progress,
                 struct mtb_seq_outcome *out)
 {
-    long cap = s->looks[s->nlooks - 1];
+    /* the pair function may re-plan the looks (REPS=auto's run length, plan.c): room for the most pairs
+     * any plan can have, and the last look read again after every pair */
+    long cap = s->looks[s->nlooks - 1] > s->max_reps ? s->looks[s->nlooks - 1] : s->max_reps;
     double *num = calloc((size_t)cap * (nover ? nover : 1), sizeof *num);
     double *den = calloc((size_t)cap * (nover ? nover : 1), sizeof *den);
     double *pn = calloc(nover + 1, sizeof *pn), *pd = calloc(nover + 1, sizeof *pd);
@@ -155,7 +162,8 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
         free(num); free(den); free(pn); free(pd); free(cn); free(cd); free(have);
         return -ENOMEM;
     }
-    for (long n = 1; n <= cap; n++) {
+    double last[3] = { 0, 0, 0 }, prev_t = 0;
+    for (long n = 1; n <= s->looks[s->nlooks - 1] && n <= cap; n++) {
         for (size_t k = 0; k < nover; k++)
             pn[k] = pd[k] = NAN;
         if (pair(ctx, n, pn, pd) != 0) {
@@ -164,6 +172,10 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
         }
         out->pairs = n;
         out->elapsed = mono_s() - t0;
+        /* the next pairs' time from the last three (the pilot pairs of another length drop out) */
+        last[(n - 1) % 3] = out->elapsed - prev_t;
+        prev_t = out->elapsed;
+        double per = (last[0] + last[1] + last[2]) / (double)(n < 3 ? n : 3);
         for (size_t k = 0; k < nover; k++)
             if (isfinite(pn[k]) && isfinite(pd[k]) && pn[k] > 0 && pd[k] > 0) {
                 num[k * (size_t)cap + have[k]] = pn[k];
@@ -188,7 +200,7 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
             }
         }
         int look = mtb_seq_is_look(s, n);
-        enum mtb_seq_verdict v = mtb_seq_decide(s, n, worst, out->elapsed);
+        enum mtb_seq_verdict v = mtb_seq_decide_at(s, n, worst, out->elapsed, per);
         if (look) {
             out->worst_hw = worst;
             out->worst = wk;
@@ -196,12 +208,13 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
         if (progress) {
             char el[32], left[32], lim[32], hw[64], nl[48] = "";
             long next = mtb_seq_next_look(s, n);
+            double last_look = (double)s->looks[s->nlooks - 1];
             /* pairs still needed if the interval narrows as 1/sqrt(n) */
             double need = isfinite(worst) && worst > 0 ? (double)n * (worst / s->precision) * (worst / s->precision)
-                                                       : (double)cap;
-            if (need > (double)cap)
-                need = (double)cap;
-            double per = out->elapsed / (double)n, rest = per * (need - (double)n);
+                                                       : last_look;
+            if (need > last_look)
+                need = last_look;
+            double rest = per * (need - (double)n);
             if (rest < 0 || v != MTB_SEQ_GO_ON)
                 rest = 0;
             if (out->elapsed + rest > s->max_time)

@@ -70,6 +70,9 @@ double mtb_seq_halfwidth(const struct mtb_seq *s, const struct stats_ci *ci, dou
 /* After n pairs, elapsed seconds, worst relative half-width over the
  * overheads at this look (NAN: not a look): stop, and why, or go on. */
 enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed);
+/* The same with the next pairs' time given (seconds a pair; mtb_seq_decide
+ * takes the mean so far, mtb_seq_run the last three pairs' mean). */
+enum mtb_seq_verdict mtb_seq_decide_at(const struct mtb_seq *s, long n, double worst_hw, double elapsed, double per_pair);
 const char *mtb_seq_verdict_name(enum mtb_seq_verdict v);
 /* "auto" or the count, for messages */
 void mtb_reps_text(char *buf, size_t n, long reps);

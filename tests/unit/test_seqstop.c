@@ -18,6 +18,8 @@
  *    stops early at the precision, large noise stops at MAX_TIME.
  */
 #include "seqstop.h"
+#include "runlen.h"
+#include "jsonx.h"
 #include "tap.h"
 #include <math.h>
 #include <stdlib.h>
@@ -246,6 +248,54 @@ static void table(void)
         }
 }
 
+/* runlen.c: records with a per-second series of known within-run noise sw
+ * and pairs of known between-run noise sb; the chosen length follows
+ * T* = sw sqrt(W + S) / sb within its bounds */
+static double runlen_case(double sw, double sb, double t0, struct mtb_runlen *r)
+{
+    struct stats_rng g;
+    stats_rng_seed(&g, 77);
+    json_t *recs = json_array();
+    double d[MTB_RUNLEN_PILOT];
+    for (int p = 0; p < MTB_RUNLEN_PILOT; p++) {
+        double lvl[2];
+        for (int k = 0; k < 2; k++) {
+            json_t *ts = json_array();
+            double b = sb * stats_rng_normal(&g), sum = 0;
+            for (int t = 1; t <= (int)t0; t++) {
+                double l = log(1e4) + b + sw * stats_rng_normal(&g);
+                sum += l;
+                json_array_append_new(ts, json_pack("{s:i,s:f}", "t", t, "ops", exp(l)));
+            }
+            lvl[k] = sum / t0;
+            json_array_append_new(recs, json_pack("{s:s,s:{s:o}}", "status", "ok", "load", "timeseries", ts));
+        }
+        d[p] = lvl[0] - lvl[1];
+    }
+    mtb_runlen_choose(recs, d, MTB_RUNLEN_PILOT, t0, 3, 7, MTB_RUNLEN_MIN, 2 * t0, r);
+    json_decref(recs);
+    return r->chosen_s;
+}
+
+static void runlen(void)
+{
+    struct mtb_runlen r;
+    runlen_case(0.05, 0.08, 30, &r);
+    ok(r.chosen_s == MTB_RUNLEN_MIN && r.within_sd > 0.04 && r.within_sd < 0.06,
+       "between-run noise 8%%, per-second 5%%: the shortest run, %g s (%s; within %.3f, between %.3f)", r.chosen_s,
+       r.why, r.within_sd, r.between_sd);
+    runlen_case(0.5, 0.002, 30, &r);
+    ok(r.chosen_s == 60, "per-second noise 50%%, between-run 0.2%%: the longest, %g s (%s)", r.chosen_s, r.why);
+    json_t *none = json_array();
+    double d[3] = { 0.1, NAN, NAN };
+    ok(mtb_runlen_choose(none, d, 3, 30, 3, 7, 5, 60, &r) == -1 && r.chosen_s == 30,
+       "no time series: the length stays");
+    json_decref(none);
+    json_t *j = mtb_runlen_json(&r);
+    ok(json_is_object(j) && mtb_jnum(j, "chosen_s") == 30, "recorded as JSON");
+    json_decref(j);
+}
+
 int main(void)
 {
     const double precision = 0.02;
@@ -288,6 +338,7 @@ int main(void)
     ok(early > trials / 5 && early < trials, "some sequences reach the precision, the noisiest do not");
 
     shapes();
+    runlen();
     if (getenv("MTB_SEQ_TABLE"))
         table();
 
