@@ -248,48 +248,42 @@ static void table(void)
         }
 }
 
-/* runlen.c: records with a per-second series of known within-run noise sw
- * and pairs of known between-run noise sb; the chosen length follows
- * T* = sw sqrt(W + S) / sb within its bounds */
-static double runlen_case(double sw, double sb, double t0, struct mtb_runlen *r)
+/* runlen.c: pilot pairs whose runs have per-second noise sw (independent
+ * seconds) and a per-run offset sb; the chosen length is the configured one
+ * when the seconds' noise dominates (it averages out), the shortest when
+ * the runs' offsets do (a longer run buys nothing) */
+static void runlen_case(double sw, double sb, double t0, struct mtb_runlen *r)
 {
     struct stats_rng g;
     stats_rng_seed(&g, 77);
     json_t *recs = json_array();
-    double d[MTB_RUNLEN_PILOT];
-    for (int p = 0; p < MTB_RUNLEN_PILOT; p++) {
-        double lvl[2];
+    for (int p = 1; p <= MTB_RUNLEN_PILOT; p++)
         for (int k = 0; k < 2; k++) {
             json_t *ts = json_array();
-            double b = sb * stats_rng_normal(&g), sum = 0;
-            for (int t = 1; t <= (int)t0; t++) {
-                double l = log(1e4) + b + sw * stats_rng_normal(&g);
-                sum += l;
-                json_array_append_new(ts, json_pack("{s:i,s:f}", "t", t, "ops", exp(l)));
-            }
-            lvl[k] = sum / t0;
-            json_array_append_new(recs, json_pack("{s:s,s:{s:o}}", "status", "ok", "load", "timeseries", ts));
+            double b = sb * stats_rng_normal(&g);
+            for (int t = 1; t <= (int)t0; t++)
+                json_array_append_new(ts, json_pack("{s:i,s:f}", "t", t, "ops", 1e4 * exp(b + sw * stats_rng_normal(&g))));
+            json_array_append_new(recs, json_pack("{s:s,s:{s:i,s:s,s:s},s:{s:o}}", "status", "ok", "config", "rep", p,
+                                                  "variant", k ? "tagged" : "plain", "mode", k ? "sync" : "off",
+                                                  "load", "timeseries", ts));
         }
-        d[p] = lvl[0] - lvl[1];
-    }
-    mtb_runlen_choose(recs, d, MTB_RUNLEN_PILOT, t0, 3, 7, MTB_RUNLEN_MIN, 2 * t0, r);
+    mtb_runlen_choose(recs, t0, 3, 7, MTB_RUNLEN_MIN, r);
     json_decref(recs);
-    return r->chosen_s;
 }
 
 static void runlen(void)
 {
     struct mtb_runlen r;
-    runlen_case(0.05, 0.08, 30, &r);
-    ok(r.chosen_s == MTB_RUNLEN_MIN && r.within_sd > 0.04 && r.within_sd < 0.06,
-       "between-run noise 8%%, per-second 5%%: the shortest run, %g s (%s; within %.3f, between %.3f)", r.chosen_s,
-       r.why, r.within_sd, r.between_sd);
-    runlen_case(0.5, 0.002, 30, &r);
-    ok(r.chosen_s == 60, "per-second noise 50%%, between-run 0.2%%: the longest, %g s (%s)", r.chosen_s, r.why);
+    runlen_case(0.02, 0.08, 30, &r);
+    ok(r.chosen_s == MTB_RUNLEN_MIN && r.pilot_pairs == 3 && r.ncand == 5,
+       "runs' offsets 8%%, seconds 2%%: the shortest run, %g s (%s; pair SD at 5 s %.3f, at 30 s %.3f)", r.chosen_s,
+       r.why, r.cand[0].pair_sd, r.cand[r.ncand - 1].pair_sd);
+    runlen_case(0.3, 0.0, 30, &r);
+    ok(r.chosen_s >= 20 && r.cand[0].pair_sd > 1.5 * r.cand[r.ncand - 1].pair_sd,
+       "seconds' noise 30%%, no offsets: a long run (20 s or more), %g s (%s; pair SD at 5 s %.3f, at 30 s %.3f)",
+       r.chosen_s, r.why, r.cand[0].pair_sd, r.cand[r.ncand - 1].pair_sd);
     json_t *none = json_array();
-    double d[3] = { 0.1, NAN, NAN };
-    ok(mtb_runlen_choose(none, d, 3, 30, 3, 7, 5, 60, &r) == -1 && r.chosen_s == 30,
-       "no time series: the length stays");
+    ok(mtb_runlen_choose(none, 30, 3, 7, 5, &r) == -1 && r.chosen_s == 30, "no pilot pairs: the length stays");
     json_decref(none);
     json_t *j = mtb_runlen_json(&r);
     ok(json_is_object(j) && mtb_jnum(j, "chosen_s") == 30, "recorded as JSON");
