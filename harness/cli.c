@@ -293,6 +293,10 @@ static void resolve_load(struct mtb_opts *o)
     const struct mtb_driver *drv = mtb_driver_of(w, &dname);
     if (!drv)
         mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
+    else if (drv->embedded && o->mach.client_hosts[0])
+        mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
+                "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
+                "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
     else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
         mtb_die(2, "%s", why);
     /* emulated figures are not the published ones: aim at what emulation can give */
@@ -327,11 +331,11 @@ void mtb_cli_resolve(struct mtb_opts *o)
         mtb_die(2, "%s", err);
     if (o->server_address)
         snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
+    resolve_platform(o, mtb_machine_remote(&o->mach));
+    resolve_load(o);
     if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
         mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
                 "must reach the service over the network", o->mach.client_hosts);
-    resolve_platform(o, mtb_machine_remote(&o->mach));
-    resolve_load(o);
 }
 
 void mtb_cli_kernel_ensure(const struct mtb_opts *o)

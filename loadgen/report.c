@@ -198,6 +198,7 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
 
     json_decref(hist);
     json_object_set_new(root, "histogram", mtl_buckets_json(&res->corrected));
+    json_object_set_new(root, "histogram_uncorrected", mtl_buckets_json(&res->uncorrected));
 
     for (i = 0; i < res->series.len; i++) {
         const struct mtl_second *s = &res->series.sec[i];
