@@ -248,10 +248,12 @@ static int step_service(struct run_ctx *c)
                                .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = c->cli_seen,
                                .service_seen = c->svc.seen };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
-    if (run->external_load && (c->drv->embedded || !strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}"))) {
+    const char *lin = mtb_recipe_get(run->recipe, "run", "listen_in");
+    if (run->external_load && (c->drv->embedded || (!strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}") &&
+                                                    !(lin && !strcmp(lin, "setup"))))) {
         snprintf(c->why, sizeof c->why, "%s cannot take load from client hosts: %s", run->recipe->name,
                  c->drv->embedded ? "the measured program is its own load"
-                                  : "its recipe's [run] args have no {listen} (it listens on 127.0.0.1 only)");
+                                  : "its recipe's [run] args have no {listen} and no listen_in = setup (it listens on 127.0.0.1 only)");
         return -1;
     }
     c->svc.listen = run->external_load ? "0.0.0.0" : NULL;

@@ -14,7 +14,7 @@ if [ "${MTB_P_https:-no}" = yes ]; then
         -keyout "$MTB_RUNDIR/key.pem" -out "$MTB_RUNDIR/cert.pem" 2>/dev/null
 fi
 mkdir -p "$MTB_RUNDIR/www" "$MTB_RUNDIR/tmp"
-sed -e "s|{port}|$MTB_PORT|g" -e "s|{threads}|$MTB_THREADS|g" -e "s|{rundir}|$MTB_RUNDIR|g" \
+sed -e "s|{listen}|${MTB_LISTEN:-127.0.0.1}|g" -e "s|{port}|$MTB_PORT|g" -e "s|{threads}|$MTB_THREADS|g" -e "s|{rundir}|$MTB_RUNDIR|g" \
     -e "s|{build}|$MTB_BUILD|g" "$here/$conf" > "$MTB_RUNDIR/nginx.conf"
 # paths look like /f1024.bin:3,/f65536.bin:1 (weights after the colon)
 IFS=, read -ra paths <<< "${MTB_P_paths:-/f1024.bin}"
