@@ -7,7 +7,6 @@
 #include "run.h"
 #include "util.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
