@@ -117,57 +117,112 @@ double mtl_hist_stddev(const struct mtl_hist *h)
     return var > 0 ? sqrt(var) : 0.0;
 }
 
-/* Percentile levels as HdrHistogram reports them: 5 ticks per halving of the
- * distance to 100%, so resolution grows towards the tail. */
+/* The HdrHistogram layout an mtl_hist of sub_bits has (hlog.h): its
+ * significant digits (-1: none), bucket count and sub-bucket count. */
+static int hdr_digits(unsigned sub_bits)
+{
+    static const unsigned mag[] = { 0, 4, 7, 10, 14, 17 };
+    int d;
+    for (d = 1; d <= 5; d++)
+        if (mag[d] == sub_bits)
+            return d;
+    return -1;
+}
+
+static unsigned hdr_buckets(const struct mtl_hist *h)
+{
+    uint64_t smallest_untrackable = 2ULL << h->sub_bits;
+    unsigned n = 1;
+    while (smallest_untrackable <= h->highest && smallest_untrackable <= (UINT64_MAX >> 2)) {
+        smallest_untrackable <<= 1;
+        n++;
+    }
+    return n;
+}
+
+/* The highest value of bucket i, as HdrHistogram reports a bucket. */
+static uint64_t bucket_high(const struct mtl_hist *h, size_t i)
+{
+    uint64_t w, lo = mtl_hist_bucket_low(h, i, &w);
+    return lo + w - 1;
+}
+
+/* Mean and standard deviation over the buckets' middle values, as HdrHistogram
+ * computes them (the .hgrm's footer; the JSON's come from exact sums). */
+static void bucket_moments(const struct mtl_hist *h, double *mean, double *sd)
+{
+    double total = 0, dev = 0;
+    size_t i;
+    *mean = *sd = 0;
+    if (!h->total)
+        return;
+    for (i = 0; i < h->nbuckets; i++)
+        total += (double)mtl_hist_bucket_value(h, i) * (double)h->counts[i];
+    *mean = total / (double)h->total;
+    for (i = 0; i < h->nbuckets; i++)
+        if (h->counts[i]) {
+            double d = (double)mtl_hist_bucket_value(h, i) - *mean;
+            dev += d * d * (double)h->counts[i];
+        }
+    *sd = sqrt(dev / (double)h->total);
+}
+
+/* HdrHistogram's outputPercentileDistribution, line for line: percentile
+ * levels from 0 in steps of 100 / (5 * 2^(floor(log2(100 / (100 - level))) + 1))
+ * (5 ticks per halving of the distance to 100%), each reported at the first
+ * bucket whose cumulative share reaches it (one bucket may answer several
+ * levels), then one last line at 100%; values are the bucket's highest value. */
 int mtl_hist_write_hgrm(const struct mtl_hist *h, FILE *f, double scale)
 {
-    const int ticks_per_half = 5;
-    double level = 0.0;
-    uint64_t seen = 0;
-    size_t i = 0;
-    int nb = 0;
+    const long ticks_per_half = 5;
+    int digits = hdr_digits(h->sub_bits);
+    int dec = digits < 0 ? 3 : digits, last_step = 0, fresh = 1;
+    double level = 0.0, mean, sd;
+    uint64_t seen = 0, max_high = 0;
+    size_t i;
 
-    fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount",
-            "1/(1-Percentile)");
-    if (h->total > 0) {
-        for (;;) {
-            uint64_t want = (uint64_t)ceil(level / 100.0 * (double)h->total);
-            double pct;
-            uint64_t v;
-
-            if (want < 1)
-                want = 1;
-            while (i < h->nbuckets && seen + h->counts[i] < want)
-                seen += h->counts[i++];
-            if (i >= h->nbuckets)
-                break;
-            v = clamp_value(h, mtl_hist_bucket_value(h, i));
-            pct = (double)(seen + h->counts[i]) / (double)h->total;
-            if (pct >= 1.0) {
-                fprintf(f, "%12.3f %14.12f %10llu\n", (double)h->max / scale, 1.0,
-                        (unsigned long long)h->total);
-                break;
-            }
-            fprintf(f, "%12.3f %14.12f %10llu %14.2f\n", (double)v / scale, pct,
-                    (unsigned long long)(seen + h->counts[i]), 1.0 / (1.0 - pct));
-            /* next level strictly above what this bucket already covers */
-            do {
-                double half = 100.0 - level;
-                double ticks = ticks_per_half *
-                               pow(2.0, floor(log2(100.0 / half)) + 1);
-                level += 100.0 / ticks;
-            } while (level < 100.0 && level / 100.0 <= pct);
-            if (level >= 100.0)
-                level = 100.0;
+    fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
+    for (i = h->nbuckets; i-- > 0;)
+        if (h->counts[i]) {
+            max_high = bucket_high(h, i);
+            break;
         }
+    i = 0;
+    for (;;) {
+        if (seen >= h->total) {                  /* every value counted: one more step, to 100% */
+            if (last_step || !h->total)
+                break;
+            level = 100.0;
+            last_step = 1;
+        }
+        for (; i < h->nbuckets; i++, fresh = 1) {
+            if (fresh) {
+                seen += h->counts[i];
+                fresh = 0;
+            }
+            if (h->counts[i] && 100.0 * (double)seen / (double)h->total >= level)
+                break;
+        }
+        if (i >= h->nbuckets)
+            break;
+        if (level != 100.0)
+            fprintf(f, "%12.*f %2.12f %10llu %14.2f\n", dec, (double)bucket_high(h, i) / scale,
+                    level / 100.0, (unsigned long long)seen, 1.0 / (1.0 - level / 100.0));
+        else
+            fprintf(f, "%12.*f %2.12f %10llu\n", dec, (double)bucket_high(h, i) / scale, 1.0,
+                    (unsigned long long)seen);
+        if (last_step)
+            break;
+        level += 100.0 / (double)(ticks_per_half *
+                 (long)pow(2.0, (double)((long)(log(100.0 / (100.0 - level)) / log(2.0)) + 1)));
     }
-    for (i = 0; i < h->nbuckets; i++)
-        nb += h->counts[i] != 0;
-    fprintf(f, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n",
-            mtl_hist_mean(h) / scale, mtl_hist_stddev(h) / scale);
-    fprintf(f, "#[Max     = %12.3f, Total count    = %12llu]\n",
-            (double)h->max / scale, (unsigned long long)h->total);
-    fprintf(f, "#[Buckets = %12zu, SubBuckets     = %12u]\n", h->nbuckets,
-            1u << h->sub_bits);
+    bucket_moments(h, &mean, &sd);
+    fprintf(f, "#[Mean    = %12.*f, StdDeviation   = %12.*f]\n", dec, mean / scale, dec, sd / scale);
+    fprintf(f, "#[Max     = %12.*f, Total count    = %12llu]\n", dec, (double)max_high / scale,
+            (unsigned long long)h->total);
+    if (digits < 0)
+        fprintf(f, "#[Buckets = %12zu, SubBuckets     = %12u]\n", h->nbuckets, 1u << h->sub_bits);
+    else
+        fprintf(f, "#[Buckets = %12u, SubBuckets     = %12u]\n", hdr_buckets(h), 2u << h->sub_bits);
     return ferror(f) ? EIO : 0;
 }
