@@ -2,6 +2,7 @@
 #include "clients.h"
 #include "engine.h"
 #include "hist.h"
+#include "hlog_import.h"
 #include "proc.h"
 #include "transport_ssh.h"
 #include "util.h"
@@ -398,6 +399,7 @@ int mtb_cmd_client_load(int argc, char **argv)
     for (int k = i + 1; k < argc; k++)
         mtb_argv_push(&a, argv[k]);
     mtb_argv_pushf(&a, "--json=%s/load.json", out);
+    mtb_argv_pushf(&a, "--hlog=%s/load.hlog", out);
     mtb_argv_push(&a, "--quiet");
     char log[4096];
     snprintf(log, sizeof log, "%s/mtload.log", out);
@@ -506,6 +508,7 @@ int mtb_cmd_load(int argc, char **argv)
     char *p = mtb_asprintf("%s/load.json", out);
     char *text = json_dumps(m, JSON_INDENT(2));
     mtb_write_atomic(p, text, strlen(text));
+    mtb_hlog_merge_hosts(json_object_get(m, "clients"), out);
     printf("%d client hosts: %.0f requests, %.0f ops/s, p50 %.1f us, p99 %.1f us (merged histograms); %s\n",
            (int)json_array_size(json_object_get(m, "clients")), num(m, "totals.requests"), num(m, "totals.ops_per_sec"),
            num(m, "latency_us.corrected.p50"), num(m, "latency_us.corrected.p99"), p);

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "transport_ssh.h"
 #include "clients.h"
+#include "hlog_import.h"
 
 struct mtb_cmd {
     const char *name;
@@ -39,6 +40,7 @@ static const struct mtb_cmd cmds[] = {
       mtb_cmd_hosts },
     { "load", "drive a server from several client hosts at once (ssh); histograms merged by adding", mtb_cmd_load },
     { "client-load", "(on a client host) wait for a start instant, run mtload, report", mtb_cmd_client_load },
+    { "hlog-merge", "merge HdrHistogram interval logs of several hosts bucket by bucket: OUT IN...", mtb_cmd_hlog_merge },
     { "quiet", "is the machine quiet enough to measure on (governor, boost, SMT, busy CPUs, swap, THP)", mtb_cmd_quiet },
     { "help", "this text", cmd_help },
     { NULL, NULL, NULL },

@@ -1,5 +1,6 @@
 /* hist.c - log-linear latency histogram. */
 #include "hist.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -91,7 +92,12 @@ uint64_t mtl_hist_percentile(const struct mtl_hist *h, double pct)
         return h->max;
     if (pct < 0)
         pct = 0;
-    want = (uint64_t)ceil(pct / 100.0 * (double)h->total);
+    /* the rank ceil(pct% of total); pct / 100 is inexact (99.9 / 100 * 60000 is
+     * 59940.000000000007), so a relative 1e-12 is taken off before rounding up */
+    {
+        double x = pct / 100.0 * (double)h->total;
+        want = (uint64_t)ceil(x - x * 1e-12);
+    }
     if (want < 1)
         want = 1;
     for (i = 0; i < h->nbuckets; i++) {
@@ -167,6 +173,68 @@ static void bucket_moments(const struct mtl_hist *h, double *mean, double *sd)
     *sd = sqrt(dev / (double)h->total);
 }
 
+/* v with dec decimals as Java's Formatter writes "%.Nf": the shortest decimal
+ * digits that identify the double, rounded half up (printf rounds the exact
+ * binary value: 0.99978027343750 became ...437 where Java writes ...438). */
+static void jfixed(char *out, size_t n, double v, int dec)
+{
+    char tmp[40], dig[24];
+    int p, e, nd = 0, keep, i, neg = v < 0;
+    char *q;
+
+    if (!isfinite(v) || v == 0) {
+        snprintf(out, n, "%.*f", dec, v);
+        return;
+    }
+    for (p = 1; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, fabs(v));
+        if (strtod(tmp, NULL) == fabs(v))
+            break;
+    }
+    for (q = tmp; *q && *q != 'e'; q++)
+        if (isdigit((unsigned char)*q))
+            dig[nd++] = *q;
+    e = atoi(q + 1);                           /* value = d.ddd x 10^e */
+    keep = e + 1 + dec;                        /* digits kept */
+    if (keep < 0) {
+        nd = 0;
+        keep = 0;
+    } else if (keep < nd) {
+        int up = dig[keep] >= '5';
+        nd = keep;
+        for (i = nd - 1; up && i >= 0; i--) {
+            if (dig[i] == '9') {
+                dig[i] = '0';
+            } else {
+                dig[i]++;
+                up = 0;
+            }
+        }
+        if (up) {                              /* 9.99 -> 10.0 */
+            memmove(dig + 1, dig, (size_t)nd);
+            dig[0] = '1';
+            nd++;
+            e++;
+        }
+    }
+    q = out;
+    if (neg)
+        *q++ = '-';
+    /* integer part: digits 0..e */
+    if (e < 0)
+        *q++ = '0';
+    for (i = 0; i <= e; i++)
+        *q++ = i < nd ? dig[i] : '0';
+    if (dec > 0)
+        *q++ = '.';
+    for (i = 0; i < dec; i++) {
+        int k = e + 1 + i;                     /* index into dig of this decimal */
+        *q++ = k >= 0 && k < nd ? dig[k] : '0';
+    }
+    *q = 0;
+    (void)n;
+}
+
 /* HdrHistogram's outputPercentileDistribution, line for line: percentile
  * levels from 0 in steps of 100 / (5 * 2^(floor(log2(100 / (100 - level))) + 1))
  * (5 ticks per halving of the distance to 100%), each reported at the first
@@ -180,6 +248,7 @@ int mtl_hist_write_hgrm(const struct mtl_hist *h, FILE *f, double scale)
     double level = 0.0, mean, sd;
     uint64_t seen = 0, max_high = 0;
     size_t i;
+    char vb[64], pb[64], ib[64];
 
     fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
     for (i = h->nbuckets; i-- > 0;)
@@ -205,21 +274,25 @@ int mtl_hist_write_hgrm(const struct mtl_hist *h, FILE *f, double scale)
         }
         if (i >= h->nbuckets)
             break;
-        if (level != 100.0)
-            fprintf(f, "%12.*f %2.12f %10llu %14.2f\n", dec, (double)bucket_high(h, i) / scale,
-                    level / 100.0, (unsigned long long)seen, 1.0 / (1.0 - level / 100.0));
-        else
-            fprintf(f, "%12.*f %2.12f %10llu\n", dec, (double)bucket_high(h, i) / scale, 1.0,
-                    (unsigned long long)seen);
+        jfixed(vb, sizeof vb, (double)bucket_high(h, i) / scale, dec);
+        jfixed(pb, sizeof pb, level != 100.0 ? level / 100.0 : 1.0, 12);
+        if (level != 100.0) {
+            jfixed(ib, sizeof ib, 1.0 / (1.0 - level / 100.0), 2);
+            fprintf(f, "%12s %s %10llu %14s\n", vb, pb, (unsigned long long)seen, ib);
+        } else {
+            fprintf(f, "%12s %s %10llu\n", vb, pb, (unsigned long long)seen);
+        }
         if (last_step)
             break;
         level += 100.0 / (double)(ticks_per_half *
                  (long)pow(2.0, (double)((long)(log(100.0 / (100.0 - level)) / log(2.0)) + 1)));
     }
     bucket_moments(h, &mean, &sd);
-    fprintf(f, "#[Mean    = %12.*f, StdDeviation   = %12.*f]\n", dec, mean / scale, dec, sd / scale);
-    fprintf(f, "#[Max     = %12.*f, Total count    = %12llu]\n", dec, (double)max_high / scale,
-            (unsigned long long)h->total);
+    jfixed(vb, sizeof vb, mean / scale, dec);
+    jfixed(pb, sizeof pb, sd / scale, dec);
+    fprintf(f, "#[Mean    = %12s, StdDeviation   = %12s]\n", vb, pb);
+    jfixed(vb, sizeof vb, (double)max_high / scale, dec);
+    fprintf(f, "#[Max     = %12s, Total count    = %12llu]\n", vb, (unsigned long long)h->total);
     if (digits < 0)
         fprintf(f, "#[Buckets = %12zu, SubBuckets     = %12u]\n", h->nbuckets, 1u << h->sub_bits);
     else

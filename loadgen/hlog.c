@@ -212,8 +212,13 @@ static int inflate_buf(const unsigned char *p, size_t n, struct buf *out, char *
         }
     } while (zr != Z_STREAM_END && (z.avail_in || z.avail_out == 0));
     inflateEnd(&z);
-    if (zr == Z_STREAM_END)
+    if (zr == Z_STREAM_END && z.avail_in == 0)
         return 0;
+    if (zr == Z_STREAM_END) {
+        snprintf(err, errlen, "corrupt compressed histogram: %u of its %zu bytes follow the end "
+                 "of the zlib stream", z.avail_in, n);
+        return EINVAL;
+    }
     snprintf(err, errlen, "corrupt compressed histogram (zlib: %s)",
              zr == Z_OK || zr == Z_BUF_ERROR ? "stream ends early: truncated" :
              zr == Z_MEM_ERROR ? "larger than 64 MiB" : z.msg ? z.msg : "data error");
@@ -536,7 +541,7 @@ static int header_line(const char *line, const char *name, unsigned ln, double *
 static int interval_fields(char *line, char **tag, double *start, double *length, char **b64,
                            const char *name, unsigned ln, char *err, size_t errlen)
 {
-    char *fld[5], *p = line, *end;
+    char *fld[4], *p = line, *end;
     int n = 0, i = 0;
 
     *tag = "";
@@ -551,10 +556,11 @@ static int interval_fields(char *line, char **tag, double *start, double *length
         if ((p = strchr(p, ',')))
             *p++ = 0;
     }
-    if (n < 4 || !p)
+    if (n < 4 || !*fld[3])
         return fail(err, errlen, "%s:%u: truncated interval line (%d of 4 fields: start, length, "
-                    "max, histogram)", name, ln, n + (p != NULL));
-    fld[n] = p;
+                    "max, histogram)", name, ln, n - (n == 4));
+    if (p)
+        return fail(err, errlen, "%s:%u: interval line with more than 4 fields", name, ln);
     for (i = 0; i < 3; i++) {
         strtod(fld[i], &end);
         if (end == fld[i] || *end)
@@ -562,7 +568,7 @@ static int interval_fields(char *line, char **tag, double *start, double *length
     }
     *start = strtod(fld[0], NULL);
     *length = strtod(fld[1], NULL);
-    *b64 = fld[4];
+    *b64 = fld[3];
     return 0;
 }
 

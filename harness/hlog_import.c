@@ -1,0 +1,325 @@
+/* hlog_import.c - HdrHistogram interval logs as report runs, and merged (hlog_import.h). */
+#include "hlog_import.h"
+#include "jsonx.h"
+#include "record.h"
+#include "util.h"
+#include "engine.h"
+#include "hlog.h"
+#include "version.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* loadgen/report.h's (its name is the harness's report.h too, as in clients.c) */
+json_t *mtl_latency_json(const struct mtl_hist *h);
+json_t *mtl_buckets_json(const struct mtl_hist *h);
+FILE *mtl_open_tmp(const char *path, char **tmp);
+int mtl_close_rename(FILE *f, char *tmp, const char *path, int rc);
+
+int mtb_hlog_is_log(const char *path)
+{
+    struct stat st;
+    char line[64] = "";
+    size_t n = strlen(path);
+    FILE *f;
+
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    if (n > 5 && !strcmp(path + n - 5, ".hlog"))
+        return 1;
+    if (!(f = fopen(path, "r")))
+        return 0;
+    if (!fgets(line, sizeof line, f))
+        line[0] = 0;
+    fclose(f);
+    return !strncmp(line, "#[Histogram log format version", 30);
+}
+
+/* one (tag, interval) histogram: a tag's whole run when sec is unused */
+struct slot {
+    char tag[64];
+    long sec;
+    double start, end;
+    unsigned intervals;
+    struct mtl_hist h;
+};
+
+struct acc {
+    struct slot *s;
+    size_t n, cap;
+    int by_second;            /* merge: one slot per (tag, second); import: per tag */
+};
+
+static struct slot *slot_for(struct acc *a, const char *tag, long sec)
+{
+    size_t i;
+    for (i = 0; i < a->n; i++)
+        if (a->s[i].sec == sec && !strcmp(a->s[i].tag, tag))
+            return &a->s[i];
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 32;
+        struct slot *ns = realloc(a->s, cap * sizeof(*ns));
+        if (!ns)
+            return NULL;
+        a->s = ns;
+        a->cap = cap;
+    }
+    memset(&a->s[a->n], 0, sizeof(a->s[a->n]));
+    snprintf(a->s[a->n].tag, sizeof(a->s[a->n].tag), "%s", tag);
+    a->s[a->n].sec = sec;
+    if (mtl_hist_init(&a->s[a->n].h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST))
+        return NULL;
+    return &a->s[a->n++];
+}
+
+static void acc_free(struct acc *a)
+{
+    size_t i;
+    for (i = 0; i < a->n; i++)
+        mtl_hist_free(&a->s[i].h);
+    free(a->s);
+    memset(a, 0, sizeof(*a));
+}
+
+static int on_interval(void *arg, const struct mtl_hlog_interval *iv)
+{
+    struct acc *a = arg;
+    long sec = a->by_second ? lround(iv->start) : 0;
+    struct slot *s = slot_for(a, iv->tag, sec);
+
+    if (!s)
+        return ENOMEM;
+    if (!s->intervals || iv->start < s->start)
+        s->start = iv->start;
+    if (!s->intervals || iv->start + iv->length > s->end)
+        s->end = iv->start + iv->length;
+    s->intervals++;
+    return mtl_hist_merge(&s->h, iv->hist);
+}
+
+static int read_log(const char *path, const char *unit, struct acc *a, double *start_epoch,
+                    char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    int rc;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    rc = mtl_hlog_read(f, path, unit, start_epoch, on_interval, a, err, errlen);
+    fclose(f);
+    if (rc && rc != EINVAL && rc != ENOTSUP)
+        snprintf(err, errlen, "%s: %s", path, strerror(rc));
+    return rc ? -1 : 0;
+}
+
+static int skip_tag(const struct acc *a, const char *tag)
+{
+    size_t i;
+    size_t n = strlen(tag);
+    if (n > 12 && !strcmp(tag + n - 12, "-uncorrected"))
+        return 1;
+    for (i = 0; i < a->n; i++)                 /* a log with "request" or untagged: only that */
+        if ((!strcmp(a->s[i].tag, "request") || !a->s[i].tag[0]) && strcmp(tag, a->s[i].tag))
+            return 1;
+    return 0;
+}
+
+static json_t *record_of(const char *path, const struct slot *s, double start_epoch)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    double dur = s->end - s->start;
+    char *variant = s->tag[0] ? mtb_asprintf("%s:%s", base, s->tag) : mtb_strdup(base);
+    json_t *lat = mtl_latency_json(&s->h), *rec;
+    double ops = dur > 0 ? (double)s->h.total / dur : 0;
+
+    rec = json_pack("{s:s,s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:{s:s,s:s,s:s,s:f}},"
+                    "s:{s:s,s:b,s:s},s:{s:s},"
+                    "s:{s:f,s:O,s:O,s:O,s:I,s:i,s:b},"
+                    "s:{s:s,s:f,s:{s:O,s:O},s:o,s:{s:I,s:f}},"
+                    "s:{s:s,s:s,s:f,s:i}}",
+                    "schema", MTB_RECORD_SCHEMA, "status", "ok", "driver", "hlog", "mtebench_version", mtb_version,
+                    "config", "service", "peer", "variant", variant, "mode", "off", "platform", "peer",
+                    "kernel", "-", "plan", "hlog", "rep", 1, "index", 1, "total", 1,
+                    "workload", "name", "hlog", "source", path, "mix", "from an HdrHistogram log", "duration_s", dur,
+                    "platform", "name", "peer", "emulated", 0, "label", "HdrHistogram log of another run",
+                    "kernel", "name", "-",
+                    "summary", "ops_per_sec", ops, "p50_us", json_object_get(lat, "p50"),
+                    "p99_us", json_object_get(lat, "p99"), "p999_us", json_object_get(lat, "p99.9"),
+                    "requests", (json_int_t)s->h.total, "errors", 0, "client_bound", 0,
+                    "load", "schema", "mtload/1", "duration_s", dur,
+                    "latency_us", "corrected", lat, "uncorrected", lat,
+                    "histogram", mtl_buckets_json(&s->h),
+                    "totals", "requests", (json_int_t)s->h.total, "ops_per_sec", ops,
+                    "hlog", "file", path, "tag", s->tag, "start_epoch", start_epoch,
+                    "intervals", (int)s->intervals);
+    json_decref(lat);
+    free(variant);
+    return rec;
+}
+
+json_t *mtb_hlog_records(const char *path, const char *unit, char *err, size_t errlen)
+{
+    struct acc a = { 0 };
+    double start_epoch = 0;
+    json_t *out;
+    size_t i;
+
+    if (read_log(path, unit, &a, &start_epoch, err, errlen)) {
+        acc_free(&a);
+        return NULL;
+    }
+    out = json_array();
+    for (i = 0; i < a.n; i++)
+        if (!skip_tag(&a, a.s[i].tag) && a.s[i].h.total)
+            json_array_append_new(out, record_of(path, &a.s[i], start_epoch));
+    acc_free(&a);
+    if (!json_array_size(out)) {
+        snprintf(err, errlen, "%s: no values in any interval", path);
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
+static int cmp_slot(const void *x, const void *y)
+{
+    const struct slot *a = x, *b = y;
+    return a->sec != b->sec ? (a->sec < b->sec ? -1 : 1) : 0;
+}
+
+int mtb_hlog_merge(char *const paths[], size_t n, const char *out, char *err, size_t errlen)
+{
+    struct acc a = { .by_second = 1 };
+    double base = 0, start;
+    size_t i;
+    char *tmp, who[200];
+    FILE *f;
+    int rc = 0;
+
+    for (i = 0; i < n; i++) {
+        if (read_log(paths[i], NULL, &a, &start, err, errlen)) {
+            acc_free(&a);
+            return -1;
+        }
+        if (!i || start < base)
+            base = start;
+    }
+    /* stable order: by second, tags in first-seen order (qsort is not stable: insertion sort) */
+    for (i = 1; i < a.n; i++) {
+        struct slot s = a.s[i];
+        size_t j = i;
+        while (j > 0 && cmp_slot(&a.s[j - 1], &s) > 0) {
+            a.s[j] = a.s[j - 1];
+            j--;
+        }
+        a.s[j] = s;
+    }
+    if (!(f = mtl_open_tmp(out, &tmp))) {
+        snprintf(err, errlen, "%s: cannot write: %s", out, strerror(errno));
+        acc_free(&a);
+        return -1;
+    }
+    snprintf(who, sizeof who, "mtebench %s: %zu hosts' logs merged bucket by bucket", mtb_version, n);
+    rc = mtl_hlog_write_header(f, base, who);
+    for (i = 0; i < a.n && !rc; i++)
+        rc = mtl_hlog_write_interval(f, a.s[i].tag, (double)a.s[i].sec, a.s[i].end - a.s[i].start, &a.s[i].h);
+    acc_free(&a);
+    if ((rc = mtl_close_rename(f, tmp, out, rc)) != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", out, strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int mtb_hlog_split(char **args, int n)
+{
+    char **tmp = calloc((size_t)n + 1, sizeof(*tmp));
+    int i, k = 0, dirs;
+    if (!tmp)
+        return n;
+    for (i = 0; i < n; i++)
+        if (!mtb_hlog_is_log(args[i]))
+            tmp[k++] = args[i];
+    dirs = k;
+    for (i = 0; i < n; i++)
+        if (mtb_hlog_is_log(args[i]))
+            tmp[k++] = args[i];
+    memcpy(args, tmp, (size_t)n * sizeof(*args));
+    free(tmp);
+    return dirs;
+}
+
+int mtb_hlog_add_records(char **args, int n, const char *unit, struct mtb_record_set *set)
+{
+    char err[MTB_ERRLEN];
+    int i;
+
+    if (unit && !mtl_hlog_unit_ns(unit)) {
+        fprintf(stderr, "mtebench report: --hlog-unit '%s' is not a time unit (ns, us, ms, s)\n", unit);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        json_t *recs = mtb_hlog_records(args[i], unit, err, sizeof err), *r;
+        size_t k;
+        if (!recs) {
+            fprintf(stderr, "mtebench report: %s\n", err);
+            return -1;
+        }
+        json_array_append_new(set->dirs, json_string(args[i]));
+        json_array_foreach(recs, k, r) {
+            json_array_append(set->records, r);
+            json_array_append_new(set->files, json_string(args[i]));
+        }
+        json_decref(recs);
+    }
+    return 0;
+}
+
+void mtb_hlog_merge_hosts(json_t *clients, const char *dir)
+{
+    char **paths = calloc(json_array_size(clients) + 1, sizeof(*paths)), err[MTB_ERRLEN];
+    size_t i, n = 0;
+    json_t *c;
+
+    if (!paths)
+        return;
+    json_array_foreach(clients, i, c) {
+        char *p = mtb_asprintf("%s/load.hlog", mtb_jstr(c, "dir"));
+        if (!strcmp(mtb_jstr(c, "status"), "ok") && mtb_file_exists(p))
+            paths[n++] = p;
+        else
+            free(p);
+    }
+    if (n && n == json_array_size(clients)) {
+        char *out = mtb_asprintf("%s/load.hlog", dir);
+        if (mtb_hlog_merge(paths, n, out, err, sizeof err))
+            fprintf(stderr, "mtebench: merged interval log not written: %s\n", err);
+        free(out);
+    } else if (json_array_size(clients)) {
+        fprintf(stderr, "mtebench: merged interval log not written: %zu of %zu hosts' load.hlog came back\n", n,
+                json_array_size(clients));
+    }
+    for (i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+int mtb_cmd_hlog_merge(int argc, char **argv)
+{
+    char err[MTB_ERRLEN];
+    if (argc < 3 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fprintf(argc < 3 ? stderr : stdout, "usage: mtebench hlog-merge OUT.hlog IN.hlog...\n"
+                "  Adds the intervals of the same tag and second of every IN bucket by bucket\n"
+                "  (never averaging percentiles) and writes OUT atomically.\n");
+        return argc < 3 ? 2 : 0;
+    }
+    if (mtb_hlog_merge(argv + 2, (size_t)argc - 2, argv[1], err, sizeof err)) {
+        fprintf(stderr, "mtebench hlog-merge: %s\n", err);
+        return 2;
+    }
+    return 0;
+}
