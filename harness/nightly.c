@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "dashboard.h"
 #include "history.h"
+#include "history_views.h"
 #include "plan.h"
 #include "record.h"
 #include "report.h"
@@ -519,6 +520,11 @@ static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t 
     }
     if (digest)
         fputs(digest, stdout);
+    /* the views dashboards read (contrib/grafana/, contrib/otava/), the change points and the digest */
+    if (mtb_history_views_update(h, now, digest, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench nightly: the history's views: %s\n", err);
+        status = status ? status : MTB_NIGHTLY_ERROR;
+    }
     printf("\ndashboard: %s/index.html\ndigest:    %s/digest.md\nhistory:   %s (%lld nights)\n", na->out, na->out,
            shown, nnights);
     free(digest);
