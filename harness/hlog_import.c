@@ -32,10 +32,14 @@ int mtb_hlog_is_log(const char *path)
         return 1;
     if (!(f = fopen(path, "r")))
         return 0;
-    if (!fgets(line, sizeof line, f))
-        line[0] = 0;
+    /* the version line among the first comment lines (HdrHistogram_c writes its user's line first) */
+    for (int i = 0; i < 8 && fgets(line, sizeof line, f) && line[0] == '#'; i++)
+        if (!strncmp(line, "#[Histogram log format version", 30)) {
+            fclose(f);
+            return 1;
+        }
     fclose(f);
-    return !strncmp(line, "#[Histogram log format version", 30);
+    return 0;
 }
 
 /* one (tag, interval) histogram: a tag's whole run when sec is unused */

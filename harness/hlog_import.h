@@ -8,8 +8,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/** Does path name an HdrHistogram log (a regular file whose first line is
- *  "#[Histogram log format version ...]", or that ends in .hlog)? */
+/** Does path name an HdrHistogram log (a regular file ending in .hlog, or
+ *  with "#[Histogram log format version ...]" among its first comment lines)? */
 int mtb_hlog_is_log(const char *path);
 
 /**
