@@ -96,10 +96,10 @@ static void views(struct sql *q, int pg)
            "CREATE VIEW mtebench_change_points_v AS SELECT %snight_started%s AS time, series, label, metric, night,"
            " kind, change, ci_lo, ci_hi, before_value, after_value, p_value, is_open, analysed"
            " FROM mtebench_change_points;", t0, t1);
-    add(q, "CREATE TABLE IF NOT EXISTS mtebench_digests(generated TEXT NOT NULL, nights @INT@,"
+    add(q, "CREATE TABLE IF NOT EXISTS mtebench_digests(id @ID@, generated TEXT NOT NULL, nights @INT@,"
            " open_regressions @INT@, new_regressions @INT@, digest TEXT);"
            "DROP VIEW IF EXISTS mtebench_digest_v;"
-           "CREATE VIEW mtebench_digest_v AS SELECT %sgenerated%s AS time, nights, open_regressions,"
+           "CREATE VIEW mtebench_digest_v AS SELECT %sgenerated%s AS time, id, nights, open_regressions,"
            " new_regressions, digest FROM mtebench_digests;", t0, t1);
 }
 
@@ -142,7 +142,7 @@ int mtb_history_views_update(struct mtb_history *h, json_t *analysis, const char
 
     views(&q, pg);
     changes(&q, analysis, gen, pg);
-    add(&q, "INSERT INTO mtebench_digests VALUES (");
+    add(&q, "INSERT INTO mtebench_digests(generated, nights, open_regressions, new_regressions, digest) VALUES (");
     lit(&q, gen, pg);
     add(&q, ", %lld, %zu, %zu, ", (long long)json_integer_value(json_object_get(set, "nights")),
         json_array_size(json_object_get(analysis, "open")), json_array_size(json_object_get(analysis, "new")));

@@ -69,7 +69,7 @@ is "$(sqlp -c "SELECT sum(pairs) FROM mtebench_overheads_v")" 42 "... summing th
 ok "$([ "$(sqlp -c "SELECT count(*) FROM mtebench_change_points_v WHERE is_open = 1 AND kind = 'regression'")" -ge 1 ]; echo $?)" \
    "the open regression is a change point"
 is "$(sqlp -c "SELECT count(*) FROM mtebench_digest_v")" 2 "one digest per nightly analysis"
-sqlp -c "SELECT digest FROM mtebench_digest_v ORDER BY time DESC LIMIT 1" | grep -q REGRESSION
+sqlp -c "SELECT digest FROM mtebench_digest_v ORDER BY time DESC, id DESC LIMIT 1" | grep -q REGRESSION
 ok $? "the latest digest says REGRESSION"
 
 # ---- every query of the Grafana dashboard, and Otava's ---------------------------------
