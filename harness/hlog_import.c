@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* loadgen/report.h's (its name is the harness's report.h too, as in clients.c) */
 json_t *mtl_latency_json(const struct mtl_hist *h);
@@ -326,4 +327,38 @@ int mtb_cmd_hlog_merge(int argc, char **argv)
         return 2;
     }
     return 0;
+}
+
+void mtb_hlog_from_load(const char *dir, json_t *load)
+{
+    json_t *hist = json_object_get(load, "histogram"), *b;
+    struct mtl_hist h;
+    double dur = mtb_jnum(load, "duration_s");
+    size_t i;
+    char *path, *tmp;
+    FILE *f;
+    int rc;
+
+    if (!json_is_object(load) || json_object_get(load, "hlog") || !json_array_size(hist) ||
+        mtl_hist_init(&h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST))
+        return;
+    json_array_foreach(hist, i, b) {   /* bucket middles in us, to 0.001: back in their ns bucket */
+        double us = json_number_value(json_array_get(b, 0));
+        json_int_t n = json_integer_value(json_array_get(b, 1));
+        if (us >= 0 && n > 0)
+            mtl_hist_record_n(&h, (uint64_t)llround(us * 1000.0), (uint64_t)n);
+    }
+    path = mtb_asprintf("%s/driver.hlog", dir);
+    if ((f = mtl_open_tmp(path, &tmp)) != NULL) {
+        char who[160];
+        snprintf(who, sizeof who, "mtebench %s: the driver's latency histogram, one interval over the measured "
+                 "window, tag request", mtb_version);
+        rc = mtl_hlog_write_header(f, (double)time(NULL) - (isfinite(dur) && dur > 0 ? dur : 0), who);
+        if (!rc)
+            rc = mtl_hlog_write_interval(f, "request", 0.0, isfinite(dur) && dur > 0 ? dur : 0, &h);
+        if (mtl_close_rename(f, tmp, path, rc) == 0)
+            json_object_set_new(load, "hlog", json_string("driver.hlog"));
+    }
+    free(path);
+    mtl_hist_free(&h);
 }

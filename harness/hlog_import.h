@@ -48,6 +48,14 @@ int mtb_hlog_add_records(char **args, int n, const char *unit, struct mtb_record
  *  ("clients" of its merged result) into DIR/load.hlog; says on stderr why not. */
 void mtb_hlog_merge_hosts(json_t *clients, const char *dir);
 
+/**
+ * For a driver that writes no interval log itself (wrk, pgbench, db_bench):
+ * DIR/driver.hlog from the load's histogram ([[value_us, count], ...]) as one
+ * interval over the measured window, tag "request", and "hlog" named in load.
+ * Nothing when the load already names one or has no histogram.
+ */
+void mtb_hlog_from_load(const char *dir, json_t *load);
+
 /** `mtebench hlog-merge OUT IN...`. @return the exit status. */
 int mtb_cmd_hlog_merge(int argc, char **argv);
 #endif

@@ -5,7 +5,8 @@
 # Java's; a log written by Java's HistogramLogWriter is read by `mtebench
 # report` with Java's figures; two hosts' logs merged equal their merged
 # histogram; bad logs are named errors and leave nothing written.
-# Real memcached (native), real mtload. About 15 s warm.
+# Real memcached (native), real mtload; a real nginx under emu driven by wrk
+# (its histogram as driver.hlog). About 15 s warm.
 . "$(dirname "$0")/../lib.sh"
 MTL="$B/mtload"; MTB="$B/mtebench"
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
@@ -160,6 +161,27 @@ print("# merged:", bad)
 sys.exit(1 if bad else 0)
 PY
 ok $? "merged log = the two hosts' histograms added: count, per-second counts, p50/p99/p99.9"
+
+# ---- another driver (wrk): its histogram as driver.hlog beside the record ----
+if [ -x /usr/bin/wrk ]; then
+    "$MTB" run --service nginx --platform emu --workload wrk --duration 1 --warmup 0 --results "$T_TMP/nw" \
+        >"$T_TMP/nw.out" 2>&1
+    rec=$(ls "$T_TMP"/nw/*/record.json 2>/dev/null)
+    is "$(jq -r '.load.hlog' "$rec" 2>/dev/null)" driver.hlog "a wrk run names driver.hlog in its record" || dump "$T_TMP/nw.out"
+    HLP -i "$(dirname "$rec")/driver.hlog" -tag request -csv -o "$T_TMP/j-wrk" >/dev/null 2>&1
+    "$PY" - "$T_TMP/j-wrk" "$rec" <<'PY'
+import csv, json, sys
+r = [x for x in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))][-1]
+s = json.load(open(sys.argv[2]))["summary"]
+p99 = float(r["Total_99%"]) * 1000
+ns = int(s["p99_us"] * 1000); w = (1 << max(ns.bit_length() - 8, 0)) / 1000.0
+print("# wrk: HdrHistogram count %s p99 %.1f us; record %d, %.1f us" % (r["Total_Count"], p99, s["requests"], s["p99_us"]))
+sys.exit(0 if int(r["Total_Count"]) == s["requests"] and abs(p99 - s["p99_us"]) <= w + 0.5 else 1)
+PY
+    ok $? "HistogramLogProcessor reads it: the record's requests and p99 (within one bucket)"
+else
+    ok 0 "# SKIP wrk is not installed"
+fi
 
 # ---- bad logs: named errors, nothing written --------------------------------
 awk 'NR==8{ $0=substr($0,1,length($0)-24) }1' "$T_TMP/a.hlog" >"$T_TMP/cut.hlog"
