@@ -72,6 +72,7 @@ static json_t *mtload_measure(const struct mtb_drive *d, char *why, size_t n)
     mtb_workload_mtload_flags(d->wl, 1, &a);
     /* the HdrHistogram interval log beside the record (docs/FORMATS.md) */
     mtb_argv_pushf(&a, "--hlog=%s/mtload.hlog", d->rundir);
+    mtb_argv_pushf(&a, "--hgrm=%s/mtload.hgrm", d->rundir);
     /* the whole process on the client CPUs (mtload pins each thread too) */
     int cpus[MTB_MAX_CPUS];
     int nc = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);

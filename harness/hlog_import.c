@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "hlog.h"
 #include "version.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -88,6 +89,8 @@ static void acc_free(struct acc *a)
     free(a->s);
     memset(a, 0, sizeof(*a));
 }
+
+static void add_histogram(struct mtl_hist *h, json_t *hist);
 
 static int on_interval(void *arg, const struct mtl_hlog_interval *iv)
 {
@@ -331,10 +334,9 @@ int mtb_cmd_hlog_merge(int argc, char **argv)
 
 void mtb_hlog_from_load(const char *dir, json_t *load)
 {
-    json_t *hist = json_object_get(load, "histogram"), *b;
+    json_t *hist = json_object_get(load, "histogram");
     struct mtl_hist h;
     double dur = mtb_jnum(load, "duration_s");
-    size_t i;
     char *path, *tmp;
     FILE *f;
     int rc;
@@ -342,12 +344,7 @@ void mtb_hlog_from_load(const char *dir, json_t *load)
     if (!json_is_object(load) || json_object_get(load, "hlog") || !json_array_size(hist) ||
         mtl_hist_init(&h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST))
         return;
-    json_array_foreach(hist, i, b) {   /* bucket middles in us, to 0.001: back in their ns bucket */
-        double us = json_number_value(json_array_get(b, 0));
-        json_int_t n = json_integer_value(json_array_get(b, 1));
-        if (us >= 0 && n > 0)
-            mtl_hist_record_n(&h, (uint64_t)llround(us * 1000.0), (uint64_t)n);
-    }
+    add_histogram(&h, hist);
     path = mtb_asprintf("%s/driver.hlog", dir);
     if ((f = mtl_open_tmp(path, &tmp)) != NULL) {
         char who[160];
@@ -360,5 +357,80 @@ void mtb_hlog_from_load(const char *dir, json_t *load)
             json_object_set_new(load, "hlog", json_string("driver.hlog"));
     }
     free(path);
+    path = mtb_asprintf("%s/driver.hgrm", dir);
+    if ((f = mtl_open_tmp(path, &tmp)) != NULL)
+        mtl_close_rename(f, tmp, path, mtl_hist_write_hgrm(&h, f, 1e6));
+    free(path);
     mtl_hist_free(&h);
+}
+
+/* a record's load histogram ([[value_us, count], ...]) added into h */
+static void add_histogram(struct mtl_hist *h, json_t *hist)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(hist, i, b) {
+        double us = json_number_value(json_array_get(b, 0));
+        json_int_t n = json_integer_value(json_array_get(b, 1));
+        if (us >= 0 && n > 0)
+            mtl_hist_record_n(h, (uint64_t)llround(us * 1000.0), (uint64_t)n);
+    }
+}
+
+/* SERVICE-VARIANT-MODE-PLATFORM-KERNEL-WORKLOAD[-HOST] of safe characters */
+static char *config_file_name(json_t *rec)
+{
+    json_t *c = json_object_get(rec, "config");
+    const char *host = mtb_jstr(json_object_get(rec, "environment"), "hostname");
+    char *n = mtb_asprintf("%s-%s-%s-%s-%s-%s%s%s", mtb_jstr(c, "service"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+                           mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"),
+                           mtb_jstr(json_object_get(c, "workload"), "name"), *host ? "-" : "", host);
+    for (char *p = n; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
+            *p = '_';
+    return n;
+}
+
+int mtb_hgrm_write_configs(const struct mtb_record_set *set, const char *dir, char *err, size_t errlen)
+{
+    json_t *groups = json_object(), *rec, *g;
+    const char *name;
+    size_t i;
+    int rc = 0;
+    char *hdir = mtb_asprintf("%s/hgrm", dir);
+
+    json_array_foreach(set->records, i, rec) {
+        char *n;
+        if (strcmp(mtb_jstr(rec, "status"), "ok") || !json_array_size(json_object_get(json_object_get(rec, "load"), "histogram")))
+            continue;
+        n = config_file_name(rec);
+        if (!json_object_get(groups, n))
+            json_object_set_new(groups, n, json_array());
+        json_array_append(json_object_get(groups, n), rec);
+        free(n);
+    }
+    if (json_object_size(groups) && mtb_mkdir_p(hdir) != 0) {
+        snprintf(err, errlen, "%s: cannot create: %s", hdir, strerror(errno));
+        rc = -1;
+    }
+    json_object_foreach(groups, name, g) {
+        struct mtl_hist h;
+        char *path, *tmp;
+        FILE *f;
+        size_t k;
+        json_t *r;
+        if (rc || mtl_hist_init(&h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST))
+            break;
+        json_array_foreach(g, k, r) add_histogram(&h, json_object_get(json_object_get(r, "load"), "histogram"));
+        path = mtb_asprintf("%s/%s.hgrm", hdir, name);
+        if (!(f = mtl_open_tmp(path, &tmp)) || mtl_close_rename(f, tmp, path, mtl_hist_write_hgrm(&h, f, 1e6))) {
+            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+            rc = -1;
+        }
+        free(path);
+        mtl_hist_free(&h);
+    }
+    json_decref(groups);
+    free(hdir);
+    return rc;
 }

@@ -51,10 +51,19 @@ void mtb_hlog_merge_hosts(json_t *clients, const char *dir);
 /**
  * For a driver that writes no interval log itself (wrk, pgbench, db_bench):
  * DIR/driver.hlog from the load's histogram ([[value_us, count], ...]) as one
- * interval over the measured window, tag "request", and "hlog" named in load.
+ * interval over the measured window, tag "request", and "hlog" named in load;
+ * its percentile listing as DIR/driver.hgrm.
  * Nothing when the load already names one or has no histogram.
  */
 void mtb_hlog_from_load(const char *dir, json_t *load);
+
+/**
+ * The percentile listing (.hgrm, HdrHistogram's layout) of every configuration
+ * of a report: the histograms of its ok runs added bucket by bucket, written to
+ * DIR/hgrm/SERVICE-VARIANT-MODE-PLATFORM-KERNEL-WORKLOAD[-HOST].hgrm.
+ * @return 0, or -1 with why in err.
+ */
+int mtb_hgrm_write_configs(const struct mtb_record_set *set, const char *dir, char *err, size_t errlen);
 
 /** `mtebench hlog-merge OUT IN...`. @return the exit status. */
 int mtb_cmd_hlog_merge(int argc, char **argv);

@@ -918,6 +918,8 @@ int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const ch
         rc = write_text(dir, "runs.csv", csv, err, errlen);
     if (!rc)
         rc = write_text(dir, "report.md", md, err, errlen);
+    if (!rc) /* each configuration's percentile listing, its runs' histograms added (docs/FORMATS.md) */
+        rc = mtb_hgrm_write_configs(set, dir, err, errlen);
     if (!rc)
         rc = write_text(dir, "index.html", html, err, errlen); /* last: its presence means complete */
     free(js);

@@ -162,6 +162,16 @@ sys.exit(1 if bad else 0)
 PY
 ok $? "merged log = the two hosts' histograms added: count, per-second counts, p50/p99/p99.9"
 
+# ---- a merged configuration's .hgrm: two runs of one configuration added ----
+mkdir -p "$T_TMP/d1" "$T_TMP/d2"; cp "$T_TMP/a.hlog" "$T_TMP/d1/run.hlog"; cp "$T_TMP/b.hlog" "$T_TMP/d2/run.hlog"
+"$MTB" report --out "$T_TMP/rep" --name two "$T_TMP/d1/run.hlog" "$T_TMP/d2/run.hlog" >"$T_TMP/two.out" 2>&1
+HLP -i "$T_TMP/ab.hlog" -tag request -o "$T_TMP/j-ab2" >/dev/null 2>&1
+grep -v '^#\[Overall\|^#\[StartTime' "$T_TMP/j-ab2.hgrm" >"$T_TMP/java-ab.hgrm"
+f=$(ls "$T_TMP"/rep/two/hgrm/*.hgrm 2>/dev/null)
+is "$(echo "$f" | grep -c .)" 1 "report writes one .hgrm for the configuration of two runs" || dump "$T_TMP/two.out"
+diff "$T_TMP/java-ab.hgrm" "$f" >"$T_TMP/two.diff" 2>&1
+ok $? "... and it is HdrHistogram's listing of the two runs' histograms added" || dump "$T_TMP/two.diff" 10
+
 # ---- another driver (wrk): its histogram as driver.hlog beside the record ----
 if [ -x /usr/bin/wrk ]; then
     "$MTB" run --service nginx --platform emu --workload wrk --duration 1 --warmup 0 --results "$T_TMP/nw" \
