@@ -337,7 +337,7 @@ static void add_bucket(struct foreign *fh, uint64_t index, uint64_t count)
         sub -= half;
         bucket = 0;
     }
-    if ((unsigned)bucket + fh->unit_mag >= 63 - fh->half_mag) {
+    if (bucket + (int64_t)fh->unit_mag + (int64_t)fh->half_mag + 1 > 62) {
         lo = UINT64_MAX >> 2;               /* beyond anything we track: clamped below */
         width = 1;
     } else {
@@ -355,7 +355,8 @@ static void add_bucket(struct foreign *fh, uint64_t index, uint64_t count)
         h->sum += (double)mtl_hist_bucket_value(h, index) * (double)count;
         h->sumsq += pow((double)mtl_hist_bucket_value(h, index), 2) * (double)count;
     } else {
-        mtl_hist_record_n(h, (uint64_t)((double)(lo + width / 2) * fh->to_ns), count);
+        double mid_ns = (double)(lo + width / 2) * fh->to_ns;
+        mtl_hist_record_n(h, mid_ns > (double)h->highest ? h->highest + 1 : (uint64_t)mid_ns, count);
     }
     if (!fh->any || (uint64_t)lo_ns < fh->lo_ns) fh->lo_ns = (uint64_t)lo_ns;
     if (!fh->any || (uint64_t)hi_ns > fh->hi_ns) fh->hi_ns = (uint64_t)hi_ns;
@@ -391,15 +392,13 @@ static int decode_payload(const unsigned char *p, size_t n, double to_ns, struct
                  plen, n - MTL_HLOG_HEADER_BYTES);
         return EINVAL;
     }
-    if (digits > 5 || lowest < 1 || highest < 2 * lowest || norm != 0) {
+    if (digits > 5 || lowest < 1 || lowest > (1ULL << 40) || highest < 2 * lowest || norm != 0) {
         snprintf(err, errlen, "corrupt histogram header (digits %u, lowest %llu, highest %llu, "
                  "normalizing offset %d; mtebench reads 0..5 digits, unshifted)", digits,
                  (unsigned long long)lowest, (unsigned long long)highest, norm);
         return EINVAL;
     }
     fh.half_mag = (unsigned)ceil(log2(2.0 * pow(10.0, digits))) - 1;
-    if (fh.half_mag == 0)
-        fh.half_mag = 1;
     fh.unit_mag = (unsigned)floor(log2((double)lowest));
     fh.to_ns = to_ns;
     fh.dst = dst;
