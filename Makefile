@@ -64,7 +64,8 @@ endif
 # common/: sources compiled into both programs (version, duration syntax, RNG)
 CM_SRC  := $(wildcard common/*.c) $(VERSION_C)
 LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
-HN_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c))
+# history_pg.c (the history's PostgreSQL backend) only with libpq
+HN_SRC  := $(filter-out harness/main.c $(if $(PG_LIBS),,harness/history_pg.c),$(wildcard harness/*.c))
 CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
@@ -76,10 +77,11 @@ PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtef
 GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
 # on aarch64 with the native compiler, native and "cross" are one compiler:
 # the guest's objects are the native ones, but for history.c (the guest's
-# mtebench goes without libpq)
+# mtebench goes without libpq: no history_pg.o, and a history.c that knows
+# no PostgreSQL backend)
 XO      := $(if $(filter aarch64-gcc,$(ARCH)-$(XCC)),$(B)/obj,$(B)/obj-aarch64)
 XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
-XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(HN_SRC:%.c=$(XO)/%.o))
+XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(patsubst %.c,$(XO)/%.o,$(filter-out harness/history_pg.c,$(HN_SRC))))
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
