@@ -319,11 +319,12 @@ void mtb_hlog_merge_hosts(json_t *clients, const char *dir)
 int mtb_cmd_hlog_merge(int argc, char **argv)
 {
     char err[MTB_ERRLEN];
-    if (argc < 3 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fprintf(argc < 3 ? stderr : stdout, "usage: mtebench hlog-merge OUT.hlog IN.hlog...\n"
+    int help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+    if (help || argc < 3) {
+        fprintf(help ? stdout : stderr, "usage: mtebench hlog-merge OUT.hlog IN.hlog...\n"
                 "  Adds the intervals of the same tag and second of every IN bucket by bucket\n"
                 "  (never averaging percentiles) and writes OUT atomically.\n");
-        return argc < 3 ? 2 : 0;
+        return help ? 0 : 2;
     }
     if (mtb_hlog_merge(argv + 2, (size_t)argc - 2, argv[1], err, sizeof err)) {
         fprintf(stderr, "mtebench hlog-merge: %s\n", err);
