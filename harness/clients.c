@@ -354,6 +354,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
             json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
                                                            "one instant on the controller's clock, passed to each "
                                                            "host on its own clock (offset measured at connect)"));
+            if (mtb_hlog_merge_hosts(clients, dir) == 0) /* DIR/load.hlog: the hosts' interval logs added */
+                json_object_set_new(merged, "hlog", json_string("load.hlog"));
         }
     }
     /* whatever happened, the per-host view is kept next to the results */
@@ -508,7 +510,6 @@ int mtb_cmd_load(int argc, char **argv)
     char *p = mtb_asprintf("%s/load.json", out);
     char *text = json_dumps(m, JSON_INDENT(2));
     mtb_write_atomic(p, text, strlen(text));
-    mtb_hlog_merge_hosts(json_object_get(m, "clients"), out);
     printf("%d client hosts: %.0f requests, %.0f ops/s, p50 %.1f us, p99 %.1f us (merged histograms); %s\n",
            (int)json_array_size(json_object_get(m, "clients")), num(m, "totals.requests"), num(m, "totals.ops_per_sec"),
            num(m, "latency_us.corrected.p50"), num(m, "latency_us.corrected.p99"), p);

@@ -287,14 +287,15 @@ int mtb_hlog_add_records(char **args, int n, const char *unit, struct mtb_record
     return 0;
 }
 
-void mtb_hlog_merge_hosts(json_t *clients, const char *dir)
+int mtb_hlog_merge_hosts(json_t *clients, const char *dir)
 {
     char **paths = calloc(json_array_size(clients) + 1, sizeof(*paths)), err[MTB_ERRLEN];
     size_t i, n = 0;
     json_t *c;
+    int rc = -1;
 
     if (!paths)
-        return;
+        return -1;
     json_array_foreach(clients, i, c) {
         char *p = mtb_asprintf("%s/load.hlog", mtb_jstr(c, "dir"));
         if (!strcmp(mtb_jstr(c, "status"), "ok") && mtb_file_exists(p))
@@ -304,7 +305,7 @@ void mtb_hlog_merge_hosts(json_t *clients, const char *dir)
     }
     if (n && n == json_array_size(clients)) {
         char *out = mtb_asprintf("%s/load.hlog", dir);
-        if (mtb_hlog_merge(paths, n, out, err, sizeof err))
+        if ((rc = mtb_hlog_merge(paths, n, out, err, sizeof err)) != 0)
             fprintf(stderr, "mtebench: merged interval log not written: %s\n", err);
         free(out);
     } else if (json_array_size(clients)) {
@@ -314,6 +315,7 @@ void mtb_hlog_merge_hosts(json_t *clients, const char *dir)
     for (i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
+    return rc;
 }
 
 int mtb_cmd_hlog_merge(int argc, char **argv)

@@ -45,8 +45,9 @@ int mtb_hlog_split(char **args, int n);
 int mtb_hlog_add_records(char **args, int n, const char *unit, struct mtb_record_set *set);
 
 /** Merge DIR/<host>/load.hlog of every ok client of a multi-host load
- *  ("clients" of its merged result) into DIR/load.hlog; says on stderr why not. */
-void mtb_hlog_merge_hosts(json_t *clients, const char *dir);
+ *  ("clients" of its merged result) into DIR/load.hlog; says on stderr why not.
+ *  @return 0 when DIR/load.hlog was written. */
+int mtb_hlog_merge_hosts(json_t *clients, const char *dir);
 
 /**
  * For a driver that writes no interval log itself (wrk, pgbench, db_bench):
