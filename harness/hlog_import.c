@@ -5,6 +5,7 @@
 #include "util.h"
 #include "engine.h"
 #include "hlog.h"
+#include "intervals.h"
 #include "version.h"
 #include <ctype.h>
 #include <errno.h>
@@ -44,27 +45,47 @@ int mtb_hlog_is_log(const char *path)
     return 0;
 }
 
-/* one (tag, interval) histogram: a tag's whole run when sec is unused */
+/* one (tag, interval) histogram, its non-empty buckets only (an hour of
+ * seconds x 6 tags stays a few MB): a tag's whole run when sec is unused */
 struct slot {
     char tag[64];
     long sec;
     double start, end;
     unsigned intervals;
-    struct mtl_hist h;
+    struct mtl_sparse sp;
 };
 
 struct acc {
     struct slot *s;
     size_t n, cap;
     int by_second;            /* merge: one slot per (tag, second); import: per tag */
+    json_t *index;            /* "SECOND TAG" -> slot */
+    struct mtl_hist tmp;      /* a slot expanded */
 };
+
+static int acc_init(struct acc *a, int by_second)
+{
+    memset(a, 0, sizeof(*a));
+    a->by_second = by_second;
+    a->index = json_object();
+    return a->index && !mtl_hist_init(&a->tmp, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST) ? 0 : ENOMEM;
+}
+
+/* a->tmp := slot i's histogram */
+static struct mtl_hist *expanded(struct acc *a, size_t i)
+{
+    mtl_hist_reset(&a->tmp);
+    mtl_sparse_expand(&a->s[i].sp, &a->tmp);
+    return &a->tmp;
+}
 
 static struct slot *slot_for(struct acc *a, const char *tag, long sec)
 {
-    size_t i;
-    for (i = 0; i < a->n; i++)
-        if (a->s[i].sec == sec && !strcmp(a->s[i].tag, tag))
-            return &a->s[i];
+    char key[96];
+    json_t *at;
+    snprintf(key, sizeof key, "%ld %s", sec, tag);
+    if ((at = json_object_get(a->index, key)))
+        return &a->s[json_integer_value(at)];
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 32;
         struct slot *ns = realloc(a->s, cap * sizeof(*ns));
@@ -76,8 +97,7 @@ static struct slot *slot_for(struct acc *a, const char *tag, long sec)
     memset(&a->s[a->n], 0, sizeof(a->s[a->n]));
     snprintf(a->s[a->n].tag, sizeof(a->s[a->n].tag), "%s", tag);
     a->s[a->n].sec = sec;
-    if (mtl_hist_init(&a->s[a->n].h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST))
-        return NULL;
+    json_object_set_new(a->index, key, json_integer((json_int_t)a->n));
     return &a->s[a->n++];
 }
 
@@ -85,8 +105,10 @@ static void acc_free(struct acc *a)
 {
     size_t i;
     for (i = 0; i < a->n; i++)
-        mtl_hist_free(&a->s[i].h);
+        mtl_sparse_free(&a->s[i].sp);
     free(a->s);
+    json_decref(a->index);
+    mtl_hist_free(&a->tmp);
     memset(a, 0, sizeof(*a));
 }
 
@@ -105,7 +127,9 @@ static int on_interval(void *arg, const struct mtl_hlog_interval *iv)
     if (!s->intervals || iv->start + iv->length > s->end)
         s->end = iv->start + iv->length;
     s->intervals++;
-    return mtl_hist_merge(&s->h, iv->hist);
+    mtl_hist_reset(&a->tmp);
+    mtl_sparse_expand(&s->sp, &a->tmp);
+    return mtl_hist_merge(&a->tmp, iv->hist) || mtl_sparse_compact(&a->tmp, &s->sp) ? ENOMEM : 0;
 }
 
 static int read_log(const char *path, const char *unit, struct acc *a, double *start_epoch,
@@ -136,13 +160,13 @@ static int skip_tag(const struct acc *a, const char *tag)
     return 0;
 }
 
-static json_t *record_of(const char *path, const struct slot *s, double start_epoch)
+static json_t *record_of(const char *path, const struct slot *s, const struct mtl_hist *h, double start_epoch)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     double dur = s->end - s->start;
     char *variant = s->tag[0] ? mtb_asprintf("%s:%s", base, s->tag) : mtb_strdup(base);
-    json_t *lat = mtl_latency_json(&s->h), *rec;
-    double ops = dur > 0 ? (double)s->h.total / dur : 0;
+    json_t *lat = mtl_latency_json(h), *rec;
+    double ops = dur > 0 ? (double)h->total / dur : 0;
 
     rec = json_pack("{s:s,s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:{s:s,s:s,s:s,s:f}},"
                     "s:{s:s,s:b,s:s},s:{s:s},"
@@ -157,11 +181,11 @@ static json_t *record_of(const char *path, const struct slot *s, double start_ep
                     "kernel", "name", "-",
                     "summary", "ops_per_sec", ops, "p50_us", json_object_get(lat, "p50"),
                     "p99_us", json_object_get(lat, "p99"), "p999_us", json_object_get(lat, "p99.9"),
-                    "requests", (json_int_t)s->h.total, "errors", 0, "client_bound", 0,
+                    "requests", (json_int_t)h->total, "errors", 0, "client_bound", 0,
                     "load", "schema", "mtload/1", "duration_s", dur,
                     "latency_us", "corrected", lat, "uncorrected", lat,
-                    "histogram", mtl_buckets_json(&s->h),
-                    "totals", "requests", (json_int_t)s->h.total, "ops_per_sec", ops,
+                    "histogram", mtl_buckets_json(h),
+                    "totals", "requests", (json_int_t)h->total, "ops_per_sec", ops,
                     "hlog", "file", path, "tag", s->tag, "start_epoch", start_epoch,
                     "intervals", (int)s->intervals);
     json_decref(lat);
@@ -171,19 +195,22 @@ static json_t *record_of(const char *path, const struct slot *s, double start_ep
 
 json_t *mtb_hlog_records(const char *path, const char *unit, char *err, size_t errlen)
 {
-    struct acc a = { 0 };
+    struct acc a;
     double start_epoch = 0;
     json_t *out;
     size_t i;
 
-    if (read_log(path, unit, &a, &start_epoch, err, errlen)) {
+    err[0] = 0;
+    if (acc_init(&a, 0) || read_log(path, unit, &a, &start_epoch, err, errlen)) {
+        if (!err[0])
+            snprintf(err, errlen, "%s: out of memory", path);
         acc_free(&a);
         return NULL;
     }
     out = json_array();
     for (i = 0; i < a.n; i++)
-        if (!skip_tag(&a, a.s[i].tag) && a.s[i].h.total)
-            json_array_append_new(out, record_of(path, &a.s[i], start_epoch));
+        if (!skip_tag(&a, a.s[i].tag) && a.s[i].sp.total)
+            json_array_append_new(out, record_of(path, &a.s[i], expanded(&a, i), start_epoch));
     acc_free(&a);
     if (!json_array_size(out)) {
         snprintf(err, errlen, "%s: no values in any interval", path);
@@ -201,13 +228,19 @@ static int cmp_slot(const void *x, const void *y)
 
 int mtb_hlog_merge(char *const paths[], size_t n, const char *out, char *err, size_t errlen)
 {
-    struct acc a = { .by_second = 1 };
+    struct acc a;
     double base = 0, start;
     size_t i;
     char *tmp, who[200];
     FILE *f;
     int rc = 0;
 
+    err[0] = 0;
+    if (acc_init(&a, 1)) {
+        snprintf(err, errlen, "out of memory");
+        acc_free(&a);
+        return -1;
+    }
     for (i = 0; i < n; i++) {
         if (read_log(paths[i], NULL, &a, &start, err, errlen)) {
             acc_free(&a);
@@ -234,7 +267,7 @@ int mtb_hlog_merge(char *const paths[], size_t n, const char *out, char *err, si
     snprintf(who, sizeof who, "mtebench %s: %zu hosts' logs merged bucket by bucket", mtb_version, n);
     rc = mtl_hlog_write_header(f, base, who);
     for (i = 0; i < a.n && !rc; i++)
-        rc = mtl_hlog_write_interval(f, a.s[i].tag, (double)a.s[i].sec, a.s[i].end - a.s[i].start, &a.s[i].h);
+        rc = mtl_hlog_write_interval(f, a.s[i].tag, (double)a.s[i].sec, a.s[i].end - a.s[i].start, expanded(&a, i));
     acc_free(&a);
     if ((rc = mtl_close_rename(f, tmp, out, rc)) != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", out, strerror(rc));

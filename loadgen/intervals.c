@@ -22,7 +22,7 @@ int mtl_iv_init(struct mtl_intervals *iv)
     return 0;
 }
 
-static void sparse_free(struct mtl_sparse *sp)
+void mtl_sparse_free(struct mtl_sparse *sp)
 {
     free(sp->idx);
     free(sp->cnt);
@@ -35,7 +35,7 @@ void mtl_iv_free(struct mtl_intervals *iv)
     int k;
     for (s = 0; s < iv->cap; s++)
         for (k = 0; k < MTL_IV_KINDS; k++)
-            sparse_free(&iv->sec[s][k]);
+            mtl_sparse_free(&iv->sec[s][k]);
     free(iv->sec);
     for (k = 0; k < MTL_IV_KINDS; k++)
         mtl_hist_free(&iv->dense[k]);
@@ -43,7 +43,7 @@ void mtl_iv_free(struct mtl_intervals *iv)
 }
 
 /* add the sparse buckets into h */
-static void expand(const struct mtl_sparse *sp, struct mtl_hist *h)
+void mtl_sparse_expand(const struct mtl_sparse *sp, struct mtl_hist *h)
 {
     size_t i;
     if (!sp->total)
@@ -58,7 +58,7 @@ static void expand(const struct mtl_sparse *sp, struct mtl_hist *h)
 }
 
 /* replace sp by h's non-empty buckets */
-static int compact(const struct mtl_hist *h, struct mtl_sparse *sp)
+int mtl_sparse_compact(const struct mtl_hist *h, struct mtl_sparse *sp)
 {
     size_t i, n = 0;
     uint32_t *idx;
@@ -73,7 +73,7 @@ static int compact(const struct mtl_hist *h, struct mtl_sparse *sp)
         free(cnt);
         return ENOMEM;
     }
-    sparse_free(sp);
+    mtl_sparse_free(sp);
     sp->idx = idx;
     sp->cnt = cnt;
     for (i = 0; i < h->nbuckets; i++)
@@ -115,8 +115,8 @@ static int fold(struct mtl_intervals *iv, size_t s, int k)
         return rc;
     if (s >= iv->len)
         iv->len = s + 1;
-    expand(&iv->sec[s][k], &iv->dense[k]);
-    rc = compact(&iv->dense[k], &iv->sec[s][k]);
+    mtl_sparse_expand(&iv->sec[s][k], &iv->dense[k]);
+    rc = mtl_sparse_compact(&iv->dense[k], &iv->sec[s][k]);
     mtl_hist_reset(&iv->dense[k]);
     return rc;
 }
@@ -141,7 +141,7 @@ int mtl_iv_add(struct mtl_intervals *dst, struct mtl_intervals *src)
         for (k = 0; k < MTL_IV_KINDS; k++) {
             if (!src->sec[s][k].total)
                 continue;
-            expand(&src->sec[s][k], &dst->dense[k]);
+            mtl_sparse_expand(&src->sec[s][k], &dst->dense[k]);
             if ((rc = fold(dst, s, k)) != 0)
                 return rc;
         }
@@ -151,7 +151,7 @@ int mtl_iv_add(struct mtl_intervals *dst, struct mtl_intervals *src)
 void mtl_iv_get(const struct mtl_intervals *iv, size_t s, enum mtl_iv_kind k, struct mtl_hist *h)
 {
     if (s < iv->len)
-        expand(&iv->sec[s][k], h);
+        mtl_sparse_expand(&iv->sec[s][k], h);
 }
 
 static const struct { const char *tag; enum mtl_iv_kind a, b; } tags[] = {

@@ -32,6 +32,12 @@ struct mtl_intervals {
     struct mtl_sparse (*sec)[MTL_IV_KINDS];
 };
 
+/** Add sp's buckets into h (a histogram of sub_bits 7). */
+void mtl_sparse_expand(const struct mtl_sparse *sp, struct mtl_hist *h);
+/** Replace sp by h's non-empty buckets. @return 0 or ENOMEM (sp unchanged). */
+int mtl_sparse_compact(const struct mtl_hist *h, struct mtl_sparse *sp);
+void mtl_sparse_free(struct mtl_sparse *sp);
+
 /** @return 0 or ENOMEM. */
 int mtl_iv_init(struct mtl_intervals *iv);
 void mtl_iv_free(struct mtl_intervals *iv);
