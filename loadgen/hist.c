@@ -125,7 +125,7 @@ double mtl_hist_stddev(const struct mtl_hist *h)
 
 /* The HdrHistogram layout an mtl_hist of sub_bits has (hlog.h): its
  * significant digits (-1: none), bucket count and sub-bucket count. */
-static int hdr_digits(unsigned sub_bits)
+int mtl_hist_hdr_digits(unsigned sub_bits)
 {
     static const unsigned mag[] = { 0, 4, 7, 10, 14, 17 };
     int d;
@@ -243,7 +243,7 @@ static void jfixed(char *out, size_t n, double v, int dec)
 int mtl_hist_write_hgrm(const struct mtl_hist *h, FILE *f, double scale)
 {
     const long ticks_per_half = 5;
-    int digits = hdr_digits(h->sub_bits);
+    int digits = mtl_hist_hdr_digits(h->sub_bits);
     int dec = digits < 0 ? 3 : digits, last_step = 0, fresh = 1;
     double level = 0.0, mean, sd;
     uint64_t seen = 0, max_high = 0;

@@ -14,16 +14,7 @@
 
 #define MAX_PAYLOAD (64u << 20)   /* an inflated histogram larger than this is corrupt */
 
-int mtl_hlog_digits(unsigned sub_bits)
-{
-    /* subBucketHalfCountMagnitude = ceil(log2(2 * 10^d)) - 1 */
-    static const unsigned mag[] = { 0, 4, 7, 10, 14, 17 };
-    int d;
-    for (d = 1; d <= 5; d++)
-        if (mag[d] == sub_bits)
-            return d;
-    return -1;
-}
+int mtl_hlog_digits(unsigned sub_bits) { return mtl_hist_hdr_digits(sub_bits); }
 
 double mtl_hlog_unit_ns(const char *unit)
 {
