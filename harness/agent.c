@@ -68,6 +68,11 @@ int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *
     if (rc == 0) {
         char *rp = mtb_asprintf("%s/001-%s-%s/record.json", local, run->variant, run->mode->name);
         *record = load_json_file(rp);
+        /* files the far record names (load.hlog) are relative to its directory, now under guest/ */
+        json_t *ld = json_object_get(*record, "load");
+        if (json_is_string(json_object_get(ld, "hlog")))
+            json_object_set_new(ld, "hlog", json_sprintf("guest/001-%s-%s/%s", run->variant, run->mode->name,
+                                                         json_string_value(json_object_get(ld, "hlog"))));
         if (!*record) {
             snprintf(err, errlen, "the far side's mtebench wrote no record (exit %d); see %s/agent.log",
                      res->exit_status, local);
