@@ -2,9 +2,10 @@
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
 #   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
-#                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
+#                  REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100, and the workload's fields:
+#                  MIX= KEYS= VALUE_SIZE= THREADS= CONNS= PIPELINE= DURATION= WARMUP= RATE= SERVICE_THREADS=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
-#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
+#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= BASELINE=1, the workload's fields]
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
 #   make lint      structure: function length, include cycles, layers (tests/lint.sh)
@@ -161,13 +162,16 @@ deps:
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
+# The workload's variables, one per field of its list (harness/workload_fields.h):
+# field value_size is VALUE_SIZE=, passed as --value-size
+WL_FIELDS := $(shell sed -n 's/^ *X.\([a-z_]*\), [A-Z]*, "[^"]*", "\([^"]*\)".*/\U\1\E:\2/p' harness/workload_fields.h)
+WL_ARGS = $(foreach f,$(WL_FIELDS),$(call wl_arg,$(firstword $(subst :, ,$(f))),$(lastword $(subst :, ,$(f)))))
+wl_arg = $(if $($(1)),--$(2) $($(1)))
 BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
-	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(REPS),--reps $(REPS)) \
 	$(if $(PRECISION),--precision $(PRECISION)) $(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
-	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
-	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
+	$(WL_ARGS) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
 	$(if $(RESUME),--resume $(RESUME)) \
 	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
@@ -180,10 +184,7 @@ KERNELS ?= stock,tcma1
 compare-kernels: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
-	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
-	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
-	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(BASELINE),--baseline)
+	$(if $(REPS),--reps $(REPS)) $(WL_ARGS) $(if $(BASELINE),--baseline)
 
 # named kernels (PLATFORM=vm): make kernels [KERNEL_SOURCE=6.12|6.1]
 kernels: all

@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "plan.h"
 #include "proc.h"
-#include "remote.h"
 #include "quiet.h"
 #include "report.h"
 #include "run.h"
@@ -23,7 +22,7 @@
 
 static const char *target_of(const struct mtb_opts *o)
 {
-    return o->target ? o->target : mtb_remote_target(&o->mach, o->p);
+    return o->target ? o->target : o->p->target(); /* on a server host: that host's (remote.c) */
 }
 
 int mtb_cmd_build(int argc, char **argv)
@@ -99,7 +98,7 @@ int mtb_cmd_run(int argc, char **argv)
                            .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
                            .external_load = o.external_load };
     json_t *rec = NULL;
-    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (o.json) {
         json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");

@@ -1,7 +1,9 @@
 /* cli.c - see cli.h */
 #include "cli.h"
 #include "seqstop.h"
+#include "driver.h"
 #include "kernel.h"
+#include "remote.h"
 #include "transport_ssh.h"
 #include "util.h"
 
@@ -256,13 +258,16 @@ static void resolve_platform(struct mtb_opts *o, int remote)
         mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
     if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
         mtb_die(2, "%s", why);
+    if (remote) /* the platform placed on the server host: its runs are performed there */
+        o->p = mtb_remote_platform(o->p);
 }
 
 /* The variants named (one, or a comma list for bench) and the workload: the
  * recipe's, the machine profile's threads, then the options given */
 static void resolve_load(struct mtb_opts *o)
 {
-    if (o->variant) {
+    char why[MTB_ERRLEN];
+    if (o->variant) { /* one variant, or a comma list of them (bench) */
         char *copy = mtb_strdup(o->variant), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
             if (!mtb_recipe_has_variant(o->recipe, t)) {
@@ -285,6 +290,12 @@ static void resolve_load(struct mtb_opts *o)
     mtb_workload_set_apply(&o->wset, w);
     if (w->conns < w->threads)
         mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+    const char *dname;
+    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
+    if (!drv)
+        mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
+    else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
+        mtb_die(2, "%s", why);
 }
 
 void mtb_cli_resolve(struct mtb_opts *o)

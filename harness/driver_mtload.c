@@ -99,6 +99,7 @@ static json_t *mtload_measure(const struct mtb_drive *d, char *why, size_t n)
 const struct mtb_driver mtb_driver_mtload = {
     .name = "mtload",
     .summary = "mtebench's load generator: memcached text protocol, HTTP/1.1",
+    .honours = MTB_WL_EVERY, /* its flags come from the field list */
     .preload = mtload_preload,
     .measure = mtload_measure,
 };

@@ -11,7 +11,7 @@
 #include "kernel.h"
 #include "proc.h"
 #include "report.h"
-#include "transport_ssh.h"
+#include "hosts.h"
 #include "clients.h"
 #include "hlog_import.h"
 

@@ -297,7 +297,7 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
                            .plan = p->name, .dir = rundir };
     json_t *rec = NULL;
-    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
     if (st != MTB_RUN_OK) {
