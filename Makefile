@@ -65,7 +65,7 @@ CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
-PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
+PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/detectsweep
 
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
@@ -104,6 +104,12 @@ $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
 	$(Q)$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
+# the synthetic detection sweep (mtebench detect-sweep, docs/DETECTION.md);
+# -O1 and no -Wuse-after-free: its bad accesses are deliberate
+$(B)/aarch64/detectsweep: harness/probe/detectsweep.c
+	@mkdir -p $(dir $@)
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O1 -g -Wall -Wextra -Wno-use-after-free -Wno-clobbered -march=armv8.5-a+memtag -o $@ $<
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "compare.h"
+#include "detect.h"
 #include "doctor.h"
 #include "nightly.h"
 #include "kernel.h"
@@ -33,6 +34,8 @@ static const struct mtb_cmd cmds[] = {
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },
     { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)", mtb_cmd_kernel },
+    { "detect-sweep", "the synthetic detection sweep: granule and tag-collision arithmetic vs measured catch rates",
+      mtb_cmd_detect_sweep },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not; which machine profile suits it", mtb_cmd_doctor },
     { "hosts", "remote hosts over ssh: identity, clock offset, the agent put there; --exec runs mtebench there",

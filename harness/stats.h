@@ -232,4 +232,11 @@ double stats_student_t_sf2(double t, double df);
  * 0 <= x <= 1 (continued fraction, modified Lentz). NaN for bad arguments.
  */
 double stats_betainc(double a, double b, double x);
+/**
+ * stats_wilson - Wilson score interval of a binomial proportion: k successes
+ * in n trials, z the normal quantile (1.959964 for 95%). est = k/n; the
+ * limits are exact 0 and 1 at k = 0 and k = n.
+ * @return 0, -EINVAL
+ */
+int stats_wilson(long k, long n, double z, struct stats_ci *out);
 #endif
