@@ -4,6 +4,13 @@
  * catalogue of services/<svc>/bugs/ run as trials. docs/DETECTION.md. */
 #ifndef MTB_DETECT_H
 #define MTB_DETECT_H
+#include <jansson.h>
+#include <stdio.h>
 int mtb_cmd_detect_sweep(int argc, char **argv);
 int mtb_cmd_detect(int argc, char **argv);
+/* detect_report.c: the matrix of an array of trials (detect.json objects):
+ * cells per bug x configuration, per class, the headline and the
+ * catalogue's make-up; printed as text or Markdown (md). */
+json_t *mtb_detect_matrix(json_t *trials);
+void mtb_detect_matrix_print(FILE *f, json_t *mx, int md);
 #endif

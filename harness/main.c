@@ -34,6 +34,8 @@ static const struct mtb_cmd cmds[] = {
     { "build", "build a service's variants into the build cache", mtb_cmd_build },
     { "proof", "run the MTE mode probe on a platform and print the proof", mtb_cmd_proof },
     { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)", mtb_cmd_kernel },
+    { "detect", "a service's bug catalogue as trials: caught sync/async/otherwise, silent, not reached; the matrix",
+      mtb_cmd_detect },
     { "detect-sweep", "the synthetic detection sweep: granule and tag-collision arithmetic vs measured catch rates",
       mtb_cmd_detect_sweep },
     { "list", "services, variants, modes, platforms, kernels", mtb_cmd_list },
