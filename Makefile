@@ -5,6 +5,8 @@
 #                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
+#   make detect    SERVICE=memcached [BUG=CVE-2016-8704 TRIALS=3 PLATFORM= RESULTS=DIR]: the bug catalogue as
+#                  trials (docs/DETECTION.md); make detect-sweep: the synthetic granule/tag-collision sweep
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
 #   make lint      structure: function length, include cycles, layers (tests/lint.sh)
@@ -175,6 +177,16 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench bench $(BENCH_ARGS)
 
+# detection (docs/DETECTION.md): a service's bug catalogue as trials, and the
+# synthetic sweep of the arithmetic behind the figures
+detect: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench detect --service $(SERVICE) $(if $(BUG),--bugs $(BUG)) $(if $(TRIALS),--trials $(TRIALS)) \
+		$(if $(PLATFORM),--platform $(PLATFORM)) $(if $(RESULTS),--results $(RESULTS))
+detect-sweep: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench detect-sweep $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(TRIALS),--trials $(TRIALS))
+
 # the kernel comparison: same workload and mode on each kernel (PLATFORM=vm)
 KERNELS ?= stock,tcma1
 compare-kernels: deps
@@ -223,7 +235,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean detect detect-sweep
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

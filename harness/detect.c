@@ -24,6 +24,7 @@
 #include "quiet.h"
 #include "record.h"
 #include "run.h"
+#include "summary.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -184,7 +185,11 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     }
     json_decref(d);
     char *variant = mtb_asprintf("%s-bugs", base), *trig = mtb_asprintf("%s/trigger.hex", bugdir);
-    setenv("MTEBENCH_BUG", bug, 1);
+    /* the switch: the bug the build turns on (several entries may share one) */
+    const char *sw = json_string_value(json_object_get(man, "switch"));
+    if (!sw || !*sw)
+        sw = bug;
+    setenv("MTEBENCH_BUG", sw, 1);
     setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
     struct mtb_run run = { .environment = c->env, .recipe = c->o.recipe, .variant = variant, .mode = m,
                            .platform = c->o.p, .kernel = c->o.kernel, .wl = &c->o.wl, .build = b,
@@ -194,7 +199,7 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     unsetenv("MTEBENCH_BUG");
     unsetenv("MTEBENCH_BUG_TRIGGER");
-    d = classify(bug, dir, rec, st);
+    d = classify(sw, dir, rec, st);
     json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:O,s:s,s:O?,s:b}", "schema",
                                             "mtebench-detect/1", "service", c->o.recipe->name, "bug", bug, "variant",
                                             base, "build_variant", variant, "mode", m->name, "trial", t, "manifest",
@@ -215,27 +220,62 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     return d;
 }
 
+/* the overheads of the bench records under the comma list of dirs */
+static void add_cost(json_t *mx, const char *dirs, const char *svc, const char *platform)
+{
+    char *copy = mtb_strdup(dirs), *save = NULL, *dv[32];
+    int nd = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && nd < 32; t = strtok_r(NULL, ",", &save))
+        dv[nd++] = t;
+    struct mtb_record_set set;
+    if (mtb_record_set_init(&set) == 0 && mtb_record_load(dv, nd, &set) == 0) {
+        json_t *sum = mtb_summary_build(set.records);
+        mtb_detect_cost(mx, sum, svc, platform);
+        json_object_set_new(mx, "cost_from", json_string(dirs));
+        json_decref(sum);
+    }
+    mtb_record_set_free(&set);
+    free(copy);
+}
+
+/* is variant/mode in the comma list (NULL: every pair)? */
+static int wanted(const char *configs, const char *v, const char *m)
+{
+    if (!configs)
+        return 1;
+    char pair[96];
+    snprintf(pair, sizeof pair, "%s/%s", v, m);
+    size_t pl = strlen(pair);
+    for (const char *s = configs; (s = strstr(s, pair)) != NULL; s += pl)
+        if ((s == configs || s[-1] == ',') && (s[pl] == 0 || s[pl] == ','))
+            return 1;
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
-               "                       [--modes off,sync,async] [--trials N] [--platform emu|host]\n"
+               "                       [--modes off,sync,async] [--configs V/M,...] [--trials N]\n"
+               "                       [--platform emu|host] [--cost BENCH_RESULTS_DIR,...]\n"
                "                       [--results DIR (resumes)] [--machine M] [--json]\n"
                "  each bug of services/S/bugs/ x variant (its -bugs build) x mode, N trials (fresh service each);\n"
                "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
-               "  DIR/detect.json and detect.md: the matrix with Wilson 95%% intervals (docs/DETECTION.md).\n"
+               "  DIR/detect.json and detect.md: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
+               "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
                "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n");
 }
 
 /* detect's own options out of argv; the rest (service, platform, machine,
  * results, json) left for the shared parser */
 static int own_options(int *argc, char **argv, const char **bugs, const char **variants, const char **modes,
-                       long *trials)
+                       const char **configs, const char **cost, long *trials)
 {
     int k = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i], *val = i + 1 < *argc ? argv[i + 1] : NULL;
         const char **dst = !strcmp(a, "--bugs") ? bugs : !strcmp(a, "--variants") ? variants
-                         : !strcmp(a, "--modes") ? modes : NULL;
+                         : !strcmp(a, "--modes") ? modes : !strcmp(a, "--configs") ? configs
+                         : !strcmp(a, "--cost") ? cost : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return usage(stdout), 1;
         if (dst || !strcmp(a, "--trials")) {
@@ -257,9 +297,9 @@ static int own_options(int *argc, char **argv, const char **bugs, const char **v
 
 int mtb_cmd_detect(int argc, char **argv)
 {
-    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async";
+    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async", *configs = NULL, *cost = NULL;
     struct detect_ctx c = { .trials = 3 };
-    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &c.trials))
+    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &c.trials))
         return 0;
     mtb_cli_parse(argc, argv, &c.o, "detect");
     c.o.quiet = 1;
@@ -298,11 +338,22 @@ int mtb_cmd_detect(int argc, char **argv)
         }
         ms[nm++] = m;
     }
-    c.total = nb * nv * nm * (int)c.trials;
+    int npairs = 0;
+    for (int v = 0; v < nv; v++)
+        for (int m = 0; m < nm; m++)
+            npairs += wanted(configs, vs[v], ms[m]->name);
+    if (npairs == 0)
+        mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", configs);
+    c.total = nb * npairs * (int)c.trials;
     c.env = mtb_quiet_environment(&c.o.mach, 0, 1);
     json_t *all = json_array();
     int bad = 0;
     for (int v = 0; v < nv; v++) {
+        int any = 0;
+        for (int m = 0; m < nm; m++)
+            any |= wanted(configs, vs[v], ms[m]->name);
+        if (!any)
+            continue;
         struct mtb_build b;
         char *bv = mtb_asprintf("%s-bugs", vs[v]);
         if (mtb_build_ensure(c.o.recipe, bv, c.o.p->target(), 0, 0, &b, why, sizeof why) != 0)
@@ -314,7 +365,7 @@ int mtb_cmd_detect(int argc, char **argv)
             if (!man)
                 mtb_die(2, "%s", why);
             for (int m = 0; m < nm; m++)
-                for (int t = 1; t <= c.trials; t++) {
+                for (int t = 1; t <= c.trials && wanted(configs, vs[v], ms[m]->name); t++) {
                     json_t *d = trial(&c, bugs[i], man, bugdir, vs[v], &b, ms[m], t);
                     const char *out = json_string_value(json_object_get(d, "outcome"));
                     bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
@@ -332,6 +383,8 @@ int mtb_cmd_detect(int argc, char **argv)
     json_object_set_new(mx, "emulated", json_boolean(mtb_platform_emulated(c.o.p)));
     json_object_set_new(mx, "trials_per_cell", json_integer(c.trials));
     json_object_set(mx, "environment", c.env);
+    if (cost)
+        add_cost(mx, cost, c.o.recipe->name, c.o.p->name);
     char *jp = mtb_asprintf("%s/detect.json", dir), *mdp = mtb_asprintf("%s/detect.md", dir);
     if (mtb_record_write(jp, mx) != 0)
         mtb_warn("detect: cannot write %s", jp);

@@ -13,4 +13,8 @@ int mtb_cmd_detect(int argc, char **argv);
  * catalogue's make-up; printed as text or Markdown (md). */
 json_t *mtb_detect_matrix(json_t *trials);
 void mtb_detect_matrix_print(FILE *f, json_t *mx, int md);
+/* Cost beside protection: each headline configuration's overhead (the
+ * slowdown median and CI of summary.c's overheads of the same service,
+ * variant, mode and platform; plain/off is 1) as its "cost". */
+void mtb_detect_cost(json_t *mx, json_t *summary, const char *service, const char *platform);
 #endif

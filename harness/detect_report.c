@@ -127,6 +127,40 @@ json_t *mtb_detect_matrix(json_t *trials)
     return out;
 }
 
+void mtb_detect_cost(json_t *mx, json_t *summary, const char *service, const char *platform)
+{
+    size_t i, j;
+    json_t *h, *o;
+    json_array_foreach(json_object_get(mx, "headline"), i, h) {
+        char v[64];
+        const char *cfg = str(h, "config"), *sl = strchr(cfg, '/');
+        if (!sl)
+            continue;
+        snprintf(v, sizeof v, "%.*s", (int)(sl - cfg), cfg);
+        if (!strcmp(cfg, "plain/off")) {
+            json_object_set_new(h, "cost", json_pack("{s:b,s:f}", "baseline", 1, "slowdown", 1.0));
+            continue;
+        }
+        json_t *best = NULL;
+        json_array_foreach(json_object_get(summary, "overheads"), j, o) {
+            if (!strcmp(str(o, "service"), service) && !strcmp(str(o, "variant"), v) && !strcmp(str(o, "mode"), sl + 1) &&
+                !strcmp(str(o, "platform"), platform) &&
+                (!best || json_integer_value(json_object_get(o, "pairs")) > json_integer_value(json_object_get(best, "pairs"))))
+                best = o;
+        }
+        json_t *sd = json_object_get(best, "slowdown");
+        json_object_set_new(h, "cost", best ? json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?}", "slowdown", json_object_get(sd, "median"),
+                                                        "lo", json_object_get(sd, "lo"), "hi", json_object_get(sd, "hi"),
+                                                        "pairs", json_object_get(best, "pairs"), "workload",
+                                                        json_object_get(json_object_get(best, "workload"), "name"))
+                                            : json_null());
+    }
+    json_object_set_new(mx, "cost_note", json_string("overhead: the bench records given (--cost) of the same service, "
+                                                     "variant, mode and platform (plain/off = 1); the bug builds are those "
+                                                     "variants plus bugs.patch. Under emulation the overheads are "
+                                                     "emulated timings, not hardware costs"));
+}
+
 static void rate_text(json_t *c, char *buf, size_t n)
 {
     if (json_is_null(json_object_get(c, "rate")) || !json_object_get(c, "rate"))
@@ -162,13 +196,25 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
         fprintf(f, "%s%lld %s", first ? "" : ", ", json_integer_value(v), k);
         first = 0;
     }
-    fprintf(f, md ? "\n\n| configuration | bugs caught (tag check, most trials) | fraction [Wilson 95%%] |\n|---|---|---|\n"
+    fprintf(f, md ? "\n\n| configuration | bugs caught (tag check, most trials) | fraction [Wilson 95%%] | overhead (bench) |\n"
+                    "|---|---|---|---|\n"
                   : "):\n");
-    json_array_foreach(json_object_get(mx, "headline"), i, c)
-        fprintf(f, md ? "| %s | %lld of %lld | %.2f [%.2f, %.2f] |\n" : "  %-16s catches %lld of %lld bugs: %.2f [%.2f, %.2f]\n",
+    json_array_foreach(json_object_get(mx, "headline"), i, c) {
+        json_t *cost = json_object_get(c, "cost");
+        char ct[96] = "not measured";
+        if (json_is_number(json_object_get(cost, "lo")))
+            snprintf(ct, sizeof ct, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
+                     json_number_value(json_object_get(cost, "lo")), json_number_value(json_object_get(cost, "hi")),
+                     json_is_true(json_object_get(mx, "emulated")) ? " (emulated)" : "");
+        else if (json_is_true(json_object_get(cost, "baseline")))
+            snprintf(ct, sizeof ct, "1 (baseline)");
+        fprintf(f, md ? "| %s | %lld of %lld | %.2f [%.2f, %.2f] | %s |\n"
+                      : "  %-16s catches %lld of %lld bugs: %.2f [%.2f, %.2f]; overhead %s\n",
                 str(c, "config"), json_integer_value(json_object_get(c, "bugs_caught")),
                 json_integer_value(json_object_get(c, "bugs_tested")), json_number_value(json_object_get(c, "fraction")),
-                json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
+                json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")),
+                ct);
+    }
     fprintf(f, md ? "\n## Matrix\n\n| bug | class | allocator | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
                   : "matrix (tag-check catches / trials that reached and triggered the bug):\n");
     json_array_foreach(json_object_get(mx, "cells"), i, c) {

@@ -5,7 +5,12 @@
  * a comment), named by MTEBENCH_BUG_TRIGGER, which only `mtebench detect`
  * sets: the driver refuses to run without it, so a bench never drives a
  * service with it. Its "load" is mtload's format with one request and a
- * "trigger" object (bytes sent and received, alive after). */
+ * "trigger" object (bytes sent and received, alive after).
+ * A bug whose trigger reaches the service through DNS has dns-answer.hex
+ * beside trigger.hex: while the trigger runs, a child process answers every
+ * query on UDP 127.0.0.1:<service port + 1> (where the service's detect
+ * configuration puts its resolver) with the query's header and question and
+ * that one answer record (RUNDIR/dns.log: the queries answered). */
 #include "driver.h"
 #include "util.h"
 
@@ -15,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,6 +142,49 @@ static int alive(const struct mtb_drive *d, double secs)
     return saw;
 }
 
+/* the DNS answerer (a child, killed by the caller); -1 if it cannot bind */
+static pid_t dns_serve(int port, const unsigned char *ans, size_t alen, const char *logp, double secs)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid != 0) {
+        close(fd);
+        return pid;
+    }
+    FILE *log = fopen(logp, "a");
+    double end = now_s() + secs;
+    unsigned char q[512], r[1024];
+    while (now_s() < end) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 200) <= 0)
+            continue;
+        struct sockaddr_in from;
+        socklen_t fl = sizeof from;
+        ssize_t n = recvfrom(fd, q, sizeof q, 0, (struct sockaddr *)&from, &fl);
+        if (n < 12 || (size_t)n + alen > sizeof r)
+            continue;
+        memcpy(r, q, (size_t)n); /* id, then the question as asked */
+        r[2] = 0x81;             /* QR, RD */
+        r[3] = 0x80;             /* RA, no error */
+        r[6] = 0, r[7] = 1;      /* one answer */
+        r[8] = r[9] = r[10] = r[11] = 0;
+        memcpy(r + n, ans, alen);
+        sendto(fd, r, (size_t)n + alen, 0, (struct sockaddr *)&from, fl);
+        if (log) {
+            fprintf(log, "answered a query of %zd bytes (id %02x%02x)\n", n, q[0], q[1]);
+            fflush(log);
+        }
+    }
+    _exit(0);
+}
+
 static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
 {
     const char *path = getenv("MTEBENCH_BUG_TRIGGER");
@@ -148,10 +198,31 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
     if (!b)
         return NULL;
     double slow = mtb_platform_emulated(d->platform) ? 3 : 1, t0 = now_s();
+    /* a DNS answer beside the trigger: answered while the trigger runs */
+    char *ansp = mtb_asprintf("%.*s/dns-answer.hex", (int)(strrchr(path, '/') - path), path);
+    pid_t dns = 0;
+    if (mtb_file_exists(ansp)) {
+        size_t alen = 0;
+        unsigned char *ans = mtb_trigger_read(ansp, &alen, why, n);
+        char *logp = mtb_asprintf("%s/dns.log", d->rundir);
+        dns = ans ? dns_serve(d->port + 1, ans, alen, logp, 8 * slow) : -1;
+        free(logp);
+        free(ans);
+        if (dns < 0) {
+            if (ans)
+                snprintf(why, n, "cannot answer DNS on 127.0.0.1:%d (udp)", d->port + 1);
+            free(ansp);
+            free(b);
+            return NULL;
+        }
+    }
+    free(ansp);
     int fd = connect_port(d->port), saw = 0;
     if (fd < 0) {
         snprintf(why, n, "cannot connect to port %d: %s", d->port, strerror(errno));
         free(b);
+        if (dns > 0)
+            kill(dns, SIGKILL), waitpid(dns, NULL, 0);
         return NULL;
     }
     ssize_t w = write(fd, b, len);
@@ -161,6 +232,8 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
     /* an asynchronous fault or a late crash needs the service to run on */
     usleep((useconds_t)(500000 * slow));
     int up = alive(d, 5 * slow);
+    if (dns > 0)
+        kill(dns, SIGKILL), waitpid(dns, NULL, 0);
     double secs = now_s() - t0;
     return json_pack("{s:{s:i,s:f,s:{}},s:{s:s,s:i,s:i,s:b,s:f}}", "totals", "requests", 1, "ops_per_sec",
                      1 / (secs > 0 ? secs : 1), "errors", "trigger", "file", path, "sent", (json_int_t)w, "received",
