@@ -47,7 +47,7 @@ static int mtload_preload(const struct mtb_drive *d, char *why, size_t n)
     /* Its latencies are not measured, but a request it loses to the timeout
      * leaves a key missing and fails the run: an emulated tagged service on a
      * loaded machine has answered later than mtload's default 1 s (a run of
-     * 73's fleet and 19-arm64-paths in the rehearsal failed so). */
+     * ansible-fleet.t's fleet and arm64-paths.t in the rehearsal failed so). */
     mtb_argv_push(&a, "--timeout=" MTLOAD_PRELOAD_TIMEOUT);
     int cpus[MTB_MAX_CPUS];
     int nc = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);

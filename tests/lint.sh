@@ -8,6 +8,7 @@
 #      history, dashboard, stats, plot, lathist, changepoint) never includes
 #      the run's headers (run, driver, platform, agent, service, perf, plan,
 #      proof, cli); docs/ARCHITECTURE.md "Layers"
+#   4. the front door: README.md at most 200 lines, linking every doc under docs/
 # Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c and loadgen/*.c; checks 2 and 3
 # always look at the whole harness). Exit 0 clean, 1 with one line per finding.
 set -u
@@ -58,4 +59,10 @@ for a in $analysis; do
         done
     done
 done
+
+# 4. the front door
+for d in docs/*.md; do
+    grep -qF "]($d)" README.md || { echo "README.md: no link to $d (its docs index links every doc)"; fail=1; }
+done
+[ "$(wc -l < README.md)" -le 200 ] || { echo "README.md: $(wc -l < README.md) lines (at most 200: the rest belongs in docs/)"; fail=1; }
 exit $fail

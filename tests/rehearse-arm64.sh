@@ -28,7 +28,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${REHEARSE_CACHE:-/var/cache/mtebench/rehearse-arm64}
 WORK=${REHEARSE_WORK:-/var/tmp/mtebench-rehearse-arm64}
 MIRROR=http://deb.debian.org/debian
-TESTS=${REHEARSE_TESTS:-"build/tests/test_harness build/tests/test_arm64 tests/integration/00-lib.t tests/integration/10-harness-cli.t tests/integration/12-proof-emu.t tests/integration/12-proof-host.t tests/integration/18-deps.t tests/integration/19-arm64-paths.t"}
+TESTS=${REHEARSE_TESTS:-"$(echo build/tests/test_{util,workload,recipe,proof,platform,summary,machine,kernel,compare,proc}) build/tests/test_arm64 tests/integration/lib.t tests/integration/harness-cli.t tests/integration/proof-emu.t tests/integration/proof-host.t tests/integration/deps.t tests/integration/arm64-paths.t"}
 
 say() { printf '[rehearse %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 die() { say "FAILED: $*"; exit 1; }

@@ -1,78 +1,170 @@
 #!/bin/bash
 # Runs every test under prove: C unit tests (build/tests/test_*) and the
-# integration tests (tests/integration/*.t). Ends with prove's summary line.
+# integration tests (tests/integration/*.t). Ends with one summary line:
+# Files=..., Tests=..., N passed, N failed. Result: PASS|FAIL.
 #
 # With no arguments (make test) the suite runs in two lanes side by side
-# (prove -j2, each lane in order): the tests that mostly wait (hostile and
-# hung servers, the SSH test hosts, command-line checks) and short ones that
-# time nothing beside the ones that compute or time (QEMU, the services, the
-# nightly). Tests in different lanes share nothing but the build cache, whose
-# builds are locked. With arguments, the
-# named tests run one after another. MTB_TEST_LANES=1 runs the whole suite in
-# one lane.
+# (prove -j2, each lane one test after another), scheduled from two files:
+#   tests/durations.txt  each test's wall time in the last full run
+#                        ("SECONDS NAME"; this script rewrites it after each
+#                        full run: a test that ran and passed gets its new
+#                        time, the others keep theirs; a test not in it
+#                        counts DEFAULT_SECONDS, a unit test 1 s)
+#   tests/tags.txt       what a test must not run beside (tags: alone,
+#                        timing, waits, hosts, vm; their rules are there)
+# The tests without a lane rule are spread longest first, each into the lane
+# that is shorter so far. Tests in different lanes share nothing but the
+# build cache, whose builds are locked. The `alone` tests run after both
+# lanes have ended, one after another.
+#
+# MTB_TEST_PLAN=1 prints the lanes (each test's expected start and end) and
+# exits without running anything. MTB_TEST_LANES=1 runs the whole suite in
+# one lane. With arguments, the named tests run one after another (and
+# tests/durations.txt is left alone).
 #
 # Each test's TAP is kept in build/test-logs/NAME.tap; after a failing run the
 # failed tests' "not ok" lines and diagnostics are printed (prove hides them),
-# then prove's summary is repeated as the last line.
+# then the summary line.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
-if [ "${1:-}" = --one ]; then   # prove's --exec: run one test, keep its TAP
-    out="$LOGS/$(basename "$2").tap"
-    "$2" | tee "$out"
-    exit "${PIPESTATUS[0]}"
+DURATIONS=tests/durations.txt
+TAGS=tests/tags.txt
+DEFAULT_SECONDS=30   # a test with no measured time (a unit test: 1)
+if [ "${1:-}" = --one ]; then   # prove's --exec: run one test, keep its TAP and wall time
+    name=$(basename "$2")
+    t0=${EPOCHREALTIME//[.,]/}
+    "$2" | tee "$LOGS/$name.tap"
+    rc=${PIPESTATUS[0]}
+    echo "$(( (${EPOCHREALTIME//[.,]/} - t0) / 100000 )) $rc" > "$LOGS/$name.time"   # tenths of a second, exit status
+    exit "$rc"
 fi
-rm -rf "$LOGS"; mkdir -p "$LOGS"
-alone=()
+
+# --- the schedule ------------------------------------------------------------
+declare -A secs=() tags=()   # by test name (basename: plan.t, test_seqstop)
+while read -r s n _; do
+    [[ $s =~ ^[0-9]+(\.[0-9])?$ && -n ${n:-} ]] && secs[$n]=$s
+done < <(grep -v '^#' "$DURATIONS" 2>/dev/null)
+while read -r n rest; do
+    rest=${rest%%#*}; [ -n "$n" ] && tags[$n]=" $(echo $rest) "
+done < <(grep -v '^#' "$TAGS" 2>/dev/null)
+tenths() {   # a test's expected wall time in tenths of a second
+    local s=${secs[${1##*/}]:-}
+    [ -n "$s" ] || { [[ ${1##*/} == test_* ]] && s=1 || s=$DEFAULT_SECONDS; }
+    [[ $s == *.* ]] && echo "$(( 10#${s%.*} * 10 + 10#${s#*.} ))" || echo "$(( 10#$s * 10 ))"
+}
+has() { [[ ${tags[${1##*/}]:-} == *" $2 "* ]]; }
+tagsof() { local x; x=$(echo ${tags[${1##*/}]:-}); [ -z "$x" ] || echo " [$x]"; }
+longest_first() {   # the tests given, longest expected first (then by name)
+    local t
+    for t in "$@"; do echo "$(tenths "$t") $t"; done | sort -k1,1nr -k2,2 | cut -d' ' -f2
+}
+# Sets lane1, lane2 (tests in running order) and alone from the tests given.
+schedule() {
+    local t head1=() head2=() hosts2=() tail2=() rest=() sum1=0 sum2=0
+    lane1=() lane2=() alone=()
+    for t in "$@"; do
+        if has "$t" alone; then alone+=("$t")
+        elif has "$t" timing; then head1+=("$t"); sum1=$((sum1 + $(tenths "$t")))
+        elif has "$t" waits; then head2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
+        elif has "$t" hosts; then hosts2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
+        elif has "$t" vm; then tail2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
+        else rest+=("$t")
+        fi
+    done
+    local mid1=() mid2=()
+    [ ${#rest[@]} -gt 0 ] && for t in $(longest_first "${rest[@]}"); do
+        if [ "$sum1" -le "$sum2" ]; then mid1+=("$t"); sum1=$((sum1 + $(tenths "$t")))
+        else mid2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
+        fi
+    done
+    [ ${#head1[@]} -gt 0 ] && lane1+=($(longest_first "${head1[@]}"))
+    lane1+=("${mid1[@]}")
+    # lane 2: the waiting tests (beside lane 1's timing ones), the SSH host
+    # tests, the rest, and last the vm tests (never beside the host tests)
+    [ ${#head2[@]} -gt 0 ] && lane2+=($(longest_first "${head2[@]}"))
+    [ ${#hosts2[@]} -gt 0 ] && lane2+=($(longest_first "${hosts2[@]}"))
+    lane2+=("${mid2[@]}")
+    [ ${#tail2[@]} -gt 0 ] && lane2+=($(longest_first "${tail2[@]}"))
+    [ ${#alone[@]} -gt 0 ] && alone=($(longest_first "${alone[@]}"))
+    return 0
+}
+fmt() { printf '%d:%02d' $(($1 / 600)) $(($1 / 10 % 60)); }   # tenths -> m:ss
+print_plan() {   # each lane's tests with their expected start and end
+    local lane t at n=0 end1=0 end2=0 w1=0 w2=0 h=0
+    for lane in lane1 lane2 alone; do
+        local -n L=$lane
+        at=0; [ "$lane" = alone ] && at=$(( end1 > end2 ? end1 : end2 ))
+        echo "== $lane"
+        for t in "${L[@]}"; do
+            local d; d=$(tenths "$t")
+            printf '  %5s-%5s %6s s  %s%s\n' "$(fmt "$at")" "$(fmt $((at + d)))" \
+                "$(( d / 10 )).$(( d % 10 ))" "$t" "$(tagsof "$t")"
+            at=$((at + d)); n=$((n + 1))
+            [[ -z ${secs[${t##*/}]:-} ]] && echo "      (no measured time: counted $(( $(tenths "$t") / 10 )) s)"
+        done
+        case $lane in lane1) end1=$at ;; lane2) end2=$at ;; esac
+    done
+    for t in "${lane1[@]}"; do has "$t" timing && w1=$((w1 + $(tenths "$t"))); done
+    for t in "${lane2[@]}"; do has "$t" waits && w2=$((w2 + $(tenths "$t"))); done
+    echo "== $n tests; lane 1 ends at $(fmt "$end1"), lane 2 at $(fmt "$end2"), the alone ones at $(fmt "$at")"
+    [ "$w1" -le "$w2" ] || echo "note: the timing tests (until $(fmt "$w1")) outlast lane 2's waiting ones (until $(fmt "$w2"))"
+}
+# Rewrites tests/durations.txt: the tests of this run that passed get the
+# time they took; the others keep theirs. Names of tests that no longer exist
+# are dropped.
+save_durations() {
+    local f n d rc tmp
+    for f in "$LOGS"/*.time; do
+        [ -e "$f" ] || continue
+        n=$(basename "$f" .time); read -r d rc < "$f"
+        [ "$rc" = 0 ] || [ -z "${secs[$n]:-}" ] || continue
+        secs[$n]="$(( d / 10 )).$(( d % 10 ))"
+    done
+    tmp=$(mktemp "$DURATIONS.XXXXXX") || return
+    {
+        echo "# SECONDS NAME: each test's wall time in the last full run of tests/run.sh"
+        echo "# (written by it; the lanes are scheduled from it, see tests/run.sh)"
+        for n in "${!secs[@]}"; do
+            [ -e "tests/integration/$n" ] || [ -e "tests/long/$n" ] || [ -e "tests/unit/$n.c" ] || continue
+            echo "${secs[$n]} $n"
+        done | sort -k2,2
+    } > "$tmp" && mv "$tmp" "$DURATIONS"
+}
+
 prove1=(prove --exec "bash $PWD/tests/run.sh --one" --timer)   # one test at a time, TAP kept
 run=("${prove1[@]}")
+alone=()
+full=0
 if [ $# -gt 0 ]; then
     tests=("$@")
-elif tests=(build/tests/test_* tests/integration/*.t); [ "${MTB_TEST_LANES:-2}" != 1 ]; then
-    # the second lane: the tests whose wall time is several times their CPU
-    # time in a suite run (measured: they end after 3.5 of 12 minutes), then
-    # a few short ones that time nothing of their own. The SSH host tests
-    # (70-73) run early, beside the emulated memcached runs: beside QEMU's
-    # system emulation (40-43) a loaded machine once failed them (a late
-    # client). Timing-sensitive tests (16-plan, 17-machines, test_seqstop)
-    # stay in the first lane; the nightly end to end runs alone (below).
-    #
-    # Each lane runs in the order of the list prove is given. The second
-    # lane, once its waiting is done, takes a compile (19-version-stamp) and
-    # tests that only check behaviour (30, 65, 68).
-    #
-    # Alone, after both lanes: the nightly end to end, which compares nights'
-    # throughput. Beside the other lane (68's initdb) one of its quiet nights
-    # was measured 30% slower than the night before and reported as a
-    # regression (CI on 3b2af50), so it no longer shares the machine.
-    # The first lane takes 66 and 67 (memcached objtag, 20 s warm): with
-    # the nightly out of it, it ended about 70 s before the second on CI's
-    # machine (3b2af50); here (eb4c259, warm) it still ended 2 min after the
-    # second. The balance differs by machine by about as much as these move.
-    waiting=(00-lib 18-recipe-keys 22-mtload-cli 31-report-bad-input 33-records-6a9d852 52-nightly-cli
-             53-nightly-runner 70-ssh-transport 71-client-hosts 72-server-host 73-ansible-fleet
-             81-hung-service 83-port-squatter 84-mtload-hostile 87-input-checks
-             80-fault-exit 82-sigkill 85-errors-marked 86-disk-full 88-fuzz
-             19-version-stamp 30-report 65-memcached-objtag-plants 68-postgresql-objtag-behaves)
-    last=(19-version-stamp 30-report 65-memcached-objtag-plants 68-postgresql-objtag-behaves)
-    solo=(50-nightly-e2e)
-    tail=() rest=()
-    for t in "${tests[@]}"; do
-        case " ${last[*]} ${solo[*]} " in *" $(basename "$t" .t) "*) ;; *) rest+=("$t") ;; esac
-    done
-    for n in "${last[@]}"; do [ -f "tests/integration/$n.t" ] && tail+=("tests/integration/$n.t"); done
-    for n in "${solo[@]}"; do [ -f "tests/integration/$n.t" ] && alone+=("tests/integration/$n.t"); done
-    tests=("${rest[@]}" "${tail[@]}")
-    run+=(-j2 --rules="seq=tests/integration/{$(IFS=,; echo "${waiting[*]}")}.t" --rules='seq=**')
+else
+    full=1
+    tests=()   # the unit tests of tests/unit/ (a stale build/tests/test_* is not one)
+    for c in tests/unit/test_*.c; do tests+=("build/tests/$(basename "$c" .c)"); done
+    tests+=(tests/integration/*.t)
+    if [ "${MTB_TEST_LANES:-2}" != 1 ]; then
+        schedule "${tests[@]}"
+        if [ "${MTB_TEST_PLAN:-0}" = 1 ]; then print_plan; exit 0; fi
+        tests=("${lane1[@]}" "${lane2[@]}")
+        # prove -j2: the second lane's tests one after another, and all the
+        # others (the first lane) one after another beside them; each lane in
+        # the order given
+        [ ${#lane2[@]} -eq 0 ] || run+=(-j2 --rules="seq={$(IFS=,; echo "${lane2[*]}")}" --rules='seq=**')
+    elif [ "${MTB_TEST_PLAN:-0}" = 1 ]; then
+        lane1=("${tests[@]}") lane2=() alone=(); print_plan; exit 0
+    fi
 fi
+rm -rf "$LOGS"; mkdir -p "$LOGS"
 start=$(date +%s)
 "${run[@]}" "${tests[@]}" 2>&1 | tee "$LOGS/prove.out"
 rc=${PIPESTATUS[0]}
 if [ ${#alone[@]} -gt 0 ]; then
-    echo "=== alone, the other lane ended: ${alone[*]##*/}"
+    echo "=== alone, both lanes ended: ${alone[*]##*/}"
     "${prove1[@]}" "${alone[@]}" 2>&1 | tee "$LOGS/prove-alone.out"
     [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
+[ "$full" = 1 ] && save_durations
 if [ "$rc" != 0 ]; then
     for f in "$LOGS"/*.tap; do
         grep -q '^not ok' "$f" || ! grep -q '^1\.\.' "$f" || continue
@@ -81,17 +173,14 @@ if [ "$rc" != 0 ]; then
     done
     echo "=== (each test's whole TAP: $LOGS/)"
 fi
-if [ ${#alone[@]} -eq 0 ]; then
-    tail -n 1 "$LOGS/prove.out"
-else    # one line for both prove runs: files, tests, checks failed, result
-    files=0 checks=0
-    for o in "$LOGS/prove.out" "$LOGS/prove-alone.out"; do
-        l=$(grep -E '^Files=[0-9]+, Tests=[0-9]+' "$o" | tail -n 1)
-        [ -n "$l" ] || { rc=1; continue; }
-        f=${l#Files=}; f=${f%%,*}; t=${l#*Tests=}; t=${t%%,*}
-        files=$((files + f)); checks=$((checks + t))
-    done
-    failed=$(cat "$LOGS"/*.tap | grep -E '^not ok' | grep -vc '# TODO')
-    echo "Files=$files, Tests=$checks, $(( $(date +%s) - start )) wallclock secs: $((checks - failed)) passed, $failed failed. Result: $([ "$rc" = 0 ] && echo PASS || echo FAIL)"
-fi
+# one line for both prove runs: files, tests, checks failed, result
+files=0 checks=0
+for o in "$LOGS/prove.out" ${alone[0]:+"$LOGS/prove-alone.out"}; do
+    l=$(grep -E '^Files=[0-9]+, Tests=[0-9]+' "$o" | tail -n 1)
+    [ -n "$l" ] || { rc=1; continue; }
+    f=${l#Files=}; f=${f%%,*}; t=${l#*Tests=}; t=${t%%,*}
+    files=$((files + f)); checks=$((checks + t))
+done
+failed=$(cat "$LOGS"/*.tap 2>/dev/null | grep -E '^not ok' | grep -vc '# TODO')
+echo "Files=$files, Tests=$checks, $(( $(date +%s) - start )) wallclock secs: $((checks - failed)) passed, $failed failed. Result: $([ "$rc" = 0 ] && echo PASS || echo FAIL)"
 exit "$rc"

@@ -6,7 +6,7 @@
 # harness starts is seen through a PATH shim that logs its environment and
 # arguments; the setup is made fresh (a setup cache of this test's own; the
 # builds are the shared cache's). The shim stops at initdb (what initdb does
-# under emu, 30-90 s, is 61-postgresql's and 43's to show), so the run ends
+# under emu, 30-90 s, is postgresql.t's and vm-service-regions.t's to show), so the run ends
 # there, a setup failure. A few seconds.
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"

@@ -8,7 +8,7 @@ M="$B/mtebench"
 OUT="$T_TMP/reports"
 
 # Good records, synthesised with jq (the report only reads records; real
-# runs are exercised by 30-report.t).
+# runs are exercised by report.t).
 good="$T_TMP/good"
 mkdir -p "$good/001-plain-off-rep1" "$good/002-tagged-async-rep1"
 mk() { # mk DIR VARIANT MODE OPS

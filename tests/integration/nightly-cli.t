@@ -14,7 +14,7 @@ is "$?" 4 "corrupt history: exit 4" || dump "$T_TMP/e2"
 ok "$(grep -q 'is corrupt.*not starting a new history' "$T_TMP/e2"; echo $?)" "reported as corrupt"
 is "$(cat "$T_TMP/corrupt.sqlite")" "a note, not a database" "and left as it was"
 # nothing listens on port 1: refused before anything runs (the PostgreSQL
-# history itself: 51-history-postgresql.t)
+# history itself: history-postgresql.t)
 "$M" nightly --history 'postgresql://lab:pw-s3cret@127.0.0.1:1/mtebench' --ingest "$T_TMP" > "$T_TMP/o3" 2> "$T_TMP/e3"
 is "$?" 4 "PostgreSQL server unreachable: exit 4"
 ok "$(grep -Eq 'postgresql://lab:\*\*\*@127.0.0.1:1/mtebench: (cannot connect to PostgreSQL|.*built without libpq)' "$T_TMP/e3"; echo $?)" \

@@ -1,8 +1,8 @@
 #!/bin/bash
 # PLATFORM=vm: the services' own mappings carry the `mt` (PROT_MTE) flag in
 # the guest kernel's /proc/PID/smaps — the check qemu-user cannot make (it
-# shows no `mt` and tag-checks anonymous memory only; 63-nginx-zones-mte.t and
-# 64-shm-regions-mte.t plant mismatched tags there instead).
+# shows no `mt` and tag-checks anonymous memory only; nginx-zones-mte.t and
+# shm-regions-mte.t plant mismatched tags there instead).
 #   nginx: shared memory zones (MAP_SHARED anonymous).
 #   PostgreSQL: main shared memory (MAP_SHARED anonymous) and dynamic shared
 #     memory (dynamic_shared_memory_type=posix: /dev/shm/PostgreSQL.*; the

@@ -1,0 +1,60 @@
+/* Unit tests of recipes: finding and loading them (errors named with their
+ * line), continuation lines, templates. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recipe.h"
+#include "tap.h"
+
+static void test_template(void)
+{
+    const char *pairs[] = { "port", "1234", "threads", "4", NULL, NULL };
+    char *s = mtb_template("-p {port} -t {threads} {unknown} {", pairs);
+    ok(!strcmp(s, "-p 1234 -t 4 {unknown} {"), "template substitutes known keys only: '%s'", s);
+    free(s);
+    char *u = mtb_unescape("version\\r\\n");
+    ok(!strcmp(u, "version\r\n"), "unescape \\r\\n");
+    free(u);
+}
+
+static void test_recipe(void)
+{
+    char err[512];
+    struct mtb_recipe *r = mtb_recipe_find("memcached", err, sizeof err);
+    ok(r != NULL, "memcached recipe found");
+    if (!r)
+        return;
+    ok(mtb_recipe_has_variant(r, "plain") && mtb_recipe_has_variant(r, "tagged"), "plain and tagged variants");
+    ok(!mtb_recipe_has_variant(r, "nope"), "unknown variant absent");
+    const char *sha = mtb_recipe_get(r, "service", "sha256");
+    ok(sha && strlen(sha) == 64, "source checksum pinned");
+    ok(mtb_recipe_find("nope", err, sizeof err) == NULL && strstr(err, "accepted: ") && strstr(err, "memcached"),
+       "unknown service names the accepted ones: %s", err);
+    /* a malformed recipe is named with its line */
+    char path[] = "/tmp/mtb-recipe-XXXXXX";
+    int fd = mkstemp(path);
+    ok(fd >= 0 && write(fd, "[service]\nname = x\nthis line is bad\n", 36) == 36, "wrote a bad recipe");
+    close(fd);
+    struct mtb_recipe bad;
+    ok(mtb_recipe_load(path, &bad, err, sizeof err) != 0 && strstr(err, ":3:"), "malformed line reported: %s", err);
+    unlink(path);
+    /* long values continue on indented lines (inih's line length is limited) */
+    char path2[] = "/tmp/mtb-recipe-XXXXXX";
+    fd = mkstemp(path2);
+    const char *txt = "[service]\nname = x\n[run]\nargs = -a 1\n    -b 2\n";
+    ok(fd >= 0 && write(fd, txt, strlen(txt)) == (ssize_t)strlen(txt), "wrote a recipe with a continuation");
+    close(fd);
+    struct mtb_recipe cont;
+    ok(mtb_recipe_load(path2, &cont, err, sizeof err) == 0 && mtb_recipe_get(&cont, "run", "args") &&
+           !strcmp(mtb_recipe_get(&cont, "run", "args"), "-a 1 -b 2"),
+       "continued value joined");
+    unlink(path2);
+}
+
+int main(void)
+{
+    test_template();
+    test_recipe();
+    return done_testing();
+}

@@ -1,0 +1,48 @@
+/* Unit tests of util: number and duration parsing, directories and atomic
+ * writes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "util.h"
+
+static void test_parse(void)
+{
+    double d;
+    long l;
+    ok(mtb_parse_duration("30", &d) == 0 && d == 30, "duration 30 = 30 s");
+    ok(mtb_parse_duration("500ms", &d) == 0 && fabs(d - 0.5) < 1e-12, "duration 500ms");
+    ok(mtb_parse_duration("2m", &d) == 0 && d == 120, "duration 2m");
+    ok(mtb_parse_duration("5x", &d) != 0, "duration 5x refused");
+    ok(mtb_parse_duration("", &d) != 0 && mtb_parse_duration("-1", &d) != 0, "empty and negative durations refused");
+    ok(mtb_parse_long("42", 1, 100, &l) == 0 && l == 42, "long 42");
+    ok(mtb_parse_long("0", 1, 100, &l) != 0 && mtb_parse_long("101", 1, 100, &l) != 0, "long out of range refused");
+    ok(mtb_parse_long("12a", 1, 100, &l) != 0, "trailing garbage refused");
+    ok(mtb_parse_long("99999999999999999999", 0, 1L << 62, &l) != 0, "overflow refused");
+}
+
+static void test_atomic(void)
+{
+    char dir[] = "/tmp/mtb-atomic-XXXXXX";
+    ok(mkdtemp(dir) != NULL, "temp dir");
+    char *p = mtb_asprintf("%s/a/b/c", dir);
+    ok(mtb_mkdir_p(p) == 0 && mtb_file_exists(p), "mkdir -p");
+    char *f = mtb_asprintf("%s/rec.json", p);
+    ok(mtb_write_atomic(f, "{}", 2) == 0, "atomic write");
+    char *back = mtb_read_file(f, NULL);
+    ok(back && !strcmp(back, "{}"), "read back");
+    free(back);
+    ok(mtb_write_atomic("/nonexistent-dir/x.json", "{}", 2) != 0, "atomic write into a missing dir fails cleanly");
+    mtb_rm_rf(dir);
+    ok(!mtb_file_exists(dir), "rm -rf");
+    free(p);
+    free(f);
+}
+
+int main(void)
+{
+    test_parse();
+    test_atomic();
+    return done_testing();
+}

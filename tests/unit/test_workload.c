@@ -1,0 +1,79 @@
+/* Unit tests of the workload: its mixes and its field list (through the
+ * command line and the record). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "recipe.h"
+#include "tap.h"
+#include "util.h"
+#include "workload.h"
+
+static void test_mix(void)
+{
+    ok(mtb_workload_valid_mix("1:10") && mtb_workload_valid_mix("5:1") && mtb_workload_valid_mix("0:1"), "mixes accepted");
+    /* found by fuzz_plan: a 19-digit count overflowed the sum (UBSan) */
+    ok(!mtb_workload_valid_mix("1:1044444444444444444444") && !mtb_workload_valid_mix("9223372036854775807:1") &&
+           !mtb_workload_valid_mix("1:10000000") && mtb_workload_valid_mix("1000000:1000000"),
+       "mix counts above a million refused, without overflow");
+    ok(!mtb_workload_valid_mix("1-10") && !mtb_workload_valid_mix("1:") && !mtb_workload_valid_mix("0:0") &&
+           !mtb_workload_valid_mix("1:10x") && !mtb_workload_valid_mix("-1:2"),
+       "bad mixes refused");
+}
+
+/* The workload's field list round-trips: the agent's arguments (what a far
+ * `mtebench run` is given) parse back into the same workload, and the
+ * record's JSON has every field. */
+static void test_workload_fields(void)
+{
+    char err[MTB_ERRLEN];
+    struct mtb_recipe *r = mtb_recipe_find("memcached", err, sizeof err);
+    struct mtb_workload w;
+    ok(r && mtb_workload_defaults(r, "default", &w) == 0, "memcached's default workload");
+    snprintf(w.mix, sizeof w.mix, "3:7");
+    w.keys = 1234;
+    snprintf(w.value_size, sizeof w.value_size, "64-128");
+    w.threads = 2;
+    w.conns = 8;
+    w.pipeline = 4;
+    w.duration = 2.5;
+    w.warmup = 0.5;
+    w.rate = 1500;
+    w.service_threads = 3;
+    struct mtb_argv a = { 0 };
+    mtb_argv_push(&a, "run");
+    mtb_argv_push(&a, "--service=memcached");
+    mtb_argv_push(&a, "--platform=emu");
+    mtb_workload_args(&w, &a);
+    struct mtb_opts o;
+    mtb_cli_parse(a.n, a.v, &o, "run");
+    o.quiet = 1;
+    mtb_cli_resolve(&o);
+    int same = !strcmp(o.wl.name, w.name);
+#define X(f, kind, ...) same &= memcmp(&o.wl.f, &w.f, sizeof w.f) == 0;
+    MTB_WORKLOAD_FIELDS(X)
+#undef X
+    ok(same, "every workload field survives mtb_workload_args -> the CLI (%d args)", a.n);
+    json_t *j = mtb_workload_json(&w);
+    ok(json_object_size(j) == MTB_WL_NFIELDS + 2 && json_real_value(json_object_get(j, "duration_s")) == 2.5 &&
+           json_integer_value(json_object_get(j, "keys")) == 1234,
+       "the record's workload has name, params and every field");
+    json_decref(j);
+    struct mtb_argv m = { 0 };
+    mtb_workload_mtload_flags(&w, 1, &m);
+    ok(m.n == 5 && !strcmp(m.v[0], "--ratio=3:7"), "mtload's measurement flags from the field list (%s ...)", m.v[0]);
+    mtb_argv_free(&m);
+    mtb_argv_free(&a);
+    struct mtb_workload_set s = { 0 };
+    ok(mtb_workload_set_parse(&s, "kyes", "1", err, sizeof err) == -2 && strstr(err, "accepted: mix, keys"),
+       "an unknown workload key names the accepted ones");
+    ok(mtb_workload_set_parse(&s, "conns", "0", err, sizeof err) == -1 && strstr(err, "from 1 to 100000"),
+       "a value out of range names the range");
+}
+
+int main(void)
+{
+    test_mix();
+    test_workload_fields();
+    return done_testing();
+}
