@@ -36,11 +36,19 @@ ok "$(jq_e '.schema=="mtebench-detect-matrix/1" and (.cells|length)==1' "$R/dete
    "the matrix of the last detect (detect.json) holds its cell"
 grep -q '^| CVE-2020-10931 | stack |' "$R/detect.md"
 is "$?" 0 "detect.md: the stack bug's row"
-# resumable: the trials already classified are not run again
+# resumable: the trials already classified are not run again; --cost puts
+# bench records' overheads (here the records of 6a9d852: tagged/sync, emu)
+# beside the catch rates
 "$B/mtebench" detect --service memcached --platform emu --bugs CVE-2016-8704 --trials 1 \
-    --configs plain/off,tagged/sync,objtag/sync,objtag/async --results "$R" > "$T_TMP/out3" 2>&1
+    --configs plain/off,tagged/sync,objtag/sync,objtag/async --results "$R" \
+    --cost "$ROOT/tests/fixtures/records-6a9d852" > "$T_TMP/out3" 2>&1
 ok "$(! grep -q '^detect [0-9]' "$T_TMP/out3" && jq_e '[.cells[] | .counts.caught_sync // 0] | add==1' "$R/detect.json" >/dev/null; echo $?)" \
    "a second detect into the same results runs nothing and rebuilds the matrix"
+ok "$(jq_e '([.headline[] | select(.config=="tagged/sync") | .cost.slowdown > 1 and .cost.lo <= .cost.slowdown] == [true])
+    and ([.headline[] | select(.config=="plain/off") | .cost.baseline] == [true])
+    and ([.headline[] | select(.config=="objtag/sync") | .cost] == [null])' "$R/detect.json" >/dev/null; echo $?)" \
+   "--cost: tagged/sync's bench overhead beside its catch rate, plain/off the baseline, objtag/sync not measured there"
+grep -q 'tagged/sync .*overhead [0-9.]*x \[' "$T_TMP/out3"; is "$?" 0 "the text headline shows the overhead" || dump "$T_TMP/out3"
 # bug variants are never measured
 "$B/mtebench" bench --service memcached --platform emu --mode sync --variant objtag-bugs > "$T_TMP/b" 2>&1
 is "$?" 2 "bench refuses a bug variant (exit 2)"
