@@ -255,10 +255,11 @@ static int wanted(const char *configs, const char *v, const char *m)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
-               "                       [--modes off,sync,async] [--configs V/M,...] [--trials N]\n"
+               "                       [--modes off,sync,async,asymm] [--configs V/M,...] [--trials N]\n"
                "                       [--platform emu|host] [--cost BENCH_RESULTS_DIR,...]\n"
                "                       [--results DIR (resumes)] [--machine M] [--json]\n"
-               "  each bug of services/S/bugs/ x variant (its -bugs build) x mode, N trials (fresh service each);\n"
+               "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
+               "  (a fresh service each);\n"
                "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
                "  DIR/detect.json and detect.md: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
                "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
@@ -297,7 +298,7 @@ static int own_options(int *argc, char **argv, const char **bugs, const char **v
 
 int mtb_cmd_detect(int argc, char **argv)
 {
-    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async", *configs = NULL, *cost = NULL;
+    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async,asymm", *configs = NULL, *cost = NULL;
     struct detect_ctx c = { .trials = 3 };
     if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &c.trials))
         return 0;
