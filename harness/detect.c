@@ -109,21 +109,27 @@ static int object_of(const char *log, unsigned long long *addr, unsigned *size)
     return ok;
 }
 
-/* does the service log hold "mtbbug: WHAT ID"? */
-static int marked(const char *log, const char *what, const char *id)
+/* does the log hold the text? */
+static int marked(const char *log, const char *text)
 {
-    char *t = mtb_read_file(log, NULL), *want = mtb_asprintf("mtbbug: %s %s\n", what, id);
-    int yes = t && strstr(t, want);
-    free(want);
+    char *t = mtb_read_file(log, NULL);
+    int yes = t && strstr(t, text);
     free(t);
     return yes;
 }
 
 /* classify one trial from its run record and its service log */
-static json_t *classify(const char *bug, const char *dir, json_t *rec, int st)
+static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *rec, int st)
 {
-    char *log = mtb_asprintf("%s/service.log", dir);
-    int reached = marked(log, "reached", bug), triggered = marked(log, "triggered", bug);
+    /* a synthetic plant's marker (manifest: reach, log), else bugs.patch's */
+    const char *lf = json_string_value(json_object_get(man, "log"));
+    const char *reach = json_string_value(json_object_get(man, "reach"));
+    char *log = mtb_asprintf("%s/%s", dir, lf ? lf : "service.log");
+    char *rm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: reached %s\n", bug);
+    char *tm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: triggered %s\n", bug);
+    int reached = marked(log, rm), triggered = marked(log, tm);
+    free(rm);
+    free(tm);
     json_t *f = json_object_get(rec, "fault"), *tr = json_object_get(json_object_get(rec, "load"), "trigger");
     const char *err = json_string_value(json_object_get(rec, "error"));
     const char *out;
@@ -136,7 +142,7 @@ static json_t *classify(const char *bug, const char *dir, json_t *rec, int st)
         out = st == MTB_RUN_OK ? "not_reached" : "error";
     else if (!triggered)
         out = "not_triggered";
-    else if (st == MTB_RUN_OK && json_is_true(json_object_get(tr, "alive_after")))
+    else if (st == MTB_RUN_OK && (!tr || json_is_true(json_object_get(tr, "alive_after"))))
         out = "silent";
     else
         out = st == MTB_RUN_OK ? "caught_other" : "error"; /* alive check failed: it stopped answering */
@@ -165,13 +171,15 @@ struct detect_ctx {
     struct mtb_opts o;
     const char *dir;            /* results */
     json_t *env;                /* provenance, shared */
+    struct mtb_workload wl_trigger, wl_plant; /* [workload detect]; the default (a plant's) */
+    int has_trigger;
     long trials;
     int total, index;
 };
 
 /* one trial (or its classification from an earlier, resumed run) */
 static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *base,
-                     const struct mtb_build *b, const struct mtb_mode *m, int t)
+                     const char *variant, const struct mtb_build *b, const struct mtb_mode *m, int t)
 {
     char *dir = mtb_asprintf("%s/%s/%s-%s-%03d", c->dir, bug, base, m->name, t);
     char *dp = mtb_asprintf("%s/detect.json", dir);
@@ -184,22 +192,38 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
         return d;
     }
     json_decref(d);
-    char *variant = mtb_asprintf("%s-bugs", base), *trig = mtb_asprintf("%s/trigger.hex", bugdir);
-    /* the switch: the bug the build turns on (several entries may share one) */
+    char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
+    /* the switch: the bug the build turns on (several entries may share one);
+     * a synthetic plant is switched by MTEBENCH_PLANT and runs the service's
+     * own workload */
     const char *sw = json_string_value(json_object_get(man, "switch"));
+    const char *plant = json_string_value(json_object_get(man, "plant"));
     if (!sw || !*sw)
         sw = bug;
-    setenv("MTEBENCH_BUG", sw, 1);
-    setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
+    struct mtb_workload wl = plant ? c->wl_plant : c->wl_trigger;
+    if (plant) {
+        setenv("MTEBENCH_PLANT", plant, 1);
+        const char *k = json_string_value(json_object_get(man, "keys"));
+        const char *du = json_string_value(json_object_get(man, "duration"));
+        if (k)
+            wl.keys = atol(k);
+        if (du)
+            wl.duration = atof(du);
+        wl.warmup = 0;
+    } else {
+        setenv("MTEBENCH_BUG", sw, 1);
+        setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
+    }
     struct mtb_run run = { .environment = c->env, .recipe = c->o.recipe, .variant = variant, .mode = m,
-                           .platform = c->o.p, .kernel = c->o.kernel, .wl = &c->o.wl, .build = b,
+                           .platform = c->o.p, .kernel = c->o.kernel, .wl = &wl, .build = b,
                            .machine = &c->o.mach, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
                            .dir = dir, .quiet = 1 };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     unsetenv("MTEBENCH_BUG");
     unsetenv("MTEBENCH_BUG_TRIGGER");
-    d = classify(sw, dir, rec, st);
+    unsetenv("MTEBENCH_PLANT");
+    d = classify(sw, man, dir, rec, st);
     json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:O,s:s,s:O?,s:b}", "schema",
                                             "mtebench-detect/1", "service", c->o.recipe->name, "bug", bug, "variant",
                                             base, "build_variant", variant, "mode", m->name, "trial", t, "manifest",
@@ -214,7 +238,6 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
            json_string_value(json_object_get(d, "outcome")));
     json_decref(rec);
     free(trig);
-    free(variant);
     free(dp);
     free(dir);
     return d;
@@ -250,6 +273,74 @@ static int wanted(const char *configs, const char *v, const char *m)
         if ((s == configs || s[-1] == ',') && (s[pl] == 0 || s[pl] == ','))
             return 1;
     return 0;
+}
+
+/* the build a bug runs in for a variant: the manifest's `builds`
+ * ("tagged:tagged-plant, objtag:objtag-plant": a synthetic plant's test-only
+ * builds), else <variant>-bugs; NULL when there is none (to be freed) */
+static char *build_of(const struct mtb_recipe *r, json_t *man, const char *v)
+{
+    const char *map = json_string_value(json_object_get(man, "builds"));
+    char *name = NULL;
+    if (map) {
+        char *copy = mtb_strdup(map), *save = NULL;
+        for (char *t = strtok_r(copy, ", ", &save); t && !name; t = strtok_r(NULL, ", ", &save)) {
+            char *colon = strchr(t, ':');
+            if (colon && (size_t)(colon - t) == strlen(v) && !strncmp(t, v, strlen(v)))
+                name = mtb_strdup(colon + 1);
+        }
+        free(copy);
+    } else
+        name = mtb_asprintf("%s-bugs", v);
+    if (name && !mtb_recipe_has_variant(r, name)) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
+/* every bug x variant x mode x trial wanted; 1 if a trial did not reach its
+ * bug or ended in error */
+static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, int nv, const struct mtb_mode **ms, int nm,
+                   const char *configs, json_t *all)
+{
+    char why[MTB_ERRLEN];
+    int bad = 0;
+    for (int i = 0; i < nb; i++) {
+        char *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->o.recipe->name, bugs[i]);
+        char *mp = mtb_asprintf("%s/manifest.ini", bugdir);
+        json_t *man = manifest_read(mp, why, sizeof why);
+        if (!man)
+            mtb_die(2, "%s", why);
+        if (!json_object_get(man, "plant") && !c->has_trigger)
+            mtb_die(2, "%s: %s has no [workload detect] for its trigger", mp, c->o.recipe->name);
+        for (int v = 0; v < nv; v++) {
+            int any = 0;
+            for (int m = 0; m < nm; m++)
+                any |= wanted(configs, vs[v], ms[m]->name);
+            char *bv = any ? build_of(c->o.recipe, man, vs[v]) : NULL;
+            if (!bv) {
+                if (any)
+                    fprintf(stderr, "mtebench: detect: %s has no build of variant %s: skipped\n", bugs[i], vs[v]);
+                continue;
+            }
+            struct mtb_build b;
+            if (mtb_build_ensure(c->o.recipe, bv, c->o.p->target(), 0, 0, &b, why, sizeof why) != 0)
+                mtb_die(1, "%s", why);
+            for (int m = 0; m < nm; m++)
+                for (int t = 1; t <= c->trials && wanted(configs, vs[v], ms[m]->name); t++) {
+                    json_t *d = trial(c, bugs[i], man, bugdir, vs[v], bv, &b, ms[m], t);
+                    const char *out = json_string_value(json_object_get(d, "outcome"));
+                    bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
+                    json_array_append_new(all, d);
+                }
+            free(bv);
+        }
+        json_decref(man);
+        free(mp);
+        free(bugdir);
+    }
+    return bad;
 }
 
 static void usage(FILE *f)
@@ -304,15 +395,22 @@ int mtb_cmd_detect(int argc, char **argv)
         return 0;
     mtb_cli_parse(argc, argv, &c.o, "detect");
     c.o.quiet = 1;
-    c.o.workload = "detect";
+    /* a bug with a trigger runs the recipe's [workload detect] (the trigger
+     * driver); a synthetic plant the default workload */
+    char why[MTB_ERRLEN], ts[32];
+    const struct mtb_recipe *r0 = c.o.service ? mtb_recipe_find(c.o.service, why, sizeof why) : NULL;
+    c.has_trigger = r0 && mtb_recipe_get(r0, "workload detect", "driver") != NULL;
+    c.o.workload = c.has_trigger ? "detect" : NULL;
     mtb_cli_resolve(&c.o);
+    c.wl_trigger = c.o.wl;
+    if (mtb_workload_defaults(c.o.recipe, "default", &c.wl_plant) != 0)
+        c.wl_plant = c.o.wl;
     if (c.o.p->run || mtb_machine_remote(&c.o.mach))
         mtb_die(2, "detect runs on this machine (PLATFORM=host or emu), not %s", c.o.p->name);
     int nb = 0;
     char **bugs = bug_list(c.o.recipe->name, bugs_s, &nb);
     if (nb == 0)
         mtb_die(2, "%s has no bug catalogue (services/%s/bugs/*/manifest.ini)", c.o.recipe->name, c.o.recipe->name);
-    char why[MTB_ERRLEN], ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *dir = c.o.results ? mtb_strdup(c.o.results) : mtb_asprintf("%s/results/%s-detect-%s", mtb_root(), ts, c.o.recipe->name);
     c.dir = dir;
@@ -322,13 +420,8 @@ int mtb_cmd_detect(int argc, char **argv)
     const struct mtb_mode *ms[8];
     int nv = 0, nm = 0;
     char *vcopy = mtb_strdup(variants), *mcopy = mtb_strdup(modes), *save = NULL;
-    for (char *t = strtok_r(vcopy, ",", &save); t && nv < 8; t = strtok_r(NULL, ",", &save)) {
-        char *bv = mtb_asprintf("%s-bugs", t);
-        if (!mtb_recipe_variant_bugs(c.o.recipe, bv))
-            mtb_die(2, "%s has no bug build of variant %s ([variant %s] with bugs = yes)", c.o.recipe->name, t, bv);
-        free(bv);
+    for (char *t = strtok_r(vcopy, ",", &save); t && nv < 8; t = strtok_r(NULL, ",", &save))
         vs[nv++] = t;
-    }
     for (char *t = strtok_r(mcopy, ",", &save); t && nm < 8; t = strtok_r(NULL, ",", &save)) {
         const struct mtb_mode *m = mtb_mode_find(t);
         if (!m)
@@ -348,36 +441,7 @@ int mtb_cmd_detect(int argc, char **argv)
     c.total = nb * npairs * (int)c.trials;
     c.env = mtb_quiet_environment(&c.o.mach, 0, 1);
     json_t *all = json_array();
-    int bad = 0;
-    for (int v = 0; v < nv; v++) {
-        int any = 0;
-        for (int m = 0; m < nm; m++)
-            any |= wanted(configs, vs[v], ms[m]->name);
-        if (!any)
-            continue;
-        struct mtb_build b;
-        char *bv = mtb_asprintf("%s-bugs", vs[v]);
-        if (mtb_build_ensure(c.o.recipe, bv, c.o.p->target(), 0, 0, &b, why, sizeof why) != 0)
-            mtb_die(1, "%s", why);
-        for (int i = 0; i < nb; i++) {
-            char *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c.o.recipe->name, bugs[i]);
-            char *mp = mtb_asprintf("%s/manifest.ini", bugdir);
-            json_t *man = manifest_read(mp, why, sizeof why);
-            if (!man)
-                mtb_die(2, "%s", why);
-            for (int m = 0; m < nm; m++)
-                for (int t = 1; t <= c.trials && wanted(configs, vs[v], ms[m]->name); t++) {
-                    json_t *d = trial(&c, bugs[i], man, bugdir, vs[v], &b, ms[m], t);
-                    const char *out = json_string_value(json_object_get(d, "outcome"));
-                    bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
-                    json_array_append_new(all, d);
-                }
-            json_decref(man);
-            free(mp);
-            free(bugdir);
-        }
-        free(bv);
-    }
+    int bad = run_all(&c, bugs, nb, vs, nv, ms, nm, configs, all);
     json_t *mx = mtb_detect_matrix(all);
     json_object_set_new(mx, "service", json_string(c.o.recipe->name));
     json_object_set_new(mx, "platform", json_string(c.o.p->name));
