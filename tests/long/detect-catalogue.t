@@ -1,12 +1,14 @@
 #!/bin/bash
 # Every service's whole bug catalogue (services/*/bugs/, docs/DETECTION.md)
-# in every configuration (plain, tagged, objtag x off, sync, async) under
+# in every configuration (plain, tagged, objtag x off, sync, async; a
+# synthetic plant in the variants it has builds for) under
 # emu, 3 trials each: every trial reaches its bug, and each bug's manifest
 # holds: the variants in caught_by catch it by a tag check (sync and async)
 # in every trial, those in missed_by never do. Kept out of `make test` for its
-# time (memcached: 81 trials, ~6 min warm; nginx: 54 trials).
+# time (memcached: 81 trials, ~6 min warm; nginx: 54 trials; PostgreSQL's
+# three full bug builds cold; RocksDB's synthetic plants in tagged and objtag).
 . "$(dirname "$0")/../lib.sh"
-for svc in memcached nginx; do
+for svc in memcached nginx postgresql rocksdb; do
     R="$T_TMP/$svc"
     t0=$(date +%s)
     "$B/mtebench" detect --service "$svc" --platform emu --trials 3 --results "$R" > "$T_TMP/$svc.out" 2>&1
