@@ -243,6 +243,22 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     return d;
 }
 
+/* the matrix as Markdown (md 1) or HTML (2) into path, atomically */
+static void write_page(const char *path, json_t *mx, int md)
+{
+    char *tmp = mtb_asprintf("%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        if (md == 2)
+            mtb_detect_matrix_html(f, mx);
+        else
+            mtb_detect_matrix_print(f, mx, 1);
+        if (fclose(f) == 0)
+            rename(tmp, path);
+    }
+    free(tmp);
+}
+
 /* the overheads of the bench records under the comma list of dirs */
 static void add_cost(json_t *mx, const char *dirs, const char *svc, const char *platform)
 {
@@ -352,7 +368,7 @@ static void usage(FILE *f)
                "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
                "  (a fresh service each);\n"
                "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
-               "  DIR/detect.json and detect.md: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
+               "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
                "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
                "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n");
 }
@@ -453,13 +469,10 @@ int mtb_cmd_detect(int argc, char **argv)
     char *jp = mtb_asprintf("%s/detect.json", dir), *mdp = mtb_asprintf("%s/detect.md", dir);
     if (mtb_record_write(jp, mx) != 0)
         mtb_warn("detect: cannot write %s", jp);
-    char *tmp = mtb_asprintf("%s.tmp", mdp);
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-        mtb_detect_matrix_print(f, mx, 1);
-        if (fclose(f) == 0)
-            rename(tmp, mdp);
-    }
+    write_page(mdp, mx, 1);
+    char *hp = mtb_asprintf("%s/detect.html", dir);
+    write_page(hp, mx, 2);
+    free(hp);
     if (c.o.json) {
         json_dumpf(mx, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
@@ -470,7 +483,6 @@ int mtb_cmd_detect(int argc, char **argv)
     json_decref(mx);
     json_decref(all);
     json_decref(c.env);
-    free(tmp);
     free(jp);
     free(mdp);
     free(vcopy);

@@ -13,6 +13,8 @@ int mtb_cmd_detect(int argc, char **argv);
  * catalogue's make-up; printed as text or Markdown (md). */
 json_t *mtb_detect_matrix(json_t *trials);
 void mtb_detect_matrix_print(FILE *f, json_t *mx, int md);
+/* The same as a self-contained HTML page (detect.html). */
+void mtb_detect_matrix_html(FILE *f, json_t *mx);
 /* Cost beside protection: each headline configuration's overhead (the
  * slowdown median and CI of summary.c's overheads of the same service,
  * variant, mode and platform; plain/off is 1) as its "cost". */

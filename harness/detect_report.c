@@ -234,3 +234,79 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
                 str(c, "mode"), r, o);
     }
 }
+
+static void html_esc(FILE *f, const char *t)
+{
+    for (; t && *t; t++)
+        fputs(*t == '<' ? "&lt;" : *t == '>' ? "&gt;" : *t == '&' ? "&amp;" : (char[]){ *t, 0 }, f);
+}
+
+/* one table row of cells (NULL-terminated), escaped */
+static void html_row(FILE *f, const char *tag, const char *const *cells)
+{
+    fputs("<tr>", f);
+    for (; *cells; cells++) {
+        fprintf(f, "<%s>", tag);
+        html_esc(f, *cells);
+        fprintf(f, "</%s>", tag);
+    }
+    fputs("</tr>\n", f);
+}
+
+void mtb_detect_matrix_html(FILE *f, json_t *mx)
+{
+    size_t i;
+    json_t *c;
+    fprintf(f, "<!doctype html><html><head><meta charset=\"utf-8\"><title>mtebench detection: %s</title>"
+               "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+               "td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left}th{background:#eee}"
+               ".note{background:#fff6d5;padding:.6em;border:1px solid #e0c060}</style></head><body>\n",
+            str(mx, "service"));
+    fprintf(f, "<h1>Detection: %s on %s</h1>\n<p class=\"note\">Detection is exact under QEMU (its tag checks "
+               "follow the architecture); timings under emulation are emulated, and random tags follow QEMU's "
+               "generator (docs/DETECTION.md).</p>\n<h2>Headline</h2>\n<table>\n",
+            str(mx, "service"), str(mx, "platform"));
+    static const char *const hh[] = { "configuration", "bugs caught (tag check, most trials)", "fraction [Wilson 95%]",
+                                      "overhead (bench)", NULL };
+    html_row(f, "th", hh);
+    json_array_foreach(json_object_get(mx, "headline"), i, c) {
+        char a[64], b[64], ct[96] = "not measured";
+        json_t *cost = json_object_get(c, "cost");
+        snprintf(a, sizeof a, "%lld of %lld", json_integer_value(json_object_get(c, "bugs_caught")),
+                 json_integer_value(json_object_get(c, "bugs_tested")));
+        snprintf(b, sizeof b, "%.2f [%.2f, %.2f]", json_number_value(json_object_get(c, "fraction")),
+                 json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
+        if (json_is_number(json_object_get(cost, "lo")))
+            snprintf(ct, sizeof ct, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
+                     json_number_value(json_object_get(cost, "lo")), json_number_value(json_object_get(cost, "hi")),
+                     json_is_true(json_object_get(mx, "emulated")) ? " (emulated)" : "");
+        else if (json_is_true(json_object_get(cost, "baseline")))
+            snprintf(ct, sizeof ct, "1 (baseline)");
+        const char *row[] = { str(c, "config"), a, b, ct, NULL };
+        html_row(f, "td", row);
+    }
+    fputs("</table>\n<h2>Matrix</h2>\n<table>\n", f);
+    static const char *const mh[] = { "bug", "class", "allocator", "configuration",
+                                      "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
+    html_row(f, "th", mh);
+    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+        char r[96], o[256], cfg[96];
+        rate_text(c, r, sizeof r);
+        counts_text(c, o, sizeof o);
+        snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
+        const char *row[] = { str(c, "bug"), str(c, "class"), str(c, "allocator"), cfg, r, o, NULL };
+        html_row(f, "td", row);
+    }
+    fputs("</table>\n<h2>Per class</h2>\n<table>\n", f);
+    static const char *const ch[] = { "class", "configuration", "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
+    html_row(f, "th", ch);
+    json_array_foreach(json_object_get(mx, "classes"), i, c) {
+        char r[96], o[256], cfg[96];
+        rate_text(c, r, sizeof r);
+        counts_text(c, o, sizeof o);
+        snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
+        const char *row[] = { str(c, "class"), cfg, r, o, NULL };
+        html_row(f, "td", row);
+    }
+    fputs("</table>\n</body></html>\n", f);
+}

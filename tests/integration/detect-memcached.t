@@ -36,6 +36,8 @@ ok "$(jq_e '.schema=="mtebench-detect-matrix/1" and (.cells|length)==1' "$R/dete
    "the matrix of the last detect (detect.json) holds its cell"
 grep -q '^| CVE-2020-10931 | stack |' "$R/detect.md"
 is "$?" 0 "detect.md: the stack bug's row"
+ok "$(grep -q '<td>CVE-2020-10931</td><td>stack</td>' "$R/detect.html" && grep -q 'Detection is exact under QEMU' "$R/detect.html"; echo $?)" \
+   "detect.html: the row and the note on exactness"
 # resumable: the trials already classified are not run again; --cost puts
 # bench records' overheads (here the records of 6a9d852: tagged/sync, emu)
 # beside the catch rates
