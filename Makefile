@@ -2,9 +2,10 @@
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
 #   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
-#                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
+#                  REPS=auto|N PRECISION=2% (emulated: 5%) MAX_TIME=15m MAX_REPS=100, and the workload's fields:
+#                  MIX= KEYS= VALUE_SIZE= THREADS= CONNS= PIPELINE= DURATION= WARMUP= RATE= SERVICE_THREADS=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
-#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
+#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= BASELINE=1, the workload's fields]
 #   make detect    SERVICE=memcached [BUG=CVE-2016-8704 TRIALS=3 PLATFORM= RESULTS=DIR]: the bug catalogue as
 #                  trials (docs/DETECTION.md); make detect-sweep: the synthetic granule/tag-collision sweep
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
@@ -62,7 +63,8 @@ endif
 # common/: sources compiled into both programs (version, duration syntax, RNG)
 CM_SRC  := $(wildcard common/*.c) $(VERSION_C)
 LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
-HN_SRC  := $(filter-out harness/main.c,$(wildcard harness/*.c))
+# history_pg.c (the history's PostgreSQL backend) only with libpq
+HN_SRC  := $(filter-out harness/main.c $(if $(PG_LIBS),,harness/history_pg.c),$(wildcard harness/*.c))
 CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
@@ -74,10 +76,11 @@ PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtef
 GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
 # on aarch64 with the native compiler, native and "cross" are one compiler:
 # the guest's objects are the native ones, but for history.c (the guest's
-# mtebench goes without libpq)
+# mtebench goes without libpq: no history_pg.o, and a history.c that knows
+# no PostgreSQL backend)
 XO      := $(if $(filter aarch64-gcc,$(ARCH)-$(XCC)),$(B)/obj,$(B)/obj-aarch64)
 XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
-XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(HN_SRC:%.c=$(XO)/%.o))
+XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(patsubst %.c,$(XO)/%.o,$(filter-out harness/history_pg.c,$(HN_SRC))))
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
@@ -163,13 +166,16 @@ deps:
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
+# The workload's variables, one per field of its list (harness/workload_fields.h):
+# field value_size is VALUE_SIZE=, passed as --value-size
+WL_FIELDS := $(shell sed -n 's/^ *X.\([a-z_]*\), [A-Z]*, "[^"]*", "\([^"]*\)".*/\U\1\E:\2/p' harness/workload_fields.h)
+WL_ARGS = $(foreach f,$(WL_FIELDS),$(call wl_arg,$(firstword $(subst :, ,$(f))),$(lastword $(subst :, ,$(f)))))
+wl_arg = $(if $($(1)),--$(2) $($(1)))
 BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
-	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(REPS),--reps $(REPS)) \
 	$(if $(PRECISION),--precision $(PRECISION)) $(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
-	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
-	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
+	$(WL_ARGS) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
 	$(if $(RESUME),--resume $(RESUME)) \
 	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
@@ -192,10 +198,7 @@ KERNELS ?= stock,tcma1
 compare-kernels: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
-	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
-	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
-	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(BASELINE),--baseline)
+	$(if $(REPS),--reps $(REPS)) $(WL_ARGS) $(if $(BASELINE),--baseline)
 
 # named kernels (PLATFORM=vm): make kernels [KERNEL_SOURCE=6.12|6.1]
 kernels: all

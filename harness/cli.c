@@ -1,7 +1,9 @@
 /* cli.c - see cli.h */
 #include "cli.h"
 #include "seqstop.h"
+#include "driver.h"
 #include "kernel.h"
+#include "remote.h"
 #include "transport_ssh.h"
 #include "util.h"
 
@@ -65,7 +67,8 @@ void mtb_cli_usage(FILE *f)
             "                               until the overhead's 95%% interval is within +-PRECISION, from 6\n"
             "                               pairs; sequential rule in docs/STATISTICS.md; N: exactly N;\n"
             "                               compare-kernels: 3)\n"
-            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%)\n"
+            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%;\n"
+            "                               emulated platforms 5%%)\n"
             "  --max-time T       MAX_TIME  REPS=auto: at most this much time of runs (default 15m)\n"
             "  --max-reps N       MAX_REPS  REPS=auto: at most N pairs (default 100)\n"
             "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
@@ -107,6 +110,40 @@ static long num(const char *what, const char *s, long lo, long hi)
     return v;
 }
 
+/* REPS: auto, or a count from 1 to 1000 */
+static long parse_reps(const char *s)
+{
+    if (!strcmp(s, "auto"))
+        return MTB_REPS_AUTO;
+    if (strspn(s, "0123456789") != strlen(s) || !*s)
+        bad("REPS", s, "auto or an integer from 1 to 1000");
+    return num("REPS", s, 1, 1000);
+}
+
+/* PRECISION: a relative half-width, 2% or 0.02 (0.1% to 50%) */
+static double parse_precision(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || (*end && strcmp(end, "%")) || !(v > 0))
+        bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+    if (*end == '%' || v >= 1)
+        v /= 100;
+    if (v < 0.001 || v > 0.5)
+        bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+    return v;
+}
+
+/* CORES: core counts of a sweep */
+static const char *check_cores(const char *s)
+{
+    int cc[MTB_MAX_CPUS];
+    int n = mtb_cpulist_parse(s, cc, MTB_MAX_CPUS);
+    if (n <= 0 || n > MTB_MAX_SWEEP || cc[0] < 1)
+        bad("CORES", s, "core counts such as 8,64,128 (at least 1 each)");
+    return s;
+}
+
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
@@ -135,26 +172,13 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             o->target = optarg;
             break;
         case O_REPS:
-            if (!strcmp(optarg, "auto"))
-                o->reps = MTB_REPS_AUTO;
-            else if (strspn(optarg, "0123456789") != strlen(optarg) || !*optarg)
-                bad("REPS", optarg, "auto or an integer from 1 to 1000");
-            else
-                o->reps = num("REPS", optarg, 1, 1000);
+            o->reps = parse_reps(optarg);
             o->reps_given = 1;
             break;
-        case O_PRECISION: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%")) || !(v > 0))
-                bad("PRECISION", optarg, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
-            if (*end == '%' || v >= 1)
-                v /= 100;
-            if (v < 0.001 || v > 0.5)
-                bad("PRECISION", optarg, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
-            o->precision = v;
+        case O_PRECISION:
+            o->precision = parse_precision(optarg);
+            o->precision_given = 1;
             break;
-        }
         case O_MAXTIME:
             if (mtb_parse_duration(optarg, &o->max_time) != 0 || o->max_time <= 0)
                 bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
@@ -169,14 +193,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_KERNELS: o->kernels = optarg; break;
         case O_BASELINE: o->baseline = 1; break;
         case O_STRICT: o->strict = 1; break;
-        case O_CORES: {
-            int cc[MTB_MAX_CPUS];
-            int n = mtb_cpulist_parse(optarg, cc, MTB_MAX_CPUS);
-            if (n <= 0 || n > MTB_MAX_SWEEP || cc[0] < 1)
-                bad("CORES", optarg, "core counts such as 8,64,128 (at least 1 each)");
-            o->cores = optarg;
-            break;
-        }
+        case O_CORES: o->cores = check_cores(optarg); break;
         case O_SERVER_HOST: o->server_host = optarg; break;
         case O_CLIENT_HOSTS: o->client_hosts = optarg; break;
         case O_SERVER_ADDR: o->server_address = optarg; break;
@@ -202,27 +219,11 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, argv[optind]);
 }
 
-void mtb_cli_resolve(struct mtb_opts *o)
+/* The platform: as given, "host" on a server host, else the default for this
+ * machine (with a notice); then the kernel it boots (vm: a named kernel or
+ * an Image; elsewhere only "host"). */
+static void resolve_platform(struct mtb_opts *o, int remote)
 {
-    char err[MTB_ERRLEN];
-    if (!o->service || !*o->service)
-        mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
-    o->recipe = mtb_recipe_find(o->service, err, sizeof err);
-    if (!o->recipe)
-        mtb_die(2, "%s", err);
-    if (o->mode) {
-        o->m = mtb_mode_find(o->mode);
-        if (!o->m)
-            bad("MODE", o->mode, mtb_mode_names());
-    }
-    if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
-        mtb_die(2, "%s", err);
-    if (o->server_address)
-        snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
-    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
-        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
-                "must reach the service over the network", o->mach.client_hosts);
-    int remote = mtb_machine_remote(&o->mach);
     if (remote && !(o->platform && *o->platform))
         o->platform = "host"; /* the server host's own CPU; its mtebench refuses a mode it cannot prove */
     if (o->platform && *o->platform) {
@@ -257,6 +258,15 @@ void mtb_cli_resolve(struct mtb_opts *o)
         mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
     if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
         mtb_die(2, "%s", why);
+    if (remote) /* the platform placed on the server host: its runs are performed there */
+        o->p = mtb_remote_platform(o->p);
+}
+
+/* The variants named (one, or a comma list for bench) and the workload: the
+ * recipe's, the machine profile's threads, then the options given */
+static void resolve_load(struct mtb_opts *o)
+{
+    char why[MTB_ERRLEN];
     if (o->variant) { /* one variant, or a comma list of them (bench) */
         char *copy = mtb_strdup(o->variant), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
@@ -283,6 +293,49 @@ void mtb_cli_resolve(struct mtb_opts *o)
     mtb_workload_set_apply(&o->wset, w);
     if (w->conns < w->threads)
         mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+    const char *dname;
+    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
+    if (!drv)
+        mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
+    else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
+        mtb_die(2, "%s", why);
+    /* emulated figures are not the published ones: aim at what emulation can give */
+    if (mtb_platform_emulated(o->p) && !o->precision_given) {
+        o->precision = MTB_EMU_PRECISION;
+        o->emu_aims = 1;
+    }
+}
+
+void mtb_cli_note_emu(const struct mtb_opts *o, long reps)
+{
+    if (o->emu_aims && reps == MTB_REPS_AUTO)
+        fprintf(stderr, "mtebench: emulated: REPS=auto aims at +-%.0f%% (hardware's default is +-2%%, which "
+                        "emulation's pair noise puts beyond MAX_TIME; emulated figures are not the published ones; "
+                        "PRECISION= to choose)\n", 100 * MTB_EMU_PRECISION);
+}
+
+void mtb_cli_resolve(struct mtb_opts *o)
+{
+    char err[MTB_ERRLEN];
+    if (!o->service || !*o->service)
+        mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
+    o->recipe = mtb_recipe_find(o->service, err, sizeof err);
+    if (!o->recipe)
+        mtb_die(2, "%s", err);
+    if (o->mode) {
+        o->m = mtb_mode_find(o->mode);
+        if (!o->m)
+            bad("MODE", o->mode, mtb_mode_names());
+    }
+    if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    if (o->server_address)
+        snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
+    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
+        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
+                "must reach the service over the network", o->mach.client_hosts);
+    resolve_platform(o, mtb_machine_remote(&o->mach));
+    resolve_load(o);
 }
 
 void mtb_cli_kernel_ensure(const struct mtb_opts *o)

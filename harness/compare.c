@@ -9,7 +9,8 @@
 #include "proc.h"
 #include "record.h"
 #include "run.h"
-#include "stats.h"
+#include "summary.h"
+#include "summary_text.h"
 #include "util.h"
 
 #include <math.h>
@@ -18,7 +19,6 @@
 #include <unistd.h>
 
 #define MAXK 8
-#define MAXREP 1000
 
 static int split_kernels(const char *list, char names[MAXK][128])
 {
@@ -90,129 +90,132 @@ static json_t *kernel_identities(json_t *records, char names[MAXK][128], int nk)
     return ks;
 }
 
+/* the summary's configuration of cfg ("variant/mode") on kernel, or NULL */
+static json_t *summary_config(json_t *sum, const char *cfg, const char *kernel)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(sum, "configs"), i, c)
+    {
+        char *name = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        int same = !strcmp(name, cfg) && !strcmp(mtb_jstr(c, "kernel"), kernel);
+        free(name);
+        if (same)
+            return c;
+    }
+    return NULL;
+}
+
+/* kernel against the reference in the summary's kernel axis: the throughput
+ * ratio (kernel ÷ reference, median of the pairs with its CI), every pair
+ * metric of the table, Mann–Whitney U; NULL when they were not compared */
+static json_t *vs_reference(json_t *sum, const char *cfg, const char *ref, const char *kernel)
+{
+    size_t i;
+    json_t *k;
+    json_array_foreach(json_object_get(sum, "kernels"), i, k)
+    {
+        char *name = mtb_asprintf("%s/%s", mtb_jstr(k, "variant"), mtb_jstr(k, "mode"));
+        int same = !strcmp(name, cfg) && !strcmp(mtb_jstr(k, "kernel_a"), ref) && !strcmp(mtb_jstr(k, "kernel_b"), kernel);
+        free(name);
+        if (!same || !json_is_object(json_object_get(k, "ops_ratio")))
+            continue;
+        json_t *v = json_deep_copy(json_object_get(k, "ops_ratio"));
+        json_object_set_new(v, "reference", json_string(ref));
+        json_object_set(v, "pairs", json_object_get(k, "pairs"));
+        json_object_set(v, "mann_whitney_p", json_object_get(k, "mann_whitney_p"));
+        json_object_set(v, "significant", json_object_get(k, "significant"));
+        for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+            json_object_set(v, mtb_pair_metrics[m].key, json_object_get(k, mtb_pair_metrics[m].key));
+        return v;
+    }
+    return NULL;
+}
+
+/* the runs of cfg on kernel that did not end ok */
+static int failed_runs(json_t *records, const char *cfg, const char *kernel)
+{
+    int n = 0;
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        json_t *c = json_object_get(rec, "config");
+        char *name = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        n += !strcmp(name, cfg) && !strcmp(mtb_jstr(c, "kernel"), kernel) && strcmp(mtb_jstr(rec, "status"), "ok");
+        free(name);
+    }
+    return n;
+}
+
+/* One row per configuration and kernel, read from the summary: the runs, every
+ * run metric of the table (median with CI, as in every other table), and
+ * against the reference kernel the pair metrics of its kernel axis. */
 json_t *mtb_compare_build(json_t *records, const char *kernels)
 {
     char names[MAXK][128];
     int nk = split_kernels(kernels, names);
-    size_t i;
-    json_t *rec, *plat = NULL;
-    int emulated = 0, any = 0;
+    json_t *plat = NULL;
+    int emulated = 0;
     json_t *configs = configs_of(records, &emulated, &plat);
+    json_t *sum = mtb_summary_build_ref(records, names[0]);
     json_t *rows = json_array();
     size_t ci;
     json_t *cfgv;
     json_array_foreach(configs, ci, cfgv)
     {
         const char *cfg = json_string_value(cfgv);
-        /* per kernel, per rep: ops/s, p50, p99 */
-        static double ops[MAXK][MAXREP], p50[MAXK][MAXREP], p99[MAXK][MAXREP];
-        int byrep[MAXK][64];
-        size_t n[MAXK] = { 0 };
-        int failed[MAXK] = { 0 };
-        for (int k = 0; k < MAXK; k++)
-            for (int r = 0; r < 64; r++)
-                byrep[k][r] = -1;
-        json_array_foreach(records, i, rec)
-        {
-            json_t *c = json_object_get(rec, "config");
-            char *rc = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
-            int match = !strcmp(rc, cfg);
-            free(rc);
-            if (!match)
-                continue;
-            int k = -1;
-            for (int t = 0; t < nk; t++)
-                if (!strcmp(mtb_jstr(c, "kernel"), names[t]))
-                    k = t;
-            if (k < 0)
-                continue;
-            json_t *s = json_object_get(rec, "summary");
-            if (strcmp(mtb_jstr(rec, "status"), "ok") != 0 || !s || n[k] >= MAXREP) {
-                failed[k]++;
-                continue;
-            }
-            int rep = mtb_record_rep(rec); /* kernels are paired by repetition */
-            if (rep >= 0 && rep < 64)
-                byrep[k][rep] = (int)n[k];
-            ops[k][n[k]] = mtb_jnum(s, "ops_per_sec");
-            p50[k][n[k]] = mtb_jnum(s, "p50_us");
-            p99[k][n[k]] = mtb_jnum(s, "p99_us");
-            n[k]++;
-            any = 1;
-        }
         for (int k = 0; k < nk; k++) {
-            json_t *row = json_pack("{s:s,s:s,s:i,s:i}", "config", cfg, "kernel", names[k], "runs", (int)n[k],
-                                    "failed", failed[k]);
-            if (n[k] > 0) {
-                struct stats_ci c;
-                double ach = 0;
-                json_t *o;
-                if (stats_median_ci(ops[k], n[k], 0.95, &c, &ach) == 0)
-                    o = json_pack("{s:f,s:f,s:f,s:f}", "median", c.est, "lo", c.lo, "hi", c.hi, "conf", ach);
-                else {
-                    double mn = ops[k][0], mx = ops[k][0];
-                    for (size_t t = 1; t < n[k]; t++) {
-                        mn = fmin(mn, ops[k][t]);
-                        mx = fmax(mx, ops[k][t]);
-                    }
-                    o = json_pack("{s:f,s:f,s:f,s:n}", "median", stats_median(ops[k], n[k]), "lo", mn, "hi", mx,
-                                  "conf");
-                }
-                json_object_set_new(row, "ops_per_sec", o);
-                json_object_set_new(row, "p50_us", json_real(stats_median(p50[k], n[k])));
-                json_object_set_new(row, "p99_us", json_real(stats_median(p99[k], n[k])));
-            }
-            /* throughput relative to the reference kernel, paired by repetition */
-            if (k > 0 && n[k] > 0 && n[0] > 0) {
-                double ratios[64];
-                size_t nr = 0;
-                for (int r = 0; r < 64; r++)
-                    if (byrep[k][r] >= 0 && byrep[0][r] >= 0 && ops[0][byrep[0][r]] > 0)
-                        ratios[nr++] = ops[k][byrep[k][r]] / ops[0][byrep[0][r]];
-                if (nr > 0) {
-                    double mn = ratios[0], mx = ratios[0];
-                    for (size_t t = 1; t < nr; t++) {
-                        mn = fmin(mn, ratios[t]);
-                        mx = fmax(mx, ratios[t]);
-                    }
-                    json_object_set_new(row, "vs_reference", json_pack("{s:s,s:f,s:f,s:f,s:i}", "reference",
-                                                                       names[0], "median", stats_median(ratios, nr),
-                                                                       "min", mn, "max", mx, "pairs", (int)nr));
-                }
-            }
+            json_t *c = summary_config(sum, cfg, names[k]);
+            json_t *row = json_pack("{s:s,s:s,s:i,s:i}", "config", cfg, "kernel", names[k], "runs",
+                                    c ? (int)json_integer_value(json_object_get(c, "runs")) : 0, "failed",
+                                    failed_runs(records, cfg, names[k]));
+            for (size_t m = 0; c && m < MTB_NRUN_METRICS; m++)
+                json_object_set(row, mtb_run_metrics[m].key, json_object_get(c, mtb_run_metrics[m].key));
+            json_t *v = k > 0 ? vs_reference(sum, cfg, names[0], names[k]) : NULL;
+            if (v)
+                json_object_set_new(row, "vs_reference", v);
             json_array_append_new(rows, row);
         }
     }
     json_t *ks = kernel_identities(records, names, nk);
-    json_t *out = json_pack("{s:s,s:o,s:o,s:b,s:s,s:b}", "schema", "mtebench-kernel-compare/1", "kernels", ks,
-                            "rows", rows, "emulated", emulated, "note", emulated ? NOTE_TCG : NOTE_KVM,
-                            "any_ok", any);
+    json_t *out = json_pack("{s:s,s:o,s:s,s:o,s:b,s:s,s:b}", "schema", MTB_KERNEL_COMPARE_SCHEMA, "kernels", ks,
+                            "reference", names[0], "rows", rows, "emulated", emulated, "note",
+                            emulated ? NOTE_TCG : NOTE_KVM, "any_ok", json_array_size(json_object_get(sum, "configs")) > 0);
     json_object_set_new(out, "platform",
                         plat ? json_pack("{s:s,s:s,s:s}", "name", mtb_jstr(plat, "name"), "accel", mtb_jstr(plat, "accel"),
                                          "qemu", mtb_jstr(plat, "qemu"))
                              : json_null());
     json_decref(configs);
+    json_decref(sum);
     return out;
 }
 
-static void fmt_ratio(char *buf, size_t n, json_t *row)
+/* against the reference: "reference", "-", or "1.012x [0.990 – 1.030] p=0.41 (3 pairs)" (with_p: the
+ * Mann–Whitney p) */
+static void fmt_ratio(char *buf, size_t n, json_t *row, const char *ref, int with_p)
 {
     json_t *v = json_object_get(row, "vs_reference");
-    if (!v)
-        snprintf(buf, n, "%s", json_object_get(row, "ops_per_sec") ? "reference" : "-");
-    else
-        snprintf(buf, n, "%.3f (%.3f-%.3f, %d pairs)", mtb_jnum(v, "median"), mtb_jnum(v, "min"), mtb_jnum(v, "max"),
-                 (int)json_integer_value(json_object_get(v, "pairs")));
+    char est[48], range[96];
+    if (!v) {
+        snprintf(buf, n, "%s", !strcmp(mtb_jstr(row, "kernel"), ref) ? "reference" : "-");
+        return;
+    }
+    mtb_ci_cell(v, MTB_CI_RATIO, est, sizeof est, range, sizeof range);
+    json_t *p = json_object_get(v, "mann_whitney_p");
+    char pv[32] = "";
+    if (with_p && json_is_number(p))
+        snprintf(pv, sizeof pv, " p=%.2g", json_number_value(p));
+    snprintf(buf, n, "%s %s%s (%d pair%s)", est, range, pv, (int)json_integer_value(json_object_get(v, "pairs")),
+             json_integer_value(json_object_get(v, "pairs")) == 1 ? "" : "s");
 }
 
-static void fmt_ops(char *buf, size_t n, json_t *row)
+/* a run metric's cell: the median, and with its interval when range is set */
+static void fmt_metric(char *buf, size_t n, json_t *row, size_t m, int range)
 {
-    json_t *o = json_object_get(row, "ops_per_sec");
-    if (!o)
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.0f [%.0f-%.0f]%s", mtb_jnum(o, "median"), mtb_jnum(o, "lo"), mtb_jnum(o, "hi"),
-                 !(mtb_jnum(o, "conf") >= 0.949) ? "*" : "");
+    char est[48], rg[96];
+    mtb_ci_cell(json_object_get(row, mtb_run_metrics[m].key), MTB_CI_INT, est, sizeof est, rg, sizeof rg);
+    snprintf(buf, n, "%s%s%s", est, range && *rg ? " " : "", range ? rg : "");
 }
 
 static const char *platform_label(json_t *cmp, char *buf, size_t n)
@@ -227,79 +230,165 @@ void mtb_compare_print(json_t *cmp, FILE *out)
 {
     char pl[512];
     fprintf(out, "\nkernel comparison on %s\n", platform_label(cmp, pl, sizeof pl));
-    fprintf(out, "%-16s %-10s %5s %-26s %9s %9s  %s\n", "config", "kernel", "runs", "ops/s median [range/CI]",
-            "p50 us", "p99 us", "throughput vs reference");
+    fprintf(out, "%-16s %-10s %5s %-28s", "config", "kernel", "runs", "ops/s median [95% CI]");
+    for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_TABLE)
+            fprintf(out, " %9s", mtb_run_metrics[m].label);
+    fprintf(out, "  throughput vs %s\n", mtb_jstr(cmp, "reference"));
     size_t i;
     json_t *row;
     json_array_foreach(json_object_get(cmp, "rows"), i, row)
     {
-        char ops[64], ratio[96];
-        fmt_ops(ops, sizeof ops, row);
-        fmt_ratio(ratio, sizeof ratio, row);
-        fprintf(out, "%-16s %-10s %5d %-26s %9.0f %9.0f  %s\n", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
-                (int)json_integer_value(json_object_get(row, "runs")), ops, mtb_jnum(row, "p50_us"),
-                mtb_jnum(row, "p99_us"), ratio);
+        char cell[160], ratio[200];
+        fmt_metric(cell, sizeof cell, row, MTB_M_ops_per_sec, 1);
+        fprintf(out, "%-16s %-10s %5d %-28s", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
+                (int)json_integer_value(json_object_get(row, "runs")), cell);
+        for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
+            if (mtb_run_metrics[m].views & MTB_V_TABLE) {
+                fmt_metric(cell, sizeof cell, row, m, 0);
+                fprintf(out, " %9s", cell);
+            }
+        fmt_ratio(ratio, sizeof ratio, row, mtb_jstr(cmp, "reference"), 1);
+        fprintf(out, "  %s\n", ratio);
     }
-    fprintf(out, "note: %s\n", mtb_jstr(cmp, "note"));
+    fprintf(out, "(latencies in us; * below 95%% confidence)\nnote: %s\n", mtb_jstr(cmp, "note"));
 }
 
-char *mtb_compare_markdown(json_t *cmp)
+/* the kernels' identities as a Markdown table */
+static void md_identities(FILE *f, json_t *cmp)
 {
-    char pl[512];
-    char *md = mtb_asprintf("# Kernel comparison\n\nPlatform: %s\n\n", platform_label(cmp, pl, sizeof pl));
-#define APPEND(...)                                  \
-    do {                                             \
-        char *_a = mtb_asprintf(__VA_ARGS__);        \
-        char *_n = mtb_asprintf("%s%s", md, _a);     \
-        free(_a);                                    \
-        free(md);                                    \
-        md = _n;                                     \
-    } while (0)
-    APPEND("> %s\n\n", mtb_jstr(cmp, "note"));
-    APPEND("| kernel | uname -r | build hash | config hash | patches |\n|---|---|---|---|---|\n");
+    fprintf(f, "| kernel | uname -r | build hash | config hash | patches |\n|---|---|---|---|---|\n");
     size_t i;
     json_t *k;
     json_array_foreach(json_object_get(cmp, "kernels"), i, k)
     {
-        char patches[512] = "";
+        fprintf(f, "| %s | %s | %.12s | %.12s | ", mtb_jstr(k, "name"), mtb_jstr(k, "uname_r"), mtb_jstr(k, "build_hash"),
+                mtb_jstr(k, "config_hash"));
         size_t j;
         json_t *p;
         json_array_foreach(json_object_get(k, "patches"), j, p)
         {
-            const char *f = mtb_jstr(p, "file");
-            const char *b = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
-            if (strlen(patches) + strlen(b) + 3 < sizeof patches) {
-                if (patches[0])
-                    strcat(patches, ", ");
-                strcat(patches, b);
-            }
+            const char *file = mtb_jstr(p, "file");
+            fprintf(f, "%s%s", j ? ", " : "", strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
         }
-        APPEND("| %s | %s | %.12s | %.12s | %s |\n", mtb_jstr(k, "name"), mtb_jstr(k, "uname_r"), mtb_jstr(k, "build_hash"),
-               mtb_jstr(k, "config_hash"), patches[0] ? patches : "none");
+        fprintf(f, "%s |\n", json_array_size(json_object_get(k, "patches")) ? "" : "none");
     }
-    APPEND("\n| config | kernel | runs | ops/s median [range or 95%% CI] | p50 µs | p99 µs | throughput vs reference |\n"
-           "|---|---|---|---|---|---|---|\n");
+}
+
+/* the rows as a Markdown table: every run metric of the table with its CI,
+ * the throughput ratio and the pair metrics against the reference */
+static void md_rows(FILE *f, json_t *cmp)
+{
+    fprintf(f, "| config | kernel | runs |");
+    size_t ncol = 3;
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, " %s%s%s [95%% CI] |", mtb_run_metrics[m].label,
+                    strcmp(mtb_run_metrics[m].label, mtb_run_metrics[m].unit) ? " " : "",
+                    strcmp(mtb_run_metrics[m].label, mtb_run_metrics[m].unit) ? mtb_run_metrics[m].unit : ""), ncol++;
+    fprintf(f, " throughput vs %s [95%% CI] |", mtb_jstr(cmp, "reference"));
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        if (mtb_pair_metrics[m].views & MTB_V_TABLE)
+            fprintf(f, " %s |", mtb_pair_metrics[m].label), ncol++;
+    fprintf(f, " Mann–Whitney p |\n|");
+    for (size_t c = 0; c < ncol + 2; c++)
+        fprintf(f, "---|");
+    fprintf(f, "\n");
+    size_t i;
     json_t *row;
     json_array_foreach(json_object_get(cmp, "rows"), i, row)
     {
-        char ops[64], ratio[96];
-        fmt_ops(ops, sizeof ops, row);
-        fmt_ratio(ratio, sizeof ratio, row);
-        APPEND("| %s | %s | %d | %s | %.0f | %.0f | %s |\n", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
-               (int)json_integer_value(json_object_get(row, "runs")), ops, mtb_jnum(row, "p50_us"), mtb_jnum(row, "p99_us"),
-               ratio);
+        char cell[200], est[48], rg[96];
+        fprintf(f, "| %s | %s | %d |", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
+                (int)json_integer_value(json_object_get(row, "runs")));
+        for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+            if (mtb_run_metrics[m].views & MTB_V_TABLE) {
+                fmt_metric(cell, sizeof cell, row, m, 1);
+                fprintf(f, " %s |", cell);
+            }
+        json_t *v = json_object_get(row, "vs_reference");
+        fmt_ratio(cell, sizeof cell, row, mtb_jstr(cmp, "reference"), 0);
+        fprintf(f, " %s |", cell);
+        for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+            if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
+                mtb_ci_cell(json_object_get(v, mtb_pair_metrics[m].key), MTB_CI_RATIO, est, sizeof est, rg, sizeof rg);
+                fprintf(f, " %s%s%s |", est, *rg ? " " : "", rg);
+            }
+        json_t *p = json_object_get(v, "mann_whitney_p");
+        if (json_is_number(p))
+            fprintf(f, " %.3g%s |\n", json_number_value(p),
+                    json_is_true(json_object_get(v, "significant")) ? " (significant)" : "");
+        else
+            fprintf(f, " - |\n");
     }
-    APPEND("\n`*` too few runs for a 95%% interval (6 are needed): the interval shown is the range of the runs "
-           "or has the lower confidence given in kernels.json. Ratios are medians of per-repetition pairs (kernels "
-           "interleaved within each repetition; range in parentheses).\n");
-#undef APPEND
-    return md;
+}
+
+char *mtb_compare_markdown(json_t *cmp)
+{
+    char *buf = NULL, pl[512];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return mtb_strdup("");
+    fprintf(f, "# Kernel comparison\n\nPlatform: %s\n\n> %s\n\n", platform_label(cmp, pl, sizeof pl),
+            mtb_jstr(cmp, "note"));
+    md_identities(f, cmp);
+    fprintf(f, "\n");
+    md_rows(f, cmp);
+    fprintf(f, "\nMedians over runs with their 95%% intervals (order statistics; `*`: fewer runs than a 95%% "
+               "interval needs, 6, so the interval is the runs' range at the lower confidence kernels.json gives). "
+               "Against the reference kernel, runs are paired by repetition (kernels interleaved within each "
+               "repetition): the throughput ratio and the pair metrics are medians of the pairs with their CI, "
+               "each pair metric with this kernel in the tagged run's place and the reference in the baseline's "
+               "(overhead = reference ops/s ÷ this kernel's); Mann–Whitney U on the runs' throughput.\n");
+    fclose(f);
+    return buf;
 }
 
 static void write_file(const char *path, const char *text)
 {
     if (mtb_write_atomic(path, text, strlen(text)) != 0)
         mtb_warn("cannot write %s", path);
+}
+
+/* KERNELS: two or more known names or Image paths, none twice. @return how many */
+static int kernels_given(const char *list, char names[MAXK][128])
+{
+    int nk = split_kernels(list, names);
+    if (nk < 2)
+        mtb_die(2, "invalid KERNELS '%s' (accepted: two or more of %s, comma-separated)", list, mtb_kernel_names());
+    for (int k = 0; k < nk; k++) {
+        if (!strchr(names[k], '/') && !mtb_kernel_known(names[k]))
+            mtb_die(2, "invalid KERNELS entry '%s' (accepted: %s, or the path of an arm64 Image)", names[k],
+                    mtb_kernel_names());
+        for (int j = 0; j < k; j++)
+            if (!strcmp(names[j], names[k]))
+                mtb_die(2, "KERNELS names '%s' twice", names[k]);
+    }
+    return nk;
+}
+
+/* DIR/kernels.json, DIR/kernels.md and reports/<DIR's name>.md, and where they are */
+static void write_outputs(json_t *cmp, const char *dir)
+{
+    char *cj = json_dumps(cmp, JSON_INDENT(2) | JSON_SORT_KEYS);
+    char *cjp = mtb_asprintf("%s/kernels.json", dir);
+    write_file(cjp, cj);
+    char *md = mtb_compare_markdown(cmp);
+    char *mdp = mtb_asprintf("%s/kernels.md", dir);
+    write_file(mdp, md);
+    char *repdir = mtb_asprintf("%s/reports", mtb_root());
+    mtb_mkdir_p(repdir);
+    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+    char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
+    write_file(rmd, md);
+    printf("\nrecords: %s/*/record.json\ntable:   %s, %s\nreport:  %s\n", dir, cjp, mdp, rmd);
+    free(cj);
+    free(cjp);
+    free(md);
+    free(mdp);
+    free(rmd);
+    free(repdir);
 }
 
 int mtb_cmd_compare_kernels(int argc, char **argv)
@@ -316,18 +405,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     if (!o.kernels)
         o.kernels = "stock,tcma1";
     char names[MAXK][128];
-    int nk = split_kernels(o.kernels, names);
-    if (nk < 2)
-        mtb_die(2, "invalid KERNELS '%s' (accepted: two or more of %s, comma-separated)", o.kernels,
-                mtb_kernel_names());
-    for (int k = 0; k < nk; k++) {
-        if (!strchr(names[k], '/') && !mtb_kernel_known(names[k]))
-            mtb_die(2, "invalid KERNELS entry '%s' (accepted: %s, or the path of an arm64 Image)", names[k],
-                    mtb_kernel_names());
-        for (int j = 0; j < k; j++)
-            if (!strcmp(names[j], names[k]))
-                mtb_die(2, "KERNELS names '%s' twice", names[k]);
-    }
+    int nk = kernels_given(o.kernels, names);
     o.kernel = names[0];
     o.quiet = 1;
     mtb_cli_resolve(&o);
@@ -357,25 +435,8 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, NULL);
     json_t *cmp = mtb_compare_build(records, o.kernels);
     mtb_compare_print(cmp, stdout);
-    char *cj = json_dumps(cmp, JSON_INDENT(2) | JSON_SORT_KEYS);
-    char *cjp = mtb_asprintf("%s/kernels.json", dir);
-    write_file(cjp, cj);
-    char *md = mtb_compare_markdown(cmp);
-    char *mdp = mtb_asprintf("%s/kernels.md", dir);
-    write_file(mdp, md);
-    char *repdir = mtb_asprintf("%s/reports", mtb_root());
-    mtb_mkdir_p(repdir);
-    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-    char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
-    write_file(rmd, md);
-    printf("\nrecords: %s/*/record.json\ntable:   %s, %s\nreport:  %s\n", dir, cjp, mdp, rmd);
+    write_outputs(cmp, dir);
     mtb_plan_print_failed("mtebench", plan.failed, total);
-    free(cj);
-    free(cjp);
-    free(md);
-    free(mdp);
-    free(rmd);
-    free(repdir);
     json_decref(cmp);
     json_decref(records);
     free(dir);

@@ -7,9 +7,17 @@
 #include <jansson.h>
 #include <stdio.h>
 
+/* kernels.json's schema. 2: rows carry every run metric of record.h's table
+ * as a median with its CI (1: ops_per_sec only, p50_us/p99_us plain
+ * medians), and vs_reference is the summary's kernel axis (median with CI,
+ * pair metrics, Mann–Whitney; 1: median, min, max of the pairs). */
+#define MTB_KERNEL_COMPARE_SCHEMA "mtebench-kernel-compare/2"
+
 /* records: run records whose config.kernel differ; the first kernel in
- * kernels (comma-separated) is the reference of the ratios.
- * @return {"schema","kernels":[...],"rows":[...],"platform",...,"note"} */
+ * kernels (comma-separated) is the reference of the ratios. The figures are
+ * the summary's (mtb_summary_build_ref): its configurations and its kernel
+ * axis, with the same intervals and tests as every other table.
+ * @return {"schema","kernels":[...],"reference","rows":[...],"platform",...,"note"} */
 json_t *mtb_compare_build(json_t *records, const char *kernels);
 void mtb_compare_print(json_t *cmp, FILE *out);
 char *mtb_compare_markdown(json_t *cmp);

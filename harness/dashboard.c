@@ -115,25 +115,16 @@ static void html_change_head(FILE *f, int with_series)
             with_series ? "<th class=\"l\">series</th>" : "");
 }
 
-static char *dashboard_html(json_t *a, const char *out, json_t *problems)
+/* the page's head: title, what it was made from, the banners, the navigation */
+static void dash_head(FILE *f, json_t *a, int emu)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    json_t *set = json_object_get(a, "settings"), *series = json_object_get(a, "series");
-    json_t *open = json_object_get(a, "open"), *fresh = json_object_get(a, "new"), *nights = json_object_get(a, "nights");
-    int emu = 0;
-    size_t i;
-    json_t *s;
-    json_array_foreach(series, i, s) emu |= json_is_true(json_object_get(s, "emulated"));
+    json_t *set = json_object_get(a, "settings"), *fresh = json_object_get(a, "new");
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                "<title>mtebench nightly%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>mtebench nightly</h1>\n",
             emu ? " (emulated)" : "", mtb_report_css);
     fprintf(f, "<p class=\"note\">%lld nights, %zu series; generated %s by mtebench %s from <code>",
-            (long long)json_integer_value(json_object_get(set, "nights")), json_array_size(series),
+            (long long)json_integer_value(json_object_get(set, "nights")), json_array_size(json_object_get(a, "series")),
             mtb_jstr(set, "generated"), mtb_jstr(set, "version"));
     hput(f, mtb_jstr(set, "history"));
     fprintf(f, "</code>.</p>\n");
@@ -146,7 +137,11 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
                 json_array_size(fresh) > 1 ? "s" : "");
     fprintf(f, "<nav><a href=\"#open\">open regressions</a><a href=\"#nights\">nights</a><a href=\"#series\">series</a>"
                "<a href=\"#method\">method</a></nav>\n");
+}
 
+/* the open regressions: the last change of each series, where it is one */
+static void dash_open(FILE *f, json_t *open, const char *out, int emu)
+{
     fprintf(f, "<section id=\"open\"><h2>Open regressions</h2>\n");
     if (!json_array_size(open)) {
         fprintf(f, "<p>None.</p>\n");
@@ -157,61 +152,86 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
         html_change_rows(f, open, out, 1);
         fprintf(f, "</table>\n");
     }
-    fprintf(f, "</section>\n<section id=\"nights\"><h2>Nights</h2>\n<table>\n<tr><th>night</th><th class=\"l\">"
-               "started</th><th>runs</th><th class=\"l\">results</th><th class=\"l\">run report</th></tr>\n");
+    fprintf(f, "</section>\n");
+}
+
+/* the nights: when, how many runs, their quiet check (a busy night is
+ * shown, and whether the change-point test left it out), where their
+ * results and run report are */
+static void dash_nights(FILE *f, json_t *nights, const char *out)
+{
+    fprintf(f, "<section id=\"nights\"><h2>Nights</h2>\n<table>\n<tr><th>night</th><th class=\"l\">"
+               "started</th><th>runs</th><th class=\"l\">quiet check</th><th class=\"l\">results</th><th class=\"l\">"
+               "run report</th></tr>\n");
+    size_t i;
     json_t *n;
     json_array_foreach(nights, i, n)
     {
         fprintf(f, "<tr><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "x")));
         hput(f, mtb_jstr(n, "started"));
-        fprintf(f, "</td><td>%lld</td><td class=\"l\"><code>", (long long)json_integer_value(json_object_get(n, "runs")));
+        fprintf(f, "</td><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "runs")));
+        if (json_is_false(json_object_get(n, "quiet"))) {
+            fprintf(f, "<b>busy</b>: ");
+            hput(f, mtb_jstr(n, "busy_why"));
+            fprintf(f, " (");
+            hput(f, mtb_jstr(n, "busy"));
+            fprintf(f, ")");
+        } else
+            fprintf(f, "%s", json_is_true(json_object_get(n, "quiet")) ? "quiet" : "unknown (no record here)");
+        fprintf(f, "</td><td class=\"l\"><code>");
         hput(f, mtb_jstr(n, "results_dir"));
         fprintf(f, "</code></td><td class=\"l\">");
         link_to(f, out, mtb_jstr(n, "report"), "report");
         fprintf(f, "</td></tr>\n");
     }
-    fprintf(f, "</table>\n</section>\n<section id=\"series\"><h2>Series</h2>\n");
-    int nplot = 0;
-    json_array_foreach(series, i, s)
-    {
-        fprintf(f, "<section class=\"series\" id=\"%s\"><h3>", mtb_jstr(s, "id"));
-        hput(f, mtb_jstr(s, "label"));
-        fprintf(f, "</h3>\n<p class=\"note\">%lld points; %s is better; unit %s.</p>\n",
-                (long long)json_integer_value(json_object_get(s, "points")), mtb_jstr(s, "better"), mtb_jstr(s, "unit"));
-        json_t *xs = json_object_get(s, "x"), *ys = json_object_get(s, "y");
-        size_t np = json_array_size(xs);
-        double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
-        for (size_t k = 0; k < np; k++) {
-            x[k] = json_number_value(json_array_get(xs, k));
-            y[k] = json_number_value(json_array_get(ys, k));
-        }
-        json_t *marks = json_array(), *c;
-        size_t k;
-        json_array_foreach(json_object_get(s, "changes"), k, c)
-            json_array_append_new(marks, json_pack("{s:f,s:f,s:s}", "x", mtb_jnum(c, "x"), "change", mtb_jnum(c, "change"),
-                                                   "kind", mtb_jstr(c, "kind")));
-        char *ylabel = mtb_asprintf("%s (%s)", mtb_jstr(s, "metric"), mtb_jstr(s, "unit"));
-        char *script = mtb_plot_trend_script(mtb_jstr(s, "label"), ylabel, x, y, np, marks,
-                                             json_is_true(json_object_get(s, "emulated")));
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "t%d-", ++nplot);
-        mtb_report_plot(f, script, prefix, 900, 320, problems);
-        free(script);
-        free(ylabel);
-        json_decref(marks);
-        free(x);
-        free(y);
-        if (json_array_size(json_object_get(s, "changes"))) {
-            fprintf(f, "<table>\n<caption>Change points</caption>\n");
-            html_change_head(f, 0);
-            html_change_rows(f, json_object_get(s, "changes"), out, 0);
-            fprintf(f, "</table>\n");
-        } else {
-            fprintf(f, "<p class=\"note\">No significant change.</p>\n");
-        }
-        fprintf(f, "</section>\n");
+    fprintf(f, "</table>\n</section>\n");
+}
+
+/* one series: its trend plot with the change points marked, and their table */
+static void dash_series(FILE *f, json_t *s, const char *out, int nplot, json_t *problems)
+{
+    fprintf(f, "<section class=\"series\" id=\"%s\"><h3>", mtb_jstr(s, "id"));
+    hput(f, mtb_jstr(s, "label"));
+    fprintf(f, "</h3>\n<p class=\"note\">%lld points; %s is better; unit %s.</p>\n",
+            (long long)json_integer_value(json_object_get(s, "points")), mtb_jstr(s, "better"), mtb_jstr(s, "unit"));
+    json_t *xs = json_object_get(s, "x"), *ys = json_object_get(s, "y");
+    size_t np = json_array_size(xs);
+    double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
+    for (size_t k = 0; k < np; k++) {
+        x[k] = json_number_value(json_array_get(xs, k));
+        y[k] = json_number_value(json_array_get(ys, k));
     }
-    fprintf(f, "</section>\n<section id=\"method\"><h2>Method</h2>\n<p class=\"note\">Each series is one "
+    json_t *marks = json_array(), *c;
+    size_t k;
+    json_array_foreach(json_object_get(s, "changes"), k, c)
+        json_array_append_new(marks, json_pack("{s:f,s:f,s:s}", "x", mtb_jnum(c, "x"), "change", mtb_jnum(c, "change"),
+                                               "kind", mtb_jstr(c, "kind")));
+    char *ylabel = mtb_asprintf("%s (%s)", mtb_jstr(s, "metric"), mtb_jstr(s, "unit"));
+    char *script = mtb_plot_trend_script(mtb_jstr(s, "label"), ylabel, x, y, np, marks,
+                                         json_is_true(json_object_get(s, "emulated")));
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "t%d-", nplot);
+    mtb_report_plot(f, script, prefix, 900, 320, problems);
+    free(script);
+    free(ylabel);
+    json_decref(marks);
+    free(x);
+    free(y);
+    if (json_array_size(json_object_get(s, "changes"))) {
+        fprintf(f, "<table>\n<caption>Change points</caption>\n");
+        html_change_head(f, 0);
+        html_change_rows(f, json_object_get(s, "changes"), out, 0);
+        fprintf(f, "</table>\n");
+    } else {
+        fprintf(f, "<p class=\"note\">No significant change.</p>\n");
+    }
+    fprintf(f, "</section>\n");
+}
+
+/* how series are made and changes found, with the settings of this run */
+static void dash_method(FILE *f, json_t *set)
+{
+    fprintf(f, "<section id=\"method\"><h2>Method</h2>\n<p class=\"note\">Each series is one "
                "configuration (plan, service, workload with all its parameters, variant, mode, platform, kernel, "
                "machine profile; the hash in brackets) and one metric: throughput (higher is better), p99 latency "
                "and the overhead ratio baseline ops/s ÷ tagged ops/s of runs paired by repetition (lower is better). "
@@ -221,9 +241,31 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
                "a Mann–Whitney U test of the runs after it against the runs before it also gives p &lt; %g, it goes "
                "the bad way, and its size (ratio of medians, 95%% bootstrap CI) is at least %.1f%%. A regression is "
                "open while it is the last change of its series; it is new when it was not open before the nights "
-               "this run added.</p>\n</section>\n</body>\n</html>\n",
+               "this run added.</p>\n</section>\n",
             (long long)json_integer_value(json_object_get(set, "window")), mtb_jnum(set, "threshold"),
             mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"));
+}
+
+static char *dashboard_html(json_t *a, const char *out, json_t *problems)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    json_t *series = json_object_get(a, "series");
+    int emu = 0;
+    size_t i;
+    json_t *s;
+    json_array_foreach(series, i, s) emu |= json_is_true(json_object_get(s, "emulated"));
+    dash_head(f, a, emu);
+    dash_open(f, json_object_get(a, "open"), out, emu);
+    dash_nights(f, json_object_get(a, "nights"), out);
+    fprintf(f, "<section id=\"series\"><h2>Series</h2>\n");
+    json_array_foreach(series, i, s) dash_series(f, s, out, (int)i + 1, problems);
+    fprintf(f, "</section>\n");
+    dash_method(f, json_object_get(a, "settings"));
+    fprintf(f, "</body>\n</html>\n");
     fclose(f);
     return buf;
 }
@@ -257,6 +299,18 @@ static char *digest_md(json_t *a, const char *out)
             json_array_size(fresh), json_array_size(open), mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"),
             emu ? "; emulated: not hardware timing" : "");
     const size_t cap = 10;
+    /* busy nights: shown, and whether the change-point test left them out */
+    json_t *busy = json_object_get(a, "busy_nights");
+    if (json_array_size(busy)) {
+        int left_out = json_is_true(json_object_get(a, "busy_excluded"));
+        fprintf(f, "\n%zu busy night%s (the quiet check marked %s not quiet): %s\n", json_array_size(busy),
+                json_array_size(busy) == 1 ? "" : "s", json_array_size(busy) == 1 ? "it" : "them",
+                left_out ? "kept out of the change-point test" : "compared all the same: no night was quiet");
+        json_t *n;
+        json_array_foreach(json_object_get(a, "nights"), i, n) if (json_is_false(json_object_get(n, "quiet")))
+            fprintf(f, "- night %lld (%s): %s\n", (long long)json_integer_value(json_object_get(n, "x")),
+                    mtb_jstr(n, "started"), mtb_jstr(n, "busy_why"));
+    }
     if (json_array_size(fresh)) {
         fprintf(f, "\n## New regressions\n\n");
         json_array_foreach(fresh, i, s) if (i < cap) md_change(f, s);

@@ -425,6 +425,85 @@ static void kernel_build_failed(const char *name, const char *source, const char
     free(kept);
 }
 
+/* A cached build of p (used without waiting: it appears by a rename), else
+ * one made by the build we waited for: 1 with out filled. Else 0, *lock the
+ * held lock of kernel builds (one at a time: they share the unpacked source
+ * and base trees, and a stale temporary tree is removed). */
+static int find_cached(const char *name, const char *source, const struct kplan *p, int force, int quiet,
+                       struct mtb_kernel *out, int *lock)
+{
+    *lock = -1;
+    int cached = !force && load_built(name, source, p->key, out) == 0;
+    if (!cached) {
+        char *kroot = mtb_asprintf("%s/kernels", mtb_cache()), *lockp = mtb_asprintf("%s/.lock", kroot);
+        mtb_mkdir_p(kroot);
+        *lock = mtb_lock_wait(lockp, "another kernel build", quiet);
+        free(lockp);
+        free(kroot);
+        cached = !force && load_built(name, source, p->key, out) == 0; /* made by the one we waited for */
+    }
+    if (!cached)
+        return 0;
+    out->cached = 1;
+    json_object_set_new(out->info, "cached", json_true());
+    if (!quiet)
+        fprintf(stderr, "mtebench: kernel %s (%s): cached build %.12s\n", name, source, p->key);
+    return 1;
+}
+
+/* kernel-build.sh for p into tmp (from base_tree when not NULL), its output
+ * in log; *secs its time. @return its exit status */
+static int run_build_script(const struct kplan *p, const char *source, const char *tmp, const char *base_tree,
+                            const char *log, double *secs)
+{
+    char *fraglist = lines_of(&p->frags), *patchlist = lines_of(&p->patches);
+    char *tb = tarball_of(source);
+    char *envv[] = {
+        mtb_asprintf("MTB_KSRC=%s", tb), mtb_asprintf("MTB_OUT=%s", tmp),
+        mtb_asprintf("MTB_BASE_TREE=%s", base_tree ? base_tree : ""),
+        mtb_asprintf("MTB_FRAGMENTS=%s", fraglist), mtb_asprintf("MTB_PATCHES=%s", patchlist),
+        mtb_asprintf("MTB_LOCALVERSION=%s", p->c.localversion ? p->c.localversion : ""),
+        mtb_asprintf("MTB_CROSS=%s", p->cross), mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()), NULL,
+    };
+    char *const argv[] = { "bash", p->script, NULL };
+    struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = log };
+    double t0 = mtb_mono();
+    int st = mtb_proc_run(&s, 3600);
+    *secs = mtb_mono() - t0;
+    for (char **e = envv; *e; e++)
+        free(*e);
+    free(tb);
+    free(fraglist);
+    free(patchlist);
+    return st;
+}
+
+/* A finished build in tmp: its build.json (the inputs and the hashes), then
+ * tmp moved to dir, where later runs find it. @return 0 or -1 (err) */
+static int install_build(const char *name, const char *source, const struct kplan *p, const char *tmp,
+                         const char *dir, const char *release, const char *cfg_hex, double secs,
+                         const char *base_key, char *err, size_t errlen)
+{
+    json_t *info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:s,s:s,s:f,s:s*,s:s*}",
+                             "name", name, "summary", p->c.summary ? p->c.summary : "",
+                             "source", source, "source_sha256", p->src_sha,
+                             "build_hash", p->key, "config_hash", cfg_hex,
+                             "patches", p->jpatches, "fragments", p->jfrags,
+                             "uname_r", release, "toolchain", p->tc, "build_seconds", secs,
+                             "incremental_from", base_key, "base", p->c.base);
+    char *ip = mtb_asprintf("%s/build.json", tmp);
+    json_dump_file(info, ip, JSON_INDENT(2) | JSON_SORT_KEYS);
+    free(ip);
+    json_decref(info);
+    mtb_rm_rf(dir);
+    if (rename(tmp, dir) != 0) {
+        snprintf(err, errlen, "cannot move %s into place: %s", tmp, strerror(errno));
+        mtb_rm_rf(tmp);
+        return -1;
+    }
+    return 0;
+}
+
 int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet,
                       struct mtb_kernel *out, char *err, size_t errlen)
 {
@@ -437,23 +516,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
     if (kplan_make(name, source, &p, err, errlen) != 0)
         return -1;
     int rc = -1, lock = -1;
-    /* one kernel build at a time (they share the unpacked source and base
-     * trees, and a stale temporary tree is removed below); a cached kernel
-     * is used without waiting (it appears by a rename) */
-    int cached = !force && load_built(name, source, p.key, out) == 0;
-    if (!cached) {
-        char *kroot = mtb_asprintf("%s/kernels", mtb_cache()), *lockp = mtb_asprintf("%s/.lock", kroot);
-        mtb_mkdir_p(kroot);
-        lock = mtb_lock_wait(lockp, "another kernel build", quiet);
-        free(lockp);
-        free(kroot);
-        cached = !force && load_built(name, source, p.key, out) == 0; /* made by the one we waited for */
-    }
-    if (cached) {
-        out->cached = 1;
-        json_object_set_new(out->info, "cached", json_true());
-        if (!quiet)
-            fprintf(stderr, "mtebench: kernel %s (%s): cached build %.12s\n", name, source, p.key);
+    if (find_cached(name, source, &p, force, quiet, out, &lock)) {
         kplan_free(&p);
         if (lock >= 0)
             close(lock);
@@ -474,20 +537,8 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         fprintf(stderr, "mtebench: building kernel %s from linux-source-%s (key %.12s%s%s%s; log %s/build.log)...\n",
                 name, source, p.key, base_tree ? ", incrementally from " : "", base_tree ? p.c.base : "",
                 base_tree ? "'s tree" : "", dir);
-    char *fraglist = lines_of(&p.frags), *patchlist = lines_of(&p.patches);
-    char *tb = tarball_of(source);
-    char *envv[] = {
-        mtb_asprintf("MTB_KSRC=%s", tb), mtb_asprintf("MTB_OUT=%s", tmp),
-        mtb_asprintf("MTB_BASE_TREE=%s", base_tree ? base_tree : ""),
-        mtb_asprintf("MTB_FRAGMENTS=%s", fraglist), mtb_asprintf("MTB_PATCHES=%s", patchlist),
-        mtb_asprintf("MTB_LOCALVERSION=%s", p.c.localversion ? p.c.localversion : ""),
-        mtb_asprintf("MTB_CROSS=%s", p.cross), mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()), NULL,
-    };
-    char *const argv[] = { "bash", p.script, NULL };
-    struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
-    double t0 = mtb_mono();
-    int st = mtb_proc_run(&s, 3600);
-    double secs = mtb_mono() - t0;
+    double secs = 0;
+    int st = run_build_script(&p, source, tmp, base_tree, logp, &secs);
     char *img = mtb_asprintf("%s/Image", tmp);
     char *cfg = mtb_asprintf("%s/config", tmp);
     char *relp = mtb_asprintf("%s/kernelrelease", tmp);
@@ -498,23 +549,8 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         mtb_rm_rf(tmp);
         goto out;
     }
-    json_t *info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:s,s:s,s:f,s:s*,s:s*}",
-                             "name", name, "summary", p.c.summary ? p.c.summary : "",
-                             "source", source, "source_sha256", p.src_sha,
-                             "build_hash", p.key, "config_hash", cfg_hex,
-                             "patches", p.jpatches, "fragments", p.jfrags,
-                             "uname_r", release, "toolchain", p.tc, "build_seconds", secs,
-                             "incremental_from", base_key, "base", p.c.base);
-    char *ip = mtb_asprintf("%s/build.json", tmp);
-    json_dump_file(info, ip, JSON_INDENT(2) | JSON_SORT_KEYS);
-    free(ip);
-    json_decref(info);
-    mtb_rm_rf(dir);
-    if (rename(tmp, dir) != 0) {
-        snprintf(err, errlen, "cannot move %s into place: %s", tmp, strerror(errno));
-        mtb_rm_rf(tmp);
+    if (install_build(name, source, &p, tmp, dir, release, cfg_hex, secs, base_key, err, errlen) != 0)
         goto out;
-    }
     if (load_built(name, source, p.key, out) != 0) {
         snprintf(err, errlen, "kernel %s built but %s/build.json is unreadable", name, dir);
         goto out;
@@ -525,15 +561,10 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
                 base_tree ? " (incremental)" : "");
     rc = 0;
 out:
-    for (char **e = envv; *e; e++)
-        free(*e);
     free(release);
     free(img);
     free(cfg);
     free(relp);
-    free(tb);
-    free(fraglist);
-    free(patchlist);
     free(logp);
     free(tmp);
     free(dir);

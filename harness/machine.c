@@ -107,21 +107,14 @@ static int hosts_key(struct mtb_machine *m, const char *key, const char *value, 
     return 0;
 }
 
-static int on_kv(void *user, const char *section, const char *key, const char *value)
+/* The key handlers of a profile's [machine] section, one per meaning. Each
+ * returns 1 (taken), 0 (bad value: l->err says why) or -1 (not its key). */
+
+/* where the service and the load generator run: CPUs, sweeps, NUMA, threads */
+static int cpu_key(struct ld *l, struct mtb_machine *m, const char *key, const char *value)
 {
-    struct ld *l = user;
-    struct mtb_machine *m = l->m;
-    if (!key)
-        return strcmp(section, "machine") ? (snprintf(l->err, sizeof l->err, "unknown section [%s] (accepted: [machine])",
-                                                     section), 0) : 1;
-    if (strcmp(section, "machine"))
-        FAIL("key '%s' outside the [machine] section", key);
     long v;
-    if (!strcmp(key, "name"))
-        snprintf(m->name, sizeof m->name, "%s", value);
-    else if (!strcmp(key, "summary"))
-        snprintf(m->summary, sizeof m->summary, "%s", value);
-    else if (!strcmp(key, "cpus")) {
+    if (!strcmp(key, "cpus")) {
         if (mtb_parse_long(value, 1, MTB_MAX_CPUS, &v) != 0)
             FAIL("cpus '%s' is not an integer from 1 to %d", value, MTB_MAX_CPUS);
         m->cpus = (int)v;
@@ -136,8 +129,8 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
             FAIL("%s '%s' is not a CPU list such as 0-7,16", key, value);
         *(svc ? &m->nsvc : &m->ncli) = n;
         *(svc ? &m->svc_line : &m->cli_line) = l->ini.line;
-    } else if (!strcmp(key, "allow_overlap") || !strcmp(key, "set_governor")) {
-        if (yesno(value, key[0] == 'a' ? &m->allow_overlap : &m->set_governor) != 0)
+    } else if (!strcmp(key, "allow_overlap")) {
+        if (yesno(value, &m->allow_overlap) != 0)
             FAIL("%s '%s' is not yes or no", key, value);
     } else if (!strcmp(key, "numa_strict")) {
         if (yesno(value, &m->numa_strict) != 0)
@@ -149,7 +142,20 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
             FAIL("numa_node '%s' is not a node number (0-1023) or none", value);
         else
             m->numa_node = (int)v;
-    } else if (!strcmp(key, "cores")) {
+    } else if (!strcmp(key, "service_threads") || !strcmp(key, "loadgen_threads")) {
+        if (mtb_parse_long(value, 1, 4096, &v) != 0)
+            FAIL("%s '%s' is not an integer from 1 to 4096", key, value);
+        *(key[0] == 's' ? &m->service_threads : &m->loadgen_threads) = v;
+    } else {
+        return -1;
+    }
+    return 1;
+}
+
+/* the core sweep: core counts, or one CPU per core type (big.LITTLE) */
+static int sweep_key(struct ld *l, struct mtb_machine *m, const char *key, const char *value)
+{
+    if (!strcmp(key, "cores")) {
         int c[MTB_MAX_CPUS];
         int n = mtb_cpulist_parse(value, c, MTB_MAX_CPUS);
         if (n <= 0 || n > MTB_MAX_SWEEP)
@@ -159,54 +165,66 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
                 FAIL("cores '%s': a core count must be at least 1", value);
         memcpy(m->cores, c, (size_t)n * sizeof *c);
         m->ncores = n;
-    } else if (!strcmp(key, "core_types")) {
-        char *copy = mtb_strdup(value), *save = NULL;
-        m->ntypes = 0;
-        for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-            char *colon = strchr(t, ':');
-            long cpu;
-            if (!colon || colon == t || colon - t >= 24 || mtb_parse_long(colon + 1, 0, MTB_MAX_CPUS - 1, &cpu) != 0 ||
-                m->ntypes >= MTB_MAX_SWEEP) {
-                snprintf(l->err, sizeof l->err, "core_types entry '%s' is not TYPE:CPU (e.g. little:0, big:4)", t);
-                free(copy);
-                return 0;
-            }
-            snprintf(m->type_name[m->ntypes], sizeof m->type_name[0], "%.*s", (int)(colon - t), t);
-            m->type_cpu[m->ntypes++] = (int)cpu;
+        return 1;
+    }
+    if (strcmp(key, "core_types"))
+        return -1;
+    char *copy = mtb_strdup(value), *save = NULL;
+    m->ntypes = 0;
+    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        char *colon = strchr(t, ':');
+        long cpu;
+        if (!colon || colon == t || colon - t >= 24 || mtb_parse_long(colon + 1, 0, MTB_MAX_CPUS - 1, &cpu) != 0 ||
+            m->ntypes >= MTB_MAX_SWEEP) {
+            snprintf(l->err, sizeof l->err, "core_types entry '%s' is not TYPE:CPU (e.g. little:0, big:4)", t);
+            free(copy);
+            return 0;
         }
-        free(copy);
-        m->types_line = l->ini.line;
-    } else if (!strcmp(key, "service_threads") || !strcmp(key, "loadgen_threads")) {
-        if (mtb_parse_long(value, 1, 4096, &v) != 0)
-            FAIL("%s '%s' is not an integer from 1 to 4096", key, value);
-        *(key[0] == 's' ? &m->service_threads : &m->loadgen_threads) = v;
-    } else if (!strcmp(key, "perf_events")) {
+        snprintf(m->type_name[m->ntypes], sizeof m->type_name[0], "%.*s", (int)(colon - t), t);
+        m->type_cpu[m->ntypes++] = (int)cpu;
+    }
+    free(copy);
+    m->types_line = l->ini.line;
+    return 1;
+}
+
+/* the perf events counted: generic names, and raw ones as label=rHEX */
+static int perf_key(struct ld *l, struct mtb_machine *m, const char *key, const char *value)
+{
+    if (!strcmp(key, "perf_events")) {
         /* repeated keys join (inih cuts lines at 200 characters) */
         size_t o = strlen(m->perf_events);
         snprintf(m->perf_events + o, sizeof m->perf_events - o, "%s%s", o ? "," : "", value);
-    } else if (!strcmp(key, "perf_raw")) {
-        /* label=rHEX, ... */
-        char *copy = mtb_strdup(value), *save = NULL;
-        for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-            char *eq = strchr(t, '=');
-            int good = eq && eq > t && eq[1] == 'r' && eq[2];
-            for (char *p = eq ? eq + 2 : t; good && *p; p++)
-                good = isxdigit((unsigned char)*p);
-            if (!good) {
-                snprintf(l->err, sizeof l->err, "perf_raw entry '%s' is not label=rHEX (e.g. STALL_BACKEND_MEM=r4005)", t);
-                free(copy);
-                return 0;
-            }
+        return 1;
+    }
+    if (strcmp(key, "perf_raw"))
+        return -1;
+    char *copy = mtb_strdup(value), *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        char *eq = strchr(t, '=');
+        int good = eq && eq > t && eq[1] == 'r' && eq[2];
+        for (char *p = eq ? eq + 2 : t; good && *p; p++)
+            good = isxdigit((unsigned char)*p);
+        if (!good) {
+            snprintf(l->err, sizeof l->err, "perf_raw entry '%s' is not label=rHEX (e.g. STALL_BACKEND_MEM=r4005)", t);
+            free(copy);
+            return 0;
         }
-        free(copy);
-        size_t o = strlen(m->perf_raw);
-        snprintf(m->perf_raw + o, sizeof m->perf_raw - o, "%s%s", o ? "," : "", value);
-    } else if (!strcmp(key, "microarch")) {
-        snprintf(m->microarch, sizeof m->microarch, "%s", value);
-    } else if (!strcmp(key, "cpu_parts")) {
-        snprintf(m->cpu_parts, sizeof m->cpu_parts, "%s", value);
-    } else if (!strcmp(key, "governor")) {
+    }
+    free(copy);
+    size_t o = strlen(m->perf_raw);
+    snprintf(m->perf_raw + o, sizeof m->perf_raw - o, "%s%s", o ? "," : "", value);
+    return 1;
+}
+
+/* what the quiet check expects of the machine: governor, boost, SMT siblings */
+static int quiet_key(struct ld *l, struct mtb_machine *m, const char *key, const char *value)
+{
+    if (!strcmp(key, "governor")) {
         snprintf(m->governor, sizeof m->governor, "%s", value);
+    } else if (!strcmp(key, "set_governor")) {
+        if (yesno(value, &m->set_governor) != 0)
+            FAIL("%s '%s' is not yes or no", key, value);
     } else if (!strcmp(key, "boost")) {
         if (!strcmp(value, "off"))
             m->boost_off = 1;
@@ -217,13 +235,51 @@ static int on_kv(void *user, const char *section, const char *key, const char *v
             m->smt_siblings_ok = 1;
         else if (strcmp(value, "forbid"))
             FAIL("smt_siblings '%s' is not allow or forbid", value);
-    } else if (!strcmp(key, "server_host") || !strcmp(key, "server_address") || !strcmp(key, "client_hosts")) {
-        if (hosts_key(m, key, value, l->err, sizeof l->err) != 0)
-            return 0;
     } else {
-        FAIL("unknown key '%s' (accepted: %s)", key, machine_keys);
+        return -1;
     }
     return 1;
+}
+
+/* what the profile says it is: name, summary, microarchitecture, CPU parts */
+static int identity_key(struct mtb_machine *m, const char *key, const char *value)
+{
+    if (!strcmp(key, "name"))
+        snprintf(m->name, sizeof m->name, "%s", value);
+    else if (!strcmp(key, "summary"))
+        snprintf(m->summary, sizeof m->summary, "%s", value);
+    else if (!strcmp(key, "microarch"))
+        snprintf(m->microarch, sizeof m->microarch, "%s", value);
+    else if (!strcmp(key, "cpu_parts"))
+        snprintf(m->cpu_parts, sizeof m->cpu_parts, "%s", value);
+    else
+        return -1;
+    return 1;
+}
+
+static int on_kv(void *user, const char *section, const char *key, const char *value)
+{
+    struct ld *l = user;
+    struct mtb_machine *m = l->m;
+    if (!key)
+        return strcmp(section, "machine") ? (snprintf(l->err, sizeof l->err, "unknown section [%s] (accepted: [machine])",
+                                                     section), 0) : 1;
+    if (strcmp(section, "machine"))
+        FAIL("key '%s' outside the [machine] section", key);
+    int r = identity_key(m, key, value);
+    if (r < 0)
+        r = cpu_key(l, m, key, value);
+    if (r < 0)
+        r = sweep_key(l, m, key, value);
+    if (r < 0)
+        r = perf_key(l, m, key, value);
+    if (r < 0)
+        r = quiet_key(l, m, key, value);
+    if (r < 0 && (!strcmp(key, "server_host") || !strcmp(key, "server_address") || !strcmp(key, "client_hosts")))
+        r = hosts_key(m, key, value, l->err, sizeof l->err) == 0;
+    if (r < 0)
+        FAIL("unknown key '%s' (accepted: %s)", key, machine_keys);
+    return r;
 }
 
 int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t errlen)

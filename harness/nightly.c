@@ -67,6 +67,24 @@ static int cmp_night(const void *a, const void *b)
     return (i > j) - (i < j);
 }
 
+/* The quiet check of a night's runs (environment.quiet of a record): 1
+ * quiet, 0 not quiet (*why: its first finding), -1 unknown (no record
+ * file here; PostgreSQL keeps "host:path"). */
+static int night_quiet(json_t *p, char *why, size_t n)
+{
+    const char *path = mtb_jstr(p, "record"), *colon = strchr(path, ':');
+    json_t *rec = *path ? json_load_file(path, 0, NULL) : NULL;
+    if (!rec && colon && colon[1] == '/')
+        rec = json_load_file(colon + 1, 0, NULL);
+    json_t *q = json_object_get(json_object_get(rec, "environment"), "quiet");
+    int r = json_is_boolean(json_object_get(q, "quiet")) ? json_is_true(json_object_get(q, "quiet")) : -1;
+    snprintf(why, n, "%s", r == 0 ? json_string_value(json_array_get(json_object_get(q, "warnings"), 0)) ?
+                                    json_string_value(json_array_get(json_object_get(q, "warnings"), 0)) : "not quiet"
+                                  : "");
+    json_decref(rec);
+    return r;
+}
+
 /* every night seen in the points, in time order, numbered from 1 */
 static json_t *collect_nights(json_t *history, json_t *exclude)
 {
@@ -84,6 +102,11 @@ static json_t *collect_nights(json_t *history, json_t *exclude)
         if (!n) {
             n = json_pack("{s:I,s:s,s:s,s:s,s:i}", "id", id, "started", mtb_jstr(p, "night_started"), "report",
                           mtb_jstr(p, "report"), "results_dir", mtb_jstr(p, "results_dir"), "runs", 0);
+            char why[512];
+            int q = night_quiet(p, why, sizeof why);
+            json_object_set_new(n, "quiet", q < 0 ? json_null() : json_boolean(q));
+            if (q == 0)
+                json_object_set_new(n, "busy_why", json_string(why));
             json_object_set_new(byid, k, n);
         }
         if (!strcmp(mtb_jstr(s, "kind"), "run"))
@@ -137,13 +160,145 @@ static char *series_label(json_t *s, const struct metric *m)
     return l;
 }
 
+/* The points of one series and metric that count: ok, finite, in a night not excluded */
+struct points {
+    double *x, *y;   /* night index; value */
+    int *g;          /* the night each belongs to (its group) */
+    json_t *used;    /* the history's points, parallel */
+    size_t n;
+    int emulated;    /* the records' platform.emulated, kept by the history */
+};
+
+static void points_of(json_t *s, const struct metric *m, json_t *nights, json_t *exclude, struct points *pt)
+{
+    json_t *pts = json_object_get(s, "points"), *p;
+    size_t np = json_array_size(pts), j;
+    memset(pt, 0, sizeof *pt);
+    pt->x = mtb_calloc(np ? np : 1, sizeof *pt->x);
+    pt->y = mtb_calloc(np ? np : 1, sizeof *pt->y);
+    pt->g = mtb_calloc(np ? np : 1, sizeof *pt->g);
+    pt->used = json_array();
+    json_array_foreach(pts, j, p)
+    {
+        json_int_t night = json_integer_value(json_object_get(p, "night"));
+        double v = mtb_jnum(p, m->field);
+        if (excluded(exclude, night) || strcmp(mtb_jstr(p, "status"), "ok") || !isfinite(v))
+            continue;
+        pt->x[pt->n] = (double)night_x(nights, night);
+        pt->g[pt->n] = (int)pt->x[pt->n];
+        pt->y[pt->n] = v;
+        json_array_append(pt->used, p);
+        pt->emulated |= json_is_true(json_object_get(p, "emulated")) || json_integer_value(json_object_get(p, "emulated")) > 0;
+        pt->n++;
+    }
+}
+
+static void points_free(struct points *pt)
+{
+    free(pt->x);
+    free(pt->y);
+    free(pt->g);
+    json_decref(pt->used);
+}
+
+/* one change point of a series as the dashboard and digest show it */
+static json_t *change_json(const struct mtb_cp *c, json_t *s, const struct metric *m, const char *id, const char *label,
+                           const struct points *pt, int last)
+{
+    json_t *pb = json_array_get(pt->used, c->index - 1), *pa = json_array_get(pt->used, c->index);
+    const char *kind = c->regression ? "regression" : c->improvement ? "improvement" : "change";
+    return json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,"
+                     "s:b,s:b,s:o,s:o,s:s,s:s}",
+                     "series", mtb_jstr(s, "series"), "series_id", id, "label", label, "metric", m->name,
+                     "night", json_integer_value(json_object_get(pa, "night")), "night_started",
+                     mtb_jstr(pa, "night_started"), "x", (json_int_t)pt->x[c->index], "index",
+                     (json_int_t)c->index, "kind", kind, "change", c->change, "ci_lo", c->ci.lo,
+                     "ci_hi", c->ci.hi, "before", c->before, "after", c->after, "n_before",
+                     (json_int_t)c->n_before, "n_after", (json_int_t)c->n_after, "p_split",
+                     c->p_split, "p_mwu", c->p_mwu, "from_newest", c->from_newest, "open",
+                     c->regression && last, "revisions_before", revisions(pb),
+                     "revisions_after", revisions(pa), "report_before", mtb_jstr(pb, "report"),
+                     "report_after", mtb_jstr(pa, "report"));
+}
+
+/* One series and metric: its points, its change points (an open regression
+ * also into open). @return the series object, or NULL with no point */
+static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights, json_t *exclude,
+                              const struct mtb_cp_opts *o, int sid, json_t *open)
+{
+    struct points pt;
+    points_of(s, m, nights, exclude, &pt);
+    if (!pt.n) {
+        points_free(&pt);
+        return NULL;
+    }
+    char *label = series_label(s, m);
+    char id[16];
+    snprintf(id, sizeof id, "s%d", sid);
+    json_t *xs = json_array(), *ys = json_array(), *changes = json_array();
+    for (size_t k = 0; k < pt.n; k++) {
+        json_array_append_new(xs, json_integer((json_int_t)pt.x[k]));
+        json_array_append_new(ys, json_real(pt.y[k]));
+    }
+    struct mtb_cp *cps = NULL;
+    size_t ncp = 0;
+    int rc = mtb_cp_detect(pt.y, pt.g, pt.n, m->better, o, &cps, &ncp);
+    for (size_t k = 0; rc == 0 && k < ncp; k++) {
+        json_t *ch = change_json(&cps[k], s, m, id, label, &pt, k == ncp - 1);
+        json_array_append(changes, ch);
+        if (cps[k].regression && k == ncp - 1)
+            json_array_append(open, ch);
+        json_decref(ch);
+    }
+    free(cps);
+    json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
+                           mtb_jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
+                           m->better == MTB_CP_HIGHER ? "higher" : "lower", "platform", mtb_jstr(s, "platform"),
+                           "emulated", pt.emulated, "points", (int)pt.n, "x", xs, "y", ys, "changes", changes);
+    if (rc)
+        json_object_set_new(so, "error", json_string(strerror(-rc)));
+    free(label);
+    points_free(&pt);
+    return so;
+}
+
+/* Busy nights (the quiet check marked them not quiet) are kept out of the
+ * change-point test when some night was quiet; on a machine never quiet
+ * they are all there is, and are compared (the digest says which). */
+static json_t *busy_nights(json_t *nights, int *excluded_out)
+{
+    json_t *busy = json_array();
+    size_t i;
+    json_t *n;
+    int quiet = 0;
+    json_array_foreach(nights, i, n) {
+        quiet |= json_is_true(json_object_get(n, "quiet"));
+        if (json_is_false(json_object_get(n, "quiet")))
+            json_array_append_new(busy, json_integer(json_integer_value(json_object_get(n, "id"))));
+    }
+    *excluded_out = quiet && json_array_size(busy);
+    json_array_foreach(nights, i, n) if (json_is_false(json_object_get(n, "quiet")))
+        json_object_set_new(n, "busy", json_string(quiet ? "kept out of the change-point test"
+                                                         : "compared: no night was quiet"));
+    return busy;
+}
+
 json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude)
 {
     json_t *nights = collect_nights(history, exclude);
-    json_t *out = json_pack("{s:o,s:[],s:[]}", "nights", nights, "series", "open");
+    int busy_out = 0;
+    json_t *busy = busy_nights(nights, &busy_out);
+    json_t *out = json_pack("{s:o,s:[],s:[],s:o,s:b}", "nights", nights, "series", "open", "busy_nights", busy,
+                            "busy_excluded", busy_out);
+    /* the nights the change-point test leaves out: those asked, and the busy ones when some night was quiet */
+    json_t *skip = json_array();
+    if (exclude)
+        json_array_extend(skip, exclude);
+    if (busy_out)
+        json_array_extend(skip, busy);
     json_t *all = json_object_get(out, "series"), *open = json_object_get(out, "open");
-    size_t i, j;
-    json_t *s, *p;
+    size_t i;
+    json_t *s;
     int sid = 0;
     struct metric metrics[MTB_NRUN_METRICS + MTB_NPAIR_METRICS + 1];
     analysed_metrics(metrics);
@@ -152,79 +307,14 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
         for (const struct metric *m = metrics; m->kind; m++) {
             if (strcmp(m->kind, mtb_jstr(s, "kind")))
                 continue;
-            json_t *pts = json_object_get(s, "points"), *used = json_array();
-            size_t np = json_array_size(pts), n = 0;
-            double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
-            int *g = mtb_calloc(np ? np : 1, sizeof *g);
-            int emulated = 0; /* the records' platform.emulated, kept by the history */
-            json_array_foreach(pts, j, p)
-            {
-                json_int_t night = json_integer_value(json_object_get(p, "night"));
-                double v = mtb_jnum(p, m->field);
-                if (excluded(exclude, night) || strcmp(mtb_jstr(p, "status"), "ok") || !isfinite(v))
-                    continue;
-                x[n] = (double)night_x(nights, night);
-                g[n] = (int)x[n];
-                y[n] = v;
-                json_array_append(used, p);
-                emulated |= json_is_true(json_object_get(p, "emulated")) || json_integer_value(json_object_get(p, "emulated")) > 0;
-                n++;
+            json_t *so = analyse_series(s, m, nights, skip, o, sid + 1, open);
+            if (so) {
+                sid++;
+                json_array_append_new(all, so);
             }
-            if (!n) {
-                free(x);
-                free(y);
-                free(g);
-                json_decref(used);
-                continue;
-            }
-            char *label = series_label(s, m);
-            char id[16];
-            snprintf(id, sizeof id, "s%d", ++sid);
-            json_t *xs = json_array(), *ys = json_array(), *changes = json_array();
-            for (size_t k = 0; k < n; k++) {
-                json_array_append_new(xs, json_integer((json_int_t)x[k]));
-                json_array_append_new(ys, json_real(y[k]));
-            }
-            struct mtb_cp *cps = NULL;
-            size_t ncp = 0;
-            int rc = mtb_cp_detect(y, g, n, m->better, o, &cps, &ncp);
-            for (size_t k = 0; rc == 0 && k < ncp; k++) {
-                struct mtb_cp *c = &cps[k];
-                json_t *pb = json_array_get(used, c->index - 1), *pa = json_array_get(used, c->index);
-                const char *kind = c->regression ? "regression" : c->improvement ? "improvement" : "change";
-                json_t *ch = json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,"
-                                       "s:b,s:b,s:o,s:o,s:s,s:s}",
-                                       "series", mtb_jstr(s, "series"), "series_id", id, "label", label, "metric", m->name,
-                                       "night", json_integer_value(json_object_get(pa, "night")), "night_started",
-                                       mtb_jstr(pa, "night_started"), "x", (json_int_t)x[c->index], "index",
-                                       (json_int_t)c->index, "kind", kind, "change", c->change, "ci_lo", c->ci.lo,
-                                       "ci_hi", c->ci.hi, "before", c->before, "after", c->after, "n_before",
-                                       (json_int_t)c->n_before, "n_after", (json_int_t)c->n_after, "p_split",
-                                       c->p_split, "p_mwu", c->p_mwu, "from_newest", c->from_newest, "open",
-                                       c->regression && k == ncp - 1, "revisions_before", revisions(pb),
-                                       "revisions_after", revisions(pa), "report_before", mtb_jstr(pb, "report"),
-                                       "report_after", mtb_jstr(pa, "report"));
-                json_array_append(changes, ch);
-                if (c->regression && k == ncp - 1)
-                    json_array_append(open, ch);
-                json_decref(ch);
-            }
-            free(cps);
-            const char *platform = mtb_jstr(s, "platform");
-            json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
-                                   mtb_jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
-                                   m->better == MTB_CP_HIGHER ? "higher" : "lower", "platform", platform, "emulated",
-                                   emulated, "points", (int)n, "x", xs, "y", ys, "changes", changes);
-            if (rc)
-                json_object_set_new(so, "error", json_string(strerror(-rc)));
-            json_array_append_new(all, so);
-            free(label);
-            free(x);
-            free(y);
-            free(g);
-            json_decref(used);
         }
     }
+    json_decref(skip);
     return out;
 }
 

@@ -1,6 +1,11 @@
-/* plan.c - see plan.h */
+/* plan.c - running a plan (see plan.h): every build and kernel first, the
+ * results directory claimed and checked (plan.json, --resume), then the
+ * cells interleaved over the repetitions (a fixed count, or REPS=auto's
+ * pairs until seqstop.c's rule stops) with one ETA. Making a plan is
+ * plan_parse.c. */
 #include "plan.h"
-#include "inifile.h"
+#include "plantime.h"
+#include "runlen.h"
 #include "jsonx.h"
 #include "kernel.h"
 #include "proc.h"
@@ -19,372 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o)
-{
-    memset(p, 0, sizeof *p);
-    p->name = mtb_strdup(name);
-    p->reps = o->reps;
-    p->precision = o->precision;
-    p->max_time = o->max_time;
-    p->max_reps = o->max_reps;
-    p->platform = o->p;
-    p->kernel = o->kernel;
-    p->machine = &o->mach;
-    p->cores = o->cores;
-    p->strict = o->strict;
-    p->skipped = json_array();
-    p->failed = json_array();
-    p->resume = o->resume;
-}
-
-/* The points of the core sweep; 0 when there is none. */
-static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts)
-{
-    const struct mtb_machine *m = p->machine;
-    int counts[MTB_MAX_CPUS], n = 0;
-    if (p->cores) {
-        n = mtb_cpulist_parse(p->cores, counts, MTB_MAX_CPUS);
-        if (n <= 0 || n > MTB_MAX_SWEEP)
-            mtb_die(2, "invalid CORES '%s' (accepted: core counts such as 8,64,128)", p->cores);
-    } else if (m->ncores) {
-        memcpy(counts, m->cores, (size_t)m->ncores * sizeof *counts);
-        n = m->ncores;
-    } else if (m->ntypes) {
-        for (int i = 0; i < m->ntypes; i++) {
-            memset(&pts[i], 0, sizeof pts[i]);
-            pts[i].cores = 1;
-            snprintf(pts[i].svc_cpus, sizeof pts[i].svc_cpus, "%d", m->type_cpu[i]);
-            snprintf(pts[i].core_type, sizeof pts[i].core_type, "%s", m->type_name[i]);
-        }
-        return m->ntypes;
-    }
-    for (int i = 0; i < n; i++) {
-        if (counts[i] < 1 || counts[i] > m->nswp) {
-            char l[256];
-            mtb_cpulist_format(m->swp_cpus, m->nswp, l, sizeof l);
-            mtb_die(2, "CORES: %d server cores asked for, but machine profile %s sweeps over %d CPUs (%s)%s", counts[i],
-                    m->name, m->nswp, l, m->path[0] ? "" : "; choose a profile with MACHINE= (see configs/machines/)");
-        }
-        memset(&pts[i], 0, sizeof pts[i]);
-        pts[i].cores = counts[i];
-        int c[MTB_MAX_CPUS];
-        int k = mtb_machine_svc_slice(m, counts[i], c);
-        mtb_cpulist_format(c, k, pts[i].svc_cpus, sizeof pts[i].svc_cpus);
-        for (int a = 0; a < k; a++)
-            for (int b = 0; b < m->ncli; b++)
-                if (c[a] == m->cli_cpus[b] && !p->ncells) /* once, when the first entry is added */
-                    fprintf(stderr, "mtebench: notice: at %d cores the service shares CPU %d with the client "
-                            "(profile %s allows it)\n", counts[i], c[a], m->name);
-    }
-    return n;
-}
-
-static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
-{
-    p->cells = realloc(p->cells, (p->ncells + 1) * sizeof *p->cells);
-    if (!p->cells)
-        mtb_die(1, "out of memory");
-    struct mtb_plan_cell *c = &p->cells[p->ncells++];
-    memset(c, 0, sizeof *c);
-    return c;
-}
-
-struct measured {
-    const char *const *v;
-    size_t n;
-};
-
-static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv);
-
-size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
-                         size_t errlen)
-{
-    size_t n = 0;
-    char *copy = mtb_strdup(list), *save = NULL;
-    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-        const char *name = NULL; /* the recipe's own string: recipes are kept for the process */
-        for (size_t i = 0; i < r->nvariants && !name; i++)
-            if (!strcmp(r->variants[i], t))
-                name = r->variants[i];
-        if (!name) {
-            char names[256];
-            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name,
-                     mtb_recipe_variant_names(r, names, sizeof names));
-            free(copy);
-            return 0;
-        }
-        if (mtb_recipe_variant_bugs(r, name)) { /* detection trials only */
-            snprintf(err, errlen, "variant '%s' of %s carries re-introduced bugs: detection trials only "
-                     "(mtebench detect), never in a plan", t, r->name);
-            free(copy);
-            return 0;
-        }
-        if (n < max)
-            out[n++] = name;
-    }
-    free(copy);
-    if (!n)
-        snprintf(err, errlen, "no variant in '%s'", list);
-    return n;
-}
-
-void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants)
-{
-    static const char *const tagged[] = { "tagged" };
-    struct measured mv = { variants && nvariants ? variants : tagged, variants && nvariants ? nvariants : 1 };
-    struct mtb_workload pts[MTB_MAX_SWEEP];
-    int n = sweep_points(p, pts);
-    if (n == 0) {
-        add_point(p, entry, r, wl, modes, nmodes, mv);
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        struct mtb_workload w = *wl;
-        w.cores = pts[i].cores;
-        memcpy(w.svc_cpus, pts[i].svc_cpus, sizeof w.svc_cpus);
-        memcpy(w.core_type, pts[i].core_type, sizeof w.core_type);
-        w.service_threads = w.cores; /* memcached -t, nginx worker_processes; pgbench and db_bench in their drivers */
-        add_point(p, entry, r, &w, modes, nmodes, mv);
-    }
-}
-
-static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv)
-{
-    size_t skipped_before = json_array_size(p->skipped);
-    struct mtb_plan_cell *b = add_cell(p);
-    b->entry = entry;
-    b->recipe = r;
-    b->wl = *wl;
-    b->variant = "plain";
-    b->mode = mtb_mode_find("off");
-    for (size_t i = 0; i < nmodes; i++) {
-        char why[MTB_ERRLEN];
-        if (!p->platform->mode_ok(modes[i], why, sizeof why)) {
-            if (skipped_before && wl->cores) /* one note per mode, not per sweep point */
-                continue;
-            json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
-            continue;
-        }
-        for (size_t v = 0; v < mv.n; v++) {
-            struct mtb_plan_cell *c = add_cell(p);
-            c->entry = entry;
-            c->recipe = r;
-            c->wl = *wl;
-            c->variant = mv.v[v];
-            c->mode = modes[i];
-        }
-    }
-}
-
-/* ---- plan files ---------------------------------------------------------- */
-
-struct mtb_plan_file {
-    struct mtb_kv *kv;
-    size_t n;
-    char **sections;
-    size_t nsec;
-    int *lines;               /* the line of each kv, for messages naming file:line */
-    struct mtb_inifile ini;
-};
-
-/* the line of sec/key in the plan file (0 when not there) */
-static int line_of(const struct mtb_plan_file *l, const char *sec, const char *key)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (!strcmp(l->kv[i].section, sec) && !strcmp(l->kv[i].key, key))
-            return l->lines[i];
-    return 0;
-}
-
-static int on_kv(void *user, const char *section, const char *name, const char *value)
-{
-    struct mtb_plan_file *l = user;
-    if (!l->nsec || strcmp(l->sections[l->nsec - 1], section)) {
-        l->sections = realloc(l->sections, (l->nsec + 1) * sizeof *l->sections);
-        l->sections[l->nsec++] = mtb_strdup(section);
-    }
-    if (!name)
-        return 1;
-    l->kv = realloc(l->kv, (l->n + 1) * sizeof *l->kv);
-    l->lines = realloc(l->lines, (l->n + 1) * sizeof *l->lines);
-    l->lines[l->n] = l->ini.line;
-    l->kv[l->n].section = mtb_strdup(section);
-    l->kv[l->n].key = mtb_strdup(name);
-    l->kv[l->n].value = mtb_strdup(value);
-    l->n++;
-    return 1;
-}
-
-static const char *get(const struct mtb_plan_file *l, const char *sec, const char *key)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (!strcmp(l->kv[i].section, sec) && !strcmp(l->kv[i].key, key))
-            return l->kv[i].value;
-    return NULL;
-}
-
-/* an entry's keys: these and the workload's (workload.h) */
-static const char *const entry_keys[] = { "service", "workload", "modes", "variants", NULL };
-
-void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
-{
-    /* p owns the file's list from the start: a load cut short is freed with p */
-    memset(p, 0, sizeof *p);
-    struct mtb_plan_file *l = p->file = calloc(1, sizeof *p->file);
-    if (!l)
-        mtb_die(1, "out of memory");
-    int rc = mtb_inifile_parse(path, &l->ini, on_kv, l);
-    if (rc == -1)
-        mtb_die(2, "plan %s: cannot read it: %s", path, strerror(errno));
-    if (rc < 0)
-        mtb_die(2, "plan %s: cannot read it", path);
-    if (rc > 0)
-        mtb_die(2, "plan %s:%d: malformed line", path, rc);
-    const char *v;
-    if (!o->reps_given && (v = get(l, "plan", "reps"))) {
-        if (!strcmp(v, "auto"))
-            o->reps = MTB_REPS_AUTO;
-        else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
-            mtb_die(2, "plan %s:%d: [plan] reps '%s' is not auto or an integer from 1 to 1000", path,
-                    line_of(l, "plan", "reps"), v);
-    }
-    if (!o->platform && (v = get(l, "plan", "platform")))
-        o->platform = v;
-    if (!o->cores && (v = get(l, "plan", "cores")))
-        o->cores = v;
-    /* [plan] duration and warmup hold for every entry unless given on the command line */
-    static const char *const globals[] = { "duration", "warmup" };
-    for (int g = 0; g < 2; g++) {
-        char why[MTB_ERRLEN];
-        if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(l, "plan", globals[g])) &&
-            mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
-            mtb_die(2, "plan %s:%d: [plan] %s", path, line_of(l, "plan", globals[g]), why);
-    }
-    /* resolve the platform with the first entry's service */
-    const char *first = NULL;
-    for (size_t i = 0; i < l->nsec && !first; i++)
-        if (strcmp(l->sections[i], "plan"))
-            first = l->sections[i];
-    if (!first)
-        mtb_die(2, "plan %s: no entries (sections other than [plan])", path);
-    o->service = get(l, first, "service");
-    o->mode = NULL;
-    mtb_cli_resolve(o);
-    const char *name = get(l, "plan", "name");
-    if (!name) {
-        const char *b = strrchr(path, '/');
-        name = b ? b + 1 : path;
-    }
-    mtb_plan_init(p, name, o);
-    p->file = l;
-    for (size_t i = 0; i < l->nsec; i++) {
-        const char *sec = l->sections[i];
-        if (!strcmp(sec, "plan"))
-            continue;
-        for (size_t k = 0; k < l->n; k++) {
-            if (strcmp(l->kv[k].section, sec))
-                continue;
-            int known = mtb_workload_field(l->kv[k].key) >= 0;
-            for (const char *const *e = entry_keys; *e; e++)
-                known |= !strcmp(*e, l->kv[k].key);
-            if (!known)
-                mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path,
-                        l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
-        }
-        /* each entry is resolved like the command line, with its values */
-        struct mtb_opts eo = *o;
-        eo.service = get(l, sec, "service");
-        eo.workload = get(l, sec, "workload");
-        eo.quiet = 1;
-        eo.mode = NULL;
-        if (!eo.service)
-            mtb_die(2, "plan %s: [%s] has no service", path, sec);
-        for (size_t k = 0; k < l->n; k++) {
-            int f = mtb_workload_field(l->kv[k].key);
-            char why[MTB_ERRLEN];
-            /* the entry's values; duration and warmup only when not given for the whole plan */
-            if (strcmp(l->kv[k].section, sec) || f < 0 || ((o->wset.set & (1u << f)) &&
-                                                           (f == MTB_WL_duration || f == MTB_WL_warmup)))
-                continue;
-            if (mtb_workload_set_parse(&eo.wset, l->kv[k].key, l->kv[k].value, why, sizeof why) != 0)
-                mtb_die(2, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
-        }
-        mtb_cli_resolve(&eo);
-        const struct mtb_mode *modes[8];
-        size_t nm = 0;
-        const char *ms = get(l, sec, "modes");
-        char *copy = mtb_strdup(ms ? ms : "sync, async, asymm"), *save = NULL;
-        for (char *t = strtok_r(copy, ", ", &save); t && nm < 8; t = strtok_r(NULL, ", ", &save)) {
-            const struct mtb_mode *m = mtb_mode_find(t);
-            if (!m) {
-                char msg[MTB_ERRLEN];
-                snprintf(msg, sizeof msg, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path,
-                         line_of(l, sec, "modes"), sec, t, mtb_mode_names());
-                free(copy); /* the fuzz target's mtb_die returns */
-                mtb_die(2, "%s", msg);
-            }
-            if (strcmp(m->name, "off"))
-                modes[nm++] = m;
-        }
-        free(copy);
-        const char *vars[8];
-        size_t nv = 0;
-        char verr[MTB_ERRLEN];
-        if ((v = get(l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
-            mtb_die(2, "plan %s: [%s] variants: %s", path, sec, verr);
-        mtb_plan_add(p, sec, eo.recipe, &eo.wl, modes, nm, vars, nv);
-    }
-}
-
-void mtb_plan_free(struct mtb_plan *p)
-{
-    for (size_t i = 0; i < p->ncells; i++) {
-        struct mtb_build *b = &p->cells[i].build;
-        int shared = 0; /* cells of one service and variant share a build (plan_prepare) */
-        for (size_t j = 0; j < i && !shared; j++)
-            shared = b->dir && p->cells[j].build.dir == b->dir;
-        if (!shared) {
-            free(b->dir);
-            free(b->binary);
-            json_decref(b->info);
-        }
-    }
-    free(p->cells);
-    free(p->name);
-    json_decref(p->skipped);
-    json_decref(p->failed);
-    struct mtb_plan_file *l = p->file;
-    if (l) {
-        for (size_t i = 0; i < l->n; i++) {
-            free(l->kv[i].section);
-            free(l->kv[i].key);
-            free(l->kv[i].value);
-        }
-        for (size_t i = 0; i < l->nsec; i++)
-            free(l->sections[i]);
-        free(l->kv);
-        free(l->lines);
-        free(l->sections);
-        free(l);
-    }
-    memset(p, 0, sizeof *p);
-}
 
 /* ---- running -------------------------------------------------------------- */
-
-static void fmt_eta(char *buf, size_t n, double secs)
-{
-    int s = (int)(secs < 0 ? 0 : secs + 0.5);
-    if (s >= 3600)
-        snprintf(buf, n, "%dh%02dm", s / 3600, s / 60 % 60);
-    else if (s >= 60)
-        snprintf(buf, n, "%dm%02ds", s / 60, s % 60);
-    else
-        snprintf(buf, n, "%ds", s);
-}
 
 /* Every build (one per service and variant) and, on a platform with named
  * kernels, every kernel, before the first run: the runs only start or boot. */
@@ -658,10 +299,16 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
                            .plan = p->name, .dir = rundir };
     json_t *rec = NULL;
-    enum mtb_run_status st = (enum mtb_run_status)mtb_run_anywhere(&run, &rec);
+    double t0 = mtb_mono();
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (st == MTB_RUN_OK) /* its start-up cost, for the next --dry-run's time (plantime.c) */
+        mtb_startup_note(c->recipe->name, p->platform->name, mtb_mono() - t0 - c->wl.duration - c->wl.warmup);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-    if (st != MTB_RUN_OK) {
+    int cut = st != MTB_RUN_OK && mtb_proc_interrupted && p->reps == MTB_REPS_AUTO;
+    if (cut) /* REPS=auto stopped by Ctrl-C: this run is not a failure of the machine */
+        json_object_set_new(rec, "error", json_string("stopped by the user (Ctrl-C) during this run"));
+    else if (st != MTB_RUN_OK) {
         (*failures)++;
         mtb_plan_note_failed(p->failed, rundir, rec);
     }
@@ -672,6 +319,8 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                                       "look_conf", p->seq.look_conf, "precision", p->seq.precision,
                                       "max_time_s", p->seq.max_time, "max_reps", (json_int_t)p->seq.max_reps,
                                       "looks", (int)p->seq.nlooks));
+        if (p->runlen)
+            json_object_set(json_object_get(rec, "sequential"), "run_length", p->runlen);
         char *rp = mtb_asprintf("%s/record.json", rundir);
         char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
         if (txt)
@@ -685,72 +334,167 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     return rec;
 }
 
-/* REPS=auto: one repetition of every cell per call, the overheads' pairs out */
+/* The runs of a plan as they go: where they go, what they return, and the
+ * progress the ETA is computed from. */
 #define MAX_OVER 256
-struct seq_ctx {
+struct plan_loop {
     struct mtb_plan *p;
     const char *dir;
     json_t *env, *records, *files;
     int *failures;
-    int idx, total;
-    double t0;
+    int idx, total;                     /* runs started; planned (REPS=auto: at most) */
+    double t0, planned;                 /* start; planned seconds of all runs */
     size_t nover;
-    size_t over[MAX_OVER][2];           /* baseline cell, tagged cell */
+    size_t over[MAX_OVER][2];           /* REPS=auto: baseline cell, tagged cell */
 };
 
-static int seq_pair(void *ctx, long rep, double *num, double *den)
+/* The time left: from the runs so far, or the plan's own estimate before the first has ended */
+static void plan_eta(const struct plan_loop *x, char *buf, size_t n)
 {
-    struct seq_ctx *x = ctx;
+    double left = x->idx > 1 ? (mtb_mono() - x->t0) / (x->idx - 1) * (x->total - x->idx + 1) : x->planned;
+    int s = (int)(left < 0 ? 0 : left + 0.5);
+    if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        snprintf(buf, n, "%dm%02ds", s / 60, s % 60);
+    else
+        snprintf(buf, n, "%ds", s);
+}
+
+/* One repetition: every cell once, in alternating order (AB BA AB ...) so
+ * that drift hits every cell alike. ops (if not NULL) receives each cell's
+ * ops/s (NaN for a run not ok). @return 1 if interrupted. */
+static int plan_round(struct plan_loop *x, long rep, double *ops)
+{
     struct mtb_plan *p = x->p;
-    double *ops = mtb_calloc(p->ncells, sizeof *ops);
     for (size_t k = 0; k < p->ncells && !mtb_proc_interrupted; k++) {
-        size_t ci = rep % 2 ? k : p->ncells - 1 - k;   /* AB BA ...: drift hits every cell alike */
+        size_t ci = rep % 2 ? k : p->ncells - 1 - k;
         char eta[32];
         x->idx++;
-        fmt_eta(eta, sizeof eta, (mtb_mono() - x->t0) / (x->idx > 1 ? x->idx - 1 : 1) * (x->total - x->idx + 1));
+        plan_eta(x, eta, sizeof eta);
         json_t *rec = run_cell(p, &p->cells[ci], rep, x->idx, x->total, eta, x->dir, x->env, x->failures, x->files);
-        ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
+        if (ops)
+            ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
         json_array_append_new(x->records, rec);
     }
     if (isatty(2))
         fprintf(stderr, "\n");
+    return mtb_proc_interrupted ? 1 : 0;
+}
+
+/* REPS=auto without DURATION (bench): after the pilot pairs, the run length
+ * that narrows the interval fastest (runlen.c) for the pairs after them, and
+ * the looks planned again for it (before the first look: no interval has
+ * been seen, only the noise); the pilot's records carry the new looks, at
+ * which the summary builds the interval */
+static void choose_runlen(struct plan_loop *x)
+{
+    struct mtb_plan *p = x->p;
+    struct mtb_workload *w = &p->cells[0].wl;
+    double t0 = w->duration, per_run = (mtb_mono() - x->t0) / (double)(MTB_RUNLEN_PILOT * p->ncells);
+    double startup = per_run - t0 - w->warmup > 0 ? per_run - t0 - w->warmup : 0;
+    struct mtb_runlen r;
+    mtb_runlen_choose(x->records, t0, w->warmup, startup, MTB_RUNLEN_MIN, &r);
+    p->runlen = mtb_runlen_json(&r);
+    double old_pair = 0, new_pair = 0;
+    for (size_t k = 0; k < p->ncells; k++) {
+        old_pair += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+        p->cells[k].wl.duration = r.chosen_s;
+        new_pair += r.chosen_s + p->cells[k].wl.warmup;
+    }
+    /* the looks for the pilot pairs plus as many new ones as the rest of MAX_TIME holds */
+    double rest = p->max_time - MTB_RUNLEN_PILOT * old_pair, pairs = MTB_RUNLEN_PILOT + (rest > 0 ? rest / new_pair : 0);
+    mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, p->max_time / pairs);
+    size_t i;
+    json_t *rec;
+    json_array_foreach(x->records, i, rec) {
+        json_t *sq = json_object_get(rec, "sequential");
+        const char *path = json_string_value(json_array_get(x->files, i));
+        if (!json_is_object(sq))
+            continue;
+        json_object_set_new(sq, "look_conf", json_real(p->seq.look_conf));
+        json_object_set_new(sq, "looks", json_integer((json_int_t)p->seq.nlooks));
+        json_object_set(sq, "run_length", p->runlen);
+        char *txt = path ? json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+        if (txt)
+            mtb_write_atomic(path, txt, strlen(txt));
+        free(txt);
+    }
+    char cands[512] = "";
+    for (int k = 0; k < r.ncand; k++)
+        snprintf(cands + strlen(cands), sizeof cands - strlen(cands), "%s%g s %.1f%%", k ? ", " : "", r.cand[k].len_s,
+                 100 * r.cand[k].pair_sd);
+    fprintf(stderr, "mtebench: REPS=auto: run length %g s -> %g s after %d pilot pairs (%s; pair SD by run length: %s; "
+            "%.0f s of warm-up and start-up a run); %zu looks at %ld..%ld pairs, each at %.2f%%\n", t0, r.chosen_s,
+            r.pilot_pairs, r.why, cands, r.overhead_s, p->seq.nlooks, p->seq.looks[0], p->seq.looks[p->seq.nlooks - 1],
+            100 * p->seq.look_conf);
+}
+
+/* REPS=auto: one round per call, the overheads' pairs out */
+static int seq_pair(void *ctx, long rep, double *num, double *den)
+{
+    struct plan_loop *x = ctx;
+    double *ops = mtb_calloc(x->p->ncells, sizeof *ops);
+    int stop = plan_round(x, rep, ops);
     for (size_t i = 0; i < x->nover; i++) {
         num[i] = ops[x->over[i][0]];                   /* slowdown = baseline / tagged ops/s */
         den[i] = ops[x->over[i][1]];
     }
     free(ops);
-    return mtb_proc_interrupted ? 1 : 0;
+    if (x->p->adapt_runlen && rep == MTB_RUNLEN_PILOT && !stop)
+        choose_runlen(x);
+    return stop;
 }
 
-/* REPS=auto: pairs until seqstop.c's rule stops */
-static void run_auto(struct mtb_plan *p, const char *dir, json_t *env, json_t *records, int *failures, json_t *files)
+/* REPS=auto: the overheads, each tagged cell against its baseline */
+static void auto_pairs(struct plan_loop *x)
 {
-    struct seq_ctx x = { .p = p, .dir = dir, .env = env, .records = records, .files = files, .failures = failures };
-    /* the overheads: each tagged cell against its baseline */
+    struct mtb_plan *p = x->p;
     for (size_t k = 0; k < p->ncells; k++)
         for (size_t j = 0; strcmp(p->cells[k].variant, "plain") && j < p->ncells; j++)
             if (!strcmp(p->cells[j].variant, "plain") && !strcmp(p->cells[j].entry, p->cells[k].entry) &&
                 p->cells[j].wl.cores == p->cells[k].wl.cores &&
                 !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), mtb_plan_cell_kernel(p, &p->cells[k])) &&
-                x.nover < MAX_OVER) {
-                x.over[x.nover][0] = j;
-                x.over[x.nover][1] = k;
-                x.nover++;
+                x->nover < MAX_OVER) {
+                x->over[x->nover][0] = j;
+                x->over[x->nover][1] = k;
+                x->nover++;
                 break;
             }
-    /* the looks are planned from the runs' own time (no overheads): more looks, if anything */
-    double pair_s = 0;
-    for (size_t k = 0; k < p->ncells; k++)
-        pair_s += p->cells[k].wl.duration + p->cells[k].wl.warmup;
-    mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, pair_s);
-    long cap = p->seq.looks[p->seq.nlooks - 1];
-    x.total = (int)(cap * (long)p->ncells);
-    fprintf(stderr, "mtebench: REPS=auto: pairs until the overhead is within +-%.1f%% (95%%, %zu planned looks "
-            "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n", 100 * p->precision,
-            p->seq.nlooks, p->seq.looks[0], cap, 100 * p->seq.look_conf, cap, p->max_time / 60);
-    x.t0 = mtb_mono();
-    mtb_seq_run(&p->seq, x.nover, seq_pair, &x, stderr, &p->seq_out);
-    p->reps_done = p->seq_out.pairs;
+}
+
+/* The repetitions: REPS rounds, or REPS=auto's pairs until seqstop.c's rule stops */
+static void plan_rounds(struct plan_loop *x)
+{
+    struct mtb_plan *p = x->p;
+    double round_s = 0, runs_s = 0; /* a round's planned time; its runs' own (no overheads) */
+    for (size_t k = 0; k < p->ncells; k++) {
+        runs_s += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+        round_s += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
+    }
+    long rounds = p->reps;
+    if (p->reps == MTB_REPS_AUTO) {
+        auto_pairs(x);
+        /* the looks are planned from the runs' own time: more looks, if anything */
+        mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, runs_s);
+        rounds = p->seq.looks[p->seq.nlooks - 1];
+        fprintf(stderr, "mtebench: REPS=auto: pairs until the overhead is within +-%.1f%% (95%%, %zu planned looks "
+                "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n", 100 * p->precision,
+                p->seq.nlooks, p->seq.looks[0], rounds, 100 * p->seq.look_conf, rounds, p->max_time / 60);
+    }
+    x->total = (int)(rounds * (long)p->ncells);
+    x->planned = round_s * (double)rounds;
+    x->t0 = mtb_mono();
+    if (p->reps == MTB_REPS_AUTO) {
+        mtb_proc_graceful(1); /* Ctrl-C: the report of the pairs done (a second one quits at once) */
+        mtb_seq_run(&p->seq, x->nover, seq_pair, x, stderr, &p->seq_out);
+        mtb_proc_graceful(0);
+        p->reps_done = p->seq_out.pairs;
+        return;
+    }
+    p->reps_done = p->reps;
+    for (long rep = 1; rep <= p->reps && !plan_round(x, rep, NULL); rep++)
+        ;
 }
 
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
@@ -761,32 +505,12 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
         mtb_die(1, "cannot create %s: %s", dir, mtb_errdesc(mrc));
     int claim = claim_dir(dir);
     plan_write_json(p, dir, force, claim);
-    int total = (int)(p->reps * (long)p->ncells), idx = 0;
-    double planned = 0;
-    for (size_t k = 0; k < p->ncells; k++)
-        planned += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
-    planned *= (double)p->reps;
     /* provenance and the quiet-machine check, before any run (refused with --strict) */
     json_t *env = mtb_quiet_environment(p->machine, p->strict, 0);
     json_t *records = json_array();
     *failures = 0;
-    double t0 = mtb_mono();
-    if (p->reps == MTB_REPS_AUTO)
-        run_auto(p, dir, env, records, failures, files);
-    else
-        p->reps_done = p->reps;
-    for (long rep = 1; p->reps != MTB_REPS_AUTO && rep <= p->reps && !mtb_proc_interrupted; rep++) {
-        for (size_t k = 0; k < p->ncells; k++) {
-            /* alternate the order so that drift hits every cell alike */
-            struct mtb_plan_cell *c = &p->cells[rep % 2 ? k : p->ncells - 1 - k];
-            idx++;
-            char eta[32];
-            fmt_eta(eta, sizeof eta, idx > 1 ? (mtb_mono() - t0) / (idx - 1) * (total - idx + 1) : planned);
-            json_array_append_new(records, run_cell(p, c, rep, idx, total, eta, dir, env, failures, files));
-        }
-    }
-    if (isatty(2))
-        fprintf(stderr, "\n");
+    struct plan_loop x = { .p = p, .dir = dir, .env = env, .records = records, .files = files, .failures = failures };
+    plan_rounds(&x);
     json_decref(env);
     mtb_quiet_restore();
     char *mp = mtb_asprintf("%s/.mtebench-running", dir);
@@ -795,48 +519,6 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     free(mp);
     close(claim);
     return records;
-}
-
-void mtb_plan_print(const struct mtb_plan *p, FILE *f)
-{
-    if (p->reps == MTB_REPS_AUTO)
-        fprintf(f, "plan %s on %s: %zu configurations x auto reps (6 to %ld pairs, until +-%g%%, at most %g min)\n",
-                p->name, p->platform->name, p->ncells, p->max_reps, 100 * p->precision, p->max_time / 60);
-    else
-        fprintf(f, "plan %s on %s: %zu configurations x %ld reps = %ld runs\n", p->name, p->platform->name,
-                p->ncells, p->reps, (long)p->ncells * p->reps);
-    for (size_t i = 0; i < p->ncells; i++) {
-        const struct mtb_workload *w = &p->cells[i].wl;
-        char cores[384] = "", kern[160] = "";
-        if (w->cores)
-            snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
-                     w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
-        if (p->platform->named_kernels)
-            snprintf(kern, sizeof kern, ", kernel %s", mtb_plan_cell_kernel(p, &p->cells[i]));
-        fprintf(f, "  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s%s\n", p->cells[i].entry,
-                p->cells[i].recipe->name, w->name, p->cells[i].variant, p->cells[i].mode->name, w->mix, w->conns,
-                w->pipeline, w->duration, cores, kern);
-    }
-    size_t k;
-    json_t *sk;
-    json_array_foreach(p->skipped, k, sk) fprintf(f, "  skipped: [%s] %s: %s\n",
-                                                  json_string_value(json_object_get(sk, "entry")),
-                                                  json_string_value(json_object_get(sk, "mode")),
-                                                  json_string_value(json_object_get(sk, "why")));
-}
-
-struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
-                                        const struct mtb_workload *wl, const char *variant,
-                                        const struct mtb_mode *mode, const char *kernel)
-{
-    struct mtb_plan_cell *c = add_cell(p);
-    c->entry = entry;
-    c->recipe = r;
-    c->wl = *wl;
-    c->variant = variant;
-    c->mode = mode;
-    c->kernel = kernel;
-    return c;
 }
 
 void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
@@ -860,3 +542,4 @@ void mtb_plan_print_failed(const char *who, const json_t *failed, int total)
                                              json_string_value(json_object_get(f, "status")),
                                              json_string_value(json_object_get(f, "error")));
 }
+

@@ -1,6 +1,10 @@
 /* report.h - the `report` subcommand: load run records from result
  * directories (record.h), and write reports/<name>/ with index.html (self-contained,
  * inline CSS and SVG), report.md, runs.csv and summary.json.
+ * One file per format: report_html.c, report_md.c, report_csv.c; report.c
+ * writes the directory (and summary.json) and holds the subcommand. A new
+ * format: a file exporting one function of the shape below, called from
+ * mtb_report_write.
  *
  * Functions returning int return 0 or a negative errno value; they never
  * exit. Problems with single records are collected, not fatal. */
@@ -29,6 +33,14 @@ json_t *mtb_report_csv_columns(void);
  */
 int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
                      const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
+
+/* The formats, each a heap string (NULL: out of memory). sum is the set's
+ * summary; problems collects the plots not drawn. */
+char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems);
+/* body: the summary's Markdown (mtb_summary_markdown), its title replaced */
+char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *body, const char *name,
+                    json_t *problems);
+char *mtb_report_csv(const struct mtb_record_set *set);
 
 /* A plot in a page: gnuplot's SVG of script (ids prefixed with id_prefix)
  * in a <div class="plot">, or a warning naming why it was not drawn (also

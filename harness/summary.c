@@ -109,24 +109,38 @@ static json_t *med_ci(const double *x, size_t n)
 }
 
 /* The ratio CI of paired values (median of the pairwise ratios), same shape.
- * seq: REPS=auto's "sequential" block of the records, or NULL: the interval is
- * then built at the level of the rule's looks (seqstop.h), and "conf" is the
- * simultaneous level over the looks, 1 - L (1 - achieved), >= 95%. */
+ * seq: REPS=auto's "sequential" block of the records, or NULL. With seq the
+ * interval is built at the level of the rule's looks (seqstop.h) by the
+ * method the pairs' shape chooses, as the rule itself did (stats_pair_ci:
+ * t, signed-rank or order statistics; "shape" says why), and "conf" is the
+ * simultaneous level over the looks, 1 - L (1 - achieved), >= 95%. Without
+ * it (a fixed REPS=N) the distribution-free order-statistic interval at 95%:
+ * at a single look the shape check's choice was measured to undercover under
+ * strong skew (docs/STATISTICS.md). */
 static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json_t *seq)
 {
     struct stats_ci ci;
     double looks = seq ? mtb_jnum(seq, "looks") : NAN, lconf = seq ? mtb_jnum(seq, "look_conf") : NAN;
-    double conf = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1 ? lconf : CONF;
-    if (n == 0 || stats_ratio_ci(num, den, n, conf, 0, SEED, &ci) != 0)
+    int sequential = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1;
+    double conf = sequential ? lconf : CONF, ach = 0;
+    struct stats_shape sh;
+    int rc;
+    if (n == 0)
         return json_null();
-    double *r = mtb_calloc(n, sizeof *r);
-    for (size_t i = 0; i < n; i++)
-        r[i] = num[i] / den[i];
-    struct stats_ci c2;
-    double ach = 0;
-    int rc = stats_median_ci(r, n, conf, &c2, &ach); /* for the achieved confidence */
-    free(r);
-    if (rc == 0 && conf != CONF) {
+    if (sequential)
+        rc = stats_pair_ci(num, den, n, conf, &ci, &ach, &sh);
+    else {
+        double *r = mtb_calloc(n, sizeof *r);
+        for (size_t i = 0; i < n; i++)
+            r[i] = num[i] / den[i];
+        rc = stats_ratio_ci(num, den, n, conf, 0, SEED, &ci);
+        if (rc == 0)
+            stats_median_ci(r, n, conf, &ci, &ach); /* the same interval, with its achieved confidence */
+        free(r);
+    }
+    if (rc != 0)
+        return json_null();
+    if (sequential) {
         double sim = 1 - looks * (1 - ach);
         ach = sim > 0 ? sim : 0;
     }
@@ -134,13 +148,19 @@ static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json
     json_object_set_new(o, "median", jreal(ci.est));
     json_object_set_new(o, "lo", jreal(ci.lo));
     json_object_set_new(o, "hi", jreal(ci.hi));
-    json_object_set_new(o, "conf", json_real(rc == 0 ? ach : NAN));
-    json_object_set_new(o, "method", json_string(conf != CONF ? "order statistics of pairwise ratios, "
-                                                                "sequential (Bonferroni over the looks of REPS=auto)"
-                                                              : "order statistics of pairwise ratios"));
+    json_object_set_new(o, "conf", json_real(ach));
     json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
-    if (conf != CONF)
+    if (sequential) {
+        json_object_set_new(o, "method", json_sprintf("%s, sequential (Bonferroni over the looks of REPS=auto)",
+                                                      stats_pair_method_name(sh.method)));
         json_object_set_new(o, "look_conf", json_real(conf));
+        if (n >= STATS_SHAPE_MIN)
+            json_object_set_new(o, "shape", json_pack("{s:i,s:o,s:o,s:o,s:i}", "pairs", (int)n, "skew",
+                                                      jreal(sh.skew),
+                                                      "medcouple", jreal(sh.medcouple), "medcouple_limit",
+                                                      jreal(sh.mc_limit), "outliers", (int)sh.outliers));
+    } else
+        json_object_set_new(o, "method", json_string("order statistics of pairwise ratios"));
     return o;
 }
 
@@ -175,71 +195,86 @@ static const char *cfg_name(json_t *c, char *buf, size_t n)
     return buf;
 }
 
+/* text, once, into the environment's list key */
+static void env_add(json_t *env, const char *key, const char *text) { mtb_jadd_unique(json_object_get(env, key), text); }
+
+/* what a record says of its machine, platform, kernel and build */
+static void env_machine(json_t *env, json_t *rec)
+{
+    json_t *p = json_object_get(rec, "platform"), *k = json_object_get(rec, "kernel");
+    json_t *b = json_object_get(rec, "build");
+    env_add(env, "cpu_model", mtb_jstr(p, "cpu_model"));
+    if (json_is_integer(json_object_get(p, "cpus"))) {
+        char *s = mtb_asprintf("%lld", (long long)json_integer_value(json_object_get(p, "cpus")));
+        env_add(env, "cpus", s);
+        free(s);
+    }
+    char *ks = mtb_asprintf("%s: %s %s (%s)", *mtb_jstr(k, "name") ? mtb_jstr(k, "name") : "?", mtb_jstr(k, "uname_r"),
+                            mtb_jstr(k, "uname_v"), mtb_jstr(k, "machine"));
+    env_add(env, "kernels", ks);
+    free(ks);
+    char *ps = mtb_asprintf("%s%s", mtb_jstr(p, "name"),
+                            json_is_true(json_object_get(p, "emulated")) ? " (emulated: not hardware timing)" : "");
+    env_add(env, "platforms", ps);
+    free(ps);
+    env_add(env, "qemu", mtb_jstr(p, "qemu"));
+    if (*mtb_jstr(b, "key")) {
+        char *bs = mtb_asprintf("%s %s %s %s: %.12s", mtb_jstr(b, "service"), mtb_jstr(b, "version"), mtb_jstr(b, "variant"),
+                                mtb_jstr(b, "target"), mtb_jstr(b, "key"));
+        env_add(env, "builds", bs);
+        free(bs);
+    }
+    env_add(env, "mtebench_versions", mtb_jstr(rec, "mtebench_version"));
+}
+
+/* a run's environment block: provenance and the quiet check */
+static void env_provenance(json_t *env, json_t *e)
+{
+    env_add(env, "midr", mtb_jstr(e, "midr"));
+    env_add(env, "microcode", mtb_jstr(e, "microcode"));
+    env_add(env, "kernel_cmdline", mtb_jstr(e, "kernel_cmdline"));
+    env_add(env, "glibc", mtb_jstr(e, "glibc"));
+    const char *ck;
+    json_t *cv;
+    json_object_foreach(json_object_get(e, "compilers"), ck, cv) if (json_is_string(cv))
+    {
+        char *cs = mtb_asprintf("%s: %s", ck, json_string_value(cv));
+        env_add(env, "compilers", cs);
+        free(cs);
+    }
+    json_t *m = json_object_get(e, "mte");
+    char *ms = mtb_asprintf("MTE %s (arm64.nomte %s, HWCAP2_MTE %s)",
+                            json_is_true(json_object_get(m, "enabled")) ? "enabled" : "not enabled in this kernel",
+                            json_is_true(json_object_get(m, "arm64_nomte")) ? "set" : "not set",
+                            json_is_null(json_object_get(m, "hwcap2_mte")) ? "n/a"
+                            : json_is_true(json_object_get(m, "hwcap2_mte")) ? "yes" : "no");
+    env_add(env, "mte", ms);
+    free(ms);
+    json_t *q = json_object_get(e, "quiet");
+    if (json_is_true(json_object_get(q, "quiet")))
+        env_add(env, "quiet", "quiet (no finding)");
+    size_t wi;
+    json_t *wv;
+    json_array_foreach(json_object_get(q, "warnings"), wi, wv) env_add(env, "quiet", json_string_value(wv));
+}
+
+/* Everything the records say of where and how they ran, each text once. */
 static json_t *environment(json_t *records)
 {
-    json_t *cpu = json_array(), *cores = json_array(), *kern = json_array(), *plat = json_array();
-    json_t *builds = json_array(), *vers = json_array(), *qemu = json_array();
-    json_t *midr = json_array(), *micro = json_array(), *cmdline = json_array(), *glibc = json_array();
-    json_t *compilers = json_array(), *mte = json_array(), *quiet = json_array(), *pinning = json_array();
+    static const char *const lists[] = { "cpu_model", "cpus", "kernels", "platforms", "qemu", "builds",
+                                         "mtebench_versions", "midr", "microcode", "kernel_cmdline", "glibc",
+                                         "compilers", "mte", "pinning", "quiet", NULL };
+    json_t *env = json_object();
+    for (const char *const *l = lists; *l; l++)
+        json_object_set_new(env, *l, json_array());
     const char *first = NULL, *last = NULL;
     size_t i;
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        json_t *p = json_object_get(rec, "platform"), *k = json_object_get(rec, "kernel");
-        json_t *b = json_object_get(rec, "build");
-        mtb_jadd_unique(cpu, mtb_jstr(p, "cpu_model"));
-        if (json_is_integer(json_object_get(p, "cpus"))) {
-            char *s = mtb_asprintf("%lld", (long long)json_integer_value(json_object_get(p, "cpus")));
-            mtb_jadd_unique(cores, s);
-            free(s);
-        }
-        char *ks = mtb_asprintf("%s: %s %s (%s)", *mtb_jstr(k, "name") ? mtb_jstr(k, "name") : "?", mtb_jstr(k, "uname_r"),
-                                mtb_jstr(k, "uname_v"), mtb_jstr(k, "machine"));
-        mtb_jadd_unique(kern, ks);
-        free(ks);
-        char *ps = mtb_asprintf("%s%s", mtb_jstr(p, "name"),
-                                json_is_true(json_object_get(p, "emulated")) ? " (emulated: not hardware timing)" : "");
-        mtb_jadd_unique(plat, ps);
-        free(ps);
-        mtb_jadd_unique(qemu, mtb_jstr(p, "qemu"));
-        if (*mtb_jstr(b, "key")) {
-            char *bs = mtb_asprintf("%s %s %s %s: %.12s", mtb_jstr(b, "service"), mtb_jstr(b, "version"), mtb_jstr(b, "variant"),
-                                    mtb_jstr(b, "target"), mtb_jstr(b, "key"));
-            mtb_jadd_unique(builds, bs);
-            free(bs);
-        }
-        mtb_jadd_unique(vers, mtb_jstr(rec, "mtebench_version"));
-        /* the run's environment block: provenance and the quiet check */
-        json_t *e = json_object_get(rec, "environment");
-        if (json_is_object(e)) {
-            mtb_jadd_unique(midr, mtb_jstr(e, "midr"));
-            mtb_jadd_unique(micro, mtb_jstr(e, "microcode"));
-            mtb_jadd_unique(cmdline, mtb_jstr(e, "kernel_cmdline"));
-            mtb_jadd_unique(glibc, mtb_jstr(e, "glibc"));
-            const char *ck;
-            json_t *cv;
-            json_object_foreach(json_object_get(e, "compilers"), ck, cv) if (json_is_string(cv))
-            {
-                char *cs = mtb_asprintf("%s: %s", ck, json_string_value(cv));
-                mtb_jadd_unique(compilers, cs);
-                free(cs);
-            }
-            json_t *m = json_object_get(e, "mte");
-            char *ms = mtb_asprintf("MTE %s (arm64.nomte %s, HWCAP2_MTE %s)",
-                                    json_is_true(json_object_get(m, "enabled")) ? "enabled" : "not enabled in this kernel",
-                                    json_is_true(json_object_get(m, "arm64_nomte")) ? "set" : "not set",
-                                    json_is_null(json_object_get(m, "hwcap2_mte")) ? "n/a"
-                                    : json_is_true(json_object_get(m, "hwcap2_mte")) ? "yes" : "no");
-            mtb_jadd_unique(mte, ms);
-            free(ms);
-            json_t *q = json_object_get(e, "quiet");
-            if (json_is_true(json_object_get(q, "quiet")))
-                mtb_jadd_unique(quiet, "quiet (no finding)");
-            size_t wi;
-            json_t *wv;
-            json_array_foreach(json_object_get(q, "warnings"), wi, wv) mtb_jadd_unique(quiet, json_string_value(wv));
-        }
+        env_machine(env, rec);
+        if (json_is_object(json_object_get(rec, "environment")))
+            env_provenance(env, json_object_get(rec, "environment"));
         json_t *af = json_object_get(rec, "affinity");
         if (json_is_object(af)) {
             char *as = mtb_asprintf("service on CPUs %s (asked %s), client on %s (asked %s)",
@@ -247,7 +282,7 @@ static json_t *environment(json_t *records)
                                     mtb_jstr(af, "service_requested"),
                                     json_is_string(json_object_get(af, "client")) ? mtb_jstr(af, "client") : "?",
                                     mtb_jstr(af, "client_requested"));
-            mtb_jadd_unique(pinning, as);
+            env_add(env, "pinning", as);
             free(as);
         }
         const char *s = json_string_value(json_object_get(rec, "started"));
@@ -257,16 +292,6 @@ static json_t *environment(json_t *records)
         if (f && (!last || strcmp(f, last) > 0))
             last = f;
     }
-    json_t *env = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cpu_model", cpu, "cpus", cores, "kernels", kern,
-                            "platforms", plat, "qemu", qemu, "builds", builds, "mtebench_versions", vers);
-    json_object_set_new(env, "midr", midr);
-    json_object_set_new(env, "microcode", micro);
-    json_object_set_new(env, "kernel_cmdline", cmdline);
-    json_object_set_new(env, "glibc", glibc);
-    json_object_set_new(env, "compilers", compilers);
-    json_object_set_new(env, "mte", mte);
-    json_object_set_new(env, "pinning", pinning);
-    json_object_set_new(env, "quiet", quiet);
     json_object_set_new(env, "first_started", first ? json_string(first) : json_null());
     json_object_set_new(env, "last_finished", last ? json_string(last) : json_null());
     return env;
@@ -308,7 +333,7 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
 /* The pair metrics of tagged series t against its baseline b: the runs of
  * the same repetition (the pairing rule of record.h; both series share the
  * pair key), one median-of-ratios CI per metric of the table. */
-static void pair_metrics(json_t *o, const struct series *t, const struct series *b, size_t *npairs)
+static void pair_metrics(json_t *o, const struct series *t, const struct series *b, json_t *seq, size_t *npairs)
 {
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
         const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
@@ -327,8 +352,8 @@ static void pair_metrics(json_t *o, const struct series *t, const struct series 
                     nv++;
                 }
             }
-        /* the metric REPS=auto decided on (the first) at the level of its looks */
-        json_object_set_new(o, d->key, ratio_ci_seq(num, den, nv, m == 0 ? json_object_get(t->first, "sequential") : NULL));
+        /* the metric REPS=auto decided on (the first) at the level of its looks (seq: its block) */
+        json_object_set_new(o, d->key, ratio_ci_seq(num, den, nv, m == 0 ? seq : NULL));
         if (m == 0)
             *npairs = np;
     }
@@ -371,7 +396,7 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                               "baseline", "plain/off", "definition", def);
         set_host(o, t->first);
         size_t np = 0;
-        pair_metrics(o, t, b, &np);
+        pair_metrics(o, t, b, json_object_get(t->first, "sequential"), &np);
         if (np == 0) {
             json_decref(o);
             continue;
@@ -451,9 +476,76 @@ static json_t *geomeans_of(json_t *overheads)
 }
 
 /* Kernel comparisons: the same service, platform, workload, variant and mode
- * under two kernels; delta = kernel B ops/s / kernel A ops/s - 1, the median
- * of the ratios of runs paired by repetition, with its CI. */
-static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
+ * under two kernels A (the reference) and B, their runs paired by
+ * repetition as a tagged run is paired with its baseline: ops_ratio = B
+ * ops/s ÷ A ops/s and delta = ops_ratio − 1 (median of the pairs with its
+ * CI), every pair metric of the table with B in the tagged run's place and A
+ * in the baseline's (slowdown = A ops/s ÷ B ops/s, p99_ratio = B p99 ÷ A p99,
+ * ...), and Mann–Whitney U on the runs' throughput. */
+static json_t *kernel_pair(const struct series *A, const struct series *B)
+{
+    json_t *ca = json_object_get(A->first, "config"), *cb = json_object_get(B->first, "config");
+    double num[MAXRUNS], den[MAXRUNS];
+    size_t np = 0;
+    for (size_t x = 0; x < B->n; x++)
+        for (size_t y = 0; y < A->n; y++)
+            if (B->rep[x] == A->rep[y] && OPS(A)[y] > 0 && np < MAXRUNS) {
+                num[np] = OPS(B)[x];
+                den[np] = OPS(A)[y];
+                np++;
+            }
+    json_t *ratio = ratio_ci(num, den, np);
+    json_t *delta = json_null();
+    if (json_is_object(ratio)) {
+        delta = json_object();
+        json_object_set_new(delta, "median", jreal(mtb_jnum(ratio, "median") - 1));
+        json_object_set_new(delta, "lo", jreal(mtb_jnum(ratio, "lo") - 1));
+        json_object_set_new(delta, "hi", jreal(mtb_jnum(ratio, "hi") - 1));
+        json_object_set(delta, "conf", json_object_get(ratio, "conf"));
+    }
+    struct stats_mwu mw;
+    int have_p = stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
+    int emu = json_is_true(json_object_get(json_object_get(A->first, "platform"), "emulated"));
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:b}", "service",
+                          mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant",
+                          mtb_jstr(ca, "variant"), "mode", mtb_jstr(ca, "mode"), "workload",
+                          json_object_get(ca, "workload"), "emulated", emu, "kernel_a", mtb_jstr(ca, "kernel"),
+                          "kernel_b", mtb_jstr(cb, "kernel"), "runs_a", (int)A->n, "runs_b", (int)B->n, "ops_a",
+                          jreal(stats_median(OPS(A), A->n)), "ops_b", jreal(stats_median(OPS(B), B->n)), "pairs",
+                          (int)np, "ops_ratio", ratio, "delta", delta, "mann_whitney_p",
+                          have_p ? json_real(mw.p) : json_null(), "significant", have_p && mw.p < 0.05);
+    size_t pairs = 0;
+    pair_metrics(o, B, A, NULL, &pairs);
+    json_object_set_new(o, "note",
+                        emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel "
+                                           "difference is expected; the TCMA1 effect shows only on MTE hardware",
+                                           mtb_jstr(ca, "platform"))
+                            : json_sprintf("measured on platform %s", mtb_jstr(ca, "platform")));
+    return o;
+}
+
+/* each kernel's overhead of comparison o's configuration (slowdown_a, slowdown_b), where there is one */
+static void kernel_overheads(json_t *o, json_t *overheads)
+{
+    size_t i;
+    json_t *ov;
+    json_array_foreach(overheads, i, ov)
+    {
+        if (strcmp(mtb_jstr(ov, "service"), mtb_jstr(o, "service")) || strcmp(mtb_jstr(ov, "variant"), mtb_jstr(o, "variant")) ||
+            strcmp(mtb_jstr(ov, "mode"), mtb_jstr(o, "mode")) || strcmp(mtb_jstr(ov, "platform"), mtb_jstr(o, "platform")) ||
+            !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(o, "workload")))
+            continue;
+        if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(o, "kernel_a")))
+            json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
+        if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(o, "kernel_b")))
+            json_object_set(o, "slowdown_b", json_object_get(ov, "slowdown"));
+    }
+}
+
+/* Every pair of kernels of one configuration. Kernel A (the reference) is
+ * ref where ref is one of the two; else "host", then "stock", lead; else the
+ * first in sort order. */
+static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads, const char *ref)
 {
     json_t *out = json_array();
     for (size_t a = 0; a < ns; a++)
@@ -461,61 +553,12 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads)
             json_t *ca = json_object_get(ss[a].first, "config"), *cb = json_object_get(ss[b].first, "config");
             if (a == b || strcmp(ss[a].nkkey, ss[b].nkkey) || strcmp(mtb_jstr(ca, "kernel"), mtb_jstr(cb, "kernel")) >= 0)
                 continue;
-            /* kernel A is the one named first in sort order, except that "host" (or "stock") leads */
             const char *ka = mtb_jstr(ca, "kernel"), *kb = mtb_jstr(cb, "kernel");
-            int swap = !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
-            struct series *A = swap ? &ss[b] : &ss[a], *B = swap ? &ss[a] : &ss[b];
-            ca = json_object_get(A->first, "config");
-            cb = json_object_get(B->first, "config");
-            double num[MAXRUNS], den[MAXRUNS];
-            size_t np = 0;
-            for (size_t x = 0; x < B->n; x++)
-                for (size_t y = 0; y < A->n; y++)
-                    if (B->rep[x] == A->rep[y] && OPS(A)[y] > 0 && np < MAXRUNS) {
-                        num[np] = OPS(B)[x];
-                        den[np] = OPS(A)[y];
-                        np++;
-                    }
-            json_t *ratio = ratio_ci(num, den, np);
-            json_t *delta = json_null();
-            if (json_is_object(ratio)) {
-                delta = json_object();
-                json_object_set_new(delta, "median", jreal(mtb_jnum(ratio, "median") - 1));
-                json_object_set_new(delta, "lo", jreal(mtb_jnum(ratio, "lo") - 1));
-                json_object_set_new(delta, "hi", jreal(mtb_jnum(ratio, "hi") - 1));
-                json_object_set(delta, "conf", json_object_get(ratio, "conf"));
-            }
-            json_decref(ratio);
-            struct stats_mwu mw;
-            int have_p = stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
-            json_t *pl = json_object_get(ss[a].first, "platform");
-            int emu = json_is_true(json_object_get(pl, "emulated"));
-            json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:b}", "service",
-                                  mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant", mtb_jstr(ca, "variant"),
-                                  "mode", mtb_jstr(ca, "mode"), "workload", json_object_get(ca, "workload"), "emulated",
-                                  emu, "kernel_a", mtb_jstr(ca, "kernel"), "kernel_b", mtb_jstr(cb, "kernel"), "runs_a",
-                                  (int)A->n, "runs_b", (int)B->n, "ops_a", jreal(stats_median(OPS(A), A->n)), "ops_b",
-                                  jreal(stats_median(OPS(B), B->n)), "pairs", (int)np, "delta", delta,
-                                  "mann_whitney_p", have_p ? json_real(mw.p) : json_null(), "significant",
-                                  have_p && mw.p < 0.05);
-            /* each kernel's overhead of this configuration, where there is one */
-            size_t i;
-            json_t *ov;
-            json_array_foreach(overheads, i, ov)
-            {
-                if (strcmp(mtb_jstr(ov, "service"), mtb_jstr(ca, "service")) || strcmp(mtb_jstr(ov, "variant"), mtb_jstr(ca, "variant")) ||
-                    strcmp(mtb_jstr(ov, "mode"), mtb_jstr(ca, "mode")) || strcmp(mtb_jstr(ov, "platform"), mtb_jstr(ca, "platform")) ||
-                    !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(ca, "workload")))
-                    continue;
-                if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(ca, "kernel")))
-                    json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
-                if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(cb, "kernel")))
-                    json_object_set(o, "slowdown_b", json_object_get(ov, "slowdown"));
-            }
-            json_object_set_new(o, "note",
-                emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel difference is "
-                                   "expected; the TCMA1 effect shows only on MTE hardware", mtb_jstr(ca, "platform"))
-                    : json_sprintf("measured on platform %s", mtb_jstr(ca, "platform")));
+            int swap = ref && (!strcmp(ka, ref) || !strcmp(kb, ref))
+                           ? !strcmp(kb, ref)
+                           : !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
+            json_t *o = kernel_pair(swap ? &ss[b] : &ss[a], swap ? &ss[a] : &ss[b]);
+            kernel_overheads(o, overheads);
             json_array_append_new(out, o);
         }
     return out;
@@ -676,15 +719,16 @@ static json_t *metrics_json(void)
     return json_pack("{s:o,s:o}", "run", run, "pair", pair);
 }
 
-json_t *mtb_summary_build(json_t *records)
+json_t *mtb_summary_build(json_t *records) { return mtb_summary_build_ref(records, NULL); }
+
+/* The ok records with a throughput, grouped into series (one per
+ * configuration); *emulated when any was. @return the series (ss, *ns) */
+static struct series *series_of(json_t *records, size_t *ns, int *emulated)
 {
     struct series *ss = mtb_calloc(json_array_size(records) + 1, sizeof *ss);
-    size_t ns = 0;
     size_t i;
     json_t *rec;
-    int emulated = 0;
-    json_t *warnings = json_array();
-    per_host = several_hosts(records);
+    *ns = 0;
     json_array_foreach(records, i, rec)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
@@ -694,11 +738,11 @@ json_t *mtb_summary_build(json_t *records)
             continue;
         char *k = config_key(rec);
         struct series *s = NULL;
-        for (size_t j = 0; j < ns; j++)
+        for (size_t j = 0; j < *ns; j++)
             if (!strcmp(ss[j].key, k))
                 s = &ss[j];
         if (!s) {
-            s = &ss[ns++];
+            s = &ss[(*ns)++];
             s->key = k;
             s->bkey = base_key(rec);
             s->nkkey = nokernel_key(rec);
@@ -717,41 +761,50 @@ json_t *mtb_summary_build(json_t *records)
         if (json_is_true(json_object_get(sum, "errors_over_limit")))
             s->errors_over_limit = 1;
         if (json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")))
-            emulated = 1;
+            *emulated = 1;
     }
+    return ss;
+}
 
-    json_t *configs = json_array();
-    for (size_t j = 0; j < ns; j++) {
-        struct series *s = &ss[j];
-        json_t *c = json_object_get(s->first, "config");
-        json_t *pl = json_object_get(s->first, "platform");
-        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", mtb_jstr(c, "service"), "variant",
-                              mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"), "platform", mtb_jstr(c, "platform"), "kernel",
-                              mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
-                              "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
-                              json_is_true(json_object_get(pl, "emulated")));
-        if (s->errors_over_limit)
-            json_object_set_new(o, "errors_over_limit", json_true());
-        for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
-            double v[MAXRUNS];
-            size_t nv = finite_of(s->val[m], s->n, v);
-            if (m != MTB_M_ops_per_sec)
-                json_object_set_new(o, mtb_run_metrics[m].key, med_ci(v, nv));
-        }
-        set_host(o, s->first);
-        char name[256];
-        config_warnings(o, cfg_name(c, name, sizeof name), warnings);
-        json_t *ppr = per_request(records, s->key, perf_of);
-        if (ppr)
-            json_object_set_new(o, "perf_per_request", ppr);
-        json_t *tpr = per_request(records, s->key, tag_ops_of);
-        if (tpr)
-            json_object_set_new(o, "tag_ops_per_request", tpr);
-        json_array_append_new(configs, o);
+/* One configuration's row: its identity, every run metric as a median with
+ * its CI, the figures per request, and its warnings. */
+static json_t *config_row(const struct series *s, json_t *records, json_t *warnings)
+{
+    json_t *c = json_object_get(s->first, "config");
+    json_t *pl = json_object_get(s->first, "platform");
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", mtb_jstr(c, "service"), "variant",
+                          mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"), "platform", mtb_jstr(c, "platform"), "kernel",
+                          mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
+                          "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
+                          json_is_true(json_object_get(pl, "emulated")));
+    if (!o)
+        return NULL;
+    if (s->errors_over_limit)
+        json_object_set_new(o, "errors_over_limit", json_true());
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
+        double v[MAXRUNS];
+        size_t nv = finite_of(s->val[m], s->n, v);
+        if (m != MTB_M_ops_per_sec)
+            json_object_set_new(o, mtb_run_metrics[m].key, med_ci(v, nv));
     }
+    set_host(o, s->first);
+    char name[256];
+    config_warnings(o, cfg_name(c, name, sizeof name), warnings);
+    json_t *ppr = per_request(records, s->key, perf_of);
+    if (ppr)
+        json_object_set_new(o, "perf_per_request", ppr);
+    json_t *tpr = per_request(records, s->key, tag_ops_of);
+    if (tpr)
+        json_object_set_new(o, "tag_ops_per_request", tpr);
+    return o;
+}
 
-    /* the runs' own warnings (record "warnings": tagging not seen, NUMA
-     * unbound), once per configuration and text */
+/* the runs' own warnings (record "warnings": tagging not seen, NUMA
+ * unbound), once per configuration and text */
+static void record_warnings(json_t *records, json_t *warnings)
+{
+    size_t i;
+    json_t *rec;
     json_array_foreach(records, i, rec)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
@@ -771,9 +824,22 @@ json_t *mtb_summary_build(json_t *records)
                 json_array_append_new(warnings, line);
         }
     }
+}
+
+json_t *mtb_summary_build_ref(json_t *records, const char *reference_kernel)
+{
+    size_t ns = 0;
+    int emulated = 0;
+    json_t *warnings = json_array();
+    per_host = several_hosts(records);
+    struct series *ss = series_of(records, &ns, &emulated);
+    json_t *configs = json_array();
+    for (size_t j = 0; j < ns; j++)
+        json_array_append_new(configs, config_row(&ss[j], records, warnings));
+    record_warnings(records, warnings);
     json_t *overheads = overheads_of(ss, ns, warnings);
     json_t *geomeans = geomeans_of(overheads);
-    json_t *kernels = kernels_of(ss, ns, overheads);
+    json_t *kernels = kernels_of(ss, ns, overheads, reference_kernel);
     for (size_t j = 0; j < ns; j++) {
         free(ss[j].key);
         free(ss[j].bkey);

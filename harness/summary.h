@@ -11,4 +11,9 @@
 /* records: array of run records (status "ok" ones are used).
  * @return a summary object: {"configs":[...], "overheads":[...], "emulated":bool, ...} */
 json_t *mtb_summary_build(json_t *records);
+/* The same, with the reference of the kernel axis named ("kernels": each
+ * comparison of two kernels has kernel_a = reference_kernel where it is one of
+ * them; NULL: host, then stock, lead, else the sort order). compare-kernels
+ * reads its table from this axis. */
+json_t *mtb_summary_build_ref(json_t *records, const char *reference_kernel);
 #endif

@@ -1,4 +1,4 @@
-/* fuzz_plan.c - the plan file loader (harness/plan.c), platform emu: the
+/* fuzz_plan.c - the plan file loader (harness/plan_parse.c), platform emu: the
  * checks of every key and value, the entries' resolution against the real
  * recipes. A refusal (mtb_die) is an answer, not a crash; the plan, whole
  * or cut short by it, is freed (a leak per input once filled libFuzzer's

@@ -30,6 +30,18 @@ if ! "$M" doctor --json | jq_e '.hwcap2_mte == true' >/dev/null; then
     check_bad "PLATFORM=emu" "host without MTE refuses sync" bench --service memcached --mode sync --platform host
 fi
 
+# the subcommands come from one table (harness/main.c): help lists each, and
+# each answers `help COMMAND` and `COMMAND --help` with its usage, exit 0
+cmds=$("$M" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+ok "$( [ "$(echo $cmds | wc -w)" -ge 15 ] && [[ " $(echo $cmds) " == *" compare-kernels "* ]]; echo $?)" "help lists the commands ($(echo $cmds))"
+bad=""
+for c in $cmds; do
+    "$M" help "$c" 2>/dev/null | head -1 | grep -q "^usage: mtebench $c" || bad="$bad help:$c"
+    [ "$c" = help ] || "$M" "$c" --help 2>/dev/null | grep -q "mtebench $c" || bad="$bad $c--help"
+done
+is "$bad" "" "every command: \`help COMMAND\` and \`COMMAND --help\` show its usage"
+check_bad "mtebench help" "help for an unknown command" help frobnicate
+
 # make passes bad input through and fails without leaving results behind
 before=$(ls "$ROOT/results" 2>/dev/null | wc -l)
 make -s -C "$ROOT" bench SERVICE=nosuch MODE=async >"$T_TMP/make.out" 2>&1

@@ -21,6 +21,7 @@ ok "$(grep -q '^| tagged/sync | stock |' "$md" && grep -q '^| tagged/sync | tcma
 ok "$(grep -q 'mtb-tcma1' "$md" && grep -q 'set-TCMA1' "$md"; echo $?)" "kernel identities (uname -r, patches) in the report"
 ok "$(grep -q 'no difference between the kernels is expected' "$md" || grep -q 'KVM on MTE hardware' "$md"; echo $?)" "honest note on where the effect can show"
 ok "$(jq_e '.rows | length == 2 and (.[1].vs_reference.median > 0)' "$R/kernels.json" >/dev/null; echo $?)" "kernels.json with the ratio to the reference"
+ok "$(jq_e '.schema == "mtebench-kernel-compare/2" and .reference == "stock" and (.rows[1].vs_reference | .reference == "stock" and .pairs == 1 and (.lo | type) == "number" and (.slowdown.median > 0)) and (.rows[0].p99_us.median > 0)' "$R/kernels.json" >/dev/null; echo $?)" "kernels.json reads the summary: run metrics with CIs, the kernel axis's ratio and pair metrics"
 rep=$(awk '/^report:/{print $2}' "$T_TMP/out")
 ok "$( [ -f "$rep" ]; echo $?)" "report under reports/"
 rm -f "$rep"
