@@ -50,6 +50,10 @@ PG_LIBS     := $(shell pkg-config --libs libpq 2>/dev/null)
 ifneq ($(PG_LIBS),)
 PG_CPPFLAGS += -DMTB_WITH_PG
 endif
+# zlib (Debian zlib1g-dev) compresses HdrHistogram logs (loadgen/hlog.c): native
+# builds only, like libpq; the aarch64 guest's mtload writes stored deflate blocks
+PG_CPPFLAGS += -DMTB_WITH_ZLIB
+Z_LIBS      := -lz
 
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
@@ -98,10 +102,10 @@ $(B)/libmteharness.a: $(HN_OBJ)
 
 $(B)/mtload: $(B)/obj/loadgen/main.o $(B)/libmtload.a
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(Z_LIBS)
 $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 # aarch64 helpers that run on the measured platform: the mode probe and the
 # fault reporter preloaded into services.
@@ -158,7 +162,7 @@ $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 deps:
 	@sh harness/deps.sh
@@ -279,7 +283,7 @@ $(B)/fuzz/libfuzzed.a: $(FZ_OBJ)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libfuzzed.a
 	$(call say,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz -Wl,--wrap=mtb_die \
-		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS)
+		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 fuzz-build: $(FUZZ_TARGETS)
 fuzz: fuzz-build

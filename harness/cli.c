@@ -9,13 +9,14 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include "prom.h"
 #include <stdlib.h>
 #include <string.h>
 
 /* the workload's options are O_WL + its field (workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
-       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH };
+       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -38,6 +39,7 @@ static const struct option longopts[] = {
     { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
     { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
     { "remote-dir", required_argument, 0, O_SSH },
+    { "prom-textfile", required_argument, 0, O_PROM },
     { 0, 0, 0, 0 },
 };
 
@@ -56,6 +58,8 @@ void mtb_cli_usage(FILE *f)
             "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves;\n"
             "                               `mtebench doctor` suggests one)\n"
             "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
+            "  --prom-textfile DIR          bench, plan, nightly: the figures as a Prometheus textfile\n"
+            "                               DIR/mtebench-JOB.prom (node_exporter's textfile collector)\n"
             "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
             "                               SMT siblings, busy CPUs, swap, THP)\n"
             "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
@@ -193,6 +197,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_KERNELS: o->kernels = optarg; break;
         case O_BASELINE: o->baseline = 1; break;
         case O_STRICT: o->strict = 1; break;
+        case O_PROM: mtb_prom_set_dir(optarg); break;
         case O_CORES: o->cores = check_cores(optarg); break;
         case O_SERVER_HOST: o->server_host = optarg; break;
         case O_CLIENT_HOSTS: o->client_hosts = optarg; break;

@@ -2,6 +2,7 @@
 #include "clients.h"
 #include "engine.h"
 #include "hist.h"
+#include "hlog_import.h"
 #include "mtload_exit.h"
 #include "proc.h"
 #include "transport_ssh.h"
@@ -352,6 +353,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
             json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
                                                            "one instant on the controller's clock, passed to each "
                                                            "host on its own clock (offset measured at connect)"));
+            if (mtb_hlog_merge_hosts(clients, dir) == 0) /* DIR/load.hlog: the hosts' interval logs added */
+                json_object_set_new(merged, "hlog", json_string("load.hlog"));
         }
     }
     /* whatever happened, the per-host view is kept next to the results */
@@ -397,6 +400,7 @@ int mtb_cmd_client_load(int argc, char **argv)
     for (int k = i + 1; k < argc; k++)
         mtb_argv_push(&a, argv[k]);
     mtb_argv_pushf(&a, "--json=%s/load.json", out);
+    mtb_argv_pushf(&a, "--hlog=%s/load.hlog", out);
     mtb_argv_push(&a, "--quiet");
     char log[4096];
     snprintf(log, sizeof log, "%s/mtload.log", out);

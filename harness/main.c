@@ -14,6 +14,7 @@
 #include "report.h"
 #include "hosts.h"
 #include "clients.h"
+#include "hlog_import.h"
 
 /* The subcommands: the one list of them. help, `mtebench help COMMAND`,
  * the unknown-command message and `COMMAND --help` of a command without
@@ -62,6 +63,8 @@ static const struct mtb_cmd cmds[] = {
       "--client-hosts H1,H2 --server HOST:PORT --out DIR [options]", 1, mtb_cmd_load },
     { "client-load", "(on a client host) wait for a start instant, run mtload, report",
       "--start-at=EPOCH --out=DIR -- MTLOAD-ARGS", 0, mtb_cmd_client_load },
+    { "hlog-merge", "merge HdrHistogram interval logs of several hosts bucket by bucket", "OUT.hlog IN.hlog...", 1,
+      mtb_cmd_hlog_merge },
     { "quiet", "is the machine quiet enough to measure on (governor, boost, SMT, busy CPUs, swap, THP)", "[options]",
       1, mtb_cmd_quiet },
     { "help", "this text, or one command's usage", "[COMMAND]", 0, cmd_help },

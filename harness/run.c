@@ -3,6 +3,7 @@
  * (service.c), drive (driver_*.c, perf.c), stop (service.c), collect and
  * write (here). */
 #include "run.h"
+#include "hlog_import.h"
 #include "driver.h"
 #include "perf.h"
 #include "proc.h"
@@ -326,6 +327,7 @@ static int step_drive(struct run_ctx *c)
     c->d.own_counters = &own;
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
+    mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
     if (po)
         json_object_set_new(c->rec, "perf", po);

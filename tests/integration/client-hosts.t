@@ -53,6 +53,12 @@ is "$sent" "$(( $(jq '.totals.accounting.sent' "$T_TMP/c/h2/load.json") + $(jq '
 ok "$( [ "$((b - a))" -ge "$req" ] && [ "$((b - a))" -le "$sent" ] && { [ "$sent" -gt "$req" ] || [ "$((b - a))" = "$req" ]; }; echo $?)" \
    "memcached's cmd_get + cmd_set change ($((b - a))) within the merged answered ($req) and sent ($sent) requests"
 is "$(jq '.latency_us.corrected.count' "$L")" "$req" "the merged latency counts every request"
+# the hosts' HdrHistogram interval logs merged the same way (docs/FORMATS.md)
+[ -s "$T_TMP/c/h2/load.hlog" ] && [ -s "$T_TMP/c/h3/load.hlog" ] && [ -s "$T_TMP/c/load.hlog" ]
+ok $? "each host's load.hlog came back and load.hlog merges them" || dump "$T_TMP/c.out"
+"$M" report --out "$T_TMP/hrep" --name merged "$T_TMP/c/load.hlog" > "$T_TMP/hrep.out" 2>&1
+is "$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="requests") c=i} NR==2{print $c}' "$T_TMP/hrep/merged/runs.csv")" "$req" \
+   "the merged interval log counts every request too" || dump "$T_TMP/hrep.out"
 is "$(jq -r '[.clients[].conns] | join(",")' "$L")" "3,2" "connections shared 3 + 2"
 is "$(jq -r '[.clients[].identity.hostname] | join(",")' "$L")" "h2,h3" "each client host named by its own hostname"
 jq_e '.clients | all(has("clock_offset_s") and (.late_s < 0.25) and .cpu.user_s >= 0 and (.client_bound | type == "boolean"))' "$L" > /dev/null
