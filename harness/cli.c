@@ -151,6 +151,7 @@ static const char *check_cores(const char *s)
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
+    o->cmd = cmd;
     o->reps = MTB_REPS_AUTO;
     o->precision = 0.02;
     o->max_time = 900;
@@ -277,6 +278,9 @@ static void resolve_load(struct mtb_opts *o)
             if (!mtb_recipe_has_variant(o->recipe, t)) {
                 char names[256];
                 bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
+            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0)) {
+                mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
+                           "(mtebench detect), never measured", t, o->recipe->name);
             }
         free(copy);
     }

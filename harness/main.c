@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "compare.h"
+#include "detect.h"
 #include "doctor.h"
 #include "nightly.h"
 #include "kernel.h"
@@ -49,6 +50,10 @@ static const struct mtb_cmd cmds[] = {
       mtb_cmd_proof },
     { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)",
       "build NAME... [--source V] [--force] | info NAME | list", 1, mtb_cmd_kernel },
+    { "detect", "a service's bug catalogue as trials: caught sync/async/otherwise, silent, not reached; the matrix",
+      "--service NAME [--bugs ID,...] [--configs V/M,...] [--trials N] [--cost DIR] [options]", 1, mtb_cmd_detect },
+    { "detect-sweep", "the synthetic detection sweep: granule and tag-collision arithmetic vs measured catch rates",
+      "[--platform P] [--modes M,...] [--trials N] [--results DIR] [--json]", 1, mtb_cmd_detect_sweep },
     { "list", "services, variants, modes, platforms, kernels", "", 0, mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not; which machine profile suits it", "[--json]", 0,
       mtb_cmd_doctor },
