@@ -2,9 +2,12 @@
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
 #   make           build the tools (mtebench, mtload, aarch64 probes)
 #   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
-#                  DURATION= REPS=auto|N PRECISION=2% MAX_TIME=15m MAX_REPS=100 MIX= THREADS= CONNS= PIPELINE=]
+#                  REPS=auto|N PRECISION=2% (emulated: 5%) MAX_TIME=15m MAX_REPS=100, and the workload's fields:
+#                  MIX= KEYS= VALUE_SIZE= THREADS= CONNS= PIPELINE= DURATION= WARMUP= RATE= SERVICE_THREADS=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
-#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= DURATION= BASELINE=1]
+#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= BASELINE=1, the workload's fields]
+#   make detect    SERVICE=memcached [BUG=CVE-2016-8704 TRIALS=3 PLATFORM= RESULTS=DIR]: the bug catalogue as
+#                  trials (docs/DETECTION.md); make detect-sweep: the synthetic granule/tag-collision sweep
 #   make bisect    GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= METRIC= ...]: the commit of the
 #                  service's patch history that changed the metric (docs/BISECT.md)
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
@@ -49,6 +52,10 @@ PG_LIBS     := $(shell pkg-config --libs libpq 2>/dev/null)
 ifneq ($(PG_LIBS),)
 PG_CPPFLAGS += -DMTB_WITH_PG
 endif
+# zlib (Debian zlib1g-dev) compresses HdrHistogram logs (loadgen/hlog.c): native
+# builds only, like libpq; the aarch64 guest's mtload writes stored deflate blocks
+PG_CPPFLAGS += -DMTB_WITH_ZLIB
+Z_LIBS      := -lz
 
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
@@ -68,7 +75,7 @@ CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
-PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
+PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/detectsweep
 
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
@@ -97,10 +104,10 @@ $(B)/libmteharness.a: $(HN_OBJ)
 
 $(B)/mtload: $(B)/obj/loadgen/main.o $(B)/libmtload.a
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(Z_LIBS)
 $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 # aarch64 helpers that run on the measured platform: the mode probe and the
 # fault reporter preloaded into services.
@@ -108,6 +115,12 @@ $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
 	$(Q)$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
+# the synthetic detection sweep (mtebench detect-sweep, docs/DETECTION.md);
+# -O1 and no -Wuse-after-free: its bad accesses are deliberate
+$(B)/aarch64/detectsweep: harness/probe/detectsweep.c
+	@mkdir -p $(dir $@)
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O1 -g -Wall -Wextra -Wno-use-after-free -Wno-clobbered -march=armv8.5-a+memtag -o $@ $<
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
@@ -151,7 +164,7 @@ $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 deps:
 	@sh harness/deps.sh
@@ -159,13 +172,16 @@ deps:
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
+# The workload's variables, one per field of its list (harness/workload_fields.h):
+# field value_size is VALUE_SIZE=, passed as --value-size
+WL_FIELDS := $(shell sed -n 's/^ *X.\([a-z_]*\), [A-Z]*, "[^"]*", "\([^"]*\)".*/\U\1\E:\2/p' harness/workload_fields.h)
+WL_ARGS = $(foreach f,$(WL_FIELDS),$(call wl_arg,$(firstword $(subst :, ,$(f))),$(lastword $(subst :, ,$(f)))))
+wl_arg = $(if $($(1)),--$(2) $($(1)))
 BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
-	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
+	$(if $(REPS),--reps $(REPS)) \
 	$(if $(PRECISION),--precision $(PRECISION)) $(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
-	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
-	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
+	$(WL_ARGS) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \
 	$(if $(RESUME),--resume $(RESUME)) \
 	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
@@ -173,15 +189,22 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench bench $(BENCH_ARGS)
 
+# detection (docs/DETECTION.md): a service's bug catalogue as trials, and the
+# synthetic sweep of the arithmetic behind the figures
+detect: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench detect --service $(SERVICE) $(if $(BUG),--bugs $(BUG)) $(if $(TRIALS),--trials $(TRIALS)) \
+		$(if $(PLATFORM),--platform $(PLATFORM)) $(if $(RESULTS),--results $(RESULTS))
+detect-sweep: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench detect-sweep $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(TRIALS),--trials $(TRIALS))
+
 # the kernel comparison: same workload and mode on each kernel (PLATFORM=vm)
 KERNELS ?= stock,tcma1
 compare-kernels: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
-	$(if $(DURATION),--duration $(DURATION)) $(if $(REPS),--reps $(REPS)) \
-	$(if $(MIX),--mix $(MIX)) $(if $(THREADS),--threads $(THREADS)) \
-	$(if $(CONNS),--conns $(CONNS)) $(if $(PIPELINE),--pipeline $(PIPELINE)) \
-	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(BASELINE),--baseline)
+	$(if $(REPS),--reps $(REPS)) $(WL_ARGS) $(if $(BASELINE),--baseline)
 
 # the commit of a service's patch history that changed a metric (docs/BISECT.md):
 # make bisect GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= WORKLOAD= METRIC= DURATION= REPO= MIN_CHANGE= MAX_TIME=]
@@ -231,6 +254,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean detect detect-sweep
 .PHONY: all deps bench bench-loadgen compare-kernels bisect kernels report test test-long unit lint clean
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
@@ -272,7 +296,7 @@ $(B)/fuzz/libfuzzed.a: $(FZ_OBJ)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libfuzzed.a
 	$(call say,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz -Wl,--wrap=mtb_die \
-		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS)
+		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 fuzz-build: $(FUZZ_TARGETS)
 fuzz: fuzz-build

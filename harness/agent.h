@@ -5,7 +5,7 @@
  * transport (transport_console.c) boots qemu-system-aarch64 from a named
  * kernel with the project's guest image and gets the results back over the
  * virtio console (one boot per exec); an ssh transport reaches a remote
- * host. Adding a transport is one file and one row in mtb_transports[]
+ * host. Adding a transport is one file and one row in the registry (transports[] in agent.c)
  * (agent.c); nothing else in the harness knows which one ran.
  *
  * The agent step (mtb_agent_exec) is always:
@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 struct mtb_run;
+struct mtb_argv;
 
 /* Where to go and how; filled by the caller (a platform). */
 struct mtb_agent_target {
@@ -82,11 +83,22 @@ struct mtb_transport {
     /* End the session (stop what open started, remove the far side's
      * {out}); s may be NULL. */
     void (*close)(struct mtb_session *s);
+    /* Optional (NULL: the far side takes no commands while an exec runs,
+     * as the console's guest): run a shell command line on the far side, in
+     * its root, during an exec too; its stdout into *out (heap, may be
+     * NULL). @return its exit status, or -1 with err. */
+    int (*sh)(struct mtb_session *s, const char *cmdline, double deadline_s, char **out, char *err, size_t errlen);
+    /* Optional: the far side's facts once open (ssh: hostname, address,
+     * clock offset, ...); borrowed. */
+    json_t *(*info)(struct mtb_session *s);
 };
 
-/* The transports, NULL-terminated; by name, or NULL. */
-extern const struct mtb_transport *const mtb_transports[];
+/* The transports, by name ("console", "ssh"), or NULL. */
 const struct mtb_transport *mtb_transport_find(const char *name);
+/* Put t in the registry in place of the transport of its name (or beside
+ * them): how the tests put a recording transport where a run looks for
+ * its own. @return the transport it replaced, or NULL. */
+const struct mtb_transport *mtb_transport_register(const struct mtb_transport *t);
 
 /* One input to put before exec. */
 struct mtb_agent_put {
@@ -99,13 +111,36 @@ int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target 
                    const struct mtb_agent_put *puts, int nputs, char *const *argv, double deadline_s,
                    const char *local_dir, struct mtb_agent_result *res, char *err, size_t errlen);
 
-/* One run performed by the far side's `mtebench run`: the run's build put
- * at builds/<service>/<variant>, the arguments made from the run and its
- * workload (every workload field, so the far record names the same
- * workload), the far record brought back under run->dir/guest/ and loaded
- * into *record (NULL when none came back: err says why).
- * @return 0 when a record came back, -1 otherwise. */
-int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *target,
-                  const struct mtb_run *run, struct mtb_agent_result *res, json_t **record,
-                  char *err, size_t errlen);
+/* What differs between the far sides of a run (a vm's guest, a server
+ * host); everything else about the agent step is one. */
+struct mtb_agent_far {
+    const char *platform;     /* the far run's --platform: "host" in a guest; the run's own on a server host */
+    const char *kernel;       /* the record's config.kernel (NULL: the run's) */
+    const char *dir;          /* where the far {out} comes back, under run->dir: "guest", "server" */
+    const char *name;         /* the far side in errors ("server host h1"), or NULL */
+    char *const *args;        /* more arguments of the far `mtebench run` (NULL-terminated), or NULL */
+    /* NULL, or called in this thread while the far run executes in another
+     * (from just after it starts until *ended or it returns): a server
+     * host's client hosts load the far service. */
+    void (*during)(const struct mtb_transport *t, struct mtb_session *s, const volatile int *ended, void *arg);
+    void *arg;
+};
+
+/* The far `mtebench run` of a run: run --platform=P --kernel=host
+ * --service --variant --mode --build={root}/builds/S/V --results={out},
+ * far->args, every workload field (so the far record names the same
+ * workload), --quiet. Into a (NULL-terminated). */
+void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *far, struct mtb_argv *a);
+
+/* One run performed by the far side's `mtebench run` (the agent step: open,
+ * put the run's build at builds/<service>/<variant>, exec the far run,
+ * close). *record: the far record brought back under run->dir/far->dir,
+ * or, when none came back, an error record saying why; either way with the
+ * run's identity (mtb_run_identify: set here, once). err: what went wrong
+ * ("" when nothing). @return 0 when the far run ended and its record came
+ * back, -1 otherwise (the record's status is then an error, unless the far
+ * side's record already says it failed). */
+int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
+                  const struct mtb_agent_far *far, struct mtb_agent_result *res, json_t **record, char *err,
+                  size_t errlen);
 #endif

@@ -2,6 +2,8 @@
 #include "clients.h"
 #include "engine.h"
 #include "hist.h"
+#include "hlog_import.h"
+#include "mtload_exit.h"
 #include "proc.h"
 #include "transport_ssh.h"
 #include "util.h"
@@ -74,11 +76,18 @@ static int add_hist(struct mtl_hist *h, json_t *arr, char *err, size_t errlen)
 
 json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
 {
-    struct mtl_hist h;
+    struct mtl_hist h, u; /* corrected, uncorrected */
     if (mtl_hist_init(&h, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    if (mtl_hist_init(&u, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {
+        mtl_hist_free(&h);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int has_unc = 1; /* every client gave its uncorrected histogram */
+    double umean_sum = 0, umaxv = 0;
     json_t *m = json_object(), *tot = json_object(), *errs = json_object(), *ts = json_array(), *cpu = json_object();
     static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
     static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
@@ -90,11 +99,16 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     size_t i;
     json_t *l;
     json_array_foreach(loads, i, l) {
-        if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0) {
+        json_t *uh = json_object_get(l, "histogram_uncorrected");
+        has_unc &= json_is_array(uh);
+        if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0 ||
+            (json_is_array(uh) && add_hist(&u, uh, err, errlen) != 0)) {
             json_decref(m);
             m = NULL;
             goto out;
         }
+        umean_sum += num(l, "latency_us.uncorrected.mean") * num(l, "latency_us.uncorrected.count");
+        umaxv = fmax(umaxv, num(l, "latency_us.uncorrected.max"));
         for (int k = 0; tkeys[k]; k++)
             json_object_set_new(tot, tkeys[k], json_integer((json_int_t)(num(tot, tkeys[k]) + num(json_object_get(l, "totals"), tkeys[k]))));
         json_t *le = json_object_get(json_object_get(l, "totals"), "errors");
@@ -144,8 +158,17 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_object_set_new(m, "duration_s", json_real(dur));
     json_object_set_new(m, "totals", tot);
     tot = NULL;
-    json_object_set_new(m, "latency_us", json_pack("{s:o,s:n}", "corrected", corr, "uncorrected"));
+    json_t *unc = NULL;
+    if (has_unc) {
+        unc = mtl_latency_json(&u);
+        if (u.total > 0)
+            json_object_set_new(unc, "mean", json_real(round(umean_sum / (double)u.total * 1e3) / 1e3));
+        json_object_set_new(unc, "max", json_real(umaxv));
+    }
+    json_object_set_new(m, "latency_us", json_pack("{s:o,s:o}", "corrected", corr, "uncorrected", unc ? unc : json_null()));
     json_object_set_new(m, "histogram", mtl_buckets_json(&h));
+    if (has_unc)
+        json_object_set_new(m, "histogram_uncorrected", mtl_buckets_json(&u));
     json_object_set_new(m, "timeseries", ts);
     ts = NULL;
     json_object_set_new(cpu, "user_s", json_real(user));
@@ -154,8 +177,8 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_object_set_new(m, "cpu", cpu);
     cpu = NULL;
     json_object_set_new(m, "merged", json_pack("{s:I,s:s}", "clients", (json_int_t)json_array_size(loads), "how",
-                                               "histograms added bucket by bucket; per-second operations added; "
-                                               "uncorrected latency and per-second percentiles are per client only"));
+                                               "histograms (corrected and uncorrected) added bucket by bucket; "
+                                               "per-second operations added; per-second percentiles are per client only"));
 out:
     json_decref(tot);
     json_decref(errs);
@@ -163,10 +186,13 @@ out:
     json_decref(ts);
     json_decref(cpu);
     mtl_hist_free(&h);
+    mtl_hist_free(&u);
     return m;
 }
 
 /* ---- the controller's side ------------------------------------------------ */
+
+static const struct mtb_transport *ssh(void) { return mtb_transport_find("ssh"); }
 
 int mtb_clients_open(struct mtb_clients *c, const char *csv, const char *workdir, char *err, size_t errlen)
 {
@@ -189,7 +215,7 @@ int mtb_clients_open(struct mtb_clients *c, const char *csv, const char *workdir
         char *wd = mtb_asprintf("%s/ssh-%s", workdir, c->hosts[i]);
         struct mtb_agent_target t = { .where = c->hosts[i], .workdir = wd };
         char e[MTB_ERRLEN];
-        c->s[i] = mtb_transport_ssh.open(&t, e, sizeof e);
+        c->s[i] = ssh()->open(&t, e, sizeof e);
         free(wd);
         if (!c->s[i]) {
             snprintf(err, errlen, "client host %s: %s", c->hosts[i], e);
@@ -203,7 +229,7 @@ void mtb_clients_close(struct mtb_clients *c)
 {
     for (int i = 0; i < c->n; i++) {
         if (c->s[i])
-            mtb_transport_ssh.close(c->s[i]);
+            ssh()->close(c->s[i]);
         free(c->hosts[i]);
     }
     free(c->hosts);
@@ -212,6 +238,7 @@ void mtb_clients_close(struct mtb_clients *c)
     memset(c, 0, sizeof *c);
 }
 
+/* the ssh transport, as the registry has it */
 struct job {
     struct mtb_session *s;
     struct mtb_argv argv;
@@ -225,7 +252,7 @@ struct job {
 static void *job_main(void *arg)
 {
     struct job *j = arg;
-    j->rc = mtb_transport_ssh.exec(j->s, j->argv.v, j->deadline, j->dir, &j->res, j->err, sizeof j->err);
+    j->rc = ssh()->exec(j->s, j->argv.v, j->deadline, j->dir, &j->res, j->err, sizeof j->err);
     return NULL;
 }
 
@@ -249,15 +276,16 @@ static int client_result(struct job *j, const char *host, const struct mtb_clien
         snprintf(why, whylen, "%s", j->err);
     else if (!cj)
         snprintf(why, whylen, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
-    else if (json_integer_value(json_object_get(cj, "exit")) != 0 || !ld)
+    else if ((json_integer_value(json_object_get(cj, "exit")) != 0 &&
+              json_integer_value(json_object_get(cj, "exit")) != MTL_EXIT_ERRORS) || !ld)
         snprintf(why, whylen, "mtload failed there (%s; see %s/agent.log)",
                  json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
                  j->dir);
     else if (num(cj, "late_s") > late_limit)
         snprintf(why, whylen, "started %.6f s late (the limit is %.6f s; --late-limit)", num(cj, "late_s"), late_limit);
-    else if (num(ld, "duration_s") < 0.95 * l->duration)
-        snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->duration);
-    json_t *info = j->res.info ? j->res.info : mtb_ssh_info(j->s);
+    else if (num(ld, "duration_s") < 0.95 * l->wl.duration)
+        snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->wl.duration);
+    json_t *info = j->res.info ? j->res.info : ssh()->info(j->s);
     json_object_set(ci, "identity", info ? info : json_null());
     json_object_set_new(ci, "clock_offset_s", json_real(num(info, "clock_offset_s")));
     if (cj) {
@@ -285,23 +313,24 @@ static int client_result(struct job *j, const char *host, const struct mtb_clien
 json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, const char *dir, char *err,
                         size_t errlen)
 {
-    if (l->conns < c->n) {
-        snprintf(err, errlen, "%ld connections cannot be shared by %d client hosts (at least one each)", l->conns, c->n);
+    const struct mtb_workload *w = &l->wl;
+    if (w->conns < c->n) {
+        snprintf(err, errlen, "%ld connections cannot be shared by %d client hosts (at least one each)", w->conns, c->n);
         return NULL;
     }
     struct job *jobs = mtb_calloc((size_t)c->n, sizeof *jobs);
     double rtt = 0;
     for (int i = 0; i < c->n; i++)
-        rtt = fmax(rtt, num(mtb_ssh_info(c->s[i]), "clock_rtt_s"));
+        rtt = fmax(rtt, num(ssh()->info(c->s[i]), "clock_rtt_s"));
     /* the instant: far enough ahead for every exec to be under way */
     double start = wall() + 1.0 + 4 * rtt * (double)c->n;
     double late_limit = l->late_limit > 0 ? l->late_limit : 0.25;
     json_t *clients = json_array(), *loads = json_array(), *merged = NULL;
     for (int i = 0; i < c->n; i++) {
         struct job *j = &jobs[i];
-        long conns = l->conns / c->n + (i < l->conns % c->n);
-        long threads = l->threads < conns ? l->threads : conns;
-        double off = num(mtb_ssh_info(c->s[i]), "clock_offset_s");
+        long conns = w->conns / c->n + (i < w->conns % c->n);
+        long threads = w->threads < conns ? w->threads : conns;
+        double off = num(ssh()->info(c->s[i]), "clock_offset_s");
         j->s = c->s[i];
         j->dir = mtb_asprintf("%s/%s", dir, c->hosts[i]);
         mtb_argv_push(&j->argv, "client-load");
@@ -310,23 +339,16 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
         mtb_argv_push(&j->argv, "--");
         mtb_argv_pushf(&j->argv, "--server=%s", l->server);
         mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
-        mtb_argv_pushf(&j->argv, "--conns=%ld", conns);
-        mtb_argv_pushf(&j->argv, "--threads=%ld", threads > 0 ? threads : 1);
-        mtb_argv_pushf(&j->argv, "--pipeline=%ld", l->pipeline > 0 ? l->pipeline : 1);
-        if (l->mix)
-            mtb_argv_pushf(&j->argv, "--ratio=%s", l->mix);
-        if (l->keys > 0)
-            mtb_argv_pushf(&j->argv, "--keys=%ld", l->keys);
-        if (l->value_size)
-            mtb_argv_pushf(&j->argv, "--value-size=%s", l->value_size);
-        if (l->rate > 0)
-            mtb_argv_pushf(&j->argv, "--rate=%.3f", l->rate * (double)conns / (double)l->conns);
-        mtb_argv_pushf(&j->argv, "--warmup=%.3fs", l->warmup);
-        mtb_argv_pushf(&j->argv, "--duration=%.3fs", l->duration);
+        struct mtb_workload share = *w; /* this host's share of the connections and the rate */
+        share.conns = conns;
+        share.threads = threads > 0 ? threads : 1;
+        share.rate = w->rate > 0 ? w->rate * (double)conns / (double)w->conns : 0;
+        mtb_workload_mtload_flags(&share, 0, &j->argv);
+        mtb_workload_mtload_flags(&share, 1, &j->argv);
         mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
-        j->deadline = (start - wall()) + l->warmup + l->duration + 60;
+        j->deadline = (start - wall()) + w->warmup + w->duration + 60;
         json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,
-                                                 "rate", l->rate > 0 ? l->rate * (double)conns / (double)l->conns : 0.0));
+                                                 "rate", share.rate));
     }
     pthread_t *th = mtb_calloc((size_t)c->n, sizeof *th);
     for (int i = 0; i < c->n; i++)
@@ -353,6 +375,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
             json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
                                                            "one instant on the controller's clock, passed to each "
                                                            "host on its own clock (offset measured at connect)"));
+            if (mtb_hlog_merge_hosts(clients, dir) == 0) /* DIR/load.hlog: the hosts' interval logs added */
+                json_object_set_new(merged, "hlog", json_string("load.hlog"));
         }
     }
     /* whatever happened, the per-host view is kept next to the results */
@@ -398,6 +422,7 @@ int mtb_cmd_client_load(int argc, char **argv)
     for (int k = i + 1; k < argc; k++)
         mtb_argv_push(&a, argv[k]);
     mtb_argv_pushf(&a, "--json=%s/load.json", out);
+    mtb_argv_pushf(&a, "--hlog=%s/load.hlog", out);
     mtb_argv_push(&a, "--quiet");
     char log[4096];
     snprintf(log, sizeof log, "%s/mtload.log", out);
@@ -445,35 +470,31 @@ int mtb_cmd_load(int argc, char **argv)
         { "late-limit", required_argument, 0, 'L' }, { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
-    struct mtb_client_load l = { .protocol = "memcache", .conns = 16, .threads = 1, .pipeline = 1, .duration = 10 };
+    struct mtb_client_load l = { .protocol = "memcache" };
+    /* the workload's fields (their defaults, a 10 s duration, no warm-up), parsed as every command parses them */
+    struct mtb_workload_set ws;
+    memset(&ws, 0, sizeof ws);
+    mtb_workload_init(&l.wl);
+    l.wl.duration = 10;
+    l.wl.warmup = 0;
     const char *hosts = NULL, *out = NULL;
     int c, idx;
+    char why[MTB_ERRLEN];
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
-        long v;
         switch (c) {
         case 1: case 2: case 3: case 4: case 5: mtb_ssh_option(lo[idx].name, optarg); break;
         case 'c': hosts = optarg; break;
         case 's': l.server = optarg; break;
         case 'P': l.protocol = optarg; break;
-        case 'm': l.mix = optarg; break;
-        case 'v': l.value_size = optarg; break;
         case 'o': out = optarg; break;
-        case 'n': case 't': case 'p': case 'k':
-            if (mtb_parse_long(optarg, 1, 100000000, &v) != 0)
-                mtb_die(2, "--%s '%s': accepted: an integer >= 1", lo[idx].name, optarg);
-            *(c == 'n' ? &l.conns : c == 't' ? &l.threads : c == 'p' ? &l.pipeline : &l.keys) = v;
+        case 'n': case 't': case 'p': case 'k': case 'm': case 'v': case 'r': case 'd': case 'w':
+            if (mtb_workload_set_parse(&ws, lo[idx].name, optarg, why, sizeof why) != 0)
+                mtb_die(2, "--%s: %s", lo[idx].name, why);
             break;
-        case 'r':
-            l.rate = atof(optarg);
-            if (l.rate <= 0)
-                mtb_die(2, "--rate '%s': accepted: requests/s > 0", optarg);
-            break;
-        case 'd': case 'w': case 'L':
-            if (mtb_parse_duration(optarg, c == 'd' ? &l.duration : c == 'w' ? &l.warmup : &l.late_limit) != 0 ||
-                (c == 'L' && !(l.late_limit > 0)))
-                mtb_die(2, "--%s '%s': accepted: a duration such as 3, 3s, 500ms%s", lo[idx].name, optarg,
-                        c == 'L' ? " (above 0)" : "");
+        case 'L':
+            if (mtb_parse_duration(optarg, &l.late_limit) != 0 || !(l.late_limit > 0))
+                mtb_die(2, "--%s '%s': accepted: a duration such as 3, 3s, 500ms (above 0)", lo[idx].name, optarg);
             break;
         case 'h':
             printf("usage: mtebench load --client-hosts H1,H2 --server HOST:PORT --out DIR [--conns N] [--threads N]\n"
@@ -488,6 +509,7 @@ int mtb_cmd_load(int argc, char **argv)
     }
     if (!hosts || !l.server || !out)
         mtb_die(2, "load needs --client-hosts, --server and --out (see --help)");
+    mtb_workload_set_apply(&ws, &l.wl);
     char err[MTB_ERRLEN];
     struct mtb_clients cl;
     mtb_mkdir_p(out);

@@ -12,6 +12,7 @@
 #define MTB_CLIENTS_H
 #include <jansson.h>
 #include <stddef.h>
+#include "workload.h"
 
 struct mtb_session;
 
@@ -22,14 +23,12 @@ struct mtb_clients {
     char *workdir;
 };
 
-/* What every client runs, in total (shares are made here). */
+/* What every client runs, in total (shares of conns and rate are made
+ * here; mtload's flags come from the workload's field list). */
 struct mtb_client_load {
     const char *server;           /* HOST:PORT as the clients reach it */
     const char *protocol;         /* memcache, http */
-    const char *mix, *value_size; /* mtload --ratio, --value-size */
-    long keys, conns, threads, pipeline;
-    double rate;                  /* open loop, total requests/s; 0 closed */
-    double warmup, duration;
+    struct mtb_workload wl;       /* the load: every field as mtload takes it */
     double late_limit;            /* seconds a start may be late (0: 0.25) */
 };
 

@@ -109,7 +109,7 @@ void mtb_driver_mix_parts(const char *mix, long *set, long *get)
 }
 
 const struct mtb_driver *const mtb_drivers[] = { &mtb_driver_mtload, &mtb_driver_wrk, &mtb_driver_pgbench,
-                                                 &mtb_driver_dbbench, NULL };
+                                                 &mtb_driver_dbbench, &mtb_driver_trigger, NULL };
 
 const struct mtb_driver *mtb_driver_find(const char *name)
 {
@@ -117,6 +117,32 @@ const struct mtb_driver *mtb_driver_find(const char *name)
         if (name && !strcmp((*d)->name, name))
             return *d;
     return NULL;
+}
+
+const struct mtb_driver *mtb_driver_of(const struct mtb_workload *w, const char **name)
+{
+    const char *n = mtb_workload_param(w, "driver");
+    if (!n && w->recipe)
+        n = mtb_recipe_get(w->recipe, "run", "driver");
+    if (!n)
+        n = "mtload";
+    if (name)
+        *name = n;
+    return mtb_driver_find(n);
+}
+
+int mtb_driver_check(const struct mtb_driver *drv, const struct mtb_workload *w, char *why, size_t n)
+{
+    for (int i = 0; i < MTB_WL_NFIELDS; i++) {
+        if (i == MTB_WL_service_threads || (drv->honours & (1u << i)) || mtb_workload_is_default(w, i))
+            continue;
+        char v[64];
+        snprintf(why, n, "%s does not honour the workload's %s (%s here): leave it at its default for %s's runs",
+                 drv->name, mtb_workload_field_key(i), mtb_workload_field_text(w, i, v, sizeof v),
+                 w->recipe ? w->recipe->name : drv->name);
+        return -1;
+    }
+    return drv->check ? drv->check(w, why, n) : 0;
 }
 
 int mtb_driver_no_preload(const struct mtb_drive *d, char *why, size_t n)

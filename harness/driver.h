@@ -45,16 +45,44 @@ struct mtb_driver {
     const char *name;
     const char *summary;
     int embedded;              /* the driver runs the service's own binary (no server) */
+    /* The workload fields it honours (bits 1u << MTB_WL_<field>); any other
+     * field must hold the field list's default, or the run is refused
+     * naming it (mtb_driver_check). service_threads is the service's
+     * ({threads} in its command line), never a driver's. */
+    unsigned honours;
+    /* NULL, or refusals that depend on the values (db_bench: a weighted
+     * value-size list; pgbench: mix and keys without the kv script).
+     * @return 0, or -1 with why. */
+    int (*check)(const struct mtb_workload *w, char *why, size_t n);
     /* Fill the data set before measuring. @return 0, or -1 with why. */
     int (*preload)(const struct mtb_drive *d, char *why, size_t n);
     /* Warm up and measure. @return the load object, or NULL with why. */
     json_t *(*measure)(const struct mtb_drive *d, char *why, size_t n);
 };
 
+/* every workload field (a driver's honours) */
+#define MTB_WL_EVERY ((1u << MTB_WL_NFIELDS) - 1)
+
 extern const struct mtb_driver mtb_driver_mtload, mtb_driver_wrk, mtb_driver_pgbench, mtb_driver_dbbench;
 extern const struct mtb_driver mtb_driver_external; /* not a recipe's choice: --external-load */
+/* mtebench detect's: a bug's trigger bytes, then a liveness check (driver_trigger.c) */
+extern const struct mtb_driver mtb_driver_trigger;
+/* The bytes of a bug's trigger.hex (hex digits, '#' comments). @return them
+ * (to be freed) with *len, or NULL with why. */
+unsigned char *mtb_trigger_read(const char *path, size_t *len, char *why, size_t n);
 extern const struct mtb_driver *const mtb_drivers[];   /* NULL-terminated */
 const struct mtb_driver *mtb_driver_find(const char *name);
+/* The driver of a workload: its [workload] driver, else the recipe's [run]
+ * driver, else mtload; NULL when that name is unknown (*name says it). */
+const struct mtb_driver *mtb_driver_of(const struct mtb_workload *w, const char **name);
+/* Refuse a workload field the driver does not honour (set away from its
+ * default), or what its own check refuses, before any run.
+ * @return 0, or -1 with why naming the field and the driver. */
+int mtb_driver_check(const struct mtb_driver *drv, const struct mtb_workload *w, char *why, size_t n);
+/* db_bench's options for a value size in mtload's syntax: N (fixed), MIN-MAX
+ * (--value_size_distribution_type=uniform); a weighted list only when all
+ * its sizes are one. @return 0, or -1 with why (a is left as it was). */
+int mtb_dbbench_value_size(const char *spec, struct mtb_argv *a, char *why, size_t n);
 /* What drivers share: a workload parameter or dflt; "WHAT failed (status);
  * see LOG" into why (@return -1) unless st is 0; a mix's SET and GET parts;
  * a preload that does nothing. */

@@ -1,6 +1,7 @@
 /* driver_dbbench.c - RocksDB's db_bench, embedded: the measured program is
  * the driver; its histograms folded into mtload's record format */
 #include "adapt.h"
+#include "../loadgen/workload.h"
 #include "driver.h"
 #include "proc.h"
 
@@ -15,15 +16,56 @@
 
 /* ---- db_bench (embedded) ------------------------------------------------------ */
 
-static void dbbench_argv(const struct mtb_drive *d, struct mtb_argv *a, struct mtb_argv *envx, const char *bench,
-                         double duration, int existing)
+/* The workload's value size as db_bench's own options: a fixed size is
+ * --value_size; a range MIN-MAX its uniform distribution (db_bench 7.8.3:
+ * --value_size_distribution_type=uniform --value_size_min --value_size_max,
+ * a size drawn per value). mtload's weighted list has no db_bench
+ * counterpart: refused unless all its sizes are one. */
+int mtb_dbbench_value_size(const char *spec, struct mtb_argv *a, char *why, size_t n)
+{
+    struct mtl_workload v;
+    memset(&v, 0, sizeof v);
+    if (!spec || mtl_workload_set_value_size(&v, spec) != 0) {
+        snprintf(why, n, "db_bench: value_size '%s' is not N, MIN-MAX or N:W,...", spec ? spec : "");
+        return -1;
+    }
+    if (v.vkind == MTL_VSIZE_LIST && v.vmin != v.vmax) {
+        snprintf(why, n,
+                 "db_bench does not honour the workload's value_size '%s': it has no weighted list of sizes "
+                 "(accepted for db_bench: N, or MIN-MAX for its uniform distribution)",
+                 spec);
+        return -1;
+    }
+    if (v.vmin == v.vmax) {
+        mtb_argv_pushf(a, "--value_size=%llu", (unsigned long long)v.vmin);
+        return 0;
+    }
+    mtb_argv_push(a, "--value_size_distribution_type=uniform");
+    mtb_argv_pushf(a, "--value_size_min=%llu", (unsigned long long)v.vmin);
+    mtb_argv_pushf(a, "--value_size_max=%llu", (unsigned long long)v.vmax);
+    return 0;
+}
+
+static int dbbench_check(const struct mtb_workload *w, char *why, size_t n)
+{
+    struct mtb_argv a = { 0 };
+    int rc = mtb_dbbench_value_size(w->value_size, &a, why, n);
+    mtb_argv_free(&a);
+    return rc;
+}
+
+/* @return 0, or -1 with why (a value size db_bench cannot take; refused
+ * before any run by mtb_driver_check, so only a caller that skipped it) */
+static int dbbench_argv(const struct mtb_drive *d, struct mtb_argv *a, struct mtb_argv *envx, const char *bench,
+                        double duration, int existing, char *why, size_t n)
 {
     const struct mtb_workload *w = d->wl;
     d->platform->wrap(a, envx, d->build->binary, d->svc_env);
     mtb_argv_pushf(a, "--benchmarks=%s", bench);
     mtb_argv_pushf(a, "--db=%s/db", d->rundir);
     mtb_argv_pushf(a, "--num=%ld", w->keys);
-    mtb_argv_pushf(a, "--value_size=%ld", atol(w->value_size) > 0 ? atol(w->value_size) : 100);
+    if (mtb_dbbench_value_size(w->value_size, a, why, n) != 0)
+        return -1;
     mtb_argv_pushf(a, "--threads=%ld", w->cores > 0 ? w->cores : w->threads); /* a sweep point: a thread per core */
     mtb_argv_pushf(a, "--use_existing_db=%d", existing);
     if (duration > 0)
@@ -37,13 +79,20 @@ static void dbbench_argv(const struct mtb_drive *d, struct mtb_argv *a, struct m
     const char *extra = mtb_driver_param(d, "db_bench_args", NULL);
     if (extra)
         mtb_argv_split(a, extra);
+    return 0;
 }
 
 static int dbbench_exec(const struct mtb_drive *d, const char *bench, double duration, int existing,
                         const char *logp, int measured)
 {
     struct mtb_argv a = { 0 }, envx = { 0 };
-    dbbench_argv(d, &a, &envx, bench, duration, existing);
+    char why[MTB_ERRLEN];
+    if (dbbench_argv(d, &a, &envx, bench, duration, existing, why, sizeof why) != 0) {
+        mtb_warn("%s", why);
+        mtb_argv_free(&a);
+        mtb_argv_free(&envx);
+        return -EINVAL;
+    }
     int st = mtb_driver_exec_seen(d, &a, envx.v, logp, d->svc_cpus, d->nsvc, d->user, d->numa_node, d->service_seen,
                                   measured ? d->measured_start : NULL, d->measured_arg);
     mtb_argv_free(&a);
@@ -109,8 +158,8 @@ static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
     if (!text || mtl_adapt_dbbench(&ad, text, bench, &ops, &secs, &nops) != 0) {
         snprintf(why, n, "no '%s' result line in %s", bench, logp);
     } else {
-        json_t *cfg = json_pack("{s:s,s:s,s:I}", "driver", "db_bench", "benchmark", bench, "threads",
-                                (json_int_t)(w->cores > 0 ? w->cores : w->threads));
+        json_t *cfg = json_pack("{s:s,s:s,s:I,s:s}", "driver", "db_bench", "benchmark", bench, "threads",
+                                (json_int_t)(w->cores > 0 ? w->cores : w->threads), "value_size", w->value_size);
         load = mtl_adapt_json(&ad, "db_bench", secs > 0 ? secs : w->duration, cfg, NULL);
         /* db_bench's own figure is authoritative for throughput */
         json_object_set_new(json_object_get(load, "totals"), "ops_per_sec", json_real(ops));
@@ -142,6 +191,11 @@ const struct mtb_driver mtb_driver_dbbench = {
     .name = "db_bench",
     .summary = "RocksDB's db_bench (embedded: the measured program itself)",
     .embedded = 1,
+    /* conns, pipeline and rate have no db_bench counterpart here (its
+     * rate limits are per reads or bytes written, not requests) */
+    .honours = 1u << MTB_WL_mix | 1u << MTB_WL_keys | 1u << MTB_WL_value_size | 1u << MTB_WL_threads |
+               1u << MTB_WL_duration | 1u << MTB_WL_warmup,
+    .check = dbbench_check,
     .preload = dbbench_preload,
     .measure = dbbench_measure,
 };

@@ -50,6 +50,7 @@ const struct mtb_driver mtb_driver_external = {
     .name = "external",
     .summary = "load from client hosts (--external-load): serve until the controller has measured",
     .embedded = 0,
+    .honours = MTB_WL_EVERY, /* the client hosts' mtload and the controller's warm-up */
     .preload = mtb_driver_no_preload,
     .measure = external_measure,
 };

@@ -73,6 +73,33 @@ static int pgbench_preload(const struct mtb_drive *d, char *why, size_t n)
     return rc;
 }
 
+/* pgbench's per-transaction logs (PREFIX.*) folded into ad, leaving out
+ * transactions that started before skip. @return 0, or -1 with why */
+static int fold_logs(const char *prefix, double skip, struct mtl_adapt *ad, char *why, size_t n)
+{
+    char *pat = mtb_asprintf("%s.*", prefix);
+    glob_t g;
+    int bad = 0;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
+            FILE *f = fopen(g.gl_pathv[i], "r");
+            long line = 0;
+            if (!f || mtl_adapt_pgbench_log(ad, f, skip, &line) != 0) {
+                snprintf(why, n, "%s:%ld: not a pgbench transaction log line", g.gl_pathv[i], line);
+                bad = 1;
+            }
+            if (f)
+                fclose(f);
+        }
+        globfree(&g);
+    } else {
+        snprintf(why, n, "pgbench wrote no transaction log (%s)", pat);
+        bad = 1;
+    }
+    free(pat);
+    return bad ? -1 : 0;
+}
+
 static json_t *pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
 {
     const struct mtb_workload *w = d->wl;
@@ -120,29 +147,8 @@ static json_t *pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
     if (mtb_driver_failed(st, "pgbench", logp, why, n) == 0) {
         struct mtl_adapt ad;
         mtl_adapt_init(&ad);
-        char *pat = mtb_asprintf("%s.*", prefix);
-        glob_t g;
-        int bad = 0;
-        if (glob(pat, 0, NULL, &g) == 0) {
-            /* the warm-up: transactions that started before t0 + warmup */
-            double skip = w->warmup > 0 ? t0 + w->warmup : 0;
-            for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
-                FILE *f = fopen(g.gl_pathv[i], "r");
-                long line = 0;
-                if (!f || mtl_adapt_pgbench_log(&ad, f, skip, &line) != 0) {
-                    snprintf(why, n, "%s:%ld: not a pgbench transaction log line", g.gl_pathv[i], line);
-                    bad = 1;
-                }
-                if (f)
-                    fclose(f);
-            }
-            globfree(&g);
-        } else {
-            snprintf(why, n, "pgbench wrote no transaction log (%s)", pat);
-            bad = 1;
-        }
-        free(pat);
-        if (!bad) {
+        /* the warm-up: transactions that started before t0 + warmup */
+        if (fold_logs(prefix, w->warmup > 0 ? t0 + w->warmup : 0, &ad, why, n) == 0) {
             json_t *cfg = json_pack("{s:s,s:s,s:I,s:I}", "driver", "pgbench", "script", script,
                                     "clients", (json_int_t)clients, "threads", (json_int_t)jobs);
             json_object_set_new(cfg, "scale", json_string(mtb_driver_param(d, "scale", "1")));
@@ -156,9 +162,29 @@ static json_t *pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
     return load;
 }
 
+/* mix and keys shape the kv script only; pgbench's own scripts have their
+ * own mix and a data set sized by `scale` */
+static int pgbench_check(const struct mtb_workload *w, char *why, size_t n)
+{
+    const char *script = mtb_workload_param(w, "script");
+    if (script && !strcmp(script, "kv"))
+        return 0;
+    int f = !mtb_workload_is_default(w, MTB_WL_mix) ? MTB_WL_mix : !mtb_workload_is_default(w, MTB_WL_keys) ? MTB_WL_keys : -1;
+    if (f < 0)
+        return 0;
+    char v[64];
+    snprintf(why, n, "pgbench does not honour the workload's %s (%s here) with script %s: only script = kv takes it",
+             mtb_workload_field_key(f), mtb_workload_field_text(w, f, v, sizeof v), script ? script : "tpcb-like");
+    return -1;
+}
+
 const struct mtb_driver mtb_driver_pgbench = {
     .name = "pgbench",
     .summary = "PostgreSQL's pgbench; per-transaction logs folded into the histogram",
+    /* its rows are md5 text (no value size); no pipelining option */
+    .honours = 1u << MTB_WL_mix | 1u << MTB_WL_keys | 1u << MTB_WL_threads | 1u << MTB_WL_conns |
+               1u << MTB_WL_duration | 1u << MTB_WL_warmup | 1u << MTB_WL_rate,
+    .check = pgbench_check,
     .preload = pgbench_preload,
     .measure = pgbench_measure,
 };

@@ -68,6 +68,9 @@ static json_t *wrk_measure(const struct mtb_drive *d, char *why, size_t n)
 const struct mtb_driver mtb_driver_wrk = {
     .name = "wrk",
     .summary = "wrk, HTTP/1.1 keep-alive (its percentiles folded into the histogram)",
+    /* GETs of one path: no mix, keys or value size; wrk has no pipelining
+     * or request rate (wrk2's -R is another program) */
+    .honours = 1u << MTB_WL_threads | 1u << MTB_WL_conns | 1u << MTB_WL_duration | 1u << MTB_WL_warmup,
     .preload = mtb_driver_no_preload,
     .measure = wrk_measure,
 };

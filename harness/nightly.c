@@ -2,9 +2,12 @@
 #include "jsonx.h"
 #include "nightly.h"
 #include "bisect.h"
+#include "prom.h"
+#include "summary.h"
 #include "cli.h"
 #include "dashboard.h"
 #include "history.h"
+#include "history_views.h"
 #include "plan.h"
 #include "record.h"
 #include "report.h"
@@ -68,6 +71,24 @@ static int cmp_night(const void *a, const void *b)
     return (i > j) - (i < j);
 }
 
+/* The quiet check of a night's runs (environment.quiet of a record): 1
+ * quiet, 0 not quiet (*why: its first finding), -1 unknown (no record
+ * file here; PostgreSQL keeps "host:path"). */
+static int night_quiet(json_t *p, char *why, size_t n)
+{
+    const char *path = mtb_jstr(p, "record"), *colon = strchr(path, ':');
+    json_t *rec = *path ? json_load_file(path, 0, NULL) : NULL;
+    if (!rec && colon && colon[1] == '/')
+        rec = json_load_file(colon + 1, 0, NULL);
+    json_t *q = json_object_get(json_object_get(rec, "environment"), "quiet");
+    int r = json_is_boolean(json_object_get(q, "quiet")) ? json_is_true(json_object_get(q, "quiet")) : -1;
+    snprintf(why, n, "%s", r == 0 ? json_string_value(json_array_get(json_object_get(q, "warnings"), 0)) ?
+                                    json_string_value(json_array_get(json_object_get(q, "warnings"), 0)) : "not quiet"
+                                  : "");
+    json_decref(rec);
+    return r;
+}
+
 /* every night seen in the points, in time order, numbered from 1 */
 static json_t *collect_nights(json_t *history, json_t *exclude)
 {
@@ -85,6 +106,11 @@ static json_t *collect_nights(json_t *history, json_t *exclude)
         if (!n) {
             n = json_pack("{s:I,s:s,s:s,s:s,s:i}", "id", id, "started", mtb_jstr(p, "night_started"), "report",
                           mtb_jstr(p, "report"), "results_dir", mtb_jstr(p, "results_dir"), "runs", 0);
+            char why[512];
+            int q = night_quiet(p, why, sizeof why);
+            json_object_set_new(n, "quiet", q < 0 ? json_null() : json_boolean(q));
+            if (q == 0)
+                json_object_set_new(n, "busy_why", json_string(why));
             json_object_set_new(byid, k, n);
         }
         if (!strcmp(mtb_jstr(s, "kind"), "run"))
@@ -268,10 +294,40 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
     return so;
 }
 
+/* Busy nights (the quiet check marked them not quiet) are kept out of the
+ * change-point test when some night was quiet; on a machine never quiet
+ * they are all there is, and are compared (the digest says which). */
+static json_t *busy_nights(json_t *nights, int *excluded_out)
+{
+    json_t *busy = json_array();
+    size_t i;
+    json_t *n;
+    int quiet = 0;
+    json_array_foreach(nights, i, n) {
+        quiet |= json_is_true(json_object_get(n, "quiet"));
+        if (json_is_false(json_object_get(n, "quiet")))
+            json_array_append_new(busy, json_integer(json_integer_value(json_object_get(n, "id"))));
+    }
+    *excluded_out = quiet && json_array_size(busy);
+    json_array_foreach(nights, i, n) if (json_is_false(json_object_get(n, "quiet")))
+        json_object_set_new(n, "busy", json_string(quiet ? "kept out of the change-point test"
+                                                         : "compared: no night was quiet"));
+    return busy;
+}
+
 json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude)
 {
     json_t *nights = collect_nights(history, exclude);
-    json_t *out = json_pack("{s:o,s:[],s:[]}", "nights", nights, "series", "open");
+    int busy_out = 0;
+    json_t *busy = busy_nights(nights, &busy_out);
+    json_t *out = json_pack("{s:o,s:[],s:[],s:o,s:b}", "nights", nights, "series", "open", "busy_nights", busy,
+                            "busy_excluded", busy_out);
+    /* the nights the change-point test leaves out: those asked, and the busy ones when some night was quiet */
+    json_t *skip = json_array();
+    if (exclude)
+        json_array_extend(skip, exclude);
+    if (busy_out)
+        json_array_extend(skip, busy);
     json_t *all = json_object_get(out, "series"), *open = json_object_get(out, "open");
     size_t i;
     json_t *s;
@@ -283,13 +339,14 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
         for (const struct metric *m = metrics; m->kind; m++) {
             if (strcmp(m->kind, mtb_jstr(s, "kind")))
                 continue;
-            json_t *so = analyse_series(s, m, nights, exclude, o, sid + 1, open);
+            json_t *so = analyse_series(s, m, nights, skip, o, sid + 1, open);
             if (so) {
                 sid++;
                 json_array_append_new(all, so);
             }
         }
     }
+    json_decref(skip);
     return out;
 }
 
@@ -316,6 +373,8 @@ static void usage(FILE *f)
             "  --window N         nights compared either side of a change (default 20)\n"
             "  --bisect           run the bisection each new regression proposes (docs/BISECT.md), unattended,\n"
             "                     reports under OUT/bisect-N/; --bisect-budget T: at most T for all (default 2h)\n"
+            "  --prom-textfile DIR  the night's figures as DIR/mtebench-nightly.prom (Prometheus text\n"
+            "                     format, for node_exporter's textfile collector; docs/FORMATS.md)\n"
             "Exit status: 0 no new regression, 3 a new regression is confirmed, 1 runs failed or a file\n"
             "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
 }
@@ -351,6 +410,11 @@ static long long add_set(struct mtb_history *h, const struct mtb_record_set *set
         report = mtb_asprintf("%s/index.html", rdir);
     else if (mtb_record_usable(set))
         mtb_warn("nightly: no run report for %s: %s", dir, err);
+    if (mtb_prom_dir && mtb_record_usable(set)) { /* --prom-textfile: the night's figures */
+        json_t *sum = mtb_summary_build(set->records);
+        mtb_prom_after("nightly", sum);
+        json_decref(sum);
+    }
     long long night = 0;
     int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set->records, set->files, &night, added,
                                    err, sizeof err);
@@ -390,10 +454,12 @@ struct nightly_args {
 static int option_value(struct nightly_args *na, const char *a, const char *v)
 {
     if (strcmp(a, "--plan") && strcmp(a, "--history") && strcmp(a, "--out") && strcmp(a, "--threshold") &&
-        strcmp(a, "--min-change") && strcmp(a, "--window"))
+        strcmp(a, "--min-change") && strcmp(a, "--window") && strcmp(a, "--prom-textfile"))
         return 0;
     if (!v)
         mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s needs a value", a);
+    if (!strcmp(a, "--prom-textfile"))
+        mtb_prom_set_dir(v);
     long w;
     if (!strcmp(a, "--plan"))
         na->plan_path = v;
@@ -582,6 +648,11 @@ static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t 
     }
     if (digest)
         fputs(digest, stdout);
+    /* the views dashboards read (contrib/grafana/, contrib/otava/), the change points and the digest */
+    if (mtb_history_views_update(h, now, digest, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench nightly: the history's views: %s\n", err);
+        status = status ? status : MTB_NIGHTLY_ERROR;
+    }
     printf("\ndashboard: %s/index.html\ndigest:    %s/digest.md\nhistory:   %s (%lld nights)\n", na->out, na->out,
            shown, nnights);
     if (na->bisect_budget > 0)

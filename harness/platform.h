@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "hostfacts.h"
 #include "mode.h"
+#include "record.h" /* enum mtb_run_status */
 #include "util.h"
 
 struct mtb_run;
@@ -28,10 +29,11 @@ struct mtb_platform {
     void (*wrap)(struct mtb_argv *argv, struct mtb_argv *env_out,
                  const char *prog, char *const *env);
     int smaps_proof;         /* /proc/PID/smaps of the service shows `mt` */
-    /* NULL: runs go through run.c on this machine; else the platform runs
-     * the whole run itself (vm: one guest boot per run) and returns an
-     * enum mtb_run_status */
-    int (*run)(const struct mtb_run *run, json_t **record);
+    /* NULL: runs go through run.c's steps on this machine; else the
+     * platform has the whole run performed elsewhere, by the agent step
+     * (agent.c): vm, one guest boot per run; a server host's placement of
+     * host or emu (remote.c, mtb_remote_platform) */
+    enum mtb_run_status (*run)(const struct mtb_run *run, json_t **record);
     /* NULL: `emulated` holds; else decided on this machine (vm: TCG or KVM) */
     int (*emulated_now)(void);
     int named_kernels;       /* KERNEL=<name|path> instead of host */

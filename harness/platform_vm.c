@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct mtb_transport mtb_transport_console;
 
 /* --- vm: qemu-system-aarch64 -machine virt,mte=on, a named kernel ---------- */
 static const char *vm_target(void) { return "aarch64"; }
@@ -42,42 +41,6 @@ static int vm_mode_ok(const struct mtb_mode *m, char *why, size_t n)
     return 1;
 }
 static int vm_emulated(void) { return !mtb_host_kvm_mte(); }
-
-/* Nothing came back: an error record with everything known. */
-static json_t *error_record(const struct mtb_run *run, const char *started, const char *err)
-{
-    json_t *rec = json_object();
-    json_object_set_new(rec, "schema", json_string(MTB_RECORD_SCHEMA));
-    json_object_set_new(rec, "started", json_string(started));
-    json_object_set_new(rec, "status", json_string("error"));
-    json_object_set_new(rec, "error", json_string(err));
-    json_object_set_new(rec, "config", json_pack("{s:s,s:s,s:s}", "service", run->recipe->name,
-                                                 "variant", run->variant, "mode", run->mode->name));
-    json_object_set(rec, "build", run->build->info);
-    json_object_set_new(rec, "kernel", json_object());
-    json_object_set_new(rec, "platform", json_object());
-    return rec;
-}
-
-/* The host's view: config (platform, kernel, plan position, workload),
- * the build's cache key and inputs. */
-static void host_config(json_t *rec, const struct mtb_run *run, const struct mtb_kernel *k)
-{
-    json_object_set_new(rec, "mtebench_version", json_string(MTEBENCH_VERSION));
-    json_t *c = json_object_get(rec, "config");
-    json_object_set_new(c, "platform", json_string("vm"));
-    /* the guest's warnings said "on host": again, as the vm run they are */
-    json_object_del(rec, "warnings");
-    mtb_record_warnings_add(rec);
-    json_object_set_new(c, "kernel", json_string(k->name[0] ? k->name : run->kernel));
-    json_object_set_new(c, "plan", json_string(run->plan ? run->plan : ""));
-    json_object_set_new(c, "rep", json_integer(run->rep));
-    json_object_set_new(c, "index", json_integer(run->index));
-    json_object_set_new(c, "total", json_integer(run->total));
-    if (!json_object_get(c, "workload"))
-        json_object_set_new(c, "workload", mtb_workload_json(run->wl));
-    json_object_set(rec, "build", run->build->info);
-}
 
 /* kernel identity: what was asked, and what the guest reported.
  * @return 1 when the guest ran the kernel asked for */
@@ -130,62 +93,42 @@ static void vm_platform(json_t *rec, const struct mtb_agent_result *res)
     }
 }
 
-static enum mtb_run_status status_of(json_t *rec)
-{
-    const char *status = json_string_value(json_object_get(rec, "status"));
-    return !status ? MTB_RUN_ERROR
-           : !strcmp(status, "ok") ? MTB_RUN_OK
-           : !strcmp(status, "fault") ? MTB_RUN_FAULT
-                                      : MTB_RUN_ERROR;
-}
-
 /* One run on platform vm: the agent step through the console transport
  * (one guest boot), then the host's additions to the guest's record. */
-static int vm_run(const struct mtb_run *run, json_t **record)
+static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
 {
     char err[MTB_ERRLEN] = "";
-    char started[32], finished[32];
-    mtb_utc_iso(started, sizeof started);
-    mtb_mkdir_p(run->dir);
     struct mtb_kernel k;
     memset(&k, 0, sizeof k);
     json_t *rec = NULL;
     struct mtb_agent_result res;
     memset(&res, 0, sizeof res);
     /* the kernel's record object (the transport ensures it too: cached) */
-    if (mtb_kernel_ensure(run->kernel, NULL, 0, 1, &k, err, sizeof err) == 0) {
+    int kok = mtb_kernel_ensure(run->kernel, NULL, 0, 1, &k, err, sizeof err) == 0;
+    const char *kname = k.name[0] ? k.name : run->kernel;
+    if (kok) {
         struct mtb_agent_target t = { .where = run->kernel, .workdir = run->dir, .cpus = 2, .mem_mb = 2048,
                                       .quiet = run->quiet };
-        mtb_agent_run(&mtb_transport_console, &t, run, &res, &rec, err, sizeof err);
+        struct mtb_agent_far far = { .platform = "host", .kernel = kname, .dir = "guest" };
+        mtb_agent_run(mtb_transport_find("console"), &t, run, &far, &res, &rec, err, sizeof err);
+    } else {
+        rec = mtb_run_record(run, kname);
+        mtb_record_fail(rec, err);
     }
-    if (!rec)
-        rec = error_record(run, started, err);
-    host_config(rec, run, &k);
+    /* the guest's warnings said "on host": again, as the vm run they are */
+    mtb_record_warnings_add(rec);
     kernel_identity(rec, run, &k, &res);
     vm_platform(rec, &res);
-    enum mtb_run_status st = status_of(rec);
-    mtb_utc_iso(finished, sizeof finished);
-    json_object_set_new(rec, "finished", json_string(finished));
     char *base = mtb_asprintf("guest/001-%s-%s", run->variant, run->mode->name);
     json_object_set_new(rec, "logs", json_pack("{s:o,s:o,s:s,s:s,s:s}", "service",
                                               json_sprintf("%s/service.log", base), "mtload",
                                               json_sprintf("%s/mtload.log", base), "agent", "guest/agent.log",
                                               "console", "console.log", "qemu", "qemu.log"));
-    char *recp = mtb_asprintf("%s/record.json", run->dir);
-    int wrc = mtb_record_write(recp, rec);
-    if (wrc != 0) { /* not on disk: an error, never listed as written */
-        char *m = mtb_asprintf("cannot write %s: %s", recp, mtb_errdesc(wrc));
-        st = MTB_RUN_ERROR;
-        json_object_set_new(rec, "status", json_string("error"));
-        json_object_set_new(rec, "error", json_string(m));
-        json_object_set_new(rec, "not_written", json_true());
-        free(m);
-    }
+    enum mtb_run_status st = mtb_record_end(rec, run->dir);
     if (st != MTB_RUN_OK && !run->quiet)
         mtb_warn("run %d/%d (%s %s/%s on vm, kernel %s): %s", run->index, run->total, run->recipe->name,
                  run->variant, run->mode->name, run->kernel,
                  json_string_value(json_object_get(rec, "error")) ? json_string_value(json_object_get(rec, "error")) : err);
-    free(recp);
     free(base);
     json_decref(res.info);
     mtb_kernel_free(&k);
@@ -213,7 +156,7 @@ static int vm_proof(const char *kernel, const char *mode, int quiet)
     char *local = mtb_asprintf("%s/guest", t.workdir);
     struct mtb_agent_result res;
     int rc = 2;
-    if (dir && mtb_agent_exec(&mtb_transport_console, &t, NULL, 0, g.v, 120, local, &res, err, sizeof err) == 0) {
+    if (dir && mtb_agent_exec(mtb_transport_find("console"), &t, NULL, 0, g.v, 120, local, &res, err, sizeof err) == 0) {
         char *lp = mtb_asprintf("%s/agent.log", local);
         char *text = mtb_read_file(lp, NULL);
         /* the agent's stdout is the proof JSON; its stderr a reason line */

@@ -183,25 +183,3 @@ int mtb_proof_smaps_max(const char *path, int *shared)
         *shared = maxsh;
     return max;
 }
-
-int mtb_record_warnings_add(json_t *rec)
-{
-    json_t *w = json_array();
-    json_t *cfg = json_object_get(rec, "config"), *proof = json_object_get(rec, "proof");
-    const struct mtb_mode *m = mtb_mode_find(json_string_value(json_object_get(cfg, "mode")));
-    json_t *mt = json_object_get(proof, "smaps_mt");
-    /* null: smaps cannot show tags here (emu, or no MTE); an integer was read */
-    if (m && m->tagged && json_is_integer(mt) && json_integer_value(mt) == 0)
-        json_array_append_new(w, json_sprintf("tagging not seen: MODE=%s on %s, yet the service has no `mt` (PROT_MTE) "
-                                              "mapping in /proc/PID/smaps; its memory was not tagged",
-                                              m->name, json_string_value(json_object_get(cfg, "platform"))));
-    const char *nw = json_string_value(json_object_get(json_object_get(rec, "machine"), "numa_warning"));
-    if (nw && *nw)
-        json_array_append_new(w, json_string(nw));
-    int n = (int)json_array_size(w);
-    if (n)
-        json_object_set_new(rec, "warnings", w);
-    else
-        json_decref(w);
-    return n;
-}

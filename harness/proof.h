@@ -27,11 +27,4 @@ int mtb_proof_smaps_mt(pid_t pid, int *shared, json_t *shared_names);
 /* The largest counts in a file of "MTEBENCH-SMAPS mt=N shared=S" lines
  * written by libmtefault.so's smaps sampler (embedded services); -1 if none. */
 int mtb_proof_smaps_max(const char *path, int *shared);
-/* The warnings a run record carries (record "warnings", lifted into the
- * summary's table and report): a tagged mode whose service showed zero
- * `mt` (PROT_MTE) mappings where smaps shows them (host, vm: tagging did
- * not happen in the service even though the probe proved the mode), and a
- * NUMA binding that failed under numa_strict = no. Adds them to rec (no
- * "warnings" key when there are none). @return how many. */
-int mtb_record_warnings_add(json_t *rec);
 #endif

@@ -1,5 +1,6 @@
 /* record.c - see record.h */
 #include "jsonx.h"
+#include "mode.h"
 #include "record.h"
 #include "util.h"
 
@@ -316,6 +317,16 @@ int mtb_record_is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "
 static char *pair_field(json_t *rec, const char *field)
 {
     json_t *c = json_object_get(rec, "config");
+    json_t *rl = json_object_get(json_object_get(rec, "sequential"), "run_length");
+    if (!strcmp(field, "workload") && json_is_number(json_object_get(rl, "pilot_s"))) {
+        /* REPS=auto chose the run length after its pilot pairs (runlen.c): one configuration, runs of two
+         * lengths, keyed by the configured (pilot) one */
+        json_t *w = json_deep_copy(json_object_get(c, "workload"));
+        json_object_set(w, "duration_s", json_object_get(rl, "pilot_s"));
+        char *k = mtb_workload_key(w);
+        json_decref(w);
+        return k;
+    }
     if (!strcmp(field, "workload"))
         return mtb_workload_key(json_object_get(c, "workload"));
     if (!strcmp(field, "machine"))
@@ -404,4 +415,89 @@ char *mtb_record_pair_sql(const char *t, const char *b)
                            sql, b, b, t, t);
     free(sql);
     return s;
+}
+
+/* ---- making ------------------------------------------------------------------------- */
+
+static json_t *id_config(const struct mtb_record_id *id)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:O?}", "service", id->service, "variant", id->variant, "mode",
+                     id->mode, "platform", id->platform, "kernel", id->kernel, "plan", id->plan ? id->plan : "", "rep",
+                     id->rep, "index", id->index, "total", id->total, "workload", id->workload);
+}
+
+json_t *mtb_record_begin(const struct mtb_record_id *id)
+{
+    char started[32];
+    mtb_utc_iso(started, sizeof started);
+    json_t *rec = json_pack("{s:s,s:s}", "schema", MTB_RECORD_SCHEMA, "started", started);
+    mtb_record_identify(rec, id);
+    return rec;
+}
+
+void mtb_record_identify(json_t *rec, const struct mtb_record_id *id)
+{
+    json_t *c = json_object_get(rec, "config");
+    if (!json_is_object(c)) {
+        c = json_object();
+        json_object_set_new(rec, "config", c);
+    }
+    json_t *idc = id_config(id);
+    json_object_update(c, idc);
+    json_decref(idc);
+    json_object_set_new(rec, "mtebench_version", json_string(MTEBENCH_VERSION));
+    if (id->build)
+        json_object_set(rec, "build", id->build);
+}
+
+void mtb_record_fail(json_t *rec, const char *err)
+{
+    json_object_set_new(rec, "status", json_string("error"));
+    json_object_set_new(rec, "error", json_string(err));
+}
+
+enum mtb_run_status mtb_record_status(json_t *rec)
+{
+    const char *s = json_string_value(json_object_get(rec, "status"));
+    return s && !strcmp(s, "ok") ? MTB_RUN_OK : s && !strcmp(s, "fault") ? MTB_RUN_FAULT : MTB_RUN_ERROR;
+}
+
+int mtb_record_warnings_add(json_t *rec)
+{
+    json_object_del(rec, "warnings");
+    json_t *w = json_array();
+    json_t *cfg = json_object_get(rec, "config"), *proof = json_object_get(rec, "proof");
+    const struct mtb_mode *m = mtb_mode_find(json_string_value(json_object_get(cfg, "mode")));
+    json_t *mt = json_object_get(proof, "smaps_mt");
+    /* null: smaps cannot show tags here (emu, or no MTE); an integer was read */
+    if (m && m->tagged && json_is_integer(mt) && json_integer_value(mt) == 0)
+        json_array_append_new(w, json_sprintf("tagging not seen: MODE=%s on %s, yet the service has no `mt` (PROT_MTE) "
+                                              "mapping in /proc/PID/smaps; its memory was not tagged",
+                                              m->name, json_string_value(json_object_get(cfg, "platform"))));
+    const char *nw = json_string_value(json_object_get(json_object_get(rec, "machine"), "numa_warning"));
+    if (nw && *nw)
+        json_array_append_new(w, json_string(nw));
+    int n = (int)json_array_size(w);
+    if (n)
+        json_object_set_new(rec, "warnings", w);
+    else
+        json_decref(w);
+    return n;
+}
+
+enum mtb_run_status mtb_record_end(json_t *rec, const char *dir)
+{
+    char finished[32];
+    mtb_utc_iso(finished, sizeof finished);
+    json_object_set_new(rec, "finished", json_string(finished));
+    char *recp = mtb_asprintf("%s/record.json", dir);
+    int wrc = mtb_record_write(recp, rec);
+    if (wrc != 0) { /* not on disk, so not a result */
+        char *m = mtb_asprintf("cannot write %s: %s", recp, mtb_errdesc(wrc));
+        mtb_record_fail(rec, m);
+        json_object_set_new(rec, "not_written", json_true());
+        free(m);
+    }
+    free(recp);
+    return mtb_record_status(rec);
 }

@@ -95,6 +95,40 @@ double mtb_record_metric(json_t *rec, enum mtb_run_metric_id m);
  *  figure is missing or a denominator is not positive */
 double mtb_record_pair_metric(json_t *tagged, json_t *baseline, enum mtb_pair_metric_id p);
 
+/* ---- making ------------------------------------------------------------------------- */
+
+/* Who a run is: its configuration and its place in the plan. Set once, on
+ * the record this machine makes (mtb_record_begin), whether the run is
+ * performed here or elsewhere (the agent step: a far side's record takes
+ * the controller's identity, mtb_record_identify). */
+struct mtb_record_id {
+    const char *service, *variant, *mode, *platform, *kernel, *plan;
+    int rep, index, total;          /* repetition (1-based), position in the plan */
+    json_t *workload;               /* config.workload (borrowed; copied in) */
+    json_t *build;                  /* the build's record object (borrowed) */
+};
+
+/* The run's status as a record says it. */
+enum mtb_run_status { MTB_RUN_OK = 0, MTB_RUN_FAULT = 1, MTB_RUN_ERROR = 2 };
+
+/** A new record: schema, version, started (now), config from id, build.
+ *  @return the record (status not yet set) */
+json_t *mtb_record_begin(const struct mtb_record_id *id);
+/** Set id over rec's config (every identity key, workload included), version
+ *  and build; a far side's other config keys are kept */
+void mtb_record_identify(json_t *rec, const struct mtb_record_id *id);
+/** status "error" with err */
+void mtb_record_fail(json_t *rec, const char *err);
+/** @return the record's status (no status, or an unknown one: error) */
+enum mtb_run_status mtb_record_status(json_t *rec);
+/** The record ended: `finished` (now), written to DIR/record.json
+ *  atomically; a record that could not be written is an error marked
+ *  `not_written` (never listed as a result). @return its status */
+enum mtb_run_status mtb_record_end(json_t *rec, const char *dir);
+/** The record's `warnings` (replacing any): a tagged mode with zero `mt`
+ *  mappings where smaps shows them (host, vm), NUMA unbound. @return their count */
+int mtb_record_warnings_add(json_t *rec);
+
 /* ---- writing ------------------------------------------------------------------------ */
 
 /** mtb_record_write - PATH written atomically (rename of a temporary file),

@@ -3,6 +3,7 @@
  * (service.c), drive (driver_*.c, perf.c), stop (service.c), collect and
  * write (here). */
 #include "run.h"
+#include "hlog_import.h"
 #include "driver.h"
 #include "perf.h"
 #include "proc.h"
@@ -113,6 +114,36 @@ json_t *mtb_run_summary(json_t *load)
     return s;
 }
 
+static void identity(const struct mtb_run *run, const char *kernel, struct mtb_record_id *id)
+{
+    *id = (struct mtb_record_id){ .service = run->recipe->name, .variant = run->variant, .mode = run->mode->name,
+                                  .platform = run->platform->name, .kernel = kernel ? kernel : run->kernel,
+                                  .plan = run->plan, .rep = run->rep, .index = run->index, .total = run->total,
+                                  .workload = mtb_workload_json(run->wl), .build = run->build->info };
+}
+
+json_t *mtb_run_record(const struct mtb_run *run, const char *kernel)
+{
+    struct mtb_record_id id;
+    identity(run, kernel, &id);
+    json_t *rec = mtb_record_begin(&id);
+    json_decref(id.workload);
+    /* what is known before the run: filled in by whoever performs it */
+    json_object_set_new(rec, "platform", json_pack("{s:s,s:b}", "name", run->platform->name, "emulated",
+                                                   mtb_platform_emulated(run->platform)));
+    json_object_set_new(rec, "kernel", json_object());
+    json_object_set_new(rec, "machine", mtb_machine_json(run->machine));
+    return rec;
+}
+
+void mtb_run_identify(const struct mtb_run *run, const char *kernel, json_t *rec)
+{
+    struct mtb_record_id id;
+    identity(run, kernel, &id);
+    mtb_record_identify(rec, &id);
+    json_decref(id.workload);
+}
+
 /* The state of one run between its steps. */
 struct run_ctx {
     const struct mtb_run *run;
@@ -135,28 +166,14 @@ static int step_header(struct run_ctx *c)
 {
     const struct mtb_run *run = c->run;
     const struct mtb_recipe *r = run->recipe;
-    char started[32];
-    mtb_utc_iso(started, sizeof started);
     mtb_mkdir_p(run->dir);
-    c->rec = json_object();
-    json_object_set_new(c->rec, "schema", json_string(MTB_RECORD_SCHEMA));
-    json_object_set_new(c->rec, "mtebench_version", json_string(MTEBENCH_VERSION));
-    json_object_set_new(c->rec, "started", json_string(started));
-    json_object_set_new(c->rec, "config",
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:o}",
-                  "service", r->name, "variant", run->variant, "mode", run->mode->name,
-                  "platform", run->platform->name, "kernel", run->kernel, "plan", run->plan ? run->plan : "",
-                  "rep", run->rep, "index", run->index, "total", run->total, "workload", mtb_workload_json(run->wl)));
-    json_object_set(c->rec, "build", run->build->info);
+    c->rec = mtb_run_record(run, NULL);
     json_object_set_new(c->rec, "platform", platform_info(run->platform));
     json_object_set_new(c->rec, "kernel", kernel_info(run->kernel));
     json_object_set_new(c->rec, "machine", mtb_machine_json(run->machine));
     if (run->environment)
         json_object_set(c->rec, "environment", run->environment);
-    c->drvname = mtb_workload_param(run->wl, "driver");
-    if (!c->drvname)
-        c->drvname = mtb_recipe_get(r, "run", "driver");
-    c->drv = mtb_driver_find(c->drvname ? c->drvname : "mtload");
+    c->drv = mtb_driver_of(run->wl, &c->drvname);
     /* the service's CPUs: a core sweep point's, else the profile's */
     const struct mtb_workload *w = run->wl;
     int nsvc = w->svc_cpus[0] ? mtb_cpulist_parse(w->svc_cpus, c->svc_cpus, MTB_MAX_CPUS) : -1;
@@ -171,7 +188,7 @@ static int step_header(struct run_ctx *c)
         return -1;
     }
     json_object_set_new(c->rec, "driver", json_string(c->drv->name));
-    return 0;
+    return mtb_driver_check(c->drv, run->wl, c->why, sizeof c->why);
 }
 
 /* The environment shared by the probe and the measured program. */
@@ -232,10 +249,12 @@ static int step_service(struct run_ctx *c)
                                .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = c->cli_seen,
                                .service_seen = c->svc.seen };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
-    if (run->external_load && (c->drv->embedded || !strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}"))) {
+    const char *lin = mtb_recipe_get(run->recipe, "run", "listen_in");
+    if (run->external_load && (c->drv->embedded || (!strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}") &&
+                                                    !(lin && !strcmp(lin, "setup"))))) {
         snprintf(c->why, sizeof c->why, "%s cannot take load from client hosts: %s", run->recipe->name,
                  c->drv->embedded ? "the measured program is its own load"
-                                  : "its recipe's [run] args have no {listen} (it listens on 127.0.0.1 only)");
+                                  : "its recipe's [run] args have no {listen} and no listen_in = setup (it listens on 127.0.0.1 only)");
         return -1;
     }
     c->svc.listen = run->external_load ? "0.0.0.0" : NULL;
@@ -310,6 +329,7 @@ static int step_drive(struct run_ctx *c)
     c->d.own_counters = &own;
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
+    mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
     if (po)
         json_object_set_new(c->rec, "perf", po);
@@ -402,9 +422,6 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
                  (int)json_integer_value(json_object_get(fault, "signal")),
                  (int)json_integer_value(json_object_get(fault, "si_code")));
     }
-    char finished[32];
-    mtb_utc_iso(finished, sizeof finished);
-    json_object_set_new(c->rec, "finished", json_string(finished));
     json_object_set_new(c->rec, "status",
                         json_string(status == MTB_RUN_OK ? "ok" : status == MTB_RUN_FAULT ? "fault" : "error"));
     if (status != MTB_RUN_OK)
@@ -416,17 +433,10 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
         json_array_foreach(json_object_get(c->rec, "warnings"), wi, wv)
             mtb_warn("run %d/%d: %s", run->index, run->total, json_string_value(wv));
     }
-    char *recp = mtb_asprintf("%s/record.json", run->dir);
-    int wrc = mtb_record_write(recp, c->rec);
-    if (wrc != 0) {
-        /* not on disk, so not a result: an error, and never listed as written */
-        snprintf(c->why, sizeof c->why, "cannot write %s: %s", recp, mtb_errdesc(wrc));
+    if (mtb_record_end(c->rec, run->dir) != status) { /* not written */
         status = MTB_RUN_ERROR;
-        json_object_set_new(c->rec, "status", json_string("error"));
-        json_object_set_new(c->rec, "error", json_string(c->why));
-        json_object_set_new(c->rec, "not_written", json_true());
+        snprintf(c->why, sizeof c->why, "%s", json_string_value(json_object_get(c->rec, "error")));
     }
-    free(recp);
     if (status != MTB_RUN_OK && !run->quiet) {
         mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, run->recipe->name, run->variant,
                  run->mode->name, c->why);
@@ -441,8 +451,8 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
 
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
 {
-    if (run->platform->run) /* the platform runs it (vm: inside a guest) */
-        return (enum mtb_run_status)run->platform->run(run, record);
+    if (run->platform->run) /* performed elsewhere: a vm's guest, a server host */
+        return run->platform->run(run, record);
     struct run_ctx c = { .run = run };
     enum mtb_run_status status = MTB_RUN_ERROR;
     int ok = step_header(&c) == 0;

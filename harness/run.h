@@ -31,11 +31,15 @@ struct mtb_run {
                                         (remote.c); the service listens on every address */
 };
 
-enum mtb_run_status { MTB_RUN_OK = 0, MTB_RUN_FAULT = 1, MTB_RUN_ERROR = 2 };
-
-/* Perform the run; *record receives the record (also written to
- * dir/record.json). */
+/* Perform the run, where its platform says (platform->run: the vm, or a
+ * server host's placement, remote.c), else here in steps; *record receives
+ * the record (also written to dir/record.json). */
 enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record);
+/* The run's record begun: its identity (record.c, mtb_record_begin), set
+ * once. kernel: config.kernel (NULL: run->kernel). */
+json_t *mtb_run_record(const struct mtb_run *run, const char *kernel);
+/* The run's identity over a record made elsewhere (a far side's). */
+void mtb_run_identify(const struct mtb_run *run, const char *kernel, json_t *rec);
 /* The record's "summary" of a load object (mtload's format). */
 json_t *mtb_run_summary(json_t *load);
 /* The record's headline figures (from its "summary"); 0 if absent. */

@@ -486,26 +486,10 @@ static int put_agent(struct mtb_session *s, char *err, size_t errlen)
     return 0;
 }
 
-static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err, size_t errlen)
+/* The one master connection to s's host (claimed for it when new), with
+ * the exit hooks and the control directory made on first use. */
+static struct master *master_of(struct mtb_session *s, char *err, size_t errlen)
 {
-    if (!t->where || !*t->where || strchr(t->where, ' ') || t->where[0] == '-') {
-        snprintf(err, errlen, "ssh: bad host '%s' (accepted: [user@]host[:port])", t->where ? t->where : "");
-        return NULL;
-    }
-    struct mtb_session *s = mtb_calloc(1, sizeof *s);
-    s->where = mtb_strdup(t->where);
-    s->dest = mtb_strdup(t->where);
-    char *c = strrchr(s->dest, ':');
-    if (c && !strchr(s->dest, '[') && strchr(s->dest, ':') == c) {
-        *c = 0;
-        s->port = mtb_strdup(c + 1);
-    }
-    s->workdir = mtb_strdup(t->workdir ? t->workdir : ".");
-    mtb_mkdir_p(s->workdir);
-    s->sshlog = mtb_asprintf("%s/ssh.log", s->workdir);
-    s->connect_timeout = t->connect_timeout > 0 ? t->connect_timeout : 15;
-    s->quiet = t->quiet;
-
     pthread_mutex_lock(&mu);
     static int hooked;
     if (!hooked) {
@@ -532,57 +516,88 @@ static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err,
     if (!m || !ctl_dir[0]) {
         snprintf(err, errlen, "ssh %s: no room for another connection (%d hosts at most) or no /tmp", s->where,
                  MAX_MASTERS);
+        return NULL;
+    }
+    return m;
+}
+
+/* A fresh master connection: the one connection to this host, up within
+ * the connect timeout, then the host's facts learnt. @return 0 or -1 with err */
+static int master_start(struct mtb_session *s, struct master *m, char *err, size_t errlen)
+{
+    unlink(m->ctl);
+    json_decref(m->info);
+    json_decref(m->hashes);
+    m->info = m->hashes = NULL;
+    m->agent_ok = 0;
+    free(m->log);
+    m->log = mtb_asprintf("%s/ssh-master.log", s->workdir);
+    unlink(m->log);
+    struct mtb_argv a = { 0 };
+    ssh_base(&a, s, 1);
+    double t0 = mtb_mono();
+    int hold = -1;
+    pid_t pid = lspawn(a.v, IN_NULL, NULL, NULL, m->log, &hold);
+    mtb_argv_free(&a);
+    if (pid < 0) {
+        snprintf(err, errlen, "ssh %s: cannot start ssh: %s (Debian: openssh-client)", s->where, strerror(errno));
+        return -1;
+    }
+    live_set(pid, 0); /* a master is ended by the hook, after the sessions */
+    m->pid = pid;
+    for (;;) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            m->pid = 0;
+            explain(s, m->log, err, errlen);
+            return -1;
+        }
+        if (access(m->ctl, F_OK) == 0)
+            break;
+        if (mtb_mono() - t0 > s->connect_timeout + 2 || mtb_proc_interrupted) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            m->pid = 0;
+            snprintf(err, errlen, "ssh %s: not connected within %.0f s", s->where, s->connect_timeout + 2);
+            return -1;
+        }
+        nap(0.01);
+    }
+    s->connect_seconds = mtb_mono() - t0;
+    if (learn_host(s, err, errlen) != 0)
+        return -1;
+    if (!s->quiet)
+        fprintf(stderr, "mtebench: ssh %s: connected (%s, %s, clock offset %+.1f ms)\n", s->where, m->machine,
+                json_string_value(json_object_get(m->info, "hostname")),
+                1e3 * json_real_value(json_object_get(m->info, "clock_offset_s")));
+    return 0;
+}
+
+static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err, size_t errlen)
+{
+    if (!t->where || !*t->where || strchr(t->where, ' ') || t->where[0] == '-') {
+        snprintf(err, errlen, "ssh: bad host '%s' (accepted: [user@]host[:port])", t->where ? t->where : "");
+        return NULL;
+    }
+    struct mtb_session *s = mtb_calloc(1, sizeof *s);
+    s->where = mtb_strdup(t->where);
+    s->dest = mtb_strdup(t->where);
+    char *c = strrchr(s->dest, ':');
+    if (c && !strchr(s->dest, '[') && strchr(s->dest, ':') == c) {
+        *c = 0;
+        s->port = mtb_strdup(c + 1);
+    }
+    s->workdir = mtb_strdup(t->workdir ? t->workdir : ".");
+    mtb_mkdir_p(s->workdir);
+    s->sshlog = mtb_asprintf("%s/ssh.log", s->workdir);
+    s->connect_timeout = t->connect_timeout > 0 ? t->connect_timeout : 15;
+    s->quiet = t->quiet;
+    struct master *m = master_of(s, err, errlen);
+    if (!m)
         goto fail;
-    }
     s->m = m;
-    if (!master_alive(m)) {
-        /* a fresh master connection: the one connection to this host */
-        unlink(m->ctl);
-        json_decref(m->info);
-        json_decref(m->hashes);
-        m->info = m->hashes = NULL;
-        m->agent_ok = 0;
-        free(m->log);
-        m->log = mtb_asprintf("%s/ssh-master.log", s->workdir);
-        unlink(m->log);
-        struct mtb_argv a = { 0 };
-        ssh_base(&a, s, 1);
-        double t0 = mtb_mono();
-        int hold = -1;
-        pid_t pid = lspawn(a.v, IN_NULL, NULL, NULL, m->log, &hold);
-        mtb_argv_free(&a);
-        if (pid < 0) {
-            snprintf(err, errlen, "ssh %s: cannot start ssh: %s (Debian: openssh-client)", s->where, strerror(errno));
-            goto fail;
-        }
-        live_set(pid, 0); /* a master is ended by the hook, after the sessions */
-        m->pid = pid;
-        for (;;) {
-            int st;
-            if (waitpid(pid, &st, WNOHANG) == pid) {
-                m->pid = 0;
-                explain(s, m->log, err, errlen);
-                goto fail;
-            }
-            if (access(m->ctl, F_OK) == 0)
-                break;
-            if (mtb_mono() - t0 > s->connect_timeout + 2 || mtb_proc_interrupted) {
-                kill(-pid, SIGKILL);
-                waitpid(pid, NULL, 0);
-                m->pid = 0;
-                snprintf(err, errlen, "ssh %s: not connected within %.0f s", s->where, s->connect_timeout + 2);
-                goto fail;
-            }
-            nap(0.01);
-        }
-        s->connect_seconds = mtb_mono() - t0;
-        if (learn_host(s, err, errlen) != 0)
-            goto fail;
-        if (!s->quiet)
-            fprintf(stderr, "mtebench: ssh %s: connected (%s, %s, clock offset %+.1f ms)\n", s->where, m->machine,
-                    json_string_value(json_object_get(m->info, "hostname")),
-                    1e3 * json_real_value(json_object_get(m->info, "clock_offset_s")));
-    }
+    if (!master_alive(m) && master_start(s, m, err, errlen) != 0)
+        goto fail;
     if (!m->agent_ok && put_agent(s, err, errlen) != 0)
         goto fail;
     return s;
@@ -595,7 +610,6 @@ fail:
     free(s);
     return NULL;
 }
-
 static int safe_path(const char *p)
 {
     if (!*p || p[0] == '/' || strstr(p, ".."))
@@ -727,27 +741,10 @@ static const char agent_sh[] =
     "kill $c $t $g 2>/dev/null\n"
     "exit $rc\n";
 
-static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s, const char *local_dir,
-                    struct mtb_agent_result *res, char *err, size_t errlen)
+/* The far command line: the agent's watchdog script around the far
+ * mtebench with argv, "{root}" and "{out}" replaced, each word quoted. */
+static char *far_line(const struct master *m, const char *out, char *const *argv, double deadline_s)
 {
-    struct master *m = s->m;
-    memset(res, 0, sizeof *res);
-    res->exit_status = -1;
-    double t0 = mtb_mono();
-    static int seq;
-    pthread_mutex_lock(&mu);
-    int n = ++seq;
-    pthread_mutex_unlock(&mu);
-    if (!master_alive(m)) {
-        snprintf(err, errlen, "ssh %s: the connection was lost", s->where);
-        return -1;
-    }
-    res->connected = 1;
-    res->connect_seconds = s->connect_seconds;
-    snprintf(res->uname_r, sizeof res->uname_r, "%s", m->uname_r);
-    res->info = json_deep_copy(m->info);
-    char *out = mtb_asprintf("%s/out/%d-%d", m->root, (int)getpid(), n);
-    struct mtb_argv cmd = { 0 };
     char *q = shq(agent_sh);
     char *line = mtb_asprintf("bash -c %s mtb-agent %d %s %s --", q, (int)(deadline_s + 0.999), out, m->root);
     free(q);
@@ -774,7 +771,54 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
         free(line);
         line = l2;
     }
-    mtb_argv_free(&cmd);
+    return line;
+}
+
+/* The far {out} (a tar over the master) and the far log (as agent.log)
+ * into local_dir. @return 0, or -1 when something did not come back */
+static int bring_back(struct mtb_session *s, const char *out, int n, const char *local_dir)
+{
+    char *tar = mtb_asprintf("%s/.out.%d.tar", s->workdir, n);
+    char *tc = mtb_asprintf("cd %s && tar -cf - .", out);
+    int r1 = ssh_run(s, tc, IN_NULL, NULL, tar, 300);
+    free(tc);
+    char *logp = mtb_asprintf("%s/agent.log", local_dir);
+    char *lc = mtb_asprintf("cat %s.log", out);
+    int r2 = ssh_run(s, lc, IN_NULL, NULL, logp, 60);
+    free(lc);
+    free(logp);
+    int r3 = -1;
+    if (r1 == 0) {
+        char *const xa[] = { "tar", "-xf", tar, "-C", (char *)local_dir, NULL };
+        struct mtb_spawn sp = { .argv = xa, .log_path = s->sshlog };
+        r3 = mtb_proc_run(&sp, 120);
+    }
+    unlink(tar);
+    free(tar);
+    return r1 == 0 && r2 == 0 && r3 == 0 ? 0 : -1;
+}
+
+static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s, const char *local_dir,
+                    struct mtb_agent_result *res, char *err, size_t errlen)
+{
+    struct master *m = s->m;
+    memset(res, 0, sizeof *res);
+    res->exit_status = -1;
+    double t0 = mtb_mono();
+    static int seq;
+    pthread_mutex_lock(&mu);
+    int n = ++seq;
+    pthread_mutex_unlock(&mu);
+    if (!master_alive(m)) {
+        snprintf(err, errlen, "ssh %s: the connection was lost", s->where);
+        return -1;
+    }
+    res->connected = 1;
+    res->connect_seconds = s->connect_seconds;
+    snprintf(res->uname_r, sizeof res->uname_r, "%s", m->uname_r);
+    res->info = json_deep_copy(m->info);
+    char *out = mtb_asprintf("%s/out/%d-%d", m->root, (int)getpid(), n);
+    char *line = far_line(m, out, argv, deadline_s);
     mtb_mkdir_p(local_dir);
     int rc = ssh_run(s, line, IN_HOLD, NULL, NULL, deadline_s + 20);
     free(line);
@@ -796,24 +840,7 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
             snprintf(err, errlen, "ssh %s: mtebench %s was stopped there: its ssh session ended early", s->where,
                      argv[0]);
         /* bring {out} and the log back */
-        char *tar = mtb_asprintf("%s/.out.%d.tar", s->workdir, n);
-        char *tc = mtb_asprintf("cd %s && tar -cf - .", out);
-        int r1 = ssh_run(s, tc, IN_NULL, NULL, tar, 300);
-        free(tc);
-        char *logp = mtb_asprintf("%s/agent.log", local_dir);
-        char *lc = mtb_asprintf("cat %s.log", out);
-        int r2 = ssh_run(s, lc, IN_NULL, NULL, logp, 60);
-        free(lc);
-        free(logp);
-        int r3 = -1;
-        if (r1 == 0) {
-            char *const xa[] = { "tar", "-xf", tar, "-C", (char *)local_dir, NULL };
-            struct mtb_spawn sp = { .argv = xa, .log_path = s->sshlog };
-            r3 = mtb_proc_run(&sp, 120);
-        }
-        unlink(tar);
-        free(tar);
-        if (r1 == 0 && r2 == 0 && r3 == 0) {
+        if (bring_back(s, out, n, local_dir) == 0) {
             res->finished = rc != 124 && rc != 125;
             ret = res->finished ? 0 : -1;
         } else if (rc != 124) {
@@ -841,12 +868,12 @@ static void ssh_close(struct mtb_session *s)
     free(s);
 }
 
-json_t *mtb_ssh_info(struct mtb_session *s)
+static json_t *ssh_info(struct mtb_session *s)
 {
     return s->m->info;
 }
 
-int mtb_ssh_sh(struct mtb_session *s, const char *cmdline, double deadline_s, char **out, char *err, size_t errlen)
+static int ssh_sh(struct mtb_session *s, const char *cmdline, double deadline_s, char **out, char *err, size_t errlen)
 {
     char *full = mtb_asprintf("cd %s && %s", s->m->root, cmdline);
     int st;
@@ -889,121 +916,6 @@ const struct mtb_transport mtb_transport_ssh = {
     .put = ssh_put,
     .exec = ssh_exec,
     .close = ssh_close,
+    .sh = ssh_sh,
+    .info = ssh_info,
 };
-
-/* ---- mtebench hosts ----------------------------------------------------- */
-
-static void hosts_usage(FILE *f)
-{
-    fprintf(f, "usage: mtebench hosts [ssh options] HOST...\n"
-               "       mtebench hosts [ssh options] --exec DIR [--deadline S] HOST -- COMMAND [ARGS...]\n"
-               "Connects to each HOST ([user@]host[:port]) as the remote server and client hosts are reached:\n"
-               "prints its identity and clock offset and puts the agent there (only what differs).\n"
-               "With --exec, runs `mtebench COMMAND ARGS` there ({root} and {out} replaced) and brings\n"
-               "{out} back into DIR (with agent.log).\n"
-               "ssh options:\n"
-               "  --ssh-config FILE    ssh -F FILE (default: your ~/.ssh/config)\n"
-               "  --ssh-key FILE       this key only (default: your ssh-agent and ssh config)\n"
-               "  --known-hosts FILE   host keys checked against FILE (default: ~/.ssh/known_hosts)\n"
-               "  --trust-new-hosts    accept and record unknown hosts' keys (trust on first use)\n"
-               "  --remote-dir DIR     the far root (default ~/.mtebench-agent)\n");
-}
-
-int mtb_cmd_hosts(int argc, char **argv)
-{
-    static const struct option lo[] = { { "ssh-config", required_argument, 0, 1 },
-                                        { "ssh-key", required_argument, 0, 2 },
-                                        { "known-hosts", required_argument, 0, 3 },
-                                        { "trust-new-hosts", no_argument, 0, 4 },
-                                        { "remote-dir", required_argument, 0, 5 },
-                                        { "exec", required_argument, 0, 'e' },
-                                        { "deadline", required_argument, 0, 'd' },
-                                        { "help", no_argument, 0, 'h' },
-                                        { 0, 0, 0, 0 } };
-    const char *exec_dir = NULL;
-    double deadline = 600;
-    int c, idx;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", lo, &idx)) != -1) {
-        if (c >= 1 && c <= 5)
-            mtb_ssh_option(lo[idx].name, optarg);
-        else if (c == 'e')
-            exec_dir = optarg;
-        else if (c == 'd') {
-            if (mtb_parse_duration(optarg, &deadline) != 0 || deadline <= 0) {
-                fprintf(stderr, "mtebench hosts: --deadline '%s': accepted: a duration > 0 (e.g. 30, 90s, 5m)\n", optarg);
-                return 2;
-            }
-        } else if (c == 'h') {
-            hosts_usage(stdout);
-            return 0;
-        } else {
-            hosts_usage(stderr);
-            return 2;
-        }
-    }
-    if (optind >= argc) {
-        hosts_usage(stderr);
-        return 2;
-    }
-    char *work = mtb_strdup("/tmp/mtb-hosts-XXXXXX");
-    if (!mkdtemp(work))
-        mtb_die(1, "cannot make a temporary directory in /tmp");
-    int bad = 0;
-    if (exec_dir) {
-        const char *host = argv[optind];
-        int dash = optind + 1;
-        if (dash < argc && !strcmp(argv[dash], "--"))
-            dash++;
-        if (dash >= argc) {
-            fprintf(stderr, "mtebench hosts: --exec needs HOST -- COMMAND [ARGS...]\n");
-            return 2;
-        }
-        struct mtb_agent_target t = { .where = host, .workdir = work };
-        char err[MTB_ERRLEN];
-        struct mtb_session *s = ssh_open(&t, err, sizeof err);
-        if (!s) {
-            fprintf(stderr, "mtebench: %s\n", err);
-            bad = 1;
-        } else {
-            struct mtb_agent_result res;
-            int r = ssh_exec(s, argv + dash, deadline, exec_dir, &res, err, sizeof err);
-            if (r != 0) {
-                fprintf(stderr, "mtebench: %s\n", err);
-                bad = 1;
-            } else {
-                printf("%s: mtebench %s: exit %d in %.2f s; output in %s\n", host, argv[dash], res.exit_status,
-                       res.total_seconds, exec_dir);
-                bad = res.exit_status != 0;
-            }
-            json_decref(res.info);
-            ssh_close(s);
-        }
-    } else {
-        for (int i = optind; i < argc; i++) {
-            struct mtb_agent_target t = { .where = argv[i], .workdir = work };
-            char err[MTB_ERRLEN];
-            struct mtb_session *s = ssh_open(&t, err, sizeof err);
-            if (!s) {
-                printf("%s: FAILED: %s\n", argv[i], err);
-                bad = 1;
-                continue;
-            }
-            json_t *in = mtb_ssh_info(s);
-            printf("%s: ok: %s %s %s, %d CPUs, clock offset %+.3f ms (rtt %.3f ms), connected in %.3f s, agent in %s\n",
-                   argv[i], json_string_value(json_object_get(in, "hostname")),
-                   json_string_value(json_object_get(in, "machine")),
-                   json_string_value(json_object_get(in, "uname_r")),
-                   (int)json_integer_value(json_object_get(in, "cpus")),
-                   1e3 * json_real_value(json_object_get(in, "clock_offset_s")),
-                   1e3 * json_real_value(json_object_get(in, "clock_rtt_s")),
-                   json_real_value(json_object_get(in, "connect_seconds")),
-                   json_string_value(json_object_get(in, "root")));
-            ssh_close(s);
-        }
-    }
-    mtb_ssh_close_all();
-    mtb_rm_rf(work);
-    free(work);
-    return bad ? 1 : 0;
-}

@@ -1,4 +1,4 @@
-/* transport_ssh.h - the agent step's OpenSSH transport, and `mtebench hosts`.
+/* transport_ssh.h - the agent step's OpenSSH transport (`mtebench hosts`: hosts.c).
  *
  * OpenSSH as users have it: `ssh -o BatchMode=yes`, keys from the user's
  * agent or a named key file, host keys checked against known_hosts (an
@@ -33,19 +33,13 @@ int mtb_ssh_option(const char *name, const char *value);
 
 extern const struct mtb_transport mtb_transport_ssh;
 
-/* The far host's facts from an open session: {"transport":"ssh", "where",
- * "hostname", "machine", "uname_r", "machine_id", "cpus", "root",
- * "clock_offset_s" (far wall clock minus ours, measured at connect),
- * "clock_rtt_s", "connect_seconds", "master"}; borrowed. */
-json_t *mtb_ssh_info(struct mtb_session *s);
-/* Run a shell command line on the far side (in its root) with a deadline;
- * its stdout into *out (heap, may be NULL). @return its exit status, or -1
- * with err (unreachable, deadline). */
-int mtb_ssh_sh(struct mtb_session *s, const char *cmdline, double deadline_s, char **out, char *err, size_t errlen);
+/* Its info (the transport's `info`): the far host's facts from an open
+ * session: {"transport":"ssh", "where", "hostname", "machine", "uname_r",
+ * "machine_id", "cpus", "root", "clock_offset_s" (far wall clock minus ours,
+ * measured at connect), "clock_rtt_s", "connect_seconds", "master"}. Its
+ * `sh`: a shell command line on the far side (in its root) with a deadline,
+ * during an exec too. */
+
 /* Close every master connection now (also done at exit). */
 void mtb_ssh_close_all(void);
-
-/* `mtebench hosts`: check hosts (connect, identity, clock offset, agent
- * put), or run the far mtebench there (--exec). */
-int mtb_cmd_hosts(int argc, char **argv);
 #endif

@@ -51,6 +51,34 @@ int mtb_workload_field(const char *key)
     return -1;
 }
 
+const char *mtb_workload_field_key(int i) { return i >= 0 && i < MTB_WL_NFIELDS ? fields[i].key : "?"; }
+
+static int parse_field(const struct field *f, struct mtb_workload *w, const char *value, char *why, size_t n);
+
+int mtb_workload_is_default(const struct mtb_workload *w, int i)
+{
+    const struct field *f = &fields[i];
+    struct mtb_workload d;
+    mtb_workload_init(&d); /* a rate's default is 0: the closed loop */
+    switch (f->kind) {
+    case STR: return !strcmp(CFIELD(w, f, char), CFIELD(&d, f, char));
+    case LONG: return *CFIELD(w, f, long) == *CFIELD(&d, f, long);
+    default: return *CFIELD(w, f, double) == *CFIELD(&d, f, double);
+    }
+}
+
+const char *mtb_workload_field_text(const struct mtb_workload *w, int i, char *buf, size_t n)
+{
+    const struct field *f = &fields[i];
+    switch (f->kind) {
+    case STR: snprintf(buf, n, "%s", CFIELD(w, f, char)); break;
+    case LONG: snprintf(buf, n, "%ld", *CFIELD(w, f, long)); break;
+    case DUR: snprintf(buf, n, "%gs", *CFIELD(w, f, double)); break;
+    case RATE: snprintf(buf, n, "%g", *CFIELD(w, f, double)); break;
+    }
+    return buf;
+}
+
 const char *mtb_workload_keys(void)
 {
     static char buf[256];
@@ -170,6 +198,16 @@ char *mtb_workload_names(const struct mtb_recipe *r)
         free(hay);
     }
     return out;
+}
+
+void mtb_workload_init(struct mtb_workload *w)
+{
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "default");
+    char why[MTB_ERRLEN];
+    for (int i = 0; i < MTB_WL_NFIELDS; i++)
+        if (fields[i].kind != RATE)
+            parse_field(&fields[i], w, fields[i].dflt, why, sizeof why);
 }
 
 int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w)

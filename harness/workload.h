@@ -49,6 +49,13 @@ struct mtb_workload_set {
 
 /* The field of a key ("value_size" or "value-size"), or -1. */
 int mtb_workload_field(const char *key);
+/* The plan/recipe key of field i ("value_size"). */
+const char *mtb_workload_field_key(int i);
+/* Whether field i of w holds the field list's default (a rate: 0, closed
+ * loop); what a driver that does not honour the field accepts. */
+int mtb_workload_is_default(const struct mtb_workload *w, int i);
+/* Field i of w as text ("64-512", "1000", "2.5s"), into buf. */
+const char *mtb_workload_field_text(const struct mtb_workload *w, int i, char *buf, size_t n);
 /* "mix, keys, value_size, ..." */
 const char *mtb_workload_keys(void);
 /* Parse value for key into s. @return 0; -1 with why (what is accepted);
@@ -57,6 +64,9 @@ int mtb_workload_set_parse(struct mtb_workload_set *s, const char *key, const ch
 /* The values set in s over w. */
 void mtb_workload_set_apply(const struct mtb_workload_set *s, struct mtb_workload *w);
 
+/* The field list's defaults (no recipe): a load given by its fields only
+ * (`mtebench load`). */
+void mtb_workload_init(struct mtb_workload *w);
 /* Defaults from the recipe's [workload NAME] (or [workload]) and [run]
  * sections. @return 0, or -1 when the recipe has no such workload (or
  * one of its values is invalid: why says which). */

@@ -42,6 +42,7 @@ struct mtl_config {
     uint64_t seed;                      /* --seed */
     const char *json_path;              /* --json */
     const char *hgrm_path;              /* --hgrm */
+    const char *hlog_path;              /* --hlog */
     int quiet;                          /* --quiet: no human table */
     enum mtl_engine_kind engine;        /* --engine */
     double error_limit;                 /* --error-limit: a run above this fraction of
@@ -51,8 +52,8 @@ struct mtl_config {
     char ratio_text[64], pattern_text[64], vsize_text[512], paths_text[1024];
 };
 
-/** Exit status for a bad command line. */
-#define MTL_EXIT_USAGE 2
+/* exit statuses: MTL_EXIT_USAGE for a bad command line, and the others */
+#include "mtload_exit.h"
 
 /**
  * Parse argv into cfg (defaults first). On a bad option writes a one-line
