@@ -48,7 +48,17 @@ done
 SH
     spawn "$T_TMP/$E-pauser.log" bash "$T_TMP/$E-pauser.sh" >"$T_TMP/$E-pauser.pid"
     timeout 60 "${PRIO[@]}" "$MTL" "${LOAD[@]}" --engine "$E" --duration 6s --json "$T_TMP/$E-stall.json" >"$T_TMP/$E-stall.out" 2>&1
-    ok $? "[$E] stalled run exits 0"
+    st=$?
+    # A stall that overlaps the run's end leaves the schedule's backlog unsent
+    # (16 conns x pipeline 4 in flight, 2000 req/s due): mtload counts those
+    # as never sent and, above --error-limit, exits 3 (docs/MTLOAD.md). That
+    # is the only shortfall a stalled server may cause: every request sent is
+    # answered, none lost, no error.
+    acc=$("$PY" -c "import json; t=json.load(open('$T_TMP/$E-stall.json'))['totals']; a=t['accounting']; e=t['errors']
+print(int(a['sent'] == a['answered'] + a['in_flight_end'] and a['lost_timeout'] + a['lost_closed'] + a['lost_garbled'] == 0
+      and e['server'] + e['protocol'] + e['timeout'] + e['connect'] == 0))" 2>/dev/null || echo 0)
+    ok "$( { [ "$st" = 0 ] || [ "$st" = 3 ]; } && [ "$acc" = 1 ] && echo 0 || echo 1)" \
+       "[$E] stalled run exits 0, or 3 for requests never sent only (exit $st; sent all answered: $acc)"
     kill -- -"$(cat "$T_TMP/$E-pauser.pid")" 2>/dev/null; kill -CONT "$mcpid" 2>/dev/null
     cp99=$(jget "$T_TMP/$E-stall.json" latency_us.corrected.p99)
     up99=$(jget "$T_TMP/$E-stall.json" latency_us.uncorrected.p99)
