@@ -11,6 +11,7 @@
 #include "record.h"
 #include "summary.h"
 #include "summary_text.h"
+#include "jsonx.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -143,6 +144,8 @@ int mtb_cmd_bench(int argc, char **argv)
     if (o.variant && !(nv = mtb_plan_variants(o.recipe, o.variant, vars, 8, why, sizeof why)))
         mtb_die(2, "%s", why);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
+    plan.adapt_runlen = o.reps == MTB_REPS_AUTO && !(o.wset.set & (1u << MTB_WL_duration)); /* runlen.c */
+    mtb_cli_note_emu(&o, o.reps);
     if (o.dry_run) { /* the runs it would do; nothing is built or run */
         mtb_plan_print(&plan, stdout);
         free(tag);
@@ -172,6 +175,7 @@ int mtb_cmd_plan(int argc, char **argv)
     mtb_cli_parse(argc - 1, argv + 1, &o, "plan");
     struct mtb_plan plan;
     mtb_plan_load(&plan, path, &o);
+    mtb_cli_note_emu(&o, plan.reps);
     int failures = 0;
     if (o.dry_run) {
         mtb_plan_print(&plan, stdout);
@@ -202,12 +206,20 @@ static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
            so->why == MTB_SEQ_PRECISION ? "every overhead within the precision"
            : so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings"
            : so->why == MTB_SEQ_MAX_REPS ? "stopped at MAX_REPS (or the most pairs MAX_TIME allows): noisy machine, see warnings"
+           : so->why == MTB_SEQ_USER ? "STOPPED BY THE USER (Ctrl-C): the report above is of the pairs done, the runs "
+                                       "finished are kept (exit 130)"
                                          : "interrupted");
+    if (plan->runlen)
+        printf("REPS=auto: run length %g s for the %d pilot pairs, then %g s (%s)\n", mtb_jnum(plan->runlen, "pilot_s"),
+               (int)json_integer_value(json_object_get(plan->runlen, "pilot_pairs")), mtb_jnum(plan->runlen, "chosen_s"),
+               mtb_jstr(plan->runlen, "why"));
     json_object_set_new(sum, "sequential",
                         json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
                                   (json_int_t)so->pairs, "elapsed_s", so->elapsed, "stopped",
                                   mtb_seq_verdict_name(so->why), "precision", plan->precision, "max_time_s",
                                   plan->max_time, "looks", (int)plan->seq.nlooks, "look_conf", plan->seq.look_conf));
+    if (plan->runlen)
+        json_object_set(json_object_get(sum, "sequential"), "run_length", plan->runlen);
 }
 
 /* Print and write the statistics of a finished plan: the records in memory,
@@ -219,6 +231,12 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     if (mtb_record_set_from(records, files, dir, &set) != 0)
         mtb_die(1, "out of memory");
     json_t *sum = mtb_summary_build(set.records);
+    if (plan->reps == MTB_REPS_AUTO && plan->seq_out.why == MTB_SEQ_USER) {
+        size_t i;
+        json_t *o;
+        json_array_foreach(json_object_get(sum, "overheads"), i, o) /* the table line says so */
+            json_object_set_new(json_object_get(o, "sequential"), "stopped_by_user", json_true());
+    }
     mtb_summary_print(sum, stdout);
     if (plan->reps == MTB_REPS_AUTO)
         auto_outcome(plan, sum);
@@ -269,5 +287,6 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     json_decref(records);
     json_decref(files);
     free(dir);
-    return failures || unwritten ? 1 : 0;
+    /* Ctrl-C during REPS=auto: the report of the pairs done, and the status of an interrupted run */
+    return mtb_proc_interrupted ? 130 : failures || unwritten ? 1 : 0;
 }

@@ -67,7 +67,8 @@ void mtb_cli_usage(FILE *f)
             "                               until the overhead's 95%% interval is within +-PRECISION, from 6\n"
             "                               pairs; sequential rule in docs/STATISTICS.md; N: exactly N;\n"
             "                               compare-kernels: 3)\n"
-            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%)\n"
+            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%;\n"
+            "                               emulated platforms 5%%)\n"
             "  --max-time T       MAX_TIME  REPS=auto: at most this much time of runs (default 15m)\n"
             "  --max-reps N       MAX_REPS  REPS=auto: at most N pairs (default 100)\n"
             "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
@@ -173,7 +174,10 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             o->reps = parse_reps(optarg);
             o->reps_given = 1;
             break;
-        case O_PRECISION: o->precision = parse_precision(optarg); break;
+        case O_PRECISION:
+            o->precision = parse_precision(optarg);
+            o->precision_given = 1;
+            break;
         case O_MAXTIME:
             if (mtb_parse_duration(optarg, &o->max_time) != 0 || o->max_time <= 0)
                 bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
@@ -261,7 +265,8 @@ static void resolve_platform(struct mtb_opts *o, int remote)
  * recipe's, the machine profile's threads, then the options given */
 static void resolve_load(struct mtb_opts *o)
 {
-    if (o->variant) {
+    char why[MTB_ERRLEN];
+    if (o->variant) { /* one variant, or a comma list of them (bench) */
         char *copy = mtb_strdup(o->variant), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
             if (!mtb_recipe_has_variant(o->recipe, t)) {
@@ -285,12 +290,24 @@ static void resolve_load(struct mtb_opts *o)
     if (w->conns < w->threads)
         mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
     const char *dname;
-    char why[MTB_ERRLEN];
     const struct mtb_driver *drv = mtb_driver_of(w, &dname);
     if (!drv)
         mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
     else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
         mtb_die(2, "%s", why);
+    /* emulated figures are not the published ones: aim at what emulation can give */
+    if (mtb_platform_emulated(o->p) && !o->precision_given) {
+        o->precision = MTB_EMU_PRECISION;
+        o->emu_aims = 1;
+    }
+}
+
+void mtb_cli_note_emu(const struct mtb_opts *o, long reps)
+{
+    if (o->emu_aims && reps == MTB_REPS_AUTO)
+        fprintf(stderr, "mtebench: emulated: REPS=auto aims at +-%.0f%% (hardware's default is +-2%%, which "
+                        "emulation's pair noise puts beyond MAX_TIME; emulated figures are not the published ones; "
+                        "PRECISION= to choose)\n", 100 * MTB_EMU_PRECISION);
 }
 
 void mtb_cli_resolve(struct mtb_opts *o)

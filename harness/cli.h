@@ -17,7 +17,10 @@ struct mtb_opts {
     int baseline;            /* compare-kernels: also plain/off */
     long reps;               /* MTB_REPS_AUTO (0) or a count */
     int reps_given;          /* --reps on the command line (overrides a plan file's) */
-    double precision;        /* REPS=auto: relative half-width to reach (0.02) */
+    double precision;        /* REPS=auto: relative half-width to reach (0.02; under emulation
+                              * MTB_EMU_PRECISION unless given) */
+    int precision_given;     /* --precision on the command line */
+    int emu_aims;            /* set by mtb_cli_resolve: the emulated default precision holds */
     double max_time;         /* REPS=auto: seconds of runs at most (900) */
     long max_reps;           /* REPS=auto: pairs at most (100) */
     struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
@@ -40,6 +43,12 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
 /* Look up service/mode/platform/kernel, check the platform is usable and
  * the mode exists there, fill the workload. Exits 2 on bad input. */
 void mtb_cli_resolve(struct mtb_opts *o);
+/* Under emulation REPS=auto aims at what emulation can give: its pair noise
+ * (about 7% per pair ratio on the 2-core machine, docs/STATISTICS.md) puts
+ * +-2% beyond MAX_TIME, so the default precision there is this. */
+#define MTB_EMU_PRECISION 0.05
+/* Say so on stderr when it holds (bench, plan): what is aimed at and why. */
+void mtb_cli_note_emu(const struct mtb_opts *o, long reps);
 /* PLATFORM=vm: build the named kernel now (cached), so runs only boot it. */
 void mtb_cli_kernel_ensure(const struct mtb_opts *o);
 /* The usage text of the shared options. */

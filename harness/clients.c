@@ -2,6 +2,7 @@
 #include "clients.h"
 #include "engine.h"
 #include "hist.h"
+#include "mtload_exit.h"
 #include "proc.h"
 #include "transport_ssh.h"
 #include "util.h"
@@ -252,7 +253,8 @@ static int client_result(struct job *j, const char *host, const struct mtb_clien
         snprintf(why, whylen, "%s", j->err);
     else if (!cj)
         snprintf(why, whylen, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
-    else if (json_integer_value(json_object_get(cj, "exit")) != 0 || !ld)
+    else if ((json_integer_value(json_object_get(cj, "exit")) != 0 &&
+              json_integer_value(json_object_get(cj, "exit")) != MTL_EXIT_ERRORS) || !ld)
         snprintf(why, whylen, "mtload failed there (%s; see %s/agent.log)",
                  json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
                  j->dir);

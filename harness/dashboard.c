@@ -155,18 +155,30 @@ static void dash_open(FILE *f, json_t *open, const char *out, int emu)
     fprintf(f, "</section>\n");
 }
 
-/* the nights: when, how many runs, where their results and run report are */
+/* the nights: when, how many runs, their quiet check (a busy night is
+ * shown, and whether the change-point test left it out), where their
+ * results and run report are */
 static void dash_nights(FILE *f, json_t *nights, const char *out)
 {
     fprintf(f, "<section id=\"nights\"><h2>Nights</h2>\n<table>\n<tr><th>night</th><th class=\"l\">"
-               "started</th><th>runs</th><th class=\"l\">results</th><th class=\"l\">run report</th></tr>\n");
+               "started</th><th>runs</th><th class=\"l\">quiet check</th><th class=\"l\">results</th><th class=\"l\">"
+               "run report</th></tr>\n");
     size_t i;
     json_t *n;
     json_array_foreach(nights, i, n)
     {
         fprintf(f, "<tr><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "x")));
         hput(f, mtb_jstr(n, "started"));
-        fprintf(f, "</td><td>%lld</td><td class=\"l\"><code>", (long long)json_integer_value(json_object_get(n, "runs")));
+        fprintf(f, "</td><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "runs")));
+        if (json_is_false(json_object_get(n, "quiet"))) {
+            fprintf(f, "<b>busy</b>: ");
+            hput(f, mtb_jstr(n, "busy_why"));
+            fprintf(f, " (");
+            hput(f, mtb_jstr(n, "busy"));
+            fprintf(f, ")");
+        } else
+            fprintf(f, "%s", json_is_true(json_object_get(n, "quiet")) ? "quiet" : "unknown (no record here)");
+        fprintf(f, "</td><td class=\"l\"><code>");
         hput(f, mtb_jstr(n, "results_dir"));
         fprintf(f, "</code></td><td class=\"l\">");
         link_to(f, out, mtb_jstr(n, "report"), "report");
@@ -287,6 +299,18 @@ static char *digest_md(json_t *a, const char *out)
             json_array_size(fresh), json_array_size(open), mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"),
             emu ? "; emulated: not hardware timing" : "");
     const size_t cap = 10;
+    /* busy nights: shown, and whether the change-point test left them out */
+    json_t *busy = json_object_get(a, "busy_nights");
+    if (json_array_size(busy)) {
+        int left_out = json_is_true(json_object_get(a, "busy_excluded"));
+        fprintf(f, "\n%zu busy night%s (the quiet check marked %s not quiet): %s\n", json_array_size(busy),
+                json_array_size(busy) == 1 ? "" : "s", json_array_size(busy) == 1 ? "it" : "them",
+                left_out ? "kept out of the change-point test" : "compared all the same: no night was quiet");
+        json_t *n;
+        json_array_foreach(json_object_get(a, "nights"), i, n) if (json_is_false(json_object_get(n, "quiet")))
+            fprintf(f, "- night %lld (%s): %s\n", (long long)json_integer_value(json_object_get(n, "x")),
+                    mtb_jstr(n, "started"), mtb_jstr(n, "busy_why"));
+    }
     if (json_array_size(fresh)) {
         fprintf(f, "\n## New regressions\n\n");
         json_array_foreach(fresh, i, s) if (i < cap) md_change(f, s);

@@ -67,6 +67,24 @@ static int cmp_night(const void *a, const void *b)
     return (i > j) - (i < j);
 }
 
+/* The quiet check of a night's runs (environment.quiet of a record): 1
+ * quiet, 0 not quiet (*why: its first finding), -1 unknown (no record
+ * file here; PostgreSQL keeps "host:path"). */
+static int night_quiet(json_t *p, char *why, size_t n)
+{
+    const char *path = mtb_jstr(p, "record"), *colon = strchr(path, ':');
+    json_t *rec = *path ? json_load_file(path, 0, NULL) : NULL;
+    if (!rec && colon && colon[1] == '/')
+        rec = json_load_file(colon + 1, 0, NULL);
+    json_t *q = json_object_get(json_object_get(rec, "environment"), "quiet");
+    int r = json_is_boolean(json_object_get(q, "quiet")) ? json_is_true(json_object_get(q, "quiet")) : -1;
+    snprintf(why, n, "%s", r == 0 ? json_string_value(json_array_get(json_object_get(q, "warnings"), 0)) ?
+                                    json_string_value(json_array_get(json_object_get(q, "warnings"), 0)) : "not quiet"
+                                  : "");
+    json_decref(rec);
+    return r;
+}
+
 /* every night seen in the points, in time order, numbered from 1 */
 static json_t *collect_nights(json_t *history, json_t *exclude)
 {
@@ -84,6 +102,11 @@ static json_t *collect_nights(json_t *history, json_t *exclude)
         if (!n) {
             n = json_pack("{s:I,s:s,s:s,s:s,s:i}", "id", id, "started", mtb_jstr(p, "night_started"), "report",
                           mtb_jstr(p, "report"), "results_dir", mtb_jstr(p, "results_dir"), "runs", 0);
+            char why[512];
+            int q = night_quiet(p, why, sizeof why);
+            json_object_set_new(n, "quiet", q < 0 ? json_null() : json_boolean(q));
+            if (q == 0)
+                json_object_set_new(n, "busy_why", json_string(why));
             json_object_set_new(byid, k, n);
         }
         if (!strcmp(mtb_jstr(s, "kind"), "run"))
@@ -239,10 +262,40 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
     return so;
 }
 
+/* Busy nights (the quiet check marked them not quiet) are kept out of the
+ * change-point test when some night was quiet; on a machine never quiet
+ * they are all there is, and are compared (the digest says which). */
+static json_t *busy_nights(json_t *nights, int *excluded_out)
+{
+    json_t *busy = json_array();
+    size_t i;
+    json_t *n;
+    int quiet = 0;
+    json_array_foreach(nights, i, n) {
+        quiet |= json_is_true(json_object_get(n, "quiet"));
+        if (json_is_false(json_object_get(n, "quiet")))
+            json_array_append_new(busy, json_integer(json_integer_value(json_object_get(n, "id"))));
+    }
+    *excluded_out = quiet && json_array_size(busy);
+    json_array_foreach(nights, i, n) if (json_is_false(json_object_get(n, "quiet")))
+        json_object_set_new(n, "busy", json_string(quiet ? "kept out of the change-point test"
+                                                         : "compared: no night was quiet"));
+    return busy;
+}
+
 json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude)
 {
     json_t *nights = collect_nights(history, exclude);
-    json_t *out = json_pack("{s:o,s:[],s:[]}", "nights", nights, "series", "open");
+    int busy_out = 0;
+    json_t *busy = busy_nights(nights, &busy_out);
+    json_t *out = json_pack("{s:o,s:[],s:[],s:o,s:b}", "nights", nights, "series", "open", "busy_nights", busy,
+                            "busy_excluded", busy_out);
+    /* the nights the change-point test leaves out: those asked, and the busy ones when some night was quiet */
+    json_t *skip = json_array();
+    if (exclude)
+        json_array_extend(skip, exclude);
+    if (busy_out)
+        json_array_extend(skip, busy);
     json_t *all = json_object_get(out, "series"), *open = json_object_get(out, "open");
     size_t i;
     json_t *s;
@@ -254,13 +307,14 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
         for (const struct metric *m = metrics; m->kind; m++) {
             if (strcmp(m->kind, mtb_jstr(s, "kind")))
                 continue;
-            json_t *so = analyse_series(s, m, nights, exclude, o, sid + 1, open);
+            json_t *so = analyse_series(s, m, nights, skip, o, sid + 1, open);
             if (so) {
                 sid++;
                 json_array_append_new(all, so);
             }
         }
     }
+    json_decref(skip);
     return out;
 }
 

@@ -23,7 +23,12 @@ enum {
  * @param o        detection options
  * @param exclude  night ids to leave out (an array of integers), or NULL:
  *                 what the history looked like before them
- * @return {"nights": [{id, started, report, results_dir, x}],
+ * Busy nights (a record's environment.quiet.quiet false) are kept out of
+ * the change-point test when some night was quiet (on a machine never quiet
+ * they are compared: there is nothing else), and are listed.
+ * @return {"nights": [{id, started, report, results_dir, x, quiet (true,
+ *                      false, null: no record here), busy_why, busy}],
+ *          "busy_nights": [ids], "busy_excluded": bool,
  *          "series": [{id, key, label, metric, unit, better, platform,
  *                      emulated, x: [...], y: [...], changes: [...]}],
  *          "open": [the open regressions: the last change of a series, when

@@ -4,6 +4,8 @@
  * pairs until seqstop.c's rule stops) with one ETA. Making a plan is
  * plan_parse.c. */
 #include "plan.h"
+#include "plantime.h"
+#include "runlen.h"
 #include "jsonx.h"
 #include "kernel.h"
 #include "proc.h"
@@ -297,10 +299,16 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
                            .plan = p->name, .dir = rundir };
     json_t *rec = NULL;
+    double t0 = mtb_mono();
     enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (st == MTB_RUN_OK) /* its start-up cost, for the next --dry-run's time (plantime.c) */
+        mtb_startup_note(c->recipe->name, p->platform->name, mtb_mono() - t0 - c->wl.duration - c->wl.warmup);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-    if (st != MTB_RUN_OK) {
+    int cut = st != MTB_RUN_OK && mtb_proc_interrupted && p->reps == MTB_REPS_AUTO;
+    if (cut) /* REPS=auto stopped by Ctrl-C: this run is not a failure of the machine */
+        json_object_set_new(rec, "error", json_string("stopped by the user (Ctrl-C) during this run"));
+    else if (st != MTB_RUN_OK) {
         (*failures)++;
         mtb_plan_note_failed(p->failed, rundir, rec);
     }
@@ -311,6 +319,8 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                                       "look_conf", p->seq.look_conf, "precision", p->seq.precision,
                                       "max_time_s", p->seq.max_time, "max_reps", (json_int_t)p->seq.max_reps,
                                       "looks", (int)p->seq.nlooks));
+        if (p->runlen)
+            json_object_set(json_object_get(rec, "sequential"), "run_length", p->runlen);
         char *rp = mtb_asprintf("%s/record.json", rundir);
         char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
         if (txt)
@@ -372,6 +382,54 @@ static int plan_round(struct plan_loop *x, long rep, double *ops)
     return mtb_proc_interrupted ? 1 : 0;
 }
 
+/* REPS=auto without DURATION (bench): after the pilot pairs, the run length
+ * that narrows the interval fastest (runlen.c) for the pairs after them, and
+ * the looks planned again for it (before the first look: no interval has
+ * been seen, only the noise); the pilot's records carry the new looks, at
+ * which the summary builds the interval */
+static void choose_runlen(struct plan_loop *x)
+{
+    struct mtb_plan *p = x->p;
+    struct mtb_workload *w = &p->cells[0].wl;
+    double t0 = w->duration, per_run = (mtb_mono() - x->t0) / (double)(MTB_RUNLEN_PILOT * p->ncells);
+    double startup = per_run - t0 - w->warmup > 0 ? per_run - t0 - w->warmup : 0;
+    struct mtb_runlen r;
+    mtb_runlen_choose(x->records, t0, w->warmup, startup, MTB_RUNLEN_MIN, &r);
+    p->runlen = mtb_runlen_json(&r);
+    double old_pair = 0, new_pair = 0;
+    for (size_t k = 0; k < p->ncells; k++) {
+        old_pair += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+        p->cells[k].wl.duration = r.chosen_s;
+        new_pair += r.chosen_s + p->cells[k].wl.warmup;
+    }
+    /* the looks for the pilot pairs plus as many new ones as the rest of MAX_TIME holds */
+    double rest = p->max_time - MTB_RUNLEN_PILOT * old_pair, pairs = MTB_RUNLEN_PILOT + (rest > 0 ? rest / new_pair : 0);
+    mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, p->max_time / pairs);
+    size_t i;
+    json_t *rec;
+    json_array_foreach(x->records, i, rec) {
+        json_t *sq = json_object_get(rec, "sequential");
+        const char *path = json_string_value(json_array_get(x->files, i));
+        if (!json_is_object(sq))
+            continue;
+        json_object_set_new(sq, "look_conf", json_real(p->seq.look_conf));
+        json_object_set_new(sq, "looks", json_integer((json_int_t)p->seq.nlooks));
+        json_object_set(sq, "run_length", p->runlen);
+        char *txt = path ? json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+        if (txt)
+            mtb_write_atomic(path, txt, strlen(txt));
+        free(txt);
+    }
+    char cands[512] = "";
+    for (int k = 0; k < r.ncand; k++)
+        snprintf(cands + strlen(cands), sizeof cands - strlen(cands), "%s%g s %.1f%%", k ? ", " : "", r.cand[k].len_s,
+                 100 * r.cand[k].pair_sd);
+    fprintf(stderr, "mtebench: REPS=auto: run length %g s -> %g s after %d pilot pairs (%s; pair SD by run length: %s; "
+            "%.0f s of warm-up and start-up a run); %zu looks at %ld..%ld pairs, each at %.2f%%\n", t0, r.chosen_s,
+            r.pilot_pairs, r.why, cands, r.overhead_s, p->seq.nlooks, p->seq.looks[0], p->seq.looks[p->seq.nlooks - 1],
+            100 * p->seq.look_conf);
+}
+
 /* REPS=auto: one round per call, the overheads' pairs out */
 static int seq_pair(void *ctx, long rep, double *num, double *den)
 {
@@ -383,6 +441,8 @@ static int seq_pair(void *ctx, long rep, double *num, double *den)
         den[i] = ops[x->over[i][1]];
     }
     free(ops);
+    if (x->p->adapt_runlen && rep == MTB_RUNLEN_PILOT && !stop)
+        choose_runlen(x);
     return stop;
 }
 
@@ -426,7 +486,9 @@ static void plan_rounds(struct plan_loop *x)
     x->planned = round_s * (double)rounds;
     x->t0 = mtb_mono();
     if (p->reps == MTB_REPS_AUTO) {
+        mtb_proc_graceful(1); /* Ctrl-C: the report of the pairs done (a second one quits at once) */
         mtb_seq_run(&p->seq, x->nover, seq_pair, x, stderr, &p->seq_out);
+        mtb_proc_graceful(0);
         p->reps_done = p->seq_out.pairs;
         return;
     }

@@ -41,6 +41,9 @@ struct mtb_plan {
     json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
     json_t *failed;                   /* mtb_plan_run: [{record, status, error}] of the runs not ok */
     int resume;                       /* --resume: keep the ok records found, redo the rest */
+    int adapt_runlen;                 /* REPS=auto, DURATION not given: the run length is chosen after the
+                                       * pilot pairs (runlen.c) */
+    json_t *runlen;                   /* ... the choice (mtb_runlen_json), or NULL */
     struct mtb_plan_file *file;       /* mtb_plan_load: the file's keys and values, which the cells and the
                                        * options it filled point into (freed by mtb_plan_free) */
 };

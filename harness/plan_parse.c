@@ -4,6 +4,7 @@
  * checked) or one by one (compare-kernels' kernel axis); printed for
  * --dry-run; freed. Running it is plan.c. */
 #include "plan.h"
+#include "plantime.h"
 #include "inifile.h"
 #include "jsonx.h"
 #include "util.h"
@@ -362,6 +363,7 @@ void mtb_plan_free(struct mtb_plan *p)
     free(p->name);
     json_decref(p->skipped);
     json_decref(p->failed);
+    json_decref(p->runlen);
     struct mtb_plan_file *l = p->file;
     if (l) {
         for (size_t i = 0; i < l->n; i++) {
@@ -408,6 +410,11 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
                                                   json_string_value(json_object_get(sk, "entry")),
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
+    struct mtb_time_cell *tc = mtb_calloc(p->ncells + 1, sizeof *tc);
+    for (size_t i = 0; i < p->ncells; i++)
+        tc[i] = (struct mtb_time_cell){ p->cells[i].recipe->name, p->cells[i].wl.duration + p->cells[i].wl.warmup };
+    mtb_time_print(f, p->platform->name, tc, p->ncells, p->reps, p->max_reps, p->max_time);
+    free(tc);
 }
 
 struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,

@@ -2,6 +2,7 @@
 #include "jsonx.h"
 #include "plot.h"
 #include "lathist.h"
+#include "stats.h"
 #include "summary.h"
 #include "util.h"
 
@@ -258,58 +259,109 @@ char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated)
     return buf;
 }
 
+/* one run's rates by second: rate[t-1] for t = 1..n (NAN where none) */
+static size_t run_rates(json_t *rec, double *rate, size_t max)
+{
+    json_t *ts = json_object_get(json_object_get(rec, "load"), "timeseries"), *pt;
+    double prev = 0, dur = mtb_jnum(json_object_get(rec, "load"), "duration_s");
+    size_t j, n = 0;
+    json_array_foreach(ts, j, pt)
+    {
+        double t = mtb_jnum(pt, "t"), ops = mtb_jnum(pt, "ops");
+        /* an interval ending after the measured period only holds the
+         * stragglers completing after the end: not a rate */
+        if (!(t > prev) || isnan(ops) || (dur > 0 && t > dur + 1e-6))
+            continue;
+        size_t k = (size_t)ceil(t - 1e-9);
+        if (k >= 1 && k <= max) {
+            while (n < k - 1)
+                rate[n++] = NAN;
+            rate[k - 1] = ops / (t - prev);
+            n = k;
+        }
+        prev = t;
+    }
+    return n;
+}
+
+#define TS_MAX_S 3600 /* seconds drawn */
+#define TS_MAX_RUNS 256
+
+/* Each configuration of the group as the median of its runs at every second
+ * and the band from the lowest to the highest run (twenty runs drawn as
+ * twenty lines are a tangle no one reads). */
 char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulated)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    json_t *labels = json_array();
-    size_t i, j;
-    json_t *rec, *pt;
+    /* configuration label -> its records */
+    json_t *cfgs = json_object();
+    size_t i;
+    json_t *rec;
     json_array_foreach(records, i, rec)
     {
         json_t *ts = json_object_get(json_object_get(rec, "load"), "timeseries");
         if (!rec_ok_in(rec, group) || !json_array_size(ts))
             continue;
-        fprintf(f, "$T%zu << EOD\n", json_array_size(labels));
-        double prev = 0, dur = mtb_jnum(json_object_get(rec, "load"), "duration_s");
-        json_array_foreach(ts, j, pt)
-        {
-            double t = mtb_jnum(pt, "t"), ops = mtb_jnum(pt, "ops");
-            /* an interval ending after the measured period only holds the
-             * stragglers completing after the end: not a rate */
-            if (!(t > prev) || isnan(ops) || (dur > 0 && t > dur + 1e-6))
-                continue;
-            fprintf(f, "%.6g %.6g\n", t, ops / (t - prev));
-            prev = t;
-        }
-        fprintf(f, "EOD\n");
-        char *l = line_label(rec, 1);
-        json_array_append_new(labels, json_string(l));
+        char *l = line_label(rec, 0);
+        json_t *a = json_object_get(cfgs, l);
+        if (!a)
+            json_object_set_new(cfgs, l, a = json_array());
+        json_array_append(a, rec);
         free(l);
     }
-    if (!json_array_size(labels)) {
-        fclose(f);
-        free(buf);
-        json_decref(labels);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = json_object_size(cfgs) ? open_memstream(&buf, &len) : NULL;
+    if (!f) {
+        json_decref(cfgs);
         return NULL;
     }
-    char *t = mtb_asprintf("Throughput over time, each run: %s", group);
+    double *rates = mtb_calloc((size_t)TS_MAX_RUNS * TS_MAX_S, sizeof *rates), col[TS_MAX_RUNS];
+    size_t nr[TS_MAX_RUNS];
+    const char *label;
+    json_t *runs;
+    int k = 0;
+    json_object_foreach(cfgs, label, runs)
+    {
+        size_t nruns = 0, tmax = 0;
+        json_array_foreach(runs, i, rec) if (nruns < TS_MAX_RUNS)
+        {
+            nr[nruns] = run_rates(rec, rates + nruns * TS_MAX_S, TS_MAX_S);
+            tmax = nr[nruns] > tmax ? nr[nruns] : tmax;
+            nruns++;
+        }
+        fprintf(f, "$C%d << EOD\n", k);
+        for (size_t t = 0; t < tmax; t++) {
+            size_t m = 0;
+            for (size_t r = 0; r < nruns; r++)
+                if (t < nr[r] && isfinite(rates[r * TS_MAX_S + t]))
+                    col[m++] = rates[r * TS_MAX_S + t];
+            if (!m)
+                continue;
+            stats_sort(col, m);
+            fprintf(f, "%zu %.6g %.6g %.6g %zu\n", t + 1, stats_median_sorted(col, m), col[0], col[m - 1], m);
+        }
+        fprintf(f, "EOD\n");
+        k++;
+    }
+    free(rates);
+    char *t = mtb_asprintf("Throughput over time: %s", group);
     put_head(f, t, "time in the measured interval (s)", "ops/s", emulated);
     free(t);
-    fprintf(f, "set yrange [0:*]\n"
-               "set grid\nset key outside right top\nplot ");
-    json_t *l;
-    json_array_foreach(labels, i, l)
+    fprintf(f, "set yrange [0:*]\nset grid\nset key outside right top\nset style fill transparent solid 0.2 noborder\nplot ");
+    k = 0;
+    json_object_foreach(cfgs, label, runs)
     {
-        fprintf(f, "%s$T%zu using 1:2 with linespoints lw 1.5 pt 7 ps 0.5 title ", i ? ", \\\n     " : "", i);
-        put_quoted(f, json_string_value(l));
+        char *title = mtb_asprintf("%s: median of %zu run%s, band lowest-highest", label, json_array_size(runs),
+                                   json_array_size(runs) == 1 ? "" : "s");
+        fprintf(f, "%s$C%d using 1:3:4 with filledcurves lc %d notitle, \\\n     $C%d using 1:2 with lines lw 2 lc %d title ",
+                k ? ", \\\n     " : "", k, k + 1, k, k + 1);
+        put_quoted(f, title);
+        free(title);
+        k++;
     }
     fprintf(f, "\n");
     fclose(f);
-    json_decref(labels);
+    json_decref(cfgs);
     return buf;
 }
 

@@ -18,7 +18,8 @@ char *mtb_plot_overhead_script(json_t *summary);
 /* Latency percentile spectra of the ok records whose group key (see
  * mtb_plot_group) equals group: one line per configuration, runs merged. */
 char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated);
-/* Throughput over time, one line per run of the group. */
+/* Throughput over time: each configuration of the group as the median of
+ * its runs at every second and the band from the lowest to the highest. */
 char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulated);
 
 /**

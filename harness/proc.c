@@ -48,11 +48,26 @@ static void kill_all(int sig)
             kill(-children[i], sig);
 }
 
+static volatile int graceful;
+
+void mtb_proc_graceful(int on)
+{
+    graceful = on;
+}
+
 static void on_signal(int sig)
 {
+    int first = !mtb_proc_interrupted;
     mtb_proc_interrupted = sig;
     kill_all(SIGCONT);
     kill_all(SIGKILL);
+    if (graceful && sig == SIGINT && first) {
+        /* REPS=auto: the loop ends after this run, and the report of the pairs done follows */
+        static const char gmsg[] = "\nmtebench: interrupted: children killed; the report of the pairs done follows "
+                                   "(Ctrl-C again to quit at once)\n";
+        if (write(2, gmsg, sizeof gmsg - 1) < 0) { /* nothing */ }
+        return;
+    }
     /* only async-signal-safe calls here; records already written stay */
     static const char msg[] = "\nmtebench: interrupted: children killed; finished records are kept\n";
     if (write(2, msg, sizeof msg - 1) < 0) { /* nothing */ }

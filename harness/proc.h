@@ -31,7 +31,8 @@ struct mtb_spawn {
 };
 
 /* Install SIGINT/SIGTERM/SIGHUP handlers that kill every registered process
- * group and exit(130), and an atexit hook that does the same. */
+ * group and exit(130) (but see mtb_proc_graceful), and an atexit hook that
+ * does the same. */
 void mtb_proc_init(void);
 /* Start a child in a new process group. @return 0 or -errno. */
 int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s);
@@ -66,6 +67,10 @@ int mtb_proc_affinity(pid_t pid, char *buf, size_t len);
 void mtb_proc_on_exit(void (*fn)(void));
 /* Set when a termination signal arrived; long loops check it. */
 extern volatile int mtb_proc_interrupted;
+/* on = 1: the first SIGINT kills the children and sets mtb_proc_interrupted
+ * but returns, so that the caller can end its loop and report what it has
+ * (REPS=auto); a second SIGINT, SIGTERM or SIGHUP exit(130) as always. */
+void mtb_proc_graceful(int on);
 
 /* A failed build's log: its last 30 lines on stderr, then kept as
  * DIR.failed.log (where the next user looks). @return that path (free). */

@@ -317,6 +317,16 @@ int mtb_record_is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "
 static char *pair_field(json_t *rec, const char *field)
 {
     json_t *c = json_object_get(rec, "config");
+    json_t *rl = json_object_get(json_object_get(rec, "sequential"), "run_length");
+    if (!strcmp(field, "workload") && json_is_number(json_object_get(rl, "pilot_s"))) {
+        /* REPS=auto chose the run length after its pilot pairs (runlen.c): one configuration, runs of two
+         * lengths, keyed by the configured (pilot) one */
+        json_t *w = json_deep_copy(json_object_get(c, "workload"));
+        json_object_set(w, "duration_s", json_object_get(rl, "pilot_s"));
+        char *k = mtb_workload_key(w);
+        json_decref(w);
+        return k;
+    }
     if (!strcmp(field, "workload"))
         return mtb_workload_key(json_object_get(c, "workload"));
     if (!strcmp(field, "machine"))

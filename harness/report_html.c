@@ -660,9 +660,10 @@ static void html_group_plots(FILE *f, const struct mtb_record_set *set, int *npl
         html_plot(f, s, nplot, 900, 420, problems);
         free(s);
     }
-    fprintf(f, "</section>\n<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">One line "
-               "per run: operations per one-second interval of the measured period (after warm-up); the requests completing "
-               "after its end are not drawn.</p>\n");
+    fprintf(f, "</section>\n<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">Each "
+               "configuration: the median of its runs' operations per one-second interval of the measured period (after "
+               "warm-up), and the band from the lowest to the highest run; the requests completing after its end are not "
+               "drawn.</p>\n");
     json_array_foreach(groups, i, g)
     {
         char *s = mtb_plot_timeseries_script(set->records, json_string_value(g),

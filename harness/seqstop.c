@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max_reps, double pair_s)
@@ -22,6 +23,7 @@ void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max
         n = next > n + 1 ? next : n + 1;
     }
     s->looks[s->nlooks++] = cap;
+    s->sign_only = 0;
     s->look_conf = 1 - (1 - MTB_SEQ_CONF) / (double)s->nlooks;
 }
 
@@ -44,19 +46,31 @@ long mtb_seq_next_look(const struct mtb_seq *s, long n)
 int mtb_seq_ratio_ci(const struct mtb_seq *s, const double *num, const double *den, size_t n,
                      struct stats_ci *out, double *achieved)
 {
-    double r[256], ach = 0;
-    struct stats_ci c2;
-    int rc = stats_ratio_ci(num, den, n, s->look_conf, 0, 0, out);
-    if (rc != 0)
-        return rc;
-    if (n > sizeof r / sizeof r[0])
-        ach = s->look_conf;                    /* far beyond the smallest n reaching it */
-    else {
+    return mtb_seq_ratio_ci_shape(s, num, den, n, out, achieved, NULL);
+}
+
+int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
+                           struct stats_ci *out, double *achieved, struct stats_shape *shape)
+{
+    double ach = 0;
+    int rc;
+    if (s->sign_only) {
+        double *r = malloc((n ? n : 1) * sizeof *r);
+        if (!r)
+            return -ENOMEM;
         for (size_t i = 0; i < n; i++)
             r[i] = num[i] / den[i];
-        if ((rc = stats_median_ci(r, n, s->look_conf, &c2, &ach)) != 0)
-            return rc;
-    }
+        rc = stats_median_ci(r, n, s->look_conf, out, &ach);
+        free(r);
+        if (shape) {
+            memset(shape, 0, sizeof *shape);
+            shape->n = n;
+            shape->method = STATS_PAIR_SIGN;
+        }
+    } else
+        rc = stats_pair_ci(num, den, n, s->look_conf, out, &ach, shape);
+    if (rc != 0)
+        return rc;
     if (achieved)
         *achieved = ach;
     return 0;
@@ -72,6 +86,11 @@ double mtb_seq_halfwidth(const struct mtb_seq *s, const struct stats_ci *ci, dou
 
 enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed)
 {
+    return mtb_seq_decide_at(s, n, worst_hw, elapsed, n > 0 ? elapsed / (double)n : 0);
+}
+
+enum mtb_seq_verdict mtb_seq_decide_at(const struct mtb_seq *s, long n, double worst_hw, double elapsed, double per_pair)
+{
     long next;
     if (!mtb_seq_is_look(s, n))
         return MTB_SEQ_GO_ON;
@@ -80,7 +99,7 @@ enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double wors
     if (!(next = mtb_seq_next_look(s, n)))
         return MTB_SEQ_MAX_REPS;
     /* stop here when the next look would end after MAX_TIME */
-    if (n > 0 && elapsed + elapsed / (double)n * (double)(next - n) > s->max_time)
+    if (n > 0 && elapsed + per_pair * (double)(next - n) > s->max_time)
         return MTB_SEQ_MAX_TIME;
     return MTB_SEQ_GO_ON;
 }
@@ -91,6 +110,7 @@ const char *mtb_seq_verdict_name(enum mtb_seq_verdict v)
     case MTB_SEQ_PRECISION: return "precision";
     case MTB_SEQ_MAX_REPS: return "max_reps";
     case MTB_SEQ_MAX_TIME: return "max_time";
+    case MTB_SEQ_USER: return "user";
     default: return "running";
     }
 }
@@ -123,7 +143,9 @@ static void fmt_dur(char *buf, size_t n, double s)
 int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, void *ctx, FILE *progress,
                 struct mtb_seq_outcome *out)
 {
-    long cap = s->looks[s->nlooks - 1];
+    /* the pair function may re-plan the looks (REPS=auto's run length, plan.c): room for the most pairs
+     * any plan can have, and the last look read again after every pair */
+    long cap = s->looks[s->nlooks - 1] > s->max_reps ? s->looks[s->nlooks - 1] : s->max_reps;
     double *num = calloc((size_t)cap * (nover ? nover : 1), sizeof *num);
     double *den = calloc((size_t)cap * (nover ? nover : 1), sizeof *den);
     double *pn = calloc(nover + 1, sizeof *pn), *pd = calloc(nover + 1, sizeof *pd);
@@ -140,13 +162,20 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
         free(num); free(den); free(pn); free(pd); free(cn); free(cd); free(have);
         return -ENOMEM;
     }
-    for (long n = 1; n <= cap; n++) {
+    double last[3] = { 0, 0, 0 }, prev_t = 0;
+    for (long n = 1; n <= s->looks[s->nlooks - 1] && n <= cap; n++) {
         for (size_t k = 0; k < nover; k++)
             pn[k] = pd[k] = NAN;
-        if (pair(ctx, n, pn, pd) != 0)
+        if (pair(ctx, n, pn, pd) != 0) {
+            out->why = MTB_SEQ_USER;           /* the pairs before this one are the answer */
             break;
+        }
         out->pairs = n;
         out->elapsed = mono_s() - t0;
+        /* the next pairs' time from the last three (the pilot pairs of another length drop out) */
+        last[(n - 1) % 3] = out->elapsed - prev_t;
+        prev_t = out->elapsed;
+        double per = (last[0] + last[1] + last[2]) / (double)(n < 3 ? n : 3);
         for (size_t k = 0; k < nover; k++)
             if (isfinite(pn[k]) && isfinite(pd[k]) && pn[k] > 0 && pd[k] > 0) {
                 num[k * (size_t)cap + have[k]] = pn[k];
@@ -156,31 +185,36 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
         /* the widest overhead's interval at the looks' level */
         double worst = nover ? 0 : INFINITY;
         size_t wk = 0;
+        enum stats_pair_method wm = STATS_PAIR_SIGN;
         for (size_t k = 0; k < nover; k++) {
             struct stats_ci ci;
+            struct stats_shape sh = { .method = STATS_PAIR_SIGN };
             double ach = 0, hw = INFINITY;
-            if (have[k] >= 2 && mtb_seq_ratio_ci(s, num + k * (size_t)cap, den + k * (size_t)cap, have[k], &ci, &ach) == 0)
+            if (have[k] >= 2 &&
+                mtb_seq_ratio_ci_shape(s, num + k * (size_t)cap, den + k * (size_t)cap, have[k], &ci, &ach, &sh) == 0)
                 hw = mtb_seq_halfwidth(s, &ci, ach);
             if (!(hw <= worst)) {
                 worst = hw;
                 wk = k;
+                wm = sh.method;
             }
         }
         int look = mtb_seq_is_look(s, n);
-        enum mtb_seq_verdict v = mtb_seq_decide(s, n, worst, out->elapsed);
+        enum mtb_seq_verdict v = mtb_seq_decide_at(s, n, worst, out->elapsed, per);
         if (look) {
             out->worst_hw = worst;
             out->worst = wk;
         }
         if (progress) {
-            char el[32], left[32], lim[32], hw[48], nl[48] = "";
+            char el[32], left[32], lim[32], hw[64], nl[48] = "";
             long next = mtb_seq_next_look(s, n);
+            double last_look = (double)s->looks[s->nlooks - 1];
             /* pairs still needed if the interval narrows as 1/sqrt(n) */
             double need = isfinite(worst) && worst > 0 ? (double)n * (worst / s->precision) * (worst / s->precision)
-                                                       : (double)cap;
-            if (need > (double)cap)
-                need = (double)cap;
-            double per = out->elapsed / (double)n, rest = per * (need - (double)n);
+                                                       : last_look;
+            if (need > last_look)
+                need = last_look;
+            double rest = per * (need - (double)n);
             if (rest < 0 || v != MTB_SEQ_GO_ON)
                 rest = 0;
             if (out->elapsed + rest > s->max_time)
@@ -189,7 +223,8 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
             fmt_dur(left, sizeof left, rest);
             fmt_dur(lim, sizeof lim, s->max_time);
             if (isfinite(worst))
-                snprintf(hw, sizeof hw, "+-%.1f%%", 100 * worst);
+                snprintf(hw, sizeof hw, "+-%.1f%% (%s)", 100 * worst,
+                         wm == STATS_PAIR_T ? "t" : wm == STATS_PAIR_SIGNEDRANK ? "signed-rank" : "order statistics");
             else
                 snprintf(hw, sizeof hw, "no %.2f%% interval yet", 100 * s->look_conf);
             if (v == MTB_SEQ_GO_ON && next)

@@ -436,43 +436,38 @@ static int mwu_exact_cdf(size_t m, size_t n, double u, double *p)
     return 0;
 }
 
-int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
-                       struct stats_mwu *out)
+/* The index of the first value of sorted y[0..n) that is >= v (strict: > v) */
+static size_t first_at_least(const double *y, size_t n, double v, int strict)
 {
-    if (!x || !y || !out || nx == 0 || ny == 0 ||
-        !all_finite(x, nx) || !all_finite(y, ny))
-        return -EINVAL;
-    size_t N = nx + ny;
-    double *sy = sorted_copy(y, ny);
-    double *all = malloc(N * sizeof *all);
-    if (!sy || !all) {
-        free(sy);
-        free(all);
-        return -ENOMEM;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strict ? y[mid] <= v : y[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    /* U of x by binary search in sorted y: #(y < xi) + #(y == xi) / 2. */
+    return lo;
+}
+
+/* U of x against sorted y: the sum over x of #(y < xi) + #(y == xi) / 2 */
+static double mwu_u(const double *x, size_t nx, const double *sy, size_t ny)
+{
     double u = 0.0;
     for (size_t i = 0; i < nx; i++) {
-        size_t lo = 0, hi = ny; /* first y >= x[i] */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (sy[mid] < x[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        size_t lt = lo;
-        hi = ny; /* first y > x[i] */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (sy[mid] <= x[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        u += (double)lt + (double)(lo - lt) / 2.0;
+        size_t lt = first_at_least(sy, ny, x[i], 0), le = first_at_least(sy, ny, x[i], 1);
+        u += (double)lt + (double)(le - lt) / 2.0;
     }
-    /* tie groups over the pooled sample */
+    return u;
+}
+
+/* The ties of the pooled sample: the sum over tie groups of t^3 - t; -1 out of memory */
+static double mwu_ties(const double *x, size_t nx, const double *y, size_t ny)
+{
+    size_t N = nx + ny;
+    double *all = malloc(N * sizeof *all);
+    if (!all)
+        return -1;
     memcpy(all, x, nx * sizeof *all);
     memcpy(all + nx, y, ny * sizeof *all);
     qsort(all, N, sizeof *all, cmp_double);
@@ -485,8 +480,25 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
         tie_sum += t * t * t - t;
         i = j;
     }
-    free(sy);
     free(all);
+    return tie_sum;
+}
+
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+                       struct stats_mwu *out)
+{
+    if (!x || !y || !out || nx == 0 || ny == 0 ||
+        !all_finite(x, nx) || !all_finite(y, ny))
+        return -EINVAL;
+    size_t N = nx + ny;
+    double *sy = sorted_copy(y, ny);
+    if (!sy)
+        return -ENOMEM;
+    double u = mwu_u(x, nx, sy, ny);
+    free(sy);
+    double tie_sum = mwu_ties(x, nx, y, ny);
+    if (tie_sum < 0)
+        return -ENOMEM;
 
     double mn = (double)nx * (double)ny, mu = mn / 2.0;
     double var = mn / 12.0 * (((double)N + 1.0) - tie_sum / ((double)N * ((double)N - 1.0)));

@@ -232,4 +232,82 @@ double stats_student_t_sf2(double t, double df);
  * 0 <= x <= 1 (continued fraction, modified Lentz). NaN for bad arguments.
  */
 double stats_betainc(double a, double b, double x);
+
+/* ---- the overhead interval of paired runs (stats_pairs.c) ---------------- */
+
+/* Shape checks on the log ratios (stats_pair_shape):
+ * fewer than STATS_SHAPE_MIN pairs: order statistics, no check;
+ * |medcouple| > STATS_SHAPE_MC_Z sqrt(1.25/n) (its standard error under
+ * symmetry): skewed, order statistics (the median, no symmetry assumed);
+ * else no value beyond STATS_SHAPE_OUTLIER robust SDs (1.4826 MAD) of the
+ * median and |G1| <= STATS_SHAPE_SKEW_Z SE(G1): the t-interval;
+ * else (symmetric, heavy tails or outliers): the signed-rank interval. */
+#define STATS_SHAPE_MIN     6
+#define STATS_SHAPE_MC_Z    1.5
+#define STATS_SHAPE_OUTLIER 3.5
+#define STATS_SHAPE_SKEW_Z  2.0
+
+enum stats_pair_method { STATS_PAIR_SIGN, STATS_PAIR_SIGNEDRANK, STATS_PAIR_T };
+
+struct stats_shape {
+    size_t n;
+    double mad;          /* 1.4826 MAD of the log ratios */
+    double skew;         /* adjusted Fisher-Pearson G1 */
+    double skew_se;      /* its standard error under normality */
+    double medcouple;    /* robust skewness in [-1, 1] */
+    double mc_limit;     /* |medcouple| above it: skewed */
+    size_t outliers;     /* values beyond STATS_SHAPE_OUTLIER robust SDs */
+    enum stats_pair_method method;
+};
+
+/**
+ * stats_t_quantile - q with P(|T| >= q) = alpha for Student's t with df
+ * degrees of freedom (bisection on stats_student_t_sf2). NaN for bad arguments.
+ */
+double stats_t_quantile(double alpha, double df);
+
+/**
+ * stats_t_ci - mean of x with the Student t interval at conf (n >= 2).
+ * @return 0, -EINVAL
+ */
+int stats_t_ci(const double *x, size_t n, double conf, struct stats_ci *out);
+
+/**
+ * stats_signedrank_ci - Hodges-Lehmann estimate (median of the n(n+1)/2 Walsh
+ * averages) with the Wilcoxon signed-rank interval [W_(k), W_(M+1-k)], k - 1
+ * the largest c with 2 P(T+ <= c) <= 1 - conf (exact distribution up to 400
+ * values, normal beyond; at most 3000 values). Exact for i.i.d. values from
+ * a continuous distribution symmetric about its centre. When no interval
+ * reaches conf (2^(1-n) > 1 - conf) [min, max] is returned and *achieved
+ * tells its level, as stats_median_ci.
+ * @return 0, -EINVAL, -ENOMEM
+ */
+int stats_signedrank_ci(const double *x, size_t n, double conf, struct stats_ci *out, double *achieved);
+
+/** stats_medcouple - the medcouple of x (O(n^2)); NaN for bad input. */
+double stats_medcouple(const double *x, size_t n);
+
+/**
+ * stats_pair_shape - the shape checks above on the values x (log ratios)
+ * and the method they choose. @return 0, -EINVAL, -ENOMEM
+ */
+int stats_pair_shape(const double *x, size_t n, struct stats_shape *sh);
+
+/** @return the name of a method, as summary.json's "method" states it. */
+const char *stats_pair_method_name(enum stats_pair_method m);
+
+/**
+ * stats_pair_ci - the overhead of paired runs, num[i]/den[i], at conf, with
+ * the interval chosen by the shape of the log ratios (stats_pair_shape):
+ * t: est = geometric mean of the ratios, exp of the t-interval of the logs;
+ * signed-rank: est = exp(Hodges-Lehmann of the logs), exp of its interval;
+ * order statistics: est = median ratio, stats_median_ci of the ratios.
+ * Under a symmetric log ratio all three estimate the median ratio.
+ * @param achieved  the interval's exact level (conf for t; below conf when
+ *                  there are too few pairs for it), may be NULL
+ * @param shape     the checks and the method chosen, may be NULL
+ * @return 0, -EINVAL, -EDOM (a value <= 0), -ENOMEM
+ */
+int stats_pair_ci(const double *num, const double *den, size_t n, double conf, struct stats_ci *out, double *achieved,
+                  struct stats_shape *shape);
 #endif

@@ -109,24 +109,38 @@ static json_t *med_ci(const double *x, size_t n)
 }
 
 /* The ratio CI of paired values (median of the pairwise ratios), same shape.
- * seq: REPS=auto's "sequential" block of the records, or NULL: the interval is
- * then built at the level of the rule's looks (seqstop.h), and "conf" is the
- * simultaneous level over the looks, 1 - L (1 - achieved), >= 95%. */
+ * seq: REPS=auto's "sequential" block of the records, or NULL. With seq the
+ * interval is built at the level of the rule's looks (seqstop.h) by the
+ * method the pairs' shape chooses, as the rule itself did (stats_pair_ci:
+ * t, signed-rank or order statistics; "shape" says why), and "conf" is the
+ * simultaneous level over the looks, 1 - L (1 - achieved), >= 95%. Without
+ * it (a fixed REPS=N) the distribution-free order-statistic interval at 95%:
+ * at a single look the shape check's choice was measured to undercover under
+ * strong skew (docs/STATISTICS.md). */
 static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json_t *seq)
 {
     struct stats_ci ci;
     double looks = seq ? mtb_jnum(seq, "looks") : NAN, lconf = seq ? mtb_jnum(seq, "look_conf") : NAN;
-    double conf = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1 ? lconf : CONF;
-    if (n == 0 || stats_ratio_ci(num, den, n, conf, 0, SEED, &ci) != 0)
+    int sequential = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1;
+    double conf = sequential ? lconf : CONF, ach = 0;
+    struct stats_shape sh;
+    int rc;
+    if (n == 0)
         return json_null();
-    double *r = mtb_calloc(n, sizeof *r);
-    for (size_t i = 0; i < n; i++)
-        r[i] = num[i] / den[i];
-    struct stats_ci c2;
-    double ach = 0;
-    int rc = stats_median_ci(r, n, conf, &c2, &ach); /* for the achieved confidence */
-    free(r);
-    if (rc == 0 && conf != CONF) {
+    if (sequential)
+        rc = stats_pair_ci(num, den, n, conf, &ci, &ach, &sh);
+    else {
+        double *r = mtb_calloc(n, sizeof *r);
+        for (size_t i = 0; i < n; i++)
+            r[i] = num[i] / den[i];
+        rc = stats_ratio_ci(num, den, n, conf, 0, SEED, &ci);
+        if (rc == 0)
+            stats_median_ci(r, n, conf, &ci, &ach); /* the same interval, with its achieved confidence */
+        free(r);
+    }
+    if (rc != 0)
+        return json_null();
+    if (sequential) {
         double sim = 1 - looks * (1 - ach);
         ach = sim > 0 ? sim : 0;
     }
@@ -134,13 +148,19 @@ static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json
     json_object_set_new(o, "median", jreal(ci.est));
     json_object_set_new(o, "lo", jreal(ci.lo));
     json_object_set_new(o, "hi", jreal(ci.hi));
-    json_object_set_new(o, "conf", json_real(rc == 0 ? ach : NAN));
-    json_object_set_new(o, "method", json_string(conf != CONF ? "order statistics of pairwise ratios, "
-                                                                "sequential (Bonferroni over the looks of REPS=auto)"
-                                                              : "order statistics of pairwise ratios"));
+    json_object_set_new(o, "conf", json_real(ach));
     json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
-    if (conf != CONF)
+    if (sequential) {
+        json_object_set_new(o, "method", json_sprintf("%s, sequential (Bonferroni over the looks of REPS=auto)",
+                                                      stats_pair_method_name(sh.method)));
         json_object_set_new(o, "look_conf", json_real(conf));
+        if (n >= STATS_SHAPE_MIN)
+            json_object_set_new(o, "shape", json_pack("{s:i,s:o,s:o,s:o,s:i}", "pairs", (int)n, "skew",
+                                                      jreal(sh.skew),
+                                                      "medcouple", jreal(sh.medcouple), "medcouple_limit",
+                                                      jreal(sh.mc_limit), "outliers", (int)sh.outliers));
+    } else
+        json_object_set_new(o, "method", json_string("order statistics of pairwise ratios"));
     return o;
 }
 

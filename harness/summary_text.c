@@ -141,13 +141,19 @@ static int print_overhead(FILE *out, json_t *o, int emu)
     json_t *sq = json_object_get(o, "sequential");
     if (json_is_object(sq)) {
         /* REPS=auto: "+-1.7% after 10 pairs" or "+-6.3% after 31 pairs (at most 15 min): noisy machine" */
-        double hw = mtb_jnum(json_object_get(o, mtb_pair_metrics[0].key), "rel_halfwidth");
+        json_t *ci = json_object_get(o, mtb_pair_metrics[0].key);
+        double hw = mtb_jnum(ci, "rel_halfwidth");
         int np = (int)json_integer_value(json_object_get(o, "pairs"));
-        if (json_is_true(json_object_get(sq, "reached")))
-            fprintf(out, "; +-%.1f%% after %d pairs", 100 * hw, np);
+        /* the method the pairs' shape chose: "t-interval on log ratios" */
+        const char *meth = mtb_jstr(ci, "method"), *comma = strchr(meth, ',');
+        int ml = comma ? (int)(comma - meth) : (int)strlen(meth);
+        if (json_is_true(json_object_get(sq, "stopped_by_user")))
+            fprintf(out, "; +-%.1f%% after %d pairs (%.*s; stopped by the user)", 100 * hw, np, ml, meth);
+        else if (json_is_true(json_object_get(sq, "reached")))
+            fprintf(out, "; +-%.1f%% after %d pairs (%.*s)", 100 * hw, np, ml, meth);
         else
-            fprintf(out, "; +-%.1f%% after %d pairs (at most %g min): noisy machine, see warnings", 100 * hw, np,
-                    mtb_jnum(sq, "max_time_s") / 60);
+            fprintf(out, "; +-%.1f%% after %d pairs (%.*s; at most %g min): noisy machine, see warnings", 100 * hw,
+                    np, ml, meth, mtb_jnum(sq, "max_time_s") / 60);
     }
     fprintf(out, "%s\n", emu ? "  [emulated]" : "");
     return mtb_summary_low_conf(json_object_get(o, mtb_pair_metrics[0].key));
@@ -166,9 +172,15 @@ void mtb_summary_print(json_t *sum, FILE *out)
         starred |= print_config(out, c);
     }
     json_array_foreach(json_object_get(sum, "overheads"), i, o) starred |= print_overhead(out, o, emu);
-    int seq = 0;
-    json_array_foreach(json_object_get(sum, "overheads"), i, o) seq |= json_is_object(json_object_get(o, "sequential"));
-    if (starred && seq)
+    int seq = 0, user = 0;
+    json_array_foreach(json_object_get(sum, "overheads"), i, o) {
+        seq |= json_is_object(json_object_get(o, "sequential"));
+        user |= json_is_true(json_object_get(json_object_get(o, "sequential"), "stopped_by_user"));
+    }
+    if (starred && user)
+        fprintf(out, "  * too few pairs for the level of REPS=auto's looks: stopped by the user; shown is [min - max] "
+                     "of the runs, with lower confidence\n");
+    else if (starred && seq)
         fprintf(out, "  * too few pairs for the level of REPS=auto's looks before MAX_TIME; shown is [min - max] of "
                      "the runs, with lower confidence; raise MAX_TIME\n");
     else if (starred)

@@ -51,8 +51,8 @@ struct mtl_config {
     char ratio_text[64], pattern_text[64], vsize_text[512], paths_text[1024];
 };
 
-/** Exit status for a bad command line. */
-#define MTL_EXIT_USAGE 2
+/* exit statuses: MTL_EXIT_USAGE for a bad command line, and the others */
+#include "mtload_exit.h"
 
 /**
  * Parse argv into cfg (defaults first). On a bad option writes a one-line

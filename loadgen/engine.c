@@ -371,8 +371,13 @@ static void *thread_main(void *arg)
             t->stopping = 1;
             if (cfg->rate > 0) { /* due 1 ms or more before the end, and never sent */
                 mtl_time_t upto = (t->end && t->end < now ? t->end : now) - MTL_NS_PER_MS;
+                uint64_t due = 0;
                 for (i = 0; i < t->nconns; i++)
-                    t->c.unsent += mtl_sched_count_before(&t->conns[i].sched, t->measure_start, upto);
+                    due += mtl_sched_count_before(&t->conns[i].sched, t->measure_start, upto);
+                /* a run bounded by --requests never meant to send beyond its count */
+                if (t->quota && due > (t->issued < t->quota ? t->quota - t->issued : 0))
+                    due = t->issued < t->quota ? t->quota - t->issued : 0;
+                t->c.unsent += due;
             }
             t->drain_until = now + cfg->timeout;
         }

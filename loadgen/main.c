@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     struct mtl_results res;
     struct sigaction sa;
     char err[512];
-    int rc;
+    int rc, over = 0;
 
     rc = mtl_config_parse(&cfg, argc, argv, err, sizeof(err));
     if (rc < 0) {
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     if (mtl_engine_run(&cfg, &res, err, sizeof(err)) != 0) {
         fprintf(stderr, "mtload: %s\n", err);
         mtl_config_free(&cfg);
-        return 1;
+        return MTL_EXIT_FAILED;
     }
     rc = 0;
     if (!cfg.quiet)
@@ -62,11 +62,18 @@ int main(int argc, char **argv)
             rc = rc ? rc : 1;
         } else if (!cfg.work.preload && erate > cfg.error_limit) {
             fprintf(stderr, "mtload: %llu of %llu requests (%.3f%%) were answered with an error, lost or never sent: "
-                            "above the limit of %.3g%% (see \"accounting\" in the results)\n",
-                    (unsigned long long)bad, (unsigned long long)total, erate * 100, cfg.error_limit * 100);
+                            "above the limit of %.3g%% (see \"accounting\" in the results): exit %d\n",
+                    (unsigned long long)bad, (unsigned long long)total, erate * 100, cfg.error_limit * 100,
+                    MTL_EXIT_ERRORS);
+            over = 1;
+        } else if (!cfg.work.preload && c->hits + c->misses + c->stored == 0) {
+            fprintf(stderr, "mtload: no request was answered (connect errors %llu): nothing measured: exit %d\n",
+                    (unsigned long long)c->err_connect, MTL_EXIT_ERRORS);
+            over = 1;
         }
     }
     mtl_results_free(&res);
     mtl_config_free(&cfg);
-    return rc ? 1 : 0;
+    /* a failure first; then a measurement the errors make untrustworthy */
+    return rc ? MTL_EXIT_FAILED : over ? MTL_EXIT_ERRORS : MTL_EXIT_OK;
 }

@@ -19,7 +19,8 @@
 #
 # MTB_TEST_PLAN=1 prints the lanes (each test's expected start and end) and
 # exits without running anything. MTB_TEST_LANES=1 runs the whole suite in
-# one lane. With arguments, the named tests run one after another (and
+# one lane. MTB_TEST_DURATIONS=0 leaves tests/durations.txt as it is (a cold
+# run's build times are not what the next warm run will take). With arguments, the named tests run one after another (and
 # tests/durations.txt is left alone).
 #
 # Each test's TAP is kept in build/test-logs/NAME.tap; after a failing run the
@@ -164,7 +165,7 @@ if [ ${#alone[@]} -gt 0 ]; then
     "${prove1[@]}" "${alone[@]}" 2>&1 | tee "$LOGS/prove-alone.out"
     [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
-[ "$full" = 1 ] && save_durations
+[ "$full" = 1 ] && [ "${MTB_TEST_DURATIONS:-1}" != 0 ] && save_durations
 if [ "$rc" != 0 ]; then
     for f in "$LOGS"/*.tap; do
         grep -q '^not ok' "$f" || ! grep -q '^1\.\.' "$f" || continue

@@ -1,10 +1,11 @@
 #!/bin/bash
 # mtload against hostile servers (tests/tools/hostile.py): every measured
 # request is accounted for (sent = answered + lost by class + in flight at
-# the end), the error rate is above the limit and said so, and --preload
-# fails unless every key was stored. (Once: 112 of 1000 requests reported and
+# the end), the error rate is above the limit, said so and told by the exit
+# status (3), and --preload fails unless every key was stored. (Once: 112 of 1000 requests reported and
 # 0 errors against a server closing after each response; a preload storing
-# half the keys, or none, exited 0.) The accounting checks run once per
+# half the keys, or none, exited 0; so did a run of 100% timeouts or garbled
+# answers.) The accounting checks run once per
 # engine usable here (epoll, io_uring). ~30 s.
 . "$(dirname "$0")/../lib.sh"
 MTL="$B/mtload"
@@ -31,7 +32,7 @@ for E in $(mtload_engines); do
     for mode in close-each garbage partial huge-value; do
         hostile "$mode"
         TMO=$([ $mode = garbage ] && echo 2s || echo 200ms) run "$E-$mode" --requests 400 --pipeline 8 --conns 2
-        is "$?" 0 "[$E] $mode: mtload measures and exits 0"
+        is "$?" 3 "[$E] $mode: mtload measures and exits 3 (above the error limit)"
         read -r sent ans lt lc lg inf uns < <(acct "$E-$mode")
         is "$sent" 400 "[$E] $mode: 400 requests sent"
         ok "$(balanced "$E-$mode")" "[$E] $mode: sent $sent = answered $ans + lost (timeout $lt, closed $lc, garbled $lg) + in flight $inf"
@@ -54,14 +55,17 @@ done
 
 hostile no-read
 run open --rate 5000 --duration 2s --conns 4 --pipeline 4
+is "$?" 3 "open loop against a server that never reads: exits 3"
 read -r sent ans lt lc lg inf uns < <(acct open)
 ok "$( [ "$uns" -gt 9000 ]; echo $?)" "open loop at 5000/s against a server that never reads: $uns scheduled requests never sent, counted"
 ok "$(balanced open)" "open loop: sent $sent accounted for"
 ok "$(grep -q 'scheduled but never sent' "$T_TMP/open.out"; echo $?)" "open loop: the table shows what was never sent"
+is "$(jq -r .totals.errors_over_limit "$T_TMP/open.json")" true "open loop: marked above the limit"
 
 for mode in http-bogus-length http-huge-length; do
     hostile "$mode"
     run "$mode" --protocol http --requests 100 --conns 1
+    is "$?" 3 "$mode: exits 3"
     read -r sent ans lt lc lg inf uns < <(acct "$mode")
     is "$lg" 100 "$mode: every response refused as garbled ($(acct "$mode"))"
 done

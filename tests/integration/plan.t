@@ -58,6 +58,15 @@ printf '[plan]\nname = a\n[x]\nservice = memcached\nmodes = async\n' > "$T_TMP/a
 "$M" plan "$T_TMP/auto.conf" --platform emu --dry-run --precision 3% --max-time 10m > "$T_TMP/auto.txt" 2>&1
 ok "$(grep -q 'x auto reps (6 to 100 pairs, until +-3%, at most 10 min)' "$T_TMP/auto.txt"; echo $?)" \
    "a plan without reps is REPS=auto: $(head -1 "$T_TMP/auto.txt")"
+# under emulation REPS=auto aims at +-5% unless PRECISION is given, and says so
+"$M" plan "$T_TMP/auto.conf" --platform emu --dry-run > "$T_TMP/emu.txt" 2>&1
+ok "$(grep -q 'until +-5%' "$T_TMP/emu.txt" && grep -q 'emulated: REPS=auto aims at +-5%' "$T_TMP/emu.txt"; echo $?)" \
+   "emulated: REPS=auto aims at +-5% and says so" || dump "$T_TMP/emu.txt"
+ok "$(! grep -q 'aims at' "$T_TMP/auto.txt"; echo $?)" "a PRECISION given holds (3%), no notice"
+# a dry run states how long the plan will take (paper.conf: 36 configurations x 3 reps)
+"$M" plan "$ROOT/configs/paper.conf" --platform emu --dry-run > "$T_TMP/paper.txt" 2>&1
+ok "$(grep -Eq '^time: about [0-9]+h[0-9]+m: 3 repetitions x \(39m00s of runs \(durations and warm-ups\) \+ [0-9hms]+ of start-ups' "$T_TMP/paper.txt"; echo $?)" \
+   "paper.conf --dry-run: $(grep '^time:' "$T_TMP/paper.txt" | cut -c1-70)" || dump "$T_TMP/paper.txt" 5
 "$M" plan "$ROOT/configs/paper.conf" --platform emu --dry-run --reps auto > "$T_TMP/pauto.txt" 2>&1
 ok "$(grep -q 'x auto reps' "$T_TMP/pauto.txt"; echo $?)" "--reps auto overrides a plan's reps"
 done_testing

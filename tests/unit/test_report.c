@@ -6,6 +6,7 @@
 #include "report.h"
 #include "summary.h"
 #include "summary_text.h"
+#include "plot.h"
 #include "tap.h"
 
 #include <math.h>
@@ -323,6 +324,35 @@ static void test_fmt_int(void)
     ok(!strcmp(b, "0"), "0.4 -> %s", b);
 }
 
+/* Throughput over time: a configuration is its median and band, not a line per run */
+static void test_timeseries_plot(void)
+{
+    json_t *recs = json_array();
+    const double v[3][2] = { { 100, 110 }, { 300, 330 }, { 200, 220 } };
+    for (int r = 0; r < 3; r++)
+        for (int t = 0; t < 2; t++) {
+            json_t *x = rec("memcached", t ? "tagged" : "plain", t ? "sync" : "off", "host", r + 1, 1000, 100, 0);
+            json_object_set_new(x, "load", json_pack("{s:f,s:[{s:i,s:f},{s:i,s:f}]}", "duration_s", 2.0, "timeseries", "t",
+                                                     1, "ops", v[r][t], "t", 2, "ops", 2 * v[r][t]));
+            json_array_append_new(recs, x);
+        }
+    char *g = mtb_plot_group(json_array_get(recs, 0));
+    char *sc = mtb_plot_timeseries_script(recs, g, 1);
+    ok(sc && strstr(sc, "$C0 << EOD\n1 200 100 300 3\n2 400 200 600 3\nEOD") &&
+       strstr(sc, "$C1 << EOD\n1 220 110 330 3\n2 440 220 660 3\nEOD"),
+       "each configuration: the median of its 3 runs at every second and the band lowest-highest");
+    int lines = 0, bands = 0;
+    for (const char *p = sc; p && (p = strstr(p, "with lines")); p++)
+        lines++;
+    for (const char *p = sc; p && (p = strstr(p, "with filledcurves")); p++)
+        bands++;
+    ok(lines == 2 && bands == 2 && strstr(sc, "plain/off: median of 3 runs"),
+       "two lines and two bands for 6 runs of 2 configurations (%d lines, %d bands)", lines, bands);
+    free(sc);
+    free(g);
+    json_decref(recs);
+}
+
 int main(void)
 {
     test_hosts();
@@ -331,5 +361,6 @@ int main(void)
     test_summary();
     test_record();
     test_escaping();
+    test_timeseries_plot();
     return done_testing();
 }

@@ -1,0 +1,118 @@
+/* test_busy.c - a night the quiet check marked not quiet is shown in the
+ * dashboard and the digest but kept out of the change-point test
+ * (nightly.c, dashboard.c). Once such a night was reported as a regression.
+ * A history of 12 nights at about 1000 ops/s, 6 runs a night; the newest,
+ * night 12, runs at 700 ops/s (the machine was busy). Its records say so (environment.quiet),
+ * and the analysis reads them as the nightly does. The same history with
+ * night 12 quiet reports the regression, so the drop is large enough to be seen. */
+#include "dashboard.h"
+#include "jsonx.h"
+#include "nightly.h"
+#include "tap.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char tmp[] = "/tmp/mtb-busy-XXXXXX";
+
+static json_t *history(int busy_quiet)
+{
+    json_t *pts = json_array();
+    struct stats_rng g;
+    stats_rng_seed(&g, 5);
+    for (int night = 1; night <= 12; night++) {
+        int busy = night == 12;
+        char *path = mtb_asprintf("%s/n%d-%d.json", tmp, night, busy_quiet);
+        json_t *rec = json_pack("{s:{s:{s:b,s:[s]}}}", "environment", "quiet", "quiet", busy ? busy_quiet : 1,
+                                "warnings", busy ? "load average 13.65 on 2 CPUs: something else is running" : "none");
+        json_dump_file(rec, path, 0);
+        json_decref(rec);
+        char started[32];
+        snprintf(started, sizeof started, "2026-11-%02dT01:00:00Z", night);
+        for (int r = 1; r <= 6; r++)
+            json_array_append_new(pts, json_pack("{s:i,s:s,s:s,s:s,s:s,s:i,s:s,s:f,s:f,s:s}", "night", night,
+                                                 "night_started", started, "report", "", "results_dir", "",
+                                                 "started", started, "rep", r, "status", "ok", "ops_per_sec",
+                                                 (busy ? 700 : 1000) * (1 + 0.005 * stats_rng_normal(&g)),
+                                                 "p99_us", 100.0, "record", path));
+        free(path);
+    }
+    return json_pack("[{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o}]", "series",
+                     "nightly/memcached/default mix 1:10/plain/off/emu/host/auto#0123456789ab", "hash", "0123456789ab",
+                     "kind", "run", "plan", "nightly", "service", "memcached", "workload", "default", "variant", "plain",
+                     "mode", "off", "platform", "emu", "kernel", "host", "machine", "auto", "points", pts);
+}
+
+/* changes found at the newest night (x 12) */
+static int changes_at_12(json_t *an)
+{
+    size_t i, j;
+    json_t *s, *c;
+    int n = 0;
+    json_array_foreach(json_object_get(an, "series"), i, s) json_array_foreach(json_object_get(s, "changes"), j, c)
+        n += json_integer_value(json_object_get(c, "x")) == 12;
+    return n;
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmp))
+        return 1;
+    struct mtb_cp_opts o;
+    mtb_cp_defaults(&o);
+
+    json_t *quiet = history(1);
+    json_t *aq = mtb_nightly_analyse(quiet, &o, NULL);
+    ok(changes_at_12(aq) > 0 && json_array_size(json_object_get(aq, "open")) == 1,
+       "control: the newest night quiet, its 30%% drop is an open regression (%d changes)", changes_at_12(aq));
+
+    json_t *busy = history(0);
+    json_t *ab = mtb_nightly_analyse(busy, &o, NULL);
+    json_t *n8 = json_array_get(json_object_get(ab, "nights"), 11);
+    ok(json_is_false(json_object_get(n8, "quiet")) && !strcmp(mtb_jstr(n8, "busy"), "kept out of the change-point test") &&
+       strstr(mtb_jstr(n8, "busy_why"), "load average"), "the newest night is busy, with its finding, and kept out");
+    ok(changes_at_12(ab) == 0 && json_array_size(json_object_get(ab, "open")) == 0,
+       "a busy night is not reported as a change point (%d changes, %zu open)", changes_at_12(ab),
+       json_array_size(json_object_get(ab, "open")));
+    ok(json_is_true(json_object_get(ab, "busy_excluded")) && json_array_size(json_object_get(ab, "busy_nights")) == 1,
+       "the analysis lists it");
+    char *out = mtb_asprintf("%s/dash", tmp), err[512] = "", *digest = NULL;
+    json_object_set_new(ab, "settings", json_pack("{s:f,s:f,s:i}", "threshold", o.threshold, "min_change", o.min_change,
+                                                   "nights", 12));
+    json_object_set_new(ab, "new", json_array());
+    ok(mtb_dashboard_write(ab, out, &digest, err, sizeof err) == 0, "dashboard written (%s)", err);
+    ok(digest && strstr(digest, "1 busy night (the quiet check marked it not quiet): kept out of the change-point test") &&
+       strstr(digest, "- night 12 (2026-11-12T01:00:00Z): load average 13.65"), "the digest says so");
+    char *idx = mtb_asprintf("%s/index.html", out);
+    FILE *f = fopen(idx, "r");
+    char buf[1 << 16];
+    size_t nr = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[nr] = 0;
+    if (f)
+        fclose(f);
+    ok(strstr(buf, "<b>busy</b>: load average 13.65") != NULL, "the dashboard shows the night as busy");
+
+    /* a machine never quiet: every night busy; they are compared, and the digest says why */
+    json_t *all = history(0);
+    json_t *pts = json_object_get(json_array_get(all, 0), "points"), *p;
+    size_t i;
+    json_array_foreach(pts, i, p) json_object_set_new(p, "record", json_string(mtb_jstr(json_array_get(pts, 66), "record")));
+    json_t *aa = mtb_nightly_analyse(all, &o, NULL);
+    ok(!json_is_true(json_object_get(aa, "busy_excluded")) && changes_at_12(aa) > 0,
+       "no night quiet: busy nights are compared (nothing else to compare)");
+
+    free(digest);
+    free(idx);
+    free(out);
+    json_decref(aq);
+    json_decref(ab);
+    json_decref(aa);
+    json_decref(quiet);
+    json_decref(busy);
+    json_decref(all);
+    mtb_rm_rf(tmp);
+    return done_testing();
+}
