@@ -6,6 +6,8 @@
 #                  MIX= KEYS= VALUE_SIZE= THREADS= CONNS= PIPELINE= DURATION= WARMUP= RATE= SERVICE_THREADS=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= BASELINE=1, the workload's fields]
+#   make detect    SERVICE=memcached [BUG=CVE-2016-8704 TRIALS=3 PLATFORM= RESULTS=DIR]: the bug catalogue as
+#                  trials (docs/DETECTION.md); make detect-sweep: the synthetic granule/tag-collision sweep
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
 #   make lint      structure: function length, include cycles, layers (tests/lint.sh)
@@ -48,6 +50,10 @@ PG_LIBS     := $(shell pkg-config --libs libpq 2>/dev/null)
 ifneq ($(PG_LIBS),)
 PG_CPPFLAGS += -DMTB_WITH_PG
 endif
+# zlib (Debian zlib1g-dev) compresses HdrHistogram logs (loadgen/hlog.c): native
+# builds only, like libpq; the aarch64 guest's mtload writes stored deflate blocks
+PG_CPPFLAGS += -DMTB_WITH_ZLIB
+Z_LIBS      := -lz
 
 ARCH    := $(shell uname -m)
 ifeq ($(ARCH),aarch64)
@@ -67,7 +73,7 @@ CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
-PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so
+PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/detectsweep
 
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
@@ -96,10 +102,10 @@ $(B)/libmteharness.a: $(HN_OBJ)
 
 $(B)/mtload: $(B)/obj/loadgen/main.o $(B)/libmtload.a
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(Z_LIBS)
 $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 # aarch64 helpers that run on the measured platform: the mode probe and the
 # fault reporter preloaded into services.
@@ -107,6 +113,12 @@ $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
 	$(Q)$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
+# the synthetic detection sweep (mtebench detect-sweep, docs/DETECTION.md);
+# -O1 and no -Wuse-after-free: its bad accesses are deliberate
+$(B)/aarch64/detectsweep: harness/probe/detectsweep.c
+	@mkdir -p $(dir $@)
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O1 -g -Wall -Wextra -Wno-use-after-free -Wno-clobbered -march=armv8.5-a+memtag -o $@ $<
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
@@ -150,7 +162,7 @@ $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 deps:
 	@sh harness/deps.sh
@@ -174,6 +186,16 @@ BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--m
 bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench bench $(BENCH_ARGS)
+
+# detection (docs/DETECTION.md): a service's bug catalogue as trials, and the
+# synthetic sweep of the arithmetic behind the figures
+detect: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench detect --service $(SERVICE) $(if $(BUG),--bugs $(BUG)) $(if $(TRIALS),--trials $(TRIALS)) \
+		$(if $(PLATFORM),--platform $(PLATFORM)) $(if $(RESULTS),--results $(RESULTS))
+detect-sweep: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench detect-sweep $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(TRIALS),--trials $(TRIALS))
 
 # the kernel comparison: same workload and mode on each kernel (PLATFORM=vm)
 KERNELS ?= stock,tcma1
@@ -220,7 +242,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean
+.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean detect detect-sweep
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------
@@ -261,7 +283,7 @@ $(B)/fuzz/libfuzzed.a: $(FZ_OBJ)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libfuzzed.a
 	$(call say,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz -Wl,--wrap=mtb_die \
-		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS)
+		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 fuzz-build: $(FUZZ_TARGETS)
 fuzz: fuzz-build

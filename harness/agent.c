@@ -145,6 +145,11 @@ int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *
         rc = -1;
     } else {
         mtb_run_identify(run, far->kernel, rec);
+        /* files the far record names (load.hlog) are relative to its directory, which came back under far->dir */
+        json_t *ld = json_object_get(rec, "load");
+        if (json_is_string(json_object_get(ld, "hlog")))
+            json_object_set_new(ld, "hlog", json_sprintf("%s/001-%s-%s/%s", far->dir, run->variant, run->mode->name,
+                                                         json_string_value(json_object_get(ld, "hlog"))));
         if (rc != 0 && mtb_record_status(rec) == MTB_RUN_OK)
             mtb_record_fail(rec, err);
     }

@@ -9,6 +9,8 @@
 #include "report.h"
 #include "run.h"
 #include "record.h"
+#include "jsonx.h"
+#include "prom.h"
 #include "summary.h"
 #include "summary_text.h"
 #include "jsonx.h"
@@ -266,6 +268,12 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
             unwritten = 1;
         }
     }
+    /* --prom-textfile: mtebench-bench-SERVICE.prom or mtebench-plan-NAME.prom */
+    char *job = !strcmp(plan->name, "bench")
+                    ? mtb_asprintf("bench-%s", mtb_jstr(json_array_get(json_object_get(sum, "configs"), 0), "service"))
+                    : mtb_asprintf("plan-%s", plan->name);
+    unwritten |= mtb_prom_after(job, sum);
+    free(job);
     /* the full report of this results dir: reports/<name>/index.html, ... */
     char *hdir = NULL, err[MTB_ERRLEN];
     if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)

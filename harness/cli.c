@@ -9,13 +9,14 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include "prom.h"
 #include <stdlib.h>
 #include <string.h>
 
 /* the workload's options are O_WL + its field (workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
-       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH };
+       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -38,6 +39,7 @@ static const struct option longopts[] = {
     { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
     { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
     { "remote-dir", required_argument, 0, O_SSH },
+    { "prom-textfile", required_argument, 0, O_PROM },
     { 0, 0, 0, 0 },
 };
 
@@ -56,6 +58,8 @@ void mtb_cli_usage(FILE *f)
             "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves;\n"
             "                               `mtebench doctor` suggests one)\n"
             "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
+            "  --prom-textfile DIR          bench, plan, nightly: the figures as a Prometheus textfile\n"
+            "                               DIR/mtebench-JOB.prom (node_exporter's textfile collector)\n"
             "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
             "                               SMT siblings, busy CPUs, swap, THP)\n"
             "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
@@ -147,6 +151,7 @@ static const char *check_cores(const char *s)
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
+    o->cmd = cmd;
     o->reps = MTB_REPS_AUTO;
     o->precision = 0.02;
     o->max_time = 900;
@@ -192,6 +197,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_KERNELS: o->kernels = optarg; break;
         case O_BASELINE: o->baseline = 1; break;
         case O_STRICT: o->strict = 1; break;
+        case O_PROM: mtb_prom_set_dir(optarg); break;
         case O_CORES: o->cores = check_cores(optarg); break;
         case O_SERVER_HOST: o->server_host = optarg; break;
         case O_CLIENT_HOSTS: o->client_hosts = optarg; break;
@@ -272,6 +278,9 @@ static void resolve_load(struct mtb_opts *o)
             if (!mtb_recipe_has_variant(o->recipe, t)) {
                 char names[256];
                 bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
+            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0)) {
+                mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
+                           "(mtebench detect), never measured", t, o->recipe->name);
             }
         free(copy);
     }
@@ -293,6 +302,14 @@ static void resolve_load(struct mtb_opts *o)
     const struct mtb_driver *drv = mtb_driver_of(w, &dname);
     if (!drv)
         mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
+    else if (drv->embedded && o->mach.client_hosts[0])
+        mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
+                "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
+                "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
+    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol"))
+        mtb_die(2, "%s cannot be loaded from client hosts (%s) yet: client hosts run mtload (memcache or http), "
+                "and %s's recipe names no mtload protocol ([run] protocol); drop CLIENT_HOSTS / --client-hosts",
+                o->recipe->name, o->mach.client_hosts, o->recipe->name);
     else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
         mtb_die(2, "%s", why);
     /* emulated figures are not the published ones: aim at what emulation can give */
@@ -327,11 +344,11 @@ void mtb_cli_resolve(struct mtb_opts *o)
         mtb_die(2, "%s", err);
     if (o->server_address)
         snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
+    resolve_platform(o, mtb_machine_remote(&o->mach));
+    resolve_load(o);
     if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
         mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
                 "must reach the service over the network", o->mach.client_hosts);
-    resolve_platform(o, mtb_machine_remote(&o->mach));
-    resolve_load(o);
 }
 
 void mtb_cli_kernel_ensure(const struct mtb_opts *o)

@@ -10,6 +10,7 @@
 #include "workload.h"
 
 struct mtb_opts {
+    const char *cmd;         /* the subcommand parsed for ("build", "run", ...) */
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
     const char *workload, *machine;
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */

@@ -2,6 +2,7 @@
 #include "clients.h"
 #include "engine.h"
 #include "hist.h"
+#include "hlog_import.h"
 #include "mtload_exit.h"
 #include "proc.h"
 #include "transport_ssh.h"
@@ -75,11 +76,18 @@ static int add_hist(struct mtl_hist *h, json_t *arr, char *err, size_t errlen)
 
 json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
 {
-    struct mtl_hist h;
+    struct mtl_hist h, u; /* corrected, uncorrected */
     if (mtl_hist_init(&h, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    if (mtl_hist_init(&u, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {
+        mtl_hist_free(&h);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int has_unc = 1; /* every client gave its uncorrected histogram */
+    double umean_sum = 0, umaxv = 0;
     json_t *m = json_object(), *tot = json_object(), *errs = json_object(), *ts = json_array(), *cpu = json_object();
     static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
     static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
@@ -91,11 +99,16 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     size_t i;
     json_t *l;
     json_array_foreach(loads, i, l) {
-        if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0) {
+        json_t *uh = json_object_get(l, "histogram_uncorrected");
+        has_unc &= json_is_array(uh);
+        if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0 ||
+            (json_is_array(uh) && add_hist(&u, uh, err, errlen) != 0)) {
             json_decref(m);
             m = NULL;
             goto out;
         }
+        umean_sum += num(l, "latency_us.uncorrected.mean") * num(l, "latency_us.uncorrected.count");
+        umaxv = fmax(umaxv, num(l, "latency_us.uncorrected.max"));
         for (int k = 0; tkeys[k]; k++)
             json_object_set_new(tot, tkeys[k], json_integer((json_int_t)(num(tot, tkeys[k]) + num(json_object_get(l, "totals"), tkeys[k]))));
         json_t *le = json_object_get(json_object_get(l, "totals"), "errors");
@@ -145,8 +158,17 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_object_set_new(m, "duration_s", json_real(dur));
     json_object_set_new(m, "totals", tot);
     tot = NULL;
-    json_object_set_new(m, "latency_us", json_pack("{s:o,s:n}", "corrected", corr, "uncorrected"));
+    json_t *unc = NULL;
+    if (has_unc) {
+        unc = mtl_latency_json(&u);
+        if (u.total > 0)
+            json_object_set_new(unc, "mean", json_real(round(umean_sum / (double)u.total * 1e3) / 1e3));
+        json_object_set_new(unc, "max", json_real(umaxv));
+    }
+    json_object_set_new(m, "latency_us", json_pack("{s:o,s:o}", "corrected", corr, "uncorrected", unc ? unc : json_null()));
     json_object_set_new(m, "histogram", mtl_buckets_json(&h));
+    if (has_unc)
+        json_object_set_new(m, "histogram_uncorrected", mtl_buckets_json(&u));
     json_object_set_new(m, "timeseries", ts);
     ts = NULL;
     json_object_set_new(cpu, "user_s", json_real(user));
@@ -155,8 +177,8 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_object_set_new(m, "cpu", cpu);
     cpu = NULL;
     json_object_set_new(m, "merged", json_pack("{s:I,s:s}", "clients", (json_int_t)json_array_size(loads), "how",
-                                               "histograms added bucket by bucket; per-second operations added; "
-                                               "uncorrected latency and per-second percentiles are per client only"));
+                                               "histograms (corrected and uncorrected) added bucket by bucket; "
+                                               "per-second operations added; per-second percentiles are per client only"));
 out:
     json_decref(tot);
     json_decref(errs);
@@ -164,6 +186,7 @@ out:
     json_decref(ts);
     json_decref(cpu);
     mtl_hist_free(&h);
+    mtl_hist_free(&u);
     return m;
 }
 
@@ -352,6 +375,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
             json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
                                                            "one instant on the controller's clock, passed to each "
                                                            "host on its own clock (offset measured at connect)"));
+            if (mtb_hlog_merge_hosts(clients, dir) == 0) /* DIR/load.hlog: the hosts' interval logs added */
+                json_object_set_new(merged, "hlog", json_string("load.hlog"));
         }
     }
     /* whatever happened, the per-host view is kept next to the results */
@@ -397,6 +422,7 @@ int mtb_cmd_client_load(int argc, char **argv)
     for (int k = i + 1; k < argc; k++)
         mtb_argv_push(&a, argv[k]);
     mtb_argv_pushf(&a, "--json=%s/load.json", out);
+    mtb_argv_pushf(&a, "--hlog=%s/load.hlog", out);
     mtb_argv_push(&a, "--quiet");
     char log[4096];
     snprintf(log, sizeof log, "%s/mtload.log", out);

@@ -12,7 +12,17 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64 \
  flex bison bc cpio libelf-dev kmod \
  libjansson-dev:arm64 libinih-dev:arm64 libsqlite3-dev:arm64 linux-source-6.1 \
- liburing-dev liburing-dev:arm64 clang"
+ liburing-dev liburing-dev:arm64 clang zlib1g-dev"
+# zlib1g-dev: HdrHistogram interval logs (.hlog) are zlib-compressed (native builds)
+# TEST-ONLY packages (make test; nothing mtebench runs needs them): the reference
+# readers the tests check mtebench's formats against (docs/FORMATS.md):
+# HdrHistogram's own Java implementation and a JDK to compile the tests' small
+# Java programs; promtool (prometheus) and node_exporter's textfile collector;
+# a JSON schema validator for docs/schema/
+TESTPKGS="libhdrhistogram-java default-jdk-headless prometheus prometheus-node-exporter python3-jsonschema"
+# the daemons these two packages enable on install are not wanted: the tests
+# start their own node_exporter on loopback; deps stops and disables them
+TESTDAEMONS="prometheus prometheus-node-exporter"
 # clang: libFuzzer (make fuzz, tests/fuzz/)
 # libpq-dev: PostgreSQL histories (--history postgresql://...; the native build
 # only); postgresql-15 and postgresql-client-15 also serve the history tests
@@ -102,6 +112,8 @@ fi
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
 
 for p in $HOSTPKGS; do installed "$p" || missing="$missing $p"; done
+test_missing=""
+for p in $TESTPKGS; do installed "$p" || test_missing="$test_missing $p"; done
 bpo_missing=""
 for p in $BPOPKGS; do
     if ! installed "$p"; then bpo_missing="$bpo_missing $p"
@@ -114,15 +126,23 @@ for p in $BPOPKGS; do
     fi
 done
 
-if [ -n "$missing$bpo_missing" ]; then
-    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "missing:$missing$bpo_missing"; exit 1; }
-    note "installing:$missing$bpo_missing"
+if [ -n "$missing$bpo_missing$test_missing" ]; then
+    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "missing:$missing$bpo_missing${test_missing:+ (for the tests only:$test_missing)}"; exit 1; }
+    [ -z "$missing$bpo_missing" ] || note "installing:$missing$bpo_missing"
+    [ -z "$test_missing" ] || note "installing for the tests only (HdrHistogram's Java reader and a JDK, promtool, node_exporter, a JSON schema validator):$test_missing"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q || apt-get update -q
     # shellcheck disable=SC2086
     [ -z "$missing" ] || apt-get install -y -q --no-install-recommends $missing
     # shellcheck disable=SC2086
     [ -z "$bpo_missing" ] || apt-get install -y -q --no-install-recommends $bpo_missing
+    # shellcheck disable=SC2086
+    [ -z "$test_missing" ] || apt-get install -y -q --no-install-recommends $test_missing
+    if [ -n "$test_missing" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+        for d in $TESTDAEMONS; do
+            systemctl disable --now "$d" >/dev/null 2>&1 && note "stopped and disabled the $d service its package started (the tests run their own)"
+        done
+    fi
 elif [ "$need_update" = 1 ]; then
     apt-get update -q
 fi

@@ -109,7 +109,7 @@ void mtb_driver_mix_parts(const char *mix, long *set, long *get)
 }
 
 const struct mtb_driver *const mtb_drivers[] = { &mtb_driver_mtload, &mtb_driver_wrk, &mtb_driver_pgbench,
-                                                 &mtb_driver_dbbench, NULL };
+                                                 &mtb_driver_dbbench, &mtb_driver_trigger, NULL };
 
 const struct mtb_driver *mtb_driver_find(const char *name)
 {

@@ -65,6 +65,11 @@ struct mtb_driver {
 
 extern const struct mtb_driver mtb_driver_mtload, mtb_driver_wrk, mtb_driver_pgbench, mtb_driver_dbbench;
 extern const struct mtb_driver mtb_driver_external; /* not a recipe's choice: --external-load */
+/* mtebench detect's: a bug's trigger bytes, then a liveness check (driver_trigger.c) */
+extern const struct mtb_driver mtb_driver_trigger;
+/* The bytes of a bug's trigger.hex (hex digits, '#' comments). @return them
+ * (to be freed) with *len, or NULL with why. */
+unsigned char *mtb_trigger_read(const char *path, size_t *len, char *why, size_t n);
 extern const struct mtb_driver *const mtb_drivers[];   /* NULL-terminated */
 const struct mtb_driver *mtb_driver_find(const char *name);
 /* The driver of a workload: its [workload] driver, else the recipe's [run]

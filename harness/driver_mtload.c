@@ -72,6 +72,9 @@ static json_t *mtload_measure(const struct mtb_drive *d, char *why, size_t n)
     struct mtb_argv a = { 0 };
     mtload_common(d, &a, json);
     mtb_workload_mtload_flags(d->wl, 1, &a);
+    /* the HdrHistogram interval log beside the record (docs/FORMATS.md) */
+    mtb_argv_pushf(&a, "--hlog=%s/mtload.hlog", d->rundir);
+    mtb_argv_pushf(&a, "--hgrm=%s/mtload.hgrm", d->rundir);
     /* the whole process on the client CPUs (mtload pins each thread too) */
     int cpus[MTB_MAX_CPUS];
     int nc = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
@@ -91,6 +94,8 @@ static json_t *mtload_measure(const struct mtb_drive *d, char *why, size_t n)
         load = json_load_file(json, 0, &je);
         if (!load)
             snprintf(why, n, "%s: %s", json, je.text);
+        else
+            json_object_set_new(load, "hlog", json_string("mtload.hlog"));
     }
     free(json);
     free(logp);

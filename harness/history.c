@@ -280,6 +280,16 @@ int mtb_history_schema(struct mtb_history *h) { return h->version; }
 
 const char *mtb_history_backend(struct mtb_history *h) { return h->be->name; }
 
+int mtb_history_write_script(struct mtb_history *h, const char *sql, char *err, size_t errlen)
+{
+    char *s = mtb_asprintf("%s; %s; COMMIT;", h->be->begin, sql);
+    int rc = mtb_hdb_exec(h, s, err, errlen);
+    free(s);
+    if (rc)
+        mtb_hdb_rollback(h);
+    return rc;
+}
+
 long long mtb_history_nights(struct mtb_history *h, char *err, size_t errlen)
 {
     long long n = 0;

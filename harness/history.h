@@ -67,6 +67,13 @@ int mtb_history_schema(struct mtb_history *h);
 /** @return "SQLite" or "PostgreSQL" */
 const char *mtb_history_backend(struct mtb_history *h);
 /**
+ * Run a script of statements (type tokens @INT@, @REAL@, ... mapped) in one
+ * write transaction of the history (SQLite BEGIN IMMEDIATE; PostgreSQL under
+ * the writers' advisory lock), rolled back on error. For history_views.c.
+ * @return 0, or <0 with why in err.
+ */
+int mtb_history_write_script(struct mtb_history *h, const char *sql, char *err, size_t errlen);
+/**
  * mtb_history_redact - where, fit to print: a postgresql:// URL with its
  * password (user:PASSWORD@ and password=...) replaced by ***; a path as is.
  * @return a heap string

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "compare.h"
+#include "detect.h"
 #include "doctor.h"
 #include "nightly.h"
 #include "kernel.h"
@@ -13,6 +14,7 @@
 #include "report.h"
 #include "hosts.h"
 #include "clients.h"
+#include "hlog_import.h"
 
 /* The subcommands: the one list of them. help, `mtebench help COMMAND`,
  * the unknown-command message and `COMMAND --help` of a command without
@@ -48,6 +50,10 @@ static const struct mtb_cmd cmds[] = {
       mtb_cmd_proof },
     { "kernel", "build and list named arm64 kernels for PLATFORM=vm (stock, tcma1)",
       "build NAME... [--source V] [--force] | info NAME | list", 1, mtb_cmd_kernel },
+    { "detect", "a service's bug catalogue as trials: caught sync/async/otherwise, silent, not reached; the matrix",
+      "--service NAME [--bugs ID,...] [--configs V/M,...] [--trials N] [--cost DIR] [options]", 1, mtb_cmd_detect },
+    { "detect-sweep", "the synthetic detection sweep: granule and tag-collision arithmetic vs measured catch rates",
+      "[--platform P] [--modes M,...] [--trials N] [--results DIR] [--json]", 1, mtb_cmd_detect_sweep },
     { "list", "services, variants, modes, platforms, kernels", "", 0, mtb_cmd_list },
     { "doctor", "what this machine can measure, and why not; which machine profile suits it", "[--json]", 0,
       mtb_cmd_doctor },
@@ -57,6 +63,8 @@ static const struct mtb_cmd cmds[] = {
       "--client-hosts H1,H2 --server HOST:PORT --out DIR [options]", 1, mtb_cmd_load },
     { "client-load", "(on a client host) wait for a start instant, run mtload, report",
       "--start-at=EPOCH --out=DIR -- MTLOAD-ARGS", 0, mtb_cmd_client_load },
+    { "hlog-merge", "merge HdrHistogram interval logs of several hosts bucket by bucket", "OUT.hlog IN.hlog...", 1,
+      mtb_cmd_hlog_merge },
     { "quiet", "is the machine quiet enough to measure on (governor, boost, SMT, busy CPUs, swap, THP)", "[options]",
       1, mtb_cmd_quiet },
     { "help", "this text, or one command's usage", "[COMMAND]", 0, cmd_help },

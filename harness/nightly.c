@@ -1,9 +1,12 @@
 /* nightly.c - see nightly.h */
 #include "jsonx.h"
 #include "nightly.h"
+#include "prom.h"
+#include "summary.h"
 #include "cli.h"
 #include "dashboard.h"
 #include "history.h"
+#include "history_views.h"
 #include "plan.h"
 #include "record.h"
 #include "report.h"
@@ -339,6 +342,8 @@ static void usage(FILE *f)
             "  --threshold P      significance: p below P (default 0.001)\n"
             "  --min-change F     smallest relative change that is a regression (default 0.02 = 2%%)\n"
             "  --window N         nights compared either side of a change (default 20)\n"
+            "  --prom-textfile DIR  the night's figures as DIR/mtebench-nightly.prom (Prometheus text\n"
+            "                     format, for node_exporter's textfile collector; docs/FORMATS.md)\n"
             "Exit status: 0 no new regression, 3 a new regression is confirmed, 1 runs failed or a file\n"
             "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
 }
@@ -374,6 +379,11 @@ static long long add_set(struct mtb_history *h, const struct mtb_record_set *set
         report = mtb_asprintf("%s/index.html", rdir);
     else if (mtb_record_usable(set))
         mtb_warn("nightly: no run report for %s: %s", dir, err);
+    if (mtb_prom_dir && mtb_record_usable(set)) { /* --prom-textfile: the night's figures */
+        json_t *sum = mtb_summary_build(set->records);
+        mtb_prom_after("nightly", sum);
+        json_decref(sum);
+    }
     long long night = 0;
     int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set->records, set->files, &night, added,
                                    err, sizeof err);
@@ -412,10 +422,12 @@ struct nightly_args {
 static int option_value(struct nightly_args *na, const char *a, const char *v)
 {
     if (strcmp(a, "--plan") && strcmp(a, "--history") && strcmp(a, "--out") && strcmp(a, "--threshold") &&
-        strcmp(a, "--min-change") && strcmp(a, "--window"))
+        strcmp(a, "--min-change") && strcmp(a, "--window") && strcmp(a, "--prom-textfile"))
         return 0;
     if (!v)
         mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s needs a value", a);
+    if (!strcmp(a, "--prom-textfile"))
+        mtb_prom_set_dir(v);
     long w;
     if (!strcmp(a, "--plan"))
         na->plan_path = v;
@@ -598,6 +610,11 @@ static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t 
     }
     if (digest)
         fputs(digest, stdout);
+    /* the views dashboards read (contrib/grafana/, contrib/otava/), the change points and the digest */
+    if (mtb_history_views_update(h, now, digest, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench nightly: the history's views: %s\n", err);
+        status = status ? status : MTB_NIGHTLY_ERROR;
+    }
     printf("\ndashboard: %s/index.html\ndigest:    %s/digest.md\nhistory:   %s (%lld nights)\n", na->out, na->out,
            shown, nnights);
     free(digest);

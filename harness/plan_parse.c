@@ -109,6 +109,12 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
             free(copy);
             return 0;
         }
+        if (mtb_recipe_variant_bugs(r, name)) { /* detection trials only */
+            snprintf(err, errlen, "variant '%s' of %s carries re-introduced bugs: detection trials only "
+                     "(mtebench detect), never in a plan", t, r->name);
+            free(copy);
+            return 0;
+        }
         if (n < max)
             out[n++] = name;
     }

@@ -25,9 +25,9 @@ static const struct {
 } recipe_keys[] = {
     { "service", "name, summary, source_package, source_version, version, orig, sha256" },
     { "build", "script, binary" },
-    { "variant", "summary, cflags, cflags_aarch64, cflags_native, patches, test_only, based_on" },
+    { "variant", "summary, cflags, cflags_aarch64, cflags_native, patches, test_only, based_on, bugs" },
     { "run", "args, setup, setup_reuse, ready_cmd, ready_send, ready_expect, stop_signal, driver, protocol, "
-             "counters, counters_settle, threads, user" },
+             "counters, counters_settle, counted, counters_self, listen_in, threads, user" },
     { "workload", NULL },
 };
 
@@ -209,6 +209,14 @@ const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size
     for (size_t i = 0; i < r->nvariants && len < n; i++)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", r->variants[i]);
     return buf;
+}
+
+int mtb_recipe_variant_bugs(const struct mtb_recipe *r, const char *variant)
+{
+    char sec[160];
+    snprintf(sec, sizeof sec, "variant %s", variant);
+    const char *b = mtb_recipe_get(r, sec, "bugs");
+    return b && !strcmp(b, "yes");
 }
 
 int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant)

@@ -27,6 +27,9 @@ void mtb_recipe_free(struct mtb_recipe *r);
 const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, const char *key);
 /* Same, or die naming the recipe file and the missing key. */
 const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, const char *key);
+/* 1 if the variant carries the bug catalogue ([variant V] bugs = yes):
+ * detection trials only (mtebench detect), never measured or planned. */
+int mtb_recipe_variant_bugs(const struct mtb_recipe *r, const char *variant);
 int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant);
 /* The recipe's variants as "plain, tagged, ..." in buf (for messages). */
 const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size_t n);

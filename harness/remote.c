@@ -45,11 +45,32 @@ static json_t *far_counters(const struct mtb_transport *t, struct mtb_session *s
     return o;
 }
 
-/* requests the service counted: memcached's cmd_get + cmd_set; -1 unknown */
-static long long counted(json_t *c)
+/* requests the service counted: the sum of its recipe's [run] counted
+ * (memcached's cmd_get + cmd_set, nginx's requests); -1 unknown */
+static long long counted(const struct mtb_recipe *r, json_t *c)
 {
-    json_t *g = json_object_get(c, "cmd_get"), *s = json_object_get(c, "cmd_set");
-    return json_is_integer(g) && json_is_integer(s) ? json_integer_value(g) + json_integer_value(s) : -1;
+    const char *what = mtb_recipe_get(r, "run", "counted");
+    if (!what || !c)
+        return -1;
+    char *dup = mtb_strdup(what), *save = NULL;
+    long long sum = 0;
+    for (char *k = strtok_r(dup, "+ ", &save); k; k = strtok_r(NULL, "+ ", &save)) {
+        json_t *v = json_object_get(c, k);
+        if (!json_is_integer(v)) {
+            sum = -1;
+            break;
+        }
+        sum += json_integer_value(v);
+    }
+    free(dup);
+    return sum;
+}
+
+/* the requests each reading of the counters adds to them ([run] counters_self) */
+static long long counters_self(const struct mtb_recipe *r)
+{
+    const char *s = mtb_recipe_get(r, "run", "counters_self");
+    return s ? atoll(s) : 0;
 }
 
 /* what the client hosts measured, and the service's counters around it */
@@ -143,6 +164,8 @@ static void drive_clients(const struct mtb_transport *t, struct mtb_session *s, 
             char *cd = mtb_asprintf("%s/clients", run->dir);
             mtb_mkdir_p(cd);
             dr->merged = mtb_clients_run(cl, &l, cd, dr->err, sizeof dr->err);
+            if (dr->merged && json_object_get(dr->merged, "hlog")) /* relative to the record's directory */
+                json_object_set_new(dr->merged, "hlog", json_string("clients/load.hlog"));
             free(cd);
             dr->after = far_counters(t, s, run, port);
         }
@@ -185,20 +208,25 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
                                         "server host (from the end of the warm-up delay to the stop) is not the "
                                         "clients' measured window"));
     json_object_set(rec, "load", dr->merged);
-    long long b = counted(dr->before), a = counted(dr->after);
+    long long b = counted(run->recipe, dr->before), a = counted(run->recipe, dr->after);
+    if (a >= 0 && b >= 0)
+        a -= counters_self(run->recipe); /* the reading after the load counted itself */
+    const char *what = mtb_recipe_get(run->recipe, "run", "counted");
+    char how[512];
+    snprintf(how, sizeof how,
+             "the service's %s change over the measured load (less %lld for the reading itself), read on the server "
+             "host, against the clients' merged count: at least every answered request, at most every one sent "
+             "(answered + lost + in flight at the end) plus the warm-up's unanswered ones",
+             what ? what : "(no [run] counted: not checked)", counters_self(run->recipe));
     /* the service counted every answered request; lost ones (timed out,
      * closed, garbled, in flight at the end) it may have counted or not,
      * and the warm-up's too (they may reach it after the first counters) */
     long long sent, req = answered_sent(dr->merged, &sent);
     json_object_set_new(rec, "client_check",
-                        json_pack("{s:I,s:I,s:I,s:o,s:O?,s:O?,s:s}", "merged_requests", (json_int_t)req, "merged_sent",
+                        json_pack("{s:I,s:I,s:I,s:o,s:O?,s:O?,s:s,s:s?}", "merged_requests", (json_int_t)req, "merged_sent",
                                   (json_int_t)sent, "warmup_unanswered", (json_int_t)dr->warm_left,
                                   "service_requests", a >= 0 && b >= 0 ? json_integer(a - b) : json_null(), "before",
-                                  dr->before, "after", dr->after, "how",
-                                  "the service's cmd_get + cmd_set change over the measured load, read on the server "
-                                  "host, against the clients' merged count: at least every answered request, at "
-                                  "most every one sent (answered + lost + in flight at the end) plus the warm-up's "
-                                  "unanswered ones"));
+                                  dr->before, "after", dr->after, "how", how, "counted", what));
     if (a >= 0 && b >= 0 && (a - b < req || a - b > sent + dr->warm_left) && (mtb_record_status(rec) == MTB_RUN_OK)) {
         char m[MTB_ERRLEN];
         snprintf(m, sizeof m,

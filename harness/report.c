@@ -4,6 +4,7 @@
  * summary's JSON (summary.json) is written here. */
 #include "jsonx.h"
 #include "report.h"
+#include "hlog_import.h"
 #include "summary.h"
 #include "summary_text.h"
 #include "util.h"
@@ -72,6 +73,8 @@ int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const ch
         rc = write_text(dir, "runs.csv", csv, err, errlen);
     if (!rc)
         rc = write_text(dir, "report.md", md, err, errlen);
+    if (!rc) /* each configuration's percentile listing, its runs' histograms added (docs/FORMATS.md) */
+        rc = mtb_hgrm_write_configs(set, dir, err, errlen);
     if (!rc)
         rc = write_text(dir, "index.html", html, err, errlen); /* last: its presence means complete */
     free(js);
@@ -95,9 +98,13 @@ int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const ch
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mtebench report [--name NAME] [--out DIR] RESULTS_DIR...\n"
+    fprintf(f, "usage: mtebench report [--name NAME] [--out DIR] RESULTS_DIR|FILE.hlog...\n"
                "  Reads DIR/record.json and DIR/*/record.json of every RESULTS_DIR and writes\n"
                "  OUT/NAME/{index.html,report.md,runs.csv,summary.json}.\n"
+               "  An HdrHistogram interval log (FILE.hlog, another tool's too) is a run of\n"
+               "  service \"peer\" (docs/FORMATS.md).\n"
+               "  --hlog-unit U  the values' unit of logs without \"#[ValueUnit: U]\" (ns, us,\n"
+               "                 ms, s; default ns, as HdrHistogram's own tools record)\n"
                "  --name NAME  report name (default: the first directory's basename)\n"
                "  --out DIR    where report directories go (default: reports/ of the checkout)\n"
                "Exit status: 0 report written, 2 nothing usable (or bad usage), 1 write error.\n");
@@ -125,14 +132,16 @@ int mtb_cmd_report(int argc, char **argv)
     static const struct option opts[] = {
         { "name", required_argument, 0, 'n' },
         { "out", required_argument, 0, 'o' },
+        { "hlog-unit", required_argument, 0, 'u' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
-    const char *name = NULL, *out = NULL;
+    const char *name = NULL, *out = NULL, *hlog_unit = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:o:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'u': hlog_unit = optarg; break;
         case 'n': name = optarg; break;
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -145,9 +154,14 @@ int mtb_cmd_report(int argc, char **argv)
         return 2;
     }
     struct mtb_record_set set;
-    if (mtb_record_load(argv + optind, argc - optind, &set) != 0) {
+    int ndirs = mtb_hlog_split(argv + optind, argc - optind);  /* .hlog files last */
+    if (mtb_record_load(argv + optind, ndirs, &set) != 0) {
         fprintf(stderr, "mtebench report: out of memory\n");
         return 1;
+    }
+    if (mtb_hlog_add_records(argv + optind + ndirs, argc - optind - ndirs, hlog_unit, &set) != 0) {
+        mtb_record_set_free(&set);
+        return 2;
     }
     size_t i;
     json_t *b;

@@ -3,6 +3,7 @@
  * (service.c), drive (driver_*.c, perf.c), stop (service.c), collect and
  * write (here). */
 #include "run.h"
+#include "hlog_import.h"
 #include "driver.h"
 #include "perf.h"
 #include "proc.h"
@@ -248,10 +249,12 @@ static int step_service(struct run_ctx *c)
                                .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = c->cli_seen,
                                .service_seen = c->svc.seen };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
-    if (run->external_load && (c->drv->embedded || !strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}"))) {
+    const char *lin = mtb_recipe_get(run->recipe, "run", "listen_in");
+    if (run->external_load && (c->drv->embedded || (!strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}") &&
+                                                    !(lin && !strcmp(lin, "setup"))))) {
         snprintf(c->why, sizeof c->why, "%s cannot take load from client hosts: %s", run->recipe->name,
                  c->drv->embedded ? "the measured program is its own load"
-                                  : "its recipe's [run] args have no {listen} (it listens on 127.0.0.1 only)");
+                                  : "its recipe's [run] args have no {listen} and no listen_in = setup (it listens on 127.0.0.1 only)");
         return -1;
     }
     c->svc.listen = run->external_load ? "0.0.0.0" : NULL;
@@ -326,6 +329,7 @@ static int step_drive(struct run_ctx *c)
     c->d.own_counters = &own;
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
+    mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
     if (po)
         json_object_set_new(c->rec, "perf", po);

@@ -210,6 +210,7 @@ static void setup_env(const struct mtb_service *s, json_t *params, struct mtb_ar
     mtb_argv_pushf(senv, "MTB_BUILD=%s", s->build->dir);
     mtb_argv_pushf(senv, "MTB_WRAP=%s", prefix);
     mtb_argv_pushf(senv, "MTB_THREADS=%ld", s->wl->service_threads);
+    mtb_argv_pushf(senv, "MTB_LISTEN=%s", s->listen ? s->listen : "127.0.0.1");
     mtb_argv_pushf(senv, "MTB_WORKLOAD=%s", s->wl->name);
     const char *pk;
     json_t *pv;

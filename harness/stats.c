@@ -576,3 +576,16 @@ double stats_student_t_sf2(double t, double df)
         return 0;
     return stats_betainc(df / 2, 0.5, df / (df + t * t));
 }
+
+int stats_wilson(long k, long n, double z, struct stats_ci *out)
+{
+    if (n <= 0 || k < 0 || k > n || !(z > 0))
+        return -EINVAL;
+    double p = (double)k / (double)n, nn = (double)n, z2 = z * z;
+    double den = 1 + z2 / nn, mid = (p + z2 / (2 * nn)) / den;
+    double half = z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / den;
+    out->est = p;
+    out->lo = k == 0 ? 0 : mid - half;
+    out->hi = k == n ? 1 : mid + half;
+    return 0;
+}

@@ -310,4 +310,11 @@ const char *stats_pair_method_name(enum stats_pair_method m);
  */
 int stats_pair_ci(const double *num, const double *den, size_t n, double conf, struct stats_ci *out, double *achieved,
                   struct stats_shape *shape);
+/**
+ * stats_wilson - Wilson score interval of a binomial proportion: k successes
+ * in n trials, z the normal quantile (1.959964 for 95%). est = k/n; the
+ * limits are exact 0 and 1 at k = 0 and k = n.
+ * @return 0, -EINVAL
+ */
+int stats_wilson(long k, long n, double z, struct stats_ci *out);
 #endif

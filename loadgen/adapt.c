@@ -230,10 +230,10 @@ json_t *mtl_adapt_json(const struct mtl_adapt *a, const char *driver, double dur
     json_object_set_new(errors, "failed", json_integer((json_int_t)a->failed));
     json_object_set_new(errors, "skipped", json_integer((json_int_t)a->skipped));
     double ops = duration_s > 0 ? (double)a->requests / duration_s : 0;
-    return json_pack("{s:s,s:s,s:o,s:f,s:{s:I,s:f,s:o},s:{s:o,s:o},s:o,s:o,s:{s:b}}", "schema", "mtload/1",
+    return json_pack("{s:s,s:s,s:o,s:f,s:{s:I,s:f,s:o},s:{s:o,s:o},s:o,s:o,s:o,s:{s:b}}", "schema", "mtload/1",
                      "driver", driver, "config", config ? config : json_object(), "duration_s", duration_s,
                      "totals", "requests", (json_int_t)a->requests, "ops_per_sec", ops, "errors", errors,
                      "latency_us", "corrected", mtl_latency_json(&a->corrected), "uncorrected",
                      mtl_latency_json(&a->uncorrected), "histogram", mtl_buckets_json(&a->corrected),
-                     "timeseries", ts, "cpu", "client_bound", 0);
+                     "histogram_uncorrected", mtl_buckets_json(&a->uncorrected), "timeseries", ts, "cpu", "client_bound", 0);
 }

@@ -14,7 +14,7 @@
 enum {
     O_SERVER = 256, O_PROTOCOL, O_THREADS, O_CONNS, O_PIPELINE, O_CPUS, O_RATIO,
     O_KEYS, O_PREFIX, O_PATTERN, O_VSIZE, O_PATHS, O_PRELOAD, O_RATE, O_ARRIVAL,
-    O_WARMUP, O_DURATION, O_REQUESTS, O_TIMEOUT, O_SEED, O_SPIN, O_JSON, O_HGRM, O_QUIET, O_ERRLIMIT,
+    O_WARMUP, O_DURATION, O_REQUESTS, O_TIMEOUT, O_SEED, O_SPIN, O_JSON, O_HGRM, O_HLOG, O_QUIET, O_ERRLIMIT,
     O_HELP, O_VERSION, O_ENGINE, O_ENGINES
 };
 
@@ -45,6 +45,7 @@ static const struct option options[] = {
     { "error-limit", required_argument, NULL, O_ERRLIMIT },
     { "json", required_argument, NULL, O_JSON },
     { "hgrm", required_argument, NULL, O_HGRM },
+    { "hlog", required_argument, NULL, O_HLOG },
     { "quiet", no_argument, NULL, O_QUIET },
     { "help", no_argument, NULL, O_HELP },
     { "version", no_argument, NULL, O_VERSION },
@@ -89,6 +90,8 @@ void mtl_config_usage(FILE *f)
 "                          answered with an error, lost or never sent (default 0.1)\n"
 "  --json FILE             write the full results as JSON (schema mtload/1)\n"
 "  --hgrm FILE             write the corrected latency distribution (.hgrm, ms)\n"
+"  --hlog FILE             write an HdrHistogram interval log (.hlog): one interval per\n"
+"                          second, tags request, GET, SET (+ -uncorrected), values in ns\n"
 "  --quiet                 no human-readable table\n"
 "  --help, --version\n", f);
 }
@@ -361,6 +364,9 @@ static int run_option(struct mtl_config *cfg, int c, const char *a, const char *
         break;
     case O_HGRM:
         cfg->hgrm_path = a;
+        break;
+    case O_HLOG:
+        cfg->hlog_path = a;
         break;
     case O_QUIET:
         cfg->quiet = 1;

@@ -42,6 +42,7 @@ struct mtl_config {
     uint64_t seed;                      /* --seed */
     const char *json_path;              /* --json */
     const char *hgrm_path;              /* --hgrm */
+    const char *hlog_path;              /* --hlog */
     int quiet;                          /* --quiet: no human table */
     enum mtl_engine_kind engine;        /* --engine */
     double error_limit;                 /* --error-limit: a run above this fraction of

@@ -220,6 +220,9 @@ static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
     if (sec) {
         sec->ops++;
         mtl_hist_record(&sec->hist, now - s->intended);
+        if (t->iv.on)
+            mtl_iv_record(&t->iv, (size_t)(sec - t->series.sec), s->op == MTL_OP_SET,
+                          now - s->intended, now - s->sent);
     }
     t->last_done = now;
     t->last_progress = now;
@@ -454,7 +457,8 @@ static int thread_setup(struct thread *t, const struct mtl_config *cfg, unsigned
         mtl_hist_init(&t->unc, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) ||
         mtl_series_reserve(&t->series, cfg->duration ?
                            (size_t)(cfg->duration / MTL_NS_PER_SEC) + 2 +
-                           (size_t)(cfg->timeout / MTL_NS_PER_SEC) : 16))
+                           (size_t)(cfg->timeout / MTL_NS_PER_SEC) : 16) ||
+        (cfg->hlog_path && mtl_iv_init(&t->iv)))
         return ENOMEM;
     t->nconns = total_conns / cfg->threads + (id < total_conns % cfg->threads);
     t->conns = calloc(t->nconns, sizeof(*t->conns));
@@ -491,6 +495,7 @@ static void thread_free(struct thread *t)
     mtl_hist_free(&t->corr);
     mtl_hist_free(&t->unc);
     mtl_series_free(&t->series);
+    mtl_iv_free(&t->iv);
 }
 
 static int merge(struct mtl_results *res, struct thread *ts, unsigned n,
@@ -518,6 +523,8 @@ static int merge(struct mtl_results *res, struct thread *ts, unsigned n,
             res->series.sec[s].errors += t->series.sec[s].errors;
             mtl_hist_merge(&res->series.sec[s].hist, &t->series.sec[s].hist);
         }
+        if (t->iv.on && mtl_iv_add(&res->iv, &t->iv))
+            return ENOMEM;
         cpu->user_s = tv_sec(t->ru1.ru_utime) - tv_sec(t->ru0.ru_utime);
         cpu->sys_s = tv_sec(t->ru1.ru_stime) - tv_sec(t->ru0.ru_stime);
         cpu->wall_s = mtl_sec(t->cpu_t1 - t->cpu_t0);
@@ -554,7 +561,8 @@ int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
     ts = calloc(cfg->threads, sizeof(*ts));
     if (!res->cpu || !ts ||
         mtl_hist_init(&res->corrected, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) ||
-        mtl_hist_init(&res->uncorrected, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST)) {
+        mtl_hist_init(&res->uncorrected, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) ||
+        (cfg->hlog_path && mtl_iv_init(&res->iv))) {
         snprintf(err, errlen, "out of memory");
         free(ts);
         return ENOMEM;
@@ -583,7 +591,10 @@ int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
     }
     /* the schedule starts now for everyone; setup time must not count as lateness */
     if (!rc) {
+        struct timespec wall;
         start = mtl_now();
+        clock_gettime(CLOCK_REALTIME, &wall);
+        res->start_epoch = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9 + mtl_sec(cfg->warmup);
         for (i = 0; i < cfg->threads; i++) {
             unsigned k;
             struct mtl_rng r;
@@ -625,6 +636,7 @@ void mtl_results_free(struct mtl_results *res)
     mtl_hist_free(&res->corrected);
     mtl_hist_free(&res->uncorrected);
     mtl_series_free(&res->series);
+    mtl_iv_free(&res->iv);
     free(res->cpu);
     res->cpu = NULL;
 }

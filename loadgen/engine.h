@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "config.h"
 #include "hist.h"
+#include "intervals.h"
 
 /* Every counter, defined once: the per-thread struct, the merge and the report
  * are generated from this list. */
@@ -70,6 +71,8 @@ struct mtl_results {
     struct mtl_hist corrected;              /* from intended send time, ns */
     struct mtl_hist uncorrected;            /* from actual send time, ns */
     struct mtl_series series;
+    struct mtl_intervals iv;                /* per second by operation (--hlog only) */
+    double start_epoch;                     /* wall clock at the measured window's start */
     unsigned nthreads;
     struct mtl_thread_cpu *cpu;
     double user_s, sys_s;

@@ -65,6 +65,7 @@ struct thread {
     struct mtl_counters c;
     struct mtl_hist corr, unc;
     struct mtl_series series;
+    struct mtl_intervals iv;  /* --hlog: per second by operation */
     struct rusage ru0, ru1;
     mtl_time_t cpu_t0, cpu_t1;
     int err;

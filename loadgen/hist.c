@@ -1,5 +1,6 @@
 /* hist.c - log-linear latency histogram. */
 #include "hist.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -91,7 +92,12 @@ uint64_t mtl_hist_percentile(const struct mtl_hist *h, double pct)
         return h->max;
     if (pct < 0)
         pct = 0;
-    want = (uint64_t)ceil(pct / 100.0 * (double)h->total);
+    /* the rank ceil(pct% of total); pct / 100 is inexact (99.9 / 100 * 60000 is
+     * 59940.000000000007), so a relative 1e-12 is taken off before rounding up */
+    {
+        double x = pct / 100.0 * (double)h->total;
+        want = (uint64_t)ceil(x - x * 1e-12);
+    }
     if (want < 1)
         want = 1;
     for (i = 0; i < h->nbuckets; i++) {
@@ -117,57 +123,179 @@ double mtl_hist_stddev(const struct mtl_hist *h)
     return var > 0 ? sqrt(var) : 0.0;
 }
 
-/* Percentile levels as HdrHistogram reports them: 5 ticks per halving of the
- * distance to 100%, so resolution grows towards the tail. */
-int mtl_hist_write_hgrm(const struct mtl_hist *h, FILE *f, double scale)
+/* The HdrHistogram layout an mtl_hist of sub_bits has (hlog.h): its
+ * significant digits (-1: none), bucket count and sub-bucket count. */
+int mtl_hist_hdr_digits(unsigned sub_bits)
 {
-    const int ticks_per_half = 5;
-    double level = 0.0;
-    uint64_t seen = 0;
-    size_t i = 0;
-    int nb = 0;
+    static const unsigned mag[] = { 0, 4, 7, 10, 14, 17 };
+    int d;
+    for (d = 1; d <= 5; d++)
+        if (mag[d] == sub_bits)
+            return d;
+    return -1;
+}
 
-    fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount",
-            "1/(1-Percentile)");
-    if (h->total > 0) {
-        for (;;) {
-            uint64_t want = (uint64_t)ceil(level / 100.0 * (double)h->total);
-            double pct;
-            uint64_t v;
+static unsigned hdr_buckets(const struct mtl_hist *h)
+{
+    uint64_t smallest_untrackable = 2ULL << h->sub_bits;
+    unsigned n = 1;
+    while (smallest_untrackable <= h->highest && smallest_untrackable <= (UINT64_MAX >> 2)) {
+        smallest_untrackable <<= 1;
+        n++;
+    }
+    return n;
+}
 
-            if (want < 1)
-                want = 1;
-            while (i < h->nbuckets && seen + h->counts[i] < want)
-                seen += h->counts[i++];
-            if (i >= h->nbuckets)
-                break;
-            v = clamp_value(h, mtl_hist_bucket_value(h, i));
-            pct = (double)(seen + h->counts[i]) / (double)h->total;
-            if (pct >= 1.0) {
-                fprintf(f, "%12.3f %14.12f %10llu\n", (double)h->max / scale, 1.0,
-                        (unsigned long long)h->total);
-                break;
+/* The highest value of bucket i, as HdrHistogram reports a bucket. */
+static uint64_t bucket_high(const struct mtl_hist *h, size_t i)
+{
+    uint64_t w, lo = mtl_hist_bucket_low(h, i, &w);
+    return lo + w - 1;
+}
+
+/* Mean and standard deviation over the buckets' middle values, as HdrHistogram
+ * computes them (the .hgrm's footer; the JSON's come from exact sums). */
+static void bucket_moments(const struct mtl_hist *h, double *mean, double *sd)
+{
+    double total = 0, dev = 0;
+    size_t i;
+    *mean = *sd = 0;
+    if (!h->total)
+        return;
+    for (i = 0; i < h->nbuckets; i++)
+        total += (double)mtl_hist_bucket_value(h, i) * (double)h->counts[i];
+    *mean = total / (double)h->total;
+    for (i = 0; i < h->nbuckets; i++)
+        if (h->counts[i]) {
+            double d = (double)mtl_hist_bucket_value(h, i) - *mean;
+            dev += d * d * (double)h->counts[i];
+        }
+    *sd = sqrt(dev / (double)h->total);
+}
+
+/* v with dec decimals as Java's Formatter writes "%.Nf": the shortest decimal
+ * digits that identify the double, rounded half up (printf rounds the exact
+ * binary value: 0.99978027343750 became ...437 where Java writes ...438). */
+static void jfixed(char *out, size_t n, double v, int dec)
+{
+    char tmp[40], dig[24];
+    int p, e, nd = 0, keep, i, neg = v < 0;
+    char *q;
+
+    if (!isfinite(v) || v == 0) {
+        snprintf(out, n, "%.*f", dec, v);
+        return;
+    }
+    for (p = 1; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, fabs(v));
+        if (strtod(tmp, NULL) == fabs(v))
+            break;
+    }
+    for (q = tmp; *q && *q != 'e'; q++)
+        if (isdigit((unsigned char)*q))
+            dig[nd++] = *q;
+    e = atoi(q + 1);                           /* value = d.ddd x 10^e */
+    keep = e + 1 + dec;                        /* digits kept */
+    if (keep < 0) {
+        nd = 0;
+        keep = 0;
+    } else if (keep < nd) {
+        int up = dig[keep] >= '5';
+        nd = keep;
+        for (i = nd - 1; up && i >= 0; i--) {
+            if (dig[i] == '9') {
+                dig[i] = '0';
+            } else {
+                dig[i]++;
+                up = 0;
             }
-            fprintf(f, "%12.3f %14.12f %10llu %14.2f\n", (double)v / scale, pct,
-                    (unsigned long long)(seen + h->counts[i]), 1.0 / (1.0 - pct));
-            /* next level strictly above what this bucket already covers */
-            do {
-                double half = 100.0 - level;
-                double ticks = ticks_per_half *
-                               pow(2.0, floor(log2(100.0 / half)) + 1);
-                level += 100.0 / ticks;
-            } while (level < 100.0 && level / 100.0 <= pct);
-            if (level >= 100.0)
-                level = 100.0;
+        }
+        if (up) {                              /* 9.99 -> 10.0 */
+            memmove(dig + 1, dig, (size_t)nd);
+            dig[0] = '1';
+            nd++;
+            e++;
         }
     }
-    for (i = 0; i < h->nbuckets; i++)
-        nb += h->counts[i] != 0;
-    fprintf(f, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n",
-            mtl_hist_mean(h) / scale, mtl_hist_stddev(h) / scale);
-    fprintf(f, "#[Max     = %12.3f, Total count    = %12llu]\n",
-            (double)h->max / scale, (unsigned long long)h->total);
-    fprintf(f, "#[Buckets = %12zu, SubBuckets     = %12u]\n", h->nbuckets,
-            1u << h->sub_bits);
+    q = out;
+    if (neg)
+        *q++ = '-';
+    /* integer part: digits 0..e */
+    if (e < 0)
+        *q++ = '0';
+    for (i = 0; i <= e; i++)
+        *q++ = i < nd ? dig[i] : '0';
+    if (dec > 0)
+        *q++ = '.';
+    for (i = 0; i < dec; i++) {
+        int k = e + 1 + i;                     /* index into dig of this decimal */
+        *q++ = k >= 0 && k < nd ? dig[k] : '0';
+    }
+    *q = 0;
+    (void)n;
+}
+
+/* HdrHistogram's outputPercentileDistribution, line for line: percentile
+ * levels from 0 in steps of 100 / (5 * 2^(floor(log2(100 / (100 - level))) + 1))
+ * (5 ticks per halving of the distance to 100%), each reported at the first
+ * bucket whose cumulative share reaches it (one bucket may answer several
+ * levels), then one last line at 100%; values are the bucket's highest value. */
+int mtl_hist_write_hgrm(const struct mtl_hist *h, FILE *f, double scale)
+{
+    const long ticks_per_half = 5;
+    int digits = mtl_hist_hdr_digits(h->sub_bits);
+    int dec = digits < 0 ? 3 : digits, last_step = 0, fresh = 1;
+    double level = 0.0, mean, sd;
+    uint64_t seen = 0, max_high = 0;
+    size_t i;
+    char vb[64], pb[64], ib[64];
+
+    fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
+    for (i = h->nbuckets; i-- > 0;)
+        if (h->counts[i]) {
+            max_high = bucket_high(h, i);
+            break;
+        }
+    i = 0;
+    for (;;) {
+        if (seen >= h->total) {                  /* every value counted: one more step, to 100% */
+            if (last_step || !h->total)
+                break;
+            level = 100.0;
+            last_step = 1;
+        }
+        for (; i < h->nbuckets; i++, fresh = 1) {
+            if (fresh) {
+                seen += h->counts[i];
+                fresh = 0;
+            }
+            if (h->counts[i] && 100.0 * (double)seen / (double)h->total >= level)
+                break;
+        }
+        if (i >= h->nbuckets)
+            break;
+        jfixed(vb, sizeof vb, (double)bucket_high(h, i) / scale, dec);
+        jfixed(pb, sizeof pb, level != 100.0 ? level / 100.0 : 1.0, 12);
+        if (level != 100.0) {
+            jfixed(ib, sizeof ib, 1.0 / (1.0 - level / 100.0), 2);
+            fprintf(f, "%12s %s %10llu %14s\n", vb, pb, (unsigned long long)seen, ib);
+        } else {
+            fprintf(f, "%12s %s %10llu\n", vb, pb, (unsigned long long)seen);
+        }
+        if (last_step)
+            break;
+        level += 100.0 / (double)(ticks_per_half *
+                 (long)pow(2.0, (double)((long)(log(100.0 / (100.0 - level)) / log(2.0)) + 1)));
+    }
+    bucket_moments(h, &mean, &sd);
+    jfixed(vb, sizeof vb, mean / scale, dec);
+    jfixed(pb, sizeof pb, sd / scale, dec);
+    fprintf(f, "#[Mean    = %12s, StdDeviation   = %12s]\n", vb, pb);
+    jfixed(vb, sizeof vb, (double)max_high / scale, dec);
+    fprintf(f, "#[Max     = %12s, Total count    = %12llu]\n", vb, (unsigned long long)h->total);
+    if (digits < 0)
+        fprintf(f, "#[Buckets = %12zu, SubBuckets     = %12u]\n", h->nbuckets, 1u << h->sub_bits);
+    else
+        fprintf(f, "#[Buckets = %12u, SubBuckets     = %12u]\n", hdr_buckets(h), 2u << h->sub_bits);
     return ferror(f) ? EIO : 0;
 }

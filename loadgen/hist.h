@@ -73,6 +73,10 @@ uint64_t mtl_hist_bucket_low(const struct mtl_hist *h, size_t idx, uint64_t *wid
 /** The value reported for bucket idx: its midpoint. */
 uint64_t mtl_hist_bucket_value(const struct mtl_hist *h, size_t idx);
 
+/** Significant digits of the HdrHistogram whose bucket layout a histogram of
+ *  sub_bits has (4, 7, 10, 14, 17: 1..5 digits); -1 for any other. */
+int mtl_hist_hdr_digits(unsigned sub_bits);
+
 /** Add src into dst. @return 0, or EINVAL when their shapes differ. */
 int mtl_hist_merge(struct mtl_hist *dst, const struct mtl_hist *src);
 

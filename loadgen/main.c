@@ -47,6 +47,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "mtload: --json %s: cannot write: %s (%s)\n", cfg.json_path, strerror(rc), strerrorname_np(rc));
     if (cfg.hgrm_path && (rc = mtl_report_write_hgrm(cfg.hgrm_path, &res)) != 0)
         fprintf(stderr, "mtload: --hgrm %s: cannot write: %s (%s)\n", cfg.hgrm_path, strerror(rc), strerrorname_np(rc));
+    if (cfg.hlog_path) {
+        int wrc = mtl_iv_write_log(cfg.hlog_path, &res.iv, res.start_epoch, res.duration_s, NULL);
+        if (wrc) {
+            fprintf(stderr, "mtload: --hlog %s: cannot write: %s (%s)\n", cfg.hlog_path, strerror(wrc), strerrorname_np(wrc));
+            rc = wrc;
+        }
+    }
     {
         uint64_t bad, total;
         double erate = mtl_report_error_rate(&res, &bad, &total);

@@ -198,6 +198,7 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
 
     json_decref(hist);
     json_object_set_new(root, "histogram", mtl_buckets_json(&res->corrected));
+    json_object_set_new(root, "histogram_uncorrected", mtl_buckets_json(&res->uncorrected));
 
     for (i = 0; i < res->series.len; i++) {
         const struct mtl_second *s = &res->series.sec[i];
@@ -227,7 +228,7 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
 }
 
 /* open path.tmp.PID for writing */
-static FILE *open_tmp(const char *path, char **tmp)
+FILE *mtl_open_tmp(const char *path, char **tmp)
 {
     FILE *f;
     if (asprintf(tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
@@ -242,7 +243,7 @@ static FILE *open_tmp(const char *path, char **tmp)
     return f;
 }
 
-static int close_rename(FILE *f, char *tmp, const char *path, int rc)
+int mtl_close_rename(FILE *f, char *tmp, const char *path, int rc)
 {
     if (fflush(f) != 0 || fsync(fileno(f)) != 0)
         rc = rc ? rc : errno;
@@ -264,7 +265,7 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
     json_t *root;
     int rc = 0;
 
-    if (!(f = open_tmp(path, &tmp)))
+    if (!(f = mtl_open_tmp(path, &tmp)))
         return errno ? errno : ENOMEM;
     root = results_json(cfg, res);
     errno = 0;
@@ -272,7 +273,7 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
         rc = errno ? errno : EIO;   /* ENOSPC from the write, not a made-up EIO */
     fputc('\n', f);
     json_decref(root);
-    return close_rename(f, tmp, path, rc);
+    return mtl_close_rename(f, tmp, path, rc);
 }
 
 int mtl_report_write_hgrm(const char *path, const struct mtl_results *res)
@@ -280,7 +281,7 @@ int mtl_report_write_hgrm(const char *path, const struct mtl_results *res)
     char *tmp;
     FILE *f;
 
-    if (!(f = open_tmp(path, &tmp)))
+    if (!(f = mtl_open_tmp(path, &tmp)))
         return errno ? errno : ENOMEM;
-    return close_rename(f, tmp, path, mtl_hist_write_hgrm(&res->corrected, f, 1e6));
+    return mtl_close_rename(f, tmp, path, mtl_hist_write_hgrm(&res->corrected, f, 1e6));
 }

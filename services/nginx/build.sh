@@ -24,6 +24,10 @@ if [ -n "$MTB_HOST" ]; then
     # run through binfmt_misc + qemu-aarch64 (make deps registers it)
     cross=(--crossbuild=Linux::aarch64)
 fi
+# the bug catalogue's builds (variants *-bugs, services/nginx/bugs/) keep the
+# proxy module: proxy_pass to a name in a variable is what uses the resolver
+proxy=--without-http_proxy_module
+case "$MTB_PATCHES" in */bugs/bugs.patch*) proxy= ;; esac
 ./configure "${cross[@]}" --with-cc="$MTB_CC" \
     --with-cc-opt="-O2 -g $MTB_CFLAGS" \
     --prefix=./ --sbin-path=sbin/nginx --conf-path=conf/nginx.conf \
@@ -35,7 +39,7 @@ fi
     --without-http_auth_basic_module --without-http_mirror_module \
     --without-http_autoindex_module --without-http_geo_module --without-http_map_module \
     --without-http_split_clients_module --without-http_referer_module \
-    --without-http_proxy_module --without-http_fastcgi_module --without-http_uwsgi_module \
+    $proxy --without-http_fastcgi_module --without-http_uwsgi_module \
     --without-http_scgi_module --without-http_grpc_module --without-http_memcached_module \
     --without-http_empty_gif_module --without-http_browser_module \
     --without-http_upstream_hash_module --without-http_upstream_ip_hash_module \

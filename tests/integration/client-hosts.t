@@ -8,6 +8,9 @@
 #   host's identity, clock offset, start lateness, CPU use, client-bound flag;
 # - a client host whose mtload is killed mid-run fails the load with its
 #   name and reason; no merged result is written; nothing is left running;
+# - the uncorrected latency is merged the same way (count = corrected count);
+# - SERVICE=rocksdb (in process) and SERVICE=postgresql (no pgbench from
+#   client hosts yet) with client hosts are refused up front, saying so;
 # - so do client hosts that start later than --late-limit after the instant;
 # - truth across hosts: memcached paused (SIGSTOP) 200 ms every second, open
 #   loop from both hosts: the merged corrected p99 is at least 100 ms.
@@ -19,6 +22,14 @@ M="$B/mtebench"
 command -v memcached >/dev/null || skip_all "no memcached (make deps)"
 
 hosts_up 3; ok $? "three hosts up" || done_testing
+# RocksDB runs in process: client hosts are refused before anything runs, saying so
+"$M" bench --service rocksdb --mode sync --server-host h1 --client-hosts h2,h3 --dry-run > "$T_TMP/rdb.out" 2>&1
+is "$?" 2 "SERVICE=rocksdb with client hosts is refused"
+grep -q 'rocksdb runs in process.*client hosts (h2,h3) cannot load it' "$T_TMP/rdb.out"; ok $? "... saying it runs in process" || dump "$T_TMP/rdb.out"
+# PostgreSQL (pgbench) from client hosts is not built: refused up front, saying why
+"$M" bench --service postgresql --mode sync --server-host h1 --client-hosts h2,h3 --dry-run > "$T_TMP/pg.out" 2>&1
+is "$?" 2 "SERVICE=postgresql with client hosts is refused before any run"
+grep -q 'postgresql cannot be loaded from client hosts (h2,h3) yet' "$T_TMP/pg.out"; ok $? "... saying so" || dump "$T_TMP/pg.out"
 K=(--ssh-config "$HOSTS_DIR/ssh_config")
 # setsid -f: memcached's parent is not nsenter (which stops itself when its
 # child is stopped, as memcached is below, and would then never reap it)
@@ -53,6 +64,21 @@ is "$sent" "$(( $(jq '.totals.accounting.sent' "$T_TMP/c/h2/load.json") + $(jq '
 ok "$( [ "$((b - a))" -ge "$req" ] && [ "$((b - a))" -le "$sent" ] && { [ "$sent" -gt "$req" ] || [ "$((b - a))" = "$req" ]; }; echo $?)" \
    "memcached's cmd_get + cmd_set change ($((b - a))) within the merged answered ($req) and sent ($sent) requests"
 is "$(jq '.latency_us.corrected.count' "$L")" "$req" "the merged latency counts every request"
+# the uncorrected latency merged the same way: its histogram the clients' sum,
+# its count the corrected one's, its p50 not above the corrected p50
+merged=$(jq -c '[.histogram_uncorrected[] | [.[0], .[1]]] | sort' "$L")
+summed=$(jq -cs '[.[].histogram_uncorrected[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) | sort' "$T_TMP/c/h2/load.json" "$T_TMP/c/h3/load.json")
+[ -n "$merged" ] && [ "$merged" != "[]" ] && [ "$merged" = "$summed" ]
+ok $? "merged uncorrected histogram == sum of the clients' uncorrected histograms"
+jq_e '.latency_us.uncorrected | type == "object" and .count == $c and .p50 <= $p50 and .p50 > 0' \
+    --argjson c "$(jq '.latency_us.corrected.count' "$L")" --argjson p50 "$(jq '.latency_us.corrected.p50' "$L")" "$L" > /dev/null
+ok $? "merged uncorrected latency present: count == corrected count, p50 <= corrected p50 ($(jq -c '[.latency_us.uncorrected.count, .latency_us.uncorrected.p50, .latency_us.corrected.p50]' "$L"))"
+# the hosts' HdrHistogram interval logs merged the same way (docs/FORMATS.md)
+[ -s "$T_TMP/c/h2/load.hlog" ] && [ -s "$T_TMP/c/h3/load.hlog" ] && [ -s "$T_TMP/c/load.hlog" ]
+ok $? "each host's load.hlog came back and load.hlog merges them" || dump "$T_TMP/c.out"
+"$M" report --out "$T_TMP/hrep" --name merged "$T_TMP/c/load.hlog" > "$T_TMP/hrep.out" 2>&1
+is "$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="requests") c=i} NR==2{print $c}' "$T_TMP/hrep/merged/runs.csv")" "$req" \
+   "the merged interval log counts every request too" || dump "$T_TMP/hrep.out"
 is "$(jq -r '[.clients[].conns] | join(",")' "$L")" "3,2" "connections shared 3 + 2"
 is "$(jq -r '[.clients[].identity.hostname] | join(",")' "$L")" "h2,h3" "each client host named by its own hostname"
 jq_e '.clients | all(has("clock_offset_s") and (.late_s < 0.25) and .cpu.user_s >= 0 and (.client_bound | type == "boolean"))' "$L" > /dev/null

@@ -29,6 +29,7 @@ for spec in stock:sync tcma1:async; do
     jqok '(.platform.accel=="kvm") or (.platform.emulated==true and .platform.label=="emulated: not hardware timing")' "TCG figures are labelled emulated"
     ok "$(grep -q 'mtebench-guest: up' "$d/console.log"; echo $?)" "$k: console log kept with the run"
     ok "$( [ -f "$d/guest/001-tagged-$mode/service.log" ]; echo $?)" "$k: service log handed back"
+    ok "$( [ -s "$d/$(jq -r '.load.hlog' "$rec")" ]; echo $?)" "$k: the record names its interval log where it came back ($(jq -r '.load.hlog' "$rec"))"
     diag "$k $mode: boot $(jq .platform.boot_seconds "$rec") s, $(jq .summary.ops_per_sec "$rec") ops/s, smaps mt $(jq .proof.smaps_mt "$rec")"
 done
 jq_e '.kernel.patches | length == 1' "$R/tcma1/001-tagged-async/record.json" >/dev/null; ok $? "tcma1 record lists its patch"

@@ -277,6 +277,25 @@ static void test_coverage(void)
        100 * c3);
 }
 
+/* Wilson score intervals: textbook values (Newcombe 1998, z = 1.96) and the
+ * exact ends at 0 and n */
+static void test_wilson(void)
+{
+    struct stats_ci c = { 0, 0, 0 };
+    int rc = stats_wilson(5, 10, 1.959963985, &c);
+    ok(rc == 0 && fabs(c.lo - 0.2366) < 1e-4 && fabs(c.hi - 0.7634) < 1e-4, "wilson 5/10: [0.2366, 0.7634] (%.4f, %.4f)",
+       c.lo, c.hi);
+    rc = stats_wilson(0, 10, 1.959963985, &c);
+    ok(rc == 0 && c.lo == 0 && fabs(c.hi - 0.2775) < 1e-4, "wilson 0/10: [0, 0.2775] (%.4f)", c.hi);
+    rc = stats_wilson(10, 10, 1.959963985, &c);
+    ok(rc == 0 && c.hi == 1 && fabs(c.lo - 0.7225) < 1e-4, "wilson 10/10: [0.7225, 1] (%.4f)", c.lo);
+    rc = stats_wilson(81, 263, 1.959963985, &c);
+    ok(rc == 0 && fabs(c.lo - 0.2553) < 1e-4 && fabs(c.hi - 0.3662) < 1e-4, "wilson 81/263: [0.2553, 0.3662] (%.4f, %.4f)",
+       c.lo, c.hi);
+    ok(stats_wilson(3, 2, 1.96, &c) == -EINVAL && stats_wilson(0, 0, 1.96, &c) == -EINVAL,
+       "wilson refuses k > n and n = 0");
+}
+
 /* The overhead interval by the pairs' shape (stats_pairs.c): known answers. */
 static void test_pair_cis(void)
 {
@@ -339,6 +358,7 @@ static void test_pair_cis(void)
 
 int main(void)
 {
+    test_wilson();
     test_median_quantile();
     test_geomean();
     test_median_cis();

@@ -1,0 +1,71 @@
+/* hlog_import.h - HdrHistogram interval logs (.hlog; loadgen/hlog.h) as runs
+ * of a report: another tool's log (memtier's --hdr-file-prefix, HdrHistogram's
+ * own HistogramLogWriter, a merged mtload log) becomes a record that sits beside
+ * mtebench's own in `mtebench report`, and several hosts' logs merge into one.
+ */
+#ifndef MTB_HLOG_IMPORT_H
+#define MTB_HLOG_IMPORT_H
+#include <jansson.h>
+#include <stddef.h>
+
+/** Does path name an HdrHistogram log (a regular file ending in .hlog, or
+ *  with "#[Histogram log format version ...]" among its first comment lines)? */
+int mtb_hlog_is_log(const char *path);
+
+/**
+ * The runs of one log as run records (schema mtebench-run/1, driver "hlog",
+ * config.service "peer", config.variant the file's name and the tag): one per
+ * tag of the log, or only "request"/untagged when it has one, uncorrected
+ * tags left out. Every interval of a tag is summed bucket by bucket.
+ * @param unit  the unit of a log without "#[ValueUnit: X]" (NULL: ns)
+ * @return a new array of records, or NULL with why in err (named: file, line).
+ */
+json_t *mtb_hlog_records(const char *path, const char *unit, char *err, size_t errlen);
+
+/**
+ * Merge the interval logs of several hosts into out: intervals of the same tag
+ * and the same second (rounded start relative to each log's start time) are
+ * added bucket by bucket; written atomically (temporary file, rename).
+ * @return 0, or -1 with why in err.
+ */
+int mtb_hlog_merge(char *const paths[], size_t n, const char *out, char *err, size_t errlen);
+
+struct mtb_record_set;
+
+/** Reorder args so that HdrHistogram logs (mtb_hlog_is_log) come last, keeping
+ *  each group's order. @return the number of other arguments (directories). */
+int mtb_hlog_split(char **args, int n);
+
+/**
+ * Add the records of the logs args[0..n) to set (mtb_hlog_records), their
+ * files as the records' files.
+ * @return 0, or -1 after printing the named error of the first bad log
+ *         ("mtebench report: FILE:LINE: ...") to stderr.
+ */
+int mtb_hlog_add_records(char **args, int n, const char *unit, struct mtb_record_set *set);
+
+/** Merge DIR/<host>/load.hlog of every ok client of a multi-host load
+ *  ("clients" of its merged result) into DIR/load.hlog; says on stderr why not.
+ *  @return 0 when DIR/load.hlog was written. */
+int mtb_hlog_merge_hosts(json_t *clients, const char *dir);
+
+/**
+ * For a driver that writes no interval log itself (wrk, pgbench, db_bench):
+ * DIR/driver.hlog from the load's histogram ([[value_us, count], ...]) as one
+ * interval over the measured window, tag "request", and "hlog" named in load;
+ * its percentile listing as DIR/driver.hgrm.
+ * Nothing when the load already names one or has no histogram.
+ */
+void mtb_hlog_from_load(const char *dir, json_t *load);
+
+/**
+ * The percentile listing (.hgrm, HdrHistogram's layout) of every configuration
+ * of a report: the histograms of its ok runs added bucket by bucket, written to
+ * DIR/hgrm/SERVICE-VARIANT-MODE-PLATFORM-KERNEL-WORKLOAD[-HOST].hgrm.
+ * @return 0, or -1 with why in err.
+ */
+int mtb_hgrm_write_configs(const struct mtb_record_set *set, const char *dir, char *err, size_t errlen);
+
+/** `mtebench hlog-merge OUT IN...`. @return the exit status. */
+int mtb_cmd_hlog_merge(int argc, char **argv);
+#endif

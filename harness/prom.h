@@ -1,0 +1,32 @@
+/* prom.h - Prometheus textfiles (`--prom-textfile DIR` on bench, plan and
+ * nightly): a run's and its summary's figures in the text exposition format
+ * 0.0.4 for node_exporter's textfile collector (docs/FORMATS.md). Written to a
+ * temporary file in DIR (not *.prom, so never read half-written) and renamed.
+ * Labels are bounded: service, variant, mode, platform, kernel, host, workload
+ * name, mtebench version (and, on their metrics, percentile and stat). */
+#ifndef MTB_PROM_H
+#define MTB_PROM_H
+#include <jansson.h>
+#include <stddef.h>
+
+/** The directory given with --prom-textfile, or NULL. */
+extern const char *mtb_prom_dir;
+
+/** Check and remember --prom-textfile DIR: a directory this process can write
+ *  into. On a bad DIR: print the named error and exit 2 (before any run). */
+void mtb_prom_set_dir(const char *dir);
+
+/**
+ * Write DIR/mtebench-<job>.prom from a summary (mtb_summary_build): per
+ * configuration ops/s and latency percentiles (median, CI bounds), per tagged
+ * configuration the overheads (median, CI bounds, pairs), the geometric means,
+ * and the time written.
+ * @return 0, or -1 with why in err (named: the file, the reason); nothing is
+ *         left behind on error.
+ */
+int mtb_prom_write(const char *dir, const char *job, json_t *sum, char *err, size_t errlen);
+
+/** When --prom-textfile was given: mtb_prom_write, a failure said on stderr.
+ *  @return 0, or 1 when the textfile could not be written. */
+int mtb_prom_after(const char *job, json_t *sum);
+#endif
