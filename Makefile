@@ -85,6 +85,9 @@ GUEST   := $(B)/aarch64/mtebench $(B)/aarch64/mtload $(B)/aarch64/mtbinit
 # mtebench goes without libpq: no history_pg.o, and a history.c that knows
 # no PostgreSQL backend)
 XO      := $(if $(filter aarch64-gcc,$(ARCH)-$(XCC)),$(B)/obj,$(B)/obj-aarch64)
+# there the guest's objects were compiled with zlib (MTB_WITH_ZLIB), so its
+# programs link it too; cross-built ones write stored deflate blocks without it
+XZ_LIBS := $(if $(filter $(B)/obj,$(XO)),$(Z_LIBS))
 XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
 XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(patsubst %.c,$(XO)/%.o,$(filter-out harness/history_pg.c,$(HN_SRC))))
 
@@ -147,10 +150,10 @@ $(B)/aarch64/libmteharness.a: $(XHN_OBJ)
 	$(Q)rm -f $@; $(XAR) rcs $@ $^
 $(B)/aarch64/mtload: $(XO)/loadgen/main.o $(B)/aarch64/libmtload.a
 	$(call say,XLD,$@)
-	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(XZ_LIBS)
 $(B)/aarch64/mtebench: $(XO)/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
 	$(call say,XLD,$@)
-	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(XZ_LIBS)
 $(B)/aarch64/mtbinit: harness/guest/init.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
