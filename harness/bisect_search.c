@@ -323,7 +323,8 @@ static int hunt(struct bs *s, size_t g, size_t b, struct pp_cmp gb)
 }
 
 /* A culprit whose last comparison was not DIFFERENT (the hunt followed the
- * likelier half), or one of several, is confirmed: both sides topped up to
+ * likelier half), or one of several, is confirmed (and one that changed the
+ * metric the better way is dropped): both sides topped up to
  * the cap, interleaved, and compared again; what is no longer DIFFERENT is
  * dropped (counted). One culprit decided DIFFERENT stands as found: a false
  * second change comes from a null half that crossed p <= 0.01 by chance,
@@ -345,6 +346,13 @@ static int confirm(struct bs *s)
                 continue;
             }
             k->effect = bs_effect(g->x, g->n, b->x, b->n, &k->lo, &k->hi);
+        }
+        /* the hunt is for the regression the ends showed: a step the other
+         * way (an improvement, or a loaded machine's drift between two
+         * neighbours) is not its culprit */
+        if (s->cfg->better > 0 ? k->effect >= 0 : k->effect <= 0) {
+            res->dropped++;
+            continue;
         }
         res->culprits[keep++] = *k;
     }
