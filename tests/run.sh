@@ -183,5 +183,7 @@ for o in "$LOGS/prove.out" ${alone[0]:+"$LOGS/prove-alone.out"}; do
     files=$((files + f)); checks=$((checks + t))
 done
 failed=$(cat "$LOGS"/*.tap 2>/dev/null | grep -E '^not ok' | grep -vc '# TODO')
-echo "Files=$files, Tests=$checks, $(( $(date +%s) - start )) wallclock secs: $((checks - failed)) passed, $failed failed. Result: $([ "$rc" = 0 ] && echo PASS || echo FAIL)"
+# a test that died before its plan (not executable, killed) has no failed check to count
+noplan=$(grep -L '^1\.\.' "$LOGS"/*.tap 2>/dev/null | wc -l)
+echo "Files=$files, Tests=$checks, $(( $(date +%s) - start )) wallclock secs: $((checks - failed)) passed, $failed failed$([ "$noplan" -gt 0 ] && echo ", $noplan tests ended without a plan"). Result: $([ "$rc" = 0 ] && echo PASS || echo FAIL)"
 exit "$rc"
