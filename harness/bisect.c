@@ -390,6 +390,26 @@ static int over_budget(struct bctx *c)
     return 0;
 }
 
+/* r[i]'s build (a kernel's when kernel) ended with wait status st: skipped
+ * when it failed, else new or found in the cache, as its log says */
+static int build_ended(struct bctx *c, size_t i, int st, int kernel)
+{
+    struct brev *r = &c->r[i];
+    if (st != 0) {
+        printf("bisect: r%02zu %.12s \"%s\"%s does not build (log %s): skipped (as git bisect run's 125)\n", i,
+               r->sha, r->subject, kernel ? ": the kernel" : "", r->build_log);
+        return BS_BUILD_SKIP;
+    }
+    size_t len;
+    char *log = mtb_read_file(r->build_log, &len);
+    r->new_build = log && strstr(log, kernel ? "mtebench: built kernel" : " built ") != NULL;
+    c->new_builds += r->new_build;
+    free(log);
+    printf("bisect: r%02zu %.12s \"%s\": %s%s\n", i, r->sha, r->subject, kernel ? "kernel " : "",
+           r->new_build ? "built" : "build cached");
+    return 0;
+}
+
 /* the kernel axis: `mtebench kernel build git:REPO@COMMIT` (incremental from stock's tree) */
 static int build_kernel(struct bctx *c, size_t i)
 {
@@ -400,18 +420,7 @@ static int build_kernel(struct bctx *c, size_t i)
     int st = mtb_proc_run(&sp, 4 * 3600);
     free(exe);
     free(spec);
-    if (st != 0) {
-        printf("bisect: r%02zu %.12s \"%s\": the kernel does not build (log %s): skipped (as git bisect run's 125)\n",
-               i, r->sha, r->subject, r->build_log);
-        return BS_BUILD_SKIP;
-    }
-    size_t len;
-    char *log = mtb_read_file(r->build_log, &len);
-    r->new_build = log && strstr(log, "mtebench: built kernel") != NULL;
-    c->new_builds += r->new_build;
-    free(log);
-    printf("bisect: r%02zu %.12s \"%s\": kernel %s\n", i, r->sha, r->subject, r->new_build ? "built" : "build cached");
-    return 0;
+    return build_ended(c, i, st, 1);
 }
 
 static int cb_build(void *ctx, size_t i)
@@ -432,19 +441,7 @@ static int cb_build(void *ctx, size_t i)
                i, r->sha, r->subject, c->o->service);
         return BS_BUILD_SKIP;
     }
-    int st = child(c, i, "build", NULL, NULL, r->build_log);
-    if (st != 0) {
-        printf("bisect: r%02zu %.12s \"%s\" does not build (log %s): skipped (as git bisect run's 125)\n", i, r->sha,
-               r->subject, r->build_log);
-        return BS_BUILD_SKIP;
-    }
-    size_t len;
-    char *log = mtb_read_file(r->build_log, &len);
-    r->new_build = log && strstr(log, " built ") != NULL;
-    c->new_builds += r->new_build;
-    free(log);
-    printf("bisect: r%02zu %.12s \"%s\": %s\n", i, r->sha, r->subject, r->new_build ? "built" : "build cached");
-    return 0;
+    return build_ended(c, i, child(c, i, "build", NULL, NULL, r->build_log), 0);
 }
 
 static json_t *load_record(const char *dir)
