@@ -489,12 +489,17 @@ static int git_prep(const struct kplan *p, const char *tmp, const char *logp, ch
     return st;
 }
 
-/* the prepared tree is a copy kernel-build.sh copied again: not kept */
-static void git_prep_done(const char *dir)
+/* Trees a finished build in tmp does not keep: the prepared tree of a git
+ * commit (hard links kernel-build.sh copied), and the build tree of a git
+ * tree's or a series' kernel, which is no kernel's base (1.7 GB each). */
+static void drop_trees(const struct kplan *p, const char *tmp)
 {
-    char *prep = mtb_asprintf("%s/gitprep", dir);
+    char *prep = mtb_asprintf("%s/gitprep", tmp), *tree = mtb_asprintf("%s/tree", tmp);
     mtb_rm_rf(prep);
+    if (p->t.kind != MTB_KTREE_NAMED)
+        mtb_rm_rf(tree);
     free(prep);
+    free(tree);
 }
 
 /* a git tree's identity in the kernel's build.json (and so in every record) */
@@ -526,6 +531,7 @@ static int find_cached(const char *name, const char *source, const struct kplan 
         return 0;
     out->cached = 1;
     json_object_set_new(out->info, "cached", json_true());
+    git_info(out->info, &p->t); /* the commit asked for: the build may be another's of the same tree */
     if (!quiet)
         fprintf(stderr, "mtebench: kernel %s (%s): cached build %.12s\n", name, source, p->key);
     return 1;
@@ -631,9 +637,9 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         mtb_rm_rf(tmp);
         goto out;
     }
+    drop_trees(&p, tmp);
     if (install_build(name, source, &p, tmp, dir, release, cfg_hex, secs, base_key, err, errlen) != 0)
         goto out;
-    git_prep_done(dir);
     if (load_built(p.label, source, p.key, out) != 0) {
         snprintf(err, errlen, "kernel %s built but %s/build.json is unreadable", name, dir);
         goto out;
