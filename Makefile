@@ -210,14 +210,15 @@ compare-kernels: deps
 	$(if $(REPS),--reps $(REPS)) $(WL_ARGS) $(if $(BASELINE),--baseline)
 
 # the commit of a service's patch history that changed a metric (docs/BISECT.md):
-# make bisect GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= WORKLOAD= METRIC= DURATION= REPO= MIN_CHANGE= MAX_TIME=]
+# make bisect GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= WORKLOAD= METRIC= DURATION= REPO= MIN_CHANGE= MAX_TIME= HISTORY=]
 bisect: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench bisect --good $(GOOD) --bad $(BAD) --service $(SERVICE) \
 	$(if $(VARIANT),--variant $(VARIANT)) $(if $(MODE),--mode $(MODE)) $(if $(PLATFORM),--platform $(PLATFORM)) \
 	$(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(METRIC),--metric $(METRIC)) $(if $(DURATION),--duration $(DURATION)) \
 	$(if $(WARMUP),--warmup $(WARMUP)) $(if $(REPO),--repo $(REPO)) $(if $(MIN_CHANGE),--min-change $(MIN_CHANGE)) \
-	$(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(REPS),--reps $(REPS)) $(if $(MAX_REPS),--max-reps $(MAX_REPS))
+	$(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(REPS),--reps $(REPS)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
+	$(if $(HISTORY),--history '$(HISTORY)')
 
 # named kernels (PLATFORM=vm): make kernels [KERNEL_SOURCE=6.12|6.1]
 kernels: all

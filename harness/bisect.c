@@ -1,6 +1,7 @@
 /* bisect.c - `mtebench bisect` over a service's patch history (bisect.h). */
 #include "bisect.h"
 #include "bisect_search.h"
+#include "history_bisect.h"
 #include "jsonx.h"
 #include "kernel_tree.h"
 #include "proc.h"
@@ -22,6 +23,7 @@
 
 struct bopts {
     const char *good, *bad, *repo, *axis, *out, *service;
+    const char *history; /* where steps are stored; "none": not stored */
     enum mtb_run_metric_id metric;
     struct bs_cfg cfg;
     double max_time; /* seconds, 0: no limit */
@@ -46,6 +48,8 @@ struct bctx {
     json_t *steps, *runs;
     int new_builds;
     struct bs_rev *revs; /* the search's samples */
+    struct mtb_history *hist; /* NULL: steps not stored (--history none, or a write failed) */
+    long long hist_id;        /* the bisection's row */
     char err[512];
 };
 
@@ -68,6 +72,9 @@ static void usage(FILE *f)
             "  --min-change P         the regression sought at least, e.g. 5%% (default 5%%)\n"
             "  --max-time T           stop after T of runs and builds (e.g. 2h; default: none)\n"
             "  --out DIR              report, JSON and runs (default reports/bisect-TIME)\n"
+            "  --history WHERE        the history that stores the bisection and each step's samples and\n"
+            "                         verdict: an SQLite file (default results/history.sqlite) or a\n"
+            "                         postgresql:// URL, as the nightly's; none: not stored\n"
             "  RUN OPTIONS go to every `mtebench run` (and `build`): --variant, --mode, --platform,\n"
             "  --workload, --duration, --warmup, --keys, ... (`mtebench run --help`).\n"
             "  Exit: 0 culprit named, 4 not reproduced, 1 the search failed, 2 bad input.\n");
@@ -138,6 +145,7 @@ static void parse(struct bopts *o, int argc, char **argv)
         else if (!strcmp(name, "repo")) o->repo = v;
         else if (!strcmp(name, "axis")) o->axis = v;
         else if (!strcmp(name, "out")) o->out = v;
+        else if (!strcmp(name, "history")) o->history = v;
         else if (!strcmp(name, "metric")) parse_metric(o, v);
         else if (!strcmp(name, "reps")) o->cfg.reps = (int)int_opt(name, v, 1, 1000);
         else if (!strcmp(name, "add-reps")) o->cfg.add_reps = (int)int_opt(name, v, 1, 1000);
@@ -526,11 +534,63 @@ static void cb_step(void *ctx, const struct bs_step *s)
         json_array_append_new(xa, json_real(c->revs[s->a].x[k]));
     for (size_t k = 0; k < nb; k++)
         json_array_append_new(xb, json_real(c->revs[s->b].x[k]));
-    json_array_append_new(c->steps,
-                          json_pack("{s:i, s:i, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:o, s:o}", "a", (int)s->a, "b",
-                                    (int)s->b, "why", s->why, "verdict", pp_verdict_name(p->v), "p", p->p, "p_mwu",
-                                    p->p_mwu, "p_ks", p->p_ks, "high", p->high, "magnitude_iqr", p->magnitude,
-                                    "samples_a", xa, "samples_b", xb));
+    json_t *js = json_pack("{s:i, s:i, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:o, s:o}", "a", (int)s->a, "b",
+                           (int)s->b, "sha_a", c->r[s->a].sha, "sha_b", c->r[s->b].sha, "why", s->why, "verdict",
+                           pp_verdict_name(p->v), "p", p->p, "p_mwu", p->p_mwu, "p_ks", p->p_ks, "high", p->high,
+                           "magnitude_iqr", p->magnitude, "samples_a", xa, "samples_b", xb);
+    json_array_append_new(c->steps, js);
+    char err[MTB_ERRLEN];
+    if (c->hist && mtb_history_bisect_step(c->hist, c->hist_id, (int)json_array_size(c->steps) - 1, js, err,
+                                           sizeof err) != 0) {
+        printf("bisect: warning: this step and the next are not stored in the history: %s\n", err);
+        mtb_history_close(c->hist);
+        c->hist = NULL;
+    }
+}
+
+/* ---- the history ------------------------------------------------------------------- */
+
+/* the history opened and the bisection's row made, before anything runs
+ * (one that cannot be used: exit 2, named) */
+static void history_begin(struct bctx *c)
+{
+    struct bopts *o = c->o;
+    if (!strcmp(o->history, "none"))
+        return;
+    char err[MTB_ERRLEN];
+    int rc = mtb_history_open(o->history, &c->hist, NULL, err, sizeof err);
+    if (!rc) {
+        json_t *pass = json_array();
+        for (int k = 0; k < o->pass.n; k++)
+            json_array_append_new(pass, json_string(o->pass.v[k]));
+        json_t *b = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "axis", o->axis, "repo", o->repo, "service",
+                              o->service, "metric", mtb_run_metrics[o->metric].key, "better",
+                              o->cfg.better > 0 ? "higher" : "lower", "good", c->r[0].sha, "bad", c->r[c->n - 1].sha,
+                              "run_options", pass);
+        rc = mtb_history_bisect_begin(c->hist, b, &c->hist_id, err, sizeof err);
+        json_decref(b);
+    }
+    if (rc) {
+        char *shown = mtb_history_redact(o->history);
+        mtb_die(2, "bisect: the history %s cannot be used: %s (--history none: the bisection is not stored)", shown, err);
+    }
+}
+
+/* the bisection's outcome in its row; the history closed */
+static void history_end(struct bctx *c, json_t *j)
+{
+    if (!c->hist)
+        return;
+    char err[MTB_ERRLEN], *report = mtb_asprintf("%s/report.md", c->outdir), *shown = mtb_history_redact(c->o->history);
+    if (mtb_history_bisect_end(c->hist, c->hist_id, j, report, err, sizeof err) != 0)
+        printf("bisect: warning: the outcome is not stored in the history: %s\n", err);
+    else
+        printf("bisect: stored in the history %s: bisection %lld, %zu steps\n", shown, c->hist_id,
+               json_array_size(c->steps));
+    free(report);
+    free(shown);
+    mtb_history_close(c->hist);
+    c->hist = NULL;
 }
 
 /* ---- the report -------------------------------------------------------------------- */
@@ -711,6 +771,9 @@ int mtb_cmd_bisect(int argc, char **argv)
     parse(&o, argc, argv);
     if (!o.repo)
         o.repo = mtb_root();
+    char *def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
+    if (!o.history)
+        o.history = def_hist;
     struct bctx c = { .o = &o, .steps = json_array(), .runs = json_array() };
     int st;
     free(git(o.repo, &st, "rev-parse", "--git-dir", NULL, NULL, NULL, NULL, NULL));
@@ -725,6 +788,7 @@ int mtb_cmd_bisect(int argc, char **argv)
         mtb_ktree_free(&t);
         free(spec);
     }
+    history_begin(&c);
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     c.outdir = o.out ? mtb_strdup(o.out) : mtb_asprintf("%s/reports/bisect-%s", mtb_root(), ts);
@@ -749,6 +813,7 @@ int mtb_cmd_bisect(int argc, char **argv)
     json_t *j = result_json(&c, &res, secs);
     print_outcome(&c, &res, secs);
     int wrc = write_report(&c, j);
+    history_end(&c, j);
     json_decref(j);
     /* the trees are links and two small folders; runs keep their records */
     char *trees = mtb_asprintf("%s/trees", c.outdir);
@@ -756,6 +821,7 @@ int mtb_cmd_bisect(int argc, char **argv)
     free(trees);
     int code = c.err[0] || wrc ? 1 : res.outcome == BS_FOUND ? MTB_BISECT_FOUND : MTB_BISECT_NOT_REPRODUCED;
     bs_free(c.revs, c.n);
+    free(def_hist);
     return code;
 }
 
@@ -813,7 +879,7 @@ char *mtb_bisect_command(const char *good, const char *bad, const char *service,
     return buf;
 }
 
-int mtb_bisect_proposed(json_t *changes, const char *out, double budget)
+int mtb_bisect_proposed(json_t *changes, const char *out, double budget, const char *history)
 {
     double t0 = mtb_mono();
     int found = 0, k = 0;
@@ -840,6 +906,8 @@ int mtb_bisect_proposed(json_t *changes, const char *out, double budget)
         char *dir = mtb_asprintf("%s/bisect-%d", out, ++k), *log = mtb_asprintf("%s.log", dir);
         mtb_argv_pushf(&a, "--max-time=%.0f", left);
         mtb_argv_pushf(&a, "--out=%s", dir);
+        if (history)
+            mtb_argv_pushf(&a, "--history=%s", history);
         printf("nightly: bisecting %s (at most %.0f s; log %s)\n", mtb_jstr(ch, "label"), left, log);
         struct mtb_spawn sp = { .argv = a.v, .log_path = log };
         int ws = mtb_proc_run(&sp, left + 600), st = ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;

@@ -26,7 +26,8 @@ char *mtb_bisect_command(const char *good, const char *bad, const char *service,
 
 /** mtb_bisect_proposed - run the `bisect` command of each change in `changes`
  *  that carries one (the nightly's new regressions), one after another,
- *  within `budget` seconds in all, reports under OUT/bisect-N/; prints each
- *  outcome. @return how many named a culprit */
-int mtb_bisect_proposed(json_t *changes, const char *out, double budget);
+ *  within `budget` seconds in all, reports under OUT/bisect-N/, each
+ *  bisection and its steps stored in `history` (the nightly's; NULL: bisect's
+ *  default); prints each outcome. @return how many named a culprit */
+int mtb_bisect_proposed(json_t *changes, const char *out, double budget, const char *history);
 #endif

@@ -656,7 +656,7 @@ static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t 
     printf("\ndashboard: %s/index.html\ndigest:    %s/digest.md\nhistory:   %s (%lld nights)\n", na->out, na->out,
            shown, nnights);
     if (na->bisect_budget > 0)
-        mtb_bisect_proposed(json_object_get(now, "new"), na->out, na->bisect_budget);
+        mtb_bisect_proposed(json_object_get(now, "new"), na->out, na->bisect_budget, na->history);
     free(digest);
     json_decref(now);
     json_decref(before);

@@ -5,7 +5,7 @@
 #   2. no include cycle between harness modules (a module: X.c and X.h;
 #      X -> Y when X.c or X.h includes "Y.h")
 #   3. the layers: analysis code (record, summary, summary_text, report and its formats,
-#      history and its backends, dashboard, stats, plot, lathist, changepoint) never includes
+#      history, its backends and its bisections, dashboard, stats, plot, lathist, changepoint) never includes
 #      the run's headers (run, driver, platform, agent, service, perf, plan,
 #      proof, cli); docs/ARCHITECTURE.md "Layers"
 #   4. the front door: README.md at most 200 lines, linking every doc under docs/
@@ -48,7 +48,7 @@ if [ -n "$loops" ]; then
 fi
 
 # 3. layers: analysis never includes the run's headers
-analysis="record summary summary_text report report_html report_md report_csv history history_db history_schema history_sqlite history_pg dashboard stats plot lathist changepoint"
+analysis="record summary summary_text report report_html report_md report_csv history history_db history_schema history_sqlite history_pg history_bisect dashboard stats plot lathist changepoint"
 runside="run driver platform agent service perf plan proof cli"
 for a in $analysis; do
     for f in harness/$a.c harness/$a.h; do

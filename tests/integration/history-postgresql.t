@@ -40,7 +40,7 @@ pg "$PGBIN/pg_ctl" -D "$PGD/data" -l "$PGD/log" -w -t 30 \
 ok "$?" "PostgreSQL started on a unix socket only" || { dump "$T_TMP/pgctl.log"; dump "$PGD/log"; done_testing; }
 export PGPASSWORD="$PW"              # for psql only; mtebench gets the URL
 sqlp() { psql -h "$PGD" -U mtebench -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
-for db in mtb mtb2 v1 newer alien alienver shape conc; do sqlp -d postgres -c "CREATE DATABASE $db" || diag "createdb $db"; done
+for db in mtb mtb2 v1 newer alien alienver shape conc bis; do sqlp -d postgres -c "CREATE DATABASE $db" || diag "createdb $db"; done
 url() { echo "postgresql://mtebench:$PWU@/$1?host=$PGD"; }
 unset PGPASSWORD                     # from here on the password comes from the URL alone
 
@@ -177,6 +177,13 @@ refused nodb "$(url nosuchdb)" 'cannot connect to PostgreSQL: .*database "nosuch
 refused badurl "postgresql://mtebench:$PWU@/mtb?host=$PGD&nosuchoption=1" 'cannot connect to PostgreSQL: .*invalid URI query parameter'
 # libpq quotes a badly encoded password in its message: scrubbed
 refused badpct "postgresql://mtebench:Zq%zzLeak9@/mtb?host=$PGD" 'cannot connect to PostgreSQL: invalid percent-encoded token: "\*\*\*"'
+# ---- bisections (history_bisect.c) in PostgreSQL: the unit test against this server ----------
+MTB_TEST_HISTORY="$(url bis)" "$B/tests/test_history_bisect" > "$T_TMP/bisect-pg.tap" 2>&1
+ok "$?" "bisections and their steps written and refused as in SQLite ($(grep -c '^ok' "$T_TMP/bisect-pg.tap") checks)" ||
+    dump "$T_TMP/bisect-pg.tap"
+is "$(sqlm "SELECT count(*) || ' ' || min(outcome) FROM bisect_steps s JOIN bisections b ON b.id = s.bisection" bis)" \
+    "2 found" "... and there: two steps of a found bisection"
+
 pgstop
 refused stopped "$P" 'cannot connect to PostgreSQL: .*(No such file or directory|Connection refused)'
 
