@@ -2,7 +2,8 @@
 # Kernels from a patch series and from a git tree, built incrementally from the
 # stock kernel's tree and booted under PLATFORM=vm (make test-long: builds stock
 # first when the cache lacks it, ~10 min; then each of these in about a minute
-# or two, and a git tree of the whole kernel source is made here: minutes).
+# or two; the git tree is a --shared clone, sparse, of the source's repository
+# that tests/tools/linux-git-fixture.sh makes once into the cache).
 #   KERNEL=stock+DIR       DIR/series names tests/patches/kernel-planted-send-delay.patch
 #                          (1 ms of udelay on every socket send)
 #   KERNEL=git:REPO@REF    REPO: Debian's linux-source as one commit, the same patch as
@@ -42,18 +43,19 @@ ok "$(jq_e '.status == "ok" and (.kernel.uname_r | endswith("-mtb-stock-series")
             (.kernel.patches | map(.file) | any(endswith("delay.patch")))' "$rec" >/dev/null; echo $?)" \
     "record: the series kernel's uname -r and its patch"
 
-# ---- a git tree: the source as one commit, the patch as the next
-G="$T_TMP/linux"; mkdir -p "$G"
+# ---- a git tree: the source as one commit (checked out: the top files and net/), the patch as the next
+G="$T_TMP/linux"
 t0=$(date +%s)
-tar -xJf "/usr/src/linux-source-$src.tar.xz" -C "$G" --strip-components=1
-git -C "$G" init -q && git -C "$G" add -A -f && git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qm pristine
+FIX=$("$ROOT/tests/tools/linux-git-fixture.sh" "$src" 2> "$T_TMP/fixture.err")
+is "$?" 0 "a git repository of the source ($(( $(date +%s) - t0 )) s)" || dump "$T_TMP/fixture.err"
+git clone -q --shared --sparse "$FIX" "$G" && git -C "$G" sparse-checkout add net
 patch -d "$G" -p1 -s < "$PATCH" && git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qam "planted send delay"
 diag "git tree of the source made in $(( $(date +%s) - t0 )) s"
 t0=$(date +%s)
 nice -n 5 "$M" kernel build "git:$G@HEAD" > "$T_TMP/kb2.out" 2>&1
 rc=$?; t1=$(date +%s)
 is "$rc" 0 "git:REPO@HEAD builds ($((t1 - t0)) s)" || dump "$T_TMP/kb2.out"
-log=$(ls -d "${MTEBENCH_CACHE:-/var/cache/mtebench}"/kernels/git-linux-*/build.log 2>/dev/null | tail -1)
+log="$(dirname "$(awk '$1 == "kernel" { print $6 }' "$T_TMP/kb2.out")")/build.log"
 ok "$(grep -q '^== 1 files of .* differ from the base tree' "$log"; echo $?)" "one file written over stock's tree" || dump "$log"
 diag "git build: $((t1 - t0)) s"
 t0=$(date +%s); vmrun "git:$G@HEAD" git; rc=$?; t1=$(date +%s)
@@ -71,21 +73,25 @@ is "$rc" 0 "compare-kernels stock,git:... ($((t1 - t0)) s)" || dump "$T_TMP/cmp.
 grep -E 'stock|git-linux' "$T_TMP/cmp.out" | head -6 | sed 's/^/# /'
 
 # ---- bisect --axis kernel: four commits after the pristine one, the delay at the third
-for n in 1 2; do echo "note $n" >> "$G/Documentation/mtebench-notes.txt"; git -C "$G" add -A -f Documentation
+for n in 1 2; do echo "note $n" >> "$G/mtebench-notes.txt"; git -C "$G" add mtebench-notes.txt
     git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qm "notes $n"; done
 git -C "$G" checkout -q -b bisect HEAD~3      # pristine
-for n in 1 2; do echo "note $n" >> "$G/Documentation/mtebench-notes.txt"; git -C "$G" add -A -f Documentation
+for n in 1 2; do echo "note $n" >> "$G/mtebench-notes.txt"; git -C "$G" add mtebench-notes.txt
     git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qm "notes $n"; done
 patch -d "$G" -p1 -s < "$PATCH" && git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qam "planted send delay"
-echo "note 3" >> "$G/Documentation/mtebench-notes.txt"
+echo "note 3" >> "$G/mtebench-notes.txt"
 git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qam "notes 3"
 t0=$(date +%s)
 "$M" bisect --axis kernel --repo "$G" --good "$(git -C "$G" rev-parse bisect~4)" --bad bisect \
     --service memcached --variant tagged --mode sync --duration 2s --warmup 0 \
-    --reps 5 --add-reps 5 --max-reps 10 --refresh 1 --min-change 30% --out "$T_TMP/kbis" > "$T_TMP/kbis.out" 2>&1
+    --reps 5 --add-reps 5 --max-reps 10 --refresh 1 --min-change 30% --out "$T_TMP/kbis" \
+    --history "$T_TMP/history.sqlite" > "$T_TMP/kbis.out" 2>&1
 rc=$?; t1=$(date +%s)
 is "$rc" 0 "kernel bisection names a culprit ($((t1 - t0)) s)" || dump "$T_TMP/kbis.out" 60
 is "$(jq -r '.culprits[0].sha' "$T_TMP/kbis/bisect.json")" "$(git -C "$G" rev-parse bisect~1)" "the planted commit"
 ok "$(jq_e '.revisions_tested <= 4' "$T_TMP/kbis/bisect.json" >/dev/null; echo $?)" "tested <= log2(4) + 2 revisions"
+is "$(sqlite3 "$T_TMP/history.sqlite" "SELECT axis || ' ' || outcome || ' ' || count(s.id) FROM bisections b
+    JOIN bisect_steps s ON s.bisection = b.id GROUP BY b.id")" "kernel found $(jq '.steps | length' "$T_TMP/kbis/bisect.json")" \
+    "the bisection and each of its steps in the history"
 diag "kernel bisection: $((t1 - t0)) s, $(jq -r '"\(.builds) builds (\(.new_builds) new), \(.runs) runs"' "$T_TMP/kbis/bisect.json")"
 done_testing
