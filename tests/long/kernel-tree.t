@@ -73,10 +73,10 @@ is "$rc" 0 "compare-kernels stock,git:... ($((t1 - t0)) s)" || dump "$T_TMP/cmp.
 grep -E 'stock|git-linux' "$T_TMP/cmp.out" | head -6 | sed 's/^/# /'
 
 # ---- bisect --axis kernel: four commits after the pristine one, the delay at the third
-for n in 1 2; do echo "note $n" >> "$G/mtebench-notes.txt"; git -C "$G" add mtebench-notes.txt
+for n in 1 2; do echo "note $n" >> "$G/mtebench-notes.txt"; git -C "$G" add -f mtebench-notes.txt
     git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qm "notes $n"; done
 git -C "$G" checkout -q -b bisect HEAD~3      # pristine
-for n in 1 2; do echo "note $n" >> "$G/mtebench-notes.txt"; git -C "$G" add mtebench-notes.txt
+for n in 1 2; do echo "note $n" >> "$G/mtebench-notes.txt"; git -C "$G" add -f mtebench-notes.txt
     git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qm "notes $n"; done
 patch -d "$G" -p1 -s < "$PATCH" && git -C "$G" -c user.email=t@e.invalid -c user.name=t commit -qam "planted send delay"
 echo "note 3" >> "$G/mtebench-notes.txt"
