@@ -351,6 +351,26 @@ static void write_file(const char *path, const char *text)
         mtb_warn("cannot write %s", path);
 }
 
+/* KERNELS as the records name them (config.kernel): a git tree's or a patch
+ * series' kernel by its label (git-<tree>-<commit>, stock+<dir>), an Image
+ * path by its file name, as the vm platform names the kernel it ran (the
+ * kernels are built by then: found in the cache). A heap string. */
+static char *record_kernel_names(char names[MAXK][128], int nk)
+{
+    char *out = mtb_strdup("");
+    for (int k = 0; k < nk; k++) {
+        struct mtb_kernel kk;
+        char err[MTB_ERRLEN];
+        int found = mtb_kernel_ensure(names[k], NULL, 0, 1, &kk, err, sizeof err) == 0;
+        char *n = mtb_asprintf("%s%s%s", out, k ? "," : "", found && kk.name[0] ? kk.name : names[k]);
+        if (found)
+            mtb_kernel_free(&kk);
+        free(out);
+        out = n;
+    }
+    return out;
+}
+
 /* KERNELS: two or more known names or Image paths, none twice. @return how many */
 static int kernels_given(const char *list, char names[MAXK][128])
 {
@@ -433,7 +453,9 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     fprintf(stderr, "mtebench: compare-kernels: %s tagged/%s%s on kernels %s (vm), %ld reps x %g s, results in %s\n",
             o.recipe->name, o.m->name, o.baseline ? " and plain/off" : "", o.kernels, o.reps, o.wl.duration, dir);
     json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, NULL);
-    json_t *cmp = mtb_compare_build(records, o.kernels);
+    char *recnames = record_kernel_names(names, nk);
+    json_t *cmp = mtb_compare_build(records, recnames);
+    free(recnames);
     mtb_compare_print(cmp, stdout);
     write_outputs(cmp, dir);
     mtb_plan_print_failed("mtebench", plan.failed, total);

@@ -70,7 +70,11 @@ t0=$(date +%s)
     --duration 3 --results "$R/cmp" > "$T_TMP/cmp.out" 2>&1
 rc=$?; t1=$(date +%s)
 is "$rc" 0 "compare-kernels stock,git:... ($((t1 - t0)) s)" || dump "$T_TMP/cmp.out"
-grep -E 'stock|git-linux' "$T_TMP/cmp.out" | head -6 | sed 's/^/# /'
+K="$R/cmp/kernels.json"
+ok "$(jq_e '[.rows[] | select(.runs == 3)] | length == 2' "$K" > /dev/null; echo $?)" \
+    "both kernels' rows have their 3 runs (the git kernel's rows are named as its records name it)" || dump "$K"
+ratio=$(jq -r '.rows[] | select(.kernel != "stock") | .vs_reference.median // "none"' "$K")
+ok "$(awk -v r="$ratio" 'BEGIN { exit !(r + 0 > 0 && r + 0 < 1) }'; echo $?)" "the delay shows: throughput vs stock $ratio"
 
 # ---- bisect --axis kernel: four commits after the pristine one, the delay at the third
 for n in 1 2; do echo "note $n" >> "$G/mtebench-notes.txt"; git -C "$G" add -f mtebench-notes.txt
