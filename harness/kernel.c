@@ -342,10 +342,11 @@ static char *kdir(const char *name, const char *source, const char *key)
     return mtb_asprintf("%s/kernels/%s-%s-%.12s", mtb_cache(), name, source, key);
 }
 
-/* Fill out from a finished build directory. */
-static int load_built(const char *name, const char *source, const char *key, struct mtb_kernel *out)
+/* Fill out from a finished build directory: dir (NULL: name's) */
+static int load_built_dir(char *dir, const char *name, const char *source, const char *key, struct mtb_kernel *out)
 {
-    char *dir = kdir(name, source, key);
+    if (!dir)
+        dir = kdir(name, source, key);
     char *image = mtb_asprintf("%s/Image", dir);
     char *infop = mtb_asprintf("%s/build.json", dir);
     json_error_t je;
@@ -365,6 +366,29 @@ static int load_built(const char *name, const char *source, const char *key, str
     out->release = rel ? mtb_strdup(rel) : NULL;
     out->info = info;
     return 0;
+}
+
+static int load_built(const char *name, const char *source, const char *key, struct mtb_kernel *out)
+{
+    return load_built_dir(NULL, name, source, key, out);
+}
+
+/* A git commit's kernel made for another commit of the same tree (the key is
+ * the content's; the directory's name is the commit's label), filled in out. */
+static int load_same_tree(const struct kplan *p, const char *source, struct mtb_kernel *out)
+{
+    if (p->t.kind != MTB_KTREE_GIT)
+        return -1;
+    char *pat = mtb_asprintf("%s/kernels/git-*-%s-%.12s", mtb_cache(), source, p->key);
+    glob_t g;
+    int rc = -1;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; rc && i < g.gl_pathc; i++)
+            rc = load_built_dir(mtb_strdup(g.gl_pathv[i]), p->label, source, p->key, out);
+        globfree(&g);
+    }
+    free(pat);
+    return rc;
 }
 
 static int read_trimmed(const char *path, char **out)
@@ -518,14 +542,15 @@ static int find_cached(const char *name, const char *source, const struct kplan 
                        struct mtb_kernel *out, int *lock)
 {
     *lock = -1;
-    int cached = !force && load_built(name, source, p->key, out) == 0;
+    int cached = !force && (load_built(name, source, p->key, out) == 0 || load_same_tree(p, source, out) == 0);
     if (!cached) {
         char *kroot = mtb_asprintf("%s/kernels", mtb_cache()), *lockp = mtb_asprintf("%s/.lock", kroot);
         mtb_mkdir_p(kroot);
         *lock = mtb_lock_wait(lockp, "another kernel build", quiet);
         free(lockp);
         free(kroot);
-        cached = !force && load_built(name, source, p->key, out) == 0; /* made by the one we waited for */
+        cached = !force && (load_built(name, source, p->key, out) == 0 ||
+                            load_same_tree(p, source, out) == 0); /* made by the one we waited for */
     }
     if (!cached)
         return 0;
@@ -604,6 +629,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         return -1;
     int rc = -1, lock = -1;
     if (find_cached(p.label, source, &p, force, quiet, out, &lock)) {
+        json_object_set_new(out->info, "name", json_string(name)); /* as asked, as a build names it */
         kplan_free(&p);
         if (lock >= 0)
             close(lock);

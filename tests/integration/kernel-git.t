@@ -51,6 +51,15 @@ ok "$(jq_e --arg c "$HEAD" '.git.commit == $c and .incremental_from != null and 
     "$kdir/build.json" > /dev/null; echo $?)" "build.json: the commit, built from stock's tree, uname -r"
 ok "$(grep -qF "$MARK" "$kdir/Image" && ! grep -qF "$MARK" "$sdir/Image"; echo $?)" "the marker is in this Image, not in stock's"
 ok "$([ ! -e "$kdir/tree" ] && [ -d "$sdir/tree" ]; echo $?)" "the git kernel keeps no build tree (stock's stays)"
+# another commit of the same tree (the message alone differs): the same kernel, found in the cache
+git -C "$G" branch -q same HEAD && git -C "$G" checkout -q same && gitc --amend -m "the same tree, another commit"
+SAME=$(git -C "$G" rev-parse HEAD)
+"$M" kernel info "git:$G@same" > "$T_TMP/same.json" 2> "$T_TMP/same.err"
+ok "$([ "$SAME" != "$HEAD" ] && jq_e --arg c "$SAME" --arg b "$(jq -r .build_hash "$kdir/build.json")" \
+    '.cached == true and .git.commit == $c and .build_hash == $b' "$T_TMP/same.json" > /dev/null &&
+    ! grep -q 'building kernel' "$T_TMP/same.err"; echo $?)" \
+    "a commit of the same tree: cached (the key is the content), the record names that commit" || dump "$T_TMP/same.err"
+git -C "$G" checkout -q main
 
 t0=$(date +%s)
 "$M" run --service memcached --variant tagged --mode sync --platform vm --kernel "git:$G@HEAD" \
