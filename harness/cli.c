@@ -306,10 +306,11 @@ static void resolve_load(struct mtb_opts *o)
         mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
                 "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
                 "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
-    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol"))
-        mtb_die(2, "%s cannot be loaded from client hosts (%s) yet: client hosts run mtload (memcache or http), "
-                "and %s's recipe names no mtload protocol ([run] protocol); drop CLIENT_HOSTS / --client-hosts",
-                o->recipe->name, o->mach.client_hosts, o->recipe->name);
+    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
+        mtb_die(2, "%s cannot be loaded from client hosts (%s): client hosts run mtload (memcache or http) or "
+                "pgbench, and %s's recipe names no mtload protocol ([run] protocol) and its driver %s runs on no "
+                "client host; drop CLIENT_HOSTS / --client-hosts", o->recipe->name, o->mach.client_hosts,
+                o->recipe->name, dname);
     else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
         mtb_die(2, "%s", why);
     /* emulated figures are not the published ones: aim at what emulation can give */
