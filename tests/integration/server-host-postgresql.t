@@ -31,6 +31,14 @@ allow_overlap = yes
 server_host = h1
 client_hosts = h2,h3
 EOC
+# h1's cache starts empty (a tmpfs of its own): seed its PostgreSQL setups
+# (initdb'd data directories, keyed by the build's key, the script, the user,
+# the mode and the workload) from this machine's cache, as contrib/ansible's
+# mtebench_cache_seed seeds a server's; without one h1 runs initdb itself
+# (about a minute more under emu)
+C=${MTEBENCH_CACHE:-/var/cache/mtebench}
+seeds=$(cd "$C/setup" 2> /dev/null && ls -d postgresql-* 2> /dev/null | grep -v '\.tmp\.')
+[ -z "$seeds" ] || tar -C "$C/setup" -cf - $seeds | hosts_exec h1 sh -c 'mkdir -p /var/cache/mtebench/setup && tar -C /var/cache/mtebench/setup -xf -'
 # PostgreSQL runs as the unprivileged user mtebench: the far agent's
 # directory (runs under it) must be reachable by that user, so not root's home
 K=(--ssh-config "$HOSTS_DIR/ssh_config" --remote-dir "$T_TMP/agent")
@@ -48,6 +56,7 @@ diag "the run took $(echo "$(date +%s.%N) - $t0" | bc) s"
 r="$T_TMP/r/001-tagged-sync/record.json"; d=$(dirname "$r")
 is "$(jq -r '.status' "$r")" ok "ok" || jq -r .error "$r" | sed 's/^/#   /'
 is "$(jq -r '.hosts.server.hostname' "$r")" h1 "made on the server host h1"
+diag "h1's initdb'd data directory $(jq -r 'if .setup.reused then "reused (seeded)" else "made there (no seed matched)" end' "$r")"
 jq_e '.proof.ok == true and .load.config.driver == "pgbench" and .load.config.script == "select-only"' "$r" > /dev/null
 ok $? "h1's proof; pgbench's select-only from the client hosts"
 is "$(jq -r '.hosts.client_addresses' "$r")" "$(hosts_addr h2) $(hosts_addr h3)" "h2's and h3's addresses let in"
