@@ -406,7 +406,11 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
             json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
                                                            "one instant on the controller's clock, passed to each "
                                                            "host on its own clock (offset measured at connect)"));
-            if (mtb_hlog_merge_hosts(clients, dir) == 0) /* DIR/load.hlog: the hosts' interval logs added */
+            /* DIR/load.hlog: the hosts' interval logs added (mtload's); pgbench's
+             * logs have no intervals: the merged histogram as DIR/driver.hlog */
+            if (l->tool)
+                mtb_hlog_from_load(dir, merged);
+            else if (mtb_hlog_merge_hosts(clients, dir) == 0)
                 json_object_set_new(merged, "hlog", json_string("load.hlog"));
         }
     }

@@ -206,8 +206,12 @@ static void drive_clients(const struct mtb_transport *t, struct mtb_session *s, 
             char *cd = mtb_asprintf("%s/clients", run->dir);
             mtb_mkdir_p(cd);
             dr->merged = mtb_clients_run(cl, &l, cd, dr->err, sizeof dr->err);
-            if (dr->merged && json_object_get(dr->merged, "hlog")) /* relative to the record's directory */
-                json_object_set_new(dr->merged, "hlog", json_string("clients/load.hlog"));
+            const char *hl = json_string_value(json_object_get(dr->merged, "hlog"));
+            if (hl) { /* relative to the record's directory */
+                char *rel = mtb_asprintf("clients/%s", hl);
+                json_object_set_new(dr->merged, "hlog", json_string(rel));
+                free(rel);
+            }
             free(cd);
             dr->after = far_counters(t, s, run, port);
         }

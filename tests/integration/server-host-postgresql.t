@@ -72,6 +72,8 @@ for hk in histogram histogram_uncorrected; do
     ok $? "merged $hk == sum of h2's and h3's, bucket for bucket"
 done
 # every transaction the two logs hold, counted here from the logs themselves
+[ "$(jq -r '.load.hlog' "$r")" = clients/driver.hlog ] && head -c 4000 "$d/clients/driver.hlog" | grep -q '^Tag=request,'
+ok $? "the merged histogram as an interval log beside the record (clients/driver.hlog)"
 logged=$(cat "$d"/clients/h2/pgbench_tx.* "$d"/clients/h3/pgbench_tx.* | grep -vc -e failed -e skipped)
 is "$(jq '.load.totals.requests' "$r")" "$logged" "the merged transactions are the logs' ($logged)"
 # PostgreSQL's own count: per client host, pgbench -n commits its setup
