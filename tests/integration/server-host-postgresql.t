@@ -102,5 +102,8 @@ is "$(jq -r .status "$k")" error "... recorded as an error"
 jq -r .error "$k" | grep -q '^client host h3: pgbench failed there (signal 9'
 ok $? "... naming h3 and why" || jq -r .error "$k" | sed 's/^/#   /'
 jq_e '.load == null and .summary == null' "$k" > /dev/null; ok $? "... and no partial result in its record"
+jq_e '[.clients[] | select(.status == "failed") | .host] == ["h3"]' "$k" > /dev/null
+ok $? "... and h3 the one client marked failed in the record's clients" || jq -c '.clients' "$k" | sed 's/^/#   /'
+
 hosts_gone; ok $? "nothing of ours left on any host" || hosts_left | sed 's/^/#   /'
 done_testing
