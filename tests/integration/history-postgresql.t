@@ -89,7 +89,7 @@ sqlm() { PGPASSWORD="$PW" sqlp -d "${2:-mtb}" -c "$1"; }
 is "$(sqlm 'SELECT count(*) FROM nights')" 5 "PostgreSQL holds 5 nights"
 is "$(sqlm "SELECT count(*) FROM runs WHERE status = 'ok'")" 60 "and 60 runs"
 is "$(sqlm 'SELECT count(*) FROM overheads')" 30 "and 30 overhead pairs"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 3 "schema_version: mtebench 3"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 4 "schema_version: mtebench 4"
 is "$(sqlm "SELECT count(*) FROM runs WHERE record LIKE '$(hostname):/%'")" 60 "records keyed by host:path"
 
 for n in 1 2 3 4 5; do nightly sq$n "$S" --ingest "$T_TMP/nights/night$n"; done
@@ -131,7 +131,7 @@ sqlm "CREATE TABLE runs(id BIGSERIAL PRIMARY KEY, plan TEXT NOT NULL, service TE
     INSERT INTO schema_version VALUES ('mtebench', 1);" v1
 nightly v1 "$(url v1)" --ingest "$T_TMP/nights/night3"
 is "$?" 0 "schema 1 history: opened, migrated and a night added" || dump "$T_TMP/v1.err"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 3 "schema_version now 3"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 4 "schema_version now 4"
 is "$(sqlm 'SELECT count(*) FROM nights' v1) $(sqlm 'SELECT count(*) FROM runs WHERE night IS NULL' v1)" "3 0" \
     "one night per plan and day (2) plus the new one; every old run has a night"
 is "$(sqlm "SELECT count(*) FROM runs WHERE id = 1 AND machine <> '' AND kernel_release = '6.1.0'" v1)" 1 \
