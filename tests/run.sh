@@ -35,7 +35,14 @@ DEFAULT_SECONDS=30   # a test with no measured time (a unit test: 1)
 if [ "${1:-}" = --one ]; then   # prove's --exec: run one test, keep its TAP and wall time
     name=$(basename "$2")
     t0=${EPOCHREALTIME//[.,]/}
-    "$2" | tee "$LOGS/$name.tap"
+    # NAME.steps: each TAP line with the seconds since the test started and
+    # since the line before (where a test spends its time, for trimming it)
+    "$2" | while IFS= read -r line; do
+        printf '%s\n' "$line"
+        now=${EPOCHREALTIME//[.,]/}
+        printf '%7.1f %6.1f %s\n' "$(( (now - t0) / 100000 ))e-1" "$(( (now - ${last:-$t0}) / 100000 ))e-1" "$line" >&3
+        last=$now
+    done 3> "$LOGS/$name.steps" | tee "$LOGS/$name.tap"
     rc=${PIPESTATUS[0]}
     echo "$(( (${EPOCHREALTIME//[.,]/} - t0) / 100000 )) $rc" > "$LOGS/$name.time"   # tenths of a second, exit status
     exit "$rc"
