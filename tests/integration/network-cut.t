@@ -26,6 +26,8 @@ M="$B/mtebench"
 [ -x /usr/sbin/sshd ] || skip_all "no sshd (openssh-server; make deps)"
 command -v qemu-aarch64 >/dev/null || skip_all "no qemu-aarch64 (make deps)"
 
+out=$("$M" bench --service memcached --mode sync --server-host h1 --ssh-alive 1 --dry-run 2>&1); st=$?
+ok "$( [ $st = 2 ] && grep -q -- "--ssh-alive '1': a duration from 3 s to 1 h" <<< "$out"; echo $?)" "--ssh-alive 1: refused, saying what it takes"
 ALIVE=6                       # --ssh-alive: keepalives every 2 s, 3 unanswered; the far heartbeat's limit
 DEADLINE=$((ALIVE + ALIVE / 3 + 3))   # ssh gives up after CountMax + 1 intervals at worst; 3 s of slack for a loaded machine
 hosts_up 1; ok $? "host h1 up" || done_testing
