@@ -28,7 +28,7 @@
 # Other helpers: hosts_ps HOST (processes running on HOST, sshd excluded),
 # hosts_exec HOST CMD... (a command inside HOST, not over SSH: for checks and
 # for breaking things), hosts_sshd_stop HOST / hosts_sshd_start HOST,
-# hosts_addr HOST.
+# hosts_link HOST down|up, hosts_addr HOST.
 
 HOSTS_NET=10.77.0
 HOSTS_PFX="mtb$$"                       # namespace and interface names: unique per process
@@ -166,6 +166,11 @@ hosts_sshd_start() {
     done
     hosts_exec "$1" cat /root/.sshd/pid > "$HOSTS_DIR/$1/sshd.innerpid"
 }
+
+# hosts_link HOST down|up: HOST's network link cut or restored (its veth's
+# end on the bridge, as a cable pulled at the switch: HOST itself sees its
+# carrier go, its sockets and processes stay)
+hosts_link() { hosts_ctl ip link set "${HOSTS_PFX}${1}p" "$2"; }
 
 hosts_down() {
     local h p
