@@ -38,7 +38,7 @@ static const struct option longopts[] = {
     { "server-address", required_argument, 0, O_SERVER_ADDR }, { "external-load", required_argument, 0, O_EXTERNAL },
     { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
     { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
-    { "remote-dir", required_argument, 0, O_SSH },
+    { "remote-dir", required_argument, 0, O_SSH },    { "ssh-alive", required_argument, 0, O_SSH },
     { "prom-textfile", required_argument, 0, O_PROM },
     { 0, 0, 0, 0 },
 };
@@ -94,8 +94,8 @@ void mtb_cli_usage(FILE *f)
             "                               (default: the profile's server_host, else this machine)\n"
             "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
             "  --server-address A           the address the client hosts reach the server at (default: ssh's)\n"
-            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D   (SSH_OPTS)\n"
-            "                               how ssh reaches the hosts (see `mtebench hosts --help`)\n");
+            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D, --ssh-alive S\n"
+            "                               (SSH_OPTS) how ssh reaches the hosts (see `mtebench hosts --help`)\n");
 }
 
 static void bad(const char *what, const char *val, const char *accepted)

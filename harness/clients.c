@@ -516,7 +516,8 @@ int mtb_cmd_load(int argc, char **argv)
     static const struct option lo[] = {
         { "ssh-config", required_argument, 0, 1 }, { "ssh-key", required_argument, 0, 2 },
         { "known-hosts", required_argument, 0, 3 }, { "trust-new-hosts", no_argument, 0, 4 },
-        { "remote-dir", required_argument, 0, 5 },  { "client-hosts", required_argument, 0, 'c' },
+        { "remote-dir", required_argument, 0, 5 },  { "ssh-alive", required_argument, 0, 6 },
+        { "client-hosts", required_argument, 0, 'c' },
         { "server", required_argument, 0, 's' },    { "protocol", required_argument, 0, 'P' },
         { "conns", required_argument, 0, 'n' },     { "threads", required_argument, 0, 't' },
         { "pipeline", required_argument, 0, 'p' },  { "rate", required_argument, 0, 'r' },
@@ -539,7 +540,7 @@ int mtb_cmd_load(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
         switch (c) {
-        case 1: case 2: case 3: case 4: case 5: mtb_ssh_option(lo[idx].name, optarg); break;
+        case 1: case 2: case 3: case 4: case 5: case 6: mtb_ssh_option(lo[idx].name, optarg); break;
         case 'c': hosts = optarg; break;
         case 's': l.server = optarg; break;
         case 'P': l.protocol = optarg; break;

@@ -1,5 +1,6 @@
 /* remote.c - see remote.h */
 #include "remote.h"
+#include "jsonx.h"
 #include "agent.h"
 #include "clients.h"
 #include "driver.h"
@@ -293,11 +294,15 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
     }
 }
 
-/* the hosts: the server's facts (as the transport saw them), the controller */
-static void add_hosts(json_t *rec, const struct mtb_run *run, json_t *server)
+/* the hosts: the server's facts (as the transport saw them), the controller;
+ * far_out: where the far run's output stays when the connection was lost
+ * ("" none), for --resume (server_host_recover) */
+static void add_hosts(json_t *rec, const struct mtb_run *run, json_t *server, const char *far_out)
 {
     const struct mtb_machine *mach = run->machine;
     json_t *hosts = json_pack("{s:s,s:O?}", "server_host", mach->server_host, "server", server);
+    if (far_out && *far_out)
+        json_object_set_new(hosts, "far_out", json_string(far_out));
     char hn[256] = "";
     gethostname(hn, sizeof hn - 1);
     json_object_set_new(hosts, "controller", json_pack("{s:s}", "hostname", hn));
@@ -340,7 +345,8 @@ static enum mtb_run_status server_host_run(const struct mtb_run *run, json_t **r
         rec = mtb_run_record(run, NULL);
         mtb_record_fail(rec, err);
     }
-    add_hosts(rec, run, res.info);
+    /* with client hosts the far record alone is not the run: nothing to bring back later */
+    add_hosts(rec, run, res.info, ext ? NULL : res.far_out);
     if (ext)
         add_clients(rec, run, &sv.dr, err);
     json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "agent", "server/agent.log", "ssh", "ssh-server/ssh.log"));
@@ -360,6 +366,56 @@ static enum mtb_run_status server_host_run(const struct mtb_run *run, json_t **r
     return status;
 }
 
+/* --resume: an earlier attempt whose connection to the server host was lost
+ * while the far run went on (hosts.far_out in its record; runs without
+ * client hosts, whose far record is the whole run): its far output brought
+ * back, if the far run finished there by itself, and the far record made
+ * the run's, saying so (hosts.recovered). */
+static enum mtb_run_status server_host_recover(const struct mtb_run *run, json_t *earlier, json_t **record)
+{
+    const struct mtb_machine *mach = run->machine;
+    json_t *oh = json_object_get(earlier, "hosts");
+    const char *far_out = mtb_jstr(oh, "far_out");
+    *record = NULL;
+    if (!*far_out || mach->client_hosts[0] || strcmp(mtb_jstr(oh, "server_host"), mach->server_host))
+        return MTB_RUN_ERROR;
+    char err[MTB_ERRLEN] = "";
+    char *swd = mtb_asprintf("%s/ssh-server", run->dir), *name = mtb_asprintf("server host %s", mach->server_host);
+    struct mtb_agent_target tg = { .where = mach->server_host, .workdir = swd, .quiet = run->quiet };
+    struct mtb_agent_far far = { .platform = run->platform->name, .dir = "server", .name = name };
+    struct mtb_agent_result res = { 0 };
+    json_t *rec = NULL;
+    int rc = mtb_agent_fetch(mtb_transport_find("ssh"), &tg, run, &far, far_out, &res, &rec, err, sizeof err);
+    enum mtb_run_status st = MTB_RUN_ERROR;
+    if (rc == 0 && rec && mtb_record_status(rec) == MTB_RUN_OK) {
+        json_t *hosts = json_deep_copy(oh);
+        json_object_del(hosts, "far_out");
+        char now[32];
+        mtb_utc_iso(now, sizeof now);
+        json_object_set_new(hosts, "recovered",
+                            json_pack("{s:s,s:s,s:s,s:s}", "how", "brought back by --resume from the server host, "
+                                      "where the run had finished after the connection was lost",
+                                      "at", now, "far_out", far_out, "earlier_error", mtb_jstr(earlier, "error")));
+        json_object_set_new(rec, "hosts", hosts);
+        json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "agent", "server/agent.log", "ssh", "ssh-server/ssh.log"));
+        st = mtb_record_end(rec, run->dir);
+        if (!run->quiet)
+            fprintf(stderr, "mtebench: run %d/%d: brought back from server host %s, where it finished after the "
+                    "connection was lost (%s)\n", run->index, run->total, mach->server_host, far_out);
+    } else if (!run->quiet) {
+        fprintf(stderr, "mtebench: run %d/%d: nothing to bring back from server host %s (%s): run again\n",
+                run->index, run->total, mach->server_host, err[0] ? err : "its record there is not ok");
+    }
+    if (st == MTB_RUN_OK)
+        *record = rec;
+    else
+        json_decref(rec);
+    json_decref(res.info);
+    free(swd);
+    free(name);
+    return st;
+}
+
 static const char *far_aarch64(void) { return "aarch64"; }
 
 const struct mtb_platform *mtb_remote_platform(const struct mtb_platform *p)
@@ -372,6 +428,7 @@ const struct mtb_platform *mtb_remote_platform(const struct mtb_platform *p)
         if (!of[i]) {
             placed[i] = *p;
             placed[i].run = server_host_run;
+            placed[i].recover = server_host_recover;
             /* PLATFORM=host there is that host's own CPU, an arm64 MTE server */
             if (!strcmp(p->target(), "native"))
                 placed[i].target = far_aarch64;

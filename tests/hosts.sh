@@ -28,7 +28,7 @@
 # Other helpers: hosts_ps HOST (processes running on HOST, sshd excluded),
 # hosts_exec HOST CMD... (a command inside HOST, not over SSH: for checks and
 # for breaking things), hosts_sshd_stop HOST / hosts_sshd_start HOST,
-# hosts_addr HOST.
+# hosts_link HOST down|up, hosts_addr HOST.
 #
 # For the bench tests (server-host*.t): hosts_need [qemu] (skip the test
 # unless hosts can be made here), hosts_left (what of ours still runs on any
@@ -188,6 +188,11 @@ hosts_sshd_start() {
     done
     hosts_exec "$1" cat /root/.sshd/pid > "$HOSTS_DIR/$1/sshd.innerpid"
 }
+
+# hosts_link HOST down|up: HOST's network link cut or restored (its veth's
+# end on the bridge, as a cable pulled at the switch: HOST itself sees its
+# carrier go, its sockets and processes stay)
+hosts_link() { hosts_ctl ip link set "${HOSTS_PFX}${1}p" "$2"; }
 
 hosts_down() {
     local h p
