@@ -5,7 +5,8 @@
 # or two; the git tree is a --shared clone, sparse, of the source's repository
 # that tests/tools/linux-git-fixture.sh makes once into the cache).
 #   KERNEL=stock+DIR       DIR/series names tests/patches/kernel-planted-send-delay.patch
-#                          (1 ms of udelay on every socket send)
+#                          (10 ms of mdelay on every socket send: a wall-clock spin,
+#                          which bounds the delayed kernel's throughput whatever the load)
 #   KERNEL=git:REPO@REF    REPO: Debian's linux-source as one commit, the same patch as
 #                          the next; REF = HEAD (one file differs from stock's tree)
 # Each: built (incremental), booted, a memcached run in the guest with the
