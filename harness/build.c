@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +196,37 @@ static void build_failed(const struct mtb_recipe *r, const char *variant, const 
     free(kept);
 }
 
+/* A kept tree must work wherever it is copied: the symbolic links a build
+ * made to absolute paths inside its work tree (PostgreSQL links its
+ * generated headers so) are made relative. */
+static const char *relink_root;
+
+static int relink_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    char t[4096];
+    size_t rl = strlen(relink_root);
+    ssize_t n = type == FTW_SL ? readlink(path, t, sizeof t - 1) : -1;
+    if (n <= 0)
+        return 0;
+    t[n] = 0;
+    if (strncmp(t, relink_root, rl) != 0 || t[rl] != '/')
+        return 0;
+    char rel[4096] = "";
+    for (const char *p = path + rl + 1; (p = strchr(p, '/')); p++)  /* a "../" per directory below the root */
+        strncat(rel, "../", sizeof rel - strlen(rel) - 1);
+    strncat(rel, t + rl + 1, sizeof rel - strlen(rel) - 1);
+    if (unlink(path) == 0 && symlink(rel, path) != 0)
+        return -1;
+    return 0;
+}
+
+int mtb_build_relink_tree(const char *work)
+{
+    relink_root = work;
+    return nftw(work, relink_one, 32, FTW_PHYS);
+}
+
 /* After a build whose tree is a base of others: its work tree moved to
  * in->tree_out (a rename in the cache's file system; the tree is there only
  * when complete), else removed. @return 0, or -1 with err. */
@@ -209,6 +241,10 @@ static int keep_tree(const struct build_inputs *in, const char *work, char *err,
     mtb_mkdir_p(parent);
     free(parent);
     mtb_rm_rf(in->tree_out);
+    if (mtb_build_relink_tree(work) != 0) {
+        snprintf(err, errlen, "cannot make the links of %s relative: %s", work, strerror(errno));
+        return -1;
+    }
     if (rename(work, in->tree_out) != 0) {
         snprintf(err, errlen, "cannot keep the object tree %s: %s", in->tree_out, strerror(errno));
         return -1;
