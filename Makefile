@@ -28,6 +28,21 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -Icommon -Iharness -Iloadgen
 
+# ccache (Debian's, installed by make deps), when present, serves the compile
+# steps below: a fresh clone (CI, version-stamp.t's clone) compiles from it.
+# Its directory is inside mtebench's build cache (MTEBENCH_CACHE, else
+# /var/cache/mtebench as root, else ~/.cache/mtebench), so an empty build
+# cache is a cold compile too. CCACHE= turns it off.
+CCACHE  ?= $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+MTB_CACHE_DIR := $(or $(MTEBENCH_CACHE),$(if $(filter 0,$(shell id -u)),/var/cache/mtebench,$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mtebench))
+export CCACHE_DIR ?= $(MTB_CACHE_DIR)/ccache
+# clones in other directories share it: paths under the checkout are hashed
+# relative to it, and the debug info names the checkout as `.`
+export CCACHE_BASEDIR ?= $(CURDIR)
+endif
+CCMAP   := -fdebug-prefix-map=$(CURDIR)=.
+
 # One short line per step (`CC harness/run.c`); V=1 prints the commands.
 ifeq ($(V),1)
 Q   :=
@@ -96,7 +111,7 @@ all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(Q)$(CCACHE) $(CC) $(CCMAP) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 
 $(B)/libmtload.a: $(LG_OBJ)
 	$(call say,AR,$@)
@@ -139,7 +154,7 @@ $(B)/tests/aarch64/libmtbplant.so: tests/shim/mtbplant.c
 $(B)/obj-aarch64/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
-	$(Q)$(XCC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(Q)$(CCACHE) $(XCC) $(CCMAP) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 $(B)/aarch64/libmtload.a: $(XLG_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,XAR,$@)
@@ -293,7 +308,7 @@ FZ_OBJ       := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(HN_SRC) $(LG_SRC) $(CM_SRC))
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,FUZZCC,$<)
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	$(Q)$(CCACHE) $(FUZZ_CC) $(CCMAP) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 $(B)/fuzz/libfuzzed.a: $(FZ_OBJ)
 	$(Q)rm -f $@; ar rcs $@ $^
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libfuzzed.a

@@ -111,6 +111,48 @@ void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *f
     mtb_argv_push(a, "--quiet");
 }
 
+/* The far record brought back into local (its run's directory under
+ * far->dir), given the run's identity; or, when none came back, an error
+ * record saying why (err, or that the far mtebench wrote none). *rc
+ * becomes -1 when the record is not the far run's own. */
+static json_t *far_record(const struct mtb_run *run, const struct mtb_agent_far *far, const char *local,
+                          const char *started, const struct mtb_agent_result *res, int *rc, char *err, size_t errlen)
+{
+    char *rp = mtb_asprintf("%s/001-%s-%s/record.json", local, run->variant, run->mode->name);
+    json_error_t je;
+    json_t *rec = json_load_file(rp, 0, &je);
+    free(rp);
+    if (!rec && !err[0])
+        snprintf(err, errlen, "%s%sits mtebench wrote no record (exit %d); see %s/agent.log", far->name ? far->name : "",
+                 far->name ? ": " : "the far side: ", res->exit_status, local);
+    if (!rec) {
+        rec = mtb_run_record(run, far->kernel);
+        json_object_set_new(rec, "started", json_string(started));
+        mtb_record_fail(rec, err);
+        *rc = -1;
+        return rec;
+    }
+    mtb_run_identify(run, far->kernel, rec);
+    /* files the far record names (load.hlog) are relative to its directory, which came back under far->dir */
+    json_t *ld = json_object_get(rec, "load");
+    if (json_is_string(json_object_get(ld, "hlog")))
+        json_object_set_new(ld, "hlog", json_sprintf("%s/001-%s-%s/%s", far->dir, run->variant, run->mode->name,
+                                                     json_string_value(json_object_get(ld, "hlog"))));
+    if (*rc != 0 && mtb_record_status(rec) == MTB_RUN_OK)
+        mtb_record_fail(rec, err);
+    return rec;
+}
+
+/* err prefixed with the far side's name */
+static void name_err(const struct mtb_agent_far *far, char *err, size_t errlen)
+{
+    if (err[0] && far->name) {
+        char *e = mtb_asprintf("%s: %s", far->name, err);
+        snprintf(err, errlen, "%s", e);
+        free(e);
+    }
+}
+
 int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
                   const struct mtb_agent_far *far, struct mtb_agent_result *res, json_t **record, char *err,
                   size_t errlen)
@@ -126,37 +168,41 @@ int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *
     char *local = mtb_asprintf("%s/%s", run->dir, far->dir);
     double deadline = 300 + 3 * (run->wl->duration + run->wl->warmup);
     int rc = agent_step(t, target, &put, 1, g.v, deadline, local, far, res, err, errlen);
-    if (err[0] && far->name) {
-        char *e = mtb_asprintf("%s: %s", far->name, err);
-        snprintf(err, errlen, "%s", e);
-        free(e);
-    }
+    name_err(far, err, errlen);
     /* the far record, even when the step did not end well (it may say why) */
-    char *rp = mtb_asprintf("%s/001-%s-%s/record.json", local, run->variant, run->mode->name);
-    json_error_t je;
-    json_t *rec = json_load_file(rp, 0, &je);
-    if (!rec && !err[0])
-        snprintf(err, errlen, "%s%sits mtebench wrote no record (exit %d); see %s/agent.log", far->name ? far->name : "",
-                 far->name ? ": " : "the far side: ", res->exit_status, local);
-    if (!rec) {
-        rec = mtb_run_record(run, far->kernel);
-        json_object_set_new(rec, "started", json_string(started));
-        mtb_record_fail(rec, err);
-        rc = -1;
-    } else {
-        mtb_run_identify(run, far->kernel, rec);
-        /* files the far record names (load.hlog) are relative to its directory, which came back under far->dir */
-        json_t *ld = json_object_get(rec, "load");
-        if (json_is_string(json_object_get(ld, "hlog")))
-            json_object_set_new(ld, "hlog", json_sprintf("%s/001-%s-%s/%s", far->dir, run->variant, run->mode->name,
-                                                         json_string_value(json_object_get(ld, "hlog"))));
-        if (rc != 0 && mtb_record_status(rec) == MTB_RUN_OK)
-            mtb_record_fail(rec, err);
-    }
-    *record = rec;
-    free(rp);
+    *record = far_record(run, far, local, started, res, &rc, err, errlen);
     mtb_argv_free(&g);
     free(remote);
+    free(local);
+    return rc;
+}
+
+int mtb_agent_fetch(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
+                    const struct mtb_agent_far *far, const char *far_out, struct mtb_agent_result *res,
+                    json_t **record, char *err, size_t errlen)
+{
+    err[0] = 0;
+    *record = NULL;
+    memset(res, 0, sizeof *res);
+    res->exit_status = -1;
+    if (!t->fetch) {
+        snprintf(err, errlen, "the %s transport cannot bring back an earlier run's output", t->name);
+        return 1;
+    }
+    struct mtb_session *s = t->open(target, err, errlen);
+    if (!s) {
+        name_err(far, err, errlen);
+        return -1;
+    }
+    char *local = mtb_asprintf("%s/%s", run->dir, far->dir);
+    int rc = t->fetch(s, far_out, local, res, err, errlen);
+    t->close(s);
+    name_err(far, err, errlen);
+    if (rc == 0) {
+        char started[32];
+        mtb_utc_iso(started, sizeof started);
+        *record = far_record(run, far, local, started, res, &rc, err, errlen);
+    }
     free(local);
     return rc;
 }

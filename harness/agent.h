@@ -53,6 +53,9 @@ struct mtb_agent_result {
     json_t *info;             /* facts for records: {"transport": name, ...} (console:
                                  accel, qemu, command, smp, mem_mb, boot_seconds...);
                                  owned by the caller (json_decref) */
+    char far_out[512];        /* "" or: the connection was lost and the far {out} stays
+                                 there (the far command goes on, or is stopped by its
+                                 watchdog): what `fetch` takes later */
 };
 
 struct mtb_session;           /* a transport's own state */
@@ -91,6 +94,12 @@ struct mtb_transport {
     /* Optional: the far side's facts once open (ssh: hostname, address,
      * clock offset, ...); borrowed. */
     json_t *(*info)(struct mtb_session *s);
+    /* Optional: bring the far {out} an earlier exec left there (its
+     * res->far_out: the connection was lost) into local_dir, if the far
+     * command ended by itself, and remove it there. @return 0 brought back,
+     * 1 nothing to bring back (err says why), -1 with err. */
+    int (*fetch)(struct mtb_session *s, const char *far_out, const char *local_dir, struct mtb_agent_result *res,
+                 char *err, size_t errlen);
 };
 
 /* The transports, by name ("console", "ssh"), or NULL. */
@@ -143,4 +152,14 @@ void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *f
 int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
                   const struct mtb_agent_far *far, struct mtb_agent_result *res, json_t **record, char *err,
                   size_t errlen);
+
+/* An earlier run whose connection was lost while its far side went on
+ * (its res.far_out): open, the transport's fetch of far_out into
+ * run->dir/far->dir, close; *record: the far record with the run's
+ * identity (NULL unless brought back). @return 0 brought back, 1 nothing
+ * to bring back (it did not finish there, or the transport cannot fetch),
+ * -1 with err. */
+int mtb_agent_fetch(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
+                    const struct mtb_agent_far *far, const char *far_out, struct mtb_agent_result *res,
+                    json_t **record, char *err, size_t errlen);
 #endif

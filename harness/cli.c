@@ -38,7 +38,7 @@ static const struct option longopts[] = {
     { "server-address", required_argument, 0, O_SERVER_ADDR }, { "external-load", required_argument, 0, O_EXTERNAL },
     { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
     { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
-    { "remote-dir", required_argument, 0, O_SSH },
+    { "remote-dir", required_argument, 0, O_SSH },    { "ssh-alive", required_argument, 0, O_SSH },
     { "prom-textfile", required_argument, 0, O_PROM },
     { 0, 0, 0, 0 },
 };
@@ -94,8 +94,8 @@ void mtb_cli_usage(FILE *f)
             "                               (default: the profile's server_host, else this machine)\n"
             "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
             "  --server-address A           the address the client hosts reach the server at (default: ssh's)\n"
-            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D   (SSH_OPTS)\n"
-            "                               how ssh reaches the hosts (see `mtebench hosts --help`)\n");
+            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D, --ssh-alive S\n"
+            "                               (SSH_OPTS) how ssh reaches the hosts (see `mtebench hosts --help`)\n");
 }
 
 static void bad(const char *what, const char *val, const char *accepted)
@@ -306,10 +306,11 @@ static void resolve_load(struct mtb_opts *o)
         mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
                 "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
                 "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
-    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol"))
-        mtb_die(2, "%s cannot be loaded from client hosts (%s) yet: client hosts run mtload (memcache or http), "
-                "and %s's recipe names no mtload protocol ([run] protocol); drop CLIENT_HOSTS / --client-hosts",
-                o->recipe->name, o->mach.client_hosts, o->recipe->name);
+    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
+        mtb_die(2, "%s cannot be loaded from client hosts (%s): client hosts run mtload (memcache or http) or "
+                "pgbench, and %s's recipe names no mtload protocol ([run] protocol) and its driver %s runs on no "
+                "client host; drop CLIENT_HOSTS / --client-hosts", o->recipe->name, o->mach.client_hosts,
+                o->recipe->name, dname);
     else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
         mtb_die(2, "%s", why);
     /* emulated figures are not the published ones: aim at what emulation can give */

@@ -1,5 +1,6 @@
 /* clients.c - see clients.h */
 #include "clients.h"
+#include "driver.h"
 #include "engine.h"
 #include "hist.h"
 #include "hlog_import.h"
@@ -95,10 +96,14 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
                                          "in_flight_end", "unsent", NULL };
     json_t *acct = json_object();
     double dur = 0, user = 0, sys = 0, mean_sum = 0, maxv = 0, cnt_sum = 0;
-    int bound = 0;
+    int bound = 0, has_setup = 0;
+    json_int_t setup = 0; /* the transactions the clients' own setup commits (pgbench) */
     size_t i;
     json_t *l;
     json_array_foreach(loads, i, l) {
+        json_t *su = json_object_get(json_object_get(l, "totals"), "setup");
+        has_setup |= json_is_integer(su);
+        setup += json_integer_value(su);
         json_t *uh = json_object_get(l, "histogram_uncorrected");
         has_unc &= json_is_array(uh);
         if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0 ||
@@ -144,6 +149,8 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_object_set_new(tot, "ops_per_sec", json_real(dur > 0 ? num(tot, "requests") / dur : 0));
     json_object_set_new(tot, "errors", errs);
     errs = NULL;
+    if (has_setup)
+        json_object_set_new(tot, "setup", json_integer(setup));
     if (acct)
         json_object_set_new(tot, "accounting", acct);
     acct = NULL;
@@ -247,6 +254,7 @@ struct job {
     struct mtb_agent_result res;
     int rc;
     char err[MTB_ERRLEN];
+    struct mtb_workload share;    /* this host's share of the load */
 };
 
 static void *job_main(void *arg)
@@ -264,23 +272,29 @@ static json_t *load_json(const char *path)
 
 /* One client's outcome into ci (its entry of "clients"); its load into
  * loads. @return 0, or -1 with why (failed, late, ended early). */
-static int client_result(struct job *j, const char *host, const struct mtb_client_load *l, double late_limit, json_t *ci,
-                         json_t *loads, char *why, size_t whylen)
+static int client_result(struct job *j, const struct mtb_client_load *l, const struct mtb_workload *share,
+                         double late_limit, json_t *ci, json_t *loads, char *why, size_t whylen)
 {
     why[0] = 0;
+    const char *tool = l->tool ? l->tool : "mtload";
     char *lp = mtb_asprintf("%s/load.json", j->dir), *cp = mtb_asprintf("%s/client.json", j->dir);
-    json_t *ld = load_json(lp), *cj = load_json(cp);
+    json_t *cj = load_json(cp), *ld = NULL;
+    long long ex = json_integer_value(json_object_get(cj, "exit"));
+    char fold[MTB_ERRLEN] = "";
+    if (!l->tool)
+        ld = load_json(lp);
+    else if (j->rc == 0 && cj && ex == 0) /* pgbench's logs came back: folded here */
+        ld = mtb_clients_pgbench_fold(j->dir, share, cj, fold, sizeof fold);
     free(lp);
     free(cp);
     if (j->rc != 0)
         snprintf(why, whylen, "%s", j->err);
     else if (!cj)
         snprintf(why, whylen, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
-    else if ((json_integer_value(json_object_get(cj, "exit")) != 0 &&
-              json_integer_value(json_object_get(cj, "exit")) != MTL_EXIT_ERRORS) || !ld)
-        snprintf(why, whylen, "mtload failed there (%s; see %s/agent.log)",
-                 json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
-                 j->dir);
+    else if ((ex != 0 && (l->tool || ex != MTL_EXIT_ERRORS)) || !ld)
+        snprintf(why, whylen, "%s failed there (%s; see %s/%s)", tool,
+                 fold[0] ? fold : json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
+                 j->dir, l->tool ? "pgbench.log" : "agent.log");
     else if (num(cj, "late_s") > late_limit)
         snprintf(why, whylen, "started %.6f s late (the limit is %.6f s; --late-limit)", num(cj, "late_s"), late_limit);
     else if (num(ld, "duration_s") < 0.95 * l->wl.duration)
@@ -326,7 +340,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
     double start = wall() + 1.0 + 4 * rtt * (double)c->n;
     double late_limit = l->late_limit > 0 ? l->late_limit : 0.25;
     json_t *clients = json_array(), *loads = json_array(), *merged = NULL;
-    for (int i = 0; i < c->n; i++) {
+    int bad = 0;
+    for (int i = 0; i < c->n && !bad; i++) {
         struct job *j = &jobs[i];
         long conns = w->conns / c->n + (i < w->conns % c->n);
         long threads = w->threads < conns ? w->threads : conns;
@@ -336,19 +351,35 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
         mtb_argv_push(&j->argv, "client-load");
         mtb_argv_pushf(&j->argv, "--start-at=%.6f", start + off);
         mtb_argv_push(&j->argv, "--out={out}");
-        mtb_argv_push(&j->argv, "--");
-        mtb_argv_pushf(&j->argv, "--server=%s", l->server);
-        mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
-        struct mtb_workload share = *w; /* this host's share of the connections and the rate */
-        share.conns = conns;
-        share.threads = threads > 0 ? threads : 1;
-        share.rate = w->rate > 0 ? w->rate * (double)conns / (double)w->conns : 0;
-        mtb_workload_mtload_flags(&share, 0, &j->argv);
-        mtb_workload_mtload_flags(&share, 1, &j->argv);
-        mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
+        struct mtb_workload *share = &j->share; /* this host's share of the connections and the rate */
+        *share = *w;
+        share->conns = conns;
+        share->threads = threads > 0 ? threads : 1;
+        share->rate = w->rate > 0 ? w->rate * (double)conns / (double)w->conns : 0;
+        if (l->tool) { /* pgbench */
+            if (mtb_clients_pgbench_argv(l, share, &j->argv, err, errlen) != 0)
+                bad = 1;
+        } else {
+            mtb_argv_push(&j->argv, "--");
+            mtb_argv_pushf(&j->argv, "--server=%s", l->server);
+            mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
+            mtb_workload_mtload_flags(share, 0, &j->argv);
+            mtb_workload_mtload_flags(share, 1, &j->argv);
+            mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
+        }
         j->deadline = (start - wall()) + w->warmup + w->duration + 60;
         json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,
-                                                 "rate", share.rate));
+                                                 "rate", share->rate));
+    }
+    if (bad) {
+        json_decref(clients);
+        json_decref(loads);
+        for (int i = 0; i < c->n; i++) {
+            mtb_argv_free(&jobs[i].argv);
+            free(jobs[i].dir);
+        }
+        free(jobs);
+        return NULL;
     }
     pthread_t *th = mtb_calloc((size_t)c->n, sizeof *th);
     for (int i = 0; i < c->n; i++)
@@ -364,7 +395,7 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
     err[0] = 0;
     for (int i = 0; i < c->n; i++) {
         char why[MTB_ERRLEN];
-        if (client_result(&jobs[i], c->hosts[i], l, late_limit, json_array_get(clients, (size_t)i), loads, why,
+        if (client_result(&jobs[i], l, &jobs[i].share, late_limit, json_array_get(clients, (size_t)i), loads, why,
                           sizeof why) != 0 && !err[0])
             snprintf(err, errlen, "client host %s: %s", c->hosts[i], why);
     }
@@ -375,7 +406,11 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
             json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
                                                            "one instant on the controller's clock, passed to each "
                                                            "host on its own clock (offset measured at connect)"));
-            if (mtb_hlog_merge_hosts(clients, dir) == 0) /* DIR/load.hlog: the hosts' interval logs added */
+            /* DIR/load.hlog: the hosts' interval logs added (mtload's); pgbench's
+             * logs have no intervals: the merged histogram as DIR/driver.hlog */
+            if (l->tool)
+                mtb_hlog_from_load(dir, merged);
+            else if (mtb_hlog_merge_hosts(clients, dir) == 0)
                 json_object_set_new(merged, "hlog", json_string("load.hlog"));
         }
     }
@@ -399,33 +434,54 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
 int mtb_cmd_client_load(int argc, char **argv)
 {
     double at = 0;
-    const char *out = NULL;
+    const char *out = NULL, *tool = "mtload";
+    long kv_keys = 0;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strncmp(argv[i], "--start-at=", 11))
             at = atof(argv[i] + 11);
         else if (!strncmp(argv[i], "--out=", 6))
             out = argv[i] + 6;
+        else if (!strcmp(argv[i], "--tool=pgbench") || !strcmp(argv[i], "--tool=mtload"))
+            tool = argv[i] + 7;
+        else if (!strncmp(argv[i], "--kv-keys=", 10) && mtb_parse_long(argv[i] + 10, 1, 1L << 40, &kv_keys) == 0)
+            ;
         else {
-            fprintf(stderr, "mtebench client-load: unknown option '%s' (accepted: --start-at=EPOCH --out=DIR -- MTLOAD-ARGS)\n",
-                    argv[i]);
+            fprintf(stderr, "mtebench client-load: unknown option '%s' (accepted: --start-at=EPOCH --out=DIR "
+                            "[--tool=mtload|pgbench] [--kv-keys=N] -- MTLOAD-OR-PGBENCH-ARGS)\n", argv[i]);
             return 2;
         }
     }
     if (!out || i >= argc) {
-        fprintf(stderr, "usage: mtebench client-load --start-at=EPOCH --out=DIR -- MTLOAD-ARGS\n");
+        fprintf(stderr, "usage: mtebench client-load --start-at=EPOCH --out=DIR [--tool=mtload|pgbench] [--kv-keys=N] "
+                        "-- MTLOAD-OR-PGBENCH-ARGS\n");
         return 2;
     }
     mtb_mkdir_p(out);
+    int pg = !strcmp(tool, "pgbench");
     struct mtb_argv a = { 0 };
-    mtb_argv_pushf(&a, "%s/build/mtload", mtb_root());
+    if (pg) /* the system's pgbench (Debian's postgresql-client), every transaction logged */
+        mtb_argv_push(&a, "pgbench");
+    else
+        mtb_argv_pushf(&a, "%s/build/mtload", mtb_root());
     for (int k = i + 1; k < argc; k++)
         mtb_argv_push(&a, argv[k]);
-    mtb_argv_pushf(&a, "--json=%s/load.json", out);
-    mtb_argv_pushf(&a, "--hlog=%s/load.hlog", out);
-    mtb_argv_push(&a, "--quiet");
+    if (pg) {
+        mtb_argv_push(&a, "-l");
+        mtb_argv_push(&a, "--log-prefix=pgbench_tx"); /* in out: its working directory */
+        char g[4096], s[4096];
+        if (kv_keys > 0 && mtb_pgbench_kv_write(out, kv_keys, g, s, sizeof g) != 0) {
+            fprintf(stderr, "mtebench client-load: cannot write the key-value scripts in %s\n", out);
+            mtb_argv_free(&a);
+            return 1;
+        }
+    } else {
+        mtb_argv_pushf(&a, "--json=%s/load.json", out);
+        mtb_argv_pushf(&a, "--hlog=%s/load.hlog", out);
+        mtb_argv_push(&a, "--quiet");
+    }
     char log[4096];
-    snprintf(log, sizeof log, "%s/mtload.log", out);
+    snprintf(log, sizeof log, "%s/%s.log", out, tool);
     /* wait for the instant on this host's clock */
     if (at > 0) {
         struct timespec ts = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
@@ -433,7 +489,7 @@ int mtb_cmd_client_load(int argc, char **argv)
             ;
     }
     double t0 = wall();
-    struct mtb_spawn sp = { .argv = a.v, .log_path = log };
+    struct mtb_spawn sp = { .argv = a.v, .log_path = log, .cwd = pg ? out : NULL }; /* pgbench's -f kv-*.sql */
     struct rusage ru = { 0 };
     int st = mtb_proc_run_ru(&sp, 86400, &ru);
     double t1 = wall();
@@ -460,7 +516,8 @@ int mtb_cmd_load(int argc, char **argv)
     static const struct option lo[] = {
         { "ssh-config", required_argument, 0, 1 }, { "ssh-key", required_argument, 0, 2 },
         { "known-hosts", required_argument, 0, 3 }, { "trust-new-hosts", no_argument, 0, 4 },
-        { "remote-dir", required_argument, 0, 5 },  { "client-hosts", required_argument, 0, 'c' },
+        { "remote-dir", required_argument, 0, 5 },  { "ssh-alive", required_argument, 0, 6 },
+        { "client-hosts", required_argument, 0, 'c' },
         { "server", required_argument, 0, 's' },    { "protocol", required_argument, 0, 'P' },
         { "conns", required_argument, 0, 'n' },     { "threads", required_argument, 0, 't' },
         { "pipeline", required_argument, 0, 'p' },  { "rate", required_argument, 0, 'r' },
@@ -483,7 +540,7 @@ int mtb_cmd_load(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
         switch (c) {
-        case 1: case 2: case 3: case 4: case 5: mtb_ssh_option(lo[idx].name, optarg); break;
+        case 1: case 2: case 3: case 4: case 5: case 6: mtb_ssh_option(lo[idx].name, optarg); break;
         case 'c': hosts = optarg; break;
         case 's': l.server = optarg; break;
         case 'P': l.protocol = optarg; break;

@@ -27,7 +27,8 @@ struct mtb_clients {
  * here; mtload's flags come from the workload's field list). */
 struct mtb_client_load {
     const char *server;           /* HOST:PORT as the clients reach it */
-    const char *protocol;         /* memcache, http */
+    const char *protocol;         /* memcache, http (mtload's) */
+    const char *tool;             /* what each host runs: NULL (mtload) or "pgbench" */
     struct mtb_workload wl;       /* the load: every field as mtload takes it */
     double late_limit;            /* seconds a start may be late (0: 0.25) */
 };
@@ -50,9 +51,26 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
  * (a histogram value that is no bucket of mtload's shape). */
 json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen);
 
+/* pgbench from client hosts (clients_pgbench.c): one host's share as the
+ * far `client-load --tool=pgbench` arguments (after "--": pgbench's own,
+ * with -n; the far side adds its per-transaction log); its logs, brought
+ * back into dir, folded into mtload's format (dir/load.json), with
+ * totals.setup: the transactions pgbench's own connections and table checks
+ * commit on the server; cj: the host's client.json (its CPU use).
+ * @return 0 / the load, or -1 / NULL with why. */
+int mtb_clients_pgbench_argv(const struct mtb_client_load *l, const struct mtb_workload *share, struct mtb_argv *a,
+                             char *why, size_t n);
+json_t *mtb_clients_pgbench_fold(const char *dir, const struct mtb_workload *share, json_t *cj, char *why, size_t n);
+/* The address each client host reaches the server address from (`ip route
+ * get` there; else ssh's SSH_CONNECTION), space-separated, to be freed; or
+ * NULL with err naming the host. */
+char *mtb_clients_sources(struct mtb_clients *c, const char *server_addr, char *err, size_t errlen);
+
 /* `mtebench client-load --start-at EPOCH --out DIR -- MTLOAD-ARGS`: the far
  * side of a client host: wait for the instant, run mtload, write
- * DIR/load.json and DIR/client.json (start lateness, CPU use, exit). */
+ * DIR/load.json and DIR/client.json (start lateness, CPU use, exit); with
+ * --tool=pgbench, pgbench with its per-transaction log DIR/pgbench_tx.*
+ * (folded by the controller) and, with --kv-keys=N, the kv scripts in DIR. */
 int mtb_cmd_client_load(int argc, char **argv);
 /* `mtebench load --client-hosts h1,h2 --server HOST:PORT ...`: drive a
  * server from several client hosts; the merged result and each host's. */

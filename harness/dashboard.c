@@ -115,6 +115,46 @@ static void html_change_head(FILE *f, int with_series)
             with_series ? "<th class=\"l\">series</th>" : "");
 }
 
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* "2 hosts: h1 (3 series), h2 (3 series)": the hosts the series ran on
+ * (each series is one host's; a series key counts once for all its
+ * metrics); a heap string, "" with no series */
+static char *hosts_text(json_t *a)
+{
+    json_t *per = json_object(), *keys = json_object(), *s;
+    size_t i;
+    json_array_foreach(json_object_get(a, "series"), i, s)
+    {
+        if (json_object_get(keys, mtb_jstr(s, "key")))
+            continue;
+        json_object_set_new(keys, mtb_jstr(s, "key"), json_true());
+        const char *h = *mtb_jstr(s, "host") ? mtb_jstr(s, "host") : "unknown";
+        json_object_set_new(per, h, json_integer(json_integer_value(json_object_get(per, h)) + 1));
+    }
+    char *out = mtb_strdup("");
+    if (json_object_size(per)) {
+        free(out);
+        out = mtb_asprintf("%zu host%s:", json_object_size(per), json_object_size(per) == 1 ? "" : "s");
+    }
+    const char **names = mtb_calloc(json_object_size(per) + 1, sizeof *names);
+    const char *k;
+    json_t *v;
+    size_t n = 0;
+    json_object_foreach(per, k, v) names[n++] = k;
+    qsort(names, n, sizeof *names, cmp_name);
+    for (size_t j = 0; j < n; j++) {
+        long long c = (long long)json_integer_value(json_object_get(per, names[j]));
+        char *x = mtb_asprintf("%s%s %s (%lld series)", out, j ? "," : "", names[j], c);
+        free(out);
+        out = x;
+    }
+    free(names);
+    json_decref(per);
+    json_decref(keys);
+    return out;
+}
+
 /* the page's head: title, what it was made from, the banners, the navigation */
 static void dash_head(FILE *f, json_t *a, int emu)
 {
@@ -128,6 +168,13 @@ static void dash_head(FILE *f, json_t *a, int emu)
             mtb_jstr(set, "generated"), mtb_jstr(set, "version"));
     hput(f, mtb_jstr(set, "history"));
     fprintf(f, "</code>.</p>\n");
+    char *ht = hosts_text(a);
+    if (*ht) {
+        fprintf(f, "<p class=\"note\" id=\"hosts\">");
+        hput(f, ht);
+        fprintf(f, "; each series is one host's, runs of two hosts are never compared or paired.</p>\n");
+    }
+    free(ht);
     if (emu)
         fprintf(f, "<p class=\"emu\">Emulated: not hardware timing. Series measured under qemu-aarch64 include "
                    "emulation cost; a change there is a change of the emulated run, not an MTE overhead on "
@@ -155,20 +202,39 @@ static void dash_open(FILE *f, json_t *open, const char *out, int emu)
     fprintf(f, "</section>\n");
 }
 
+/* the hosts a night's runs ran on, "h1" or "h1, h2" (heap string) */
+static char *night_hosts(json_t *n)
+{
+    char *out = mtb_strdup("");
+    size_t i;
+    json_t *h;
+    json_array_foreach(json_object_get(n, "hosts"), i, h)
+    {
+        char *x = mtb_asprintf("%s%s%s", out, i ? ", " : "", json_string_value(h));
+        free(out);
+        out = x;
+    }
+    return out;
+}
+
 /* the nights: when, how many runs, their quiet check (a busy night is
  * shown, and whether the change-point test left it out), where their
  * results and run report are */
 static void dash_nights(FILE *f, json_t *nights, const char *out)
 {
     fprintf(f, "<section id=\"nights\"><h2>Nights</h2>\n<table>\n<tr><th>night</th><th class=\"l\">"
-               "started</th><th>runs</th><th class=\"l\">quiet check</th><th class=\"l\">results</th><th class=\"l\">"
-               "run report</th></tr>\n");
+               "started</th><th class=\"l\">host</th><th>runs</th><th class=\"l\">quiet check</th><th class=\"l\">"
+               "results</th><th class=\"l\">run report</th></tr>\n");
     size_t i;
     json_t *n;
     json_array_foreach(nights, i, n)
     {
         fprintf(f, "<tr><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "x")));
         hput(f, mtb_jstr(n, "started"));
+        fprintf(f, "</td><td class=\"l\">");
+        char *hs = night_hosts(n);
+        hput(f, hs);
+        free(hs);
         fprintf(f, "</td><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "runs")));
         if (json_is_false(json_object_get(n, "quiet"))) {
             fprintf(f, "<b>busy</b>: ");
@@ -233,7 +299,8 @@ static void dash_method(FILE *f, json_t *set)
 {
     fprintf(f, "<section id=\"method\"><h2>Method</h2>\n<p class=\"note\">Each series is one "
                "configuration (plan, service, workload with all its parameters, variant, mode, platform, kernel, "
-               "machine profile; the hash in brackets) and one metric: throughput (higher is better), p99 latency "
+               "machine profile; the hash in brackets) on one host (the server host, or the machine that ran it: "
+               "\"on HOST\") and one metric: throughput (higher is better), p99 latency "
                "and the overhead ratio baseline ops/s ÷ tagged ops/s of runs paired by repetition (lower is better). "
                "Change points: binary segmentation at night boundaries by the E-Divisive means statistic, a split "
                "kept when a Welch t-test of the runs within %lld nights either side gives p &lt; %g (as Apache Otava "
@@ -300,6 +367,10 @@ static char *digest_md(json_t *a, const char *out)
             (long long)json_integer_value(json_object_get(set, "nights")), json_array_size(json_object_get(a, "series")),
             json_array_size(fresh), json_array_size(open), mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"),
             emu ? "; emulated: not hardware timing" : "");
+    char *ht = hosts_text(a);
+    if (*ht)
+        fprintf(f, "Series by host: %s.\n", ht + strcspn(ht, ":") + 2);
+    free(ht);
     const size_t cap = 10;
     /* busy nights: shown, and whether the change-point test left them out */
     json_t *busy = json_object_get(a, "busy_nights");
@@ -310,8 +381,12 @@ static char *digest_md(json_t *a, const char *out)
                 left_out ? "kept out of the change-point test" : "compared all the same: no night was quiet");
         json_t *n;
         json_array_foreach(json_object_get(a, "nights"), i, n) if (json_is_false(json_object_get(n, "quiet")))
-            fprintf(f, "- night %lld (%s): %s\n", (long long)json_integer_value(json_object_get(n, "x")),
-                    mtb_jstr(n, "started"), mtb_jstr(n, "busy_why"));
+        {
+            char *hs = night_hosts(n);
+            fprintf(f, "- night %lld (%s%s%s): %s\n", (long long)json_integer_value(json_object_get(n, "x")),
+                    mtb_jstr(n, "started"), *hs ? ", on " : "", hs, mtb_jstr(n, "busy_why"));
+            free(hs);
+        }
     }
     if (json_array_size(fresh)) {
         fprintf(f, "\n## New regressions\n\n");

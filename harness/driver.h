@@ -58,6 +58,10 @@ struct mtb_driver {
     int (*preload)(const struct mtb_drive *d, char *why, size_t n);
     /* Warm up and measure. @return the load object, or NULL with why. */
     json_t *(*measure)(const struct mtb_drive *d, char *why, size_t n);
+    /* The client program client hosts run in its place (clients.c), for a
+     * driver that is no mtload protocol: "pgbench"; NULL: none (a recipe
+     * without an mtload [run] protocol is then refused client hosts). */
+    const char *client_hosts;
 };
 
 /* every workload field (a driver's honours) */
@@ -85,6 +89,17 @@ int mtb_driver_check(const struct mtb_driver *drv, const struct mtb_workload *w,
  * (--value_size_distribution_type=uniform); a weighted list only when all
  * its sizes are one. @return 0, or -1 with why (a is left as it was). */
 int mtb_dbbench_value_size(const char *spec, struct mtb_argv *a, char *why, size_t n);
+/* pgbench (driver_pgbench.c), also run from client hosts (clients_pgbench.c):
+ * the key-value scripts (DIR/kv-get.sql and kv-set.sql, keys 1..KEYS; their
+ * paths into get and set) @return 0 or -1; its per-transaction logs
+ * (PREFIX.*) folded into ad, leaving out transactions that started before
+ * skip (epoch seconds; 0: none) @return 0, or -1 with why; and the
+ * transactions one `pgbench -n` invocation with CLIENTS connections commits
+ * on the server beside its script's (a built-in script or not). */
+struct mtl_adapt;
+int mtb_pgbench_kv_write(const char *dir, long keys, char *get, char *set, size_t n);
+int mtb_pgbench_fold_logs(const char *prefix, double skip, struct mtl_adapt *ad, char *why, size_t n);
+long mtb_pgbench_setup_xacts(int builtin, long clients);
 /* What drivers share: a workload parameter or dflt; "WHAT failed (status);
  * see LOG" into why (@return -1) unless st is 0; a mix's SET and GET parts;
  * a preload that does nothing. */

@@ -24,18 +24,33 @@ static void pg_conn(const struct mtb_drive *d, struct mtb_argv *a)
     mtb_argv_pushf(a, "-U%s", mtb_driver_param(d, "db_user", "mtebench"));
 }
 
-/* The key-value script: GETs and SETs on one table in the workload's ratio. */
-static int write_kv_scripts(const struct mtb_drive *d, char *get, char *set, size_t n)
+int mtb_pgbench_kv_write(const char *dir, long keys, char *get, char *set, size_t n)
 {
-    snprintf(get, n, "%s/kv-get.sql", d->rundir);
-    snprintf(set, n, "%s/kv-set.sql", d->rundir);
-    char *g = mtb_asprintf("\\set k random(1, %ld)\nSELECT v FROM mtb_kv WHERE k = :k;\n", d->wl->keys);
+    snprintf(get, n, "%s/kv-get.sql", dir);
+    snprintf(set, n, "%s/kv-set.sql", dir);
+    char *g = mtb_asprintf("\\set k random(1, %ld)\nSELECT v FROM mtb_kv WHERE k = :k;\n", keys);
     char *s = mtb_asprintf("\\set k random(1, %ld)\nUPDATE mtb_kv SET v = md5(random()::text) WHERE k = :k;\n",
-                           d->wl->keys);
+                           keys);
     int rc = mtb_write_atomic(get, g, strlen(g)) | mtb_write_atomic(set, s, strlen(s));
     free(g);
     free(s);
     return rc;
+}
+
+/* The key-value script: GETs and SETs on one table in the workload's ratio. */
+static int write_kv_scripts(const struct mtb_drive *d, char *get, char *set, size_t n)
+{
+    return mtb_pgbench_kv_write(d->rundir, d->wl->keys, get, set, n);
+}
+
+long mtb_pgbench_setup_xacts(int builtin, long clients)
+{
+    /* pgbench 15's main(): its setup connection (doConnect; a backend's
+     * start commits one transaction), GetTableInfo's two queries (select
+     * count(*) from pgbench_branches, and the partitioning query) for a
+     * built-in script only, and one connection per client; with -n no
+     * vacuum and no truncate (each of which would commit more) */
+    return 1 + (builtin ? 2 : 0) + clients;
 }
 
 static int pgbench_preload(const struct mtb_drive *d, char *why, size_t n)
@@ -73,9 +88,7 @@ static int pgbench_preload(const struct mtb_drive *d, char *why, size_t n)
     return rc;
 }
 
-/* pgbench's per-transaction logs (PREFIX.*) folded into ad, leaving out
- * transactions that started before skip. @return 0, or -1 with why */
-static int fold_logs(const char *prefix, double skip, struct mtl_adapt *ad, char *why, size_t n)
+int mtb_pgbench_fold_logs(const char *prefix, double skip, struct mtl_adapt *ad, char *why, size_t n)
 {
     char *pat = mtb_asprintf("%s.*", prefix);
     glob_t g;
@@ -148,7 +161,7 @@ static json_t *pgbench_measure(const struct mtb_drive *d, char *why, size_t n)
         struct mtl_adapt ad;
         mtl_adapt_init(&ad);
         /* the warm-up: transactions that started before t0 + warmup */
-        if (fold_logs(prefix, w->warmup > 0 ? t0 + w->warmup : 0, &ad, why, n) == 0) {
+        if (mtb_pgbench_fold_logs(prefix, w->warmup > 0 ? t0 + w->warmup : 0, &ad, why, n) == 0) {
             json_t *cfg = json_pack("{s:s,s:s,s:I,s:I}", "driver", "pgbench", "script", script,
                                     "clients", (json_int_t)clients, "threads", (json_int_t)jobs);
             json_object_set_new(cfg, "scale", json_string(mtb_driver_param(d, "scale", "1")));
@@ -187,4 +200,5 @@ const struct mtb_driver mtb_driver_pgbench = {
     .check = pgbench_check,
     .preload = pgbench_preload,
     .measure = pgbench_measure,
+    .client_hosts = "pgbench",
 };

@@ -209,7 +209,7 @@ void mtb_hdb_short_hash(const char *text, char out[13])
     out[12] = 0;
 }
 
-void mtb_history_series_key(json_t *rec, char **key, char hash[13])
+void mtb_hdb_config_key(json_t *rec, char **key, char hash[13])
 {
     json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
     char *wl = mtb_workload_key(w), *mach = mtb_record_machine_text(rec);
@@ -224,6 +224,28 @@ void mtb_history_series_key(json_t *rec, char **key, char hash[13])
     free(full);
     free(wl);
     free(mach);
+}
+
+const char *mtb_hdb_host(json_t *rec)
+{
+    const char *h = rec ? mtb_record_host(rec) : "";
+    return *h ? h : MTB_HISTORY_UNKNOWN_HOST;
+}
+
+char *mtb_hdb_key_on_host(const char *key, const char *host)
+{
+    const char *hash = strrchr(key, '#');
+    if (!hash)
+        return mtb_asprintf("%s on %s", key, host);
+    return mtb_asprintf("%.*s on %s%s", (int)(hash - key), key, host, hash);
+}
+
+void mtb_history_series_key(json_t *rec, char **key, char hash[13])
+{
+    char *k;
+    mtb_hdb_config_key(rec, &k, hash);
+    *key = mtb_hdb_key_on_host(k, mtb_hdb_host(rec));
+    free(k);
 }
 
 /* ---- open / close ------------------------------------------------------------------------ */
@@ -354,7 +376,7 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
     /* several machines write to a shared store: the same path on two machines is two records */
     char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
     int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-    struct hcol cols[20 + MTB_NRUN_METRICS] = {
+    struct hcol cols[21 + MTB_NRUN_METRICS] = {
         { "night", PINT(nid) },
         { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
         { "series", PTEXT(key) },
@@ -366,6 +388,7 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
         { "platform", PTEXT(mtb_jstr(c, "platform")) },
         { "kernel", PTEXT(mtb_jstr(c, "kernel")) },
         { "machine", PTEXT(mach) },
+        { "host", PTEXT(mtb_hdb_host(rec)) },
         { "started", PTEXT(mtb_jstr(rec, "started")) },
         { "rep", PINT(json_integer_value(json_object_get(c, "rep"))) },
         { "mtebench_version", PTEXT(mtb_jstr(rec, "mtebench_version")) },
@@ -376,7 +399,7 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
         { "emulated", PINT(mtb_record_emulated(rec)) },
         { "record", PTEXT(recid) },
     };
-    size_t n = 20;
+    size_t n = 21;
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_HISTORY)
             cols[n++] = (struct hcol){ mtb_run_metrics[m].key,
@@ -491,7 +514,7 @@ int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errl
     char *runs_sql = mtb_asprintf(
         "SELECT r.series AS series, r.config_hash AS hash, r.plan AS plan, r.service AS service, r.workload AS"
         " workload, r.variant AS variant, r.mode AS mode, r.platform AS platform, r.kernel AS kernel, r.machine AS"
-        " machine, r.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
+        " machine, r.host AS host, r.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
         " r.started AS started, r.rep AS rep, r.status AS status,%s r.emulated AS emulated,"
         " r.mtebench_version AS mtebench_version, r.build_key AS build_key, r.kernel_release AS kernel_release,"
         " r.kernel_build AS kernel_build, r.record AS record"
@@ -499,14 +522,14 @@ int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errl
     char *ovh_sql = mtb_asprintf(
         "SELECT o.series AS series, o.config_hash AS hash, o.plan AS plan, o.service AS service, o.workload AS"
         " workload, 'tagged' AS variant, o.mode AS mode, o.platform AS platform, o.kernel AS kernel, o.machine AS"
-        " machine, o.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
+        " machine, o.host AS host, o.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
         " o.started AS started, o.rep AS rep, 'ok' AS status,%s o.emulated AS emulated,"
         " n.mtebench_version AS mtebench_version, o.tagged_build AS build_key, '' AS kernel_release,"
         " '' AS kernel_build, o.base_build AS base_build"
         " FROM overheads o JOIN nights n ON n.id = o.night ORDER BY o.series@C@, n.started@C@, n.id, o.rep, o.id", om);
-    int rc = load_rows(h, runs_sql, "run", 10, *out, err, errlen);
+    int rc = load_rows(h, runs_sql, "run", 11, *out, err, errlen);
     if (!rc)
-        rc = load_rows(h, ovh_sql, "overhead", 10, *out, err, errlen);
+        rc = load_rows(h, ovh_sql, "overhead", 11, *out, err, errlen);
     free(rm);
     free(om);
     free(runs_sql);

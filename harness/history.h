@@ -4,10 +4,13 @@
  * run and one per overhead pair, grouped into nights. Both backends share the
  * schema, its versions and migrations; the callers see one API.
  *
- * A series is one configuration: plan, service, workload with every
- * parameter, variant, mode, platform, kernel and machine profile. Its key
- * ends in a hash of that configuration, so a plan whose configuration
- * changes starts new series instead of mixing old and new runs.
+ * A series is one configuration on one host: plan, service, workload with
+ * every parameter, variant, mode, platform, kernel and machine profile, run on
+ * the host the record names (record.h's mtb_record_host: a server host, the
+ * machine itself; "unknown" when the record does not say). Its key ends in
+ * " on HOST#" and a hash of that configuration, so a plan whose configuration
+ * changes starts new series instead of mixing old and new runs, and two
+ * machines running the same plan into one history keep a series each.
  *
  * Schema (version MTB_HISTORY_VERSION: SQLite keeps it in PRAGMA user_version,
  * PostgreSQL in a table schema_version(program, version), row 'mtebench'):
@@ -15,10 +18,10 @@
  *   runs(id, night, plan, series, config_hash, service, workload, variant,
  *        mode, platform, kernel, machine, started, rep, mtebench_version,
  *        build_key, kernel_release, kernel_build, status, <run metrics>,
- *        emulated, record UNIQUE)
+ *        emulated, host, record UNIQUE)
  *   overheads(id, night, plan, series, config_hash, service, workload, mode,
  *        platform, kernel, machine, rep, started, <pair metrics>, base_build,
- *        tagged_build, emulated; UNIQUE(series, night, rep))
+ *        tagged_build, emulated, host; UNIQUE(series, night, rep))
  * The metric columns are those of record.h's metric table marked
  * MTB_V_HISTORY (runs: ops_per_sec, p50_us, p99_us, p999_us; overheads:
  * slowdown, p99_ratio, ...); a column the table gained is added to an
@@ -28,7 +31,11 @@
  * Version 1 (the first layout) had only runs, without nights, series,
  * machine or kernel build; version 2 had no emulated columns (migrating
  * reads each record file that still exists, else assumes platform "emu" is
- * emulated). Opening an older history migrates it in one transaction.
+ * emulated); version 3 had no host: its series keys lacked " on HOST", so
+ * two hosts' runs of one configuration shared a series (migrating reads
+ * each record file that still exists for its host, else says "unknown",
+ * and derives the overheads again, never pairing runs of two hosts).
+ * Opening an older history migrates it in one transaction.
  *
  * In PostgreSQL, runs.record is "host:path" (two machines may use the same
  * paths), creation and migration run under a transaction-scoped advisory
@@ -45,7 +52,10 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define MTB_HISTORY_VERSION 3
+#define MTB_HISTORY_VERSION 4
+/* the host of runs whose records do not say it (records from before they
+ * kept it; runs of older histories whose record files are gone) */
+#define MTB_HISTORY_UNKNOWN_HOST "unknown"
 
 struct mtb_history;
 
@@ -82,8 +92,8 @@ char *mtb_history_redact(const char *where);
 
 /**
  * mtb_history_series_key - the series of a run record: a readable key
- * ("plan/service/mix 1:10/tagged/async/emu/host/auto") and the hash of its
- * configuration (12 hex digits).
+ * ("plan/service/default mix 1:10/tagged/async/emu/host/auto on HOST") and
+ * the hash of its configuration (12 hex digits; the same on every host).
  * @param key   receives a heap string "<readable>#<hash>"
  * @param hash  receives the hash
  */
@@ -110,7 +120,7 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
  * mtb_history_load - every series with its points, oldest night first.
  * @param out  receives [{"series", "hash", "kind": "run"|"overhead", "plan",
  *             "service", "workload", "variant", "mode", "platform", "kernel",
- *             "machine", "points": [{"night", "night_started", "report",
+ *             "machine", "host", "points": [{"night", "night_started", "report",
  *             "results_dir", "started", "rep", "status", "ops_per_sec",
  *             "p99_us", "slowdown", "p99_ratio", "mtebench_version",
  *             "build_key", "kernel_release", "kernel_build", "record"}]}]

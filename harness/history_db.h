@@ -91,6 +91,13 @@ const char *mtb_hdb_url_password(const char *url, size_t *len);
 void mtb_hdb_scrub(struct mtb_history *h, char *msg);
 /* the 12 hex digits naming a text (series keys, kernel builds) */
 void mtb_hdb_short_hash(const char *text, char out[13]);
+/* a record's configuration as schema 3 keyed it: "readable#hash" without the
+ * host (*key a heap string), and the hash; the series key is this on its host */
+void mtb_hdb_config_key(json_t *rec, char **key, char hash[13]);
+/* the host a record's run ran on (mtb_record_host), or "unknown" (also for rec NULL) */
+const char *mtb_hdb_host(json_t *rec);
+/* a key "readable#hash" with " on HOST" before its hash (heap string) */
+char *mtb_hdb_key_on_host(const char *key, const char *host);
 
 /* ---- schema (history_schema.c) ---- */
 /* the history's metrics of one kind (pairs: overheads, else runs), each

@@ -13,13 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- schema ------------------------------------------------------------------ */
 
-/* Version 2, the current layout. Version 1 was the runs table alone, with the
- * columns id, plan, service, workload, variant, mode, platform, kernel,
- * started, rep, mtebench_version, build_key, status, ops_per_sec, p50_us,
- * p99_us, p999_us and record (see migrate_1_to_2). */
+/* Version 4, the current layout (history.h). Version 1 was the runs table
+ * alone, with the columns id, plan, service, workload, variant, mode,
+ * platform, kernel, started, rep, mtebench_version, build_key, status,
+ * ops_per_sec, p50_us, p99_us, p999_us and record (see migrate_1_to_2);
+ * 3 added emulated, 4 host. */
 static const char schema_nights[] =
     "CREATE TABLE nights(id @ID@, plan TEXT NOT NULL, started TEXT NOT NULL,"
     " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
@@ -55,7 +57,7 @@ static char *schema_runs(void)
         " variant TEXT, mode TEXT, platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', started TEXT,"
         " rep @INT@, mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
         " kernel_build TEXT NOT NULL DEFAULT '', status TEXT,%s emulated @INT@ NOT NULL DEFAULT 0,"
-        " record TEXT UNIQUE);", m);
+        " host TEXT NOT NULL DEFAULT '', record TEXT UNIQUE);", m);
     free(m);
     return s;
 }
@@ -67,7 +69,7 @@ static char *schema_overheads(void)
         "CREATE TABLE overheads(id @ID@, night @INT@ NOT NULL REFERENCES nights(id), plan TEXT,"
         " series TEXT NOT NULL, config_hash TEXT NOT NULL, service TEXT, workload TEXT, mode TEXT, platform TEXT,"
         " kernel TEXT, machine TEXT, rep @INT@, started TEXT,%s base_build TEXT, tagged_build TEXT,"
-        " emulated @INT@ NOT NULL DEFAULT 0, UNIQUE(series, night, rep));", m);
+        " emulated @INT@ NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '', UNIQUE(series, night, rep));", m);
     free(m);
     return s;
 }
@@ -75,8 +77,8 @@ static char *schema_overheads(void)
 static const char schema_indexes[] =
     "CREATE INDEX IF NOT EXISTS runs_series ON runs(series, night);"
     "CREATE INDEX IF NOT EXISTS overheads_series ON overheads(series, night);";
-/* every column of schema 2 (runs and overheads gain "emulated" in 3): a
- * table named like ours that lacks one is not ours */
+/* every column of schema 2 (runs and overheads gain "emulated" in 3, "host"
+ * in 4): a table named like ours that lacks one is not ours */
 static const char *const shape[][2] = {
     { "nights", "id, plan, started, results_dir, host, mtebench_version, report" },
     { "runs", "id, night, plan, series, config_hash, service, workload, variant, mode, platform, kernel, machine,"
@@ -90,8 +92,8 @@ static const char *const shape[][2] = {
 
 /* The pairs of one night, under record.h's pairing rule (the join
  * condition is generated from it): each tagged run with the plain/off run of
- * the same night, repetition, plan, service, workload, platform, kernel and
- * machine; one column per pair metric of the table. */
+ * the same night, repetition, plan, service, workload, platform, kernel,
+ * machine and host; one column per pair metric of the table. */
 int mtb_hdb_derive_overheads(struct mtb_history *h, long long night, char *err, size_t errlen)
 {
     char *cols = mtb_strdup(""), *vals = mtb_strdup("");
@@ -114,9 +116,9 @@ int mtb_hdb_derive_overheads(struct mtb_history *h, long long night, char *err, 
     char *join = mtb_record_pair_sql("t", "b");
     char *sql = mtb_asprintf(
         "INSERT INTO overheads(night, plan, series, config_hash, service, workload, mode, platform, kernel,"
-        " machine, rep, started,%s base_build, tagged_build, emulated)"
+        " machine, rep, started,%s base_build, tagged_build, emulated, host)"
         " SELECT t.night, t.plan, 'overhead:' || t.series, t.config_hash, t.service, t.workload, t.mode, t.platform,"
-        " t.kernel, t.machine, t.rep, t.started,%s b.build_key, t.build_key, t.emulated"
+        " t.kernel, t.machine, t.rep, t.started,%s b.build_key, t.build_key, t.emulated, t.host"
         " FROM runs t JOIN runs b ON %s"
         " WHERE t.night = ?1 AND t.status = 'ok' AND b.status = 'ok'"
         " AND t.ops_per_sec > 0 AND b.ops_per_sec > 0 ORDER BY t.id ON CONFLICT DO NOTHING", cols, vals, join);
@@ -162,11 +164,18 @@ static int ensure_metric_columns(struct mtb_history *h, char *err, size_t errlen
     return rc;
 }
 
-/* The record a runs row names (its file, "host:path" in a shared store), or NULL */
+/* The record a runs row names (its file, "host:path" in a shared store:
+ * read only on that host, where the path is that record's), or NULL */
 static json_t *row_record(struct mtb_history *h, const char *file)
 {
-    if (h->be->shared && *file != '/' && strchr(file, ':'))
-        file = strchr(file, ':') + 1;
+    if (h->be->shared && *file != '/' && strchr(file, ':')) {
+        char me[256] = "";
+        gethostname(me, sizeof me - 1);
+        size_t n = (size_t)(strchr(file, ':') - file);
+        if (n != strlen(me) || strncmp(file, me, n))
+            return NULL;
+        file += n + 1;
+    }
     json_t *rec = *file ? json_load_file(file, 0, NULL) : NULL;
     if (!json_is_object(rec) || !json_is_object(json_object_get(rec, "config"))) {
         json_decref(rec);
@@ -220,7 +229,7 @@ static int rekey_v1_runs(struct mtb_history *h, char *err, size_t errlen)
         char *key = NULL, hash[13], *mach = NULL, kb[13] = "", *wl = NULL;
         const char *krel = "";
         if (rec) {
-            mtb_history_series_key(rec, &key, hash);
+            mtb_hdb_config_key(rec, &key, hash); /* schema 2's key: migrate_3_to_4 adds the host */
             mach = mtb_record_machine_text(rec);
             wl = mtb_workload_key(json_object_get(json_object_get(rec, "config"), "workload"));
             json_t *k = json_object_get(rec, "kernel");
@@ -268,8 +277,10 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
     };
     for (int i = 0; !rc && alters[i]; i++)
         rc = mtb_hdb_exec(h, alters[i], err, errlen);
+    if (!rc) /* mtb_hdb_derive_overheads reads them */
+        rc = add_column(h, "runs", "emulated", "@INT@ NOT NULL DEFAULT 0", err, errlen);
     if (!rc)
-        rc = add_column(h, "runs", "emulated", "@INT@ NOT NULL DEFAULT 0", err, errlen); /* mtb_hdb_derive_overheads reads it */
+        rc = add_column(h, "runs", "host", "TEXT NOT NULL DEFAULT ''", err, errlen);
     if (!rc)
         rc = add_column(h, "runs", "p999_us", "@REAL@", err, errlen);
     if (!rc) {
@@ -290,8 +301,48 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
     return rc;
 }
 
+/* Version 4 adds runs.host and overheads.host: the host each run ran on,
+ * from its record file where it still exists (mtb_record_host), else
+ * "unknown"; every series key gains " on HOST" before its hash, so that the
+ * runs of two hosts that shared a series in schema 3 are split into one
+ * series per host and an old series goes on under the same key when its
+ * host adds nights. The overheads are derived again from the runs, night by
+ * night, under the pairing rule that now keeps hosts apart (schema 3 could
+ * pair a tagged run with another host's baseline of the same night). */
+static int migrate_3_to_4(struct mtb_history *h, char *err, size_t errlen)
+{
+    int rc = add_column(h, "runs", "host", "TEXT NOT NULL DEFAULT ''", err, errlen);
+    if (!rc)
+        rc = add_column(h, "overheads", "host", "TEXT NOT NULL DEFAULT ''", err, errlen);
+    struct hres sel;
+    if (rc || (rc = mtb_hdb_q(h, "SELECT id, record, series FROM runs ORDER BY id", NULL, 0, &sel, err, errlen)) != 0)
+        return rc;
+    for (size_t r = 0; !rc && r < json_array_size(sel.rows); r++) {
+        json_t *rec = row_record(h, mtb_hdb_row_str(&sel, r, 1));
+        const char *host = mtb_hdb_host(rec);
+        char *key = mtb_hdb_key_on_host(mtb_hdb_row_str(&sel, r, 2), host);
+        struct hp p[3] = { PINT(mtb_hdb_row_int(&sel, r, 0)), PTEXT(host), PTEXT(key) };
+        rc = mtb_hdb_q(h, "UPDATE runs SET host = ?2, series = ?3 WHERE id = ?1", p, 3, NULL, err, errlen);
+        free(key);
+        json_decref(rec);
+    }
+    mtb_hdb_free(&sel);
+    /* the derivation writes every pair metric of the table: the columns first */
+    if (rc || (rc = ensure_metric_columns(h, err, errlen)) != 0 ||
+        (rc = mtb_hdb_exec(h, "DELETE FROM overheads;", err, errlen)) != 0)
+        return rc;
+    struct hres nights;
+    if ((rc = mtb_hdb_q(h, "SELECT id FROM nights ORDER BY id", NULL, 0, &nights, err, errlen)) != 0)
+        return rc;
+    for (size_t r = 0; !rc && r < json_array_size(nights.rows); r++)
+        rc = mtb_hdb_derive_overheads(h, mtb_hdb_row_int(&nights, r, 0), err, errlen);
+    mtb_hdb_free(&nights);
+    return rc;
+}
+
 /* migrations[v] takes version v to v + 1 */
-static int (*const migrations[])(struct mtb_history *, char *, size_t) = { NULL, migrate_1_to_2, migrate_2_to_3 };
+static int (*const migrations[])(struct mtb_history *, char *, size_t) = { NULL, migrate_1_to_2, migrate_2_to_3,
+                                                                           migrate_3_to_4 };
 
 
 /* ---- creating, checking and migrating ------------------------------------------------------ */
@@ -310,8 +361,9 @@ static int check_shape(struct mtb_history *h, int version, char *err, size_t err
         return -EIO;
     }
     for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
-        int v3 = version >= 3 && strcmp(shape[i][0], "nights");
-        char *sql = mtb_asprintf("SELECT %s%s FROM %s WHERE 1 = 0", shape[i][1], v3 ? ", emulated" : "", shape[i][0]);
+        int v3 = version >= 3 && strcmp(shape[i][0], "nights"), v4 = version >= 4 && v3;
+        char *sql = mtb_asprintf("SELECT %s%s%s FROM %s WHERE 1 = 0", shape[i][1], v3 ? ", emulated" : "",
+                                 v4 ? ", host" : "", shape[i][0]);
         char why[MTB_ERRLEN];
         rc = mtb_hdb_q(h, sql, NULL, 0, NULL, why, sizeof why);
         free(sql);

@@ -56,7 +56,7 @@ static void num(struct sql *q, json_t *v)
         add(q, "%.17g", d);
 }
 
-/* a series' readable name: its key up to the hash ("run:PLAN/SERVICE/WORKLOAD/...") */
+/* a series' readable name: its key up to the hash ("PLAN/SERVICE/WORKLOAD/... on HOST") */
 static const char *label(const char *col, int pg)
 {
     static char buf[2][160];
@@ -77,18 +77,19 @@ static void views(struct sql *q, int pg)
     const char *t0 = pg ? "CAST(" : "", *t1 = pg ? " AS timestamptz)" : "";
     add(q, "DROP VIEW IF EXISTS mtebench_runs_v;"
            "CREATE VIEW mtebench_runs_v AS SELECT %sr.started%s AS time, r.night, n.plan, r.service, r.workload,"
-           " r.variant, r.mode, r.platform, r.kernel, r.machine, n.host, r.rep, r.status, r.emulated,"
+           " r.variant, r.mode, r.platform, r.kernel, r.machine, r.host, n.host AS night_host, r.rep, r.status,"
+           " r.emulated,"
            " r.mtebench_version, r.series, r.config_hash,"
            " %s AS config, r.ops_per_sec, r.p50_us, r.p99_us, r.p999_us, r.record"
            " FROM runs r JOIN nights n ON n.id = r.night;", t0, t1, label("r.series", pg));
     add(q, "DROP VIEW IF EXISTS mtebench_overheads_v;"
            "CREATE VIEW mtebench_overheads_v AS SELECT %sn.started%s AS time, o.night, o.series, o.service,"
-           " o.workload, o.mode, o.platform, o.kernel, o.machine, n.host,"
+           " o.workload, o.mode, o.platform, o.kernel, o.machine, o.host,"
            " %s AS config, count(*) AS pairs, avg(o.slowdown) AS slowdown, min(o.slowdown) AS slowdown_min,"
            " max(o.slowdown) AS slowdown_max, avg(o.p99_ratio) AS p99_ratio, max(o.emulated) AS emulated"
            " FROM overheads o JOIN nights n ON n.id = o.night"
            " GROUP BY n.started, o.night, o.series, o.service, o.workload, o.mode, o.platform, o.kernel,"
-           " o.machine, n.host;", t0, t1, label("o.series", pg));
+           " o.machine, o.host;", t0, t1, label("o.series", pg));
     add(q, "CREATE TABLE IF NOT EXISTS mtebench_change_points(series TEXT NOT NULL, label TEXT, metric TEXT NOT NULL,"
            " night @INT@, night_started TEXT, kind TEXT, change @REAL@, ci_lo @REAL@, ci_hi @REAL@,"
            " before_value @REAL@, after_value @REAL@, p_value @REAL@, is_open @INT@, analysed TEXT);"

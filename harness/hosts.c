@@ -24,7 +24,9 @@ static void hosts_usage(FILE *f)
                "  --ssh-key FILE       this key only (default: your ssh-agent and ssh config)\n"
                "  --known-hosts FILE   host keys checked against FILE (default: ~/.ssh/known_hosts)\n"
                "  --trust-new-hosts    accept and record unknown hosts' keys (trust on first use)\n"
-               "  --remote-dir DIR     the far root (default ~/.mtebench-agent)\n");
+               "  --remote-dir DIR     the far root (default ~/.mtebench-agent)\n"
+               "  --ssh-alive S        a link silent for S (default 15 s) is given up: by our ssh (no answer),\n"
+               "                       and by the far watchdog, which then stops what it runs (no heartbeat)\n");
 }
 
 /* --exec: the far mtebench with cmd on host, {out} into exec_dir.
@@ -82,6 +84,7 @@ int mtb_cmd_hosts(int argc, char **argv)
                                         { "known-hosts", required_argument, 0, 3 },
                                         { "trust-new-hosts", no_argument, 0, 4 },
                                         { "remote-dir", required_argument, 0, 5 },
+                                        { "ssh-alive", required_argument, 0, 6 },
                                         { "exec", required_argument, 0, 'e' },
                                         { "deadline", required_argument, 0, 'd' },
                                         { "help", no_argument, 0, 'h' },
@@ -91,7 +94,7 @@ int mtb_cmd_hosts(int argc, char **argv)
     int c, idx;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", lo, &idx)) != -1) {
-        if (c >= 1 && c <= 5)
+        if (c >= 1 && c <= 6)
             mtb_ssh_option(lo[idx].name, optarg);
         else if (c == 'e')
             exec_dir = optarg;

@@ -111,8 +111,16 @@ static json_t *collect_nights(json_t *history, json_t *exclude)
             json_object_set_new(n, "quiet", q < 0 ? json_null() : json_boolean(q));
             if (q == 0)
                 json_object_set_new(n, "busy_why", json_string(why));
+            json_object_set_new(n, "hosts", json_array());
             json_object_set_new(byid, k, n);
         }
+        /* the hosts its runs ran on (a night is usually one host's) */
+        json_t *hs = json_object_get(n, "hosts"), *hv;
+        size_t hi;
+        int seen = 0;
+        json_array_foreach(hs, hi, hv) seen |= !strcmp(json_string_value(hv), mtb_jstr(s, "host"));
+        if (!seen && *mtb_jstr(s, "host"))
+            json_array_append_new(hs, json_string(mtb_jstr(s, "host")));
         if (!strcmp(mtb_jstr(s, "kind"), "run"))
             json_object_set_new(n, "runs", json_integer(json_integer_value(json_object_get(n, "runs")) + 1));
     }
@@ -150,7 +158,7 @@ static json_t *revisions(json_t *p)
     return r;
 }
 
-/* "nightly/memcached/default mix 1:10/tagged/async/emu/host/auto#hash" -> readable label */
+/* "nightly/memcached/default mix 1:10/tagged/async/emu/host/auto on HOST#hash" -> readable label */
 static char *series_label(json_t *s, const struct metric *m)
 {
     const char *key = mtb_jstr(s, "series");
@@ -283,10 +291,11 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
         json_decref(ch);
     }
     free(cps);
-    json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
+    json_t *so = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:i,s:o,s:o,s:o}", "id", id, "key",
                            mtb_jstr(s, "series"), "label", label, "metric", m->name, "unit", m->unit, "better",
                            m->better == MTB_CP_HIGHER ? "higher" : "lower", "platform", mtb_jstr(s, "platform"),
-                           "emulated", pt.emulated, "points", (int)pt.n, "x", xs, "y", ys, "changes", changes);
+                           "host", mtb_jstr(s, "host"), "emulated", pt.emulated, "points", (int)pt.n, "x", xs, "y", ys,
+                           "changes", changes);
     if (rc)
         json_object_set_new(so, "error", json_string(strerror(-rc)));
     free(label);

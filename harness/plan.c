@@ -179,16 +179,23 @@ static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int
     free(pp);
 }
 
-/* --resume: the ok record of rundir, or NULL after moving what is there
- * (a failed or cut-short attempt) to dir/.attempts/, so that the run is
- * redone in a fresh directory and no log is appended to. */
-static json_t *resume_one(const char *dir, const char *rundir)
+/* --resume: the ok record of rundir; or the record its platform recovers
+ * from where the attempt ran (a server host's run that finished there after
+ * the connection was lost: platform.h's recover); or NULL after moving what
+ * is there (a failed or cut-short attempt) to dir/.attempts/, so that the
+ * run is redone in a fresh directory and no log is appended to. */
+static json_t *resume_one(const char *dir, const char *rundir, const struct mtb_run *run)
 {
     char *rp = mtb_asprintf("%s/record.json", rundir);
     json_t *rec = json_load_file(rp, 0, NULL);
     free(rp);
     if (rec && json_is_string(json_object_get(rec, "status")) && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
         return rec;
+    json_t *got = NULL;
+    if (rec && run->platform->recover && run->platform->recover(run, rec, &got) == MTB_RUN_OK) {
+        json_decref(rec);
+        return got;
+    }
     json_decref(rec);
     if (!mtb_file_exists(rundir))
         return NULL;
@@ -286,7 +293,11 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     cell_tag(c, tag, sizeof tag);
     char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
                                 c->variant, c->mode->name, rep);
-    json_t *kept = p->resume ? resume_one(dir, rundir) : NULL;
+    struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+                           .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
+                           .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
+                           .plan = p->name, .dir = rundir };
+    json_t *kept = p->resume ? resume_one(dir, rundir, &run) : NULL;
     if (kept) { /* --resume: an ok run of the earlier attempt */
         fprintf(stderr, "%s  kept from the earlier attempt: %s/record.json\n", tty ? "\r\033[K" : "", rundir);
         if (files)
@@ -294,10 +305,6 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
         free(rundir);
         return kept;
     }
-    struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
-                           .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
-                           .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
-                           .plan = p->name, .dir = rundir };
     json_t *rec = NULL;
     double t0 = mtb_mono();
     enum mtb_run_status st = mtb_run_one(&run, &rec);

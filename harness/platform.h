@@ -34,6 +34,12 @@ struct mtb_platform {
      * (agent.c): vm, one guest boot per run; a server host's placement of
      * host or emu (remote.c, mtb_remote_platform) */
     enum mtb_run_status (*run)(const struct mtb_run *run, json_t **record);
+    /* NULL: under --resume a run whose earlier attempt did not end ok is
+     * redone; else first asked for the record that attempt finished where it
+     * ran but never brought back (a server host's run whose connection was
+     * lost: remote.c). @return MTB_RUN_OK with *record (written to
+     * run->dir/record.json), else nothing recovered (*record NULL) */
+    enum mtb_run_status (*recover)(const struct mtb_run *run, json_t *earlier, json_t **record);
     /* NULL: `emulated` holds; else decided on this machine (vm: TCG or KVM) */
     int (*emulated_now)(void);
     int named_kernels;       /* KERNEL=<name|path> instead of host */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 /* --- vm: qemu-system-aarch64 -machine virt,mte=on, a named kernel ---------- */
@@ -91,6 +92,10 @@ static void vm_platform(json_t *rec, const struct mtb_agent_result *res)
         json_object_del(res->info, "transport");
         json_object_set(rec, "vm", res->info);
     }
+    /* the machine that booted the guest (the guest's own hostname is "(none)"): mtb_record_host */
+    char hn[256] = "";
+    gethostname(hn, sizeof hn - 1);
+    json_object_set_new(rec, "hosts", json_pack("{s:{s:s}}", "controller", "hostname", hn));
 }
 
 /* One run on platform vm: the agent step through the console transport

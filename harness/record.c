@@ -309,7 +309,18 @@ char *mtb_record_machine_text(json_t *rec)
 
 /* ---- the pairing rule -------------------------------------------------------------- */
 
-const char *mtb_record_host(json_t *rec) { return mtb_jstr(json_object_get(rec, "environment"), "hostname"); }
+const char *mtb_record_host(json_t *rec)
+{
+    json_t *hosts = json_object_get(rec, "hosts");
+    /* a server host's run: the host it ran on, as the transport saw it */
+    const char *s = mtb_jstr(json_object_get(hosts, "server"), "hostname");
+    if (*s)
+        return s;
+    /* a vm guest's own name ("(none)") says nothing of the machine: the one that booted it ("" before it was kept) */
+    if (!strcmp(mtb_jstr(json_object_get(rec, "config"), "platform"), "vm"))
+        return mtb_jstr(json_object_get(hosts, "controller"), "hostname");
+    return mtb_jstr(json_object_get(rec, "environment"), "hostname");
+}
 
 int mtb_record_is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"); }
 
@@ -411,8 +422,9 @@ char *mtb_record_pair_sql(const char *t, const char *b)
     }
     MTB_PAIR_FIELDS(X)
 #undef X
-    char *s = mtb_asprintf("%s AND %s.variant = 'plain' AND %s.mode = 'off' AND NOT (%s.variant = 'plain' AND %s.mode = 'off')",
-                           sql, b, b, t, t);
+    /* never a baseline of another machine: the history keeps mtb_record_host as runs.host */
+    char *s = mtb_asprintf("%s AND %s.host = %s.host AND %s.variant = 'plain' AND %s.mode = 'off'"
+                           " AND NOT (%s.variant = 'plain' AND %s.mode = 'off')", sql, b, t, b, b, t, t);
     free(sql);
     return s;
 }

@@ -201,13 +201,16 @@ char *mtb_record_machine_text(json_t *rec);
  * other run is tagged. A tagged run pairs with the baseline run of the same
  * repetition and the same pair key: plan, service, workload (every
  * parameter), platform, kernel and machine profile, made on the same host
- * (environment.hostname; a night in the history is one host's); the history
- * adds "of the same night" (a results directory is one night). One list of fields,
+ * (mtb_record_host; the history's runs.host); the history adds "of the same
+ * night" (a results directory is one night). One list of fields,
  * rendered as a key in C and as a join condition in SQL. */
 #define MTB_PAIR_FIELDS(X) X(plan) X(service) X(workload) X(platform) X(kernel) X(machine)
 
-/** @return the host a record was made on (its environment's hostname; "" in
- *  records from before it was kept) */
+/** @return the host a record's run ran on: a server host's name
+ *  (hosts.server.hostname), on vm the machine that booted the guest
+ *  (hosts.controller.hostname), else the environment's hostname (this
+ *  machine's, for a run here); "" in records from before they kept it. The
+ *  pairing rule, the reports' per-host rows and the history's series use it. */
 const char *mtb_record_host(json_t *rec);
 /** @return 1 if config (a record's "config") is a baseline (plain/off) */
 int mtb_record_is_baseline(json_t *config);
@@ -223,6 +226,6 @@ long mtb_record_partner(json_t *records, json_t *rec);
  *  once; for a whole set, as runs.csv needs) */
 long *mtb_record_partners(json_t *records);
 /** @return the SQL condition joining a tagged run t to its baseline b in the
- *  history's runs table (heap string), repetition and night included */
+ *  history's runs table (heap string), repetition, night and host included */
 char *mtb_record_pair_sql(const char *t, const char *b);
 #endif

@@ -673,33 +673,34 @@ static void html_headline(FILE *f, json_t *sum, int emu)
     fprintf(f, "</ul>\n");
 }
 
+/* one plot of each group of runs, drawn by the script builder given */
+static void html_plot_groups(FILE *f, const struct mtb_record_set *set, json_t *groups,
+                             char *(*script)(json_t *, const char *, int), int height, int *nplot, json_t *problems)
+{
+    size_t i;
+    json_t *g;
+    json_array_foreach(groups, i, g)
+    {
+        char *s = script(set->records, json_string_value(g), group_emulated(set->records, json_string_value(g)));
+        html_plot(f, s, nplot, 900, height, problems);
+        free(s);
+    }
+}
+
 /* the plots per group of runs (service, workload, platform): the latency
  * percentile spectrum and the throughput over time */
 static void html_group_plots(FILE *f, const struct mtb_record_set *set, int *nplot, json_t *problems)
 {
-    json_t *groups = plot_groups(set->records), *g;
-    size_t i;
+    json_t *groups = plot_groups(set->records);
     fprintf(f, "<section id=\"latency\"><h2>Latency percentile spectrum</h2>\n<p class=\"note\">As HdrHistogram "
                "plots it: the x axis is the percentile on a log scale of 1/(1−p), so 90%%, 99%%, 99.9%% … are "
                "equally spaced; each line merges the latency histograms of all runs of one configuration.</p>\n");
-    json_array_foreach(groups, i, g)
-    {
-        char *s = mtb_plot_spectrum_script(set->records, json_string_value(g),
-                                           group_emulated(set->records, json_string_value(g)));
-        html_plot(f, s, nplot, 900, 420, problems);
-        free(s);
-    }
+    html_plot_groups(f, set, groups, mtb_plot_spectrum_script, 420, nplot, problems);
     fprintf(f, "</section>\n<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">Each "
                "configuration: the median of its runs' operations per one-second interval of the measured period (after "
                "warm-up), and the band from the lowest to the highest run; the requests completing after its end are not "
                "drawn.</p>\n");
-    json_array_foreach(groups, i, g)
-    {
-        char *s = mtb_plot_timeseries_script(set->records, json_string_value(g),
-                                             group_emulated(set->records, json_string_value(g)));
-        html_plot(f, s, nplot, 900, 380, problems);
-        free(s);
-    }
+    html_plot_groups(f, set, groups, mtb_plot_timeseries_script, 380, nplot, problems);
     fprintf(f, "</section>\n");
     json_decref(groups);
 }

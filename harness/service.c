@@ -163,7 +163,10 @@ static char *reuse_lookup(const struct mtb_service *s, const char *reuse, const 
 {
     struct mtb_hash *h = mtb_hash_new();
     char hex[65];
-    mtb_hash_str(h, "build", s->build->dir);
+    /* the build's content key, not its path: a server host or a vm guest,
+     * whose copy of the build lies elsewhere, finds a copy seeded from the
+     * controller's cache (the path where a build has no key) */
+    mtb_hash_str(h, "build", s->build->key[0] ? s->build->key : s->build->dir);
     mtb_hash_file(h, "script", script);
     mtb_hash_str(h, "user", s->user ? s->user : "");
     mtb_hash_str(h, "mode", s->env[0]);

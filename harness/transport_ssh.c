@@ -23,7 +23,15 @@
 static struct {
     char *config, *key, *known_hosts, *remote_dir;
     int trust_new;
+    double alive; /* --ssh-alive: seconds of silence after which either side gives the other up; 0: default */
 } opt;
+
+/* How long a silent link is tolerated, either way (--ssh-alive, default
+ * 15 s): our ssh gives the host up after it (ServerAliveInterval alive/3,
+ * ServerAliveCountMax 3), and the far watchdog stops the far command when it
+ * has heard nothing from us for as long (we send a byte every alive/5 s,
+ * at most every second, on the far command's stdin). */
+static double alive_s(void) { return opt.alive > 0 ? opt.alive : 15; }
 
 void mtb_ssh_configure(const struct mtb_ssh_opts *o)
 {
@@ -36,6 +44,7 @@ void mtb_ssh_configure(const struct mtb_ssh_opts *o)
     opt.known_hosts = o->known_hosts ? mtb_strdup(o->known_hosts) : NULL;
     opt.remote_dir = o->remote_dir ? mtb_strdup(o->remote_dir) : NULL;
     opt.trust_new = o->trust_new;
+    opt.alive = o->alive;
 }
 
 int mtb_ssh_option(const char *name, const char *value)
@@ -49,6 +58,13 @@ int mtb_ssh_option(const char *name, const char *value)
     }
     if (!strcmp(name, "trust-new-hosts")) {
         opt.trust_new = 1;
+        return 1;
+    }
+    if (!strcmp(name, "ssh-alive")) {
+        double v;
+        if (mtb_parse_duration(value, &v) != 0 || v < 3 || v > 3600)
+            mtb_die(2, "--ssh-alive '%s': a duration from 3 s to 1 h (how long a silent link is tolerated)", value);
+        opt.alive = v;
         return 1;
     }
     return 0;
@@ -178,20 +194,27 @@ static pid_t lspawn(char *const *argv, int in_mode, const char *in_path, const c
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (in_mode == IN_HOLD) {
         close(hp[0]);
-        if (pid > 0)
+        if (pid > 0) {
             *holdfd = hp[1];
-        else
+            /* the heartbeat never blocks us: a link that takes nothing is the far side's to notice */
+            fcntl(hp[1], F_SETFL, fcntl(hp[1], F_GETFL) | O_NONBLOCK);
+        } else
             close(hp[1]);
     }
     return pid;
 }
 
-/* Wait up to timeout seconds. @return 1 and *status when it ended; 0 when
- * the time ran out (then it is killed: its group, TERM then KILL). */
-static int lwait(pid_t pid, double timeout, int *status)
+/* Wait up to timeout seconds; meanwhile a byte into beat_fd (>= 0) every
+ * beat seconds, the far watchdog's heartbeat. @return 1 and *status when it
+ * ended; 0 when the time ran out (then it is killed: its group, TERM then KILL). */
+static int lwait(pid_t pid, double timeout, int *status, int beat_fd, double beat)
 {
-    double end = mtb_mono() + timeout, step = 0.002;
+    double end = mtb_mono() + timeout, step = 0.002, next_beat = mtb_mono() + beat;
     for (;;) {
+        if (beat_fd >= 0 && mtb_mono() >= next_beat) {
+            if (write(beat_fd, "\n", 1) < 0) { /* full (the link takes nothing) or closed: the far side will know */ }
+            next_beat = mtb_mono() + beat;
+        }
         pid_t r = waitpid(pid, status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR)) {
             live_set(pid, 0);
@@ -265,8 +288,9 @@ static void ssh_base(struct mtb_argv *a, const struct mtb_session *s, int master
     }
     mtb_argv_push(a, "-o");
     mtb_argv_pushf(a, "ConnectTimeout=%d", (int)(s->connect_timeout + 0.5));
+    int every = (int)(alive_s() / 3 + 0.5);
     mtb_argv_push(a, "-o");
-    mtb_argv_push(a, "ServerAliveInterval=5");
+    mtb_argv_pushf(a, "ServerAliveInterval=%d", every < 1 ? 1 : every);
     mtb_argv_push(a, "-o");
     mtb_argv_push(a, "ServerAliveCountMax=3");
     mtb_argv_push(a, "-o");
@@ -304,7 +328,8 @@ static int ssh_run(struct mtb_session *s, const char *cmdline, int in_mode, cons
     mtb_argv_free(&a);
     if (pid < 0)
         return -1;
-    int ended = lwait(pid, deadline, &st);
+    double beat = alive_s() / 5 < 1 ? alive_s() / 5 : 1;
+    int ended = lwait(pid, deadline, &st, hold, beat);
     if (hold >= 0)
         close(hold);
     if (!ended)
@@ -719,26 +744,36 @@ static int ssh_put(struct mtb_session *s, const char *local, const char *remote,
 }
 
 /* The far wrapper: the command in a session of its own; when the deadline
- * passes or our ssh goes away (its stdin closes), TERM to the command, a
- * grace, then KILL to everything left in its session. bash >= 5.1. */
+ * passes, our ssh goes away (its stdin closes) or nothing comes from us for
+ * `alive` seconds (the heartbeat: a byte every second or so; a cut link
+ * closes nothing, and sshd may not notice for hours), TERM to the command,
+ * a grace, then KILL to everything left in its session. The exit status
+ * goes to $out.rc (the command's own, or 124 deadline, 125 controller gone,
+ * 126 controller silent), so that a later session can tell whether {out}
+ * holds what the command finished. The command appends to $out.log as the
+ * watchdog does (written at its own offset, its last words after the TERM
+ * would overwrite the watchdog's reason). bash >= 5.1. */
 static const char agent_sh[] =
-    "d=$1 out=$2 root=$3; shift 4\n"
+    "d=$1 out=$2 root=$3 alive=$4; shift 5\n"
     "export MTEBENCH_ROOT=$root\n"
-    "rm -rf \"$out\" \"$out.log\"; mkdir -p \"$out\" || exit 125\n"
-    "setsid \"$@\" </dev/null >\"$out.log\" 2>&1 & p=$!\n"
+    "rm -rf \"$out\" \"$out.log\" \"$out.rc\"; mkdir -p \"$out\" || exit 125\n"
+    "setsid \"$@\" </dev/null >>\"$out.log\" 2>&1 & p=$!\n"
     "echo $p > \"$out.pid\"\n"
-    "exec 3<&0; cat <&3 >/dev/null 2>&1 & c=$!; exec 3<&-\n"
+    "exec 3<&0; ( while :; do IFS= read -r -t \"$alive\" -N 1 _ <&3 || exit $?; done ) >/dev/null 2>&1 & c=$!; exec 3<&-\n"
     "sleep \"$d\" & t=$!\n"
     "wait -n -p w $p $c $t; rc=$?\n"
     "g=\n"
     "if [ \"$w\" != \"$p\" ]; then\n"
-    "  if [ \"$w\" = \"$c\" ]; then why='the controller went away'; rc=125; else why=\"its deadline ($d s) passed\"; rc=124; fi\n"
+    "  if [ \"$w\" = \"$t\" ]; then why=\"its deadline ($d s) passed\"; rc=124\n"
+    "  elif [ $rc -gt 128 ]; then why=\"nothing heard from the controller for $alive s\"; rc=126\n"
+    "  else why='the controller went away'; rc=125; fi\n"
     "  echo \"mtebench agent: $why: stopping it\" >>\"$out.log\"\n"
     "  kill -TERM -- -$p 2>/dev/null\n"
     "  sleep 5 & g=$!; wait -n $p $g\n"
     "fi\n"
     "pkill -KILL -s $p 2>/dev/null\n"
     "kill $c $t $g 2>/dev/null\n"
+    "echo $rc > \"$out.rc\"\n"
     "exit $rc\n";
 
 /* The far command line: the agent's watchdog script around the far
@@ -746,7 +781,8 @@ static const char agent_sh[] =
 static char *far_line(const struct master *m, const char *out, char *const *argv, double deadline_s)
 {
     char *q = shq(agent_sh);
-    char *line = mtb_asprintf("bash -c %s mtb-agent %d %s %s --", q, (int)(deadline_s + 0.999), out, m->root);
+    char *line = mtb_asprintf("bash -c %s mtb-agent %d %s %s %d --", q, (int)(deadline_s + 0.999), out, m->root,
+                              (int)(alive_s() + 0.5));
     free(q);
     char *mb = mtb_asprintf("%s/build/mtebench", m->root);
     q = shq(mb);
@@ -822,7 +858,7 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
     mtb_mkdir_p(local_dir);
     int rc = ssh_run(s, line, IN_HOLD, NULL, NULL, deadline_s + 20);
     free(line);
-    int ret = -1;
+    int ret = -1, stopped = rc == 124 || rc == 125 || rc == 126;
     if (rc == -1) {
         /* ours gave up first: stop it over the master too */
         char *k = mtb_asprintf("p=$(cat %s.pid 2>/dev/null) && kill -TERM -- -$p; sleep 2; pkill -KILL -s $p; true", out);
@@ -830,29 +866,105 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
         free(k);
         snprintf(err, errlen, "ssh %s: mtebench %s did not end within %.0f s (stopped)", s->where, argv[0], deadline_s);
     } else if (rc == 255 && !master_alive(m)) {
-        snprintf(err, errlen, "ssh %s: the connection was lost during mtebench %s", s->where, argv[0]);
+        /* the far command goes on, or is stopped by its watchdog within --ssh-alive: what it finishes stays there */
+        snprintf(res->far_out, sizeof res->far_out, "%s", out);
+        snprintf(err, errlen, "ssh %s: the connection was lost during mtebench %s (no answer for %.0f s; what it "
+                 "finishes there stays in %s)", s->where, argv[0], alive_s(), out);
     } else {
-        res->exit_status = rc == 124 || rc == 125 ? -1 : rc;
+        res->exit_status = stopped ? -1 : rc;
         if (rc == 124)
             snprintf(err, errlen, "ssh %s: mtebench %s did not end within %.0f s (stopped there)", s->where, argv[0],
                      deadline_s);
         else if (rc == 125)
             snprintf(err, errlen, "ssh %s: mtebench %s was stopped there: its ssh session ended early", s->where,
                      argv[0]);
+        else if (rc == 126)
+            snprintf(err, errlen, "ssh %s: mtebench %s was stopped there: it heard nothing from us for %.0f s",
+                     s->where, argv[0], alive_s());
         /* bring {out} and the log back */
-        if (bring_back(s, out, n, local_dir) == 0) {
-            res->finished = rc != 124 && rc != 125;
+        int back = bring_back(s, out, n, local_dir) == 0;
+        if (back) {
+            res->finished = !stopped;
             ret = res->finished ? 0 : -1;
         } else if (rc != 124) {
             snprintf(err, errlen, "ssh %s: the results of mtebench %s could not be brought back (see %s)", s->where,
                      argv[0], s->sshlog);
         }
-        char *rm = mtb_asprintf("rm -rf %1$s %1$s.log %1$s.pid", out);
-        ssh_run(s, rm, IN_NULL, NULL, NULL, 30);
-        free(rm);
+        if (back || stopped || master_alive(m)) {
+            char *rm = mtb_asprintf("rm -rf %1$s %1$s.log %1$s.pid %1$s.rc", out);
+            ssh_run(s, rm, IN_NULL, NULL, NULL, 30);
+            free(rm);
+        } else { /* lost while bringing it back: it stays there for a later fetch */
+            snprintf(res->far_out, sizeof res->far_out, "%s", out);
+        }
     }
     free(out);
     res->total_seconds = mtb_mono() - t0;
+    return ret;
+}
+
+/* The {out} an earlier exec left on the far side when its connection was
+ * lost (exec's res->far_out): brought back into local_dir when the far
+ * command ended by itself (its watchdog wrote its own exit status to
+ * $out.rc), then removed there; one that was stopped, or is still running
+ * after --ssh-alive and the watchdog's grace, is removed (stopped) and not
+ * brought back. @return 0 brought back (res->exit_status: the far
+ * command's), 1 nothing to bring back (err says why), -1 with err. */
+static int ssh_fetch(struct mtb_session *s, const char *far_out, const char *local_dir, struct mtb_agent_result *res,
+                     char *err, size_t errlen)
+{
+    struct master *m = s->m;
+    memset(res, 0, sizeof *res);
+    res->exit_status = -1;
+    char *mine = mtb_asprintf("%s/out/", m->root);
+    int ours = !strncmp(far_out, mine, strlen(mine)) && safe_path(far_out + strlen(mine));
+    free(mine);
+    if (!ours) { /* never touch what is not an output of ours */
+        snprintf(err, errlen, "ssh %s: %s is not an output directory of the agent (%s/out/...)", s->where, far_out,
+                 m->root);
+        return -1;
+    }
+    res->connected = 1;
+    res->info = json_deep_copy(m->info);
+    /* the far command's end: its exit status, once its watchdog wrote it (it stops it within --ssh-alive) */
+    char *q = mtb_asprintf("for i in $(seq %1$d); do [ -e %2$s.rc ] && break; sleep 0.2; done 2>/dev/null; "
+                           "cat %2$s.rc 2>/dev/null || { [ -d %2$s ] && echo running || echo gone; }",
+                           (int)(5 * (alive_s() + 10)), far_out);
+    int st;
+    char *o = ssh_out(s, q, alive_s() + 30, &st);
+    free(q);
+    if (st != 0 || !o) {
+        explain(s, s->sshlog, err, errlen);
+        free(o);
+        return -1;
+    }
+    int rc = -1, ret = 1;
+    if (!strncmp(o, "gone", 4))
+        snprintf(err, errlen, "ssh %s: %s is gone there (brought back, or removed, already)", s->where, far_out);
+    else if (!strncmp(o, "running", 7))
+        snprintf(err, errlen, "ssh %s: the far command of %s has not ended (stopped now, not brought back)", s->where,
+                 far_out);
+    else if (sscanf(o, "%d", &rc) != 1 || rc == 124 || rc == 125 || rc == 126)
+        snprintf(err, errlen, "ssh %s: the far command of %s was stopped there (exit %d): nothing finished to bring "
+                 "back", s->where, far_out, rc);
+    else {
+        mtb_mkdir_p(local_dir);
+        static int seq;
+        if (bring_back(s, far_out, 1000000 + ++seq, local_dir) == 0) {
+            res->exit_status = rc;
+            res->finished = 1;
+            ret = 0;
+        } else {
+            snprintf(err, errlen, "ssh %s: %s could not be brought back (see %s)", s->where, far_out, s->sshlog);
+            free(o);
+            return -1;
+        }
+    }
+    free(o);
+    char *rm = mtb_asprintf("p=$(cat %1$s.pid 2>/dev/null) && { kill -TERM -- -$p; pkill -KILL -s $p; }; "
+                            "rm -rf %1$s %1$s.log %1$s.pid %1$s.rc; true", far_out);
+    ssh_run(s, rm, IN_NULL, NULL, NULL, 30);
+    free(rm);
     return ret;
 }
 
@@ -918,4 +1030,5 @@ const struct mtb_transport mtb_transport_ssh = {
     .close = ssh_close,
     .sh = ssh_sh,
     .info = ssh_info,
+    .fetch = ssh_fetch,
 };

@@ -9,8 +9,12 @@
  * ~/.mtebench-agent) holding the agent for the host's architecture (uname -m:
  * x86_64 or aarch64), copied only when its sha256 differs. Every call has a
  * deadline; the far command runs in a session of its own under a watchdog
- * that kills that session when the deadline passes or the controller goes
- * away (its ssh's stdin closes), so nothing of ours stays running there. */
+ * that kills that session when the deadline passes, the controller goes
+ * away (its ssh's stdin closes) or falls silent (a cut link: no heartbeat
+ * for --ssh-alive seconds, which is also how long our ssh waits for an
+ * answer before it gives the host up), so nothing of ours stays running
+ * there. The output of a far command whose connection was lost stays there
+ * (res->far_out) until `fetch` brings it back or finds it unfinished. */
 #ifndef MTB_TRANSPORT_SSH_H
 #define MTB_TRANSPORT_SSH_H
 #include <jansson.h>
@@ -22,12 +26,13 @@ struct mtb_ssh_opts {
     const char *known_hosts;  /* UserKnownHostsFile, or NULL: ~/.ssh/known_hosts */
     int trust_new;            /* StrictHostKeyChecking=accept-new instead of yes */
     const char *remote_dir;   /* the far root, relative to the login's home or absolute */
+    double alive;             /* seconds a silent link is tolerated either way (0: 15) */
 };
 
 /* Options for every later session (copied). */
 void mtb_ssh_configure(const struct mtb_ssh_opts *o);
 /* Parse one of the ssh options (--ssh-config, --ssh-key, --known-hosts,
- * --trust-new-hosts, --remote-dir) for a getopt loop: name without dashes.
+ * --trust-new-hosts, --remote-dir, --ssh-alive) for a getopt loop: name without dashes.
  * @return 1 when it was one of them, 0 otherwise. */
 int mtb_ssh_option(const char *name, const char *value);
 

@@ -28,7 +28,12 @@
 # Other helpers: hosts_ps HOST (processes running on HOST, sshd excluded),
 # hosts_exec HOST CMD... (a command inside HOST, not over SSH: for checks and
 # for breaking things), hosts_sshd_stop HOST / hosts_sshd_start HOST,
-# hosts_addr HOST.
+# hosts_link HOST down|up, hosts_addr HOST.
+#
+# For the bench tests (server-host*.t): hosts_need [qemu] (skip the test
+# unless hosts can be made here), hosts_left (what of ours still runs on any
+# host), hosts_gone (wait, bounded, until nothing is left) and hosts_resdir
+# FILE (the results directory a bench's output names).
 
 HOSTS_NET=10.77.0
 HOSTS_PFX="mtb$$"                       # namespace and interface names: unique per process
@@ -56,6 +61,23 @@ hosts_ps() {
                           $2 == 1 && $3 == "sleep" && $4 == "1" && NF == 4 { next }
                           { $2 = ""; print }'
 }
+
+# hosts_need [qemu]: skip the whole test (lib.sh's skip_all) unless test hosts
+# can be made here: root (network namespaces) and Debian's sshd; with "qemu",
+# also qemu-aarch64 (the server host's emu platform)
+hosts_need() {
+    [ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"
+    [ -x /usr/sbin/sshd ] || skip_all "no sshd (openssh-server; make deps)"
+    [ "${1:-}" != qemu ] || command -v qemu-aarch64 >/dev/null || skip_all "no qemu-aarch64 (make deps)"
+}
+
+# hosts_left: "HOST: PID COMMAND" of whatever of ours still runs on any host
+# (sshd excluded); hosts_gone: wait (at most 5 s) until nothing is left
+hosts_left() { local h; for h in $HOSTS_LIST; do hosts_ps "$h" | grep -v sshd | sed "s/^/$h: /"; done; }
+hosts_gone() { local i; for i in $(seq 50); do [ -z "$(hosts_left)" ] && return 0; sleep 0.1; done; return 1; }
+
+# hosts_resdir FILE: the results directory named by a bench's output in FILE
+hosts_resdir() { sed -n 's/.*results in \([^ ]*\)$/\1/p' "$1" | head -1; }
 
 # the host's init: a shell that masks directories, then runs sshd as its child
 # (so that the sshd can be stopped and started again while the host lives on)
@@ -166,6 +188,11 @@ hosts_sshd_start() {
     done
     hosts_exec "$1" cat /root/.sshd/pid > "$HOSTS_DIR/$1/sshd.innerpid"
 }
+
+# hosts_link HOST down|up: HOST's network link cut or restored (its veth's
+# end on the bridge, as a cable pulled at the switch: HOST itself sees its
+# carrier go, its sockets and processes stay)
+hosts_link() { hosts_ctl ip link set "${HOSTS_PFX}${1}p" "$2"; }
 
 hosts_down() {
     local h p

@@ -3,23 +3,26 @@
 # integration tests (tests/integration/*.t). Ends with one summary line:
 # Files=..., Tests=..., N passed, N failed. Result: PASS|FAIL.
 #
-# With no arguments (make test) the suite runs in two lanes side by side
-# (prove -j2, each lane one test after another), scheduled from two files:
-#   tests/durations.txt  each test's wall time in the last full run
-#                        ("SECONDS NAME"; this script rewrites it after each
-#                        full run: a test that ran and passed gets its new
-#                        time, the others keep theirs; a test not in it
-#                        counts DEFAULT_SECONDS, a unit test 1 s)
+# With no arguments (make test) the suite runs in three lanes side by side
+# (prove -j3, each lane one test after another), scheduled from two files:
+#   tests/durations.txt  each test's wall time in the last full run, and the
+#                        CPU time it took ("SECONDS NAME CPU"; this script
+#                        rewrites it after each full run: a test that ran and
+#                        passed gets its new times, the others keep theirs; a
+#                        test not in it counts DEFAULT_SECONDS, a unit test 1 s)
 #   tests/tags.txt       what a test must not run beside (tags: alone,
 #                        timing, waits, hosts, vm; their rules are there)
 # The tests without a lane rule are spread longest first, each into the lane
-# that is shorter so far. Tests in different lanes share nothing but the
+# that is shorter so far; the third lane holds the light ones, lightest
+# first: tests that mostly wait (CPU under LIGHT % of their wall time,
+# measured), whatever the two others run beside them (2 cores: two lanes left a third of the CPU
+# idle, waiting on sleeps, timeouts and started services). Tests in different lanes share nothing but the
 # build cache, whose builds are locked. The `alone` tests run after both
 # lanes have ended, one after another.
 #
 # MTB_TEST_PLAN=1 prints the lanes (each test's expected start and end) and
 # exits without running anything. MTB_TEST_LANES=1 runs the whole suite in
-# one lane. MTB_TEST_DURATIONS=0 leaves tests/durations.txt as it is (a cold
+# one lane, MTB_TEST_LANES=2 in two (no light lane). MTB_TEST_DURATIONS=0 leaves tests/durations.txt as it is (a cold
 # run's build times are not what the next warm run will take). With arguments, the named tests run one after another (and
 # tests/durations.txt is left alone).
 #
@@ -32,19 +35,28 @@ LOGS=build/test-logs
 DURATIONS=tests/durations.txt
 TAGS=tests/tags.txt
 DEFAULT_SECONDS=30   # a test with no measured time (a unit test: 1)
+LIGHT=70             # a light test's CPU time, in % of its wall time, at most
 if [ "${1:-}" = --one ]; then   # prove's --exec: run one test, keep its TAP and wall time
     name=$(basename "$2")
     t0=${EPOCHREALTIME//[.,]/}
-    "$2" | tee "$LOGS/$name.tap"
+    # NAME.steps: each TAP line with the seconds since the test started and
+    # since the line before (where a test spends its time, for trimming it)
+    "$2" | while IFS= read -r line; do
+        printf '%s\n' "$line"
+        now=${EPOCHREALTIME//[.,]/}
+        printf '%7.1f %6.1f %s\n' "$(( (now - t0) / 100000 ))e-1" "$(( (now - ${last:-$t0}) / 100000 ))e-1" "$line" >&3
+        last=$now
+    done 3> "$LOGS/$name.steps" | tee "$LOGS/$name.tap"
     rc=${PIPESTATUS[0]}
     echo "$(( (${EPOCHREALTIME//[.,]/} - t0) / 100000 )) $rc" > "$LOGS/$name.time"   # tenths of a second, exit status
     exit "$rc"
 fi
 
 # --- the schedule ------------------------------------------------------------
-declare -A secs=() tags=()   # by test name (basename: plan.t, test_seqstop)
-while read -r s n _; do
+declare -A secs=() cpus=() tags=()   # by test name (basename: plan.t, test_seqstop)
+while read -r s n c _; do
     [[ $s =~ ^[0-9]+(\.[0-9])?$ && -n ${n:-} ]] && secs[$n]=$s
+    [[ ${c:-} =~ ^[0-9]+(\.[0-9])?$ ]] && cpus[$n]=$c
 done < <(grep -v '^#' "$DURATIONS" 2>/dev/null)
 while read -r n rest; do
     rest=${rest%%#*}; [ -n "$n" ] && tags[$n]=" $(echo $rest) "
@@ -55,21 +67,34 @@ tenths() {   # a test's expected wall time in tenths of a second
     [[ $s == *.* ]] && echo "$(( 10#${s%.*} * 10 + 10#${s#*.} ))" || echo "$(( 10#$s * 10 ))"
 }
 has() { [[ ${tags[${1##*/}]:-} == *" $2 "* ]]; }
+light() {   # measured as mostly waiting: CPU at most LIGHT % of its wall time (and 3 s or more)
+    local c=${cpus[${1##*/}]:-} w
+    [ -n "$c" ] && [ -n "${secs[${1##*/}]:-}" ] || return 1
+    w=$(tenths "$1"); c=${c/./}
+    [ "$w" -ge 30 ] && [ $(( 10#$c * 100 )) -le $(( LIGHT * w )) ]
+}
 tagsof() { local x; x=$(echo ${tags[${1##*/}]:-}); [ -z "$x" ] || echo " [$x]"; }
 longest_first() {   # the tests given, longest expected first (then by name)
     local t
     for t in "$@"; do echo "$(tenths "$t") $t"; done | sort -k1,1nr -k2,2 | cut -d' ' -f2
 }
-# Sets lane1, lane2 (tests in running order) and alone from the tests given.
+lightest_first() {   # the tests given, least CPU per wall second first: the
+    # lightest go beside lane 1's timing tests
+    local t
+    for t in "$@"; do echo "$(( 10#${cpus[${t##*/}]/./} * 1000 / $(tenths "$t") )) $t"; done | sort -k1,1n -k2,2 | cut -d' ' -f2
+}
+# Sets lane1, lane2, lane3 (tests in running order) and alone from the tests
+# given; lane3 only when LANES is 3.
 schedule() {
     local t head1=() head2=() hosts2=() tail2=() rest=() sum1=0 sum2=0
-    lane1=() lane2=() alone=()
+    lane1=() lane2=() lane3=() alone=()
     for t in "$@"; do
         if has "$t" alone; then alone+=("$t")
         elif has "$t" timing; then head1+=("$t"); sum1=$((sum1 + $(tenths "$t")))
         elif has "$t" waits; then head2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
         elif has "$t" hosts; then hosts2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
         elif has "$t" vm; then tail2+=("$t"); sum2=$((sum2 + $(tenths "$t")))
+        elif [ "$LANES" = 3 ] && light "$t"; then lane3+=("$t")
         else rest+=("$t")
         fi
     done
@@ -87,15 +112,17 @@ schedule() {
     [ ${#hosts2[@]} -gt 0 ] && lane2+=($(longest_first "${hosts2[@]}"))
     lane2+=("${mid2[@]}")
     [ ${#tail2[@]} -gt 0 ] && lane2+=($(longest_first "${tail2[@]}"))
+    [ ${#lane3[@]} -gt 0 ] && lane3=($(lightest_first "${lane3[@]}"))
     [ ${#alone[@]} -gt 0 ] && alone=($(longest_first "${alone[@]}"))
     return 0
 }
 fmt() { printf '%d:%02d' $(($1 / 600)) $(($1 / 10 % 60)); }   # tenths -> m:ss
 print_plan() {   # each lane's tests with their expected start and end
-    local lane t at n=0 end1=0 end2=0 w1=0 w2=0 h=0
-    for lane in lane1 lane2 alone; do
+    local lane t at n=0 end1=0 end2=0 end3=0 w1=0 w2=0 h=0
+    for lane in lane1 lane2 lane3 alone; do
         local -n L=$lane
-        at=0; [ "$lane" = alone ] && at=$(( end1 > end2 ? end1 : end2 ))
+        [ "$lane" = lane3 ] && [ ${#lane3[@]} -eq 0 ] && continue
+        at=0; [ "$lane" = alone ] && at=$(( end1 > end2 ? (end1 > end3 ? end1 : end3) : (end2 > end3 ? end2 : end3) ))
         echo "== $lane"
         for t in "${L[@]}"; do
             local d; d=$(tenths "$t")
@@ -104,31 +131,38 @@ print_plan() {   # each lane's tests with their expected start and end
             at=$((at + d)); n=$((n + 1))
             [[ -z ${secs[${t##*/}]:-} ]] && echo "      (no measured time: counted $(( $(tenths "$t") / 10 )) s)"
         done
-        case $lane in lane1) end1=$at ;; lane2) end2=$at ;; esac
+        case $lane in lane1) end1=$at ;; lane2) end2=$at ;; lane3) end3=$at ;; esac
     done
     for t in "${lane1[@]}"; do has "$t" timing && w1=$((w1 + $(tenths "$t"))); done
     for t in "${lane2[@]}"; do has "$t" waits && w2=$((w2 + $(tenths "$t"))); done
-    echo "== $n tests; lane 1 ends at $(fmt "$end1"), lane 2 at $(fmt "$end2"), the alone ones at $(fmt "$at")"
+    echo "== $n tests; lane 1 ends at $(fmt "$end1"), lane 2 at $(fmt "$end2")$([ ${#lane3[@]} -gt 0 ] && echo ", lane 3 at $(fmt "$end3")"), the alone ones at $(fmt "$at")"
     [ "$w1" -le "$w2" ] || echo "note: the timing tests (until $(fmt "$w1")) outlast lane 2's waiting ones (until $(fmt "$w2"))"
 }
 # Rewrites tests/durations.txt: the tests of this run that passed get the
 # time they took; the others keep theirs. Names of tests that no longer exist
 # are dropped.
 save_durations() {
-    local f n d rc tmp
+    local f n d rc tmp c
+    declare -A ran_cpu=()
+    # prove's timer line of each test: "[hh:mm:ss] PATH .... ok  N ms ( ... = C CPU)"
+    while read -r n c; do ran_cpu[$n]=$c; done < <(cat "$LOGS"/prove*.out 2>/dev/null |
+        sed -nE 's/^\[[0-9:]+\] ([^ ]+) \.+ ok .*= *([0-9]+\.[0-9]+) CPU\)$/\1 \2/p' |
+        awk '{ n = $1; sub(".*/", "", n); printf "%s %.1f\n", n, $2 }')
     for f in "$LOGS"/*.time; do
         [ -e "$f" ] || continue
         n=$(basename "$f" .time); read -r d rc < "$f"
         [ "$rc" = 0 ] || [ -z "${secs[$n]:-}" ] || continue
         secs[$n]="$(( d / 10 )).$(( d % 10 ))"
+        [ -n "${ran_cpu[$n]:-}" ] && cpus[$n]=${ran_cpu[$n]}
     done
     tmp=$(mktemp "$DURATIONS.XXXXXX") || return
     {
-        echo "# SECONDS NAME: each test's wall time in the last full run of tests/run.sh"
-        echo "# (written by it; the lanes are scheduled from it, see tests/run.sh)"
+        echo "# SECONDS NAME CPU: each test's wall time in the last full run of tests/run.sh,"
+        echo "# and the CPU seconds it took (written by it; the lanes are scheduled from it,"
+        echo "# see tests/run.sh)"
         for n in "${!secs[@]}"; do
             [ -e "tests/integration/$n" ] || [ -e "tests/long/$n" ] || [ -e "tests/unit/$n.c" ] || continue
-            echo "${secs[$n]} $n"
+            echo "${secs[$n]} $n${cpus[$n]:+ ${cpus[$n]}}"
         done | sort -k2,2
     } > "$tmp" && mv "$tmp" "$DURATIONS"
 }
@@ -144,14 +178,19 @@ else
     tests=()   # the unit tests of tests/unit/ (a stale build/tests/test_* is not one)
     for c in tests/unit/test_*.c; do tests+=("build/tests/$(basename "$c" .c)"); done
     tests+=(tests/integration/*.t)
-    if [ "${MTB_TEST_LANES:-2}" != 1 ]; then
+    LANES=${MTB_TEST_LANES:-3}
+    if [ "$LANES" != 1 ]; then
         schedule "${tests[@]}"
         if [ "${MTB_TEST_PLAN:-0}" = 1 ]; then print_plan; exit 0; fi
-        tests=("${lane1[@]}" "${lane2[@]}")
-        # prove -j2: the second lane's tests one after another, and all the
-        # others (the first lane) one after another beside them; each lane in
-        # the order given
-        [ ${#lane2[@]} -eq 0 ] || run+=(-j2 --rules="seq={$(IFS=,; echo "${lane2[*]}")}" --rules='seq=**')
+        tests=("${lane1[@]}" "${lane2[@]}" "${lane3[@]}")
+        # prove -jN: the second lane's tests one after another, the third's
+        # too, and all the others (the first lane) one after another beside
+        # them; each lane in the order given
+        if [ ${#lane3[@]} -gt 0 ]; then
+            run+=(-j3 --rules="seq={$(IFS=,; echo "${lane2[*]}")}" --rules="seq={$(IFS=,; echo "${lane3[*]}")}" --rules='seq=**')
+        elif [ ${#lane2[@]} -gt 0 ]; then
+            run+=(-j2 --rules="seq={$(IFS=,; echo "${lane2[*]}")}" --rules='seq=**')
+        fi
     elif [ "${MTB_TEST_PLAN:-0}" = 1 ]; then
         lane1=("${tests[@]}") lane2=() alone=(); print_plan; exit 0
     fi

@@ -108,6 +108,8 @@ is "$?" 0 "nightly.yml, night 1: both hosts" || dump "$T_TMP/night1.log" 80
 diag "night 1: $(( $(date +%s) - t0 )) s"
 hostruns() { sqlh "SELECT n.host || '=' || count(r.id) FROM nights n LEFT JOIN runs r ON r.night = n.id GROUP BY n.host ORDER BY n.host" | tr '\n' ' '; }
 is "$(hostruns)" "h1=2 h2=2 " "the shared history: 2 runs from each host"
+is "$(sqlh "SELECT string_agg(c, ' ' ORDER BY c) FROM (SELECT count(DISTINCT series) || ':' || string_agg(DISTINCT host, ',' ORDER BY host) AS c FROM runs GROUP BY config_hash) x")" \
+    "2:h1,h2 2:h1,h2" "... two series per configuration, one on each host"
 is "$(sqlh "SELECT count(*) FROM runs WHERE status = 'ok'")" 4 "... all ok" ||
     for r in "$C"/night1/h*/results/*/*/record.json; do
         jq -r --arg r "$r" 'select(.status != "ok") | "\($r): \(.status): \(.error // "")"' "$r" 2>/dev/null | sed 's/^/#   /'
@@ -135,6 +137,8 @@ play night2 nightly.yml -e mtebench_night=night2
 r=$?
 ok "$( [ "$r" != 0 ]; echo $?)" "nightly.yml, night 2 with h2 broken: the playbook fails (exit $r)"
 ok "$(grep -q '^h1: ok' "$C/night2/hosts.txt"; echo $?)" "summary: h1 ok" || dump "$C/night2/hosts.txt"
+ok "$(grep -q '^Series by host: h1 (3 series), h2 (3 series)\.$' "$C/night2/h1/dashboard/digest.md"; echo $?)" \
+    "h1's digest of the shared history names both hosts' series" || dump "$C/night2/h1/dashboard/digest.md"
 ok "$(grep -q "^h2: FAILED: mtebench nightly exit 127: .*build/mtebench.*No such file" "$C/night2/hosts.txt"; echo $?)" "summary: h2 FAILED, with the reason" ||
     dump "$C/night2/hosts.txt"
 grep '^h2' "$C/night2/hosts.txt" | sed 's/^/# /'

@@ -40,7 +40,7 @@ pg "$PGBIN/pg_ctl" -D "$PGD/data" -l "$PGD/log" -w -t 30 \
 ok "$?" "PostgreSQL started on a unix socket only" || { dump "$T_TMP/pgctl.log"; dump "$PGD/log"; done_testing; }
 export PGPASSWORD="$PW"              # for psql only; mtebench gets the URL
 sqlp() { psql -h "$PGD" -U mtebench -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
-for db in mtb mtb2 v1 newer alien alienver shape conc; do sqlp -d postgres -c "CREATE DATABASE $db" || diag "createdb $db"; done
+for db in mtb mtb2 v1 v3 newer alien alienver shape conc; do sqlp -d postgres -c "CREATE DATABASE $db" || diag "createdb $db"; done
 url() { echo "postgresql://mtebench:$PWU@/$1?host=$PGD"; }
 unset PGPASSWORD                     # from here on the password comes from the URL alone
 
@@ -89,7 +89,7 @@ sqlm() { PGPASSWORD="$PW" sqlp -d "${2:-mtb}" -c "$1"; }
 is "$(sqlm 'SELECT count(*) FROM nights')" 5 "PostgreSQL holds 5 nights"
 is "$(sqlm "SELECT count(*) FROM runs WHERE status = 'ok'")" 60 "and 60 runs"
 is "$(sqlm 'SELECT count(*) FROM overheads')" 30 "and 30 overhead pairs"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 3 "schema_version: mtebench 3"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 4 "schema_version: mtebench 4"
 is "$(sqlm "SELECT count(*) FROM runs WHERE record LIKE '$(hostname):/%'")" 60 "records keyed by host:path"
 
 for n in 1 2 3 4 5; do nightly sq$n "$S" --ingest "$T_TMP/nights/night$n"; done
@@ -131,12 +131,35 @@ sqlm "CREATE TABLE runs(id BIGSERIAL PRIMARY KEY, plan TEXT NOT NULL, service TE
     INSERT INTO schema_version VALUES ('mtebench', 1);" v1
 nightly v1 "$(url v1)" --ingest "$T_TMP/nights/night3"
 is "$?" 0 "schema 1 history: opened, migrated and a night added" || dump "$T_TMP/v1.err"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 3 "schema_version now 3"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 4 "schema_version now 4"
 is "$(sqlm 'SELECT count(*) FROM nights' v1) $(sqlm 'SELECT count(*) FROM runs WHERE night IS NULL' v1)" "3 0" \
     "one night per plan and day (2) plus the new one; every old run has a night"
 is "$(sqlm "SELECT count(*) FROM runs WHERE id = 1 AND machine <> '' AND kernel_release = '6.1.0'" v1)" 1 \
     "a run whose record file still exists gets its series from the record"
 is "$(sqlm 'SELECT count(*) FROM overheads WHERE slowdown = 2.0' v1)" 1 "overheads derived for migrated nights (runs 4 and 2: 1000/500)"
+
+# ---- migration from schema 3: 286d1ca's history of two server hosts (tests/fixtures/records-286d1ca-hosts),
+# its SQLite dump (the tables) in PostgreSQL's types, records keyed host:path: h1's as this machine wrote
+# them, h2's as another machine did (the same paths there are that machine's records, not read here) ------
+FX3="$ROOT/tests/fixtures/records-286d1ca-hosts"; R3="$T_TMP/rec3"; cp -r "$FX3" "$R3"
+{ grep -vE '^PRAGMA|^COMMIT;|(TABLE|INTO|VIEW) mtebench_' "$FX3/history-schema3.sql" |
+    sed "s/id INTEGER PRIMARY KEY/id BIGSERIAL PRIMARY KEY/; s/ INTEGER/ BIGINT/g; s/ REAL/ DOUBLE PRECISION/g;
+         s#'@RECORDS@/h1\([^']*record.json\)'#'$(hostname):$R3/h1\1'#g;
+         s#'@RECORDS@/h2\([^']*record.json\)'#'lab9:$R3/h2\1'#g; s#@RECORDS@#$R3#g; s#@DASH@#$T_TMP/dash0#g"
+  for t in nights runs overheads; do echo "SELECT setval('${t}_id_seq', (SELECT max(id) FROM $t));"; done
+  echo "CREATE TABLE schema_version(program TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+  echo "INSERT INTO schema_version VALUES ('mtebench', 3); COMMIT;"; } > "$T_TMP/v3.sql"
+PGPASSWORD="$PW" sqlp -d v3 -f "$T_TMP/v3.sql" > /dev/null
+is "$(sqlm "SELECT count(DISTINCT series) || ' ' || count(*) FROM runs" v3)" "2 4" "schema 3 in PostgreSQL: 4 runs of h1 and h2 in 2 shared series"
+nightly v3 "$(url v3)" --ingest "$R3/h1"
+is "$?" 0 "schema 3 history: opened and migrated (nothing added)" || dump "$T_TMP/v3.err"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v3)" 4 "schema_version now 4"
+is "$(sqlm "SELECT string_agg(id || ':' || host, ' ' ORDER BY id) FROM runs" v3)" "1:h1 2:h1 3:unknown 4:unknown" \
+    "each run's host from its record where this machine wrote it (host:path), unknown for lab9's"
+is "$(sqlm "SELECT string_agg(c, ' ' ORDER BY c) FROM (SELECT count(DISTINCT series) || ':' || string_agg(DISTINCT host, ',' ORDER BY host) AS c FROM runs GROUP BY config_hash) x" v3)" \
+    "2:h1,unknown 2:h1,unknown" "two series per configuration where one shared series was"
+is "$(sqlm "SELECT string_agg(host, ' ' ORDER BY host) FROM overheads" v3)" "h1 unknown" "overheads derived again, one per host"
+is "$(jq -r '[.series[] | .host] | unique | join(" ")' "$T_TMP/v3/analysis.json")" "h1 unknown" "the analysis names the hosts"
 
 # a migration that fails is rolled back: still schema 1, no half-made tables
 sqlm "CREATE TABLE runs(id BIGSERIAL PRIMARY KEY, plan TEXT, started TEXT, night TEXT);

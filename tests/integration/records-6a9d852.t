@@ -4,7 +4,8 @@
 # --warmup 0s --reps 2` made by that commit) still load: `mtebench report`
 # reports all four, `nightly --ingest` adds them, and the nightly's series
 # keys are the ones 6a9d852 gave them (nightly-series.txt, written by 6a9d852's
-# nightly from the same records). A history written by 6a9d852 from them
+# nightly from the same records), on host "unknown" (the records name none:
+# schema 4 keys series by host too). A history written by 6a9d852 from them
 # (history-schema2.sql, its SQLite dump) is migrated and keeps its series.
 # Takes a few seconds.
 . "$(dirname "$0")/../lib.sh"
@@ -35,10 +36,11 @@ is "$(sqlite3 "$H" 'SELECT count(*) FROM runs')" 4 "4 runs in the history"
 is "$(sqlite3 "$H" 'SELECT count(*) FROM overheads')" 2 "2 overhead pairs"
 is "$(sqlite3 "$H" 'SELECT count(*) FROM runs WHERE emulated = 1')" 4 "emulated from platform.emulated"
 jq -r '.series[] | "\(.metric)\t\(.key)"' "$T_TMP/dash/analysis.json" | sort > "$T_TMP/series"
-missing=$(comm -23 "$FX/nightly-series.txt" "$T_TMP/series")
+sed 's/#/ on unknown#/' "$FX/nightly-series.txt" | sort > "$T_TMP/old-series"   # 6a9d852's keys, on their host
+missing=$(comm -23 "$T_TMP/old-series" "$T_TMP/series")
 ok "$(grep -q '^p99.9 overhead	overhead:' "$T_TMP/series"; echo $?)" "the nightly analyses p99.9 overhead on the overhead series"
 is "$(sqlite3 "$H" 'SELECT count(*) FROM overheads WHERE p999_ratio > 0')" 2 "history: p999_ratio of each pair"
-is "$missing" "" "every nightly series of 6a9d852 is there with the same key and metric" || dump "$T_TMP/series"
+is "$missing" "" "every nightly series of 6a9d852 is there with the same key and metric, on host unknown" || dump "$T_TMP/series"
 
 # the history 6a9d852 wrote from the same records: migrated, same series
 H2="$T_TMP/h2.sqlite"
@@ -46,8 +48,9 @@ sed "s#@RECORDS@#$R#g; s#@DASH@#$T_TMP/dash0#g" "$FX/history-schema2.sql" | sqli
 is "$(sqlite3 "$H2" 'PRAGMA user_version')" 2 "6a9d852's history is schema 2"
 "$M" nightly --ingest "$R" --history "$H2" --out "$T_TMP/dash2" > "$T_TMP/o3" 2> "$T_TMP/e3"
 ok "$(grep -q 'already in the history\|night' "$T_TMP/e3"; echo $?)" "nightly opens and migrates it" || dump "$T_TMP/e3"
-is "$(sqlite3 "$H2" 'PRAGMA user_version')" 3 "migrated to schema 3"
+is "$(sqlite3 "$H2" 'PRAGMA user_version')" 4 "migrated to schema 4"
 jq -r '.series[] | "\(.metric)\t\(.key)"' "$T_TMP/dash2/analysis.json" | sort > "$T_TMP/series2"
-is "$(comm -23 "$FX/nightly-series.txt" "$T_TMP/series2")" "" "the migrated history keeps 6a9d852's series" || dump "$T_TMP/series2"
+is "$(comm -23 "$T_TMP/old-series" "$T_TMP/series2")" "" "the migrated history keeps 6a9d852's series (on host unknown)" || dump "$T_TMP/series2"
+is "$(sqlite3 "$H2" "SELECT count(*) FROM runs WHERE host = 'unknown'")" 4 "... its runs on host unknown"
 is "$(sqlite3 "$H2" 'SELECT count(*) FROM runs')" 4 "no run added twice"
 done_testing

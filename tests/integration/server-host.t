@@ -15,9 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/hosts.sh"
 M="$B/mtebench"
-[ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"
-[ -x /usr/sbin/sshd ] || skip_all "no sshd (openssh-server; make deps)"
-command -v qemu-aarch64 >/dev/null || skip_all "no qemu-aarch64 (make deps)"
+hosts_need qemu
 
 hosts_up 3; ok $? "three hosts up" || done_testing
 cat > "$T_TMP/lab.conf" <<EOF
@@ -31,9 +29,6 @@ server_host = h1
 client_hosts = h2,h3
 EOF
 SSH=(SSH_OPTS="--ssh-config $HOSTS_DIR/ssh_config")
-left() { local h; for h in h1 h2 h3; do hosts_ps $h | grep -v sshd | sed "s/^/$h: /"; done; }
-gone() { local i; for i in $(seq 50); do [ -z "$(left)" ] && return 0; sleep 0.1; done; return 1; }
-resdir() { sed -n 's/.*results in \([^ ]*\)$/\1/p' "$1" | head -1; }
 
 # ---- make bench: server h1, clients h2 h3 -------------------------------------------
 t0=$(date +%s.%N)
@@ -41,7 +36,7 @@ hosts_ctl make -s -C "$ROOT" bench SERVICE=memcached MODE=sync PLATFORM=emu MACH
     DURATION=2 WARMUP=0.5 REPS=1 CONNS=4 "${SSH[@]}" > "$T_TMP/b.out" 2>&1
 ok $? "make bench SERVICE=memcached MODE=sync with a server host and two client hosts" || dump "$T_TMP/b.out"
 diag "make bench took $(echo "$(date +%s.%N) - $t0" | bc) s"
-R=$(resdir "$T_TMP/b.out")
+R=$(hosts_resdir "$T_TMP/b.out")
 recs=("$R"/*/record.json)
 is "${#recs[@]}" 2 "two records (plain/off, tagged/sync)"
 for r in "${recs[@]}"; do
@@ -72,7 +67,7 @@ for r in "${recs[@]}"; do
     jq_e '.clients | all(has("clock_offset_s") and has("late_s") and has("cpu") and has("client_bound"))' "$r" > /dev/null
     ok $? "$n: clock offset, lateness, CPU use and client-bound flag per client"
 done
-gone; ok $? "nothing of ours left on h1, h2, h3" || left | sed 's/^/#   /'
+hosts_gone; ok $? "nothing of ours left on h1, h2, h3" || hosts_left | sed 's/^/#   /'
 
 # ---- a client host killed mid-run: named failure, the plan goes on ----------------------
 hosts_ctl "$M" bench --service memcached --mode sync --platform emu --machine "$T_TMP/lab.conf" --duration 3 \
@@ -90,7 +85,7 @@ ok $? "... naming h3 and why" || jq -r .error "$first/record.json" | sed 's/^/# 
 jq_e '.load == null and .summary == null' "$first/record.json" > /dev/null; ok $? "... and no partial result in its record"
 second=$(ls -d "$R"/002-*/ | head -1)
 is "$(jq -r .status "$second/record.json")" ok "the plan went on: the next run is ok" || jq -r .error "$second/record.json" | sed 's/^/#   /'
-gone; ok $? "nothing of ours left on any host" || left | sed 's/^/#   /'
+hosts_gone; ok $? "nothing of ours left on any host" || hosts_left | sed 's/^/#   /'
 
 # ---- the server host's sshd stopped -------------------------------------------------------
 hosts_sshd_stop h1
@@ -101,5 +96,5 @@ R="$T_TMP/rs"
 is "$(ls "$R"/*/record.json | wc -l)" 2 "... both runs were tried (the plan went on) and recorded"
 is "$(jq -r .error "$R"/*/record.json | grep -c '^server host h1: ssh h1: .*Connection refused')" 2 "... each naming h1 and why"
 hosts_sshd_start h1
-gone; ok $? "nothing of ours left on any host" || left | sed 's/^/#   /'
+hosts_gone; ok $? "nothing of ours left on any host" || hosts_left | sed 's/^/#   /'
 done_testing

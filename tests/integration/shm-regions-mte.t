@@ -9,8 +9,10 @@
 #   RocksDB: memtable arena blocks from huge pages (workload hugepage); the
 #     test reserves huge pages (root) and puts the old count back.
 # Tagged/sync must fault with SEGV_MTESERR at the planted address; the same
-# store with tagging off (the tagged build maps without PROT_MTE then) and on
-# the stock RocksDB build in sync mode must land.
+# store with tagging off (PostgreSQL's tagged build maps without PROT_MTE
+# then) and on the stock RocksDB build in sync mode must land. (RocksDB's
+# tagged build with tagging off, which only showed a clean run, was dropped
+# as a repeat of PostgreSQL's control.)
 # Not shown here: PostgreSQL's POSIX/System V dynamic shared memory and
 # RocksDB's mmap'd files on tmpfs: qemu-user does not check tags of file or
 # System V mappings (their PROT_MTE shows in smaps `mt` on host and vm).
@@ -73,6 +75,4 @@ ok "$(planted rocksdb plain sync | grep -q 'MAP_HUGETLB, no PROT_MTE'; echo $?)"
 ok "$(jq_e '.status=="ok" and .proof.probe.tcf=="sync" and .summary.ops_per_sec > 0' "$(rec rocksdb plain sync)" >/dev/null; echo $?)" \
    "the control ran in a proved sync mode and measured"
 
-run rocksdb hugepage tagged off
-is "$?" 0 "rocksdb tagged, tagging off: no PROT_MTE, runs clean" || dump "$T_TMP/rocksdb-tagged-off.out"
 done_testing

@@ -89,9 +89,10 @@ static void rec_close(struct mtb_session *s)
     note("close%s%s", "", "");
 }
 
-static const struct mtb_transport console_rec = { "console", "recording", rec_open, rec_put, rec_exec, rec_close,
-                                                   NULL, NULL };
-static const struct mtb_transport ssh_rec = { "ssh", "recording", rec_open, rec_put, rec_exec, rec_close, NULL, NULL };
+static const struct mtb_transport console_rec = { .name = "console", .summary = "recording", .open = rec_open,
+                                                   .put = rec_put, .exec = rec_exec, .close = rec_close };
+static const struct mtb_transport ssh_rec = { .name = "ssh", .summary = "recording", .open = rec_open,
+                                               .put = rec_put, .exec = rec_exec, .close = rec_close };
 
 /* the calls, with what names the far side taken out of exec's arguments */
 static void calls_of(char out[][2048], int *n)

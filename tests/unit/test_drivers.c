@@ -1,9 +1,13 @@
 /* Unit tests of the drivers' part of the workload: every driver honours
  * each workload field or refuses it by name; db_bench's value-size options
- * (a distribution is db_bench's own, never cut to its first number). */
+ * (a distribution is db_bench's own, never cut to its first number);
+ * pgbench from client hosts: each host's arguments, and its logs folded
+ * with the setup transactions it commits beside them. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "clients.h"
 #include "driver.h"
 #include "recipe.h"
 #include "tap.h"
@@ -122,9 +126,83 @@ static void test_refusals(void)
     check("memcached", "default", "pipeline", "16", 0);
 }
 
+/* one client host's pgbench arguments (after client-load's own) */
+static void pg_args(const char *name, const char *server, double duration, double rate, const char *want)
+{
+    struct mtb_workload w;
+    if (workload_of("postgresql", name, NULL, NULL, &w) != 0) {
+        ok(0, "postgresql %s: workload made", name);
+        return;
+    }
+    w.conns = 3;
+    w.threads = 2;
+    w.duration = duration;
+    w.rate = rate;
+    struct mtb_client_load l = { .server = server, .tool = "pgbench", .wl = w };
+    struct mtb_argv a = { 0 };
+    char why[MTB_ERRLEN] = "";
+    int rc = mtb_clients_pgbench_argv(&l, &w, &a, why, sizeof why);
+    char *got = joined(&a);
+    ok(rc == 0 && !strcmp(got, want), "pgbench from a client host, %s %s: '%s'%s%s", name, server, got,
+       why[0] ? ": " : "", why);
+    free(got);
+    mtb_argv_free(&a);
+}
+
+static void test_pgbench_clients(void)
+{
+    pg_args("default", "10.77.0.11:5432", 2, 0,
+            "--tool=pgbench -- -h10.77.0.11 -p5432 -Upostgres -c3 -j2 -T2 -n -bselect-only postgres");
+    /* -T is whole seconds, never fewer than asked; the host's share of the rate */
+    pg_args("rw", "[fd00::1]:6000", 0.5, 40,
+            "--tool=pgbench -- -hfd00::1 -p6000 -Upostgres -c3 -j2 -T1 -n --rate=40 -btpcb-like postgres");
+    pg_args("kv", "h1:7000", 2.2, 0,
+            "--tool=pgbench --kv-keys=10000 -- -hh1 -p7000 -Upostgres -c3 -j2 -T3 -n -fkv-get.sql@10 -fkv-set.sql@1 "
+            "postgres");
+    /* the setup transactions of `pgbench -n`: its connection, two table
+     * checks for a built-in script, one connection per client */
+    ok(mtb_pgbench_setup_xacts(1, 2) == 5 && mtb_pgbench_setup_xacts(0, 4) == 5,
+       "pgbench -n's setup: 1 + 2 (built-in) + one per client");
+    /* a host's logs folded: every logged transaction, the setup beside them */
+    char dir[] = "/tmp/mtb-test-pgclients.XXXXXX";
+    ok(mkdtemp(dir) != NULL, "a directory for a host's logs");
+    char *src = mtb_asprintf("%s/tests/fixtures/pgbench-15-rate.log", mtb_root());
+    char *dst = mtb_asprintf("%s/pgbench_tx.4242", dir);
+    size_t len = 0;
+    char *text = mtb_read_file(src, &len);
+    ok(text && mtb_write_atomic(dst, text, len) == 0, "the fixture log as a host's");
+    struct mtb_workload w;
+    workload_of("postgresql", "default", NULL, NULL, &w);
+    w.conns = 2;
+    w.threads = 1;
+    w.duration = 2;
+    json_t *cj = json_pack("{s:f,s:f}", "cpu_user_s", 0.5, "cpu_sys_s", 0.25);
+    char why[MTB_ERRLEN] = "";
+    json_t *ld = mtb_clients_pgbench_fold(dir, &w, cj, why, sizeof why);
+    json_t *tot = json_object_get(ld, "totals");
+    ok(ld && json_integer_value(json_object_get(tot, "requests")) == 889 &&
+           json_integer_value(json_object_get(tot, "setup")) == 5,
+       "folded: 889 transactions and 5 setup transactions%s%s", why[0] ? ": " : "", why);
+    ok(ld && json_array_size(json_object_get(ld, "histogram_uncorrected")) > 0 &&
+           json_real_value(json_object_get(json_object_get(ld, "cpu"), "user_s")) == 0.5,
+       "its uncorrected histogram and its CPU use");
+    char *lp = mtb_asprintf("%s/load.json", dir);
+    ok(mtb_file_exists(lp), "written as the host's load.json");
+    json_decref(ld);
+    json_decref(cj);
+    unlink(lp);
+    unlink(dst);
+    rmdir(dir);
+    free(lp);
+    free(text);
+    free(src);
+    free(dst);
+}
+
 int main(void)
 {
     test_dbbench_value_size();
     test_refusals();
+    test_pgbench_clients();
     return done_testing();
 }

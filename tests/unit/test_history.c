@@ -170,6 +170,67 @@ int main(void)
     mtb_history_close(h);
     h = NULL;
 
+    /* ---- two hosts, one history: a series each, pairs never across hosts ---- */
+    {
+        char *hdb = mtb_asprintf("%s/hosts.sqlite", tmp);
+        struct mtb_history *hh = NULL;
+        ok(mtb_history_open(hdb, &hh, NULL, err, sizeof err) == 0, "history for two hosts (%s)", err);
+        /* one night holding both hosts' runs (as an ingested directory of a fleet may): A's
+         * baseline is slow, B's fast; a pair across hosts would give 500/800 or 2000/400 */
+        json_t *nh = json_pack("[o,o,o,o]", rec("plain", "off", 1, 500, 100, 2, "2026-02-01T01:00:00Z"),
+                               rec("tagged", "async", 1, 400, 120, 2, "2026-02-01T01:01:00Z"),
+                               rec("plain", "off", 1, 2000, 100, 2, "2026-02-01T01:02:00Z"),
+                               rec("tagged", "async", 1, 800, 120, 2, "2026-02-01T01:03:00Z"));
+        for (size_t i = 0; i < 4; i++)
+            json_object_set_new(json_array_get(nh, i), "environment",
+                                json_pack("{s:s}", "hostname", i < 2 ? "lab-a" : "lab-b"));
+        /* B is a server host: its name comes from hosts.server, whatever its environment says */
+        for (size_t i = 2; i < 4; i++)
+            json_object_set_new(json_array_get(nh, i), "hosts",
+                                json_pack("{s:s,s:{s:s}}", "server_host", "mtb@b", "server", "hostname", "lab-b"));
+        json_t *fh = write_night("hosts", nh);
+        rc = mtb_history_add_night(hh, "nightly", "hosts", NULL, nh, fh, &night, &added, err, sizeof err);
+        ok(rc == 0 && added == 4, "one night, 4 runs of two hosts (%s)", err);
+        json_t *hall = NULL;
+        mtb_history_load(hh, &hall, err, sizeof err);
+        ok(json_array_size(hall) == 6, "6 series: plain, tagged and overhead on each host (%zu)", json_array_size(hall));
+        size_t i;
+        json_t *sv;
+        int on_a = 0, on_b = 0;
+        double sa = 0, sb = 0;
+        json_array_foreach(hall, i, sv)
+        {
+            const char *host = json_string_value(json_object_get(sv, "host"));
+            const char *key = json_string_value(json_object_get(sv, "series"));
+            int a = !strcmp(host, "lab-a"), b = !strcmp(host, "lab-b");
+            on_a += a && strstr(key, " on lab-a#") != NULL;
+            on_b += b && strstr(key, " on lab-b#") != NULL;
+            if (!strcmp(json_string_value(json_object_get(sv, "kind")), "overhead")) {
+                json_t *pts = json_object_get(sv, "points");
+                double v = json_real_value(json_object_get(json_array_get(pts, 0), "slowdown"));
+                if (a)
+                    sa = v;
+                if (b)
+                    sb = v;
+                ok(json_array_size(pts) == 1, "overhead on %s: one pair", host);
+            }
+        }
+        ok(on_a == 3 && on_b == 3, "each host's series key names it (\" on lab-a#\", \" on lab-b#\")");
+        ok(sa == 1.25 && sb == 2.5, "pairs within a host only: 500/400 = 1.25 on lab-a, 2000/800 = 2.5 on lab-b (%g, %g)",
+           sa, sb);
+        char *ka, *kb, ha[13], hb[13];
+        mtb_history_series_key(json_array_get(nh, 0), &ka, ha);
+        mtb_history_series_key(json_array_get(nh, 2), &kb, hb);
+        ok(strcmp(ka, kb) != 0 && !strcmp(ha, hb), "same configuration hash, two series keys (%s | %s)", ka, kb);
+        free(ka);
+        free(kb);
+        json_decref(hall);
+        json_decref(nh);
+        json_decref(fh);
+        mtb_history_close(hh);
+        free(hdb);
+    }
+
     /* reopening keeps everything */
     rc = mtb_history_open(db, &h, &created, err, sizeof err);
     ok(rc == 0 && !created && mtb_history_nights(h, err, sizeof err) == 3, "reopened: 3 nights, not recreated");
@@ -274,8 +335,9 @@ int main(void)
     ok(sql_int(v1, q) == 1, "a run whose record still exists gets the series its record gives");
     free(q);
     free(key0);
-    ok(sql_int(v1, "SELECT count(*) FROM runs WHERE id IN (2, 3, 4) AND series LIKE '%schema-1#%'") == 3,
-       "runs without a record keep a series of their own");
+    ok(sql_int(v1, "SELECT count(*) FROM runs WHERE id IN (2, 3, 4) AND series LIKE '%schema-1 on unknown#%'"
+               " AND host = 'unknown'") == 3,
+       "runs without a record keep a series of their own, on host unknown");
     ok(sql_int(v1, "SELECT count(*) FROM overheads WHERE slowdown = 2.0") == 1,
        "overheads derived for migrated nights (runs 4 and 2: 1000/500)");
     rc = mtb_history_open(v1, &h, &created, err, sizeof err);
@@ -303,6 +365,11 @@ int main(void)
     json_t *vmfiles = write_night("v2rec", json_pack("[O]", vmrec));
     char *vmkey, vmhash[13];
     mtb_history_series_key(vmrec, &vmkey, vmhash);
+    /* schema 2 keyed it without the host (its record names none: "unknown") */
+    char *v2key = mtb_strdup(vmkey), *on = strstr(v2key, " on unknown#");
+    ok(on != NULL, "a record without a host is keyed on host unknown: %s", vmkey);
+    if (on)
+        memmove(on, on + strlen(" on unknown"), strlen(on + strlen(" on unknown")) + 1);
     char *v2sql = mtb_asprintf(
         "CREATE TABLE nights(id INTEGER PRIMARY KEY, plan TEXT NOT NULL, started TEXT NOT NULL,"
         " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
@@ -326,7 +393,7 @@ int main(void)
         " '2025-12-03T01:02:00Z', 2, 'v-old', 'b', '', '', 'ok', 1000, 10, 100, 200, '/gone/emu.json');"
         "INSERT INTO overheads VALUES(1, 1, 'nightly', 'overhead:%s', '%s', 'memcached', 'w', 'sync', 'vm', 'host',"
         " 'm', 1, '2025-12-03T01:01:00Z', 2.5, 1.2, 'b', 'b');"
-        "PRAGMA user_version = 2;", vmkey, vmhash, json_string_value(json_array_get(vmfiles, 0)), vmkey, vmhash);
+        "PRAGMA user_version = 2;", v2key, vmhash, json_string_value(json_array_get(vmfiles, 0)), v2key, vmhash);
     ok(sql(v2, v2sql) == SQLITE_OK, "schema 2 history made by hand");
     err[0] = 0;
     free(v2sql);
@@ -344,7 +411,7 @@ int main(void)
     ok(sql_int(v2, "SELECT emulated FROM overheads WHERE id = 1") == 1, "an overhead is emulated when its tagged run is");
     char *q2 = mtb_asprintf("SELECT count(*) FROM runs WHERE series = '%s' AND config_hash = '%s'", vmkey, vmhash);
     ok(sql_int(v2, q2) == 1 && sql_int(v2, "SELECT count(*) FROM overheads WHERE slowdown = 2.5") == 1,
-       "series keys and overheads kept");
+       "series keys kept, on their host (unknown), and the overheads");
     free(q2);
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
         char *qc = mtb_asprintf("SELECT count(*) FROM pragma_table_info('overheads') WHERE name = '%s'", mtb_pair_metrics[m].key);
@@ -372,6 +439,7 @@ int main(void)
     json_decref(vmrec);
     json_decref(vmfiles);
     free(vmkey);
+    free(v2key);
 
     json_decref(n1);
     json_decref(n2);
