@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,10 +95,19 @@ struct build_inputs {
     char *tc, *src, *cflags, *script;
     struct mtb_argv patches;
     json_t *jp;            /* [{file, sha256}] of the patches */
+    const char *tree_from; /* [variant] tree_from: the base variant, or NULL */
+    char *tree_in;         /* MTB_TREE: the base's object tree this build starts from */
+    int overlay_from;      /* with tree_in: patches[overlay_from..] are applied on it */
+    char *tree_out;        /* keep the built work tree here (a base of others) */
+    int tree_only;         /* building for the tree: an existing build is kept */
+    json_t *base;          /* with tree_in: {variant, key, tree} for build.json */
 };
 
 static void inputs_free(struct build_inputs *in)
 {
+    json_decref(in->base);
+    free(in->tree_out);
+    free(in->tree_in);
     json_decref(in->jp);
     mtb_argv_free(&in->patches);
     free(in->script);
@@ -130,6 +140,7 @@ static int build_inputs(const struct mtb_recipe *r, const char *variant, const c
     expand_patches(mtb_recipe_get(r, section, "patches"), &in->patches);
     in->script = mtb_asprintf("%s/%s", r->dir, mtb_recipe_need(r, "build", "script"));
     in->jp = json_array();
+    in->tree_from = mtb_recipe_get(r, section, "tree_from");
     return 0;
 }
 
@@ -145,6 +156,8 @@ static int build_key(const struct mtb_recipe *r, const char *variant, const char
     mtb_hash_str(h, "target", target);
     mtb_hash_str(h, "cflags", in->cflags);
     mtb_hash_str(h, "toolchain", in->tc);
+    if (in->tree_from)
+        mtb_hash_str(h, "tree_from", in->tree_from);
     if (mtb_hash_file(h, "script", in->script) != 0) {
         snprintf(err, errlen, "cannot read build script %s", in->script);
         mtb_hash_final(h, key);
@@ -183,6 +196,62 @@ static void build_failed(const struct mtb_recipe *r, const char *variant, const 
     free(kept);
 }
 
+/* A kept tree must work wherever it is copied: the symbolic links a build
+ * made to absolute paths inside its work tree (PostgreSQL links its
+ * generated headers so) are made relative. */
+static const char *relink_root;
+
+static int relink_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    char t[4096];
+    size_t rl = strlen(relink_root);
+    ssize_t n = type == FTW_SL ? readlink(path, t, sizeof t - 1) : -1;
+    if (n <= 0)
+        return 0;
+    t[n] = 0;
+    if (strncmp(t, relink_root, rl) != 0 || t[rl] != '/')
+        return 0;
+    char rel[4096] = "";
+    for (const char *p = path + rl + 1; (p = strchr(p, '/')); p++)  /* a "../" per directory below the root */
+        strncat(rel, "../", sizeof rel - strlen(rel) - 1);
+    strncat(rel, t + rl + 1, sizeof rel - strlen(rel) - 1);
+    if (unlink(path) == 0 && symlink(rel, path) != 0)
+        return -1;
+    return 0;
+}
+
+int mtb_build_relink_tree(const char *work)
+{
+    relink_root = work;
+    return nftw(work, relink_one, 32, FTW_PHYS);
+}
+
+/* After a build whose tree is a base of others: its work tree moved to
+ * in->tree_out (a rename in the cache's file system; the tree is there only
+ * when complete), else removed. @return 0, or -1 with err. */
+static int keep_tree(const struct build_inputs *in, const char *work, char *err, size_t errlen)
+{
+    if (!in->tree_out) {
+        mtb_rm_rf(work);
+        return 0;
+    }
+    char *parent = mtb_strdup(in->tree_out);
+    *strrchr(parent, '/') = 0;
+    mtb_mkdir_p(parent);
+    free(parent);
+    mtb_rm_rf(in->tree_out);
+    if (mtb_build_relink_tree(work) != 0) {
+        snprintf(err, errlen, "cannot make the links of %s relative: %s", work, strerror(errno));
+        return -1;
+    }
+    if (rename(work, in->tree_out) != 0) {
+        snprintf(err, errlen, "cannot keep the object tree %s: %s", in->tree_out, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Run build.sh in a temporary directory, write build.json, rename into
  * out->dir. @return 0, or -1 with err. */
 static int build_run(const struct mtb_recipe *r, const char *variant, const char *target, struct build_inputs *in,
@@ -197,7 +266,7 @@ static int build_run(const struct mtb_recipe *r, const char *variant, const char
         fprintf(stderr, "mtebench: building %s %s for %s (key %.12s; log %s/build.log)...\n",
                 r->name, variant, target, out->key, out->dir);
     char *patchlist = mtb_calloc(1, 1);
-    for (int i = 0; i < in->patches.n; i++) {
+    for (int i = in->tree_in ? in->overlay_from : 0; i < in->patches.n; i++) {
         char *n = mtb_asprintf("%s%s\n", patchlist, in->patches.v[i]);
         free(patchlist);
         patchlist = n;
@@ -209,7 +278,8 @@ static int build_run(const struct mtb_recipe *r, const char *variant, const char
         mtb_asprintf("MTB_PATCHES=%s", patchlist),
         mtb_asprintf("MTB_HOST=%s", in->cross ? "aarch64-linux-gnu" : ""),
         mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
-        mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()), NULL,
+        mtb_asprintf("MTB_JOBS=%d", mtb_ncpus()),
+        mtb_asprintf("MTB_TREE=%s", in->tree_in ? in->tree_in : ""), NULL,
     };
     char *const argv[] = { "bash", in->script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
@@ -222,7 +292,13 @@ static int build_run(const struct mtb_recipe *r, const char *variant, const char
         build_failed(r, variant, target, out->dir, logp, st, err, errlen);
         goto cleanup;
     }
-    mtb_rm_rf(work);
+    if (keep_tree(in, work, err, errlen) != 0)
+        goto cleanup;
+    if (in->tree_only && mtb_file_exists(out->binary)) {
+        mtb_rm_rf(tmpdir);  /* the base's build was there: only its tree was wanted */
+        rc = 0;
+        goto cleanup;
+    }
     out->info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:f}",
                           "service", r->name, "version", mtb_recipe_need(r, "service", "version"),
                           "source_package", mtb_recipe_need(r, "service", "source_package"),
@@ -230,6 +306,8 @@ static int build_run(const struct mtb_recipe *r, const char *variant, const char
                           "variant", variant, "target", target, "cflags", in->cflags,
                           "patches", in->jp, "toolchain", in->tc, "key", out->key,
                           "build_seconds", secs);
+    if (in->base)
+        json_object_set(out->info, "tree_from", in->base);
     char *ip = mtb_asprintf("%s/build.json", tmpdir);
     json_dump_file(out->info, ip, JSON_INDENT(2) | JSON_SORT_KEYS);
     free(ip);
@@ -292,6 +370,94 @@ static int load_cached(const struct mtb_recipe *r, const char *variant, const ch
     return 0;
 }
 
+static char *build_dir(const struct mtb_recipe *r, const char *variant, const char *target, const char *key)
+{
+    return mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, key);
+}
+
+/* Where a base variant's built work tree is kept: beside the builds, never
+ * inside one (a build directory travels into the vm guest). */
+static char *tree_path(const struct mtb_recipe *r, const char *variant, const char *target, const char *key)
+{
+    return mtb_asprintf("%s/obj/trees/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, key);
+}
+
+/* 1 when another variant of the recipe is built from this one's tree. */
+static int is_tree_base(const struct mtb_recipe *r, const char *variant)
+{
+    for (size_t i = 0; i < r->nvariants; i++) {
+        char sec[160];
+        snprintf(sec, sizeof sec, "variant %s", r->variants[i]);
+        const char *b = mtb_recipe_get(r, sec, "tree_from");
+        if (b && !strcmp(b, variant))
+            return 1;
+    }
+    return 0;
+}
+
+/* Why a variant cannot start from its base's tree (its flags must be the
+ * base's and its patches begin with the base's), or NULL. */
+static const char *tree_mismatch(const struct build_inputs *b, const struct build_inputs *in)
+{
+    if (b->tree_from)
+        return "the base is itself built from a tree";
+    if (strcmp(b->cflags, in->cflags) != 0)
+        return "the flags differ";
+    if (b->patches.n > in->patches.n)
+        return "the base has more patches";
+    for (int i = 0; i < b->patches.n; i++)
+        if (strcmp(b->patches.v[i], in->patches.v[i]) != 0)
+            return "its patches do not begin with the base's";
+    return NULL;
+}
+
+/* For a variant with tree_from, under the service's build lock: the base's
+ * object tree (made first when missing: the base's full build, its tree
+ * kept, its build installed unless already there), then in->tree_in,
+ * overlay_from and base. @return 0, or -1 with err. */
+static int prepare_tree(const struct mtb_recipe *r, const char *variant, const char *target,
+                        struct build_inputs *in, int quiet, char *err, size_t errlen)
+{
+    const char *bv = in->tree_from;
+    if (!mtb_recipe_has_variant(r, bv)) {
+        snprintf(err, errlen, "%s: [variant %s] tree_from names no variant ('%s')", r->path, variant, bv);
+        return -1;
+    }
+    struct build_inputs b;
+    struct mtb_build bo = { 0 };
+    int rc = -1;
+    if (build_inputs(r, bv, target, &b, err, errlen) != 0 ||
+        build_key(r, bv, target, &b, bo.key, err, errlen) != 0)
+        goto out;
+    const char *why = tree_mismatch(&b, in);
+    if (why) {
+        snprintf(err, errlen, "%s: variant %s cannot be built from %s's tree: %s", r->path, variant, bv, why);
+        goto out;
+    }
+    b.tree_out = tree_path(r, bv, target, bo.key);
+    rc = 0;
+    if (!mtb_file_exists(b.tree_out)) {
+        bo.dir = build_dir(r, bv, target, bo.key);
+        bo.binary = mtb_asprintf("%s/%s", bo.dir, mtb_recipe_need(r, "build", "binary"));
+        b.tree_only = 1;
+        if (!quiet)
+            fprintf(stderr, "mtebench: %s %s starts from %s's object tree: building it first\n",
+                    r->name, variant, bv);
+        rc = build_run(r, bv, target, &b, quiet, &bo, err, errlen);
+    }
+    if (rc == 0) {
+        in->tree_in = mtb_strdup(b.tree_out);
+        in->overlay_from = b.patches.n;
+        in->base = json_pack("{s:s,s:s,s:s}", "variant", bv, "key", bo.key, "tree", b.tree_out);
+    }
+out:
+    json_decref(bo.info);
+    free(bo.binary);
+    free(bo.dir);
+    inputs_free(&b);
+    return rc;
+}
+
 int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char *target,
                      int force, int quiet, struct mtb_build *out, char *err, size_t errlen)
 {
@@ -308,7 +474,7 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
         inputs_free(&in);
         return -1;
     }
-    out->dir = mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, out->key);
+    out->dir = build_dir(r, variant, target, out->key);
     out->binary = mtb_asprintf("%s/%s", out->dir, mtb_recipe_need(r, "build", "binary"));
     int rc = force ? -1 : load_cached(r, variant, target, quiet, out);
     if (rc != 0) {
@@ -326,7 +492,11 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
         if (rc != 0) {
             if (lock >= 0)
                 sweep_abandoned(ldir, quiet);
-            rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
+            if (is_tree_base(r, variant))
+                in.tree_out = tree_path(r, variant, target, out->key);
+            rc = in.tree_from ? prepare_tree(r, variant, target, &in, quiet, err, errlen) : 0;
+            if (rc == 0)
+                rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
         }
         if (lock >= 0)
             close(lock);

@@ -25,4 +25,8 @@ int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_b
 /* Verified path of the pinned upstream source in the cache (downloads it
  * from Debian's archive with apt-get source when missing). */
 int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t errlen);
+/* Make the symbolic links under the directory work that point to absolute
+ * paths inside it relative (a kept object tree is copied elsewhere).
+ * @return 0 or -1 (errno). */
+int mtb_build_relink_tree(const char *work);
 #endif

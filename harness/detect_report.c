@@ -182,6 +182,28 @@ static void counts_text(json_t *c, char *buf, size_t n)
     }
 }
 
+/* the texts of one headline row: bugs caught, the fraction with its
+ * interval, the overhead beside it (text, Markdown and HTML alike) */
+struct headline_row {
+    char caught[64], fraction[64], cost[96];
+};
+
+static void headline_row(json_t *mx, json_t *c, struct headline_row *h)
+{
+    json_t *cost = json_object_get(c, "cost");
+    snprintf(h->caught, sizeof h->caught, "%lld of %lld", json_integer_value(json_object_get(c, "bugs_caught")),
+             json_integer_value(json_object_get(c, "bugs_tested")));
+    snprintf(h->fraction, sizeof h->fraction, "%.2f [%.2f, %.2f]", json_number_value(json_object_get(c, "fraction")),
+             json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
+    snprintf(h->cost, sizeof h->cost, "not measured");
+    if (json_is_number(json_object_get(cost, "lo")))
+        snprintf(h->cost, sizeof h->cost, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
+                 json_number_value(json_object_get(cost, "lo")), json_number_value(json_object_get(cost, "hi")),
+                 json_is_true(json_object_get(mx, "emulated")) ? " (emulated)" : "");
+    else if (json_is_true(json_object_get(cost, "baseline")))
+        snprintf(h->cost, sizeof h->cost, "1 (baseline)");
+}
+
 void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
 {
     const char *note = "Detection is exact under QEMU (its tag checks follow the architecture); timings under "
@@ -200,20 +222,10 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
                     "|---|---|---|---|\n"
                   : "):\n");
     json_array_foreach(json_object_get(mx, "headline"), i, c) {
-        json_t *cost = json_object_get(c, "cost");
-        char ct[96] = "not measured";
-        if (json_is_number(json_object_get(cost, "lo")))
-            snprintf(ct, sizeof ct, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
-                     json_number_value(json_object_get(cost, "lo")), json_number_value(json_object_get(cost, "hi")),
-                     json_is_true(json_object_get(mx, "emulated")) ? " (emulated)" : "");
-        else if (json_is_true(json_object_get(cost, "baseline")))
-            snprintf(ct, sizeof ct, "1 (baseline)");
-        fprintf(f, md ? "| %s | %lld of %lld | %.2f [%.2f, %.2f] | %s |\n"
-                      : "  %-16s catches %lld of %lld bugs: %.2f [%.2f, %.2f]; overhead %s\n",
-                str(c, "config"), json_integer_value(json_object_get(c, "bugs_caught")),
-                json_integer_value(json_object_get(c, "bugs_tested")), json_number_value(json_object_get(c, "fraction")),
-                json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")),
-                ct);
+        struct headline_row h;
+        headline_row(mx, c, &h);
+        fprintf(f, md ? "| %s | %s | %s | %s |\n" : "  %-16s catches %s bugs: %s; overhead %s\n", str(c, "config"),
+                h.caught, h.fraction, h.cost);
     }
     fprintf(f, md ? "\n## Matrix\n\n| bug | class | allocator | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
                   : "matrix (tag-check catches / trials that reached and triggered the bug):\n");
@@ -270,19 +282,9 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
                                       "overhead (bench)", NULL };
     html_row(f, "th", hh);
     json_array_foreach(json_object_get(mx, "headline"), i, c) {
-        char a[64], b[64], ct[96] = "not measured";
-        json_t *cost = json_object_get(c, "cost");
-        snprintf(a, sizeof a, "%lld of %lld", json_integer_value(json_object_get(c, "bugs_caught")),
-                 json_integer_value(json_object_get(c, "bugs_tested")));
-        snprintf(b, sizeof b, "%.2f [%.2f, %.2f]", json_number_value(json_object_get(c, "fraction")),
-                 json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
-        if (json_is_number(json_object_get(cost, "lo")))
-            snprintf(ct, sizeof ct, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
-                     json_number_value(json_object_get(cost, "lo")), json_number_value(json_object_get(cost, "hi")),
-                     json_is_true(json_object_get(mx, "emulated")) ? " (emulated)" : "");
-        else if (json_is_true(json_object_get(cost, "baseline")))
-            snprintf(ct, sizeof ct, "1 (baseline)");
-        const char *row[] = { str(c, "config"), a, b, ct, NULL };
+        struct headline_row h;
+        headline_row(mx, c, &h);
+        const char *row[] = { str(c, "config"), h.caught, h.fraction, h.cost, NULL };
         html_row(f, "td", row);
     }
     fputs("</table>\n<h2>Matrix</h2>\n<table>\n", f);

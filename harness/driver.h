@@ -72,8 +72,10 @@ extern const struct mtb_driver mtb_driver_external; /* not a recipe's choice: --
 /* mtebench detect's: a bug's trigger bytes, then a liveness check (driver_trigger.c) */
 extern const struct mtb_driver mtb_driver_trigger;
 /* The bytes of a bug's trigger.hex (hex digits, '#' comments). @return them
- * (to be freed) with *len, or NULL with why. */
-unsigned char *mtb_trigger_read(const char *path, size_t *len, char *why, size_t n);
+ * (to be freed) with *len, or NULL with why. With cuts (MTB_TRIGGER_MAXCUTS),
+ * *ncuts offsets where a line "--" asks for a pause before sending on. */
+#define MTB_TRIGGER_MAXCUTS 8
+unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n);
 extern const struct mtb_driver *const mtb_drivers[];   /* NULL-terminated */
 const struct mtb_driver *mtb_driver_find(const char *name);
 /* The driver of a workload: its [workload] driver, else the recipe's [run]

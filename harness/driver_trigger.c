@@ -2,7 +2,9 @@
  * sends one bug's trigger to the service, reads what comes back for a
  * while, then checks the service still answers its readiness request.
  * The trigger is services/<svc>/bugs/<id>/trigger.hex (hex bytes; '#' starts
- * a comment), named by MTEBENCH_BUG_TRIGGER, which only `mtebench detect`
+ * a comment; a line starting "--" is a pause: what came before is sent, the
+ * answer read for a moment, then the rest sent, as a client's later
+ * packet), named by MTEBENCH_BUG_TRIGGER, which only `mtebench detect`
  * sets: the driver refuses to run without it, so a bench never drives a
  * service with it. Its "load" is mtload's format with one request and a
  * "trigger" object (bytes sent and received, alive after).
@@ -27,8 +29,10 @@
 #include <unistd.h>
 
 /* the bytes of a trigger.hex file; NULL with why */
-unsigned char *mtb_trigger_read(const char *path, size_t *len, char *why, size_t n)
+unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n)
 {
+    if (ncuts)
+        *ncuts = 0;
     char *text = mtb_read_file(path, NULL);
     if (!text) {
         snprintf(why, n, "cannot read the trigger %s", path);
@@ -45,6 +49,11 @@ unsigned char *mtb_trigger_read(const char *path, size_t *len, char *why, size_t
         if (comment || *s == ' ' || *s == '\t' || *s == '\r')
             continue;
         if (*s == '#') {
+            comment = 1;
+            continue;
+        }
+        if (*s == '-' && s[1] == '-' && half < 0 && ncuts && *ncuts < MTB_TRIGGER_MAXCUTS) {
+            cuts[(*ncuts)++] = k;  /* a pause before byte k */
             comment = 1;
             continue;
         }
@@ -193,8 +202,9 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
                  d->port ? "" : " and needs a server");
         return NULL;
     }
-    size_t len = 0;
-    unsigned char *b = mtb_trigger_read(path, &len, why, n);
+    size_t len = 0, cuts[MTB_TRIGGER_MAXCUTS];
+    int ncuts = 0;
+    unsigned char *b = mtb_trigger_read(path, &len, cuts, &ncuts, why, n);
     if (!b)
         return NULL;
     double slow = mtb_platform_emulated(d->platform) ? 3 : 1, t0 = now_s();
@@ -203,7 +213,7 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
     pid_t dns = 0;
     if (mtb_file_exists(ansp)) {
         size_t alen = 0;
-        unsigned char *ans = mtb_trigger_read(ansp, &alen, why, n);
+        unsigned char *ans = mtb_trigger_read(ansp, &alen, NULL, NULL, why, n);
         char *logp = mtb_asprintf("%s/dns.log", d->rundir);
         dns = ans ? dns_serve(d->port + 1, ans, alen, logp, 8 * slow) : -1;
         free(logp);
@@ -225,8 +235,16 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
             kill(dns, SIGKILL), waitpid(dns, NULL, 0);
         return NULL;
     }
-    ssize_t w = write(fd, b, len);
-    long got = read_for(fd, 2 * slow, NULL, &saw);
+    ssize_t w = 0;
+    long got = 0;
+    for (int i = 0; i <= ncuts; i++) {  /* the segments, a pause after each but the last */
+        size_t from = i ? cuts[i - 1] : 0, to = i < ncuts ? cuts[i] : len;
+        ssize_t wi = to > from ? write(fd, b + from, to - from) : 0;
+        w += wi > 0 ? wi : 0;
+        if (i < ncuts)
+            got += read_for(fd, 0.3 * slow, NULL, &saw);
+    }
+    got += read_for(fd, 2 * slow, NULL, &saw);
     close(fd);
     free(b);
     /* an asynchronous fault or a late crash needs the service to run on */

@@ -279,6 +279,35 @@ static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *pr
     fprintf(f, "</section>\n");
 }
 
+/* What the price buys: the catch rate of mtebench detect's matrices beside
+ * the overhead of the same service, variant and mode (report --detect) */
+static void html_protection(FILE *f, json_t *sum, int emu)
+{
+    json_t *rows = json_object_get(sum, "protection"), *r;
+    if (!json_array_size(rows))
+        return;
+    size_t i;
+    fprintf(f, "<section id=\"protection\"><h2>What the price buys</h2>\n<p class=\"note\">Each configuration's "
+               "overhead beside the bugs of its service's catalogue it catches by a tag check (most trials; "
+               "<code>mtebench detect</code>, docs/DETECTION.md), with Wilson 95%% intervals over bugs. Detection "
+               "is exact under QEMU (its tag checks follow the architecture); timings under emulation are "
+               "emulated.</p>\n<table><tr><th>configuration</th><th>overhead (time per operation)</th><th>bugs "
+               "caught</th><th>fraction [95%%]</th><th>detection measured on</th></tr>\n");
+    json_array_foreach(rows, i, r) {
+        struct mtb_protection_text t;
+        mtb_report_protection_text(r, emu, &t);
+        const char *cells[] = { t.config, t.cost, t.caught, t.fraction, t.where };
+        fputs("<tr>", f);
+        for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
+            fputs("<td>", f);
+            hput(f, cells[k]);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fprintf(f, "</table></section>\n");
+}
+
 /* Throughput and overhead against server cores (a core sweep) */
 static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
 {
@@ -689,6 +718,7 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
     int nplot = 0;
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
+    html_protection(f, sum, emu);
     html_cores(f, sum, emu, &nplot, problems);
     html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
                      "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");

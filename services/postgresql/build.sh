@@ -16,23 +16,42 @@
 # other client programs (on host and emu the host's Debian psql/pgbench drive it).
 # Relocatable: PostgreSQL finds share/ and lib/ relative to its binary, and
 # libpq through an $ORIGIN rpath, so MTB_OUT may be moved after the build.
+#
+# Incremental builds (recipe `tree_from`, e.g. the bug variants): MTB_TREE
+# is the base variant's built tree (kept by the harness); it is copied with
+# its mtimes, MTB_PATCHES (only the patches beyond the base's) applied, and
+# make recompiles the files they touch and, through configure's
+# --enable-depend, every file including a touched header. The objects
+# recompiled are listed in MTB_OUT/recompiled.txt.
 set -euo pipefail
 cd "$MTB_WORK"
-tar xjf "$MTB_SRC"
-cd postgresql-*/
-while IFS= read -r p; do
-    [ -n "$p" ] || continue
-    echo "applying $(basename "$p")"
-    patch -p1 --no-backup-if-mismatch < "$p"
-done <<< "$MTB_PATCHES"
-
-hostarg=""
-[ -n "$MTB_HOST" ] && hostarg="--host=$MTB_HOST"
-./configure $hostarg --prefix="$MTB_OUT" \
-    --without-icu --without-llvm --without-readline --without-zlib --without-openssl \
-    --with-system-tzdata=/usr/share/zoneinfo \
-    CC="$MTB_CC" CFLAGS="-O2 -g $MTB_CFLAGS" \
-    > configure.log 2>&1 || { tail -n 40 configure.log; exit 1; }
+apply_patches() {
+    while IFS= read -r p; do
+        [ -n "$p" ] || continue
+        echo "applying $(basename "$p")"
+        patch -p1 --no-backup-if-mismatch < "$p"
+    done <<< "$MTB_PATCHES"
+}
+touch .before
+if [ -n "${MTB_TREE:-}" ]; then
+    echo "starting from the object tree $MTB_TREE"
+    cp -a "$MTB_TREE"/. .
+    cd postgresql-*/
+    sleep 1  # make compares mtimes: patched files must be strictly newer
+    touch ../.before
+    apply_patches
+else
+    tar xjf "$MTB_SRC"
+    cd postgresql-*/
+    apply_patches
+    hostarg=""
+    [ -n "$MTB_HOST" ] && hostarg="--host=$MTB_HOST"
+    ./configure $hostarg --prefix="$MTB_OUT" --enable-depend \
+        --without-icu --without-llvm --without-readline --without-zlib --without-openssl \
+        --with-system-tzdata=/usr/share/zoneinfo \
+        CC="$MTB_CC" CFLAGS="-O2 -g $MTB_CFLAGS" \
+        > configure.log 2>&1 || { tail -n 40 configure.log; exit 1; }
+fi
 
 # libpq via $ORIGIN/../lib instead of the (temporary) install path
 mk=(-j"$MTB_JOBS" rpathdir='$$ORIGIN/../lib')
@@ -49,9 +68,12 @@ make "${mk[@]}" -C src/bin/pgbench
 make "${mk[@]}" -C src/bin/psql
 make "${mk[@]}" -C src/bin/scripts pg_isready
 
+# prefix again: a tree copied from a base build was configured with the base's
 for d in src/backend src/backend/snowball src/pl/plpgsql/src src/interfaces/libpq \
          src/bin/initdb src/bin/pg_ctl src/bin/pgbench src/bin/psql src/timezone/tznames; do
-    make "${mk[@]}" -C "$d" install > /dev/null
+    make "${mk[@]}" -C "$d" install prefix="$MTB_OUT" > /dev/null
 done
 install -m 755 src/bin/scripts/pg_isready "$MTB_OUT/bin/"
 rm -rf "$MTB_OUT/include" "$MTB_OUT/lib/pkgconfig" "$MTB_OUT"/lib/*.a
+find . -name '*.o' -newer ../.before | sed 's|^\./||' | sort > "$MTB_OUT/recompiled.txt"
+echo "recompiled $(wc -l < "$MTB_OUT/recompiled.txt") objects"

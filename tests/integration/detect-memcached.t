@@ -51,6 +51,23 @@ ok "$(jq_e '([.headline[] | select(.config=="tagged/sync") | .cost.slowdown > 1 
     and ([.headline[] | select(.config=="objtag/sync") | .cost] == [null])' "$R/detect.json" >/dev/null; echo $?)" \
    "--cost: tagged/sync's bench overhead beside its catch rate, plain/off the baseline, objtag/sync not measured there"
 grep -q 'tagged/sync .*overhead [0-9.]*x \[' "$T_TMP/out3"; is "$?" 0 "the text headline shows the overhead" || dump "$T_TMP/out3"
+# the report puts the catch rate beside the overhead of the same service,
+# variant and mode (what the price buys): the fixture's tagged/sync overhead
+# beside the matrix just made; objtag/sync has no cost there and no row
+"$B/mtebench" report --detect "$R" --out "$T_TMP/rep" --name prot "$ROOT/tests/fixtures/records-6a9d852" > "$T_TMP/rp" 2>&1
+is "$?" 0 "report --detect writes the report" || dump "$T_TMP/rp"
+ok "$(jq_e '([.protection[] | select(.variant=="tagged" and .mode=="sync") | .bugs_caught==0 and .bugs_tested==1
+      and .slowdown.median > 1 and .detect_platform=="emu"] == [true])
+    and ([.protection[] | select(.variant=="plain") | .baseline] == [true])
+    and ([.protection[] | select(.variant=="objtag")] == [])' "$T_TMP/rep/prot/summary.json" >/dev/null; echo $?)" \
+   "summary.json: tagged/sync's overhead beside 0 of 1 caught, plain/off the baseline, objtag/sync (no cost) left out"
+ok "$(grep -q 'id="protection"><h2>What the price buys' "$T_TMP/rep/prot/index.html" &&
+      grep -q '<td>memcached tagged/sync</td><td>[0-9.]*x \[[0-9.]*, [0-9.]*\] on emu (emulated timing)</td><td>0 of 1</td>' "$T_TMP/rep/prot/index.html" &&
+      grep -q 'Detection is exact under QEMU' "$T_TMP/rep/prot/index.html"; echo $?)" \
+   "index.html: the row, the overhead labelled emulated, the note on exactness"
+grep -q '^| memcached tagged/sync | .* | 0 of 1 |' "$T_TMP/rep/prot/report.md"; is "$?" 0 "report.md: the row"
+"$B/mtebench" report --detect "$T_TMP" --out "$T_TMP/rep" --name bad "$ROOT/tests/fixtures/records-6a9d852" > "$T_TMP/rb" 2>&1
+ok "$(test $? = 2 && grep -q 'no detection matrix' "$T_TMP/rb"; echo $?)" "report --detect on a directory without a matrix: refused, named (exit 2)"
 # bug variants are never measured
 "$B/mtebench" bench --service memcached --platform emu --mode sync --variant objtag-bugs > "$T_TMP/b" 2>&1
 is "$?" 2 "bench refuses a bug variant (exit 2)"

@@ -6,9 +6,10 @@
 # holds: the variants in caught_by catch it by a tag check (sync and async)
 # in every trial, those in missed_by never do. Kept out of `make test` for its
 # time (memcached: 81 trials, ~6 min warm; nginx: 54 trials; PostgreSQL's
-# three full bug builds cold; RocksDB's synthetic plants in tagged and objtag).
+# bases' object trees cold; RocksDB's synthetic plants in tagged and objtag).
+# MTB_DETECT_SERVICES="memcached nginx" runs those services only.
 . "$(dirname "$0")/../lib.sh"
-for svc in memcached nginx postgresql rocksdb; do
+for svc in ${MTB_DETECT_SERVICES:-memcached nginx postgresql rocksdb}; do
     R="$T_TMP/$svc"
     t0=$(date +%s)
     "$B/mtebench" detect --service "$svc" --platform emu --trials 3 --results "$R" > "$T_TMP/$svc.out" 2>&1
