@@ -3,8 +3,8 @@
 # integration tests (tests/integration/*.t). Ends with one summary line:
 # Files=..., Tests=..., N passed, N failed. Result: PASS|FAIL.
 #
-# With no arguments (make test) the suite runs in three lanes side by side
-# (prove -j3, each lane one test after another), scheduled from two files:
+# With no arguments (make test) the suite runs in two lanes side by side
+# (prove -j2, each lane one test after another), scheduled from two files:
 #   tests/durations.txt  each test's wall time in the last full run, and the
 #                        CPU time it took ("SECONDS NAME CPU"; this script
 #                        rewrites it after each full run: a test that ran and
@@ -13,16 +13,16 @@
 #   tests/tags.txt       what a test must not run beside (tags: alone,
 #                        timing, waits, hosts, vm; their rules are there)
 # The tests without a lane rule are spread longest first, each into the lane
-# that is shorter so far; the third lane holds the light ones, lightest
-# first: tests that mostly wait (CPU under LIGHT % of their wall time,
-# measured), whatever the two others run beside them (2 cores: two lanes left a third of the CPU
-# idle, waiting on sleeps, timeouts and started services). Tests in different lanes share nothing but the
+# that is shorter so far. MTB_TEST_LANES=3 adds a third lane of light tests,
+# lightest first: tests that mostly wait (CPU under LIGHT % of their wall
+# time, measured). Not the default: on 2 cores it made the suite slower and
+# failed timing-bound checks (docs/TESTING.md). Tests in different lanes share nothing but the
 # build cache, whose builds are locked. The `alone` tests run after both
 # lanes have ended, one after another.
 #
 # MTB_TEST_PLAN=1 prints the lanes (each test's expected start and end) and
 # exits without running anything. MTB_TEST_LANES=1 runs the whole suite in
-# one lane, MTB_TEST_LANES=2 in two (no light lane). MTB_TEST_DURATIONS=0 leaves tests/durations.txt as it is (a cold
+# one lane, MTB_TEST_LANES=3 in three (a light lane). MTB_TEST_DURATIONS=0 leaves tests/durations.txt as it is (a cold
 # run's build times are not what the next warm run will take). With arguments, the named tests run one after another (and
 # tests/durations.txt is left alone).
 #
@@ -178,7 +178,7 @@ else
     tests=()   # the unit tests of tests/unit/ (a stale build/tests/test_* is not one)
     for c in tests/unit/test_*.c; do tests+=("build/tests/$(basename "$c" .c)"); done
     tests+=(tests/integration/*.t)
-    LANES=${MTB_TEST_LANES:-3}
+    LANES=${MTB_TEST_LANES:-2}
     if [ "$LANES" != 1 ]; then
         schedule "${tests[@]}"
         if [ "${MTB_TEST_PLAN:-0}" = 1 ]; then print_plan; exit 0; fi
