@@ -75,6 +75,48 @@ static int add_hist(struct mtl_hist *h, json_t *arr, char *err, size_t errlen)
     return 0;
 }
 
+/* One client's counters added to the merged totals: requests and the like,
+ * errors by kind, the accounting (*acct NULL once a client lacks it: every
+ * client's or none) and pgbench's setup transactions. */
+static void add_totals(json_t *tot, json_t *errs, json_t **acct, json_t *lt, json_int_t *setup, int *has_setup)
+{
+    static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
+    static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
+    static const char *const akeys[] = { "sent", "answered", "stored", "lost_timeout", "lost_closed", "lost_garbled",
+                                         "in_flight_end", "unsent", NULL };
+    json_t *su = json_object_get(lt, "setup");
+    *has_setup |= json_is_integer(su);
+    *setup += json_integer_value(su);
+    for (int k = 0; tkeys[k]; k++)
+        json_object_set_new(tot, tkeys[k], json_integer((json_int_t)(num(tot, tkeys[k]) + num(lt, tkeys[k]))));
+    json_t *le = json_object_get(lt, "errors");
+    for (int k = 0; ekeys[k]; k++)
+        json_object_set_new(errs, ekeys[k], json_integer((json_int_t)(num(errs, ekeys[k]) + num(le, ekeys[k]))));
+    json_t *la = json_object_get(lt, "accounting");
+    for (int k = 0; akeys[k] && *acct; k++)
+        json_object_set_new(*acct, akeys[k], json_integer((json_int_t)(num(*acct, akeys[k]) + num(la, akeys[k]))));
+    if (!json_is_object(la)) {
+        json_decref(*acct);
+        *acct = NULL;
+    }
+}
+
+/* One client's per-second operations added by second (the clients started
+ * together). */
+static void add_timeseries(json_t *ts, json_t *l)
+{
+    size_t j;
+    json_t *s;
+    json_array_foreach(json_object_get(l, "timeseries"), j, s) {
+        while (json_array_size(ts) <= j)
+            json_array_append_new(ts, json_pack("{s:I,s:I,s:I}", "t", (json_int_t)json_array_size(ts) + 1, "ops",
+                                                (json_int_t)0, "errors", (json_int_t)0));
+        json_t *d = json_array_get(ts, j);
+        json_object_set_new(d, "ops", json_integer((json_int_t)(num(d, "ops") + num(s, "ops"))));
+        json_object_set_new(d, "errors", json_integer((json_int_t)(num(d, "errors") + num(s, "errors"))));
+    }
+}
+
 json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
 {
     struct mtl_hist h, u; /* corrected, uncorrected */
@@ -90,10 +132,6 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     int has_unc = 1; /* every client gave its uncorrected histogram */
     double umean_sum = 0, umaxv = 0;
     json_t *m = json_object(), *tot = json_object(), *errs = json_object(), *ts = json_array(), *cpu = json_object();
-    static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
-    static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
-    static const char *const akeys[] = { "sent", "answered", "stored", "lost_timeout", "lost_closed", "lost_garbled",
-                                         "in_flight_end", "unsent", NULL };
     json_t *acct = json_object();
     double dur = 0, user = 0, sys = 0, mean_sum = 0, maxv = 0, cnt_sum = 0;
     int bound = 0, has_setup = 0;
@@ -101,9 +139,6 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     size_t i;
     json_t *l;
     json_array_foreach(loads, i, l) {
-        json_t *su = json_object_get(json_object_get(l, "totals"), "setup");
-        has_setup |= json_is_integer(su);
-        setup += json_integer_value(su);
         json_t *uh = json_object_get(l, "histogram_uncorrected");
         has_unc &= json_is_array(uh);
         if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0 ||
@@ -114,18 +149,7 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
         }
         umean_sum += num(l, "latency_us.uncorrected.mean") * num(l, "latency_us.uncorrected.count");
         umaxv = fmax(umaxv, num(l, "latency_us.uncorrected.max"));
-        for (int k = 0; tkeys[k]; k++)
-            json_object_set_new(tot, tkeys[k], json_integer((json_int_t)(num(tot, tkeys[k]) + num(json_object_get(l, "totals"), tkeys[k]))));
-        json_t *le = json_object_get(json_object_get(l, "totals"), "errors");
-        for (int k = 0; ekeys[k]; k++)
-            json_object_set_new(errs, ekeys[k], json_integer((json_int_t)(num(errs, ekeys[k]) + num(le, ekeys[k]))));
-        json_t *la = json_object_get(json_object_get(l, "totals"), "accounting");
-        for (int k = 0; akeys[k] && acct; k++) /* every client's, or none */
-            json_object_set_new(acct, akeys[k], json_integer((json_int_t)(num(acct, akeys[k]) + num(la, akeys[k]))));
-        if (!json_is_object(la)) {
-            json_decref(acct);
-            acct = NULL;
-        }
+        add_totals(tot, errs, &acct, json_object_get(l, "totals"), &setup, &has_setup);
         dur = fmax(dur, num(l, "duration_s"));
         user += num(l, "cpu.user_s");
         sys += num(l, "cpu.sys_s");
@@ -134,17 +158,7 @@ json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
         mean_sum += num(l, "latency_us.corrected.mean") * c;
         cnt_sum += c;
         maxv = fmax(maxv, num(l, "latency_us.corrected.max"));
-        /* per-second operations added by second (the clients started together) */
-        size_t j;
-        json_t *s;
-        json_array_foreach(json_object_get(l, "timeseries"), j, s) {
-            while (json_array_size(ts) <= j)
-                json_array_append_new(ts, json_pack("{s:I,s:I,s:I}", "t", (json_int_t)json_array_size(ts) + 1, "ops",
-                                                    (json_int_t)0, "errors", (json_int_t)0));
-            json_t *d = json_array_get(ts, j);
-            json_object_set_new(d, "ops", json_integer((json_int_t)(num(d, "ops") + num(s, "ops"))));
-            json_object_set_new(d, "errors", json_integer((json_int_t)(num(d, "errors") + num(s, "errors"))));
-        }
+        add_timeseries(ts, l);
     }
     json_object_set_new(tot, "ops_per_sec", json_real(dur > 0 ? num(tot, "requests") / dur : 0));
     json_object_set_new(tot, "errors", errs);
