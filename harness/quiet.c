@@ -268,6 +268,11 @@ static void check_smt(const struct mtb_machine *m, const char *svc, const char *
 
 }
 
+int mtb_quiet_load_busy(double load1, int ncpu, double busiest_cpu)
+{
+    return load1 > MTB_QUIET_LOAD_PER_CPU * ncpu && busiest_cpu >= MTB_QUIET_IDLE_CPU;
+}
+
 /* background load: loadavg, busy CPUs, and who keeps them busy */
 static void check_load(const char *in, double sample_s, json_t *checks, json_t *warnings)
 {
@@ -278,8 +283,6 @@ static void check_load(const char *in, double sample_s, json_t *checks, json_t *
     free(la);
     int ncpu = mtb_ncpus();
     json_object_set_new(checks, "loadavg", json_pack("{s:f,s:f,s:f}", "1m", l1, "5m", l5, "15m", l15));
-    if (l1 > 0.25 * ncpu)
-        warn(warnings, "load average %.2f on %d CPUs: something else is running", l1, ncpu);
     struct cpustat *a = mtb_calloc(MTB_MAX_CPUS, sizeof *a), *b = mtb_calloc(MTB_MAX_CPUS, sizeof *b);
     struct task *t0 = NULL, *t1 = NULL;
     size_t n0 = read_tasks(&t0);
@@ -321,6 +324,22 @@ static void check_load(const char *in, double sample_s, json_t *checks, json_t *
                  100 * share);
         }
     }
+    /* the load average lags: it is judged with the busiest CPU of the whole
+     * machine over the sample */
+    double most = 0;
+    for (int c = 0; c < MTB_MAX_CPUS; c++)
+        if (b[c].total > a[c].total) {
+            double u = (double)(b[c].busy - a[c].busy) / (double)(b[c].total - a[c].total);
+            most = u > most ? u : most;
+        }
+    json_object_set_new(checks, "busiest_cpu", json_real(most));
+    if (mtb_quiet_load_busy(l1, ncpu, most))
+        warn(warnings, "load average %.2f on %d CPUs: something else is running", l1, ncpu);
+    else if (l1 > MTB_QUIET_LOAD_PER_CPU * ncpu)
+        json_object_set_new(checks, "loadavg_tail",
+                            json_sprintf("load average %.2f on %d CPUs, but no CPU was %.0f%% busy over the %.1f s "
+                                         "sample: the tail of work that has ended",
+                                         l1, ncpu, 100 * MTB_QUIET_IDLE_CPU, secs));
     json_object_set_new(checks, "busy_cpus", busy);
     json_object_set_new(checks, "busy_processes", procs);
     json_object_set_new(checks, "sample_seconds", json_real(secs));

@@ -14,6 +14,16 @@
 /* Check the machine for the profile, sampling CPU use for sample_s seconds.
  * @return {"quiet": bool, "warnings": [...], "checks": {...}} */
 json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s);
+/* The 1-minute load average decays over about a minute after work ends, so
+ * a plan started right after another job would read "busy" on an idle
+ * machine (a nightly run after the previous one: the night was kept out of
+ * the change-point test). It says something else is running when it passes
+ * MTB_QUIET_LOAD_PER_CPU per CPU and some CPU of the machine was at least
+ * MTB_QUIET_IDLE_CPU busy over the sample; otherwise the check records it as
+ * the tail of ended work (checks.loadavg_tail), not a warning. */
+#define MTB_QUIET_LOAD_PER_CPU 0.25
+#define MTB_QUIET_IDLE_CPU 0.10
+int mtb_quiet_load_busy(double load1, int ncpu, double busiest_cpu);
 /* Apply the profile's settings (set_governor); each change is listed in
  * changes and undone by mtb_quiet_restore, which also runs at exit and on a
  * termination signal. @return the number of settings changed. */

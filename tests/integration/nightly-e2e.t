@@ -61,7 +61,8 @@ is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE status = 'ok'")" 16 "and 16 
 A="$D/analysis.json"
 ok "$(jq_e '[.series[].metric] | sort == ["p99","throughput"]' "$A" >/dev/null; echo $?)" "series: throughput and p99 of the configuration"
 ok "$(jq_e '[.new[] | select(.metric == "throughput" and .x == 4 and .change <= -0.3)] | length == 1' "$A" >/dev/null; echo $?)" \
-    "new throughput regression at night 4, at least 30% down" || jq -c '.new[] | {metric, x, change, p_mwu, p_split}' "$A" | sed 's/^/# /'
+    "new throughput regression at night 4, at least 30% down" ||
+    jq -c '.new[], .nights[], .series[] | {metric, x, y, change, p_mwu, p_split, id, quiet, busy_why} | with_entries(select(.value != null))' "$A" | sed 's/^/# /'
 jq -r '.new[] | "# \(.metric): \(.change*100|round)% [\(.ci_lo*100|round)%, \(.ci_hi*100|round)%], p(MWU) \(.p_mwu), p(t) \(.p_split)"' "$A"
 # emulated timings drift from night to night, so a small change point before
 # night 4 may be found; none of them may be a regression
