@@ -21,9 +21,10 @@ M="$B/mtebench"
 SHIM="$B/tests/aarch64/libmtbplant.so"
 [ -f "$SHIM" ] || skip_all "$SHIM not built (make test builds it)"
 R="$T_TMP/r"
-run() { # service workload variant mode
-    MTEBENCH_EXTRA_PRELOAD=$SHIM "$M" run --service "$1" --workload "$2" --variant "$3" --mode "$4" \
-        --platform emu --duration 1 --warmup 0 --results "$R/$1-$3-$4" > "$T_TMP/$1-$3-$4.out" 2>&1
+run() { # service workload variant mode [options...]
+    local s=$1 w=$2 v=$3 m=$4; shift 4
+    MTEBENCH_EXTRA_PRELOAD=$SHIM "$M" run --service "$s" --workload "$w" --variant "$v" --mode "$m" \
+        --platform emu --duration 1 --warmup 0 "$@" --results "$R/$s-$v-$m" > "$T_TMP/$s-$v-$m.out" 2>&1
 }
 rec() { echo "$R/$1-$2-$3/001-$2-$3/record.json"; }
 planted() { # service variant mode: the shim's notes in the run's logs
@@ -59,7 +60,9 @@ trap 'echo "$old_hp" > /proc/sys/vm/nr_hugepages; cleanup' EXIT
 [ "$old_hp" -ge 32 ] || echo 32 > /proc/sys/vm/nr_hugepages
 diag "huge pages: $(cat /proc/sys/vm/nr_hugepages) reserved (was $old_hp)"
 
-run rocksdb hugepage tagged sync
+# 20,000 keys: the plant lands in the first arena block; the control's preload
+# of the default key count took 30 s under emu
+run rocksdb hugepage tagged sync --keys 20000
 is "$?" 3 "rocksdb tagged, sync: the mismatched store into a huge-page arena block is a fault (exit 3)" ||
     dump "$T_TMP/rocksdb-tagged-sync.out"
 ok "$(jq_e '.status=="fault" and .fault.si_code==9 and .fault.tag_check' "$(rec rocksdb tagged sync)" >/dev/null; echo $?)" \
@@ -69,7 +72,7 @@ ok "$(planted rocksdb tagged sync | head -1 | grep -q 'MAP_HUGETLB, PROT_MTE'; e
 ok "$(grep -aq 'Received signal 11' "$R"/rocksdb-tagged-sync/001-*/db_bench-preload.log; echo $?)" \
    "db_bench's own crash handler still ran"
 
-run rocksdb hugepage plain sync
+run rocksdb hugepage plain sync --keys 20000
 is "$?" 0 "rocksdb stock, sync: huge-page blocks without PROT_MTE, the store lands" || dump "$T_TMP/rocksdb-plain-sync.out"
 ok "$(planted rocksdb plain sync | grep -q 'MAP_HUGETLB, no PROT_MTE'; echo $?)" "stock arena blocks are not PROT_MTE"
 ok "$(jq_e '.status=="ok" and .proof.probe.tcf=="sync" and .summary.ops_per_sec > 0' "$(rec rocksdb plain sync)" >/dev/null; echo $?)" \
