@@ -402,11 +402,23 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
                      "checks", checks);
 }
 
+double mtb_quiet_sample_seconds(void)
+{
+    const char *e = getenv("MTEBENCH_QUIET_SAMPLE");
+    char *end = NULL;
+    double v = e && *e ? strtod(e, &end) : 0;
+    if (!e || !*e)
+        return MTB_QUIET_SAMPLE_S;
+    if (*end || !(v >= 0.05 && v <= 10))
+        mtb_die(2, "MTEBENCH_QUIET_SAMPLE=%s: seconds from 0.05 to 10 expected", e);
+    return v;
+}
+
 json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output)
 {
     json_t *changes = json_array();
     mtb_quiet_apply(m, changes);
-    json_t *q = mtb_quiet_check(m, 0.5);
+    json_t *q = mtb_quiet_check(m, mtb_quiet_sample_seconds());
     json_object_set_new(q, "changed", changes);
     json_object_set_new(q, "strict", json_boolean(strict));
     json_t *w = json_object_get(q, "warnings");

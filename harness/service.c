@@ -447,8 +447,17 @@ void mtb_service_stop(struct mtb_service *s, json_t *rec)
     s->port_fd = -1;
     if (!s->started)
         return;
-    const char *sig = mtb_recipe_get(s->recipe, "run", "stop_signal");
-    mtb_proc_stop(&s->proc, sig && !strcmp(sig, "INT") ? SIGINT : sig && !strcmp(sig, "QUIT") ? SIGQUIT : SIGTERM, 10);
+    const char *sig = mtb_recipe_get(s->recipe, "run", "stop_signal"), *wake = mtb_recipe_get(s->recipe, "run", "stop_wake");
+    int signo = sig && !strcmp(sig, "INT") ? SIGINT : sig && !strcmp(sig, "QUIT") ? SIGQUIT : SIGTERM;
+    if (wake && !strcmp(wake, "connect") && s->proc.pid > 0 && !mtb_proc_poll(&s->proc)) {
+        /* an event loop that looks at its stop flag between events (memcached's
+         * main thread: its next event is otherwise its one-second clock tick)
+         * is given one: a connection, once the signal is sent */
+        kill(-s->proc.pid, SIGCONT);
+        kill(-s->proc.pid, signo);
+        ready_once(s->port, NULL, NULL);
+    }
+    mtb_proc_stop(&s->proc, signo, 10);
     char dsc[64];
     json_object_set_new(rec, "service_exit", json_string(mtb_proc_describe(s->proc.status, dsc, sizeof dsc)));
 }

@@ -5,6 +5,7 @@
 # a busy CPU, provenance, and the profile parser's file:line errors.
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
+unset MTEBENCH_QUIET_SAMPLE   # the quiet check as users get it (0.5 s sample; tests/lib.sh shortens it)
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs (service on CPU 0, client on CPU 1)"
 
 # --- pinning: service {0}, client {1}, read back from /proc while running ----
