@@ -20,6 +20,7 @@ M="$B/mtebench"
 hosts_need qemu
 command -v pgbench > /dev/null || skip_all "no pgbench (postgresql-client; make deps)"
 
+hosts_prebuild postgresql tagged; ok $? "postgresql's emu builds (tagged) made here, outside the namespaces" || done_testing
 hosts_up 3; ok $? "three hosts up" || done_testing
 cat > "$T_TMP/lab.conf" <<EOC
 [machine]
