@@ -21,7 +21,10 @@
  *      relative change of the medians with a 95% percentile-bootstrap CI.
  *      It is a regression only if both p values are below the threshold, the
  *      change goes the bad way for the metric, and its size is at least
- *      min_change.
+ *      min_change. The windows end at the neighbouring change points whose
+ *      size is at least min_change (a first judgement against every
+ *      neighbour tells which): a smaller step beside a big one does not
+ *      shrink the big one's windows.
  *
  * Functions return 0 or a negative errno value and never abort.
  */

@@ -33,7 +33,11 @@
 # For the bench tests (server-host*.t): hosts_need [qemu] (skip the test
 # unless hosts can be made here), hosts_left (what of ours still runs on any
 # host), hosts_gone (wait, bounded, until nothing is left) and hosts_resdir
-# FILE (the results directory a bench's output names).
+# FILE (the results directory a bench's output names), hosts_prebuild SERVICE
+# VARIANT... (the emu builds the test's runs need, made before any runs in
+# the controller's namespace: a build the cache lacks fetches its sources
+# with apt-get source, and that namespace has no route out; the cold suite
+# once failed server-host-nginx.t so, when it was the first to want nginx).
 
 HOSTS_NET=10.77.0
 HOSTS_PFX="mtb$$"                       # namespace and interface names: unique per process
@@ -42,6 +46,14 @@ HOSTS_LIST=""
 HOSTS_DIR=""
 
 hosts_addr() { echo "$HOSTS_NET.$((10 + ${1#h}))"; }
+
+hosts_prebuild() {
+    local svc=$1 v; shift
+    for v in "$@"; do
+        "$B/mtebench" build --service "$svc" --platform emu --variant "$v" > "$T_TMP/prebuild-$svc-$v.log" 2>&1 ||
+            { dump "$T_TMP/prebuild-$svc-$v.log"; return 1; }
+    done
+}
 hosts_ctl() { ip netns exec "$HOSTS_CTL" "$@"; }
 
 # hosts_exec HOST CMD...: CMD in HOST's namespaces (network, PID, mount, UTS)

@@ -14,6 +14,7 @@
 M="$B/mtebench"
 hosts_need qemu
 
+hosts_prebuild nginx plain tagged; ok $? "nginx's emu builds (plain tagged) made here, outside the namespaces" || done_testing
 hosts_up 3; ok $? "three hosts up" || done_testing
 cat > "$T_TMP/lab.conf" <<EOC
 [machine]

@@ -150,6 +150,29 @@ int main(void)
     ok(mtb_cp_detect(a, dec, 3, MTB_CP_HIGHER, NULL, &cps, &ncp) == -EINVAL, "decreasing nights refused");
     ok(mtb_cp_detect(a, NULL, 5, MTB_CP_HIGHER, NULL, &cps, &ncp) == 0 && ncp == 0, "too short: nothing");
 
+    /* nightly-e2e.t's four nights of four emulated runs (CI on 8f3a0d9): a
+     * -18% step at night 3 (drift), night 4 CPU-capped at -84%; threshold
+     * 0.01, min_change 30%. The small step once bounded night 4's window to
+     * night 3's 4 runs (Mann-Whitney p >= 0.029): no regression reported. */
+    double e2e[16] = { 65651, 59019, 55361, 56193, 56117, 59319, 60635, 63416,
+                       47734, 49130, 47292, 55698, 8947,  9420,  8250,  8157 };
+    int eg[16];
+    for (int i = 0; i < 16; i++)
+        eg[i] = i / 4 + 1;
+    struct mtb_cp_opts oe;
+    mtb_cp_defaults(&oe);
+    oe.threshold = 0.01;
+    oe.min_change = 0.30;
+    size_t reg4 = 0, small3 = 0;
+    ok(mtb_cp_detect(e2e, eg, 16, MTB_CP_HIGHER, &oe, &cps, &ncp) == 0, "the e2e nights are analysed");
+    for (size_t i = 0; i < ncp; i++) {
+        reg4 += cps[i].group == 4 && cps[i].regression && cps[i].n_before == 12 && cps[i].change < -0.8;
+        small3 += cps[i].group == 3 && !cps[i].regression && cps[i].n_after == 4;
+    }
+    ok(reg4 == 1, "night 4's -84%% is a regression, judged against all 12 runs before it");
+    ok(small3 <= 1, "night 3's small step stays a change within nights 1-3 (%zu)", small3);
+    free(cps);
+
     /* ---- detection power ----
      * 40 nights of 6 runs (the nightly's repetitions), a 5% throughput drop
      * at night 20, threshold 0.001, min_change 2%, window 20 nights. */
