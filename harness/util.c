@@ -1,5 +1,6 @@
 /* util.c - see util.h */
 #include "util.h"
+#include "atomicfile.h"
 #include "duration.h"
 
 #include <dirent.h>
@@ -122,13 +123,9 @@ char *mtb_read_file(const char *path, size_t *len)
 
 int mtb_write_atomic(const char *path, const char *data, size_t len)
 {
-    char *tmp = mtb_asprintf("%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return -e;
-    }
+    int named, fd = mtb_af_open(path, &named);
+    if (fd < 0)
+        return fd;
     size_t off = 0;
     while (off < len) {
         ssize_t w = write(fd, data + off, len - off);
@@ -136,21 +133,12 @@ int mtb_write_atomic(const char *path, const char *data, size_t len)
             if (errno == EINTR)
                 continue;
             int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
+            mtb_af_abort(fd, named, path);
             return -e;
         }
         off += (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return -e;
-    }
-    free(tmp);
-    return 0;
+    return mtb_af_commit(fd, named, path);
 }
 
 const char *mtb_errdesc(int e)

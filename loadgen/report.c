@@ -1,4 +1,5 @@
 /* report.c - human table, JSON and .hgrm output. */
+#include "atomicfile.h"
 #include "version.h"
 #include "report.h"
 #include "schedule.h"
@@ -227,32 +228,42 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
     return root;
 }
 
-/* open path.tmp.PID for writing */
+/* open path's unnamed temporary file for writing (common/atomicfile.h: a
+ * SIGKILL while writing leaves nothing); *tmp remembers how */
 FILE *mtl_open_tmp(const char *path, char **tmp)
 {
-    FILE *f;
-    if (asprintf(tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-        *tmp = NULL;
+    int named, fd = mtb_af_open(path, &named);
+    FILE *f = NULL;
+    *tmp = NULL;
+    if (fd < 0) {
+        errno = -fd;
         return NULL;
     }
-    f = fopen(*tmp, "w");
-    if (!f) {
+    if (!(*tmp = strdup(named ? "named" : "unnamed")) || !(f = fdopen(fd, "w"))) {
+        int e = errno;
+        mtb_af_abort(fd, named, path);
         free(*tmp);
         *tmp = NULL;
+        errno = e;
     }
     return f;
 }
 
 int mtl_close_rename(FILE *f, char *tmp, const char *path, int rc)
 {
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+    int named = !strcmp(tmp, "named");
+    int fd = dup(fileno(f));
+    if (fflush(f) != 0)
         rc = rc ? rc : errno;
-    if (fclose(f) != 0)
+    fclose(f); /* the data is in fd's file; fd keeps it open */
+    if (fd < 0)
         rc = rc ? rc : errno;
-    if (!rc && rename(tmp, path) != 0)
-        rc = errno;
-    if (rc)
-        unlink(tmp);
+    else if (rc)
+        mtb_af_abort(fd, named, path);
+    else {
+        int r = mtb_af_commit(fd, named, path);
+        rc = r ? -r : 0;
+    }
     free(tmp);
     return rc;
 }

@@ -20,7 +20,7 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
 /** Write the corrected distribution as .hgrm (values in ms), atomically. @return 0 or errno. */
 int mtl_report_write_hgrm(const char *path, const struct mtl_results *res);
 
-/** Open PATH.tmp.PID for writing (*tmp: its name, free()d by mtl_close_rename). */
+/** Open PATH's temporary file for writing (common/atomicfile.h; *tmp: how, free()d by mtl_close_rename). */
 FILE *mtl_open_tmp(const char *path, char **tmp);
 /** Flush, fsync and close f; rename tmp to path when rc is 0, else remove it. @return rc or the first errno. */
 int mtl_close_rename(FILE *f, char *tmp, const char *path, int rc);

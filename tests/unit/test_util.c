@@ -3,7 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <unistd.h>
 
+#include "atomicfile.h"
 #include "tap.h"
 #include "util.h"
 
@@ -22,6 +25,18 @@ static void test_parse(void)
     ok(mtb_parse_long("99999999999999999999", 0, 1L << 62, &l) != 0, "overflow refused");
 }
 
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void test_atomic(void)
 {
     char dir[] = "/tmp/mtb-atomic-XXXXXX";
@@ -34,6 +49,14 @@ static void test_atomic(void)
     ok(back && !strcmp(back, "{}"), "read back");
     free(back);
     ok(mtb_write_atomic("/nonexistent-dir/x.json", "{}", 2) != 0, "atomic write into a missing dir fails cleanly");
+    /* while it is being written the file has no name (a writer killed then
+     * leaves nothing: interrupt.t once found a *.tmp.* after Ctrl-C) */
+    char *g = mtb_asprintf("%s/load.json", p);
+    int named, fd = mtb_af_open(g, &named);
+    ok(fd >= 0 && write(fd, "[1]", 3) == 3, "a file opened for an atomic write");
+    ok(named || entries(p) == 1, "... no name in its directory while written (only rec.json there)");
+    ok(mtb_af_commit(fd, named, g) == 0 && entries(p) == 2 && mtb_file_exists(g), "... its name once committed, no temporary left");
+    free(g);
     mtb_rm_rf(dir);
     ok(!mtb_file_exists(dir), "rm -rf");
     free(p);
