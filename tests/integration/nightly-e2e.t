@@ -2,7 +2,7 @@
 # The nightly end to end on a real memcached under emu: three short nights,
 # then a fourth with a real slowdown (the whole night capped by a cgroup CPU
 # quota of 25% of one CPU). The history must hold every night, the dashboard
-# every series, and the exit status must report the regression in the fifth
+# every series, and the exit status must report the regression in the fourth
 # night and none before it. Four runs a night: 12 before the slowdown and 4
 # after it can give a Mann-Whitney p of 0.004 at best, so the significance
 # threshold here is 0.01 (the default, 0.001, needs about 20 before and 5
@@ -25,12 +25,12 @@ fi
 trap 'cleanup; rmdir "$CG" 2>/dev/null' EXIT
 diag "slowdown: $CG, quota 25% of one CPU"
 
-# the baseline alone (modes = off): 4 runs of 1 s per night
+# the baseline alone (modes = off): 4 runs of 0.5 s per night
 cat > "$T_TMP/e2e.conf" <<'EOC'
 [plan]
 name = e2e
 reps = 4
-duration = 1s
+duration = 0.5s
 warmup = 0
 
 [mc]
