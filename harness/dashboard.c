@@ -262,6 +262,12 @@ static void dash_series(FILE *f, json_t *s, const char *out, int nplot, json_t *
             (long long)json_integer_value(json_object_get(s, "points")), mtb_jstr(s, "better"), mtb_jstr(s, "unit"));
     json_t *xs = json_object_get(s, "x"), *ys = json_object_get(s, "y");
     size_t np = json_array_size(xs);
+    if (!np) { /* every night of it was busy: shown in the nights table, not compared */
+        fprintf(f, "<p class=\"note\">Its %lld runs all lie in busy nights, kept out of the change-point test: no "
+                   "trend to draw.</p>\n</section>\n",
+                (long long)json_integer_value(json_object_get(s, "kept_out")));
+        return;
+    }
     double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
     for (size_t k = 0; k < np; k++) {
         x[k] = json_number_value(json_array_get(xs, k));

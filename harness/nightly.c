@@ -260,13 +260,19 @@ static json_t *change_json(const struct mtb_cp *c, json_t *s, const struct metri
 }
 
 /* One series and metric: its points, its change points (an open regression
- * also into open). @return the series object, or NULL with no point */
+ * also into open). A series whose every point lies in a night kept out (a
+ * host whose only nights were busy) is still there, with no point and
+ * kept_out saying how many: shown, not compared. @return the series
+ * object, or NULL with no point at all */
 static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights, json_t *exclude,
                               const struct mtb_cp_opts *o, int sid, json_t *open)
 {
-    struct points pt;
+    struct points pt, all;
     points_of(s, m, nights, exclude, &pt);
-    if (!pt.n) {
+    points_of(s, m, nights, NULL, &all);
+    size_t kept_out = all.n - pt.n;
+    points_free(&all);
+    if (!pt.n && !kept_out) {
         points_free(&pt);
         return NULL;
     }
@@ -280,7 +286,7 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
     }
     struct mtb_cp *cps = NULL;
     size_t ncp = 0;
-    int rc = mtb_cp_detect(pt.y, pt.g, pt.n, m->better, o, &cps, &ncp);
+    int rc = pt.n ? mtb_cp_detect(pt.y, pt.g, pt.n, m->better, o, &cps, &ncp) : 0;
     for (size_t k = 0; rc == 0 && k < ncp; k++) {
         json_t *ch = change_json(&cps[k], s, m, id, label, &pt, k == ncp - 1);
         if (cps[k].regression)
@@ -298,6 +304,8 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
                            "changes", changes);
     if (rc)
         json_object_set_new(so, "error", json_string(strerror(-rc)));
+    if (kept_out)
+        json_object_set_new(so, "kept_out", json_integer((json_int_t)kept_out));
     free(label);
     points_free(&pt);
     return so;

@@ -97,6 +97,34 @@ int main(void)
         fclose(f);
     ok(strstr(buf, "<b>busy</b>: load average 13.65") != NULL, "the dashboard shows the night as busy");
 
+    /* a host whose only night was the busy one (two hosts into one history,
+     * one of them broken after its first night: ansible-fleet.t's digest
+     * once lost it): its series stays, with no point, its runs kept out */
+    json_t *two = history(0);
+    json_t *h2 = json_deep_copy(json_array_get(two, 0)), *p2 = json_array(), *q;
+    size_t j;
+    json_array_foreach(json_object_get(h2, "points"), j, q) if (json_integer_value(json_object_get(q, "night")) == 12)
+        json_array_append(p2, q);
+    json_object_set_new(h2, "points", p2);
+    json_object_set_new(h2, "host", json_string("h2"));
+    json_object_set_new(h2, "series", json_string("nightly/memcached/default mix 1:10/plain/off/emu/host/auto on h2#0123456789ab"));
+    json_array_append_new(two, h2);
+    json_t *a2 = mtb_nightly_analyse(two, &o, NULL);
+    int shown = 0;
+    json_array_foreach(json_object_get(a2, "series"), j, q) shown += !strcmp(mtb_jstr(q, "host"), "h2") &&
+        json_integer_value(json_object_get(q, "points")) == 0 && json_integer_value(json_object_get(q, "kept_out")) == 6;
+    ok(shown == 2, "a series whose every night was busy is shown (throughput and p99: no point, 6 runs kept out)");
+    char *out2 = mtb_asprintf("%s/dash2", tmp), *digest2 = NULL;
+    json_object_set_new(a2, "settings", json_pack("{s:f,s:f,s:i}", "threshold", o.threshold, "min_change", o.min_change,
+                                                   "nights", 12));
+    json_object_set_new(a2, "new", json_array());
+    ok(mtb_dashboard_write(a2, out2, &digest2, err, sizeof err) == 0 && digest2 && strstr(digest2, "h2 (1 series)"),
+       "... and the dashboard and digest name its host (%s)", err);
+    free(out2);
+    free(digest2);
+    json_decref(a2);
+    json_decref(two);
+
     /* a machine never quiet: every night busy; they are compared, and the digest says why */
     json_t *all = history(0);
     json_t *pts = json_object_get(json_array_get(all, 0), "points"), *p;
