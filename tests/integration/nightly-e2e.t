@@ -3,10 +3,10 @@
 # then a fourth with a real slowdown (the whole night capped by a cgroup CPU
 # quota of 25% of one CPU). The history must hold every night, the dashboard
 # every series, and the exit status must report the regression in the fourth
-# night and none before it. Four runs a night: 12 before the slowdown and 4
-# after it can give a Mann-Whitney p of 0.004 at best, so the significance
-# threshold here is 0.01 (the default, 0.001, needs about 20 before and 5
-# after: 25 runs, ~70 s instead of ~40 s).
+# night and none before it. Six runs a night: 18 before the slowdown and 6
+# after it, and even 6 against one night's 6 give a Mann-Whitney p of 0.002,
+# so the significance threshold here is 0.01 (the default, 0.001, needs
+# more runs).
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 unset MTEBENCH_QUIET_SAMPLE   # the quiet check as users get it (0.5 s sample; tests/lib.sh shortens it)
@@ -25,11 +25,14 @@ fi
 trap 'cleanup; rmdir "$CG" 2>/dev/null' EXIT
 diag "slowdown: $CG, quota 25% of one CPU"
 
-# the baseline alone (modes = off): 4 runs of 0.5 s per night
+# the baseline alone (modes = off): 6 runs of 0.5 s per night: a change
+# judged against one night alone (a big drift just before it bounds its
+# window) can reach p 0.002 with 6 and 6 runs, not below 0.029 with 4 and 4
+# (CI on 41d2a67: night 3 +40%, night 4 -84% not reported)
 cat > "$T_TMP/e2e.conf" <<'EOC'
 [plan]
 name = e2e
-reps = 4
+reps = 6
 duration = 0.5s
 warmup = 0
 
@@ -45,7 +48,7 @@ night() { # night N [wrapper...]
     # passes 2% (the default) and was seen at 18% while a build ran beside
     # it; the deliberate slowdown (a quarter of one CPU) is 70-86%, so only a
     # change of 30% or more counts here
-    "$@" "$M" nightly --plan "$T_TMP/e2e.conf" --platform emu --history "$H" --out "$D" --min-change 0.30 --threshold 0.01 \
+    "$@" "$M" nightly --plan "$T_TMP/e2e.conf" --platform emu --history "$H" --out "$D" --min-change 0.50 --threshold 0.01 \
         --results "$T_TMP/night$n" > "$T_TMP/n$n.out" 2> "$T_TMP/n$n.err"
 }
 for n in 1 2 3; do
@@ -58,11 +61,11 @@ is "$?" 3 "night 4 (CPU-capped): regression reported (exit 3)" || { dump "$T_TMP
 ok "$(grep -q '^# mtebench nightly: REGRESSION' "$T_TMP/n4.out"; echo $?)" "digest says REGRESSION"
 
 is "$(sqlite3 "$H" 'SELECT count(*) FROM nights')" 4 "history holds 4 nights"
-is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE status = 'ok'")" 16 "and 16 runs"
+is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE status = 'ok'")" 24 "and 24 runs"
 A="$D/analysis.json"
 ok "$(jq_e '[.series[].metric] | sort == ["p99","throughput"]' "$A" >/dev/null; echo $?)" "series: throughput and p99 of the configuration"
-ok "$(jq_e '[.new[] | select(.metric == "throughput" and .x == 4 and .change <= -0.3)] | length == 1' "$A" >/dev/null; echo $?)" \
-    "new throughput regression at night 4, at least 30% down" ||
+ok "$(jq_e '[.new[] | select(.metric == "throughput" and .x == 4 and .change <= -0.5)] | length == 1' "$A" >/dev/null; echo $?)" \
+    "new throughput regression at night 4, at least 50% down" ||
     jq -c '.new[], .nights[], .series[] | {metric, x, y, change, p_mwu, p_split, id, quiet, busy_why} | with_entries(select(.value != null))' "$A" | sed 's/^/# /'
 jq -r '.new[] | "# \(.metric): \(.change*100|round)% [\(.ci_lo*100|round)%, \(.ci_hi*100|round)%], p(MWU) \(.p_mwu), p(t) \(.p_split)"' "$A"
 # emulated timings drift from night to night, so a small change point before
