@@ -5,7 +5,7 @@
 #                  REPS=auto|N PRECISION=2% (emulated: 5%) MAX_TIME=15m MAX_REPS=100, and the workload's fields:
 #                  MIX= KEYS= VALUE_SIZE= THREADS= CONNS= PIPELINE= DURATION= WARMUP= RATE= SERVICE_THREADS=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
-#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= BASELINE=1, the workload's fields]
+#   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= BASELINE=1 DETECT="DIR ...", the workload's fields]
 #   make detect    SERVICE=memcached [BUG=CVE-2016-8704 TRIALS=3 PLATFORM= RESULTS=DIR]: the bug catalogue as
 #                  trials (docs/DETECTION.md); make detect-sweep: the synthetic granule/tag-collision sweep
 #   make bisect    GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= METRIC= ...]: the commit of the
@@ -222,7 +222,7 @@ KERNELS ?= stock,tcma1
 compare-kernels: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
-	$(if $(REPS),--reps $(REPS)) $(WL_ARGS) $(if $(BASELINE),--baseline)
+	$(if $(REPS),--reps $(REPS)) $(WL_ARGS) $(if $(BASELINE),--baseline) $(foreach d,$(DETECT),--detect $(d))
 
 # the commit of a service's patch history that changed a metric (docs/BISECT.md):
 # make bisect GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= WORKLOAD= METRIC= DURATION= REPO= MIN_CHANGE= MAX_TIME= HISTORY=]

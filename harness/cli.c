@@ -16,7 +16,7 @@
 /* the workload's options are O_WL + its field (workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
-       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM };
+       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -39,7 +39,7 @@ static const struct option longopts[] = {
     { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
     { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
     { "remote-dir", required_argument, 0, O_SSH },    { "ssh-alive", required_argument, 0, O_SSH },
-    { "prom-textfile", required_argument, 0, O_PROM },
+    { "prom-textfile", required_argument, 0, O_PROM }, { "detect", required_argument, 0, O_DETECT },
     { 0, 0, 0, 0 },
 };
 
@@ -54,6 +54,8 @@ void mtb_cli_usage(FILE *f)
             "                               (kernel source: KERNEL_SOURCE=6.12 (default) or 6.1)\n"
             "  --kernels A,B      KERNELS   compare-kernels: the kernels to compare (default stock,tcma1)\n"
             "  --baseline                   compare-kernels: also run plain/off on each kernel\n"
+            "  --detect DIR       DETECT    compare-kernels: mtebench detect's results (repeatable): each\n"
+            "                               kernel's overhead beside the catch rate (what the price buys)\n"
             "  --workload W       WORKLOAD  a workload of the service's recipe (default: default)\n"
             "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves;\n"
             "                               `mtebench doctor` suggests one)\n"
@@ -196,6 +198,13 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_BUILD: o->build_dir = optarg; break;
         case O_KERNELS: o->kernels = optarg; break;
         case O_BASELINE: o->baseline = 1; break;
+        case O_DETECT:
+            if (strcmp(cmd, "compare-kernels") != 0)
+                mtb_die(2, "--detect is an option of compare-kernels (and of report), not of %s", cmd);
+            if (o->ndetect == MTB_MAX_DETECT)
+                mtb_die(2, "--detect given more than %d times", MTB_MAX_DETECT);
+            o->detect[o->ndetect++] = optarg;
+            break;
         case O_STRICT: o->strict = 1; break;
         case O_PROM: mtb_prom_set_dir(optarg); break;
         case O_CORES: o->cores = check_cores(optarg); break;

@@ -9,6 +9,8 @@
 #include "run.h"
 #include "workload.h"
 
+#define MTB_MAX_DETECT 16
+
 struct mtb_opts {
     const char *cmd;         /* the subcommand parsed for ("build", "run", ...) */
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
@@ -16,6 +18,8 @@ struct mtb_opts {
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
     const char *kernels;     /* compare-kernels: "stock,tcma1" */
     int baseline;            /* compare-kernels: also plain/off */
+    char *detect[MTB_MAX_DETECT]; /* compare-kernels: detection results (--detect DIR, repeatable) */
+    int ndetect;
     long reps;               /* MTB_REPS_AUTO (0) or a count */
     int reps_given;          /* --reps on the command line (overrides a plan file's) */
     double precision;        /* REPS=auto: relative half-width to reach (0.02; under emulation

@@ -3,6 +3,7 @@
 #include "compare.h"
 #include "seqstop.h"
 #include "build.h"
+#include "report.h"
 #include "cli.h"
 #include "kernel.h"
 #include "plan.h"
@@ -191,6 +192,27 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
     return out;
 }
 
+/* What the price buys on each kernel: the detection matrices beside each
+ * kernel's overhead of the same variant and mode (against plain/off on that
+ * kernel: --baseline). 0, or -1 with err when a path holds no matrix. */
+int mtb_compare_add_protection(json_t *cmp, json_t *records, char *const *paths, int n, char *err, size_t errlen)
+{
+    json_t *sum = mtb_summary_build_ref(records, mtb_jstr(cmp, "reference"));
+    json_t *rows = mtb_report_protection(sum, paths, n, err, errlen);
+    json_decref(sum);
+    if (!rows)
+        return -1;
+    size_t i, priced = 0;
+    json_t *r;
+    json_array_foreach(rows, i, r) priced += json_object_get(r, "slowdown") != NULL;
+    json_object_set_new(cmp, "protection", rows);
+    if (!priced)
+        json_object_set_new(cmp, "protection_note",
+                            json_string("no overhead to set beside the catch rates: a kernel's overhead needs "
+                                        "plain/off on it (--baseline, make BASELINE=1)"));
+    return 0;
+}
+
 /* against the reference: "reference", "-", or "1.012x [0.990 – 1.030] p=0.41 (3 pairs)" (with_p: the
  * Mann–Whitney p) */
 static void fmt_ratio(char *buf, size_t n, json_t *row, const char *ref, int with_p)
@@ -252,6 +274,12 @@ void mtb_compare_print(json_t *cmp, FILE *out)
         fprintf(out, "  %s\n", ratio);
     }
     fprintf(out, "(latencies in us; * below 95%% confidence)\nnote: %s\n", mtb_jstr(cmp, "note"));
+    if (json_object_get(cmp, "protection")) {
+        fprintf(out, "\n");
+        mtb_report_protection_print(out, json_object_get(cmp, "protection"), json_is_true(json_object_get(cmp, "emulated")));
+        if (json_object_get(cmp, "protection_note"))
+            fprintf(out, "note: %s\n", mtb_jstr(cmp, "protection_note"));
+    }
 }
 
 /* the kernels' identities as a Markdown table */
@@ -341,6 +369,10 @@ char *mtb_compare_markdown(json_t *cmp)
                "repetition): the throughput ratio and the pair metrics are medians of the pairs with their CI, "
                "each pair metric with this kernel in the tagged run's place and the reference in the baseline's "
                "(overhead = reference ops/s ÷ this kernel's); Mann–Whitney U on the runs' throughput.\n");
+    mtb_report_protection_md(f, json_object_get(cmp, "protection"), json_is_true(json_object_get(cmp, "emulated")));
+    if (json_object_get(cmp, "protection_note"))
+        fprintf(f, "\n%s%s.\n", json_array_size(json_object_get(cmp, "protection")) ? "" : "What the price buys: ",
+                mtb_jstr(cmp, "protection_note"));
     fclose(f);
     return buf;
 }
@@ -431,6 +463,12 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     mtb_cli_resolve(&o);
     o.quiet = 0;
 
+    char err[MTB_ERRLEN];
+    json_t *probe = json_object(), *rows = mtb_report_protection(probe, o.detect, o.ndetect, err, sizeof err);
+    json_decref(probe);
+    if (!rows)
+        mtb_die(2, "--detect %s", err); /* before any run */
+    json_decref(rows);
     /* a plan with a kernel axis, run by plan.c: builds and kernels first,
      * plan.json, the quiet check and provenance, cells interleaved */
     struct mtb_plan plan;
@@ -456,6 +494,8 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     char *recnames = record_kernel_names(names, nk);
     json_t *cmp = mtb_compare_build(records, recnames);
     free(recnames);
+    if (o.ndetect && mtb_compare_add_protection(cmp, records, o.detect, o.ndetect, err, sizeof err) != 0)
+        fprintf(stderr, "mtebench: compare-kernels: --detect %s\n", err);
     mtb_compare_print(cmp, stdout);
     write_outputs(cmp, dir);
     mtb_plan_print_failed("mtebench", plan.failed, total);

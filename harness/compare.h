@@ -19,6 +19,13 @@
  * axis, with the same intervals and tests as every other table.
  * @return {"schema","kernels":[...],"reference","rows":[...],"platform",...,"note"} */
 json_t *mtb_compare_build(json_t *records, const char *kernels);
+/* What the price buys on each kernel: `mtebench detect`'s matrices (paths:
+ * DIR or DIR/detect.json) beside each kernel's overhead of the same variant
+ * and mode (tagged/MODE against plain/off on that kernel, from --baseline
+ * runs), as cmp's "protection" rows (report.h's mtb_report_protection, with
+ * the kernel) and, when no row has an overhead, "protection_note".
+ * @return 0, or -1 with err when a path holds no matrix. */
+int mtb_compare_add_protection(json_t *cmp, json_t *records, char *const *paths, int n, char *err, size_t errlen);
 void mtb_compare_print(json_t *cmp, FILE *out);
 char *mtb_compare_markdown(json_t *cmp);
 

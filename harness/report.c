@@ -175,6 +175,17 @@ void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection
     snprintf(t->where, sizeof t->where, "%s (exact: tag checks as the architecture)", mtb_jstr(row, "detect_platform"));
 }
 
+void mtb_report_protection_print(FILE *f, json_t *rows, int emulated)
+{
+    size_t i;
+    json_t *pr;
+    json_array_foreach(rows, i, pr) {
+        struct mtb_protection_text t;
+        mtb_report_protection_text(pr, emulated, &t);
+        fprintf(f, "%s what the price buys: catches %s bugs, %s, at %s\n", t.config, t.caught, t.fraction, t.cost);
+    }
+}
+
 /* ---- the subcommand -------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -274,12 +285,7 @@ int mtb_cmd_report(int argc, char **argv)
     json_decref(own);
     if (rc == 0) {
         mtb_summary_print(sum, stdout);
-        json_t *pr;
-        json_array_foreach(json_object_get(sum, "protection"), i, pr) {
-            struct mtb_protection_text t;
-            mtb_report_protection_text(pr, json_is_true(json_object_get(sum, "emulated")), &t);
-            printf("%s what the price buys: catches %s bugs, %s, at %s\n", t.config, t.caught, t.fraction, t.cost);
-        }
+        mtb_report_protection_print(stdout, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
         json_t *p;
         json_array_foreach(json_object_get(sum, "plot_problems"), i, p)
             fprintf(stderr, "mtebench report: plot: %s\n", json_string_value(p));

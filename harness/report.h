@@ -67,6 +67,10 @@ struct mtb_protection_text {
     char config[160], cost[112], caught[48], fraction[64], where[96];
 };
 void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection_text *t);
+/* The rows as lines "CONFIG what the price buys: catches ..." (the commands' output) and as
+ * the Markdown section "What the price buys" (nothing when there are none). */
+void mtb_report_protection_print(FILE *f, json_t *rows, int emulated);
+void mtb_report_protection_md(FILE *f, json_t *rows, int emulated);
 
 /* `mtebench report [--name NAME] [--out DIR] RESULTS_DIR...`: 0 report
  * written, 2 nothing usable or bad usage, 1 write error. */

@@ -31,17 +31,7 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
     json_t *v;
     json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
     fprintf(f, "\n%s", rest ? rest : "");
-    json_t *pr = json_object_get(sum, "protection");
-    if (json_array_size(pr)) {
-        fprintf(f, "\n## What the price buys\n\nDetection (mtebench detect) is exact under QEMU; timings under "
-                   "emulation are emulated.\n\n| configuration | overhead | bugs caught | fraction [95%%] | "
-                   "detection on |\n|---|---|---|---|---|\n");
-        json_array_foreach(pr, i, v) {
-            struct mtb_protection_text t;
-            mtb_report_protection_text(v, json_is_true(json_object_get(sum, "emulated")), &t);
-            fprintf(f, "| %s | %s | %s | %s | %s |\n", t.config, t.cost, t.caught, t.fraction, t.where);
-        }
-    }
+    mtb_report_protection_md(f, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
     if (json_array_size(problems)) {
         fprintf(f, "\n## Plot problems\n\n");
         json_array_foreach(problems, i, v) fprintf(f, "- %s\n", json_string_value(v));
@@ -65,4 +55,20 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
     fprintf(f, "\nPlots: see index.html beside this file.\n");
     fclose(f);
     return buf;
+}
+
+void mtb_report_protection_md(FILE *f, json_t *rows, int emulated)
+{
+    size_t i;
+    json_t *v;
+    if (!json_array_size(rows))
+        return;
+    fprintf(f, "\n## What the price buys\n\nDetection (mtebench detect) is exact under QEMU; timings under "
+               "emulation are emulated.\n\n| configuration | overhead | bugs caught | fraction [95%%] | "
+               "detection on |\n|---|---|---|---|---|\n");
+    json_array_foreach(rows, i, v) {
+        struct mtb_protection_text t;
+        mtb_report_protection_text(v, emulated, &t);
+        fprintf(f, "| %s | %s | %s | %s | %s |\n", t.config, t.cost, t.caught, t.fraction, t.where);
+    }
 }

@@ -63,6 +63,14 @@ ok "$(! grep -q 'ops/s\|record' "$T_TMP/dry.out"; echo $?)" "bench --dry-run run
 ok "$(grep -q 'plan compare-kernels on vm: 2 configurations x 1 reps' "$T_TMP/dryk.out" &&
      grep -q 'kernel tcma1' "$T_TMP/dryk.out"; echo $?)" "compare-kernels is a plan with a kernel axis (--dry-run)" ||
     dump "$T_TMP/dryk.out"
+# what the price buys beside each kernel's overhead: a path without a detection matrix is
+# named before any run; --detect belongs to compare-kernels (and report)
+"$M" compare-kernels --service memcached --mode sync --kernels stock,tcma1 --reps 1 --detect "$T_TMP" --dry-run > "$T_TMP/dkd.out" 2>&1
+ok "$(test $? = 2 && grep -q "^mtebench.*--detect $T_TMP/detect.json: no detection matrix" "$T_TMP/dkd.out" && ! grep -q '^plan' "$T_TMP/dkd.out"; echo $?)" \
+   "compare-kernels --detect DIR without a matrix: refused before any run (exit 2)" || dump "$T_TMP/dkd.out"
+"$M" run --service memcached --mode off --detect "$T_TMP" > "$T_TMP/dr.out" 2>&1
+ok "$(test $? = 2 && grep -q 'an option of compare-kernels' "$T_TMP/dr.out"; echo $?)" "run --detect: refused, named (exit 2)" ||
+    dump "$T_TMP/dr.out"
 
 # doctor: human and JSON
 "$M" doctor > "$T_TMP/doctor.txt"; rc=$?

@@ -1,12 +1,15 @@
 /* Unit tests of the kernel comparison: read from the summary's kernel axis
  * (ratios paired by repetition, with intervals and the pair metrics; the
  * reference is the first kernel named; every repetition paired), its TCG
- * and KVM notes, its Markdown. */
+ * and KVM notes, its Markdown; what the price buys on each kernel (a
+ * detection matrix beside each kernel's overhead). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare.h"
+#include "jsonx.h"
 #include "tap.h"
 #include "util.h"
 
@@ -72,8 +75,99 @@ static void test_compare(void)
     json_decref(recs);
 }
 
+/* a run of variant/mode on kernel */
+static json_t *vrec(const char *kernel, const char *variant, const char *mode, int rep, double ops)
+{
+    json_t *r = krec(kernel, rep, ops, 1);
+    json_t *c = json_object_get(r, "config");
+    json_object_set_new(c, "variant", json_string(variant));
+    json_object_set_new(c, "mode", json_string(mode));
+    return r;
+}
+
+static void test_protection(void)
+{
+    /* tagged/sync costs 1.25x on stock and 1.1x on tcma1 (against plain/off on each) */
+    json_t *recs = json_array();
+    for (int rep = 1; rep <= 3; rep++) {
+        json_array_append_new(recs, vrec("stock", "tagged", "sync", rep, 800 + rep));
+        json_array_append_new(recs, vrec("stock", "plain", "off", rep, 1000 + 1.25 * rep));
+        json_array_append_new(recs, vrec("tcma1", "tagged", "sync", rep, 900 + rep));
+        json_array_append_new(recs, vrec("tcma1", "plain", "off", rep, 990 + 1.1 * rep));
+    }
+    char dir[] = "/tmp/mtb-test-compare-XXXXXX";
+    ok(mkdtemp(dir) != NULL, "temporary directory");
+    char *mx = mtb_asprintf("%s/detect.json", dir);
+    json_t *m = json_pack("{s:s,s:s,s:s,s:s,s:[{s:s,s:i,s:i,s:f,s:f,s:f},{s:s,s:i,s:i,s:f,s:f,s:f}]}", "schema",
+                          "mtebench-detect-matrix/1", "service", "memcached", "platform", "emu", "makeup",
+                          "3 bugs: 2 linear overflow, 1 stack", "headline", "config", "tagged/sync", "bugs_caught", 2,
+                          "bugs_tested", 3, "fraction", 2.0 / 3, "wilson95_lo", 0.21, "wilson95_hi", 0.94, "config",
+                          "plain/off", "bugs_caught", 0, "bugs_tested", 3, "fraction", 0.0, "wilson95_lo", 0.0,
+                          "wilson95_hi", 0.56);
+    json_dump_file(m, mx, 0);
+    json_decref(m);
+    json_t *cmp = mtb_compare_build(recs, "stock,tcma1");
+    char err[512] = "";
+    char *paths[] = { dir };
+    ok(mtb_compare_add_protection(cmp, recs, paths, 1, err, sizeof err) == 0, "--detect DIR: the matrix is read (%s)", err);
+    json_t *rows = json_object_get(cmp, "protection"), *r;
+    size_t i, priced = 0, base = 0;
+    double cost[2] = { 0, 0 };
+    json_array_foreach(rows, i, r)
+    {
+        const char *k = mtb_jstr(r, "kernel");
+        if (json_is_true(json_object_get(r, "baseline")))
+            base++;
+        else if (!strcmp(mtb_jstr(r, "variant"), "tagged") && json_integer_value(json_object_get(r, "bugs_caught")) == 2) {
+            priced++;
+            cost[!strcmp(k, "tcma1")] = mtb_jnum(json_object_get(r, "slowdown"), "median");
+        }
+    }
+    ok(priced == 2 && base == 1, "one priced row per kernel and the plain/off baseline (%zu, %zu)", priced, base);
+    ok(fabs(cost[0] - 1.25) < 0.01 && fabs(cost[1] - 1.1) < 0.01,
+       "each kernel's own overhead beside the catch rate: stock %.3f, tcma1 %.3f", cost[0], cost[1]);
+    ok(json_object_get(cmp, "protection_note") == NULL, "no note when the rows are priced");
+    char *md = mtb_compare_markdown(cmp);
+    ok(strstr(md, "## What the price buys") && strstr(md, "| memcached tagged/sync, kernel tcma1 | 1.100x") &&
+           strstr(md, "| 2 of 3 | 0.67 [0.21, 0.94] | emu (exact"),
+       "Markdown: the section, the kernel's cost, the catch rate with its interval, detection exact");
+    free(md);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    mtb_compare_print(cmp, f);
+    fclose(f);
+    ok(strstr(buf, "memcached tagged/sync, kernel stock what the price buys: catches 2 of 3 bugs") != NULL,
+       "the table is followed by the price lines");
+    free(buf);
+    json_decref(cmp);
+
+    /* without plain/off on the kernels nothing is priced, and the note says how */
+    json_t *tagged = json_array();
+    json_array_foreach(recs, i, r) if (!strcmp(mtb_jstr(json_object_get(r, "config"), "variant"), "tagged"))
+        json_array_append(tagged, r);
+    cmp = mtb_compare_build(tagged, "stock,tcma1");
+    ok(mtb_compare_add_protection(cmp, tagged, paths, 1, err, sizeof err) == 0 &&
+           strstr(mtb_jstr(cmp, "protection_note"), "--baseline") != NULL,
+       "no plain/off runs: the note names --baseline");
+    json_decref(cmp);
+    json_decref(tagged);
+
+    /* a directory without a matrix is named */
+    char *bad[] = { (char *)"/nonexistent-mtb" };
+    cmp = mtb_compare_build(recs, "stock,tcma1");
+    ok(mtb_compare_add_protection(cmp, recs, bad, 1, err, sizeof err) == -1 && strstr(err, "no detection matrix"),
+       "a path without a matrix: refused, named (%s)", err);
+    json_decref(cmp);
+    unlink(mx);
+    rmdir(dir);
+    free(mx);
+    json_decref(recs);
+}
+
 int main(void)
 {
     test_compare();
+    test_protection();
     return done_testing();
 }
