@@ -1,8 +1,13 @@
-/* io_uring.c - the io_uring backend: every connection's sends, connects and
- * receive re-arms of one loop are queued as SQEs and go to the kernel with
- * the wait for completions in a single io_uring_enter; receives are multishot
- * and land in a buffer ring registered per thread (io_uring_register_buf_ring,
- * kernel 5.19+; multishot receive, 6.0+), so no request allocates memory.
+/* io_uring.c - the io_uring backend: connects and receive re-arms of one
+ * loop are queued as SQEs and go to the kernel with the wait for completions
+ * in a single io_uring_enter; receives are multishot and land in a buffer
+ * ring registered per thread (io_uring_register_buf_ring, kernel 5.19+;
+ * multishot receive, 6.0+), so no request allocates memory.
+ *
+ * Requests go out with send(2) at once (MSG_DONTWAIT); only what the socket
+ * does not take then becomes a SEND SQE. Sent as SQEs, every send's
+ * completion made the next wait return at once, and the loop woke about 30%
+ * more often per request than epoll's (docs/MTLOAD.md, "Engines").
  *
  * A connection closed while operations are pending (a timeout, a reset) gets
  * shutdown(2) so they complete, and a new generation number: completions that
@@ -248,6 +253,19 @@ static void ur_send(struct conn *c, mtl_time_t now)
 
     if (c->want_out || c->out_len == 0)
         return;
+    ssize_t n = send(c->fd, c->out, c->out_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n == (ssize_t)c->out_len) {
+        c->out_len = 0;
+        return;
+    }
+    if (n > 0) {
+        memmove(c->out, c->out + n, c->out_len - (size_t)n);
+        c->out_len -= (size_t)n;
+    } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        mtl_eng_reset(c, now, 0);
+        return;
+    }
+    /* the rest when the socket takes it: a SEND the kernel retries on readiness */
     if (!(sqe = get_sqe(s))) {
         mtl_eng_reset(c, now, 0);
         return;

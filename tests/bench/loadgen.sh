@@ -22,7 +22,7 @@
 # times (rotating who goes first), and the table gives the median of the
 # rounds and their spread (min-max, relative to the median), which evens out
 # and shows other tenants' load.
-#   ROUNDS=3 DURATION=10 CONNS=16 KEYS=100000 VALUE=100 bash tests/bench/loadgen.sh
+#   ROUNDS=3 DURATION=10 CONNS=16 KEYS=100000 VALUE=100 PIPELINES="1 16" bash tests/bench/loadgen.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/common.sh"
@@ -34,6 +34,7 @@ ENGINES=$("$ROOT/build/mtload" --engines 2>/dev/null | tr '\n' ' ')
 CONNS=${CONNS:-16}
 KEYS=${KEYS:-100000}
 VALUE=${VALUE:-100}
+PIPELINES=${PIPELINES:-1 16}   # memcached pipeline depths (e.g. "1 2 4 8 16": where auto's engine choice comes from)
 SRV_CPU=${SRV_CPU:-0}
 CLI_CPU=${CLI_CPU:-1}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtload-bench.XXXXXX")
@@ -118,7 +119,9 @@ fi
 # the clients of one round, as "name command..." lines run in turn
 mc_clients() {
     local p e
-    for p in 1 16; do
+    for p in $PIPELINES; do
+        # the default (--engine auto): what a user gets, named by the engine it chose
+        echo "mtload-default-p$p $MTL --server 127.0.0.1:$port --threads 1 --conns $CONNS --pipeline $p --ratio 1:10 --keys $KEYS --value-size $VALUE --duration ${DURATION}s --quiet --json $TMP/mtload-default-p$p.json"
         for e in $ENGINES; do
             echo "mtload-$e-p$p $MTL --engine $e --server 127.0.0.1:$port --threads 1 --conns $CONNS --pipeline $p --ratio 1:10 --keys $KEYS --value-size $VALUE --duration ${DURATION}s --quiet"
             echo "floor-$e-p$p $FLOOR $e $port $CONNS $p $DURATION $KEYS $VALUE"
@@ -163,7 +166,7 @@ if [ -x "$NGINX" ]; then
     # stub_status counts its own request: subtract it
     ng_ops() { curl -s "http://127.0.0.1:$hport/nginx_status" | awk 'NR==3 {print $3 - 1}'; }
     NGOPS=ng_ops
-    HT=()
+    HT=("mtload-http-default-p1 $MTL --protocol http --server 127.0.0.1:$hport --threads 1 --conns $CONNS --pipeline 1 --paths /1k.html --duration ${DURATION}s --quiet --json $TMP/mtload-http-default-p1.json")
     for e in $ENGINES; do
         HT+=("mtload-http-$e-p1 $MTL --engine $e --protocol http --server 127.0.0.1:$hport --threads 1 --conns $CONNS --pipeline 1 --paths /1k.html --duration ${DURATION}s --quiet")
         HT+=("floor-http-$e-p1 $FLOOR $e $hport $CONNS 1 $DURATION http /1k.html")
@@ -180,8 +183,8 @@ fi
 
 # ---- report ---------------------------------------------------------------------
 echo
-"$PY" - "$RESULTS" <<'PY'
-import sys, statistics as st
+"$PY" - "$RESULTS" "$TMP" <<'PY'
+import sys, json, os, statistics as st
 runs, order = {}, []
 for line in open(sys.argv[1]):
     name, ops, u, s, e, r = line.split()
@@ -239,4 +242,31 @@ for p in ("p1", "p16", "http-p1"):
             a = f"mtload-http-{e}-p1" if p == "http-p1" else f"mtload-{e}-{p}"
             if a in med and med[a] > 0:
                 print(f"{a} vs the best floor ({best}): {med[best] / med[a]:.2f}x")
+# the default engine (--engine auto) is never the slower one: against epoll, and
+# within 1.1x of the best floor (the least CPU per operation any client spends here)
+print("the default (--engine auto) against epoll and the floor:")
+for p, dflt, ep, floors in (("p1", "mtload-default-p1", "mtload-epoll-p1", ("floor-io_uring-p1", "floor-epoll-p1")),
+                            ("p16", "mtload-default-p16", "mtload-epoll-p16", ("floor-io_uring-p16", "floor-epoll-p16")),
+                            ("http-p1", "mtload-http-default-p1", "mtload-http-epoll-p1",
+                             ("floor-http-io_uring-p1", "floor-http-epoll-p1"))):
+    if dflt not in med or med[dflt] <= 0:
+        continue
+    try:
+        d = json.load(open(os.path.join(sys.argv[2], dflt + ".json")))
+        eng, note = d.get("engine", "?"), d.get("engine_note", "")
+    except (OSError, ValueError):
+        eng, note = "?", ""
+    line = f"{dflt}: auto ran {eng}" + (f" ({note})" if note else "")
+    if ep in med and med[ep] > 0:
+        r = med[dflt] / med[ep]
+        rr = [x[4] / y[4] for x, y in zip(runs[dflt], runs[ep]) if y[4] > 0]
+        same = eng == "epoll"
+        line += f"; vs epoll {r:.2f}x, rounds {min(rr):.2f}-{max(rr):.2f} " + \
+                ("(the same engine)" if same else f"(target >= 1.0) {'ok' if r >= 1.0 else 'MISSED'}")
+    fl = [k for k in floors if k in med]
+    if fl:
+        best = max(fl, key=lambda k: med[k])
+        r = med[best] / med[dflt]
+        line += f"; the best floor ({best}) {r:.2f}x (target <= 1.1) {'ok' if r <= 1.1 else 'MISSED'}"
+    print(line)
 PY

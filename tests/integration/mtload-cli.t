@@ -66,6 +66,14 @@ timeout 30 "$MTL" --server "127.0.0.1:$port" --duration 100ms --json "$T_TMP/aut
 want=epoll; grep -qx io_uring "$T_TMP/engines" && want=io_uring
 is "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["engine"])' "$T_TMP/auto.json")" "$want" \
    "--engine auto runs $want here"
+# ... below pipeline 8: from there on epoll costs less CPU per request (docs/MTLOAD.md)
+timeout 30 "$MTL" --server "127.0.0.1:$port" --pipeline 8 --duration 100ms --json "$T_TMP/auto8.json" >"$T_TMP/auto8.out" 2>&1
+is "$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["engine"], d["config"]["engine"], "auto: epoll at pipeline 8" in d.get("engine_note",""))' "$T_TMP/auto8.json")" \
+   "epoll auto True" "--engine auto at pipeline 8 runs epoll and says why" || dump "$T_TMP/auto8.out"
+timeout 30 "$MTL" --engine io_uring --server "127.0.0.1:$port" --pipeline 16 --duration 100ms --json "$T_TMP/u16.json" >"$T_TMP/u16.out" 2>&1
+grep -qx io_uring "$T_TMP/engines" &&
+    is "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["engine"])' "$T_TMP/u16.json")" io_uring \
+       "--engine io_uring at pipeline 16 runs io_uring"
 # where io_uring is refused (a seccomp filter, as in many containers) auto
 # falls back to epoll and says why; --engine io_uring fails naming the engine.
 # The filter makes io_uring_setup (425 on x86_64 and arm64) fail with EPERM.
