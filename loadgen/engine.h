@@ -93,13 +93,13 @@ int mtl_engine_run(const struct mtl_config *cfg, struct mtl_results *res,
                    char *err, size_t errlen);
 void mtl_results_free(struct mtl_results *res);
 
-/** io_uring usable here (ring, buffer ring, multishot receive)? 0, or errno with why in err. */
 /* --engine auto: epoll from this pipeline depth on, io_uring below it (where
  * usable). Measured on loopback, memcached on one CPU and mtload on another,
  * 16 connections, operations per client CPU-second (docs/MTLOAD.md, "Engines"):
  * io_uring against epoll 1.06x at pipeline 1, 1.01x at 4, 0.98x at 8, 0.96-0.99x
  * at 16 (epoll ahead in four series of five there). */
 #define MTL_AUTO_EPOLL_PIPELINE 8
+/** io_uring usable here (ring, buffer ring, multishot receive)? 0, or errno with why in err. */
 int mtl_uring_probe(char *err, size_t errlen);
 
 /* Time series helpers (exposed for tests). @return 0 or ENOMEM. */
