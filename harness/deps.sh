@@ -7,7 +7,7 @@ set -eu
 HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
  binutils-aarch64-linux-gnu dpkg-dev autoconf automake libtool patch xz-utils \
  libjansson-dev libinih-dev libssl-dev libevent-dev libsqlite3-dev gnupg git \
- memcached libmemcached-tools wrk nginx-light gnuplot-nox chromium procps iproute2 jq file python3 openssh-server openssh-client ansible \
+ memcached libmemcached-tools wrk nginx-light gnuplot-nox chromium procps iproute2 jq curl file python3 openssh-server openssh-client ansible \
  rocksdb-tools postgresql-15 postgresql-client postgresql-client-15 libpq-dev linux-perf openssl \
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64 \
  flex bison bc cpio libelf-dev kmod \
