@@ -96,8 +96,8 @@ void mtl_results_free(struct mtl_results *res);
 /* --engine auto: epoll from this pipeline depth on, io_uring below it (where
  * usable). Measured on loopback, memcached on one CPU and mtload on another,
  * 16 connections, operations per client CPU-second (docs/MTLOAD.md, "Engines"):
- * io_uring against epoll 1.06x at pipeline 1, 1.01x at 4, 0.98x at 8, 0.96-0.99x
- * at 16 (epoll ahead in four series of five there). */
+ * io_uring against epoll 1.06x at pipeline 1, 1.01x at 4, 0.98x at 8, and at 16
+ * 0.91x to 1.13x over five series, epoll ahead in four (0.99x over 14 rounds). */
 #define MTL_AUTO_EPOLL_PIPELINE 8
 /** io_uring usable here (ring, buffer ring, multishot receive)? 0, or errno with why in err. */
 int mtl_uring_probe(char *err, size_t errlen);
