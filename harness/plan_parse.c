@@ -393,8 +393,8 @@ void mtb_plan_free(struct mtb_plan *p)
 void mtb_plan_print(const struct mtb_plan *p, FILE *f)
 {
     if (p->reps == MTB_REPS_AUTO)
-        fprintf(f, "plan %s on %s: %zu configurations x auto reps (6 to %ld pairs, until +-%g%%, at most %g min)\n",
-                p->name, p->platform->name, p->ncells, p->max_reps, 100 * p->precision, p->max_time / 60);
+        fprintf(f, "plan %s on %s: %zu configurations x auto reps (%d to %ld pairs, until +-%g%%, at most %g min)\n",
+                p->name, p->platform->name, p->ncells, MTB_SEQ_FIRST_LOOK, p->max_reps, 100 * p->precision, p->max_time / 60);
     else
         fprintf(f, "plan %s on %s: %zu configurations x %ld reps = %ld runs\n", p->name, p->platform->name,
                 p->ncells, p->reps, (long)p->ncells * p->reps);

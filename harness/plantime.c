@@ -122,7 +122,7 @@ void mtb_time_print(FILE *f, const char *platform, const struct mtb_time_cell *c
     if (reps == MTB_REPS_AUTO) {
         /* at least the first look's pairs, whatever MAX_TIME; at most MAX_REPS pairs or MAX_TIME (the
          * rule stops at a look when the next one would end after it) */
-        double lo = MTB_SEQ_MIN_PAIRS * rep_s, hi = (double)max_reps * rep_s;
+        double lo = MTB_SEQ_FIRST_LOOK * rep_s, hi = (double)max_reps * rep_s;
         if (hi > max_time)
             hi = max_time;
         if (hi < lo)
@@ -136,7 +136,7 @@ void mtb_time_print(FILE *f, const char *platform, const struct mtb_time_cell *c
             snprintf(range, sizeof range, "%s", c);
         fprintf(f, "time: about %s: a pair is %s of runs (durations and warm-ups) + %s of start-ups (%s); from %d "
                    "pairs (the first look) to at most %ld pairs or MAX_TIME %g min\n",
-                range, a, b, src, MTB_SEQ_MIN_PAIRS, max_reps, max_time / 60);
+                range, a, b, src, MTB_SEQ_FIRST_LOOK, max_reps, max_time / 60);
     } else {
         fmt_time(c, sizeof c, rep_s * (double)reps);
         fprintf(f, "time: about %s: %ld repetitions x (%s of runs (durations and warm-ups) + %s of start-ups (%s))\n",

@@ -17,6 +17,8 @@ void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max
     if (cap < MTB_SEQ_MIN_PAIRS)
         cap = MTB_SEQ_MIN_PAIRS;
     s->nlooks = 0;
+    if (MTB_SEQ_FIRST_LOOK < cap)
+        s->looks[s->nlooks++] = MTB_SEQ_FIRST_LOOK;
     while (n < cap && s->nlooks < MTB_SEQ_MAXLOOKS - 1) {
         long next = (long)ceil((double)n * 1.25);
         s->looks[s->nlooks++] = n;

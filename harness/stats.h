@@ -236,13 +236,16 @@ double stats_betainc(double a, double b, double x);
 /* ---- the overhead interval of paired runs (stats_pairs.c) ---------------- */
 
 /* Shape checks on the log ratios (stats_pair_shape):
- * fewer than STATS_SHAPE_MIN pairs: order statistics, no check;
+ * fewer than STATS_SHAPE_T_MIN pairs: order statistics, no check;
+ * STATS_SHAPE_T_MIN up to STATS_SHAPE_MIN - 1: the t-interval, the shape
+ * unchecked (too few pairs to see it; nothing else reaches a look's level);
  * |medcouple| > STATS_SHAPE_MC_Z sqrt(1.25/n) (its standard error under
  * symmetry): skewed, order statistics (the median, no symmetry assumed);
  * else no value beyond STATS_SHAPE_OUTLIER robust SDs (1.4826 MAD) of the
  * median and |G1| <= STATS_SHAPE_SKEW_Z SE(G1): the t-interval;
  * else (symmetric, heavy tails or outliers): the signed-rank interval. */
 #define STATS_SHAPE_MIN     6
+#define STATS_SHAPE_T_MIN   4
 #define STATS_SHAPE_MC_Z    1.5
 #define STATS_SHAPE_OUTLIER 3.5
 #define STATS_SHAPE_SKEW_Z  2.0

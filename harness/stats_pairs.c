@@ -216,8 +216,11 @@ int stats_pair_shape(const double *x, size_t n, struct stats_shape *sh)
     memset(sh, 0, sizeof *sh);
     sh->method = STATS_PAIR_SIGN;
     sh->n = n;
-    if (n < STATS_SHAPE_MIN)
+    if (n < STATS_SHAPE_MIN) {
+        if (n >= STATS_SHAPE_T_MIN)
+            sh->method = STATS_PAIR_T;         /* too few pairs to check: only t reaches the level */
         return 0;
+    }
     double *s = sorted_dup(x, n), *dev = malloc(n * sizeof *dev);
     if (!s || !dev) {
         free(s);

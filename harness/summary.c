@@ -151,8 +151,10 @@ static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json
     json_object_set_new(o, "conf", json_real(ach));
     json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
     if (sequential) {
-        json_object_set_new(o, "method", json_sprintf("%s, sequential (Bonferroni over the looks of REPS=auto)",
-                                                      stats_pair_method_name(sh.method)));
+        json_object_set_new(o, "method", json_sprintf("%s%s, sequential (Bonferroni over the looks of REPS=auto)",
+                                                      stats_pair_method_name(sh.method),
+                                                      n < STATS_SHAPE_MIN && sh.method == STATS_PAIR_T
+                                                          ? " (too few pairs to check their shape)" : ""));
         json_object_set_new(o, "look_conf", json_real(conf));
         if (n >= STATS_SHAPE_MIN)
             json_object_set_new(o, "shape", json_pack("{s:i,s:o,s:o,s:o,s:i}", "pairs", (int)n, "skew",

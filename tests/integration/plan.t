@@ -56,7 +56,7 @@ is "$(grep -c 'skipped: .* asymm' "$T_TMP/paper.txt")" 12 "asymm skipped under e
 # REPS=auto: a plan without reps, or --reps auto, adds pairs until its rule stops
 printf '[plan]\nname = a\n[x]\nservice = memcached\nmodes = async\n' > "$T_TMP/auto.conf"
 "$M" plan "$T_TMP/auto.conf" --platform emu --dry-run --precision 3% --max-time 10m > "$T_TMP/auto.txt" 2>&1
-ok "$(grep -q 'x auto reps (6 to 100 pairs, until +-3%, at most 10 min)' "$T_TMP/auto.txt"; echo $?)" \
+ok "$(grep -q 'x auto reps (4 to 100 pairs, until +-3%, at most 10 min)' "$T_TMP/auto.txt"; echo $?)" \
    "a plan without reps is REPS=auto: $(head -1 "$T_TMP/auto.txt")"
 # under emulation REPS=auto aims at +-5% unless PRECISION is given, and says so
 "$M" plan "$T_TMP/auto.conf" --platform emu --dry-run > "$T_TMP/emu.txt" 2>&1
