@@ -403,15 +403,16 @@ static void choose_runlen(struct plan_loop *x)
     struct mtb_runlen r;
     mtb_runlen_choose(x->records, t0, w->warmup, startup, MTB_RUNLEN_MIN, &r);
     p->runlen = mtb_runlen_json(&r);
-    double old_pair = 0, new_pair = 0;
+    double new_pair = 0;
     for (size_t k = 0; k < p->ncells; k++) {
-        old_pair += p->cells[k].wl.duration + p->cells[k].wl.warmup;
         p->cells[k].wl.duration = r.chosen_s;
-        new_pair += r.chosen_s + p->cells[k].wl.warmup;
+        new_pair += r.chosen_s + p->cells[k].wl.warmup + startup;
     }
-    /* the looks for the pilot pairs plus as many new ones as the rest of MAX_TIME holds */
-    double rest = p->max_time - MTB_RUNLEN_PILOT * old_pair, pairs = MTB_RUNLEN_PILOT + (rest > 0 ? rest / new_pair : 0);
+    /* the looks for the pilot pairs plus as many new ones as the rest of MAX_TIME holds, at what a pair
+     * costs as measured (the pilot's start-ups): a look planned beyond reach costs every look its level */
+    double rest = p->max_time - (mtb_mono() - x->t0), pairs = MTB_RUNLEN_PILOT + (rest > 0 ? rest / new_pair : 0);
     mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, p->max_time / pairs);
+    x->total = (int)(p->ncells * (size_t)p->seq.looks[p->seq.nlooks - 1]); /* the progress line's "at most" */
     size_t i;
     json_t *rec;
     json_array_foreach(x->records, i, rec) {

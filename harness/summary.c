@@ -151,7 +151,7 @@ static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json
     json_object_set_new(o, "conf", json_real(ach));
     json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
     if (sequential) {
-        json_object_set_new(o, "method", json_sprintf("%s%s, sequential (Bonferroni over the looks of REPS=auto)",
+        json_object_set_new(o, "method", json_sprintf("%s%s, sequential (one level for all looks of REPS=auto, 95%% together)",
                                                       stats_pair_method_name(sh.method),
                                                       n < STATS_SHAPE_MIN && sh.method == STATS_PAIR_T
                                                           ? " (too few pairs to check their shape)" : ""));
@@ -783,6 +783,12 @@ static json_t *config_row(const struct series *s, json_t *records, json_t *warni
         return NULL;
     if (s->errors_over_limit)
         json_object_set_new(o, "errors_over_limit", json_true());
+    json_t *rl = json_object_get(json_object_get(s->first, "sequential"), "run_length");
+    if (json_is_number(json_object_get(rl, "chosen_s")) && mtb_jnum(rl, "chosen_s") != mtb_jnum(rl, "pilot_s"))
+        /* REPS=auto changed the run length after its pilot pairs: the workload keeps the pilot's */
+        json_object_set_new(o, "run_length", json_pack("{s:O,s:O,s:O}", "pilot_s", json_object_get(rl, "pilot_s"),
+                                                       "pilot_pairs", json_object_get(rl, "pilot_pairs"), "chosen_s",
+                                                       json_object_get(rl, "chosen_s")));
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
         double v[MAXRUNS];
         size_t nv = finite_of(s->val[m], s->n, v);

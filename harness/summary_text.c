@@ -70,10 +70,16 @@ static const char *text_unit(const struct mtb_run_metric *d) { return !strcmp(d-
 
 static void print_head(FILE *out, json_t *c, int emu, char *last, size_t lastn)
 {
-    json_t *w = json_object_get(c, "workload");
-    char *head = mtb_asprintf("%s on %s, kernel %s: mix %s, %lld conns, pipeline %lld, %g s per run",
-                              mtb_jstr(c, "service"), mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mtb_jstr(w, "mix"),
-                              (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"), mtb_jnum(w, "duration_s"));
+    json_t *w = json_object_get(c, "workload"), *rl = json_object_get(c, "run_length");
+    char len[96];
+    if (rl)
+        snprintf(len, sizeof len, "%g s per run for %lld pilot pairs, then %g s", mtb_jnum(rl, "pilot_s"),
+                 (long long)mtb_jnum(rl, "pilot_pairs"), mtb_jnum(rl, "chosen_s"));
+    else
+        snprintf(len, sizeof len, "%g s per run", mtb_jnum(w, "duration_s"));
+    char *head = mtb_asprintf("%s on %s, kernel %s: mix %s, %lld conns, pipeline %lld, %s", mtb_jstr(c, "service"),
+                              mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mtb_jstr(w, "mix"),
+                              (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"), len);
     if (strcmp(head, last)) {
         fprintf(out, "\n%s%s\n", head, emu ? "  [emulated: not hardware timing]" : "");
         fprintf(out, "  %-16s %4s  %-32s", "config", "runs", "ops/s median [95% CI]");
