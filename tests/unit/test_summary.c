@@ -44,8 +44,42 @@ static void test_summary(void)
     json_decref(recs);
 }
 
+/* REPS=auto's records carry the looks' level: the interval at that level is
+ * the 95% the looks were set for together, not the union bound's less */
+static void test_sequential(void)
+{
+    json_t *recs = json_array();
+    const double z[] = { -1.2, 0.3, 0.8, -0.4, 1.5, -0.9, 0.1, -0.2, 0.6, -1.6, 1.0, 0.4, -0.7, 0.2, -0.1, 1.2,
+                         -0.5, 0.7, -1.0, 0.0, 0.5 };
+    for (int i = 0; i < 21; i++) {
+        json_t *a = fake_record("plain", "off", i + 1, 50000, 100), *b =
+            fake_record("tagged", "async", i + 1, 50000 / (2.2 * exp(0.08 * z[i])), 150);
+        json_object_set_new(a, "sequential", json_pack("{s:i,s:f}", "looks", 7, "look_conf", 0.98745));
+        json_object_set(b, "sequential", json_object_get(a, "sequential"));
+        json_array_append_new(recs, a);
+        json_array_append_new(recs, b);
+    }
+    json_t *s = mtb_summary_build(recs);
+    json_t *sl = json_object_get(json_array_get(json_object_get(s, "overheads"), 0), "slowdown");
+    ok(fabs(json_real_value(json_object_get(sl, "conf")) - 0.95) < 1e-12 &&
+       strstr(json_string_value(json_object_get(sl, "method")), "t-interval"),
+       "21 pairs at the looks' level 98.745%%: the t-interval, 95%% together (%s, conf %.3f)",
+       json_string_value(json_object_get(sl, "method")), json_real_value(json_object_get(sl, "conf")));
+    json_decref(s);
+    /* three pairs: order statistics cannot reach the looks' level; the union bound says what is left */
+    while (json_array_size(recs) > 6)
+        json_array_remove(recs, json_array_size(recs) - 1);
+    s = mtb_summary_build(recs);
+    sl = json_object_get(json_array_get(json_object_get(s, "overheads"), 0), "slowdown");
+    ok(json_real_value(json_object_get(sl, "conf")) < 0.95, "3 pairs: short of the looks' level, conf %.3f < 95%%",
+       json_real_value(json_object_get(sl, "conf")));
+    json_decref(s);
+    json_decref(recs);
+}
+
 int main(void)
 {
     test_summary();
+    test_sequential();
     return done_testing();
 }
