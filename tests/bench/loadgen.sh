@@ -202,6 +202,10 @@ for name in order:
     spread = f"{min(eff):.0f}-{max(eff):.0f} (±{(max(eff) - min(eff)) / 2 / m * 100 if m else 0:.0f}%)"
     print(f"{name:<22} {ops_s:>9.0f} {st.median([x[1] for x in rs]):>7.2f} {st.median([x[2] for x in rs]):>7.2f} {m:>17.0f} {spread:>22}  n={len(rs)}")
 print()
+def per_round(a, b):
+    # a's operations per client CPU-second over b's, round by round (the rounds are interleaved,
+    # so a round's two runs share the machine's state)
+    return [x[4] / y[4] for x, y in zip(runs[a], runs[b]) if y[4] > 0]
 def judge(rr, target, below=False):
     # the median of the per-round ratios against a target: ok, MISSED when every round misses it,
     # undecided when the rounds fall on both sides (the machine's noise is larger than the gap)
@@ -213,8 +217,7 @@ def judge(rr, target, below=False):
     return f"(target {'<=' if below else '>='} {target}) {v}"
 def ratio(a, b, what, target=None, below=False):
     if a in med and b in med and med[b] > 0:
-        # per-round ratios (the rounds are interleaved, so pairs share conditions), and their median
-        rr = [x[4] / y[4] for x, y in zip(runs[a], runs[b]) if y[4] > 0]
+        rr = per_round(a, b)
         r = st.median(rr)
         verdict = judge(rr, target, below) if target is not None else ""
         print(f"{a}/{b}: {r:.2f}x {what}, rounds {min(rr):.2f}-{max(rr):.2f} {verdict}")
@@ -236,7 +239,7 @@ for p in ("p1", "p16", "http-p1"):
     for e in ("io_uring", "epoll"):
         a, b = (f"mtload-http-{e}-p1", f"floor-http-{e}-p1") if p == "http-p1" else (f"mtload-{e}-{p}", f"floor-{e}-{p}")
         if a in med and b in med and med[a] > 0:
-            rr = [y[4] / x[4] for x, y in zip(runs[a], runs[b]) if x[4] > 0]
+            rr = per_round(b, a)
             print(f"{a} vs {b}: {st.median(rr):.2f}x, rounds {min(rr):.2f}-{max(rr):.2f} {judge(rr, 1.15, True)}")
     pre = "floor-http" if p == "http-p1" else "floor"
     fl = [f"{pre}-{e}-{p[-2:] if p == 'http-p1' else p}" for e in ("io_uring", "epoll")]
@@ -246,7 +249,7 @@ for p in ("p1", "p16", "http-p1"):
         for e in ("io_uring", "epoll"):
             a = f"mtload-http-{e}-p1" if p == "http-p1" else f"mtload-{e}-{p}"
             if a in med and med[a] > 0:
-                rr = [y[4] / x[4] for x, y in zip(runs[a], runs[best]) if x[4] > 0]
+                rr = per_round(best, a)
                 print(f"{a} vs the best floor ({best}): {st.median(rr):.2f}x")
 # the default engine (--engine auto) is never the slower one: against epoll, and
 # within 1.1x of the best floor (the least CPU per operation any client spends here)
@@ -264,14 +267,14 @@ for p, dflt, ep, floors in (("p1", "mtload-default-p1", "mtload-epoll-p1", ("flo
         eng, note = "?", ""
     line = f"{dflt}: auto ran {eng}" + (f" ({note})" if note else "")
     if ep in med and med[ep] > 0:
-        rr = [x[4] / y[4] for x, y in zip(runs[dflt], runs[ep]) if y[4] > 0]
+        rr = per_round(dflt, ep)
         same = eng == "epoll"
         line += f"; vs epoll {st.median(rr):.2f}x, rounds {min(rr):.2f}-{max(rr):.2f} " + \
                 ("(the same engine)" if same else judge(rr, 1.0))
     fl = [k for k in floors if k in med]
     if fl:
         best = max(fl, key=lambda k: med[k])
-        rr = [y[4] / x[4] for x, y in zip(runs[dflt], runs[best]) if x[4] > 0]
+        rr = per_round(best, dflt)
         line += f"; the best floor ({best}) {st.median(rr):.2f}x, rounds {min(rr):.2f}-{max(rr):.2f} {judge(rr, 1.1, True)}"
     print(line)
 PY
