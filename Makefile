@@ -273,8 +273,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels kernels report test test-long unit lint clean detect detect-sweep
-.PHONY: all deps bench bench-loadgen compare-kernels bisect kernels report test test-long unit lint clean
+.PHONY: all deps bench bench-loadgen compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

@@ -295,10 +295,16 @@ static void check_load(const char *in, double sample_s, json_t *checks, json_t *
     double secs = mtb_mono() - start;
     long hz = sysconf(_SC_CLK_TCK);
     json_t *busy = json_object(), *procs = json_array();
+    /* the load average lags: it is judged with the busiest CPU of the whole
+     * machine over the sample (most); the CPUs of the runs are named */
+    double most = 0;
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
-        if (!in[c] || b[c].total <= a[c].total)
+        if (b[c].total <= a[c].total)
             continue;
         double u = (double)(b[c].busy - a[c].busy) / (double)(b[c].total - a[c].total);
+        most = u > most ? u : most;
+        if (!in[c])
+            continue;
         char key[16];
         snprintf(key, sizeof key, "%d", c);
         json_object_set_new(busy, key, json_real(u));
@@ -324,14 +330,6 @@ static void check_load(const char *in, double sample_s, json_t *checks, json_t *
                  100 * share);
         }
     }
-    /* the load average lags: it is judged with the busiest CPU of the whole
-     * machine over the sample */
-    double most = 0;
-    for (int c = 0; c < MTB_MAX_CPUS; c++)
-        if (b[c].total > a[c].total) {
-            double u = (double)(b[c].busy - a[c].busy) / (double)(b[c].total - a[c].total);
-            most = u > most ? u : most;
-        }
     json_object_set_new(checks, "busiest_cpu", json_real(most));
     if (mtb_quiet_load_busy(l1, ncpu, most))
         warn(warnings, "load average %.2f on %d CPUs: something else is running", l1, ncpu);
@@ -347,7 +345,6 @@ static void check_load(const char *in, double sample_s, json_t *checks, json_t *
     free(b);
     free(t0);
     free(t1);
-
 }
 
 /* swap and transparent huge pages */
