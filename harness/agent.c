@@ -164,15 +164,20 @@ int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *
     struct mtb_argv g = { 0 };
     mtb_agent_run_argv(run, far, &g);
     char *remote = mtb_asprintf("builds/%s/%s", run->recipe->name, run->variant);
-    struct mtb_agent_put put = { run->build->dir, remote, run->build->key };
+    const char *sname = far->seed ? strrchr(far->seed, '/') : NULL;
+    char *sremote = mtb_asprintf("seed/setup/%s", sname ? sname + 1 : "");
+    /* a seed's name is its content key */
+    struct mtb_agent_put puts[2] = { { run->build->dir, remote, run->build->key },
+                                     { far->seed, sremote, sname ? sname + 1 : NULL } };
     char *local = mtb_asprintf("%s/%s", run->dir, far->dir);
     double deadline = 300 + 3 * (run->wl->duration + run->wl->warmup);
-    int rc = agent_step(t, target, &put, 1, g.v, deadline, local, far, res, err, errlen);
+    int rc = agent_step(t, target, puts, sname ? 2 : 1, g.v, deadline, local, far, res, err, errlen);
     name_err(far, err, errlen);
     /* the far record, even when the step did not end well (it may say why) */
     *record = far_record(run, far, local, started, res, &rc, err, errlen);
     mtb_argv_free(&g);
     free(remote);
+    free(sremote);
     free(local);
     return rc;
 }

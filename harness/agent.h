@@ -128,6 +128,9 @@ struct mtb_agent_far {
     const char *dir;          /* where the far {out} comes back, under run->dir: "guest", "server" */
     const char *name;         /* the far side in errors ("server host h1"), or NULL */
     char *const *args;        /* more arguments of the far `mtebench run` (NULL-terminated), or NULL */
+    const char *seed;         /* NULL, or a directory of the controller's setup cache
+                                 (mtb_service_reuse_dir) put at seed/setup/<its name>: the far
+                                 run copies it instead of running the setup (MTEBENCH_SEED) */
     /* NULL, or called in this thread while the far run executes in another
      * (from just after it starts until *ended or it returns): a server
      * host's client hosts load the far service. */
@@ -142,7 +145,7 @@ struct mtb_agent_far {
 void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *far, struct mtb_argv *a);
 
 /* One run performed by the far side's `mtebench run` (the agent step: open,
- * put the run's build at builds/<service>/<variant>, exec the far run,
+ * put the run's build at builds/<service>/<variant> and far->seed, exec the far run,
  * close). *record: the far record brought back under run->dir/far->dir,
  * or, when none came back, an error record saying why; either way with the
  * run's identity (mtb_run_identify: set here, once). err: what went wrong

@@ -86,7 +86,7 @@ static double predict(const char *line, int tagged, int qemu)
 static char *sweep_run(const struct mtb_platform *p, const struct mtb_mode *m, long trials, int *st)
 {
     char *prog = mtb_asprintf("%s/build/aarch64/detectsweep", mtb_root());
-    char *tun = mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", m->tunable);
+    char *tun = mtb_mode_env(m);
     char *env[] = { tun, NULL };
     struct mtb_argv argv = { 0 }, envx = { 0 };
     p->wrap(&argv, &envx, prog, env);
@@ -147,7 +147,7 @@ static json_t *sweep_mode(const struct mtb_platform *p, const struct mtb_mode *m
                           struct tally *t)
 {
     json_t *o = json_pack("{s:s,s:i}", "mode", m->name, "tunable", m->tunable);
-    char why[512], *tun = mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", m->tunable);
+    char why[512], *tun = mtb_mode_env(m);
     char *env[] = { tun, NULL };
     json_t *proof = NULL;
     int proved = mtb_proof_run(p, m, env, &proof, why, sizeof why);

@@ -319,7 +319,7 @@ int mtb_cmd_proof(int argc, char **argv)
         return o.p->proof(o.kernel, o.m->name, 0);
     }
     char why[MTB_ERRLEN];
-    char *env[] = { mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", o.m->tunable), NULL };
+    char *env[] = { mtb_mode_env(o.m), NULL };
     json_t *proof = NULL;
     int ok = mtb_mode_prefer(o.m, why, sizeof why) == 0 && mtb_proof_run(o.p, o.m, env, &proof, why, sizeof why);
     mtb_mode_restore();

@@ -4,6 +4,10 @@
 #   MTB_OUTDIR    where images are kept ($CACHE/guest); named by a hash of their content,
 #                 found again by a hash of their inputs (inputs-<key>: "<path> <sha256>")
 #   MTB_BUILDS    service builds to include, one "service variant dir" per line
+#   MTB_SEEDS     setup copies to include, one "setup/<name> dir" per line (dir: the
+#                 controller's $CACHE/setup/<name>, named by its content key), at
+#                 /mtb/seed/setup/<name>: the guest's runs copy them instead of running
+#                 their setup (MTEBENCH_SEED, harness/service.c)
 #   MTB_XSYSROOT  unpacked arm64 -dev packages (libevent for memcached)
 #   MTB_GUESTROOT unpacked arm64 bash and busybox (setup and counter scripts);
 #                 on an arm64 host the host's own /bin/bash and busybox serve
@@ -12,6 +16,7 @@
 # Layout:  /init (build/aarch64/mtbinit)   /mtb/build/{mtebench,mtload}
 #   /mtb/build/aarch64/{mteprobe,libmtefault.so}   /mtb/services/*/ (recipes, scripts)
 #   /mtb/builds/<service>/<variant>/ (bin/..., build.json)   /lib/aarch64-linux-gnu/*.so*
+#   /mtb/seed/setup/<name>/ (MTB_SEEDS)
 #   /bin/bash, /bin/sh -> bash, /bin/busybox and links for the few tools the
 #   services' scripts use; /usr/local/bin: links to the builds' programs (a
 #   service's own clients, e.g. PostgreSQL's pgbench, psql, pg_isready)
@@ -25,7 +30,7 @@ G=${MTB_GUESTROOT:-/opt/mtebench/guest-arm64}
 # host's arm64 libraries (names, sizes, times).
 inkey=$( {
     cat "$0"
-    printf '%s\n' "$MTB_BUILDS"
+    printf '%s\n' "$MTB_BUILDS" "${MTB_SEEDS:-}"
     sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,libmtefault.so}
     find "$MTB_ROOT"/services -maxdepth 2 -type f ! -name build.sh -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
     cat "$MTB_XSYSROOT/.stamp" "$G/.stamp" 2>/dev/null || true
@@ -68,6 +73,17 @@ while read -r svc var dir; do
     cp -a "$dir"/. "mtb/builds/$svc/$var/"
     rm -rf "mtb/builds/$svc/$var/work"
 done <<< "$MTB_BUILDS"
+while read -r rel dir; do
+    [ -n "$rel" ] || continue
+    case "$rel" in
+        setup/*/* | setup/ | */..* ) echo "guest-image: bad seed line '$rel $dir'" >&2; exit 1 ;;
+        setup/*) ;;
+        *) echo "guest-image: bad seed line '$rel $dir' (want: setup/<name> cache-dir)" >&2; exit 1 ;;
+    esac
+    [ -d "$dir" ] || { echo "guest-image: seed $dir is not a directory" >&2; exit 1; }
+    mkdir -p "mtb/seed/setup"
+    cp -a "$dir" "mtb/seed/$rel"
+done <<< "${MTB_SEEDS:-}"
 # a shell and tools for the services' setup and counter scripts
 for prog in bash busybox; do
     src="$G/bin/$prog"
@@ -100,7 +116,7 @@ declare -A seen=()
 queue=()
 while IFS= read -r -d '' f; do
     if head -c 4 "$f" | grep -q ELF; then queue+=("$f"); fi
-done < <(find init mtb bin -type f -print0)
+done < <(find init mtb bin -path mtb/seed -prune -o -type f -print0)
 while [ ${#queue[@]} -gt 0 ]; do
     f=${queue[0]}; queue=("${queue[@]:1}")
     dyn=$(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null)

@@ -24,6 +24,11 @@ const struct mtb_mode *mtb_mode_find(const char *name)
     return NULL;
 }
 
+char *mtb_mode_env(const struct mtb_mode *m)
+{
+    return mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", m->tunable);
+}
+
 const char *mtb_mode_names(void)
 {
     static char buf[128];

@@ -20,6 +20,9 @@ extern const struct mtb_mode mtb_modes[];   /* ends with a NULL name */
 const struct mtb_mode *mtb_mode_find(const char *name);
 /* "off, sync, async, asymm" */
 const char *mtb_mode_names(void);
+/* "GLIBC_TUNABLES=glibc.mem.tagging=N": the environment that puts glibc's
+ * heap in mode m, the same on every platform. Heap. */
+char *mtb_mode_env(const struct mtb_mode *m);
 
 /* Whether this kernel/CPU can run mode m natively, decided from the CPU's
  * HWCAP2 bits and the CPU directory of sysfs (cpu_sysfs, e.g.

@@ -197,7 +197,7 @@ static void mode_env(struct run_ctx *c)
     const struct mtb_run *run = c->run;
     c->faultp = mtb_asprintf("%s/fault.txt", run->dir);
     c->smapsp = mtb_asprintf("%s/smaps-mt.txt", run->dir);
-    c->envv[0] = mtb_asprintf("GLIBC_TUNABLES=glibc.mem.tagging=%d", run->mode->tunable);
+    c->envv[0] = mtb_mode_env(run->mode);
     /* MTEBENCH_EXTRA_PRELOAD: a test hook (tests/shim/mtbplant.c) preloaded
      * after the fault reporter; the record names it, so such a run is never
      * mistaken for a measurement */

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ftw.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
@@ -154,18 +155,18 @@ static json_t *workload_params(const struct mtb_workload *w)
     return params;
 }
 
-/* [run] setup_reuse = DIR: what the setup makes in DIR depends only on the
- * build, the script, the workload's parameters and the mode it ran in
- * (PostgreSQL's initdb, ~13 s under emu), so a copy made by an earlier run
- * is reused. @return the cache directory of this key (*reused: copied). */
-static char *reuse_lookup(const struct mtb_service *s, const char *reuse, const char *script, json_t *params,
-                          const char *slog, int *reused)
+char *mtb_service_reuse_dir(const struct mtb_service *s)
 {
+    const char *setup = mtb_recipe_get(s->recipe, "run", "setup");
+    if (!setup || !mtb_recipe_get(s->recipe, "run", "setup_reuse"))
+        return NULL;
+    char *script = mtb_asprintf("%s/%s", s->recipe->dir, setup);
+    json_t *params = workload_params(s->wl);
     struct mtb_hash *h = mtb_hash_new();
     char hex[65];
     /* the build's content key, not its path: a server host or a vm guest,
-     * whose copy of the build lies elsewhere, finds a copy seeded from the
-     * controller's cache (the path where a build has no key) */
+     * whose copy of the build lies elsewhere, computes the same key (the
+     * path where a build has no key) */
     mtb_hash_str(h, "build", s->build->key[0] ? s->build->key : s->build->dir);
     mtb_hash_file(h, "script", script);
     mtb_hash_str(h, "user", s->user ? s->user : "");
@@ -174,15 +175,64 @@ static char *reuse_lookup(const struct mtb_service *s, const char *reuse, const 
     json_t *pv;
     json_object_foreach(params, pk, pv) mtb_hash_str(h, pk, json_string_value(pv));
     mtb_hash_final(h, hex);
-    char *keep = mtb_asprintf("%s/setup/%s-%.16s", mtb_cache(), s->recipe->name, hex);
-    char *src = mtb_asprintf("%s/%s", keep, reuse), *dst = mtb_asprintf("%s/%s", s->dir, reuse);
+    json_decref(params);
+    free(script);
+    return mtb_asprintf("%s/setup/%s-%.16s", mtb_cache(), s->recipe->name, hex);
+}
+
+/* nftw's callback of chown_tree: the owner in chown_uid/chown_gid */
+static uid_t chown_uid;
+static gid_t chown_gid;
+static int chown_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st, (void)flag, (void)f;
+    return lchown(path, chown_uid, chown_gid) == 0 ? 0 : -1;
+}
+
+/* Give dir and everything in it to user (a copy seeded into a vm guest's
+ * image belongs to root there). @return 0, or -1. */
+static int chown_tree(const char *dir, const char *user)
+{
+    struct passwd *pw = getpwnam(user);
+    if (!pw)
+        return -1;
+    chown_uid = pw->pw_uid;
+    chown_gid = pw->pw_gid;
+    return nftw(dir, chown_one, 16, FTW_PHYS);
+}
+
+/* [run] setup_reuse = DIR: what the setup makes in DIR depends only on the
+ * build, the script, the workload's parameters and the mode it ran in
+ * (PostgreSQL's initdb, ~13 s under emu, two minutes in a vm guest under
+ * TCG), so a copy made by an earlier run is reused: from the cache, else
+ * from the seed directory (MTEBENCH_SEED: a vm guest's, which the
+ * controller put into its image), given to the run's user.
+ * @return the cache directory of this key (*reused: copied; *from: the
+ * copy's origin, heap). */
+static char *reuse_lookup(const struct mtb_service *s, const char *reuse, const char *slog, int *reused,
+                          char **from)
+{
+    char *keep = mtb_service_reuse_dir(s);
+    char *dst = mtb_asprintf("%s/%s", s->dir, reuse);
+    char *src = mtb_asprintf("%s/%s", keep, reuse);
+    const char *seed = getenv("MTEBENCH_SEED");
+    if (!mtb_file_exists(src) && seed && *seed) {
+        const char *base = strrchr(keep, '/') + 1;
+        free(src);
+        src = mtb_asprintf("%s/setup/%s/%s", seed, base, reuse);
+    }
     *reused = 0;
+    *from = mtb_strdup(keep);
     if (mtb_file_exists(src)) {
         char *const cp[] = { "cp", "-a", src, dst, NULL };
         struct mtb_spawn cs = { .argv = cp, .log_path = slog };
-        *reused = mtb_proc_run(&cs, 120) == 0;
+        *reused = mtb_proc_run(&cs, 120) == 0 && (!s->user || chown_tree(dst, s->user) == 0);
         if (!*reused)
             mtb_rm_rf(dst);
+        else if (strncmp(src, keep, strlen(keep)) != 0) {
+            free(*from);
+            *from = mtb_asprintf("%.*s", (int)(strlen(src) - strlen(reuse) - 1), src);
+        }
     }
     free(src);
     free(dst);
@@ -243,8 +293,10 @@ int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *
     char *keep = NULL;
     int st = -1, reused = 0;
     if (reuse) {
-        keep = reuse_lookup(s, reuse, script, params, slog, &reused);
-        json_object_set_new(rec, "setup", json_pack("{s:s,s:b,s:s}", "reuse", reuse, "reused", reused, "from", keep));
+        char *from = NULL;
+        keep = reuse_lookup(s, reuse, slog, &reused, &from);
+        json_object_set_new(rec, "setup", json_pack("{s:s,s:b,s:s}", "reuse", reuse, "reused", reused, "from", from));
+        free(from);
         st = reused ? 0 : -1;
     }
     if (!reused)

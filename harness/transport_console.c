@@ -3,8 +3,8 @@
  * project's guest initramfs; the guest's /init (harness/guest/init.c) runs
  * `mtebench ARGS` from the kernel command line and hands {out} back on a
  * virtio console (MTB-FILE/MTB-EXIT/MTB-END), then powers off. One boot per
- * exec; put adds service builds to the image (an image made from the same
- * inputs is found again by their hash). See agent.h. */
+ * exec; put adds service builds, and setup seeds, to the image (an image
+ * made from the same inputs is found again by their hash). See agent.h. */
 #include "agent.h"
 #include "transport_console.h"
 #include "hostfacts.h"
@@ -34,6 +34,7 @@ struct mtb_session {
     struct mtb_agent_target t;
     struct mtb_kernel k;
     char *builds;            /* "service variant dir" lines put so far */
+    char *seeds;             /* "setup/<name> dir" lines put so far (a run's setup copy) */
 };
 
 /* --- the guest image ------------------------------------------------------ */
@@ -70,14 +71,16 @@ int mtb_guest_image_ready(char *why, size_t n)
 }
 
 /* The guest initramfs with these service builds ("service variant dir"
- * lines, maybe none), found again by a hash of its inputs (the put's skip:
- * an image already made from the same builds is not made again).
+ * lines, maybe none) and setup seeds ("setup/<name> dir" lines: at
+ * /mtb/seed/setup/<name>), found again by a hash of its inputs (the put's
+ * skip: an image already made from the same builds is not made again).
  * @return 0 (path and hash filled) or -1 with err. */
-static int guest_image(const char *builds, char **path, char hash[65], char *err, size_t errlen)
+static int guest_image(const char *builds, const char *seeds, char **path, char hash[65], char *err,
+                       size_t errlen)
 {
-    /* one image per set of builds per process: the script is cheap but not free */
-    static char memo_key[4096], memo_path[4096], memo_hash[65];
-    char *lines = mtb_strdup(builds);
+    /* one image per set of inputs per process: the script is cheap but not free */
+    static char memo_key[8192], memo_path[4096], memo_hash[65];
+    char *lines = mtb_asprintf("%s--\n%s", builds, seeds);
     if (memo_path[0] && !strcmp(memo_key, lines) && mtb_file_exists(memo_path)) {
         *path = mtb_strdup(memo_path);
         memcpy(hash, memo_hash, 65);
@@ -90,7 +93,8 @@ static int guest_image(const char *builds, char **path, char hash[65], char *err
     unlink(logp);
     char *script = mtb_asprintf("%s/harness/guest-image.sh", mtb_root());
     char *envv[] = { mtb_asprintf("MTB_ROOT=%s", mtb_root()), mtb_asprintf("MTB_OUTDIR=%s", outdir),
-                     mtb_asprintf("MTB_BUILDS=%s", lines), mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
+                     mtb_asprintf("MTB_BUILDS=%s", builds), mtb_asprintf("MTB_SEEDS=%s", seeds),
+                     mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
                      mtb_asprintf("MTB_GUESTROOT=%s", guest_root()), NULL };
     char *const argv[] = { "bash", script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
@@ -132,8 +136,10 @@ static struct mtb_session *console_open(const struct mtb_agent_target *t, char *
     struct mtb_session *s = mtb_calloc(1, sizeof *s);
     s->t = *t;
     s->builds = mtb_strdup("");
+    s->seeds = mtb_strdup("");
     if (mtb_kernel_ensure(t->where, NULL, 0, 1, &s->k, err, errlen) != 0) {
         free(s->builds);
+        free(s->seeds);
         free(s);
         return NULL;
     }
@@ -145,9 +151,17 @@ static int console_put(struct mtb_session *s, const char *local, const char *rem
 {
     (void)sha256; /* the image is found again by a hash of its inputs */
     char svc[128], variant[128];
+    if (!strncmp(remote, "seed/setup/", 11) && remote[11] && !strchr(remote + 11, '/') && !strchr(local, ' ') &&
+        !strchr(remote, ' ')) {
+        char *l = mtb_asprintf("%s%s %s\n", s->seeds, remote + 5, local);
+        free(s->seeds);
+        s->seeds = l;
+        return 0;
+    }
     if (sscanf(remote, "builds/%127[^/]/%127[^/]", svc, variant) != 2 || strchr(local, ' ')) {
-        snprintf(err, errlen, "the console transport puts service builds only "
-                 "(remote builds/<service>/<variant>, a local path without spaces): '%s'", remote);
+        snprintf(err, errlen, "the console transport puts service builds and setup seeds only "
+                 "(remote builds/<service>/<variant> or seed/setup/<name>, a local path without spaces): '%s'",
+                 remote);
         return -1;
     }
     char *l = mtb_asprintf("%s%s %s %s\n", s->builds, svc, variant, local);
@@ -162,6 +176,7 @@ static void console_close(struct mtb_session *s)
         return;
     mtb_kernel_free(&s->k);
     free(s->builds);
+    free(s->seeds);
     free(s);
 }
 
@@ -347,7 +362,7 @@ static int console_exec(struct mtb_session *s, char *const *argv, double deadlin
     memset(res, 0, sizeof *res);
     res->exit_status = -1;
     char *initrd = NULL, ihash[65] = "";
-    if (guest_image(s->builds, &initrd, ihash, err, errlen) != 0)
+    if (guest_image(s->builds, s->seeds, &initrd, ihash, err, errlen) != 0)
         return -1;
     const char *dir = s->t.workdir;
     mtb_mkdir_p(dir);

@@ -157,6 +157,7 @@ int main(int argc, char **argv)
             setenv("HOME", "/root", 1);
             setenv("MTEBENCH_ROOT", "/mtb", 1);
             setenv("MTEBENCH_CACHE", "/tmp/cache", 1);
+            setenv("MTEBENCH_SEED", "/mtb/seed", 1); /* setup copies the host put into the image */
             int lf = open(OUT_DIR "/agent.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             if (lf >= 0) {
                 dup2(lf, 1);
