@@ -213,26 +213,30 @@ static char *reuse_lookup(const struct mtb_service *s, const char *reuse, const 
                           char **from)
 {
     char *keep = mtb_service_reuse_dir(s);
-    char *dst = mtb_asprintf("%s/%s", s->dir, reuse);
-    char *src = mtb_asprintf("%s/%s", keep, reuse);
     const char *seed = getenv("MTEBENCH_SEED");
-    if (!mtb_file_exists(src) && seed && *seed) {
-        const char *base = strrchr(keep, '/') + 1;
-        free(src);
-        src = mtb_asprintf("%s/setup/%s/%s", seed, base, reuse);
-    }
-    *reused = 0;
+    char *src = mtb_asprintf("%s/%s", keep, reuse);
     *from = mtb_strdup(keep);
+    if (!mtb_file_exists(src) && seed && *seed) {
+        char *sdir = mtb_asprintf("%s/setup/%s", seed, strrchr(keep, '/') + 1);
+        char *ssrc = mtb_asprintf("%s/%s", sdir, reuse);
+        if (mtb_file_exists(ssrc)) {
+            free(*from);
+            free(src);
+            *from = sdir;
+            src = ssrc;
+        } else {
+            free(sdir);
+            free(ssrc);
+        }
+    }
+    char *dst = mtb_asprintf("%s/%s", s->dir, reuse);
+    *reused = 0;
     if (mtb_file_exists(src)) {
         char *const cp[] = { "cp", "-a", src, dst, NULL };
         struct mtb_spawn cs = { .argv = cp, .log_path = slog };
         *reused = mtb_proc_run(&cs, 120) == 0 && (!s->user || chown_tree(dst, s->user) == 0);
         if (!*reused)
             mtb_rm_rf(dst);
-        else if (strncmp(src, keep, strlen(keep)) != 0) {
-            free(*from);
-            *from = mtb_asprintf("%.*s", (int)(strlen(src) - strlen(reuse) - 1), src);
-        }
     }
     free(src);
     free(dst);
