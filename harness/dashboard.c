@@ -217,7 +217,7 @@ static char *night_hosts(json_t *n)
     return out;
 }
 
-/* the nights: when, how many runs, their quiet check (a busy night is
+/* the nights: when, how many runs, their quiet check and steal (a busy night is
  * shown, and whether the change-point test left it out), where their
  * results and run report are */
 static void dash_nights(FILE *f, json_t *nights, const char *out)
@@ -244,6 +244,8 @@ static void dash_nights(FILE *f, json_t *nights, const char *out)
             fprintf(f, ")");
         } else
             fprintf(f, "%s", json_is_true(json_object_get(n, "quiet")) ? "quiet" : "unknown (no record here)");
+        if (json_is_number(json_object_get(n, "steal")))
+            fprintf(f, "; steal %.0f%%", 100 * json_number_value(json_object_get(n, "steal")));
         fprintf(f, "</td><td class=\"l\"><code>");
         hput(f, mtb_jstr(n, "results_dir"));
         fprintf(f, "</code></td><td class=\"l\">");
@@ -382,7 +384,7 @@ static char *digest_md(json_t *a, const char *out)
     json_t *busy = json_object_get(a, "busy_nights");
     if (json_array_size(busy)) {
         int left_out = json_is_true(json_object_get(a, "busy_excluded"));
-        fprintf(f, "\n%zu busy night%s (the quiet check marked %s not quiet): %s\n", json_array_size(busy),
+        fprintf(f, "\n%zu busy night%s (the quiet check or the runs' steal marked %s not quiet): %s\n", json_array_size(busy),
                 json_array_size(busy) == 1 ? "" : "s", json_array_size(busy) == 1 ? "it" : "them",
                 left_out ? "kept out of the change-point test" : "compared all the same: no night was quiet");
         json_t *n;

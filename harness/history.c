@@ -376,7 +376,7 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
     /* several machines write to a shared store: the same path on two machines is two records */
     char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
     int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-    struct hcol cols[21 + MTB_NRUN_METRICS] = {
+    struct hcol cols[22 + MTB_NRUN_METRICS] = {
         { "night", PINT(nid) },
         { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
         { "series", PTEXT(key) },
@@ -398,8 +398,9 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
         { "status", PTEXT(mtb_jstr(rec, "status")) },
         { "emulated", PINT(mtb_record_emulated(rec)) },
         { "record", PTEXT(recid) },
+        { "steal", num(mtb_jnum(json_object_get(rec, "steal"), "share")) },
     };
-    size_t n = 21;
+    size_t n = 22;
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_HISTORY)
             cols[n++] = (struct hcol){ mtb_run_metrics[m].key,
@@ -517,7 +518,7 @@ int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errl
         " machine, r.host AS host, r.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
         " r.started AS started, r.rep AS rep, r.status AS status,%s r.emulated AS emulated,"
         " r.mtebench_version AS mtebench_version, r.build_key AS build_key, r.kernel_release AS kernel_release,"
-        " r.kernel_build AS kernel_build, r.record AS record"
+        " r.kernel_build AS kernel_build, r.record AS record, r.steal AS steal"
         " FROM runs r JOIN nights n ON n.id = r.night ORDER BY r.series@C@, n.started@C@, n.id, r.rep, r.id", rm);
     char *ovh_sql = mtb_asprintf(
         "SELECT o.series AS series, o.config_hash AS hash, o.plan AS plan, o.service AS service, o.workload AS"

@@ -18,7 +18,7 @@
  *   runs(id, night, plan, series, config_hash, service, workload, variant,
  *        mode, platform, kernel, machine, started, rep, mtebench_version,
  *        build_key, kernel_release, kernel_build, status, <run metrics>,
- *        emulated, host, record UNIQUE)
+ *        emulated, host, record UNIQUE, steal)
  *   overheads(id, night, plan, series, config_hash, service, workload, mode,
  *        platform, kernel, machine, rep, started, <pair metrics>, base_build,
  *        tagged_build, emulated, host; UNIQUE(series, night, rep))
@@ -27,7 +27,9 @@
  * slowdown, p99_ratio, ...); a column the table gained is added to an
  * existing history when it is opened (additive: older nights hold NULL).
  * Overheads pair runs by record.h's pairing rule (the join is generated
- * from it). emulated is the record's platform.emulated.
+ * from it). emulated is the record's platform.emulated; steal the
+ * hypervisor's share of the run's CPUs (record.steal.share, NULL where the
+ * record has none; added like a metric column, no version change).
  * Version 1 (the first layout) had only runs, without nights, series,
  * machine or kernel build; version 2 had no emulated columns (migrating
  * reads each record file that still exists, else assumes platform "emu" is

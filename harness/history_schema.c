@@ -21,7 +21,9 @@
  * alone, with the columns id, plan, service, workload, variant, mode,
  * platform, kernel, started, rep, mtebench_version, build_key, status,
  * ops_per_sec, p50_us, p99_us, p999_us and record (see migrate_1_to_2);
- * 3 added emulated, 4 host. */
+ * 3 added emulated, 4 host. runs.steal (the hypervisor's share of the
+ * run's CPUs, record.steal.share) is additive, like the metric columns: an
+ * older history gains it, NULL in its runs. */
 static const char schema_nights[] =
     "CREATE TABLE nights(id @ID@, plan TEXT NOT NULL, started TEXT NOT NULL,"
     " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
@@ -57,7 +59,7 @@ static char *schema_runs(void)
         " variant TEXT, mode TEXT, platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', started TEXT,"
         " rep @INT@, mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
         " kernel_build TEXT NOT NULL DEFAULT '', status TEXT,%s emulated @INT@ NOT NULL DEFAULT 0,"
-        " host TEXT NOT NULL DEFAULT '', record TEXT UNIQUE);", m);
+        " host TEXT NOT NULL DEFAULT '', record TEXT UNIQUE, steal @REAL@);", m);
     free(m);
     return s;
 }
@@ -453,7 +455,8 @@ int mtb_hdb_prepare_schema(struct mtb_history *h, int *created, char *err, size_
     }
     /* the tables are ours (never alter another program's), then the metric columns */
     if ((rc = check_shape(h, MTB_HISTORY_VERSION, err, errlen)) != 0 ||
-        (rc = ensure_metric_columns(h, err, errlen)) != 0)
+        (rc = ensure_metric_columns(h, err, errlen)) != 0 ||
+        (rc = add_column(h, "runs", "steal", "@REAL@", err, errlen)) != 0)
         goto fail;
     if ((rc = mtb_hdb_exec(h, "COMMIT", err, errlen)) != 0)
         goto fail;

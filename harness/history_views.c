@@ -80,7 +80,7 @@ static void views(struct sql *q, int pg)
            " r.variant, r.mode, r.platform, r.kernel, r.machine, r.host, n.host AS night_host, r.rep, r.status,"
            " r.emulated,"
            " r.mtebench_version, r.series, r.config_hash,"
-           " %s AS config, r.ops_per_sec, r.p50_us, r.p99_us, r.p999_us, r.record"
+           " %s AS config, r.ops_per_sec, r.p50_us, r.p99_us, r.p999_us, r.steal, r.record"
            " FROM runs r JOIN nights n ON n.id = r.night;", t0, t1, label("r.series", pg));
     add(q, "DROP VIEW IF EXISTS mtebench_overheads_v;"
            "CREATE VIEW mtebench_overheads_v AS SELECT %sn.started%s AS time, o.night, o.series, o.service,"

@@ -89,6 +89,53 @@ static int night_quiet(json_t *p, char *why, size_t n)
     return r;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the lower median of v (n > 0; sorts v) */
+static double lower_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return v[(n - 1) / 2];
+}
+
+/* Each night's steal (the median of its runs'), and the nights that lost
+ * more of their CPUs to the hypervisor than the typical night marked not
+ * quiet, with the figures (nightly.h) */
+static void steal_busy(json_t *nights)
+{
+    size_t i, j, k = 0;
+    json_t *n, *v;
+    double *med = mtb_calloc(json_array_size(nights) + 1, sizeof *med);
+    json_array_foreach(nights, i, n) {
+        json_t *st = json_object_get(n, "steals");
+        if (!json_array_size(st))
+            continue;
+        double *x = mtb_calloc(json_array_size(st), sizeof *x);
+        json_array_foreach(st, j, v) x[j] = json_number_value(v);
+        double m = lower_median(x, json_array_size(st));
+        free(x);
+        json_object_set_new(n, "steal", json_real(m));
+        med[k++] = m;
+        json_object_del(n, "steals");
+    }
+    double typical = k ? lower_median(med, k) : 0;
+    free(med);
+    json_array_foreach(nights, i, n) {
+        json_t *st = json_object_get(n, "steal");
+        if (!st || json_is_false(json_object_get(n, "quiet")) ||
+            json_number_value(st) <= typical + MTB_NIGHT_STEAL_EXCESS)
+            continue;
+        json_object_set_new(n, "quiet", json_false());
+        json_object_set_new(n, "busy_why", json_sprintf("the hypervisor took %.0f%% of the runs' CPUs (steal; %.0f%% on "
+                                                        "the typical night): a slower machine, not slower code",
+                                                        100 * json_number_value(st), 100 * typical));
+    }
+}
+
 /* every night seen in the points, in time order, numbered from 1 */
 static json_t *collect_nights(json_t *history, json_t *exclude)
 {
@@ -121,8 +168,15 @@ static json_t *collect_nights(json_t *history, json_t *exclude)
         json_array_foreach(hs, hi, hv) seen |= !strcmp(json_string_value(hv), mtb_jstr(s, "host"));
         if (!seen && *mtb_jstr(s, "host"))
             json_array_append_new(hs, json_string(mtb_jstr(s, "host")));
-        if (!strcmp(mtb_jstr(s, "kind"), "run"))
+        if (!strcmp(mtb_jstr(s, "kind"), "run")) {
             json_object_set_new(n, "runs", json_integer(json_integer_value(json_object_get(n, "runs")) + 1));
+            json_t *st = json_object_get(p, "steal");
+            if (json_is_number(st)) {
+                if (!json_object_get(n, "steals"))
+                    json_object_set_new(n, "steals", json_array());
+                json_array_append(json_object_get(n, "steals"), st);
+            }
+        }
     }
     size_t n = json_object_size(byid), k = 0;
     json_t **arr = mtb_calloc(n ? n : 1, sizeof *arr);
@@ -137,6 +191,7 @@ static json_t *collect_nights(json_t *history, json_t *exclude)
     }
     free(arr);
     json_decref(byid);
+    steal_busy(out);
     return out;
 }
 
@@ -311,7 +366,8 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
     return so;
 }
 
-/* Busy nights (the quiet check marked them not quiet) are kept out of the
+/* Busy nights (the quiet check marked them not quiet, or their runs' steal:
+ * steal_busy) are kept out of the
  * change-point test when some night was quiet; on a machine never quiet
  * they are all there is, and are compared (the digest says which). */
 static json_t *busy_nights(json_t *nights, int *excluded_out)

@@ -23,11 +23,16 @@ enum {
  * @param o        detection options
  * @param exclude  night ids to leave out (an array of integers), or NULL:
  *                 what the history looked like before them
- * Busy nights (a record's environment.quiet.quiet false) are kept out of
- * the change-point test when some night was quiet (on a machine never quiet
- * they are compared: there is nothing else), and are listed.
+ * Busy nights (a record's environment.quiet.quiet false, or the
+ * hypervisor's share of the runs' CPUs, the median of their steal, more than
+ * MTB_NIGHT_STEAL_EXCESS above the typical night's: the lower median of the
+ * nights') are kept out of the change-point test when some night was quiet
+ * (on a machine never quiet they are compared: there is nothing else), and
+ * are listed. A machine whose steal is high every night is compared as it
+ * is: only a night unlike the others is a busy one.
  * @return {"nights": [{id, started, report, results_dir, x, quiet (true,
- *                      false, null: no record here), busy_why, busy}],
+ *                      false, null: no record here), busy_why, busy,
+ *                      steal (median of its runs, absent if unknown)}],
  *          "busy_nights": [ids], "busy_excluded": bool,
  *          "series": [{id, key, label, metric, unit, better, platform,
  *                      emulated, x: [...], y: [...], changes: [...]}],
@@ -40,6 +45,11 @@ enum {
  *         report_after, series, label, metric}.
  */
 json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude);
+/* A night whose runs lost this much more of their CPUs to the hypervisor
+ * than the typical night's (0.10: ten points of steal, e.g. 31% against
+ * 21%) measured a slower machine: a 0.5 s emulated run on a shared 2-core VM
+ * lost half its throughput to such a night (nightly-e2e.t, CI on a97a1f6). */
+#define MTB_NIGHT_STEAL_EXCESS 0.10
 
 int mtb_cmd_nightly(int argc, char **argv);
 #endif

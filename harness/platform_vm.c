@@ -8,6 +8,7 @@
 #include "mode.h"
 #include "platform.h"
 #include "proof.h"
+#include "quiet.h"
 #include "run.h"
 #include "service.h"
 #include "transport_console.h"
@@ -138,7 +139,18 @@ static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
                                       .quiet = run->quiet };
         char *seed = vm_seed(run);
         struct mtb_agent_far far = { .platform = "host", .kernel = kname, .dir = "guest", .seed = seed };
+        struct mtb_cpu_ticks *t0 = mtb_cpu_ticks_read();
         mtb_agent_run(mtb_transport_find("console"), &t, run, &far, &res, &rec, err, sizeof err);
+        struct mtb_cpu_ticks *t1 = mtb_cpu_ticks_read();
+        /* the guest's /proc/stat cannot see this machine's hypervisor: the
+         * steal is this machine's, over the whole guest run */
+        double share = mtb_cpu_steal_share(t0, t1, NULL, 0);
+        if (rec && share >= 0)
+            json_object_set_new(rec, "steal", json_pack("{s:f,s:s,s:s}", "share", share, "cpus", "all", "source",
+                                                        "/proc/stat of the machine running the vm: steal ticks over "
+                                                        "all ticks of its CPUs during the guest's boot and run"));
+        free(t0);
+        free(t1);
         free(seed);
     } else {
         rec = mtb_run_record(run, kname);

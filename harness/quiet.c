@@ -110,7 +110,7 @@ int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes)
 
 /* ---- the checks ----------------------------------------------------------- */
 
-struct cpustat { unsigned long long busy, total; };
+struct cpustat { unsigned long long busy, total, steal; };
 
 static int read_cpustat(struct cpustat *cs)
 {
@@ -129,10 +129,40 @@ static int read_cpustat(struct cpustat *cs)
                 tot += v[i];
             cs[cpu].total = tot;
             cs[cpu].busy = tot - v[3] - v[4]; /* all but idle and iowait */
+            cs[cpu].steal = v[7];
         }
     }
     fclose(f);
     return 0;
+}
+
+struct mtb_cpu_ticks { struct cpustat c[MTB_MAX_CPUS]; };
+
+struct mtb_cpu_ticks *mtb_cpu_ticks_read(void)
+{
+    struct mtb_cpu_ticks *t = mtb_calloc(1, sizeof *t);
+    if (read_cpustat(t->c) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+double mtb_cpu_steal_share(const struct mtb_cpu_ticks *a, const struct mtb_cpu_ticks *b, const int *cpus, int ncpus)
+{
+    if (!a || !b)
+        return -1;
+    unsigned long long steal = 0, total = 0;
+    for (int c = 0; c < MTB_MAX_CPUS; c++) {
+        int in = ncpus <= 0;
+        for (int i = 0; i < ncpus && !in; i++)
+            in = cpus[i] == c;
+        if (!in || b->c[c].total <= a->c[c].total)
+            continue;
+        total += b->c[c].total - a->c[c].total;
+        steal += b->c[c].steal >= a->c[c].steal ? b->c[c].steal - a->c[c].steal : 0;
+    }
+    return total ? (double)steal / (double)total : -1;
 }
 
 struct task { int pid, tid, cpu; unsigned long long ticks; char comm[64]; };

@@ -8,6 +8,7 @@
 #include "perf.h"
 #include "proc.h"
 #include "proof.h"
+#include "quiet.h"
 #include "service.h"
 #include "util.h"
 
@@ -296,6 +297,36 @@ static json_t *perf_result(struct mtb_perf *perf, const char *events, const char
                                                    : "perf stat could not be started");
 }
 
+/* steal: the hypervisor's share of the run's CPUs (the service's and the
+ * client's) while it was driven, warm-up included (quiet.h) */
+static void steal_json(struct run_ctx *c, struct mtb_cpu_ticks *t0)
+{
+    struct mtb_cpu_ticks *t1 = mtb_cpu_ticks_read();
+    const struct mtb_machine *m = c->run->machine;
+    char in[MTB_MAX_CPUS] = { 0 };
+    for (int i = 0; i < c->svc.ncpus; i++)
+        if (c->svc_cpus[i] >= 0 && c->svc_cpus[i] < MTB_MAX_CPUS)
+            in[c->svc_cpus[i]] = 1;
+    for (int i = 0; i < m->ncli; i++)
+        if (m->cli_cpus[i] >= 0 && m->cli_cpus[i] < MTB_MAX_CPUS)
+            in[m->cli_cpus[i]] = 1;
+    int cpus[MTB_MAX_CPUS], n = 0;
+    for (int i = 0; i < MTB_MAX_CPUS; i++)
+        if (in[i])
+            cpus[n++] = i;
+    double share = mtb_cpu_steal_share(t0, t1, cpus, n);
+    if (share >= 0) {
+        char list[256];
+        mtb_cpulist_format(cpus, n, list, sizeof list);
+        json_object_set_new(c->rec, "steal",
+                            json_pack("{s:f,s:s,s:s}", "share", share, "cpus", n ? list : "all", "source",
+                                      "/proc/stat: steal ticks over all ticks of these CPUs while the load ran "
+                                      "(the hypervisor running other work; 0 on bare metal)"));
+    }
+    free(t0);
+    free(t1);
+}
+
 /* drive: preload so that reads hit, then warm-up + measurement, with the
  * machine profile's perf events counted on the service and the service's
  * own counters read before and after */
@@ -327,7 +358,9 @@ static int step_drive(struct run_ctx *c)
     c->d.external = run->external_load;
     json_t *own = NULL;
     c->d.own_counters = &own;
+    struct mtb_cpu_ticks *t0 = mtb_cpu_ticks_read();
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
+    steal_json(c, t0);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);

@@ -51,17 +51,27 @@ night() { # night N [wrapper...]
     "$@" "$M" nightly --plan "$T_TMP/e2e.conf" --platform emu --history "$H" --out "$D" --min-change 0.50 --threshold 0.01 \
         --results "$T_TMP/night$n" > "$T_TMP/n$n.out" 2> "$T_TMP/n$n.err"
 }
+# each night's runs: throughput and the hypervisor's share of their CPUs
+# (steal: a night whose runs lost ten points more than the typical night's
+# is busy, kept out; CI on a97a1f6 once saw a night at half the throughput
+# of the night before)
+nights_diag() { sqlite3 "$H" "SELECT 'night ' || night || ': ops/s ' || group_concat(printf('%.0f', ops_per_sec), ' ')
+    || '; steal ' || group_concat(printf('%.2f', steal), ' ') FROM runs GROUP BY night" | sed 's/^/# /'; }
 for n in 1 2 3; do
     night $n
-    is "$?" 0 "night $n: no regression (exit 0)" || { dump "$T_TMP/n$n.out"; dump "$T_TMP/n$n.err" 20; }
+    is "$?" 0 "night $n: no regression (exit 0)" || { dump "$T_TMP/n$n.out"; dump "$T_TMP/n$n.err" 20; nights_diag; }
 done
 capped() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
 night 4 capped
-is "$?" 3 "night 4 (CPU-capped): regression reported (exit 3)" || { dump "$T_TMP/n4.out"; dump "$T_TMP/n4.err" 20; }
+is "$?" 3 "night 4 (CPU-capped): regression reported (exit 3)" || { dump "$T_TMP/n4.out"; dump "$T_TMP/n4.err" 20; nights_diag; }
 ok "$(grep -q '^# mtebench nightly: REGRESSION' "$T_TMP/n4.out"; echo $?)" "digest says REGRESSION"
 
 is "$(sqlite3 "$H" 'SELECT count(*) FROM nights')" 4 "history holds 4 nights"
 is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE status = 'ok'")" 24 "and 24 runs"
+is "$(sqlite3 "$H" "SELECT count(*) FROM runs WHERE steal BETWEEN 0 AND 1")" 24 \
+    "each run's steal (the hypervisor's share of its CPUs, from its record) is in the history"
+ok "$(jq_e '[.nights[] | select(.steal >= 0 and .steal <= 1)] | length == 4' "$D/analysis.json" >/dev/null; echo $?)" \
+    "analysis.json: each night's steal"
 A="$D/analysis.json"
 ok "$(jq_e '[.series[].metric] | sort == ["p99","throughput"]' "$A" >/dev/null; echo $?)" "series: throughput and p99 of the configuration"
 ok "$(jq_e '[.new[] | select(.metric == "throughput" and .x == 4 and .change <= -0.5)] | length == 1' "$A" >/dev/null; echo $?)" \

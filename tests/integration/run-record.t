@@ -20,6 +20,8 @@ jqok '.build.source_sha256 and (.build.patches|length)>=3' "build inputs"
 jqok '.platform.emulated == true and .platform.label == "emulated: not hardware timing" and (.platform.qemu|test("qemu"))' "platform labelled emulated"
 jqok '.kernel.uname_r | length > 0' "kernel uname"
 jqok '.proof.ok == true and .proof.probe.tcf == "sync" and .proof.probe.write_fault == 9' "mode proof"
+jqok '.steal | .share >= 0 and .share <= 1 and (.cpus | test("^[0-9][-0-9,]*$"))' \
+    "steal: the hypervisor's share of the run's CPUs (listed) while the load ran"
 jqok '.load.schema == "mtload/1" and .load.totals.requests > 0 and (.load.histogram|length) > 0' "loadgen output"
 jqok '.summary.ops_per_sec > 0 and .summary.p99_us >= .summary.p50_us' "summary figures"
 jqok '.preload.totals.sets == 10000' "key space preloaded"

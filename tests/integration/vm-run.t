@@ -37,6 +37,8 @@ for rec in "$R"/*/record.json; do
     jqok '[.warnings[]? | select(test("tagging not seen"))] | length == 0' "no 'tagging not seen' warning"
     jqok '.proof.probe.hwcap2_mte == 1' "guest kernel reports HWCAP2_MTE"
     jqok '.summary.ops_per_sec > 0 and .load.totals.requests > 0' "load figures"
+    jqok '.steal | .cpus == "all" and .share >= 0 and .share <= 1 and (.source | test("machine running the vm"))' \
+        "steal: this machine's, over the guest run (the guest cannot see it)"
     jqok '.platform | .name=="vm" and (.accel=="tcg" or .accel=="kvm") and (.qemu|test("QEMU")) and (.boot_seconds > 0)' "platform: vm, accel, qemu, boot time"
     jqok '(.platform.accel=="kvm") or (.platform.emulated==true and .platform.label=="emulated: not hardware timing")' "TCG figures are labelled emulated"
     ok "$(grep -q 'mtebench-guest: up' "$d/console.log"; echo $?)" "$k: console log kept with the run"
