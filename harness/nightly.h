@@ -47,8 +47,9 @@ enum {
 json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t *exclude);
 /* A night whose runs lost this much more of their CPUs to the hypervisor
  * than the typical night's (0.10: ten points of steal, e.g. 31% against
- * 21%) measured a slower machine: a 0.5 s emulated run on a shared 2-core VM
- * lost half its throughput to such a night (nightly-e2e.t, CI on a97a1f6). */
+ * 21%) measured a slower machine. CI on a97a1f6 (a shared 2-core VM)
+ * reported a night of nightly-e2e.t's 0.5 s emulated runs at -54% with
+ * nothing changed; steal was not recorded then, so its cause is not known. */
 #define MTB_NIGHT_STEAL_EXCESS 0.10
 
 int mtb_cmd_nightly(int argc, char **argv);

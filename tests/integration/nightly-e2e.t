@@ -54,7 +54,7 @@ night() { # night N [wrapper...]
 # each night's runs: throughput and the hypervisor's share of their CPUs
 # (steal: a night whose runs lost ten points more than the typical night's
 # is busy, kept out; CI on a97a1f6 once saw a night at half the throughput
-# of the night before)
+# of the night before, its steal not recorded then)
 nights_diag() { sqlite3 "$H" "SELECT 'night ' || night || ': ops/s ' || group_concat(printf('%.0f', ops_per_sec), ' ')
     || '; steal ' || group_concat(printf('%.2f', steal), ' ') FROM runs GROUP BY night" | sed 's/^/# /'; }
 for n in 1 2 3; do
