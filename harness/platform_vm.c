@@ -144,7 +144,7 @@ static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
         struct mtb_cpu_ticks *t1 = mtb_cpu_ticks_read();
         /* the guest's /proc/stat cannot see this machine's hypervisor: the
          * steal is this machine's, over the whole guest run */
-        double share = mtb_cpu_steal_share(t0, t1, NULL, 0);
+        double share = mtb_cpu_steal_share(t0, t1, NULL);
         if (rec && share >= 0)
             json_object_set_new(rec, "steal", json_pack("{s:f,s:s,s:s}", "share", share, "cpus", "all", "source",
                                                         "/proc/stat of the machine running the vm: steal ticks over "

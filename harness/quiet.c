@@ -148,16 +148,13 @@ struct mtb_cpu_ticks *mtb_cpu_ticks_read(void)
     return t;
 }
 
-double mtb_cpu_steal_share(const struct mtb_cpu_ticks *a, const struct mtb_cpu_ticks *b, const int *cpus, int ncpus)
+double mtb_cpu_steal_share(const struct mtb_cpu_ticks *a, const struct mtb_cpu_ticks *b, const char *in)
 {
     if (!a || !b)
         return -1;
     unsigned long long steal = 0, total = 0;
     for (int c = 0; c < MTB_MAX_CPUS; c++) {
-        int in = ncpus <= 0;
-        for (int i = 0; i < ncpus && !in; i++)
-            in = cpus[i] == c;
-        if (!in || b->c[c].total <= a->c[c].total)
+        if ((in && !in[c]) || b->c[c].total <= a->c[c].total)
             continue;
         total += b->c[c].total - a->c[c].total;
         steal += b->c[c].steal >= a->c[c].steal ? b->c[c].steal - a->c[c].steal : 0;

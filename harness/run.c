@@ -314,7 +314,7 @@ static void steal_json(struct run_ctx *c, struct mtb_cpu_ticks *t0)
     for (int i = 0; i < MTB_MAX_CPUS; i++)
         if (in[i])
             cpus[n++] = i;
-    double share = mtb_cpu_steal_share(t0, t1, cpus, n);
+    double share = mtb_cpu_steal_share(t0, t1, n ? in : NULL);
     if (share >= 0) {
         char list[256];
         mtb_cpulist_format(cpus, n, list, sizeof list);
