@@ -26,7 +26,8 @@ B       := build
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Icommon -Iharness -Iloadgen
+# includes are written with their folder: "core/record.h" (harness/), "loadgen/hist.h", "common/version.h"
+CPPFLAGS += -D_GNU_SOURCE -Iharness -I.
 
 # ccache (Debian's, installed by make deps), when present, serves the compile
 # steps below: a fresh clone (CI, version-stamp.t's clone) compiles from it.
@@ -43,7 +44,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 endif
 CCMAP   := -fdebug-prefix-map=$(CURDIR)=.
 
-# One short line per step (`CC harness/run.c`); V=1 prints the commands.
+# One short line per step (`CC harness/run/run.c`); V=1 prints the commands.
 ifeq ($(V),1)
 Q   :=
 say :=
@@ -85,7 +86,10 @@ endif
 CM_SRC  := $(wildcard common/*.c) $(VERSION_C)
 LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
 # history_pg.c (the history's PostgreSQL backend) only with libpq
-HN_SRC  := $(filter-out harness/main.c $(if $(PG_LIBS),,harness/history_pg.c),$(wildcard harness/*.c))
+# harness/: main.c and a folder per layer (docs/ARCHITECTURE.md); probe/ and
+# agent/guest/ hold aarch64 programs of their own
+HN_DIRS := $(filter-out probe,$(notdir $(patsubst %/,%,$(wildcard harness/*/))))
+HN_SRC  := $(filter-out $(if $(PG_LIBS),,harness/history/history_pg.c),$(foreach d,$(HN_DIRS),$(wildcard harness/$(d)/*.c)))
 CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
@@ -104,7 +108,7 @@ XO      := $(if $(filter aarch64-gcc,$(ARCH)-$(XCC)),$(B)/obj,$(B)/obj-aarch64)
 # programs link it too; cross-built ones write stored deflate blocks without it
 XZ_LIBS := $(if $(filter $(B)/obj,$(XO)),$(Z_LIBS))
 XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
-XHN_OBJ := $(patsubst $(XO)/harness/history.o,$(B)/obj-aarch64/harness/history.o,$(patsubst %.c,$(XO)/%.o,$(filter-out harness/history_pg.c,$(HN_SRC))))
+XHN_OBJ := $(patsubst $(XO)/harness/history/history.o,$(B)/obj-aarch64/harness/history/history.o,$(patsubst %.c,$(XO)/%.o,$(filter-out harness/history/history_pg.c,$(HN_SRC))))
 
 all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
 
@@ -169,7 +173,7 @@ $(B)/aarch64/mtload: $(XO)/loadgen/main.o $(B)/aarch64/libmtload.a
 $(B)/aarch64/mtebench: $(XO)/harness/main.o $(B)/aarch64/libmteharness.a $(B)/aarch64/libmtload.a
 	$(call say,XLD,$@)
 	$(Q)$(XCC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(XZ_LIBS)
-$(B)/aarch64/mtbinit: harness/guest/init.c
+$(B)/aarch64/mtbinit: harness/agent/guest/init.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
 	$(Q)$(XCC) -O2 -Wall -Wextra -Wshadow -D_GNU_SOURCE -o $@ $<
@@ -185,14 +189,14 @@ $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	$(Q)$(CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ $^ $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 deps:
-	@sh harness/deps.sh
+	@sh harness/cmd/deps.sh
 
 # --- the main job ----------------------------------------------------------
 SERVICE  ?= memcached
 MODE     ?= async
-# The workload's variables, one per field of its list (harness/workload_fields.h):
+# The workload's variables, one per field of its list (harness/core/workload_fields.h):
 # field value_size is VALUE_SIZE=, passed as --value-size
-WL_FIELDS := $(shell sed -n 's/^ *X.\([a-z_]*\), [A-Z]*, "[^"]*", "\([^"]*\)".*/\U\1\E:\2/p' harness/workload_fields.h)
+WL_FIELDS := $(shell sed -n 's/^ *X.\([a-z_]*\), [A-Z]*, "[^"]*", "\([^"]*\)".*/\U\1\E:\2/p' harness/core/workload_fields.h)
 WL_ARGS = $(foreach f,$(WL_FIELDS),$(call wl_arg,$(firstword $(subst :, ,$(f))),$(lastword $(subst :, ,$(f)))))
 wl_arg = $(if $($(1)),--$(2) $($(1)))
 BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)

@@ -1,5 +1,5 @@
 /* atomicfile.c - see atomicfile.h */
-#include "atomicfile.h"
+#include "common/atomicfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* duration.c - see duration.h */
-#include "duration.h"
+#include "common/duration.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* duration.h - the one duration syntax of mtebench and mtload: a
  * non-negative decimal number (fraction allowed) and one of us, ms, s, m, h;
  * a bare number is seconds ("30", "30s", "500ms", "2m"). Shared source,
- * compiled into both programs (harness/util.c and loadgen/units.c wrap it). */
+ * compiled into both programs (harness/lib/util.c and loadgen/units.c wrap it). */
 #ifndef MTB_DURATION_H
 #define MTB_DURATION_H
 

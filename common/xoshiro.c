@@ -1,5 +1,5 @@
 /* xoshiro.c - see xoshiro.h */
-#include "xoshiro.h"
+#include "common/xoshiro.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

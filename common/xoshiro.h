@@ -1,6 +1,6 @@
 /* xoshiro.h - xoshiro256** (Blackman & Vigna) seeded by splitmix64: the one
  * generator of mtload's load (loadgen/rng.h) and the harness's bootstrap
- * (harness/stats.c). Shared source, compiled into both programs. */
+ * (harness/analysis/stats.c). Shared source, compiled into both programs. */
 #ifndef MTB_XOSHIRO_H
 #define MTB_XOSHIRO_H
 #include <stdint.h>

@@ -1,21 +1,21 @@
 /* mtebench - measure what ARM MTE costs real server workloads.
  * A table of subcommands; each lives in its own module. */
-#include "version.h"
+#include "common/version.h"
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "bisect.h"
-#include "compare.h"
-#include "detect.h"
-#include "doctor.h"
-#include "nightly.h"
-#include "kernel.h"
-#include "proc.h"
-#include "report.h"
-#include "hosts.h"
-#include "clients.h"
-#include "hlog_import.h"
+#include "cmd/bench.h"
+#include "bisect/bisect.h"
+#include "cmd/compare.h"
+#include "detect/detect.h"
+#include "cmd/doctor.h"
+#include "cmd/nightly.h"
+#include "core/kernel.h"
+#include "lib/proc.h"
+#include "report/report.h"
+#include "cmd/hosts.h"
+#include "agent/clients.h"
+#include "report/hlog_import.h"
 
 /* The subcommands: the one list of them. help, `mtebench help COMMAND`,
  * the unknown-command message and `COMMAND --help` of a command without

@@ -1,6 +1,6 @@
 /* adapt.c - see adapt.h */
-#include "adapt.h"
-#include "report.h"
+#include "loadgen/adapt.h"
+#include "loadgen/report.h"
 
 #include <errno.h>
 #include <math.h>

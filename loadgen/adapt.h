@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "hist.h"
+#include "loadgen/hist.h"
 
 
 #define MTL_ADAPT_MAX_SECONDS 4096

@@ -1,8 +1,8 @@
 /* config.c - command-line parsing for mtload. */
-#include "version.h"
-#include "config.h"
-#include "engine.h"
-#include "units.h"
+#include "common/version.h"
+#include "loadgen/config.h"
+#include "loadgen/engine.h"
+#include "loadgen/units.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <sys/socket.h>
-#include "mtime.h"
-#include "proto.h"
-#include "schedule.h"
-#include "workload.h"
+#include "loadgen/mtime.h"
+#include "loadgen/proto.h"
+#include "loadgen/schedule.h"
+#include "loadgen/workload.h"
 
 #define MTL_CPUS_MAX 1024
 
@@ -53,7 +53,7 @@ struct mtl_config {
 };
 
 /* exit statuses: MTL_EXIT_USAGE for a bad command line, and the others */
-#include "mtload_exit.h"
+#include "common/mtload_exit.h"
 
 /**
  * Parse argv into cfg (defaults first). On a bad option writes a one-line

@@ -1,7 +1,7 @@
 /* engine.c - the engine core: per-thread loops driving connections in closed or
  * open loop, measured the same whatever I/O backend (engine_int.h) moves the bytes. */
-#include "engine_int.h"
-#include "mtime.h"
+#include "loadgen/engine_int.h"
+#include "loadgen/mtime.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>

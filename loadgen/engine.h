@@ -9,9 +9,9 @@
 #define MTL_ENGINE_H
 #include <signal.h>
 #include <stdint.h>
-#include "config.h"
-#include "hist.h"
-#include "intervals.h"
+#include "loadgen/config.h"
+#include "loadgen/hist.h"
+#include "loadgen/intervals.h"
 
 /* Every counter, defined once: the per-thread struct, the merge and the report
  * are generated from this list. */

@@ -9,10 +9,10 @@
  */
 #ifndef MTL_ENGINE_INT_H
 #define MTL_ENGINE_INT_H
-#include "engine.h"
-#include "proto.h"
-#include "schedule.h"
-#include "workload.h"
+#include "loadgen/engine.h"
+#include "loadgen/proto.h"
+#include "loadgen/schedule.h"
+#include "loadgen/workload.h"
 #include <pthread.h>
 #include <sys/resource.h>
 

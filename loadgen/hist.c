@@ -1,5 +1,5 @@
 /* hist.c - log-linear latency histogram. */
-#include "hist.h"
+#include "loadgen/hist.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* hlog.c - HdrHistogram V2 encoding and interval logs (hlog.h). */
-#include "hlog.h"
-#include "engine.h"
+#include "loadgen/hlog.h"
+#include "loadgen/engine.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "hist.h"
+#include "loadgen/hist.h"
 
 #define MTL_HLOG_COOKIE           0x1c849303u  /* V2 encoding (low nibble 3) */
 #define MTL_HLOG_COMPRESSED       0x1c849304u  /* V2 compressed (low nibble 4) */

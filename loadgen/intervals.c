@@ -1,9 +1,9 @@
 /* intervals.c - per-second histograms by operation for the interval log (intervals.h). */
-#include "intervals.h"
-#include "engine.h"
-#include "hlog.h"
-#include "report.h"
-#include "version.h"
+#include "loadgen/intervals.h"
+#include "loadgen/engine.h"
+#include "loadgen/hlog.h"
+#include "loadgen/report.h"
+#include "common/version.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

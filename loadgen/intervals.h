@@ -12,7 +12,7 @@
 #define MTL_INTERVALS_H
 #include <stddef.h>
 #include <stdint.h>
-#include "hist.h"
+#include "loadgen/hist.h"
 
 enum mtl_iv_kind { MTL_IV_GET, MTL_IV_SET, MTL_IV_GET_UNC, MTL_IV_SET_UNC, MTL_IV_KINDS };
 

@@ -1,7 +1,7 @@
 /* io_epoll.c - the epoll backend: non-blocking sockets, one send and one recv
  * system call per connection and event, a timerfd for open-loop wake-ups. */
-#include "engine_int.h"
-#include "mtime.h"
+#include "loadgen/engine_int.h"
+#include "loadgen/mtime.h"
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

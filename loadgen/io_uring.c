@@ -13,8 +13,8 @@
  * shutdown(2) so they complete, and a new generation number: completions that
  * carry an old one are dropped (their buffer goes back to the ring).
  */
-#include "engine_int.h"
-#include "mtime.h"
+#include "loadgen/engine_int.h"
+#include "loadgen/mtime.h"
 #include <errno.h>
 #include <liburing.h>
 #include <netinet/in.h>

@@ -2,9 +2,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include "config.h"
-#include "engine.h"
-#include "report.h"
+#include "loadgen/config.h"
+#include "loadgen/engine.h"
+#include "loadgen/report.h"
 
 static void on_signal(int sig)
 {

@@ -1,5 +1,5 @@
 /* proto.c - the protocol registry and shared parser helpers. */
-#include "proto.h"
+#include "loadgen/proto.h"
 #include <string.h>
 
 const struct mtl_proto *const mtl_protocols[] = {

@@ -7,7 +7,7 @@
 #ifndef MTL_PROTO_H
 #define MTL_PROTO_H
 #include <stddef.h>
-#include "workload.h"
+#include "loadgen/workload.h"
 
 enum mtl_parse_rc {
     MTL_PARSE_MORE,      /* everything consumed, the response is not complete */

@@ -1,5 +1,5 @@
 /* proto_http.c - HTTP/1.1 keep-alive GET over a weighted list of paths. */
-#include "proto.h"
+#include "loadgen/proto.h"
 #include <strings.h>
 #include <string.h>
 

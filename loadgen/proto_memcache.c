@@ -1,5 +1,5 @@
 /* proto_memcache.c - memcached text protocol: get / set. */
-#include "proto.h"
+#include "loadgen/proto.h"
 #include <string.h>
 
 enum { MC_LINE, MC_DATA };

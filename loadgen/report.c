@@ -1,8 +1,8 @@
 /* report.c - human table, JSON and .hgrm output. */
-#include "atomicfile.h"
-#include "version.h"
-#include "report.h"
-#include "schedule.h"
+#include "common/atomicfile.h"
+#include "common/version.h"
+#include "loadgen/report.h"
+#include "loadgen/schedule.h"
 #include <errno.h>
 #include <math.h>
 #include <jansson.h>

@@ -3,8 +3,8 @@
 #define MTL_REPORT_H
 #include <jansson.h>
 #include <stdio.h>
-#include "config.h"
-#include "engine.h"
+#include "loadgen/config.h"
+#include "loadgen/engine.h"
 
 #define MTL_JSON_SCHEMA "mtload/1"
 

@@ -1,5 +1,5 @@
 /* rng.c - seeding of the xoshiro256** generator (common/xoshiro.c). */
-#include "rng.h"
+#include "loadgen/rng.h"
 
 void mtl_rng_seed(struct mtl_rng *r, uint64_t seed)
 {

@@ -2,7 +2,7 @@
 #ifndef MTL_RNG_H
 #define MTL_RNG_H
 #include <stdint.h>
-#include "xoshiro.h"
+#include "common/xoshiro.h"
 
 struct mtl_rng { uint64_t s[4]; };
 

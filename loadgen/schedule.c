@@ -1,5 +1,5 @@
 /* schedule.c - open-loop arrival schedule. */
-#include "schedule.h"
+#include "loadgen/schedule.h"
 #include <errno.h>
 #include <math.h>
 #include <string.h>

@@ -7,8 +7,8 @@
  */
 #ifndef MTL_SCHEDULE_H
 #define MTL_SCHEDULE_H
-#include "mtime.h"
-#include "rng.h"
+#include "loadgen/mtime.h"
+#include "loadgen/rng.h"
 
 enum mtl_arrival { MTL_ARRIVAL_UNIFORM, MTL_ARRIVAL_POISSON };
 

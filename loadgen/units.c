@@ -1,6 +1,6 @@
 /* units.c - strict number / duration parsers. */
-#include "units.h"
-#include "duration.h"
+#include "loadgen/units.h"
+#include "common/duration.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #ifndef MTL_UNITS_H
 #define MTL_UNITS_H
 #include <stdint.h>
-#include "mtime.h"
+#include "loadgen/mtime.h"
 
 /**
  * Parse an unsigned decimal integer with an optional k/m/g (x1000) suffix.

@@ -1,6 +1,6 @@
 /* workload.c - parsing the workload options and preparing shared buffers. */
-#include "workload.h"
-#include "units.h"
+#include "loadgen/workload.h"
+#include "loadgen/units.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
 #define MTL_WORKLOAD_H
 #include <stddef.h>
 #include <stdint.h>
-#include "rng.h"
-#include "zipf.h"
+#include "loadgen/rng.h"
+#include "loadgen/zipf.h"
 
 #define MTL_PREFIX_MAX 64      /* key prefix bytes */
 #define MTL_LIST_MAX   64      /* entries of a weighted list (values, paths) */

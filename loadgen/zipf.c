@@ -1,5 +1,5 @@
 /* zipf.c - rejection-inversion Zipf sampler. */
-#include "zipf.h"
+#include "loadgen/zipf.h"
 #include <errno.h>
 #include <math.h>
 

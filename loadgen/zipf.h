@@ -8,7 +8,7 @@
 #ifndef MTL_ZIPF_H
 #define MTL_ZIPF_H
 #include <stdint.h>
-#include "rng.h"
+#include "loadgen/rng.h"
 
 struct mtl_zipf {
     uint64_t n;          /* number of ranks */

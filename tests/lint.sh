@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.." || exit 2
 MAX=${MTB_LINT_MAX_LINES:-120}
 fail=0
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(harness/*.c loadgen/*.c)
+[ ${#files[@]} -gt 0 ] || files=(harness/main.c harness/*/*.c loadgen/*.c)
 
 # 1. long functions
 long=$(awk -v max="$MAX" '
@@ -34,10 +34,10 @@ if [ -n "$long" ]; then
 fi
 
 # 2. include cycles between modules (tsort names a loop)
-edges=$(for f in harness/*.c harness/*.h; do
+edges=$(for f in harness/main.c harness/*/*.[ch]; do
     m=$(basename "${f%.*}")
     grep -o '^#include "[^"]*\.h"' "$f" | sed 's/#include "\(.*\)\.h"/\1/' | while read -r h; do
-        [ -f "harness/$h.h" ] && [ "$h" != "$m" ] && echo "$m $h"
+        [ -f "harness/$h.h" ] && [ "${h##*/}" != "$m" ] && echo "$m ${h##*/}"
     done
 done | sort -u)
 loops=$(printf '%s\n' "$edges" | tsort 2>&1 >/dev/null | grep -v 'input contains a loop' | sed 's/^tsort: //')
@@ -51,10 +51,10 @@ fi
 analysis="record summary summary_text report report_html report_md report_csv history history_db history_schema history_sqlite history_pg history_bisect dashboard stats plot lathist changepoint"
 runside="run driver platform agent service perf plan proof cli"
 for a in $analysis; do
-    for f in harness/$a.c harness/$a.h; do
+    for f in harness/*/$a.c harness/*/$a.h; do
         [ -f "$f" ] || continue
         for r in $runside; do
-            if grep -q "^#include \"$r.h\"" "$f"; then
+            if grep -q "^#include \"[a-z]*/$r.h\"" "$f"; then
                 echo "$f: analysis code includes the run's header $r.h"
                 fail=1
             fi

@@ -8,7 +8,7 @@
  * to the file named by MTEBENCH_FAULT_FILE (opened at start-up, so the handler
  * only calls write), then re-raises the signal with the default action so the
  * process still dies the way it would have. The harness reads the line
- * (harness/run.c). Only async-signal-safe calls are made in the handler.
+ * (harness/run/run.c). Only async-signal-safe calls are made in the handler.
  *
  * Services with crash handlers of their own (db_bench installs one that
  * prints a backtrace) would take SIGSEGV away from us: signal() and

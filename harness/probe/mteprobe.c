@@ -3,7 +3,7 @@
  *
  * Runs on the measured platform (host, qemu-user or a VM guest) with the same
  * environment as the service (GLIBC_TUNABLES=glibc.mem.tagging=N), and prints
- * key=value lines that the harness parses (harness/proof.c):
+ * key=value lines that the harness parses (harness/run/proof.c):
  *
  *   hwcap2_mte      1 if the kernel (or qemu) reports HWCAP2_MTE
  *   prctl_ctrl      PR_GET_TAGGED_ADDR_CTRL as hex (-1 if the call failed)

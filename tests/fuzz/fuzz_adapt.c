@@ -1,7 +1,7 @@
 /* fuzz_adapt.c - the output adapters of pgbench, db_bench and wrk
  * (loadgen/adapt.c): the first byte picks one, the rest is its output. */
 #include "fuzz.h"
-#include "adapt.h"
+#include "loadgen/adapt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

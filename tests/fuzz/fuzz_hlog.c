@@ -2,8 +2,8 @@
  * the first byte picks the log reader (the rest is a log) or the histogram
  * decoder (the rest is base64, or raw bytes base64-encoded first). */
 #include "fuzz.h"
-#include "engine.h"
-#include "hlog.h"
+#include "loadgen/engine.h"
+#include "loadgen/hlog.h"
 
 static int count_cb(void *arg, const struct mtl_hlog_interval *iv)
 {

@@ -1,6 +1,6 @@
-/* fuzz_machine.c - the machine profile parser (harness/machine.c). */
+/* fuzz_machine.c - the machine profile parser (harness/core/machine.c). */
 #include "fuzz.h"
-#include "machine.h"
+#include "core/machine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,11 +1,11 @@
-/* fuzz_plan.c - the plan file loader (harness/plan_parse.c), platform emu: the
+/* fuzz_plan.c - the plan file loader (harness/plan/plan_parse.c), platform emu: the
  * checks of every key and value, the entries' resolution against the real
  * recipes. A refusal (mtb_die) is an answer, not a crash; the plan, whole
  * or cut short by it, is freed (a leak per input once filled libFuzzer's
  * 2 GB in 9 minutes). */
 #include "fuzz.h"
-#include "cli.h"
-#include "plan.h"
+#include "cmd/cli.h"
+#include "plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
  * pieces the rest is fed in (responses split anywhere), as the engine does
  * with whatever a server sends. */
 #include "fuzz.h"
-#include "proto.h"
+#include "loadgen/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

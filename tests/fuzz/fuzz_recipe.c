@@ -1,7 +1,7 @@
-/* fuzz_recipe.c - the recipe parser (harness/recipe.c) on any bytes; the
+/* fuzz_recipe.c - the recipe parser (harness/core/recipe.c) on any bytes; the
  * recipe is freed after each input (a refused one frees itself). */
 #include "fuzz.h"
-#include "recipe.h"
+#include "core/recipe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

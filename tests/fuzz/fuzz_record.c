@@ -1,8 +1,8 @@
-/* fuzz_record.c - the record loader's check (harness/record.c) and the
- * summary built from what it accepts (harness/summary.c). */
+/* fuzz_record.c - the record loader's check (harness/core/record.c) and the
+ * summary built from what it accepts (harness/analysis/summary.c). */
 #include "fuzz.h"
-#include "record.h"
-#include "summary.h"
+#include "core/record.h"
+#include "analysis/summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

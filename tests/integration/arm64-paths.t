@@ -61,5 +61,5 @@ twice=$(make -s -n -C "$ROOT" B="$T_TMP/bld" ARCH=aarch64 XCC=gcc XAR=ar all 2>/
         sed 's/.* //' | sort | uniq -d | tr '\n' ' ')
 n=$(make -s -n -C "$ROOT" B="$T_TMP/bld" ARCH=aarch64 XCC=gcc XAR=ar all 2>/dev/null | grep -cE ' -c -o ')
 ok "$( [ "$n" -gt 10 ]; echo $?)" "aarch64: make -n lists the compilations ($n)"
-is "$twice" "harness/history.c " "aarch64: only history.c is compiled twice (with and without libpq)"
+is "$twice" "harness/history/history.c " "aarch64: only history.c is compiled twice (with and without libpq)"
 done_testing

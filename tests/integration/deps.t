@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 M="$B/mtebench"
 
-out=$(MTEBENCH_DEPS_CHECK=1 sh "$ROOT/harness/deps.sh" 2>&1)
+out=$(MTEBENCH_DEPS_CHECK=1 sh "$ROOT/harness/cmd/deps.sh" 2>&1)
 is "$out" "deps: ok" "deps.sh check finds nothing missing"
 
 # every apt source file that names bookworm-backports (not commented out)

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapt.h"
+#include "loadgen/adapt.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void test_pgbench(void)
 {

@@ -9,14 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "machine.h"
-#include "platform.h"
-#include "recipe.h"
-#include "remote.h"
-#include "run.h"
+#include "agent/agent.h"
+#include "core/machine.h"
+#include "core/platform.h"
+#include "core/recipe.h"
+#include "agent/remote.h"
+#include "run/run.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char calls[16][2048];
 static int ncalls;

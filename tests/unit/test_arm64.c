@@ -7,14 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernel.h"
-#include "machine.h"
-#include "mode.h"
-#include "proof.h"
-#include "summary.h"
+#include "core/kernel.h"
+#include "core/machine.h"
+#include "core/mode.h"
+#include "run/proof.h"
+#include "analysis/summary.h"
 #include "tap.h"
-#include "util.h"
-#include "transport_console.h"
+#include "lib/util.h"
+#include "agent/transport_console.h"
 
 /* index of the option `opt` in a, or -1; *val its value */
 static int opt_of(const struct mtb_argv *a, const char *opt, const char **val)

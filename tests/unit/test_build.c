@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build.h"
+#include "core/build.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 int main(void)
 {

@@ -7,12 +7,12 @@
  * night 12 quiet reports the regression, so the drop is large enough to be seen.
  * And what makes a night busy: the load average, which lags (quiet.c), and
  * the hypervisor's share of the runs' CPUs against the typical night's. */
-#include "dashboard.h"
-#include "jsonx.h"
-#include "nightly.h"
-#include "quiet.h"
+#include "report/dashboard.h"
+#include "lib/jsonx.h"
+#include "cmd/nightly.h"
+#include "run/quiet.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * values, E-Divisive, directions and the minimum change, and detection power
  * on synthetic series with noise like that measured on this machine
  * (coefficient of variation 3-8% per run). */
-#include "changepoint.h"
+#include "analysis/changepoint.h"
 #include "tap.h"
 
 #include <errno.h>

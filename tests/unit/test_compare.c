@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h"
-#include "jsonx.h"
+#include "cmd/compare.h"
+#include "lib/jsonx.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static json_t *krec(const char *kernel, int rep, double ops, int emulated)
 {

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clients.h"
-#include "driver.h"
-#include "recipe.h"
+#include "agent/clients.h"
+#include "drivers/driver.h"
+#include "core/recipe.h"
 #include "tap.h"
-#include "util.h"
-#include "workload.h"
+#include "lib/util.h"
+#include "core/workload.h"
 
 static char *joined(const struct mtb_argv *a)
 {

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hist.h"
-#include "engine.h"
-#include "rng.h"
+#include "loadgen/hist.h"
+#include "loadgen/engine.h"
+#include "loadgen/rng.h"
 #include "tap.h"
 
 static int cmp_u64(const void *a, const void *b)

@@ -2,11 +2,11 @@
  * series keyed by configuration, the migration from schema 1 (made here by
  * hand), refusal of corrupt, foreign and newer histories and of an unreachable
  * PostgreSQL server, and the redaction of passwords in PostgreSQL URLs. */
-#include "history.h"
-#include "nightly.h"
-#include "record.h"
+#include "history/history.h"
+#include "cmd/nightly.h"
+#include "core/record.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <sqlite3.h>

@@ -5,10 +5,10 @@
  * a history written so still opens as an ordinary one. With MTB_TEST_HISTORY
  * set (a postgresql:// URL: tests/integration/history-postgresql.t) the same
  * against that database instead of a temporary SQLite file. */
-#include "history.h"
-#include "history_bisect.h"
+#include "history/history.h"
+#include "history/history_bisect.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

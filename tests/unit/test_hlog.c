@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine.h"
-#include "hist.h"
-#include "hlog.h"
-#include "intervals.h"
-#include "rng.h"
+#include "loadgen/engine.h"
+#include "loadgen/hist.h"
+#include "loadgen/hlog.h"
+#include "loadgen/intervals.h"
+#include "loadgen/rng.h"
 #include "tap.h"
 
 static int same_counts(const struct mtl_hist *a, const struct mtl_hist *b)

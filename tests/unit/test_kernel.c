@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "platform.h"
+#include "core/kernel.h"
+#include "core/platform.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void test_kernels(void)
 {

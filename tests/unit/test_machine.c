@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "machine.h"
+#include "core/machine.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void test_machine(void)
 {

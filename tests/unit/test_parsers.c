@@ -1,8 +1,8 @@
 /* test_parsers.c - memcache and HTTP response parsers, whole, byte by byte and
  * in random splits; and the request builders. */
 #include <string.h>
-#include "proto.h"
-#include "rng.h"
+#include "loadgen/proto.h"
+#include "loadgen/rng.h"
 #include "tap.h"
 
 #define MAXR 64

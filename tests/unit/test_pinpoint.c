@@ -5,9 +5,9 @@
  * (multiplicative, CV 7% per run: docs/STATISTICS.md, test_changepoint.c's
  * 3-8%): a false culprit at most 5% of the time, the planted step found at
  * least 90% of the time, within log2(n) + 2 builds. */
-#include "bisect_search.h"
-#include "pinpoint.h"
-#include "stats.h"
+#include "bisect/bisect_search.h"
+#include "analysis/pinpoint.h"
+#include "analysis/stats.h"
 #include "tap.h"
 
 #include <math.h>

@@ -2,9 +2,9 @@
  * names. */
 #include <string.h>
 
-#include "hostfacts.h"
-#include "mode.h"
-#include "platform.h"
+#include "core/hostfacts.h"
+#include "core/mode.h"
+#include "core/platform.h"
 #include "tap.h"
 
 static void test_platforms(void)

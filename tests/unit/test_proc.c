@@ -7,9 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "lib/proc.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* /proc/PID/stat: one parser for the quiet check and perf's process group */
 static void test_proc_stat(void)

@@ -2,8 +2,8 @@
  * mode. */
 #include <string.h>
 
-#include "mode.h"
-#include "proof.h"
+#include "core/mode.h"
+#include "run/proof.h"
 #include "tap.h"
 
 static const char *probe_out[] = {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recipe.h"
+#include "core/recipe.h"
 #include "tap.h"
 
 static void test_template(void)

@@ -1,12 +1,12 @@
 /* test_report.c - known answers for the report's statistics (summary.c),
  * histogram percentiles (lathist.c) and escaping (report.c). TAP. */
-#include "jsonx.h"
-#include "lathist.h"
-#include "record.h"
-#include "report.h"
-#include "summary.h"
-#include "summary_text.h"
-#include "plot.h"
+#include "lib/jsonx.h"
+#include "analysis/lathist.h"
+#include "core/record.h"
+#include "report/report.h"
+#include "analysis/summary.h"
+#include "report/summary_text.h"
+#include "report/plot.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* test_sched.c - the open-loop schedule keeps its rate (within 2%). */
 #include <math.h>
-#include "schedule.h"
+#include "loadgen/schedule.h"
 #include "tap.h"
 
 static void check(enum mtl_arrival kind, double rate, double seconds)

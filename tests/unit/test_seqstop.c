@@ -1,4 +1,4 @@
-/* test_seqstop.c - REPS=auto's stopping rule (harness/seqstop.c).
+/* test_seqstop.c - REPS=auto's stopping rule (harness/plan/seqstop.c).
  *
  * 1. Coverage under the rule: many synthetic sequences of interleaved pairs
  *    with a known true overhead (the median of the pairwise ratio), noise from
@@ -17,9 +17,9 @@
  * 2. A stand-in noise source in real time (a few ms a pair): small noise
  *    stops early at the precision, large noise stops at MAX_TIME.
  */
-#include "seqstop.h"
-#include "runlen.h"
-#include "jsonx.h"
+#include "plan/seqstop.h"
+#include "plan/runlen.h"
+#include "lib/jsonx.h"
 #include "tap.h"
 #include <math.h>
 #include <stdlib.h>

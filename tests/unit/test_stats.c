@@ -1,9 +1,9 @@
-/* test_stats.c - known-answer and coverage tests for harness/stats.c (TAP). */
+/* test_stats.c - known-answer and coverage tests for harness/analysis/stats.c (TAP). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats.h"
+#include "analysis/stats.h"
 #include "tap.h"
 
 #ifndef COVERAGE_TRIALS

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary.h"
-#include "summary_text.h"
+#include "analysis/summary.h"
+#include "report/summary_text.h"
 #include "tap.h"
 
 static json_t *fake_record(const char *variant, const char *mode, int rep, double ops, double p99)

@@ -6,9 +6,9 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
+#include "common/atomicfile.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void test_parse(void)
 {

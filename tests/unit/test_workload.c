@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "recipe.h"
+#include "cmd/cli.h"
+#include "core/recipe.h"
 #include "tap.h"
-#include "util.h"
-#include "workload.h"
+#include "lib/util.h"
+#include "core/workload.h"
 
 static void test_mix(void)
 {

@@ -1,7 +1,7 @@
 /* test_zipf.c - the zipf sampler against its exact distribution (chi-square). */
 #include <math.h>
 #include <stdlib.h>
-#include "zipf.h"
+#include "loadgen/zipf.h"
 #include "tap.h"
 
 /* chi-square statistic of counts vs n*pmf over the first k ranks + a tail bin */

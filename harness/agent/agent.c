@@ -1,0 +1,213 @@
+/* agent.c - see agent.h: the transports and the agent step */
+#include "agent/agent.h"
+#include "run/run.h"
+#include "lib/util.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* one line per transport (transport_<name>.c) */
+extern const struct mtb_transport mtb_transport_console, mtb_transport_ssh;
+
+#define NTRANSPORTS 8
+static const struct mtb_transport *transports[NTRANSPORTS] = { &mtb_transport_console, &mtb_transport_ssh };
+
+const struct mtb_transport *mtb_transport_find(const char *name)
+{
+    for (int i = 0; i < NTRANSPORTS && transports[i]; i++)
+        if (name && !strcmp(transports[i]->name, name))
+            return transports[i];
+    return NULL;
+}
+
+const struct mtb_transport *mtb_transport_register(const struct mtb_transport *t)
+{
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (!transports[i] || !strcmp(transports[i]->name, t->name)) {
+            const struct mtb_transport *old = transports[i];
+            transports[i] = t;
+            return old;
+        }
+    mtb_die(1, "too many transports (at most %d)", NTRANSPORTS);
+    return NULL;
+}
+
+/* exec in a thread of its own while far->during runs in this one */
+struct exec_job {
+    const struct mtb_transport *t;
+    struct mtb_session *s;
+    char *const *argv;
+    double deadline;
+    const char *local;
+    struct mtb_agent_result *res;
+    char *err;
+    size_t errlen;
+    int rc;
+    volatile int ended;
+};
+
+static void *exec_main(void *arg)
+{
+    struct exec_job *j = arg;
+    j->rc = j->t->exec(j->s, j->argv, j->deadline, j->local, j->res, j->err, j->errlen);
+    j->ended = 1;
+    return NULL;
+}
+
+/* open, put each input, exec (beside far->during when there is one), close */
+static int agent_step(const struct mtb_transport *t, const struct mtb_agent_target *target,
+                      const struct mtb_agent_put *puts, int nputs, char *const *argv, double deadline_s,
+                      const char *local_dir, const struct mtb_agent_far *far, struct mtb_agent_result *res,
+                      char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    res->exit_status = -1;
+    struct mtb_session *s = t->open(target, err, errlen);
+    if (!s)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < nputs && rc == 0; i++)
+        rc = t->put(s, puts[i].local, puts[i].remote, puts[i].sha256, err, errlen);
+    if (rc == 0 && !(far && far->during)) {
+        rc = t->exec(s, argv, deadline_s, local_dir, res, err, errlen);
+    } else if (rc == 0) {
+        struct exec_job j = { t, s, argv, deadline_s, local_dir, res, err, errlen, -1, 0 };
+        pthread_t th;
+        if (pthread_create(&th, NULL, exec_main, &j) != 0) {
+            snprintf(err, errlen, "cannot start a thread");
+            rc = -1;
+        } else {
+            far->during(t, s, &j.ended, far->arg);
+            pthread_join(th, NULL);
+            rc = j.rc;
+        }
+    }
+    t->close(s);
+    return rc;
+}
+
+int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target *target,
+                   const struct mtb_agent_put *puts, int nputs, char *const *argv, double deadline_s,
+                   const char *local_dir, struct mtb_agent_result *res, char *err, size_t errlen)
+{
+    return agent_step(t, target, puts, nputs, argv, deadline_s, local_dir, NULL, res, err, errlen);
+}
+
+void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *far, struct mtb_argv *a)
+{
+    mtb_argv_push(a, "run");
+    mtb_argv_pushf(a, "--platform=%s", far->platform);
+    mtb_argv_push(a, "--kernel=host");
+    mtb_argv_pushf(a, "--service=%s", run->recipe->name);
+    mtb_argv_pushf(a, "--variant=%s", run->variant);
+    mtb_argv_pushf(a, "--mode=%s", run->mode->name);
+    mtb_argv_pushf(a, "--build={root}/builds/%s/%s", run->recipe->name, run->variant);
+    mtb_argv_push(a, "--results={out}");
+    for (char *const *x = far->args; x && *x; x++)
+        mtb_argv_push(a, *x);
+    mtb_workload_args(run->wl, a);
+    mtb_argv_push(a, "--quiet");
+}
+
+/* The far record brought back into local (its run's directory under
+ * far->dir), given the run's identity; or, when none came back, an error
+ * record saying why (err, or that the far mtebench wrote none). *rc
+ * becomes -1 when the record is not the far run's own. */
+static json_t *far_record(const struct mtb_run *run, const struct mtb_agent_far *far, const char *local,
+                          const char *started, const struct mtb_agent_result *res, int *rc, char *err, size_t errlen)
+{
+    char *rp = mtb_asprintf("%s/001-%s-%s/record.json", local, run->variant, run->mode->name);
+    json_error_t je;
+    json_t *rec = json_load_file(rp, 0, &je);
+    free(rp);
+    if (!rec && !err[0])
+        snprintf(err, errlen, "%s%sits mtebench wrote no record (exit %d); see %s/agent.log", far->name ? far->name : "",
+                 far->name ? ": " : "the far side: ", res->exit_status, local);
+    if (!rec) {
+        rec = mtb_run_record(run, far->kernel);
+        json_object_set_new(rec, "started", json_string(started));
+        mtb_record_fail(rec, err);
+        *rc = -1;
+        return rec;
+    }
+    mtb_run_identify(run, far->kernel, rec);
+    /* files the far record names (load.hlog) are relative to its directory, which came back under far->dir */
+    json_t *ld = json_object_get(rec, "load");
+    if (json_is_string(json_object_get(ld, "hlog")))
+        json_object_set_new(ld, "hlog", json_sprintf("%s/001-%s-%s/%s", far->dir, run->variant, run->mode->name,
+                                                     json_string_value(json_object_get(ld, "hlog"))));
+    if (*rc != 0 && mtb_record_status(rec) == MTB_RUN_OK)
+        mtb_record_fail(rec, err);
+    return rec;
+}
+
+/* err prefixed with the far side's name */
+static void name_err(const struct mtb_agent_far *far, char *err, size_t errlen)
+{
+    if (err[0] && far->name) {
+        char *e = mtb_asprintf("%s: %s", far->name, err);
+        snprintf(err, errlen, "%s", e);
+        free(e);
+    }
+}
+
+int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
+                  const struct mtb_agent_far *far, struct mtb_agent_result *res, json_t **record, char *err,
+                  size_t errlen)
+{
+    err[0] = 0;
+    char started[32];
+    mtb_utc_iso(started, sizeof started);
+    mtb_mkdir_p(run->dir);
+    struct mtb_argv g = { 0 };
+    mtb_agent_run_argv(run, far, &g);
+    char *remote = mtb_asprintf("builds/%s/%s", run->recipe->name, run->variant);
+    const char *sname = far->seed ? strrchr(far->seed, '/') : NULL;
+    char *sremote = mtb_asprintf("seed/setup/%s", sname ? sname + 1 : "");
+    /* a seed's name is its content key */
+    struct mtb_agent_put puts[2] = { { run->build->dir, remote, run->build->key },
+                                     { far->seed, sremote, sname ? sname + 1 : NULL } };
+    char *local = mtb_asprintf("%s/%s", run->dir, far->dir);
+    double deadline = 300 + 3 * (run->wl->duration + run->wl->warmup);
+    int rc = agent_step(t, target, puts, sname ? 2 : 1, g.v, deadline, local, far, res, err, errlen);
+    name_err(far, err, errlen);
+    /* the far record, even when the step did not end well (it may say why) */
+    *record = far_record(run, far, local, started, res, &rc, err, errlen);
+    mtb_argv_free(&g);
+    free(remote);
+    free(sremote);
+    free(local);
+    return rc;
+}
+
+int mtb_agent_fetch(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
+                    const struct mtb_agent_far *far, const char *far_out, struct mtb_agent_result *res,
+                    json_t **record, char *err, size_t errlen)
+{
+    err[0] = 0;
+    *record = NULL;
+    memset(res, 0, sizeof *res);
+    res->exit_status = -1;
+    if (!t->fetch) {
+        snprintf(err, errlen, "the %s transport cannot bring back an earlier run's output", t->name);
+        return 1;
+    }
+    struct mtb_session *s = t->open(target, err, errlen);
+    if (!s) {
+        name_err(far, err, errlen);
+        return -1;
+    }
+    char *local = mtb_asprintf("%s/%s", run->dir, far->dir);
+    int rc = t->fetch(s, far_out, local, res, err, errlen);
+    t->close(s);
+    name_err(far, err, errlen);
+    if (rc == 0) {
+        char started[32];
+        mtb_utc_iso(started, sizeof started);
+        *record = far_record(run, far, local, started, res, &rc, err, errlen);
+    }
+    free(local);
+    return rc;
+}

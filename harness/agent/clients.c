@@ -1,0 +1,609 @@
+/* clients.c - see clients.h */
+#include "agent/clients.h"
+#include "drivers/driver.h"
+#include "loadgen/engine.h"
+#include "loadgen/hist.h"
+#include "report/hlog_import.h"
+#include "common/mtload_exit.h"
+#include "lib/proc.h"
+#include "agent/transport_ssh.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+json_t *mtl_latency_json(const struct mtl_hist *h);
+json_t *mtl_buckets_json(const struct mtl_hist *h);
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double num(json_t *o, const char *path)
+{
+    /* "a.b.c" */
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+        o = json_object_get(o, k);
+    return json_is_number(o) ? json_number_value(o) : 0;
+}
+
+/* ---- merging ------------------------------------------------------------- */
+
+/* add one mtload histogram ([[value_us, count], ...]) into h */
+static int add_hist(struct mtl_hist *h, json_t *arr, char *err, size_t errlen)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(arr, i, b) {
+        double vus = json_number_value(json_array_get(b, 0));
+        json_int_t cnt = json_integer_value(json_array_get(b, 1));
+        uint64_t ns = (uint64_t)llround(vus * 1e3);
+        if (cnt < 0 || ns > h->highest) {
+            snprintf(err, errlen, "histogram bucket [%g, %lld] out of mtload's range", vus, (long long)cnt);
+            return -1;
+        }
+        size_t idx = mtl_hist_index(h->sub_bits, ns);
+        if (mtl_hist_bucket_value(h, idx) != ns) {
+            snprintf(err, errlen, "histogram value %.3f us is no bucket of mtload's histogram (%u sub-bucket bits)", vus,
+                     h->sub_bits);
+            return -1;
+        }
+        h->counts[idx] += (uint64_t)cnt;
+        h->total += (uint64_t)cnt;
+        h->sum += (double)ns * (double)cnt;
+        h->sumsq += (double)ns * (double)ns * (double)cnt;
+        if (cnt && ns < h->min)
+            h->min = ns;
+        if (cnt && ns > h->max)
+            h->max = ns;
+    }
+    return 0;
+}
+
+/* One client's counters added to the merged totals: requests and the like,
+ * errors by kind, the accounting (*acct NULL once a client lacks it: every
+ * client's or none) and pgbench's setup transactions. */
+static void add_totals(json_t *tot, json_t *errs, json_t **acct, json_t *lt, json_int_t *setup, int *has_setup)
+{
+    static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
+    static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
+    static const char *const akeys[] = { "sent", "answered", "stored", "lost_timeout", "lost_closed", "lost_garbled",
+                                         "in_flight_end", "unsent", NULL };
+    json_t *su = json_object_get(lt, "setup");
+    *has_setup |= json_is_integer(su);
+    *setup += json_integer_value(su);
+    for (int k = 0; tkeys[k]; k++)
+        json_object_set_new(tot, tkeys[k], json_integer((json_int_t)(num(tot, tkeys[k]) + num(lt, tkeys[k]))));
+    json_t *le = json_object_get(lt, "errors");
+    for (int k = 0; ekeys[k]; k++)
+        json_object_set_new(errs, ekeys[k], json_integer((json_int_t)(num(errs, ekeys[k]) + num(le, ekeys[k]))));
+    json_t *la = json_object_get(lt, "accounting");
+    for (int k = 0; akeys[k] && *acct; k++)
+        json_object_set_new(*acct, akeys[k], json_integer((json_int_t)(num(*acct, akeys[k]) + num(la, akeys[k]))));
+    if (!json_is_object(la)) {
+        json_decref(*acct);
+        *acct = NULL;
+    }
+}
+
+/* One client's per-second operations added by second (the clients started
+ * together). */
+static void add_timeseries(json_t *ts, json_t *l)
+{
+    size_t j;
+    json_t *s;
+    json_array_foreach(json_object_get(l, "timeseries"), j, s) {
+        while (json_array_size(ts) <= j)
+            json_array_append_new(ts, json_pack("{s:I,s:I,s:I}", "t", (json_int_t)json_array_size(ts) + 1, "ops",
+                                                (json_int_t)0, "errors", (json_int_t)0));
+        json_t *d = json_array_get(ts, j);
+        json_object_set_new(d, "ops", json_integer((json_int_t)(num(d, "ops") + num(s, "ops"))));
+        json_object_set_new(d, "errors", json_integer((json_int_t)(num(d, "errors") + num(s, "errors"))));
+    }
+}
+
+json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
+{
+    struct mtl_hist h, u; /* corrected, uncorrected */
+    if (mtl_hist_init(&h, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (mtl_hist_init(&u, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {
+        mtl_hist_free(&h);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int has_unc = 1; /* every client gave its uncorrected histogram */
+    double umean_sum = 0, umaxv = 0;
+    json_t *m = json_object(), *tot = json_object(), *errs = json_object(), *ts = json_array(), *cpu = json_object();
+    json_t *acct = json_object();
+    double dur = 0, user = 0, sys = 0, mean_sum = 0, maxv = 0, cnt_sum = 0;
+    int bound = 0, has_setup = 0;
+    json_int_t setup = 0; /* the transactions the clients' own setup commits (pgbench) */
+    size_t i;
+    json_t *l;
+    json_array_foreach(loads, i, l) {
+        json_t *uh = json_object_get(l, "histogram_uncorrected");
+        has_unc &= json_is_array(uh);
+        if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0 ||
+            (json_is_array(uh) && add_hist(&u, uh, err, errlen) != 0)) {
+            json_decref(m);
+            m = NULL;
+            goto out;
+        }
+        umean_sum += num(l, "latency_us.uncorrected.mean") * num(l, "latency_us.uncorrected.count");
+        umaxv = fmax(umaxv, num(l, "latency_us.uncorrected.max"));
+        add_totals(tot, errs, &acct, json_object_get(l, "totals"), &setup, &has_setup);
+        dur = fmax(dur, num(l, "duration_s"));
+        user += num(l, "cpu.user_s");
+        sys += num(l, "cpu.sys_s");
+        bound |= json_is_true(json_object_get(json_object_get(l, "cpu"), "client_bound"));
+        double c = num(l, "latency_us.corrected.count");
+        mean_sum += num(l, "latency_us.corrected.mean") * c;
+        cnt_sum += c;
+        maxv = fmax(maxv, num(l, "latency_us.corrected.max"));
+        add_timeseries(ts, l);
+    }
+    json_object_set_new(tot, "ops_per_sec", json_real(dur > 0 ? num(tot, "requests") / dur : 0));
+    json_object_set_new(tot, "errors", errs);
+    errs = NULL;
+    if (has_setup)
+        json_object_set_new(tot, "setup", json_integer(setup));
+    if (acct)
+        json_object_set_new(tot, "accounting", acct);
+    acct = NULL;
+    json_t *corr = mtl_latency_json(&h);
+    /* exact figures where the clients give them: the mean and the maximum */
+    if (cnt_sum > 0)
+        json_object_set_new(corr, "mean", json_real(round(mean_sum / cnt_sum * 1e3) / 1e3));
+    json_object_set_new(corr, "max", json_real(maxv));
+    json_object_set_new(m, "schema", json_string("mtload/1"));
+    json_t *first = json_array_get(loads, 0);
+    json_object_set(m, "config", json_object_get(first, "config") ? json_object_get(first, "config") : json_null());
+    json_object_set_new(m, "duration_s", json_real(dur));
+    json_object_set_new(m, "totals", tot);
+    tot = NULL;
+    json_t *unc = NULL;
+    if (has_unc) {
+        unc = mtl_latency_json(&u);
+        if (u.total > 0)
+            json_object_set_new(unc, "mean", json_real(round(umean_sum / (double)u.total * 1e3) / 1e3));
+        json_object_set_new(unc, "max", json_real(umaxv));
+    }
+    json_object_set_new(m, "latency_us", json_pack("{s:o,s:o}", "corrected", corr, "uncorrected", unc ? unc : json_null()));
+    json_object_set_new(m, "histogram", mtl_buckets_json(&h));
+    if (has_unc)
+        json_object_set_new(m, "histogram_uncorrected", mtl_buckets_json(&u));
+    json_object_set_new(m, "timeseries", ts);
+    ts = NULL;
+    json_object_set_new(cpu, "user_s", json_real(user));
+    json_object_set_new(cpu, "sys_s", json_real(sys));
+    json_object_set_new(cpu, "client_bound", json_boolean(bound));
+    json_object_set_new(m, "cpu", cpu);
+    cpu = NULL;
+    json_object_set_new(m, "merged", json_pack("{s:I,s:s}", "clients", (json_int_t)json_array_size(loads), "how",
+                                               "histograms (corrected and uncorrected) added bucket by bucket; "
+                                               "per-second operations added; per-second percentiles are per client only"));
+out:
+    json_decref(tot);
+    json_decref(errs);
+    json_decref(acct);
+    json_decref(ts);
+    json_decref(cpu);
+    mtl_hist_free(&h);
+    mtl_hist_free(&u);
+    return m;
+}
+
+/* ---- the controller's side ------------------------------------------------ */
+
+static const struct mtb_transport *ssh(void) { return mtb_transport_find("ssh"); }
+
+int mtb_clients_open(struct mtb_clients *c, const char *csv, const char *workdir, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->workdir = mtb_strdup(workdir);
+    char *dup = mtb_strdup(csv), *save = NULL;
+    for (char *h = strtok_r(dup, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+        c->hosts = realloc(c->hosts, (size_t)(c->n + 1) * sizeof *c->hosts);
+        c->s = realloc(c->s, (size_t)(c->n + 1) * sizeof *c->s);
+        c->hosts[c->n] = mtb_strdup(h);
+        c->s[c->n] = NULL;
+        c->n++;
+    }
+    free(dup);
+    if (c->n == 0) {
+        snprintf(err, errlen, "client hosts: empty list (accepted: host1,host2,... as [user@]host[:port])");
+        return -1;
+    }
+    for (int i = 0; i < c->n; i++) {
+        char *wd = mtb_asprintf("%s/ssh-%s", workdir, c->hosts[i]);
+        struct mtb_agent_target t = { .where = c->hosts[i], .workdir = wd };
+        char e[MTB_ERRLEN];
+        c->s[i] = ssh()->open(&t, e, sizeof e);
+        free(wd);
+        if (!c->s[i]) {
+            snprintf(err, errlen, "client host %s: %s", c->hosts[i], e);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void mtb_clients_close(struct mtb_clients *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        if (c->s[i])
+            ssh()->close(c->s[i]);
+        free(c->hosts[i]);
+    }
+    free(c->hosts);
+    free(c->s);
+    free(c->workdir);
+    memset(c, 0, sizeof *c);
+}
+
+/* the ssh transport, as the registry has it */
+struct job {
+    struct mtb_session *s;
+    struct mtb_argv argv;
+    double deadline;
+    char *dir;
+    struct mtb_agent_result res;
+    int rc;
+    char err[MTB_ERRLEN];
+    struct mtb_workload share;    /* this host's share of the load */
+};
+
+static void *job_main(void *arg)
+{
+    struct job *j = arg;
+    j->rc = ssh()->exec(j->s, j->argv.v, j->deadline, j->dir, &j->res, j->err, sizeof j->err);
+    return NULL;
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t je;
+    return json_load_file(path, 0, &je);
+}
+
+/* One client's outcome into ci (its entry of "clients"); its load into
+ * loads. @return 0, or -1 with why (failed, late, ended early). */
+static int client_result(struct job *j, const struct mtb_client_load *l, const struct mtb_workload *share,
+                         double late_limit, json_t *ci, json_t *loads, char *why, size_t whylen)
+{
+    why[0] = 0;
+    const char *tool = l->tool ? l->tool : "mtload";
+    char *lp = mtb_asprintf("%s/load.json", j->dir), *cp = mtb_asprintf("%s/client.json", j->dir);
+    json_t *cj = load_json(cp), *ld = NULL;
+    long long ex = json_integer_value(json_object_get(cj, "exit"));
+    char fold[MTB_ERRLEN] = "";
+    if (!l->tool)
+        ld = load_json(lp);
+    else if (j->rc == 0 && cj && ex == 0) /* pgbench's logs came back: folded here */
+        ld = mtb_clients_pgbench_fold(j->dir, share, cj, fold, sizeof fold);
+    free(lp);
+    free(cp);
+    if (j->rc != 0)
+        snprintf(why, whylen, "%s", j->err);
+    else if (!cj)
+        snprintf(why, whylen, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
+    else if ((ex != 0 && (l->tool || ex != MTL_EXIT_ERRORS)) || !ld)
+        snprintf(why, whylen, "%s failed there (%s; see %s/%s)", tool,
+                 fold[0] ? fold : json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
+                 j->dir, l->tool ? "pgbench.log" : "agent.log");
+    else if (num(cj, "late_s") > late_limit)
+        snprintf(why, whylen, "started %.6f s late (the limit is %.6f s; --late-limit)", num(cj, "late_s"), late_limit);
+    else if (num(ld, "duration_s") < 0.95 * l->wl.duration)
+        snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->wl.duration);
+    json_t *info = j->res.info ? j->res.info : ssh()->info(j->s);
+    json_object_set(ci, "identity", info ? info : json_null());
+    json_object_set_new(ci, "clock_offset_s", json_real(num(info, "clock_offset_s")));
+    if (cj) {
+        json_object_set_new(ci, "late_s", json_real(num(cj, "late_s")));
+        json_object_set_new(ci, "cpu", json_pack("{s:f,s:f}", "user_s", num(cj, "cpu_user_s"), "sys_s",
+                                                 num(cj, "cpu_sys_s")));
+    }
+    if (ld) {
+        json_object_set_new(ci, "client_bound",
+                            json_boolean(json_is_true(json_object_get(json_object_get(ld, "cpu"), "client_bound"))));
+        json_object_set(ci, "totals", json_object_get(ld, "totals"));
+        json_object_set(ci, "latency_us", json_object_get(json_object_get(ld, "latency_us"), "corrected"));
+        json_object_set_new(ci, "duration_s", json_real(num(ld, "duration_s")));
+    }
+    json_object_set_new(ci, "dir", json_string(j->dir));
+    json_object_set_new(ci, "status", json_string(why[0] ? "failed" : "ok"));
+    if (why[0])
+        json_object_set_new(ci, "error", json_string(why));
+    if (ld)
+        json_array_append_new(loads, ld);
+    json_decref(cj);
+    return why[0] ? -1 : 0;
+}
+
+json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, const char *dir, char *err,
+                        size_t errlen)
+{
+    const struct mtb_workload *w = &l->wl;
+    if (w->conns < c->n) {
+        snprintf(err, errlen, "%ld connections cannot be shared by %d client hosts (at least one each)", w->conns, c->n);
+        return NULL;
+    }
+    struct job *jobs = mtb_calloc((size_t)c->n, sizeof *jobs);
+    double rtt = 0;
+    for (int i = 0; i < c->n; i++)
+        rtt = fmax(rtt, num(ssh()->info(c->s[i]), "clock_rtt_s"));
+    /* the instant: far enough ahead for every exec to be under way */
+    double start = wall() + 1.0 + 4 * rtt * (double)c->n;
+    double late_limit = l->late_limit > 0 ? l->late_limit : 0.25;
+    json_t *clients = json_array(), *loads = json_array(), *merged = NULL;
+    int bad = 0;
+    for (int i = 0; i < c->n && !bad; i++) {
+        struct job *j = &jobs[i];
+        long conns = w->conns / c->n + (i < w->conns % c->n);
+        long threads = w->threads < conns ? w->threads : conns;
+        double off = num(ssh()->info(c->s[i]), "clock_offset_s");
+        j->s = c->s[i];
+        j->dir = mtb_asprintf("%s/%s", dir, c->hosts[i]);
+        mtb_argv_push(&j->argv, "client-load");
+        mtb_argv_pushf(&j->argv, "--start-at=%.6f", start + off);
+        mtb_argv_push(&j->argv, "--out={out}");
+        struct mtb_workload *share = &j->share; /* this host's share of the connections and the rate */
+        *share = *w;
+        share->conns = conns;
+        share->threads = threads > 0 ? threads : 1;
+        share->rate = w->rate > 0 ? w->rate * (double)conns / (double)w->conns : 0;
+        if (l->tool) { /* pgbench */
+            if (mtb_clients_pgbench_argv(l, share, &j->argv, err, errlen) != 0)
+                bad = 1;
+        } else {
+            mtb_argv_push(&j->argv, "--");
+            mtb_argv_pushf(&j->argv, "--server=%s", l->server);
+            mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
+            mtb_workload_mtload_flags(share, 0, &j->argv);
+            mtb_workload_mtload_flags(share, 1, &j->argv);
+            mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
+        }
+        j->deadline = (start - wall()) + w->warmup + w->duration + 60;
+        json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,
+                                                 "rate", share->rate));
+    }
+    if (bad) {
+        json_decref(clients);
+        json_decref(loads);
+        for (int i = 0; i < c->n; i++) {
+            mtb_argv_free(&jobs[i].argv);
+            free(jobs[i].dir);
+        }
+        free(jobs);
+        return NULL;
+    }
+    pthread_t *th = mtb_calloc((size_t)c->n, sizeof *th);
+    for (int i = 0; i < c->n; i++)
+        if (pthread_create(&th[i], NULL, job_main, &jobs[i]) != 0) {
+            jobs[i].rc = -1;
+            snprintf(jobs[i].err, sizeof jobs[i].err, "cannot start a thread");
+            th[i] = 0;
+        }
+    for (int i = 0; i < c->n; i++)
+        if (th[i])
+            pthread_join(th[i], NULL);
+    free(th);
+    err[0] = 0;
+    for (int i = 0; i < c->n; i++) {
+        char why[MTB_ERRLEN];
+        if (client_result(&jobs[i], l, &jobs[i].share, late_limit, json_array_get(clients, (size_t)i), loads, why,
+                          sizeof why) != 0 && !err[0])
+            snprintf(err, errlen, "client host %s: %s", c->hosts[i], why);
+    }
+    if (!err[0]) {
+        merged = mtb_clients_merge(loads, err, errlen);
+        if (merged) {
+            json_object_set(merged, "clients", clients);
+            json_object_set_new(merged, "start", json_pack("{s:f,s:s}", "controller_wall_s", start, "how",
+                                                           "one instant on the controller's clock, passed to each "
+                                                           "host on its own clock (offset measured at connect)"));
+            /* DIR/load.hlog: the hosts' interval logs added (mtload's); pgbench's
+             * logs have no intervals: the merged histogram as DIR/driver.hlog */
+            if (l->tool)
+                mtb_hlog_from_load(dir, merged);
+            else if (mtb_hlog_merge_hosts(clients, dir) == 0)
+                json_object_set_new(merged, "hlog", json_string("load.hlog"));
+        }
+    }
+    /* whatever happened, the per-host view is kept next to the results */
+    char *cp = mtb_asprintf("%s/clients.json", dir);
+    json_dump_file(clients, cp, JSON_INDENT(2));
+    free(cp);
+    json_decref(clients);
+    json_decref(loads);
+    for (int i = 0; i < c->n; i++) {
+        mtb_argv_free(&jobs[i].argv);
+        free(jobs[i].dir);
+        json_decref(jobs[i].res.info);
+    }
+    free(jobs);
+    return merged;
+}
+
+/* ---- the client host's side ------------------------------------------------ */
+
+int mtb_cmd_client_load(int argc, char **argv)
+{
+    double at = 0;
+    const char *out = NULL, *tool = "mtload";
+    long kv_keys = 0;
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strncmp(argv[i], "--start-at=", 11))
+            at = atof(argv[i] + 11);
+        else if (!strncmp(argv[i], "--out=", 6))
+            out = argv[i] + 6;
+        else if (!strcmp(argv[i], "--tool=pgbench") || !strcmp(argv[i], "--tool=mtload"))
+            tool = argv[i] + 7;
+        else if (!strncmp(argv[i], "--kv-keys=", 10) && mtb_parse_long(argv[i] + 10, 1, 1L << 40, &kv_keys) == 0)
+            ;
+        else {
+            fprintf(stderr, "mtebench client-load: unknown option '%s' (accepted: --start-at=EPOCH --out=DIR "
+                            "[--tool=mtload|pgbench] [--kv-keys=N] -- MTLOAD-OR-PGBENCH-ARGS)\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!out || i >= argc) {
+        fprintf(stderr, "usage: mtebench client-load --start-at=EPOCH --out=DIR [--tool=mtload|pgbench] [--kv-keys=N] "
+                        "-- MTLOAD-OR-PGBENCH-ARGS\n");
+        return 2;
+    }
+    mtb_mkdir_p(out);
+    int pg = !strcmp(tool, "pgbench");
+    struct mtb_argv a = { 0 };
+    if (pg) /* the system's pgbench (Debian's postgresql-client), every transaction logged */
+        mtb_argv_push(&a, "pgbench");
+    else
+        mtb_argv_pushf(&a, "%s/build/mtload", mtb_root());
+    for (int k = i + 1; k < argc; k++)
+        mtb_argv_push(&a, argv[k]);
+    if (pg) {
+        mtb_argv_push(&a, "-l");
+        mtb_argv_push(&a, "--log-prefix=pgbench_tx"); /* in out: its working directory */
+        char g[4096], s[4096];
+        if (kv_keys > 0 && mtb_pgbench_kv_write(out, kv_keys, g, s, sizeof g) != 0) {
+            fprintf(stderr, "mtebench client-load: cannot write the key-value scripts in %s\n", out);
+            mtb_argv_free(&a);
+            return 1;
+        }
+    } else {
+        mtb_argv_pushf(&a, "--json=%s/load.json", out);
+        mtb_argv_pushf(&a, "--hlog=%s/load.hlog", out);
+        mtb_argv_push(&a, "--quiet");
+    }
+    char log[4096];
+    snprintf(log, sizeof log, "%s/%s.log", out, tool);
+    /* wait for the instant on this host's clock */
+    if (at > 0) {
+        struct timespec ts = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
+        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR && !mtb_proc_interrupted)
+            ;
+    }
+    double t0 = wall();
+    struct mtb_spawn sp = { .argv = a.v, .log_path = log, .cwd = pg ? out : NULL }; /* pgbench's -f kv-*.sql */
+    struct rusage ru = { 0 };
+    int st = mtb_proc_run_ru(&sp, 86400, &ru);
+    double t1 = wall();
+    char desc[64];
+    json_t *cj = json_pack("{s:f,s:f,s:f,s:f,s:i,s:s,s:f,s:f}", "start_at", at, "started", t0, "late_s",
+                           at > 0 ? t0 - at : 0.0, "ended", t1, "exit", st == 0 ? 0 : st < 0 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)),
+                           "exit_text", st < 0 ? strerror(-st) : mtb_proc_describe(st, desc, sizeof desc), "cpu_user_s",
+                           (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, "cpu_sys_s",
+                           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/client.json", out);
+    char *text = json_dumps(cj, JSON_INDENT(2));
+    mtb_write_atomic(path, text, strlen(text));
+    free(text);
+    json_decref(cj);
+    mtb_argv_free(&a);
+    return st == 0 ? 0 : 1;
+}
+
+/* ---- mtebench load ----------------------------------------------------------- */
+
+int mtb_cmd_load(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "ssh-config", required_argument, 0, 1 }, { "ssh-key", required_argument, 0, 2 },
+        { "known-hosts", required_argument, 0, 3 }, { "trust-new-hosts", no_argument, 0, 4 },
+        { "remote-dir", required_argument, 0, 5 },  { "ssh-alive", required_argument, 0, 6 },
+        { "client-hosts", required_argument, 0, 'c' },
+        { "server", required_argument, 0, 's' },    { "protocol", required_argument, 0, 'P' },
+        { "conns", required_argument, 0, 'n' },     { "threads", required_argument, 0, 't' },
+        { "pipeline", required_argument, 0, 'p' },  { "rate", required_argument, 0, 'r' },
+        { "mix", required_argument, 0, 'm' },       { "keys", required_argument, 0, 'k' },
+        { "value-size", required_argument, 0, 'v' }, { "duration", required_argument, 0, 'd' },
+        { "warmup", required_argument, 0, 'w' },    { "out", required_argument, 0, 'o' },
+        { "late-limit", required_argument, 0, 'L' }, { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    struct mtb_client_load l = { .protocol = "memcache" };
+    /* the workload's fields (their defaults, a 10 s duration, no warm-up), parsed as every command parses them */
+    struct mtb_workload_set ws;
+    memset(&ws, 0, sizeof ws);
+    mtb_workload_init(&l.wl);
+    l.wl.duration = 10;
+    l.wl.warmup = 0;
+    const char *hosts = NULL, *out = NULL;
+    int c, idx;
+    char why[MTB_ERRLEN];
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
+        switch (c) {
+        case 1: case 2: case 3: case 4: case 5: case 6: mtb_ssh_option(lo[idx].name, optarg); break;
+        case 'c': hosts = optarg; break;
+        case 's': l.server = optarg; break;
+        case 'P': l.protocol = optarg; break;
+        case 'o': out = optarg; break;
+        case 'n': case 't': case 'p': case 'k': case 'm': case 'v': case 'r': case 'd': case 'w':
+            if (mtb_workload_set_parse(&ws, lo[idx].name, optarg, why, sizeof why) != 0)
+                mtb_die(2, "--%s: %s", lo[idx].name, why);
+            break;
+        case 'L':
+            if (mtb_parse_duration(optarg, &l.late_limit) != 0 || !(l.late_limit > 0))
+                mtb_die(2, "--%s '%s': accepted: a duration such as 3, 3s, 500ms (above 0)", lo[idx].name, optarg);
+            break;
+        case 'h':
+            printf("usage: mtebench load --client-hosts H1,H2 --server HOST:PORT --out DIR [--conns N] [--threads N]\n"
+                   "       [--pipeline N] [--rate R] [--mix S:G] [--keys N] [--value-size S] [--duration D] [--warmup D]\n"
+                   "       [--protocol memcache|http] [--late-limit D] [ssh options of `mtebench hosts`]\n"
+                   "Drives the server from every client host at once (shares of the connections and the rate),\n"
+                   "started at one instant; writes DIR/<host>/ and the merged result DIR/load.json.\n"
+                   "A host that starts more than --late-limit after the instant (default 250ms) fails the load.\n");
+            return 0;
+        default: return 2;
+        }
+    }
+    if (!hosts || !l.server || !out)
+        mtb_die(2, "load needs --client-hosts, --server and --out (see --help)");
+    mtb_workload_set_apply(&ws, &l.wl);
+    char err[MTB_ERRLEN];
+    struct mtb_clients cl;
+    mtb_mkdir_p(out);
+    if (mtb_clients_open(&cl, hosts, out, err, sizeof err) != 0) {
+        fprintf(stderr, "mtebench: %s\n", err);
+        mtb_clients_close(&cl);
+        return 1;
+    }
+    json_t *m = mtb_clients_run(&cl, &l, out, err, sizeof err);
+    mtb_clients_close(&cl);
+    mtb_ssh_close_all();
+    if (!m) {
+        fprintf(stderr, "mtebench: load failed: %s\n", err);
+        return 1;
+    }
+    char *p = mtb_asprintf("%s/load.json", out);
+    char *text = json_dumps(m, JSON_INDENT(2));
+    mtb_write_atomic(p, text, strlen(text));
+    printf("%d client hosts: %.0f requests, %.0f ops/s, p50 %.1f us, p99 %.1f us (merged histograms); %s\n",
+           (int)json_array_size(json_object_get(m, "clients")), num(m, "totals.requests"), num(m, "totals.ops_per_sec"),
+           num(m, "latency_us.corrected.p50"), num(m, "latency_us.corrected.p99"), p);
+    free(text);
+    free(p);
+    json_decref(m);
+    return 0;
+}

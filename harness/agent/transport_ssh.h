@@ -1,0 +1,50 @@
+/* transport_ssh.h - the agent step's OpenSSH transport (`mtebench hosts`: hosts.c).
+ *
+ * OpenSSH as users have it: `ssh -o BatchMode=yes`, keys from the user's
+ * agent or a named key file, host keys checked against known_hosts (an
+ * unknown host is refused with a message saying how to trust it;
+ * trust-on-first-use only when asked, --trust-new-hosts), one multiplexed
+ * master connection per host per process (ControlMaster, closed at exit and
+ * on Ctrl-C). The far root is a directory under the login's home (default
+ * ~/.mtebench-agent) holding the agent for the host's architecture (uname -m:
+ * x86_64 or aarch64), copied only when its sha256 differs. Every call has a
+ * deadline; the far command runs in a session of its own under a watchdog
+ * that kills that session when the deadline passes, the controller goes
+ * away (its ssh's stdin closes) or falls silent (a cut link: no heartbeat
+ * for --ssh-alive seconds, which is also how long our ssh waits for an
+ * answer before it gives the host up), so nothing of ours stays running
+ * there. The output of a far command whose connection was lost stays there
+ * (res->far_out) until `fetch` brings it back or finds it unfinished. */
+#ifndef MTB_TRANSPORT_SSH_H
+#define MTB_TRANSPORT_SSH_H
+#include <jansson.h>
+#include "agent/agent.h"
+
+struct mtb_ssh_opts {
+    const char *config;       /* ssh -F FILE, or NULL: the user's own */
+    const char *key;          /* -i FILE (IdentitiesOnly), or NULL: the agent / ssh config */
+    const char *known_hosts;  /* UserKnownHostsFile, or NULL: ~/.ssh/known_hosts */
+    int trust_new;            /* StrictHostKeyChecking=accept-new instead of yes */
+    const char *remote_dir;   /* the far root, relative to the login's home or absolute */
+    double alive;             /* seconds a silent link is tolerated either way (0: 15) */
+};
+
+/* Options for every later session (copied). */
+void mtb_ssh_configure(const struct mtb_ssh_opts *o);
+/* Parse one of the ssh options (--ssh-config, --ssh-key, --known-hosts,
+ * --trust-new-hosts, --remote-dir, --ssh-alive) for a getopt loop: name without dashes.
+ * @return 1 when it was one of them, 0 otherwise. */
+int mtb_ssh_option(const char *name, const char *value);
+
+extern const struct mtb_transport mtb_transport_ssh;
+
+/* Its info (the transport's `info`): the far host's facts from an open
+ * session: {"transport":"ssh", "where", "hostname", "machine", "uname_r",
+ * "machine_id", "cpus", "root", "clock_offset_s" (far wall clock minus ours,
+ * measured at connect), "clock_rtt_s", "connect_seconds", "master"}. Its
+ * `sh`: a shell command line on the far side (in its root) with a deadline,
+ * during an exec too. */
+
+/* Close every master connection now (also done at exit). */
+void mtb_ssh_close_all(void);
+#endif

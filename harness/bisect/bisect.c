@@ -1,0 +1,923 @@
+/* bisect.c - `mtebench bisect` over a service's patch history (bisect.h). */
+#include "bisect/bisect.h"
+#include "bisect/bisect_search.h"
+#include "history/history_bisect.h"
+#include "lib/jsonx.h"
+#include "core/kernel_tree.h"
+#include "lib/proc.h"
+#include "core/record.h"
+#include "analysis/stats.h"
+#include "lib/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct bopts {
+    const char *good, *bad, *repo, *axis, *out, *service;
+    const char *history; /* where steps are stored; "none": not stored */
+    enum mtb_run_metric_id metric;
+    struct bs_cfg cfg;
+    double max_time; /* seconds, 0: no limit */
+    struct mtb_argv pass; /* options handed to every build and run */
+};
+
+struct brev {
+    char *sha, *subject;
+    char *tree;     /* the revision's root, once made */
+    char *build_key;
+    int new_build;  /* 1: built here; 0: found in the cache */
+    char *build_log;
+};
+
+struct bctx {
+    struct bopts *o;
+    struct brev *r;
+    size_t n;
+    char *outdir;
+    int run_no;
+    double t0;
+    json_t *steps, *runs;
+    int new_builds;
+    struct bs_rev *revs; /* the search's samples */
+    struct mtb_history *hist; /* NULL: steps not stored (--history none, or a write failed) */
+    long long hist_id;        /* the bisection's row */
+    char err[512];
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mtebench bisect --good REF --bad REF --service S [RUN OPTIONS] [options]\n"
+            "  The commit between REF good and REF bad of the service's patch history (services/S/ and\n"
+            "  patches/S/) that changed one configuration's metric; runs decided by Pinpoint's rule.\n"
+            "  --good REF, --bad REF  commits (the metric was good at the first, bad at the second)\n"
+            "  --repo DIR             the git repository searched (default: this checkout)\n"
+            "  --axis service|kernel  what is bisected: service (default): services/S and patches/S of --repo;\n"
+            "                         kernel: the commits of the kernel git tree --repo, each built as\n"
+            "                         KERNEL=git:REPO@COMMIT and run under PLATFORM=vm\n"
+            "  --metric M             ops_per_sec (default), p50_us, p99_us, p999_us, ...\n"
+            "  --reps N               first runs of each revision (default 10)\n"
+            "  --add-reps N           runs added to each side of an undecided comparison (default 10)\n"
+            "  --max-reps N           at most N runs of a revision (default 40)\n"
+            "  --refresh N            runs of each neighbour interleaved with a new revision's (default 2)\n"
+            "  --min-change P         the regression sought at least, e.g. 5%% (default 5%%)\n"
+            "  --max-time T           stop after T of runs and builds (e.g. 2h; default: none)\n"
+            "  --out DIR              report, JSON and runs (default reports/bisect-TIME)\n"
+            "  --history WHERE        the history that stores the bisection and each step's samples and\n"
+            "                         verdict: an SQLite file (default results/history.sqlite) or a\n"
+            "                         postgresql:// URL, as the nightly's; none: not stored\n"
+            "  RUN OPTIONS go to every `mtebench run` (and `build`): --variant, --mode, --platform,\n"
+            "  --workload, --duration, --warmup, --keys, ... (`mtebench run --help`).\n"
+            "  Exit: 0 culprit named, 4 not reproduced, 1 the search failed, 2 bad input.\n");
+}
+
+static int parse_pct(const char *s, double *v)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || x <= 0)
+        return -1;
+    if (*end == '%') {
+        x /= 100;
+        end++;
+    }
+    if (*end || x >= 1)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static long int_opt(const char *name, const char *v, long lo, long hi)
+{
+    long x;
+    if (mtb_parse_long(v, lo, hi, &x))
+        mtb_die(2, "bisect: --%s wants a whole number from %ld to %ld, not '%s'", name, lo, hi, v);
+    return x;
+}
+
+static void parse_metric(struct bopts *o, const char *v)
+{
+    for (int i = 0; i < MTB_NRUN_METRICS; i++)
+        if (!strcmp(mtb_run_metrics[i].key, v)) {
+            o->metric = (enum mtb_run_metric_id)i;
+            o->cfg.better = mtb_run_metrics[i].better;
+            return;
+        }
+    mtb_die(2, "bisect: unknown metric '%s' (accepted: ops_per_sec, p50_us, p90_us, p99_us, p999_us, p9999_us)", v);
+}
+
+/* bisect's own options; every other option (with its value) goes to runs */
+static void parse(struct bopts *o, int argc, char **argv)
+{
+    bs_defaults(&o->cfg);
+    o->metric = MTB_M_ops_per_sec;
+    o->axis = "service";
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            usage(stdout), exit(0);
+        if (strncmp(a, "--", 2))
+            mtb_die(2, "bisect: unexpected argument '%s' (see mtebench bisect --help)", a);
+        char *eq = strchr(a, '=');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
+        static const char *const flags[] = { "force", "strict", "baseline", "dry-run", "trust-new-hosts", "quiet", "json",
+                                             NULL };
+        int is_flag = 0;
+        for (const char *const *f = flags; *f; f++)
+            is_flag |= !strcmp(name, *f);
+        if (!is_flag) {
+            v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                mtb_die(2, "bisect: --%s wants a value", name);
+        }
+        if (!strcmp(name, "good")) o->good = v;
+        else if (!strcmp(name, "bad")) o->bad = v;
+        else if (!strcmp(name, "repo")) o->repo = v;
+        else if (!strcmp(name, "axis")) o->axis = v;
+        else if (!strcmp(name, "out")) o->out = v;
+        else if (!strcmp(name, "history")) o->history = v;
+        else if (!strcmp(name, "metric")) parse_metric(o, v);
+        else if (!strcmp(name, "reps")) o->cfg.reps = (int)int_opt(name, v, 1, 1000);
+        else if (!strcmp(name, "add-reps")) o->cfg.add_reps = (int)int_opt(name, v, 1, 1000);
+        else if (!strcmp(name, "max-reps")) o->cfg.max_reps = (int)int_opt(name, v, 1, 1000);
+        else if (!strcmp(name, "refresh")) o->cfg.refresh = (int)int_opt(name, v, 0, 100);
+        else if (!strcmp(name, "min-change")) {
+            if (parse_pct(v, &o->cfg.min_change))
+                mtb_die(2, "bisect: --min-change wants a fraction or a percentage below 100%%, e.g. 5%%, not '%s'", v);
+        } else if (!strcmp(name, "max-time")) {
+            if (mtb_parse_duration(v, &o->max_time) || o->max_time <= 0)
+                mtb_die(2, "bisect: --max-time wants a duration, e.g. 90m or 2h, not '%s'", v);
+        } else if (!strcmp(name, "results") || !strcmp(name, "build") || !strcmp(name, "resume"))
+            mtb_die(2, "bisect: --%s is bisect's to set (runs go under --out)", name);
+        else {
+            if (!strcmp(name, "service"))
+                o->service = v;
+            mtb_argv_pushf(&o->pass, "--%s", name);
+            if (v)
+                mtb_argv_push(&o->pass, v);
+        }
+    }
+    if (!o->good || !o->bad)
+        mtb_die(2, "bisect: --good REF and --bad REF are both needed (see mtebench bisect --help)");
+    if (strcmp(o->axis, "service") && strcmp(o->axis, "kernel"))
+        mtb_die(2, "bisect: axis '%s' is not built yet (accepted: service, kernel)", o->axis);
+    if (!strcmp(o->axis, "kernel")) {
+        if (!o->repo)
+            mtb_die(2, "bisect: --axis kernel wants --repo, the kernel's git work tree");
+        for (int k = 0; k < o->pass.n; k++)
+            if (!strcmp(o->pass.v[k], "--kernel") || !strcmp(o->pass.v[k], "--platform"))
+                mtb_die(2, "bisect: --axis kernel sets %s itself (vm, each commit's kernel)", o->pass.v[k]);
+    }
+    if (!o->service)
+        mtb_die(2, "bisect: --service S is needed (the service whose patch history is searched)");
+    if (o->cfg.max_reps < o->cfg.reps)
+        mtb_die(2, "bisect: --max-reps (%d) is below --reps (%d)", o->cfg.max_reps, o->cfg.reps);
+}
+
+/* ---- git -------------------------------------------------------------------------- */
+
+static char *git(const char *repo, int *status, const char *a1, const char *a2, const char *a3, const char *a4,
+                 const char *a5, const char *a6, const char *a7)
+{
+    char *argv[] = { "git", "-C", (char *)repo, (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5,
+                     (char *)a6, (char *)a7, NULL };
+    int st = 0;
+    char *out = mtb_proc_capture(argv, 0, 60, &st);
+    *status = out && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+    return out;
+}
+
+static char *git_line(const char *repo, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+    int st;
+    char *out = git(repo, &st, a1, a2, a3, a4, NULL, NULL, NULL);
+    if (st || !out) {
+        free(out);
+        return NULL;
+    }
+    out[strcspn(out, "\n")] = 0;
+    return out;
+}
+
+/* the revisions: good, then every commit after it up to bad that touches the
+ * service's folders, oldest first */
+static void revisions(struct bctx *c)
+{
+    struct bopts *o = c->o;
+    char good_ref[600], bad_ref[600];
+    snprintf(good_ref, sizeof good_ref, "%s^{commit}", o->good);
+    snprintf(bad_ref, sizeof bad_ref, "%s^{commit}", o->bad);
+    char *g = git_line(o->repo, "rev-parse", "--verify", "--quiet", good_ref);
+    char *b = git_line(o->repo, "rev-parse", "--verify", "--quiet", bad_ref);
+    if (!g)
+        mtb_die(2, "bisect: no commit '%s' in %s (--good)", o->good, o->repo);
+    if (!b)
+        mtb_die(2, "bisect: no commit '%s' in %s (--bad)", o->bad, o->repo);
+    if (!strcmp(g, b))
+        mtb_die(2, "bisect: --good and --bad are the same commit (%.12s)", g);
+    int st;
+    free(git(o->repo, &st, "merge-base", "--is-ancestor", g, b, NULL, NULL, NULL));
+    if (st)
+        mtb_die(2, "bisect: good %.12s is not an ancestor of bad %.12s (swapped?): the bad revision must come after "
+                   "the good one",
+                g, b);
+    char *svc = mtb_asprintf("services/%s", o->service), *pat = mtb_asprintf("patches/%s", o->service);
+    char *range = mtb_asprintf("%s..%s", g, b);
+    char *argv[] = { "git", "-C", (char *)o->repo, "log", "--reverse", "--topo-order", "--format=%H %s", range, "--",
+                     svc, pat, NULL };
+    if (!strcmp(o->axis, "kernel"))
+        argv[8] = NULL; /* every commit of the kernel tree */
+    int ws = 0;
+    char *log = mtb_proc_capture(argv, 0, 60, &ws);
+    if (!log || !WIFEXITED(ws) || WEXITSTATUS(ws))
+        mtb_die(2, "bisect: git log %s failed in %s", range, o->repo);
+    c->r = mtb_calloc(1, sizeof *c->r);
+    c->r[0].sha = g;
+    c->r[0].subject = mtb_strdup("(good)");
+    c->n = 1;
+    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+        c->r = realloc(c->r, (c->n + 1) * sizeof *c->r);
+        memset(&c->r[c->n], 0, sizeof *c->r);
+        char *sp = strchr(line, ' ');
+        c->r[c->n].subject = mtb_strdup(sp ? sp + 1 : "");
+        if (sp)
+            *sp = 0;
+        c->r[c->n].sha = mtb_strdup(line);
+        c->n++;
+    }
+    if (c->n < 2)
+        mtb_die(2, "bisect: no commit after good %.12s up to bad %.12s touches %s or %s: nothing to bisect", g, b,
+                svc, pat); /* (the kernel axis: bad is after good, so there is one) */
+    if (strcmp(c->r[c->n - 1].sha, b)) {
+        /* bad itself leaves the folders as the last commit that touched them */
+        c->r = realloc(c->r, (c->n + 1) * sizeof *c->r);
+        memset(&c->r[c->n], 0, sizeof *c->r);
+        c->r[c->n].sha = b;
+        c->r[c->n].subject = mtb_strdup("(bad)");
+        c->n++;
+    } else
+        free(b);
+    free(log);
+    free(svc);
+    free(pat);
+    free(range);
+}
+
+/* ---- a revision's tree ------------------------------------------------------------ */
+
+/* DIR/<entry> -> SRC/<entry> for every entry of SRC but .git, x1 and x2 */
+static int link_entries(const char *src, const char *dir, const char *x1, const char *x2)
+{
+    DIR *d = opendir(src);
+    if (!d)
+        return -errno;
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        const char *nm = e->d_name;
+        if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strcmp(nm, ".git") || (x1 && !strcmp(nm, x1)) ||
+            (x2 && !strcmp(nm, x2)))
+            continue;
+        char *from = mtb_asprintf("%s/%s", src, nm), *to = mtb_asprintf("%s/%s", dir, nm);
+        if (symlink(from, to) && errno != EEXIST)
+            rc = -errno;
+        free(from);
+        free(to);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* services/S and patches/S of the revision into tree (patches/S may be
+ * absent at an old revision) */
+static int extract_axis(struct bctx *c, const char *sha, const char *tree)
+{
+    const char *svc = c->o->service;
+    char *ps = mtb_asprintf("services/%s", svc), *pp = mtb_asprintf("patches/%s", svc);
+    char *tar = mtb_asprintf("%s/axis.tar", tree), *spec = mtb_asprintf("%s:%s", sha, pp);
+    int st, ws = 0, rc = 0;
+    free(git(c->o->repo, &st, "cat-file", "-e", spec, NULL, NULL, NULL, NULL));
+    char *argv[] = { "git", "-C", (char *)c->o->repo, "archive", "-o", tar, (char *)sha, ps, st ? NULL : pp, NULL };
+    free(mtb_proc_capture(argv, 1, 120, &ws));
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws))
+        rc = -ENOENT; /* no services/S at this revision */
+    if (!rc) {
+        char *targv[] = { "tar", "-xf", tar, "-C", (char *)tree, NULL };
+        free(mtb_proc_capture(targv, 1, 120, &ws));
+        rc = WIFEXITED(ws) && !WEXITSTATUS(ws) ? 0 : -EIO;
+    }
+    unlink(tar);
+    free(spec);
+    free(tar);
+    free(ps);
+    free(pp);
+    return rc;
+}
+
+/* OUT/trees/NN-SHA: this checkout (symlinks), services/S and patches/S from the revision */
+static int make_tree(struct bctx *c, size_t i)
+{
+    struct brev *r = &c->r[i];
+    const char *root = mtb_root(), *svc = c->o->service;
+    char *tree = mtb_asprintf("%s/trees/%02zu-%.12s", c->outdir, i, r->sha);
+    mtb_rm_rf(tree);
+    char *sdir = mtb_asprintf("%s/services", tree), *pdir = mtb_asprintf("%s/patches", tree);
+    char *rs = mtb_asprintf("%s/services", root), *rp = mtb_asprintf("%s/patches", root);
+    int rc = mtb_mkdir_p(sdir) || mtb_mkdir_p(pdir) || link_entries(root, tree, "services", "patches") ||
+             link_entries(rs, sdir, svc, NULL) || link_entries(rp, pdir, svc, NULL);
+    if (!rc)
+        rc = extract_axis(c, r->sha, tree);
+    free(sdir);
+    free(pdir);
+    free(rs);
+    free(rp);
+    if (rc) {
+        mtb_rm_rf(tree);
+        free(tree);
+        return rc ? rc : -EIO;
+    }
+    r->tree = tree;
+    return 0;
+}
+
+/* ---- the search's callbacks: builds and runs of a revision ------------------------- */
+
+static char *self_exe(void)
+{
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return mtb_asprintf("%s/build/mtebench", mtb_root());
+    buf[n] = 0;
+    return mtb_strdup(buf);
+}
+
+/* `mtebench SUB EXTRA... PASS...` at the revision's tree; the output in log */
+static int child(struct bctx *c, size_t i, const char *sub, const char *extra1, const char *extra2, const char *log)
+{
+    struct mtb_argv a = { 0 };
+    char *exe = self_exe();
+    mtb_argv_push(&a, exe);
+    mtb_argv_push(&a, sub);
+    if (extra1)
+        mtb_argv_push(&a, extra1);
+    if (extra2)
+        mtb_argv_push(&a, extra2);
+    for (int k = 0; k < c->o->pass.n; k++)
+        mtb_argv_push(&a, c->o->pass.v[k]);
+    if (!c->r[i].tree) { /* the kernel axis: this checkout, the commit's kernel */
+        mtb_argv_push(&a, "--platform");
+        mtb_argv_push(&a, "vm");
+        mtb_argv_pushf(&a, "--kernel=git:%s@%s", c->o->repo, c->r[i].sha);
+    }
+    char *env[] = { c->r[i].tree ? mtb_asprintf("MTEBENCH_ROOT=%s", c->r[i].tree) : NULL, NULL };
+    struct mtb_spawn sp = { .argv = a.v, .env_add = env[0] ? env : NULL, .log_path = log };
+    int st = mtb_proc_run(&sp, 4 * 3600);
+    free(env[0]);
+    free(exe);
+    mtb_argv_free(&a);
+    return st;
+}
+
+static int over_budget(struct bctx *c)
+{
+    if (c->o->max_time > 0 && mtb_mono() - c->t0 > c->o->max_time) {
+        snprintf(c->err, sizeof c->err, "stopped: the budget of %.0f s is spent", c->o->max_time);
+        return 1;
+    }
+    return 0;
+}
+
+/* r[i]'s build (a kernel's when kernel) ended with wait status st: skipped
+ * when it failed, else new or found in the cache, as its log says */
+static int build_ended(struct bctx *c, size_t i, int st, int kernel)
+{
+    struct brev *r = &c->r[i];
+    if (st != 0) {
+        printf("bisect: r%02zu %.12s \"%s\"%s does not build (log %s): skipped (as git bisect run's 125)\n", i,
+               r->sha, r->subject, kernel ? ": the kernel" : "", r->build_log);
+        return BS_BUILD_SKIP;
+    }
+    size_t len;
+    char *log = mtb_read_file(r->build_log, &len);
+    r->new_build = log && strstr(log, kernel ? "mtebench: built kernel" : " built ") != NULL;
+    c->new_builds += r->new_build;
+    free(log);
+    printf("bisect: r%02zu %.12s \"%s\": %s%s\n", i, r->sha, r->subject, kernel ? "kernel " : "",
+           r->new_build ? "built" : "build cached");
+    return 0;
+}
+
+/* the kernel axis: `mtebench kernel build git:REPO@COMMIT` (incremental from stock's tree) */
+static int build_kernel(struct bctx *c, size_t i)
+{
+    struct brev *r = &c->r[i];
+    char *exe = self_exe(), *spec = mtb_asprintf("git:%s@%s", c->o->repo, r->sha);
+    char *argv[] = { exe, "kernel", "build", spec, NULL };
+    struct mtb_spawn sp = { .argv = argv, .log_path = r->build_log };
+    int st = mtb_proc_run(&sp, 4 * 3600);
+    free(exe);
+    free(spec);
+    return build_ended(c, i, st, 1);
+}
+
+static int cb_build(void *ctx, size_t i)
+{
+    struct bctx *c = ctx;
+    struct brev *r = &c->r[i];
+    if (over_budget(c))
+        return -ETIME;
+    char *logdir = mtb_asprintf("%s/logs", c->outdir);
+    mtb_mkdir_p(logdir);
+    r->build_log = mtb_asprintf("%s/build-%02zu-%.12s.log", logdir, i, r->sha);
+    free(logdir);
+    if (!strcmp(c->o->axis, "kernel"))
+        return build_kernel(c, i);
+    int rc = make_tree(c, i);
+    if (rc) {
+        printf("bisect: r%02zu %.12s \"%s\": no services/%s at this revision: skipped (as git bisect run's 125)\n",
+               i, r->sha, r->subject, c->o->service);
+        return BS_BUILD_SKIP;
+    }
+    return build_ended(c, i, child(c, i, "build", NULL, NULL, r->build_log), 0);
+}
+
+static json_t *load_record(const char *dir)
+{
+    char *pat = mtb_asprintf("%s/*/record.json", dir);
+    glob_t g;
+    json_t *rec = NULL;
+    if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1)
+        rec = json_load_file(g.gl_pathv[0], 0, NULL);
+    if (g.gl_pathc)
+        globfree(&g);
+    free(pat);
+    return rec;
+}
+
+/* the last lines of a log, indented, on stdout */
+static void log_tail(const char *path, int lines)
+{
+    size_t len;
+    char *t = mtb_read_file(path, &len);
+    if (!t)
+        return;
+    char *p = t + len;
+    for (int n = 0; p > t && n <= lines; p--)
+        n += p[-1] == '\n';
+    for (char *l = strtok(p, "\n"); l; l = strtok(NULL, "\n"))
+        printf("bisect:   | %s\n", l);
+    free(t);
+}
+
+/* one `mtebench run`; a failed run is tried once more (a transient failure of
+ * a loaded machine), its log's tail shown; two in a row end the search */
+static int cb_run(void *ctx, size_t i, double *v)
+{
+    struct bctx *c = ctx;
+    struct brev *r = &c->r[i];
+    for (int attempt = 0;; attempt++) {
+        if (over_budget(c))
+            return -ETIME;
+        int no = ++c->run_no;
+        char *dir = mtb_asprintf("%s/runs/%03d-r%02zu", c->outdir, no, i), *log = mtb_asprintf("%s.log", dir);
+        int ws = child(c, i, "run", "--results", dir, log), st = ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+        json_t *rec = load_record(dir);
+        const char *status = rec ? mtb_jstr(rec, "status") : "";
+        *v = rec ? mtb_record_metric(rec, c->o->metric) : NAN;
+        int ok = st == 0 && rec && !strcmp(status, "ok") && isfinite(*v);
+        if (ok) {
+            if (!r->build_key)
+                r->build_key = mtb_strdup(mtb_jstr(json_object_get(rec, "build"), "key"));
+            json_array_append_new(c->runs, json_pack("{s:i, s:i, s:s, s:f, s:s}", "n", no, "rev", (int)i, "sha",
+                                                     r->sha, "value", *v, "dir", dir));
+            printf("bisect: run %3d  r%02zu %.12s  %.6g %s\n", no, i, r->sha, *v, mtb_run_metrics[c->o->metric].unit);
+        } else {
+            printf("bisect: run %3d  r%02zu %.12s  failed (exit status %d, record status '%s'; log %s)%s\n", no, i,
+                   r->sha, st, *status ? status : "none", log, attempt ? "" : ": once more");
+            log_tail(log, 6);
+            snprintf(c->err, sizeof c->err, "run %d of r%02zu %.12s failed twice (record status '%s'; log %s)", no, i,
+                     r->sha, *status ? status : "none", log);
+        }
+        json_decref(rec);
+        free(dir);
+        free(log);
+        if (ok) {
+            c->err[0] = 0;
+            return 0;
+        }
+        if (attempt)
+            return -EIO;
+    }
+}
+
+static void cb_step(void *ctx, const struct bs_step *s)
+{
+    struct bctx *c = ctx;
+    const struct pp_cmp *p = &s->c;
+    size_t na = c->revs[s->a].n, nb = c->revs[s->b].n;
+    printf("bisect: compare r%02zu and r%02zu (%s): %s, p %.3g (MWU %.3g, KS %.3g; same above %.3g for %.2f IQR), "
+           "%zu and %zu runs\n",
+           s->a, s->b, s->why, pp_verdict_name(p->v), p->p, p->p_mwu, p->p_ks, p->high, p->magnitude, na, nb);
+    json_t *xa = json_array(), *xb = json_array();
+    for (size_t k = 0; k < na; k++)
+        json_array_append_new(xa, json_real(c->revs[s->a].x[k]));
+    for (size_t k = 0; k < nb; k++)
+        json_array_append_new(xb, json_real(c->revs[s->b].x[k]));
+    json_t *js = json_pack("{s:i, s:i, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:o, s:o}", "a", (int)s->a, "b",
+                           (int)s->b, "sha_a", c->r[s->a].sha, "sha_b", c->r[s->b].sha, "why", s->why, "verdict",
+                           pp_verdict_name(p->v), "p", p->p, "p_mwu", p->p_mwu, "p_ks", p->p_ks, "high", p->high,
+                           "magnitude_iqr", p->magnitude, "samples_a", xa, "samples_b", xb);
+    json_array_append_new(c->steps, js);
+    char err[MTB_ERRLEN];
+    if (c->hist && mtb_history_bisect_step(c->hist, c->hist_id, (int)json_array_size(c->steps) - 1, js, err,
+                                           sizeof err) != 0) {
+        printf("bisect: warning: this step and the next are not stored in the history: %s\n", err);
+        mtb_history_close(c->hist);
+        c->hist = NULL;
+    }
+}
+
+/* ---- the history ------------------------------------------------------------------- */
+
+/* the history opened and the bisection's row made, before anything runs
+ * (one that cannot be used: exit 2, named) */
+static void history_begin(struct bctx *c)
+{
+    struct bopts *o = c->o;
+    if (!strcmp(o->history, "none"))
+        return;
+    char err[MTB_ERRLEN];
+    int rc = mtb_history_open(o->history, &c->hist, NULL, err, sizeof err);
+    if (!rc) {
+        json_t *pass = json_array();
+        for (int k = 0; k < o->pass.n; k++)
+            json_array_append_new(pass, json_string(o->pass.v[k]));
+        json_t *b = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "axis", o->axis, "repo", o->repo, "service",
+                              o->service, "metric", mtb_run_metrics[o->metric].key, "better",
+                              o->cfg.better > 0 ? "higher" : "lower", "good", c->r[0].sha, "bad", c->r[c->n - 1].sha,
+                              "run_options", pass);
+        rc = mtb_history_bisect_begin(c->hist, b, &c->hist_id, err, sizeof err);
+        json_decref(b);
+    }
+    if (rc) {
+        char *shown = mtb_history_redact(o->history);
+        mtb_die(2, "bisect: the history %s cannot be used: %s (--history none: the bisection is not stored)", shown, err);
+    }
+}
+
+/* the bisection's outcome in its row; the history closed */
+static void history_end(struct bctx *c, json_t *j)
+{
+    if (!c->hist)
+        return;
+    char err[MTB_ERRLEN], *report = mtb_asprintf("%s/report.md", c->outdir), *shown = mtb_history_redact(c->o->history);
+    if (mtb_history_bisect_end(c->hist, c->hist_id, j, report, err, sizeof err) != 0)
+        printf("bisect: warning: the outcome is not stored in the history: %s\n", err);
+    else
+        printf("bisect: stored in the history %s: bisection %lld, %zu steps\n", shown, c->hist_id,
+               json_array_size(c->steps));
+    free(report);
+    free(shown);
+    mtb_history_close(c->hist);
+    c->hist = NULL;
+}
+
+/* ---- the report -------------------------------------------------------------------- */
+
+/* a number, or null when it is not finite (jansson refuses NaN) */
+static json_t *jnum(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+static json_t *result_json(struct bctx *c, const struct bs_result *res, double secs)
+{
+    struct bopts *o = c->o;
+    json_t *revs = json_array(), *culprits = json_array(), *pass = json_array();
+    for (int k = 0; k < o->pass.n; k++)
+        json_array_append_new(pass, json_string(o->pass.v[k]));
+    for (size_t i = 0; i < c->n; i++) {
+        json_t *x = json_array();
+        for (size_t k = 0; k < c->revs[i].n; k++)
+            json_array_append_new(x, json_real(c->revs[i].x[k]));
+        json_t *median = c->revs[i].n ? json_real(stats_median(c->revs[i].x, c->revs[i].n)) : json_null();
+        json_array_append_new(revs, json_pack("{s:i, s:s, s:s, s:s, s:b, s:s?, s:o, s:o}", "rev", (int)i, "sha",
+                                              c->r[i].sha, "subject", c->r[i].subject, "build",
+                                              c->revs[i].built > 0 ? "ok" : c->revs[i].built < 0 ? "failed" : "not tested",
+                                              "new_build", c->r[i].new_build, "build_key", c->r[i].build_key, "samples", x,
+                                              "median", median));
+    }
+    for (size_t k = 0; k < res->nculprits; k++) {
+        const struct bs_culprit *u = &res->culprits[k];
+        json_array_append_new(culprits,
+                              json_pack("{s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:s}", "rev", (int)u->bad, "sha",
+                                        c->r[u->bad].sha, "subject", c->r[u->bad].subject, "good_rev", (int)u->good,
+                                        "skipped_between", (int)u->skipped, "effect", jnum(u->effect), "effect_lo",
+                                        jnum(u->lo), "effect_hi", jnum(u->hi), "p", jnum(u->c.p), "verdict", pp_verdict_name(u->c.v)));
+    }
+    const char *outcome = c->err[0] ? "failed" : res->outcome == BS_FOUND ? "found" : res->outcome == BS_NOT_REPRODUCED ? "not reproduced" : "failed";
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:{s:i, s:i, s:i, s:i, s:f}, s:s, s:s, "
+                     "s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o}",
+                     "schema", "mtebench-bisect/1", "repo", o->repo, "axis", o->axis, "service", o->service, "good",
+                     c->r[0].sha, "bad", c->r[c->n - 1].sha, "metric", mtb_run_metrics[o->metric].key, "unit",
+                     mtb_run_metrics[o->metric].unit, "better", o->cfg.better, "run_options", pass, "rule", "reps",
+                     o->cfg.reps, "add_reps", o->cfg.add_reps, "max_reps", o->cfg.max_reps, "refresh", o->cfg.refresh,
+                     "min_change", o->cfg.min_change, "outcome", outcome, "why", c->err[0] ? c->err : res->why,
+                     "end_effect", jnum(res->end_effect), "culprits", culprits, "revisions_in_range", (int)c->n,
+                     "revisions_tested", res->tested, "builds", res->builds, "new_builds", c->new_builds, "skipped",
+                     res->skipped, "runs", res->runs, "seconds", secs, "revisions", revs, "steps", json_incref(c->steps),
+                     "run_list", json_incref(c->runs));
+}
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+/* one writer for both formats: md 1 Markdown, 0 HTML */
+static void write_doc(FILE *f, json_t *j, int md)
+{
+    const char *unit = mtb_jstr(j, "unit");
+    if (!md)
+        fputs("<!doctype html><html><head><meta charset=\"utf-8\"><title>mtebench bisect</title><style>body{font-family:"
+              "sans-serif;max-width:70em;margin:auto}td,th{padding:2px 8px;border-bottom:1px solid #ddd}"
+              ".culprit{background:#fdd}</style></head><body>\n", f);
+    fprintf(f, md ? "# bisect: %s\n\n" : "<h1>bisect: ", mtb_jstr(j, "outcome"));
+    if (!md) {
+        html_text(f, mtb_jstr(j, "outcome"));
+        fputs("</h1>\n<p>", f);
+    }
+    char line[2048];
+    snprintf(line, sizeof line, "%s, %s of services/%s and patches/%s in %s, %.12s (good) .. %.12s (bad); metric %s",
+             mtb_jstr(j, "why")[0] ? mtb_jstr(j, "why") : "culprit named", mtb_jstr(j, "axis"), mtb_jstr(j, "service"),
+             mtb_jstr(j, "service"), mtb_jstr(j, "repo"), mtb_jstr(j, "good"), mtb_jstr(j, "bad"), mtb_jstr(j, "metric"));
+    md ? fputs(line, f) : html_text(f, line);
+    snprintf(line, sizeof line, ". %d revisions in the range, %d tested, %d builds (%d new, %d did not build), %d runs, %.0f s.",
+             (int)mtb_jnum(j, "revisions_in_range"), (int)mtb_jnum(j, "revisions_tested"), (int)mtb_jnum(j, "builds"),
+             (int)mtb_jnum(j, "new_builds"), (int)mtb_jnum(j, "skipped"), (int)mtb_jnum(j, "runs"), mtb_jnum(j, "seconds"));
+    md ? fputs(line, f) : html_text(f, line);
+    fputs(md ? "\n\nRun options:" : "</p><p>Run options:", f);
+    size_t k;
+    json_t *v;
+    json_array_foreach(json_object_get(j, "run_options"), k, v)
+    {
+        fputc(' ', f);
+        md ? fputs(json_string_value(v), f) : html_text(f, json_string_value(v));
+    }
+    fputs(md ? "\n\n## Culprits\n\n| revision | commit | subject | effect | 95% interval | p |\n|---|---|---|---|---|---|\n"
+             : "</p><h2>Culprits</h2><table><tr><th>revision</th><th>commit</th><th>subject</th><th>effect</th><th>95% "
+               "interval</th><th>p</th></tr>\n",
+          f);
+    json_array_foreach(json_object_get(j, "culprits"), k, v)
+    {
+        fprintf(f, md ? "| r%02d%s | %.12s | " : "<tr class=\"culprit\"><td>r%02d%s</td><td>%.12s</td><td>",
+                (int)mtb_jnum(v, "rev"), mtb_jnum(v, "skipped_between") > 0 ? " (or one before it that did not build)" : "",
+                mtb_jstr(v, "sha"));
+        md ? fputs(mtb_jstr(v, "subject"), f) : html_text(f, mtb_jstr(v, "subject"));
+        fprintf(f, md ? " | %+.1f%% | %+.1f%% .. %+.1f%% | %.3g |\n" : "</td><td>%+.1f%%</td><td>%+.1f%% .. %+.1f%%</td><td>%.3g</td></tr>\n",
+                100 * mtb_jnum(v, "effect"), 100 * mtb_jnum(v, "effect_lo"), 100 * mtb_jnum(v, "effect_hi"), mtb_jnum(v, "p"));
+    }
+    fprintf(f, md ? "\n## Revisions\n\n| revision | commit | subject | build | runs | median %s |\n|---|---|---|---|---|---|\n"
+                  : "</table><h2>Revisions</h2><table><tr><th>revision</th><th>commit</th><th>subject</th><th>build</th>"
+                    "<th>runs</th><th>median %s</th></tr>\n",
+            unit);
+    json_array_foreach(json_object_get(j, "revisions"), k, v)
+    {
+        size_t n = json_array_size(json_object_get(v, "samples"));
+        fprintf(f, md ? "| r%02zu | %.12s | " : "<tr><td>r%02zu</td><td>%.12s</td><td>", k, mtb_jstr(v, "sha"));
+        md ? fputs(mtb_jstr(v, "subject"), f) : html_text(f, mtb_jstr(v, "subject"));
+        if (n)
+            fprintf(f, md ? " | %s | %zu | %.6g |\n" : "</td><td>%s</td><td>%zu</td><td>%.6g</td></tr>\n", mtb_jstr(v, "build"), n,
+                    mtb_jnum(v, "median"));
+        else
+            fprintf(f, md ? " | %s | 0 | |\n" : "</td><td>%s</td><td>0</td><td></td></tr>\n", mtb_jstr(v, "build"));
+    }
+    fputs(md ? "\nEvery comparison, its samples and each run: `bisect.json` (steps, run_list).\n"
+             : "</table><p>Every comparison, its samples and each run: <code>bisect.json</code> (steps, run_list).</p></body></html>\n",
+          f);
+}
+
+static int write_report(struct bctx *c, json_t *j)
+{
+    char *pj = mtb_asprintf("%s/bisect.json", c->outdir), *pm = mtb_asprintf("%s/report.md", c->outdir),
+         *ph = mtb_asprintf("%s/index.html", c->outdir);
+    char *s = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
+    int rc = s ? mtb_write_atomic(pj, s, strlen(s)) : -ENOMEM;
+    free(s);
+    for (int md = 1; md >= 0 && !rc; md--) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+            return -ENOMEM;
+        write_doc(f, j, md);
+        fclose(f);
+        rc = mtb_write_atomic(md ? pm : ph, buf, len);
+        free(buf);
+    }
+    if (!rc)
+        printf("bisect: report %s, %s, %s\n", pm, ph, pj);
+    free(pj);
+    free(pm);
+    free(ph);
+    return rc;
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+static void print_outcome(struct bctx *c, const struct bs_result *res, double secs)
+{
+    const char *unit = mtb_run_metrics[c->o->metric].unit;
+    if (c->err[0])
+        printf("bisect: FAILED: %s\n", c->err);
+    else if (res->outcome == BS_NOT_REPRODUCED)
+        printf("bisect: not reproduced: %s\n", res->why);
+    else if (res->outcome != BS_FOUND)
+        printf("bisect: FAILED: %s\n", res->why);
+    for (size_t k = 0; k < res->nculprits && !c->err[0]; k++) {
+        const struct bs_culprit *u = &res->culprits[k];
+        const struct bs_rev *g = &c->revs[u->good], *b = &c->revs[u->bad];
+        printf("bisect: culprit%s r%02zu %.12s \"%s\": %s %.6g -> %.6g %s, %+.1f%% [%+.1f%%, %+.1f%%] (p %.3g; %zu and "
+               "%zu runs)\n",
+               res->nculprits > 1 ? " (one of two changes)" : "", u->bad, c->r[u->bad].sha, c->r[u->bad].subject,
+               mtb_run_metrics[c->o->metric].key, stats_median(g->x, g->n), stats_median(b->x, b->n), unit,
+               100 * u->effect, 100 * u->lo, 100 * u->hi, u->c.p, g->n, b->n);
+        if (u->skipped)
+            printf("bisect:   or one of the %zu revisions before it that did not build (r%02zu..r%02zu)\n", u->skipped,
+                   u->good + 1, u->bad - 1);
+    }
+    printf("bisect: %zu revisions in the range, %d tested, %d builds (%d new, %d did not build), %d runs, %.0f s\n",
+           c->n, res->tested, res->builds, c->new_builds, res->skipped, res->runs, secs);
+}
+
+int mtb_cmd_bisect(int argc, char **argv)
+{
+    struct bopts o = { 0 };
+    parse(&o, argc, argv);
+    if (!o.repo)
+        o.repo = mtb_root();
+    char *def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
+    if (!o.history)
+        o.history = def_hist;
+    struct bctx c = { .o = &o, .steps = json_array(), .runs = json_array() };
+    int st;
+    free(git(o.repo, &st, "rev-parse", "--git-dir", NULL, NULL, NULL, NULL, NULL));
+    if (st)
+        mtb_die(2, "bisect: %s is not a git repository (--repo)", o.repo);
+    revisions(&c);
+    if (!strcmp(o.axis, "kernel")) { /* the tree checked once, before anything is built */
+        struct mtb_ktree t;
+        char kerr[512], *spec = mtb_asprintf("git:%s@%s", o.repo, c.r[0].sha);
+        if (mtb_ktree_parse(spec, &t, kerr, sizeof kerr) < 0)
+            mtb_die(2, "bisect: %s", kerr);
+        mtb_ktree_free(&t);
+        free(spec);
+    }
+    history_begin(&c);
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    c.outdir = o.out ? mtb_strdup(o.out) : mtb_asprintf("%s/reports/bisect-%s", mtb_root(), ts);
+    char *runs = mtb_asprintf("%s/runs", c.outdir);
+    if (mtb_mkdir_p(c.outdir) || mtb_mkdir_p(runs))
+        mtb_die(2, "bisect: cannot create %s: %s", runs, strerror(errno));
+    free(runs);
+    if (!strcmp(o.axis, "kernel"))
+        printf("bisect: %zu revisions of the kernel tree %s, %.12s (good) .. %.12s (bad), %s under vm, metric %s; out "
+               "%s\n", c.n, o.repo, c.r[0].sha, c.r[c.n - 1].sha, o.service, mtb_run_metrics[o.metric].key, c.outdir);
+    else
+        printf("bisect: %zu revisions of services/%s and patches/%s, %.12s (good) .. %.12s (bad), metric %s; out %s\n",
+               c.n, o.service, o.service, c.r[0].sha, c.r[c.n - 1].sha, mtb_run_metrics[o.metric].key, c.outdir);
+    c.revs = mtb_calloc(c.n, sizeof *c.revs);
+    struct bs_ops ops = { &c, cb_build, cb_run, cb_step };
+    struct bs_result res = { 0 };
+    c.t0 = mtb_mono();
+    int rc = bs_search(c.revs, c.n, &o.cfg, &ops, &res);
+    double secs = mtb_mono() - c.t0;
+    if (rc && !c.err[0])
+        snprintf(c.err, sizeof c.err, "%s", res.why[0] ? res.why : mtb_errdesc(-rc));
+    json_t *j = result_json(&c, &res, secs);
+    print_outcome(&c, &res, secs);
+    int wrc = write_report(&c, j);
+    history_end(&c, j);
+    json_decref(j);
+    /* the trees are links and two small folders; runs keep their records */
+    char *trees = mtb_asprintf("%s/trees", c.outdir);
+    mtb_rm_rf(trees);
+    free(trees);
+    int code = c.err[0] || wrc ? 1 : res.outcome == BS_FOUND ? MTB_BISECT_FOUND : MTB_BISECT_NOT_REPRODUCED;
+    bs_free(c.revs, c.n);
+    free(def_hist);
+    return code;
+}
+
+/* the history's workload key (name="default",mix="1:10",conns=16,duration_s=1,...)
+ * as run options: --workload NAME and the fields `run` takes by name */
+static void workload_opts(FILE *f, const char *key, int name_only)
+{
+    static const char *const map[][2] = { { "name", "workload" }, { "mix", "mix" },         { "conns", "conns" },
+                                          { "pipeline", "pipeline" }, { "threads", "threads" }, { "keys", "keys" },
+                                          { "value_size", "value-size" }, { "rate", "rate" }, { "duration_s", "duration" },
+                                          { "warmup_s", "warmup" } };
+    const char *p = key;
+    while (p && *p) {
+        const char *eq = strchr(p, '=');
+        if (!eq)
+            break;
+        char name[32], val[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
+        const char *v = eq + 1, *end;
+        if (*v == '"') {
+            end = strchr(v + 1, '"');
+            snprintf(val, sizeof val, "%.*s", end ? (int)(end - v - 1) : 0, v + 1);
+            end = end ? end + 1 : v + strlen(v);
+        } else {
+            end = v + strcspn(v, ",");
+            snprintf(val, sizeof val, "%.*s", (int)(end - v), v);
+        }
+        for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+            if (!strcmp(name, map[k][0]) && (k == 0) == name_only && *val && !strchr(val, ' ') && strcmp(val, "0"))
+                fprintf(f, " --%s %s%s", map[k][1], val, strstr(name, "_s") ? "s" : "");
+        p = *end == ',' ? end + 1 : NULL;
+    }
+}
+
+char *mtb_bisect_command(const char *good, const char *bad, const char *service, const char *variant,
+                         const char *mode, const char *platform, const char *workload, const char *metric)
+{
+    if (!good || !bad || !service || !variant || !mode || !platform || !*good || !*bad)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "mtebench bisect --good %.12s --bad %.12s --service %s --variant %s --mode %s --platform %s", good, bad,
+            service, variant, mode, platform);
+    if (workload && strchr(workload, '=')) {
+        workload_opts(f, workload, 1); /* --workload first: the fields override its values */
+        workload_opts(f, workload, 0);
+    }
+    else if (workload && *workload)
+        fprintf(f, " --workload %s", workload);
+    fprintf(f, " --metric %s", metric ? metric : "ops_per_sec");
+    fclose(f);
+    return buf;
+}
+
+int mtb_bisect_proposed(json_t *changes, const char *out, double budget, const char *history)
+{
+    double t0 = mtb_mono();
+    int found = 0, k = 0;
+    size_t i;
+    json_t *ch;
+    json_array_foreach(changes, i, ch)
+    {
+        const char *cmd = mtb_jstr(ch, "bisect");
+        if (!*cmd)
+            continue;
+        double left = budget - (mtb_mono() - t0);
+        if (left < 60) {
+            printf("nightly: bisect budget spent; not run: %s\n", cmd);
+            continue;
+        }
+        struct mtb_argv a = { 0 };
+        mtb_argv_split(&a, cmd);
+        if (a.n < 2) {
+            mtb_argv_free(&a);
+            continue;
+        }
+        free(a.v[0]);
+        a.v[0] = self_exe();
+        char *dir = mtb_asprintf("%s/bisect-%d", out, ++k), *log = mtb_asprintf("%s.log", dir);
+        mtb_argv_pushf(&a, "--max-time=%.0f", left);
+        mtb_argv_pushf(&a, "--out=%s", dir);
+        if (history)
+            mtb_argv_pushf(&a, "--history=%s", history);
+        printf("nightly: bisecting %s (at most %.0f s; log %s)\n", mtb_jstr(ch, "label"), left, log);
+        struct mtb_spawn sp = { .argv = a.v, .log_path = log };
+        int ws = mtb_proc_run(&sp, left + 600), st = ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+        printf("nightly: bisect %d: %s (report %s/report.md)\n", k,
+               st == MTB_BISECT_FOUND ? "culprit named" : st == MTB_BISECT_NOT_REPRODUCED ? "not reproduced" : "failed",
+               dir);
+        found += st == MTB_BISECT_FOUND;
+        free(dir);
+        free(log);
+        mtb_argv_free(&a);
+    }
+    return found;
+}

@@ -1,0 +1,300 @@
+/* bench.c - build, run and bench: the plan of one service and one mode
+ * against its baseline (plain, off), interleaved over repetitions. */
+#include "cmd/bench.h"
+#include "core/build.h"
+#include "cmd/cli.h"
+#include "plan/plan.h"
+#include "lib/proc.h"
+#include "run/quiet.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "core/record.h"
+#include "lib/jsonx.h"
+#include "report/prom.h"
+#include "analysis/summary.h"
+#include "report/summary_text.h"
+#include "lib/jsonx.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *target_of(const struct mtb_opts *o)
+{
+    return o->target ? o->target : o->p->target(); /* on a server host: that host's (remote.c) */
+}
+
+int mtb_cmd_build(int argc, char **argv)
+{
+    struct mtb_opts o;
+    mtb_cli_parse(argc, argv, &o, "build");
+    o.quiet = 1; /* no platform notice */
+    if (!o.mode)
+        o.mode = "off";
+    mtb_cli_resolve(&o);
+    char err[MTB_ERRLEN];
+    int rc = 0;
+    for (size_t i = 0; i < o.recipe->nvariants; i++) {
+        const char *v = o.recipe->variants[i];
+        char sec[128];
+        snprintf(sec, sizeof sec, "variant %s", v);
+        const char *test_only = mtb_recipe_get(o.recipe, sec, "test_only");
+        if (o.variant ? strcmp(v, o.variant) != 0 : test_only && !strcmp(test_only, "yes"))
+            continue; /* without --variant: the measured variants, not test-only ones */
+        struct mtb_build b;
+        if (mtb_build_ensure(o.recipe, v, target_of(&o), o.force, 0, &b, err, sizeof err) != 0) {
+            mtb_warn("%s", err);
+            rc = 1;
+            continue;
+        }
+        printf("%s %s %s %s %s\n", o.recipe->name, v, target_of(&o), b.cached ? "cached" : "built", b.binary);
+    }
+    return rc;
+}
+
+static char *default_results(const char *what)
+{
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    return mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, what);
+}
+
+int mtb_cmd_run(int argc, char **argv)
+{
+    struct mtb_opts o;
+    mtb_cli_parse(argc, argv, &o, "run");
+    if (!o.variant)
+        o.variant = "plain";
+    if (!o.mode)
+        o.mode = "off";
+    mtb_cli_resolve(&o);
+    if (o.dry_run) { /* the run it would do; nothing is built or run */
+        printf("run %s %s %s/%s on %s%s%s: mix %s, %ld conns, pipeline %ld, %g s\n", o.recipe->name, o.wl.name,
+               o.variant, o.m->name, o.p->name, o.p->named_kernels ? ", kernel " : "",
+               o.p->named_kernels ? o.kernel : "", o.wl.mix, o.wl.conns, o.wl.pipeline, o.wl.duration);
+        return 0;
+    }
+    char err[MTB_ERRLEN];
+    struct mtb_build b;
+    if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
+                    : mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
+        mtb_die(1, "%s", err);
+    mtb_cli_kernel_ensure(&o);
+    char *dir = o.results ? mtb_strdup(o.results) : default_results("run");
+    char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
+    char *rundir = mtb_asprintf("%s/%s", dir, what);
+    /* one run: the profile's first sweep point when CORES/the profile asks for a sweep */
+    json_t *env = mtb_quiet_environment(&o.mach, o.strict, o.quiet);
+    if (o.cores || o.mach.ncores || o.mach.ntypes) {
+        struct mtb_plan one;
+        mtb_plan_init(&one, "run", &o);
+        const struct mtb_mode *m = o.m;
+        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1, NULL, 0);
+        o.wl = one.cells[0].wl; /* the first point */
+    }
+    struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
+                           .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
+                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
+                           .external_load = o.external_load };
+    json_t *rec = NULL;
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (o.json) {
+        json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else if (st == MTB_RUN_OK) {
+        printf("%s %s/%s on %s%s: %.0f ops/s, p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", o.recipe->name,
+               o.variant, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
+               mtb_record_num(rec, "ops_per_sec"), mtb_record_num(rec, "p50_us"),
+               mtb_record_num(rec, "p99_us"), mtb_record_num(rec, "p999_us"));
+    } else {
+        printf("%s %s/%s on %s: %s: %s\n", o.recipe->name, o.variant, o.m->name, o.p->name,
+               st == MTB_RUN_FAULT ? "FAULT" : "ERROR", json_string_value(json_object_get(rec, "error")));
+    }
+    printf("record: %s/record.json\n", rundir);
+    json_decref(rec);
+    json_decref(env);
+    mtb_quiet_restore();
+    free(what);
+    free(rundir);
+    free(dir);
+    return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
+}
+
+static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total);
+
+int mtb_cmd_bench(int argc, char **argv)
+{
+    int failures = 0;
+    struct mtb_opts o;
+    mtb_cli_parse(argc, argv, &o, "bench");
+    if (!o.mode)
+        mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
+    mtb_cli_resolve(&o);
+    const struct mtb_mode *off = mtb_mode_find("off");
+    char why[MTB_ERRLEN];
+    if (!o.p->mode_ok(off, why, sizeof why))
+        mtb_die(2, "%s", why);
+
+    /* the plan of one service and one mode against its baseline */
+    struct mtb_plan plan;
+    char *tag = mtb_asprintf("%s-%s", o.recipe->name, o.m->name);
+    mtb_plan_init(&plan, "bench", &o);
+    const char *vars[8];
+    size_t nv = 0;
+    if (o.variant && !(nv = mtb_plan_variants(o.recipe, o.variant, vars, 8, why, sizeof why)))
+        mtb_die(2, "%s", why);
+    mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
+    plan.adapt_runlen = o.reps == MTB_REPS_AUTO && !(o.wset.set & (1u << MTB_WL_duration)); /* runlen.c */
+    mtb_cli_note_emu(&o, o.reps);
+    if (o.dry_run) { /* the runs it would do; nothing is built or run */
+        mtb_plan_print(&plan, stdout);
+        free(tag);
+        return 0;
+    }
+    char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, o.reps);
+    fprintf(stderr, "mtebench: %s: plain/off vs %s/%s on %s%s, %s reps x %g s (+%g s warm-up), results in %s\n",
+            o.recipe->name, o.variant ? o.variant : "tagged", o.m->name, o.p->name,
+            mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "", nreps, o.wl.duration, o.wl.warmup, dir);
+    free(tag);
+    /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
+    json_t *files = json_array();
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done);
+}
+
+int mtb_cmd_plan(int argc, char **argv)
+{
+    /* mtebench plan FILE [options]: run a plan file from configs/ */
+    if (argc < 2 || argv[1][0] == '-')
+        mtb_die(2, "plan: no plan file given (e.g. configs/paper.conf)");
+    const char *path = argv[1];
+    struct mtb_opts o;
+    argv[1] = argv[0];
+    mtb_cli_parse(argc - 1, argv + 1, &o, "plan");
+    struct mtb_plan plan;
+    mtb_plan_load(&plan, path, &o);
+    mtb_cli_note_emu(&o, plan.reps);
+    int failures = 0;
+    if (o.dry_run) {
+        mtb_plan_print(&plan, stdout);
+        return 0;
+    }
+    char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, plan.reps);
+    fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
+            plan.ncells, nreps, plan.platform->name,
+            mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
+    json_t *files = json_array();
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done);
+}
+
+/* REPS=auto: how many pairs, how long, why it stopped (printed and in summary.json) */
+static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
+{
+    const struct mtb_seq_outcome *so = &plan->seq_out;
+    char el[32];
+    int s = (int)so->elapsed;
+    if (s >= 60)
+        snprintf(el, sizeof el, "%dm%02ds", s / 60, s % 60);
+    else
+        snprintf(el, sizeof el, "%ds", s);
+    printf("\nREPS=auto: %ld pairs in %s; %s\n", so->pairs, el,
+           so->why == MTB_SEQ_PRECISION ? "every overhead within the precision"
+           : so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings"
+           : so->why == MTB_SEQ_MAX_REPS ? "stopped at MAX_REPS (or the most pairs MAX_TIME allows): noisy machine, see warnings"
+           : so->why == MTB_SEQ_USER ? "STOPPED BY THE USER (Ctrl-C): the report above is of the pairs done, the runs "
+                                       "finished are kept (exit 130)"
+                                         : "interrupted");
+    if (plan->runlen)
+        printf("REPS=auto: run length %g s for the %d pilot pairs, then %g s (%s)\n", mtb_jnum(plan->runlen, "pilot_s"),
+               (int)json_integer_value(json_object_get(plan->runlen, "pilot_pairs")), mtb_jnum(plan->runlen, "chosen_s"),
+               mtb_jstr(plan->runlen, "why"));
+    json_object_set_new(sum, "sequential",
+                        json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
+                                  (json_int_t)so->pairs, "elapsed_s", so->elapsed, "stopped",
+                                  mtb_seq_verdict_name(so->why), "precision", plan->precision, "max_time_s",
+                                  plan->max_time, "looks", (int)plan->seq.nlooks, "look_conf", plan->seq.look_conf));
+    if (plan->runlen)
+        json_object_set(json_object_get(sum, "sequential"), "run_length", plan->runlen);
+}
+
+/* Print and write the statistics of a finished plan: the records in memory,
+ * the summary and its Markdown built once. */
+static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total)
+{
+    int failures = (int)json_array_size(plan->failed);
+    struct mtb_record_set set;
+    if (mtb_record_set_from(records, files, dir, &set) != 0)
+        mtb_die(1, "out of memory");
+    json_t *sum = mtb_summary_build(set.records);
+    if (plan->reps == MTB_REPS_AUTO && plan->seq_out.why == MTB_SEQ_USER) {
+        size_t i;
+        json_t *o;
+        json_array_foreach(json_object_get(sum, "overheads"), i, o) /* the table line says so */
+            json_object_set_new(json_object_get(o, "sequential"), "stopped_by_user", json_true());
+    }
+    mtb_summary_print(sum, stdout);
+    if (plan->reps == MTB_REPS_AUTO)
+        auto_outcome(plan, sum);
+    char *sj = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
+    char *sjp = mtb_asprintf("%s/summary.json", dir);
+    char *md = mtb_summary_markdown(sum);
+    char *smp = mtb_asprintf("%s/summary.md", dir);
+    char *repdir = mtb_asprintf("%s/reports", mtb_root());
+    mtb_mkdir_p(repdir);
+    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+    char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
+    /* only what was written is listed; what was not is named with the reason */
+    int nwritten = 0, unwritten = 0;
+    size_t k;
+    json_t *r;
+    json_array_foreach(set.records, k, r) nwritten += !json_is_true(json_object_get(r, "not_written"));
+    printf("\n");
+    if (nwritten)
+        printf("records: %s/*/record.json\n", dir);
+    const char *what[] = { "summary:", "summary:", "report: " }, *paths[] = { sjp, smp, rmd }, *texts[] = { sj, md, md };
+    for (int w = 0; w < 3; w++) {
+        int wrc = mtb_write_atomic(paths[w], texts[w], strlen(texts[w]));
+        if (wrc == 0)
+            printf("%s %s\n", what[w], paths[w]);
+        else {
+            mtb_warn("cannot write %s: %s", paths[w], mtb_errdesc(wrc));
+            unwritten = 1;
+        }
+    }
+    /* --prom-textfile: mtebench-bench-SERVICE.prom or mtebench-plan-NAME.prom */
+    char *job = !strcmp(plan->name, "bench")
+                    ? mtb_asprintf("bench-%s", mtb_jstr(json_array_get(json_object_get(sum, "configs"), 0), "service"))
+                    : mtb_asprintf("plan-%s", plan->name);
+    unwritten |= mtb_prom_after(job, sum);
+    free(job);
+    /* the full report of this results dir: reports/<name>/index.html, ... */
+    char *hdir = NULL, err[MTB_ERRLEN];
+    if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)
+        printf("html:    %s/index.html\n", hdir);
+    else
+        mtb_warn("no HTML report: %s", err);
+    free(hdir);
+    mtb_plan_print_failed("mtebench", plan->failed, total);
+    if (unwritten)
+        fprintf(stderr, "mtebench: some results could not be written (above): exit 1\n");
+    free(sj);
+    free(sjp);
+    free(md);
+    free(smp);
+    free(rmd);
+    free(repdir);
+    json_decref(sum);
+    mtb_record_set_free(&set);
+    json_decref(records);
+    json_decref(files);
+    free(dir);
+    /* Ctrl-C during REPS=auto: the report of the pairs done, and the status of an interrupted run */
+    return mtb_proc_interrupted ? 130 : failures || unwritten ? 1 : 0;
+}

@@ -1,0 +1,373 @@
+/* cli.c - see cli.h */
+#include "cmd/cli.h"
+#include "plan/seqstop.h"
+#include "drivers/driver.h"
+#include "core/kernel.h"
+#include "agent/remote.h"
+#include "agent/transport_ssh.h"
+#include "lib/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include "report/prom.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* the workload's options are O_WL + its field (workload.h) */
+enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
+       O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
+       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT };
+
+static const struct option longopts[] = {
+    { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
+    { "mode", required_argument, 0, O_MODE },         { "platform", required_argument, 0, O_PLATFORM },
+    { "kernel", required_argument, 0, O_KERNEL },     { "results", required_argument, 0, O_RESULTS },
+    { "target", required_argument, 0, O_TARGET },     { "reps", required_argument, 0, O_REPS },
+#define X(f, kind, key, opt, ...) { opt, required_argument, 0, O_WL + MTB_WL_##f },
+    MTB_WORKLOAD_FIELDS(X)
+#undef X
+    { "force", no_argument, 0, O_FORCE },             { "resume", required_argument, 0, O_RESUME },
+    { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
+    { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
+    { "build", required_argument, 0, O_BUILD },
+    { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
+    { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
+    { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
+    { "max-reps", required_argument, 0, O_MAXREPS },
+    { "server-host", required_argument, 0, O_SERVER_HOST }, { "client-hosts", required_argument, 0, O_CLIENT_HOSTS },
+    { "server-address", required_argument, 0, O_SERVER_ADDR }, { "external-load", required_argument, 0, O_EXTERNAL },
+    { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
+    { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
+    { "remote-dir", required_argument, 0, O_SSH },    { "ssh-alive", required_argument, 0, O_SSH },
+    { "prom-textfile", required_argument, 0, O_PROM }, { "detect", required_argument, 0, O_DETECT },
+    { 0, 0, 0, 0 },
+};
+
+void mtb_cli_usage(FILE *f)
+{
+    fprintf(f,
+            "options (make variables in capitals):\n"
+            "  --service NAME     SERVICE   memcached (see `mtebench list`)\n"
+            "  --mode M           MODE      off, sync, async, asymm\n"
+            "  --platform P       PLATFORM  host, emu, vm (default: host on MTE hardware, else emu)\n"
+            "  --kernel K         KERNEL    host; with PLATFORM=vm a named kernel (stock, tcma1) or an Image path\n"
+            "                               (kernel source: KERNEL_SOURCE=6.12 (default) or 6.1)\n"
+            "  --kernels A,B      KERNELS   compare-kernels: the kernels to compare (default stock,tcma1)\n"
+            "  --baseline                   compare-kernels: also run plain/off on each kernel\n"
+            "  --detect DIR       DETECT    compare-kernels: mtebench detect's results (repeatable): each\n"
+            "                               kernel's overhead beside the catch rate (what the price buys)\n"
+            "  --workload W       WORKLOAD  a workload of the service's recipe (default: default)\n"
+            "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves;\n"
+            "                               `mtebench doctor` suggests one)\n"
+            "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
+            "  --prom-textfile DIR          bench, plan, nightly: the figures as a Prometheus textfile\n"
+            "                               DIR/mtebench-JOB.prom (node_exporter's textfile collector)\n"
+            "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
+            "                               SMT siblings, busy CPUs, swap, THP)\n"
+            "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
+            "                               bench: the variant(s) measured against plain/off, e.g. objtag or\n"
+            "                               tagged,objtag (default tagged)\n"
+            "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
+            "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
+            "  --reps auto|N      REPS      repetitions of each configuration (default auto: interleaved pairs\n"
+            "                               until the overhead's 95%% interval is within +-PRECISION, from 6\n"
+            "                               pairs; sequential rule in docs/STATISTICS.md; N: exactly N;\n"
+            "                               compare-kernels: 3)\n"
+            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%;\n"
+            "                               emulated platforms 5%%)\n"
+            "  --max-time T       MAX_TIME  REPS=auto: at most this much time of runs (default 15m)\n"
+            "  --max-reps N       MAX_REPS  REPS=auto: at most N pairs (default 100)\n"
+            "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
+            "  --threads N        THREADS   load generator threads (default 1)\n"
+            "  --conns N          CONNS     total connections (default 16)\n"
+            "  --pipeline N       PIPELINE  requests in flight per connection (default 1)\n"
+            "  --keys N                     key space size (default 10000)\n"
+            "  --value-size S               100 | 64-1024 | 100:8,4096:2\n"
+            "  --service-threads N          service worker threads (default from the recipe)\n"
+            "  --rate R                     open loop at R requests/s (default closed loop)\n"
+            "  --results DIR                where run records go (default results/<timestamp>-...)\n"
+            "  --force                      rebuild even when the cache has the build; and run into a\n"
+            "                               --results DIR that holds other runs (moved to DIR/replaced-TIME/)\n"
+            "  --resume DIR                 finish the interrupted bench/plan in DIR: ok runs kept, the\n"
+            "                               missing and failed ones redone in their place\n"
+            "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
+            "  --build DIR                  run: use this prebuilt service build (a cache directory)\n"
+            "  --server-host H    HOSTS     run the service on [user@]host[:port] over ssh; its record is made there\n"
+            "                               (default: the profile's server_host, else this machine)\n"
+            "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
+            "  --server-address A           the address the client hosts reach the server at (default: ssh's)\n"
+            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D, --ssh-alive S\n"
+            "                               (SSH_OPTS) how ssh reaches the hosts (see `mtebench hosts --help`)\n");
+}
+
+static void bad(const char *what, const char *val, const char *accepted)
+{
+    mtb_die(2, "invalid %s '%s' (accepted: %s)", what, val, accepted);
+}
+
+static long num(const char *what, const char *s, long lo, long hi)
+{
+    long v;
+    if (mtb_parse_long(s, lo, hi, &v) != 0) {
+        char acc[64];
+        snprintf(acc, sizeof acc, "an integer from %ld to %ld", lo, hi);
+        bad(what, s, acc);
+    }
+    return v;
+}
+
+/* REPS: auto, or a count from 1 to 1000 */
+static long parse_reps(const char *s)
+{
+    if (!strcmp(s, "auto"))
+        return MTB_REPS_AUTO;
+    if (strspn(s, "0123456789") != strlen(s) || !*s)
+        bad("REPS", s, "auto or an integer from 1 to 1000");
+    return num("REPS", s, 1, 1000);
+}
+
+/* PRECISION: a relative half-width, 2% or 0.02 (0.1% to 50%) */
+static double parse_precision(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || (*end && strcmp(end, "%")) || !(v > 0))
+        bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+    if (*end == '%' || v >= 1)
+        v /= 100;
+    if (v < 0.001 || v > 0.5)
+        bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+    return v;
+}
+
+/* CORES: core counts of a sweep */
+static const char *check_cores(const char *s)
+{
+    int cc[MTB_MAX_CPUS];
+    int n = mtb_cpulist_parse(s, cc, MTB_MAX_CPUS);
+    if (n <= 0 || n > MTB_MAX_SWEEP || cc[0] < 1)
+        bad("CORES", s, "core counts such as 8,64,128 (at least 1 each)");
+    return s;
+}
+
+void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->reps = MTB_REPS_AUTO;
+    o->precision = 0.02;
+    o->max_time = 900;
+    o->max_reps = 100;
+    o->kernel = "host";
+    optind = 1;
+    opterr = 0;
+    int c, li = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, &li)) != -1) {
+        switch (c) {
+        case O_SERVICE: o->service = optarg; break;
+        case O_WORKLOAD: o->workload = optarg; break;
+        case O_MACHINE: o->machine = optarg; break;
+        case O_VARIANT: o->variant = optarg; break;
+        case O_MODE: o->mode = optarg; break;
+        case O_PLATFORM: o->platform = optarg; break;
+        case O_KERNEL: o->kernel = optarg; break;
+        case O_RESULTS: o->results = optarg; break;
+        case O_TARGET:
+            if (strcmp(optarg, "aarch64") && strcmp(optarg, "native"))
+                bad("target", optarg, "aarch64, native");
+            o->target = optarg;
+            break;
+        case O_REPS:
+            o->reps = parse_reps(optarg);
+            o->reps_given = 1;
+            break;
+        case O_PRECISION:
+            o->precision = parse_precision(optarg);
+            o->precision_given = 1;
+            break;
+        case O_MAXTIME:
+            if (mtb_parse_duration(optarg, &o->max_time) != 0 || o->max_time <= 0)
+                bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
+            break;
+        case O_MAXREPS: o->max_reps = num("MAX_REPS", optarg, MTB_SEQ_MIN_PAIRS, 1000); break;
+        case O_FORCE: o->force = 1; break;
+        case O_RESUME: o->results = optarg; o->resume = 1; break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_JSON: o->json = 1; break;
+        case O_DRYRUN: o->dry_run = 1; break;
+        case O_BUILD: o->build_dir = optarg; break;
+        case O_KERNELS: o->kernels = optarg; break;
+        case O_BASELINE: o->baseline = 1; break;
+        case O_DETECT:
+            if (strcmp(cmd, "compare-kernels") != 0)
+                mtb_die(2, "--detect is an option of compare-kernels (and of report), not of %s", cmd);
+            if (o->ndetect == MTB_MAX_DETECT)
+                mtb_die(2, "--detect given more than %d times", MTB_MAX_DETECT);
+            o->detect[o->ndetect++] = optarg;
+            break;
+        case O_STRICT: o->strict = 1; break;
+        case O_PROM: mtb_prom_set_dir(optarg); break;
+        case O_CORES: o->cores = check_cores(optarg); break;
+        case O_SERVER_HOST: o->server_host = optarg; break;
+        case O_CLIENT_HOSTS: o->client_hosts = optarg; break;
+        case O_SERVER_ADDR: o->server_address = optarg; break;
+        case O_EXTERNAL: o->external_load = optarg; break;
+        case O_SSH: mtb_ssh_option(longopts[li].name, optarg); break;
+        case O_HELP:
+            printf("usage: mtebench %s [options]\n", cmd);
+            mtb_cli_usage(stdout);
+            exit(0);
+        default:
+            if (c >= O_WL && c < O_WL + MTB_WL_NFIELDS) {
+                char why[MTB_ERRLEN];
+                if (mtb_workload_set_parse(&o->wset, longopts[li].name, optarg, why, sizeof why) != 0)
+                    mtb_die(2, "%s", why);
+                break;
+            }
+            if (optopt)
+                mtb_die(2, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
+            mtb_die(2, "%s: unknown option '%s' (see mtebench %s --help)", cmd, argv[optind - 1], cmd);
+        }
+    }
+    if (optind < argc)
+        mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, argv[optind]);
+}
+
+/* The platform: as given, "host" on a server host, else the default for this
+ * machine (with a notice); then the kernel it boots (vm: a named kernel or
+ * an Image; elsewhere only "host"). */
+static void resolve_platform(struct mtb_opts *o, int remote)
+{
+    if (remote && !(o->platform && *o->platform))
+        o->platform = "host"; /* the server host's own CPU; its mtebench refuses a mode it cannot prove */
+    if (o->platform && *o->platform) {
+        o->p = mtb_platform_find(o->platform);
+        if (!o->p)
+            bad("PLATFORM", o->platform, mtb_platform_names());
+    } else {
+        const char *notice = NULL;
+        o->p = mtb_platform_default(&notice);
+        if (notice && !o->quiet)
+            fprintf(stderr, "mtebench: notice: %s\n", notice);
+    }
+    if (o->p->named_kernels) {
+        if (!strcmp(o->kernel, "host")) {
+            o->kernel = "stock";
+            if (!o->quiet)
+                fprintf(stderr, "mtebench: notice: PLATFORM=%s boots a named kernel; using KERNEL=stock\n", o->p->name);
+        }
+        if (!strchr(o->kernel, '/') && !mtb_kernel_known(o->kernel)) {
+            char acc[600];
+            snprintf(acc, sizeof acc, "%s (configs/kernel/*.conf), or the path of an arm64 Image", mtb_kernel_names());
+            bad("KERNEL", o->kernel, acc);
+        }
+    } else if (strcmp(o->kernel, "host") != 0) {
+        bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
+    }
+    char why[MTB_ERRLEN];
+    /* on a server host, its own mtebench checks the platform and the mode */
+    if (!remote && !o->p->usable(why, sizeof why))
+        mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
+    if (remote && o->p->run)
+        mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
+    if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
+        mtb_die(2, "%s", why);
+    if (remote) /* the platform placed on the server host: its runs are performed there */
+        o->p = mtb_remote_platform(o->p);
+}
+
+/* The variants named (one, or a comma list for bench) and the workload: the
+ * recipe's, the machine profile's threads, then the options given */
+static void resolve_load(struct mtb_opts *o)
+{
+    char why[MTB_ERRLEN];
+    if (o->variant) { /* one variant, or a comma list of them (bench) */
+        char *copy = mtb_strdup(o->variant), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            if (!mtb_recipe_has_variant(o->recipe, t)) {
+                char names[256];
+                bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
+            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0)) {
+                mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
+                           "(mtebench detect), never measured", t, o->recipe->name);
+            }
+        free(copy);
+    }
+    if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
+        char *names = mtb_workload_names(o->recipe), acc[MTB_ERRLEN];
+        snprintf(acc, sizeof acc, "%s", names);
+        free(names); /* the fuzz target's mtb_die returns */
+        bad("WORKLOAD", o->workload, acc);
+    }
+    struct mtb_workload *w = &o->wl;
+    if (o->mach.service_threads)
+        w->service_threads = o->mach.service_threads;
+    if (o->mach.loadgen_threads)
+        w->threads = o->mach.loadgen_threads;
+    mtb_workload_set_apply(&o->wset, w);
+    if (w->conns < w->threads)
+        mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+    const char *dname;
+    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
+    if (!drv)
+        mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
+    else if (drv->embedded && o->mach.client_hosts[0])
+        mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
+                "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
+                "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
+    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
+        mtb_die(2, "%s cannot be loaded from client hosts (%s): client hosts run mtload (memcache or http) or "
+                "pgbench, and %s's recipe names no mtload protocol ([run] protocol) and its driver %s runs on no "
+                "client host; drop CLIENT_HOSTS / --client-hosts", o->recipe->name, o->mach.client_hosts,
+                o->recipe->name, dname);
+    else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
+        mtb_die(2, "%s", why);
+    /* emulated figures are not the published ones: aim at what emulation can give */
+    if (mtb_platform_emulated(o->p) && !o->precision_given) {
+        o->precision = MTB_EMU_PRECISION;
+        o->emu_aims = 1;
+    }
+}
+
+void mtb_cli_note_emu(const struct mtb_opts *o, long reps)
+{
+    if (o->emu_aims && reps == MTB_REPS_AUTO)
+        fprintf(stderr, "mtebench: emulated: REPS=auto aims at +-%.0f%% (hardware's default is +-2%%, which "
+                        "emulation's pair noise puts beyond MAX_TIME; emulated figures are not the published ones; "
+                        "PRECISION= to choose)\n", 100 * MTB_EMU_PRECISION);
+}
+
+void mtb_cli_resolve(struct mtb_opts *o)
+{
+    char err[MTB_ERRLEN];
+    if (!o->service || !*o->service)
+        mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
+    o->recipe = mtb_recipe_find(o->service, err, sizeof err);
+    if (!o->recipe)
+        mtb_die(2, "%s", err);
+    if (o->mode) {
+        o->m = mtb_mode_find(o->mode);
+        if (!o->m)
+            bad("MODE", o->mode, mtb_mode_names());
+    }
+    if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    if (o->server_address)
+        snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
+    resolve_platform(o, mtb_machine_remote(&o->mach));
+    resolve_load(o);
+    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
+        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
+                "must reach the service over the network", o->mach.client_hosts);
+}
+
+void mtb_cli_kernel_ensure(const struct mtb_opts *o)
+{
+    if (!o->p->named_kernels)
+        return;
+    struct mtb_kernel k;
+    char err[MTB_ERRLEN];
+    if (mtb_kernel_ensure(o->kernel, NULL, 0, o->quiet, &k, err, sizeof err) != 0)
+        mtb_die(1, "%s", err);
+    mtb_kernel_free(&k);
+}

@@ -1,0 +1,32 @@
+/* build.h - fetch a service's pinned source, verify it, and build one
+ * variant for one target into the build cache, keyed by a hash of every
+ * input (source, patches, flags, build script, toolchain). */
+#ifndef MTB_BUILD_H
+#define MTB_BUILD_H
+#include <jansson.h>
+#include "core/recipe.h"
+
+struct mtb_build {
+    char key[65];        /* sha256 of the inputs */
+    char *dir;           /* cache directory of this build */
+    char *binary;        /* absolute path of the service binary */
+    json_t *info;        /* inputs and outcome, copied into run records */
+    int cached;          /* 1 if nothing was compiled */
+};
+
+/* target: "aarch64" or "native". quiet: no progress lines.
+ * @return 0, or -1 with a message in err (the build log's tail printed). */
+int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char *target,
+                     int force, int quiet, struct mtb_build *out, char *err, size_t errlen);
+/* Use a build directory made by mtb_build_ensure (build.json and the
+ * recipe's binary), e.g. a copy inside the vm guest. @return 0 or -1. */
+int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_build *out,
+                       char *err, size_t errlen);
+/* Verified path of the pinned upstream source in the cache (downloads it
+ * from Debian's archive with apt-get source when missing). */
+int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t errlen);
+/* Make the symbolic links under the directory work that point to absolute
+ * paths inside it relative (a kept object tree is copied elsewhere).
+ * @return 0 or -1 (errno). */
+int mtb_build_relink_tree(const char *work);
+#endif

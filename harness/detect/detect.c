@@ -1,0 +1,495 @@
+/* detect.c - `mtebench detect`: the bug catalogue of a service
+ * (services/<svc>/bugs/<id>/: manifest.ini, trigger.hex) run as trials.
+ * For each bug x variant (plain, tagged, objtag: their "-bugs" builds, the
+ * bug switched on by MTEBENCH_BUG) x mode, N trials, each one whole run of
+ * run.c (mode proved, a fresh service process, hence fresh tags; the trigger
+ * driver sends the bug's bytes and checks the service still answers;
+ * libmtefault's fault in the record), then classified:
+ *   caught_sync    SIGSEGV, SEGV_MTESERR (with the address, and its offset
+ *                  from the object the bug's variant logged)
+ *   caught_async   SIGSEGV, SEGV_MTEAERR
+ *   caught_other   another SIGSEGV/SIGBUS, or the service died otherwise
+ *                  (a glibc abort)
+ *   silent         reached and triggered, the service survived and answers
+ *   not_triggered  reached, but the condition the fix refuses did not hold
+ *   not_reached    the bug's code never ran (never counted as a miss)
+ *   error          the run failed before the trigger (build, proof, start)
+ * Each trial's classification is DIR/<bug>/<variant>-<mode>-<NNN>/detect.json
+ * (schema mtebench-detect/1, written atomically) beside its run record; a
+ * trial that has one is not run again (resumable). The matrix (detect_report.c)
+ * goes to DIR/detect.json, detect.md. */
+#include "detect/detect.h"
+#include "core/build.h"
+#include "cmd/cli.h"
+#include "run/quiet.h"
+#include "core/record.h"
+#include "run/run.h"
+#include "analysis/summary.h"
+#include "lib/util.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "key = value" of a manifest.ini's [bug] section (no sections elsewhere) */
+static json_t *manifest_read(const char *path, char *why, size_t n)
+{
+    char *text = mtb_read_file(path, NULL);
+    if (!text) {
+        snprintf(why, n, "cannot read %s", path);
+        return NULL;
+    }
+    json_t *m = json_object();
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        while (*l == ' ' || *l == '\t')
+            l++;
+        char *eq = strchr(l, '=');
+        if (*l == ';' || *l == '#' || *l == '[' || !eq)
+            continue;
+        char *k = l, *v = eq + 1, *e = eq;
+        while (e > k && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        *e = 0;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        json_object_set_new(m, k, json_string(v));
+    }
+    free(text);
+    static const char *const need[] = { "id", "fix", "function", "class", "allocator", "access", NULL };
+    for (const char *const *k = need; *k; k++)
+        if (!json_object_get(m, *k)) {
+            snprintf(why, n, "%s: no '%s'", path, *k);
+            json_decref(m);
+            return NULL;
+        }
+    return m;
+}
+
+/* the bugs of a service: a comma list, or every directory with a manifest */
+static char **bug_list(const char *svc, const char *list, int *nb)
+{
+    char **out = NULL;
+    *nb = 0;
+    if (list && strcmp(list, "all") != 0) {
+        char *copy = mtb_strdup(list), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            out = realloc(out, sizeof *out * (size_t)(*nb + 1));
+            out[(*nb)++] = mtb_strdup(t);
+        }
+        free(copy);
+        return out;
+    }
+    char *dir = mtb_asprintf("%s/services/%s/bugs", mtb_root(), svc);
+    struct dirent **ents = NULL;
+    int ne = scandir(dir, &ents, NULL, alphasort);
+    for (int i = 0; i < ne; i++) {
+        char *m = mtb_asprintf("%s/%s/manifest.ini", dir, ents[i]->d_name);
+        if (ents[i]->d_name[0] != '.' && mtb_file_exists(m)) {
+            out = realloc(out, sizeof *out * (size_t)(*nb + 1));
+            out[(*nb)++] = mtb_strdup(ents[i]->d_name);
+        }
+        free(m);
+        free(ents[i]);
+    }
+    free(ents);
+    free(dir);
+    return out;
+}
+
+/* the first "mtbbug: object 0xADDR size N" line of a service log */
+static int object_of(const char *log, unsigned long long *addr, unsigned *size)
+{
+    char *t = mtb_read_file(log, NULL);
+    const char *l = t ? strstr(t, "mtbbug: object ") : NULL;
+    int ok = l && sscanf(l, "mtbbug: object %llx size %u", addr, size) == 2;
+    free(t);
+    return ok;
+}
+
+/* does the log hold the text? */
+static int marked(const char *log, const char *text)
+{
+    char *t = mtb_read_file(log, NULL);
+    int yes = t && strstr(t, text);
+    free(t);
+    return yes;
+}
+
+/* classify one trial from its run record and its service log */
+static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *rec, int st)
+{
+    /* a synthetic plant's marker (manifest: reach, log), else bugs.patch's */
+    const char *lf = json_string_value(json_object_get(man, "log"));
+    const char *reach = json_string_value(json_object_get(man, "reach"));
+    char *log = mtb_asprintf("%s/%s", dir, lf ? lf : "service.log");
+    char *rm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: reached %s\n", bug);
+    char *tm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: triggered %s\n", bug);
+    int reached = marked(log, rm), triggered = marked(log, tm);
+    free(rm);
+    free(tm);
+    json_t *f = json_object_get(rec, "fault"), *tr = json_object_get(json_object_get(rec, "load"), "trigger");
+    const char *err = json_string_value(json_object_get(rec, "error"));
+    const char *out;
+    if (f) {
+        long code = (long)json_integer_value(json_object_get(f, "si_code"));
+        out = !json_is_true(json_object_get(f, "tag_check")) ? "caught_other" : code == 9 ? "caught_sync" : "caught_async";
+    } else if (st != MTB_RUN_OK && err && strstr(err, "died during the run"))
+        out = "caught_other";
+    else if (!reached)
+        out = st == MTB_RUN_OK ? "not_reached" : "error";
+    else if (!triggered)
+        out = "not_triggered";
+    else if (st == MTB_RUN_OK && (!tr || json_is_true(json_object_get(tr, "alive_after"))))
+        out = "silent";
+    else
+        out = st == MTB_RUN_OK ? "caught_other" : "error"; /* alive check failed: it stopped answering */
+    json_t *d = json_pack("{s:s,s:b,s:b,s:O?,s:O?,s:s?}", "outcome", out, "reached", reached, "triggered", triggered,
+                          "fault", f, "trigger", tr, "error", err);
+    unsigned long long oa = 0;
+    unsigned osz = 0;
+    if (object_of(log, &oa, &osz)) {
+        char oas[32];
+        snprintf(oas, sizeof oas, "0x%016llx", oa);
+        json_object_set_new(d, "object", json_pack("{s:s,s:i}", "addr", oas, "size", osz));
+        const char *fa = json_string_value(json_object_get(f, "addr"));
+        if (fa && strcmp(out, "caught_sync") == 0) {
+            long long off = (long long)((strtoull(fa, NULL, 16) & ((1ULL << 56) - 1)) - oa);
+            json_object_set_new(d, "fault_offset", json_integer(off));
+            json_object_set_new(d, "fault_in", json_string(off < 0 ? "before the object" : off < osz ? "the object"
+                                                                   : "past the object (its neighbour)"));
+        }
+    }
+    free(log);
+    return d;
+}
+
+/* what the trials share */
+struct detect_ctx {
+    struct mtb_opts o;
+    const char *dir;            /* results */
+    json_t *env;                /* provenance, shared */
+    struct mtb_workload wl_trigger, wl_plant; /* [workload detect]; the default (a plant's) */
+    int has_trigger;
+    long trials;
+    int total, index;
+};
+
+/* one trial (or its classification from an earlier, resumed run) */
+static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *base,
+                     const char *variant, const struct mtb_build *b, const struct mtb_mode *m, int t)
+{
+    char *dir = mtb_asprintf("%s/%s/%s-%s-%03d", c->dir, bug, base, m->name, t);
+    char *dp = mtb_asprintf("%s/detect.json", dir);
+    json_error_t je;
+    json_t *d = json_load_file(dp, 0, &je);
+    c->index++;
+    if (d && json_is_string(json_object_get(d, "outcome"))) { /* resumed */
+        free(dp);
+        free(dir);
+        return d;
+    }
+    json_decref(d);
+    char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
+    /* the switch: the bug the build turns on (several entries may share one);
+     * a synthetic plant is switched by MTEBENCH_PLANT and runs the service's
+     * own workload */
+    const char *sw = json_string_value(json_object_get(man, "switch"));
+    const char *plant = json_string_value(json_object_get(man, "plant"));
+    if (!sw || !*sw)
+        sw = bug;
+    struct mtb_workload wl = plant ? c->wl_plant : c->wl_trigger;
+    if (plant) {
+        setenv("MTEBENCH_PLANT", plant, 1);
+        const char *k = json_string_value(json_object_get(man, "keys"));
+        const char *du = json_string_value(json_object_get(man, "duration"));
+        if (k)
+            wl.keys = atol(k);
+        if (du)
+            wl.duration = atof(du);
+        wl.warmup = 0;
+    } else {
+        setenv("MTEBENCH_BUG", sw, 1);
+        setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
+    }
+    struct mtb_run run = { .environment = c->env, .recipe = c->o.recipe, .variant = variant, .mode = m,
+                           .platform = c->o.p, .kernel = c->o.kernel, .wl = &wl, .build = b,
+                           .machine = &c->o.mach, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
+                           .dir = dir, .quiet = 1 };
+    json_t *rec = NULL;
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    unsetenv("MTEBENCH_BUG");
+    unsetenv("MTEBENCH_BUG_TRIGGER");
+    unsetenv("MTEBENCH_PLANT");
+    d = classify(sw, man, dir, rec, st);
+    json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:O,s:s,s:O?,s:b}", "schema",
+                                            "mtebench-detect/1", "service", c->o.recipe->name, "bug", bug, "variant",
+                                            base, "build_variant", variant, "mode", m->name, "trial", t, "manifest",
+                                            man, "record", "record.json", "proof_ok",
+                                            json_object_get(json_object_get(rec, "proof"), "ok"), "emulated",
+                                            mtb_platform_emulated(c->o.p)));
+    json_object_set(d, "platform", json_object_get(rec, "platform"));
+    json_object_set_new(d, "build", json_pack("{s:O?}", "key", json_object_get(json_object_get(rec, "build"), "key")));
+    if (mtb_record_write(dp, d) != 0)
+        mtb_warn("detect: cannot write %s", dp);
+    printf("detect %d/%d: %s %s/%s trial %d: %s\n", c->index, c->total, bug, base, m->name, t,
+           json_string_value(json_object_get(d, "outcome")));
+    json_decref(rec);
+    free(trig);
+    free(dp);
+    free(dir);
+    return d;
+}
+
+/* the matrix as Markdown (md 1) or HTML (2) into path, atomically */
+static void write_page(const char *path, json_t *mx, int md)
+{
+    char *tmp = mtb_asprintf("%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        if (md == 2)
+            mtb_detect_matrix_html(f, mx);
+        else
+            mtb_detect_matrix_print(f, mx, 1);
+        if (fclose(f) == 0)
+            rename(tmp, path);
+    }
+    free(tmp);
+}
+
+/* the overheads of the bench records under the comma list of dirs */
+static void add_cost(json_t *mx, const char *dirs, const char *svc, const char *platform)
+{
+    char *copy = mtb_strdup(dirs), *save = NULL, *dv[32];
+    int nd = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && nd < 32; t = strtok_r(NULL, ",", &save))
+        dv[nd++] = t;
+    struct mtb_record_set set;
+    if (mtb_record_set_init(&set) == 0 && mtb_record_load(dv, nd, &set) == 0) {
+        json_t *sum = mtb_summary_build(set.records);
+        mtb_detect_cost(mx, sum, svc, platform);
+        json_object_set_new(mx, "cost_from", json_string(dirs));
+        json_decref(sum);
+    }
+    mtb_record_set_free(&set);
+    free(copy);
+}
+
+/* is variant/mode in the comma list (NULL: every pair)? */
+static int wanted(const char *configs, const char *v, const char *m)
+{
+    if (!configs)
+        return 1;
+    char pair[96];
+    snprintf(pair, sizeof pair, "%s/%s", v, m);
+    size_t pl = strlen(pair);
+    for (const char *s = configs; (s = strstr(s, pair)) != NULL; s += pl)
+        if ((s == configs || s[-1] == ',') && (s[pl] == 0 || s[pl] == ','))
+            return 1;
+    return 0;
+}
+
+/* the build a bug runs in for a variant: the manifest's `builds`
+ * ("tagged:tagged-plant, objtag:objtag-plant": a synthetic plant's test-only
+ * builds), else <variant>-bugs; NULL when there is none (to be freed) */
+static char *build_of(const struct mtb_recipe *r, json_t *man, const char *v)
+{
+    const char *map = json_string_value(json_object_get(man, "builds"));
+    char *name = NULL;
+    if (map) {
+        char *copy = mtb_strdup(map), *save = NULL;
+        for (char *t = strtok_r(copy, ", ", &save); t && !name; t = strtok_r(NULL, ", ", &save)) {
+            char *colon = strchr(t, ':');
+            if (colon && (size_t)(colon - t) == strlen(v) && !strncmp(t, v, strlen(v)))
+                name = mtb_strdup(colon + 1);
+        }
+        free(copy);
+    } else
+        name = mtb_asprintf("%s-bugs", v);
+    if (name && !mtb_recipe_has_variant(r, name)) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
+/* every bug x variant x mode x trial wanted; 1 if a trial did not reach its
+ * bug or ended in error */
+static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, int nv, const struct mtb_mode **ms, int nm,
+                   const char *configs, json_t *all)
+{
+    char why[MTB_ERRLEN];
+    int bad = 0;
+    for (int i = 0; i < nb; i++) {
+        char *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->o.recipe->name, bugs[i]);
+        char *mp = mtb_asprintf("%s/manifest.ini", bugdir);
+        json_t *man = manifest_read(mp, why, sizeof why);
+        if (!man)
+            mtb_die(2, "%s", why);
+        if (!json_object_get(man, "plant") && !c->has_trigger)
+            mtb_die(2, "%s: %s has no [workload detect] for its trigger", mp, c->o.recipe->name);
+        for (int v = 0; v < nv; v++) {
+            int any = 0;
+            for (int m = 0; m < nm; m++)
+                any |= wanted(configs, vs[v], ms[m]->name);
+            char *bv = any ? build_of(c->o.recipe, man, vs[v]) : NULL;
+            if (!bv) {
+                if (any)
+                    fprintf(stderr, "mtebench: detect: %s has no build of variant %s: skipped\n", bugs[i], vs[v]);
+                continue;
+            }
+            struct mtb_build b;
+            if (mtb_build_ensure(c->o.recipe, bv, c->o.p->target(), 0, 0, &b, why, sizeof why) != 0)
+                mtb_die(1, "%s", why);
+            for (int m = 0; m < nm; m++)
+                for (int t = 1; t <= c->trials && wanted(configs, vs[v], ms[m]->name); t++) {
+                    json_t *d = trial(c, bugs[i], man, bugdir, vs[v], bv, &b, ms[m], t);
+                    const char *out = json_string_value(json_object_get(d, "outcome"));
+                    bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
+                    json_array_append_new(all, d);
+                }
+            free(bv);
+        }
+        json_decref(man);
+        free(mp);
+        free(bugdir);
+    }
+    return bad;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
+               "                       [--modes off,sync,async,asymm] [--configs V/M,...] [--trials N]\n"
+               "                       [--platform emu|host] [--cost BENCH_RESULTS_DIR,...]\n"
+               "                       [--results DIR (resumes)] [--machine M] [--json]\n"
+               "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
+               "  (a fresh service each);\n"
+               "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
+               "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
+               "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
+               "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n");
+}
+
+/* detect's own options out of argv; the rest (service, platform, machine,
+ * results, json) left for the shared parser */
+static int own_options(int *argc, char **argv, const char **bugs, const char **variants, const char **modes,
+                       const char **configs, const char **cost, long *trials)
+{
+    int k = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i], *val = i + 1 < *argc ? argv[i + 1] : NULL;
+        const char **dst = !strcmp(a, "--bugs") ? bugs : !strcmp(a, "--variants") ? variants
+                         : !strcmp(a, "--modes") ? modes : !strcmp(a, "--configs") ? configs
+                         : !strcmp(a, "--cost") ? cost : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout), 1;
+        if (dst || !strcmp(a, "--trials")) {
+            if (!val)
+                mtb_die(2, "detect: option '%s' needs a value", a);
+            if (dst)
+                *dst = val;
+            else if (mtb_parse_long(val, 1, 100000, trials) != 0)
+                mtb_die(2, "--trials: a count 1..100000");
+            i++;
+            continue;
+        }
+        argv[k++] = argv[i];
+    }
+    *argc = k;
+    argv[k] = NULL;
+    return 0;
+}
+
+int mtb_cmd_detect(int argc, char **argv)
+{
+    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async,asymm", *configs = NULL, *cost = NULL;
+    struct detect_ctx c = { .trials = 3 };
+    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &c.trials))
+        return 0;
+    mtb_cli_parse(argc, argv, &c.o, "detect");
+    c.o.quiet = 1;
+    /* a bug with a trigger runs the recipe's [workload detect] (the trigger
+     * driver); a synthetic plant the default workload */
+    char why[MTB_ERRLEN], ts[32];
+    const struct mtb_recipe *r0 = c.o.service ? mtb_recipe_find(c.o.service, why, sizeof why) : NULL;
+    c.has_trigger = r0 && mtb_recipe_get(r0, "workload detect", "driver") != NULL;
+    c.o.workload = c.has_trigger ? "detect" : NULL;
+    mtb_cli_resolve(&c.o);
+    c.wl_trigger = c.o.wl;
+    if (mtb_workload_defaults(c.o.recipe, "default", &c.wl_plant) != 0)
+        c.wl_plant = c.o.wl;
+    if (c.o.p->run || mtb_machine_remote(&c.o.mach))
+        mtb_die(2, "detect runs on this machine (PLATFORM=host or emu), not %s", c.o.p->name);
+    int nb = 0;
+    char **bugs = bug_list(c.o.recipe->name, bugs_s, &nb);
+    if (nb == 0)
+        mtb_die(2, "%s has no bug catalogue (services/%s/bugs/*/manifest.ini)", c.o.recipe->name, c.o.recipe->name);
+    mtb_utc_compact(ts, sizeof ts);
+    char *dir = c.o.results ? mtb_strdup(c.o.results) : mtb_asprintf("%s/results/%s-detect-%s", mtb_root(), ts, c.o.recipe->name);
+    c.dir = dir;
+    mtb_mkdir_p(dir);
+    /* the configurations: every variant x mode the platform has */
+    const char *vs[8];
+    const struct mtb_mode *ms[8];
+    int nv = 0, nm = 0;
+    char *vcopy = mtb_strdup(variants), *mcopy = mtb_strdup(modes), *save = NULL;
+    for (char *t = strtok_r(vcopy, ",", &save); t && nv < 8; t = strtok_r(NULL, ",", &save))
+        vs[nv++] = t;
+    for (char *t = strtok_r(mcopy, ",", &save); t && nm < 8; t = strtok_r(NULL, ",", &save)) {
+        const struct mtb_mode *m = mtb_mode_find(t);
+        if (!m)
+            mtb_die(2, "MODE %s: accepted %s", t, mtb_mode_names());
+        if (!c.o.p->mode_ok(m, why, sizeof why)) {
+            fprintf(stderr, "mtebench: detect: mode %s skipped on %s: %s\n", t, c.o.p->name, why);
+            continue;
+        }
+        ms[nm++] = m;
+    }
+    int npairs = 0;
+    for (int v = 0; v < nv; v++)
+        for (int m = 0; m < nm; m++)
+            npairs += wanted(configs, vs[v], ms[m]->name);
+    if (npairs == 0)
+        mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", configs);
+    c.total = nb * npairs * (int)c.trials;
+    c.env = mtb_quiet_environment(&c.o.mach, 0, 1);
+    json_t *all = json_array();
+    int bad = run_all(&c, bugs, nb, vs, nv, ms, nm, configs, all);
+    json_t *mx = mtb_detect_matrix(all);
+    json_object_set_new(mx, "service", json_string(c.o.recipe->name));
+    json_object_set_new(mx, "platform", json_string(c.o.p->name));
+    json_object_set_new(mx, "emulated", json_boolean(mtb_platform_emulated(c.o.p)));
+    json_object_set_new(mx, "trials_per_cell", json_integer(c.trials));
+    json_object_set(mx, "environment", c.env);
+    if (cost)
+        add_cost(mx, cost, c.o.recipe->name, c.o.p->name);
+    char *jp = mtb_asprintf("%s/detect.json", dir), *mdp = mtb_asprintf("%s/detect.md", dir);
+    if (mtb_record_write(jp, mx) != 0)
+        mtb_warn("detect: cannot write %s", jp);
+    write_page(mdp, mx, 1);
+    char *hp = mtb_asprintf("%s/detect.html", dir);
+    write_page(hp, mx, 2);
+    free(hp);
+    if (c.o.json) {
+        json_dumpf(mx, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else
+        mtb_detect_matrix_print(stdout, mx, 0);
+    printf("detect: %s\n", jp);
+    mtb_quiet_restore();
+    json_decref(mx);
+    json_decref(all);
+    json_decref(c.env);
+    free(jp);
+    free(mdp);
+    free(vcopy);
+    free(mcopy);
+    for (int i = 0; i < nb; i++)
+        free(bugs[i]);
+    free(bugs);
+    free(dir);
+    return bad ? 1 : 0;
+}

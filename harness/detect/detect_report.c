@@ -1,0 +1,314 @@
+/* detect_report.c - the detection matrix of `mtebench detect` trials:
+ * per bug x configuration (variant/mode) the outcomes, the tag-check catch
+ * rate over the trials that reached and triggered the bug (or were caught)
+ * with its Wilson 95% interval; per class pooled; the headline (per
+ * configuration, how many of the catalogue's bugs it catches in most trials,
+ * with the Wilson interval over bugs, beside the catalogue's make-up). Trials
+ * that never reached the bug are counted apart, never as misses.
+ * Computes from the trials' detect.json objects only (analysis side). */
+#include "detect/detect.h"
+#include "analysis/stats.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define Z95 1.959963985
+
+static const char *const outcomes[] = { "caught_sync", "caught_async", "caught_other", "silent",
+                                        "not_triggered", "not_reached", "error", NULL };
+
+static const char *str(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* the cell of key in obj, created with zero counts */
+static json_t *cell(json_t *obj, const char *key, json_t *init)
+{
+    json_t *c = json_object_get(obj, key);
+    if (!c) {
+        c = json_deep_copy(init);
+        json_object_set_new(c, "counts", json_object());
+        json_object_set_new(obj, key, c);
+    }
+    return c;
+}
+
+static void count(json_t *c, const char *outcome)
+{
+    json_t *cs = json_object_get(c, "counts");
+    json_object_set_new(cs, outcome, json_integer(json_integer_value(json_object_get(cs, outcome)) + 1));
+}
+
+/* rate fields of a cell from its counts: valid = caught + silent */
+static void rates(json_t *c)
+{
+    json_t *cs = json_object_get(c, "counts");
+    long sync = (long)json_integer_value(json_object_get(cs, "caught_sync"));
+    long as = (long)json_integer_value(json_object_get(cs, "caught_async"));
+    long other = (long)json_integer_value(json_object_get(cs, "caught_other"));
+    long silent = (long)json_integer_value(json_object_get(cs, "silent"));
+    long valid = sync + as + other + silent, mte = sync + as;
+    json_object_set_new(c, "valid", json_integer(valid));
+    json_object_set_new(c, "caught_mte", json_integer(mte));
+    struct stats_ci ci;
+    if (valid > 0 && stats_wilson(mte, valid, Z95, &ci) == 0) {
+        json_object_set_new(c, "rate", json_real(ci.est));
+        json_object_set_new(c, "wilson95_lo", json_real(ci.lo));
+        json_object_set_new(c, "wilson95_hi", json_real(ci.hi));
+        stats_wilson(mte + other, valid, Z95, &ci);
+        json_object_set_new(c, "rate_any", json_real(ci.est));
+    } else {
+        json_object_set_new(c, "rate", json_null());
+    }
+}
+
+json_t *mtb_detect_matrix(json_t *trials)
+{
+    json_t *cells = json_object(), *classes = json_object(), *configs = json_object(), *bugs = json_object();
+    size_t i;
+    json_t *t;
+    json_array_foreach(trials, i, t) {
+        json_t *man = json_object_get(t, "manifest");
+        char cfg[96], key[256], ck[192];
+        snprintf(cfg, sizeof cfg, "%s/%s", str(t, "variant"), str(t, "mode"));
+        snprintf(key, sizeof key, "%s %s", str(t, "bug"), cfg);
+        snprintf(ck, sizeof ck, "%s %s", str(man, "class"), cfg);
+        json_t *init = json_pack("{s:s,s:s,s:s,s:s,s:s}", "bug", str(t, "bug"), "class", str(man, "class"),
+                                 "allocator", str(man, "allocator"), "variant", str(t, "variant"), "mode", str(t, "mode"));
+        count(cell(cells, key, init), str(t, "outcome"));
+        json_object_del(init, "bug");
+        json_object_del(init, "allocator");
+        count(cell(classes, ck, init), str(t, "outcome"));
+        json_decref(init);
+        json_object_set_new(configs, cfg, json_true());
+        if (!json_object_get(bugs, str(t, "bug")))
+            json_object_set(bugs, str(t, "bug"), man);
+    }
+    json_t *out = json_pack("{s:s,s:[],s:[],s:[],s:O}", "schema", "mtebench-detect-matrix/1", "cells", "classes",
+                            "headline", "bugs", bugs);
+    const char *k;
+    json_t *v;
+    json_object_foreach(cells, k, v) { rates(v); json_array_append(json_object_get(out, "cells"), v); }
+    json_object_foreach(classes, k, v) { rates(v); json_array_append(json_object_get(out, "classes"), v); }
+    /* headline: per configuration, the bugs caught (tag check in most valid trials) */
+    json_object_foreach(configs, k, v) {
+        long caught = 0, tested = 0;
+        size_t j;
+        json_t *c;
+        json_array_foreach(json_object_get(out, "cells"), j, c) {
+            char cfg[96];
+            snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
+            if (strcmp(cfg, k) || json_integer_value(json_object_get(c, "valid")) == 0)
+                continue;
+            tested++;
+            caught += 2 * json_integer_value(json_object_get(c, "caught_mte")) > json_integer_value(json_object_get(c, "valid"));
+        }
+        struct stats_ci ci = { 0, 0, 0 };
+        if (tested)
+            stats_wilson(caught, tested, Z95, &ci);
+        json_array_append_new(json_object_get(out, "headline"),
+                              json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "config", k, "bugs_caught", (json_int_t)caught,
+                                        "bugs_tested", (json_int_t)tested, "fraction", ci.est, "wilson95_lo", ci.lo,
+                                        "wilson95_hi", ci.hi));
+    }
+    json_t *makeup = json_object();
+    json_object_foreach(bugs, k, v) {
+        const char *cl = str(v, "class");
+        json_object_set_new(makeup, cl, json_integer(json_integer_value(json_object_get(makeup, cl)) + 1));
+    }
+    json_object_set_new(out, "makeup", makeup);
+    json_decref(cells);
+    json_decref(classes);
+    json_decref(configs);
+    return out;
+}
+
+void mtb_detect_cost(json_t *mx, json_t *summary, const char *service, const char *platform)
+{
+    size_t i, j;
+    json_t *h, *o;
+    json_array_foreach(json_object_get(mx, "headline"), i, h) {
+        char v[64];
+        const char *cfg = str(h, "config"), *sl = strchr(cfg, '/');
+        if (!sl)
+            continue;
+        snprintf(v, sizeof v, "%.*s", (int)(sl - cfg), cfg);
+        if (!strcmp(cfg, "plain/off")) {
+            json_object_set_new(h, "cost", json_pack("{s:b,s:f}", "baseline", 1, "slowdown", 1.0));
+            continue;
+        }
+        json_t *best = NULL;
+        json_array_foreach(json_object_get(summary, "overheads"), j, o) {
+            if (!strcmp(str(o, "service"), service) && !strcmp(str(o, "variant"), v) && !strcmp(str(o, "mode"), sl + 1) &&
+                !strcmp(str(o, "platform"), platform) &&
+                (!best || json_integer_value(json_object_get(o, "pairs")) > json_integer_value(json_object_get(best, "pairs"))))
+                best = o;
+        }
+        json_t *sd = json_object_get(best, "slowdown");
+        json_object_set_new(h, "cost", best ? json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?}", "slowdown", json_object_get(sd, "median"),
+                                                        "lo", json_object_get(sd, "lo"), "hi", json_object_get(sd, "hi"),
+                                                        "pairs", json_object_get(best, "pairs"), "workload",
+                                                        json_object_get(json_object_get(best, "workload"), "name"))
+                                            : json_null());
+    }
+    json_object_set_new(mx, "cost_note", json_string("overhead: the bench records given (--cost) of the same service, "
+                                                     "variant, mode and platform (plain/off = 1); the bug builds are those "
+                                                     "variants plus bugs.patch. Under emulation the overheads are "
+                                                     "emulated timings, not hardware costs"));
+}
+
+static void rate_text(json_t *c, char *buf, size_t n)
+{
+    if (json_is_null(json_object_get(c, "rate")) || !json_object_get(c, "rate"))
+        snprintf(buf, n, "n/a (none reached)");
+    else
+        snprintf(buf, n, "%lld/%lld %.2f [%.2f, %.2f]", json_integer_value(json_object_get(c, "caught_mte")),
+                 json_integer_value(json_object_get(c, "valid")), json_number_value(json_object_get(c, "rate")),
+                 json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
+}
+
+static void counts_text(json_t *c, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (const char *const *o = outcomes; *o && len < n; o++) {
+        json_int_t x = json_integer_value(json_object_get(json_object_get(c, "counts"), *o));
+        if (x)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s %lld", len ? ", " : "", *o, (long long)x);
+    }
+}
+
+/* the texts of one headline row: bugs caught, the fraction with its
+ * interval, the overhead beside it (text, Markdown and HTML alike) */
+struct headline_row {
+    char caught[64], fraction[64], cost[96];
+};
+
+static void headline_row(json_t *mx, json_t *c, struct headline_row *h)
+{
+    json_t *cost = json_object_get(c, "cost");
+    snprintf(h->caught, sizeof h->caught, "%lld of %lld", json_integer_value(json_object_get(c, "bugs_caught")),
+             json_integer_value(json_object_get(c, "bugs_tested")));
+    snprintf(h->fraction, sizeof h->fraction, "%.2f [%.2f, %.2f]", json_number_value(json_object_get(c, "fraction")),
+             json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
+    snprintf(h->cost, sizeof h->cost, "not measured");
+    if (json_is_number(json_object_get(cost, "lo")))
+        snprintf(h->cost, sizeof h->cost, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
+                 json_number_value(json_object_get(cost, "lo")), json_number_value(json_object_get(cost, "hi")),
+                 json_is_true(json_object_get(mx, "emulated")) ? " (emulated)" : "");
+    else if (json_is_true(json_object_get(cost, "baseline")))
+        snprintf(h->cost, sizeof h->cost, "1 (baseline)");
+}
+
+void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
+{
+    const char *note = "Detection is exact under QEMU (its tag checks follow the architecture); timings under "
+                       "emulation are emulated, and random tags follow QEMU's generator (docs/DETECTION.md).";
+    size_t i;
+    json_t *c;
+    const char *k;
+    json_t *v;
+    fprintf(f, md ? "# Detection matrix\n\n%s\n\n## Headline\n\nCatalogue: " : "%s\nheadline (catalogue: ", note);
+    int first = 1;
+    json_object_foreach(json_object_get(mx, "makeup"), k, v) {
+        fprintf(f, "%s%lld %s", first ? "" : ", ", json_integer_value(v), k);
+        first = 0;
+    }
+    fprintf(f, md ? "\n\n| configuration | bugs caught (tag check, most trials) | fraction [Wilson 95%%] | overhead (bench) |\n"
+                    "|---|---|---|---|\n"
+                  : "):\n");
+    json_array_foreach(json_object_get(mx, "headline"), i, c) {
+        struct headline_row h;
+        headline_row(mx, c, &h);
+        fprintf(f, md ? "| %s | %s | %s | %s |\n" : "  %-16s catches %s bugs: %s; overhead %s\n", str(c, "config"),
+                h.caught, h.fraction, h.cost);
+    }
+    fprintf(f, md ? "\n## Matrix\n\n| bug | class | allocator | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
+                  : "matrix (tag-check catches / trials that reached and triggered the bug):\n");
+    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+        char r[96], o[256];
+        rate_text(c, r, sizeof r);
+        counts_text(c, o, sizeof o);
+        fprintf(f, md ? "| %s | %s | %s | %s/%s | %s | %s |\n" : "  %-15s %-17s %-22s %s/%-6s %-26s %s\n", str(c, "bug"),
+                str(c, "class"), str(c, "allocator"), str(c, "variant"), str(c, "mode"), r, o);
+    }
+    fprintf(f, md ? "\n## Per class\n\n| class | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|\n"
+                  : "per class:\n");
+    json_array_foreach(json_object_get(mx, "classes"), i, c) {
+        char r[96], o[256];
+        rate_text(c, r, sizeof r);
+        counts_text(c, o, sizeof o);
+        fprintf(f, md ? "| %s | %s/%s | %s | %s |\n" : "  %-17s %s/%-6s %-26s %s\n", str(c, "class"), str(c, "variant"),
+                str(c, "mode"), r, o);
+    }
+}
+
+static void html_esc(FILE *f, const char *t)
+{
+    for (; t && *t; t++)
+        fputs(*t == '<' ? "&lt;" : *t == '>' ? "&gt;" : *t == '&' ? "&amp;" : (char[]){ *t, 0 }, f);
+}
+
+/* one table row of cells (NULL-terminated), escaped */
+static void html_row(FILE *f, const char *tag, const char *const *cells)
+{
+    fputs("<tr>", f);
+    for (; *cells; cells++) {
+        fprintf(f, "<%s>", tag);
+        html_esc(f, *cells);
+        fprintf(f, "</%s>", tag);
+    }
+    fputs("</tr>\n", f);
+}
+
+void mtb_detect_matrix_html(FILE *f, json_t *mx)
+{
+    size_t i;
+    json_t *c;
+    fprintf(f, "<!doctype html><html><head><meta charset=\"utf-8\"><title>mtebench detection: %s</title>"
+               "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+               "td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left}th{background:#eee}"
+               ".note{background:#fff6d5;padding:.6em;border:1px solid #e0c060}</style></head><body>\n",
+            str(mx, "service"));
+    fprintf(f, "<h1>Detection: %s on %s</h1>\n<p class=\"note\">Detection is exact under QEMU (its tag checks "
+               "follow the architecture); timings under emulation are emulated, and random tags follow QEMU's "
+               "generator (docs/DETECTION.md).</p>\n<h2>Headline</h2>\n<table>\n",
+            str(mx, "service"), str(mx, "platform"));
+    static const char *const hh[] = { "configuration", "bugs caught (tag check, most trials)", "fraction [Wilson 95%]",
+                                      "overhead (bench)", NULL };
+    html_row(f, "th", hh);
+    json_array_foreach(json_object_get(mx, "headline"), i, c) {
+        struct headline_row h;
+        headline_row(mx, c, &h);
+        const char *row[] = { str(c, "config"), h.caught, h.fraction, h.cost, NULL };
+        html_row(f, "td", row);
+    }
+    fputs("</table>\n<h2>Matrix</h2>\n<table>\n", f);
+    static const char *const mh[] = { "bug", "class", "allocator", "configuration",
+                                      "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
+    html_row(f, "th", mh);
+    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+        char r[96], o[256], cfg[96];
+        rate_text(c, r, sizeof r);
+        counts_text(c, o, sizeof o);
+        snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
+        const char *row[] = { str(c, "bug"), str(c, "class"), str(c, "allocator"), cfg, r, o, NULL };
+        html_row(f, "td", row);
+    }
+    fputs("</table>\n<h2>Per class</h2>\n<table>\n", f);
+    static const char *const ch[] = { "class", "configuration", "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
+    html_row(f, "th", ch);
+    json_array_foreach(json_object_get(mx, "classes"), i, c) {
+        char r[96], o[256], cfg[96];
+        rate_text(c, r, sizeof r);
+        counts_text(c, o, sizeof o);
+        snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
+        const char *row[] = { str(c, "class"), cfg, r, o, NULL };
+        html_row(f, "td", row);
+    }
+    fputs("</table>\n</body></html>\n", f);
+}

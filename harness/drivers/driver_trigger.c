@@ -1,0 +1,266 @@
+/* driver_trigger.c - the detection driver (`mtebench detect`, docs/DETECTION.md):
+ * sends one bug's trigger to the service, reads what comes back for a
+ * while, then checks the service still answers its readiness request.
+ * The trigger is services/<svc>/bugs/<id>/trigger.hex (hex bytes; '#' starts
+ * a comment; a line starting "--" is a pause: what came before is sent, the
+ * answer read for a moment, then the rest sent, as a client's later
+ * packet), named by MTEBENCH_BUG_TRIGGER, which only `mtebench detect`
+ * sets: the driver refuses to run without it, so a bench never drives a
+ * service with it. Its "load" is mtload's format with one request and a
+ * "trigger" object (bytes sent and received, alive after).
+ * A bug whose trigger reaches the service through DNS has dns-answer.hex
+ * beside trigger.hex: while the trigger runs, a child process answers every
+ * query on UDP 127.0.0.1:<service port + 1> (where the service's detect
+ * configuration puts its resolver) with the query's header and question and
+ * that one answer record (RUNDIR/dns.log: the queries answered). */
+#include "drivers/driver.h"
+#include "lib/util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* the bytes of a trigger.hex file; NULL with why */
+unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n)
+{
+    if (ncuts)
+        *ncuts = 0;
+    char *text = mtb_read_file(path, NULL);
+    if (!text) {
+        snprintf(why, n, "cannot read the trigger %s", path);
+        return NULL;
+    }
+    unsigned char *b = mtb_calloc(1, strlen(text) / 2 + 1);
+    size_t k = 0;
+    int half = -1, comment = 0;
+    for (const char *s = text; *s; s++) {
+        if (*s == '\n') {
+            comment = 0;
+            continue;
+        }
+        if (comment || *s == ' ' || *s == '\t' || *s == '\r')
+            continue;
+        if (*s == '#') {
+            comment = 1;
+            continue;
+        }
+        if (*s == '-' && s[1] == '-' && half < 0 && ncuts && *ncuts < MTB_TRIGGER_MAXCUTS) {
+            cuts[(*ncuts)++] = k;  /* a pause before byte k */
+            comment = 1;
+            continue;
+        }
+        int v = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+              : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+        if (v < 0) {
+            snprintf(why, n, "%s: '%c' is not a hex digit", path, *s);
+            free(b);
+            free(text);
+            return NULL;
+        }
+        if (half < 0)
+            half = v;
+        else {
+            b[k++] = (unsigned char)(half << 4 | v);
+            half = -1;
+        }
+    }
+    free(text);
+    if (half >= 0 || k == 0) {
+        snprintf(why, n, "%s: %s", path, k == 0 ? "no bytes" : "an odd number of hex digits");
+        free(b);
+        return NULL;
+    }
+    *len = k;
+    return b;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int connect_port(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* read until EOF, `expect` seen (if given) or `secs`; bytes read */
+static long read_for(int fd, double secs, const char *expect, int *saw)
+{
+    char buf[4096], seen[8192];
+    size_t sl = 0;
+    long total = 0;
+    double end = now_s() + secs;
+    *saw = 0;
+    for (;;) {
+        double left = end - now_s();
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (left <= 0 || poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+            break;
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r <= 0)
+            break;
+        total += r;
+        size_t c = (size_t)r < sizeof seen - 1 - sl ? (size_t)r : sizeof seen - 1 - sl;
+        memcpy(seen + sl, buf, c);
+        sl += c;
+        seen[sl] = 0;
+        if (expect && memmem(seen, sl, expect, strlen(expect))) {
+            *saw = 1;
+            break;
+        }
+    }
+    return total;
+}
+
+/* the recipe's readiness request answered on a new connection */
+static int alive(const struct mtb_drive *d, double secs)
+{
+    const char *send = mtb_recipe_get(d->recipe, "run", "ready_send");
+    const char *expect = mtb_recipe_get(d->recipe, "run", "ready_expect");
+    int fd = connect_port(d->port), saw = 0;
+    if (fd < 0)
+        return 0;
+    if (!send || !expect) { /* a listener that accepts is all the recipe says */
+        close(fd);
+        return 1;
+    }
+    char *s = mtb_unescape(send);
+    ssize_t w = write(fd, s, strlen(s));
+    free(s);
+    if (w > 0)
+        read_for(fd, secs, expect, &saw);
+    close(fd);
+    return saw;
+}
+
+/* the DNS answerer (a child, killed by the caller); -1 if it cannot bind */
+static pid_t dns_serve(int port, const unsigned char *ans, size_t alen, const char *logp, double secs)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid != 0) {
+        close(fd);
+        return pid;
+    }
+    FILE *log = fopen(logp, "a");
+    double end = now_s() + secs;
+    unsigned char q[512], r[1024];
+    while (now_s() < end) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 200) <= 0)
+            continue;
+        struct sockaddr_in from;
+        socklen_t fl = sizeof from;
+        ssize_t n = recvfrom(fd, q, sizeof q, 0, (struct sockaddr *)&from, &fl);
+        if (n < 12 || (size_t)n + alen > sizeof r)
+            continue;
+        memcpy(r, q, (size_t)n); /* id, then the question as asked */
+        r[2] = 0x81;             /* QR, RD */
+        r[3] = 0x80;             /* RA, no error */
+        r[6] = 0, r[7] = 1;      /* one answer */
+        r[8] = r[9] = r[10] = r[11] = 0;
+        memcpy(r + n, ans, alen);
+        sendto(fd, r, (size_t)n + alen, 0, (struct sockaddr *)&from, fl);
+        if (log) {
+            fprintf(log, "answered a query of %zd bytes (id %02x%02x)\n", n, q[0], q[1]);
+            fflush(log);
+        }
+    }
+    _exit(0);
+}
+
+static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
+{
+    const char *path = getenv("MTEBENCH_BUG_TRIGGER");
+    if (!path || !*path || !d->port) {
+        snprintf(why, n, "the trigger driver runs only under `mtebench detect` (no MTEBENCH_BUG_TRIGGER)%s",
+                 d->port ? "" : " and needs a server");
+        return NULL;
+    }
+    size_t len = 0, cuts[MTB_TRIGGER_MAXCUTS];
+    int ncuts = 0;
+    unsigned char *b = mtb_trigger_read(path, &len, cuts, &ncuts, why, n);
+    if (!b)
+        return NULL;
+    double slow = mtb_platform_emulated(d->platform) ? 3 : 1, t0 = now_s();
+    /* a DNS answer beside the trigger: answered while the trigger runs */
+    char *ansp = mtb_asprintf("%.*s/dns-answer.hex", (int)(strrchr(path, '/') - path), path);
+    pid_t dns = 0;
+    if (mtb_file_exists(ansp)) {
+        size_t alen = 0;
+        unsigned char *ans = mtb_trigger_read(ansp, &alen, NULL, NULL, why, n);
+        char *logp = mtb_asprintf("%s/dns.log", d->rundir);
+        dns = ans ? dns_serve(d->port + 1, ans, alen, logp, 8 * slow) : -1;
+        free(logp);
+        free(ans);
+        if (dns < 0) {
+            if (ans)
+                snprintf(why, n, "cannot answer DNS on 127.0.0.1:%d (udp)", d->port + 1);
+            free(ansp);
+            free(b);
+            return NULL;
+        }
+    }
+    free(ansp);
+    int fd = connect_port(d->port), saw = 0;
+    if (fd < 0) {
+        snprintf(why, n, "cannot connect to port %d: %s", d->port, strerror(errno));
+        free(b);
+        if (dns > 0)
+            kill(dns, SIGKILL), waitpid(dns, NULL, 0);
+        return NULL;
+    }
+    ssize_t w = 0;
+    long got = 0;
+    for (int i = 0; i <= ncuts; i++) {  /* the segments, a pause after each but the last */
+        size_t from = i ? cuts[i - 1] : 0, to = i < ncuts ? cuts[i] : len;
+        ssize_t wi = to > from ? write(fd, b + from, to - from) : 0;
+        w += wi > 0 ? wi : 0;
+        if (i < ncuts)
+            got += read_for(fd, 0.3 * slow, NULL, &saw);
+    }
+    got += read_for(fd, 2 * slow, NULL, &saw);
+    close(fd);
+    free(b);
+    /* an asynchronous fault or a late crash needs the service to run on */
+    usleep((useconds_t)(500000 * slow));
+    int up = alive(d, 5 * slow);
+    if (dns > 0)
+        kill(dns, SIGKILL), waitpid(dns, NULL, 0);
+    double secs = now_s() - t0;
+    return json_pack("{s:{s:i,s:f,s:{}},s:{s:s,s:i,s:i,s:b,s:f}}", "totals", "requests", 1, "ops_per_sec",
+                     1 / (secs > 0 ? secs : 1), "errors", "trigger", "file", path, "sent", (json_int_t)w, "received",
+                     (json_int_t)got, "alive_after", up, "seconds", secs);
+}
+
+const struct mtb_driver mtb_driver_trigger = {
+    .name = "trigger",
+    .summary = "one bug's trigger bytes, then a liveness check (mtebench detect only)",
+    .preload = mtb_driver_no_preload,
+    .measure = trigger_measure,
+};

@@ -1,0 +1,543 @@
+/* history.c - see history.h
+ *
+ * One history API over two backends (history_db.h): an SQLite file
+ * (history_sqlite.c) and a PostgreSQL database (history_pg.c). This file
+ * holds what both share: opening and closing, redaction, the dialect of our
+ * SQL, series keys, adding a night and loading the series. The schema, its
+ * checks and migrations are history_schema.c. */
+#include "lib/jsonx.h"
+#include "history/history.h"
+#include "history/history_db.h"
+#include "core/record.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- redaction ------------------------------------------------------------------- */
+
+static int is_pg_url(const char *s)
+{
+    return !strncmp(s, "postgresql://", 13) || !strncmp(s, "postgres://", 11);
+}
+
+
+const char *mtb_hdb_url_password(const char *url, size_t *len)
+{
+    const char *a = strstr(url, "://");
+    if (!a)
+        return NULL;
+    a += 3;
+    size_t alen = strcspn(a, "/?#");
+    const char *at = NULL;
+    for (const char *c = a; c < a + alen; c++)
+        if (*c == '@')
+            at = c;
+    const char *colon = at ? memchr(a, ':', (size_t)(at - a)) : NULL;
+    if (!colon)
+        return NULL;
+    *len = (size_t)(at - colon - 1);
+    return colon + 1;
+}
+
+char *mtb_history_redact(const char *where)
+{
+    if (!where)
+        return mtb_strdup("");
+    if (!is_pg_url(where))
+        return mtb_strdup(where);
+    char *out = mtb_strdup(where);
+    size_t plen;
+    const char *pw = mtb_hdb_url_password(where, &plen);
+    if (pw) {
+        char *o = mtb_asprintf("%.*s***%s", (int)(pw - where), where, pw + plen);
+        free(out);
+        out = o;
+    }
+    /* password=... in the query */
+    char *q = strchr(out, '?');
+    while (q) {
+        q++;
+        if (!strncmp(q, "password=", 9)) {
+            size_t n = strcspn(q + 9, "&#");
+            char *o = mtb_asprintf("%.*s***%s", (int)(q + 9 - out), out, q + 9 + n);
+            q = o + (q - out);
+            free(out);
+            out = o;
+        }
+        q = strchr(q, '&');
+    }
+    return out;
+}
+
+/* replace every occurrence of the URL's password in a message by *** */
+void mtb_hdb_scrub(struct mtb_history *h, char *msg)
+{
+    for (int k = 0; k < 4; k++) {
+        const char *s = h ? h->secret[k] : NULL;
+        if (!s || !*s)
+            continue;
+        size_t n = strlen(s);
+        char *p = msg;
+        while ((p = strstr(p, s)) != NULL) {
+            if (n >= 3) {
+                memmove(p + 3, p + n, strlen(p + n) + 1);
+                memcpy(p, "***", 3);
+                p += 3;
+            } else { /* a very short password: no room to grow the message, blank it */
+                memset(p, '*', n);
+                p += n;
+            }
+        }
+    }
+}
+
+/* ---- the dialect ------------------------------------------------------------------- */
+
+static char *dialect(struct mtb_history *h, const char *sql)
+{
+    const struct mtb_hdb_backend *be = h->be;
+    size_t cap = strlen(sql) * 2 + 64, n = 0;
+    char *o = mtb_calloc(cap, 1);
+    for (const char *c = sql; *c;) {
+        const char *tok = NULL;
+        size_t skip = 0;
+        if (!strncmp(c, "@ID@", 4))
+            tok = be->id, skip = 4;
+        else if (!strncmp(c, "@INT@", 5))
+            tok = be->integer, skip = 5;
+        else if (!strncmp(c, "@REAL@", 6))
+            tok = be->real, skip = 6;
+        else if (!strncmp(c, "@C@", 3))
+            tok = be->collate_c, skip = 3;
+        else if (*c == '?' && isdigit((unsigned char)c[1]) && be->shared)
+            tok = "$", skip = 1;
+        if (tok) {
+            size_t t = strlen(tok);
+            if (n + t + 1 >= cap)
+                o = realloc(o, cap = cap * 2 + t);
+            memcpy(o + n, tok, t);
+            n += t;
+            c += skip;
+        } else {
+            if (n + 2 >= cap)
+                o = realloc(o, cap *= 2);
+            o[n++] = *c++;
+        }
+    }
+    o[n] = 0;
+    return o;
+}
+
+void mtb_hdb_free(struct hres *r)
+{
+    json_decref(r->cols);
+    json_decref(r->rows);
+    r->cols = r->rows = NULL;
+}
+
+/* run one statement of our SQL */
+int mtb_hdb_q(struct mtb_history *h, const char *sql, const struct hp *p, int np, struct hres *res, char *err,
+             size_t errlen)
+{
+    char *d = dialect(h, sql);
+    if (res)
+        memset(res, 0, sizeof *res);
+    int rc = h->be->query(h, d, p, np, res, err, errlen);
+    free(d);
+    return rc;
+}
+
+int mtb_hdb_exec(struct mtb_history *h, const char *sql, char *err, size_t errlen)
+{
+    char *d = dialect(h, sql);
+    int rc = h->be->script(h, d, err, errlen);
+    free(d);
+    return rc;
+}
+
+long long mtb_hdb_row_int(struct hres *r, size_t row, size_t col)
+{
+    return json_integer_value(json_array_get(json_array_get(r->rows, row), col));
+}
+
+const char *mtb_hdb_row_str(struct hres *r, size_t row, size_t col)
+{
+    const char *s = json_string_value(json_array_get(json_array_get(r->rows, row), col));
+    return s ? s : "";
+}
+
+/* the single integer a query returns */
+int mtb_hdb_q_int(struct mtb_history *h, const char *sql, const struct hp *p, int np, long long *v, char *err,
+                 size_t errlen)
+{
+    struct hres r;
+    int rc = mtb_hdb_q(h, sql, p, np, &r, err, errlen);
+    if (!rc) {
+        if (json_array_size(r.rows) == 1)
+            *v = mtb_hdb_row_int(&r, 0, 0);
+        else {
+            snprintf(err, errlen, "history %s: no result from: %.80s", h->path, sql);
+            rc = -EIO;
+        }
+    }
+    mtb_hdb_free(&r);
+    return rc;
+}
+
+int mtb_hdb_rollback(struct mtb_history *h)
+{
+    char ignore[MTB_ERRLEN];
+    return mtb_hdb_exec(h, "ROLLBACK", ignore, sizeof ignore);
+}
+
+/* ---- series keys ---------------------------------------------------------------- */
+
+void mtb_hdb_short_hash(const char *text, char out[13])
+{
+    struct mtb_hash *hs = mtb_hash_new();
+    char hex[65];
+    mtb_hash_str(hs, "series", text);
+    mtb_hash_final(hs, hex);
+    memcpy(out, hex, 12);
+    out[12] = 0;
+}
+
+void mtb_hdb_config_key(json_t *rec, char **key, char hash[13])
+{
+    json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
+    char *wl = mtb_workload_key(w), *mach = mtb_record_machine_text(rec);
+    char *full = mtb_asprintf("plan=%s|service=%s|workload=%s|variant=%s|mode=%s|platform=%s|kernel=%s|machine=%s",
+                              mtb_jstr(c, "plan"), mtb_jstr(c, "service"), wl, mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+                              mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mach);
+    mtb_hdb_short_hash(full, hash);
+    const char *mname = mtb_jstr(json_object_get(rec, "machine"), "name");
+    *key = mtb_asprintf("%s/%s/%s mix %s/%s/%s/%s/%s/%s#%s", mtb_jstr(c, "plan"), mtb_jstr(c, "service"), mtb_jstr(w, "name"),
+                        mtb_jstr(w, "mix"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"),
+                        *mname ? mname : "-", hash);
+    free(full);
+    free(wl);
+    free(mach);
+}
+
+const char *mtb_hdb_host(json_t *rec)
+{
+    const char *h = rec ? mtb_record_host(rec) : "";
+    return *h ? h : MTB_HISTORY_UNKNOWN_HOST;
+}
+
+char *mtb_hdb_key_on_host(const char *key, const char *host)
+{
+    const char *hash = strrchr(key, '#');
+    if (!hash)
+        return mtb_asprintf("%s on %s", key, host);
+    return mtb_asprintf("%.*s on %s%s", (int)(hash - key), key, host, hash);
+}
+
+void mtb_history_series_key(json_t *rec, char **key, char hash[13])
+{
+    char *k;
+    mtb_hdb_config_key(rec, &k, hash);
+    *key = mtb_hdb_key_on_host(k, mtb_hdb_host(rec));
+    free(k);
+}
+
+/* ---- open / close ------------------------------------------------------------------------ */
+
+int mtb_history_open(const char *where, struct mtb_history **out, int *created, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (created)
+        *created = 0;
+    if (!where || !*where) {
+        snprintf(err, errlen, "no history given");
+        return -EINVAL;
+    }
+    struct mtb_history *h = mtb_calloc(1, sizeof *h);
+    h->path = mtb_history_redact(where);
+    if (is_pg_url(where)) {
+#ifdef MTB_WITH_PG
+        h->be = &mtb_hdb_pg;
+        mtb_hdb_pg_secrets(h, where);
+#else
+        snprintf(err, errlen, "history %s: PostgreSQL histories are not built in this mtebench (built without "
+                 "libpq: install libpq-dev and rebuild; or use an SQLite file: --history PATH)", h->path);
+        mtb_history_close(h);
+        return -ENOTSUP;
+#endif
+    } else {
+        h->be = &mtb_hdb_sqlite;
+    }
+    int existed = 0, rc = h->be->connect(h, where, &existed, err, errlen);
+    if (!rc)
+        rc = mtb_hdb_prepare_schema(h, created, err, errlen); /* checks the tables' shape too */
+    if (rc) {
+        mtb_hdb_scrub(h, err);
+        mtb_history_close(h);
+        return rc;
+    }
+    *out = h;
+    return 0;
+}
+
+void mtb_history_close(struct mtb_history *h)
+{
+    if (!h)
+        return;
+    if (h->conn)
+        h->be->close(h);
+    free(h->path);
+    for (int k = 0; k < 4; k++)
+        free(h->secret[k]);
+    free(h);
+}
+
+int mtb_history_schema(struct mtb_history *h) { return h->version; }
+
+const char *mtb_history_backend(struct mtb_history *h) { return h->be->name; }
+
+int mtb_history_write_script(struct mtb_history *h, const char *sql, char *err, size_t errlen)
+{
+    char *s = mtb_asprintf("%s; %s; COMMIT;", h->be->begin, sql);
+    int rc = mtb_hdb_exec(h, s, err, errlen);
+    free(s);
+    if (rc)
+        mtb_hdb_rollback(h);
+    return rc;
+}
+
+long long mtb_history_nights(struct mtb_history *h, char *err, size_t errlen)
+{
+    long long n = 0;
+    int rc = mtb_hdb_q_int(h, "SELECT count(*) FROM nights", NULL, 0, &n, err, errlen);
+    return rc ? rc : n;
+}
+
+
+/* ---- adding a night --------------------------------------------------------------------- */
+
+static struct hp num(double v)
+{
+    if (isfinite(v))
+        return (struct hp){ .t = P_REAL, .d = v };
+    return PNULL;
+}
+
+/* a column of a row to insert, by name: the statement is generated from the
+ * row, so names and values cannot drift apart */
+struct hcol {
+    const char *name;
+    struct hp v;
+};
+
+/* INSERT INTO table(names) VALUES (?1, ...) ON CONFLICT DO NOTHING */
+static int insert_row(struct mtb_history *h, const char *table, const struct hcol *cols, size_t n, struct hres *r,
+                      char *err, size_t errlen)
+{
+    char *names = mtb_strdup(""), *vals = mtb_strdup("");
+    struct hp *p = mtb_calloc(n ? n : 1, sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        char *a = mtb_asprintf("%s%s%s", names, i ? ", " : "", cols[i].name);
+        char *b = mtb_asprintf("%s%s?%zu", vals, i ? ", " : "", i + 1);
+        free(names);
+        free(vals);
+        names = a;
+        vals = b;
+        p[i] = cols[i].v;
+    }
+    char *sql = mtb_asprintf("INSERT INTO %s(%s) VALUES (%s) ON CONFLICT DO NOTHING", table, names, vals);
+    int rc = mtb_hdb_q(h, sql, p, (int)n, r, err, errlen);
+    free(sql);
+    free(names);
+    free(vals);
+    free(p);
+    return rc;
+}
+
+/* one run of night nid: its identity, revisions, status, emulated, record
+ * file and the history's run metrics. *added counts it unless known. */
+static int add_run(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *rec,
+                   const char *file, int *added, char *err, size_t errlen)
+{
+    json_t *c = json_object_get(rec, "config"), *k = json_object_get(rec, "kernel");
+    char *key, hash[13], kb[13] = "", real[PATH_MAX];
+    mtb_history_series_key(rec, &key, hash);
+    char *wl = mtb_workload_key(json_object_get(c, "workload")), *mach = mtb_record_machine_text(rec);
+    if (*mtb_jstr(k, "uname_v"))
+        mtb_hdb_short_hash(mtb_jstr(k, "uname_v"), kb);
+    if (!file || !realpath(file, real))
+        snprintf(real, sizeof real, "%s", file ? file : "");
+    /* several machines write to a shared store: the same path on two machines is two records */
+    char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
+    int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
+    struct hcol cols[22 + MTB_NRUN_METRICS] = {
+        { "night", PINT(nid) },
+        { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
+        { "series", PTEXT(key) },
+        { "config_hash", PTEXT(hash) },
+        { "service", PTEXT(mtb_jstr(c, "service")) },
+        { "workload", PTEXT(wl) },
+        { "variant", PTEXT(mtb_jstr(c, "variant")) },
+        { "mode", PTEXT(mtb_jstr(c, "mode")) },
+        { "platform", PTEXT(mtb_jstr(c, "platform")) },
+        { "kernel", PTEXT(mtb_jstr(c, "kernel")) },
+        { "machine", PTEXT(mach) },
+        { "host", PTEXT(mtb_hdb_host(rec)) },
+        { "started", PTEXT(mtb_jstr(rec, "started")) },
+        { "rep", PINT(json_integer_value(json_object_get(c, "rep"))) },
+        { "mtebench_version", PTEXT(mtb_jstr(rec, "mtebench_version")) },
+        { "build_key", PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")) },
+        { "kernel_release", PTEXT(mtb_jstr(k, "uname_r")) },
+        { "kernel_build", PTEXT(kb) },
+        { "status", PTEXT(mtb_jstr(rec, "status")) },
+        { "emulated", PINT(mtb_record_emulated(rec)) },
+        { "record", PTEXT(recid) },
+        { "steal", num(mtb_jnum(json_object_get(rec, "steal"), "share")) },
+    };
+    size_t n = 22;
+    for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
+        if (mtb_run_metrics[m].views & MTB_V_HISTORY)
+            cols[n++] = (struct hcol){ mtb_run_metrics[m].key,
+                                       ok ? num(mtb_record_metric(rec, (enum mtb_run_metric_id)m)) : PNULL };
+    struct hres r;
+    int rc = insert_row(h, "runs", cols, n, &r, err, errlen);
+    if (!rc)
+        *added += (int)r.changes;
+    mtb_hdb_free(&r);
+    free(key);
+    free(wl);
+    free(mach);
+    free(recid);
+    return rc;
+}
+
+int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
+                          json_t *records, json_t *files, long long *night, int *added, char *err, size_t errlen)
+{
+    *night = 0;
+    *added = 0;
+    if (!json_is_array(records) || !json_is_array(files) || json_array_size(records) != json_array_size(files)) {
+        snprintf(err, errlen, "history: records and files do not match");
+        return -EINVAL;
+    }
+    /* the night starts with its earliest run */
+    const char *first = NULL, *version = "";
+    size_t i;
+    json_t *rec;
+    json_array_foreach(records, i, rec)
+    {
+        const char *s = mtb_jstr(rec, "started");
+        if (*s && (!first || strcmp(s, first) < 0))
+            first = s;
+        if (!*version)
+            version = mtb_jstr(rec, "mtebench_version");
+    }
+    char now[32];
+    mtb_utc_iso(now, sizeof now);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    int rc = mtb_hdb_exec(h, h->be->begin, err, errlen);
+    if (rc)
+        return rc;
+    struct hres r;
+    struct hp pn[6] = { PTEXT(plan), PTEXT(first ? first : now), PTEXT(results_dir ? results_dir : ""), PTEXT(host),
+                        PTEXT(version), PTEXT(report ? report : "") };
+    if ((rc = mtb_hdb_q(h, "INSERT INTO nights(plan, started, results_dir, host, mtebench_version, report)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id", pn, 6, &r, err, errlen)) != 0)
+        goto out;
+    long long nid = mtb_hdb_row_int(&r, 0, 0);
+    mtb_hdb_free(&r);
+    json_array_foreach(records, i, rec)
+    {
+        if ((rc = add_run(h, nid, plan, host, rec, json_string_value(json_array_get(files, i)), added, err,
+                          errlen)) != 0)
+            goto out;
+    }
+    if (*added == 0)
+        goto out; /* all known: no empty night (rolled back below) */
+    if ((rc = mtb_hdb_derive_overheads(h, nid, err, errlen)) != 0)
+        goto out;
+    rc = mtb_hdb_exec(h, "COMMIT", err, errlen);
+    if (!rc)
+        *night = nid;
+out:
+    if (rc || *added == 0)
+        mtb_hdb_rollback(h);
+    return rc;
+}
+
+/* ---- loading ------------------------------------------------------------------------------- */
+
+/* Rows of sql (ordered by series, then time) into series objects: the first
+ * nhead columns describe the series, the rest go into its points. */
+static int load_rows(struct mtb_history *h, const char *sql, const char *kind, size_t nhead, json_t *out, char *err,
+                     size_t errlen)
+{
+    struct hres r;
+    int rc = mtb_hdb_q(h, sql, NULL, 0, &r, err, errlen);
+    if (rc)
+        return rc;
+    json_t *cur = NULL;
+    size_t ncol = json_array_size(r.cols);
+    for (size_t row = 0; row < json_array_size(r.rows); row++) {
+        json_t *vals = json_array_get(r.rows, row);
+        const char *series = mtb_hdb_row_str(&r, row, 0);
+        if (!cur || strcmp(mtb_jstr(cur, "series"), series)) {
+            cur = json_object();
+            json_object_set_new(cur, "kind", json_string(kind));
+            for (size_t i = 0; i < nhead; i++)
+                json_object_set(cur, json_string_value(json_array_get(r.cols, i)), json_array_get(vals, i));
+            json_object_set_new(cur, "points", json_array());
+            json_array_append_new(out, cur);
+        }
+        json_t *p = json_object();
+        for (size_t i = nhead; i < ncol; i++)
+            json_object_set(p, json_string_value(json_array_get(r.cols, i)), json_array_get(vals, i));
+        json_array_append_new(json_object_get(cur, "points"), p);
+    }
+    mtb_hdb_free(&r);
+    return 0;
+}
+
+/* "<alias>.<key> AS <key>," for the history's metrics of one kind */
+static char *metric_select(const char *alias, int pairs) { return mtb_hdb_metric_join(pairs, " %2$s.%1$s AS %1$s,", alias); }
+
+int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errlen)
+{
+    *out = json_array();
+    char *rm = metric_select("r", 0), *om = metric_select("o", 1);
+    char *runs_sql = mtb_asprintf(
+        "SELECT r.series AS series, r.config_hash AS hash, r.plan AS plan, r.service AS service, r.workload AS"
+        " workload, r.variant AS variant, r.mode AS mode, r.platform AS platform, r.kernel AS kernel, r.machine AS"
+        " machine, r.host AS host, r.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
+        " r.started AS started, r.rep AS rep, r.status AS status,%s r.emulated AS emulated,"
+        " r.mtebench_version AS mtebench_version, r.build_key AS build_key, r.kernel_release AS kernel_release,"
+        " r.kernel_build AS kernel_build, r.record AS record, r.steal AS steal"
+        " FROM runs r JOIN nights n ON n.id = r.night ORDER BY r.series@C@, n.started@C@, n.id, r.rep, r.id", rm);
+    char *ovh_sql = mtb_asprintf(
+        "SELECT o.series AS series, o.config_hash AS hash, o.plan AS plan, o.service AS service, o.workload AS"
+        " workload, 'tagged' AS variant, o.mode AS mode, o.platform AS platform, o.kernel AS kernel, o.machine AS"
+        " machine, o.host AS host, o.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS results_dir,"
+        " o.started AS started, o.rep AS rep, 'ok' AS status,%s o.emulated AS emulated,"
+        " n.mtebench_version AS mtebench_version, o.tagged_build AS build_key, '' AS kernel_release,"
+        " '' AS kernel_build, o.base_build AS base_build"
+        " FROM overheads o JOIN nights n ON n.id = o.night ORDER BY o.series@C@, n.started@C@, n.id, o.rep, o.id", om);
+    int rc = load_rows(h, runs_sql, "run", 11, *out, err, errlen);
+    if (!rc)
+        rc = load_rows(h, ovh_sql, "overhead", 11, *out, err, errlen);
+    free(rm);
+    free(om);
+    free(runs_sql);
+    free(ovh_sql);
+    if (rc) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}

@@ -1,0 +1,553 @@
+/* plan.c - running a plan (see plan.h): every build and kernel first, the
+ * results directory claimed and checked (plan.json, --resume), then the
+ * cells interleaved over the repetitions (a fixed count, or REPS=auto's
+ * pairs until seqstop.c's rule stops) with one ETA. Making a plan is
+ * plan_parse.c. */
+#include "plan/plan.h"
+#include "plan/plantime.h"
+#include "plan/runlen.h"
+#include "lib/jsonx.h"
+#include "core/kernel.h"
+#include "lib/proc.h"
+#include "agent/remote.h"
+#include "run/quiet.h"
+#include "plan/seqstop.h"
+#include "lib/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+/* ---- running -------------------------------------------------------------- */
+
+/* Every build (one per service and variant) and, on a platform with named
+ * kernels, every kernel, before the first run: the runs only start or boot. */
+static void plan_prepare(struct mtb_plan *p, int force)
+{
+    char err[MTB_ERRLEN];
+    const char *target = mtb_remote_target(p->machine, p->platform);
+    for (size_t i = 0; i < p->ncells; i++) {
+        struct mtb_plan_cell *c = &p->cells[i];
+        /* one build per (service, variant): reuse an earlier cell's */
+        int reused = 0;
+        for (size_t j = 0; j < i && !reused; j++)
+            if (p->cells[j].recipe == c->recipe && !strcmp(p->cells[j].variant, c->variant)) {
+                c->build = p->cells[j].build;
+                reused = 1;
+            }
+        if (!reused && mtb_build_ensure(c->recipe, c->variant, target, force, 0, &c->build, err, sizeof err) != 0)
+            mtb_die(1, "%s", err);
+    }
+    for (size_t i = 0; p->platform->named_kernels && i < p->ncells; i++) {
+        const char *k = mtb_plan_cell_kernel(p, &p->cells[i]);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), k);
+        struct mtb_kernel kk;
+        if (!seen && mtb_kernel_ensure(k, NULL, 0, 0, &kk, err, sizeof err) != 0)
+            mtb_die(1, "%s", err);
+        if (!seen)
+            mtb_kernel_free(&kk);
+    }
+}
+
+const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c)
+{
+    return c->kernel ? c->kernel : p->kernel;
+}
+
+/* DIR/.mtebench-running: written when a plan starts running into DIR and
+ * locked (flock) while it runs; removed when it ends. Found unlocked, it is
+ * the mark of a harness that was killed (or interrupted) there; found
+ * locked, another harness is running into DIR now, which is refused.
+ * @return the locked descriptor (kept open until mtb_plan_release). */
+static char claim_old[512]; /* what the mark said before this harness claimed dir */
+
+static int claim_dir(const char *dir)
+{
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    int fd = open(mp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno));
+    char old[512] = "";
+    ssize_t n = read(fd, old, sizeof old - 1);
+    old[n > 0 ? n : 0] = 0;
+    old[strcspn(old, "\n")] = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        mtb_die(2, "%s is in use by another mtebench now (%s); give another --results", dir, old[0] ? old : "no details");
+    if (old[0])
+        fprintf(stderr, "mtebench: %s was left by an mtebench that did not finish (%s): its runs without a "
+                        "record.json were cut short\n", dir, old);
+    snprintf(claim_old, sizeof claim_old, "%s", old);
+    char now[32], line[256];
+    mtb_utc_iso(now, sizeof now);
+    int len = snprintf(line, sizeof line, "pid %d, started %s\n", (int)getpid(), now);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len)
+        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno ? errno : ENOSPC));
+    free(mp);
+    return fd;
+}
+
+/* The entries of dir other than hidden ones (".mtebench-running", ".attempts"). */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Move dir's entries (not hidden ones) into dir/replaced-TIME/. */
+static void move_aside(const char *dir)
+{
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    char *to = mtb_asprintf("%s/replaced-%s", dir, ts);
+    int mrc = mtb_mkdir_p(to);
+    if (mrc)
+        mtb_die(1, "cannot create %s: %s", to, mtb_errdesc(mrc));
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strncmp(e->d_name, "replaced-", 9))
+            continue;
+        char *a = mtb_asprintf("%s/%s", dir, e->d_name), *b = mtb_asprintf("%s/%s", to, e->d_name);
+        if (rename(a, b) != 0)
+            mtb_die(1, "cannot move %s to %s: %s", a, b, mtb_errdesc(errno));
+        free(a);
+        free(b);
+    }
+    if (d)
+        closedir(d);
+    fprintf(stderr, "mtebench: --force: the runs that were in %s are now in %s\n", dir, to);
+    free(to);
+}
+
+/* Refused before running: the mark goes back to what it was. */
+static void unclaim(const char *dir, int fd)
+{
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    if (!claim_old[0])
+        unlink(mp);
+    else if (ftruncate(fd, 0) != 0 || pwrite(fd, claim_old, strlen(claim_old), 0) < 0) { /* best effort */ }
+    free(mp);
+    close(fd);
+}
+
+/* A results dir holding runs is used only as told: --resume (the same plan)
+ * or --force (its runs moved aside); never mixed with a new attempt. */
+static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int force, int claim)
+{
+    char why[2048] = "";
+    char *pp = mtb_asprintf("%s/plan.json", dir);
+    json_t *old = json_load_file(pp, 0, NULL);
+    int n = dir_entries(dir);
+    if (p->resume) {
+        if (!old)
+            snprintf(why, sizeof why, "--resume %s: no plan.json there: nothing to resume (a results directory of "
+                     "bench or plan)", dir);
+        else if (!json_equal(old, pj))
+            snprintf(why, sizeof why, "--resume %s: it holds another plan (%s, %zu cells x %lld reps) than the one "
+                     "given; give the same options or plan file, or --force without --resume to start afresh there",
+                     dir, json_string_value(json_object_get(old, "name")), json_array_size(json_object_get(old, "cells")),
+                     (long long)json_integer_value(json_object_get(old, "reps")));
+    } else if (n && force) {
+        move_aside(dir);
+    } else if (n && old && json_equal(old, pj)) {
+        snprintf(why, sizeof why, "%s already holds runs of this plan: --resume %s finishes it (ok runs kept, the "
+                 "rest redone), --force starts afresh (its runs moved aside)", dir, dir);
+    } else if (n) {
+        snprintf(why, sizeof why, "%s holds %s: give another --results, or --force to move them aside and run there",
+                 dir, old ? "the runs of another plan" : "other files");
+    }
+    if (why[0]) {
+        unclaim(dir, claim);
+        mtb_die(2, "%s", why);
+    }
+    json_decref(old);
+    free(pp);
+}
+
+/* --resume: the ok record of rundir; or the record its platform recovers
+ * from where the attempt ran (a server host's run that finished there after
+ * the connection was lost: platform.h's recover); or NULL after moving what
+ * is there (a failed or cut-short attempt) to dir/.attempts/, so that the
+ * run is redone in a fresh directory and no log is appended to. */
+static json_t *resume_one(const char *dir, const char *rundir, const struct mtb_run *run)
+{
+    char *rp = mtb_asprintf("%s/record.json", rundir);
+    json_t *rec = json_load_file(rp, 0, NULL);
+    free(rp);
+    if (rec && json_is_string(json_object_get(rec, "status")) && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+        return rec;
+    json_t *got = NULL;
+    if (rec && run->platform->recover && run->platform->recover(run, rec, &got) == MTB_RUN_OK) {
+        json_decref(rec);
+        return got;
+    }
+    json_decref(rec);
+    if (!mtb_file_exists(rundir))
+        return NULL;
+    const char *base = strrchr(rundir, '/') + 1;
+    char *att = mtb_asprintf("%s/.attempts", dir);
+    mtb_mkdir_p(att);
+    for (int k = 1;; k++) {
+        char *to = mtb_asprintf("%s/%s-%d", att, base, k);
+        if (!mtb_file_exists(to)) {
+            if (rename(rundir, to) != 0)
+                mtb_die(1, "cannot move %s to %s: %s", rundir, to, mtb_errdesc(errno));
+            free(to);
+            break;
+        }
+        free(to);
+    }
+    free(att);
+    return NULL;
+}
+
+/* dir/plan.json: the cells (with what makes a run that run: its load, for
+ * --resume), the platform, the repetitions, what was skipped. A dir that
+ * holds runs is used only as told (check_dir). */
+static void plan_write_json(const struct mtb_plan *p, const char *dir, int force, int claim)
+{
+    json_t *cells = json_array();
+    for (size_t i = 0; i < p->ncells; i++) {
+        json_t *cj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "entry", p->cells[i].entry, "service", p->cells[i].recipe->name,
+                               "workload", p->cells[i].wl.name, "variant", p->cells[i].variant, "mode",
+                               p->cells[i].mode->name);
+        if (p->cells[i].wl.cores)
+            json_object_set_new(cj, "cores", json_integer(p->cells[i].wl.cores));
+        if (p->cells[i].kernel)
+            json_object_set_new(cj, "kernel", json_string(p->cells[i].kernel));
+        json_object_set_new(cj, "load", mtb_workload_json(&p->cells[i].wl));
+        json_array_append_new(cells, cj);
+    }
+    json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
+                           "platform", p->platform->name, "kernel", p->kernel, "reps", (json_int_t)p->reps,
+                           "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", p->skipped);
+    /* a round trip, so that it compares equal to the file read back */
+    char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(pj);
+    pj = json_loads(pt, 0, NULL);
+    check_dir(p, dir, pj, force, claim);
+    char *pp = mtb_asprintf("%s/plan.json", dir);
+    int wrc = mtb_write_atomic(pp, pt, strlen(pt));
+    if (wrc != 0)
+        mtb_die(1, "cannot write %s: %s", pp, mtb_errdesc(wrc));
+    free(pp);
+    free(pt);
+    json_decref(pj);
+    size_t i;
+    json_t *sk;
+    json_array_foreach(p->skipped, i, sk) fprintf(stderr, "mtebench: plan %s: [%s] mode %s skipped: %s\n", p->name,
+                                                  json_string_value(json_object_get(sk, "entry")),
+                                                  json_string_value(json_object_get(sk, "mode")),
+                                                  json_string_value(json_object_get(sk, "why")));
+}
+
+/* "-c8" / "-little" for a sweep point, "-tcma1" for a cell's own kernel */
+static void cell_tag(const struct mtb_plan_cell *c, char *tag, size_t n)
+{
+    tag[0] = 0;
+    if (c->wl.core_type[0])
+        snprintf(tag, n, "-%s", c->wl.core_type);
+    else if (c->wl.cores)
+        snprintf(tag, n, "-c%ld", c->wl.cores);
+    if (c->kernel) {
+        const char *b = strrchr(c->kernel, '/') ? strrchr(c->kernel, '/') + 1 : c->kernel;
+        snprintf(tag + strlen(tag), n - strlen(tag), "-%s", b);
+    }
+}
+
+/* One run of a cell: progress line, run directory, mtb_run_one. */
+static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c, long rep, int idx, int total,
+                        const char *eta, const char *dir, json_t *env, int *failures, json_t *files)
+{
+    int tty = isatty(2);
+    char cores[48] = "", kern[160] = "";
+    if (c->wl.cores)
+        snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
+                 c->wl.core_type[0] ? " " : "", c->wl.core_type);
+    if (c->kernel)
+        snprintf(kern, sizeof kern, " kernel %s", c->kernel);
+    char of[48];
+    if (p->reps == MTB_REPS_AUTO) /* total and ETA are then upper bounds */
+        snprintf(of, sizeof of, "pair %ld (auto)", rep);
+    else
+        snprintf(of, sizeof of, "rep %ld/%ld", rep, p->reps);
+    fprintf(stderr, "%s[%d/%s%d] %s %s%s%s %s/%s %s, ETA %s%s ...%s", tty ? "\r\033[K" : "", idx,
+            p->reps == MTB_REPS_AUTO ? "<=" : "", total, c->recipe->name, c->wl.name, cores, kern, c->variant,
+            c->mode->name, of, p->reps == MTB_REPS_AUTO ? "<= " : "", eta, tty ? "" : "\n");
+    char tag[200];
+    cell_tag(c, tag, sizeof tag);
+    char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
+                                c->variant, c->mode->name, rep);
+    struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+                           .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
+                           .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
+                           .plan = p->name, .dir = rundir };
+    json_t *kept = p->resume ? resume_one(dir, rundir, &run) : NULL;
+    if (kept) { /* --resume: an ok run of the earlier attempt */
+        fprintf(stderr, "%s  kept from the earlier attempt: %s/record.json\n", tty ? "\r\033[K" : "", rundir);
+        if (files)
+            json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+        free(rundir);
+        return kept;
+    }
+    json_t *rec = NULL;
+    double t0 = mtb_mono();
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (st == MTB_RUN_OK) /* its start-up cost, for the next --dry-run's time (plantime.c) */
+        mtb_startup_note(c->recipe->name, p->platform->name, mtb_mono() - t0 - c->wl.duration - c->wl.warmup);
+    if (st == MTB_RUN_OK && tty)
+        fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
+    int cut = st != MTB_RUN_OK && mtb_proc_interrupted && p->reps == MTB_REPS_AUTO;
+    if (cut) /* REPS=auto stopped by Ctrl-C: this run is not a failure of the machine */
+        json_object_set_new(rec, "error", json_string("stopped by the user (Ctrl-C) during this run"));
+    else if (st != MTB_RUN_OK) {
+        (*failures)++;
+        mtb_plan_note_failed(p->failed, rundir, rec);
+    }
+    if (p->reps == MTB_REPS_AUTO && rec) {
+        /* the level every look's interval is built at: the summary reports the overhead at it */
+        json_object_set_new(rec, "sequential",
+                            json_pack("{s:s,s:f,s:f,s:f,s:I,s:i}", "rule", "bonferroni over planned looks",
+                                      "look_conf", p->seq.look_conf, "precision", p->seq.precision,
+                                      "max_time_s", p->seq.max_time, "max_reps", (json_int_t)p->seq.max_reps,
+                                      "looks", (int)p->seq.nlooks));
+        if (p->runlen)
+            json_object_set(json_object_get(rec, "sequential"), "run_length", p->runlen);
+        char *rp = mtb_asprintf("%s/record.json", rundir);
+        char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (txt)
+            mtb_write_atomic(rp, txt, strlen(txt));
+        free(txt);
+        free(rp);
+    }
+    if (files)
+        json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+    free(rundir);
+    return rec;
+}
+
+/* The runs of a plan as they go: where they go, what they return, and the
+ * progress the ETA is computed from. */
+#define MAX_OVER 256
+struct plan_loop {
+    struct mtb_plan *p;
+    const char *dir;
+    json_t *env, *records, *files;
+    int *failures;
+    int idx, total;                     /* runs started; planned (REPS=auto: at most) */
+    double t0, planned;                 /* start; planned seconds of all runs */
+    size_t nover;
+    size_t over[MAX_OVER][2];           /* REPS=auto: baseline cell, tagged cell */
+};
+
+/* The time left: from the runs so far, or the plan's own estimate before the first has ended */
+static void plan_eta(const struct plan_loop *x, char *buf, size_t n)
+{
+    double left = x->idx > 1 ? (mtb_mono() - x->t0) / (x->idx - 1) * (x->total - x->idx + 1) : x->planned;
+    int s = (int)(left < 0 ? 0 : left + 0.5);
+    if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        snprintf(buf, n, "%dm%02ds", s / 60, s % 60);
+    else
+        snprintf(buf, n, "%ds", s);
+}
+
+/* One repetition: every cell once, in alternating order (AB BA AB ...) so
+ * that drift hits every cell alike. ops (if not NULL) receives each cell's
+ * ops/s (NaN for a run not ok). @return 1 if interrupted. */
+static int plan_round(struct plan_loop *x, long rep, double *ops)
+{
+    struct mtb_plan *p = x->p;
+    for (size_t k = 0; k < p->ncells && !mtb_proc_interrupted; k++) {
+        size_t ci = rep % 2 ? k : p->ncells - 1 - k;
+        char eta[32];
+        x->idx++;
+        plan_eta(x, eta, sizeof eta);
+        json_t *rec = run_cell(p, &p->cells[ci], rep, x->idx, x->total, eta, x->dir, x->env, x->failures, x->files);
+        if (ops)
+            ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
+        json_array_append_new(x->records, rec);
+    }
+    if (isatty(2))
+        fprintf(stderr, "\n");
+    return mtb_proc_interrupted ? 1 : 0;
+}
+
+/* REPS=auto without DURATION (bench): after the pilot pairs, the run length
+ * that narrows the interval fastest (runlen.c) for the pairs after them, and
+ * the looks planned again for it (before the first look: no interval has
+ * been seen, only the noise); the pilot's records carry the new looks, at
+ * which the summary builds the interval */
+static void choose_runlen(struct plan_loop *x)
+{
+    struct mtb_plan *p = x->p;
+    struct mtb_workload *w = &p->cells[0].wl;
+    double t0 = w->duration, per_run = (mtb_mono() - x->t0) / (double)(MTB_RUNLEN_PILOT * p->ncells);
+    double startup = per_run - t0 - w->warmup > 0 ? per_run - t0 - w->warmup : 0;
+    struct mtb_runlen r;
+    mtb_runlen_choose(x->records, t0, w->warmup, startup, MTB_RUNLEN_MIN, &r);
+    p->runlen = mtb_runlen_json(&r);
+    double new_pair = 0;
+    for (size_t k = 0; k < p->ncells; k++) {
+        p->cells[k].wl.duration = r.chosen_s;
+        new_pair += r.chosen_s + p->cells[k].wl.warmup + startup;
+    }
+    /* the looks for the pilot pairs plus as many new ones as the rest of MAX_TIME holds, at what a pair
+     * costs as measured (the pilot's start-ups): a look planned beyond reach costs every look its level */
+    double rest = p->max_time - (mtb_mono() - x->t0), pairs = MTB_RUNLEN_PILOT + (rest > 0 ? rest / new_pair : 0);
+    mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, p->max_time / pairs);
+    x->total = (int)(p->ncells * (size_t)p->seq.looks[p->seq.nlooks - 1]); /* the progress line's "at most" */
+    size_t i;
+    json_t *rec;
+    json_array_foreach(x->records, i, rec) {
+        json_t *sq = json_object_get(rec, "sequential");
+        const char *path = json_string_value(json_array_get(x->files, i));
+        if (!json_is_object(sq))
+            continue;
+        json_object_set_new(sq, "look_conf", json_real(p->seq.look_conf));
+        json_object_set_new(sq, "looks", json_integer((json_int_t)p->seq.nlooks));
+        json_object_set(sq, "run_length", p->runlen);
+        char *txt = path ? json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+        if (txt)
+            mtb_write_atomic(path, txt, strlen(txt));
+        free(txt);
+    }
+    char cands[512] = "";
+    for (int k = 0; k < r.ncand; k++)
+        snprintf(cands + strlen(cands), sizeof cands - strlen(cands), "%s%g s %.1f%%", k ? ", " : "", r.cand[k].len_s,
+                 100 * r.cand[k].pair_sd);
+    fprintf(stderr, "mtebench: REPS=auto: run length %g s -> %g s after %d pilot pairs (%s; pair SD by run length: %s; "
+            "%.0f s of warm-up and start-up a run); %zu looks at %ld..%ld pairs, each at %.2f%%\n", t0, r.chosen_s,
+            r.pilot_pairs, r.why, cands, r.overhead_s, p->seq.nlooks, p->seq.looks[0], p->seq.looks[p->seq.nlooks - 1],
+            100 * p->seq.look_conf);
+}
+
+/* REPS=auto: one round per call, the overheads' pairs out */
+static int seq_pair(void *ctx, long rep, double *num, double *den)
+{
+    struct plan_loop *x = ctx;
+    double *ops = mtb_calloc(x->p->ncells, sizeof *ops);
+    int stop = plan_round(x, rep, ops);
+    for (size_t i = 0; i < x->nover; i++) {
+        num[i] = ops[x->over[i][0]];                   /* slowdown = baseline / tagged ops/s */
+        den[i] = ops[x->over[i][1]];
+    }
+    free(ops);
+    if (x->p->adapt_runlen && rep == MTB_RUNLEN_PILOT && !stop)
+        choose_runlen(x);
+    return stop;
+}
+
+/* REPS=auto: the overheads, each tagged cell against its baseline */
+static void auto_pairs(struct plan_loop *x)
+{
+    struct mtb_plan *p = x->p;
+    for (size_t k = 0; k < p->ncells; k++)
+        for (size_t j = 0; strcmp(p->cells[k].variant, "plain") && j < p->ncells; j++)
+            if (!strcmp(p->cells[j].variant, "plain") && !strcmp(p->cells[j].entry, p->cells[k].entry) &&
+                p->cells[j].wl.cores == p->cells[k].wl.cores &&
+                !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), mtb_plan_cell_kernel(p, &p->cells[k])) &&
+                x->nover < MAX_OVER) {
+                x->over[x->nover][0] = j;
+                x->over[x->nover][1] = k;
+                x->nover++;
+                break;
+            }
+}
+
+/* The repetitions: REPS rounds, or REPS=auto's pairs until seqstop.c's rule stops */
+static void plan_rounds(struct plan_loop *x)
+{
+    struct mtb_plan *p = x->p;
+    double round_s = 0, runs_s = 0; /* a round's planned time; its runs' own (no overheads) */
+    for (size_t k = 0; k < p->ncells; k++) {
+        runs_s += p->cells[k].wl.duration + p->cells[k].wl.warmup;
+        round_s += p->cells[k].wl.duration + p->cells[k].wl.warmup + (mtb_platform_emulated(p->platform) ? 8 : 3);
+    }
+    long rounds = p->reps;
+    if (p->reps == MTB_REPS_AUTO) {
+        auto_pairs(x);
+        /* the looks are planned from the runs' own time: more looks, if anything */
+        mtb_seq_init(&p->seq, p->precision, p->max_time, p->max_reps, runs_s);
+        rounds = p->seq.looks[p->seq.nlooks - 1];
+        fprintf(stderr, "mtebench: REPS=auto: pairs until the overhead is within +-%.1f%% (95%%, %zu planned looks "
+                "at %ld..%ld pairs, each at %.2f%%), at most %ld pairs or %g min of runs\n", 100 * p->precision,
+                p->seq.nlooks, p->seq.looks[0], rounds, 100 * p->seq.look_conf, rounds, p->max_time / 60);
+    }
+    x->total = (int)(rounds * (long)p->ncells);
+    x->planned = round_s * (double)rounds;
+    x->t0 = mtb_mono();
+    if (p->reps == MTB_REPS_AUTO) {
+        mtb_proc_graceful(1); /* Ctrl-C: the report of the pairs done (a second one quits at once) */
+        mtb_seq_run(&p->seq, x->nover, seq_pair, x, stderr, &p->seq_out);
+        mtb_proc_graceful(0);
+        p->reps_done = p->seq_out.pairs;
+        return;
+    }
+    p->reps_done = p->reps;
+    for (long rep = 1; rep <= p->reps && !plan_round(x, rep, NULL); rep++)
+        ;
+}
+
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+{
+    plan_prepare(p, force);
+    int mrc = mtb_mkdir_p(dir);
+    if (mrc != 0)
+        mtb_die(1, "cannot create %s: %s", dir, mtb_errdesc(mrc));
+    int claim = claim_dir(dir);
+    plan_write_json(p, dir, force, claim);
+    /* provenance and the quiet-machine check, before any run (refused with --strict) */
+    json_t *env = mtb_quiet_environment(p->machine, p->strict, 0);
+    json_t *records = json_array();
+    *failures = 0;
+    struct plan_loop x = { .p = p, .dir = dir, .env = env, .records = records, .files = files, .failures = failures };
+    plan_rounds(&x);
+    json_decref(env);
+    mtb_quiet_restore();
+    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    if (!mtb_proc_interrupted)
+        unlink(mp); /* every run of the plan ended (ok or not) */
+    free(mp);
+    close(claim);
+    return records;
+}
+
+void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
+{
+    const char *st = json_string_value(json_object_get(rec, "status"));
+    const char *why = json_string_value(json_object_get(rec, "error"));
+    char *recp = mtb_asprintf("%s/record.json", rundir);
+    json_array_append_new(failed, json_pack("{s:s,s:s,s:s}", "record", recp, "status", st ? st : "error", "error",
+                                            why ? why : "(no reason recorded)"));
+    free(recp);
+}
+
+void mtb_plan_print_failed(const char *who, const json_t *failed, int total)
+{
+    size_t n = json_array_size(failed), i;
+    if (!n)
+        return;
+    fprintf(stderr, "%s: %zu of %d runs did not finish cleanly (exit 1):\n", who, n, total);
+    const json_t *f;
+    json_array_foreach(failed, i, f) fprintf(stderr, "  %s: %s: %s\n", json_string_value(json_object_get(f, "record")),
+                                             json_string_value(json_object_get(f, "status")),
+                                             json_string_value(json_object_get(f, "error")));
+}
+

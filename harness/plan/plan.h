@@ -1,0 +1,90 @@
+/* plan.h - a plan: a matrix of runs. Entries (service, workload, modes) each
+ * expand to a baseline cell (plain, off) and a tagged cell per mode; the
+ * runner interleaves all cells over the repetitions, alternating the order
+ * (AB BA AB ...), ensures every build first, and returns the records.
+ * `make bench` is the plan of one service and one mode; files under configs/ hold
+ * larger ones (INI: a [plan] section and one section per entry). */
+#ifndef MTB_PLAN_H
+#define MTB_PLAN_H
+#include <jansson.h>
+#include <stdio.h>
+#include "core/build.h"
+#include "cmd/cli.h"
+#include "run/run.h"
+#include "plan/seqstop.h"
+
+struct mtb_plan_cell {
+    const char *entry;                /* the plan section it came from */
+    const struct mtb_recipe *recipe;
+    struct mtb_workload wl;
+    const char *variant;
+    const struct mtb_mode *mode;
+    const char *kernel;               /* NULL: the plan's; else this cell's (compare-kernels' axis) */
+    struct mtb_build build;
+};
+
+struct mtb_plan {
+    char *name;
+    long reps;                        /* MTB_REPS_AUTO or a count */
+    double precision, max_time;       /* REPS=auto */
+    long max_reps;
+    struct mtb_seq seq;               /* REPS=auto: the planned looks */
+    struct mtb_seq_outcome seq_out;   /* ... and where the rule stopped */
+    long reps_done;                   /* repetitions run */
+    const struct mtb_platform *platform;
+    const char *kernel;
+    const struct mtb_machine *machine;
+    const char *cores;                /* CORES / [plan] cores: sweep these core counts */
+    int strict;                       /* refuse a machine that is not quiet */
+    struct mtb_plan_cell *cells;
+    size_t ncells;
+    json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
+    json_t *failed;                   /* mtb_plan_run: [{record, status, error}] of the runs not ok */
+    int resume;                       /* --resume: keep the ok records found, redo the rest */
+    int adapt_runlen;                 /* REPS=auto, DURATION not given: the run length is chosen after the
+                                       * pilot pairs (runlen.c) */
+    json_t *runlen;                   /* ... the choice (mtb_runlen_json), or NULL */
+    struct mtb_plan_file *file;       /* mtb_plan_load: the file's keys and values, which the cells and the
+                                       * options it filled point into (freed by mtb_plan_free) */
+};
+
+/* Start an empty plan for the resolved options (platform, kernel, reps). */
+void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o);
+/* Add an entry: its baseline (plain/off) and one cell per measured variant
+ * and mode (variants NULL: "tagged"; modes missing on the platform are listed
+ * in p->skipped, not fatal), at each point of the core sweep (CORES, else the
+ * profile's cores or core_types) if any. */
+void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
+                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants);
+/* Split a comma list of variants of r ("tagged,objtag") into out (at most
+ * max); 0 and a message naming the accepted ones in err when one is unknown. */
+size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
+                         size_t errlen);
+/* Add one cell (a kernel axis: compare-kernels). */
+struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
+                                        const struct mtb_workload *wl, const char *variant,
+                                        const struct mtb_mode *mode, const char *kernel);
+/* The kernel a cell runs on. */
+const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c);
+/* --dry-run: the configurations and the number of runs; runs nothing. */
+void mtb_plan_print(const struct mtb_plan *p, FILE *f);
+/* Load a plan file; command-line options override its [plan] values.
+ * Exits 2 naming the file and line on bad input. From its first step p
+ * owns all that the load allocates, so that mtb_plan_free releases a
+ * plan whose load was cut short (the fuzz target, whose mtb_die returns
+ * by longjmp). o's strings from the file point into p. */
+void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
+/* Free what p holds (cells, lists, a loaded file, the cells' builds);
+ * p is then empty. The options mtb_plan_load filled point into it. */
+void mtb_plan_free(struct mtb_plan *p);
+/* Build everything (and, on vm, ensure every kernel), write plan.json,
+ * check the machine is quiet and take provenance, run all cells REPS times interleaved into dir, showing
+ * progress. @return the records (array); *failures counts runs not ok;
+ * files (if not NULL) receives the path of each record, parallel. */
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
+/* Note a run that was not ok in failed ([{record, status, error}]). */
+void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec);
+/* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
+ * failed record with its status and error, to stderr. Nothing if none. */
+void mtb_plan_print_failed(const char *who, const json_t *failed, int total);
+#endif

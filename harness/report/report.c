@@ -1,0 +1,307 @@
+/* report.c - see report.h: the `report` subcommand and the writing of a
+ * report directory. Each format is a file of its own: report_html.c
+ * (index.html), report_md.c (report.md), report_csv.c (runs.csv); the
+ * summary's JSON (summary.json) is written here. */
+#include "lib/jsonx.h"
+#include "report/report.h"
+#include "report/hlog_import.h"
+#include "analysis/summary.h"
+#include "report/summary_text.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- writing --------------------------------------------------------------- */
+
+static int write_text(const char *dir, const char *file, const char *text, char *err, size_t errlen)
+{
+    char *p = mtb_asprintf("%s/%s", dir, file);
+    int rc = text ? mtb_write_atomic(p, text, strlen(text)) : -ENOMEM;
+    if (rc != 0)
+        snprintf(err, errlen, "cannot write %s: %s", p, strerror(-rc));
+    free(p);
+    return rc == 0 ? 0 : -EIO;
+}
+
+int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen)
+{
+    if (dir_out)
+        *dir_out = NULL;
+    if (summary_out)
+        *summary_out = NULL;
+    if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+        snprintf(err, errlen, "bad report name '%s' (one path component expected)", name ? name : "");
+        return -EINVAL;
+    }
+    if (mtb_record_usable(set) == 0) {
+        snprintf(err, errlen, "nothing usable: no record with status ok among %zu record(s) read",
+                 json_array_size(set->records));
+        return -ENODATA;
+    }
+    char *dir = mtb_asprintf("%s/%s", out, name);
+    if (mtb_mkdir_p(dir) != 0) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        free(dir);
+        return -EIO;
+    }
+    /* the caller's summary (not modified: the report's fields go into a copy), else built here */
+    json_t *sum = summary ? json_copy(summary) : mtb_summary_build(set->records);
+    char *own_md = summary_md ? NULL : mtb_summary_markdown(sum);
+    json_t *problems = json_array();
+    char *html = mtb_report_html(set, sum, name, problems);
+    char *md = mtb_report_md(set, sum, summary_md ? summary_md : own_md, name, problems);
+    free(own_md);
+    char *csv = mtb_report_csv(set);
+    /* summary.json: the statistics, plus where they came from */
+    json_object_set_new(sum, "name", json_string(name));
+    json_object_set(sum, "sources", set->dirs);
+    json_object_set(sum, "records", set->files);
+    json_object_set(sum, "bad_records", set->bad);
+    json_object_set(sum, "plot_problems", problems);
+    json_object_set_new(sum, "report_version", json_string(MTEBENCH_VERSION));
+    char *js = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
+    int rc = 0;
+    if (!rc)
+        rc = write_text(dir, "summary.json", js, err, errlen);
+    if (!rc)
+        rc = write_text(dir, "runs.csv", csv, err, errlen);
+    if (!rc)
+        rc = write_text(dir, "report.md", md, err, errlen);
+    if (!rc) /* each configuration's percentile listing, its runs' histograms added (docs/FORMATS.md) */
+        rc = mtb_hgrm_write_configs(set, dir, err, errlen);
+    if (!rc)
+        rc = write_text(dir, "index.html", html, err, errlen); /* last: its presence means complete */
+    free(js);
+    free(csv);
+    free(md);
+    free(html);
+    json_decref(problems);
+    if (summary_out && !rc)
+        *summary_out = sum;
+    else
+        json_decref(sum);
+    if (dir_out && !rc)
+        *dir_out = dir;
+    else
+        free(dir);
+    return rc;
+}
+
+
+/* ---- what the price buys: detection beside the overhead -------------------- */
+
+static json_t *protection_row(json_t *mx, json_t *c, const char *path)
+{
+    const char *cfg = mtb_jstr(c, "config");
+    const char *slash = strchr(cfg, '/');
+    if (!slash)
+        return NULL;
+    json_t *r = json_pack("{s:s,s:s%,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:s}", "service", mtb_jstr(mx, "service"),
+                          "variant", cfg, (size_t)(slash - cfg), "mode", slash + 1, "detect_platform",
+                          mtb_jstr(mx, "platform"), "bugs_caught", json_object_get(c, "bugs_caught"), "bugs_tested",
+                          json_object_get(c, "bugs_tested"), "fraction", json_object_get(c, "fraction"),
+                          "wilson95_lo", json_object_get(c, "wilson95_lo"), "wilson95_hi",
+                          json_object_get(c, "wilson95_hi"), "makeup", json_object_get(mx, "makeup"), "source", path);
+    return r;
+}
+
+json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err, size_t errlen)
+{
+    json_t *rows = json_array();
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        char *p = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? mtb_asprintf("%s/detect.json", paths[i])
+                                                                     : mtb_strdup(paths[i]);
+        json_error_t je;
+        json_t *mx = json_load_file(p, 0, &je), *c, *o;
+        if (!mx || strcmp(mtb_jstr(mx, "schema"), "mtebench-detect-matrix/1") != 0) {
+            snprintf(err, errlen, "%s: no detection matrix (mtebench detect's detect.json, schema "
+                     "mtebench-detect-matrix/1)", p);
+            json_decref(mx);
+            json_decref(rows);
+            free(p);
+            return NULL;
+        }
+        size_t j, k;
+        json_array_foreach(json_object_get(mx, "headline"), j, c) {
+            json_t *r = protection_row(mx, c, p);
+            if (!r)
+                continue;
+            int found = 0;
+            json_array_foreach(json_object_get(sum, "overheads"), k, o) {
+                if (strcmp(mtb_jstr(o, "service"), mtb_jstr(r, "service")) ||
+                    strcmp(mtb_jstr(o, "variant"), mtb_jstr(r, "variant")) || strcmp(mtb_jstr(o, "mode"), mtb_jstr(r, "mode")))
+                    continue;
+                json_t *x = json_deep_copy(r);
+                json_object_set(x, "slowdown", json_object_get(o, "slowdown"));
+                json_object_set(x, "kernel", json_object_get(o, "kernel"));
+                json_object_set(x, "cost_platform", json_object_get(o, "platform"));
+                json_array_append_new(rows, x);
+                found = 1;
+            }
+            if (!found && !strcmp(mtb_jstr(r, "variant"), "plain") && !strcmp(mtb_jstr(r, "mode"), "off")) {
+                json_object_set_new(r, "baseline", json_true());
+                json_array_append(rows, r);
+            }
+            json_decref(r);
+        }
+        json_decref(mx);
+        free(p);
+    }
+    return rows;
+}
+
+void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection_text *t)
+{
+    json_t *s = json_object_get(row, "slowdown");
+    const char *k = mtb_jstr(row, "kernel");
+    snprintf(t->config, sizeof t->config, "%s %s/%s%s%s", mtb_jstr(row, "service"), mtb_jstr(row, "variant"),
+             mtb_jstr(row, "mode"), *k && strcmp(k, "host") ? ", kernel " : "", *k && strcmp(k, "host") ? k : "");
+    if (json_is_true(json_object_get(row, "baseline")))
+        snprintf(t->cost, sizeof t->cost, "1 (the baseline)");
+    else
+        snprintf(t->cost, sizeof t->cost, "%.3fx [%.3f, %.3f] on %s%s", mtb_jnum(s, "median"), mtb_jnum(s, "lo"),
+                 mtb_jnum(s, "hi"), mtb_jstr(row, "cost_platform"), emulated ? " (emulated timing)" : "");
+    snprintf(t->caught, sizeof t->caught, "%lld of %lld", (long long)json_integer_value(json_object_get(row, "bugs_caught")),
+             (long long)json_integer_value(json_object_get(row, "bugs_tested")));
+    snprintf(t->fraction, sizeof t->fraction, "%.2f [%.2f, %.2f]", mtb_jnum(row, "fraction"),
+             mtb_jnum(row, "wilson95_lo"), mtb_jnum(row, "wilson95_hi"));
+    snprintf(t->where, sizeof t->where, "%s (exact: tag checks as the architecture)", mtb_jstr(row, "detect_platform"));
+}
+
+void mtb_report_protection_print(FILE *f, json_t *rows, int emulated)
+{
+    size_t i;
+    json_t *pr;
+    json_array_foreach(rows, i, pr) {
+        struct mtb_protection_text t;
+        mtb_report_protection_text(pr, emulated, &t);
+        fprintf(f, "%s what the price buys: catches %s bugs, %s, at %s\n", t.config, t.caught, t.fraction, t.cost);
+    }
+}
+
+/* ---- the subcommand -------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mtebench report [--name NAME] [--out DIR] RESULTS_DIR|FILE.hlog...\n"
+               "  Reads DIR/record.json and DIR/*/record.json of every RESULTS_DIR and writes\n"
+               "  OUT/NAME/{index.html,report.md,runs.csv,summary.json}.\n"
+               "  An HdrHistogram interval log (FILE.hlog, another tool's too) is a run of\n"
+               "  service \"peer\" (docs/FORMATS.md).\n"
+               "  --hlog-unit U  the values' unit of logs without \"#[ValueUnit: U]\" (ns, us,\n"
+               "                 ms, s; default ns, as HdrHistogram's own tools record)\n"
+               "  --detect DIR  mtebench detect's results (DIR/detect.json; repeatable): each\n"
+               "               configuration's catch rate beside its overhead (what the price buys)\n"
+               "  --name NAME  report name (default: the first directory's basename)\n"
+               "  --out DIR    where report directories go (default: reports/ of the checkout)\n"
+               "Exit status: 0 report written, 2 nothing usable (or bad usage), 1 write error.\n");
+}
+
+/* basename of a directory argument, ignoring trailing slashes */
+static char *dir_name(const char *p)
+{
+    char *s = mtb_strdup(p);
+    size_t n = strlen(s);
+    while (n > 1 && s[n - 1] == '/')
+        s[--n] = 0;
+    const char *b = strrchr(s, '/');
+    char *r = mtb_strdup(b && b[1] ? b + 1 : s);
+    free(s);
+    if (!*r || !strcmp(r, "/") || !strcmp(r, ".") || !strcmp(r, "..")) {
+        free(r);
+        r = mtb_strdup("report");
+    }
+    return r;
+}
+
+int mtb_cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "name", required_argument, 0, 'n' },
+        { "out", required_argument, 0, 'o' },
+        { "hlog-unit", required_argument, 0, 'u' },
+        { "detect", required_argument, 0, 'd' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    const char *name = NULL, *out = NULL, *hlog_unit = NULL;
+    char *detect[16];
+    int c, ndetect = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "n:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'u': hlog_unit = optarg; break;
+        case 'd':
+            if (ndetect == 16) {
+                fprintf(stderr, "mtebench report: at most 16 --detect\n");
+                return 2;
+            }
+            detect[ndetect++] = optarg;
+            break;
+        case 'n': name = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "mtebench report: no RESULTS_DIR given\n");
+        usage(stderr);
+        return 2;
+    }
+    struct mtb_record_set set;
+    int ndirs = mtb_hlog_split(argv + optind, argc - optind);  /* .hlog files last */
+    if (mtb_record_load(argv + optind, ndirs, &set) != 0) {
+        fprintf(stderr, "mtebench report: out of memory\n");
+        return 1;
+    }
+    if (mtb_hlog_add_records(argv + optind + ndirs, argc - optind - ndirs, hlog_unit, &set) != 0) {
+        mtb_record_set_free(&set);
+        return 2;
+    }
+    size_t i;
+    json_t *b;
+    json_array_foreach(set.bad, i, b) fprintf(stderr, "mtebench report: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
+    char *defname = dir_name(argv[optind]);
+    char *defout = mtb_asprintf("%s/reports", mtb_root());
+    char err[MTB_ERRLEN], *dir = NULL;
+    json_t *sum = NULL, *own = NULL;
+    int rc = 0;
+    if (ndetect && mtb_record_usable(&set)) { /* the summary with the detection beside its overheads */
+        own = mtb_summary_build(set.records);
+        json_t *rows = mtb_report_protection(own, detect, ndetect, err, sizeof err);
+        rc = rows ? 0 : -EINVAL;
+        json_object_set_new(own, "protection", rows ? rows : json_array());
+    }
+    if (rc == 0)
+        rc = mtb_report_write(&set, own, NULL, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
+    json_decref(own);
+    if (rc == 0) {
+        mtb_summary_print(sum, stdout);
+        mtb_report_protection_print(stdout, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
+        json_t *p;
+        json_array_foreach(json_object_get(sum, "plot_problems"), i, p)
+            fprintf(stderr, "mtebench report: plot: %s\n", json_string_value(p));
+        printf("\n%zu records used (%zu runs ok)%s", json_array_size(set.records), mtb_record_usable(&set),
+               json_array_size(set.bad) ? "" : "\n");
+        if (json_array_size(set.bad))
+            printf(", %zu not used (listed in the report)\n", json_array_size(set.bad));
+        printf("report: %s/index.html\n        %s/report.md, runs.csv, summary.json\n", dir, dir);
+    } else {
+        fprintf(stderr, "mtebench report: %s\n", err);
+    }
+    json_decref(sum);
+    free(dir);
+    free(defname);
+    free(defout);
+    mtb_record_set_free(&set);
+    return rc == 0 ? 0 : (rc == -ENODATA || rc == -EINVAL) ? 2 : 1;
+}
+

@@ -1,0 +1,78 @@
+/* report.h - the `report` subcommand: load run records from result
+ * directories (record.h), and write reports/<name>/ with index.html (self-contained,
+ * inline CSS and SVG), report.md, runs.csv and summary.json.
+ * One file per format: report_html.c, report_md.c, report_csv.c; report.c
+ * writes the directory (and summary.json) and holds the subcommand. A new
+ * format: a file exporting one function of the shape below, called from
+ * mtb_report_write.
+ *
+ * Functions returning int return 0 or a negative errno value; they never
+ * exit. Problems with single records are collected, not fatal. */
+#ifndef MTB_REPORT_H
+#define MTB_REPORT_H
+#include <jansson.h>
+#include <stdio.h>
+#include "core/record.h"
+
+/* The columns of runs.csv, in order (stable; documented in README.md): a
+ * JSON array of strings, the metric columns generated from record.h's table. */
+json_t *mtb_report_csv_columns(void);
+
+/**
+ * mtb_report_write - write OUT/NAME/{index.html, report.md, runs.csv,
+ * summary.json} of the records in set.
+ * @param set         the records (loaded, or in memory after a plan)
+ * @param summary     their summary (mtb_summary_build), or NULL to build it here
+ * @param summary_md  its Markdown (mtb_summary_markdown), or NULL to build it here
+ * @param name        report name (a single path component)
+ * @param out         parent directory of the report (created)
+ * @param dir_out     if not NULL, receives the report directory (heap string)
+ * @param summary_out if not NULL, receives summary.json's object (caller decrefs)
+ * @return 0; -ENODATA if no record is usable (nothing written); -EINVAL for a
+ *         bad name; -EIO if a file cannot be written (err says which)
+ */
+int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
+
+/* The formats, each a heap string (NULL: out of memory). sum is the set's
+ * summary; problems collects the plots not drawn. */
+char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char *name, json_t *problems);
+/* body: the summary's Markdown (mtb_summary_markdown), its title replaced */
+char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *body, const char *name,
+                    json_t *problems);
+char *mtb_report_csv(const struct mtb_record_set *set);
+
+/* A plot in a page: gnuplot's SVG of script (ids prefixed with id_prefix)
+ * in a <div class="plot">, or a warning naming why it was not drawn (also
+ * appended to problems). Nothing when script is NULL. */
+void mtb_report_plot(FILE *f, const char *script, const char *id_prefix, int width, int height, json_t *problems);
+
+/* The stylesheet of the report pages (inlined; the nightly dashboard uses it too). */
+extern const char mtb_report_css[];
+
+/* The CSV field of one value, quoted per RFC 4180 when needed (heap string). */
+char *mtb_csv_field(const char *s);
+/* The text with &, <, >, " and ' escaped for HTML (heap string). */
+char *mtb_html_escape(const char *s);
+
+/* What the price buys: detection matrices (`mtebench detect`'s
+ * DIR/detect.json, or the file) joined to the summary's overheads of the
+ * same service, variant and mode: an array of rows {service, variant, mode,
+ * kernel, cost_platform, slowdown{median,lo,hi} (or baseline: plain/off),
+ * bugs_caught, bugs_tested, fraction, wilson95_lo/hi, detect_platform,
+ * makeup, source}; NULL with err when a path holds no matrix. */
+json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err, size_t errlen);
+/* One such row as texts (HTML and Markdown alike). */
+struct mtb_protection_text {
+    char config[160], cost[112], caught[48], fraction[64], where[96];
+};
+void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection_text *t);
+/* The rows as lines "CONFIG what the price buys: catches ..." (the commands' output) and as
+ * the Markdown section "What the price buys" (nothing when there are none). */
+void mtb_report_protection_print(FILE *f, json_t *rows, int emulated);
+void mtb_report_protection_md(FILE *f, json_t *rows, int emulated);
+
+/* `mtebench report [--name NAME] [--out DIR] RESULTS_DIR...`: 0 report
+ * written, 2 nothing usable or bad usage, 1 write error. */
+int mtb_cmd_report(int argc, char **argv);
+#endif

@@ -1,0 +1,74 @@
+/* report_md.c - the report's report.md (see report.h): the summary's
+ * Markdown under the report's title, then the runs and the records not used. */
+#include "lib/jsonx.h"
+#include "report/report.h"
+#include "core/record.h"
+#include "lib/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *body, const char *name,
+                       json_t *problems)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f || !body) {
+        if (f)
+            fclose(f);
+        free(buf);
+        return NULL;
+    }
+    /* the summary's first line is its title: replace it by the report's */
+    const char *rest = strchr(body, '\n');
+    fprintf(f, "# mtebench report: %s%s\n", name,
+            json_is_true(json_object_get(sum, "emulated")) ? " (emulated: not hardware timing)" : "");
+    fprintf(f, "\n%zu run records (%zu usable) from:", json_array_size(set->records), mtb_record_usable(set));
+    size_t i;
+    json_t *v;
+    json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
+    fprintf(f, "\n%s", rest ? rest : "");
+    mtb_report_protection_md(f, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
+    if (json_array_size(problems)) {
+        fprintf(f, "\n## Plot problems\n\n");
+        json_array_foreach(problems, i, v) fprintf(f, "- %s\n", json_string_value(v));
+    }
+    fprintf(f, "\n## Runs\n\n| # | record | status | config | kernel | rep | ops/s | p99 µs | note |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
+    json_array_foreach(set->records, i, v)
+    {
+        json_t *c = json_object_get(v, "config"), *s = json_object_get(v, "summary");
+        int ok = !strcmp(mtb_jstr(v, "status"), "ok");
+        fprintf(f, "| %zu | %s | %s | %s %s/%s | %s | %lld | %.0f | %.0f | %s |\n", i + 1,
+                json_string_value(json_array_get(set->files, i)), mtb_jstr(v, "status"), mtb_jstr(c, "service"),
+                mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), mtb_jstr(c, "kernel"),
+                (long long)json_integer_value(json_object_get(c, "rep")), ok ? mtb_jnum(s, "ops_per_sec") : NAN,
+                ok ? mtb_jnum(s, "p99_us") : NAN, ok ? "" : mtb_jstr(v, "error"));
+    }
+    if (json_array_size(set->bad)) {
+        fprintf(f, "\n## Records not used\n\n");
+        json_array_foreach(set->bad, i, v) fprintf(f, "- `%s`: %s\n", mtb_jstr(v, "file"), mtb_jstr(v, "problem"));
+    }
+    fprintf(f, "\nPlots: see index.html beside this file.\n");
+    fclose(f);
+    return buf;
+}
+
+void mtb_report_protection_md(FILE *f, json_t *rows, int emulated)
+{
+    size_t i;
+    json_t *v;
+    if (!json_array_size(rows))
+        return;
+    fprintf(f, "\n## What the price buys\n\nDetection (mtebench detect) is exact under QEMU; timings under "
+               "emulation are emulated.\n\n| configuration | overhead | bugs caught | fraction [95%%] | "
+               "detection on |\n|---|---|---|---|---|\n");
+    json_array_foreach(rows, i, v) {
+        struct mtb_protection_text t;
+        mtb_report_protection_text(v, emulated, &t);
+        fprintf(f, "| %s | %s | %s | %s | %s |\n", t.config, t.cost, t.caught, t.fraction, t.where);
+    }
+}

@@ -1,0 +1,51 @@
+/* quiet.h - is the machine quiet enough to measure on? Before a plan (and a
+ * single run) the harness checks, on the profile's CPUs: the frequency
+ * governor, turbo/boost, SMT siblings inside the service set (or shared with
+ * the client), background load (loadavg, busy CPUs and the processes keeping
+ * them busy), swap, and transparent huge pages. Each finding is a warning;
+ * with --strict the plan is refused. A setting the harness changes (the
+ * governor, when the profile says set_governor = yes) is put back on exit,
+ * also on Ctrl-C. */
+#ifndef MTB_QUIET_H
+#define MTB_QUIET_H
+#include <jansson.h>
+#include "core/machine.h"
+
+/* Check the machine for the profile, sampling CPU use for sample_s seconds.
+ * @return {"quiet": bool, "warnings": [...], "checks": {...}} */
+json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s);
+/* The 1-minute load average decays over about a minute after work ends, so
+ * a plan started right after another job would read "busy" on an idle
+ * machine (a nightly run after the previous one: the night was kept out of
+ * the change-point test). It says something else is running when it passes
+ * MTB_QUIET_LOAD_PER_CPU per CPU and some CPU of the machine was at least
+ * MTB_QUIET_IDLE_CPU busy over the sample; otherwise the check records it as
+ * the tail of ended work (checks.loadavg_tail), not a warning. */
+#define MTB_QUIET_LOAD_PER_CPU 0.25
+#define MTB_QUIET_IDLE_CPU 0.10
+int mtb_quiet_load_busy(double load1, int ncpu, double busiest_cpu);
+/* The CPU sample of the check before a plan or a run: 0.5 s, or
+ * MTEBENCH_QUIET_SAMPLE seconds (0.05 to 10; the test suite's runs use 0.1:
+ * the sample is a wait, and a suite makes hundreds of runs). The record
+ * keeps the sample taken (checks.sample_seconds). */
+#define MTB_QUIET_SAMPLE_S 0.5
+double mtb_quiet_sample_seconds(void);
+/* Apply the profile's settings (set_governor); each change is listed in
+ * changes and undone by mtb_quiet_restore, which also runs at exit and on a
+ * termination signal. @return the number of settings changed. */
+int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes);
+void mtb_quiet_restore(void);
+/* The hypervisor's share of CPUs over an interval (the steal column of
+ * /proc/stat): a cloud VM's vCPUs wait while the host runs other guests, and
+ * a run then measures a slower machine, not slower code. Read the ticks
+ * before and after (NULL: /proc/stat unreadable); the share is steal over
+ * all ticks of the CPUs c with in[c] set (in: MTB_MAX_CPUS flags, or NULL:
+ * every CPU), -1 when unknown (no ticks passed, or a reading missing). 0 on
+ * bare metal. */
+struct mtb_cpu_ticks;
+struct mtb_cpu_ticks *mtb_cpu_ticks_read(void);
+double mtb_cpu_steal_share(const struct mtb_cpu_ticks *a, const struct mtb_cpu_ticks *b, const char *in);
+/* The environment block of every run of a plan: provenance and the quiet
+ * check; warns on stderr, and with strict exits 2 when not quiet. */
+json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output);
+#endif

@@ -1,0 +1,507 @@
+/* run.c - see run.h. A run is a sequence of named steps, each in the module
+ * that owns it: header (here), prove (proof.c), set up, start, ready
+ * (service.c), drive (driver_*.c, perf.c), stop (service.c), collect and
+ * write (here). */
+#include "run/run.h"
+#include "report/hlog_import.h"
+#include "drivers/driver.h"
+#include "run/perf.h"
+#include "lib/proc.h"
+#include "run/proof.h"
+#include "run/quiet.h"
+#include "run/service.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+double mtb_record_num(json_t *rec, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(rec, "summary"), key);
+    return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static json_t *parse_fault(const char *path)
+{
+    char *text = mtb_read_file(path, NULL);
+    if (!text)
+        return NULL;
+    char *line = strstr(text, "MTEBENCH-FAULT");
+    json_t *f = NULL;
+    int signo = 0, code = 0, pid = 0;
+    char addr[40] = "";
+    if (line && sscanf(line, "MTEBENCH-FAULT signo=%d code=%d addr=%39s pid=%d", &signo, &code, addr, &pid) == 4) {
+        const char *kind = signo == 11 && code == 9   ? "tag-check fault, synchronous (SEGV_MTESERR)"
+                           : signo == 11 && code == 8 ? "tag-check fault, asynchronous (SEGV_MTEAERR)"
+                           : signo == 11             ? "segmentation fault (not a tag-check fault)"
+                                                     : "bus error";
+        f = json_pack("{s:i,s:i,s:s,s:i,s:s,s:b}", "signal", signo, "si_code", code, "addr", addr,
+                      "pid", pid, "kind", kind, "tag_check", signo == 11 && (code == 8 || code == 9));
+    }
+    free(text);
+    return f;
+}
+
+
+static json_t *kernel_info(const char *name)
+{
+    struct utsname u;
+    uname(&u);
+    return json_pack("{s:s,s:s,s:s,s:s}", "name", name, "uname_r", u.release, "uname_v", u.version,
+                     "machine", u.machine);
+}
+
+static json_t *platform_info(const struct mtb_platform *p)
+{
+    char *cpuinfo = mtb_read_file("/proc/cpuinfo", NULL);
+    char model[256] = "unknown";
+    if (cpuinfo) {
+        char *m = strstr(cpuinfo, "model name");
+        if (!m)
+            m = strstr(cpuinfo, "CPU part");
+        if (m && (m = strchr(m, ':'))) {
+            m += 2;
+            size_t l = strcspn(m, "\n");
+            snprintf(model, sizeof model, "%.*s", (int)l, m);
+        }
+    }
+    free(cpuinfo);
+    struct utsname u;
+    uname(&u);
+    json_t *o = json_pack("{s:s,s:b,s:s,s:s,s:i}", "name", p->name, "emulated", mtb_platform_emulated(p),
+                          "host_arch", u.machine, "cpu_model", model, "cpus", mtb_ncpus());
+    if (mtb_platform_emulated(p)) {
+        const char *q = mtb_qemu_user_version();
+        json_object_set_new(o, "qemu", json_string(q ? q : "unknown"));
+        json_object_set_new(o, "label", json_string("emulated: not hardware timing"));
+    }
+    return o;
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t je;
+    return json_load_file(path, 0, &je);
+}
+
+json_t *mtb_run_summary(json_t *load)
+{
+    json_t *tot = json_object_get(load, "totals");
+    json_t *lat = json_object_get(json_object_get(load, "latency_us"), "corrected");
+    json_t *cpu = json_object_get(load, "cpu");
+    json_t *s = json_object();
+    json_object_set(s, "ops_per_sec", json_object_get(tot, "ops_per_sec"));
+    json_object_set(s, "requests", json_object_get(tot, "requests"));
+    json_object_set(s, "p50_us", json_object_get(lat, "p50"));
+    json_object_set(s, "p99_us", json_object_get(lat, "p99"));
+    json_object_set(s, "p999_us", json_object_get(lat, "p99.9"));
+    json_object_set(s, "client_bound", json_object_get(cpu, "client_bound"));
+    if (json_object_get(load, "engine"))   /* mtload: the I/O engine that ran */
+        json_object_set(s, "engine", json_object_get(load, "engine"));
+    json_t *errs = json_object_get(tot, "errors");
+    long long e = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(errs, k, v) if (json_is_integer(v) && strcmp(k, "reconnects")) e += json_integer_value(v);
+    json_object_set_new(s, "errors", json_integer(e));
+    /* mtload's accounting: requests answered with an error, lost or never sent */
+    if (json_is_number(json_object_get(tot, "error_rate"))) {
+        json_object_set(s, "error_rate", json_object_get(tot, "error_rate"));
+        json_object_set(s, "errors_over_limit", json_object_get(tot, "errors_over_limit"));
+    }
+    return s;
+}
+
+static void identity(const struct mtb_run *run, const char *kernel, struct mtb_record_id *id)
+{
+    *id = (struct mtb_record_id){ .service = run->recipe->name, .variant = run->variant, .mode = run->mode->name,
+                                  .platform = run->platform->name, .kernel = kernel ? kernel : run->kernel,
+                                  .plan = run->plan, .rep = run->rep, .index = run->index, .total = run->total,
+                                  .workload = mtb_workload_json(run->wl), .build = run->build->info };
+}
+
+json_t *mtb_run_record(const struct mtb_run *run, const char *kernel)
+{
+    struct mtb_record_id id;
+    identity(run, kernel, &id);
+    json_t *rec = mtb_record_begin(&id);
+    json_decref(id.workload);
+    /* what is known before the run: filled in by whoever performs it */
+    json_object_set_new(rec, "platform", json_pack("{s:s,s:b}", "name", run->platform->name, "emulated",
+                                                   mtb_platform_emulated(run->platform)));
+    json_object_set_new(rec, "kernel", json_object());
+    json_object_set_new(rec, "machine", mtb_machine_json(run->machine));
+    return rec;
+}
+
+void mtb_run_identify(const struct mtb_run *run, const char *kernel, json_t *rec)
+{
+    struct mtb_record_id id;
+    identity(run, kernel, &id);
+    mtb_record_identify(rec, &id);
+    json_decref(id.workload);
+}
+
+/* The state of one run between its steps. */
+struct run_ctx {
+    const struct mtb_run *run;
+    json_t *rec, *proof, *load;
+    char why[1024];
+    const struct mtb_driver *drv;
+    const char *drvname;
+    char *envv[5];            /* tagging, fault reporter (and the embedded smaps sampler) */
+    char *faultp, *smapsp;
+    int smaps_ok;             /* the service's smaps show `mt` here */
+    int svc_cpus[MTB_MAX_CPUS];
+    char cli_seen[256];
+    struct mtb_service svc;
+    struct mtb_drive d;
+};
+
+/* header: the record's identity (config, build, platform, kernel, machine),
+ * the driver, the CPUs, the mode's environment */
+static int step_header(struct run_ctx *c)
+{
+    const struct mtb_run *run = c->run;
+    const struct mtb_recipe *r = run->recipe;
+    mtb_mkdir_p(run->dir);
+    c->rec = mtb_run_record(run, NULL);
+    json_object_set_new(c->rec, "platform", platform_info(run->platform));
+    json_object_set_new(c->rec, "kernel", kernel_info(run->kernel));
+    json_object_set_new(c->rec, "machine", mtb_machine_json(run->machine));
+    if (run->environment)
+        json_object_set(c->rec, "environment", run->environment);
+    c->drv = mtb_driver_of(run->wl, &c->drvname);
+    /* the service's CPUs: a core sweep point's, else the profile's */
+    const struct mtb_workload *w = run->wl;
+    int nsvc = w->svc_cpus[0] ? mtb_cpulist_parse(w->svc_cpus, c->svc_cpus, MTB_MAX_CPUS) : -1;
+    if (nsvc <= 0)
+        nsvc = mtb_machine_svc_slice(run->machine, 0, c->svc_cpus);
+    c->svc = (struct mtb_service){ .recipe = r, .wl = w, .build = run->build, .platform = run->platform,
+                                   .dir = run->dir, .user = geteuid() == 0 ? mtb_recipe_get(r, "run", "user") : NULL,
+                                   .env = c->envv, .cpus = c->svc_cpus, .ncpus = nsvc,
+                                   .numa_node = run->machine->numa_node, .port_fd = -1 };
+    if (!c->drv) {
+        snprintf(c->why, sizeof c->why, "%s: unknown driver '%s'", r->path, c->drvname);
+        return -1;
+    }
+    json_object_set_new(c->rec, "driver", json_string(c->drv->name));
+    return mtb_driver_check(c->drv, run->wl, c->why, sizeof c->why);
+}
+
+/* The environment shared by the probe and the measured program. */
+static void mode_env(struct run_ctx *c)
+{
+    const struct mtb_run *run = c->run;
+    c->faultp = mtb_asprintf("%s/fault.txt", run->dir);
+    c->smapsp = mtb_asprintf("%s/smaps-mt.txt", run->dir);
+    c->envv[0] = mtb_mode_env(run->mode);
+    /* MTEBENCH_EXTRA_PRELOAD: a test hook (tests/shim/mtbplant.c) preloaded
+     * after the fault reporter; the record names it, so such a run is never
+     * mistaken for a measurement */
+    const char *extra = getenv("MTEBENCH_EXTRA_PRELOAD");
+    if (extra && *extra)
+        json_object_set_new(c->rec, "extra_preload", json_string(extra));
+    c->envv[1] = mtb_asprintf("LD_PRELOAD=%s/build/%s/libmtefault.so%s%s", mtb_root(), run->platform->target(),
+                              extra && *extra ? ":" : "", extra && *extra ? extra : "");
+    c->envv[2] = mtb_asprintf("MTEBENCH_FAULT_FILE=%s", c->faultp);
+    /* an embedded service (db_bench) has no server process to inspect: it
+     * samples its own smaps (libmtefault.so) where the kernel shows tags */
+    c->smaps_ok = run->platform->smaps_proof && mtb_host_is_arm64();
+    if (c->drv && c->drv->embedded && c->smaps_ok)
+        c->envv[3] = mtb_asprintf("MTEBENCH_SMAPS_FILE=%s", c->smapsp);
+}
+
+/* prove: the service's user can run it, the mode is set and proved */
+static int step_prove(struct run_ctx *c)
+{
+    const struct mtb_run *run = c->run;
+    if (mtb_service_check_user(&c->svc, c->why, sizeof c->why) != 0)
+        return -1;
+    if (mtb_mode_prefer(run->mode, c->why, sizeof c->why) != 0)
+        return -1;
+    int proved = mtb_proof_run(run->platform, run->mode, c->envv, &c->proof, c->why, sizeof c->why);
+    json_object_set_new(c->rec, "proof", c->proof);
+    if (!proved) {
+        char *m = mtb_asprintf("mode %s not proved on %s: %s", run->mode->name, run->platform->name, c->why);
+        snprintf(c->why, sizeof c->why, "%s", m);
+        free(m);
+        return -1;
+    }
+    /* the probe's deliberate faults are its own; start the fault file afresh */
+    unlink(c->faultp);
+    unlink(c->smapsp);
+    return 0;
+}
+
+/* set up, start, ready: a server's life until it answers (none for an
+ * embedded service); then what its smaps show */
+static int step_service(struct run_ctx *c)
+{
+    const struct mtb_run *run = c->run;
+    const struct mtb_machine *mach = run->machine;
+    const struct mtb_workload *w = run->wl;
+    c->d = (struct mtb_drive){ .recipe = run->recipe, .wl = w, .build = run->build, .platform = run->platform,
+                               .rundir = run->dir, .svc_cpus = c->svc_cpus, .nsvc = c->svc.ncpus, .svc_env = c->envv,
+                               .user = c->svc.user, .timeout = w->warmup + w->duration + 300,
+                               .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = c->cli_seen,
+                               .service_seen = c->svc.seen };
+    mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
+    const char *lin = mtb_recipe_get(run->recipe, "run", "listen_in");
+    if (run->external_load && (c->drv->embedded || (!strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}") &&
+                                                    !(lin && !strcmp(lin, "setup"))))) {
+        snprintf(c->why, sizeof c->why, "%s cannot take load from client hosts: %s", run->recipe->name,
+                 c->drv->embedded ? "the measured program is its own load"
+                                  : "its recipe's [run] args have no {listen} and no listen_in = setup (it listens on 127.0.0.1 only)");
+        return -1;
+    }
+    c->svc.listen = run->external_load ? "0.0.0.0" : NULL;
+    if (!c->drv->embedded) {
+        if (mtb_service_setup(&c->svc, &c->d, c->rec, c->why, sizeof c->why) != 0 ||
+            mtb_service_start(&c->svc, c->rec, c->why, sizeof c->why) != 0 ||
+            mtb_service_ready(&c->svc, c->rec, c->why, sizeof c->why) != 0)
+            return -1;
+        c->d.port = c->svc.port;
+        if (c->smaps_ok) {
+            int sh = -1;
+            json_t *names = json_array();
+            json_object_set_new(c->proof, "smaps_mt", json_integer(mtb_proof_smaps_mt(c->svc.proc.pid, &sh, names)));
+            json_object_set_new(c->proof, "smaps_mt_shared", json_integer(sh));
+            json_object_set_new(c->proof, "smaps_mt_shared_maps", names);
+        }
+    }
+    if (!c->smaps_ok) {
+        json_object_set_new(c->proof, "smaps_mt", json_null());
+        json_object_set_new(c->proof, "smaps_note",
+                            json_string(mtb_platform_emulated(run->platform)
+                                            ? "not visible under qemu-user (tags live in qemu's own memory)"
+                                            : "no MTE on this host"));
+    }
+    return 0;
+}
+
+/* perf's record object once the driver returned */
+static json_t *perf_result(struct mtb_perf *perf, const char *events, const char *perfbin, int embedded, json_t *load)
+{
+    if (perf->on) {
+        json_t *req = json_object_get(json_object_get(load, "totals"), "requests");
+        return mtb_perf_stop(perf, json_is_number(req) ? json_number_value(req) : 0);
+    }
+    if (!*events)
+        return NULL;
+    return mtb_perf_unavailable(events, !perfbin ? "perf is not installed (Debian: linux-perf)"
+                                        : embedded ? "perf stat could not be attached to the embedded service"
+                                                   : "perf stat could not be started");
+}
+
+/* steal: the hypervisor's share of the run's CPUs (the service's and the
+ * client's) while it was driven, warm-up included (quiet.h) */
+static void steal_json(struct run_ctx *c, struct mtb_cpu_ticks *t0)
+{
+    struct mtb_cpu_ticks *t1 = mtb_cpu_ticks_read();
+    const struct mtb_machine *m = c->run->machine;
+    char in[MTB_MAX_CPUS] = { 0 };
+    for (int i = 0; i < c->svc.ncpus; i++)
+        if (c->svc_cpus[i] >= 0 && c->svc_cpus[i] < MTB_MAX_CPUS)
+            in[c->svc_cpus[i]] = 1;
+    for (int i = 0; i < m->ncli; i++)
+        if (m->cli_cpus[i] >= 0 && m->cli_cpus[i] < MTB_MAX_CPUS)
+            in[m->cli_cpus[i]] = 1;
+    int cpus[MTB_MAX_CPUS], n = 0;
+    for (int i = 0; i < MTB_MAX_CPUS; i++)
+        if (in[i])
+            cpus[n++] = i;
+    double share = mtb_cpu_steal_share(t0, t1, n ? in : NULL);
+    if (share >= 0) {
+        char list[256];
+        mtb_cpulist_format(cpus, n, list, sizeof list);
+        json_object_set_new(c->rec, "steal",
+                            json_pack("{s:f,s:s,s:s}", "share", share, "cpus", n ? list : "all", "source",
+                                      "/proc/stat: steal ticks over all ticks of these CPUs while the load ran "
+                                      "(the hypervisor running other work; 0 on bare metal)"));
+    }
+    free(t0);
+    free(t1);
+}
+
+/* drive: preload so that reads hit, then warm-up + measurement, with the
+ * machine profile's perf events counted on the service and the service's
+ * own counters read before and after */
+static int step_drive(struct run_ctx *c)
+{
+    const struct mtb_run *run = c->run;
+    if (c->drv->preload(&c->d, c->why, sizeof c->why) != 0)
+        return -1;
+    char *events = mtb_machine_perf_list(run->machine);
+    char *perfbin = *events ? mtb_which("perf") : NULL;
+    struct mtb_perf perf = { .dir = run->dir, .events = events, .raw = run->machine->perf_raw,
+                             .warmup = run->wl->warmup, .emulated = mtb_platform_emulated(run->platform) };
+    /* a service that does not answer its counter query (stopped, or not
+     * ours) ends the run: the query has a time limit */
+    json_t *before = mtb_service_counters(&c->svc);
+    if (c->svc.counters_hung) {
+        snprintf(c->why, sizeof c->why, "no answer to the counter query in %d s (is %s stopped?)",
+                 MTB_SERVICE_COUNTERS_LIMIT, run->recipe->name);
+        free(perfbin);
+        free(events);
+        return -1;
+    }
+    if (c->svc.started && perfbin)
+        mtb_perf_start(&perf, c->svc.proc.pid, run->wl->warmup);
+    if (c->drv->embedded && perfbin) {
+        c->d.measured_start = mtb_perf_attach;
+        c->d.measured_arg = &perf;
+    }
+    c->d.external = run->external_load;
+    json_t *own = NULL;
+    c->d.own_counters = &own;
+    struct mtb_cpu_ticks *t0 = mtb_cpu_ticks_read();
+    c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
+    steal_json(c, t0);
+    mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
+    mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
+    json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
+    if (po)
+        json_object_set_new(c->rec, "perf", po);
+    free(perfbin);
+    free(events);
+    if (before)
+        json_object_set_new(c->rec, "service_counters", mtb_service_counters_since(&c->svc, before));
+    else if (own) { /* an embedded service's, from its own output */
+        json_object_set_new(c->rec, "service_counters",
+                            json_pack("{s:O,s:s}", "delta", own, "note",
+                                      "printed by the measured program itself, over its measured benchmark"));
+    }
+    json_decref(own);
+    if (c->svc.counters_hung) { /* the load is kept in the record, but the run is not ok */
+        snprintf(c->why, sizeof c->why, "no answer to the counter query in %d s (is %s stopped?)",
+                 MTB_SERVICE_COUNTERS_LIMIT, run->recipe->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The CPUs asked for and those the tasks could use, read back. */
+static json_t *affinity_json(const struct run_ctx *c)
+{
+    const struct mtb_machine *mach = c->run->machine;
+    char req_s[256], req_c[256];
+    mtb_cpulist_format(c->svc_cpus, c->svc.ncpus, req_s, sizeof req_s);
+    mtb_cpulist_format(mach->cli_cpus, mach->ncli, req_c, sizeof req_c);
+    int shared = 0;
+    for (int i = 0; i < c->svc.ncpus; i++)
+        for (int j = 0; j < mach->ncli; j++)
+            shared |= c->svc_cpus[i] == mach->cli_cpus[j];
+    return json_pack("{s:b,s:s,s:o,s:s,s:o,s:o,s:s}", "shares_cpus_with_client", shared && !c->drv->embedded,
+                     "service_requested", req_s, "service", c->svc.seen[0] ? json_string(c->svc.seen) : json_null(),
+                     "client_requested", req_c, "client", c->cli_seen[0] ? json_string(c->cli_seen) : json_null(),
+                     "numa_node", mach->numa_node >= 0 ? json_integer(mach->numa_node) : json_null(), "source",
+                     "Cpus_allowed_list of every task in /proc/PID/task/*/status, read while running");
+}
+
+/* collect: smaps of an embedded service, affinity, the load and its
+ * summary, the preload's totals; a service that died fails the run */
+static int step_collect(struct run_ctx *c)
+{
+    const struct mtb_run *run = c->run;
+    if (c->drv->embedded && c->smaps_ok) {
+        int sh = -1;
+        json_object_set_new(c->proof, "smaps_mt", json_integer(mtb_proof_smaps_max(c->smapsp, &sh)));
+        json_object_set_new(c->proof, "smaps_mt_shared", json_integer(sh));
+        json_object_set_new(c->proof, "smaps_scope", json_string("the embedded program's own /proc/self/smaps, "
+                                                                 "largest count sampled every 0.2 s"));
+    }
+    int died = c->svc.started && mtb_proc_poll(&c->svc.proc);
+    json_object_set_new(c->rec, "affinity", affinity_json(c));
+    if (c->load) {
+        json_object_set_new(c->rec, "summary", mtb_run_summary(c->load));
+        json_object_set_new(c->rec, "load", c->load);
+        json_t *tot = json_object_get(c->load, "totals");
+        if (json_is_true(json_object_get(tot, "errors_over_limit")) && !run->quiet)
+            mtb_warn("run %d/%d (%s %s/%s): %.3f%% of the requests were answered with an error, lost or never sent "
+                     "(limit %.3g%%; see load.totals.accounting in the record)", run->index, run->total,
+                     run->recipe->name, run->variant, run->mode->name,
+                     100 * json_number_value(json_object_get(tot, "error_rate")),
+                     100 * json_number_value(json_object_get(tot, "error_limit")));
+    }
+    char *prep = mtb_asprintf("%s/preload.json", run->dir);
+    json_t *pre = load_json(prep);
+    if (pre)
+        json_object_set_new(c->rec, "preload", json_pack("{s:O}", "totals", json_object_get(pre, "totals")));
+    json_decref(pre);
+    free(prep);
+    if (died) {
+        char dsc[64];
+        snprintf(c->why, sizeof c->why, "%s died during the run (%s)", run->recipe->name,
+                 mtb_proc_describe(c->svc.proc.status, dsc, sizeof dsc));
+        return -1;
+    }
+    return c->load ? 0 : -1;
+}
+
+/* write: a fault overrides the status; the record written atomically */
+static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status status)
+{
+    const struct mtb_run *run = c->run;
+    json_t *fault = c->faultp ? parse_fault(c->faultp) : NULL;
+    if (fault) {
+        status = MTB_RUN_FAULT;
+        json_object_set_new(c->rec, "fault", fault);
+        snprintf(c->why, sizeof c->why, "%s: %s at %s (signal %d, si_code %d)", run->recipe->name,
+                 json_string_value(json_object_get(fault, "kind")), json_string_value(json_object_get(fault, "addr")),
+                 (int)json_integer_value(json_object_get(fault, "signal")),
+                 (int)json_integer_value(json_object_get(fault, "si_code")));
+    }
+    json_object_set_new(c->rec, "status",
+                        json_string(status == MTB_RUN_OK ? "ok" : status == MTB_RUN_FAULT ? "fault" : "error"));
+    if (status != MTB_RUN_OK)
+        json_object_set_new(c->rec, "error", json_string(c->why));
+    json_object_set_new(c->rec, "logs", json_pack("{s:s,s:s}", "service", "service.log", "driver", "mtload.log"));
+    if (mtb_record_warnings_add(c->rec) && !run->quiet) {
+        size_t wi;
+        json_t *wv;
+        json_array_foreach(json_object_get(c->rec, "warnings"), wi, wv)
+            mtb_warn("run %d/%d: %s", run->index, run->total, json_string_value(wv));
+    }
+    if (mtb_record_end(c->rec, run->dir) != status) { /* not written */
+        status = MTB_RUN_ERROR;
+        snprintf(c->why, sizeof c->why, "%s", json_string_value(json_object_get(c->rec, "error")));
+    }
+    if (status != MTB_RUN_OK && !run->quiet) {
+        mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, run->recipe->name, run->variant,
+                 run->mode->name, c->why);
+        if (status == MTB_RUN_ERROR && c->svc.started) {
+            char *svclog = mtb_asprintf("%s/service.log", run->dir);
+            mtb_service_log_tail(svclog, 20);
+            free(svclog);
+        }
+    }
+    return status;
+}
+
+enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
+{
+    if (run->platform->run) /* performed elsewhere: a vm's guest, a server host */
+        return run->platform->run(run, record);
+    struct run_ctx c = { .run = run };
+    enum mtb_run_status status = MTB_RUN_ERROR;
+    int ok = step_header(&c) == 0;
+    mode_env(&c);
+    if (ok && step_prove(&c) == 0 && step_service(&c) == 0) {
+        int drove = step_drive(&c) == 0; /* a failed preload: no load, why says so */
+        if (step_collect(&c) == 0 && drove)
+            status = MTB_RUN_OK;
+    }
+    mtb_service_stop(&c.svc, c.rec);
+    mtb_mode_restore();
+    status = step_write(&c, status);
+    for (char **e = c.envv; *e; e++)
+        free(*e);
+    free(c.faultp);
+    free(c.smapsp);
+    *record = c.rec;
+    return status;
+}
