@@ -21,8 +21,8 @@ int mtb_cp_welch(const double *a, size_t na, const double *b, size_t nb, double 
 {
     if (!a || !b || !p || na < 2 || nb < 2)
         return -EINVAL;
-    double ma = stats_mean(a, na), mb = stats_mean(b, nb);
-    double sa = stats_stddev(a, na), sb = stats_stddev(b, nb);
+    double ma = mtb_stats_mean(a, na), mb = mtb_stats_mean(b, nb);
+    double sa = mtb_stats_stddev(a, na), sb = mtb_stats_stddev(b, nb);
     double va = sa * sa / (double)na, vb = sb * sb / (double)nb;
     if (va + vb == 0) {
         *p = ma == mb ? 1 : 0;
@@ -30,7 +30,7 @@ int mtb_cp_welch(const double *a, size_t na, const double *b, size_t nb, double 
     }
     double t = (ma - mb) / sqrt(va + vb);
     double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
-    *p = stats_student_t_sf2(t, df);
+    *p = mtb_stats_student_t_sf2(t, df);
     return 0;
 }
 
@@ -106,12 +106,12 @@ static size_t window_end(const int *g, size_t k, size_t hi, size_t w)
 }
 
 /* bootstrap median of a resample of x (n values) into scratch */
-static double boot_median(struct stats_rng *r, const double *x, size_t n, double *scratch)
+static double boot_median(struct mtb_stats_rng *r, const double *x, size_t n, double *scratch)
 {
     for (size_t i = 0; i < n; i++)
-        scratch[i] = x[stats_rng_below(r, n)];
-    stats_sort(scratch, n);
-    return stats_median_sorted(scratch, n);
+        scratch[i] = x[mtb_stats_rng_below(r, n)];
+    mtb_stats_sort(scratch, n);
+    return mtb_stats_median_sorted(scratch, n);
 }
 
 /* Judge the change at k: windows [b0,k) and [k,a1). @return 0 or -errno */
@@ -129,15 +129,15 @@ static int judge(const double *x, const int *g, size_t b0, size_t k, size_t a1, 
         cp->p_split = cp->p_mwu = 1;
         return 0;
     }
-    cp->before = stats_median(bx, nb);
-    cp->after = stats_median(ax, na);
+    cp->before = mtb_stats_median(bx, nb);
+    cp->after = mtb_stats_median(ax, na);
     if (isnan(cp->before) || isnan(cp->after))
         return -ENOMEM;
     cp->change = cp->before != 0 ? cp->after / cp->before - 1 : 0;
     int rc = mtb_cp_welch(bx, nb, ax, na, &cp->p_split);
-    struct stats_mwu u;
+    struct mtb_stats_mwu u;
     if (!rc)
-        rc = stats_mann_whitney(ax, na, bx, nb, &u);
+        rc = mtb_stats_mann_whitney(ax, na, bx, nb, &u);
     if (rc)
         return rc;
     cp->p_mwu = u.p;
@@ -148,8 +148,8 @@ static int judge(const double *x, const int *g, size_t b0, size_t k, size_t a1, 
         free(scratch);
         return -ENOMEM;
     }
-    struct stats_rng r;
-    stats_rng_seed(&r, o->seed ^ (uint64_t)k * 0x9e3779b97f4a7c15ULL);
+    struct mtb_stats_rng r;
+    mtb_stats_rng_seed(&r, o->seed ^ (uint64_t)k * 0x9e3779b97f4a7c15ULL);
     unsigned nrep = 0;
     for (unsigned i = 0; i < o->boot; i++) {
         double mb = boot_median(&r, bx, nb, scratch), ma = boot_median(&r, ax, na, scratch);
@@ -157,8 +157,8 @@ static int judge(const double *x, const int *g, size_t b0, size_t k, size_t a1, 
             reps[nrep++] = ma / mb - 1;
     }
     cp->ci.est = cp->change;
-    cp->ci.lo = nrep ? stats_quantile(reps, nrep, 0.025) : cp->change;
-    cp->ci.hi = nrep ? stats_quantile(reps, nrep, 0.975) : cp->change;
+    cp->ci.lo = nrep ? mtb_stats_quantile(reps, nrep, 0.025) : cp->change;
+    cp->ci.hi = nrep ? mtb_stats_quantile(reps, nrep, 0.975) : cp->change;
     free(reps);
     free(scratch);
     cp->significant = cp->p_split < o->threshold && cp->p_mwu < o->threshold;

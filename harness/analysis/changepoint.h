@@ -57,7 +57,7 @@ struct mtb_cp {
     size_t n_before, n_after; /* points in the compared windows */
     double before, after;    /* medians of the windows */
     double change;           /* after / before - 1 */
-    struct stats_ci ci;      /* 95% CI of change (est = change) */
+    struct mtb_stats_ci ci;      /* 95% CI of change (est = change) */
     double p_split;          /* Welch t-test p of the split */
     double p_mwu;            /* Mann-Whitney U p, after vs before */
     int significant;         /* p_split and p_mwu below the threshold */

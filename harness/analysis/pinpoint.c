@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *pp_verdict_name(enum pp_verdict v)
+const char *mtb_pinpoint_verdict_name(enum mtb_pinpoint_verdict v)
 {
     return v == PP_SAME ? "same" : v == PP_DIFFERENT ? "different" : "unknown";
 }
@@ -21,14 +21,14 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double pp_iqr(const double *x, size_t n)
+double mtb_pinpoint_iqr(const double *x, size_t n)
 {
     if (n < 2)
         return NAN;
-    return stats_quantile(x, n, 0.75) - stats_quantile(x, n, 0.25);
+    return mtb_stats_quantile(x, n, 0.75) - mtb_stats_quantile(x, n, 0.25);
 }
 
-double pp_kolmogorov_q(double lambda)
+double mtb_pinpoint_kolmogorov_q(double lambda)
 {
     if (lambda < 0.2)
         return 1.0;
@@ -94,7 +94,7 @@ static int ks_exact_inside(size_t nx, size_t ny, long dint, double *out)
     return 0;
 }
 
-int pp_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d_out, double *p_out)
+int mtb_pinpoint_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d_out, double *p_out)
 {
     if (!x || !y || nx == 0 || ny == 0)
         return -EINVAL;
@@ -122,7 +122,7 @@ int pp_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d_out
         p = 1 - inside;
     } else {
         double en = sqrt((double)nx * (double)ny / (double)(nx + ny));
-        p = pp_kolmogorov_q((en + 0.12 + 0.11 / en) * d);
+        p = mtb_pinpoint_kolmogorov_q((en + 0.12 + 0.11 / en) * d);
     }
     if (d_out)
         *d_out = d;
@@ -133,9 +133,9 @@ int pp_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d_out
 
 static double min_p(const double *a, size_t na, const double *b, size_t nb, double *p_mwu, double *p_ks)
 {
-    struct stats_mwu m;
+    struct mtb_stats_mwu m;
     double pk = 1;
-    if (stats_mann_whitney(a, na, b, nb, &m) != 0 || pp_ks2(a, na, b, nb, NULL, &pk) != 0)
+    if (mtb_stats_mann_whitney(a, na, b, nb, &m) != 0 || mtb_pinpoint_ks2(a, na, b, nb, NULL, &pk) != 0)
         return NAN;
     if (p_mwu)
         *p_mwu = m.p;
@@ -154,20 +154,20 @@ static pthread_mutex_t ht_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double ht_simulate(int tenth, size_t n)
 {
-    struct stats_rng r;
-    stats_rng_seed(&r, 0x70696e706f696e74ULL ^ ((uint64_t)tenth << 32) ^ n);
+    struct mtb_stats_rng r;
+    mtb_stats_rng_seed(&r, 0x70696e706f696e74ULL ^ ((uint64_t)tenth << 32) ^ n);
     double shift = tenth / 10.0 * 1.3489795; /* the IQR of N(0,1) */
     double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *ps = malloc(HT_TRIALS * sizeof *ps);
     double q = NAN;
     if (a && b && ps) {
         for (int t = 0; t < HT_TRIALS; t++) {
             for (size_t i = 0; i < n; i++) {
-                a[i] = stats_rng_normal(&r);
-                b[i] = stats_rng_normal(&r) + shift;
+                a[i] = mtb_stats_rng_normal(&r);
+                b[i] = mtb_stats_rng_normal(&r) + shift;
             }
             ps[t] = min_p(a, n, b, n, NULL, NULL);
         }
-        q = stats_quantile(ps, HT_TRIALS, 0.99);
+        q = mtb_stats_quantile(ps, HT_TRIALS, 0.99);
     }
     free(a);
     free(b);
@@ -175,7 +175,7 @@ static double ht_simulate(int tenth, size_t n)
     return q;
 }
 
-double pp_high_threshold(double magnitude, size_t n)
+double mtb_pinpoint_high_threshold(double magnitude, size_t n)
 {
     if (!(magnitude > 0))
         magnitude = 0.1;
@@ -196,7 +196,7 @@ double pp_high_threshold(double magnitude, size_t n)
     return q;
 }
 
-int pp_compare(const double *a, size_t na, const double *b, size_t nb, double magnitude, struct pp_cmp *out)
+int mtb_pinpoint_compare(const double *a, size_t na, const double *b, size_t nb, double magnitude, struct mtb_pinpoint_cmp *out)
 {
     if (!a || !b || na == 0 || nb == 0 || !out)
         return -EINVAL;
@@ -206,7 +206,7 @@ int pp_compare(const double *a, size_t na, const double *b, size_t nb, double ma
         return -ENOMEM;
     out->magnitude = magnitude;
     out->n = na < nb ? na : nb;
-    out->high = pp_high_threshold(magnitude, out->n);
+    out->high = mtb_pinpoint_high_threshold(magnitude, out->n);
     out->v = out->p <= PP_LOW_THRESHOLD ? PP_DIFFERENT : out->p > out->high ? PP_SAME : PP_UNKNOWN;
     return 0;
 }

@@ -15,48 +15,48 @@
 /* the exact KS distribution is counted up to this many values in all */
 #define PP_KS_EXACT_MAX 400
 
-enum pp_verdict { PP_SAME, PP_DIFFERENT, PP_UNKNOWN };
+enum mtb_pinpoint_verdict { PP_SAME, PP_DIFFERENT, PP_UNKNOWN };
 
 /**
- * pp_ks2 - two-sample two-sided Kolmogorov-Smirnov test.
+ * mtb_pinpoint_ks2 - two-sample two-sided Kolmogorov-Smirnov test.
  * D = max |F_x - F_y| over the pooled values (ties stepped together). p is
  * exact (lattice paths from (0,0) to (nx,ny) that stay within D, counted)
  * when nx + ny <= PP_KS_EXACT_MAX, else the asymptotic Kolmogorov series with
  * Stephens' correction.
  * @return 0, -EINVAL (an empty sample), -ENOMEM
  */
-int pp_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d_out, double *p_out);
+int mtb_pinpoint_ks2(const double *x, size_t nx, const double *y, size_t ny, double *d_out, double *p_out);
 
 /** @return the asymptotic Kolmogorov tail Q(lambda) = 2 sum (-1)^(k-1) e^(-2 k^2 lambda^2) */
-double pp_kolmogorov_q(double lambda);
+double mtb_pinpoint_kolmogorov_q(double lambda);
 
 /**
- * pp_high_threshold - p above which two samples of n values each are called
+ * mtb_pinpoint_high_threshold - p above which two samples of n values each are called
  * SAME when an effect of `magnitude` IQRs is sought: the 99th percentile of
  * min(MWU, KS) over simulated normal samples shifted by that effect. Falls
  * with n and with the magnitude. Magnitude clipped to [0.1, 4], rounded to a
  * tenth; n clipped to [2, 200].
  */
-double pp_high_threshold(double magnitude, size_t n);
+double mtb_pinpoint_high_threshold(double magnitude, size_t n);
 
-struct pp_cmp {
+struct mtb_pinpoint_cmp {
     double p_mwu, p_ks, p; /* p = min of the two */
     double high;           /* the high threshold used */
     double magnitude;      /* the effect sought, in IQRs */
     size_t n;              /* the smaller sample */
-    enum pp_verdict v;
+    enum mtb_pinpoint_verdict v;
 };
 
 /**
- * pp_compare - Pinpoint's compare of samples a and b when an effect of
+ * mtb_pinpoint_compare - Pinpoint's compare of samples a and b when an effect of
  * `magnitude` IQRs is sought.
  * @return 0, -EINVAL, -ENOMEM
  */
-int pp_compare(const double *a, size_t na, const double *b, size_t nb, double magnitude, struct pp_cmp *out);
+int mtb_pinpoint_compare(const double *a, size_t na, const double *b, size_t nb, double magnitude, struct mtb_pinpoint_cmp *out);
 
 /** @return the verdict's word: "same", "different", "unknown" */
-const char *pp_verdict_name(enum pp_verdict v);
+const char *mtb_pinpoint_verdict_name(enum mtb_pinpoint_verdict v);
 
 /** @return the IQR of x (type-7 quantiles); NaN when n < 2 */
-double pp_iqr(const double *x, size_t n);
+double mtb_pinpoint_iqr(const double *x, size_t n);
 #endif

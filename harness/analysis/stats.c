@@ -11,44 +11,44 @@
 /* ---- random numbers -------------------------------------------------------- */
 
 /* xoshiro256** seeded by splitmix64: common/xoshiro.c, shared with mtload */
-void stats_rng_seed(struct stats_rng *r, uint64_t seed)
+void mtb_stats_rng_seed(struct mtb_stats_rng *r, uint64_t seed)
 {
     mtb_xoshiro_seed(r->s, seed);
 }
 
-uint64_t stats_rng_next(struct stats_rng *r)
+uint64_t mtb_stats_rng_next(struct mtb_stats_rng *r)
 {
     return mtb_xoshiro_next(r->s);
 }
 
-double stats_rng_uniform(struct stats_rng *r)
+double mtb_stats_rng_uniform(struct mtb_stats_rng *r)
 {
-    return (double)(stats_rng_next(r) >> 11) * 0x1.0p-53;
+    return (double)(mtb_stats_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
-uint64_t stats_rng_below(struct stats_rng *r, uint64_t bound)
+uint64_t mtb_stats_rng_below(struct mtb_stats_rng *r, uint64_t bound)
 {
     if (bound <= 1)
         return 0;
     /* Lemire's multiply-shift with rejection of the biased low region. */
-    unsigned __int128 m = (unsigned __int128)stats_rng_next(r) * bound;
+    unsigned __int128 m = (unsigned __int128)mtb_stats_rng_next(r) * bound;
     uint64_t low = (uint64_t)m;
     if (low < bound) {
         uint64_t threshold = -bound % bound;
         while (low < threshold) {
-            m = (unsigned __int128)stats_rng_next(r) * bound;
+            m = (unsigned __int128)mtb_stats_rng_next(r) * bound;
             low = (uint64_t)m;
         }
     }
     return (uint64_t)(m >> 64);
 }
 
-double stats_rng_normal(struct stats_rng *r)
+double mtb_stats_rng_normal(struct mtb_stats_rng *r)
 {
     double u, v, s;
     do {
-        u = 2.0 * stats_rng_uniform(r) - 1.0;
-        v = 2.0 * stats_rng_uniform(r) - 1.0;
+        u = 2.0 * mtb_stats_rng_uniform(r) - 1.0;
+        v = 2.0 * mtb_stats_rng_uniform(r) - 1.0;
         s = u * u + v * v;
     } while (s >= 1.0 || s == 0.0);
     return u * sqrt(-2.0 * log(s) / s);
@@ -123,9 +123,9 @@ static double sorted_median(const double *s, size_t n)
     return s[n / 2 - 1] + (s[n / 2] - s[n / 2 - 1]) / 2.0;
 }
 
-void stats_sort(double *x, size_t n) { qsort(x, n, sizeof *x, cmp_double); }
+void mtb_stats_sort(double *x, size_t n) { qsort(x, n, sizeof *x, cmp_double); }
 
-double stats_median_sorted(const double *s, size_t n) { return n ? sorted_median(s, n) : NAN; }
+double mtb_stats_median_sorted(const double *s, size_t n) { return n ? sorted_median(s, n) : NAN; }
 
 static int bad_conf(double conf)
 {
@@ -134,7 +134,7 @@ static int bad_conf(double conf)
 
 /* ---- descriptive statistics ----------------------------------------------- */
 
-double stats_median(const double *x, size_t n)
+double mtb_stats_median(const double *x, size_t n)
 {
     if (!x || n == 0 || any_nan(x, n))
         return NAN;
@@ -146,7 +146,7 @@ double stats_median(const double *x, size_t n)
     return m;
 }
 
-double stats_quantile(const double *x, size_t n, double q)
+double mtb_stats_quantile(const double *x, size_t n, double q)
 {
     if (!x || n == 0 || !(q >= 0.0 && q <= 1.0) || any_nan(x, n))
         return NAN;
@@ -158,7 +158,7 @@ double stats_quantile(const double *x, size_t n, double q)
     return v;
 }
 
-double stats_mean(const double *x, size_t n)
+double mtb_stats_mean(const double *x, size_t n)
 {
     if (!x || n == 0)
         return NAN;
@@ -168,11 +168,11 @@ double stats_mean(const double *x, size_t n)
     return sum / (double)n;
 }
 
-double stats_stddev(const double *x, size_t n)
+double mtb_stats_stddev(const double *x, size_t n)
 {
     if (!x || n < 2)
         return NAN;
-    double m = stats_mean(x, n), ss = 0.0;
+    double m = mtb_stats_mean(x, n), ss = 0.0;
     for (size_t i = 0; i < n; i++)
         ss += (x[i] - m) * (x[i] - m);
     return sqrt(ss / (double)(n - 1));
@@ -189,7 +189,7 @@ static double binom_half_pmf(size_t n, size_t i)
 
 /* Order-statistic CI for the median of the sorted s[0..n). */
 static void median_ci_sorted(const double *s, size_t n, double conf,
-                             struct stats_ci *out, double *achieved)
+                             struct mtb_stats_ci *out, double *achieved)
 {
     double alpha = 1.0 - conf, cover = 0.0;
     /* k is the 1-based rank of the lower limit; the interval [x_(k), x_(n+1-k)]
@@ -217,7 +217,7 @@ static void median_ci_sorted(const double *s, size_t n, double conf,
         *achieved = cover;
 }
 
-int stats_median_ci(const double *x, size_t n, double conf, struct stats_ci *out,
+int mtb_stats_median_ci(const double *x, size_t n, double conf, struct mtb_stats_ci *out,
                     double *achieved)
 {
     if (!x || !out || n == 0 || bad_conf(conf) || !all_finite(x, n))
@@ -230,8 +230,8 @@ int stats_median_ci(const double *x, size_t n, double conf, struct stats_ci *out
     return 0;
 }
 
-int stats_bootstrap_median_ci(const double *x, size_t n, double conf,
-                              unsigned iters, uint64_t seed, struct stats_ci *out)
+int mtb_stats_bootstrap_median_ci(const double *x, size_t n, double conf,
+                              unsigned iters, uint64_t seed, struct mtb_stats_ci *out)
 {
     if (!x || !out || n == 0 || iters == 0 || bad_conf(conf) || !all_finite(x, n))
         return -EINVAL;
@@ -248,15 +248,15 @@ int stats_bootstrap_median_ci(const double *x, size_t n, double conf,
         free(rep);
         return -ENOMEM;
     }
-    struct stats_rng rng;
-    stats_rng_seed(&rng, seed);
+    struct mtb_stats_rng rng;
+    mtb_stats_rng_seed(&rng, seed);
     /* A resample is drawn as multiplicities over the sorted sample, so its
      * median is found by a cumulative walk: O(n) per resample, no sorting. */
     size_t rank_hi = n / 2, rank_lo = (n % 2) ? n / 2 : n / 2 - 1; /* 0-based */
     for (unsigned b = 0; b < iters; b++) {
         memset(count, 0, n * sizeof *count);
         for (size_t i = 0; i < n; i++)
-            count[stats_rng_below(&rng, n)]++;
+            count[mtb_stats_rng_below(&rng, n)]++;
         size_t cum = 0;
         double vlo = NAN, vhi = NAN;
         for (size_t i = 0; i < n; i++) {
@@ -281,8 +281,8 @@ int stats_bootstrap_median_ci(const double *x, size_t n, double conf,
     return 0;
 }
 
-int stats_ratio_ci(const double *num, const double *den, size_t n, double conf,
-                   unsigned iters, uint64_t seed, struct stats_ci *out)
+int mtb_stats_ratio_ci(const double *num, const double *den, size_t n, double conf,
+                   unsigned iters, uint64_t seed, struct mtb_stats_ci *out)
 {
     (void)iters;
     (void)seed;
@@ -322,8 +322,8 @@ static void mean_sd(const double *l, const size_t *idx, size_t n, double *m, dou
     *sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
 }
 
-int stats_geomean_ci(const double *x, size_t n, double conf, unsigned iters,
-                     uint64_t seed, struct stats_ci *out)
+int mtb_stats_geomean_ci(const double *x, size_t n, double conf, unsigned iters,
+                     uint64_t seed, struct mtb_stats_ci *out)
 {
     if (!x || !out || n == 0 || iters == 0 || bad_conf(conf) || !all_finite(x, n))
         return -EINVAL;
@@ -353,12 +353,12 @@ int stats_geomean_ci(const double *x, size_t n, double conf, unsigned iters,
         goto done;
     }
     double se = sd / sqrt((double)n);
-    struct stats_rng rng;
-    stats_rng_seed(&rng, seed);
+    struct mtb_stats_rng rng;
+    mtb_stats_rng_seed(&rng, seed);
     for (unsigned b = 0; b < iters; b++) {
         double mb, sdb;
         for (size_t i = 0; i < n; i++)
-            idx[i] = (size_t)stats_rng_below(&rng, n);
+            idx[i] = (size_t)mtb_stats_rng_below(&rng, n);
         mean_sd(l, idx, n, &mb, &sdb);
         /* A resample of one repeated value has no spread to studentize by;
          * its t is 0 if it sits on the estimate, else unbounded. At tiny n
@@ -382,7 +382,7 @@ done:
     return 0;
 }
 
-double stats_rel_halfwidth(const struct stats_ci *ci)
+double mtb_stats_rel_halfwidth(const struct mtb_stats_ci *ci)
 {
     if (!ci || isnan(ci->est) || isnan(ci->lo) || isnan(ci->hi))
         return NAN;
@@ -484,8 +484,8 @@ static double mwu_ties(const double *x, size_t nx, const double *y, size_t ny)
     return tie_sum;
 }
 
-int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
-                       struct stats_mwu *out)
+int mtb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+                       struct mtb_stats_mwu *out)
 {
     if (!x || !y || !out || nx == 0 || ny == 0 ||
         !all_finite(x, nx) || !all_finite(y, ny))
@@ -503,7 +503,7 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
     double mn = (double)nx * (double)ny, mu = mn / 2.0;
     double var = mn / 12.0 * (((double)N + 1.0) - tie_sum / ((double)N * ((double)N - 1.0)));
     double d = fabs(u - mu) - 0.5;
-    struct stats_mwu r;
+    struct mtb_stats_mwu r;
     r.u = u;
     r.u_min = u < mn - u ? u : mn - u;
     r.z = (var > 0.0 && d > 0.0) ? copysign(d / sqrt(var), u - mu) : 0.0;
@@ -555,7 +555,7 @@ static double betacf(double a, double b, double x)
     return f - 1; /* the recurrence above starts from 1 + the fraction */
 }
 
-double stats_betainc(double a, double b, double x)
+double mtb_stats_betainc(double a, double b, double x)
 {
     if (!(a > 0) || !(b > 0) || !(x >= 0) || !(x <= 1))
         return NAN;
@@ -568,16 +568,16 @@ double stats_betainc(double a, double b, double x)
     return 1 - exp(lfront) * betacf(b, a, 1 - x) / b;
 }
 
-double stats_student_t_sf2(double t, double df)
+double mtb_stats_student_t_sf2(double t, double df)
 {
     if (isnan(t) || !(df > 0))
         return NAN;
     if (isinf(t))
         return 0;
-    return stats_betainc(df / 2, 0.5, df / (df + t * t));
+    return mtb_stats_betainc(df / 2, 0.5, df / (df + t * t));
 }
 
-int stats_wilson(long k, long n, double z, struct stats_ci *out)
+int mtb_stats_wilson(long k, long n, double z, struct mtb_stats_ci *out)
 {
     if (n <= 0 || k < 0 || k > n || !(z > 0))
         return -EINVAL;

@@ -29,20 +29,20 @@ static double *sorted_dup(const double *x, size_t n)
     if (!c)
         return NULL;
     memcpy(c, x, n * sizeof *c);
-    stats_sort(c, n);
+    mtb_stats_sort(c, n);
     return c;
 }
 
-double stats_t_quantile(double alpha, double df)
+double mtb_stats_t_quantile(double alpha, double df)
 {
     if (!(alpha > 0 && alpha < 1) || !(df > 0))
         return NAN;
     double lo = 0, hi = 1;
-    while (stats_student_t_sf2(hi, df) > alpha && hi < 1e300)
+    while (mtb_stats_student_t_sf2(hi, df) > alpha && hi < 1e300)
         hi *= 2;
     for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
         double mid = lo + (hi - lo) / 2;
-        if (stats_student_t_sf2(mid, df) > alpha)
+        if (mtb_stats_student_t_sf2(mid, df) > alpha)
             lo = mid;
         else
             hi = mid;
@@ -50,12 +50,12 @@ double stats_t_quantile(double alpha, double df)
     return hi;
 }
 
-int stats_t_ci(const double *x, size_t n, double conf, struct stats_ci *out)
+int mtb_stats_t_ci(const double *x, size_t n, double conf, struct mtb_stats_ci *out)
 {
     if (!x || !out || n < 2 || !(conf > 0 && conf < 1) || !finite_all(x, n))
         return -EINVAL;
-    double m = stats_mean(x, n), sd = stats_stddev(x, n);
-    double q = stats_t_quantile(1 - conf, (double)(n - 1));
+    double m = mtb_stats_mean(x, n), sd = mtb_stats_stddev(x, n);
+    double q = mtb_stats_t_quantile(1 - conf, (double)(n - 1));
     out->est = m;
     out->lo = m - q * sd / sqrt((double)n);
     out->hi = m + q * sd / sqrt((double)n);
@@ -98,7 +98,7 @@ static int signedrank_k(size_t n, double conf, size_t *k, double *cover)
     if (n > SR_EXACT_MAX) {
         /* normal approximation with continuity correction */
         double mu = (double)M / 2, sd = sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24);
-        double z = stats_t_quantile(alpha, 1e7);
+        double z = mtb_stats_t_quantile(alpha, 1e7);
         double c = floor(mu - z * sd - 0.5);
         if (c < 0)
             c = 0;
@@ -124,7 +124,7 @@ static int signedrank_k(size_t n, double conf, size_t *k, double *cover)
     return 0;
 }
 
-int stats_signedrank_ci(const double *x, size_t n, double conf, struct stats_ci *out, double *achieved)
+int mtb_stats_signedrank_ci(const double *x, size_t n, double conf, struct mtb_stats_ci *out, double *achieved)
 {
     if (!x || !out || n == 0 || n > SR_MAX || !(conf > 0 && conf < 1) || !finite_all(x, n))
         return -EINVAL;
@@ -135,7 +135,7 @@ int stats_signedrank_ci(const double *x, size_t n, double conf, struct stats_ci 
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
             w[m++] = (x[i] + x[j]) / 2;
-    stats_sort(w, M);
+    mtb_stats_sort(w, M);
     size_t k = 1;
     double cover = 0;
     int rc = n >= 2 ? signedrank_k(n, conf, &k, &cover) : 0;
@@ -143,7 +143,7 @@ int stats_signedrank_ci(const double *x, size_t n, double conf, struct stats_ci 
         free(w);
         return rc;
     }
-    out->est = stats_median_sorted(w, M);
+    out->est = mtb_stats_median_sorted(w, M);
     out->lo = w[k - 1];
     out->hi = w[M - k];
     if (achieved)
@@ -158,7 +158,7 @@ int stats_signedrank_ci(const double *x, size_t n, double conf, struct stats_ci 
  * O(n^2), for the small samples of a benchmark's pairs. */
 static double medcouple_sorted(const double *s, size_t n)
 {
-    double m = stats_median_sorted(s, n);
+    double m = mtb_stats_median_sorted(s, n);
     size_t nlo = 0, nhi = 0;
     for (size_t i = 0; i < n; i++) {
         nlo += s[i] <= m;
@@ -182,13 +182,13 @@ static double medcouple_sorted(const double *s, size_t n)
             } else
                 h[nh++] = ((xj - m) - (m - xi)) / (xj - xi);
         }
-    stats_sort(h, nh);
-    double mc = stats_median_sorted(h, nh);
+    mtb_stats_sort(h, nh);
+    double mc = mtb_stats_median_sorted(h, nh);
     free(h);
     return mc;
 }
 
-double stats_medcouple(const double *x, size_t n)
+double mtb_stats_medcouple(const double *x, size_t n)
 {
     if (!x || n == 0 || !finite_all(x, n))
         return NAN;
@@ -200,7 +200,7 @@ double stats_medcouple(const double *x, size_t n)
     return mc;
 }
 
-const char *stats_pair_method_name(enum stats_pair_method m)
+const char *mtb_stats_pair_method_name(enum mtb_stats_pair_method m)
 {
     switch (m) {
     case STATS_PAIR_T: return "t-interval on log ratios";
@@ -209,7 +209,7 @@ const char *stats_pair_method_name(enum stats_pair_method m)
     }
 }
 
-int stats_pair_shape(const double *x, size_t n, struct stats_shape *sh)
+int mtb_stats_pair_shape(const double *x, size_t n, struct mtb_stats_shape *sh)
 {
     if (!x || !sh || n == 0 || !finite_all(x, n))
         return -EINVAL;
@@ -227,12 +227,12 @@ int stats_pair_shape(const double *x, size_t n, struct stats_shape *sh)
         free(dev);
         return -ENOMEM;
     }
-    double med = stats_median_sorted(s, n);
+    double med = mtb_stats_median_sorted(s, n);
     for (size_t i = 0; i < n; i++)
         dev[i] = fabs(s[i] - med);
-    stats_sort(dev, n);
-    sh->mad = 1.482602218505602 * stats_median_sorted(dev, n);
-    double mean = stats_mean(s, n), m2 = 0, m3 = 0;
+    mtb_stats_sort(dev, n);
+    sh->mad = 1.482602218505602 * mtb_stats_median_sorted(dev, n);
+    double mean = mtb_stats_mean(s, n), m2 = 0, m3 = 0;
     for (size_t i = 0; i < n; i++) {
         double d = s[i] - mean;
         m2 += d * d;
@@ -261,8 +261,8 @@ int stats_pair_shape(const double *x, size_t n, struct stats_shape *sh)
     return 0;
 }
 
-int stats_pair_ci(const double *num, const double *den, size_t n, double conf, struct stats_ci *out, double *achieved,
-                  struct stats_shape *shape)
+int mtb_stats_pair_ci(const double *num, const double *den, size_t n, double conf, struct mtb_stats_ci *out, double *achieved,
+                  struct mtb_stats_shape *shape)
 {
     if (!num || !den || !out || n == 0 || !(conf > 0 && conf < 1) || !finite_all(num, n) || !finite_all(den, n))
         return -EINVAL;
@@ -280,21 +280,21 @@ int stats_pair_ci(const double *num, const double *den, size_t n, double conf, s
         l[i] = log(r[i]);
     }
     int rc = finite_all(r, n) ? 0 : -EDOM;
-    struct stats_shape sh;
-    struct stats_ci c;
+    struct mtb_stats_shape sh;
+    struct mtb_stats_ci c;
     double ach = conf;
     if (!rc)
-        rc = stats_pair_shape(l, n, &sh);
+        rc = mtb_stats_pair_shape(l, n, &sh);
     if (!rc && sh.method == STATS_PAIR_T)
-        rc = stats_t_ci(l, n, conf, &c);
+        rc = mtb_stats_t_ci(l, n, conf, &c);
     else if (!rc && sh.method == STATS_PAIR_SIGNEDRANK)
-        rc = stats_signedrank_ci(l, n, conf, &c, &ach);
+        rc = mtb_stats_signedrank_ci(l, n, conf, &c, &ach);
     if (!rc && sh.method != STATS_PAIR_SIGN) {
         out->est = exp(c.est);
         out->lo = exp(c.lo);
         out->hi = exp(c.hi);
     } else if (!rc)
-        rc = stats_median_ci(r, n, conf, out, &ach);
+        rc = mtb_stats_median_ci(r, n, conf, out, &ach);
     free(l);
     free(r);
     if (rc)

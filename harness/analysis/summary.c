@@ -86,17 +86,17 @@ static char *config_key(json_t *rec)
  * few runs for CONF); from BOOT_MIN on a percentile bootstrap. */
 static json_t *med_ci(const double *x, size_t n)
 {
-    struct stats_ci ci;
+    struct mtb_stats_ci ci;
     double ach = 0;
     const char *method = "order statistics";
     if (n == 0)
         return json_null();
     if (n >= BOOT_MIN) {
-        if (stats_bootstrap_median_ci(x, n, CONF, BOOT_ITERS, SEED, &ci) != 0)
+        if (mtb_stats_bootstrap_median_ci(x, n, CONF, BOOT_ITERS, SEED, &ci) != 0)
             return json_null();
         ach = CONF;
         method = "percentile bootstrap";
-    } else if (stats_median_ci(x, n, CONF, &ci, &ach) != 0) {
+    } else if (mtb_stats_median_ci(x, n, CONF, &ci, &ach) != 0) {
         return json_null();
     }
     json_t *o = json_object();
@@ -105,14 +105,14 @@ static json_t *med_ci(const double *x, size_t n)
     json_object_set_new(o, "hi", jreal(ci.hi));
     json_object_set_new(o, "conf", json_real(ach));
     json_object_set_new(o, "method", json_string(method));
-    json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
+    json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(mtb_stats_rel_halfwidth(&ci)) : json_null());
     return o;
 }
 
 /* The ratio CI of paired values (median of the pairwise ratios), same shape.
  * seq: REPS=auto's "sequential" block of the records, or NULL. With seq the
  * interval is built at the level of the rule's looks (seqstop.h) by the
- * method the pairs' shape chooses, as the rule itself did (stats_pair_ci:
+ * method the pairs' shape chooses, as the rule itself did (mtb_stats_pair_ci:
  * t, signed-rank or order statistics; "shape" says why), and "conf" is the
  * simultaneous level over the looks: 95% when the interval reaches the
  * looks' level, else the union bound 1 - L (1 - achieved). Without
@@ -121,23 +121,23 @@ static json_t *med_ci(const double *x, size_t n)
  * strong skew (docs/STATISTICS.md). */
 static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json_t *seq)
 {
-    struct stats_ci ci;
+    struct mtb_stats_ci ci;
     double looks = seq ? mtb_jnum(seq, "looks") : NAN, lconf = seq ? mtb_jnum(seq, "look_conf") : NAN;
     int sequential = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1;
     double conf = sequential ? lconf : CONF, ach = 0;
-    struct stats_shape sh;
+    struct mtb_stats_shape sh;
     int rc;
     if (n == 0)
         return json_null();
     if (sequential)
-        rc = stats_pair_ci(num, den, n, conf, &ci, &ach, &sh);
+        rc = mtb_stats_pair_ci(num, den, n, conf, &ci, &ach, &sh);
     else {
         double *r = mtb_calloc(n, sizeof *r);
         for (size_t i = 0; i < n; i++)
             r[i] = num[i] / den[i];
-        rc = stats_ratio_ci(num, den, n, conf, 0, SEED, &ci);
+        rc = mtb_stats_ratio_ci(num, den, n, conf, 0, SEED, &ci);
         if (rc == 0)
-            stats_median_ci(r, n, conf, &ci, &ach); /* the same interval, with its achieved confidence */
+            mtb_stats_median_ci(r, n, conf, &ci, &ach); /* the same interval, with its achieved confidence */
         free(r);
     }
     if (rc != 0)
@@ -153,10 +153,10 @@ static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json
     json_object_set_new(o, "lo", jreal(ci.lo));
     json_object_set_new(o, "hi", jreal(ci.hi));
     json_object_set_new(o, "conf", json_real(ach));
-    json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(stats_rel_halfwidth(&ci)) : json_null());
+    json_object_set_new(o, "rel_halfwidth", n >= 2 ? jreal(mtb_stats_rel_halfwidth(&ci)) : json_null());
     if (sequential) {
         json_object_set_new(o, "method", json_sprintf("%s%s, sequential (one level for all looks of REPS=auto, 95%% together)",
-                                                      stats_pair_method_name(sh.method),
+                                                      mtb_stats_pair_method_name(sh.method),
                                                       n < STATS_SHAPE_MIN && sh.method == STATS_PAIR_T
                                                           ? " (too few pairs to check their shape)" : ""));
         json_object_set_new(o, "look_conf", json_real(conf));
@@ -408,8 +408,8 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
             continue;
         }
         json_object_set_new(o, "pairs", json_integer((json_int_t)np));
-        struct stats_mwu mw;
-        json_object_set_new(o, "mann_whitney_p", stats_mann_whitney(OPS(t), t->n, OPS(b), b->n, &mw) == 0
+        struct mtb_stats_mwu mw;
+        json_object_set_new(o, "mann_whitney_p", mtb_stats_mann_whitney(OPS(t), t->n, OPS(b), b->n, &mw) == 0
                                                      ? json_real(mw.p) : json_null());
         char name[256];
         double hw = mtb_jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
@@ -460,8 +460,8 @@ static json_t *geomeans_of(json_t *overheads)
             json_array_append_new(members, json_sprintf("%s %s", mtb_jstr(b, "service"),
                                                         mtb_jstr(json_object_get(b, "workload"), "mix")));
         }
-        struct stats_ci ci;
-        if (m == 0 || stats_geomean_ci(x, m, CONF, BOOT_ITERS, SEED, &ci) != 0) {
+        struct mtb_stats_ci ci;
+        if (m == 0 || mtb_stats_geomean_ci(x, m, CONF, BOOT_ITERS, SEED, &ci) != 0) {
             json_decref(members);
             continue;
         }
@@ -509,15 +509,15 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
         json_object_set_new(delta, "hi", jreal(mtb_jnum(ratio, "hi") - 1));
         json_object_set(delta, "conf", json_object_get(ratio, "conf"));
     }
-    struct stats_mwu mw;
-    int have_p = stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
+    struct mtb_stats_mwu mw;
+    int have_p = mtb_stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
     int emu = json_is_true(json_object_get(json_object_get(A->first, "platform"), "emulated"));
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:b}", "service",
                           mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant",
                           mtb_jstr(ca, "variant"), "mode", mtb_jstr(ca, "mode"), "workload",
                           json_object_get(ca, "workload"), "emulated", emu, "kernel_a", mtb_jstr(ca, "kernel"),
                           "kernel_b", mtb_jstr(cb, "kernel"), "runs_a", (int)A->n, "runs_b", (int)B->n, "ops_a",
-                          jreal(stats_median(OPS(A), A->n)), "ops_b", jreal(stats_median(OPS(B), B->n)), "pairs",
+                          jreal(mtb_stats_median(OPS(A), A->n)), "ops_b", jreal(mtb_stats_median(OPS(B), B->n)), "pairs",
                           (int)np, "ops_ratio", ratio, "delta", delta, "mann_whitney_p",
                           have_p ? json_real(mw.p) : json_null(), "significant", have_p && mw.p < 0.05);
     size_t pairs = 0;
@@ -643,7 +643,7 @@ static json_t *per_request(json_t *records, const char *key, json_t *(*of)(json_
         size_t n = 0, j;
         json_t *v;
         json_array_foreach(a, j, v) if (n < MAXRUNS) x[n++] = json_number_value(v);
-        json_object_set_new(out, ev, json_real(stats_median(x, n)));
+        json_object_set_new(out, ev, json_real(mtb_stats_median(x, n)));
     }
     json_decref(vals);
     return out;

@@ -25,7 +25,7 @@ struct bopts {
     const char *good, *bad, *repo, *axis, *out, *service;
     const char *history; /* where steps are stored; "none": not stored */
     enum mtb_run_metric_id metric;
-    struct bs_cfg cfg;
+    struct mtb_bisect_cfg cfg;
     double max_time; /* seconds, 0: no limit */
     struct mtb_argv pass; /* options handed to every build and run */
 };
@@ -47,7 +47,7 @@ struct bctx {
     double t0;
     json_t *steps, *runs;
     int new_builds;
-    struct bs_rev *revs; /* the search's samples */
+    struct mtb_bisect_rev *revs; /* the search's samples */
     struct mtb_history *hist; /* NULL: steps not stored (--history none, or a write failed) */
     long long hist_id;        /* the bisection's row */
     char err[512];
@@ -118,7 +118,7 @@ static void parse_metric(struct bopts *o, const char *v)
 /* bisect's own options; every other option (with its value) goes to runs */
 static void parse(struct bopts *o, int argc, char **argv)
 {
-    bs_defaults(&o->cfg);
+    mtb_bisect_defaults(&o->cfg);
     o->metric = MTB_M_ops_per_sec;
     o->axis = "service";
     for (int i = 1; i < argc; i++) {
@@ -521,14 +521,14 @@ static int cb_run(void *ctx, size_t i, double *v)
     }
 }
 
-static void cb_step(void *ctx, const struct bs_step *s)
+static void cb_step(void *ctx, const struct mtb_bisect_step *s)
 {
     struct bctx *c = ctx;
-    const struct pp_cmp *p = &s->c;
+    const struct mtb_pinpoint_cmp *p = &s->c;
     size_t na = c->revs[s->a].n, nb = c->revs[s->b].n;
     printf("bisect: compare r%02zu and r%02zu (%s): %s, p %.3g (MWU %.3g, KS %.3g; same above %.3g for %.2f IQR), "
            "%zu and %zu runs\n",
-           s->a, s->b, s->why, pp_verdict_name(p->v), p->p, p->p_mwu, p->p_ks, p->high, p->magnitude, na, nb);
+           s->a, s->b, s->why, mtb_pinpoint_verdict_name(p->v), p->p, p->p_mwu, p->p_ks, p->high, p->magnitude, na, nb);
     json_t *xa = json_array(), *xb = json_array();
     for (size_t k = 0; k < na; k++)
         json_array_append_new(xa, json_real(c->revs[s->a].x[k]));
@@ -536,7 +536,7 @@ static void cb_step(void *ctx, const struct bs_step *s)
         json_array_append_new(xb, json_real(c->revs[s->b].x[k]));
     json_t *js = json_pack("{s:i, s:i, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:o, s:o}", "a", (int)s->a, "b",
                            (int)s->b, "sha_a", c->r[s->a].sha, "sha_b", c->r[s->b].sha, "why", s->why, "verdict",
-                           pp_verdict_name(p->v), "p", p->p, "p_mwu", p->p_mwu, "p_ks", p->p_ks, "high", p->high,
+                           mtb_pinpoint_verdict_name(p->v), "p", p->p, "p_mwu", p->p_mwu, "p_ks", p->p_ks, "high", p->high,
                            "magnitude_iqr", p->magnitude, "samples_a", xa, "samples_b", xb);
     json_array_append_new(c->steps, js);
     char err[MTB_ERRLEN];
@@ -598,7 +598,7 @@ static void history_end(struct bctx *c, json_t *j)
 /* a number, or null when it is not finite (jansson refuses NaN) */
 static json_t *jnum(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
-static json_t *result_json(struct bctx *c, const struct bs_result *res, double secs)
+static json_t *result_json(struct bctx *c, const struct mtb_bisect_result *res, double secs)
 {
     struct bopts *o = c->o;
     json_t *revs = json_array(), *culprits = json_array(), *pass = json_array();
@@ -608,7 +608,7 @@ static json_t *result_json(struct bctx *c, const struct bs_result *res, double s
         json_t *x = json_array();
         for (size_t k = 0; k < c->revs[i].n; k++)
             json_array_append_new(x, json_real(c->revs[i].x[k]));
-        json_t *median = c->revs[i].n ? json_real(stats_median(c->revs[i].x, c->revs[i].n)) : json_null();
+        json_t *median = c->revs[i].n ? json_real(mtb_stats_median(c->revs[i].x, c->revs[i].n)) : json_null();
         json_array_append_new(revs, json_pack("{s:i, s:s, s:s, s:s, s:b, s:s?, s:o, s:o}", "rev", (int)i, "sha",
                                               c->r[i].sha, "subject", c->r[i].subject, "build",
                                               c->revs[i].built > 0 ? "ok" : c->revs[i].built < 0 ? "failed" : "not tested",
@@ -616,12 +616,12 @@ static json_t *result_json(struct bctx *c, const struct bs_result *res, double s
                                               "median", median));
     }
     for (size_t k = 0; k < res->nculprits; k++) {
-        const struct bs_culprit *u = &res->culprits[k];
+        const struct mtb_bisect_culprit *u = &res->culprits[k];
         json_array_append_new(culprits,
                               json_pack("{s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:s}", "rev", (int)u->bad, "sha",
                                         c->r[u->bad].sha, "subject", c->r[u->bad].subject, "good_rev", (int)u->good,
                                         "skipped_between", (int)u->skipped, "effect", jnum(u->effect), "effect_lo",
-                                        jnum(u->lo), "effect_hi", jnum(u->hi), "p", jnum(u->c.p), "verdict", pp_verdict_name(u->c.v)));
+                                        jnum(u->lo), "effect_hi", jnum(u->hi), "p", jnum(u->c.p), "verdict", mtb_pinpoint_verdict_name(u->c.v)));
     }
     const char *outcome = c->err[0] ? "failed" : res->outcome == BS_FOUND ? "found" : res->outcome == BS_NOT_REPRODUCED ? "not reproduced" : "failed";
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:{s:i, s:i, s:i, s:i, s:f}, s:s, s:s, "
@@ -740,7 +740,7 @@ static int write_report(struct bctx *c, json_t *j)
 
 /* ---- the command ------------------------------------------------------------------- */
 
-static void print_outcome(struct bctx *c, const struct bs_result *res, double secs)
+static void print_outcome(struct bctx *c, const struct mtb_bisect_result *res, double secs)
 {
     const char *unit = mtb_run_metrics[c->o->metric].unit;
     if (c->err[0])
@@ -750,12 +750,12 @@ static void print_outcome(struct bctx *c, const struct bs_result *res, double se
     else if (res->outcome != BS_FOUND)
         printf("bisect: FAILED: %s\n", res->why);
     for (size_t k = 0; k < res->nculprits && !c->err[0]; k++) {
-        const struct bs_culprit *u = &res->culprits[k];
-        const struct bs_rev *g = &c->revs[u->good], *b = &c->revs[u->bad];
+        const struct mtb_bisect_culprit *u = &res->culprits[k];
+        const struct mtb_bisect_rev *g = &c->revs[u->good], *b = &c->revs[u->bad];
         printf("bisect: culprit%s r%02zu %.12s \"%s\": %s %.6g -> %.6g %s, %+.1f%% [%+.1f%%, %+.1f%%] (p %.3g; %zu and "
                "%zu runs)\n",
                res->nculprits > 1 ? " (one of two changes)" : "", u->bad, c->r[u->bad].sha, c->r[u->bad].subject,
-               mtb_run_metrics[c->o->metric].key, stats_median(g->x, g->n), stats_median(b->x, b->n), unit,
+               mtb_run_metrics[c->o->metric].key, mtb_stats_median(g->x, g->n), mtb_stats_median(b->x, b->n), unit,
                100 * u->effect, 100 * u->lo, 100 * u->hi, u->c.p, g->n, b->n);
         if (u->skipped)
             printf("bisect:   or one of the %zu revisions before it that did not build (r%02zu..r%02zu)\n", u->skipped,
@@ -803,10 +803,10 @@ int mtb_cmd_bisect(int argc, char **argv)
         printf("bisect: %zu revisions of services/%s and patches/%s, %.12s (good) .. %.12s (bad), metric %s; out %s\n",
                c.n, o.service, o.service, c.r[0].sha, c.r[c.n - 1].sha, mtb_run_metrics[o.metric].key, c.outdir);
     c.revs = mtb_calloc(c.n, sizeof *c.revs);
-    struct bs_ops ops = { &c, cb_build, cb_run, cb_step };
-    struct bs_result res = { 0 };
+    struct mtb_bisect_ops ops = { &c, cb_build, cb_run, cb_step };
+    struct mtb_bisect_result res = { 0 };
     c.t0 = mtb_mono();
-    int rc = bs_search(c.revs, c.n, &o.cfg, &ops, &res);
+    int rc = mtb_bisect_search(c.revs, c.n, &o.cfg, &ops, &res);
     double secs = mtb_mono() - c.t0;
     if (rc && !c.err[0])
         snprintf(c.err, sizeof c.err, "%s", res.why[0] ? res.why : mtb_errdesc(-rc));
@@ -820,7 +820,7 @@ int mtb_cmd_bisect(int argc, char **argv)
     mtb_rm_rf(trees);
     free(trees);
     int code = c.err[0] || wrc ? 1 : res.outcome == BS_FOUND ? MTB_BISECT_FOUND : MTB_BISECT_NOT_REPRODUCED;
-    bs_free(c.revs, c.n);
+    mtb_bisect_free(c.revs, c.n);
     free(def_hist);
     return code;
 }

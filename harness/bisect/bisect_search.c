@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bs_defaults(struct bs_cfg *cfg)
+void mtb_bisect_defaults(struct mtb_bisect_cfg *cfg)
 {
     cfg->reps = 10;
     cfg->add_reps = 10;
@@ -18,7 +18,7 @@ void bs_defaults(struct bs_cfg *cfg)
     cfg->better = 1;
 }
 
-void bs_free(struct bs_rev *revs, size_t n)
+void mtb_bisect_free(struct mtb_bisect_rev *revs, size_t n)
 {
     for (size_t i = 0; revs && i < n; i++) {
         free(revs[i].x);
@@ -29,14 +29,14 @@ void bs_free(struct bs_rev *revs, size_t n)
 }
 
 struct bs {
-    struct bs_rev *revs;
+    struct mtb_bisect_rev *revs;
     size_t n;
-    const struct bs_cfg *cfg;
-    const struct bs_ops *ops;
-    struct bs_result *res;
+    const struct mtb_bisect_cfg *cfg;
+    const struct mtb_bisect_ops *ops;
+    struct mtb_bisect_result *res;
 };
 
-static int push(struct bs_rev *r, double v)
+static int push(struct mtb_bisect_rev *r, double v)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
@@ -88,27 +88,27 @@ static int measure(struct bs *s, const struct want *w, size_t nw)
     }
 }
 
-static double med(const struct bs_rev *r) { return stats_median(r->x, r->n); }
+static double med(const struct mtb_bisect_rev *r) { return mtb_stats_median(r->x, r->n); }
 
 /* the IQR of both samples, each about its own median */
-static double pooled_iqr(const struct bs_rev *a, const struct bs_rev *b)
+static double pooled_iqr(const struct mtb_bisect_rev *a, const struct mtb_bisect_rev *b)
 {
-    double q = (pp_iqr(a->x, a->n) + pp_iqr(b->x, b->n)) / 2;
+    double q = (mtb_pinpoint_iqr(a->x, a->n) + mtb_pinpoint_iqr(b->x, b->n)) / 2;
     double floor = 1e-9 * (fabs(med(a)) + fabs(med(b)) + 1e-300);
     return q > floor ? q : floor;
 }
 
 /* compare a and b, adding runs to both (interleaved) while UNKNOWN and under
  * the cap; an UNKNOWN at the cap is returned as such */
-static int decide(struct bs *s, size_t a, size_t b, double mag, const char *why, struct pp_cmp *c)
+static int decide(struct bs *s, size_t a, size_t b, double mag, const char *why, struct mtb_pinpoint_cmp *c)
 {
     for (;;) {
-        struct bs_rev *ra = &s->revs[a], *rb = &s->revs[b];
-        int rc = pp_compare(ra->x, ra->n, rb->x, rb->n, mag, c);
+        struct mtb_bisect_rev *ra = &s->revs[a], *rb = &s->revs[b];
+        int rc = mtb_pinpoint_compare(ra->x, ra->n, rb->x, rb->n, mag, c);
         if (rc)
             return rc;
         if (s->ops->step) {
-            struct bs_step st = { a, b, *c, why };
+            struct mtb_bisect_step st = { a, b, *c, why };
             s->ops->step(s->ops->ctx, &st);
         }
         if (c->v != PP_UNKNOWN)
@@ -127,25 +127,25 @@ static int decide(struct bs *s, size_t a, size_t b, double mag, const char *why,
     }
 }
 
-double bs_effect(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi)
+double mtb_bisect_effect(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi)
 {
-    double ma = stats_median(a, na), mb = stats_median(b, nb);
+    double ma = mtb_stats_median(a, na), mb = mtb_stats_median(b, nb);
     double e = mb / ma - 1;
     enum { ITERS = 2000 };
     double *r = malloc(ITERS * sizeof *r), *ra = malloc(na * sizeof *ra), *rb = malloc(nb * sizeof *rb);
     *lo = *hi = NAN;
     if (r && ra && rb) {
-        struct stats_rng g;
-        stats_rng_seed(&g, 0x6269736563740ULL ^ na ^ (nb << 16));
+        struct mtb_stats_rng g;
+        mtb_stats_rng_seed(&g, 0x6269736563740ULL ^ na ^ (nb << 16));
         for (int t = 0; t < ITERS; t++) {
             for (size_t i = 0; i < na; i++)
-                ra[i] = a[stats_rng_below(&g, na)];
+                ra[i] = a[mtb_stats_rng_below(&g, na)];
             for (size_t i = 0; i < nb; i++)
-                rb[i] = b[stats_rng_below(&g, nb)];
-            r[t] = stats_median(rb, nb) / stats_median(ra, na) - 1;
+                rb[i] = b[mtb_stats_rng_below(&g, nb)];
+            r[t] = mtb_stats_median(rb, nb) / mtb_stats_median(ra, na) - 1;
         }
-        *lo = stats_quantile(r, ITERS, 0.025);
-        *hi = stats_quantile(r, ITERS, 0.975);
+        *lo = mtb_stats_quantile(r, ITERS, 0.025);
+        *hi = mtb_stats_quantile(r, ITERS, 0.975);
     }
     free(r);
     free(ra);
@@ -174,7 +174,7 @@ static int build(struct bs *s, size_t i)
 /* the ends: measured interleaved, then they must differ, the bad way */
 static int ends(struct bs *s)
 {
-    struct bs_result *res = s->res;
+    struct mtb_bisect_result *res = s->res;
     size_t g = 0, b = s->n - 1;
     for (size_t e = 0; e < 2; e++) {
         size_t i = e ? b : g;
@@ -197,7 +197,7 @@ static int ends(struct bs *s)
     int worse = s->cfg->better > 0 ? res->end_effect < 0 : res->end_effect > 0;
     if (res->ends.v != PP_DIFFERENT || !worse || fabs(res->end_effect) < s->cfg->min_change) {
         res->outcome = BS_NOT_REPRODUCED;
-        const struct pp_cmp *c = &res->ends;
+        const struct mtb_pinpoint_cmp *c = &res->ends;
         if (c->v == PP_SAME)
             snprintf(res->why, sizeof res->why, "good and bad are the same (p %.3g > %.3g after %zu runs each)", c->p,
                      c->high, c->n);
@@ -216,7 +216,7 @@ static int ends(struct bs *s)
      * its interval (an effect overestimated from few runs would call a real
      * change "same"), never below the change sought */
     double lo, hi;
-    bs_effect(s->revs[g].x, s->revs[g].n, s->revs[b].x, s->revs[b].n, &lo, &hi);
+    mtb_bisect_effect(s->revs[g].x, s->revs[g].n, s->revs[b].x, s->revs[b].n, &lo, &hi);
     double near = fabs(lo) < fabs(hi) ? fabs(lo) : fabs(hi);
     if (lo < 0 && hi > 0)
         near = 0;
@@ -226,17 +226,17 @@ static int ends(struct bs *s)
     return 0;
 }
 
-static int add_culprit(struct bs *s, size_t g, size_t b, const struct pp_cmp *c)
+static int add_culprit(struct bs *s, size_t g, size_t b, const struct mtb_pinpoint_cmp *c)
 {
-    struct bs_result *res = s->res;
+    struct mtb_bisect_result *res = s->res;
     if (res->nculprits == BS_MAX_CULPRITS)
         return 0;
-    struct bs_culprit *k = &res->culprits[res->nculprits++];
+    struct mtb_bisect_culprit *k = &res->culprits[res->nculprits++];
     k->good = g;
     k->bad = b;
     k->skipped = b - g - 1;
     k->c = *c;
-    k->effect = bs_effect(s->revs[g].x, s->revs[g].n, s->revs[b].x, s->revs[b].n, &k->lo, &k->hi);
+    k->effect = mtb_bisect_effect(s->revs[g].x, s->revs[g].n, s->revs[b].x, s->revs[b].n, &k->lo, &k->hi);
     return 0;
 }
 
@@ -255,10 +255,10 @@ static size_t pick_mid(struct bs *s, size_t g, size_t b)
 }
 
 /* both a and b topped up to the cap (interleaved) and compared again */
-static int topup(struct bs *s, size_t a, size_t b, const char *why, struct pp_cmp *c)
+static int topup(struct bs *s, size_t a, size_t b, const char *why, struct mtb_pinpoint_cmp *c)
 {
     int cap = s->cfg->max_reps;
-    struct bs_rev *ra = &s->revs[a], *rb = &s->revs[b];
+    struct mtb_bisect_rev *ra = &s->revs[a], *rb = &s->revs[b];
     struct want w[2];
     size_t nw = 0;
     if ((int)ra->n < cap)
@@ -266,17 +266,17 @@ static int topup(struct bs *s, size_t a, size_t b, const char *why, struct pp_cm
     if ((int)rb->n < cap)
         w[nw++] = (struct want){ b, cap - (int)rb->n };
     int rc = nw ? measure(s, w, nw) : 0;
-    if (rc || (rc = pp_compare(ra->x, ra->n, rb->x, rb->n, s->res->magnitude, c)))
+    if (rc || (rc = mtb_pinpoint_compare(ra->x, ra->n, rb->x, rb->n, s->res->magnitude, c)))
         return rc;
     if (s->ops->step) {
-        struct bs_step st = { a, b, *c, why };
+        struct mtb_bisect_step st = { a, b, *c, why };
         s->ops->step(s->ops->ctx, &st);
     }
     return 0;
 }
 
 /* the interval (g, b) differs: find its change(s); recursion depth is log n */
-static int hunt(struct bs *s, size_t g, size_t b, struct pp_cmp gb)
+static int hunt(struct bs *s, size_t g, size_t b, struct mtb_pinpoint_cmp gb)
 {
     for (;;) {
         size_t m = pick_mid(s, g, b);
@@ -290,7 +290,7 @@ static int hunt(struct bs *s, size_t g, size_t b, struct pp_cmp gb)
         struct want w[3] = { { m, s->cfg->reps }, { g, s->cfg->refresh }, { b, s->cfg->refresh } };
         if ((rc = measure(s, w, s->cfg->refresh > 0 ? 3 : 1)))
             return rc;
-        struct pp_cmp l, r;
+        struct mtb_pinpoint_cmp l, r;
         if ((rc = decide(s, g, m, s->res->magnitude, "left", &l)) || (rc = decide(s, m, b, s->res->magnitude, "right", &r)))
             return rc;
         int dl = l.v == PP_DIFFERENT, dr = r.v == PP_DIFFERENT;
@@ -331,21 +331,21 @@ static int hunt(struct bs *s, size_t g, size_t b, struct pp_cmp gb)
  * which more runs rarely repeat. */
 static int confirm(struct bs *s)
 {
-    struct bs_result *res = s->res;
+    struct mtb_bisect_result *res = s->res;
     size_t keep = 0;
     int all = res->nculprits > 1;
     for (size_t i = 0; i < res->nculprits; i++) {
-        struct bs_culprit *k = &res->culprits[i];
+        struct mtb_bisect_culprit *k = &res->culprits[i];
         if (all || k->c.v != PP_DIFFERENT) {
             int rc = topup(s, k->good, k->bad, "confirm", &k->c);
             if (rc)
                 return rc;
-            struct bs_rev *g = &s->revs[k->good], *b = &s->revs[k->bad];
+            struct mtb_bisect_rev *g = &s->revs[k->good], *b = &s->revs[k->bad];
             if (k->c.v != PP_DIFFERENT) {
                 res->dropped++;
                 continue;
             }
-            k->effect = bs_effect(g->x, g->n, b->x, b->n, &k->lo, &k->hi);
+            k->effect = mtb_bisect_effect(g->x, g->n, b->x, b->n, &k->lo, &k->hi);
         }
         /* the hunt is for the regression the ends showed: a step the other
          * way (an improvement, or a loaded machine's drift between two
@@ -367,8 +367,8 @@ static int confirm(struct bs *s)
     return 0;
 }
 
-int bs_search(struct bs_rev *revs, size_t n, const struct bs_cfg *cfg, const struct bs_ops *ops,
-              struct bs_result *res)
+int mtb_bisect_search(struct mtb_bisect_rev *revs, size_t n, const struct mtb_bisect_cfg *cfg, const struct mtb_bisect_ops *ops,
+              struct mtb_bisect_result *res)
 {
     if (!revs || n < 2 || !cfg || !ops || !ops->build || !ops->run || !res || cfg->reps < 1 ||
         cfg->max_reps < cfg->reps)

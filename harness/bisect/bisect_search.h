@@ -15,13 +15,13 @@
 #define BS_BUILD_SKIP 125 /* git bisect run's "cannot test this commit" */
 #define BS_MAX_CULPRITS 8
 
-struct bs_rev {
+struct mtb_bisect_rev {
     double *x; /* the metric of each run, in order */
     size_t n, cap;
     int built;   /* 1: built (or found built); -1: did not build (skipped) */
 };
 
-struct bs_cfg {
+struct mtb_bisect_cfg {
     int reps;          /* first runs of a revision (Pinpoint: 10) */
     int add_reps;      /* runs added to each side of an UNKNOWN comparison (10) */
     int max_reps;      /* at most this many runs of a revision */
@@ -30,54 +30,54 @@ struct bs_cfg {
     int better;        /* 1: higher is better (throughput); -1: lower (latency) */
 };
 
-struct bs_step {
+struct mtb_bisect_step {
     size_t a, b;      /* revisions compared */
-    struct pp_cmp c;  /* the comparison, after these samples */
+    struct mtb_pinpoint_cmp c;  /* the comparison, after these samples */
     const char *why;  /* "ends", "left", "right", "confirm" */
 };
 
-struct bs_ops {
+struct mtb_bisect_ops {
     void *ctx;
     /** build revision i: 0, BS_BUILD_SKIP (does not build), else fatal */
     int (*build)(void *ctx, size_t i);
     /** one run of revision i; its metric in *v; non-zero: fatal */
     int (*run)(void *ctx, size_t i, double *v);
     /** a comparison was made (for the log and the JSON); may be NULL */
-    void (*step)(void *ctx, const struct bs_step *s);
+    void (*step)(void *ctx, const struct mtb_bisect_step *s);
 };
 
-struct bs_culprit {
+struct mtb_bisect_culprit {
     size_t good, bad;      /* tested neighbours: the change is in good+1 .. bad */
     size_t skipped;        /* revisions between them that did not build */
     double effect, lo, hi; /* median(bad)/median(good) - 1, 95% bootstrap interval */
-    struct pp_cmp c;
+    struct mtb_pinpoint_cmp c;
 };
 
-enum bs_outcome { BS_FOUND, BS_NOT_REPRODUCED, BS_FAILED };
+enum mtb_bisect_outcome { BS_FOUND, BS_NOT_REPRODUCED, BS_FAILED };
 
-struct bs_result {
-    enum bs_outcome outcome;
+struct mtb_bisect_result {
+    enum mtb_bisect_outcome outcome;
     char why[320];
-    struct pp_cmp ends;
+    struct mtb_pinpoint_cmp ends;
     double end_effect, magnitude; /* bad vs good; the effect sought (IQRs) */
-    struct bs_culprit culprits[BS_MAX_CULPRITS];
+    struct mtb_bisect_culprit culprits[BS_MAX_CULPRITS];
     size_t nculprits;
     int builds, skipped, runs, tested;
     int ambiguous; /* steps where neither half differed (the hunt followed the likelier) */
     int dropped;   /* culprits not confirmed with the runs topped up to the cap */
 };
 
-/** bs_search - bisect revs[0..n) (n >= 2) as the header says. */
-int bs_search(struct bs_rev *revs, size_t n, const struct bs_cfg *cfg, const struct bs_ops *ops,
-              struct bs_result *res);
+/** mtb_bisect_search - bisect revs[0..n) (n >= 2) as the header says. */
+int mtb_bisect_search(struct mtb_bisect_rev *revs, size_t n, const struct mtb_bisect_cfg *cfg, const struct mtb_bisect_ops *ops,
+              struct mtb_bisect_result *res);
 
-/** bs_defaults - Pinpoint's counts (10 runs, 10 more per UNKNOWN, cap 40), 2
+/** mtb_bisect_defaults - Pinpoint's counts (10 runs, 10 more per UNKNOWN, cap 40), 2
  *  refresh runs, a 5% change, higher is better */
-void bs_defaults(struct bs_cfg *cfg);
+void mtb_bisect_defaults(struct mtb_bisect_cfg *cfg);
 
 /** @return median(b)/median(a) - 1 with a 95% bootstrap interval (seeded) */
-double bs_effect(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi);
+double mtb_bisect_effect(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi);
 
-/** bs_free - the revisions' samples freed, their state cleared (ready for another search) */
-void bs_free(struct bs_rev *revs, size_t n);
+/** mtb_bisect_free - the revisions' samples freed, their state cleared (ready for another search) */
+void mtb_bisect_free(struct mtb_bisect_rev *revs, size_t n);
 #endif

@@ -54,12 +54,12 @@ static void rates(json_t *c)
     long valid = sync + as + other + silent, mte = sync + as;
     json_object_set_new(c, "valid", json_integer(valid));
     json_object_set_new(c, "caught_mte", json_integer(mte));
-    struct stats_ci ci;
-    if (valid > 0 && stats_wilson(mte, valid, Z95, &ci) == 0) {
+    struct mtb_stats_ci ci;
+    if (valid > 0 && mtb_stats_wilson(mte, valid, Z95, &ci) == 0) {
         json_object_set_new(c, "rate", json_real(ci.est));
         json_object_set_new(c, "wilson95_lo", json_real(ci.lo));
         json_object_set_new(c, "wilson95_hi", json_real(ci.hi));
-        stats_wilson(mte + other, valid, Z95, &ci);
+        mtb_stats_wilson(mte + other, valid, Z95, &ci);
         json_object_set_new(c, "rate_any", json_real(ci.est));
     } else {
         json_object_set_new(c, "rate", json_null());
@@ -107,9 +107,9 @@ json_t *mtb_detect_matrix(json_t *trials)
             tested++;
             caught += 2 * json_integer_value(json_object_get(c, "caught_mte")) > json_integer_value(json_object_get(c, "valid"));
         }
-        struct stats_ci ci = { 0, 0, 0 };
+        struct mtb_stats_ci ci = { 0, 0, 0 };
         if (tested)
-            stats_wilson(caught, tested, Z95, &ci);
+            mtb_stats_wilson(caught, tested, Z95, &ci);
         json_array_append_new(json_object_get(out, "headline"),
                               json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "config", k, "bugs_caught", (json_int_t)caught,
                                         "bugs_tested", (json_int_t)tested, "fraction", ci.est, "wilson95_lo", ci.lo,

@@ -119,9 +119,9 @@ static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, s
     double pm = predict(line, tagged, qemu), po = predict(line, tagged, !qemu);
     if (pm < 0 || trials <= 0)
         return NULL;
-    struct stats_ci ci, ci3;
-    stats_wilson(caught, trials, Z95, &ci);
-    stats_wilson(caught, trials, Z999, &ci3);
+    struct mtb_stats_ci ci, ci3;
+    mtb_stats_wilson(caught, trials, Z95, &ci);
+    mtb_stats_wilson(caught, trials, Z999, &ci3);
     int a95 = pm >= ci.lo - 1e-12 && pm <= ci.hi + 1e-12, a999 = pm >= ci3.lo - 1e-12 && pm <= ci3.hi + 1e-12;
     int det = pm == 0 || pm == 1;
     /* every catch carries the mode's si_code (a load's for uaf, a store's otherwise) */

@@ -32,13 +32,13 @@ static double look_level(const long *looks, size_t nlooks, double bonferroni)
     double *pmin = malloc(SEQ_SIM * sizeof *pmin);
     if (!pmin)
         return bonferroni;
-    struct stats_rng r;
-    stats_rng_seed(&r, 0x5e9u + (uint64_t)nlooks * 1000003u + (uint64_t)nmax);
+    struct mtb_stats_rng r;
+    mtb_stats_rng_seed(&r, 0x5e9u + (uint64_t)nlooks * 1000003u + (uint64_t)nmax);
     for (int i = 0; i < SEQ_SIM; i++) {
         double sum = 0, ss = 0, p = 1;
         size_t k = 0;
         for (long n = 1; n <= nmax && k < nlooks; n++) {
-            double x = stats_rng_normal(&r);
+            double x = mtb_stats_rng_normal(&r);
             sum += x;
             ss += x * x;
             if (n != looks[k])
@@ -47,13 +47,13 @@ static double look_level(const long *looks, size_t nlooks, double bonferroni)
             double m = sum / (double)n, v = (ss - (double)n * m * m) / (double)(n - 1);
             if (!(v > 0))
                 continue;
-            double pk = stats_student_t_sf2(fabs(m) / sqrt(v / (double)n), (double)(n - 1));
+            double pk = mtb_stats_student_t_sf2(fabs(m) / sqrt(v / (double)n), (double)(n - 1));
             if (pk < p)
                 p = pk;
         }
         pmin[i] = p;
     }
-    stats_sort(pmin, SEQ_SIM);
+    mtb_stats_sort(pmin, SEQ_SIM);
     double alpha = pmin[(size_t)((1 - MTB_SEQ_CONF) * SEQ_SIM)], conf = 1 - alpha;
     free(pmin);
     if (!(conf >= MTB_SEQ_CONF) || conf > bonferroni)
@@ -106,13 +106,13 @@ long mtb_seq_next_look(const struct mtb_seq *s, long n)
 }
 
 int mtb_seq_ratio_ci(const struct mtb_seq *s, const double *num, const double *den, size_t n,
-                     struct stats_ci *out, double *achieved)
+                     struct mtb_stats_ci *out, double *achieved)
 {
     return mtb_seq_ratio_ci_shape(s, num, den, n, out, achieved, NULL);
 }
 
 int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
-                           struct stats_ci *out, double *achieved, struct stats_shape *shape)
+                           struct mtb_stats_ci *out, double *achieved, struct mtb_stats_shape *shape)
 {
     double ach = 0;
     int rc;
@@ -122,7 +122,7 @@ int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const dou
             return -ENOMEM;
         for (size_t i = 0; i < n; i++)
             r[i] = num[i] / den[i];
-        rc = stats_median_ci(r, n, s->look_conf, out, &ach);
+        rc = mtb_stats_median_ci(r, n, s->look_conf, out, &ach);
         free(r);
         if (shape) {
             memset(shape, 0, sizeof *shape);
@@ -130,7 +130,7 @@ int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const dou
             shape->method = STATS_PAIR_SIGN;
         }
     } else
-        rc = stats_pair_ci(num, den, n, s->look_conf, out, &ach, shape);
+        rc = mtb_stats_pair_ci(num, den, n, s->look_conf, out, &ach, shape);
     if (rc != 0)
         return rc;
     if (achieved)
@@ -138,12 +138,12 @@ int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const dou
     return 0;
 }
 
-double mtb_seq_halfwidth(const struct mtb_seq *s, const struct stats_ci *ci, double achieved)
+double mtb_seq_halfwidth(const struct mtb_seq *s, const struct mtb_stats_ci *ci, double achieved)
 {
     /* an interval short of the look's level cannot end the run */
     if (achieved < s->look_conf - 1e-12)
         return INFINITY;
-    return stats_rel_halfwidth(ci);
+    return mtb_stats_rel_halfwidth(ci);
 }
 
 enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed)
@@ -247,10 +247,10 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
         /* the widest overhead's interval at the looks' level */
         double worst = nover ? 0 : INFINITY;
         size_t wk = 0;
-        enum stats_pair_method wm = STATS_PAIR_SIGN;
+        enum mtb_stats_pair_method wm = STATS_PAIR_SIGN;
         for (size_t k = 0; k < nover; k++) {
-            struct stats_ci ci;
-            struct stats_shape sh = { .method = STATS_PAIR_SIGN };
+            struct mtb_stats_ci ci;
+            struct mtb_stats_shape sh = { .method = STATS_PAIR_SIGN };
             double ach = 0, hw = INFINITY;
             if (have[k] >= 2 &&
                 mtb_seq_ratio_ci_shape(s, num + k * (size_t)cap, den + k * (size_t)cap, have[k], &ci, &ach, &sh) == 0)

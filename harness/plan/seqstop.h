@@ -2,7 +2,7 @@
  *
  * The overhead of a configuration is estimated from its pairwise ratios
  * (baseline ops/s over tagged ops/s, one pair per repetition) with the
- * interval the shape of their logs allows (stats_pair_ci): the t-interval
+ * interval the shape of their logs allows (mtb_stats_pair_ci): the t-interval
  * when they look normal, the Wilcoxon signed-rank interval (Hodges-Lehmann)
  * when they look symmetric, the distribution-free order-statistic interval
  * of the median otherwise. Looking at that interval after every pair and
@@ -47,7 +47,7 @@ struct mtb_seq {
     double look_conf;                   /* every look's level: simultaneous MTB_SEQ_CONF (seqstop.c) */
     double bonferroni;                  /* 1 - (1 - MTB_SEQ_CONF) / nlooks, the bound it never exceeds */
     int sign_only;                      /* 0 (mtb_seq_init): the interval by the pairs' shape
-                                         * (stats_pair_ci); 1: order statistics whatever the
+                                         * (mtb_stats_pair_ci); 1: order statistics whatever the
                                          * shape (the rule before; for comparisons) */
 };
 
@@ -63,16 +63,16 @@ int mtb_seq_is_look(const struct mtb_seq *s, long n);
 /* The first planned look after n pairs, or 0. */
 long mtb_seq_next_look(const struct mtb_seq *s, long n);
 /* The interval of a look: the overhead's CI at s->look_conf, chosen by the
- * shape of the pairs (stats_pair_ci); *achieved (may be NULL) gets its exact
+ * shape of the pairs (mtb_stats_pair_ci); *achieved (may be NULL) gets its exact
  * level, below look_conf when n is too small for it ([min, max] then);
- * *shape (may be NULL) the checks and the method. @return as stats_pair_ci. */
+ * *shape (may be NULL) the checks and the method. @return as mtb_stats_pair_ci. */
 int mtb_seq_ratio_ci(const struct mtb_seq *s, const double *num, const double *den, size_t n,
-                     struct stats_ci *out, double *achieved);
+                     struct mtb_stats_ci *out, double *achieved);
 int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
-                           struct stats_ci *out, double *achieved, struct stats_shape *shape);
+                           struct mtb_stats_ci *out, double *achieved, struct mtb_stats_shape *shape);
 /* The relative half-width that counts for the rule: +inf when the interval
  * falls short of the look's level. */
-double mtb_seq_halfwidth(const struct mtb_seq *s, const struct stats_ci *ci, double achieved);
+double mtb_seq_halfwidth(const struct mtb_seq *s, const struct mtb_stats_ci *ci, double achieved);
 /* After n pairs, elapsed seconds, worst relative half-width over the
  * overheads at this look (NAN: not a look): stop, and why, or go on. */
 enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed);

@@ -337,8 +337,8 @@ char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulate
                     col[m++] = rates[r * TS_MAX_S + t];
             if (!m)
                 continue;
-            stats_sort(col, m);
-            fprintf(f, "%zu %.6g %.6g %.6g %zu\n", t + 1, stats_median_sorted(col, m), col[0], col[m - 1], m);
+            mtb_stats_sort(col, m);
+            fprintf(f, "%zu %.6g %.6g %.6g %zu\n", t + 1, mtb_stats_median_sorted(col, m), col[0], col[m - 1], m);
         }
         fprintf(f, "EOD\n");
         k++;

@@ -24,8 +24,8 @@ static char tmp[] = "/tmp/mtb-busy-XXXXXX";
 static json_t *history(int busy_quiet)
 {
     json_t *pts = json_array();
-    struct stats_rng g;
-    stats_rng_seed(&g, 5);
+    struct mtb_stats_rng g;
+    mtb_stats_rng_seed(&g, 5);
     for (int night = 1; night <= 12; night++) {
         int busy = night == 12;
         char *path = mtb_asprintf("%s/n%d-%d.json", tmp, night, busy_quiet);
@@ -39,7 +39,7 @@ static json_t *history(int busy_quiet)
             json_array_append_new(pts, json_pack("{s:i,s:s,s:s,s:s,s:s,s:i,s:s,s:f,s:f,s:s}", "night", night,
                                                  "night_started", started, "report", "", "results_dir", "",
                                                  "started", started, "rep", r, "status", "ok", "ops_per_sec",
-                                                 (busy ? 700 : 1000) * (1 + 0.005 * stats_rng_normal(&g)),
+                                                 (busy ? 700 : 1000) * (1 + 0.005 * mtb_stats_rng_normal(&g)),
                                                  "p99_us", 100.0, "record", path));
         free(path);
     }

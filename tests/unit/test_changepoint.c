@@ -14,11 +14,11 @@ static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 
 /* A series of nights x runs with multiplicative Gaussian noise of the given
  * CV; from night `step_at` on, values are multiplied by (1 + step). */
-static void synth(struct stats_rng *r, double *x, int *g, int nights, int runs, double cv, int step_at, double step)
+static void synth(struct mtb_stats_rng *r, double *x, int *g, int nights, int runs, double cv, int step_at, double step)
 {
     for (int k = 0; k < nights; k++)
         for (int j = 0; j < runs; j++) {
-            double v = 1000 * (1 + cv * stats_rng_normal(r));
+            double v = 1000 * (1 + cv * mtb_stats_rng_normal(r));
             if (step_at >= 0 && k >= step_at)
                 v *= 1 + step;
             x[k * runs + j] = v;
@@ -37,8 +37,8 @@ static struct power power_at(double cv, int nights, int runs, int trials, uint64
     size_t n = (size_t)nights * (size_t)runs;
     double *x = malloc(n * sizeof *x);
     int *g = malloc(n * sizeof *g);
-    struct stats_rng r;
-    stats_rng_seed(&r, seed);
+    struct mtb_stats_rng r;
+    mtb_stats_rng_seed(&r, seed);
     struct mtb_cp_opts o;
     mtb_cp_defaults(&o);
     o.boot = 200; /* the CI is not under test here */
@@ -71,13 +71,13 @@ static struct power power_at(double cv, int nights, int runs, int trials, uint64
 int main(void)
 {
     /* ---- distributions against values from R (pt, pbeta) ---- */
-    ok(near(stats_student_t_sf2(2.0, 10), 0.07338803, 1e-7), "t = 2, df = 10: two-sided p = 0.0733880 (R: 2*pt(-2,10))");
-    ok(near(stats_student_t_sf2(-3.5, 4.5), 0.0205417, 1e-6), "t = -3.5, df = 4.5: p = 0.0205417 (numerical integral of the density)");
-    ok(near(stats_student_t_sf2(0, 7), 1, 1e-12), "t = 0: p = 1");
-    ok(near(stats_student_t_sf2(1.959964, 1e6), 0.05, 1e-5), "large df: the normal 5%% point");
-    ok(near(stats_betainc(2, 3, 0.4), 0.5248, 1e-4), "I_0.4(2,3) = 0.5248 (R: pbeta(0.4,2,3))");
-    ok(near(stats_betainc(0.5, 0.5, 0.9), 0.7951672, 1e-6), "I_0.9(1/2,1/2) = 2/pi asin(sqrt 0.9)");
-    ok(isnan(stats_betainc(-1, 1, 0.5)) && isnan(stats_student_t_sf2(1, 0)), "bad arguments give NaN");
+    ok(near(mtb_stats_student_t_sf2(2.0, 10), 0.07338803, 1e-7), "t = 2, df = 10: two-sided p = 0.0733880 (R: 2*pt(-2,10))");
+    ok(near(mtb_stats_student_t_sf2(-3.5, 4.5), 0.0205417, 1e-6), "t = -3.5, df = 4.5: p = 0.0205417 (numerical integral of the density)");
+    ok(near(mtb_stats_student_t_sf2(0, 7), 1, 1e-12), "t = 0: p = 1");
+    ok(near(mtb_stats_student_t_sf2(1.959964, 1e6), 0.05, 1e-5), "large df: the normal 5%% point");
+    ok(near(mtb_stats_betainc(2, 3, 0.4), 0.5248, 1e-4), "I_0.4(2,3) = 0.5248 (R: pbeta(0.4,2,3))");
+    ok(near(mtb_stats_betainc(0.5, 0.5, 0.9), 0.7951672, 1e-6), "I_0.9(1/2,1/2) = 2/pi asin(sqrt 0.9)");
+    ok(isnan(mtb_stats_betainc(-1, 1, 0.5)) && isnan(mtb_stats_student_t_sf2(1, 0)), "bad arguments give NaN");
 
     double a[] = { 10, 11, 12, 13, 14 }, b[] = { 20, 21, 22, 23, 24, 25 }, p = -1;
     int wrc = mtb_cp_welch(a, 5, b, 6, &p);
@@ -104,8 +104,8 @@ int main(void)
     ok(arg == 12, "E-Divisive peaks at the step (k = %d)", arg);
 
     /* ---- directions, minimum change, newest night ---- */
-    struct stats_rng r;
-    stats_rng_seed(&r, 7);
+    struct mtb_stats_rng r;
+    mtb_stats_rng_seed(&r, 7);
     double x[60];
     int g[60];
     synth(&r, x, g, 12, 5, 0.02, 10, -0.25); /* throughput down 25% for the last two nights */

@@ -20,7 +20,7 @@ static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 static double ks_brute(const double *x, size_t nx, const double *y, size_t ny)
 {
     double dobs;
-    pp_ks2(x, nx, y, ny, &dobs, NULL);
+    mtb_pinpoint_ks2(x, nx, y, ny, &dobs, NULL);
     size_t n = nx + ny, total = 0, hit = 0;
     double a[32], b[32];
     for (unsigned mask = 0; mask < (1u << n); mask++) {
@@ -33,7 +33,7 @@ static double ks_brute(const double *x, size_t nx, const double *y, size_t ny)
             else
                 b[ib++] = (double)k;
         double d;
-        pp_ks2(a, nx, b, ny, &d, NULL);
+        mtb_pinpoint_ks2(a, nx, b, ny, &d, NULL);
         total++;
         hit += d >= dobs - 1e-12;
     }
@@ -43,41 +43,41 @@ static double ks_brute(const double *x, size_t nx, const double *y, size_t ny)
 static void ks_checks(void)
 {
     double x[] = { 1, 2, 3, 4, 5 }, y[] = { 6, 7, 8, 9, 10 }, d = 0, p = 0;
-    int rc = pp_ks2(x, 5, y, 5, &d, &p);
+    int rc = mtb_pinpoint_ks2(x, 5, y, 5, &d, &p);
     ok(rc == 0 && d == 1 && near(p, 2.0 / 252, 1e-12), "separated 5 vs 5: D 1, p 2/C(10,5) (%g)", p);
     double x2[] = { 0.1, 0.5, 0.9, 1.3, 2.2, 2.9, 3.1 }, y2[] = { 0.7, 1.9, 2.4, 3.5, 3.8, 4.4 };
-    pp_ks2(x2, 7, y2, 6, &d, &p);
+    mtb_pinpoint_ks2(x2, 7, y2, 6, &d, &p);
     double pb = ks_brute(x2, 7, y2, 6);
     ok(near(p, pb, 1e-12), "7 vs 6: exact p %.6f = brute-force count %.6f (D %.3f)", p, pb, d);
     double x3[] = { 3, 1, 4, 1.5, 9, 2.6, 5.3, 5.8, 9.7 }, y3[] = { 9.3, 2.3, 8.4, 6.2, 6.4, 3.38, 3.27, 9.5, 0.28 };
-    pp_ks2(x3, 9, y3, 9, &d, &p);
+    mtb_pinpoint_ks2(x3, 9, y3, 9, &d, &p);
     pb = ks_brute(x3, 9, y3, 9);
     ok(near(p, pb, 1e-12), "9 vs 9, interleaved: exact p %.6f = brute force %.6f", p, pb);
-    ok(near(pp_kolmogorov_q(1.3581), 0.05, 2e-4), "Kolmogorov: Q(1.3581) = 0.05 (%.5f)", pp_kolmogorov_q(1.3581));
-    ok(near(pp_kolmogorov_q(1.6276), 0.01, 1e-4), "Kolmogorov: Q(1.6276) = 0.01 (%.5f)", pp_kolmogorov_q(1.6276));
+    ok(near(mtb_pinpoint_kolmogorov_q(1.3581), 0.05, 2e-4), "Kolmogorov: Q(1.3581) = 0.05 (%.5f)", mtb_pinpoint_kolmogorov_q(1.3581));
+    ok(near(mtb_pinpoint_kolmogorov_q(1.6276), 0.01, 1e-4), "Kolmogorov: Q(1.6276) = 0.01 (%.5f)", mtb_pinpoint_kolmogorov_q(1.6276));
     /* 300 vs 300 uses the asymptotic series; a shift of half an SD is obvious */
-    struct stats_rng r;
-    stats_rng_seed(&r, 7);
+    struct mtb_stats_rng r;
+    mtb_stats_rng_seed(&r, 7);
     double *a = malloc(300 * sizeof *a), *b = malloc(300 * sizeof *b);
     for (int i = 0; i < 300; i++) {
-        a[i] = stats_rng_normal(&r);
-        b[i] = stats_rng_normal(&r) + 0.5;
+        a[i] = mtb_stats_rng_normal(&r);
+        b[i] = mtb_stats_rng_normal(&r) + 0.5;
     }
-    rc = pp_ks2(a, 300, b, 300, &d, &p);
+    rc = mtb_pinpoint_ks2(a, 300, b, 300, &d, &p);
     ok(rc == 0 && p < 1e-6 && d > 0.15, "300 vs 300 shifted 0.5 SD: D %.3f, p %.2g", d, p);
-    ok(pp_ks2(a, 300, a, 300, &d, &p) == 0 && d == 0 && p == 1, "a sample against itself: D 0, p 1");
-    ok(pp_ks2(a, 0, b, 3, &d, &p) != 0, "an empty sample refused");
+    ok(mtb_pinpoint_ks2(a, 300, a, 300, &d, &p) == 0 && d == 0 && p == 1, "a sample against itself: D 0, p 1");
+    ok(mtb_pinpoint_ks2(a, 0, b, 3, &d, &p) != 0, "an empty sample refused");
     free(a);
     free(b);
 }
 
 static void rule_checks(void)
 {
-    double h5 = pp_high_threshold(1.0, 5), h20 = pp_high_threshold(1.0, 20), h40 = pp_high_threshold(1.0, 40);
+    double h5 = mtb_pinpoint_high_threshold(1.0, 5), h20 = mtb_pinpoint_high_threshold(1.0, 20), h40 = mtb_pinpoint_high_threshold(1.0, 40);
     diag("high threshold at 1 IQR: n 5 %.3f, n 20 %.3f, n 40 %.3f; at 0.5 IQR n 40 %.3f, at 3 IQR n 10 %.3f", h5, h20,
-         h40, pp_high_threshold(0.5, 40), pp_high_threshold(3.0, 10));
+         h40, mtb_pinpoint_high_threshold(0.5, 40), mtb_pinpoint_high_threshold(3.0, 10));
     ok(h5 > h20 && h20 > h40, "the high threshold falls with the sample count");
-    ok(pp_high_threshold(0.5, 20) > h20 && pp_high_threshold(2.0, 20) < h20, "and with the effect sought");
+    ok(mtb_pinpoint_high_threshold(0.5, 20) > h20 && mtb_pinpoint_high_threshold(2.0, 20) < h20, "and with the effect sought");
     ok(h40 < 0.5 && h5 > 0.5, "1 IQR: about 35 samples to say SAME (Pinpoint's figure): n 5 undecided, n 40 decides");
     double a[10], b[10], c[10];
     for (int i = 0; i < 10; i++) {
@@ -85,20 +85,20 @@ static void rule_checks(void)
         b[i] = 150 + i;
         c[i] = 100.5 + i;
     }
-    struct pp_cmp cm;
-    int rc = pp_compare(a, 10, b, 10, 1, &cm);
+    struct mtb_pinpoint_cmp cm;
+    int rc = mtb_pinpoint_compare(a, 10, b, 10, 1, &cm);
     ok(rc == 0 && cm.v == PP_DIFFERENT, "separated: different (p %.2g)", cm.p);
-    rc = pp_compare(a, 10, c, 10, 3, &cm);
+    rc = mtb_pinpoint_compare(a, 10, c, 10, 3, &cm);
     ok(rc == 0 && cm.v == PP_SAME, "interleaved, 3 IQRs sought: same (p %.2g > %.2g)", cm.p,
        cm.high);
-    rc = pp_compare(a, 10, c, 10, 0.3, &cm);
+    rc = mtb_pinpoint_compare(a, 10, c, 10, 0.3, &cm);
     ok(rc == 0 && cm.v == PP_UNKNOWN,
        "interleaved, 0.3 IQR sought: unknown (p %.2g <= %.2g)", cm.p, cm.high);
 }
 
 /* ---- the search on simulated revisions ---- */
 struct sim {
-    struct stats_rng r;
+    struct mtb_stats_rng r;
     size_t step_at; /* first bad revision; 0: none */
     size_t step2_at; /* a second step; 0: none */
     double step, cv;
@@ -114,7 +114,7 @@ static int sim_build(void *ctx, size_t i)
 static int sim_run(void *ctx, size_t i, double *v)
 {
     struct sim *s = ctx;
-    *v = 1000 * (1 + s->cv * stats_rng_normal(&s->r));
+    *v = 1000 * (1 + s->cv * mtb_stats_rng_normal(&s->r));
     if (s->step_at && i >= s->step_at)
         *v *= 1 - s->step;
     if (s->step2_at && i >= s->step2_at)
@@ -130,16 +130,16 @@ static struct tally simulate(size_t n, double cv, double step, int with_step, in
 {
     struct tally t = { 0 };
     struct sim s = { .cv = cv, .step = step };
-    stats_rng_seed(&s.r, seed);
-    struct bs_cfg cfg;
-    bs_defaults(&cfg);
-    struct bs_ops ops = { &s, sim_build, sim_run, NULL };
-    struct bs_rev *revs = calloc(n, sizeof *revs);
+    mtb_stats_rng_seed(&s.r, seed);
+    struct mtb_bisect_cfg cfg;
+    mtb_bisect_defaults(&cfg);
+    struct mtb_bisect_ops ops = { &s, sim_build, sim_run, NULL };
+    struct mtb_bisect_rev *revs = calloc(n, sizeof *revs);
     for (int k = 0; k < trials; k++) {
-        s.step_at = with_step ? 1 + stats_rng_below(&s.r, n - 1) : 0;
+        s.step_at = with_step ? 1 + mtb_stats_rng_below(&s.r, n - 1) : 0;
         memset(revs, 0, n * sizeof *revs);
-        struct bs_result res;
-        if (bs_search(revs, n, &cfg, &ops, &res) != 0)
+        struct mtb_bisect_result res;
+        if (mtb_bisect_search(revs, n, &cfg, &ops, &res) != 0)
             continue;
         t.trials++;
         t.runs += res.runs;
@@ -153,10 +153,10 @@ static struct tally simulate(size_t n, double cv, double step, int with_step, in
             t.wrong++;
             if (getenv("PP_DEBUG"))
                 diag("wrong: step %zu, %zu culprits: %zu..%zu (p %.3g %s), ambiguous %d, builds %d", s.step_at, res.nculprits,
-                     res.culprits[0].good, res.culprits[0].bad, res.culprits[0].c.p, pp_verdict_name(res.culprits[0].c.v),
+                     res.culprits[0].good, res.culprits[0].bad, res.culprits[0].c.p, mtb_pinpoint_verdict_name(res.culprits[0].c.v),
                      res.ambiguous, res.builds);
         }
-        bs_free(revs, n);
+        mtb_bisect_free(revs, n);
     }
     free(revs);
     return t;
@@ -190,13 +190,13 @@ static void search_checks(void)
 static void skip_and_two(void)
 {
     struct sim s = { .cv = 0.03, .step = 0.3, .step_at = 4, .skip = 4 };
-    stats_rng_seed(&s.r, 5);
-    struct bs_cfg cfg;
-    bs_defaults(&cfg);
-    struct bs_ops ops = { &s, sim_build, sim_run, NULL };
-    struct bs_rev revs[9] = { { 0 } };
-    struct bs_result res;
-    int rc = bs_search(revs, 9, &cfg, &ops, &res);
+    mtb_stats_rng_seed(&s.r, 5);
+    struct mtb_bisect_cfg cfg;
+    mtb_bisect_defaults(&cfg);
+    struct mtb_bisect_ops ops = { &s, sim_build, sim_run, NULL };
+    struct mtb_bisect_rev revs[9] = { { 0 } };
+    struct mtb_bisect_result res;
+    int rc = mtb_bisect_search(revs, 9, &cfg, &ops, &res);
     ok(rc == 0 && res.outcome == BS_FOUND && res.nculprits == 1, "skip: found");
     ok(res.skipped == 1 && res.culprits[0].good == 3 && res.culprits[0].bad == 5 && res.culprits[0].skipped == 1,
        "the step on a revision that does not build: the culprit is 4 or 5 (between %zu and %zu, %zu skipped)",
@@ -204,20 +204,20 @@ static void skip_and_two(void)
     ok(res.culprits[0].effect < -0.25 && res.culprits[0].lo < res.culprits[0].effect &&
            res.culprits[0].hi > res.culprits[0].effect,
        "effect %.3f [%.3f, %.3f]", res.culprits[0].effect, res.culprits[0].lo, res.culprits[0].hi);
-    bs_free(revs, 9);
+    mtb_bisect_free(revs, 9);
     s.skip = 0;
     s.step_at = 3;
     s.step2_at = 7;
-    rc = bs_search(revs, 9, &cfg, &ops, &res);
+    rc = mtb_bisect_search(revs, 9, &cfg, &ops, &res);
     ok(rc == 0 && res.outcome == BS_FOUND && res.nculprits == 2 &&
            res.culprits[0].bad == 3 && res.culprits[1].bad == 7,
        "two steps (3 and 7): both named (%zu culprits: %zu, %zu)", res.nculprits, res.culprits[0].bad,
        res.nculprits > 1 ? res.culprits[1].bad : 0);
-    bs_free(revs, 9);
+    mtb_bisect_free(revs, 9);
     s.step2_at = 0;
-    ok(bs_search(revs, 2, &cfg, &ops, &res) == 0, "two revisions");
-    bs_free(revs, 2);
-    ok(bs_search(revs, 1, &cfg, &ops, &res) != 0, "one revision refused");
+    ok(mtb_bisect_search(revs, 2, &cfg, &ops, &res) == 0, "two revisions");
+    mtb_bisect_free(revs, 2);
+    ok(mtb_bisect_search(revs, 1, &cfg, &ops, &res) != 0, "one revision refused");
 }
 
 int main(void)

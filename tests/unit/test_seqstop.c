@@ -8,7 +8,7 @@
  *    every pair, stop when tight) is simulated beside it to show why the
  *    correction is needed.
  * 1b. The interval chosen by the pairs' shape (t, signed-rank or order
- *    statistics, stats_pair_ci) against the order statistics alone, on five
+ *    statistics, mtb_stats_pair_ci) against the order statistics alone, on five
  *    noise shapes (normal, t(3), symmetric outliers, one-sided outliers, a
  *    skewed lognormal-like shape) at 1% to 10%, for the plan of the measured
  *    run (looks 4, 6, 8, 10, 13 at 99%) and one of 40 pairs: the rule's
@@ -31,7 +31,7 @@ static const char *shape_name[NSHAPES] = { "normal", "t(3)", "10% symmetric outl
 static double shape_median[NSHAPES];     /* the median of each standard shape, subtracted */
 
 struct sim {
-    struct stats_rng rng;
+    struct mtb_stats_rng rng;
     double truth, sigma;
     int heavy;               /* Student-t(3)-like tails instead of normal */
     enum shape shape;        /* with heavy == 0 */
@@ -39,25 +39,25 @@ struct sim {
 };
 
 /* a standard deviate of the shape (scale about 1) */
-static double deviate(struct stats_rng *r, enum shape sh)
+static double deviate(struct mtb_stats_rng *r, enum shape sh)
 {
-    double z = stats_rng_normal(r);
+    double z = mtb_stats_rng_normal(r);
     switch (sh) {
     case HEAVY: {            /* t with 3 degrees of freedom, scaled to unit-ish spread */
         double c = 0;
         for (int i = 0; i < 3; i++) {
-            double g = stats_rng_normal(r);
+            double g = mtb_stats_rng_normal(r);
             c += g * g;
         }
         return z / sqrt(c / 3) / sqrt(3.0);
     }
     case SYM_OUTLIERS:       /* one run of a pair disturbed, either run */
-        if (stats_rng_uniform(r) < 0.1)
-            z += (stats_rng_uniform(r) < 0.5 ? -1 : 1) * (3 + 5 * stats_rng_uniform(r));
+        if (mtb_stats_rng_uniform(r) < 0.1)
+            z += (mtb_stats_rng_uniform(r) < 0.5 ? -1 : 1) * (3 + 5 * mtb_stats_rng_uniform(r));
         return z;
     case SKEW_OUTLIERS:      /* the tagged run disturbed more often */
-        if (stats_rng_uniform(r) < 0.15)
-            z += 3 + 5 * stats_rng_uniform(r);
+        if (mtb_stats_rng_uniform(r) < 0.15)
+            z += 3 + 5 * mtb_stats_rng_uniform(r);
         return z;
     case SKEW_LOGNORMAL:
         return (exp(0.7 * z) - 1) / 0.7;
@@ -82,10 +82,10 @@ static int cmp_d(const void *a, const void *b)
 /* each shape's median, from 200001 draws (within about 0.003 of its scale) */
 static void shape_medians(void)
 {
-    struct stats_rng r;
+    struct mtb_stats_rng r;
     size_t n = 200001;
     double *x = malloc(n * sizeof *x);
-    stats_rng_seed(&r, 99);
+    mtb_stats_rng_seed(&r, 99);
     for (int sh = 0; sh < NSHAPES; sh++) {
         for (size_t i = 0; i < n; i++)
             x[i] = deviate(&r, (enum shape)sh);
@@ -104,7 +104,7 @@ static int pair(void *ctx, long rep, double *num, double *den)
         nanosleep(&ts, NULL);
     }
     /* a drifting machine: both runs of a pair share the drift */
-    double drift = 1e5 * exp(0.05 * stats_rng_normal(&m->rng));
+    double drift = 1e5 * exp(0.05 * mtb_stats_rng_normal(&m->rng));
     den[0] = drift;
     num[0] = drift * m->truth * exp(noise(m));     /* median ratio = truth */
     return 0;
@@ -114,13 +114,13 @@ static int pair(void *ctx, long rep, double *num, double *den)
 static int naive_covers(struct sim *m, double precision, long cap)
 {
     double num[512], den[512];
-    struct stats_ci ci = { 0, 0, 0 };
+    struct mtb_stats_ci ci = { 0, 0, 0 };
     for (long n = 1; n <= cap; n++) {
         pair(m, n, &num[n - 1], &den[n - 1]);
         if (n < MTB_SEQ_MIN_PAIRS)
             continue;
-        stats_ratio_ci(num, den, (size_t)n, 0.95, 0, 0, &ci);
-        if (stats_rel_halfwidth(&ci) <= precision)
+        mtb_stats_ratio_ci(num, den, (size_t)n, 0.95, 0, 0, &ci);
+        if (mtb_stats_rel_halfwidth(&ci) <= precision)
             break;
     }
     return ci.lo <= m->truth && m->truth <= ci.hi;
@@ -148,7 +148,7 @@ static int one_sequence(struct mtb_seq *s, struct sim *m, long *pairs, double *h
 {
     struct rec r = { .m = m };
     struct mtb_seq_outcome o;
-    struct stats_ci ci;
+    struct mtb_stats_ci ci;
     double ach;
     mtb_seq_run(s, 1, rec_pair, &r, NULL, &o);
     mtb_seq_ratio_ci(s, r.num, r.den, (size_t)r.n, &ci, &ach);
@@ -178,7 +178,7 @@ static void shapes(void)
                         mtb_seq_init(&s, 0.02, 1e9, caps[c], 1);
                         s.sign_only = old;
                         struct sim m = { .truth = 1.0 + 0.3 * k / trials, .sigma = sigmas[si], .shape = (enum shape)sh };
-                        stats_rng_seed(&m.rng, 7000003u * (unsigned)k + 104729u * (unsigned)si + 31u * (unsigned)sh + c);
+                        mtb_stats_rng_seed(&m.rng, 7000003u * (unsigned)k + 104729u * (unsigned)si + 31u * (unsigned)sh + c);
                         long pairs;
                         double hw;
                         int re;
@@ -196,12 +196,12 @@ static void shapes(void)
     for (int k = 0; k < 400; k++) {
         struct sim m = { .truth = 2.2, .sigma = 0.07, .shape = NORMAL };
         struct rec r = { .m = &m };
-        stats_rng_seed(&m.rng, 555u + (unsigned)k);
+        mtb_stats_rng_seed(&m.rng, 555u + (unsigned)k);
         for (long i = 1; i <= 10; i++)
             rec_pair(&r, i, &(double){ 0 }, &(double){ 0 });
         for (int old = 0; old <= 1; old++) {
             struct mtb_seq s;
-            struct stats_ci ci;
+            struct mtb_stats_ci ci;
             double ach;
             mtb_seq_init(&s, 0.02, 1e9, 13, 1);
             s.sign_only = old;
@@ -235,7 +235,7 @@ static void table(void)
                     mtb_seq_init(&s, goals[g], 1e9, 100, 1);
                     s.sign_only = old;
                     struct sim m = { .truth = 1.2, .sigma = sigmas[si], .shape = NORMAL };
-                    stats_rng_seed(&m.rng, 31337u * (unsigned)k + (unsigned)si);
+                    mtb_stats_rng_seed(&m.rng, 31337u * (unsigned)k + (unsigned)si);
                     long pairs;
                     double hw;
                     int r;
@@ -254,15 +254,15 @@ static void table(void)
  * the runs' offsets do (a longer run buys nothing) */
 static void runlen_case(double sw, double sb, double t0, struct mtb_runlen *r)
 {
-    struct stats_rng g;
-    stats_rng_seed(&g, 77);
+    struct mtb_stats_rng g;
+    mtb_stats_rng_seed(&g, 77);
     json_t *recs = json_array();
     for (int p = 1; p <= MTB_RUNLEN_PILOT; p++)
         for (int k = 0; k < 2; k++) {
             json_t *ts = json_array();
-            double b = sb * stats_rng_normal(&g);
+            double b = sb * mtb_stats_rng_normal(&g);
             for (int t = 1; t <= (int)t0; t++)
-                json_array_append_new(ts, json_pack("{s:i,s:f}", "t", t, "ops", 1e4 * exp(b + sw * stats_rng_normal(&g))));
+                json_array_append_new(ts, json_pack("{s:i,s:f}", "t", t, "ops", 1e4 * exp(b + sw * mtb_stats_rng_normal(&g))));
             json_array_append_new(recs, json_pack("{s:s,s:{s:i,s:s,s:s},s:{s:o}}", "status", "ok", "config", "rep", p,
                                                   "variant", k ? "tagged" : "plain", "mode", k ? "sync" : "off",
                                                   "load", "timeseries", ts));
@@ -309,16 +309,16 @@ int main(void)
     {
         /* simultaneous coverage at that level, on sequences the level was not simulated from */
         int all = 0, seqs = 4000;
-        struct stats_rng rr;
-        stats_rng_seed(&rr, 4242);
+        struct mtb_stats_rng rr;
+        mtb_stats_rng_seed(&rr, 4242);
         for (int i = 0; i < seqs; i++) {
             double x[64];
             int together = 1;
             for (long n = 0; n < s.looks[s.nlooks - 1]; n++)
-                x[n] = stats_rng_normal(&rr);
+                x[n] = mtb_stats_rng_normal(&rr);
             for (size_t k = 0; k < s.nlooks; k++) {
-                struct stats_ci ci;
-                stats_t_ci(x, (size_t)s.looks[k], s.look_conf, &ci);
+                struct mtb_stats_ci ci;
+                mtb_stats_t_ci(x, (size_t)s.looks[k], s.look_conf, &ci);
                 together &= ci.lo <= 0 && 0 <= ci.hi;
             }
             all += together;
@@ -333,9 +333,9 @@ int main(void)
                 struct sim m = { .truth = 1.0 + 0.3 * (double)t / 400, .sigma = sigmas[si], .heavy = heavy };
                 struct rec r = { .m = &m };
                 struct mtb_seq_outcome o;
-                struct stats_ci ci;
+                struct mtb_stats_ci ci;
                 double ach;
-                stats_rng_seed(&m.rng, 1000003u * (unsigned)t + 7919u * (unsigned)si + (unsigned)heavy);
+                mtb_stats_rng_seed(&m.rng, 1000003u * (unsigned)t + 7919u * (unsigned)si + (unsigned)heavy);
                 mtb_seq_run(&s, 1, rec_pair, &r, NULL, &o);
                 mtb_seq_ratio_ci(&s, r.num, r.den, (size_t)r.n, &ci, &ach);
                 trials++;
@@ -343,7 +343,7 @@ int main(void)
                 early += o.why == MTB_SEQ_PRECISION;
                 pairs_sum += o.pairs;
                 struct sim m2 = m;
-                stats_rng_seed(&m2.rng, 1000003u * (unsigned)t + 7919u * (unsigned)si + (unsigned)heavy);
+                mtb_stats_rng_seed(&m2.rng, 1000003u * (unsigned)t + 7919u * (unsigned)si + (unsigned)heavy);
                 naive_cov += naive_covers(&m2, precision, 40);
             }
     double cov = (double)covered / trials, ncov = (double)naive_cov / trials;
@@ -361,13 +361,13 @@ int main(void)
     /* ---- the stand-in noise source in real time -------------------------- */
     struct mtb_seq_outcome o;
     struct sim quiet = { .truth = 1.1, .sigma = 0.002, .sleep_us = 2000 };
-    stats_rng_seed(&quiet.rng, 42);
+    mtb_stats_rng_seed(&quiet.rng, 42);
     mtb_seq_init(&s, precision, 2.0, 1000, 0.002);
     mtb_seq_run(&s, 1, pair, &quiet, NULL, &o);
     ok(o.why == MTB_SEQ_PRECISION && o.pairs <= 10 && o.elapsed < 1.0,
        "small noise (0.2%%): stops at the precision after %ld pairs, %.2f s (MAX_TIME 2 s)", o.pairs, o.elapsed);
     struct sim noisy = { .truth = 1.1, .sigma = 0.3, .sleep_us = 2000 };
-    stats_rng_seed(&noisy.rng, 43);
+    mtb_stats_rng_seed(&noisy.rng, 43);
     mtb_seq_run(&s, 1, pair, &noisy, NULL, &o);
     /* not timed to the millisecond: a loaded machine stretches the stand-in
      * runs, and the rule may then stop at an earlier look it can afford */

@@ -23,78 +23,78 @@ static void test_median_quantile(void)
     double one[] = {42};
     double copy[] = {4, 1, 3, 2};
 
-    ok(stats_median(odd, 3) == 3.0, "median odd unsorted {5,1,3} = 3");
-    ok(stats_median(even, 4) == 2.5, "median even unsorted {4,1,3,2} = 2.5");
-    ok(stats_median(dup, 6) == 4.5, "median with duplicates {2,2,7,2,9,7} = 4.5");
-    ok(stats_median(one, 1) == 42.0, "median of one value");
-    ok(isnan(stats_median(odd, 0)), "median n=0 is NaN");
-    ok(isnan(stats_median(NULL, 3)), "median NULL is NaN");
-    stats_median(copy, 4);
+    ok(mtb_stats_median(odd, 3) == 3.0, "median odd unsorted {5,1,3} = 3");
+    ok(mtb_stats_median(even, 4) == 2.5, "median even unsorted {4,1,3,2} = 2.5");
+    ok(mtb_stats_median(dup, 6) == 4.5, "median with duplicates {2,2,7,2,9,7} = 4.5");
+    ok(mtb_stats_median(one, 1) == 42.0, "median of one value");
+    ok(isnan(mtb_stats_median(odd, 0)), "median n=0 is NaN");
+    ok(isnan(mtb_stats_median(NULL, 3)), "median NULL is NaN");
+    mtb_stats_median(copy, 4);
     ok(copy[0] == 4 && copy[1] == 1 && copy[2] == 3 && copy[3] == 2,
        "median does not modify its input");
 
     /* type 7: h = (n-1) q on the sorted sample */
-    ok(stats_quantile(even, 4, 0.0) == 1.0, "quantile q=0 is the minimum");
-    ok(stats_quantile(even, 4, 1.0) == 4.0, "quantile q=1 is the maximum");
-    ok(near(stats_quantile(even, 4, 0.25), 1.75, 1e-12),
+    ok(mtb_stats_quantile(even, 4, 0.0) == 1.0, "quantile q=0 is the minimum");
+    ok(mtb_stats_quantile(even, 4, 1.0) == 4.0, "quantile q=1 is the maximum");
+    ok(near(mtb_stats_quantile(even, 4, 0.25), 1.75, 1e-12),
        "quantile {1,2,3,4} q=.25: h=0.75 -> 1 + .75*(2-1) = 1.75");
-    ok(near(stats_quantile(even, 4, 0.9), 3.7, 1e-12),
+    ok(near(mtb_stats_quantile(even, 4, 0.9), 3.7, 1e-12),
        "quantile {1,2,3,4} q=.9: h=2.7 -> 3 + .7*(4-3) = 3.7");
-    ok(near(stats_quantile(dup, 6, 0.5), 4.5, 1e-12), "quantile q=.5 equals median");
-    ok(near(stats_quantile(dup, 6, 0.3), 2.0, 1e-12),
+    ok(near(mtb_stats_quantile(dup, 6, 0.5), 4.5, 1e-12), "quantile q=.5 equals median");
+    ok(near(mtb_stats_quantile(dup, 6, 0.3), 2.0, 1e-12),
        "quantile with duplicates q=.3: h=1.5 between 2 and 2 -> 2");
-    ok(near(stats_quantile(dup, 6, 0.5 + 0.1), 7.0, 1e-12),
+    ok(near(mtb_stats_quantile(dup, 6, 0.5 + 0.1), 7.0, 1e-12),
        "quantile with duplicates q=.6: h=3 -> 7");
-    ok(isnan(stats_quantile(even, 4, 1.5)) && isnan(stats_quantile(even, 4, -0.1)),
+    ok(isnan(mtb_stats_quantile(even, 4, 1.5)) && isnan(mtb_stats_quantile(even, 4, -0.1)),
        "quantile q outside [0,1] is NaN");
-    ok(isnan(stats_quantile(even, 0, 0.5)), "quantile n=0 is NaN");
+    ok(isnan(mtb_stats_quantile(even, 0, 0.5)), "quantile n=0 is NaN");
 
     double m[] = {2, 4, 4, 4, 5, 5, 7, 9};
-    ok(stats_mean(m, 8) == 5.0, "mean = 5");
+    ok(mtb_stats_mean(m, 8) == 5.0, "mean = 5");
     /* sum of squared deviations 32, /7 */
-    ok(near(stats_stddev(m, 8), sqrt(32.0 / 7.0), 1e-12), "sample stddev = sqrt(32/7)");
-    ok(isnan(stats_mean(m, 0)) && isnan(stats_stddev(m, 1)), "mean n=0, stddev n=1 are NaN");
+    ok(near(mtb_stats_stddev(m, 8), sqrt(32.0 / 7.0), 1e-12), "sample stddev = sqrt(32/7)");
+    ok(isnan(mtb_stats_mean(m, 0)) && isnan(mtb_stats_stddev(m, 1)), "mean n=0, stddev n=1 are NaN");
 }
 
 static void test_geomean(void)
 {
     int rc;
-    struct stats_ci ci;
+    struct mtb_stats_ci ci;
     double a[] = {1, 2, 4, 8}, b[] = {2, 8}, c[] = {3, 3, 3};
-    rc = stats_geomean_ci(a, 4, 0.95, 2000, 1, &ci);
+    rc = mtb_stats_geomean_ci(a, 4, 0.95, 2000, 1, &ci);
     ok(rc == 0 && near(ci.est, 2.8284271247461903, 1e-12),
        "geomean {1,2,4,8} = 2^1.5 = 2.828427 (got %.9f)", ci.est);
     ok(ci.lo <= ci.est && ci.est <= ci.hi, "geomean CI brackets the estimate [%g, %g]", ci.lo, ci.hi);
-    rc = stats_geomean_ci(b, 2, 0.95, 2000, 1, &ci);
+    rc = mtb_stats_geomean_ci(b, 2, 0.95, 2000, 1, &ci);
     ok(rc == 0 && near(ci.est, 4.0, 1e-12) && ci.lo <= 4.0 && ci.hi >= 4.0,
        "geomean {2,8} = 4, CI [%g, %g]", ci.lo, ci.hi);
-    rc = stats_geomean_ci(c, 3, 0.95, 2000, 1, &ci);
+    rc = mtb_stats_geomean_ci(c, 3, 0.95, 2000, 1, &ci);
     ok(rc == 0 && ci.est == 3.0 && ci.lo == 3.0 &&
        ci.hi == 3.0, "geomean of equal values: CI collapses");
-    rc = stats_geomean_ci(a, 1, 0.95, 2000, 1, &ci);
+    rc = mtb_stats_geomean_ci(a, 1, 0.95, 2000, 1, &ci);
     ok(rc == 0 && ci.lo == 1.0 && ci.hi == 1.0,
        "geomean n=1: CI collapses to the value");
 
-    struct stats_ci c1, c2;
-    stats_geomean_ci(a, 4, 0.95, 2000, 99, &c1);
-    stats_geomean_ci(a, 4, 0.95, 2000, 99, &c2);
+    struct mtb_stats_ci c1, c2;
+    mtb_stats_geomean_ci(a, 4, 0.95, 2000, 99, &c1);
+    mtb_stats_geomean_ci(a, 4, 0.95, 2000, 99, &c2);
     ok(c1.lo == c2.lo && c1.hi == c2.hi, "geomean CI deterministic for a seed");
 
     double neg[] = {1, -2, 3}, zero[] = {1, 0, 3}, inf[] = {1, INFINITY};
     ci.est = 123;
-    ok(stats_geomean_ci(neg, 3, 0.95, 100, 1, &ci) == -EDOM, "geomean negative -> -EDOM");
-    ok(stats_geomean_ci(zero, 3, 0.95, 100, 1, &ci) == -EDOM, "geomean zero -> -EDOM");
+    ok(mtb_stats_geomean_ci(neg, 3, 0.95, 100, 1, &ci) == -EDOM, "geomean negative -> -EDOM");
+    ok(mtb_stats_geomean_ci(zero, 3, 0.95, 100, 1, &ci) == -EDOM, "geomean zero -> -EDOM");
     ok(ci.est == 123, "out untouched on error");
-    ok(stats_geomean_ci(a, 0, 0.95, 100, 1, &ci) == -EINVAL, "geomean n=0 -> -EINVAL");
-    ok(stats_geomean_ci(inf, 2, 0.95, 100, 1, &ci) == -EINVAL, "geomean inf -> -EINVAL");
-    ok(stats_geomean_ci(a, 4, 1.0, 100, 1, &ci) == -EINVAL, "geomean conf=1 -> -EINVAL");
-    ok(stats_geomean_ci(a, 4, 0.95, 0, 1, &ci) == -EINVAL, "geomean iters=0 -> -EINVAL");
+    ok(mtb_stats_geomean_ci(a, 0, 0.95, 100, 1, &ci) == -EINVAL, "geomean n=0 -> -EINVAL");
+    ok(mtb_stats_geomean_ci(inf, 2, 0.95, 100, 1, &ci) == -EINVAL, "geomean inf -> -EINVAL");
+    ok(mtb_stats_geomean_ci(a, 4, 1.0, 100, 1, &ci) == -EINVAL, "geomean conf=1 -> -EINVAL");
+    ok(mtb_stats_geomean_ci(a, 4, 0.95, 0, 1, &ci) == -EINVAL, "geomean iters=0 -> -EINVAL");
 }
 
 static void test_median_cis(void)
 {
     int rc;
-    struct stats_ci ci;
+    struct mtb_stats_ci ci;
     double achieved;
     double x[15];
     for (int i = 0; i < 15; i++)
@@ -102,65 +102,65 @@ static void test_median_cis(void)
     /* n=15: P(B<=3) = (1+15+105+455)/32768 = 576/32768, coverage 1-1152/32768
      * = 0.96484 >= .95; P(B<=4) adds 1365 -> 1-3882/32768 = 0.88153 < .95.
      * So k = 4: [x_(4), x_(12)] = [4, 12]. */
-    rc = stats_median_ci(x, 15, 0.95, &ci, &achieved);
+    rc = mtb_stats_median_ci(x, 15, 0.95, &ci, &achieved);
     ok(rc == 0 && ci.est == 8 && ci.lo == 4 &&
        ci.hi == 12, "order-statistic median CI n=15: [4, 12] around 8 (got [%g, %g])",
        ci.lo, ci.hi);
     ok(near(achieved, 1.0 - 1152.0 / 32768.0, 1e-12), "achieved coverage 0.96484 (got %.5f)",
        achieved);
     /* n=5: even [min,max] covers only 1 - 2/32 = 0.9375 < 0.95 */
-    rc = stats_median_ci(x, 5, 0.95, &ci, &achieved);
+    rc = mtb_stats_median_ci(x, 5, 0.95, &ci, &achieved);
     ok(rc == 0 && ci.lo == 11 && ci.hi == 15 &&
        near(achieved, 0.9375, 1e-12), "n=5: [min,max], achieved 0.9375 reported");
-    rc = stats_median_ci(x, 1, 0.95, &ci, NULL);
+    rc = mtb_stats_median_ci(x, 1, 0.95, &ci, NULL);
     ok(rc == 0 && ci.lo == 15 && ci.hi == 15 && ci.est == 15,
        "median CI n=1 collapses");
 
-    rc = stats_bootstrap_median_ci(x, 15, 0.95, 2000, 7, &ci);
+    rc = mtb_stats_bootstrap_median_ci(x, 15, 0.95, 2000, 7, &ci);
     ok(rc == 0 && ci.est == 8 &&
        ci.lo < 8 && ci.hi > 8 && ci.lo >= 1 && ci.hi <= 15,
        "bootstrap median CI brackets 8 within the data [%g, %g]", ci.lo, ci.hi);
-    rc = stats_bootstrap_median_ci(x, 1, 0.95, 2000, 7, &ci);
+    rc = mtb_stats_bootstrap_median_ci(x, 1, 0.95, 2000, 7, &ci);
     ok(rc == 0 && ci.est == 15 &&
        ci.lo == 15 && ci.hi == 15, "bootstrap median CI n=1 collapses");
     double even[] = {1, 2, 3, 4};
-    rc = stats_bootstrap_median_ci(even, 4, 0.95, 2000, 7, &ci);
+    rc = mtb_stats_bootstrap_median_ci(even, 4, 0.95, 2000, 7, &ci);
     ok(rc == 0 && ci.est == 2.5 &&
        ci.lo >= 1 && ci.hi <= 4, "bootstrap median even n: est 2.5 [%g, %g]", ci.lo, ci.hi);
-    ok(stats_bootstrap_median_ci(x, 0, 0.95, 2000, 7, &ci) == -EINVAL,
+    ok(mtb_stats_bootstrap_median_ci(x, 0, 0.95, 2000, 7, &ci) == -EINVAL,
        "bootstrap median n=0 -> -EINVAL");
-    ok(stats_median_ci(x, 0, 0.95, &ci, NULL) == -EINVAL, "median CI n=0 -> -EINVAL");
+    ok(mtb_stats_median_ci(x, 0, 0.95, &ci, NULL) == -EINVAL, "median CI n=0 -> -EINVAL");
 
     double num[] = {130, 120, 110}, den[] = {100, 100, 100}, bad[] = {100, 0, 100};
-    rc = stats_ratio_ci(num, den, 3, 0.95, 2000, 1, &ci);
+    rc = mtb_stats_ratio_ci(num, den, 3, 0.95, 2000, 1, &ci);
     ok(rc == 0 && near(ci.est, 1.2, 1e-12),
        "ratio CI est = median of pairwise ratios = 1.2");
-    rc = stats_ratio_ci(num, den, 1, 0.95, 2000, 1, &ci);
+    rc = mtb_stats_ratio_ci(num, den, 1, 0.95, 2000, 1, &ci);
     ok(rc == 0 && near(ci.lo, 1.3, 1e-12) &&
        ci.lo == ci.hi && ci.est == ci.lo, "ratio CI n=1 collapses to the ratio");
-    ok(stats_ratio_ci(num, bad, 3, 0.95, 2000, 1, &ci) == -EDOM, "ratio den=0 -> -EDOM");
-    ok(stats_ratio_ci(num, den, 0, 0.95, 2000, 1, &ci) == -EINVAL, "ratio n=0 -> -EINVAL");
+    ok(mtb_stats_ratio_ci(num, bad, 3, 0.95, 2000, 1, &ci) == -EDOM, "ratio den=0 -> -EDOM");
+    ok(mtb_stats_ratio_ci(num, den, 0, 0.95, 2000, 1, &ci) == -EINVAL, "ratio n=0 -> -EINVAL");
 
-    struct stats_ci w = {1.25, 1.20, 1.30}, z = {0, 0, 0};
-    ok(near(stats_rel_halfwidth(&w), 0.04, 1e-12), "rel halfwidth (1.30-1.20)/2/1.25 = 0.04");
-    struct stats_ci unb = {4, 0, INFINITY};
-    ok(stats_rel_halfwidth(&z) == 0.0 && isnan(stats_rel_halfwidth(NULL)) &&
-       stats_rel_halfwidth(&unb) == INFINITY, "rel halfwidth degenerate cases");
+    struct mtb_stats_ci w = {1.25, 1.20, 1.30}, z = {0, 0, 0};
+    ok(near(mtb_stats_rel_halfwidth(&w), 0.04, 1e-12), "rel halfwidth (1.30-1.20)/2/1.25 = 0.04");
+    struct mtb_stats_ci unb = {4, 0, INFINITY};
+    ok(mtb_stats_rel_halfwidth(&z) == 0.0 && isnan(mtb_stats_rel_halfwidth(NULL)) &&
+       mtb_stats_rel_halfwidth(&unb) == INFINITY, "rel halfwidth degenerate cases");
 }
 
 static void test_mann_whitney(void)
 {
     int rc;
-    struct stats_mwu r;
+    struct mtb_stats_mwu r;
 
     /* x={1,2,3}, y={4,5,6}: no x beats any y, U_x = 0; u_min = 0.
      * Exact: all C(6,3) = 20 rank arrangements equally likely; only one gives
      * U = 0, P(U <= 0) = 1/20, two-sided p = 2/20 = 0.1. */
     double x1[] = {1, 2, 3}, y1[] = {4, 5, 6};
-    rc = stats_mann_whitney(x1, 3, y1, 3, &r);
+    rc = mtb_stats_mann_whitney(x1, 3, y1, 3, &r);
     ok(rc == 0 && r.u == 0 && r.u_min == 0 && r.exact &&
        near(r.p, 0.1, 1e-12), "MWU {1,2,3} vs {4,5,6}: U=0, exact p=0.1 (got %g)", r.p);
-    rc = stats_mann_whitney(y1, 3, x1, 3, &r);
+    rc = mtb_stats_mann_whitney(y1, 3, x1, 3, &r);
     ok(rc == 0 && r.u == 9 && r.u_min == 0 &&
        near(r.p, 0.1, 1e-12) && r.z > 0, "MWU swapped: U=9, p=0.1, z>0");
 
@@ -168,13 +168,13 @@ static void test_mann_whitney(void)
      * Null counts of U for m=n=3, u=0..9 (3-subsets of ranks 1..6 by rank sum
      * 6..15): 1,1,2,3,3,3,3,2,1,1 (total 20). P(U <= 3) = 7/20, p = 0.7. */
     double x2[] = {1, 3, 5}, y2[] = {2, 4, 6};
-    rc = stats_mann_whitney(x2, 3, y2, 3, &r);
+    rc = mtb_stats_mann_whitney(x2, 3, y2, 3, &r);
     ok(rc == 0 && r.u == 3 && r.exact &&
        near(r.p, 0.7, 1e-12), "MWU {1,3,5} vs {2,4,6}: U=3, exact p=0.7 (got %g)", r.p);
 
     /* Symmetric: x={1,4}, y={2,3}: U_x = 0 + 2 = 2 = nx*ny/2 -> p = 1. */
     double x3[] = {1, 4}, y3[] = {2, 3};
-    rc = stats_mann_whitney(x3, 2, y3, 2, &r);
+    rc = mtb_stats_mann_whitney(x3, 2, y3, 2, &r);
     ok(rc == 0 && r.u == 2 && near(r.p, 1.0, 1e-12) &&
        r.z == 0, "MWU symmetric U = nx*ny/2: p = 1");
 
@@ -187,7 +187,7 @@ static void test_mann_whitney(void)
      * sigma = 3.359422.  z = -(|3.5 - 8| - 0.5)/sigma = -4/3.359422 = -1.190681.
      * p = 2 (1 - Phi(1.190681)) = 0.233779. */
     double x4[] = {1, 2, 2, 4}, y4[] = {2, 3, 4, 5};
-    rc = stats_mann_whitney(x4, 4, y4, 4, &r);
+    rc = mtb_stats_mann_whitney(x4, 4, y4, 4, &r);
     ok(rc == 0 && r.u == 3.5 && r.u_min == 3.5 && !r.exact,
        "MWU with ties: U=3.5, normal approximation used");
     ok(near(r.z, -1.190681, 1e-3) && near(r.p, 0.233779, 1e-3),
@@ -201,19 +201,19 @@ static void test_mann_whitney(void)
         x5[i] = i + 1;
         y5[i] = i + 12;
     }
-    rc = stats_mann_whitney(x5, 11, y5, 11, &r);
+    rc = mtb_stats_mann_whitney(x5, 11, y5, 11, &r);
     ok(rc == 0 && r.u == 0 && !r.exact &&
        near(r.z, -3.939901, 1e-3) && near(r.p, 8.151e-5, 1e-6),
        "MWU n=22: normal z=-3.9399 p=8.15e-5 (got z=%.6f p=%.4g)", r.z, r.p);
 
     /* All tied: no information, p = 1. */
     double t[] = {7, 7, 7};
-    rc = stats_mann_whitney(t, 2, t + 1, 2, &r);
+    rc = mtb_stats_mann_whitney(t, 2, t + 1, 2, &r);
     ok(rc == 0 && r.u == 2 && r.z == 0 && r.p == 1.0,
        "MWU all tied: p = 1");
-    rc = stats_mann_whitney(x1, 0, y1, 3, &r);
+    rc = mtb_stats_mann_whitney(x1, 0, y1, 3, &r);
     ok(rc == -EINVAL &&
-       stats_mann_whitney(x1, 3, y1, 0, &r) == -EINVAL, "MWU empty sample -> -EINVAL");
+       mtb_stats_mann_whitney(x1, 3, y1, 0, &r) == -EINVAL, "MWU empty sample -> -EINVAL");
 }
 
 /* Coverage of the overhead CI on synthetic interleaved runs. Baseline runs
@@ -224,35 +224,35 @@ static void test_coverage(void)
     const double truth = 1.25;
     const size_t n = 15;
     const unsigned iters = 2000;
-    struct stats_rng g;
-    stats_rng_seed(&g, 20260131);
+    struct mtb_stats_rng g;
+    mtb_stats_rng_seed(&g, 20260131);
     double num[15], den[15], r[15];
     int cov_ratio = 0, cov_pct = 0, failed = 0;
     double hw = 0;
     for (int trial = 0; trial < COVERAGE_TRIALS; trial++) {
         for (size_t i = 0; i < n; i++) {
-            den[i] = 1e5 * exp(0.05 * stats_rng_normal(&g));
-            double other_base = 1e5 * exp(0.05 * stats_rng_normal(&g));
-            num[i] = truth * other_base * exp(0.03 * stats_rng_normal(&g));
+            den[i] = 1e5 * exp(0.05 * mtb_stats_rng_normal(&g));
+            double other_base = 1e5 * exp(0.05 * mtb_stats_rng_normal(&g));
+            num[i] = truth * other_base * exp(0.03 * mtb_stats_rng_normal(&g));
             r[i] = num[i] / den[i];
         }
-        struct stats_ci ci, pc;
-        if (stats_ratio_ci(num, den, n, 0.95, iters, (uint64_t)trial, &ci) ||
-            stats_bootstrap_median_ci(r, n, 0.95, iters, (uint64_t)trial, &pc)) {
+        struct mtb_stats_ci ci, pc;
+        if (mtb_stats_ratio_ci(num, den, n, 0.95, iters, (uint64_t)trial, &ci) ||
+            mtb_stats_bootstrap_median_ci(r, n, 0.95, iters, (uint64_t)trial, &pc)) {
             failed++;
             continue;
         }
         cov_ratio += ci.lo <= truth && truth <= ci.hi;
         cov_pct += pc.lo <= truth && truth <= pc.hi;
-        hw += stats_rel_halfwidth(&ci);
+        hw += mtb_stats_rel_halfwidth(&ci);
     }
     double c1 = (double)cov_ratio / COVERAGE_TRIALS, c2 = (double)cov_pct / COVERAGE_TRIALS;
-    diag("stats_ratio_ci (order statistics) coverage, %d trials x %zu pairs: %.1f%% "
+    diag("mtb_stats_ratio_ci (order statistics) coverage, %d trials x %zu pairs: %.1f%% "
          "(exact theory 96.5%%), mean rel. half-width %.2f%%",
          COVERAGE_TRIALS, n, 100 * c1, 100 * hw / COVERAGE_TRIALS);
     diag("for comparison, percentile bootstrap of the median ratio: %.1f%%", 100 * c2);
     ok(!failed, "coverage trials ran without errors");
-    ok(c1 >= 0.93, "stats_ratio_ci covers the true ratio in >= 93%% of trials (%.1f%%)",
+    ok(c1 >= 0.93, "mtb_stats_ratio_ci covers the true ratio in >= 93%% of trials (%.1f%%)",
        100 * c1);
 
     /* Geometric mean: x ~ 1.25 lognormal(0, 0.1), true geometric mean 1.25. */
@@ -261,19 +261,19 @@ static void test_coverage(void)
     double x[15];
     for (int trial = 0; trial < COVERAGE_TRIALS; trial++) {
         for (size_t i = 0; i < n; i++)
-            x[i] = truth * exp(0.1 * stats_rng_normal(&g));
-        struct stats_ci ci;
-        if (stats_geomean_ci(x, n, 0.95, iters, 1000u + (uint64_t)trial, &ci)) {
+            x[i] = truth * exp(0.1 * mtb_stats_rng_normal(&g));
+        struct mtb_stats_ci ci;
+        if (mtb_stats_geomean_ci(x, n, 0.95, iters, 1000u + (uint64_t)trial, &ci)) {
             failed++;
             continue;
         }
         cov_gm += ci.lo <= truth && truth <= ci.hi;
     }
     double c3 = (double)cov_gm / COVERAGE_TRIALS;
-    diag("stats_geomean_ci (bootstrap-t) coverage, %d trials x n=%zu: %.1f%%",
+    diag("mtb_stats_geomean_ci (bootstrap-t) coverage, %d trials x n=%zu: %.1f%%",
          COVERAGE_TRIALS, n, 100 * c3);
     ok(!failed, "geomean coverage trials ran without errors");
-    ok(c3 >= 0.93, "stats_geomean_ci covers the true geometric mean in >= 93%% of trials (%.1f%%)",
+    ok(c3 >= 0.93, "mtb_stats_geomean_ci covers the true geometric mean in >= 93%% of trials (%.1f%%)",
        100 * c3);
 }
 
@@ -281,81 +281,81 @@ static void test_coverage(void)
  * exact ends at 0 and n */
 static void test_wilson(void)
 {
-    struct stats_ci c = { 0, 0, 0 };
-    int rc = stats_wilson(5, 10, 1.959963985, &c);
+    struct mtb_stats_ci c = { 0, 0, 0 };
+    int rc = mtb_stats_wilson(5, 10, 1.959963985, &c);
     ok(rc == 0 && fabs(c.lo - 0.2366) < 1e-4 && fabs(c.hi - 0.7634) < 1e-4, "wilson 5/10: [0.2366, 0.7634] (%.4f, %.4f)",
        c.lo, c.hi);
-    rc = stats_wilson(0, 10, 1.959963985, &c);
+    rc = mtb_stats_wilson(0, 10, 1.959963985, &c);
     ok(rc == 0 && c.lo == 0 && fabs(c.hi - 0.2775) < 1e-4, "wilson 0/10: [0, 0.2775] (%.4f)", c.hi);
-    rc = stats_wilson(10, 10, 1.959963985, &c);
+    rc = mtb_stats_wilson(10, 10, 1.959963985, &c);
     ok(rc == 0 && c.hi == 1 && fabs(c.lo - 0.7225) < 1e-4, "wilson 10/10: [0.7225, 1] (%.4f)", c.lo);
-    rc = stats_wilson(81, 263, 1.959963985, &c);
+    rc = mtb_stats_wilson(81, 263, 1.959963985, &c);
     ok(rc == 0 && fabs(c.lo - 0.2553) < 1e-4 && fabs(c.hi - 0.3662) < 1e-4, "wilson 81/263: [0.2553, 0.3662] (%.4f, %.4f)",
        c.lo, c.hi);
-    ok(stats_wilson(3, 2, 1.96, &c) == -EINVAL && stats_wilson(0, 0, 1.96, &c) == -EINVAL,
+    ok(mtb_stats_wilson(3, 2, 1.96, &c) == -EINVAL && mtb_stats_wilson(0, 0, 1.96, &c) == -EINVAL,
        "wilson refuses k > n and n = 0");
 }
 
 /* The overhead interval by the pairs' shape (stats_pairs.c): known answers. */
 static void test_pair_cis(void)
 {
-    struct stats_ci ci;
+    struct mtb_stats_ci ci;
     double ach = 0;
-    ok(near(stats_t_quantile(0.05, 9), 2.262157, 1e-5) && near(stats_t_quantile(0.05, 1), 12.7062, 1e-3) &&
-       near(stats_t_quantile(0.0125, 9), 3.1109, 1e-3),
+    ok(near(mtb_stats_t_quantile(0.05, 9), 2.262157, 1e-5) && near(mtb_stats_t_quantile(0.05, 1), 12.7062, 1e-3) &&
+       near(mtb_stats_t_quantile(0.0125, 9), 3.1109, 1e-3),
        "t quantiles: t(9) 2.262157, t(1) 12.7062 at 95%%, t(9) 3.1109 at 98.75%%");
     double five[] = {1, 2, 3, 4, 5};
-    ok(stats_t_ci(five, 5, 0.95, &ci) == 0 && near(ci.est, 3, 1e-12) &&
+    ok(mtb_stats_t_ci(five, 5, 0.95, &ci) == 0 && near(ci.est, 3, 1e-12) &&
        near(ci.lo, 3 - 2.776445 * sqrt(2.5 / 5), 1e-5) && near(ci.hi, 3 + 2.776445 * sqrt(2.5 / 5), 1e-5),
        "t-interval of 1..5: 3 +- 2.776445 * sd/sqrt(5)");
     double ten[] = {7, 3, 9, 1, 5, 10, 2, 8, 4, 6};
     /* n = 10: P(T+ <= 8) = 25/1024, so 95% is [W_(9), W_(47)] of the 55 Walsh averages */
-    ok(stats_signedrank_ci(ten, 10, 0.95, &ci, &ach) == 0 && ci.est == 5.5 && ci.lo == 3.0 && ci.hi == 8.0 &&
+    ok(mtb_stats_signedrank_ci(ten, 10, 0.95, &ci, &ach) == 0 && ci.est == 5.5 && ci.lo == 3.0 && ci.hi == 8.0 &&
        near(ach, 1 - 2 * 25.0 / 1024, 1e-12),
        "signed-rank of 1..10 at 95%%: HL 5.5, [3, 8], exact level 1 - 50/1024");
     /* at 98.75% (4 looks): P(T+ <= 3) = 5/1024 -> [W_(4), W_(52)] */
-    ok(stats_signedrank_ci(ten, 10, 0.9875, &ci, &ach) == 0 && ci.lo == 2.0 && ci.hi == 9.0 &&
+    ok(mtb_stats_signedrank_ci(ten, 10, 0.9875, &ci, &ach) == 0 && ci.lo == 2.0 && ci.hi == 9.0 &&
        near(ach, 1 - 10.0 / 1024, 1e-12), "signed-rank of 1..10 at 98.75%%: [2, 9], level 1 - 10/1024");
-    ok(stats_signedrank_ci(ten, 5, 0.95, &ci, &ach) == 0 && ci.lo == 1 && ci.hi == 9 && near(ach, 1 - 2.0 / 32, 1e-12),
+    ok(mtb_stats_signedrank_ci(ten, 5, 0.95, &ci, &ach) == 0 && ci.lo == 1 && ci.hi == 9 && near(ach, 1 - 2.0 / 32, 1e-12),
        "5 values cannot reach 95%%: [min, max], level 1 - 2/32");
     double skew5[] = {1, 2, 3, 4, 10}, skew6[] = {1, 2, 3, 4, 10, 12};
-    ok(stats_medcouple(five, 5) == 0 && stats_medcouple(skew5, 5) == 0 &&
-       near(stats_medcouple(skew6, 6), 6.0 / 11, 1e-12), "medcouple: 0 for 1..5 and {1,2,3,4,10}, 6/11 for {1,2,3,4,10,12}");
+    ok(mtb_stats_medcouple(five, 5) == 0 && mtb_stats_medcouple(skew5, 5) == 0 &&
+       near(mtb_stats_medcouple(skew6, 6), 6.0 / 11, 1e-12), "medcouple: 0 for 1..5 and {1,2,3,4,10}, 6/11 for {1,2,3,4,10,12}");
 
     /* the choice: normal-looking pairs get the t-interval, one wild pair the
      * signed-rank, a skewed set order statistics, 4 or 5 pairs the t-interval unchecked, fewer order statistics */
     double num[12], den[12];
-    struct stats_shape sh;
+    struct mtb_stats_shape sh;
     const double z12[] = {-1.6, -1.1, -0.8, -0.5, -0.3, -0.1, 0.1, 0.3, 0.5, 0.8, 1.1, 1.6};
     for (int i = 0; i < 12; i++) {
         den[i] = 1000;
         num[i] = 1000 * 1.3 * exp(0.05 * z12[i]);
     }
-    ok(stats_pair_ci(num, den, 12, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_T && near(ci.est, 1.3, 1e-9) &&
+    ok(mtb_stats_pair_ci(num, den, 12, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_T && near(ci.est, 1.3, 1e-9) &&
        ach == 0.95, "normal-looking log ratios: t-interval, estimate the geometric mean 1.3");
-    double tw = stats_rel_halfwidth(&ci);
+    double tw = mtb_stats_rel_halfwidth(&ci);
     num[11] = 1000 * 1.3 * exp(0.05 * 9);
-    ok(stats_pair_ci(num, den, 12, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_SIGNEDRANK &&
+    ok(mtb_stats_pair_ci(num, den, 12, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_SIGNEDRANK &&
        sh.outliers == 1 && ci.lo < 1.3 && 1.3 < ci.hi, "one pair 9 SD away: signed-rank (HL %.4f)", ci.est);
     const double sk[] = {0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.5, 1.0, 1.5, 2.0, 2.5};
     for (int i = 0; i < 12; i++)
         num[i] = 1000 * exp(sk[i]);
-    ok(stats_pair_ci(num, den, 12, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_SIGN &&
+    ok(mtb_stats_pair_ci(num, den, 12, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_SIGN &&
        fabs(sh.medcouple) > sh.mc_limit && near(ci.est, exp(0.05) / 2 + exp(0.06) / 2, 1e-12),
        "skewed log ratios (a long upper tail): order statistics, the median ratio");
-    ok(stats_pair_ci(num, den, 5, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_T && ci.lo < ci.est &&
+    ok(mtb_stats_pair_ci(num, den, 5, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_T && ci.lo < ci.est &&
        ci.est < ci.hi, "5 pairs: too few to check the shape, the t-interval (REPS=auto's first look)");
-    ok(stats_pair_ci(num, den, 3, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_SIGN, "3 pairs: order statistics");
+    ok(mtb_stats_pair_ci(num, den, 3, 0.95, &ci, &ach, &sh) == 0 && sh.method == STATS_PAIR_SIGN, "3 pairs: order statistics");
     double r12[12];
     for (int i = 0; i < 12; i++)
         r12[i] = 1.3 * exp(0.05 * z12[i]);
-    stats_median_ci(r12, 12, 0.95, &ci, NULL);
-    ok(tw < stats_rel_halfwidth(&ci), "on the normal-looking pairs the t-interval is narrower (+-%.2f%%) than the "
-       "order statistics' (+-%.2f%%)", 100 * tw, 100 * stats_rel_halfwidth(&ci));
-    ok(stats_pair_ci(num, den, 0, 0.95, &ci, &ach, &sh) == -EINVAL && stats_signedrank_ci(five, 0, 0.95, &ci, NULL) == -EINVAL,
+    mtb_stats_median_ci(r12, 12, 0.95, &ci, NULL);
+    ok(tw < mtb_stats_rel_halfwidth(&ci), "on the normal-looking pairs the t-interval is narrower (+-%.2f%%) than the "
+       "order statistics' (+-%.2f%%)", 100 * tw, 100 * mtb_stats_rel_halfwidth(&ci));
+    ok(mtb_stats_pair_ci(num, den, 0, 0.95, &ci, &ach, &sh) == -EINVAL && mtb_stats_signedrank_ci(five, 0, 0.95, &ci, NULL) == -EINVAL,
        "no pairs: -EINVAL");
     den[0] = 0;
-    ok(stats_pair_ci(num, den, 3, 0.95, &ci, &ach, &sh) == -EDOM, "a zero denominator: -EDOM");
+    ok(mtb_stats_pair_ci(num, den, 3, 0.95, &ci, &ach, &sh) == -EDOM, "a zero denominator: -EDOM");
 }
 
 int main(void)
