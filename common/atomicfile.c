@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,4 +71,44 @@ void mtb_af_abort(int fd, int named, const char *path)
         tmp_name(path, tmp, sizeof tmp);
         unlink(tmp);
     }
+}
+
+/* open path's unnamed temporary file for writing (common/atomicfile.h: a
+ * SIGKILL while writing leaves nothing); *tmp remembers how */
+FILE *mtb_af_fopen(const char *path, char **tmp)
+{
+    int named, fd = mtb_af_open(path, &named);
+    FILE *f = NULL;
+    *tmp = NULL;
+    if (fd < 0) {
+        errno = -fd;
+        return NULL;
+    }
+    if (!(*tmp = strdup(named ? "named" : "unnamed")) || !(f = fdopen(fd, "w"))) {
+        int e = errno;
+        mtb_af_abort(fd, named, path);
+        free(*tmp);
+        *tmp = NULL;
+        errno = e;
+    }
+    return f;
+}
+
+int mtb_af_fclose(FILE *f, char *tmp, const char *path, int rc)
+{
+    int named = !strcmp(tmp, "named");
+    int fd = dup(fileno(f));
+    if (fflush(f) != 0)
+        rc = rc ? rc : errno;
+    fclose(f); /* the data is in fd's file; fd keeps it open */
+    if (fd < 0)
+        rc = rc ? rc : errno;
+    else if (rc)
+        mtb_af_abort(fd, named, path);
+    else {
+        int r = mtb_af_commit(fd, named, path);
+        rc = r ? -r : 0;
+    }
+    free(tmp);
+    return rc;
 }

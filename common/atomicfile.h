@@ -18,4 +18,11 @@ int mtb_af_open(const char *path, int *named);
 int mtb_af_commit(int fd, int named, const char *path);
 /* Give up: close, and remove the temporary name if it had one. */
 void mtb_af_abort(int fd, int named, const char *path);
+/* The same as a stdio stream: open PATH's temporary file for writing (*tmp
+ * remembers how; free()d by mtb_af_fclose), or NULL with errno. */
+#include <stdio.h>
+FILE *mtb_af_fopen(const char *path, char **tmp);
+/* Flush and close f; give it PATH when rc is 0, else remove it.
+ * @return rc, or the first errno. */
+int mtb_af_fclose(FILE *f, char *tmp, const char *path, int rc);
 #endif

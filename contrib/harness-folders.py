@@ -36,7 +36,7 @@ FOLDERS = {
              "clients_pgbench.c guest-image.sh guest",
     "drivers": "driver.c driver.h driver_dbbench.c driver_external.c driver_mtload.c "
                "driver_pgbench.c driver_trigger.c driver_wrk.c",
-    "plan": "plan.c plan.h plan_parse.c plantime.c plantime.h runlen.c runlen.h seqstop.c seqstop.h",
+    "plan": "plan.c plan.h plan_parse.c plantime.c plantime.h runlen.c runlen.h",
     "detect": "detect.c detect.h detect_report.c detect_sweep.c",
     "bisect": "bisect.c bisect.h bisect_search.c bisect_search.h",
     "report": "report.c report.h report_html.c report_md.c report_csv.c summary_text.c "
@@ -44,7 +44,7 @@ FOLDERS = {
               "hlog_import.c hlog_import.h",
     "history": "history.c history.h history_db.h history_pg.c history_schema.c history_sqlite.c "
                "history_views.c history_views.h history_bisect.c history_bisect.h",
-    "analysis": "stats.c stats.h stats_pairs.c summary.c summary.h changepoint.c changepoint.h "
+    "analysis": "stats.c stats.h stats_pairs.c seqstop.c seqstop.h summary.c summary.h changepoint.c changepoint.h "
                 "pinpoint.c pinpoint.h lathist.c lathist.h",
     "cmd": "cli.c cli.h bench.c bench.h doctor.c doctor.h hosts.c hosts.h compare.c compare.h "
            "nightly.c nightly.h deps.sh",

@@ -1,4 +1,5 @@
 /* intervals.c - per-second histograms by operation for the interval log (intervals.h). */
+#include "common/atomicfile.h"
 #include "loadgen/intervals.h"
 #include "loadgen/engine.h"
 #include "loadgen/hlog.h"
@@ -205,7 +206,7 @@ int mtl_iv_write_log(const char *path, const struct mtl_intervals *iv, double st
 
     if ((rc = mtl_hist_init(&h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST)) != 0)
         return rc;
-    if (!(f = mtl_open_tmp(path, &tmp))) {
+    if (!(f = mtb_af_fopen(path, &tmp))) {
         rc = errno ? errno : ENOMEM;
         mtl_hist_free(&h);
         return rc;
@@ -219,5 +220,5 @@ int mtl_iv_write_log(const char *path, const struct mtl_intervals *iv, double st
     if (!rc)
         rc = write_intervals(f, iv, duration_s, &h);
     mtl_hist_free(&h);
-    return mtl_close_rename(f, tmp, path, rc);
+    return mtb_af_fclose(f, tmp, path, rc);
 }

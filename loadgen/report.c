@@ -228,46 +228,6 @@ static json_t *results_json(const struct mtl_config *cfg, const struct mtl_resul
     return root;
 }
 
-/* open path's unnamed temporary file for writing (common/atomicfile.h: a
- * SIGKILL while writing leaves nothing); *tmp remembers how */
-FILE *mtl_open_tmp(const char *path, char **tmp)
-{
-    int named, fd = mtb_af_open(path, &named);
-    FILE *f = NULL;
-    *tmp = NULL;
-    if (fd < 0) {
-        errno = -fd;
-        return NULL;
-    }
-    if (!(*tmp = strdup(named ? "named" : "unnamed")) || !(f = fdopen(fd, "w"))) {
-        int e = errno;
-        mtb_af_abort(fd, named, path);
-        free(*tmp);
-        *tmp = NULL;
-        errno = e;
-    }
-    return f;
-}
-
-int mtl_close_rename(FILE *f, char *tmp, const char *path, int rc)
-{
-    int named = !strcmp(tmp, "named");
-    int fd = dup(fileno(f));
-    if (fflush(f) != 0)
-        rc = rc ? rc : errno;
-    fclose(f); /* the data is in fd's file; fd keeps it open */
-    if (fd < 0)
-        rc = rc ? rc : errno;
-    else if (rc)
-        mtb_af_abort(fd, named, path);
-    else {
-        int r = mtb_af_commit(fd, named, path);
-        rc = r ? -r : 0;
-    }
-    free(tmp);
-    return rc;
-}
-
 int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
                           const struct mtl_results *res)
 {
@@ -276,7 +236,7 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
     json_t *root;
     int rc = 0;
 
-    if (!(f = mtl_open_tmp(path, &tmp)))
+    if (!(f = mtb_af_fopen(path, &tmp)))
         return errno ? errno : ENOMEM;
     root = results_json(cfg, res);
     errno = 0;
@@ -284,7 +244,7 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
         rc = errno ? errno : EIO;   /* ENOSPC from the write, not a made-up EIO */
     fputc('\n', f);
     json_decref(root);
-    return mtl_close_rename(f, tmp, path, rc);
+    return mtb_af_fclose(f, tmp, path, rc);
 }
 
 int mtl_report_write_hgrm(const char *path, const struct mtl_results *res)
@@ -292,7 +252,7 @@ int mtl_report_write_hgrm(const char *path, const struct mtl_results *res)
     char *tmp;
     FILE *f;
 
-    if (!(f = mtl_open_tmp(path, &tmp)))
+    if (!(f = mtb_af_fopen(path, &tmp)))
         return errno ? errno : ENOMEM;
-    return mtl_close_rename(f, tmp, path, mtl_hist_write_hgrm(&res->corrected, f, 1e6));
+    return mtb_af_fclose(f, tmp, path, mtl_hist_write_hgrm(&res->corrected, f, 1e6));
 }

@@ -20,10 +20,6 @@ int mtl_report_write_json(const char *path, const struct mtl_config *cfg,
 /** Write the corrected distribution as .hgrm (values in ms), atomically. @return 0 or errno. */
 int mtl_report_write_hgrm(const char *path, const struct mtl_results *res);
 
-/** Open PATH's temporary file for writing (common/atomicfile.h; *tmp: how, free()d by mtl_close_rename). */
-FILE *mtl_open_tmp(const char *path, char **tmp);
-/** Flush, fsync and close f; rename tmp to path when rc is 0, else remove it. @return rc or the first errno. */
-int mtl_close_rename(FILE *f, char *tmp, const char *path, int rc);
 
 /** The latency object of mtload's JSON {"mean","p50","p90","p99","p99.9",
  *  "p99.99","max","count"} in µs, from a histogram of ns values. Also used by

@@ -1,6 +1,6 @@
 /* agent.c - see agent.h: the transports and the agent step */
 #include "agent/agent.h"
-#include "run/run.h"
+#include "core/runid.h"
 #include "lib/util.h"
 
 #include <pthread.h>

@@ -3,7 +3,8 @@
 #include "drivers/driver.h"
 #include "loadgen/engine.h"
 #include "loadgen/hist.h"
-#include "report/hlog_import.h"
+#include "core/loadlog.h"
+#include "loadgen/report.h"
 #include "common/mtload_exit.h"
 #include "lib/proc.h"
 #include "agent/transport_ssh.h"
@@ -21,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-json_t *mtl_latency_json(const struct mtl_hist *h);
-json_t *mtl_buckets_json(const struct mtl_hist *h);
 
 static double wall(void)
 {

@@ -7,10 +7,8 @@
 #include "core/kernel.h"
 #include "core/mode.h"
 #include "core/platform.h"
-#include "run/proof.h"
-#include "run/quiet.h"
-#include "run/run.h"
-#include "run/service.h"
+#include "lib/cpus.h"
+#include "core/runid.h"
 #include "agent/transport_console.h"
 #include "lib/util.h"
 
@@ -108,11 +106,8 @@ static void vm_platform(json_t *rec, const struct mtb_agent_result *res)
 static char *vm_seed(const struct mtb_run *run)
 {
     char *env0 = mtb_mode_env(run->mode);
-    char *const env[] = { env0, NULL };
     /* the guest's run is root's, so as the recipe's user */
-    struct mtb_service s = { .recipe = run->recipe, .wl = run->wl, .build = run->build,
-                             .user = mtb_recipe_get(run->recipe, "run", "user"), .env = env };
-    char *dir = mtb_service_reuse_dir(&s);
+    char *dir = mtb_build_setup_dir(run->build, run->recipe, run->wl, mtb_recipe_get(run->recipe, "run", "user"), env0);
     free(env0);
     if (dir && !mtb_file_exists(dir)) {
         free(dir);

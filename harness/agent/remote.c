@@ -6,7 +6,7 @@
 #include "drivers/driver.h"
 #include "core/platform.h"
 #include "lib/proc.h"
-#include "run/run.h"
+#include "core/runid.h"
 #include "lib/util.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "analysis/summary.h"
 #include "core/record.h"
 #include "analysis/stats.h"
-#include "plan/seqstop.h"
+#include "analysis/seqstop.h"
 #include "lib/util.h"
 
 #include <math.h>

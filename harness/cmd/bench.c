@@ -33,7 +33,7 @@ int mtb_cmd_build(int argc, char **argv)
     o.quiet = 1; /* no platform notice */
     if (!o.mode)
         o.mode = "off";
-    mtb_cli_resolve(&o);
+    mtb_opts_resolve(&o);
     char err[MTB_ERRLEN];
     int rc = 0;
     for (size_t i = 0; i < o.recipe->nvariants; i++) {
@@ -69,7 +69,7 @@ int mtb_cmd_run(int argc, char **argv)
         o.variant = "plain";
     if (!o.mode)
         o.mode = "off";
-    mtb_cli_resolve(&o);
+    mtb_opts_resolve(&o);
     if (o.dry_run) { /* the run it would do; nothing is built or run */
         printf("run %s %s %s/%s on %s%s%s: mix %s, %ld conns, pipeline %ld, %g s\n", o.recipe->name, o.wl.name,
                o.variant, o.m->name, o.p->name, o.p->named_kernels ? ", kernel " : "",
@@ -81,7 +81,7 @@ int mtb_cmd_run(int argc, char **argv)
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
                     : mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
         mtb_die(1, "%s", err);
-    mtb_cli_kernel_ensure(&o);
+    mtb_opts_kernel_ensure(&o);
     char *dir = o.results ? mtb_strdup(o.results) : default_results("run");
     char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
     char *rundir = mtb_asprintf("%s/%s", dir, what);
@@ -131,7 +131,7 @@ int mtb_cmd_bench(int argc, char **argv)
     mtb_cli_parse(argc, argv, &o, "bench");
     if (!o.mode)
         mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
-    mtb_cli_resolve(&o);
+    mtb_opts_resolve(&o);
     const struct mtb_mode *off = mtb_mode_find("off");
     char why[MTB_ERRLEN];
     if (!o.p->mode_ok(off, why, sizeof why))
@@ -147,7 +147,7 @@ int mtb_cmd_bench(int argc, char **argv)
         mtb_die(2, "%s", why);
     mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
     plan.adapt_runlen = o.reps == MTB_REPS_AUTO && !(o.wset.set & (1u << MTB_WL_duration)); /* runlen.c */
-    mtb_cli_note_emu(&o, o.reps);
+    mtb_opts_note_emu(&o, o.reps);
     if (o.dry_run) { /* the runs it would do; nothing is built or run */
         mtb_plan_print(&plan, stdout);
         free(tag);
@@ -177,7 +177,7 @@ int mtb_cmd_plan(int argc, char **argv)
     mtb_cli_parse(argc - 1, argv + 1, &o, "plan");
     struct mtb_plan plan;
     mtb_plan_load(&plan, path, &o);
-    mtb_cli_note_emu(&o, plan.reps);
+    mtb_opts_note_emu(&o, plan.reps);
     int failures = 0;
     if (o.dry_run) {
         mtb_plan_print(&plan, stdout);

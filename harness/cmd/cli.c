@@ -1,9 +1,6 @@
 /* cli.c - see cli.h */
 #include "cmd/cli.h"
-#include "plan/seqstop.h"
-#include "drivers/driver.h"
-#include "core/kernel.h"
-#include "agent/remote.h"
+#include "analysis/seqstop.h"
 #include "agent/transport_ssh.h"
 #include "lib/util.h"
 
@@ -100,18 +97,13 @@ void mtb_cli_usage(FILE *f)
             "                               (SSH_OPTS) how ssh reaches the hosts (see `mtebench hosts --help`)\n");
 }
 
-static void bad(const char *what, const char *val, const char *accepted)
-{
-    mtb_die(2, "invalid %s '%s' (accepted: %s)", what, val, accepted);
-}
-
 static long num(const char *what, const char *s, long lo, long hi)
 {
     long v;
     if (mtb_parse_long(s, lo, hi, &v) != 0) {
         char acc[64];
         snprintf(acc, sizeof acc, "an integer from %ld to %ld", lo, hi);
-        bad(what, s, acc);
+        mtb_opts_bad(what, s, acc);
     }
     return v;
 }
@@ -122,7 +114,7 @@ static long parse_reps(const char *s)
     if (!strcmp(s, "auto"))
         return MTB_REPS_AUTO;
     if (strspn(s, "0123456789") != strlen(s) || !*s)
-        bad("REPS", s, "auto or an integer from 1 to 1000");
+        mtb_opts_bad("REPS", s, "auto or an integer from 1 to 1000");
     return num("REPS", s, 1, 1000);
 }
 
@@ -132,11 +124,11 @@ static double parse_precision(const char *s)
     char *end;
     double v = strtod(s, &end);
     if (end == s || (*end && strcmp(end, "%")) || !(v > 0))
-        bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+        mtb_opts_bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
     if (*end == '%' || v >= 1)
         v /= 100;
     if (v < 0.001 || v > 0.5)
-        bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+        mtb_opts_bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
     return v;
 }
 
@@ -146,7 +138,7 @@ static const char *check_cores(const char *s)
     int cc[MTB_MAX_CPUS];
     int n = mtb_cpulist_parse(s, cc, MTB_MAX_CPUS);
     if (n <= 0 || n > MTB_MAX_SWEEP || cc[0] < 1)
-        bad("CORES", s, "core counts such as 8,64,128 (at least 1 each)");
+        mtb_opts_bad("CORES", s, "core counts such as 8,64,128 (at least 1 each)");
     return s;
 }
 
@@ -174,7 +166,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_RESULTS: o->results = optarg; break;
         case O_TARGET:
             if (strcmp(optarg, "aarch64") && strcmp(optarg, "native"))
-                bad("target", optarg, "aarch64, native");
+                mtb_opts_bad("target", optarg, "aarch64, native");
             o->target = optarg;
             break;
         case O_REPS:
@@ -187,7 +179,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             break;
         case O_MAXTIME:
             if (mtb_parse_duration(optarg, &o->max_time) != 0 || o->max_time <= 0)
-                bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
+                mtb_opts_bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
             break;
         case O_MAXREPS: o->max_reps = num("MAX_REPS", optarg, MTB_SEQ_MIN_PAIRS, 1000); break;
         case O_FORCE: o->force = 1; break;
@@ -231,143 +223,4 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
     }
     if (optind < argc)
         mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, argv[optind]);
-}
-
-/* The platform: as given, "host" on a server host, else the default for this
- * machine (with a notice); then the kernel it boots (vm: a named kernel or
- * an Image; elsewhere only "host"). */
-static void resolve_platform(struct mtb_opts *o, int remote)
-{
-    if (remote && !(o->platform && *o->platform))
-        o->platform = "host"; /* the server host's own CPU; its mtebench refuses a mode it cannot prove */
-    if (o->platform && *o->platform) {
-        o->p = mtb_platform_find(o->platform);
-        if (!o->p)
-            bad("PLATFORM", o->platform, mtb_platform_names());
-    } else {
-        const char *notice = NULL;
-        o->p = mtb_platform_default(&notice);
-        if (notice && !o->quiet)
-            fprintf(stderr, "mtebench: notice: %s\n", notice);
-    }
-    if (o->p->named_kernels) {
-        if (!strcmp(o->kernel, "host")) {
-            o->kernel = "stock";
-            if (!o->quiet)
-                fprintf(stderr, "mtebench: notice: PLATFORM=%s boots a named kernel; using KERNEL=stock\n", o->p->name);
-        }
-        if (!strchr(o->kernel, '/') && !mtb_kernel_known(o->kernel)) {
-            char acc[600];
-            snprintf(acc, sizeof acc, "%s (configs/kernel/*.conf), or the path of an arm64 Image", mtb_kernel_names());
-            bad("KERNEL", o->kernel, acc);
-        }
-    } else if (strcmp(o->kernel, "host") != 0) {
-        bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
-    }
-    char why[MTB_ERRLEN];
-    /* on a server host, its own mtebench checks the platform and the mode */
-    if (!remote && !o->p->usable(why, sizeof why))
-        mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
-    if (remote && o->p->run)
-        mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
-    if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
-        mtb_die(2, "%s", why);
-    if (remote) /* the platform placed on the server host: its runs are performed there */
-        o->p = mtb_remote_platform(o->p);
-}
-
-/* The variants named (one, or a comma list for bench) and the workload: the
- * recipe's, the machine profile's threads, then the options given */
-static void resolve_load(struct mtb_opts *o)
-{
-    char why[MTB_ERRLEN];
-    if (o->variant) { /* one variant, or a comma list of them (bench) */
-        char *copy = mtb_strdup(o->variant), *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-            if (!mtb_recipe_has_variant(o->recipe, t)) {
-                char names[256];
-                bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
-            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0)) {
-                mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
-                           "(mtebench detect), never measured", t, o->recipe->name);
-            }
-        free(copy);
-    }
-    if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
-        char *names = mtb_workload_names(o->recipe), acc[MTB_ERRLEN];
-        snprintf(acc, sizeof acc, "%s", names);
-        free(names); /* the fuzz target's mtb_die returns */
-        bad("WORKLOAD", o->workload, acc);
-    }
-    struct mtb_workload *w = &o->wl;
-    if (o->mach.service_threads)
-        w->service_threads = o->mach.service_threads;
-    if (o->mach.loadgen_threads)
-        w->threads = o->mach.loadgen_threads;
-    mtb_workload_set_apply(&o->wset, w);
-    if (w->conns < w->threads)
-        mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
-    const char *dname;
-    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
-    if (!drv)
-        mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
-    else if (drv->embedded && o->mach.client_hosts[0])
-        mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
-                "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
-                "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
-    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
-        mtb_die(2, "%s cannot be loaded from client hosts (%s): client hosts run mtload (memcache or http) or "
-                "pgbench, and %s's recipe names no mtload protocol ([run] protocol) and its driver %s runs on no "
-                "client host; drop CLIENT_HOSTS / --client-hosts", o->recipe->name, o->mach.client_hosts,
-                o->recipe->name, dname);
-    else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
-        mtb_die(2, "%s", why);
-    /* emulated figures are not the published ones: aim at what emulation can give */
-    if (mtb_platform_emulated(o->p) && !o->precision_given) {
-        o->precision = MTB_EMU_PRECISION;
-        o->emu_aims = 1;
-    }
-}
-
-void mtb_cli_note_emu(const struct mtb_opts *o, long reps)
-{
-    if (o->emu_aims && reps == MTB_REPS_AUTO)
-        fprintf(stderr, "mtebench: emulated: REPS=auto aims at +-%.0f%% (hardware's default is +-2%%, which "
-                        "emulation's pair noise puts beyond MAX_TIME; emulated figures are not the published ones; "
-                        "PRECISION= to choose)\n", 100 * MTB_EMU_PRECISION);
-}
-
-void mtb_cli_resolve(struct mtb_opts *o)
-{
-    char err[MTB_ERRLEN];
-    if (!o->service || !*o->service)
-        mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
-    o->recipe = mtb_recipe_find(o->service, err, sizeof err);
-    if (!o->recipe)
-        mtb_die(2, "%s", err);
-    if (o->mode) {
-        o->m = mtb_mode_find(o->mode);
-        if (!o->m)
-            bad("MODE", o->mode, mtb_mode_names());
-    }
-    if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
-        mtb_die(2, "%s", err);
-    if (o->server_address)
-        snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
-    resolve_platform(o, mtb_machine_remote(&o->mach));
-    resolve_load(o);
-    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
-        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
-                "must reach the service over the network", o->mach.client_hosts);
-}
-
-void mtb_cli_kernel_ensure(const struct mtb_opts *o)
-{
-    if (!o->p->named_kernels)
-        return;
-    struct mtb_kernel k;
-    char err[MTB_ERRLEN];
-    if (mtb_kernel_ensure(o->kernel, NULL, 0, o->quiet, &k, err, sizeof err) != 0)
-        mtb_die(1, "%s", err);
-    mtb_kernel_free(&k);
 }

@@ -1,61 +1,13 @@
-/* cli.h - options shared by the subcommands, parsed strictly: a wrong
- * value is named with what is accepted, and the command exits 2. */
+/* cli.h - the command line's options shared by the subcommands, parsed
+ * strictly into a struct mtb_opts (plan/opts.h): a wrong value is named
+ * with what is accepted, and the command exits 2. */
 #ifndef MTB_CLI_H
 #define MTB_CLI_H
-#include "core/machine.h"
-#include "core/mode.h"
-#include "core/platform.h"
-#include "core/recipe.h"
-#include "run/run.h"
-#include "core/workload.h"
-
-#define MTB_MAX_DETECT 16
-
-struct mtb_opts {
-    const char *cmd;         /* the subcommand parsed for ("build", "run", ...) */
-    const char *service, *variant, *mode, *platform, *kernel, *results, *target;
-    const char *workload, *machine;
-    const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
-    const char *kernels;     /* compare-kernels: "stock,tcma1" */
-    int baseline;            /* compare-kernels: also plain/off */
-    char *detect[MTB_MAX_DETECT]; /* compare-kernels: detection results (--detect DIR, repeatable) */
-    int ndetect;
-    long reps;               /* MTB_REPS_AUTO (0) or a count */
-    int reps_given;          /* --reps on the command line (overrides a plan file's) */
-    double precision;        /* REPS=auto: relative half-width to reach (0.02; under emulation
-                              * MTB_EMU_PRECISION unless given) */
-    int precision_given;     /* --precision on the command line */
-    int emu_aims;            /* set by mtb_cli_resolve: the emulated default precision holds */
-    double max_time;         /* REPS=auto: seconds of runs at most (900) */
-    long max_reps;           /* REPS=auto: pairs at most (100) */
-    struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
-    int force, quiet, json, dry_run;
-    int resume;                       /* --resume DIR: finish the plan in results DIR */
-    int strict;              /* refuse to run on a machine that is not quiet */
-    const char *server_host, *client_hosts, *server_address; /* override the profile's hosts */
-    const char *external_load; /* run (on a server host): the load comes from client hosts; handshake files here */
-    const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
-    /* set by mtb_cli_resolve */
-    struct mtb_recipe *recipe;
-    const struct mtb_mode *m;
-    const struct mtb_platform *p;
-    struct mtb_workload wl;
-    struct mtb_machine mach;
-};
+#include <stdio.h>
+#include "plan/opts.h" /* struct mtb_opts: what the options fill in */
 
 /* Parse argv[1..] into o; on error print one line and exit 2. */
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
-/* Look up service/mode/platform/kernel, check the platform is usable and
- * the mode exists there, fill the workload. Exits 2 on bad input. */
-void mtb_cli_resolve(struct mtb_opts *o);
-/* Under emulation REPS=auto aims at what emulation can give: its pair noise
- * (about 7% per pair ratio on the 2-core machine, docs/STATISTICS.md) puts
- * +-2% beyond MAX_TIME, so the default precision there is this. */
-#define MTB_EMU_PRECISION 0.05
-/* Say so on stderr when it holds (bench, plan): what is aimed at and why. */
-void mtb_cli_note_emu(const struct mtb_opts *o, long reps);
-/* PLATFORM=vm: build the named kernel now (cached), so runs only boot it. */
-void mtb_cli_kernel_ensure(const struct mtb_opts *o);
 /* The usage text of the shared options. */
 void mtb_cli_usage(FILE *f);
 #endif

@@ -1,7 +1,7 @@
 /* compare.c - see compare.h */
 #include "lib/jsonx.h"
 #include "cmd/compare.h"
-#include "plan/seqstop.h"
+#include "analysis/seqstop.h"
 #include "core/build.h"
 #include "report/report.h"
 #include "cmd/cli.h"
@@ -460,7 +460,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     int nk = kernels_given(o.kernels, names);
     o.kernel = names[0];
     o.quiet = 1;
-    mtb_cli_resolve(&o);
+    mtb_opts_resolve(&o);
     o.quiet = 0;
 
     char err[MTB_ERRLEN];

@@ -1,4 +1,5 @@
 /* doctor.c - see doctor.h */
+#include "plan/platforms.h"
 #include "cmd/doctor.h"
 #include "cmd/cli.h"
 #include "core/mode.h"
@@ -313,7 +314,7 @@ int mtb_cmd_proof(int argc, char **argv)
         free(rest);
         return ok ? 0 : 1;
     }
-    mtb_cli_resolve(&o);
+    mtb_opts_resolve(&o);
     if (o.p->proof) { /* vm: the probe runs inside a guest of the chosen kernel */
         free(rest);
         return o.p->proof(o.kernel, o.m->name, 0);

@@ -1,6 +1,7 @@
 /* build.c - see build.h */
 #include "core/build.h"
-#include "core/platform.h"
+#include "core/hostfacts.h"
+#include "core/workload.h"
 #include "lib/proc.h"
 #include "lib/util.h"
 
@@ -529,4 +530,30 @@ int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_b
         return -1;
     }
     return 0;
+}
+
+char *mtb_build_setup_dir(const struct mtb_build *b, const struct mtb_recipe *r, const struct mtb_workload *wl,
+                          const char *user, const char *mode_env)
+{
+    const char *setup = mtb_recipe_get(r, "run", "setup");
+    if (!setup || !mtb_recipe_get(r, "run", "setup_reuse"))
+        return NULL;
+    char *script = mtb_asprintf("%s/%s", r->dir, setup);
+    json_t *params = mtb_workload_params(wl);
+    struct mtb_hash *h = mtb_hash_new();
+    char hex[65];
+    /* the build's content key, not its path: a server host or a vm guest,
+     * whose copy of the build lies elsewhere, computes the same key (the
+     * path where a build has no key) */
+    mtb_hash_str(h, "build", b->key[0] ? b->key : b->dir);
+    mtb_hash_file(h, "script", script);
+    mtb_hash_str(h, "user", user ? user : "");
+    mtb_hash_str(h, "mode", mode_env);
+    const char *pk;
+    json_t *pv;
+    json_object_foreach(params, pk, pv) mtb_hash_str(h, pk, json_string_value(pv));
+    mtb_hash_final(h, hex);
+    json_decref(params);
+    free(script);
+    return mtb_asprintf("%s/setup/%s-%.16s", mtb_cache(), r->name, hex);
 }

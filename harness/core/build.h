@@ -29,4 +29,12 @@ int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t 
  * paths inside it relative (a kept object tree is copied elsewhere).
  * @return 0 or -1 (errno). */
 int mtb_build_relink_tree(const char *work);
+/* The cache directory of a setup's reusable output ([run] setup_reuse) for
+ * this build, recipe, workload, user and mode environment
+ * ($CACHE/setup/<service>-<key16>), or NULL when the recipe reuses none. The
+ * key holds the build's content key, never a path or the platform, so a vm
+ * guest or a server host computes the same key as this machine. */
+struct mtb_workload;
+char *mtb_build_setup_dir(const struct mtb_build *b, const struct mtb_recipe *r, const struct mtb_workload *wl,
+                          const char *user, const char *mode_env);
 #endif

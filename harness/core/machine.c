@@ -11,56 +11,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int mtb_cpulist_parse(const char *s, int *cpus, int max)
-{
-    int n = 0;
-    if (!s)
-        return -1;
-    char *copy = mtb_strdup(s), *save = NULL;
-    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-        char *end;
-        errno = 0;
-        long a = strtol(t, &end, 10), b = a;
-        if (end == t || a < 0 || errno)
-            goto bad;
-        if (*end == '-') {
-            char *e2;
-            b = strtol(end + 1, &e2, 10);
-            if (e2 == end + 1 || *e2 || b < a)
-                goto bad;
-        } else if (*end) {
-            goto bad;
-        }
-        for (long c = a; c <= b; c++) {
-            if (n >= max || c >= MTB_MAX_CPUS)
-                goto bad;
-            cpus[n++] = (int)c;
-        }
-    }
-    free(copy);
-    return n;
-bad:
-    free(copy);
-    return -1;
-}
-
-void mtb_cpulist_format(const int *cpus, int n, char *buf, size_t len)
-{
-    size_t o = 0;
-    buf[0] = 0;
-    for (int i = 0; i < n && o < len; i++) {
-        int j = i;
-        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
-            j++;
-        int w = j > i ? snprintf(buf + o, len - o, "%s%d-%d", o ? "," : "", cpus[i], cpus[j])
-                      : snprintf(buf + o, len - o, "%s%d", o ? "," : "", cpus[i]);
-        if (w < 0)
-            break;
-        o += (size_t)w;
-        i = j;
-    }
-}
-
 /* ---- profile files: inih, with the line of each key (inifile.h) ----------- */
 
 struct ld {

@@ -6,10 +6,10 @@
  * The profile `auto` splits the CPUs in halves. */
 #ifndef MTB_MACHINE_H
 #define MTB_MACHINE_H
+#include "lib/cpus.h" /* MTB_MAX_CPUS, CPU lists */
 #include <jansson.h>
 #include <stddef.h>
 
-#define MTB_MAX_CPUS 1024
 #define MTB_MAX_SWEEP 32
 
 struct mtb_machine {
@@ -44,10 +44,6 @@ struct mtb_machine {
     char server_address[256];/* the address the clients reach the server at (default: the one ssh reached) */
 };
 
-/* Parse "0-3,8,10-11" into cpus. @return count, or -1 when malformed. */
-int mtb_cpulist_parse(const char *s, int *cpus, int max);
-/* "0-3,8" from a list. */
-void mtb_cpulist_format(const int *cpus, int n, char *buf, size_t len);
 /* Parse a profile file without checking it against this machine.
  * @return 0, or -1 with "FILE:LINE: what" in err. */
 int mtb_machine_parse(const char *path, struct mtb_machine *m, char *err, size_t errlen);

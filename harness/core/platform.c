@@ -1,42 +1,15 @@
-/* platform.c - see platform.h: the registry */
+/* platform.c - see platform.h: what every platform shares */
 #include "core/platform.h"
-
-#include <stdio.h>
-#include <string.h>
-
-const struct mtb_platform *const mtb_platforms[] = { &mtb_platform_host, &mtb_platform_emu, &mtb_platform_vm, NULL };
 
 int mtb_platform_emulated(const struct mtb_platform *p)
 {
     return p->emulated_now ? p->emulated_now() : p->emulated;
 }
 
-const struct mtb_platform *mtb_platform_find(const char *name)
+void mtb_platform_wrap_native(struct mtb_argv *argv, struct mtb_argv *env_out, const char *prog,
+                      char *const *env)
 {
-    mtb_for_each_platform(p) if (name && !strcmp(p->name, name)) return p;
-    return NULL;
-}
-
-const char *mtb_platform_names(void)
-{
-    static char buf[128];
-    if (!buf[0])
-        mtb_for_each_platform(p)
-        {
-            if (buf[0])
-                strcat(buf, ", ");
-            strcat(buf, p->name);
-        }
-    return buf;
-}
-
-const struct mtb_platform *mtb_platform_default(const char **notice)
-{
-    if (mtb_host_has_mte()) {
-        *notice = NULL;
-        return mtb_platform_find("host");
-    }
-    *notice = "this CPU has no MTE: running under aarch64 emulation (PLATFORM=emu); "
-              "figures are emulated, not hardware timings";
-    return mtb_platform_find("emu");
+    mtb_argv_push(argv, prog);
+    for (char *const *e = env; e && *e; e++)
+        mtb_argv_push(env_out, *e);
 }

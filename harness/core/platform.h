@@ -1,7 +1,8 @@
 /* platform.h - where a service runs: this kernel natively (host), aarch64
  * user-mode emulation (emu), or a VM booted from a chosen kernel (vm).
- * A registry (platform.c) of one file per platform: platform_host.c,
- * platform_emu.c, platform_vm.c; adding a platform is a file and a row. */
+ * The interface; one file per platform (run/platform_host.c,
+ * run/platform_emu.c, agent/platform_vm.c) and their registry
+ * (plan/platforms.c): adding a platform is a file and a row. */
 #ifndef MTB_PLATFORM_H
 #define MTB_PLATFORM_H
 #include <jansson.h>
@@ -52,15 +53,6 @@ struct mtb_platform {
 /* The platform's figures are emulation timings, not hardware timings. */
 int mtb_platform_emulated(const struct mtb_platform *p);
 
-/* The platforms (NULL-terminated), one per file. */
-extern const struct mtb_platform mtb_platform_host, mtb_platform_emu, mtb_platform_vm;
-extern const struct mtb_platform *const mtb_platforms[];
-#define mtb_for_each_platform(p)                                                                   \
-    for (const struct mtb_platform *const *p##_i = mtb_platforms, *p; (p = *p##_i) != NULL; p##_i++)
-const struct mtb_platform *mtb_platform_find(const char *name);
-const char *mtb_platform_names(void);
-/* host on an MTE-capable arm64 machine, else emu; *notice explains. */
-const struct mtb_platform *mtb_platform_default(const char **notice);
 /* wrap of platforms that run a program as it is (host, vm's guest) */
 void mtb_platform_wrap_native(struct mtb_argv *argv, struct mtb_argv *env_out, const char *prog,
                               char *const *env);

@@ -513,3 +513,9 @@ enum mtb_run_status mtb_record_end(json_t *rec, const char *dir)
     free(recp);
     return mtb_record_status(rec);
 }
+
+double mtb_record_num(json_t *rec, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(rec, "summary"), key);
+    return json_is_number(v) ? json_number_value(v) : 0;
+}

@@ -228,4 +228,6 @@ long *mtb_record_partners(json_t *records);
 /** @return the SQL condition joining a tagged run t to its baseline b in the
  *  history's runs table (heap string), repetition, night and host included */
 char *mtb_record_pair_sql(const char *t, const char *b);
+/* The record's headline figures (from its "summary"); 0 if absent. */
+double mtb_record_num(json_t *rec, const char *key);
 #endif

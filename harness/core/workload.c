@@ -293,3 +293,11 @@ void mtb_workload_mtload_flags(const struct mtb_workload *w, int measure, struct
         if (fields[i].mtload && !measure == !!(dataset & (1u << i)))
             push_flag(a, fields[i].mtload, &fields[i], w);
 }
+
+json_t *mtb_workload_params(const struct mtb_workload *w)
+{
+    json_t *wj = mtb_workload_json(w);
+    json_t *params = json_incref(json_object_get(wj, "params"));
+    json_decref(wj);
+    return params;
+}

@@ -84,4 +84,7 @@ void mtb_workload_args(const struct mtb_workload *w, struct mtb_argv *a);
 void mtb_workload_mtload_flags(const struct mtb_workload *w, int measure, struct mtb_argv *a);
 /* A SET:GET ratio in memtier syntax. */
 int mtb_workload_valid_mix(const char *s);
+/* The workload's recipe parameters ([workload] and [workload NAME] keys) as
+ * a JSON object of strings (new reference). */
+json_t *mtb_workload_params(const struct mtb_workload *w);
 #endif

@@ -20,7 +20,7 @@
  * goes to DIR/detect.json, detect.md. */
 #include "detect/detect.h"
 #include "core/build.h"
-#include "cmd/cli.h"
+#include "core/recipe.h"
 #include "run/quiet.h"
 #include "core/record.h"
 #include "run/run.h"
@@ -28,7 +28,6 @@
 #include "lib/util.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,12 +167,9 @@ static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *r
 
 /* what the trials share */
 struct detect_ctx {
-    struct mtb_opts o;
+    const struct mtb_detect_req *q;
     const char *dir;            /* results */
     json_t *env;                /* provenance, shared */
-    struct mtb_workload wl_trigger, wl_plant; /* [workload detect]; the default (a plant's) */
-    int has_trigger;
-    long trials;
     int total, index;
 };
 
@@ -200,7 +196,7 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     const char *plant = json_string_value(json_object_get(man, "plant"));
     if (!sw || !*sw)
         sw = bug;
-    struct mtb_workload wl = plant ? c->wl_plant : c->wl_trigger;
+    struct mtb_workload wl = plant ? c->q->wl_plant : c->q->wl_trigger;
     if (plant) {
         setenv("MTEBENCH_PLANT", plant, 1);
         const char *k = json_string_value(json_object_get(man, "keys"));
@@ -214,9 +210,9 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
         setenv("MTEBENCH_BUG", sw, 1);
         setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
     }
-    struct mtb_run run = { .environment = c->env, .recipe = c->o.recipe, .variant = variant, .mode = m,
-                           .platform = c->o.p, .kernel = c->o.kernel, .wl = &wl, .build = b,
-                           .machine = &c->o.mach, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
+    struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant, .mode = m,
+                           .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl, .build = b,
+                           .machine = c->q->machine, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
                            .dir = dir, .quiet = 1 };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
@@ -225,11 +221,11 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     unsetenv("MTEBENCH_PLANT");
     d = classify(sw, man, dir, rec, st);
     json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:O,s:s,s:O?,s:b}", "schema",
-                                            "mtebench-detect/1", "service", c->o.recipe->name, "bug", bug, "variant",
+                                            "mtebench-detect/1", "service", c->q->recipe->name, "bug", bug, "variant",
                                             base, "build_variant", variant, "mode", m->name, "trial", t, "manifest",
                                             man, "record", "record.json", "proof_ok",
                                             json_object_get(json_object_get(rec, "proof"), "ok"), "emulated",
-                                            mtb_platform_emulated(c->o.p)));
+                                            mtb_platform_emulated(c->q->platform)));
     json_object_set(d, "platform", json_object_get(rec, "platform"));
     json_object_set_new(d, "build", json_pack("{s:O?}", "key", json_object_get(json_object_get(rec, "build"), "key")));
     if (mtb_record_write(dp, d) != 0)
@@ -323,28 +319,28 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
     char why[MTB_ERRLEN];
     int bad = 0;
     for (int i = 0; i < nb; i++) {
-        char *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->o.recipe->name, bugs[i]);
+        char *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->q->recipe->name, bugs[i]);
         char *mp = mtb_asprintf("%s/manifest.ini", bugdir);
         json_t *man = manifest_read(mp, why, sizeof why);
         if (!man)
             mtb_die(2, "%s", why);
-        if (!json_object_get(man, "plant") && !c->has_trigger)
-            mtb_die(2, "%s: %s has no [workload detect] for its trigger", mp, c->o.recipe->name);
+        if (!json_object_get(man, "plant") && !c->q->has_trigger)
+            mtb_die(2, "%s: %s has no [workload detect] for its trigger", mp, c->q->recipe->name);
         for (int v = 0; v < nv; v++) {
             int any = 0;
             for (int m = 0; m < nm; m++)
                 any |= wanted(configs, vs[v], ms[m]->name);
-            char *bv = any ? build_of(c->o.recipe, man, vs[v]) : NULL;
+            char *bv = any ? build_of(c->q->recipe, man, vs[v]) : NULL;
             if (!bv) {
                 if (any)
                     fprintf(stderr, "mtebench: detect: %s has no build of variant %s: skipped\n", bugs[i], vs[v]);
                 continue;
             }
             struct mtb_build b;
-            if (mtb_build_ensure(c->o.recipe, bv, c->o.p->target(), 0, 0, &b, why, sizeof why) != 0)
+            if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0)
                 mtb_die(1, "%s", why);
             for (int m = 0; m < nm; m++)
-                for (int t = 1; t <= c->trials && wanted(configs, vs[v], ms[m]->name); t++) {
+                for (int t = 1; t <= c->q->trials && wanted(configs, vs[v], ms[m]->name); t++) {
                     json_t *d = trial(c, bugs[i], man, bugdir, vs[v], bv, &b, ms[m], t);
                     const char *out = json_string_value(json_object_get(d, "outcome"));
                     bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
@@ -359,91 +355,31 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
     return bad;
 }
 
-static void usage(FILE *f)
+int mtb_detect_run(const struct mtb_detect_req *q)
 {
-    fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
-               "                       [--modes off,sync,async,asymm] [--configs V/M,...] [--trials N]\n"
-               "                       [--platform emu|host] [--cost BENCH_RESULTS_DIR,...]\n"
-               "                       [--results DIR (resumes)] [--machine M] [--json]\n"
-               "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
-               "  (a fresh service each);\n"
-               "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
-               "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
-               "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
-               "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n");
-}
-
-/* detect's own options out of argv; the rest (service, platform, machine,
- * results, json) left for the shared parser */
-static int own_options(int *argc, char **argv, const char **bugs, const char **variants, const char **modes,
-                       const char **configs, const char **cost, long *trials)
-{
-    int k = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i], *val = i + 1 < *argc ? argv[i + 1] : NULL;
-        const char **dst = !strcmp(a, "--bugs") ? bugs : !strcmp(a, "--variants") ? variants
-                         : !strcmp(a, "--modes") ? modes : !strcmp(a, "--configs") ? configs
-                         : !strcmp(a, "--cost") ? cost : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return usage(stdout), 1;
-        if (dst || !strcmp(a, "--trials")) {
-            if (!val)
-                mtb_die(2, "detect: option '%s' needs a value", a);
-            if (dst)
-                *dst = val;
-            else if (mtb_parse_long(val, 1, 100000, trials) != 0)
-                mtb_die(2, "--trials: a count 1..100000");
-            i++;
-            continue;
-        }
-        argv[k++] = argv[i];
-    }
-    *argc = k;
-    argv[k] = NULL;
-    return 0;
-}
-
-int mtb_cmd_detect(int argc, char **argv)
-{
-    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async,asymm", *configs = NULL, *cost = NULL;
-    struct detect_ctx c = { .trials = 3 };
-    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &c.trials))
-        return 0;
-    mtb_cli_parse(argc, argv, &c.o, "detect");
-    c.o.quiet = 1;
-    /* a bug with a trigger runs the recipe's [workload detect] (the trigger
-     * driver); a synthetic plant the default workload */
+    struct detect_ctx ctx = { .q = q }, *c = &ctx;
     char why[MTB_ERRLEN], ts[32];
-    const struct mtb_recipe *r0 = c.o.service ? mtb_recipe_find(c.o.service, why, sizeof why) : NULL;
-    c.has_trigger = r0 && mtb_recipe_get(r0, "workload detect", "driver") != NULL;
-    c.o.workload = c.has_trigger ? "detect" : NULL;
-    mtb_cli_resolve(&c.o);
-    c.wl_trigger = c.o.wl;
-    if (mtb_workload_defaults(c.o.recipe, "default", &c.wl_plant) != 0)
-        c.wl_plant = c.o.wl;
-    if (c.o.p->run || mtb_machine_remote(&c.o.mach))
-        mtb_die(2, "detect runs on this machine (PLATFORM=host or emu), not %s", c.o.p->name);
     int nb = 0;
-    char **bugs = bug_list(c.o.recipe->name, bugs_s, &nb);
+    char **bugs = bug_list(q->recipe->name, q->bugs, &nb);
     if (nb == 0)
-        mtb_die(2, "%s has no bug catalogue (services/%s/bugs/*/manifest.ini)", c.o.recipe->name, c.o.recipe->name);
+        mtb_die(2, "%s has no bug catalogue (services/%s/bugs/*/manifest.ini)", q->recipe->name, q->recipe->name);
     mtb_utc_compact(ts, sizeof ts);
-    char *dir = c.o.results ? mtb_strdup(c.o.results) : mtb_asprintf("%s/results/%s-detect-%s", mtb_root(), ts, c.o.recipe->name);
-    c.dir = dir;
+    char *dir = q->results ? mtb_strdup(q->results) : mtb_asprintf("%s/results/%s-detect-%s", mtb_root(), ts, q->recipe->name);
+    c->dir = dir;
     mtb_mkdir_p(dir);
     /* the configurations: every variant x mode the platform has */
     const char *vs[8];
     const struct mtb_mode *ms[8];
     int nv = 0, nm = 0;
-    char *vcopy = mtb_strdup(variants), *mcopy = mtb_strdup(modes), *save = NULL;
+    char *vcopy = mtb_strdup(q->variants), *mcopy = mtb_strdup(q->modes), *save = NULL;
     for (char *t = strtok_r(vcopy, ",", &save); t && nv < 8; t = strtok_r(NULL, ",", &save))
         vs[nv++] = t;
     for (char *t = strtok_r(mcopy, ",", &save); t && nm < 8; t = strtok_r(NULL, ",", &save)) {
         const struct mtb_mode *m = mtb_mode_find(t);
         if (!m)
             mtb_die(2, "MODE %s: accepted %s", t, mtb_mode_names());
-        if (!c.o.p->mode_ok(m, why, sizeof why)) {
-            fprintf(stderr, "mtebench: detect: mode %s skipped on %s: %s\n", t, c.o.p->name, why);
+        if (!q->platform->mode_ok(m, why, sizeof why)) {
+            fprintf(stderr, "mtebench: detect: mode %s skipped on %s: %s\n", t, q->platform->name, why);
             continue;
         }
         ms[nm++] = m;
@@ -451,21 +387,21 @@ int mtb_cmd_detect(int argc, char **argv)
     int npairs = 0;
     for (int v = 0; v < nv; v++)
         for (int m = 0; m < nm; m++)
-            npairs += wanted(configs, vs[v], ms[m]->name);
+            npairs += wanted(q->configs, vs[v], ms[m]->name);
     if (npairs == 0)
-        mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", configs);
-    c.total = nb * npairs * (int)c.trials;
-    c.env = mtb_quiet_environment(&c.o.mach, 0, 1);
+        mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", q->configs);
+    c->total = nb * npairs * (int)q->trials;
+    c->env = mtb_quiet_environment(q->machine, 0, 1);
     json_t *all = json_array();
-    int bad = run_all(&c, bugs, nb, vs, nv, ms, nm, configs, all);
+    int bad = run_all(c, bugs, nb, vs, nv, ms, nm, q->configs, all);
     json_t *mx = mtb_detect_matrix(all);
-    json_object_set_new(mx, "service", json_string(c.o.recipe->name));
-    json_object_set_new(mx, "platform", json_string(c.o.p->name));
-    json_object_set_new(mx, "emulated", json_boolean(mtb_platform_emulated(c.o.p)));
-    json_object_set_new(mx, "trials_per_cell", json_integer(c.trials));
-    json_object_set(mx, "environment", c.env);
-    if (cost)
-        add_cost(mx, cost, c.o.recipe->name, c.o.p->name);
+    json_object_set_new(mx, "service", json_string(q->recipe->name));
+    json_object_set_new(mx, "platform", json_string(q->platform->name));
+    json_object_set_new(mx, "emulated", json_boolean(mtb_platform_emulated(q->platform)));
+    json_object_set_new(mx, "trials_per_cell", json_integer(q->trials));
+    json_object_set(mx, "environment", c->env);
+    if (q->cost)
+        add_cost(mx, q->cost, q->recipe->name, q->platform->name);
     char *jp = mtb_asprintf("%s/detect.json", dir), *mdp = mtb_asprintf("%s/detect.md", dir);
     if (mtb_record_write(jp, mx) != 0)
         mtb_warn("detect: cannot write %s", jp);
@@ -473,7 +409,7 @@ int mtb_cmd_detect(int argc, char **argv)
     char *hp = mtb_asprintf("%s/detect.html", dir);
     write_page(hp, mx, 2);
     free(hp);
-    if (c.o.json) {
+    if (q->json) {
         json_dumpf(mx, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
     } else
@@ -482,7 +418,7 @@ int mtb_cmd_detect(int argc, char **argv)
     mtb_quiet_restore();
     json_decref(mx);
     json_decref(all);
-    json_decref(c.env);
+    json_decref(c->env);
     free(jp);
     free(mdp);
     free(vcopy);

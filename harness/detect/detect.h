@@ -6,8 +6,35 @@
 #define MTB_DETECT_H
 #include <jansson.h>
 #include <stdio.h>
+#include "core/machine.h"
+#include "core/platform.h"
+#include "core/recipe.h"
+#include "core/workload.h"
+
 int mtb_cmd_detect_sweep(int argc, char **argv);
+/* `mtebench detect` (cmd/detect_cli.c): its options resolved into this */
 int mtb_cmd_detect(int argc, char **argv);
+
+/* What a detection asks for, resolved: the catalogue's bugs x variants x
+ * modes x trials of one service on one platform of this machine. */
+struct mtb_detect_req {
+    const struct mtb_recipe *recipe;
+    const struct mtb_platform *platform;     /* host or emu */
+    const char *kernel;
+    const struct mtb_machine *machine;
+    struct mtb_workload wl_trigger, wl_plant; /* [workload detect]; the default (a plant's) */
+    int has_trigger;                          /* the recipe has [workload detect] */
+    const char *bugs, *variants, *modes;      /* comma lists ("all": every bug) */
+    const char *configs;                      /* V/M,... or NULL: every pair */
+    const char *cost;                         /* bench results dirs, or NULL */
+    const char *results;                      /* NULL: results/<time>-detect-<service> */
+    long trials;
+    int json;
+};
+/* Run the trials (resumable in q->results), write DIR/detect.{json,md,html}
+ * and print the matrix. @return 0, or 1 when a trial did not reach its bug
+ * or ended in error */
+int mtb_detect_run(const struct mtb_detect_req *q);
 /* detect_report.c: the matrix of an array of trials (detect.json objects):
  * cells per bug x configuration, per class, the headline and the
  * catalogue's make-up; printed as text or Markdown (md). */

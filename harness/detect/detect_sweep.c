@@ -18,6 +18,7 @@
  *     among the 15 (what hardware with an unbiased generator gives; 1/15).
  *     Emulated platforms are judged against "qemu"; the other model is shown.
  * Writes DIR/sweep.json (schema mtebench-detect-sweep/1) atomically. */
+#include "plan/platforms.h"
 #include "detect/detect.h"
 #include "core/mode.h"
 #include "core/platform.h"

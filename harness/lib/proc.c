@@ -1,6 +1,6 @@
 /* proc.c - see proc.h */
 #include "lib/proc.h"
-#include "core/machine.h"
+#include "lib/cpus.h"
 #include "lib/util.h"
 
 #include <dirent.h>

@@ -11,7 +11,7 @@
 #include "lib/proc.h"
 #include "agent/remote.h"
 #include "run/quiet.h"
-#include "plan/seqstop.h"
+#include "analysis/seqstop.h"
 #include "lib/util.h"
 
 #include <dirent.h>

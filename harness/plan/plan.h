@@ -9,9 +9,9 @@
 #include <jansson.h>
 #include <stdio.h>
 #include "core/build.h"
-#include "cmd/cli.h"
+#include "plan/opts.h"
 #include "run/run.h"
-#include "plan/seqstop.h"
+#include "analysis/seqstop.h"
 
 struct mtb_plan_cell {
     const char *entry;                /* the plan section it came from */

@@ -304,7 +304,7 @@ static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const 
         if (mtb_workload_set_parse(&eo.wset, l->kv[k].key, l->kv[k].value, why, sizeof why) != 0)
             mtb_die(2, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
     }
-    mtb_cli_resolve(&eo);
+    mtb_opts_resolve(&eo);
     const struct mtb_mode *modes[8];
     size_t nm = entry_modes(l, path, sec, modes, 8);
     const char *vars[8], *v;
@@ -339,7 +339,7 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         mtb_die(2, "plan %s: no entries (sections other than [plan])", path);
     o->service = get(l, first, "service");
     o->mode = NULL;
-    mtb_cli_resolve(o);
+    mtb_opts_resolve(o);
     const char *name = get(l, "plan", "name");
     if (!name) {
         const char *b = strrchr(path, '/');

@@ -7,7 +7,7 @@
  * last MAX_WEIGHT runs); a service/platform never measured here takes the
  * documented default of its platform (STARTUP_DEFAULTS below). */
 #include "plan/plantime.h"
-#include "plan/seqstop.h"
+#include "analysis/seqstop.h"
 
 #include <jansson.h>
 #include "lib/util.h"

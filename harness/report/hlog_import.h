@@ -1,7 +1,7 @@
 /* hlog_import.h - HdrHistogram interval logs (.hlog; loadgen/hlog.h) as runs
  * of a report: another tool's log (memtier's --hdr-file-prefix, HdrHistogram's
  * own HistogramLogWriter, a merged mtload log) becomes a record that sits beside
- * mtebench's own in `mtebench report`, and several hosts' logs merge into one.
+ * mtebench's own in `mtebench report`. Merging and writing logs: core/loadlog.h.
  */
 #ifndef MTB_HLOG_IMPORT_H
 #define MTB_HLOG_IMPORT_H
@@ -22,14 +22,6 @@ int mtb_hlog_is_log(const char *path);
  */
 json_t *mtb_hlog_records(const char *path, const char *unit, char *err, size_t errlen);
 
-/**
- * Merge the interval logs of several hosts into out: intervals of the same tag
- * and the same second (rounded start relative to each log's start time) are
- * added bucket by bucket; written atomically (temporary file, rename).
- * @return 0, or -1 with why in err.
- */
-int mtb_hlog_merge(char *const paths[], size_t n, const char *out, char *err, size_t errlen);
-
 struct mtb_record_set;
 
 /** Reorder args so that HdrHistogram logs (mtb_hlog_is_log) come last, keeping
@@ -43,20 +35,6 @@ int mtb_hlog_split(char **args, int n);
  *         ("mtebench report: FILE:LINE: ...") to stderr.
  */
 int mtb_hlog_add_records(char **args, int n, const char *unit, struct mtb_record_set *set);
-
-/** Merge DIR/<host>/load.hlog of every ok client of a multi-host load
- *  ("clients" of its merged result) into DIR/load.hlog; says on stderr why not.
- *  @return 0 when DIR/load.hlog was written. */
-int mtb_hlog_merge_hosts(json_t *clients, const char *dir);
-
-/**
- * For a driver that writes no interval log itself (wrk, pgbench, db_bench):
- * DIR/driver.hlog from the load's histogram ([[value_us, count], ...]) as one
- * interval over the measured window, tag "request", and "hlog" named in load;
- * its percentile listing as DIR/driver.hgrm.
- * Nothing when the load already names one or has no histogram.
- */
-void mtb_hlog_from_load(const char *dir, json_t *load);
 
 /**
  * The percentile listing (.hgrm, HdrHistogram's layout) of every configuration

@@ -12,13 +12,6 @@ static int host_mode_ok(const struct mtb_mode *m, char *why, size_t n)
     return mtb_mode_host_check(m, mtb_host_is_arm64(), mtb_host_has_mte(), mtb_host_has_mte3(),
                                "/sys/devices/system/cpu", why, n);
 }
-void mtb_platform_wrap_native(struct mtb_argv *argv, struct mtb_argv *env_out, const char *prog,
-                      char *const *env)
-{
-    mtb_argv_push(argv, prog);
-    for (char *const *e = env; e && *e; e++)
-        mtb_argv_push(env_out, *e);
-}
 
 const struct mtb_platform mtb_platform_host = {
     .name = "host",

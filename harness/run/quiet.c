@@ -1,5 +1,6 @@
 /* quiet.c - see quiet.h */
 #include "run/quiet.h"
+#include "lib/cpus.h"
 #include "lib/proc.h"
 #include "run/provenance.h"
 #include "lib/util.h"
@@ -110,56 +111,11 @@ int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes)
 
 /* ---- the checks ----------------------------------------------------------- */
 
-struct cpustat { unsigned long long busy, total, steal; };
-
-static int read_cpustat(struct cpustat *cs)
+/* the CPUs' ticks now; all 0 when /proc/stat cannot be read */
+static struct mtb_cpu_ticks *ticks_or_zero(void)
 {
-    memset(cs, 0, MTB_MAX_CPUS * sizeof *cs);
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f)
-        return -1;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        int cpu;
-        unsigned long long v[10] = { 0 };
-        if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                   &v[6], &v[7]) >= 5 && cpu >= 0 && cpu < MTB_MAX_CPUS) {
-            unsigned long long tot = 0;
-            for (int i = 0; i < 8; i++)
-                tot += v[i];
-            cs[cpu].total = tot;
-            cs[cpu].busy = tot - v[3] - v[4]; /* all but idle and iowait */
-            cs[cpu].steal = v[7];
-        }
-    }
-    fclose(f);
-    return 0;
-}
-
-struct mtb_cpu_ticks { struct cpustat c[MTB_MAX_CPUS]; };
-
-struct mtb_cpu_ticks *mtb_cpu_ticks_read(void)
-{
-    struct mtb_cpu_ticks *t = mtb_calloc(1, sizeof *t);
-    if (read_cpustat(t->c) != 0) {
-        free(t);
-        return NULL;
-    }
-    return t;
-}
-
-double mtb_cpu_steal_share(const struct mtb_cpu_ticks *a, const struct mtb_cpu_ticks *b, const char *in)
-{
-    if (!a || !b)
-        return -1;
-    unsigned long long steal = 0, total = 0;
-    for (int c = 0; c < MTB_MAX_CPUS; c++) {
-        if ((in && !in[c]) || b->c[c].total <= a->c[c].total)
-            continue;
-        total += b->c[c].total - a->c[c].total;
-        steal += b->c[c].steal >= a->c[c].steal ? b->c[c].steal - a->c[c].steal : 0;
-    }
-    return total ? (double)steal / (double)total : -1;
+    struct mtb_cpu_ticks *t = mtb_cpu_ticks_read();
+    return t ? t : mtb_calloc(1, sizeof *t);
 }
 
 struct task { int pid, tid, cpu; unsigned long long ticks; char comm[64]; };
@@ -310,14 +266,14 @@ static void check_load(const char *in, double sample_s, json_t *checks, json_t *
     free(la);
     int ncpu = mtb_ncpus();
     json_object_set_new(checks, "loadavg", json_pack("{s:f,s:f,s:f}", "1m", l1, "5m", l5, "15m", l15));
-    struct cpustat *a = mtb_calloc(MTB_MAX_CPUS, sizeof *a), *b = mtb_calloc(MTB_MAX_CPUS, sizeof *b);
     struct task *t0 = NULL, *t1 = NULL;
     size_t n0 = read_tasks(&t0);
-    read_cpustat(a);
+    struct mtb_cpu_ticks *ta = ticks_or_zero();
     double start = mtb_mono();
     struct timespec ts = { (time_t)sample_s, (long)((sample_s - (long)sample_s) * 1e9) };
     nanosleep(&ts, NULL);
-    read_cpustat(b);
+    struct mtb_cpu_ticks *tb = ticks_or_zero();
+    const struct mtb_cpu_tick *a = ta->c, *b = tb->c;
     size_t n1 = read_tasks(&t1);
     double secs = mtb_mono() - start;
     long hz = sysconf(_SC_CLK_TCK);
@@ -368,8 +324,8 @@ static void check_load(const char *in, double sample_s, json_t *checks, json_t *
     json_object_set_new(checks, "busy_cpus", busy);
     json_object_set_new(checks, "busy_processes", procs);
     json_object_set_new(checks, "sample_seconds", json_real(secs));
-    free(a);
-    free(b);
+    free(ta);
+    free(tb);
     free(t0);
     free(t1);
 }

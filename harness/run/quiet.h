@@ -35,16 +35,6 @@ double mtb_quiet_sample_seconds(void);
  * termination signal. @return the number of settings changed. */
 int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes);
 void mtb_quiet_restore(void);
-/* The hypervisor's share of CPUs over an interval (the steal column of
- * /proc/stat): a cloud VM's vCPUs wait while the host runs other guests, and
- * a run then measures a slower machine, not slower code. Read the ticks
- * before and after (NULL: /proc/stat unreadable); the share is steal over
- * all ticks of the CPUs c with in[c] set (in: MTB_MAX_CPUS flags, or NULL:
- * every CPU), -1 when unknown (no ticks passed, or a reading missing). 0 on
- * bare metal. */
-struct mtb_cpu_ticks;
-struct mtb_cpu_ticks *mtb_cpu_ticks_read(void);
-double mtb_cpu_steal_share(const struct mtb_cpu_ticks *a, const struct mtb_cpu_ticks *b, const char *in);
 /* The environment block of every run of a plan: provenance and the quiet
  * check; warns on stderr, and with strict exits 2 when not quiet. */
 json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output);

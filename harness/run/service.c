@@ -146,38 +146,9 @@ static void template_pairs(const struct mtb_service *s, char bufs[2][16], const 
     memcpy(pairs, p, sizeof p);
 }
 
-/* The workload's parameters ([workload] and [workload NAME] keys). */
-static json_t *workload_params(const struct mtb_workload *w)
-{
-    json_t *wj = mtb_workload_json(w);
-    json_t *params = json_incref(json_object_get(wj, "params"));
-    json_decref(wj);
-    return params;
-}
-
 char *mtb_service_reuse_dir(const struct mtb_service *s)
 {
-    const char *setup = mtb_recipe_get(s->recipe, "run", "setup");
-    if (!setup || !mtb_recipe_get(s->recipe, "run", "setup_reuse"))
-        return NULL;
-    char *script = mtb_asprintf("%s/%s", s->recipe->dir, setup);
-    json_t *params = workload_params(s->wl);
-    struct mtb_hash *h = mtb_hash_new();
-    char hex[65];
-    /* the build's content key, not its path: a server host or a vm guest,
-     * whose copy of the build lies elsewhere, computes the same key (the
-     * path where a build has no key) */
-    mtb_hash_str(h, "build", s->build->key[0] ? s->build->key : s->build->dir);
-    mtb_hash_file(h, "script", script);
-    mtb_hash_str(h, "user", s->user ? s->user : "");
-    mtb_hash_str(h, "mode", s->env[0]);
-    const char *pk;
-    json_t *pv;
-    json_object_foreach(params, pk, pv) mtb_hash_str(h, pk, json_string_value(pv));
-    mtb_hash_final(h, hex);
-    json_decref(params);
-    free(script);
-    return mtb_asprintf("%s/setup/%s-%.16s", mtb_cache(), s->recipe->name, hex);
+    return mtb_build_setup_dir(s->build, s->recipe, s->wl, s->user, s->env[0]);
 }
 
 /* nftw's callback of chown_tree: the owner in chown_uid/chown_gid */
@@ -288,7 +259,7 @@ int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *
     /* prepare the run directory (configuration, data, files) */
     char *script = mtb_asprintf("%s/%s", s->recipe->dir, setup);
     char *slog = mtb_asprintf("%s/setup.log", s->dir);
-    json_t *params = workload_params(s->wl);
+    json_t *params = mtb_workload_params(s->wl);
     struct mtb_argv senv = { 0 }, sa = { 0 };
     setup_env(s, params, &senv);
     mtb_argv_push(&sa, "bash");

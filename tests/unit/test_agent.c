@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan/platforms.h"
 #include "agent/agent.h"
 #include "core/machine.h"
 #include "core/platform.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/platforms.h"
 #include "core/kernel.h"
 #include "core/platform.h"
 #include "tap.h"

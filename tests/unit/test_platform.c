@@ -2,6 +2,7 @@
  * names. */
 #include <string.h>
 
+#include "plan/platforms.h"
 #include "core/hostfacts.h"
 #include "core/mode.h"
 #include "core/platform.h"

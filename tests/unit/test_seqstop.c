@@ -1,4 +1,4 @@
-/* test_seqstop.c - REPS=auto's stopping rule (harness/plan/seqstop.c).
+/* test_seqstop.c - REPS=auto's stopping rule (harness/analysis/seqstop.c).
  *
  * 1. Coverage under the rule: many synthetic sequences of interleaved pairs
  *    with a known true overhead (the median of the pairwise ratio), noise from
@@ -17,7 +17,7 @@
  * 2. A stand-in noise source in real time (a few ms a pair): small noise
  *    stops early at the precision, large noise stops at MAX_TIME.
  */
-#include "plan/seqstop.h"
+#include "analysis/seqstop.h"
 #include "plan/runlen.h"
 #include "lib/jsonx.h"
 #include "tap.h"

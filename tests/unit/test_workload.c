@@ -48,7 +48,7 @@ static void test_workload_fields(void)
     struct mtb_opts o;
     mtb_cli_parse(a.n, a.v, &o, "run");
     o.quiet = 1;
-    mtb_cli_resolve(&o);
+    mtb_opts_resolve(&o);
     int same = !strcmp(o.wl.name, w.name);
 #define X(f, kind, ...) same &= memcmp(&o.wl.f, &w.f, sizeof w.f) == 0;
     MTB_WORKLOAD_FIELDS(X)

@@ -1,5 +1,5 @@
 /* seqstop.c - REPS=auto's stopping rule (see seqstop.h for why it is sound). */
-#include "plan/seqstop.h"
+#include "analysis/seqstop.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,88 @@
+/* detect_cli.c - `mtebench detect`'s front: its options and the shared
+ * ones (cli.c) resolved into what a detection asks for (struct
+ * mtb_detect_req), then run by detect/detect.c. */
+#include "cmd/cli.h"
+#include "detect/detect.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
+               "                       [--modes off,sync,async,asymm] [--configs V/M,...] [--trials N]\n"
+               "                       [--platform emu|host] [--cost BENCH_RESULTS_DIR,...]\n"
+               "                       [--results DIR (resumes)] [--machine M] [--json]\n"
+               "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
+               "  (a fresh service each);\n"
+               "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
+               "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
+               "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
+               "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n");
+}
+
+/* detect's own options out of argv; the rest (service, platform, machine,
+ * results, json) left for the shared parser */
+static int own_options(int *argc, char **argv, const char **bugs, const char **variants, const char **modes,
+                       const char **configs, const char **cost, long *trials)
+{
+    int k = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i], *val = i + 1 < *argc ? argv[i + 1] : NULL;
+        const char **dst = !strcmp(a, "--bugs") ? bugs : !strcmp(a, "--variants") ? variants
+                         : !strcmp(a, "--modes") ? modes : !strcmp(a, "--configs") ? configs
+                         : !strcmp(a, "--cost") ? cost : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout), 1;
+        if (dst || !strcmp(a, "--trials")) {
+            if (!val)
+                mtb_die(2, "detect: option '%s' needs a value", a);
+            if (dst)
+                *dst = val;
+            else if (mtb_parse_long(val, 1, 100000, trials) != 0)
+                mtb_die(2, "--trials: a count 1..100000");
+            i++;
+            continue;
+        }
+        argv[k++] = argv[i];
+    }
+    *argc = k;
+    argv[k] = NULL;
+    return 0;
+}
+
+int mtb_cmd_detect(int argc, char **argv)
+{
+    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async,asymm", *configs = NULL, *cost = NULL;
+    struct mtb_opts o = { 0 };
+    struct mtb_detect_req q = { .trials = 3 };
+    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &q.trials))
+        return 0;
+    mtb_cli_parse(argc, argv, &o, "detect");
+    o.quiet = 1;
+    /* a bug with a trigger runs the recipe's [workload detect] (the trigger
+     * driver); a synthetic plant the default workload */
+    char why[MTB_ERRLEN];
+    const struct mtb_recipe *r0 = o.service ? mtb_recipe_find(o.service, why, sizeof why) : NULL;
+    q.has_trigger = r0 && mtb_recipe_get(r0, "workload detect", "driver") != NULL;
+    o.workload = q.has_trigger ? "detect" : NULL;
+    mtb_opts_resolve(&o);
+    q.wl_trigger = o.wl;
+    if (mtb_workload_defaults(o.recipe, "default", &q.wl_plant) != 0)
+        q.wl_plant = o.wl;
+    if (o.p->run || mtb_machine_remote(&o.mach))
+        mtb_die(2, "detect runs on this machine (PLATFORM=host or emu), not %s", o.p->name);
+    q.recipe = o.recipe;
+    q.platform = o.p;
+    q.kernel = o.kernel;
+    q.machine = &o.mach;
+    q.bugs = bugs_s;
+    q.variants = variants;
+    q.modes = modes;
+    q.configs = configs;
+    q.cost = cost;
+    q.results = o.results;
+    q.json = o.json;
+    return mtb_detect_run(&q);
+}

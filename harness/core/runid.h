@@ -1,0 +1,43 @@
+/* runid.h - one run's identity: (service, variant, mode, platform, kernel,
+ * workload, repetition) and where it sits in its plan (struct mtb_run), and
+ * the record begun from it. Whoever performs the run (run/run.c here, the
+ * agent step elsewhere: agent/) starts its record here, so that the identity
+ * is set in one place. */
+#ifndef MTB_RUNID_H
+#define MTB_RUNID_H
+#include <jansson.h>
+#include "core/build.h"
+#include "core/machine.h"
+#include "core/mode.h"
+#include "core/platform.h"
+#include "core/recipe.h"
+#include "core/workload.h"
+#include "core/record.h" /* the record: schema, writing */
+
+struct mtb_run {
+    const struct mtb_recipe *recipe;
+    const char *variant;
+    const struct mtb_mode *mode;
+    const struct mtb_platform *platform;
+    const char *kernel;              /* "host", or a named kernel / Image path (vm) */
+    const struct mtb_workload *wl;
+    const struct mtb_build *build;
+    const struct mtb_machine *machine;   /* CPUs, threads, perf events */
+    int rep, index, total;           /* repetition (1-based), position in the plan */
+    const char *plan;
+    const char *dir;                 /* this run's directory (created) */
+    json_t *environment;             /* provenance and the quiet check, shared by a plan's runs */
+    int quiet;
+    const char *external_load;       /* on a server host: the load comes from client hosts; the
+                                        handshake with the controller happens in this directory
+                                        (remote.c); the service listens on every address */
+};
+
+/* The run's record begun: its identity (record.c, mtb_record_begin), set
+ * once. kernel: config.kernel (NULL: run->kernel). */
+json_t *mtb_run_record(const struct mtb_run *run, const char *kernel);
+/* The run's identity over a record made elsewhere (a far side's). */
+void mtb_run_identify(const struct mtb_run *run, const char *kernel, json_t *rec);
+/* The record's "summary" of a load object (mtload's format). */
+json_t *mtb_run_summary(json_t *load);
+#endif

@@ -1,0 +1,156 @@
+/* opts.c - see opts.h */
+#include "plan/opts.h"
+#include "plan/platforms.h"
+#include "analysis/seqstop.h"
+#include "drivers/driver.h"
+#include "core/kernel.h"
+#include "agent/remote.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mtb_opts_bad(const char *what, const char *val, const char *accepted)
+{
+    mtb_die(2, "invalid %s '%s' (accepted: %s)", what, val, accepted);
+}
+
+/* The platform: as given, "host" on a server host, else the default for this
+ * machine (with a notice); then the kernel it boots (vm: a named kernel or
+ * an Image; elsewhere only "host"). */
+static void resolve_platform(struct mtb_opts *o, int remote)
+{
+    if (remote && !(o->platform && *o->platform))
+        o->platform = "host"; /* the server host's own CPU; its mtebench refuses a mode it cannot prove */
+    if (o->platform && *o->platform) {
+        o->p = mtb_platform_find(o->platform);
+        if (!o->p)
+            mtb_opts_bad("PLATFORM", o->platform, mtb_platform_names());
+    } else {
+        const char *notice = NULL;
+        o->p = mtb_platform_default(&notice);
+        if (notice && !o->quiet)
+            fprintf(stderr, "mtebench: notice: %s\n", notice);
+    }
+    if (o->p->named_kernels) {
+        if (!strcmp(o->kernel, "host")) {
+            o->kernel = "stock";
+            if (!o->quiet)
+                fprintf(stderr, "mtebench: notice: PLATFORM=%s boots a named kernel; using KERNEL=stock\n", o->p->name);
+        }
+        if (!strchr(o->kernel, '/') && !mtb_kernel_known(o->kernel)) {
+            char acc[600];
+            snprintf(acc, sizeof acc, "%s (configs/kernel/*.conf), or the path of an arm64 Image", mtb_kernel_names());
+            mtb_opts_bad("KERNEL", o->kernel, acc);
+        }
+    } else if (strcmp(o->kernel, "host") != 0) {
+        mtb_opts_bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
+    }
+    char why[MTB_ERRLEN];
+    /* on a server host, its own mtebench checks the platform and the mode */
+    if (!remote && !o->p->usable(why, sizeof why))
+        mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
+    if (remote && o->p->run)
+        mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
+    if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
+        mtb_die(2, "%s", why);
+    if (remote) /* the platform placed on the server host: its runs are performed there */
+        o->p = mtb_remote_platform(o->p);
+}
+
+/* The variants named (one, or a comma list for bench) and the workload: the
+ * recipe's, the machine profile's threads, then the options given */
+static void resolve_load(struct mtb_opts *o)
+{
+    char why[MTB_ERRLEN];
+    if (o->variant) { /* one variant, or a comma list of them (bench) */
+        char *copy = mtb_strdup(o->variant), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            if (!mtb_recipe_has_variant(o->recipe, t)) {
+                char names[256];
+                mtb_opts_bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
+            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0)) {
+                mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
+                           "(mtebench detect), never measured", t, o->recipe->name);
+            }
+        free(copy);
+    }
+    if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
+        char *names = mtb_workload_names(o->recipe), acc[MTB_ERRLEN];
+        snprintf(acc, sizeof acc, "%s", names);
+        free(names); /* the fuzz target's mtb_die returns */
+        mtb_opts_bad("WORKLOAD", o->workload, acc);
+    }
+    struct mtb_workload *w = &o->wl;
+    if (o->mach.service_threads)
+        w->service_threads = o->mach.service_threads;
+    if (o->mach.loadgen_threads)
+        w->threads = o->mach.loadgen_threads;
+    mtb_workload_set_apply(&o->wset, w);
+    if (w->conns < w->threads)
+        mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
+    const char *dname;
+    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
+    if (!drv)
+        mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
+    else if (drv->embedded && o->mach.client_hosts[0])
+        mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
+                "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
+                "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
+    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
+        mtb_die(2, "%s cannot be loaded from client hosts (%s): client hosts run mtload (memcache or http) or "
+                "pgbench, and %s's recipe names no mtload protocol ([run] protocol) and its driver %s runs on no "
+                "client host; drop CLIENT_HOSTS / --client-hosts", o->recipe->name, o->mach.client_hosts,
+                o->recipe->name, dname);
+    else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
+        mtb_die(2, "%s", why);
+    /* emulated figures are not the published ones: aim at what emulation can give */
+    if (mtb_platform_emulated(o->p) && !o->precision_given) {
+        o->precision = MTB_EMU_PRECISION;
+        o->emu_aims = 1;
+    }
+}
+
+void mtb_opts_note_emu(const struct mtb_opts *o, long reps)
+{
+    if (o->emu_aims && reps == MTB_REPS_AUTO)
+        fprintf(stderr, "mtebench: emulated: REPS=auto aims at +-%.0f%% (hardware's default is +-2%%, which "
+                        "emulation's pair noise puts beyond MAX_TIME; emulated figures are not the published ones; "
+                        "PRECISION= to choose)\n", 100 * MTB_EMU_PRECISION);
+}
+
+void mtb_opts_resolve(struct mtb_opts *o)
+{
+    char err[MTB_ERRLEN];
+    if (!o->service || !*o->service)
+        mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
+    o->recipe = mtb_recipe_find(o->service, err, sizeof err);
+    if (!o->recipe)
+        mtb_die(2, "%s", err);
+    if (o->mode) {
+        o->m = mtb_mode_find(o->mode);
+        if (!o->m)
+            mtb_opts_bad("MODE", o->mode, mtb_mode_names());
+    }
+    if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    if (o->server_address)
+        snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
+    resolve_platform(o, mtb_machine_remote(&o->mach));
+    resolve_load(o);
+    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
+        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
+                "must reach the service over the network", o->mach.client_hosts);
+}
+
+void mtb_opts_kernel_ensure(const struct mtb_opts *o)
+{
+    if (!o->p->named_kernels)
+        return;
+    struct mtb_kernel k;
+    char err[MTB_ERRLEN];
+    if (mtb_kernel_ensure(o->kernel, NULL, 0, o->quiet, &k, err, sizeof err) != 0)
+        mtb_die(1, "%s", err);
+    mtb_kernel_free(&k);
+}
