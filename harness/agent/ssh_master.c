@@ -176,7 +176,7 @@ static int lwait(pid_t pid, double timeout, int *status, int beat_fd, double bea
  * @return its exit status (255: ssh's own failure), or -1 when the
  * deadline passed (it was killed). */
 int mtb_ssh_run(struct mtb_session *s, const char *cmdline, int in_mode, const char *in_path,
-                   const char *out_path, double deadline)
+                const char *out_path, double deadline)
 {
     struct mtb_argv a = { 0 };
     mtb_ssh_base(&a, s, 0);
