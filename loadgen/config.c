@@ -276,8 +276,7 @@ static int workload_option(struct mtl_config *cfg, int c, const char *a, char *e
 }
 
 /* The run's options (the server, the load, its timing, the output).
- * @return 0, 1 when done (--help, --engines, --version), -1 with a message
- * in err, or 2 when c is not one of them. */
+ * @return 0, -1 with a message in err, or 2 when c is not one of them. */
 static int run_option(struct mtl_config *cfg, int c, const char *a, const char **server, int *duration_given,
                       char *err, size_t errlen)
 {
@@ -372,6 +371,17 @@ static int run_option(struct mtl_config *cfg, int c, const char *a, const char *
     case O_QUIET:
         cfg->quiet = 1;
         break;
+    default:
+        return 2;
+    }
+    return 0;
+}
+
+/* The options that answer and end (--help, --engines, --version).
+ * @return 1, or 2 when c is not one of them. */
+static int answer_option(int c)
+{
+    switch (c) {
     case O_HELP:
         mtl_config_usage(stdout);
         return 1;
@@ -390,7 +400,6 @@ static int run_option(struct mtl_config *cfg, int c, const char *a, const char *
     default:
         return 2;
     }
-    return 0;
 }
 
 /* What needs every option: the checks between them, the server's address,
@@ -433,6 +442,8 @@ int mtl_config_parse(struct mtl_config *cfg, int argc, char **argv, char *err, s
         int rc = workload_option(cfg, c, optarg, err, errlen);
         if (rc == 2)
             rc = run_option(cfg, c, optarg, &server, &duration_given, err, errlen);
+        if (rc == 2)
+            rc = answer_option(c);
         if (rc == 2) {
             if (c == ':' || optopt >= O_SERVER)
                 return fail(err, errlen, "%s: needs a value", argv[optind - 1]);

@@ -337,6 +337,44 @@ static int client_result(struct job *j, const struct mtb_client_load *l, const s
     return why[0] ? -1 : 0;
 }
 
+/* Client host i's job: its share of the connections and the rate, and the far
+ * `client-load` that starts at the instant `start` (on our clock; on its own
+ * with its offset); its line in clients. @return 0, or 1 with err */
+static int job_prepare(struct mtb_clients *c, int i, const struct mtb_client_load *l, const char *dir, double start,
+                       struct job *j, json_t *clients, char *err, size_t errlen)
+{
+    const struct mtb_workload *w = &l->wl;
+    int bad = 0;
+    long conns = w->conns / c->n + (i < w->conns % c->n);
+    long threads = w->threads < conns ? w->threads : conns;
+    double off = num(ssh()->info(c->s[i]), "clock_offset_s");
+    j->s = c->s[i];
+    j->dir = mtb_asprintf("%s/%s", dir, c->hosts[i]);
+    mtb_argv_push(&j->argv, "client-load");
+    mtb_argv_pushf(&j->argv, "--start-at=%.6f", start + off);
+    mtb_argv_push(&j->argv, "--out={out}");
+    struct mtb_workload *share = &j->share; /* this host's share of the connections and the rate */
+    *share = *w;
+    share->conns = conns;
+    share->threads = threads > 0 ? threads : 1;
+    share->rate = w->rate > 0 ? w->rate * (double)conns / (double)w->conns : 0;
+    if (l->tool) { /* pgbench */
+        if (mtb_clients_pgbench_argv(l, share, &j->argv, err, errlen) != 0)
+            bad = 1;
+    } else {
+        mtb_argv_push(&j->argv, "--");
+        mtb_argv_pushf(&j->argv, "--server=%s", l->server);
+        mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
+        mtb_workload_mtload_flags(share, 0, &j->argv);
+        mtb_workload_mtload_flags(share, 1, &j->argv);
+        mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
+    }
+    j->deadline = (start - wall()) + w->warmup + w->duration + 60;
+    json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,
+                                             "rate", share->rate));
+    return bad;
+}
+
 json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, const char *dir, char *err,
                         size_t errlen)
 {
@@ -354,36 +392,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
     double late_limit = l->late_limit > 0 ? l->late_limit : 0.25;
     json_t *clients = json_array(), *loads = json_array(), *merged = NULL;
     int bad = 0;
-    for (int i = 0; i < c->n && !bad; i++) {
-        struct job *j = &jobs[i];
-        long conns = w->conns / c->n + (i < w->conns % c->n);
-        long threads = w->threads < conns ? w->threads : conns;
-        double off = num(ssh()->info(c->s[i]), "clock_offset_s");
-        j->s = c->s[i];
-        j->dir = mtb_asprintf("%s/%s", dir, c->hosts[i]);
-        mtb_argv_push(&j->argv, "client-load");
-        mtb_argv_pushf(&j->argv, "--start-at=%.6f", start + off);
-        mtb_argv_push(&j->argv, "--out={out}");
-        struct mtb_workload *share = &j->share; /* this host's share of the connections and the rate */
-        *share = *w;
-        share->conns = conns;
-        share->threads = threads > 0 ? threads : 1;
-        share->rate = w->rate > 0 ? w->rate * (double)conns / (double)w->conns : 0;
-        if (l->tool) { /* pgbench */
-            if (mtb_clients_pgbench_argv(l, share, &j->argv, err, errlen) != 0)
-                bad = 1;
-        } else {
-            mtb_argv_push(&j->argv, "--");
-            mtb_argv_pushf(&j->argv, "--server=%s", l->server);
-            mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
-            mtb_workload_mtload_flags(share, 0, &j->argv);
-            mtb_workload_mtload_flags(share, 1, &j->argv);
-            mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
-        }
-        j->deadline = (start - wall()) + w->warmup + w->duration + 60;
-        json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,
-                                                 "rate", share->rate));
-    }
+    for (int i = 0; i < c->n && !bad; i++)
+        bad = job_prepare(c, i, l, dir, start, &jobs[i], clients, err, errlen);
     if (bad) {
         json_decref(clients);
         json_decref(loads);

@@ -1,250 +1,17 @@
 /* transport_ssh.c - see transport_ssh.h */
 #include "agent/transport_ssh.h"
+#include "agent/ssh_int.h"
 #include "lib/proc.h"
 #include "lib/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-/* ---- options ------------------------------------------------------------ */
-
-static struct {
-    char *config, *key, *known_hosts, *remote_dir;
-    int trust_new;
-    double alive; /* --ssh-alive: seconds of silence after which either side gives the other up; 0: default */
-} opt;
-
-/* How long a silent link is tolerated, either way (--ssh-alive, default
- * 15 s): our ssh gives the host up after it (ServerAliveInterval alive/3,
- * ServerAliveCountMax 3), and the far watchdog stops the far command when it
- * has heard nothing from us for as long (we send a byte every alive/5 s,
- * at most every second, on the far command's stdin). */
-static double alive_s(void) { return opt.alive > 0 ? opt.alive : 15; }
-
-void mtb_ssh_configure(const struct mtb_ssh_opts *o)
-{
-    free(opt.config);
-    free(opt.key);
-    free(opt.known_hosts);
-    free(opt.remote_dir);
-    opt.config = o->config ? mtb_strdup(o->config) : NULL;
-    opt.key = o->key ? mtb_strdup(o->key) : NULL;
-    opt.known_hosts = o->known_hosts ? mtb_strdup(o->known_hosts) : NULL;
-    opt.remote_dir = o->remote_dir ? mtb_strdup(o->remote_dir) : NULL;
-    opt.trust_new = o->trust_new;
-    opt.alive = o->alive;
-}
-
-int mtb_ssh_option(const char *name, const char *value)
-{
-    char **slot = !strcmp(name, "ssh-config") ? &opt.config : !strcmp(name, "ssh-key") ? &opt.key
-                : !strcmp(name, "known-hosts") ? &opt.known_hosts : !strcmp(name, "remote-dir") ? &opt.remote_dir : NULL;
-    if (slot) {
-        free(*slot);
-        *slot = mtb_strdup(value);
-        return 1;
-    }
-    if (!strcmp(name, "trust-new-hosts")) {
-        opt.trust_new = 1;
-        return 1;
-    }
-    if (!strcmp(name, "ssh-alive")) {
-        double v;
-        if (mtb_parse_duration(value, &v) != 0 || v < 3 || v > 3600)
-            mtb_die(2, "--ssh-alive '%s': a duration from 3 s to 1 h (how long a silent link is tolerated)", value);
-        opt.alive = v;
-        return 1;
-    }
-    return 0;
-}
-
-/* ---- local ssh processes: own process groups, killed on exit and Ctrl-C --- */
-
-#define MAX_LOCAL 64
-#define MAX_MASTERS 32
-static volatile pid_t live[MAX_LOCAL];
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-
-struct master {
-    char where[256];
-    char ctl[108];           /* the control socket */
-    volatile pid_t pid;
-    char *log;               /* the master's stderr */
-    json_t *hashes;          /* far root: remote path -> sha256 of what is there */
-    json_t *info;
-    char root[512];
-    char machine[32], uname_r[128];
-    int agent_ok;
-};
-static struct master masters[MAX_MASTERS];
-static char ctl_dir[64];
-
-static void live_set(pid_t pid, int add)
-{
-    pthread_mutex_lock(&mu);
-    for (int i = 0; i < MAX_LOCAL; i++)
-        if (add ? live[i] == 0 : live[i] == pid) {
-            live[i] = add ? pid : 0;
-            break;
-        }
-    pthread_mutex_unlock(&mu);
-}
-
-static void nap(double s)
-{
-    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-/* exit and Ctrl-C: end every ssh of ours (the far watchdogs see their stdin
- * close and stop what they run), then the masters; async-signal-safe */
-static void ssh_exit_hook(void)
-{
-    for (int i = 0; i < MAX_LOCAL; i++)
-        if (live[i] > 0)
-            kill(-live[i], SIGTERM);
-    for (int i = 0; i < MAX_MASTERS; i++)
-        if (masters[i].pid > 0)
-            kill(masters[i].pid, SIGTERM);
-    for (int k = 0; k < 50; k++) {
-        int any = 0;
-        for (int i = 0; i < MAX_MASTERS; i++)
-            if (masters[i].pid > 0) {
-                if (waitpid(masters[i].pid, NULL, WNOHANG) == 0)
-                    any = 1;
-                else
-                    masters[i].pid = 0;
-            }
-        if (!any)
-            break;
-        struct timespec ts = { 0, 20000000 };
-        nanosleep(&ts, NULL);
-    }
-    for (int i = 0; i < MAX_LOCAL; i++)
-        if (live[i] > 0)
-            kill(-live[i], SIGKILL);
-    for (int i = 0; i < MAX_MASTERS; i++) {
-        if (masters[i].pid > 0)
-            kill(masters[i].pid, SIGKILL);
-        if (masters[i].ctl[0])
-            unlink(masters[i].ctl);
-    }
-    if (ctl_dir[0])
-        rmdir(ctl_dir);
-}
-
-enum { IN_NULL, IN_FILE, IN_HOLD };
-
-/* Start argv in its own process group (PDEATHSIG: it ends with the thread
- * that started it, so masters are started by the main thread; a client
- * host's thread waits for its own ssh before it ends): stdin /dev/null, a file, or a pipe
- * held open by us (*holdfd) until the caller closes it; stdout to out_path
- * (or err_path); stderr appended to err_path. @return pid, or -1. */
-static pid_t lspawn(char *const *argv, int in_mode, const char *in_path, const char *out_path, const char *err_path,
-                    int *holdfd)
-{
-    int hp[2] = { -1, -1 };
-    if (in_mode == IN_HOLD && pipe2(hp, O_CLOEXEC) != 0)
-        return -1;
-    sigset_t all, old;
-    sigemptyset(&all);
-    sigaddset(&all, SIGINT);
-    sigaddset(&all, SIGTERM);
-    sigaddset(&all, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGTERM); /* never outlive us, even after a SIGKILL */
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        int in = in_mode == IN_HOLD ? hp[0] : open(in_mode == IN_FILE ? in_path : "/dev/null", O_RDONLY);
-        int er = err_path ? open(err_path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
-        int ou = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : er;
-        if (in < 0 || (out_path && ou < 0))
-            _exit(127);
-        dup2(in, 0);
-        if (ou >= 0)
-            dup2(ou, 1);
-        if (er >= 0)
-            dup2(er, 2);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    if (pid > 0) {
-        setpgid(pid, pid);
-        live_set(pid, 1);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (in_mode == IN_HOLD) {
-        close(hp[0]);
-        if (pid > 0) {
-            *holdfd = hp[1];
-            /* the heartbeat never blocks us: a link that takes nothing is the far side's to notice */
-            fcntl(hp[1], F_SETFL, fcntl(hp[1], F_GETFL) | O_NONBLOCK);
-        } else
-            close(hp[1]);
-    }
-    return pid;
-}
-
-/* Wait up to timeout seconds; meanwhile a byte into beat_fd (>= 0) every
- * beat seconds, the far watchdog's heartbeat. @return 1 and *status when it
- * ended; 0 when the time ran out (then it is killed: its group, TERM then KILL). */
-static int lwait(pid_t pid, double timeout, int *status, int beat_fd, double beat)
-{
-    double end = mtb_mono() + timeout, step = 0.002, next_beat = mtb_mono() + beat;
-    for (;;) {
-        if (beat_fd >= 0 && mtb_mono() >= next_beat) {
-            if (write(beat_fd, "\n", 1) < 0) { /* full (the link takes nothing) or closed: the far side will know */ }
-            next_beat = mtb_mono() + beat;
-        }
-        pid_t r = waitpid(pid, status, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR)) {
-            live_set(pid, 0);
-            if (r < 0)
-                *status = -1;
-            return 1;
-        }
-        if (mtb_mono() >= end || mtb_proc_interrupted)
-            break;
-        nap(step);
-        if (step < 0.02)
-            step *= 1.5;
-    }
-    kill(-pid, SIGTERM);
-    for (int i = 0; i < 100 && waitpid(pid, status, WNOHANG) == 0; i++)
-        nap(0.01);
-    kill(-pid, SIGKILL);
-    waitpid(pid, status, 0);
-    live_set(pid, 0);
-    return 0;
-}
-
-/* ---- sessions ----------------------------------------------------------- */
-
-struct mtb_session {
-    struct master *m;
-    char *where, *dest, *port, *workdir, *sshlog;
-    double connect_timeout, connect_seconds;
-    int quiet;
-};
 
 static char *shq(const char *s)
 {
@@ -263,213 +30,6 @@ static char *shq(const char *s)
     *q++ = '\'';
     *q = 0;
     return o;
-}
-
-static void ssh_base(struct mtb_argv *a, const struct mtb_session *s, int master)
-{
-    mtb_argv_push(a, "ssh");
-    if (opt.config) {
-        mtb_argv_push(a, "-F");
-        mtb_argv_push(a, opt.config);
-    }
-    mtb_argv_push(a, "-o");
-    mtb_argv_push(a, "BatchMode=yes");
-    mtb_argv_push(a, "-o");
-    mtb_argv_push(a, opt.trust_new ? "StrictHostKeyChecking=accept-new" : "StrictHostKeyChecking=yes");
-    if (opt.known_hosts) {
-        mtb_argv_push(a, "-o");
-        mtb_argv_pushf(a, "UserKnownHostsFile=%s", opt.known_hosts);
-    }
-    if (opt.key) {
-        mtb_argv_push(a, "-i");
-        mtb_argv_push(a, opt.key);
-        mtb_argv_push(a, "-o");
-        mtb_argv_push(a, "IdentitiesOnly=yes");
-    }
-    mtb_argv_push(a, "-o");
-    mtb_argv_pushf(a, "ConnectTimeout=%d", (int)(s->connect_timeout + 0.5));
-    int every = (int)(alive_s() / 3 + 0.5);
-    mtb_argv_push(a, "-o");
-    mtb_argv_pushf(a, "ServerAliveInterval=%d", every < 1 ? 1 : every);
-    mtb_argv_push(a, "-o");
-    mtb_argv_push(a, "ServerAliveCountMax=3");
-    mtb_argv_push(a, "-o");
-    mtb_argv_pushf(a, "ControlPath=%s", s->m->ctl);
-    if (master) {
-        mtb_argv_push(a, "-o");
-        mtb_argv_push(a, "ControlMaster=yes");
-        mtb_argv_push(a, "-o");
-        mtb_argv_push(a, "ControlPersist=no");
-        mtb_argv_push(a, "-N");
-    } else {
-        mtb_argv_push(a, "-o");
-        mtb_argv_push(a, "ControlMaster=no");
-        mtb_argv_push(a, "-T");
-    }
-    if (s->port) {
-        mtb_argv_push(a, "-p");
-        mtb_argv_push(a, s->port);
-    }
-    mtb_argv_push(a, s->dest);
-}
-
-/* One far command line over the master: stdin from in_path (or held open:
- * the far watchdog's lifeline), stdout into out_path (or the ssh log).
- * @return its exit status (255: ssh's own failure), or -1 when the
- * deadline passed (it was killed). */
-static int ssh_run(struct mtb_session *s, const char *cmdline, int in_mode, const char *in_path,
-                   const char *out_path, double deadline)
-{
-    struct mtb_argv a = { 0 };
-    ssh_base(&a, s, 0);
-    mtb_argv_push(&a, cmdline);
-    int hold = -1, st = -1;
-    pid_t pid = lspawn(a.v, in_mode, in_path, out_path, s->sshlog, &hold);
-    mtb_argv_free(&a);
-    if (pid < 0)
-        return -1;
-    double beat = alive_s() / 5 < 1 ? alive_s() / 5 : 1;
-    int ended = lwait(pid, deadline, &st, hold, beat);
-    if (hold >= 0)
-        close(hold);
-    if (!ended)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
-}
-
-/* The far command's stdout as a string (NULL on failure). */
-static char *ssh_out(struct mtb_session *s, const char *cmdline, double deadline, int *status)
-{
-    char *tmp = mtb_asprintf("%s/.ssh-out.%d.%lx", s->workdir, (int)getpid(), (unsigned long)pthread_self());
-    *status = ssh_run(s, cmdline, IN_NULL, NULL, tmp, deadline);
-    char *o = mtb_read_file(tmp, NULL);
-    unlink(tmp);
-    free(tmp);
-    return o;
-}
-
-static int master_alive(struct master *m)
-{
-    if (m->pid <= 0)
-        return 0;
-    int st;
-    if (waitpid(m->pid, &st, WNOHANG) != 0) {
-        m->pid = 0;
-        return 0;
-    }
-    return access(m->ctl, F_OK) == 0;
-}
-
-/* What ssh's own messages mean, said with what to do. */
-static void explain(const struct mtb_session *s, const char *log, char *err, size_t errlen)
-{
-    char *text = log ? mtb_read_file(log, NULL) : NULL;
-    int changed = text && strstr(text, "REMOTE HOST IDENTIFICATION HAS CHANGED");
-    char last[256] = "";
-    if (text) {
-        char *save = NULL;
-        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-            if (*l && !strstr(l, "Warning: Permanently added"))
-                snprintf(last, sizeof last, "%s", l);
-    }
-    if (changed)
-        snprintf(err, errlen, "ssh %s: the host's key differs from the one in known_hosts (refused; if the host was "
-                 "reinstalled, verify its new key and replace the old line: ssh-keygen -R HOST)", s->where);
-    else if (text && (strstr(last, "Host key verification failed") || strstr(last, "host key is known")))
-        snprintf(err, errlen, "ssh %s: host key not known (not in %s): refused. To trust it, check the key's "
-                 "fingerprint with the host's owner and add it (ssh-keyscan HOST >> %s, or ssh once by hand), or pass "
-                 "--trust-new-hosts to accept and record new hosts' keys on first use",
-                 s->where, opt.known_hosts ? opt.known_hosts : "~/.ssh/known_hosts",
-                 opt.known_hosts ? opt.known_hosts : "~/.ssh/known_hosts");
-    else if (strstr(last, "Permission denied"))
-        snprintf(err, errlen, "ssh %s: login refused (%s): no key the host accepts (keys come from your ssh-agent, "
-                 "--ssh-key FILE or IdentityFile in your ssh config)", s->where, last);
-    else
-        snprintf(err, errlen, "ssh %s: %s", s->where, last[0] ? last : "cannot connect (no message from ssh)");
-    free(text);
-}
-
-static const char *wall_now(double *t)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    *t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-    return NULL;
-}
-
-/* identity, home, and the clock offset (min-RTT of 5 samples) */
-static int learn_host(struct mtb_session *s, char *err, size_t errlen)
-{
-    struct master *m = s->m;
-    int st;
-    char *o = ssh_out(s, "uname -m; uname -r; uname -n; cat /etc/machine-id 2>/dev/null || echo -; echo \"$HOME\"; "
-                         "nproc; command -v bash >/dev/null && echo bash || echo nobash; echo \"ssh $SSH_CONNECTION\"",
-                      30, &st);
-    if (st != 0 || !o) {
-        explain(s, s->sshlog, err, errlen);
-        free(o);
-        return -1;
-    }
-    char *f[9] = { 0 }, *save = NULL;
-    int n = 0;
-    for (char *l = strtok_r(o, "\n", &save); l && n < 9; l = strtok_r(NULL, "\n", &save))
-        f[n++] = l;
-    if (n < 8) {
-        snprintf(err, errlen, "ssh %s: unexpected answer to uname/nproc (a POSIX shell is needed there)", s->where);
-        free(o);
-        return -1;
-    }
-    if (strcmp(f[6], "bash")) {
-        snprintf(err, errlen, "ssh %s: no bash on the host (Debian's bash package is needed there)", s->where);
-        free(o);
-        return -1;
-    }
-    snprintf(m->machine, sizeof m->machine, "%s", f[0]);
-    snprintf(m->uname_r, sizeof m->uname_r, "%s", f[1]);
-    const char *rd = opt.remote_dir ? opt.remote_dir : ".mtebench-agent";
-    if (rd[0] == '/')
-        snprintf(m->root, sizeof m->root, "%s", rd);
-    else
-        snprintf(m->root, sizeof m->root, "%s/%s", f[4], rd);
-    double best_rtt = 1e9, best_off = 0;
-    for (int i = 0; i < 5; i++) {
-        double t0, t1;
-        wall_now(&t0);
-        char *d = ssh_out(s, "date +%s.%N", 10, &st);
-        wall_now(&t1);
-        if (st == 0 && d) {
-            double far = atof(d);
-            if (t1 - t0 < best_rtt) {
-                best_rtt = t1 - t0;
-                best_off = far - (t0 + t1) / 2;
-            }
-        }
-        free(d);
-    }
-    m->info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:f,s:f,s:f}", "transport", "ssh", "where", s->where,
-                        "hostname", f[2], "machine", f[0], "uname_r", f[1], "machine_id", f[3], "cpus", atoi(f[5]),
-                        "root", m->root, "clock_offset_s", best_off, "clock_rtt_s", best_rtt, "connect_seconds",
-                        s->connect_seconds);
-    /* the address ssh reached it at (SSH_CONNECTION: client port server port) */
-    char a1[64], a2[64], a3[64];
-    if (sscanf(f[7], "ssh %63s %63s %63s", a1, a2, a3) == 3)
-        json_object_set_new(m->info, "address", json_string(a3));
-    free(o);
-    /* what the far root already holds */
-    char *cmd = mtb_asprintf("cat %s/.mtb-hashes 2>/dev/null; true", m->root);
-    char *h = ssh_out(s, cmd, 30, &st);
-    free(cmd);
-    m->hashes = json_object();
-    char *save2 = NULL;
-    for (char *l = h ? strtok_r(h, "\n", &save2) : NULL; l; l = strtok_r(NULL, "\n", &save2)) {
-        char *sp = strchr(l, ' ');
-        if (sp) {
-            *sp = 0;
-            json_object_set_new(m->hashes, l, json_string(sp + 1));
-        }
-    }
-    free(h);
-    return 0;
 }
 
 static int put_ex(struct mtb_session *s, const char *local, const char *remote, const char *sha256,
@@ -511,93 +71,6 @@ static int put_agent(struct mtb_session *s, char *err, size_t errlen)
     return 0;
 }
 
-/* The one master connection to s's host (claimed for it when new), with
- * the exit hooks and the control directory made on first use. */
-static struct master *master_of(struct mtb_session *s, char *err, size_t errlen)
-{
-    pthread_mutex_lock(&mu);
-    static int hooked;
-    if (!hooked) {
-        mtb_proc_on_exit(ssh_exit_hook);
-        atexit(mtb_ssh_close_all);
-        hooked = 1;
-    }
-    if (!ctl_dir[0]) {
-        snprintf(ctl_dir, sizeof ctl_dir, "/tmp/mtb-ssh-XXXXXX");
-        if (!mkdtemp(ctl_dir))
-            ctl_dir[0] = 0;
-    }
-    struct master *m = NULL;
-    for (int i = 0; i < MAX_MASTERS && !m; i++)
-        if (!strcmp(masters[i].where, s->where))
-            m = &masters[i];
-    for (int i = 0; i < MAX_MASTERS && !m; i++)
-        if (!masters[i].where[0]) {
-            m = &masters[i];
-            snprintf(m->where, sizeof m->where, "%s", s->where);
-            snprintf(m->ctl, sizeof m->ctl, "%s/m%d", ctl_dir, i);
-        }
-    pthread_mutex_unlock(&mu);
-    if (!m || !ctl_dir[0]) {
-        snprintf(err, errlen, "ssh %s: no room for another connection (%d hosts at most) or no /tmp", s->where,
-                 MAX_MASTERS);
-        return NULL;
-    }
-    return m;
-}
-
-/* A fresh master connection: the one connection to this host, up within
- * the connect timeout, then the host's facts learnt. @return 0 or -1 with err */
-static int master_start(struct mtb_session *s, struct master *m, char *err, size_t errlen)
-{
-    unlink(m->ctl);
-    json_decref(m->info);
-    json_decref(m->hashes);
-    m->info = m->hashes = NULL;
-    m->agent_ok = 0;
-    free(m->log);
-    m->log = mtb_asprintf("%s/ssh-master.log", s->workdir);
-    unlink(m->log);
-    struct mtb_argv a = { 0 };
-    ssh_base(&a, s, 1);
-    double t0 = mtb_mono();
-    int hold = -1;
-    pid_t pid = lspawn(a.v, IN_NULL, NULL, NULL, m->log, &hold);
-    mtb_argv_free(&a);
-    if (pid < 0) {
-        snprintf(err, errlen, "ssh %s: cannot start ssh: %s (Debian: openssh-client)", s->where, strerror(errno));
-        return -1;
-    }
-    live_set(pid, 0); /* a master is ended by the hook, after the sessions */
-    m->pid = pid;
-    for (;;) {
-        int st;
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            m->pid = 0;
-            explain(s, m->log, err, errlen);
-            return -1;
-        }
-        if (access(m->ctl, F_OK) == 0)
-            break;
-        if (mtb_mono() - t0 > s->connect_timeout + 2 || mtb_proc_interrupted) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            m->pid = 0;
-            snprintf(err, errlen, "ssh %s: not connected within %.0f s", s->where, s->connect_timeout + 2);
-            return -1;
-        }
-        nap(0.01);
-    }
-    s->connect_seconds = mtb_mono() - t0;
-    if (learn_host(s, err, errlen) != 0)
-        return -1;
-    if (!s->quiet)
-        fprintf(stderr, "mtebench: ssh %s: connected (%s, %s, clock offset %+.1f ms)\n", s->where, m->machine,
-                json_string_value(json_object_get(m->info, "hostname")),
-                1e3 * json_real_value(json_object_get(m->info, "clock_offset_s")));
-    return 0;
-}
-
 static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err, size_t errlen)
 {
     if (!t->where || !*t->where || strchr(t->where, ' ') || t->where[0] == '-') {
@@ -617,11 +90,11 @@ static struct mtb_session *ssh_open(const struct mtb_agent_target *t, char *err,
     s->sshlog = mtb_asprintf("%s/ssh.log", s->workdir);
     s->connect_timeout = t->connect_timeout > 0 ? t->connect_timeout : 15;
     s->quiet = t->quiet;
-    struct master *m = master_of(s, err, errlen);
+    struct mtb_ssh_master *m = mtb_ssh_master_of(s, err, errlen);
     if (!m)
         goto fail;
     s->m = m;
-    if (!master_alive(m) && master_start(s, m, err, errlen) != 0)
+    if (!mtb_ssh_master_alive(m) && mtb_ssh_master_start(s, m, err, errlen) != 0)
         goto fail;
     if (!m->agent_ok && put_agent(s, err, errlen) != 0)
         goto fail;
@@ -672,7 +145,7 @@ static int hash_local(const char *local, const char *exclude, char hex[65])
 static int put_ex(struct mtb_session *s, const char *local, const char *remote, const char *sha256,
                   const char *exclude, char *err, size_t errlen)
 {
-    struct master *m = s->m;
+    struct mtb_ssh_master *m = s->m;
     char hex[65];
     if (!safe_path(remote)) {
         snprintf(err, errlen, "ssh put: bad far path '%s' (relative, letters, digits, ._-/+)", remote);
@@ -715,13 +188,13 @@ static int put_ex(struct mtb_session *s, const char *local, const char *remote, 
                              m->root, rdir, remote, qb, hex);
     free(qb);
     double t0 = mtb_mono();
-    rc = ssh_run(s, cmd, IN_FILE, tar, NULL, 600);
+    rc = mtb_ssh_run(s, cmd, MTB_SSH_IN_FILE, tar, NULL, 600);
     free(cmd);
     if (rc != 0) {
         if (rc == -1)
             snprintf(err, errlen, "ssh %s: copying %s did not end within 600 s", s->where, remote);
         else
-            explain(s, s->sshlog, err, errlen);
+            mtb_ssh_explain(s, s->sshlog, err, errlen);
         goto out;
     }
     json_object_set_new(m->hashes, remote, json_string(hex));
@@ -778,11 +251,11 @@ static const char agent_sh[] =
 
 /* The far command line: the agent's watchdog script around the far
  * mtebench with argv, "{root}" and "{out}" replaced, each word quoted. */
-static char *far_line(const struct master *m, const char *out, char *const *argv, double deadline_s)
+static char *far_line(const struct mtb_ssh_master *m, const char *out, char *const *argv, double deadline_s)
 {
     char *q = shq(agent_sh);
     char *line = mtb_asprintf("bash -c %s mtb-agent %d %s %s %d --", q, (int)(deadline_s + 0.999), out, m->root,
-                              (int)(alive_s() + 0.5));
+                              (int)(mtb_ssh_alive() + 0.5));
     free(q);
     char *mb = mtb_asprintf("%s/build/mtebench", m->root);
     q = shq(mb);
@@ -816,11 +289,11 @@ static int bring_back(struct mtb_session *s, const char *out, int n, const char 
 {
     char *tar = mtb_asprintf("%s/.out.%d.tar", s->workdir, n);
     char *tc = mtb_asprintf("cd %s && tar -cf - .", out);
-    int r1 = ssh_run(s, tc, IN_NULL, NULL, tar, 300);
+    int r1 = mtb_ssh_run(s, tc, MTB_SSH_IN_NULL, NULL, tar, 300);
     free(tc);
     char *logp = mtb_asprintf("%s/agent.log", local_dir);
     char *lc = mtb_asprintf("cat %s.log", out);
-    int r2 = ssh_run(s, lc, IN_NULL, NULL, logp, 60);
+    int r2 = mtb_ssh_run(s, lc, MTB_SSH_IN_NULL, NULL, logp, 60);
     free(lc);
     free(logp);
     int r3 = -1;
@@ -837,15 +310,15 @@ static int bring_back(struct mtb_session *s, const char *out, int n, const char 
 static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s, const char *local_dir,
                     struct mtb_agent_result *res, char *err, size_t errlen)
 {
-    struct master *m = s->m;
+    struct mtb_ssh_master *m = s->m;
     memset(res, 0, sizeof *res);
     res->exit_status = -1;
     double t0 = mtb_mono();
     static int seq;
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&mtb_ssh_mu);
     int n = ++seq;
-    pthread_mutex_unlock(&mu);
-    if (!master_alive(m)) {
+    pthread_mutex_unlock(&mtb_ssh_mu);
+    if (!mtb_ssh_master_alive(m)) {
         snprintf(err, errlen, "ssh %s: the connection was lost", s->where);
         return -1;
     }
@@ -856,20 +329,20 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
     char *out = mtb_asprintf("%s/out/%d-%d", m->root, (int)getpid(), n);
     char *line = far_line(m, out, argv, deadline_s);
     mtb_mkdir_p(local_dir);
-    int rc = ssh_run(s, line, IN_HOLD, NULL, NULL, deadline_s + 20);
+    int rc = mtb_ssh_run(s, line, MTB_SSH_IN_HOLD, NULL, NULL, deadline_s + 20);
     free(line);
     int ret = -1, stopped = rc == 124 || rc == 125 || rc == 126;
     if (rc == -1) {
         /* ours gave up first: stop it over the master too */
         char *k = mtb_asprintf("p=$(cat %s.pid 2>/dev/null) && kill -TERM -- -$p; sleep 2; pkill -KILL -s $p; true", out);
-        ssh_run(s, k, IN_NULL, NULL, NULL, 10);
+        mtb_ssh_run(s, k, MTB_SSH_IN_NULL, NULL, NULL, 10);
         free(k);
         snprintf(err, errlen, "ssh %s: mtebench %s did not end within %.0f s (stopped)", s->where, argv[0], deadline_s);
-    } else if (rc == 255 && !master_alive(m)) {
+    } else if (rc == 255 && !mtb_ssh_master_alive(m)) {
         /* the far command goes on, or is stopped by its watchdog within --ssh-alive: what it finishes stays there */
         snprintf(res->far_out, sizeof res->far_out, "%s", out);
         snprintf(err, errlen, "ssh %s: the connection was lost during mtebench %s (no answer for %.0f s; what it "
-                 "finishes there stays in %s)", s->where, argv[0], alive_s(), out);
+                 "finishes there stays in %s)", s->where, argv[0], mtb_ssh_alive(), out);
     } else {
         res->exit_status = stopped ? -1 : rc;
         if (rc == 124)
@@ -880,7 +353,7 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
                      argv[0]);
         else if (rc == 126)
             snprintf(err, errlen, "ssh %s: mtebench %s was stopped there: it heard nothing from us for %.0f s",
-                     s->where, argv[0], alive_s());
+                     s->where, argv[0], mtb_ssh_alive());
         /* bring {out} and the log back */
         int back = bring_back(s, out, n, local_dir) == 0;
         if (back) {
@@ -890,9 +363,9 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
             snprintf(err, errlen, "ssh %s: the results of mtebench %s could not be brought back (see %s)", s->where,
                      argv[0], s->sshlog);
         }
-        if (back || stopped || master_alive(m)) {
+        if (back || stopped || mtb_ssh_master_alive(m)) {
             char *rm = mtb_asprintf("rm -rf %1$s %1$s.log %1$s.pid %1$s.rc", out);
-            ssh_run(s, rm, IN_NULL, NULL, NULL, 30);
+            mtb_ssh_run(s, rm, MTB_SSH_IN_NULL, NULL, NULL, 30);
             free(rm);
         } else { /* lost while bringing it back: it stays there for a later fetch */
             snprintf(res->far_out, sizeof res->far_out, "%s", out);
@@ -913,7 +386,7 @@ static int ssh_exec(struct mtb_session *s, char *const *argv, double deadline_s,
 static int ssh_fetch(struct mtb_session *s, const char *far_out, const char *local_dir, struct mtb_agent_result *res,
                      char *err, size_t errlen)
 {
-    struct master *m = s->m;
+    struct mtb_ssh_master *m = s->m;
     memset(res, 0, sizeof *res);
     res->exit_status = -1;
     char *mine = mtb_asprintf("%s/out/", m->root);
@@ -929,12 +402,12 @@ static int ssh_fetch(struct mtb_session *s, const char *far_out, const char *loc
     /* the far command's end: its exit status, once its watchdog wrote it (it stops it within --ssh-alive) */
     char *q = mtb_asprintf("for i in $(seq %1$d); do [ -e %2$s.rc ] && break; sleep 0.2; done 2>/dev/null; "
                            "cat %2$s.rc 2>/dev/null || { [ -d %2$s ] && echo running || echo gone; }",
-                           (int)(5 * (alive_s() + 10)), far_out);
+                           (int)(5 * (mtb_ssh_alive() + 10)), far_out);
     int st;
-    char *o = ssh_out(s, q, alive_s() + 30, &st);
+    char *o = mtb_ssh_out(s, q, mtb_ssh_alive() + 30, &st);
     free(q);
     if (st != 0 || !o) {
-        explain(s, s->sshlog, err, errlen);
+        mtb_ssh_explain(s, s->sshlog, err, errlen);
         free(o);
         return -1;
     }
@@ -963,7 +436,7 @@ static int ssh_fetch(struct mtb_session *s, const char *far_out, const char *loc
     free(o);
     char *rm = mtb_asprintf("p=$(cat %1$s.pid 2>/dev/null) && { kill -TERM -- -$p; pkill -KILL -s $p; }; "
                             "rm -rf %1$s %1$s.log %1$s.pid %1$s.rc; true", far_out);
-    ssh_run(s, rm, IN_NULL, NULL, NULL, 30);
+    mtb_ssh_run(s, rm, MTB_SSH_IN_NULL, NULL, NULL, 30);
     free(rm);
     return ret;
 }
@@ -989,7 +462,7 @@ static int ssh_sh(struct mtb_session *s, const char *cmdline, double deadline_s,
 {
     char *full = mtb_asprintf("cd %s && %s", s->m->root, cmdline);
     int st;
-    char *o = ssh_out(s, full, deadline_s, &st);
+    char *o = mtb_ssh_out(s, full, deadline_s, &st);
     free(full);
     if (out)
         *out = o;
@@ -997,28 +470,9 @@ static int ssh_sh(struct mtb_session *s, const char *cmdline, double deadline_s,
         free(o);
     if (st < 0)
         snprintf(err, errlen, "ssh %s: command did not end within %.0f s", s->where, deadline_s);
-    else if (st == 255 && !master_alive(s->m))
+    else if (st == 255 && !mtb_ssh_master_alive(s->m))
         snprintf(err, errlen, "ssh %s: the connection was lost", s->where);
-    return st == 255 && !master_alive(s->m) ? -1 : st;
-}
-
-void mtb_ssh_close_all(void)
-{
-    for (int i = 0; i < MAX_MASTERS; i++) {
-        struct master *m = &masters[i];
-        if (m->pid > 0) {
-            kill(m->pid, SIGTERM);
-            for (int k = 0; k < 100 && waitpid(m->pid, NULL, WNOHANG) == 0; k++)
-                nap(0.01);
-            kill(m->pid, SIGKILL);
-            waitpid(m->pid, NULL, WNOHANG);
-            m->pid = 0;
-        }
-        if (m->ctl[0])
-            unlink(m->ctl);
-    }
-    if (ctl_dir[0])
-        rmdir(ctl_dir);
+    return st == 255 && !mtb_ssh_master_alive(s->m) ? -1 : st;
 }
 
 const struct mtb_transport mtb_transport_ssh = {

@@ -1,5 +1,6 @@
 /* bisect.c - `mtebench bisect` over a service's patch history (bisect.h). */
 #include "bisect/bisect.h"
+#include "bisect/bisect_int.h"
 #include "bisect/bisect_search.h"
 #include "history/history_bisect.h"
 #include "lib/jsonx.h"
@@ -9,7 +10,6 @@
 #include "analysis/stats.h"
 #include "lib/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <glob.h>
@@ -21,37 +21,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct bopts {
-    const char *good, *bad, *repo, *axis, *out, *service;
-    const char *history; /* where steps are stored; "none": not stored */
-    enum mtb_run_metric_id metric;
-    struct mtb_bisect_cfg cfg;
-    double max_time; /* seconds, 0: no limit */
-    struct mtb_argv pass; /* options handed to every build and run */
-};
-
-struct brev {
-    char *sha, *subject;
-    char *tree;     /* the revision's root, once made */
-    char *build_key;
-    int new_build;  /* 1: built here; 0: found in the cache */
-    char *build_log;
-};
-
-struct bctx {
-    struct bopts *o;
-    struct brev *r;
-    size_t n;
-    char *outdir;
-    int run_no;
-    double t0;
-    json_t *steps, *runs;
-    int new_builds;
-    struct mtb_bisect_rev *revs; /* the search's samples */
-    struct mtb_history *hist; /* NULL: steps not stored (--history none, or a write failed) */
-    long long hist_id;        /* the bisection's row */
-    char err[512];
-};
 
 static void usage(FILE *f)
 {
@@ -104,7 +73,7 @@ static long int_opt(const char *name, const char *v, long lo, long hi)
     return x;
 }
 
-static void parse_metric(struct bopts *o, const char *v)
+static void parse_metric(struct mtb_bisect_opts *o, const char *v)
 {
     for (int i = 0; i < MTB_NRUN_METRICS; i++)
         if (!strcmp(mtb_run_metrics[i].key, v)) {
@@ -116,7 +85,7 @@ static void parse_metric(struct bopts *o, const char *v)
 }
 
 /* bisect's own options; every other option (with its value) goes to runs */
-static void parse(struct bopts *o, int argc, char **argv)
+static void parse(struct mtb_bisect_opts *o, int argc, char **argv)
 {
     mtb_bisect_defaults(&o->cfg);
     o->metric = MTB_M_ops_per_sec;
@@ -184,172 +153,6 @@ static void parse(struct bopts *o, int argc, char **argv)
         mtb_die(2, "bisect: --max-reps (%d) is below --reps (%d)", o->cfg.max_reps, o->cfg.reps);
 }
 
-/* ---- git -------------------------------------------------------------------------- */
-
-static char *git(const char *repo, int *status, const char *a1, const char *a2, const char *a3, const char *a4,
-                 const char *a5, const char *a6, const char *a7)
-{
-    char *argv[] = { "git", "-C", (char *)repo, (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5,
-                     (char *)a6, (char *)a7, NULL };
-    int st = 0;
-    char *out = mtb_proc_capture(argv, 0, 60, &st);
-    *status = out && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-    return out;
-}
-
-static char *git_line(const char *repo, const char *a1, const char *a2, const char *a3, const char *a4)
-{
-    int st;
-    char *out = git(repo, &st, a1, a2, a3, a4, NULL, NULL, NULL);
-    if (st || !out) {
-        free(out);
-        return NULL;
-    }
-    out[strcspn(out, "\n")] = 0;
-    return out;
-}
-
-/* the revisions: good, then every commit after it up to bad that touches the
- * service's folders, oldest first */
-static void revisions(struct bctx *c)
-{
-    struct bopts *o = c->o;
-    char good_ref[600], bad_ref[600];
-    snprintf(good_ref, sizeof good_ref, "%s^{commit}", o->good);
-    snprintf(bad_ref, sizeof bad_ref, "%s^{commit}", o->bad);
-    char *g = git_line(o->repo, "rev-parse", "--verify", "--quiet", good_ref);
-    char *b = git_line(o->repo, "rev-parse", "--verify", "--quiet", bad_ref);
-    if (!g)
-        mtb_die(2, "bisect: no commit '%s' in %s (--good)", o->good, o->repo);
-    if (!b)
-        mtb_die(2, "bisect: no commit '%s' in %s (--bad)", o->bad, o->repo);
-    if (!strcmp(g, b))
-        mtb_die(2, "bisect: --good and --bad are the same commit (%.12s)", g);
-    int st;
-    free(git(o->repo, &st, "merge-base", "--is-ancestor", g, b, NULL, NULL, NULL));
-    if (st)
-        mtb_die(2, "bisect: good %.12s is not an ancestor of bad %.12s (swapped?): the bad revision must come after "
-                   "the good one",
-                g, b);
-    char *svc = mtb_asprintf("services/%s", o->service), *pat = mtb_asprintf("patches/%s", o->service);
-    char *range = mtb_asprintf("%s..%s", g, b);
-    char *argv[] = { "git", "-C", (char *)o->repo, "log", "--reverse", "--topo-order", "--format=%H %s", range, "--",
-                     svc, pat, NULL };
-    if (!strcmp(o->axis, "kernel"))
-        argv[8] = NULL; /* every commit of the kernel tree */
-    int ws = 0;
-    char *log = mtb_proc_capture(argv, 0, 60, &ws);
-    if (!log || !WIFEXITED(ws) || WEXITSTATUS(ws))
-        mtb_die(2, "bisect: git log %s failed in %s", range, o->repo);
-    c->r = mtb_calloc(1, sizeof *c->r);
-    c->r[0].sha = g;
-    c->r[0].subject = mtb_strdup("(good)");
-    c->n = 1;
-    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
-        c->r = realloc(c->r, (c->n + 1) * sizeof *c->r);
-        memset(&c->r[c->n], 0, sizeof *c->r);
-        char *sp = strchr(line, ' ');
-        c->r[c->n].subject = mtb_strdup(sp ? sp + 1 : "");
-        if (sp)
-            *sp = 0;
-        c->r[c->n].sha = mtb_strdup(line);
-        c->n++;
-    }
-    if (c->n < 2)
-        mtb_die(2, "bisect: no commit after good %.12s up to bad %.12s touches %s or %s: nothing to bisect", g, b,
-                svc, pat); /* (the kernel axis: bad is after good, so there is one) */
-    if (strcmp(c->r[c->n - 1].sha, b)) {
-        /* bad itself leaves the folders as the last commit that touched them */
-        c->r = realloc(c->r, (c->n + 1) * sizeof *c->r);
-        memset(&c->r[c->n], 0, sizeof *c->r);
-        c->r[c->n].sha = b;
-        c->r[c->n].subject = mtb_strdup("(bad)");
-        c->n++;
-    } else
-        free(b);
-    free(log);
-    free(svc);
-    free(pat);
-    free(range);
-}
-
-/* ---- a revision's tree ------------------------------------------------------------ */
-
-/* DIR/<entry> -> SRC/<entry> for every entry of SRC but .git, x1 and x2 */
-static int link_entries(const char *src, const char *dir, const char *x1, const char *x2)
-{
-    DIR *d = opendir(src);
-    if (!d)
-        return -errno;
-    struct dirent *e;
-    int rc = 0;
-    while (!rc && (e = readdir(d))) {
-        const char *nm = e->d_name;
-        if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strcmp(nm, ".git") || (x1 && !strcmp(nm, x1)) ||
-            (x2 && !strcmp(nm, x2)))
-            continue;
-        char *from = mtb_asprintf("%s/%s", src, nm), *to = mtb_asprintf("%s/%s", dir, nm);
-        if (symlink(from, to) && errno != EEXIST)
-            rc = -errno;
-        free(from);
-        free(to);
-    }
-    closedir(d);
-    return rc;
-}
-
-/* services/S and patches/S of the revision into tree (patches/S may be
- * absent at an old revision) */
-static int extract_axis(struct bctx *c, const char *sha, const char *tree)
-{
-    const char *svc = c->o->service;
-    char *ps = mtb_asprintf("services/%s", svc), *pp = mtb_asprintf("patches/%s", svc);
-    char *tar = mtb_asprintf("%s/axis.tar", tree), *spec = mtb_asprintf("%s:%s", sha, pp);
-    int st, ws = 0, rc = 0;
-    free(git(c->o->repo, &st, "cat-file", "-e", spec, NULL, NULL, NULL, NULL));
-    char *argv[] = { "git", "-C", (char *)c->o->repo, "archive", "-o", tar, (char *)sha, ps, st ? NULL : pp, NULL };
-    free(mtb_proc_capture(argv, 1, 120, &ws));
-    if (!WIFEXITED(ws) || WEXITSTATUS(ws))
-        rc = -ENOENT; /* no services/S at this revision */
-    if (!rc) {
-        char *targv[] = { "tar", "-xf", tar, "-C", (char *)tree, NULL };
-        free(mtb_proc_capture(targv, 1, 120, &ws));
-        rc = WIFEXITED(ws) && !WEXITSTATUS(ws) ? 0 : -EIO;
-    }
-    unlink(tar);
-    free(spec);
-    free(tar);
-    free(ps);
-    free(pp);
-    return rc;
-}
-
-/* OUT/trees/NN-SHA: this checkout (symlinks), services/S and patches/S from the revision */
-static int make_tree(struct bctx *c, size_t i)
-{
-    struct brev *r = &c->r[i];
-    const char *root = mtb_root(), *svc = c->o->service;
-    char *tree = mtb_asprintf("%s/trees/%02zu-%.12s", c->outdir, i, r->sha);
-    mtb_rm_rf(tree);
-    char *sdir = mtb_asprintf("%s/services", tree), *pdir = mtb_asprintf("%s/patches", tree);
-    char *rs = mtb_asprintf("%s/services", root), *rp = mtb_asprintf("%s/patches", root);
-    int rc = mtb_mkdir_p(sdir) || mtb_mkdir_p(pdir) || link_entries(root, tree, "services", "patches") ||
-             link_entries(rs, sdir, svc, NULL) || link_entries(rp, pdir, svc, NULL);
-    if (!rc)
-        rc = extract_axis(c, r->sha, tree);
-    free(sdir);
-    free(pdir);
-    free(rs);
-    free(rp);
-    if (rc) {
-        mtb_rm_rf(tree);
-        free(tree);
-        return rc ? rc : -EIO;
-    }
-    r->tree = tree;
-    return 0;
-}
-
 /* ---- the search's callbacks: builds and runs of a revision ------------------------- */
 
 static char *self_exe(void)
@@ -363,7 +166,8 @@ static char *self_exe(void)
 }
 
 /* `mtebench SUB EXTRA... PASS...` at the revision's tree; the output in log */
-static int child(struct bctx *c, size_t i, const char *sub, const char *extra1, const char *extra2, const char *log)
+static int child(struct mtb_bisect_ctx *c, size_t i, const char *sub, const char *extra1, const char *extra2,
+                 const char *log)
 {
     struct mtb_argv a = { 0 };
     char *exe = self_exe();
@@ -389,7 +193,7 @@ static int child(struct bctx *c, size_t i, const char *sub, const char *extra1, 
     return st;
 }
 
-static int over_budget(struct bctx *c)
+static int over_budget(struct mtb_bisect_ctx *c)
 {
     if (c->o->max_time > 0 && mtb_mono() - c->t0 > c->o->max_time) {
         snprintf(c->err, sizeof c->err, "stopped: the budget of %.0f s is spent", c->o->max_time);
@@ -400,9 +204,9 @@ static int over_budget(struct bctx *c)
 
 /* r[i]'s build (a kernel's when kernel) ended with wait status st: skipped
  * when it failed, else new or found in the cache, as its log says */
-static int build_ended(struct bctx *c, size_t i, int st, int kernel)
+static int build_ended(struct mtb_bisect_ctx *c, size_t i, int st, int kernel)
 {
-    struct brev *r = &c->r[i];
+    struct mtb_bisect_commit *r = &c->r[i];
     if (st != 0) {
         printf("bisect: r%02zu %.12s \"%s\"%s does not build (log %s): skipped (as git bisect run's 125)\n", i,
                r->sha, r->subject, kernel ? ": the kernel" : "", r->build_log);
@@ -419,9 +223,9 @@ static int build_ended(struct bctx *c, size_t i, int st, int kernel)
 }
 
 /* the kernel axis: `mtebench kernel build git:REPO@COMMIT` (incremental from stock's tree) */
-static int build_kernel(struct bctx *c, size_t i)
+static int build_kernel(struct mtb_bisect_ctx *c, size_t i)
 {
-    struct brev *r = &c->r[i];
+    struct mtb_bisect_commit *r = &c->r[i];
     char *exe = self_exe(), *spec = mtb_asprintf("git:%s@%s", c->o->repo, r->sha);
     char *argv[] = { exe, "kernel", "build", spec, NULL };
     struct mtb_spawn sp = { .argv = argv, .log_path = r->build_log };
@@ -433,8 +237,8 @@ static int build_kernel(struct bctx *c, size_t i)
 
 static int cb_build(void *ctx, size_t i)
 {
-    struct bctx *c = ctx;
-    struct brev *r = &c->r[i];
+    struct mtb_bisect_ctx *c = ctx;
+    struct mtb_bisect_commit *r = &c->r[i];
     if (over_budget(c))
         return -ETIME;
     char *logdir = mtb_asprintf("%s/logs", c->outdir);
@@ -443,7 +247,7 @@ static int cb_build(void *ctx, size_t i)
     free(logdir);
     if (!strcmp(c->o->axis, "kernel"))
         return build_kernel(c, i);
-    int rc = make_tree(c, i);
+    int rc = mtb_bisect_make_tree(c, i);
     if (rc) {
         printf("bisect: r%02zu %.12s \"%s\": no services/%s at this revision: skipped (as git bisect run's 125)\n",
                i, r->sha, r->subject, c->o->service);
@@ -484,8 +288,8 @@ static void log_tail(const char *path, int lines)
  * a loaded machine), its log's tail shown; two in a row end the search */
 static int cb_run(void *ctx, size_t i, double *v)
 {
-    struct bctx *c = ctx;
-    struct brev *r = &c->r[i];
+    struct mtb_bisect_ctx *c = ctx;
+    struct mtb_bisect_commit *r = &c->r[i];
     for (int attempt = 0;; attempt++) {
         if (over_budget(c))
             return -ETIME;
@@ -523,7 +327,7 @@ static int cb_run(void *ctx, size_t i, double *v)
 
 static void cb_step(void *ctx, const struct mtb_bisect_step *s)
 {
-    struct bctx *c = ctx;
+    struct mtb_bisect_ctx *c = ctx;
     const struct mtb_pinpoint_cmp *p = &s->c;
     size_t na = c->revs[s->a].n, nb = c->revs[s->b].n;
     printf("bisect: compare r%02zu and r%02zu (%s): %s, p %.3g (MWU %.3g, KS %.3g; same above %.3g for %.2f IQR), "
@@ -552,9 +356,9 @@ static void cb_step(void *ctx, const struct mtb_bisect_step *s)
 
 /* the history opened and the bisection's row made, before anything runs
  * (one that cannot be used: exit 2, named) */
-static void history_begin(struct bctx *c)
+static void history_begin(struct mtb_bisect_ctx *c)
 {
-    struct bopts *o = c->o;
+    struct mtb_bisect_opts *o = c->o;
     if (!strcmp(o->history, "none"))
         return;
     char err[MTB_ERRLEN];
@@ -577,7 +381,7 @@ static void history_begin(struct bctx *c)
 }
 
 /* the bisection's outcome in its row; the history closed */
-static void history_end(struct bctx *c, json_t *j)
+static void history_end(struct mtb_bisect_ctx *c, json_t *j)
 {
     if (!c->hist)
         return;
@@ -593,154 +397,9 @@ static void history_end(struct bctx *c, json_t *j)
     c->hist = NULL;
 }
 
-/* ---- the report -------------------------------------------------------------------- */
-
-/* a number, or null when it is not finite (jansson refuses NaN) */
-static json_t *jnum(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
-static json_t *result_json(struct bctx *c, const struct mtb_bisect_result *res, double secs)
-{
-    struct bopts *o = c->o;
-    json_t *revs = json_array(), *culprits = json_array(), *pass = json_array();
-    for (int k = 0; k < o->pass.n; k++)
-        json_array_append_new(pass, json_string(o->pass.v[k]));
-    for (size_t i = 0; i < c->n; i++) {
-        json_t *x = json_array();
-        for (size_t k = 0; k < c->revs[i].n; k++)
-            json_array_append_new(x, json_real(c->revs[i].x[k]));
-        json_t *median = c->revs[i].n ? json_real(mtb_stats_median(c->revs[i].x, c->revs[i].n)) : json_null();
-        json_array_append_new(revs, json_pack("{s:i, s:s, s:s, s:s, s:b, s:s?, s:o, s:o}", "rev", (int)i, "sha",
-                                              c->r[i].sha, "subject", c->r[i].subject, "build",
-                                              c->revs[i].built > 0 ? "ok" : c->revs[i].built < 0 ? "failed" : "not tested",
-                                              "new_build", c->r[i].new_build, "build_key", c->r[i].build_key, "samples", x,
-                                              "median", median));
-    }
-    for (size_t k = 0; k < res->nculprits; k++) {
-        const struct mtb_bisect_culprit *u = &res->culprits[k];
-        json_array_append_new(culprits,
-                              json_pack("{s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:s}", "rev", (int)u->bad, "sha",
-                                        c->r[u->bad].sha, "subject", c->r[u->bad].subject, "good_rev", (int)u->good,
-                                        "skipped_between", (int)u->skipped, "effect", jnum(u->effect), "effect_lo",
-                                        jnum(u->lo), "effect_hi", jnum(u->hi), "p", jnum(u->c.p), "verdict", mtb_pinpoint_verdict_name(u->c.v)));
-    }
-    const char *outcome = c->err[0] ? "failed" : res->outcome == BS_FOUND ? "found" : res->outcome == BS_NOT_REPRODUCED ? "not reproduced" : "failed";
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:{s:i, s:i, s:i, s:i, s:f}, s:s, s:s, "
-                     "s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o}",
-                     "schema", "mtebench-bisect/1", "repo", o->repo, "axis", o->axis, "service", o->service, "good",
-                     c->r[0].sha, "bad", c->r[c->n - 1].sha, "metric", mtb_run_metrics[o->metric].key, "unit",
-                     mtb_run_metrics[o->metric].unit, "better", o->cfg.better, "run_options", pass, "rule", "reps",
-                     o->cfg.reps, "add_reps", o->cfg.add_reps, "max_reps", o->cfg.max_reps, "refresh", o->cfg.refresh,
-                     "min_change", o->cfg.min_change, "outcome", outcome, "why", c->err[0] ? c->err : res->why,
-                     "end_effect", jnum(res->end_effect), "culprits", culprits, "revisions_in_range", (int)c->n,
-                     "revisions_tested", res->tested, "builds", res->builds, "new_builds", c->new_builds, "skipped",
-                     res->skipped, "runs", res->runs, "seconds", secs, "revisions", revs, "steps", json_incref(c->steps),
-                     "run_list", json_incref(c->runs));
-}
-
-static void html_text(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-}
-
-/* one writer for both formats: md 1 Markdown, 0 HTML */
-static void write_doc(FILE *f, json_t *j, int md)
-{
-    const char *unit = mtb_jstr(j, "unit");
-    if (!md)
-        fputs("<!doctype html><html><head><meta charset=\"utf-8\"><title>mtebench bisect</title><style>body{font-family:"
-              "sans-serif;max-width:70em;margin:auto}td,th{padding:2px 8px;border-bottom:1px solid #ddd}"
-              ".culprit{background:#fdd}</style></head><body>\n", f);
-    fprintf(f, md ? "# bisect: %s\n\n" : "<h1>bisect: ", mtb_jstr(j, "outcome"));
-    if (!md) {
-        html_text(f, mtb_jstr(j, "outcome"));
-        fputs("</h1>\n<p>", f);
-    }
-    char line[2048];
-    snprintf(line, sizeof line, "%s, %s of services/%s and patches/%s in %s, %.12s (good) .. %.12s (bad); metric %s",
-             mtb_jstr(j, "why")[0] ? mtb_jstr(j, "why") : "culprit named", mtb_jstr(j, "axis"), mtb_jstr(j, "service"),
-             mtb_jstr(j, "service"), mtb_jstr(j, "repo"), mtb_jstr(j, "good"), mtb_jstr(j, "bad"), mtb_jstr(j, "metric"));
-    md ? fputs(line, f) : html_text(f, line);
-    snprintf(line, sizeof line, ". %d revisions in the range, %d tested, %d builds (%d new, %d did not build), %d runs, %.0f s.",
-             (int)mtb_jnum(j, "revisions_in_range"), (int)mtb_jnum(j, "revisions_tested"), (int)mtb_jnum(j, "builds"),
-             (int)mtb_jnum(j, "new_builds"), (int)mtb_jnum(j, "skipped"), (int)mtb_jnum(j, "runs"), mtb_jnum(j, "seconds"));
-    md ? fputs(line, f) : html_text(f, line);
-    fputs(md ? "\n\nRun options:" : "</p><p>Run options:", f);
-    size_t k;
-    json_t *v;
-    json_array_foreach(json_object_get(j, "run_options"), k, v)
-    {
-        fputc(' ', f);
-        md ? fputs(json_string_value(v), f) : html_text(f, json_string_value(v));
-    }
-    fputs(md ? "\n\n## Culprits\n\n| revision | commit | subject | effect | 95% interval | p |\n|---|---|---|---|---|---|\n"
-             : "</p><h2>Culprits</h2><table><tr><th>revision</th><th>commit</th><th>subject</th><th>effect</th><th>95% "
-               "interval</th><th>p</th></tr>\n",
-          f);
-    json_array_foreach(json_object_get(j, "culprits"), k, v)
-    {
-        fprintf(f, md ? "| r%02d%s | %.12s | " : "<tr class=\"culprit\"><td>r%02d%s</td><td>%.12s</td><td>",
-                (int)mtb_jnum(v, "rev"), mtb_jnum(v, "skipped_between") > 0 ? " (or one before it that did not build)" : "",
-                mtb_jstr(v, "sha"));
-        md ? fputs(mtb_jstr(v, "subject"), f) : html_text(f, mtb_jstr(v, "subject"));
-        fprintf(f, md ? " | %+.1f%% | %+.1f%% .. %+.1f%% | %.3g |\n" : "</td><td>%+.1f%%</td><td>%+.1f%% .. %+.1f%%</td><td>%.3g</td></tr>\n",
-                100 * mtb_jnum(v, "effect"), 100 * mtb_jnum(v, "effect_lo"), 100 * mtb_jnum(v, "effect_hi"), mtb_jnum(v, "p"));
-    }
-    fprintf(f, md ? "\n## Revisions\n\n| revision | commit | subject | build | runs | median %s |\n|---|---|---|---|---|---|\n"
-                  : "</table><h2>Revisions</h2><table><tr><th>revision</th><th>commit</th><th>subject</th><th>build</th>"
-                    "<th>runs</th><th>median %s</th></tr>\n",
-            unit);
-    json_array_foreach(json_object_get(j, "revisions"), k, v)
-    {
-        size_t n = json_array_size(json_object_get(v, "samples"));
-        fprintf(f, md ? "| r%02zu | %.12s | " : "<tr><td>r%02zu</td><td>%.12s</td><td>", k, mtb_jstr(v, "sha"));
-        md ? fputs(mtb_jstr(v, "subject"), f) : html_text(f, mtb_jstr(v, "subject"));
-        if (n)
-            fprintf(f, md ? " | %s | %zu | %.6g |\n" : "</td><td>%s</td><td>%zu</td><td>%.6g</td></tr>\n", mtb_jstr(v, "build"), n,
-                    mtb_jnum(v, "median"));
-        else
-            fprintf(f, md ? " | %s | 0 | |\n" : "</td><td>%s</td><td>0</td><td></td></tr>\n", mtb_jstr(v, "build"));
-    }
-    fputs(md ? "\nEvery comparison, its samples and each run: `bisect.json` (steps, run_list).\n"
-             : "</table><p>Every comparison, its samples and each run: <code>bisect.json</code> (steps, run_list).</p></body></html>\n",
-          f);
-}
-
-static int write_report(struct bctx *c, json_t *j)
-{
-    char *pj = mtb_asprintf("%s/bisect.json", c->outdir), *pm = mtb_asprintf("%s/report.md", c->outdir),
-         *ph = mtb_asprintf("%s/index.html", c->outdir);
-    char *s = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
-    int rc = s ? mtb_write_atomic(pj, s, strlen(s)) : -ENOMEM;
-    free(s);
-    for (int md = 1; md >= 0 && !rc; md--) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        if (!f)
-            return -ENOMEM;
-        write_doc(f, j, md);
-        fclose(f);
-        rc = mtb_write_atomic(md ? pm : ph, buf, len);
-        free(buf);
-    }
-    if (!rc)
-        printf("bisect: report %s, %s, %s\n", pm, ph, pj);
-    free(pj);
-    free(pm);
-    free(ph);
-    return rc;
-}
-
 /* ---- the command ------------------------------------------------------------------- */
 
-static void print_outcome(struct bctx *c, const struct mtb_bisect_result *res, double secs)
+static void print_outcome(struct mtb_bisect_ctx *c, const struct mtb_bisect_result *res, double secs)
 {
     const char *unit = mtb_run_metrics[c->o->metric].unit;
     if (c->err[0])
@@ -767,19 +426,19 @@ static void print_outcome(struct bctx *c, const struct mtb_bisect_result *res, d
 
 int mtb_cmd_bisect(int argc, char **argv)
 {
-    struct bopts o = { 0 };
+    struct mtb_bisect_opts o = { 0 };
     parse(&o, argc, argv);
     if (!o.repo)
         o.repo = mtb_root();
     char *def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
     if (!o.history)
         o.history = def_hist;
-    struct bctx c = { .o = &o, .steps = json_array(), .runs = json_array() };
+    struct mtb_bisect_ctx c = { .o = &o, .steps = json_array(), .runs = json_array() };
     int st;
-    free(git(o.repo, &st, "rev-parse", "--git-dir", NULL, NULL, NULL, NULL, NULL));
+    free(mtb_bisect_git(o.repo, &st, "rev-parse", "--git-dir", NULL, NULL, NULL, NULL, NULL));
     if (st)
         mtb_die(2, "bisect: %s is not a git repository (--repo)", o.repo);
-    revisions(&c);
+    mtb_bisect_revisions(&c);
     if (!strcmp(o.axis, "kernel")) { /* the tree checked once, before anything is built */
         struct mtb_ktree t;
         char kerr[512], *spec = mtb_asprintf("git:%s@%s", o.repo, c.r[0].sha);
@@ -810,9 +469,9 @@ int mtb_cmd_bisect(int argc, char **argv)
     double secs = mtb_mono() - c.t0;
     if (rc && !c.err[0])
         snprintf(c.err, sizeof c.err, "%s", res.why[0] ? res.why : mtb_errdesc(-rc));
-    json_t *j = result_json(&c, &res, secs);
+    json_t *j = mtb_bisect_result_json(&c, &res, secs);
     print_outcome(&c, &res, secs);
-    int wrc = write_report(&c, j);
+    int wrc = mtb_bisect_write_report(&c, j);
     history_end(&c, j);
     json_decref(j);
     /* the trees are links and two small folders; runs keep their records */
