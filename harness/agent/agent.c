@@ -95,7 +95,11 @@ int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target 
     return agent_step(t, target, puts, nputs, argv, deadline_s, local_dir, NULL, res, err, errlen);
 }
 
-void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *far, struct mtb_argv *a)
+/* The far `mtebench run` of a run: run --platform=P --kernel=host
+ * --service --variant --mode --build={root}/builds/S/V --results={out},
+ * far->args, every workload field (so the far record names the same
+ * workload), --quiet. Into a (NULL-terminated). */
+static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *far, struct mtb_argv *a)
 {
     mtb_argv_push(a, "run");
     mtb_argv_pushf(a, "--platform=%s", far->platform);

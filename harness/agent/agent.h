@@ -138,11 +138,6 @@ struct mtb_agent_far {
     void *arg;
 };
 
-/* The far `mtebench run` of a run: run --platform=P --kernel=host
- * --service --variant --mode --build={root}/builds/S/V --results={out},
- * far->args, every workload field (so the far record names the same
- * workload), --quiet. Into a (NULL-terminated). */
-void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *far, struct mtb_argv *a);
 
 /* One run performed by the far side's `mtebench run` (the agent step: open,
  * put the run's build at builds/<service>/<variant> and far->seed, exec the far run,

@@ -116,7 +116,10 @@ static void add_timeseries(json_t *ts, json_t *l)
     }
 }
 
-json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
+/* Merge mtload results (array of mtload/1 objects) by adding their
+ * histograms bucket by bucket. @return the merged object, or NULL with err
+ * (a histogram value that is no bucket of mtload's shape). */
+static json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
 {
     struct mtl_hist h, u; /* corrected, uncorrected */
     if (mtl_hist_init(&h, MTL_HIST_SUB_BITS, MTL_HIST_HIGHEST) != 0) {

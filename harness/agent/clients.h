@@ -46,10 +46,6 @@ void mtb_clients_close(struct mtb_clients *c);
 json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, const char *dir, char *err,
                         size_t errlen);
 
-/* Merge mtload results (array of mtload/1 objects) by adding their
- * histograms bucket by bucket. @return the merged object, or NULL with err
- * (a histogram value that is no bucket of mtload's shape). */
-json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen);
 
 /* pgbench from client hosts (clients_pgbench.c): one host's share as the
  * far `client-load --tool=pgbench` arguments (after "--": pgbench's own,

@@ -24,20 +24,6 @@ double mtb_ssh_alive(void) { return opt.alive > 0 ? opt.alive : 15; }
 
 const char *mtb_ssh_remote_dir(void) { return opt.remote_dir; }
 
-void mtb_ssh_configure(const struct mtb_ssh_opts *o)
-{
-    free(opt.config);
-    free(opt.key);
-    free(opt.known_hosts);
-    free(opt.remote_dir);
-    opt.config = o->config ? mtb_strdup(o->config) : NULL;
-    opt.key = o->key ? mtb_strdup(o->key) : NULL;
-    opt.known_hosts = o->known_hosts ? mtb_strdup(o->known_hosts) : NULL;
-    opt.remote_dir = o->remote_dir ? mtb_strdup(o->remote_dir) : NULL;
-    opt.trust_new = o->trust_new;
-    opt.alive = o->alive;
-}
-
 int mtb_ssh_option(const char *name, const char *value)
 {
     char **slot = !strcmp(name, "ssh-config") ? &opt.config : !strcmp(name, "ssh-key") ? &opt.key

@@ -20,17 +20,6 @@
 #include <jansson.h>
 #include "agent/agent.h"
 
-struct mtb_ssh_opts {
-    const char *config;       /* ssh -F FILE, or NULL: the user's own */
-    const char *key;          /* -i FILE (IdentitiesOnly), or NULL: the agent / ssh config */
-    const char *known_hosts;  /* UserKnownHostsFile, or NULL: ~/.ssh/known_hosts */
-    int trust_new;            /* StrictHostKeyChecking=accept-new instead of yes */
-    const char *remote_dir;   /* the far root, relative to the login's home or absolute */
-    double alive;             /* seconds a silent link is tolerated either way (0: 15) */
-};
-
-/* Options for every later session (copied). */
-void mtb_ssh_configure(const struct mtb_ssh_opts *o);
 /* Parse one of the ssh options (--ssh-config, --ssh-key, --known-hosts,
  * --trust-new-hosts, --remote-dir, --ssh-alive) for a getopt loop: name without dashes.
  * @return 1 when it was one of them, 0 otherwise. */

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+static int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
+                           struct mtb_stats_ci *out, double *achieved, struct mtb_stats_shape *shape);
+
 /* The level of every look for simultaneous coverage MTB_SEQ_CONF under
  * normal pairs: the looks' t statistics are computed on nested pairs, so
  * they are correlated, and the union bound (Bonferroni: 1 - 0.05/L)
@@ -89,7 +92,8 @@ void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max
     s->look_conf = look_level(s->looks, s->nlooks, s->bonferroni);
 }
 
-int mtb_seq_is_look(const struct mtb_seq *s, long n)
+/* Is n pairs a planned look? */
+static int mtb_seq_is_look(const struct mtb_seq *s, long n)
 {
     for (size_t i = 0; i < s->nlooks; i++)
         if (s->looks[i] == n)
@@ -97,7 +101,8 @@ int mtb_seq_is_look(const struct mtb_seq *s, long n)
     return 0;
 }
 
-long mtb_seq_next_look(const struct mtb_seq *s, long n)
+/* The first planned look after n pairs, or 0. */
+static long mtb_seq_next_look(const struct mtb_seq *s, long n)
 {
     for (size_t i = 0; i < s->nlooks; i++)
         if (s->looks[i] > n)
@@ -111,7 +116,7 @@ int mtb_seq_ratio_ci(const struct mtb_seq *s, const double *num, const double *d
     return mtb_seq_ratio_ci_shape(s, num, den, n, out, achieved, NULL);
 }
 
-int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
+static int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
                            struct mtb_stats_ci *out, double *achieved, struct mtb_stats_shape *shape)
 {
     double ach = 0;
@@ -146,12 +151,9 @@ double mtb_seq_halfwidth(const struct mtb_seq *s, const struct mtb_stats_ci *ci,
     return mtb_stats_rel_halfwidth(ci);
 }
 
-enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed)
-{
-    return mtb_seq_decide_at(s, n, worst_hw, elapsed, n > 0 ? elapsed / (double)n : 0);
-}
-
-enum mtb_seq_verdict mtb_seq_decide_at(const struct mtb_seq *s, long n, double worst_hw, double elapsed, double per_pair)
+/* The same with the next pairs' time given (seconds a pair; mtb_seq_decide
+ * takes the mean so far, mtb_seq_run the last three pairs' mean). */
+static enum mtb_seq_verdict mtb_seq_decide_at(const struct mtb_seq *s, long n, double worst_hw, double elapsed, double per_pair)
 {
     long next;
     if (!mtb_seq_is_look(s, n))

@@ -58,27 +58,15 @@ enum mtb_seq_verdict { MTB_SEQ_GO_ON, MTB_SEQ_PRECISION, MTB_SEQ_MAX_REPS, MTB_S
  * pair_s seconds a pair (its planned run time, without overheads, so the plan
  * errs towards more looks: a lower per-look level, wider intervals). */
 void mtb_seq_init(struct mtb_seq *s, double precision, double max_time, long max_reps, double pair_s);
-/* Is n pairs a planned look? */
-int mtb_seq_is_look(const struct mtb_seq *s, long n);
-/* The first planned look after n pairs, or 0. */
-long mtb_seq_next_look(const struct mtb_seq *s, long n);
 /* The interval of a look: the overhead's CI at s->look_conf, chosen by the
  * shape of the pairs (mtb_stats_pair_ci); *achieved (may be NULL) gets its exact
  * level, below look_conf when n is too small for it ([min, max] then);
  * *shape (may be NULL) the checks and the method. @return as mtb_stats_pair_ci. */
 int mtb_seq_ratio_ci(const struct mtb_seq *s, const double *num, const double *den, size_t n,
                      struct mtb_stats_ci *out, double *achieved);
-int mtb_seq_ratio_ci_shape(const struct mtb_seq *s, const double *num, const double *den, size_t n,
-                           struct mtb_stats_ci *out, double *achieved, struct mtb_stats_shape *shape);
 /* The relative half-width that counts for the rule: +inf when the interval
  * falls short of the look's level. */
 double mtb_seq_halfwidth(const struct mtb_seq *s, const struct mtb_stats_ci *ci, double achieved);
-/* After n pairs, elapsed seconds, worst relative half-width over the
- * overheads at this look (NAN: not a look): stop, and why, or go on. */
-enum mtb_seq_verdict mtb_seq_decide(const struct mtb_seq *s, long n, double worst_hw, double elapsed);
-/* The same with the next pairs' time given (seconds a pair; mtb_seq_decide
- * takes the mean so far, mtb_seq_run the last three pairs' mean). */
-enum mtb_seq_verdict mtb_seq_decide_at(const struct mtb_seq *s, long n, double worst_hw, double elapsed, double per_pair);
 const char *mtb_seq_verdict_name(enum mtb_seq_verdict v);
 /* "auto" or the count, for messages */
 void mtb_reps_text(char *buf, size_t n, long reps);

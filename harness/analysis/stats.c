@@ -16,7 +16,8 @@ void mtb_stats_rng_seed(struct mtb_stats_rng *r, uint64_t seed)
     mtb_xoshiro_seed(r->s, seed);
 }
 
-uint64_t mtb_stats_rng_next(struct mtb_stats_rng *r)
+/** @return the next 64 uniformly distributed bits of @r. */
+static uint64_t mtb_stats_rng_next(struct mtb_stats_rng *r)
 {
     return mtb_xoshiro_next(r->s);
 }

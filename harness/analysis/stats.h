@@ -34,8 +34,6 @@ struct mtb_stats_rng {
  */
 void mtb_stats_rng_seed(struct mtb_stats_rng *r, uint64_t seed);
 
-/** @return the next 64 uniformly distributed bits of @r. */
-uint64_t mtb_stats_rng_next(struct mtb_stats_rng *r);
 
 /** @return a uniform double in [0, 1) with 53 random bits. */
 double mtb_stats_rng_uniform(struct mtb_stats_rng *r);
@@ -290,11 +288,6 @@ int mtb_stats_signedrank_ci(const double *x, size_t n, double conf, struct mtb_s
 /** mtb_stats_medcouple - the medcouple of x (O(n^2)); NaN for bad input. */
 double mtb_stats_medcouple(const double *x, size_t n);
 
-/**
- * mtb_stats_pair_shape - the shape checks above on the values x (log ratios)
- * and the method they choose. @return 0, -EINVAL, -ENOMEM
- */
-int mtb_stats_pair_shape(const double *x, size_t n, struct mtb_stats_shape *sh);
 
 /** @return the name of a method, as summary.json's "method" states it. */
 const char *mtb_stats_pair_method_name(enum mtb_stats_pair_method m);

@@ -209,7 +209,11 @@ const char *mtb_stats_pair_method_name(enum mtb_stats_pair_method m)
     }
 }
 
-int mtb_stats_pair_shape(const double *x, size_t n, struct mtb_stats_shape *sh)
+/**
+ * mtb_stats_pair_shape - the shape checks above on the values x (log ratios)
+ * and the method they choose. @return 0, -EINVAL, -ENOMEM
+ */
+static int mtb_stats_pair_shape(const double *x, size_t n, struct mtb_stats_shape *sh)
 {
     if (!x || !sh || n == 0 || !finite_all(x, n))
         return -EINVAL;

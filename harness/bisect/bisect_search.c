@@ -127,7 +127,8 @@ static int decide(struct bs *s, size_t a, size_t b, double mag, const char *why,
     }
 }
 
-double mtb_bisect_effect(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi)
+/** @return median(b)/median(a) - 1 with a 95% bootstrap interval (seeded) */
+static double mtb_bisect_effect(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi)
 {
     double ma = mtb_stats_median(a, na), mb = mtb_stats_median(b, nb);
     double e = mb / ma - 1;

@@ -75,8 +75,6 @@ int mtb_bisect_search(struct mtb_bisect_rev *revs, size_t n, const struct mtb_bi
  *  refresh runs, a 5% change, higher is better */
 void mtb_bisect_defaults(struct mtb_bisect_cfg *cfg);
 
-/** @return median(b)/median(a) - 1 with a 95% bootstrap interval (seeded) */
-double mtb_bisect_effect(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi);
 
 /** mtb_bisect_free - the revisions' samples freed, their state cleared (ready for another search) */
 void mtb_bisect_free(struct mtb_bisect_rev *revs, size_t n);

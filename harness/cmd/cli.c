@@ -40,7 +40,8 @@ static const struct option longopts[] = {
     { 0, 0, 0, 0 },
 };
 
-void mtb_cli_usage(FILE *f)
+/* The usage text of the shared options. */
+static void mtb_cli_usage(FILE *f)
 {
     fprintf(f,
             "options (make variables in capitals):\n"

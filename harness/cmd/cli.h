@@ -8,6 +8,4 @@
 
 /* Parse argv[1..] into o; on error print one line and exit 2. */
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
-/* The usage text of the shared options. */
-void mtb_cli_usage(FILE *f);
 #endif

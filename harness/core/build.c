@@ -16,7 +16,9 @@
 #define BUILD_ABI "mtebench-build/1"
 #define XSYSROOT "/opt/mtebench/sysroot-arm64"
 
-int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t errlen)
+/* Verified path of the pinned upstream source in the cache (downloads it
+ * from Debian's archive with apt-get source when missing). */
+static int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t errlen)
 {
     const char *orig = mtb_recipe_need(r, "service", "orig");
     const char *pin = mtb_recipe_need(r, "service", "sha256");

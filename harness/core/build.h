@@ -22,9 +22,6 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
  * recipe's binary), e.g. a copy inside the vm guest. @return 0 or -1. */
 int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_build *out,
                        char *err, size_t errlen);
-/* Verified path of the pinned upstream source in the cache (downloads it
- * from Debian's archive with apt-get source when missing). */
-int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t errlen);
 /* Make the symbolic links under the directory work that point to absolute
  * paths inside it relative (a kept object tree is copied elsewhere).
  * @return 0 or -1 (errno). */

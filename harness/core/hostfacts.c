@@ -31,7 +31,8 @@ int mtb_host_has_mte3(void)
     return mtb_host_is_arm64() && (getauxval(AT_HWCAP2) & HWCAP2_MTE3_BIT);
 }
 
-const char *mtb_tool_version(const char *prog)
+/* The first line of `prog --version` (asked once), or NULL. */
+static const char *mtb_tool_version(const char *prog)
 {
     /* the first line of `prog --version`, asked once per program */
     static struct { char prog[64]; char line[256]; } seen[8];

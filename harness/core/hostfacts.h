@@ -9,8 +9,6 @@ int mtb_host_has_mte3(void);     /* HWCAP2_MTE3 */
 /* 1 when KVM with MTE can be used (/dev/kvm on an MTE arm64 host, with
  * KVM_CAP_ARM_MTE). */
 int mtb_host_kvm_mte(void);
-/* The first line of `prog --version` (asked once), or NULL. */
-const char *mtb_tool_version(const char *prog);
 /* "qemu-aarch64 version 10.0.2 ..." first line, or NULL */
 const char *mtb_qemu_user_version(void);
 /* qemu-system-aarch64 --version first line, or NULL. */

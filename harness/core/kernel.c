@@ -93,7 +93,8 @@ int mtb_kernel_known(const char *name)
     return ok;
 }
 
-const char *mtb_kernel_source_default(void)
+/* The kernel source version: $KERNEL_SOURCE, else the default. */
+static const char *mtb_kernel_source_default(void)
 {
     const char *e = getenv("KERNEL_SOURCE");
     return e && *e ? e : MTB_KERNEL_SOURCE_DEFAULT;

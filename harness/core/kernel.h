@@ -23,8 +23,6 @@ struct mtb_kernel {
     int cached;
 };
 
-/* The kernel source version: $KERNEL_SOURCE, else the default. */
-const char *mtb_kernel_source_default(void);
 /* "stock, tcma1": the names of configs/kernel/NAME.conf */
 const char *mtb_kernel_names(void);
 /* 1 if name is a named kernel (has configs/kernel/<name>.conf). */

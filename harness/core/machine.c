@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+static int mtb_numa_bind_try(int node, char *why, size_t n);
+
 /* ---- profile files: inih, with the line of each key (inifile.h) ----------- */
 
 struct ld {
@@ -384,7 +386,10 @@ int mtb_machine_remote(const struct mtb_machine *m)
     return m->server_host[0] && strcmp(m->server_host, "local");
 }
 
-int mtb_numa_bind_try(int node, char *why, size_t n)
+/* Whether memory can be bound to NUMA node `node` here (set_mempolicy
+ * MPOL_BIND, tried and undone). @return 0, or -1 with "binding memory to
+ * NUMA node N failed (...)" in why. */
+static int mtb_numa_bind_try(int node, char *why, size_t n)
 {
     /* what the service's child does before exec (proc.c): bind, here on
      * this thread, then back to the default policy */

@@ -58,10 +58,6 @@ int mtb_machine_remote(const struct mtb_machine *m);
  * the CPU lists are checked here only when the server is this machine. */
 int mtb_machine_load_hosts(const char *name, const char *server_host, const char *client_hosts, struct mtb_machine *m,
                            char *err, size_t errlen);
-/* Whether memory can be bound to NUMA node `node` here (set_mempolicy
- * MPOL_BIND, tried and undone). @return 0, or -1 with "binding memory to
- * NUMA node N failed (...)" in why. */
-int mtb_numa_bind_try(int node, char *why, size_t n);
 /* The service CPUs of a sweep point: the first `cores` of the sweep set
  * (the service set for cores <= 0). @return the count. */
 int mtb_machine_svc_slice(const struct mtb_machine *m, long cores, int *cpus);

@@ -235,7 +235,8 @@ size_t mtb_record_usable(const struct mtb_record_set *set)
 
 int mtb_record_emulated(json_t *rec) { return json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")); }
 
-int mtb_record_rep(json_t *rec) { return (int)json_integer_value(json_object_get(json_object_get(rec, "config"), "rep")); }
+/** @return the record's repetition (config.rep, 1-based; 0 if absent) */
+static int mtb_record_rep(json_t *rec) { return (int)json_integer_value(json_object_get(json_object_get(rec, "config"), "rep")); }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 

@@ -184,8 +184,6 @@ size_t mtb_record_usable(const struct mtb_record_set *set);
 /** @return 1 if the record was measured on an emulated platform (its
  *  platform.emulated; never guessed from the platform's name) */
 int mtb_record_emulated(json_t *rec);
-/** @return the record's repetition (config.rep, 1-based; 0 if absent) */
-int mtb_record_rep(json_t *rec);
 /* A canonical text of a workload object (sorted keys, numbers by value, so
  * 2 and 2.0 are equal): what identifies a workload. Heap string. */
 char *mtb_workload_key(json_t *workload);

@@ -11,7 +11,12 @@
 #include "core/recipe.h"
 #include "core/workload.h"
 
+/* `mtebench detect-sweep` (cmd/detect_cli.c): the platform resolved, then */
 int mtb_cmd_detect_sweep(int argc, char **argv);
+/* the sweep on p (host or emu) for each mode of the comma list, trials per
+ * random cell; DIR/sweep.json (results NULL: results/<time>-detect-sweep);
+ * the table or the JSON printed. @return 0 every cell agrees, 1 not */
+int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json);
 /* `mtebench detect` (cmd/detect_cli.c): its options resolved into this */
 int mtb_cmd_detect(int argc, char **argv);
 

@@ -18,7 +18,6 @@
  *     among the 15 (what hardware with an unbiased generator gives; 1/15).
  *     Emulated platforms are judged against "qemu"; the other model is shown.
  * Writes DIR/sweep.json (schema mtebench-detect-sweep/1) atomically. */
-#include "plan/platforms.h"
 #include "detect/detect.h"
 #include "core/mode.h"
 #include "core/platform.h"
@@ -27,7 +26,6 @@
 #include "analysis/stats.h"
 #include "lib/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,16 +176,6 @@ static json_t *sweep_mode(const struct mtb_platform *p, const struct mtb_mode *m
     return o;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: mtebench detect-sweep [--platform emu|host] [--modes off,async,sync,asymm] [--trials N]\n"
-               "                            [--results DIR] [--json]\n"
-               "  runs build/aarch64/detectsweep once per mode; compares each cell's catch rate with the\n"
-               "  granule and tag-collision arithmetic within its Wilson 95%% interval (docs/DETECTION.md).\n"
-               "  exit 0: every deterministic cell exact, every random one within its 99.9%% interval\n"
-               "  (95%% agreement is reported per cell); 1: a disagreement; 2: bad input.\n");
-}
-
 /* the text table of one mode's random cells, and its deterministic summary */
 static void print_mode(const json_t *mo)
 {
@@ -217,33 +205,9 @@ static void print_mode(const json_t *mo)
         printf("  tag steps: %s\n", ts);
 }
 
-int mtb_cmd_detect_sweep(int argc, char **argv)
+int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json)
 {
-    const char *pname = "emu", *modes = "off,async,sync,asymm", *results = NULL;
-    long trials = 2000;
-    int json = 0;
-    static const struct option lo[] = { { "platform", 1, 0, 'p' }, { "modes", 1, 0, 'm' }, { "trials", 1, 0, 'n' },
-                                        { "results", 1, 0, 'r' },  { "json", 0, 0, 'j' },  { "help", 0, 0, 'h' },
-                                        { 0, 0, 0, 0 } };
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'p': pname = optarg; break;
-        case 'm': modes = optarg; break;
-        case 'n': if (mtb_parse_long(optarg, 1, 1000000, &trials) != 0) mtb_die(2, "--trials: 1..1000000"); break;
-        case 'r': results = optarg; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    const struct mtb_platform *p = mtb_platform_find(pname);
     char why[512];
-    if (!p || p->run)
-        mtb_die(2, "--platform %s: accepted emu, host (vm: not yet)", pname);
-    if (!p->usable(why, sizeof why))
-        mtb_die(2, "PLATFORM=%s is not usable here: %s", pname, why);
     int qemu = mtb_platform_emulated(p);
     json_t *doc = json_pack("{s:s,s:s,s:s,s:b,s:s,s:i,s:s}", "schema", "mtebench-detect-sweep/1", "platform", p->name,
                             "tag_model", qemu ? "qemu" : "uniform", "emulated", qemu, "qemu",

@@ -108,10 +108,10 @@ void mtb_driver_mix_parts(const char *mix, long *set, long *get)
     sscanf(mix, "%ld:%ld", set, get);
 }
 
-const struct mtb_driver *const mtb_drivers[] = { &mtb_driver_mtload, &mtb_driver_wrk, &mtb_driver_pgbench,
+static const struct mtb_driver *const mtb_drivers[] = { &mtb_driver_mtload, &mtb_driver_wrk, &mtb_driver_pgbench,
                                                  &mtb_driver_dbbench, &mtb_driver_trigger, NULL };
 
-const struct mtb_driver *mtb_driver_find(const char *name)
+static const struct mtb_driver *mtb_driver_find(const char *name)
 {
     for (const struct mtb_driver *const *d = mtb_drivers; *d; d++)
         if (name && !strcmp((*d)->name, name))

@@ -75,9 +75,6 @@ extern const struct mtb_driver mtb_driver_trigger;
  * (to be freed) with *len, or NULL with why. With cuts (MTB_TRIGGER_MAXCUTS),
  * *ncuts offsets where a line "--" asks for a pause before sending on. */
 #define MTB_TRIGGER_MAXCUTS 8
-unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n);
-extern const struct mtb_driver *const mtb_drivers[];   /* NULL-terminated */
-const struct mtb_driver *mtb_driver_find(const char *name);
 /* The driver of a workload: its [workload] driver, else the recipe's [run]
  * driver, else mtload; NULL when that name is unknown (*name says it). */
 const struct mtb_driver *mtb_driver_of(const struct mtb_workload *w, const char **name);

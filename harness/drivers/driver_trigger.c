@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 /* the bytes of a trigger.hex file; NULL with why */
-unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n)
+static unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n)
 {
     if (ncuts)
         *ncuts = 0;

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+static int mtb_proc_wait(struct mtb_proc *p, double timeout);
+
 #define MAX_CHILDREN 64
 static volatile pid_t children[MAX_CHILDREN];
 volatile int mtb_proc_interrupted;
@@ -312,7 +314,8 @@ int mtb_proc_poll(struct mtb_proc *p)
     return 0;
 }
 
-int mtb_proc_wait(struct mtb_proc *p, double timeout)
+/* Wait up to timeout seconds (<0: forever). @return 1 exited, 0 timed out. */
+static int mtb_proc_wait(struct mtb_proc *p, double timeout)
 {
     double end = mtb_mono() + timeout;
     while (!mtb_proc_poll(p)) {

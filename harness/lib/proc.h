@@ -38,8 +38,6 @@ void mtb_proc_init(void);
 int mtb_proc_spawn(struct mtb_proc *p, const struct mtb_spawn *s);
 /* Non-blocking check; returns 1 if the child has exited (status filled). */
 int mtb_proc_poll(struct mtb_proc *p);
-/* Wait up to timeout seconds (<0: forever). @return 1 exited, 0 timed out. */
-int mtb_proc_wait(struct mtb_proc *p, double timeout);
 /* Signal the group, wait grace seconds, then SIGKILL; always reaps. */
 void mtb_proc_stop(struct mtb_proc *p, int sig, double grace);
 /* Human description of a wait status: "exit 0", "signal 11 (Segmentation fault)". */

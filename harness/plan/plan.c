@@ -24,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec);
+
 
 /* ---- running -------------------------------------------------------------- */
 
@@ -529,7 +531,8 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     return records;
 }
 
-void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
+/* Note a run that was not ok in failed ([{record, status, error}]). */
+static void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
 {
     const char *st = json_string_value(json_object_get(rec, "status"));
     const char *why = json_string_value(json_object_get(rec, "error"));

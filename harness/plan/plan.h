@@ -82,8 +82,6 @@ void mtb_plan_free(struct mtb_plan *p);
  * progress. @return the records (array); *failures counts runs not ok;
  * files (if not NULL) receives the path of each record, parallel. */
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
-/* Note a run that was not ok in failed ([{record, status, error}]). */
-void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec);
 /* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
  * failed record with its status and error, to stderr. Nothing if none. */
 void mtb_plan_print_failed(const char *who, const json_t *failed, int total);

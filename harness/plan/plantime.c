@@ -36,7 +36,10 @@ static char *costs_path(void)
     return mtb_asprintf("%s/results/startup-costs.json", mtb_root());
 }
 
-double mtb_startup_cost(const char *service, const char *platform, long *runs)
+/* A run's start-up cost in seconds for service on platform: the mean
+ * measured here, or the platform's default; *runs (may be NULL) gets the
+ * number of runs measured (0: the default). */
+static double mtb_startup_cost(const char *service, const char *platform, long *runs)
 {
     char *path = costs_path(), *key = mtb_asprintf("%s/%s", service, platform);
     json_t *all = json_load_file(path, 0, NULL);

@@ -6,10 +6,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* A run's start-up cost in seconds for service on platform: the mean
- * measured here, or the platform's default; *runs (may be NULL) gets the
- * number of runs measured (0: the default). */
-double mtb_startup_cost(const char *service, const char *platform, long *runs);
 /* Add one run's start-up cost (its wall time less duration and warm-up). */
 void mtb_startup_note(const char *service, const char *platform, double seconds);
 /* A configuration of a plan: its service and its run's duration + warm-up. */

@@ -8,19 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/** Does path name an HdrHistogram log (a regular file ending in .hlog, or
- *  with "#[Histogram log format version ...]" among its first comment lines)? */
-int mtb_hlog_is_log(const char *path);
 
-/**
- * The runs of one log as run records (schema mtebench-run/1, driver "hlog",
- * config.service "peer", config.variant the file's name and the tag): one per
- * tag of the log, or only "request"/untagged when it has one, uncorrected
- * tags left out. Every interval of a tag is summed bucket by bucket.
- * @param unit  the unit of a log without "#[ValueUnit: X]" (NULL: ns)
- * @return a new array of records, or NULL with why in err (named: file, line).
- */
-json_t *mtb_hlog_records(const char *path, const char *unit, char *err, size_t errlen);
 
 struct mtb_record_set;
 

@@ -424,7 +424,7 @@ char *mtb_plot_trend_script(const char *title, const char *ylabel, const double 
 
 /* ---- rendering ------------------------------------------------------------- */
 
-int mtb_plot_available(void)
+static int mtb_plot_available(void)
 {
     char *p = mtb_which("gnuplot");
     free(p);

@@ -44,8 +44,6 @@ char *mtb_plot_group(json_t *rec);
  * summary's "cores" rows); NULL when there was no core sweep. */
 char *mtb_plot_cores_script(json_t *summary);
 
-/* @return 1 if gnuplot can be run */
-int mtb_plot_available(void);
 
 /**
  * mtb_plot_render - run gnuplot on a script and return the SVG, ready to be

@@ -164,7 +164,15 @@ static void write_overheads(FILE *f, json_t *sum, const char *host)
     }
 }
 
-int mtb_prom_write(const char *dir, const char *job, json_t *sum, char *err, size_t errlen)
+/**
+ * Write DIR/mtebench-<job>.prom from a summary (mtb_summary_build): per
+ * configuration ops/s and latency percentiles (median, CI bounds), per tagged
+ * configuration the overheads (median, CI bounds, pairs), the geometric means,
+ * and the time written.
+ * @return 0, or -1 with why in err (named: the file, the reason); nothing is
+ *         left behind on error.
+ */
+static int mtb_prom_write(const char *dir, const char *job, json_t *sum, char *err, size_t errlen)
 {
     char host[256] = "", *path = NULL, *tmp = NULL;
     FILE *f;

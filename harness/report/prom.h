@@ -16,15 +16,6 @@ extern const char *mtb_prom_dir;
  *  into. On a bad DIR: print the named error and exit 2 (before any run). */
 void mtb_prom_set_dir(const char *dir);
 
-/**
- * Write DIR/mtebench-<job>.prom from a summary (mtb_summary_build): per
- * configuration ops/s and latency percentiles (median, CI bounds), per tagged
- * configuration the overheads (median, CI bounds, pairs), the geometric means,
- * and the time written.
- * @return 0, or -1 with why in err (named: the file, the reason); nothing is
- *         left behind on error.
- */
-int mtb_prom_write(const char *dir, const char *job, json_t *sum, char *err, size_t errlen);
 
 /** When --prom-textfile was given: mtb_prom_write, a failure said on stderr.
  *  @return 0, or 1 when the textfile could not be written. */

@@ -14,9 +14,6 @@
 #include <stdio.h>
 #include "core/record.h"
 
-/* The columns of runs.csv, in order (stable; documented in README.md): a
- * JSON array of strings, the metric columns generated from record.h's table. */
-json_t *mtb_report_csv_columns(void);
 
 /**
  * mtb_report_write - write OUT/NAME/{index.html, report.md, runs.csv,

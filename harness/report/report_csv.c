@@ -59,7 +59,9 @@ static int is_workload_column(const char *col)
     return 0;
 }
 
-json_t *mtb_report_csv_columns(void)
+/* The columns of runs.csv, in order (stable; documented in README.md): a
+ * JSON array of strings, the metric columns generated from record.h's table. */
+static json_t *mtb_report_csv_columns(void)
 {
     json_t *c = json_array();
     append_names(c, csv_head);

@@ -91,7 +91,10 @@ static int set_sysfs(const char *path, const char *value, json_t *changes)
     return changed;
 }
 
-int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes)
+/* Apply the profile's settings (set_governor); each change is listed in
+ * changes and undone by mtb_quiet_restore, which also runs at exit and on a
+ * termination signal. @return the number of settings changed. */
+static int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes)
 {
     if (!m->set_governor || !m->governor[0])
         return 0;
@@ -359,7 +362,9 @@ static void check_memory(json_t *checks, json_t *warnings)
 
 }
 
-json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
+/* Check the machine for the profile, sampling CPU use for sample_s seconds.
+ * @return {"quiet": bool, "warnings": [...], "checks": {...}} */
+static json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
 {
     json_t *warnings = json_array(), *checks = json_object();
     char in[MTB_MAX_CPUS], svc[MTB_MAX_CPUS] = { 0 }, cli[MTB_MAX_CPUS] = { 0 };
@@ -382,7 +387,7 @@ json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
                      "checks", checks);
 }
 
-double mtb_quiet_sample_seconds(void)
+static double mtb_quiet_sample_seconds(void)
 {
     const char *e = getenv("MTEBENCH_QUIET_SAMPLE");
     char *end = NULL;

@@ -11,9 +11,6 @@
 #include <jansson.h>
 #include "core/machine.h"
 
-/* Check the machine for the profile, sampling CPU use for sample_s seconds.
- * @return {"quiet": bool, "warnings": [...], "checks": {...}} */
-json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s);
 /* The 1-minute load average decays over about a minute after work ends, so
  * a plan started right after another job would read "busy" on an idle
  * machine (a nightly run after the previous one: the night was kept out of
@@ -29,11 +26,6 @@ int mtb_quiet_load_busy(double load1, int ncpu, double busiest_cpu);
  * the sample is a wait, and a suite makes hundreds of runs). The record
  * keeps the sample taken (checks.sample_seconds). */
 #define MTB_QUIET_SAMPLE_S 0.5
-double mtb_quiet_sample_seconds(void);
-/* Apply the profile's settings (set_governor); each change is listed in
- * changes and undone by mtb_quiet_restore, which also runs at exit and on a
- * termination signal. @return the number of settings changed. */
-int mtb_quiet_apply(const struct mtb_machine *m, json_t *changes);
 void mtb_quiet_restore(void);
 /* The environment block of every run of a plan: provenance and the quiet
  * check; warns on stderr, and with strict exits 2 when not quiet. */

@@ -146,7 +146,14 @@ static void template_pairs(const struct mtb_service *s, char bufs[2][16], const 
     memcpy(pairs, p, sizeof p);
 }
 
-char *mtb_service_reuse_dir(const struct mtb_service *s)
+/* The cache directory ($cache/setup/<recipe>-<key>) where runs keep what
+ * the setup made ([run] setup_reuse), or NULL when the recipe reuses
+ * nothing. Keyed by the build's content key, the setup script's content, the
+ * user, the mode's environment (env[0]) and the workload's parameters, never
+ * by the platform or a path: a vm guest computes the same key for the same
+ * run, so the controller can put its copy into the guest (platform_vm.c).
+ * Needs recipe, wl, build, user and env. Heap. */
+static char *mtb_service_reuse_dir(const struct mtb_service *s)
 {
     return mtb_build_setup_dir(s->build, s->recipe, s->wl, s->user, s->env[0]);
 }

@@ -43,14 +43,6 @@ int mtb_service_check_user(const struct mtb_service *s, char *why, size_t n);
  * service's user, or a copy of what an earlier run's setup made
  * ([run] setup_reuse: rec gets "setup"). @return 0, or -1 with why. */
 int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *rec, char *why, size_t n);
-/* The cache directory ($cache/setup/<recipe>-<key>) where runs keep what
- * the setup made ([run] setup_reuse), or NULL when the recipe reuses
- * nothing. Keyed by the build's content key, the setup script's content, the
- * user, the mode's environment (env[0]) and the workload's parameters, never
- * by the platform or a path: a vm guest computes the same key for the same
- * run, so the controller can put its copy into the guest (platform_vm.c).
- * Needs recipe, wl, build, user and env. Heap. */
-char *mtb_service_reuse_dir(const struct mtb_service *s);
 /* Start it (rec gets "service_command"). @return 0, or -1 with why. */
 int mtb_service_start(struct mtb_service *s, json_t *rec, char *why, size_t n);
 /* Poll readiness within a limit (rec gets "ready_seconds"); the listener
