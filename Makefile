@@ -12,7 +12,7 @@
 #                  service's patch history that changed the metric (docs/BISECT.md)
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
 #   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
-#   make lint      structure: function length, include cycles, layers (tests/lint.sh)
+#   make lint      structure: layers of harness/'s folders (includes and calls), exports, lengths (tests/lint.sh)
 SHELL := /bin/bash
 comma := ,
 # kernel source of the named kernels (PLATFORM=vm): 6.12 (default) or 6.1
@@ -259,11 +259,13 @@ report: all
 # --- tests -----------------------------------------------------------------
 test: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
-	@r=0; bash tests/run.sh || r=1; bash tests/lint.sh || r=1; exit $$r
+	@r=0; bash tests/run.sh || r=1; bash tests/lint.sh --quiet || r=1; exit $$r
 
-# structure: no harness function over 120 lines, no include cycle, layers kept
-lint:
-	bash tests/lint.sh
+# structure (tests/lint.sh): the folders' layers on includes and calls (the
+# objects' symbols: hence all), includes with their folder, exports, function
+# and file length; prints the longest function, file and chain of folders
+lint: all
+	@bash tests/lint.sh
 
 unit: all $(UNIT)
 	prove --exec '' $(UNIT)

@@ -1,75 +1,241 @@
 #!/bin/bash
-# tests/lint.sh - structural checks of the harness and mtload (make lint; make test runs it):
-#   1. no function longer than 120 lines (the { ... } of a definition at column 0),
-#      in harness/ and loadgen/
-#   2. no include cycle between harness modules (a module: X.c and X.h;
-#      X -> Y when X.c or X.h includes "Y.h")
-#   3. the layers: analysis code (record, summary, summary_text, report and its formats,
-#      history, its backends and its bisections, dashboard, stats, plot, lathist, changepoint) never includes
-#      the run's headers (run, driver, platform, agent, service, perf, plan,
-#      proof, cli); docs/ARCHITECTURE.md "Layers"
-#   4. the front door: README.md at most 200 lines, linking every doc under docs/
-#   5. every test under tests/integration and tests/long is executable (prove
-#      runs each as a program: a 644 test fails "Permission denied")
-# Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c and loadgen/*.c; checks 2 and 3
-# always look at the whole harness). Exit 0 clean, 1 with one line per finding.
+# tests/lint.sh - the structure of the harness and mtload (make lint; make test
+# runs it after the suite, with --quiet):
+#   1. the layers: a folder uses only the folders LAYERS below allows it, both
+#      in its includes and in its calls (the objects' symbols as nm shows them:
+#      undefined in X.o, defined in Y.o), so a hand-copied prototype cannot hide
+#      a call upward; the longest chain of folder-to-folder uses at most
+#      MAX_CHAIN; docs/ARCHITECTURE.md shows LAYERS as its table
+#   2. includes written with their folder ("core/record.h", "loadgen/hist.h",
+#      "common/version.h"): a bare "record.h" names no folder, and harness and
+#      loadgen share basenames (report.h, workload.h)
+#   3. no include cycle between the harness's modules (a module: X.c and X.h of
+#      one folder)
+#   4. exports that mean it: every exported symbol of the harness starts with
+#      mtb_, and is used by another object or a test (else it is static); no
+#      two harness sources share a basename (their objects share an archive)
+#   5. no function longer than MAX_FUNC lines (the { ... } of a definition at
+#      column 0), no file longer than MAX_FILE lines
+#   6. the front door: README.md at most 200 lines, linking every doc under docs/
+#   7. every test under tests/integration and tests/long is executable
+# Usage: tests/lint.sh [--quiet] [--table]
+#   --quiet  print findings only (make test); without it the figures too
+#            (longest function, file and folder chain)
+#   --table  print LAYERS as docs/ARCHITECTURE.md's Markdown table and exit
+# MTB_LINT_ROOT: the tree to check (default: this checkout; tests plant
+# violations in a copy); its objects under build/obj (make all first).
+# Exit 0 clean, 1 with one line per finding.
 set -u
-cd "$(dirname "$0")/.." || exit 2
-MAX=${MTB_LINT_MAX_LINES:-120}
-fail=0
-files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(harness/main.c harness/*/*.c loadgen/*.c)
+shopt -s nullglob
+cd "${MTB_LINT_ROOT:-$(dirname "$0")/..}" || exit 2
+MAX_FUNC=100
+MAX_FILE=900
+MAX_CHAIN=7
+quiet=0
+case "${1:-}" in
+--quiet) quiet=1 ;;
+--table) table_only=1 ;;
+esac
 
-# 1. long functions
-long=$(awk -v max="$MAX" '
+# Each folder, and the folders it may use (includes and calls). main is
+# harness/main.c; probe/ holds the aarch64 programs (run/proof.c shares their
+# smaps parser); loadgen/ and common/ are mtload's and both programs'.
+LAYERS='
+main      cmd detect bisect plan run agent drivers report history analysis core lib loadgen common
+cmd       detect bisect plan run agent drivers report history analysis core lib loadgen common
+detect    run drivers analysis core lib loadgen common
+bisect    history analysis core lib common
+plan      run agent drivers analysis core lib loadgen common
+run       drivers core lib loadgen common probe
+agent     drivers core lib loadgen common
+drivers   core lib loadgen common
+report    history analysis core lib loadgen common
+history   analysis core lib common
+analysis  core lib common
+core      lib loadgen common
+lib       common
+loadgen   common
+common
+probe
+'
+declare -A may=()
+folders=()
+while read -r f uses; do
+    [ -n "$f" ] || continue
+    folders+=("$f")
+    may[$f]=" $uses "
+done <<< "$LAYERS"
+
+if [ "${table_only:-0}" = 1 ]; then
+    echo "| folder | may use |"
+    echo "|---|---|"
+    for f in "${folders[@]}"; do
+        u=$(echo ${may[$f]}); echo "| \`$f\` | ${u:-nothing} |"
+    done
+    exit 0
+fi
+
+fail=0
+finding() { echo "$*"; fail=1; }
+
+# the folder a source belongs to, in REPLY ("" for what is not ours to check)
+folder_of() {
+    case $1 in
+    harness/main.c) REPLY=main ;;
+    harness/probe/* | harness/agent/guest/*) REPLY="" ;;
+    harness/*/*) REPLY=${1#harness/}; REPLY=${REPLY%%/*} ;;
+    loadgen/*) REPLY=loadgen ;;
+    common/* | build/gen/*) REPLY=common ;;
+    *) REPLY="" ;;
+    esac
+}
+allowed() { [ "$1" = "$2" ] || [[ ${may[$1]:-} == *" $2 "* ]]; }
+
+sources=(harness/main.c harness/*/*.c loadgen/*.c common/*.c)
+headers=(harness/*/*.h loadgen/*.h common/*.h)
+declare -A edge=()   # "a b" -> one example of a using b
+
+# --- 1 and 2: includes --------------------------------------------------------
+declare -A ours=()   # header basenames of the harness, loadgen and common
+for h in "${headers[@]}"; do
+    folder_of "$h"; [ -n "$REPLY" ] && ours[${h##*/}]=1
+done
+for f in "${sources[@]}" "${headers[@]}" tests/unit/*.c tests/fuzz/*.c; do
+    folder_of "$f"; a=$REPLY
+    case $f in harness/probe/* | harness/agent/guest/*) continue ;; esac
+    while IFS=: read -r ln inc; do
+        inc=${inc#*\"}; inc=${inc%\"*}
+        if [[ $inc != */* ]]; then
+            [ -n "${ours[$inc]:-}" ] && finding "$f:$ln: #include \"$inc\" without its folder (write \"FOLDER/$inc\": harness/FOLDER/, loadgen/ or common/)"
+            continue
+        fi
+        b=${inc%%/*}
+        [ -n "$a" ] && [ -n "${may[$b]+x}" ] || continue
+        if ! allowed "$a" "$b"; then
+            finding "$f:$ln: #include \"$inc\": $a/ may not use $b/ (tests/lint.sh LAYERS: $a uses$(echo " ${may[$a]}" | sed 's/  */ /g'))"
+        elif [ "$a" != "$b" ]; then
+            edge["$a $b"]=${edge["$a $b"]:-"$f includes $inc"}
+        fi
+    done < <(grep -n '^#include "' "$f" | sed 's/^\([0-9]*\):/\1:/')
+done
+
+# --- 1 and 4: symbols ---------------------------------------------------------
+objs=()
+for c in "${sources[@]}" build/gen/version.c; do
+    folder_of "$c"; [ -n "$REPLY" ] || continue
+    o=build/obj/${c%.c}.o
+    [ -f "$o" ] || { finding "$o: missing (run make all before tests/lint.sh: calls are checked on the objects)"; continue; }
+    objs+=("$c")
+done
+syms=$(for c in "${objs[@]}"; do
+    nm -g "build/obj/${c%.c}.o" | awk -v src="$c" '$1 == "U" { print "U", $2, src } NF == 3 && $2 ~ /[TDBRCV]/ { print "D", $3, src }'
+done)
+declare -A def=() used_else=()
+while read -r k s src; do
+    [ "$k" = D ] && def[$s]=$src
+done <<< "$syms"
+while read -r k s src; do
+    [ "$k" = U ] && [ -n "${def[$s]:-}" ] || continue
+    d=${def[$s]}
+    [ "$d" != "$src" ] && used_else[$s]=1
+    folder_of "$src"; a=$REPLY; folder_of "$d"; b=$REPLY
+    [ "$a" = "$b" ] && continue
+    if ! allowed "$a" "$b"; then
+        finding "$src calls $s (defined in $d): $a/ may not use $b/ (tests/lint.sh LAYERS)"
+    else
+        edge["$a $b"]=${edge["$a $b"]:-"$src calls $s"}
+    fi
+done <<< "$syms"
+declare -A tested=()   # the names the unit tests and fuzz targets use
+for w in $(cat tests/unit/*.c tests/fuzz/*.c 2>/dev/null | grep -o '\<[A-Za-z_][A-Za-z0-9_]*\>' | sort -u); do tested[$w]=1; done
+while read -r k s src; do
+    [ "$k" = D ] && [[ $src == harness/* ]] || continue
+    [ "$s" = main ] && continue
+    [[ $s == mtb_* ]] || finding "$src: exported $s has no mtb_ prefix"
+    [ -n "${used_else[$s]:-}" ] || [ -n "${tested[$s]:-}" ] ||
+        finding "$src: $s is used in this file only (make it static)"
+done <<< "$syms"
+dups=$(for c in harness/main.c harness/*/*.c; do echo "${c##*/}"; done | sort | uniq -d)
+for d in $dups; do finding "harness: two sources named $d (their objects would replace each other in libmteharness.a)"; done
+
+# the layers are a hierarchy, and the longest chain of uses
+if ! printf '%s\n' "$LAYERS" | awk 'NF { for (i = 2; i <= NF; i++) print $1, $i }' | tsort >/dev/null 2>&1; then
+    finding "tests/lint.sh: LAYERS has a cycle"
+fi
+declare -A memo=() next=()
+longest() {   # longest chain of uses from folder $1 (edges found above)
+    local a=$1 best=0 bn="" e b l
+    [ -n "${memo[$a]+x}" ] && return
+    for e in "${!edge[@]}"; do
+        [ "${e%% *}" = "$a" ] || continue
+        b=${e#* }
+        longest "$b"
+        l=$(( ${memo[$b]} + 1 ))
+        [ $l -gt $best ] && best=$l && bn=$b
+    done
+    memo[$a]=$best; next[$a]=$bn
+}
+chain_len=0 chain_from=""
+for f in "${folders[@]}"; do
+    longest "$f"
+    [ "${memo[$f]}" -gt $chain_len ] && chain_len=${memo[$f]} && chain_from=$f
+done
+chain=$chain_from; x=$chain_from
+while [ -n "${next[$x]:-}" ]; do x=${next[$x]}; chain="$chain -> $x"; done
+[ $chain_len -le $MAX_CHAIN ] || finding "the longest chain of folders is $chain_len uses (at most $MAX_CHAIN): $chain"
+
+# docs/ARCHITECTURE.md shows the table, and every folder with its purpose
+table=$(bash "$0" --table)
+[[ $(cat docs/ARCHITECTURE.md 2>/dev/null) == *"$table"* ]] ||
+    finding "docs/ARCHITECTURE.md: its layer table is not tests/lint.sh's LAYERS (paste \`bash tests/lint.sh --table\`)"
+for d in harness/*/; do
+    grep -q "^| \`$d\` | ." docs/ARCHITECTURE.md 2>/dev/null || finding "docs/ARCHITECTURE.md: no row | \`$d\` | (purpose) |"
+done
+
+# --- 3: include cycles between modules -----------------------------------------
+mods=$(for f in "${sources[@]}" "${headers[@]}"; do
+    folder_of "$f"; [[ $f == harness/* && -n $REPLY ]] || continue
+    m=${f#harness/}; m=${m%.*}
+    grep -o '^#include "[a-z_]*/[^"]*\.h"' "$f" | sed 's/#include "\(.*\)\.h"/\1/' | while read -r h; do
+        [ "$h" != "$m" ] && echo "$m $h"
+    done
+done | sort -u)
+loops=$(printf '%s\n' "$mods" | tsort 2>&1 >/dev/null | grep -v 'input contains a loop' | sed 's/^tsort: //')
+[ -z "$loops" ] || finding "include cycle between modules: $(echo $loops)"
+
+# --- 5: long functions and files ----------------------------------------------
+long=$(awk -v max="$MAX_FUNC" '
     FNR == 1 { prev = ""; sig = "" }
     /^[A-Za-z_].*\(/ { sig = $0 }
     /^\{/ && prev ~ /\)[ \t]*$/ { start = FNR; name = sig; sub(/\(.*/, "", name); n = split(name, w, /[ *]+/); name = w[n] }
-    /^\}/ && start { len = FNR - start + 1; if (len > max) printf "%s:%d: function %s is %d lines (at most %d)\n", FILENAME, start, name, len, max; start = 0 }
+    /^\}/ && start { len = FNR - start + 1; print len, FILENAME ":" start, name; start = 0 }
     { if ($0 !~ /^[ \t]*$/) prev = $0 }
-' "${files[@]}")
-if [ -n "$long" ]; then
-    echo "$long"
-    fail=1
-fi
+' "${sources[@]}" | sort -rn)
+while read -r len at name; do
+    [ -n "$len" ] && [ "$len" -gt $MAX_FUNC ] && finding "$at: function $name is $len lines (at most $MAX_FUNC)"
+done <<< "$long"
+files=$(wc -l "${sources[@]}" "${headers[@]}" | grep -v ' total$' | sort -rn)
+while read -r n f; do
+    [ "$n" -gt $MAX_FILE ] && finding "$f: $n lines (at most $MAX_FILE: split it by meaning)"
+done <<< "$files"
 
-# 2. include cycles between modules (tsort names a loop)
-edges=$(for f in harness/main.c harness/*/*.[ch]; do
-    m=$(basename "${f%.*}")
-    grep -o '^#include "[^"]*\.h"' "$f" | sed 's/#include "\(.*\)\.h"/\1/' | while read -r h; do
-        [ -f "harness/$h.h" ] && [ "${h##*/}" != "$m" ] && echo "$m ${h##*/}"
-    done
-done | sort -u)
-loops=$(printf '%s\n' "$edges" | tsort 2>&1 >/dev/null | grep -v 'input contains a loop' | sed 's/^tsort: //')
-if [ -n "$loops" ]; then
-    echo "include cycle between harness modules: $(echo $loops | tr ' ' ' ')"
-    printf '%s\n' "$edges" | awk -v l=" $(echo $loops) " 'index(l, " " $1 " ") && index(l, " " $2 " ") { print "  " $1 " -> " $2 }'
-    fail=1
-fi
-
-# 3. layers: analysis never includes the run's headers
-analysis="record summary summary_text report report_html report_md report_csv history history_db history_schema history_sqlite history_pg history_bisect dashboard stats plot lathist changepoint"
-runside="run driver platform agent service perf plan proof cli"
-for a in $analysis; do
-    for f in harness/*/$a.c harness/*/$a.h; do
-        [ -f "$f" ] || continue
-        for r in $runside; do
-            if grep -q "^#include \"[a-z]*/$r.h\"" "$f"; then
-                echo "$f: analysis code includes the run's header $r.h"
-                fail=1
-            fi
-        done
-    done
-done
-
-# 4. the front door
+# --- 6: the front door ----------------------------------------------------------
 for d in docs/*.md; do
-    grep -qF "]($d)" README.md || { echo "README.md: no link to $d (its docs index links every doc)"; fail=1; }
+    grep -qF "]($d)" README.md || finding "README.md: no link to $d (its docs index links every doc)"
 done
-[ "$(wc -l < README.md)" -le 200 ] || { echo "README.md: $(wc -l < README.md) lines (at most 200: the rest belongs in docs/)"; fail=1; }
+[ ! -f README.md ] || [ "$(wc -l < README.md)" -le 200 ] || finding "README.md: $(wc -l < README.md) lines (at most 200: the rest belongs in docs/)"
 
-# 5. tests are programs
-for t in tests/integration/*.t tests/long/*.t; do
-    [ -x "$t" ] || { echo "$t: not executable (chmod +x: prove runs it as a program)"; fail=1; }
+# --- 7: tests are programs ------------------------------------------------------
+for t in tests/integration/*.t tests/integration/*/*.t tests/long/*.t; do
+    [ -x "$t" ] || finding "$t: not executable (chmod +x: prove runs it as a program)"
 done
+
+if [ $quiet = 0 ]; then
+    read -r len at name <<< "$(head -n 1 <<< "$long")"
+    echo "lint: longest function $len lines ($name, $at; at most $MAX_FUNC)"
+    read -r n f <<< "$(head -n 1 <<< "$files")"
+    echo "lint: longest file $n lines ($f; at most $MAX_FILE)"
+    echo "lint: longest chain of folders $chain_len uses ($chain; at most $MAX_CHAIN)"
+    [ $fail = 0 ] && echo "lint: clean"
+fi
 exit $fail
