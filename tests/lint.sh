@@ -127,34 +127,38 @@ for c in "${sources[@]}" build/gen/version.c; do
     [ -f "$o" ] || { finding "$o: missing (run make all before tests/lint.sh: calls are checked on the objects)"; continue; }
     objs+=("$c")
 done
-syms=$(for c in "${objs[@]}"; do
-    nm -g "build/obj/${c%.c}.o" | awk -v src="$c" '$1 == "U" { print "U", $2, src } NF == 3 && $2 ~ /[TDBRCV]/ { print "D", $3, src }'
-done)
-declare -A def=() used_else=()
-while read -r k s src; do
-    [ "$k" = D ] && def[$s]=$src
-done <<< "$syms"
-while read -r k s src; do
-    [ "$k" = U ] && [ -n "${def[$s]:-}" ] || continue
-    d=${def[$s]}
-    [ "$d" != "$src" ] && used_else[$s]=1
-    folder_of "$src"; a=$REPLY; folder_of "$d"; b=$REPLY
-    [ "$a" = "$b" ] && continue
-    if ! allowed "$a" "$b"; then
-        finding "$src calls $s (defined in $d): $a/ may not use $b/ (tests/lint.sh LAYERS)"
-    else
-        edge["$a $b"]=${edge["$a $b"]:-"$src calls $s"}
-    fi
-done <<< "$syms"
-declare -A tested=()   # the names the unit tests and fuzz targets use
-for w in $(cat tests/unit/*.c tests/fuzz/*.c 2>/dev/null | grep -o '\<[A-Za-z_][A-Za-z0-9_]*\>' | sort -u); do tested[$w]=1; done
-while read -r k s src; do
-    [ "$k" = D ] && [[ $src == harness/* ]] || continue
-    [ "$s" = main ] && continue
-    [[ $s == mtb_* ]] || finding "$src: exported $s has no mtb_ prefix"
-    [ -n "${used_else[$s]:-}" ] || [ -n "${tested[$s]:-}" ] ||
-        finding "$src: $s is used in this file only (make it static)"
-done <<< "$syms"
+# one awk over every object's symbols: calls across folders against LAYERS,
+# and the harness's exports (prefix; used by another object or a test)
+rules=$(for f in "${folders[@]}"; do echo "$f${may[$f]}"; done)
+tested=$(cat tests/unit/*.c tests/fuzz/*.c 2>/dev/null | grep -o '\<mtb_[A-Za-z0-9_]*\>' | sort -u)
+symout=$(for c in "${objs[@]}"; do
+    folder_of "$c"
+    nm -g "build/obj/${c%.c}.o" | awk -v src="$c" -v f="$REPLY" '$1 == "U" { print "U", $2, src, f } NF == 3 && $2 ~ /[TDBRCV]/ { print "D", $3, src, f }'
+done | awk -v rules="$rules" -v tested="$tested" '
+    BEGIN { n = split(rules, r, "\n"); for (i = 1; i <= n; i++) { k = split(r[i], w, " "); for (j = 2; j <= k; j++) ok[w[1] " " w[j]] = 1 }
+            n = split(tested, t, "\n"); for (i = 1; i <= n; i++) test[t[i]] = 1 }
+    $1 == "D" { def[$2] = $3; deff[$2] = $4; next }
+    { u[++nu] = $2; us[nu] = $3; uf[nu] = $4 }
+    END {
+        for (i = 1; i <= nu; i++) {
+            s = u[i]; if (!(s in def)) continue
+            if (def[s] != us[i]) used[s] = 1
+            a = uf[i]; b = deff[s]; if (a == b) continue
+            if (!((a " " b) in ok)) print "F", us[i] " calls " s " (defined in " def[s] "): " a "/ may not use " b "/ (tests/lint.sh LAYERS)"
+            else if (!((a " " b) in seen)) { seen[a " " b] = 1; print "E", a, b }
+        }
+        for (s in def) {
+            if (def[s] !~ /^harness\// || s == "main") continue
+            if (s !~ /^mtb_/) print "F", def[s] ": exported " s " has no mtb_ prefix"
+            if (!(s in used) && !(s in test)) print "F", def[s] ": " s " is used in this file only (make it static)"
+        }
+    }' | sort)
+while read -r k x y; do
+    case $k in
+    F) finding "$x $y" ;;
+    E) edge["$x $y"]=${edge["$x $y"]:-call} ;;
+    esac
+done <<< "$symout"
 dups=$(for c in harness/main.c harness/*/*.c; do echo "${c##*/}"; done | sort | uniq -d)
 for d in $dups; do finding "harness: two sources named $d (their objects would replace each other in libmteharness.a)"; done
 
