@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,4 +25,15 @@ int mtb_duration_parse(const char *s, double *secs)
             return 0;
         }
     return -1;
+}
+
+void mtb_duration_format(char *buf, size_t n, double secs)
+{
+    long s = secs > 0 ? (long)(secs + 0.5) : 0;
+    if (s >= 3600)
+        snprintf(buf, n, "%ldh%02ldm", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        snprintf(buf, n, "%ldm%02lds", s / 60, s % 60);
+    else
+        snprintf(buf, n, "%lds", s);
 }

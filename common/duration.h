@@ -7,4 +7,8 @@
 
 /* @return 0 with *secs, or -1 (not a duration: sign, junk, NaN, infinity). */
 int mtb_duration_parse(const char *s, double *secs);
+/* A time span for people, to the nearest second: "42s", "3m07s", "2h05m"
+ * (negative: 0s). The one formatter of ETAs, elapsed and planned times. */
+#include <stddef.h>
+void mtb_duration_format(char *buf, size_t n, double secs);
 #endif

@@ -1,5 +1,6 @@
 /* seqstop.c - REPS=auto's stopping rule (see seqstop.h for why it is sound). */
 #include "analysis/seqstop.h"
+#include "common/duration.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -194,16 +195,6 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void fmt_dur(char *buf, size_t n, double s)
-{
-    if (s >= 3600)
-        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
-    else if (s >= 60)
-        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)s % 60);
-    else
-        snprintf(buf, n, "%.0fs", s);
-}
-
 int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, void *ctx, FILE *progress,
                 struct mtb_seq_outcome *out)
 {
@@ -283,9 +274,9 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
                 rest = 0;
             if (out->elapsed + rest > s->max_time)
                 rest = s->max_time - out->elapsed > 0 ? s->max_time - out->elapsed : 0;
-            fmt_dur(el, sizeof el, out->elapsed);
-            fmt_dur(left, sizeof left, rest);
-            fmt_dur(lim, sizeof lim, s->max_time);
+            mtb_duration_format(el, sizeof el, out->elapsed);
+            mtb_duration_format(left, sizeof left, rest);
+            mtb_duration_format(lim, sizeof lim, s->max_time);
             if (isfinite(worst))
                 snprintf(hw, sizeof hw, "+-%.1f%% (%s)", 100 * worst,
                          wm == STATS_PAIR_T ? "t" : wm == STATS_PAIR_SIGNEDRANK ? "signed-rank" : "order statistics");

@@ -1,6 +1,7 @@
 /* bench.c - build, run and bench: the plan of one service and one mode
  * against its baseline (plain, off), interleaved over repetitions. */
 #include "cmd/bench.h"
+#include "common/duration.h"
 #include "core/build.h"
 #include "cmd/cli.h"
 #include "plan/plan.h"
@@ -199,11 +200,7 @@ static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
 {
     const struct mtb_seq_outcome *so = &plan->seq_out;
     char el[32];
-    int s = (int)so->elapsed;
-    if (s >= 60)
-        snprintf(el, sizeof el, "%dm%02ds", s / 60, s % 60);
-    else
-        snprintf(el, sizeof el, "%ds", s);
+    mtb_duration_format(el, sizeof el, so->elapsed);
     printf("\nREPS=auto: %ld pairs in %s; %s\n", so->pairs, el,
            so->why == MTB_SEQ_PRECISION ? "every overhead within the precision"
            : so->why == MTB_SEQ_MAX_TIME ? "stopped at MAX_TIME: noisy machine, see warnings"

@@ -4,6 +4,7 @@
  * pairs until seqstop.c's rule stops) with one ETA. Making a plan is
  * plan_parse.c. */
 #include "plan/plan.h"
+#include "common/duration.h"
 #include "plan/plantime.h"
 #include "plan/runlen.h"
 #include "lib/jsonx.h"
@@ -361,13 +362,7 @@ struct plan_loop {
 static void plan_eta(const struct plan_loop *x, char *buf, size_t n)
 {
     double left = x->idx > 1 ? (mtb_mono() - x->t0) / (x->idx - 1) * (x->total - x->idx + 1) : x->planned;
-    int s = (int)(left < 0 ? 0 : left + 0.5);
-    if (s >= 3600)
-        snprintf(buf, n, "%dh%02dm", s / 3600, s / 60 % 60);
-    else if (s >= 60)
-        snprintf(buf, n, "%dm%02ds", s / 60, s % 60);
-    else
-        snprintf(buf, n, "%ds", s);
+    mtb_duration_format(buf, n, left);
 }
 
 /* One repetition: every cell once, in alternating order (AB BA AB ...) so

@@ -7,6 +7,7 @@
  * last MAX_WEIGHT runs); a service/platform never measured here takes the
  * documented default of its platform (STARTUP_DEFAULTS below). */
 #include "plan/plantime.h"
+#include "common/duration.h"
 #include "analysis/seqstop.h"
 
 #include <jansson.h>
@@ -90,16 +91,6 @@ void mtb_startup_note(const char *service, const char *platform, double seconds)
     free(dir);
 }
 
-static void fmt_time(char *buf, size_t n, double s)
-{
-    if (s >= 3600)
-        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
-    else if (s >= 60)
-        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)s % 60);
-    else
-        snprintf(buf, n, "%.0fs", s);
-}
-
 void mtb_time_print(FILE *f, const char *platform, const struct mtb_time_cell *cells, size_t ncells, long reps,
                     long max_reps, double max_time)
 {
@@ -117,8 +108,8 @@ void mtb_time_print(FILE *f, const char *platform, const struct mtb_time_cell *c
     }
     double rep_s = runs_s + start_s;
     char a[32], b[32], c[32], d[32];
-    fmt_time(a, sizeof a, runs_s);
-    fmt_time(b, sizeof b, start_s);
+    mtb_duration_format(a, sizeof a, runs_s);
+    mtb_duration_format(b, sizeof b, start_s);
     const char *src = !defaulted ? "measured on this machine (results/startup-costs.json)"
                       : !measured ? "the platform's default: not yet measured here"
                                   : "measured here where known, else the platform's default";
@@ -130,8 +121,8 @@ void mtb_time_print(FILE *f, const char *platform, const struct mtb_time_cell *c
             hi = max_time;
         if (hi < lo)
             hi = lo;
-        fmt_time(c, sizeof c, lo);
-        fmt_time(d, sizeof d, hi);
+        mtb_duration_format(c, sizeof c, lo);
+        mtb_duration_format(d, sizeof d, hi);
         char range[80];
         if (lo < hi)
             snprintf(range, sizeof range, "%s to %s", c, d);
@@ -141,7 +132,7 @@ void mtb_time_print(FILE *f, const char *platform, const struct mtb_time_cell *c
                    "pairs (the first look) to at most %ld pairs or MAX_TIME %g min\n",
                 range, a, b, src, MTB_SEQ_FIRST_LOOK, max_reps, max_time / 60);
     } else {
-        fmt_time(c, sizeof c, rep_s * (double)reps);
+        mtb_duration_format(c, sizeof c, rep_s * (double)reps);
         fprintf(f, "time: about %s: %ld repetitions x (%s of runs (durations and warm-ups) + %s of start-ups (%s))\n",
                 c, reps, a, b, src);
     }
