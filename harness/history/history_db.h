@@ -72,7 +72,7 @@ extern const struct mtb_hdb_backend mtb_hdb_pg;
 void mtb_hdb_pg_secrets(struct mtb_history *h, const char *url);
 #endif
 
-/* ---- statements (history.c) ---- */
+/* ---- statements (history_sql.c) ---- */
 /* one statement of our SQL; res may be NULL (else freed by mtb_hdb_free) */
 int mtb_hdb_q(struct mtb_history *h, const char *sql, const struct hp *p, int np, struct hres *res, char *err,
               size_t errlen);

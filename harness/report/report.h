@@ -52,24 +52,11 @@ char *mtb_csv_field(const char *s);
 /* The text with &, <, >, " and ' escaped for HTML (heap string). */
 char *mtb_html_escape(const char *s);
 
-/* What the price buys: detection matrices (`mtebench detect`'s
- * DIR/detect.json, or the file) joined to the summary's overheads of the
- * same service, variant and mode: an array of rows {service, variant, mode,
- * kernel, cost_platform, slowdown{median,lo,hi} (or baseline: plain/off),
- * bugs_caught, bugs_tested, fraction, wilson95_lo/hi, detect_platform,
- * makeup, source}; NULL with err when a path holds no matrix. */
-json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err, size_t errlen);
-/* One such row as texts (HTML and Markdown alike). */
-struct mtb_protection_text {
-    char config[160], cost[112], caught[48], fraction[64], where[96];
-};
-void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection_text *t);
-/* The rows as lines "CONFIG what the price buys: catches ..." (the commands' output) and as
- * the Markdown section "What the price buys" (nothing when there are none). */
-void mtb_report_protection_print(FILE *f, json_t *rows, int emulated);
-void mtb_report_protection_md(FILE *f, json_t *rows, int emulated);
-
 /* `mtebench report [--name NAME] [--out DIR] RESULTS_DIR...`: 0 report
  * written, 2 nothing usable or bad usage, 1 write error. */
 int mtb_cmd_report(int argc, char **argv);
+#include "report/protection.h" /* what the price buys, in every format */
+/* The protection rows as the Markdown section "What the price buys" (nothing
+ * when there are none). */
+void mtb_report_protection_md(FILE *f, json_t *rows, int emulated);
 #endif
