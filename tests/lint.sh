@@ -10,7 +10,9 @@
 #      proof, cli); docs/ARCHITECTURE.md "Layers"
 #   4. the front door: README.md at most 200 lines, linking every doc under docs/
 #   5. every test under tests/integration and tests/long is executable (prove
-#      runs each as a program: a 644 test fails "Permission denied")
+#      runs each as a program: a 644 test fails "Permission denied"), and every
+#      integration test is in an area's folder, tests/integration/AREA/NAME.t
+#      (tests/run.sh runs those; one directly in tests/integration/ would not run)
 # Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c and loadgen/*.c; checks 2 and 3
 # always look at the whole harness). Exit 0 clean, 1 with one line per finding.
 set -u
@@ -69,7 +71,10 @@ done
 [ "$(wc -l < README.md)" -le 200 ] || { echo "README.md: $(wc -l < README.md) lines (at most 200: the rest belongs in docs/)"; fail=1; }
 
 # 5. tests are programs
-for t in tests/integration/*.t tests/long/*.t; do
+for t in tests/integration/*/*.t tests/long/*.t; do
     [ -x "$t" ] || { echo "$t: not executable (chmod +x: prove runs it as a program)"; fail=1; }
+done
+for t in tests/integration/*.t; do
+    [ -e "$t" ] && { echo "$t: not in an area's folder (tests/integration/AREA/${t##*/}: tests/run.sh runs only those; docs/TESTING.md)"; fail=1; }
 done
 exit $fail
