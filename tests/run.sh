@@ -197,7 +197,7 @@ else
             run+=(-j2 --rules="seq={$(IFS=,; echo "${lane2[*]}")}" --rules='seq=**')
         fi
     elif [ "${MTB_TEST_PLAN:-0}" = 1 ]; then
-        lane1=("${tests[@]}") lane2=() alone=(); print_plan; exit 0
+        lane1=("${tests[@]}") lane2=() lane3=() alone=(); print_plan; exit 0
     fi
 fi
 rm -rf "$LOGS"; mkdir -p "$LOGS"
