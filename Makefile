@@ -149,7 +149,7 @@ $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	$(Q)$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
 # test-only: the preload that plants a mismatched-tag store into a service's
-# own shared mappings (tests/integration/shm-regions-mte.t, nginx-zones-mte.t)
+# own shared mappings (tests/integration/services/shm-regions-mte.t, nginx-zones-mte.t)
 $(B)/tests/aarch64/libmtbplant.so: tests/shim/mtbplant.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
@@ -302,7 +302,7 @@ nightly: deps
 # input that leaks is a finding: a leak per input once ran fuzz_plan into
 # libFuzzer's 2 GB limit); any crash or report fails. What it finds goes to
 # $(B)/fuzz/<target>-*, never to the current directory.
-# tests/integration/fuzz.t runs each for a few seconds.
+# tests/integration/suite/fuzz.t runs each for a few seconds.
 FUZZ_SECONDS ?= 600
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
