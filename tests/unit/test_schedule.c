@@ -1,4 +1,4 @@
-/* test_sched.c - the open-loop schedule keeps its rate (within 2%). */
+/* test_schedule.c - the open-loop schedule keeps its rate (within 2%). */
 #include <math.h>
 #include "loadgen/schedule.h"
 #include "tap.h"

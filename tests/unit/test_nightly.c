@@ -1,4 +1,4 @@
-/* test_busy.c - a night the quiet check marked not quiet is shown in the
+/* test_nightly.c - a night the quiet check marked not quiet is shown in the
  * dashboard and the digest but kept out of the change-point test
  * (nightly.c, dashboard.c). Once such a night was reported as a regression.
  * A history of 12 nights at about 1000 ops/s, 6 runs a night; the newest,

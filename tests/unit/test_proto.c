@@ -1,4 +1,4 @@
-/* test_parsers.c - memcache and HTTP response parsers, whole, byte by byte and
+/* test_proto.c - memcache and HTTP response parsers, whole, byte by byte and
  * in random splits; and the request builders. */
 #include <string.h>
 #include "loadgen/proto.h"

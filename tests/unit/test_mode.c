@@ -1,5 +1,8 @@
-/* Unit tests of what runs only on arm64 MTE servers, checked here on any
- * machine: the KVM command line of PLATFORM=vm (beside the TCG one). */
+/* test_mode.c - the modes on arm64 MTE servers, checked here on any machine:
+ * which host can run which mode (mode.c: asymm needs MTE3 and
+ * mte_tcf_preferred), the record's "tagging not seen" warning (record.c), the
+ * machine profile suggested for a server (machine.c), and the KVM command
+ * line of PLATFORM=vm beside the TCG one (agent/transport_console.c). */
 #include <stdlib.h>
 #include <string.h>
 
