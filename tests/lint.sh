@@ -13,6 +13,8 @@
 #      runs each as a program: a 644 test fails "Permission denied"), and every
 #      integration test is in an area's folder, tests/integration/AREA/NAME.t
 #      (tests/run.sh runs those; one directly in tests/integration/ would not run)
+#   6. every unit test tests/unit/test_X.c is named after the module it tests,
+#      harness/*/X.c or loadgen/X.c (make test AREA= finds its area so)
 # Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c and loadgen/*.c; checks 2 and 3
 # always look at the whole harness). Exit 0 clean, 1 with one line per finding.
 set -u
@@ -76,5 +78,12 @@ for t in tests/integration/*/*.t tests/long/*.t; do
 done
 for t in tests/integration/*.t; do
     [ -e "$t" ] && { echo "$t: not in an area's folder (tests/integration/AREA/${t##*/}: tests/run.sh runs only those; docs/TESTING.md)"; fail=1; }
+done
+
+# 6. unit tests named after their module
+for u in tests/unit/test_*.c; do
+    m=${u#tests/unit/test_}; m=${m%.c}
+    compgen -G "harness/*/$m.c" > /dev/null || [ -e "loadgen/$m.c" ] ||
+        { echo "$u: no module $m (harness/*/$m.c, loadgen/$m.c): name a unit test after the module it tests (make test AREA= maps it by that; docs/TESTING.md)"; fail=1; }
 done
 exit $fail
