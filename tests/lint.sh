@@ -12,7 +12,8 @@
 #   5. every test under tests/integration and tests/long is executable (prove
 #      runs each as a program: a 644 test fails "Permission denied"), and every
 #      integration test is in an area's folder, tests/integration/AREA/NAME.t
-#      (tests/run.sh runs those; one directly in tests/integration/ would not run)
+#      (tests/run.sh runs those; one directly in tests/integration/ would not run),
+#      no two with one name (durations.txt and tags.txt key a test by its name)
 #   6. every unit test tests/unit/test_X.c is named after the module it tests,
 #      harness/*/X.c or loadgen/X.c (make test AREA= finds its area so)
 # Usage: tests/lint.sh [FILE.c ...]   (default: every harness/*.c and loadgen/*.c; checks 2 and 3
@@ -78,6 +79,10 @@ for t in tests/integration/*/*.t tests/long/*.t; do
 done
 for t in tests/integration/*.t; do
     [ -e "$t" ] && { echo "$t: not in an area's folder (tests/integration/AREA/${t##*/}: tests/run.sh runs only those; docs/TESTING.md)"; fail=1; }
+done
+# a test's name is its key in tests/durations.txt and tests/tags.txt (and its log's name)
+for n in $(for t in tests/integration/*/*.t tests/long/*.t; do echo "${t##*/}"; done | sort | uniq -d); do
+    echo "$(ls -d tests/integration/*/"$n" tests/long/"$n" 2>/dev/null | paste -sd' '): one name for two tests (durations.txt and tags.txt key a test by its name)"; fail=1
 done
 
 # 6. unit tests named after their module
