@@ -11,7 +11,8 @@
 #   make bisect    GOOD=REF BAD=REF SERVICE=memcached [VARIANT= MODE= PLATFORM= METRIC= ...]: the commit of the
 #                  service's patch history that changed the metric (docs/BISECT.md)
 #   make kernels   build the named arm64 kernels (KERNELS=stock,tcma1 KERNEL_SOURCE=6.12|6.1)
-#   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t
+#   make test      unit + integration tests (prove), then make lint; make test-long: tests/long/*.t;
+#                  make test AREA=detect: one area's tests alone (docs/TESTING.md)
 #   make lint      structure: layers of harness/'s folders (includes and calls), exports, lengths (tests/lint.sh)
 SHELL := /bin/bash
 comma := ,
@@ -149,7 +150,7 @@ $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	$(Q)$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
 # test-only: the preload that plants a mismatched-tag store into a service's
-# own shared mappings (tests/integration/shm-regions-mte.t, nginx-zones-mte.t)
+# own shared mappings (tests/integration/services/shm-regions-mte.t, nginx-zones-mte.t)
 $(B)/tests/aarch64/libmtbplant.so: tests/shim/mtbplant.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
@@ -257,9 +258,29 @@ report: all
 	$(B)/mtebench report $(or $(RESULTS),$(lastword $(sort $(wildcard results/*))))
 
 # --- tests -----------------------------------------------------------------
+# make test AREA=NAME (or AREA="NAME ..."): one area's tests alone, one after
+# another (tests/run.sh given their paths; no lanes, durations.txt left as it
+# is, no lint): the unit tests of the modules of harness/NAME/ (test_X.c tests
+# the module X: harness/*/X.c, else loadgen/X.c, area loadgen) and
+# tests/integration/NAME/*.t. The areas: those folders and the unit tests'.
+unit_area = $(or $(firstword $(foreach d,$(notdir $(patsubst %/,%,$(wildcard harness/*/))),$(if $(wildcard harness/$(d)/$(1).c),$(d)))),$(if $(wildcard loadgen/$(1).c),loadgen))
+UNIT_AREAS = $(foreach u,$(UNIT),$(notdir $(u)):$(call unit_area,$(patsubst test_%,%,$(notdir $(u)))))
+TEST_AREAS = $(sort $(notdir $(patsubst %/,%,$(wildcard tests/integration/*/))) $(foreach p,$(UNIT_AREAS),$(word 2,$(subst :, ,$(p)))))
+AREA_UNIT = $(foreach p,$(UNIT_AREAS),$(if $(filter $(AREA),$(word 2,$(subst :, ,$(p)))),$(B)/tests/$(word 1,$(subst :, ,$(p)))))
+AREA_T = $(foreach a,$(AREA),$(sort $(wildcard tests/integration/$(a)/*.t)))
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(TEST_AREAS),$(AREA)),)
+$(error make test AREA=$(AREA): no such area ($(filter-out $(TEST_AREAS),$(AREA))); the areas are: $(TEST_AREAS) (docs/TESTING.md))
+endif
+endif
 test: deps
+ifeq ($(strip $(AREA)),)
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
 	@r=0; bash tests/run.sh || r=1; bash tests/lint.sh --quiet || r=1; exit $$r
+else
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(strip $(AREA_UNIT)) $(B)/tests/aarch64/libmtbplant.so
+	bash tests/run.sh $(strip $(AREA_UNIT) $(AREA_T))
+endif
 
 # structure (tests/lint.sh): the folders' layers on includes and calls (the
 # objects' symbols: hence all), includes with their folder, exports, function
@@ -304,7 +325,7 @@ nightly: deps
 # input that leaks is a finding: a leak per input once ran fuzz_plan into
 # libFuzzer's 2 GB limit); any crash or report fails. What it finds goes to
 # $(B)/fuzz/<target>-*, never to the current directory.
-# tests/integration/fuzz.t runs each for a few seconds.
+# tests/integration/suite/fuzz.t runs each for a few seconds.
 FUZZ_SECONDS ?= 600
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined

@@ -1,5 +1,6 @@
 # tests/lib.sh - shared helpers for the integration tests (bash, TAP output).
-# Source it from a tests/integration/*.t script:  . "$(dirname "$0")/../lib.sh"
+# Source it from a tests/integration/AREA/*.t script:  . "$(dirname "$0")/../../lib.sh"
+# (a tests/long/*.t script: . "$(dirname "$0")/../lib.sh")
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B="$ROOT/build"

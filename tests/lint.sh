@@ -17,7 +17,13 @@
 #   5. no function longer than MAX_FUNC lines (the { ... } of a definition at
 #      column 0), no file longer than MAX_FILE lines
 #   6. the front door: README.md at most 200 lines, linking every doc under docs/
-#   7. every test under tests/integration and tests/long is executable
+#   7. every test under tests/integration and tests/long is executable (prove
+#      runs each as a program), every integration test is in an area's folder,
+#      tests/integration/AREA/NAME.t (tests/run.sh runs those; one directly in
+#      tests/integration/ would not run), no two with one name (durations.txt
+#      and tags.txt key a test by its name)
+#   8. every unit test tests/unit/test_X.c is named after the module it tests,
+#      harness/*/X.c or loadgen/X.c (make test AREA= finds its area so)
 # Usage: tests/lint.sh [--quiet] [--table]
 #   --quiet  print findings only (make test); without it the figures too
 #            (longest function, file and folder chain)
@@ -229,9 +235,22 @@ for d in docs/*.md; do
 done
 [ ! -f README.md ] || [ "$(wc -l < README.md)" -le 200 ] || finding "README.md: $(wc -l < README.md) lines (at most 200: the rest belongs in docs/)"
 
-# --- 7: tests are programs ------------------------------------------------------
-for t in tests/integration/*.t tests/integration/*/*.t tests/long/*.t; do
+# --- 7: tests are programs, in their areas --------------------------------------
+for t in tests/integration/*/*.t tests/long/*.t; do
     [ -x "$t" ] || finding "$t: not executable (chmod +x: prove runs it as a program)"
+done
+for t in tests/integration/*.t; do
+    finding "$t: not in an area's folder (tests/integration/AREA/${t##*/}: tests/run.sh runs only those; docs/TESTING.md)"
+done
+for n in $(for t in tests/integration/*/*.t tests/long/*.t; do echo "${t##*/}"; done | sort | uniq -d); do
+    finding "$(ls -d tests/integration/*/"$n" tests/long/"$n" 2>/dev/null | paste -sd' '): one name for two tests (durations.txt and tags.txt key a test by its name)"
+done
+
+# --- 8: unit tests named after their module ---------------------------------------
+for u in tests/unit/test_*.c; do
+    m=${u#tests/unit/test_}; m=${m%.c}
+    compgen -G "harness/*/$m.c" > /dev/null || [ -e "loadgen/$m.c" ] ||
+        finding "$u: no module $m (harness/*/$m.c, loadgen/$m.c): name a unit test after the module it tests (make test AREA= maps it by that; docs/TESTING.md)"
 done
 
 if [ $quiet = 0 ]; then

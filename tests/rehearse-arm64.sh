@@ -28,7 +28,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${REHEARSE_CACHE:-/var/cache/mtebench/rehearse-arm64}
 WORK=${REHEARSE_WORK:-/var/tmp/mtebench-rehearse-arm64}
 MIRROR=http://deb.debian.org/debian
-TESTS=${REHEARSE_TESTS:-"$(echo build/tests/test_{util,workload,recipe,proof,platform,summary,machine,kernel,compare,proc}) build/tests/test_arm64 tests/integration/lib.t tests/integration/harness-cli.t tests/integration/proof-emu.t tests/integration/proof-host.t tests/integration/deps.t tests/integration/arm64-paths.t"}
+TESTS=${REHEARSE_TESTS:-"$(echo build/tests/test_{util,workload,recipe,proof,platform,summary,machine,kernel,compare,proc}) build/tests/test_mode tests/integration/suite/lib.t tests/integration/cmd/harness-cli.t tests/integration/run/proof-emu.t tests/integration/run/proof-host.t tests/integration/cmd/deps.t tests/integration/run/arm64-paths.t"}
 
 say() { printf '[rehearse %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 die() { say "FAILED: $*"; exit 1; }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs every test under prove: C unit tests (build/tests/test_*) and the
-# integration tests (tests/integration/*.t). Ends with one summary line:
+# integration tests (tests/integration/AREA/*.t). Ends with one summary line:
 # Files=..., Tests=..., N passed, N failed. Result: PASS|FAIL.
 #
 # With no arguments (make test) the suite runs in two lanes side by side
@@ -75,14 +75,15 @@ light() {   # measured as mostly waiting: CPU at most LIGHT % of its wall time (
     [ "$w" -ge 30 ] && [ $(( 10#$c * 100 )) -le $(( LIGHT * w )) ]
 }
 tagsof() { local x; x=$(echo ${tags[${1##*/}]:-}); [ -z "$x" ] || echo " [$x]"; }
-longest_first() {   # the tests given, longest expected first (then by name)
+longest_first() {   # the tests given, longest expected first (then by name,
+    # not by path: an integration test's area folder does not order it)
     local t
-    for t in "$@"; do echo "$(tenths "$t") $t"; done | sort -k1,1nr -k2,2 | cut -d' ' -f2
+    for t in "$@"; do echo "$(tenths "$t") ${t##*/} $t"; done | sort -k1,1nr -k2,2 -k3,3 | cut -d' ' -f3
 }
 lightest_first() {   # the tests given, least CPU per wall second first: the
     # lightest go beside lane 1's timing tests
     local t
-    for t in "$@"; do echo "$(( 10#${cpus[${t##*/}]/./} * 1000 / $(tenths "$t") )) $t"; done | sort -k1,1n -k2,2 | cut -d' ' -f2
+    for t in "$@"; do echo "$(( 10#${cpus[${t##*/}]/./} * 1000 / $(tenths "$t") )) ${t##*/} $t"; done | sort -k1,1n -k2,2 -k3,3 | cut -d' ' -f3
 }
 # Sets lane1, lane2, lane3 (tests in running order) and alone from the tests
 # given; lane3 only when LANES is 3.
@@ -165,7 +166,7 @@ save_durations() {
         echo "# and the CPU seconds it took (written by it; the lanes are scheduled from it,"
         echo "# see tests/run.sh)"
         for n in "${!secs[@]}"; do
-            [ -e "tests/integration/$n" ] || [ -e "tests/long/$n" ] || [ -e "tests/unit/$n.c" ] || continue
+            compgen -G "tests/integration/*/$n" > /dev/null || [ -e "tests/long/$n" ] || [ -e "tests/unit/$n.c" ] || continue
             echo "${secs[$n]} $n${cpus[$n]:+ ${cpus[$n]}}"
         done | sort -k2,2
     } > "$tmp" && mv "$tmp" "$DURATIONS"
@@ -181,7 +182,7 @@ else
     full=1
     tests=()   # the unit tests of tests/unit/ (a stale build/tests/test_* is not one)
     for c in tests/unit/test_*.c; do tests+=("build/tests/$(basename "$c" .c)"); done
-    tests+=(tests/integration/*.t)
+    tests+=(tests/integration/*/*.t)   # a folder per area (docs/TESTING.md)
     LANES=${MTB_TEST_LANES:-2}
     if [ "$LANES" != 1 ]; then
         schedule "${tests[@]}"
@@ -196,7 +197,7 @@ else
             run+=(-j2 --rules="seq={$(IFS=,; echo "${lane2[*]}")}" --rules='seq=**')
         fi
     elif [ "${MTB_TEST_PLAN:-0}" = 1 ]; then
-        lane1=("${tests[@]}") lane2=() alone=(); print_plan; exit 0
+        lane1=("${tests[@]}") lane2=() lane3=() alone=(); print_plan; exit 0
     fi
 fi
 rm -rf "$LOGS"; mkdir -p "$LOGS"

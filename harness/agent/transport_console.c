@@ -236,7 +236,7 @@ void mtb_console_qemu_argv(struct mtb_argv *a, const char *image, int cpus, int 
     mtb_argv_push(a, "qemu-system-aarch64");
     mtb_argv_push(a, "-machine");
     /* under KVM the guest's GIC must be one the host can virtualise
-     * (built and checked in tests/unit/test_arm64.c; run only on MTE hosts) */
+     * (built and checked in tests/unit/test_mode.c; run only on MTE hosts) */
     mtb_argv_push(a, kvm ? "virt,mte=on,gic-version=host" : "virt,mte=on");
     mtb_argv_push(a, "-accel");
     mtb_argv_push(a, kvm ? "kvm" : "tcg");

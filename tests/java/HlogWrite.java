@@ -1,4 +1,4 @@
-// HlogWrite.java - test-only (tests/integration/hdrhistogram.t): write an
+// HlogWrite.java - test-only (tests/integration/loadgen/hdrhistogram.t): write an
 // interval log with HdrHistogram's own Java implementation (Debian
 // libhdrhistogram-java), then print the figures HdrHistogram computes for the
 // whole log, for `mtebench report` to reproduce.

@@ -9,7 +9,7 @@
  * lands and the service runs on. Private heap mappings (glibc's large mallocs)
  * are never touched: they are the allocator's, not the service's.
  *
- * Used by tests/integration/shm-regions-mte.t and nginx-zones-mte.t through `mtebench run --preload`.
+ * Used by tests/integration/services/shm-regions-mte.t and nginx-zones-mte.t through `mtebench run --preload`.
  * Never part of a measured run. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

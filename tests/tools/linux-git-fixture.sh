@@ -5,7 +5,7 @@
 # Made once per tarball, under a lock, into the cache
 # ($MTEBENCH_CACHE/test-fixtures/linux-SOURCE-<sha12>.git, ~330 MB; about 50 s of CPU
 # to make), and reused: tests clone it with --shared and a sparse checkout, so a
-# kernel git tree costs them seconds (tests/integration/kernel-git.t, tests/long/kernel-tree.t).
+# kernel git tree costs them seconds (tests/integration/core/kernel-git.t, tests/long/kernel-tree.t).
 set -euo pipefail
 src=${1:-6.12}
 tb=/usr/src/linux-source-$src.tar.xz

@@ -4,7 +4,7 @@ Sets values of growing sizes (40 B to 700 KB, the last chunked), so that
 slab_automove and explicit `slabs reassign` move pages between classes while
 items are live; runs the LRU crawler (`crawl all`, `metadump all`) between
 phases. Prints one line per phase and the server's counters at the end as
-"name value" lines. Used by tests/integration/memcached-objtag-behaves.t.
+"name value" lines. Used by tests/integration/services/memcached-objtag-behaves.t.
 """
 import socket, sys, time
 port = int(sys.argv[1]); limit = float(sys.argv[2])

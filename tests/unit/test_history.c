@@ -239,7 +239,7 @@ int main(void)
 
     /* ---- refusals ---- */
     /* PostgreSQL: unreachable server (the histories themselves are tested
-     * against a real server in tests/integration/history-postgresql.t) */
+     * against a real server in tests/integration/history/history-postgresql.t) */
     rc = mtb_history_open("postgresql://lab:s3cr%40tpw@127.0.0.1:1/mtebench", &h, NULL, err, sizeof err);
 #ifdef MTB_WITH_PG
     ok(rc == -EIO && strstr(err, "cannot connect to PostgreSQL") && strstr(err, "not starting a new history") &&

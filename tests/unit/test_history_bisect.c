@@ -3,7 +3,7 @@
  * change, a bisection and its steps are written and read back (samples as
  * JSON arrays, p-values, the outcome), a second bisection gets its own id, and
  * a history written so still opens as an ordinary one. With MTB_TEST_HISTORY
- * set (a postgresql:// URL: tests/integration/history-postgresql.t) the same
+ * set (a postgresql:// URL: tests/integration/history/history-postgresql.t) the same
  * against that database instead of a temporary SQLite file. */
 #include "history/history.h"
 #include "history/history_bisect.h"

@@ -1,0 +1,84 @@
+#!/bin/bash
+# nginx on a remote server host, loaded by mtload (HTTP) from two client hosts
+# (tests/hosts.sh: h1 the server, h2 and h3 the clients), as
+# server-host.t does memcached:
+# - `make bench SERVICE=nginx MODE=sync`: records made on h1, the merged
+#   histograms (corrected and uncorrected) the clients' sums, and nginx's own
+#   request count (stub_status `requests`, less the status request itself)
+#   at least every answered request and at most every one sent;
+# - a client host whose mtload is killed mid-run: a named failure, no partial
+#   result, the plan goes on; nothing of ours left running on any host.
+# emu platform on the server host; 2 s runs. About 60 s warm.
+. "$(dirname "$0")/../../lib.sh"
+. "$ROOT/tests/hosts.sh"
+M="$B/mtebench"
+hosts_need qemu
+
+hosts_prebuild nginx plain tagged; ok $? "nginx's emu builds (plain tagged) made here, outside the namespaces" || done_testing
+hosts_up 3; ok $? "three hosts up" || done_testing
+cat > "$T_TMP/lab.conf" <<EOC
+[machine]
+name = lab
+summary = test lab: nginx on h1, load from h2 and h3
+service_cpus = 0
+client_cpus = 0
+allow_overlap = yes
+server_host = h1
+client_hosts = h2,h3
+EOC
+# nginx runs as the unprivileged user mtebench: the far agent's directory
+# (runs under it) must be reachable by that user, so not root's home
+mkdir -p "$T_TMP/agent"; chmod 755 "$T_TMP/agent"
+K=(--ssh-config "$HOSTS_DIR/ssh_config" --remote-dir "$T_TMP/agent")
+SSH=(SSH_OPTS="${K[*]}")
+
+# ---- make bench SERVICE=nginx: server h1, clients h2 h3 --------------------------------
+t0=$(date +%s.%N)
+hosts_ctl make -s -C "$ROOT" bench SERVICE=nginx MODE=sync PLATFORM=emu MACHINE="$T_TMP/lab.conf" \
+    DURATION=2 WARMUP=0.5 REPS=1 CONNS=4 "${SSH[@]}" > "$T_TMP/b.out" 2>&1
+ok $? "make bench SERVICE=nginx MODE=sync with a server host and two client hosts" || dump "$T_TMP/b.out"
+diag "make bench took $(echo "$(date +%s.%N) - $t0" | bc) s"
+R=$(hosts_resdir "$T_TMP/b.out")
+recs=("$R"/*/record.json)
+is "${#recs[@]}" 2 "two records (plain/off, tagged/sync)"
+for r in "${recs[@]}"; do
+    d=$(dirname "$r"); n=$(basename "$d")
+    is "$(jq -r '.status' "$r")" ok "$n: ok" || jq -r .error "$r" | sed 's/^/#   /'
+    is "$(jq -r '.hosts.server.hostname' "$r")" h1 "$n: made on the server host h1"
+    is "$(jq -r '.load.config.protocol' "$r")" http "$n: mtload's HTTP from the client hosts"
+    for hk in histogram histogram_uncorrected; do
+        merged=$(jq -c "[.load.$hk[] | [.[0], .[1]]] | sort" "$r")
+        summed=$(jq -cs "[.[].$hk[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) | sort" "$d"/clients/h2/load.json "$d"/clients/h3/load.json)
+        [ -n "$merged" ] && [ "$merged" != "[]" ] && [ "$merged" = "$summed" ]
+        ok $? "$n: merged $hk == sum of h2's and h3's, bucket for bucket"
+    done
+    jq_e '.load.latency_us | .uncorrected.count == .corrected.count and .uncorrected.p50 <= .corrected.p50' "$r" > /dev/null
+    ok $? "$n: merged uncorrected latency: count == corrected count, p50 <= corrected p50"
+    # nginx counts every request it read (stub_status), the status request itself less
+    jq_e '.client_check | .counted == "requests" and .merged_requests > 0 and .merged_sent >= .merged_requests
+          and .service_requests >= .merged_requests and .service_requests <= .merged_sent + .warmup_unanswered
+          and (.merged_sent + .warmup_unanswered > .merged_requests or .service_requests == .merged_requests)' \
+        "$r" > /dev/null
+    ok $? "$n: nginx's stub_status requests within the answered and sent requests ($(jq -c '.client_check | [.merged_requests, .service_requests, .merged_sent, .warmup_unanswered]' "$r"))"
+    is "$(jq -r '[.clients[].identity.hostname] | join(",")' "$r")" "h2,h3" "$n: each client host named"
+done
+hosts_gone; ok $? "nothing of ours left on h1, h2, h3" || hosts_left | sed 's/^/#   /'
+
+# ---- a client host killed mid-run: named failure, the plan goes on ----------------------
+hosts_ctl "$M" bench --service nginx --mode sync --platform emu --machine "$T_TMP/lab.conf" --duration 3 \
+    --warmup 0 --reps 1 --conns 4 --quiet "${K[@]}" --results "$T_TMP/rk" > "$T_TMP/k.out" 2>&1 &
+bp=$!
+for i in $(seq 600); do hosts_exec h3 pgrep -x mtload > /dev/null && break; sleep 0.1; done
+sleep 0.5
+hosts_exec h3 pkill -KILL -x mtload
+wait $bp
+R="$T_TMP/rk"
+first=$(ls -d "$R"/001-*/ | head -1)
+is "$(jq -r .status "$first/record.json")" error "client killed: the run fails"
+jq -r .error "$first/record.json" | grep -q '^client host h3: mtload failed there (signal 9'
+ok $? "... naming h3 and why" || jq -r .error "$first/record.json" | sed 's/^/#   /'
+jq_e '.load == null and .summary == null' "$first/record.json" > /dev/null; ok $? "... and no partial result in its record"
+second=$(ls -d "$R"/002-*/ | head -1)
+is "$(jq -r .status "$second/record.json")" ok "the plan went on: the next run is ok" || jq -r .error "$second/record.json" | sed 's/^/#   /'
+hosts_gone; ok $? "nothing of ours left on any host" || hosts_left | sed 's/^/#   /'
+done_testing

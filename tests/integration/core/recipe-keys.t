@@ -1,0 +1,44 @@
+#!/bin/bash
+# Recipe keys are checked when a recipe is read: a misspelt key is refused
+# with file:line and the accepted keys; a bad workload value names the file.
+# Needs no build of a service (about 1 s).
+. "$(dirname "$0")/../../lib.sh"
+M="$B/mtebench"
+R="$T_TMP/root"
+mkdir -p "$R/services"
+cp -r "$ROOT/services/memcached" "$R/services/"
+rc_ini="$R/services/memcached/recipe.ini"
+
+"$M" list >/dev/null 2>"$T_TMP/e0"
+is "$?" 0 "the shipped recipes are accepted" || dump "$T_TMP/e0"
+
+line=$(grep -n '^keys = ' "$rc_ini" | head -1 | cut -d: -f1)
+sed -i "${line}s/^keys = /kyes = /" "$rc_ini"
+MTEBENCH_ROOT="$R" "$M" list >/dev/null 2>"$T_TMP/e1"
+rc=$?
+ok "$( [ $rc -ne 0 ]; echo $?)" "a misspelt key is refused (exit $rc)"
+ok "$(grep -q "recipe.ini:$line: \[workload\] unknown key 'kyes' (accepted: mix, keys," "$T_TMP/e1"; echo $?)" \
+   "the message names file:line, section, key and what is accepted" || dump "$T_TMP/e1"
+
+sed -i "${line}s/^kyes = .*/keys = lots/" "$rc_ini"
+MTEBENCH_ROOT="$R" "$M" bench --service memcached --mode sync --platform emu --dry-run >/dev/null 2>"$T_TMP/e2"
+is "$?" 2 "a bad workload value is refused"
+ok "$(grep -q "recipe.ini: \[workload\] invalid keys 'lots' (accepted: an integer" "$T_TMP/e2"; echo $?)" \
+   "the message names the file, the key and what is accepted" || dump "$T_TMP/e2"
+
+sed -i "${line}s/^keys = .*/keys = 10000/" "$rc_ini"
+printf '[colour]\nhue = red\n' >> "$rc_ini"
+MTEBENCH_ROOT="$R" "$M" list >/dev/null 2>"$T_TMP/e3"
+ok "$(grep -q "recipe.ini:$(wc -l < "$rc_ini"): unknown section \[colour\]" "$T_TMP/e3"; echo $?)" \
+   "an unknown section is refused with file:line" || dump "$T_TMP/e3"
+
+# every accepted key of every section is documented in docs/RECIPES.md
+cp "$ROOT/services/memcached/recipe.ini" "$rc_ini"
+for sec in service build "variant plain" run workload; do
+    awk -v s="[$sec]" '{ print } $0 == s { print "zzbogus = 1" }' "$ROOT/services/memcached/recipe.ini" > "$rc_ini"
+    keys=$(MTEBENCH_ROOT="$R" "$M" list 2>&1 >/dev/null | sed -n 's/.*(accepted: \(.*\); see docs.*/\1/p' | tr -d ',')
+    missing=""
+    for k in $keys; do grep -q "\`$k\`" "$ROOT/docs/RECIPES.md" || missing="$missing $k"; done
+    ok "$( [ -n "$keys" ] && [ -z "$missing" ]; echo $?)" "[$sec]: every accepted key documented (missing:${missing:- none})"
+done
+done_testing

@@ -1,0 +1,80 @@
+#!/bin/bash
+# memcached's bug catalogue (services/memcached/bugs/, docs/DETECTION.md) as
+# detection trials under emu: CVE-2016-8704 (a binary APPEND whose negative
+# value length sizes a slab item too small; the key copy runs past the chunk)
+# is reached and triggered in every trial; plain (off) and tagged (sync: glibc
+# heap tagging, one tag for the whole slab page) miss it; objtag catches it,
+# synchronously at the first byte of the neighbouring chunk and asynchronously.
+# The extlen stack overflow (CVE-2020-10931) is reached and triggered and no
+# tag check catches it, objtag sync included. Bug variants are refused by
+# bench, run and plans, by name.
+. "$(dirname "$0")/../../lib.sh"
+R="$T_TMP/detect"
+t0=$(date +%s)
+"$B/mtebench" detect --service memcached --platform emu --bugs CVE-2016-8704 --trials 1 \
+    --configs plain/off,tagged/sync,objtag/sync,objtag/async --results "$R" > "$T_TMP/out" 2>&1
+is "$?" 0 "detect: every trial reached its bug (exit 0)" || dump "$T_TMP/out"
+"$B/mtebench" detect --service memcached --platform emu --bugs CVE-2020-10931 --trials 1 \
+    --configs objtag/sync --results "$R" > "$T_TMP/out2" 2>&1
+is "$?" 0 "detect: the stack bug's trial reached it (exit 0)" || dump "$T_TMP/out2"
+echo "# detect trials: $(( $(date +%s) - t0 )) s"
+d() { echo "$R/CVE-2016-8704/$1-001/detect.json"; }
+for c in plain-off tagged-sync objtag-sync objtag-async; do
+    ok "$(jq_e '.schema=="mtebench-detect/1" and .reached and .triggered and .proof_ok' "$(d $c)" >/dev/null; echo $?)" \
+       "CVE-2016-8704 $c: reached and triggered (the trigger still reaches the bug), mode proved" || dump "$R/CVE-2016-8704/$c-001/service.log"
+done
+is "$(jq -r .outcome "$(d plain-off)")" silent "plain/off: the overflow goes unseen"
+is "$(jq -r .outcome "$(d tagged-sync)")" silent "tagged/sync: glibc tagging misses the slab overflow"
+is "$(jq -r .outcome "$(d objtag-sync)")" caught_sync "objtag/sync: caught synchronously"
+ok "$(jq_e '.fault.si_code==9 and .fault_in=="past the object (its neighbour)" and .fault_offset==.object.size' "$(d objtag-sync)" >/dev/null; echo $?)" \
+   "objtag/sync: the fault is at the first byte past the item's chunk ($(jq -c '[.fault_offset,.object.size]' "$(d objtag-sync)"))"
+is "$(jq -r .outcome "$(d objtag-async)")" caught_async "objtag/async: caught asynchronously (SEGV_MTEAERR)"
+s="$R/CVE-2020-10931/objtag-sync-001/detect.json"
+ok "$(jq_e '.reached and .triggered and (.outcome=="silent" or .outcome=="caught_other") and (.fault.tag_check|not)' "$s" >/dev/null; echo $?)" \
+   "CVE-2020-10931 objtag/sync: the stack overflow is no tag-check catch ($(jq -r .outcome "$s"))"
+ok "$(jq_e '.schema=="mtebench-detect-matrix/1" and (.cells|length)==1' "$R/detect.json" >/dev/null; echo $?)" \
+   "the matrix of the last detect (detect.json) holds its cell"
+grep -q '^| CVE-2020-10931 | stack |' "$R/detect.md"
+is "$?" 0 "detect.md: the stack bug's row"
+ok "$(grep -q '<td>CVE-2020-10931</td><td>stack</td>' "$R/detect.html" && grep -q 'Detection is exact under QEMU' "$R/detect.html"; echo $?)" \
+   "detect.html: the row and the note on exactness"
+# resumable: the trials already classified are not run again; --cost puts
+# bench records' overheads (here the records of 6a9d852: tagged/sync, emu)
+# beside the catch rates
+"$B/mtebench" detect --service memcached --platform emu --bugs CVE-2016-8704 --trials 1 \
+    --configs plain/off,tagged/sync,objtag/sync,objtag/async --results "$R" \
+    --cost "$ROOT/tests/fixtures/records-6a9d852" > "$T_TMP/out3" 2>&1
+ok "$(! grep -q '^detect [0-9]' "$T_TMP/out3" && jq_e '[.cells[] | .counts.caught_sync // 0] | add==1' "$R/detect.json" >/dev/null; echo $?)" \
+   "a second detect into the same results runs nothing and rebuilds the matrix"
+ok "$(jq_e '([.headline[] | select(.config=="tagged/sync") | .cost.slowdown > 1 and .cost.lo <= .cost.slowdown] == [true])
+    and ([.headline[] | select(.config=="plain/off") | .cost.baseline] == [true])
+    and ([.headline[] | select(.config=="objtag/sync") | .cost] == [null])' "$R/detect.json" >/dev/null; echo $?)" \
+   "--cost: tagged/sync's bench overhead beside its catch rate, plain/off the baseline, objtag/sync not measured there"
+grep -q 'tagged/sync .*overhead [0-9.]*x \[' "$T_TMP/out3"; is "$?" 0 "the text headline shows the overhead" || dump "$T_TMP/out3"
+# the report puts the catch rate beside the overhead of the same service,
+# variant and mode (what the price buys): the fixture's tagged/sync overhead
+# beside the matrix just made; objtag/sync has no cost there and no row
+"$B/mtebench" report --detect "$R" --out "$T_TMP/rep" --name prot "$ROOT/tests/fixtures/records-6a9d852" > "$T_TMP/rp" 2>&1
+is "$?" 0 "report --detect writes the report" || dump "$T_TMP/rp"
+ok "$(jq_e '([.protection[] | select(.variant=="tagged" and .mode=="sync") | .bugs_caught==0 and .bugs_tested==1
+      and .slowdown.median > 1 and .detect_platform=="emu"] == [true])
+    and ([.protection[] | select(.variant=="plain") | .baseline] == [true])
+    and ([.protection[] | select(.variant=="objtag")] == [])' "$T_TMP/rep/prot/summary.json" >/dev/null; echo $?)" \
+   "summary.json: tagged/sync's overhead beside 0 of 1 caught, plain/off the baseline, objtag/sync (no cost) left out"
+ok "$(grep -q 'id="protection"><h2>What the price buys' "$T_TMP/rep/prot/index.html" &&
+      grep -q '<td>memcached tagged/sync</td><td>[0-9.]*x \[[0-9.]*, [0-9.]*\] on emu (emulated timing)</td><td>0 of 1</td>' "$T_TMP/rep/prot/index.html" &&
+      grep -q 'Detection is exact under QEMU' "$T_TMP/rep/prot/index.html"; echo $?)" \
+   "index.html: the row, the overhead labelled emulated, the note on exactness"
+grep -q '^| memcached tagged/sync | .* | 0 of 1 |' "$T_TMP/rep/prot/report.md"; is "$?" 0 "report.md: the row"
+"$B/mtebench" report --detect "$T_TMP" --out "$T_TMP/rep" --name bad "$ROOT/tests/fixtures/records-6a9d852" > "$T_TMP/rb" 2>&1
+ok "$(test $? = 2 && grep -q 'no detection matrix' "$T_TMP/rb"; echo $?)" "report --detect on a directory without a matrix: refused, named (exit 2)"
+# bug variants are never measured
+"$B/mtebench" bench --service memcached --platform emu --mode sync --variant objtag-bugs > "$T_TMP/b" 2>&1
+is "$?" 2 "bench refuses a bug variant (exit 2)"
+grep -q "re-introduced bugs" "$T_TMP/b"; is "$?" 0 "bench says why" || dump "$T_TMP/b"
+"$B/mtebench" run --service memcached --platform emu --mode off --variant plain-bugs > "$T_TMP/r" 2>&1
+is "$?" 2 "run refuses a bug variant (exit 2)"
+printf '[plan]\nname = x\nreps = 1\n\n[m]\nservice = memcached\nmodes = sync\nvariants = objtag-bugs\n' > "$T_TMP/p.conf"
+"$B/mtebench" plan "$T_TMP/p.conf" --platform emu --results "$T_TMP/plan" > "$T_TMP/p" 2>&1
+ok "$(grep -q "re-introduced bugs" "$T_TMP/p"; echo $?)" "a plan naming a bug variant is refused" || dump "$T_TMP/p"
+done_testing

@@ -1,0 +1,52 @@
+#!/bin/bash
+# nginx's bug catalogue (services/nginx/bugs/, docs/DETECTION.md) under emu:
+# CVE-2021-23017, the resolver's stray '.' one byte past a malloc'd name
+# (nginx-detect.conf proxies to http://$arg_h, the trigger driver answers the
+# worker's DNS query with a CNAME of one label and a compression pointer).
+# A 16-byte name: plain (off) misses it, objtag (sync) catches it at byte 16,
+# the first byte past the object. A 15-byte name: the '.' stays inside the
+# object's last granule and objtag misses it too (intra-granule).
+# CVE-2009-2629, a "/../" walking back before the URI's pool allocation:
+# plain (off) misses it, objtag (sync: a tag per small pool allocation)
+# catches it one byte before the object (glibc tags the pool block as one).
+# CVE-2013-2028, the chunked body's negative size: the client's bytes run past
+# the 4096-byte stack buffer; objtag (sync) dies of a plain SIGSEGV at the
+# client's bytes, no tag check: heap tagging does not see the stack.
+. "$(dirname "$0")/../../lib.sh"
+R="$T_TMP/detect"
+t0=$(date +%s)
+"$B/mtebench" detect --service nginx --platform emu --bugs CVE-2021-23017,CVE-2021-23017-intra --trials 1 \
+    --configs plain/off,objtag/sync --results "$R" > "$T_TMP/out" 2>&1
+is "$?" 0 "detect: every trial reached its bug (exit 0)" || dump "$T_TMP/out"
+echo "# detect trials: $(( $(date +%s) - t0 )) s"
+d() { echo "$R/$1/$2-001/detect.json"; }
+for b in CVE-2021-23017 CVE-2021-23017-intra; do
+    for c in plain-off objtag-sync; do
+        ok "$(jq_e '.reached and .triggered and .proof_ok and .trigger.alive_after != null' "$(d $b $c)" >/dev/null; echo $?)" \
+           "$b $c: reached and triggered (the trigger still reaches the bug)" || dump "$R/$b/$c-001/service.log"
+    done
+    is "$(jq -r .outcome "$(d $b plain-off)")" silent "$b plain/off: the stray byte goes unseen"
+done
+ok "$(jq_e '.outcome=="caught_sync" and .object.size==16 and .fault_offset==16' "$(d CVE-2021-23017 objtag-sync)" >/dev/null; echo $?)" \
+   "CVE-2021-23017 objtag/sync: caught at byte 16 of the 16-byte name ($(jq -c '[.outcome,.object.size,.fault_offset]' "$(d CVE-2021-23017 objtag-sync)"))"
+ok "$(jq_e '.outcome=="silent" and .object.size==15' "$(d CVE-2021-23017-intra objtag-sync)" >/dev/null; echo $?)" \
+   "CVE-2021-23017-intra objtag/sync: byte 15 of a 15-byte name is inside its granule: missed"
+"$B/mtebench" detect --service nginx --platform emu --bugs CVE-2013-2028 --trials 1 \
+    --configs objtag/sync --results "$R" > "$T_TMP/out2" 2>&1
+is "$?" 0 "detect: the stack bug's trial reached it (exit 0)" || dump "$T_TMP/out2"
+s=$(d CVE-2013-2028 objtag-sync)
+ok "$(jq_e '.reached and .triggered and .outcome=="caught_other" and (.fault.tag_check|not) and .fault.addr=="0x0043434343434343"' "$s" >/dev/null; echo $?)" \
+   "CVE-2013-2028 objtag/sync: reached, triggered, a SIGSEGV at the client's bytes, no tag check ($(jq -c '[.outcome,.fault.addr]' "$s"))" || dump "$R/CVE-2013-2028/objtag-sync-001/service.log"
+"$B/mtebench" detect --service nginx --platform emu --bugs CVE-2009-2629 --trials 1 \
+    --configs plain/off,objtag/sync --results "$R" > "$T_TMP/out4" 2>&1
+is "$?" 0 "detect: the pool underflow's trials reached it (exit 0)" || dump "$T_TMP/out4"
+ok "$(jq_e '.reached and .triggered and .outcome=="silent"' "$(d CVE-2009-2629 plain-off)" >/dev/null; echo $?)" \
+   "CVE-2009-2629 plain/off: reached, triggered, unseen" || dump "$R/CVE-2009-2629/plain-off-001/service.log"
+ok "$(jq_e '.reached and .triggered and .outcome=="caught_sync" and .fault_offset==-1' "$(d CVE-2009-2629 objtag-sync)" >/dev/null; echo $?)" \
+   "CVE-2009-2629 objtag/sync: caught one byte before the URI's pool allocation ($(jq -c '[.outcome,.fault_offset]' "$(d CVE-2009-2629 objtag-sync)"))" || dump "$R/CVE-2009-2629/objtag-sync-001/service.log"
+"$B/mtebench" detect --service nginx --platform emu --bugs CVE-2021-23017,CVE-2021-23017-intra,CVE-2013-2028,CVE-2009-2629 --trials 1 \
+    --configs objtag/sync --results "$R" > "$T_TMP/out3" 2>&1
+ok "$(! grep -q '^detect [0-9]' "$T_TMP/out3" &&
+      jq_e '[.headline[] | select(.config=="objtag/sync") | .bugs_caught==2 and .bugs_tested==4] | all' "$R/detect.json" >/dev/null; echo $?)" \
+   "headline (nothing run again): objtag/sync catches 2 of the 4 bugs"
+done_testing

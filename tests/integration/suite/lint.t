@@ -1,0 +1,72 @@
+#!/bin/bash
+# make lint (tests/lint.sh) on the layers of harness/'s folders: this tree
+# passes and prints its figures; a copy of it fails, naming the violation, on
+# each of three plants: an upward include, an upward call through a
+# hand-copied prototype (only the objects' symbols show it), and an include
+# of a shared basename without its folder. Needs `make all`'s objects. (~30 s)
+. "$(dirname "$0")/../../lib.sh"
+CC=${CC:-cc}
+
+out=$(bash "$ROOT/tests/lint.sh" 2>&1); rc=$?
+ok $rc "lint passes on this tree" || printf '%s\n' "$out" | sed 's/^/#   /'
+for what in function file "chain of folders"; do
+    n=$(printf '%s\n' "$out" | sed -n "s/^lint: longest $what \([0-9]*\) .*/\1/p")
+    limit=$(printf '%s\n' "$out" | sed -n "s/^lint: longest $what .*at most \([0-9]*\)).*/\1/p")
+    ok "$([ -n "$n" ] && [ "$n" -le "$limit" ]; echo $?)" "lint prints the longest $what: ${n:-none} (at most ${limit:-?})"
+done
+
+# a copy of what lint reads (the sources, docs, README and the objects), made
+# once; each plant gets a linked copy of it (sed -i and > write new files)
+mkdir -p "$T_TMP/base/tests" "$T_TMP/base/build"
+(cd "$ROOT" && cp -r harness loadgen common docs README.md "$T_TMP/base/" &&
+    cp -r tests/lint.sh tests/unit tests/fuzz "$T_TMP/base/tests/" && cp -r build/obj build/gen "$T_TMP/base/build/")
+copy() { rm -rf "$T_TMP/t"; cp -al "$T_TMP/base" "$T_TMP/t"; }
+lint_copy() { MTB_LINT_ROOT="$T_TMP/t" bash "$ROOT/tests/lint.sh" --quiet 2>&1; }
+
+copy
+lint_copy > "$T_TMP/clean.txt"
+ok $? "the copy passes before any plant" || dump "$T_TMP/clean.txt"
+
+# 1. an upward include: analysis/ (statistics) including the run's header
+copy
+sed -i '0,/^#include "/s//#include "run\/run.h"\n#include "/' "$T_TMP/t/harness/analysis/stats.c"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ]; echo $?)" "an upward include fails lint"
+ok "$(grep -q 'harness/analysis/stats.c:[0-9]*: #include "run/run.h": analysis/ may not use run/' <<< "$out"; echo $?)" \
+    "... named: the file, the include, the rule" || printf '%s\n' "$out" | sed 's/^/#   /'
+
+# 2. an upward call through a hand-copied prototype: core/ calling a command's
+# front; no include shows it, the object's undefined symbol does
+copy
+rm -f "$T_TMP/t/harness/core/plant.c"
+cat > "$T_TMP/t/harness/core/plant.c" <<'C'
+/* plant.c - an upward call through a prototype copied by hand */
+int mtb_cmd_detect(int argc, char **argv);
+int mtb_plant_up(void);
+int mtb_plant_up(void) { return mtb_cmd_detect(0, 0); }
+C
+mkdir -p "$T_TMP/t/build/obj/harness/core"
+$CC -c -o "$T_TMP/t/build/obj/harness/core/plant.o" "$T_TMP/t/harness/core/plant.c"
+ok $? "the plant compiles"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ]; echo $?)" "an upward call through a hand-copied prototype fails lint"
+ok "$(grep -q '^harness/core/plant.c calls mtb_cmd_detect (defined in harness/cmd/detect_cli.c): core/ may not use cmd/' <<< "$out"; echo $?)" \
+    "... named: the caller, the symbol, where it is defined, the rule" || printf '%s\n' "$out" | sed 's/^/#   /'
+ok "$( ! grep -q 'plant.c:.*#include' <<< "$out"; echo $?)" "... by its symbols: the plant includes nothing"
+
+# 3. an include of a basename harness/ and loadgen/ share, without its folder
+copy
+sed -i '0,/^#include "/s//#include "workload.h"\n#include "/' "$T_TMP/t/harness/core/recipe.c"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ]; echo $?)" "an include of a shared basename without its folder fails lint"
+ok "$(grep -q 'harness/core/recipe.c:[0-9]*: #include "workload.h" without its folder' <<< "$out"; echo $?)" \
+    "... named: the file and the include" || printf '%s\n' "$out" | sed 's/^/#   /'
+
+# the table in docs/ARCHITECTURE.md is lint's: a changed rule shows there
+copy
+sed 's/^bisect    history analysis core lib common$/bisect    history analysis core lib common run/' "$T_TMP/base/tests/lint.sh" > "$T_TMP/lint.sh"
+rm "$T_TMP/t/tests/lint.sh"; cp "$T_TMP/lint.sh" "$T_TMP/t/tests/lint.sh"
+out=$(MTB_LINT_ROOT="$T_TMP/t" bash "$T_TMP/t/tests/lint.sh" --quiet 2>&1)
+ok "$(grep -q 'docs/ARCHITECTURE.md: its layer table is not' <<< "$out"; echo $?)" \
+    "a rule changed in lint but not in docs/ARCHITECTURE.md fails lint" || printf '%s\n' "$out" | sed 's/^/#   /'
+done_testing
