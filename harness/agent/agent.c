@@ -2,6 +2,8 @@
 #include "agent/agent.h"
 #include "core/runid.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <pthread.h>
 #include <stdio.h>

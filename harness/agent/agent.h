@@ -25,6 +25,7 @@
  */
 #ifndef MTB_AGENT_H
 #define MTB_AGENT_H
+#include "lib/argv.h"
 #include <jansson.h>
 #include <stddef.h>
 

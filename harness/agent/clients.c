@@ -9,6 +9,8 @@
 #include "lib/proc.h"
 #include "agent/transport_ssh.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <getopt.h>

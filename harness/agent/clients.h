@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include "core/workload.h"
+#include "lib/argv.h"
 
 struct mtb_session;
 

@@ -8,6 +8,8 @@
 #include "drivers/driver.h"
 #include "agent/transport_ssh.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -11,6 +11,8 @@
 #include "core/runid.h"
 #include "agent/transport_console.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

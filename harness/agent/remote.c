@@ -8,6 +8,8 @@
 #include "lib/proc.h"
 #include "core/runid.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #define MTB_SSH_INT_H
 #include "agent/agent.h"
 #include "lib/util.h"
+#include "lib/argv.h"
 #include <jansson.h>
 #include <pthread.h>
 #include <stddef.h>

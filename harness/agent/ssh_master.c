@@ -3,6 +3,8 @@
 #include "agent/transport_ssh.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,6 +2,8 @@
 #include "agent/ssh_int.h"
 #include "agent/transport_ssh.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,8 @@
 #include "core/kernel.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -6,6 +6,7 @@
 #define MTB_TRANSPORT_CONSOLE_H
 #include <stddef.h>
 #include "lib/util.h"
+#include "lib/argv.h"
 
 /* 1 when the guest image can be made here (arm64 bash, busybox and loader,
  * readelf, cpio, gzip); 0 with why otherwise. */

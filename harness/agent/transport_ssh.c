@@ -3,6 +3,9 @@
 #include "agent/ssh_int.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/hash.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -9,6 +9,8 @@
 #include "core/record.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -7,6 +7,7 @@
 #include "bisect/bisect_search.h"
 #include "core/record.h"
 #include "lib/util.h"
+#include "lib/argv.h"
 #include <jansson.h>
 #include <stddef.h>
 

@@ -3,6 +3,7 @@
 #include "lib/jsonx.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,6 +2,7 @@
 #include "bisect/bisect_int.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -16,6 +16,7 @@
 #include "report/summary_text.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,7 @@
 #include "analysis/summary.h"
 #include "report/summary_text.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <math.h>
 #include <stdlib.h>

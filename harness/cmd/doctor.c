@@ -10,6 +10,8 @@
 #include "core/kernel.h"
 #include "core/machine.h"
 #include "run/quiet.h"
+#include "lib/files.h"
+#include "lib/proc.h"
 
 #include <glob.h>
 #include <jansson.h>

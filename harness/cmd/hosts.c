@@ -5,6 +5,7 @@
 #include "agent/agent.h"
 #include "agent/transport_ssh.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
 #include "core/record.h"
 #include "report/report.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <math.h>

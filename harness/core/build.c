@@ -4,6 +4,9 @@
 #include "core/workload.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/hash.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <ftw.h>

@@ -1,6 +1,7 @@
 /* hostfacts.c - see hostfacts.h */
 #include "core/hostfacts.h"
 #include "lib/util.h"
+#include "lib/proc.h"
 
 #include <fcntl.h>
 #include <linux/kvm.h>

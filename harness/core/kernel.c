@@ -3,6 +3,9 @@
 #include "core/kernel_tree.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/hash.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <getopt.h>

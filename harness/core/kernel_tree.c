@@ -1,6 +1,8 @@
 /* kernel_tree.c - git trees and patch series as kernels (kernel_tree.h). */
 #include "core/kernel_tree.h"
 #include "lib/proc.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <dirent.h>
 #include <errno.h>

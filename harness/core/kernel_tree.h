@@ -14,6 +14,7 @@
 #define MTB_KERNEL_TREE_H
 
 #include "lib/util.h"
+#include "lib/argv.h"
 
 #include <stddef.h>
 

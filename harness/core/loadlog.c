@@ -6,6 +6,7 @@
 #include "lib/util.h"
 #include "loadgen/engine.h" /* MTL_HIST_HIGHEST */
 #include "loadgen/hlog.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,6 +2,7 @@
 #include "core/machine.h"
 #include "lib/inifile.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* mode.c - see mode.h */
 #include "core/mode.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <glob.h>

@@ -1,5 +1,6 @@
 /* platform.c - see platform.h: what every platform shares */
 #include "core/platform.h"
+#include "lib/argv.h"
 
 int mtb_platform_emulated(const struct mtb_platform *p)
 {

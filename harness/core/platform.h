@@ -11,6 +11,7 @@
 #include "core/mode.h"
 #include "core/record.h" /* enum mtb_run_status */
 #include "lib/util.h"
+#include "lib/argv.h"
 
 struct mtb_run;
 

@@ -3,6 +3,7 @@
 #include "lib/inifile.h"
 #include "lib/util.h"
 #include "core/workload_fields.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <glob.h>

@@ -3,6 +3,7 @@
 #include "core/mode.h"
 #include "core/record.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,6 +2,7 @@
 #include "core/workload.h"
 #include "loadgen/workload.h"
 #include "core/recipe.h"
+#include "lib/argv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
 struct mtb_recipe;
 
 #include "core/workload_fields.h"
+#include "lib/argv.h"
 
 #define MTB_WL_STR_T char
 #define MTB_WL_LONG_T long

@@ -26,6 +26,7 @@
 #include "run/run.h"
 #include "analysis/summary.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -25,6 +25,9 @@
 #include "core/record.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
+#include "lib/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,8 @@
  * driver: driver_mtload.c, driver_wrk.c, driver_pgbench.c, driver_dbbench.c. */
 #include "drivers/driver.h"
 #include "lib/proc.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <stdio.h>

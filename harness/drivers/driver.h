@@ -13,6 +13,7 @@
 #include "core/recipe.h"
 #include "core/workload.h"
 #include "lib/util.h"
+#include "lib/argv.h"
 
 struct mtb_drive {
     const struct mtb_recipe *recipe;

@@ -4,6 +4,8 @@
 #include "loadgen/workload.h"
 #include "drivers/driver.h"
 #include "lib/proc.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <errno.h>
 #include <glob.h>

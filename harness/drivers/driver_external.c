@@ -8,6 +8,7 @@
 #include "drivers/driver.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,8 @@
 #include "drivers/driver.h"
 #include "common/mtload_exit.h"
 #include "lib/proc.h"
+#include "lib/argv.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <sys/wait.h>

@@ -15,6 +15,7 @@
  * that one answer record (RUNDIR/dns.log: the queries answered). */
 #include "drivers/driver.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

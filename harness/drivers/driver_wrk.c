@@ -3,6 +3,8 @@
 #include "loadgen/adapt.h"
 #include "drivers/driver.h"
 #include "lib/proc.h"
+#include "lib/argv.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <glob.h>

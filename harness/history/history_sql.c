@@ -7,6 +7,7 @@
 #include "core/record.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
+#include "lib/hash.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,6 +3,7 @@
  * IMMEDIATE; a file that fails PRAGMA integrity_check is refused. */
 #include "history/history_db.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <sqlite3.h>

@@ -2,6 +2,7 @@
 #include "lib/proc.h"
 #include "lib/cpus.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <dirent.h>
 #include <poll.h>

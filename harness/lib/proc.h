@@ -85,4 +85,10 @@ struct mtb_proc_stat {
 /* Read and parse one stat file (comm may hold spaces and parentheses).
  * @return 0, or -1 when it is gone or malformed. */
 int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st);
+/* Run a command (argv) and capture its stdout (and stderr when
+ * with_stderr); NULL on failure to start or when it did not end within
+ * MTB_CAPTURE_LIMIT seconds (*status -ETIMEDOUT). Exit status into *status.
+ * (mtb_proc_capture: a child under a deadline) */
+#define MTB_CAPTURE_LIMIT 120
+char *mtb_capture(char *const argv[], int with_stderr, int *status);
 #endif

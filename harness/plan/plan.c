@@ -14,6 +14,7 @@
 #include "run/quiet.h"
 #include "analysis/seqstop.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <dirent.h>
 #include <errno.h>

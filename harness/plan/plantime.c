@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <math.h>
 #include <stdio.h>

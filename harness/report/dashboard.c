@@ -6,6 +6,7 @@
 #include "report/plot.h"
 #include "report/report.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <math.h>

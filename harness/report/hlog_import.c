@@ -10,6 +10,7 @@
 #include "loadgen/hlog.h"
 #include "loadgen/intervals.h"
 #include "common/version.h"
+#include "lib/files.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

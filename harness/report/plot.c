@@ -5,6 +5,8 @@
 #include "analysis/stats.h"
 #include "analysis/summary.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/proc.h"
 
 #include <errno.h>
 #include <math.h>

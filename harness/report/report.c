@@ -8,6 +8,7 @@
 #include "analysis/summary.h"
 #include "report/summary_text.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <getopt.h>

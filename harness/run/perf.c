@@ -2,6 +2,7 @@
 #include "run/perf.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <dirent.h>
 #include <signal.h>

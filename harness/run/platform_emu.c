@@ -1,5 +1,7 @@
 /* platform_emu.c - PLATFORM=emu: aarch64 user-mode emulation */
 #include "core/platform.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,6 +4,8 @@
 #include "probe/vmflags.h"
 #include "lib/proc.h"
 #include "lib/util.h"
+#include "lib/argv.h"
+#include "lib/files.h"
 
 #include <stdio.h>
 #include <stdlib.h>

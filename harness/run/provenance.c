@@ -2,6 +2,8 @@
 #include "run/provenance.h"
 #include "core/platform.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/proc.h"
 
 #include <gnu/libc-version.h>
 #include <stdio.h>

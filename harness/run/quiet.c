@@ -4,6 +4,7 @@
 #include "lib/proc.h"
 #include "run/provenance.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <dirent.h>
 #include <fcntl.h>

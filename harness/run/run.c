@@ -11,6 +11,7 @@
 #include "run/quiet.h"
 #include "run/service.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 /* service.c - see service.h */
 #include "run/service.h"
 #include "lib/util.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

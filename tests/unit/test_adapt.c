@@ -10,6 +10,7 @@
 #include "loadgen/adapt.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 static void test_pgbench(void)
 {

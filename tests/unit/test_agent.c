@@ -18,6 +18,7 @@
 #include "run/run.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 static char calls[16][2048];
 static int ncalls;

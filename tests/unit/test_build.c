@@ -8,6 +8,7 @@
 #include "core/build.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 int main(void)
 {

@@ -13,6 +13,8 @@
 #include "tap.h"
 #include "lib/util.h"
 #include "core/workload.h"
+#include "lib/files.h"
+#include "lib/argv.h"
 
 static char *joined(const struct mtb_argv *a)
 {

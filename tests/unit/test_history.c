@@ -7,6 +7,7 @@
 #include "core/record.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <errno.h>
 #include <sqlite3.h>

@@ -9,6 +9,7 @@
 #include "history/history_bisect.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #include "core/machine.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 static void test_machine(void)
 {

@@ -18,6 +18,8 @@
 #include "tap.h"
 #include "lib/util.h"
 #include "agent/transport_console.h"
+#include "lib/argv.h"
+#include "lib/files.h"
 
 /* index of the option `opt` in a, or -1; *val its value */
 static int opt_of(const struct mtb_argv *a, const char *opt, const char **val)

@@ -13,6 +13,7 @@
 #include "run/quiet.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
 #include "common/atomicfile.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/files.h"
 
 static void test_parse(void)
 {

@@ -8,6 +8,7 @@
 #include "tap.h"
 #include "lib/util.h"
 #include "core/workload.h"
+#include "lib/argv.h"
 
 static void test_mix(void)
 {
