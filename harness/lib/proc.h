@@ -52,14 +52,6 @@ int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru
  * output and the wait status in *status; NULL when it could not start or
  * did not finish in time (*status = -ETIMEDOUT; its group is killed). */
 char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int *status);
-/* 1 when every TCP socket listening on port belongs to a process of the
- * process group pgid (and there is one), from /proc/net/tcp{,6} and
- * /proc/PID/fd; else 0, with *other a process holding one of them (0 if
- * none is visible). */
-int mtb_proc_port_owned(int port, pid_t pgid, pid_t *other);
-/* The union of Cpus_allowed_list over the tasks of pid, as "0-3,8", read
- * from /proc/PID/task/x/status. @return 0, or -1 when pid is gone. */
-int mtb_proc_affinity(pid_t pid, char *buf, size_t len);
 /* A function run on exit and on Ctrl-C/SIGTERM before the harness ends (it
  * must use only async-signal-safe calls: open, write, close). */
 void mtb_proc_on_exit(void (*fn)(void));
@@ -74,17 +66,6 @@ void mtb_proc_graceful(int on);
  * DIR.failed.log (where the next user looks). @return that path (free). */
 char *mtb_proc_keep_failed_log(const char *logp, const char *dir);
 
-/* The fields of /proc/PID/stat (or /proc/PID/task/TID/stat) we use. */
-struct mtb_proc_stat {
-    char comm[64];
-    char state;
-    int ppid, pgrp;
-    unsigned long long utime, stime;   /* clock ticks */
-    int processor;                     /* the CPU it last ran on */
-};
-/* Read and parse one stat file (comm may hold spaces and parentheses).
- * @return 0, or -1 when it is gone or malformed. */
-int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st);
 /* Run a command (argv) and capture its stdout (and stderr when
  * with_stderr); NULL on failure to start or when it did not end within
  * MTB_CAPTURE_LIMIT seconds (*status -ETIMEDOUT). Exit status into *status.

@@ -3,6 +3,7 @@
 #include "lib/proc.h"
 #include "lib/util.h"
 #include "lib/files.h"
+#include "lib/procfs.h"
 
 #include <dirent.h>
 #include <signal.h>

@@ -5,6 +5,7 @@
 #include "run/provenance.h"
 #include "lib/util.h"
 #include "lib/files.h"
+#include "lib/procfs.h"
 
 #include <dirent.h>
 #include <fcntl.h>

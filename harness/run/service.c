@@ -3,6 +3,7 @@
 #include "lib/util.h"
 #include "lib/files.h"
 #include "lib/argv.h"
+#include "lib/procfs.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -10,6 +10,7 @@
 #include "lib/proc.h"
 #include "tap.h"
 #include "lib/util.h"
+#include "lib/procfs.h"
 
 /* /proc/PID/stat: one parser for the quiet check and perf's process group */
 static void test_proc_stat(void)
