@@ -1,5 +1,6 @@
-/* bench.c - build, run and bench: the plan of one service and one mode
- * against its baseline (plain, off), interleaved over repetitions. */
+/* bench.c - bench: the plan of one service and one mode against its
+ * baseline (plain, off), interleaved over repetitions; and plan: a plan
+ * file's matrix. */
 #include "cmd/bench.h"
 #include "common/duration.h"
 #include "core/build.h"
@@ -22,107 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char *target_of(const struct mtb_opts *o)
-{
-    return o->target ? o->target : o->p->target(); /* on a server host: that host's (remote.c) */
-}
-
-int mtb_cmd_build(int argc, char **argv)
-{
-    struct mtb_opts o;
-    mtb_cli_parse(argc, argv, &o, "build");
-    o.quiet = 1; /* no platform notice */
-    if (!o.mode)
-        o.mode = "off";
-    mtb_opts_resolve(&o);
-    char err[MTB_ERRLEN];
-    int rc = 0;
-    for (size_t i = 0; i < o.recipe->nvariants; i++) {
-        const char *v = o.recipe->variants[i];
-        char sec[128];
-        snprintf(sec, sizeof sec, "variant %s", v);
-        const char *test_only = mtb_recipe_get(o.recipe, sec, "test_only");
-        if (o.variant ? strcmp(v, o.variant) != 0 : test_only && !strcmp(test_only, "yes"))
-            continue; /* without --variant: the measured variants, not test-only ones */
-        struct mtb_build b;
-        if (mtb_build_ensure(o.recipe, v, target_of(&o), o.force, 0, &b, err, sizeof err) != 0) {
-            mtb_warn("%s", err);
-            rc = 1;
-            continue;
-        }
-        printf("%s %s %s %s %s\n", o.recipe->name, v, target_of(&o), b.cached ? "cached" : "built", b.binary);
-    }
-    return rc;
-}
-
-static char *default_results(const char *what)
-{
-    char ts[32];
-    mtb_utc_compact(ts, sizeof ts);
-    return mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, what);
-}
-
-int mtb_cmd_run(int argc, char **argv)
-{
-    struct mtb_opts o;
-    mtb_cli_parse(argc, argv, &o, "run");
-    if (!o.variant)
-        o.variant = "plain";
-    if (!o.mode)
-        o.mode = "off";
-    mtb_opts_resolve(&o);
-    if (o.dry_run) { /* the run it would do; nothing is built or run */
-        printf("run %s %s %s/%s on %s%s%s: mix %s, %ld conns, pipeline %ld, %g s\n", o.recipe->name, o.wl.name,
-               o.variant, o.m->name, o.p->name, o.p->named_kernels ? ", kernel " : "",
-               o.p->named_kernels ? o.kernel : "", o.wl.mix, o.wl.conns, o.wl.pipeline, o.wl.duration);
-        return 0;
-    }
-    char err[MTB_ERRLEN];
-    struct mtb_build b;
-    if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
-                    : mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
-        mtb_die(1, "%s", err);
-    mtb_opts_kernel_ensure(&o);
-    char *dir = o.results ? mtb_strdup(o.results) : default_results("run");
-    char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
-    char *rundir = mtb_asprintf("%s/%s", dir, what);
-    /* one run: the profile's first sweep point when CORES/the profile asks for a sweep */
-    json_t *env = mtb_quiet_environment(&o.mach, o.strict, o.quiet);
-    if (o.cores || o.mach.ncores || o.mach.ntypes) {
-        struct mtb_plan one;
-        mtb_plan_init(&one, "run", &o);
-        const struct mtb_mode *m = o.m;
-        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1, NULL, 0);
-        o.wl = one.cells[0].wl; /* the first point */
-    }
-    struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
-                           .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
-                           .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
-                           .external_load = o.external_load };
-    json_t *rec = NULL;
-    enum mtb_run_status st = mtb_run_one(&run, &rec);
-    if (o.json) {
-        json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-        printf("\n");
-    } else if (st == MTB_RUN_OK) {
-        printf("%s %s/%s on %s%s: %.0f ops/s, p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", o.recipe->name,
-               o.variant, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
-               mtb_record_num(rec, "ops_per_sec"), mtb_record_num(rec, "p50_us"),
-               mtb_record_num(rec, "p99_us"), mtb_record_num(rec, "p999_us"));
-    } else {
-        printf("%s %s/%s on %s: %s: %s\n", o.recipe->name, o.variant, o.m->name, o.p->name,
-               st == MTB_RUN_FAULT ? "FAULT" : "ERROR", json_string_value(json_object_get(rec, "error")));
-    }
-    printf("record: %s/record.json\n", rundir);
-    json_decref(rec);
-    json_decref(env);
-    mtb_quiet_restore();
-    free(what);
-    free(rundir);
-    free(dir);
-    return st == MTB_RUN_OK ? 0 : st == MTB_RUN_FAULT ? 3 : 1;
-}
 
 static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total);
 
@@ -155,7 +55,7 @@ int mtb_cmd_bench(int argc, char **argv)
         free(tag);
         return 0;
     }
-    char *dir = o.results ? mtb_strdup(o.results) : default_results(tag);
+    char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(tag);
     char nreps[32];
     mtb_reps_text(nreps, sizeof nreps, o.reps);
     fprintf(stderr, "mtebench: %s: plain/off vs %s/%s on %s%s, %s reps x %g s (+%g s warm-up), results in %s\n",
@@ -185,7 +85,7 @@ int mtb_cmd_plan(int argc, char **argv)
         mtb_plan_print(&plan, stdout);
         return 0;
     }
-    char *dir = o.results ? mtb_strdup(o.results) : default_results(plan.name);
+    char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(plan.name);
     char nreps[32];
     mtb_reps_text(nreps, sizeof nreps, plan.reps);
     fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,

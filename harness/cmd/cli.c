@@ -2,6 +2,7 @@
 #include "cmd/cli.h"
 #include "analysis/seqstop.h"
 #include "agent/transport_ssh.h"
+#include "lib/files.h"
 #include "lib/util.h"
 
 #include <getopt.h>
@@ -224,4 +225,11 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
     }
     if (optind < argc)
         mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, argv[optind]);
+}
+
+char *mtb_cli_results_dir(const char *what)
+{
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    return mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, what);
 }

@@ -8,4 +8,7 @@
 
 /* Parse argv[1..] into o; on error print one line and exit 2. */
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
+/* A command's results directory when --results is not given:
+ * results/<UTC time>-<what> in the checkout (heap string). */
+char *mtb_cli_results_dir(const char *what);
 #endif

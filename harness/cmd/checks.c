@@ -1,0 +1,111 @@
+/* checks.c - the checks a user runs by hand: `mtebench proof` (the mode
+ * proved on a platform, as every run proves it) and `mtebench quiet` (the
+ * quiet-machine check every plan makes before its first run). */
+#include "cmd/checks.h"
+#include "cmd/cli.h"
+#include "core/mode.h"
+#include "core/platform.h"
+#include "lib/files.h"
+#include "lib/proc.h"
+#include "lib/util.h"
+#include "plan/platforms.h"
+#include "run/proof.h"
+#include "run/quiet.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mtb_cmd_proof(int argc, char **argv)
+{
+    /* mtebench proof --mode M [--platform P] [--probe-output FILE]
+     * Runs the mode probe (or checks a saved probe output) and prints the
+     * proof as JSON. Exit 0 when the mode is proved, 1 when not. */
+    const char *file = NULL;
+    char **rest = mtb_calloc((size_t)argc + 1, sizeof *rest);
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--probe-output")) {
+            if (i + 1 >= argc)
+                mtb_die(2, "proof: --probe-output needs a file ('-' for standard input)");
+            file = argv[++i];
+        } else if (!strncmp(argv[i], "--probe-output=", 15)) {
+            file = argv[i] + 15;
+        } else {
+            rest[n++] = argv[i];
+        }
+    }
+    struct mtb_opts o;
+    mtb_cli_parse(n, rest, &o, "proof");
+    if (!o.mode)
+        mtb_die(2, "proof: no MODE given (accepted: %s)", mtb_mode_names());
+    o.service = "memcached"; /* any recipe: only the platform and mode matter */
+    o.quiet = 1;
+    if (file) {
+        const struct mtb_mode *m = mtb_mode_find(o.mode);
+        if (!m)
+            mtb_die(2, "invalid MODE '%s' (accepted: %s)", o.mode, mtb_mode_names());
+        char *text = !strcmp(file, "-") ? mtb_read_file("/dev/stdin", NULL) : mtb_read_file(file, NULL);
+        if (!text)
+            mtb_die(2, "proof: cannot read %s", file);
+        char why[MTB_ERRLEN];
+        json_t *pr = mtb_proof_parse(text);
+        int ok = mtb_proof_check(m, pr, why, sizeof why);
+        json_t *out = json_pack("{s:s,s:b,s:s,s:o}", "mode", m->name, "ok", ok, "reason", why, "probe", pr);
+        json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+        json_decref(out);
+        free(text);
+        free(rest);
+        return ok ? 0 : 1;
+    }
+    mtb_opts_resolve(&o);
+    if (o.p->proof) { /* vm: the probe runs inside a guest of the chosen kernel */
+        free(rest);
+        return o.p->proof(o.kernel, o.m->name, 0);
+    }
+    char why[MTB_ERRLEN];
+    char *env[] = { mtb_mode_env(o.m), NULL };
+    json_t *proof = NULL;
+    int ok = mtb_mode_prefer(o.m, why, sizeof why) == 0 && mtb_proof_run(o.p, o.m, env, &proof, why, sizeof why);
+    mtb_mode_restore();
+    if (!proof)
+        proof = json_pack("{s:b,s:s}", "ok", 0, "reason", why);
+    json_object_set_new(proof, "platform", json_string(o.p->name));
+    json_dumpf(proof, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+    printf("\n");
+    if (!ok)
+        fprintf(stderr, "mtebench: mode %s not proved on %s: %s\n", o.m->name, o.p->name, why);
+    json_decref(proof);
+    free(env[0]);
+    free(rest);
+    return ok ? 0 : 1;
+}
+
+int mtb_cmd_quiet(int argc, char **argv)
+{
+    /* mtebench quiet [--machine M] [--strict] [--json]: the quiet-machine
+     * check alone, on the profile's CPUs. Exit 0 quiet, 1 not quiet (warned),
+     * 2 refused with --strict or bad input. */
+    struct mtb_opts o;
+    mtb_cli_parse(argc, argv, &o, "quiet");
+    char err[MTB_ERRLEN];
+    struct mtb_machine *m = mtb_calloc(1, sizeof *m);
+    if (mtb_machine_load(o.machine, m, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    json_t *env = mtb_quiet_environment(m, o.strict, o.json);
+    json_t *q = json_object_get(env, "quiet");
+    if (o.json) {
+        json_dumpf(env, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else {
+        printf("machine %s, CPUs %s: %s\n", m->name, json_string_value(json_object_get(q, "cpus")),
+               json_is_true(json_object_get(q, "quiet")) ? "quiet" : "NOT quiet (warnings above)");
+    }
+    int rc = json_is_true(json_object_get(q, "quiet")) ? 0 : 1;
+    mtb_quiet_restore();
+    json_decref(env);
+    free(m);
+    return rc;
+}
