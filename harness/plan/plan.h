@@ -85,4 +85,6 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
 /* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
  * failed record with its status and error, to stderr. Nothing if none. */
 void mtb_plan_print_failed(const char *who, const json_t *failed, int total);
+/* A plan file's keys and values (mtb_plan_load's), freed; NULL: nothing. */
+void mtb_plan_file_free(struct mtb_plan_file *l);
 #endif

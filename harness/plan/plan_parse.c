@@ -1,8 +1,6 @@
-/* plan_parse.c - making a plan (see plan.h): its cells from entries (the
- * baseline and measured cells of each, at each point of the core sweep),
- * from a plan file (INI: [plan] and one section per entry, every line
- * checked) or one by one (compare-kernels' kernel axis); printed for
- * --dry-run; freed. Running it is plan.c. */
+/* plan_parse.c - a plan file (INI: [plan] and one section per entry, every
+ * line checked, errors naming file:line) loaded into a plan's cells
+ * (plan_cells.c). Running it is plan.c. */
 #include "plan/plan.h"
 #include "plan/plantime.h"
 #include "lib/inifile.h"
@@ -13,168 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o)
-{
-    memset(p, 0, sizeof *p);
-    p->name = mtb_strdup(name);
-    p->reps = o->reps;
-    p->precision = o->precision;
-    p->max_time = o->max_time;
-    p->max_reps = o->max_reps;
-    p->platform = o->p;
-    p->kernel = o->kernel;
-    p->machine = &o->mach;
-    p->cores = o->cores;
-    p->strict = o->strict;
-    p->skipped = json_array();
-    p->failed = json_array();
-    p->resume = o->resume;
-}
-
-/* The points of the core sweep; 0 when there is none. */
-static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts)
-{
-    const struct mtb_machine *m = p->machine;
-    int counts[MTB_MAX_CPUS], n = 0;
-    if (p->cores) {
-        n = mtb_cpulist_parse(p->cores, counts, MTB_MAX_CPUS);
-        if (n <= 0 || n > MTB_MAX_SWEEP)
-            mtb_die(2, "invalid CORES '%s' (accepted: core counts such as 8,64,128)", p->cores);
-    } else if (m->ncores) {
-        memcpy(counts, m->cores, (size_t)m->ncores * sizeof *counts);
-        n = m->ncores;
-    } else if (m->ntypes) {
-        for (int i = 0; i < m->ntypes; i++) {
-            memset(&pts[i], 0, sizeof pts[i]);
-            pts[i].cores = 1;
-            snprintf(pts[i].svc_cpus, sizeof pts[i].svc_cpus, "%d", m->type_cpu[i]);
-            snprintf(pts[i].core_type, sizeof pts[i].core_type, "%s", m->type_name[i]);
-        }
-        return m->ntypes;
-    }
-    for (int i = 0; i < n; i++) {
-        if (counts[i] < 1 || counts[i] > m->nswp) {
-            char l[256];
-            mtb_cpulist_format(m->swp_cpus, m->nswp, l, sizeof l);
-            mtb_die(2, "CORES: %d server cores asked for, but machine profile %s sweeps over %d CPUs (%s)%s", counts[i],
-                    m->name, m->nswp, l, m->path[0] ? "" : "; choose a profile with MACHINE= (see configs/machines/)");
-        }
-        memset(&pts[i], 0, sizeof pts[i]);
-        pts[i].cores = counts[i];
-        int c[MTB_MAX_CPUS];
-        int k = mtb_machine_svc_slice(m, counts[i], c);
-        mtb_cpulist_format(c, k, pts[i].svc_cpus, sizeof pts[i].svc_cpus);
-        for (int a = 0; a < k; a++)
-            for (int b = 0; b < m->ncli; b++)
-                if (c[a] == m->cli_cpus[b] && !p->ncells) /* once, when the first entry is added */
-                    fprintf(stderr, "mtebench: notice: at %d cores the service shares CPU %d with the client "
-                            "(profile %s allows it)\n", counts[i], c[a], m->name);
-    }
-    return n;
-}
-
-static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
-{
-    p->cells = realloc(p->cells, (p->ncells + 1) * sizeof *p->cells);
-    if (!p->cells)
-        mtb_die(1, "out of memory");
-    struct mtb_plan_cell *c = &p->cells[p->ncells++];
-    memset(c, 0, sizeof *c);
-    return c;
-}
-
-struct measured {
-    const char *const *v;
-    size_t n;
-};
-
-static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv);
-
-size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
-                         size_t errlen)
-{
-    size_t n = 0;
-    char *copy = mtb_strdup(list), *save = NULL;
-    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-        const char *name = NULL; /* the recipe's own string: recipes are kept for the process */
-        for (size_t i = 0; i < r->nvariants && !name; i++)
-            if (!strcmp(r->variants[i], t))
-                name = r->variants[i];
-        if (!name) {
-            char names[256];
-            snprintf(err, errlen, "unknown variant '%s' of %s (accepted: %s)", t, r->name,
-                     mtb_recipe_variant_names(r, names, sizeof names));
-            free(copy);
-            return 0;
-        }
-        if (mtb_recipe_variant_bugs(r, name)) { /* detection trials only */
-            snprintf(err, errlen, "variant '%s' of %s carries re-introduced bugs: detection trials only "
-                     "(mtebench detect), never in a plan", t, r->name);
-            free(copy);
-            return 0;
-        }
-        if (n < max)
-            out[n++] = name;
-    }
-    free(copy);
-    if (!n)
-        snprintf(err, errlen, "no variant in '%s'", list);
-    return n;
-}
-
-void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants)
-{
-    static const char *const tagged[] = { "tagged" };
-    struct measured mv = { variants && nvariants ? variants : tagged, variants && nvariants ? nvariants : 1 };
-    struct mtb_workload pts[MTB_MAX_SWEEP];
-    int n = sweep_points(p, pts);
-    if (n == 0) {
-        add_point(p, entry, r, wl, modes, nmodes, mv);
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        struct mtb_workload w = *wl;
-        w.cores = pts[i].cores;
-        memcpy(w.svc_cpus, pts[i].svc_cpus, sizeof w.svc_cpus);
-        memcpy(w.core_type, pts[i].core_type, sizeof w.core_type);
-        w.service_threads = w.cores; /* memcached -t, nginx worker_processes; pgbench and db_bench in their drivers */
-        add_point(p, entry, r, &w, modes, nmodes, mv);
-    }
-}
-
-static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv)
-{
-    size_t skipped_before = json_array_size(p->skipped);
-    struct mtb_plan_cell *b = add_cell(p);
-    b->entry = entry;
-    b->recipe = r;
-    b->wl = *wl;
-    b->variant = "plain";
-    b->mode = mtb_mode_find("off");
-    for (size_t i = 0; i < nmodes; i++) {
-        char why[MTB_ERRLEN];
-        if (!p->platform->mode_ok(modes[i], why, sizeof why)) {
-            if (skipped_before && wl->cores) /* one note per mode, not per sweep point */
-                continue;
-            json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
-            continue;
-        }
-        for (size_t v = 0; v < mv.n; v++) {
-            struct mtb_plan_cell *c = add_cell(p);
-            c->entry = entry;
-            c->recipe = r;
-            c->wl = *wl;
-            c->variant = mv.v[v];
-            c->mode = modes[i];
-        }
-    }
-}
-
-/* ---- plan files ---------------------------------------------------------- */
 
 struct mtb_plan_file {
     struct mtb_kv *kv;
@@ -352,87 +188,19 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
             load_entry(p, l, path, o, l->sections[i]);
 }
 
-void mtb_plan_free(struct mtb_plan *p)
+void mtb_plan_file_free(struct mtb_plan_file *l)
 {
-    for (size_t i = 0; i < p->ncells; i++) {
-        struct mtb_build *b = &p->cells[i].build;
-        int shared = 0; /* cells of one service and variant share a build (plan_prepare) */
-        for (size_t j = 0; j < i && !shared; j++)
-            shared = b->dir && p->cells[j].build.dir == b->dir;
-        if (!shared) {
-            free(b->dir);
-            free(b->binary);
-            json_decref(b->info);
-        }
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->kv[i].section);
+        free(l->kv[i].key);
+        free(l->kv[i].value);
     }
-    free(p->cells);
-    free(p->name);
-    json_decref(p->skipped);
-    json_decref(p->failed);
-    json_decref(p->runlen);
-    struct mtb_plan_file *l = p->file;
-    if (l) {
-        for (size_t i = 0; i < l->n; i++) {
-            free(l->kv[i].section);
-            free(l->kv[i].key);
-            free(l->kv[i].value);
-        }
-        for (size_t i = 0; i < l->nsec; i++)
-            free(l->sections[i]);
-        free(l->kv);
-        free(l->lines);
-        free(l->sections);
-        free(l);
-    }
-    memset(p, 0, sizeof *p);
-}
-
-
-/* ---- dry run --------------------------------------------------------------- */
-
-void mtb_plan_print(const struct mtb_plan *p, FILE *f)
-{
-    if (p->reps == MTB_REPS_AUTO)
-        fprintf(f, "plan %s on %s: %zu configurations x auto reps (%d to %ld pairs, until +-%g%%, at most %g min)\n",
-                p->name, p->platform->name, p->ncells, MTB_SEQ_FIRST_LOOK, p->max_reps, 100 * p->precision, p->max_time / 60);
-    else
-        fprintf(f, "plan %s on %s: %zu configurations x %ld reps = %ld runs\n", p->name, p->platform->name,
-                p->ncells, p->reps, (long)p->ncells * p->reps);
-    for (size_t i = 0; i < p->ncells; i++) {
-        const struct mtb_workload *w = &p->cells[i].wl;
-        char cores[384] = "", kern[160] = "";
-        if (w->cores)
-            snprintf(cores, sizeof cores, ", %ld core%s%s%s on CPUs %s", w->cores, w->cores == 1 ? "" : "s",
-                     w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
-        if (p->platform->named_kernels)
-            snprintf(kern, sizeof kern, ", kernel %s", mtb_plan_cell_kernel(p, &p->cells[i]));
-        fprintf(f, "  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s%s\n", p->cells[i].entry,
-                p->cells[i].recipe->name, w->name, p->cells[i].variant, p->cells[i].mode->name, w->mix, w->conns,
-                w->pipeline, w->duration, cores, kern);
-    }
-    size_t k;
-    json_t *sk;
-    json_array_foreach(p->skipped, k, sk) fprintf(f, "  skipped: [%s] %s: %s\n",
-                                                  json_string_value(json_object_get(sk, "entry")),
-                                                  json_string_value(json_object_get(sk, "mode")),
-                                                  json_string_value(json_object_get(sk, "why")));
-    struct mtb_time_cell *tc = mtb_calloc(p->ncells + 1, sizeof *tc);
-    for (size_t i = 0; i < p->ncells; i++)
-        tc[i] = (struct mtb_time_cell){ p->cells[i].recipe->name, p->cells[i].wl.duration + p->cells[i].wl.warmup };
-    mtb_time_print(f, p->platform->name, tc, p->ncells, p->reps, p->max_reps, p->max_time);
-    free(tc);
-}
-
-struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
-                                        const struct mtb_workload *wl, const char *variant,
-                                        const struct mtb_mode *mode, const char *kernel)
-{
-    struct mtb_plan_cell *c = add_cell(p);
-    c->entry = entry;
-    c->recipe = r;
-    c->wl = *wl;
-    c->variant = variant;
-    c->mode = mode;
-    c->kernel = kernel;
-    return c;
+    for (size_t i = 0; i < l->nsec; i++)
+        free(l->sections[i]);
+    free(l->kv);
+    free(l->lines);
+    free(l->sections);
+    free(l);
 }
