@@ -99,9 +99,14 @@ int mtl_adapt_pgbench_log(struct mtl_adapt *a, FILE *f, double skip_before, long
                 *bad_line = no;
             return EINVAL;
         }
-        /* the log's time stamp is the transaction's end; its start is earlier */
+        /* pgbench's time is counted from the transaction's scheduled start,
+         * its schedule lag included (pgbench.c: latency = now - txn_scheduled;
+         * lag = txn_begin - txn_scheduled): already the corrected latency.
+         * From the actual start (uncorrected) it is time - lag. The log's
+         * time stamp is the transaction's end; its scheduled start is earlier. */
+        long long lag_us = n >= 7 && lag > 0 ? (lag < lat_us ? lag : lat_us) : 0;
         double start = t - (double)lat_us / 1e6;
-        mtl_adapt_record(a, start, (uint64_t)lat_us * 1000, n >= 7 && lag > 0 ? (uint64_t)lag * 1000 : 0);
+        mtl_adapt_record(a, start, (uint64_t)(lat_us - lag_us) * 1000, (uint64_t)lag_us * 1000);
     }
     return 0;
 }

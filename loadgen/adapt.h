@@ -26,14 +26,18 @@ struct mtl_adapt {
 /** @return 0 or ENOMEM. */
 int mtl_adapt_init(struct mtl_adapt *a);
 void mtl_adapt_free(struct mtl_adapt *a);
-/** Record one operation that started at epoch second t (from first_s on)
- *  with latency lat_ns, of which lag_ns was spent waiting for its slot. */
+/** Record one operation scheduled at epoch second t (from first_s on) that
+ *  waited lag_ns past its scheduled start before it began, then took lat_ns
+ *  from its actual start: corrected latency lag_ns + lat_ns, uncorrected
+ *  lat_ns. */
 void mtl_adapt_record(struct mtl_adapt *a, double t, uint64_t lat_ns, uint64_t lag_ns);
 
 /**
  * Fold one pgbench per-transaction log (pgbench -l) into a.
  * Line format: client_id transaction_no time script_no time_epoch time_us
  * [schedule_lag [retries]]; time is "failed" or "skipped" for those.
+ * Under --rate, time counts from the scheduled start (schedule_lag
+ * included: the corrected latency); the uncorrected one is time - schedule_lag.
  * Entries before skip_before (epoch seconds; 0 = none) are the warm-up.
  * @return 0, or EINVAL on a malformed line (line number in *bad_line).
  */

@@ -28,9 +28,31 @@ static void test_pgbench(void)
     for (char *p = text; p && *p; p++)
         lines += *p == '\n';
     ok((long)a.requests == lines, "one transaction per line (%llu of %ld)", (unsigned long long)a.requests, lines);
-    /* first line: "3 1 17028 0 1796039127 75132 757": 17028 us + 757 us lag */
+    /* first line: "3 1 17028 0 1796039127 75132 757": 17028 us from the
+     * scheduled start, of which 757 us were schedule lag (pgbench counts a
+     * transaction's latency from its scheduled start under --rate) */
     ok(a.corrected.max >= a.uncorrected.max, "corrected (with schedule lag) >= uncorrected");
     ok(mtl_hist_mean(&a.corrected) > mtl_hist_mean(&a.uncorrected), "lag adds to the corrected mean");
+    /* pgbench's own "latency average" is the mean of the logged latencies, its
+     * "schedule lag" average the mean of the lags: the corrected mean is the
+     * former (not the two added), the uncorrected one their difference */
+    double sum_lat = 0, sum_lag = 0;
+    long nlat = 0;
+    for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        long long c, tx, lat, sc, ep, us, lag = 0;
+        if (sscanf(l, "%lld %lld %lld %lld %lld %lld %lld", &c, &tx, &lat, &sc, &ep, &us, &lag) >= 6) {
+            sum_lat += (double)lat;
+            sum_lag += (double)lag;
+            nlat++;
+        }
+    }
+    double pg_avg = sum_lat / nlat, pg_lag = sum_lag / nlat;
+    double corr = mtl_hist_mean(&a.corrected) / 1e3, unc = mtl_hist_mean(&a.uncorrected) / 1e3;
+    ok(pg_lag > 0.2 * pg_avg, "the fixture's schedule lag is large: %.0f us of a %.0f us average", pg_lag, pg_avg);
+    ok(fabs(corr - pg_avg) <= 0.01 * pg_avg, "corrected mean %.0f us = pgbench's latency average %.0f us (1%%)", corr,
+       pg_avg);
+    ok(fabs(unc - (pg_avg - pg_lag)) <= 0.01 * pg_avg,
+       "uncorrected mean %.0f us = pgbench's average less its schedule lag %.0f us (1%%)", unc, pg_avg - pg_lag);
     ok(a.nsec >= 2 && a.nsec <= 4, "per-second series over the ~2 s run (%zu s)", a.nsec);
     uint64_t sum = 0;
     for (size_t s = 0; s < a.nsec; s++)
