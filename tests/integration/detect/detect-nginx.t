@@ -6,7 +6,7 @@
 # A 16-byte name: plain (off) misses it, objtag (sync) catches it at byte 16,
 # the first byte past the object. A 15-byte name: the '.' stays inside the
 # object's last granule and objtag misses it too (intra-granule).
-# CVE-2009-2629, a "/../" walking back before the URI's pool allocation:
+# CVE-2009-2629, 0.8.14's "/../" walk (GET //../mtbbug, merge_slashes off) reading back before the URI's pool allocation:
 # plain (off) misses it, objtag (sync: a tag per small pool allocation)
 # catches it one byte before the object (glibc tags the pool block as one).
 # CVE-2013-2028, the chunked body's negative size: the client's bytes run past
