@@ -372,6 +372,20 @@ static int wait_ready(const struct mtb_service *s, struct mtb_proc *svc, int por
     return ready;
 }
 
+/* why: the program (pid other) that took the service's port between its
+ * release and the service's bind */
+static void taken_by(const struct mtb_service *s, pid_t other, char *why, size_t n)
+{
+    char comm[64] = "?", cp[64];
+    snprintf(cp, sizeof cp, "/proc/%d/comm", (int)other);
+    char *cm = mtb_read_file(cp, NULL);
+    if (cm)
+        snprintf(comm, sizeof comm, "%.*s", (int)strcspn(cm, "\n"), cm);
+    free(cm);
+    snprintf(why, n, "port %d was taken by another program (pid %d, %s) before %s could bind it: not measured",
+             s->port, (int)other, comm, s->recipe->name);
+}
+
 int mtb_service_ready(struct mtb_service *s, json_t *rec, char *why, size_t n)
 {
     char bufs[2][16];
@@ -380,28 +394,26 @@ int mtb_service_ready(struct mtb_service *s, json_t *rec, char *why, size_t n)
     double t0 = mtb_mono(), limit = mtb_platform_emulated(s->platform) ? 90 : 30;
     int ready = wait_ready(s, &s->proc, s->port, limit, pairs);
     json_object_set_new(rec, "ready_seconds", json_real(mtb_mono() - t0));
+    /* what answered must be our service, never another program that took
+     * the port between its release and the service's bind; a service that
+     * died or never answered because another program holds its port is
+     * refused for that too (its failed bind and the readiness check's
+     * answer from the other program race) */
+    pid_t other = 0;
+    int owned = mtb_proc_port_owned(s->port, s->proc.pid, &other);
+    if (!owned && other) {
+        taken_by(s, other, why, n);
+        return -1;
+    }
     if (!ready) {
         char dsc[64];
         snprintf(why, n, "%s did not become ready within %.0f s (%s)", s->recipe->name, limit,
                  s->proc.exited ? mtb_proc_describe(s->proc.status, dsc, sizeof dsc) : "still running, not answering");
         return -1;
     }
-    /* what answered must be our service, never another program that took
-     * the port between its release and the service's bind */
-    pid_t other = 0;
-    if (!mtb_proc_port_owned(s->port, s->proc.pid, &other)) {
-        char comm[64] = "?", cp[64];
-        snprintf(cp, sizeof cp, "/proc/%d/comm", (int)other);
-        char *cm = other ? mtb_read_file(cp, NULL) : NULL;
-        if (cm)
-            snprintf(comm, sizeof comm, "%.*s", (int)strcspn(cm, "\n"), cm);
-        free(cm);
-        if (other)
-            snprintf(why, n, "port %d was taken by another program (pid %d, %s) before %s could bind it: not measured",
-                     s->port, (int)other, comm, s->recipe->name);
-        else
-            snprintf(why, n, "the listener on port %d is not %s's (%s): not measured", s->port, s->recipe->name,
-                     s->proc.exited ? "it exited" : "not found in its process group");
+    if (!owned) {
+        snprintf(why, n, "the listener on port %d is not %s's (%s): not measured", s->port, s->recipe->name,
+                 s->proc.exited ? "it exited" : "not found in its process group");
         return -1;
     }
     mtb_proc_affinity(s->proc.pid, s->seen, sizeof s->seen); /* every thread it started by now */

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""squatter.py PORT COUNTFILE: wait until a program is started with
+"""squatter.py PORT COUNTFILE [silent]: wait until a program is started with
 `-p PORT` in its arguments (a service told to use the port), take PORT on
 127.0.0.1 before that program binds it (polling every 2 ms, for at most
-60 s), answer memcached's `version` like a memcached would, and count every
-other request line in COUNTFILE. A test's stand-in for another program that
-grabs a port the moment the harness lets go of it."""
+60 s), answer memcached's `version` like a memcached would (silent: answer
+nothing, so the service's failed bind ends it before any readiness check is
+answered), and count every other request line in COUNTFILE. A test's
+stand-in for another program that grabs a port the moment the harness lets
+go of it."""
 import os, socket, sys, threading, time
 
 port, countfile = int(sys.argv[1]), sys.argv[2]
+silent = len(sys.argv) > 3 and sys.argv[3] == "silent"
 want = b"\0-p\0%d\0" % port
 end = time.time() + 60
 
@@ -48,7 +51,8 @@ def serve(c):
     f = c.makefile("rb")
     for line in f:
         if line.strip() == b"version":
-            c.sendall(b"VERSION 1.6.18\r\n")
+            if not silent:
+                c.sendall(b"VERSION 1.6.18\r\n")
         else:
             with lock:
                 count += 1
