@@ -67,6 +67,29 @@ static enum mtl_parse_rc done(struct mtl_parser *p, size_t i, size_t *used,
     return MTL_PARSE_DONE;
 }
 
+/* A chunk-size line: hex digits, then nothing, ';' (extensions) or blank.
+ * @return 0 with *out, or -1 (no digits, junk, over 2^48) */
+static int chunk_size(const char *l, uint64_t *out)
+{
+    uint64_t n = 0;
+    int digits = 0;
+    const char *v;
+    for (v = l; ; v++, digits++) {
+        int d;
+        if (*v >= '0' && *v <= '9') d = *v - '0';
+        else if (*v >= 'a' && *v <= 'f') d = *v - 'a' + 10;
+        else if (*v >= 'A' && *v <= 'F') d = *v - 'A' + 10;
+        else break;
+        n = n * 16 + (uint64_t)d;
+        if (n > (1ULL << 48))
+            return -1;
+    }
+    if (!digits || (*v && *v != ';' && *v != ' ' && *v != '\t'))
+        return -1;
+    *out = n;
+    return 0;
+}
+
 static enum mtl_parse_rc http_parse(struct mtl_parser *p, const char *buf, size_t len,
                                     size_t *used, enum mtl_result *res)
 {
@@ -136,19 +159,8 @@ static enum mtl_parse_rc http_parse(struct mtl_parser *p, const char *buf, size_
             }
             break;
         case H_CHUNK_SIZE: {
-            uint64_t n = 0;
-            int digits = 0;
-            for (v = l; ; v++, digits++) {
-                int d;
-                if (*v >= '0' && *v <= '9') d = *v - '0';
-                else if (*v >= 'a' && *v <= 'f') d = *v - 'a' + 10;
-                else if (*v >= 'A' && *v <= 'F') d = *v - 'A' + 10;
-                else break;
-                n = n * 16 + (uint64_t)d;
-                if (n > (1ULL << 48))
-                    return MTL_PARSE_ERROR;
-            }
-            if (!digits || (*v && *v != ';' && *v != ' ' && *v != '\t'))
+            uint64_t n;
+            if (chunk_size(l, &n) != 0)
                 return MTL_PARSE_ERROR;
             if (n == 0) {
                 p->state = H_TRAILER;

@@ -14,8 +14,8 @@
 #   4. exports that mean it: every exported symbol of the harness starts with
 #      mtb_, and is used by another object or a test (else it is static); no
 #      two harness sources share a basename (their objects share an archive)
-#   5. no function longer than MAX_FUNC lines (the { ... } of a definition at
-#      column 0), no file longer than MAX_FILE lines
+#   5. no function longer than MAX_FUNC lines (a definition at column 0, from
+#      the line of its name to its closing brace), no file longer than MAX_FILE lines
 #   6. the front door: README.md at most 200 lines, linking every doc under docs/
 #   7. every test under tests/integration and tests/long is executable (prove
 #      runs each as a program), every integration test is in an area's folder,
@@ -216,8 +216,8 @@ loops=$(printf '%s\n' "$mods" | tsort 2>&1 >/dev/null | grep -v 'input contains 
 # --- 5: long functions and files ----------------------------------------------
 long=$(awk -v max="$MAX_FUNC" '
     FNR == 1 { prev = ""; sig = "" }
-    /^[A-Za-z_].*\(/ { sig = $0 }
-    /^\{/ && prev ~ /\)[ \t]*$/ { start = FNR; name = sig; sub(/\(.*/, "", name); n = split(name, w, /[ *]+/); name = w[n] }
+    /^[A-Za-z_].*\(/ { sig = $0; sigline = FNR }
+    /^\{/ && prev ~ /\)[ \t]*$/ { start = sigline; name = sig; sub(/\(.*/, "", name); n = split(name, w, /[ *]+/); name = w[n] }
     /^\}/ && start { len = FNR - start + 1; print len, FILENAME ":" start, name; start = 0 }
     { if ($0 !~ /^[ \t]*$/) prev = $0 }
 ' "${sources[@]}" | sort -rn)

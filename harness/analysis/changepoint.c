@@ -217,6 +217,24 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The newest night (its first index) as a change point of its own when the
+ * segmentation did not end there and both sides have min_points. @return 1
+ * if added */
+static int add_newest(const int *g, size_t n, size_t *cps, size_t *ncps, size_t min_points)
+{
+    size_t last = n;
+    while (last > 1 && g[last - 1] == g[last - 2])
+        last--;
+    last--; /* first index of the newest night */
+    if (last == 0 || (*ncps && cps[*ncps - 1] == last) || n - last < min_points)
+        return 0;
+    size_t lo = *ncps ? cps[*ncps - 1] : 0;
+    if (last - lo < min_points)
+        return 0;
+    cps[(*ncps)++] = last;
+    return 1;
+}
+
 int mtb_cp_detect(const double *x, const int *group, size_t n, enum mtb_cp_better better,
                   const struct mtb_cp_opts *opts, struct mtb_cp **out, size_t *nout)
 {
@@ -284,18 +302,7 @@ int mtb_cp_detect(const double *x, const int *group, size_t n, enum mtb_cp_bette
     qsort(cps, ncps, sizeof *cps, cmp_size);
 
     /* 2. the newest night against the window before it */
-    size_t last = n;
-    while (last > 1 && g[last - 1] == g[last - 2])
-        last--;
-    last--; /* first index of the newest night */
-    int newest_added = 0;
-    if (last > 0 && (ncps == 0 || cps[ncps - 1] != last) && n - last >= o.min_points) {
-        size_t lo = ncps ? cps[ncps - 1] : 0;
-        if (last - lo >= o.min_points) {
-            cps[ncps++] = last;
-            newest_added = 1;
-        }
-    }
+    int newest_added = add_newest(g, n, cps, &ncps, o.min_points);
 
     /* 3. judge every change point against its neighbours */
     res = calloc(ncps ? ncps : 1, sizeof *res);
