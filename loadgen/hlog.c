@@ -31,6 +31,8 @@ struct buf { unsigned char *p; size_t len, cap; };
 
 static int put(struct buf *b, const void *src, size_t n)
 {
+    if (n == 0) /* nothing to add: an empty buffer may still have no memory */
+        return 0;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         unsigned char *np;
