@@ -130,7 +130,7 @@ struct mtb_agent_far {
     const char *name;         /* the far side in errors ("server host h1"), or NULL */
     char *const *args;        /* more arguments of the far `mtebench run` (NULL-terminated), or NULL */
     const char *seed;         /* NULL, or a directory of the controller's setup cache
-                                 (mtb_service_reuse_dir) put at seed/setup/<its name>: the far
+                                 (mtb_build_setup_dir) put at seed/setup/<its name>: the far
                                  run copies it instead of running the setup (MTEBENCH_SEED) */
     /* NULL, or called in this thread while the far run executes in another
      * (from just after it starts until *ended or it returns): a server

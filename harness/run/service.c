@@ -149,18 +149,6 @@ static void template_pairs(const struct mtb_service *s, char bufs[2][16], const 
     memcpy(pairs, p, sizeof p);
 }
 
-/* The cache directory ($cache/setup/<recipe>-<key>) where runs keep what
- * the setup made ([run] setup_reuse), or NULL when the recipe reuses
- * nothing. Keyed by the build's content key, the setup script's content, the
- * user, the mode's environment (env[0]) and the workload's parameters, never
- * by the platform or a path: a vm guest computes the same key for the same
- * run, so the controller can put its copy into the guest (platform_vm.c).
- * Needs recipe, wl, build, user and env. Heap. */
-static char *mtb_service_reuse_dir(const struct mtb_service *s)
-{
-    return mtb_build_setup_dir(s->build, s->recipe, s->wl, s->user, s->env[0]);
-}
-
 /* nftw's callback of chown_tree: the owner in chown_uid/chown_gid */
 static uid_t chown_uid;
 static gid_t chown_gid;
@@ -193,7 +181,8 @@ static int chown_tree(const char *dir, const char *user)
 static char *reuse_lookup(const struct mtb_service *s, const char *reuse, const char *slog, int *reused,
                           char **from)
 {
-    char *keep = mtb_service_reuse_dir(s);
+    /* the build's setup cache (its key: mtb_build_setup_dir) */
+    char *keep = mtb_build_setup_dir(s->build, s->recipe, s->wl, s->user, s->env[0]);
     const char *seed = getenv("MTEBENCH_SEED");
     char *src = mtb_asprintf("%s/%s", keep, reuse);
     *from = mtb_strdup(keep);
