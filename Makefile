@@ -5,6 +5,8 @@
 #                  REPS=auto|N PRECISION=2% (emulated: 5%) MAX_TIME=15m MAX_REPS=100, and the workload's fields:
 #                  MIX= KEYS= VALUE_SIZE= THREADS= CONNS= PIPELINE= DURATION= WARMUP= RATE= SERVICE_THREADS=]
 #                  [HOSTS=user@server CLIENT_HOSTS=h1,h2 SSH_OPTS="--ssh-key F --known-hosts F"]: server and load on other hosts (ssh)
+#   make capacity  SERVICE=memcached MODE=async SLO=p99:1ms [LOADS=10%,90% BASELINE_VARIANT= ...]: the load each
+#                  configuration carries within the SLO, and the capacity overhead (docs/CAPACITY.md)
 #   make compare-kernels SERVICE=memcached MODE=sync KERNELS=stock,tcma1 [REPS= BASELINE=1 DETECT="DIR ...", the workload's fields]
 #   make detect    SERVICE=memcached [BUG=CVE-2016-8704 TRIALS=3 PLATFORM= RESULTS=DIR]: the bug catalogue as
 #                  trials (docs/DETECTION.md); make detect-sweep: the synthetic granule/tag-collision sweep
@@ -212,6 +214,14 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench bench $(BENCH_ARGS)
 
+# capacity at an SLO (docs/CAPACITY.md): make capacity SERVICE=memcached MODE=async SLO=p99:1ms
+# [LOADS=10%,50%,90% BASELINE_VARIANT=plain VARIANT= ARRIVAL=poisson REPS=3 (runs at a rate) MAX_TIME= and the
+# workload's fields but RATE]
+capacity: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	$(B)/mtebench capacity $(BENCH_ARGS) $(if $(SLO),--slo '$(SLO)') $(if $(LOADS),--loads '$(LOADS)') \
+		$(if $(BASELINE_VARIANT),--baseline-variant $(BASELINE_VARIANT)) $(if $(RESULTS),--results $(RESULTS))
+
 # detection (docs/DETECTION.md): a service's bug catalogue as trials, and the
 # synthetic sweep of the arithmetic behind the figures
 detect: deps
@@ -300,7 +310,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep
+.PHONY: all deps bench bench-loadgen compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep capacity
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

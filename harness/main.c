@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/bench.h"
+#include "cmd/capacity_cli.h"
 #include "bisect/bisect.h"
 #include "cmd/compare.h"
 #include "detect/detect.h"
@@ -38,6 +39,8 @@ static int cmd_help(int argc, char **argv);
 static const struct mtb_cmd cmds[] = {
     { "bench", "baseline (plain/off) vs tagged/MODE, interleaved; table + summary",
       "--service NAME --mode MODE [options]", 1, mtb_cmd_bench },
+    { "capacity", "the load each configuration carries within a tail-latency SLO, and the capacity overhead",
+      "--service NAME --mode MODE --slo p99:1ms [--loads 10%,...] [options]", 1, mtb_cmd_capacity },
     { "plan", "run a plan file (a matrix of runs, e.g. configs/paper.conf)", "FILE [bench options] [--dry-run]", 0,
       mtb_cmd_plan },
     { "nightly", "run the nightly plan, keep its history, find regressions, write the dashboard",

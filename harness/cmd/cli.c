@@ -14,7 +14,8 @@
 /* the workload's options are O_WL + its field (workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
-       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT };
+       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
+       O_SLO, O_LOADS, O_BASE_VARIANT };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -38,6 +39,8 @@ static const struct option longopts[] = {
     { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
     { "remote-dir", required_argument, 0, O_SSH },    { "ssh-alive", required_argument, 0, O_SSH },
     { "prom-textfile", required_argument, 0, O_PROM }, { "detect", required_argument, 0, O_DETECT },
+    { "slo", required_argument, 0, O_SLO },           { "loads", required_argument, 0, O_LOADS },
+    { "baseline-variant", required_argument, 0, O_BASE_VARIANT },
     { 0, 0, 0, 0 },
 };
 
@@ -84,6 +87,13 @@ static void mtb_cli_usage(FILE *f)
             "  --value-size S               100 | 64-1024 | 100:8,4096:2\n"
             "  --service-threads N          service worker threads (default from the recipe)\n"
             "  --rate R                     open loop at R requests/s (default closed loop)\n"
+            "  --arrival A        ARRIVAL   open loop's arrivals: uniform (evenly spaced; bench's default) or\n"
+            "                               poisson (capacity's default; pgbench's --rate is always poisson)\n"
+            "  --seed N           SEED      mtload's random seed (default 1; capacity draws one per run)\n"
+            "  --slo S            SLO       capacity: the bounds, e.g. p99:1ms or p99:1ms,p99.9:5ms,errors:0.1%%\n"
+            "  --loads L          LOADS     capacity: also sweep these loads, %% of the baseline's capacity\n"
+            "                               (e.g. 10%%,50%%,90%%)\n"
+            "  --baseline-variant V         capacity: the baseline's variant (default plain; its mode is off)\n"
             "  --results DIR                where run records go (default results/<timestamp>-...)\n"
             "  --force                      rebuild even when the cache has the build; and run into a\n"
             "                               --results DIR that holds other runs (moved to DIR/replaced-TIME/)\n"
@@ -182,6 +192,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_MAXTIME:
             if (mtb_parse_duration(optarg, &o->max_time) != 0 || o->max_time <= 0)
                 mtb_opts_bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
+            o->max_time_given = 1;
             break;
         case O_MAXREPS: o->max_reps = num("MAX_REPS", optarg, MTB_SEQ_MIN_PAIRS, 1000); break;
         case O_FORCE: o->force = 1; break;
@@ -198,6 +209,13 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             if (o->ndetect == MTB_MAX_DETECT)
                 mtb_die(2, "--detect given more than %d times", MTB_MAX_DETECT);
             o->detect[o->ndetect++] = optarg;
+            break;
+        case O_SLO:
+        case O_LOADS:
+        case O_BASE_VARIANT:
+            if (strcmp(cmd, "capacity") != 0)
+                mtb_die(2, "--%s is an option of capacity, not of %s", longopts[li].name, cmd);
+            *(c == O_SLO ? &o->slo : c == O_LOADS ? &o->loads : &o->baseline_variant) = optarg;
             break;
         case O_STRICT: o->strict = 1; break;
         case O_PROM: mtb_prom_set_dir(optarg); break;

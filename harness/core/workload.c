@@ -98,6 +98,10 @@ static int parse_field(const struct field *f, struct mtb_workload *w, const char
             snprintf(why, n, "invalid %s '%s' (accepted: SET:GET ratio such as 1:10, 1:1, 5:1)", f->key, value);
             return -1;
         }
+        if (!strcmp(f->key, "arrival") && strcmp(value, "uniform") && strcmp(value, "poisson")) {
+            snprintf(why, n, "invalid %s '%s' (accepted: uniform, poisson)", f->key, value);
+            return -1;
+        }
         if (!*value || strlen(value) >= 64) {
             snprintf(why, n, "invalid %s '%s' (accepted: %s, 1 to 63 characters)", f->key, value, f->help);
             return -1;
@@ -250,6 +254,10 @@ json_t *mtb_workload_json(const struct mtb_workload *w)
     json_t *o = json_pack("{s:s}", "name", w->name);
     for (int i = 0; i < MTB_WL_NFIELDS; i++) {
         const struct field *f = &fields[i];
+        if (i == MTB_WL_arrival && (!strcmp(w->arrival, "uniform") || !(w->rate > 0)))
+            continue; /* uniform arrivals (and a closed loop's none) keep the keys of series recorded before */
+        if (i == MTB_WL_seed)
+            continue; /* each run's own draw (capacity's repeats), never part of the workload's key */
         json_object_set_new(o, f->json, f->kind == STR    ? json_string(CFIELD(w, f, char))
                                         : f->kind == LONG ? json_integer(*CFIELD(w, f, long))
                                                           : json_real(*CFIELD(w, f, double)));

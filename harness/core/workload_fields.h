@@ -8,7 +8,9 @@
  *   kind: STR (char[64]), LONG (range lo..hi), DUR (seconds: 30, 30s, 500ms, 2m),
  *         RATE (requests/s, > 0; 0 = closed loop)
  *   key: plan key and recipe key; option: --option and the guest's argument;
- *   json: key in the record's config.workload; mtload flag: NULL = not passed */
+ *   json: key in the record's config.workload (arrival only when poisson with a rate, seed never: a
+ *   run's draw, not its workload, kept out of series keys; the load's config.seed has it);
+ *   mtload flag: NULL = not passed */
 #define MTB_WORKLOAD_FIELDS(X)                                                                                    \
     X(mix, STR, "mix", "mix", "mix", "workload", "mix", "1:10", 0, 0, "ratio", "SET:GET ratio, memtier syntax")      \
     X(keys, LONG, "keys", "keys", "keys", "workload", "keys", "10000", 1, 1000000000L, "keys", "key space")          \
@@ -24,6 +26,10 @@
     X(warmup, DUR, "warmup", "warmup", "warmup_s", "workload", "warmup", "3", 0, 0, "warmup",                       \
       "unmeasured warm-up per run")                                                                                \
     X(rate, RATE, "rate", "rate", "rate", "workload", "rate", "0", 0, 0, "rate", "open loop at R requests/s")      \
+    X(arrival, STR, "arrival", "arrival", "arrival", "workload", "arrival", "uniform", 0, 0, "arrival",              \
+      "open-loop arrivals: uniform or poisson")                                                                    \
+    X(seed, LONG, "seed", "seed", "seed", "workload", "seed", "1", 1, 4000000000000000000L, "seed",                \
+      "mtload's random seed (keys, operations, Poisson gaps)")                                                     \
     X(service_threads, LONG, "service_threads", "service-threads", "service_threads", "run", "threads", "1", 1, 1024, \
       NULL, "the service's threads/workers")
 

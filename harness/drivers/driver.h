@@ -51,6 +51,10 @@ struct mtb_driver {
      * naming it (mtb_driver_check). service_threads is the service's
      * ({threads} in its command line), never a driver's. */
     unsigned honours;
+    /* The arrivals its open loop draws whatever it is asked ("poisson":
+     * pgbench's --rate); NULL: it takes the workload's ARRIVAL. With a rate,
+     * mtb_opts_resolve records its own and refuses another one asked for. */
+    const char *arrival;
     /* NULL, or refusals that depend on the values (db_bench: a weighted
      * value-size list; pgbench: mix and keys without the kv script).
      * @return 0, or -1 with why. */

@@ -202,7 +202,8 @@ const struct mtb_driver mtb_driver_pgbench = {
     .summary = "PostgreSQL's pgbench; per-transaction logs folded into the histogram",
     /* its rows are md5 text (no value size); no pipelining option */
     .honours = 1u << MTB_WL_mix | 1u << MTB_WL_keys | 1u << MTB_WL_threads | 1u << MTB_WL_conns |
-               1u << MTB_WL_duration | 1u << MTB_WL_warmup | 1u << MTB_WL_rate,
+               1u << MTB_WL_duration | 1u << MTB_WL_warmup | 1u << MTB_WL_rate | 1u << MTB_WL_arrival,
+    .arrival = "poisson", /* --rate: "the schedule ... follows a Poisson distribution" (pgbench's documentation) */
     .check = pgbench_check,
     .preload = pgbench_preload,
     .measure = pgbench_measure,

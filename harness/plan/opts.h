@@ -29,6 +29,7 @@ struct mtb_opts {
     int precision_given;     /* --precision on the command line */
     int emu_aims;            /* set by mtb_opts_resolve: the emulated default precision holds */
     double max_time;         /* REPS=auto: seconds of runs at most (900) */
+    int max_time_given;      /* --max-time on the command line */
     long max_reps;           /* REPS=auto: pairs at most (100) */
     struct mtb_workload_set wset;  /* workload values given (--mix, --duration, ...) */
     int force, quiet, json, dry_run;
@@ -37,6 +38,7 @@ struct mtb_opts {
     const char *server_host, *client_hosts, *server_address; /* override the profile's hosts */
     const char *external_load; /* run (on a server host): the load comes from client hosts; handshake files here */
     const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
+    const char *slo, *loads, *baseline_variant; /* capacity: SLO, LOADS, the baseline's variant */
     /* set by mtb_opts_resolve */
     struct mtb_recipe *recipe;
     const struct mtb_mode *m;

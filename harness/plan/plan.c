@@ -261,7 +261,7 @@ static void plan_write_json(const struct mtb_plan *p, const char *dir, int force
 }
 
 /* "-c8" / "-little" for a sweep point, "-tcma1" for a cell's own kernel */
-static void cell_tag(const struct mtb_plan_cell *c, char *tag, size_t n)
+static void cell_tag(const struct mtb_plan_cell *c, int tag_rate, char *tag, size_t n)
 {
     tag[0] = 0;
     if (c->wl.core_type[0])
@@ -272,11 +272,14 @@ static void cell_tag(const struct mtb_plan_cell *c, char *tag, size_t n)
         const char *b = strrchr(c->kernel, '/') ? strrchr(c->kernel, '/') + 1 : c->kernel;
         snprintf(tag + strlen(tag), n - strlen(tag), "-%s", b);
     }
+    if (tag_rate) /* a search's probe: its offered rate ("-r2500"; closed loop "-closed") */
+        snprintf(tag + strlen(tag), n - strlen(tag), c->wl.rate > 0 ? "-r%.0f" : "-closed", c->wl.rate);
 }
 
 /* One run of a cell: progress line, run directory, mtb_run_one. */
 static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c, long rep, int idx, int total,
-                        const char *eta, const char *dir, json_t *env, int *failures, json_t *files)
+                        const char *eta, const char *of_text, const char *dir, json_t *env, int *failures,
+                        json_t *files)
 {
     int tty = isatty(2);
     char cores[48] = "", kern[160] = "";
@@ -285,16 +288,23 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                  c->wl.core_type[0] ? " " : "", c->wl.core_type);
     if (c->kernel)
         snprintf(kern, sizeof kern, " kernel %s", c->kernel);
-    char of[48];
-    if (p->reps == MTB_REPS_AUTO) /* total and ETA are then upper bounds */
+    char of[96];
+    if (of_text) /* a step of a search (capacity.c): its own words */
+        snprintf(of, sizeof of, "%s", of_text);
+    else if (p->reps == MTB_REPS_AUTO) /* total and ETA are then upper bounds */
         snprintf(of, sizeof of, "pair %ld (auto)", rep);
     else
         snprintf(of, sizeof of, "rep %ld/%ld", rep, p->reps);
-    fprintf(stderr, "%s[%d/%s%d] %s %s%s%s %s/%s %s, ETA %s%s ...%s", tty ? "\r\033[K" : "", idx,
-            p->reps == MTB_REPS_AUTO ? "<=" : "", total, c->recipe->name, c->wl.name, cores, kern, c->variant,
-            c->mode->name, of, p->reps == MTB_REPS_AUTO ? "<= " : "", eta, tty ? "" : "\n");
+    char count[48]; /* a search's steps have no total */
+    if (total > 0)
+        snprintf(count, sizeof count, "%d/%s%d", idx, p->reps == MTB_REPS_AUTO ? "<=" : "", total);
+    else
+        snprintf(count, sizeof count, "%d", idx);
+    fprintf(stderr, "%s[%s] %s %s%s%s %s/%s %s, ETA %s%s ...%s", tty ? "\r\033[K" : "", count, c->recipe->name,
+            c->wl.name, cores, kern, c->variant, c->mode->name, of,
+            p->reps == MTB_REPS_AUTO || total <= 0 ? "<= " : "", eta, tty ? "" : "\n");
     char tag[200];
-    cell_tag(c, tag, sizeof tag);
+    cell_tag(c, p->tag_rate, tag, sizeof tag);
     char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
                                 c->variant, c->mode->name, rep);
     struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
@@ -357,6 +367,7 @@ struct plan_loop {
     double t0, planned;                 /* start; planned seconds of all runs */
     size_t nover;
     size_t over[MAX_OVER][2];           /* REPS=auto: baseline cell, tagged cell */
+    int claim;                          /* the results directory's mark, locked while the plan runs */
 };
 
 /* The time left: from the runs so far, or the plan's own estimate before the first has ended */
@@ -377,7 +388,8 @@ static int plan_round(struct plan_loop *x, long rep, double *ops)
         char eta[32];
         x->idx++;
         plan_eta(x, eta, sizeof eta);
-        json_t *rec = run_cell(p, &p->cells[ci], rep, x->idx, x->total, eta, x->dir, x->env, x->failures, x->files);
+        json_t *rec = run_cell(p, &p->cells[ci], rep, x->idx, x->total, eta, NULL, x->dir, x->env, x->failures,
+                               x->files);
         if (ops)
             ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
         json_array_append_new(x->records, rec);
@@ -503,7 +515,10 @@ static void plan_rounds(struct plan_loop *x)
         ;
 }
 
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+/* Every build, the results directory claimed, plan.json written, the
+ * machine's provenance taken: what comes before the first run. */
+static void plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir, int force, int *failures,
+                       json_t *files)
 {
     plan_prepare(p, force);
     int mrc = mtb_mkdir_p(dir);
@@ -513,17 +528,64 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
     plan_write_json(p, dir, force, claim);
     /* provenance and the quiet-machine check, before any run (refused with --strict) */
     json_t *env = mtb_quiet_environment(p->machine, p->strict, 0);
-    json_t *records = json_array();
     *failures = 0;
-    struct plan_loop x = { .p = p, .dir = dir, .env = env, .records = records, .files = files, .failures = failures };
-    plan_rounds(&x);
-    json_decref(env);
+    *x = (struct plan_loop){ .p = p, .dir = dir, .env = env, .records = json_array(), .files = files,
+                             .failures = failures, .claim = claim, .t0 = mtb_mono() };
+}
+
+/* After the last run: the machine as it was, the directory's mark removed
+ * unless interrupted. @return the records. */
+static json_t *plan_end(struct plan_loop *x)
+{
+    json_decref(x->env);
     mtb_quiet_restore();
-    char *mp = mtb_asprintf("%s/.mtebench-running", dir);
+    char *mp = mtb_asprintf("%s/.mtebench-running", x->dir);
     if (!mtb_proc_interrupted)
         unlink(mp); /* every run of the plan ended (ok or not) */
     free(mp);
-    close(claim);
+    close(x->claim);
+    return x->records;
+}
+
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+{
+    struct plan_loop x;
+    plan_begin(&x, p, dir, force, failures, files);
+    plan_rounds(&x);
+    return plan_end(&x);
+}
+
+struct mtb_plan_session {
+    struct plan_loop x;
+    int failures;
+};
+
+struct mtb_plan_session *mtb_plan_begin(struct mtb_plan *p, const char *dir, int force, json_t *files)
+{
+    struct mtb_plan_session *s = mtb_calloc(1, sizeof *s);
+    plan_begin(&s->x, p, dir, force, &s->failures, files);
+    return s;
+}
+
+json_t *mtb_plan_step(struct mtb_plan_session *s, size_t cell, long rep, const char *what, double left_s)
+{
+    struct plan_loop *x = &s->x;
+    char eta[32];
+    mtb_duration_format(eta, sizeof eta, left_s);
+    x->idx++;
+    json_t *rec = run_cell(x->p, &x->p->cells[cell], rep, x->idx, 0, eta, what, x->dir, x->env, x->failures,
+                           x->files);
+    if (isatty(2))
+        fprintf(stderr, "\n");
+    json_array_append(x->records, rec);
+    return rec;
+}
+
+json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures)
+{
+    json_t *records = plan_end(&s->x);
+    *failures = s->failures;
+    free(s);
     return records;
 }
 

@@ -44,6 +44,7 @@ struct mtb_plan {
     int adapt_runlen;                 /* REPS=auto, DURATION not given: the run length is chosen after the
                                        * pilot pairs (runlen.c) */
     json_t *runlen;                   /* ... the choice (mtb_runlen_json), or NULL */
+    int tag_rate;                     /* run directories name the offered rate ("-r2500"): a search's probes */
     struct mtb_plan_file *file;       /* mtb_plan_load: the file's keys and values, which the cells and the
                                        * options it filled point into (freed by mtb_plan_free) */
 };
@@ -82,6 +83,17 @@ void mtb_plan_free(struct mtb_plan *p);
  * progress. @return the records (array); *failures counts runs not ok;
  * files (if not NULL) receives the path of each record, parallel. */
 json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
+/* A plan run one cell at a time, as a search chooses (capacity):
+ * mtb_plan_begin does what mtb_plan_run does before its first run (builds,
+ * the directory claimed, plan.json, provenance); mtb_plan_step runs one cell
+ * (its workload as the caller set it) as repetition rep, showing what and
+ * the time left, and returns the record (the session keeps a reference;
+ * files receives its path); mtb_plan_end returns every record and the
+ * number not ok, and frees the session. */
+struct mtb_plan_session;
+struct mtb_plan_session *mtb_plan_begin(struct mtb_plan *p, const char *dir, int force, json_t *files);
+json_t *mtb_plan_step(struct mtb_plan_session *s, size_t cell, long rep, const char *what, double left_s);
+json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures);
 /* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
  * failed record with its status and error, to stderr. Nothing if none. */
 void mtb_plan_print_failed(const char *who, const json_t *failed, int total);

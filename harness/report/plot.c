@@ -508,3 +508,57 @@ int mtb_plot_render(const char *script, const char *id_prefix, int width, int he
     free(full);
     return rc;
 }
+
+char *mtb_plot_capacity_script(json_t *r)
+{
+    static const char *const pcts[] = { "p50", "p99", "p99.9" };
+    json_t *cfgs = json_object_get(r, "configs"), *c, *p, *b;
+    char *buf = NULL;
+    size_t len = 0, i, k, npts = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    json_array_foreach(cfgs, i, c) {
+        fprintf(f, "$C%zu << EOD\n", i);
+        json_array_foreach(json_object_get(c, "points"), k, p) {
+            json_t *cor = json_object_get(p, "corrected");
+            fprintf(f, "%.6g %.6g %.6g %.6g\n", mtb_jnum(p, "rate"), mtb_jnum(cor, "p50"), mtb_jnum(cor, "p99"),
+                    mtb_jnum(cor, "p99.9"));
+            npts++;
+        }
+        fprintf(f, "EOD\n");
+    }
+    char *title = mtb_asprintf("Latency against offered load: %s %s, %s arrivals (CO-corrected, median of the runs)",
+                               mtb_jstr(r, "service"), mtb_jstr(r, "workload"), mtb_jstr(r, "arrival"));
+    put_head(f, title, "offered load (requests/s)", "latency (us)", json_is_true(json_object_get(r, "emulated")));
+    free(title);
+    fprintf(f, "set grid\nset logscale y\nset key outside right\n");
+    json_array_foreach(json_object_get(json_object_get(r, "slo"), "bounds"), k, b) {
+        fprintf(f, "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dashtype 2 lc rgb \"#b00020\"\n",
+                mtb_jnum(b, "bound_us"), mtb_jnum(b, "bound_us"));
+        fprintf(f, "set label ");
+        put_quoted(f, mtb_jstr(b, "text"));
+        fprintf(f, " at graph 0.01, first %.6g offset 0,0.6 textcolor rgb \"#b00020\"\n", mtb_jnum(b, "bound_us"));
+    }
+    json_array_foreach(cfgs, i, c) { /* the knee: the capacity at the first bound */
+        json_t *e = json_array_get(json_object_get(c, "capacity"), 0);
+        if (!strcmp(mtb_jstr(e, "status"), "found"))
+            fprintf(f, "set arrow from first %.6g, graph 0 to first %.6g, graph 1 nohead dashtype 3 lc %zu\n",
+                    mtb_jnum(e, "capacity"), mtb_jnum(e, "capacity"), i + 1);
+    }
+    fprintf(f, "plot ");
+    json_array_foreach(cfgs, i, c) for (int q = 0; q < 3; q++) {
+        char *t = mtb_asprintf("%s/%s %s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), pcts[q]);
+        fprintf(f, "%s$C%zu using 1:%d with linespoints lc %zu dashtype %d pt 7 title ", i || q ? ", \\\n     " : "",
+                i, q + 2, i + 1, q + 1);
+        put_quoted(f, t);
+        free(t);
+    }
+    fprintf(f, "\n");
+    fclose(f);
+    if (!npts) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

@@ -43,6 +43,11 @@ char *mtb_plot_group(json_t *rec);
 /* Throughput against server cores, one line per configuration (the
  * summary's "cores" rows); NULL when there was no core sweep. */
 char *mtb_plot_cores_script(json_t *summary);
+/* Latency against offered load from a capacity result (mtebench-capacity/1):
+ * each configuration's corrected p50, p99 and p99.9 (one colour, three dash
+ * types), the SLO's bounds as horizontal lines, each configuration's
+ * capacity at the first bound as a vertical line (the knee). NULL: no point. */
+char *mtb_plot_capacity_script(json_t *result);
 
 
 /**

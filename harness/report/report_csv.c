@@ -48,7 +48,8 @@ static const char *const csv_tail[] = { "client_bound", "build_key", "mtebench_v
 static void append_names(json_t *c, const char *const *names)
 {
     for (; *names; names++)
-        json_array_append_new(c, json_string(*names));
+        if (strcmp(*names, "seed")) /* mtload's seed: a run's draw, not in config.workload */
+            json_array_append_new(c, json_string(*names));
 }
 
 static int is_workload_column(const char *col)

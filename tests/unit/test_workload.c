@@ -40,6 +40,8 @@ static void test_workload_fields(void)
     w.duration = 2.5;
     w.warmup = 0.5;
     w.rate = 1500;
+    snprintf(w.arrival, sizeof w.arrival, "poisson");
+    w.seed = 7;
     w.service_threads = 3;
     struct mtb_argv a = { 0 };
     mtb_argv_push(&a, "run");
@@ -56,13 +58,20 @@ static void test_workload_fields(void)
 #undef X
     ok(same, "every workload field survives mtb_workload_args -> the CLI (%d args)", a.n);
     json_t *j = mtb_workload_json(&w);
-    ok(json_object_size(j) == MTB_WL_NFIELDS + 2 && json_real_value(json_object_get(j, "duration_s")) == 2.5 &&
-           json_integer_value(json_object_get(j, "keys")) == 1234,
-       "the record's workload has name, params and every field");
+    ok(json_object_size(j) == MTB_WL_NFIELDS + 1 && json_real_value(json_object_get(j, "duration_s")) == 2.5 &&
+           json_integer_value(json_object_get(j, "keys")) == 1234 &&
+           !strcmp(json_string_value(json_object_get(j, "arrival")), "poisson") && !json_object_get(j, "seed"),
+       "the record's workload has name, params and every field but the seed (a run's draw, not in the key)");
+    json_decref(j);
+    snprintf(w.arrival, sizeof w.arrival, "uniform");
+    j = mtb_workload_json(&w);
+    ok(json_object_size(j) == MTB_WL_NFIELDS && !json_object_get(j, "arrival"),
+       "uniform arrivals are left out: the series keys of records made before the field stay");
     json_decref(j);
     struct mtb_argv m = { 0 };
     mtb_workload_mtload_flags(&w, 1, &m);
-    ok(m.n == 5 && !strcmp(m.v[0], "--ratio=3:7"), "mtload's measurement flags from the field list (%s ...)", m.v[0]);
+    ok(m.n == 7 && !strcmp(m.v[0], "--ratio=3:7") && !strcmp(m.v[6], "--seed=7"),
+       "mtload's measurement flags from the field list (%s ... %s)", m.v[0], m.v[m.n - 1]);
     mtb_argv_free(&m);
     mtb_argv_free(&a);
     struct mtb_workload_set s = { 0 };

@@ -1,0 +1,612 @@
+/* capacity_cli.c - capacity: the load each configuration carries while its
+ * tail latency stays inside an SLO, against the baseline's (docs/CAPACITY.md).
+ *
+ * The plan is the baseline (BASELINE_VARIANT, default plain, mode off) and
+ * each measured variant in MODE. A closed-loop pilot (interleaved pairs)
+ * gives each configuration's saturation throughput and the closed-loop
+ * overhead; then each configuration's rates are probed in open loop
+ * (ARRIVAL, Poisson unless given), the configurations interleaved at every
+ * step, as analysis/capacity.c's search chooses, until every bound's
+ * bracket is narrow and its ends settled; LOADS adds a sweep at fractions
+ * of the baseline's capacity. The result (capacity.json) is rendered by
+ * report/capacity_out.c; the runs are ordinary run records. */
+#include "cmd/capacity_cli.h"
+#include "analysis/capacity.h"
+#include "analysis/stats.h"
+#include "cmd/cli.h"
+#include "common/duration.h"
+#include "core/loadlog.h"
+#include "core/record.h"
+#include "drivers/driver.h"
+#include "lib/files.h"
+#include "lib/jsonx.h"
+#include "lib/proc.h"
+#include "lib/util.h"
+#include "plan/plan.h"
+#include "report/capacity_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXCFG 8
+#define MAXPT 24
+#define PILOT_PAIRS 2
+
+/* one probed rate of one configuration */
+struct point {
+    double rate;
+    int n, client_bound;
+    double achieved[MTB_CAP_MAXREP];
+    double pct[2][5][MTB_CAP_MAXREP]; /* corrected, uncorrected; p50 p90 p99 p99.9 p99.99 (us; NAN: absent) */
+    json_t *files;                    /* the runs' records */
+    int sweep;                        /* a LOADS point */
+};
+
+/* one configuration's search */
+struct cfg {
+    size_t cell;
+    double pilot[PILOT_PAIRS], sat;
+    int npilot, pilot_client_bound, done;
+    struct point pt[MAXPT];
+    size_t npt;
+    struct mtb_cap_point curve[MTB_SLO_MAX][MAXPT]; /* per bound, parallel to pt */
+};
+
+struct search {
+    struct mtb_opts *o;
+    struct mtb_slo slo;
+    struct mtb_plan plan;
+    struct mtb_plan_session *ses;
+    json_t *files;
+    struct cfg cfg[MAXCFG];
+    size_t ncfg;
+    struct mtb_cap_search set;
+    long runs, failed;
+    double t0, per_run;
+    const char *stopped;
+};
+
+static const char *const pct_keys[5] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+
+static int pct_index(const char *k)
+{
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(pct_keys[i], k))
+            return i;
+    return 2;
+}
+
+/* ---- the plan ---------------------------------------------------------------------------------- */
+
+static void refuse_service(const struct mtb_opts *o)
+{
+    const char *dname;
+    const struct mtb_driver *drv = mtb_driver_of(&o->wl, &dname);
+    if (drv && drv->embedded)
+        mtb_die(2, "capacity: %s runs inside its benchmark's process (driver %s): there is no server to offer a "
+                "rate to, so no capacity at an SLO; `make bench SERVICE=%s` measures its closed-loop cost",
+                o->recipe->name, dname, o->recipe->name);
+    if (drv && !(drv->honours & (1u << MTB_WL_rate)))
+        mtb_die(2, "capacity: %s's workload '%s' is driven by %s, which has no open-loop rate; choose a workload "
+                "driven by mtload or pgbench", o->recipe->name, o->wl.name, dname);
+    if (o->wset.set & (1u << MTB_WL_rate))
+        mtb_die(2, "capacity: RATE is what the search chooses; leave it out");
+}
+
+static void make_plan(struct search *s)
+{
+    struct mtb_opts *o = s->o;
+    mtb_plan_init(&s->plan, "capacity", o);
+    s->plan.tag_rate = 1;
+    const char *base = o->baseline_variant ? o->baseline_variant : "plain";
+    const char *vars[MAXCFG];
+    char why[MTB_ERRLEN];
+    size_t nv = mtb_plan_variants(o->recipe, base, vars, 1, why, sizeof why);
+    if (nv != 1)
+        mtb_die(2, "BASELINE_VARIANT: %s", why);
+    const struct mtb_mode *off = mtb_mode_find("off");
+    mtb_plan_add_cell(&s->plan, "capacity", o->recipe, &o->wl, vars[0], off, NULL);
+    nv = mtb_plan_variants(o->recipe, o->variant ? o->variant : "tagged", vars, MAXCFG - 1, why, sizeof why);
+    if (!nv)
+        mtb_die(2, "%s", why);
+    for (size_t i = 0; i < nv; i++)
+        if (strcmp(vars[i], base) || o->m != off) /* the baseline once */
+            mtb_plan_add_cell(&s->plan, "capacity", o->recipe, &o->wl, vars[i], o->m, NULL);
+    if (s->plan.ncells < 2)
+        mtb_die(2, "capacity: nothing to compare with the baseline %s/off (VARIANT and MODE name it again)", base);
+    s->ncfg = s->plan.ncells;
+    for (size_t i = 0; i < s->ncfg; i++)
+        s->cfg[i].cell = i;
+}
+
+static void dry_run(struct search *s)
+{
+    const struct mtb_workload *w = &s->plan.cells[0].wl;
+    printf("capacity: %s %s, SLO %s, %s arrivals, on %s%s\n", s->o->recipe->name, w->name, s->slo.text, w->arrival,
+           s->plan.platform->name, mtb_platform_emulated(s->plan.platform) ? " (emulated: not hardware timing)" : "");
+    for (size_t i = 0; i < s->plan.ncells; i++)
+        printf("  %s %s/%s\n", i ? "measured" : "baseline", s->plan.cells[i].variant, s->plan.cells[i].mode->name);
+    /* tests/unit/test_capacity.c's simulated searches take 11 runs on average, at most max_probes x max_reps */
+    double run_s = w->duration + w->warmup + (mtb_platform_emulated(s->plan.platform) ? 8 : 3);
+    long typical = (long)s->ncfg * (PILOT_PAIRS + 11), most = (long)s->ncfg * (PILOT_PAIRS + 3 + 7 * s->set.max_reps);
+    char a[32], b[32];
+    mtb_duration_format(a, sizeof a, typical * run_s);
+    mtb_duration_format(b, sizeof b, most * run_s < s->o->max_time ? most * run_s : s->o->max_time);
+    printf("runs: %d closed-loop pilot pairs, then about 11 open-loop runs a configuration (%g s + %g s warm-up "
+           "each)\ntime: about %s (%ld runs), at most %s (MAX_TIME %g s)\n", PILOT_PAIRS, w->duration, w->warmup, a,
+           typical, b, s->o->max_time);
+}
+
+/* ---- the runs ---------------------------------------------------------------------------------- */
+
+/* Run cell c at rate (0: closed loop) as repetition rep. @return the record (the session's) or NULL. */
+static json_t *one_run(struct search *s, struct cfg *c, double rate, long rep, const char *what)
+{
+    if (mtb_proc_interrupted)
+        return NULL;
+    struct mtb_workload *w = &s->plan.cells[c->cell].wl;
+    w->rate = rate;
+    /* each run its own draw of arrivals (mtload's seed; the configurations at a rate share each repeat's:
+     * common random numbers), where the driver takes a seed */
+    const struct mtb_driver *drv = mtb_driver_of(w, NULL);
+    if (drv && (drv->honours & (1u << MTB_WL_seed)))
+        w->seed = (rate > 0 ? (long)llround(rate) * 100 : 0) + rep;
+    long typical = (long)s->ncfg * (PILOT_PAIRS + 11);
+    double left = s->per_run * (double)(typical > s->runs ? typical - s->runs : 1);
+    json_t *rec = mtb_plan_step(s->ses, c->cell, rep, what, left);
+    s->runs++;
+    s->per_run = (mtb_mono() - s->t0) / (double)s->runs;
+    if (!rec || strcmp(mtb_jstr(rec, "status"), "ok")) {
+        s->failed++;
+        return NULL;
+    }
+    return rec;
+}
+
+static void pilot(struct search *s)
+{
+    for (int pair = 0; pair < PILOT_PAIRS && !mtb_proc_interrupted; pair++)
+        for (size_t k = 0; k < s->ncfg; k++) {
+            struct cfg *c = &s->cfg[pair % 2 ? s->ncfg - 1 - k : k];
+            char what[64];
+            snprintf(what, sizeof what, "closed-loop pilot %d/%d", pair + 1, PILOT_PAIRS);
+            json_t *rec = one_run(s, c, 0, pair + 1, what);
+            c->pilot[pair] = rec ? mtb_record_num(rec, "ops_per_sec") : NAN;
+            c->npilot += rec != NULL;
+            c->pilot_client_bound |= rec && json_is_true(json_object_get(json_object_get(rec, "summary"),
+                                                                         "client_bound"));
+        }
+    for (size_t k = 0; k < s->ncfg; k++) {
+        struct cfg *c = &s->cfg[k];
+        double ok[PILOT_PAIRS];
+        int n = 0;
+        for (int i = 0; i < PILOT_PAIRS; i++)
+            if (isfinite(c->pilot[i]) && c->pilot[i] > 0)
+                ok[n++] = c->pilot[i];
+        c->sat = n ? mtb_stats_median(ok, (size_t)n) : 0;
+        if (!mtb_proc_interrupted && !(c->sat > 0))
+            mtb_die(1, "capacity: no closed-loop pilot run of %s/%s ended ok (its records say why): no search",
+                    s->plan.cells[c->cell].variant, s->plan.cells[c->cell].mode->name);
+    }
+}
+
+/* The point of rate in c (new if absent). */
+static struct point *point_at(struct cfg *c, double rate)
+{
+    for (size_t i = 0; i < c->npt; i++)
+        if (c->pt[i].rate == rate)
+            return &c->pt[i];
+    if (c->npt == MAXPT)
+        return NULL;
+    struct point *p = &c->pt[c->npt];
+    memset(p, 0, sizeof *p);
+    p->rate = rate;
+    p->files = json_array();
+    for (int b = 0; b < MTB_SLO_MAX; b++)
+        c->curve[b][c->npt] = (struct mtb_cap_point){ .rate = rate };
+    c->npt++;
+    return p;
+}
+
+/* A run's figures into its point and the curves: a run that fell behind the
+ * rate (achieved < 99% of it) or over the error bound misses every bound. */
+static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *rec)
+{
+    size_t i = (size_t)(p - c->pt);
+    int k = p->n;
+    if (k >= MTB_CAP_MAXREP)
+        return;
+    json_t *sum = json_object_get(rec, "summary"), *lat = json_object_get(json_object_get(rec, "load"), "latency_us");
+    double ach = mtb_jnum(sum, "ops_per_sec"), err = mtb_jnum(sum, "error_rate");
+    int over = s->slo.err_max >= 0 && err > s->slo.err_max;
+    /* behind: answered fewer than 99% of the requests the schedule offered in the window (mtload's sent +
+     * unsent: no sampling noise); a driver without that account (pgbench): below 99% of the rate by more
+     * than three of Poisson's standard deviations */
+    json_t *acc = json_object_get(json_object_get(json_object_get(rec, "load"), "totals"), "accounting");
+    double dur = s->plan.cells[c->cell].wl.duration, sched = mtb_jnum(acc, "sent") + mtb_jnum(acc, "unsent");
+    int behind = acc ? mtb_jnum(acc, "answered") < 0.99 * sched
+                     : ach < p->rate * (0.99 - 3 / sqrt(p->rate * (dur > 0 ? dur : 1)));
+    p->achieved[k] = ach;
+    p->client_bound |= behind && json_is_true(json_object_get(sum, "client_bound"));
+    for (int u = 0; u < 2; u++)
+        for (int q = 0; q < 5; q++) {
+            json_t *v = json_object_get(json_object_get(lat, u ? "uncorrected" : "corrected"), pct_keys[q]);
+            p->pct[u][q][k] = json_is_number(v) ? json_number_value(v) : NAN;
+        }
+    for (int b = 0; b < s->slo.n; b++) {
+        double v = p->pct[0][pct_index(s->slo.b[b].pct)][k];
+        c->curve[b][i].v[k] = behind || over || !isfinite(v) ? INFINITY : v;
+        c->curve[b][i].n = k + 1;
+    }
+    p->n = k + 1;
+    size_t nf = json_array_size(s->files);
+    json_array_append(p->files, json_array_get(s->files, nf - 1));
+}
+
+static void probe(struct search *s, struct cfg *c, double rate, int sweep)
+{
+    struct point *p = point_at(c, rate);
+    if (!p) {
+        c->done = 1;
+        return;
+    }
+    p->sweep |= sweep;
+    char what[96];
+    snprintf(what, sizeof what, "%s %.0f/s run %d", sweep ? "sweep at" : "open loop at", rate, p->n + 1);
+    json_t *rec = one_run(s, c, rate, p->n + 1, what);
+    if (rec)
+        add_run(s, c, p, rec);
+}
+
+/* The next rate of each configuration, then their runs interleaved. @return 0 when every search is done. */
+static int search_step(struct search *s, long step)
+{
+    double rate[MAXCFG] = { 0 };
+    int add[MAXCFG] = { 0 }, most = 0;
+    for (size_t k = 0; k < s->ncfg; k++) {
+        struct cfg *c = &s->cfg[k];
+        if (c->done)
+            continue;
+        const struct mtb_cap_point *cv[MTB_SLO_MAX];
+        size_t np[MTB_SLO_MAX];
+        double bounds[MTB_SLO_MAX];
+        for (int b = 0; b < s->slo.n; b++) {
+            cv[b] = c->curve[b];
+            np[b] = c->npt;
+            bounds[b] = s->slo.b[b].bound_us;
+        }
+        struct mtb_cap_search set = s->set;
+        set.sat = c->sat;
+        rate[k] = mtb_cap_next(&set, cv, np, bounds, (size_t)s->slo.n, &add[k]);
+        c->done = !(rate[k] > 0);
+        most = add[k] > most && !c->done ? add[k] : most;
+    }
+    for (int r = 0; r < most && !mtb_proc_interrupted; r++)
+        for (size_t j = 0; j < s->ncfg; j++) {
+            size_t k = step % 2 ? s->ncfg - 1 - j : j;
+            if (!s->cfg[k].done && r < add[k])
+                probe(s, &s->cfg[k], rate[k], 0);
+        }
+    return most > 0;
+}
+
+static void run_search(struct search *s)
+{
+    s->t0 = mtb_mono();
+    pilot(s);
+    for (long step = 0; !mtb_proc_interrupted; step++) {
+        if (mtb_mono() - s->t0 > s->o->max_time) {
+            s->stopped = "max_time";
+            break;
+        }
+        if (s->failed > 3) {
+            s->stopped = "failures";
+            break;
+        }
+        if (!search_step(s, step))
+            break;
+    }
+    if (mtb_proc_interrupted)
+        s->stopped = "interrupted";
+}
+
+/* LOADS: every configuration at each fraction of the baseline's capacity at the first bound */
+static void sweep(struct search *s, double base_cap)
+{
+    if (!s->o->loads || !(base_cap > 0) || s->stopped)
+        return;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s->o->loads);
+    char *save = NULL;
+    long step = 0;
+    for (char *it = strtok_r(buf, ",", &save); it && !mtb_proc_interrupted; it = strtok_r(NULL, ",", &save), step++) {
+        double f = strtod(it, NULL) / 100;
+        for (size_t j = 0; j < s->ncfg; j++)
+            probe(s, &s->cfg[step % 2 ? s->ncfg - 1 - j : j], f * base_cap, 1);
+    }
+}
+
+/* LOADS checked before any run: percents in (0, 200] */
+static void check_loads(const char *l)
+{
+    if (!l)
+        return;
+    char buf[256];
+    if (strlen(l) >= sizeof buf)
+        mtb_opts_bad("LOADS", l, "percents of the baseline's capacity such as 10%,50%,90%");
+    snprintf(buf, sizeof buf, "%s", l);
+    char *save = NULL;
+    int n = 0;
+    for (char *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save), n++) {
+        char *end;
+        double v = strtod(it, &end);
+        if (end == it || strcmp(end, "%") || !(v > 0) || v > 200)
+            mtb_opts_bad("LOADS", l, "percents of the baseline's capacity such as 10%,50%,90% (each up to 200%)");
+    }
+    if (!n || n > 20)
+        mtb_opts_bad("LOADS", l, "1 to 20 percents such as 10%,50%,90%");
+}
+
+/* ---- the result -------------------------------------------------------------------------------- */
+
+static json_t *pct_json(const struct point *p, int u)
+{
+    json_t *o = json_object();
+    for (int q = 0; q < 5; q++) {
+        double v[MTB_CAP_MAXREP];
+        int n = 0;
+        for (int k = 0; k < p->n; k++)
+            if (isfinite(p->pct[u][q][k]))
+                v[n++] = p->pct[u][q][k];
+        if (n)
+            json_object_set_new(o, pct_keys[q], json_real(mtb_stats_median(v, (size_t)n)));
+    }
+    return o;
+}
+
+/* The point's runs' interval logs merged into DIR/points/CFG-rRATE.hlog. @return its path or NULL. */
+static char *point_hlog(const char *dir, const char *cfgname, const struct point *p)
+{
+    char *paths[MTB_CAP_MAXREP];
+    size_t n = 0, i;
+    json_t *f;
+    json_array_foreach(p->files, i, f) {
+        char *rd = mtb_strdup(json_string_value(f));
+        char *slash = strrchr(rd, '/');
+        if (slash)
+            *slash = 0;
+        char *h = mtb_asprintf("%s/mtload.hlog", rd);
+        if (mtb_file_exists(h) && n < MTB_CAP_MAXREP)
+            paths[n++] = h;
+        else
+            free(h);
+        free(rd);
+    }
+    char *pd = mtb_asprintf("%s/points", dir), *out = mtb_asprintf("%s/%s-r%.0f.hlog", pd, cfgname, p->rate), err[256];
+    mtb_mkdir_p(pd);
+    int rc = n ? mtb_hlog_merge(paths, n, out, err, sizeof err) : -1;
+    for (i = 0; i < n; i++)
+        free(paths[i]);
+    free(pd);
+    if (rc != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static json_t *points_json(const struct search *s, const struct cfg *c, const char *dir, const char *cfgname)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->npt; i++) {
+        const struct point *p = &c->pt[i];
+        if (!p->n)
+            continue;
+        char *h = point_hlog(dir, cfgname, p);
+        json_t *pj = json_pack("{s:f,s:i,s:f,s:b,s:b,s:o,s:o,s:O}", "rate", p->rate, "runs", p->n, "achieved",
+                               mtb_stats_median(p->achieved, (size_t)p->n), "client_bound", p->client_bound, "sweep",
+                               p->sweep, "corrected", pct_json(p, 0), "uncorrected", pct_json(p, 1), "records",
+                               p->files);
+        if (h)
+            json_object_set_new(pj, "hlog", json_string(h));
+        free(h);
+        json_t *meets = json_object();
+        for (int b = 0; b < s->slo.n; b++)
+            json_object_set_new(meets, s->slo.b[b].pct,
+                                json_boolean(mtb_cap_median(&c->curve[b][i]) <= s->slo.b[b].bound_us));
+        json_object_set_new(pj, "meets", meets);
+        json_array_append_new(a, pj);
+    }
+    return a;
+}
+
+static const char *status_name(enum mtb_cap_status st)
+{
+    return st == MTB_CAP_FOUND ? "found" : st == MTB_CAP_BELOW ? "below" : st == MTB_CAP_ABOVE ? "above" : "none";
+}
+
+static json_t *estimates_json(const struct search *s, const struct cfg *c, struct mtb_cap_est *est)
+{
+    json_t *a = json_array();
+    for (int b = 0; b < s->slo.n; b++) {
+        struct mtb_cap_est *e = &est[b];
+        mtb_cap_estimate(c->curve[b], c->npt, s->slo.b[b].bound_us, 0.95, c->sat, e);
+        json_t *o = json_pack("{s:s,s:s,s:f,s:s}", "bound", s->slo.b[b].text, "percentile", s->slo.b[b].pct,
+                              "bound_us", s->slo.b[b].bound_us, "status", status_name(e->status));
+        if (e->status == MTB_CAP_FOUND)
+            json_object_update_new(o, json_pack("{s:f,s:f,s:f,s:s,s:i}", "capacity", e->capacity, "lo", e->lo, "hi",
+                                                e->hi, "interval", e->fit ? "fieller" : "bracket", "fit_runs",
+                                                e->nvalues));
+        if (e->rate_pass > 0)
+            json_object_set_new(o, "rate_meets", json_real(e->rate_pass));
+        if (e->rate_fail > 0)
+            json_object_set_new(o, "rate_misses", json_real(e->rate_fail));
+        /* the fail end client-bound: the client, not the service, missed the rate */
+        for (size_t i = 0; i < c->npt; i++)
+            if (c->pt[i].rate == e->rate_fail && c->pt[i].client_bound)
+                json_object_set_new(o, "client_bound", json_true());
+        if (e->status == MTB_CAP_BELOW) { /* what the lowest rate gave */
+            size_t lo = 0;
+            for (size_t i = 1; i < c->npt; i++)
+                lo = c->pt[i].rate < c->pt[lo].rate ? i : lo;
+            json_object_set_new(o, "lowest_rate", json_real(c->pt[lo].rate));
+            json_object_set_new(o, "at_lowest_us", json_real(mtb_cap_median(&c->curve[b][lo])));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+/* baseline capacity / measured capacity, the interval by MOVER on the log
+ * scale from the two intervals (tests/unit/test_capacity.c: its coverage) */
+static json_t *ratio_json(const struct mtb_cap_est *b, const struct mtb_cap_est *m)
+{
+    if (b->status != MTB_CAP_FOUND || m->status != MTB_CAP_FOUND || !(b->lo > 0) || !(m->lo > 0))
+        return json_null();
+    double lr = log(b->capacity / m->capacity);
+    double lo = lr - hypot(log(b->capacity / b->lo), log(m->hi / m->capacity));
+    double hi = lr + hypot(log(b->hi / b->capacity), log(m->capacity / m->lo));
+    return json_pack("{s:f,s:f,s:f}", "est", exp(lr), "lo", exp(lo), "hi", exp(hi));
+}
+
+static json_t *closed_loop_json(const struct cfg *b, const struct cfg *m)
+{
+    double num[PILOT_PAIRS], den[PILOT_PAIRS];
+    size_t n = 0;
+    for (int i = 0; i < PILOT_PAIRS; i++)
+        if (b->pilot[i] > 0 && m->pilot[i] > 0) {
+            num[n] = b->pilot[i];
+            den[n++] = m->pilot[i];
+        }
+    struct mtb_stats_ci ci;
+    if (!n || mtb_stats_pair_ci(num, den, n, 0.95, &ci, NULL, NULL) != 0)
+        return json_null();
+    return json_pack("{s:f,s:f,s:f,s:i}", "est", ci.est, "lo", ci.lo, "hi", ci.hi, "pairs", (int)n);
+}
+
+static json_t *result_json(struct search *s, const char *dir, double elapsed)
+{
+    const struct mtb_plan_cell *c0 = &s->plan.cells[0];
+    json_t *bounds = json_array();
+    for (int b = 0; b < s->slo.n; b++)
+        json_array_append_new(bounds, json_pack("{s:s,s:f,s:s}", "percentile", s->slo.b[b].pct, "bound_us",
+                                                s->slo.b[b].bound_us, "text", s->slo.b[b].text));
+    json_t *slo = json_pack("{s:s,s:o}", "text", s->slo.text, "bounds", bounds);
+    if (s->slo.err_max >= 0)
+        json_object_set_new(slo, "errors_max", json_real(s->slo.err_max));
+    json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:f,s:f,s:o}", "schema", "mtebench-capacity/1", "service",
+                          c0->recipe->name, "workload", c0->wl.name, "arrival", c0->wl.arrival, "platform",
+                          s->plan.platform->name, "emulated", mtb_platform_emulated(s->plan.platform), "kernel",
+                          s->plan.kernel, "duration_s", c0->wl.duration, "warmup_s", c0->wl.warmup, "slo", slo);
+    json_object_set_new(r, "definition",
+                        json_string("the offered rate at which the CO-corrected percentile, the median of the runs "
+                                    "at a rate, crosses the bound; a run whose achieved rate is below 99% of the "
+                                    "offered one, or whose error rate is over the bound, misses it"));
+    json_object_set_new(r, "search", json_pack("{s:f,s:i,s:i,s:I,s:i,s:I,s:I,s:f,s:s}", "tolerance", s->set.tol,
+                                               "reps", s->set.reps, "max_reps", s->set.max_reps, "max_probes",
+                                               (json_int_t)s->set.max_probes, "pilot_pairs", PILOT_PAIRS, "runs",
+                                               (json_int_t)s->runs, "failed", (json_int_t)s->failed, "elapsed_s",
+                                               elapsed, "stopped", s->stopped ? s->stopped : "done"));
+    struct mtb_cap_est est[MAXCFG][MTB_SLO_MAX];
+    json_t *cfgs = json_array(), *ovs = json_array();
+    for (size_t k = 0; k < s->ncfg; k++) {
+        struct cfg *c = &s->cfg[k];
+        const struct mtb_plan_cell *pc = &s->plan.cells[c->cell];
+        char name[160];
+        snprintf(name, sizeof name, "%s-%s", pc->variant, pc->mode->name);
+        json_t *pil = json_array();
+        for (int i = 0; i < PILOT_PAIRS; i++)
+            json_array_append_new(pil, isfinite(c->pilot[i]) ? json_real(c->pilot[i]) : json_null());
+        json_array_append_new(cfgs, json_pack("{s:s,s:s,s:b,s:f,s:o,s:b,s:o,s:o}", "variant", pc->variant, "mode",
+                                              pc->mode->name, "baseline", k == 0, "closed_loop_ops", c->sat,
+                                              "pilot_ops", pil, "pilot_client_bound", c->pilot_client_bound,
+                                              "capacity", estimates_json(s, c, est[k]), "points",
+                                              points_json(s, c, dir, name)));
+        for (int b = 0; k && b < s->slo.n; b++)
+            json_array_append_new(ovs, json_pack("{s:s,s:s,s:s,s:o,s:o}", "variant", pc->variant, "mode",
+                                                 pc->mode->name, "bound", s->slo.b[b].text, "capacity",
+                                                 ratio_json(&est[0][b], &est[k][b]), "closed_loop",
+                                                 closed_loop_json(&s->cfg[0], c)));
+    }
+    json_object_set_new(r, "configs", cfgs);
+    json_object_set_new(r, "overheads", ovs);
+    return r;
+}
+
+/* ---- the command ------------------------------------------------------------------------------- */
+
+static void setup(struct search *s, struct mtb_opts *o, int argc, char **argv)
+{
+    memset(s, 0, sizeof *s);
+    s->o = o;
+    mtb_cli_parse(argc, argv, o, "capacity");
+    char why[MTB_ERRLEN];
+    if (!o->slo)
+        mtb_die(2, "capacity: no SLO given (e.g. SLO=p99:1ms, or p99:1ms,p99.9:5ms,errors:0.1%%)");
+    if (mtb_slo_parse(o->slo, &s->slo, why, sizeof why) != 0)
+        mtb_die(2, "%s", why);
+    check_loads(o->loads);
+    if (!o->mode)
+        mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
+    mtb_opts_resolve(o);
+    refuse_service(o);
+    /* uniform arrivals hide queueing: Poisson unless asked; a driver's own (pgbench's) whatever is asked */
+    const struct mtb_driver *drv = mtb_driver_of(&o->wl, NULL);
+    if (drv && drv->arrival && (o->wset.set & (1u << MTB_WL_arrival)) && strcmp(o->wl.arrival, drv->arrival))
+        mtb_die(2, "%s's open loop draws %s arrivals only: ARRIVAL=%s cannot be honoured", drv->name, drv->arrival,
+                o->wl.arrival);
+    if (drv && drv->arrival)
+        snprintf(o->wl.arrival, sizeof o->wl.arrival, "%s", drv->arrival);
+    else if (!(o->wset.set & (1u << MTB_WL_arrival)))
+        snprintf(o->wl.arrival, sizeof o->wl.arrival, "poisson");
+    if (!o->max_time_given)
+        o->max_time = 4 * 3600; /* a search takes longer than REPS=auto's pairs: MAX_TIME bounds it when given */
+    long reps = o->reps_given && o->reps != MTB_REPS_AUTO ? o->reps : 3;
+    if (reps > MTB_CAP_MAXREP - 2)
+        mtb_opts_bad("REPS", "", "capacity: runs at a rate, 1 to 14");
+    s->set = (struct mtb_cap_search){ .tol = 0.2, .reps = (int)reps, .max_reps = (int)reps + 1, .max_probes = 10 };
+    make_plan(s);
+}
+
+int mtb_cmd_capacity(int argc, char **argv)
+{
+    struct mtb_opts o;
+    struct search *s = mtb_calloc(1, sizeof *s);
+    setup(s, &o, argc, argv);
+    if (o.dry_run) {
+        dry_run(s);
+        return 0;
+    }
+    char *tag = mtb_asprintf("%s-capacity-%s", o.recipe->name, o.m->name);
+    char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(tag);
+    free(tag);
+    fprintf(stderr, "mtebench: capacity of %s at %s, %s arrivals, %zu configurations on %s%s; runs of %g s "
+            "(+%g s warm-up); results in %s\n", o.recipe->name, s->slo.text, s->plan.cells[0].wl.arrival, s->ncfg,
+            s->plan.platform->name, mtb_platform_emulated(s->plan.platform) ? " (emulated: not hardware timing)" : "",
+            s->plan.cells[0].wl.duration, s->plan.cells[0].wl.warmup, dir);
+    s->files = json_array();
+    s->plan.resume = o.resume;
+    mtb_proc_graceful(1); /* Ctrl-C: the result of the runs done (a second one quits at once) */
+    s->ses = mtb_plan_begin(&s->plan, dir, o.force, s->files);
+    run_search(s);
+    struct mtb_cap_est e;
+    mtb_cap_estimate(s->cfg[0].curve[0], s->cfg[0].npt, s->slo.b[0].bound_us, 0.95, s->cfg[0].sat, &e);
+    sweep(s, e.status == MTB_CAP_FOUND ? e.capacity : 0);
+    int failures;
+    json_t *records = mtb_plan_end(s->ses, &failures);
+    mtb_proc_graceful(0);
+    json_t *res = result_json(s, dir, mtb_mono() - s->t0);
+    int wrc = mtb_capacity_write(res, dir, stdout);
+    mtb_plan_print_failed("mtebench", s->plan.failed, (int)s->runs);
+    json_decref(res);
+    json_decref(records);
+    json_decref(s->files);
+    for (size_t k = 0; k < s->ncfg; k++)
+        for (size_t i = 0; i < s->cfg[k].npt; i++)
+            json_decref(s->cfg[k].pt[i].files);
+    free(dir);
+    free(s);
+    return mtb_proc_interrupted ? 130 : failures || wrc ? 1 : 0;
+}
