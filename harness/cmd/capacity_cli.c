@@ -112,13 +112,19 @@ static void make_plan(struct search *s)
     if (!nv)
         mtb_die(2, "%s", why);
     for (size_t i = 0; i < nv; i++)
-        if (strcmp(vars[i], base) || o->m != off) /* the baseline once */
+        if (strcmp(vars[i], base) || o->m != off) /* the baseline once: VARIANT=plain MODE=off is the baseline alone */
             mtb_plan_add_cell(&s->plan, "capacity", o->recipe, &o->wl, vars[i], o->m, NULL);
-    if (s->plan.ncells < 2)
-        mtb_die(2, "capacity: nothing to compare with the baseline %s/off (VARIANT and MODE name it again)", base);
     s->ncfg = s->plan.ncells;
     for (size_t i = 0; i < s->ncfg; i++)
         s->cfg[i].cell = i;
+}
+
+/* The runs a search typically takes (test_capacity.c's simulated searches: 11 a configuration after the
+ * pilot) and at most (every rate probed as often as it may be). */
+static long typical_runs(const struct search *s) { return (long)s->ncfg * (PILOT_PAIRS + 11); }
+static long most_runs(const struct search *s)
+{
+    return (long)s->ncfg * (PILOT_PAIRS + (long)s->set.max_probes * s->set.max_reps);
 }
 
 static void dry_run(struct search *s)
@@ -128,9 +134,8 @@ static void dry_run(struct search *s)
            s->plan.platform->name, mtb_platform_emulated(s->plan.platform) ? " (emulated: not hardware timing)" : "");
     for (size_t i = 0; i < s->plan.ncells; i++)
         printf("  %s %s/%s\n", i ? "measured" : "baseline", s->plan.cells[i].variant, s->plan.cells[i].mode->name);
-    /* tests/unit/test_capacity.c's simulated searches take 11 runs on average, at most max_probes x max_reps */
     double run_s = w->duration + w->warmup + (mtb_platform_emulated(s->plan.platform) ? 8 : 3);
-    long typical = (long)s->ncfg * (PILOT_PAIRS + 11), most = (long)s->ncfg * (PILOT_PAIRS + 3 + 7 * s->set.max_reps);
+    long typical = typical_runs(s), most = most_runs(s);
     char a[32], b[32];
     mtb_duration_format(a, sizeof a, typical * run_s);
     mtb_duration_format(b, sizeof b, most * run_s < s->o->max_time ? most * run_s : s->o->max_time);
@@ -153,13 +158,14 @@ static json_t *one_run(struct search *s, struct cfg *c, double rate, long rep, c
     const struct mtb_driver *drv = mtb_driver_of(w, NULL);
     if (drv && (drv->honours & (1u << MTB_WL_seed)))
         w->seed = (rate > 0 ? (long)llround(rate) * 100 : 0) + rep;
-    long typical = (long)s->ncfg * (PILOT_PAIRS + 11);
-    double left = s->per_run * (double)(typical > s->runs ? typical - s->runs : 1);
+    /* the time left: at the typical number of runs (test_capacity.c's simulation), past it at the most */
+    long typical = typical_runs(s), most = most_runs(s);
+    double left = s->per_run * (double)(typical > s->runs ? typical - s->runs : most > s->runs ? most - s->runs : 1);
     json_t *rec = mtb_plan_step(s->ses, c->cell, rep, what, left);
     s->runs++;
     s->per_run = (mtb_mono() - s->t0) / (double)s->runs;
     if (!rec || strcmp(mtb_jstr(rec, "status"), "ok")) {
-        s->failed++;
+        s->failed += !mtb_proc_interrupted; /* a run Ctrl-C cut short is no failure of the service */
         return NULL;
     }
     return rec;
@@ -211,7 +217,7 @@ static struct point *point_at(struct cfg *c, double rate)
 }
 
 /* A run's figures into its point and the curves: a run that fell behind the
- * rate (achieved < 99% of it) or over the error bound misses every bound. */
+ * rate (below) or over the error bound misses every bound. */
 static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *rec)
 {
     size_t i = (size_t)(p - c->pt);

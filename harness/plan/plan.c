@@ -309,7 +309,8 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
                                 c->variant, c->mode->name, rep);
     struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
                            .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
-                           .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx, .total = total,
+                           .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx,
+                           .total = total > 0 ? total : idx,
                            .plan = p->name, .dir = rundir };
     json_t *kept = p->resume ? resume_one(dir, rundir, &run) : NULL;
     if (kept) { /* --resume: an ok run of the earlier attempt */
@@ -326,7 +327,7 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
         mtb_startup_note(c->recipe->name, p->platform->name, mtb_mono() - t0 - c->wl.duration - c->wl.warmup);
     if (st == MTB_RUN_OK && tty)
         fprintf(stderr, " %.0f ops/s", mtb_record_num(rec, "ops_per_sec"));
-    int cut = st != MTB_RUN_OK && mtb_proc_interrupted && p->reps == MTB_REPS_AUTO;
+    int cut = st != MTB_RUN_OK && mtb_proc_interrupted && (p->reps == MTB_REPS_AUTO || total <= 0); /* or a search's */
     if (cut) /* REPS=auto stopped by Ctrl-C: this run is not a failure of the machine */
         json_object_set_new(rec, "error", json_string("stopped by the user (Ctrl-C) during this run"));
     else if (st != MTB_RUN_OK) {
@@ -577,7 +578,7 @@ json_t *mtb_plan_step(struct mtb_plan_session *s, size_t cell, long rep, const c
                            x->files);
     if (isatty(2))
         fprintf(stderr, "\n");
-    json_array_append(x->records, rec);
+    json_array_append_new(x->records, rec); /* the session's: the caller borrows it */
     return rec;
 }
 
