@@ -406,7 +406,15 @@ static char *point_hlog(const char *dir, const char *cfgname, const struct point
 static json_t *points_json(const struct search *s, const struct cfg *c, const char *dir, const char *cfgname)
 {
     json_t *a = json_array();
+    size_t order[MAXPT]; /* by rate, as curves are read and drawn */
     for (size_t i = 0; i < c->npt; i++) {
+        size_t j = i;
+        for (; j > 0 && c->pt[order[j - 1]].rate > c->pt[i].rate; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (size_t oi = 0; oi < c->npt; oi++) {
+        size_t i = order[oi];
         const struct point *p = &c->pt[i];
         if (!p->n)
             continue;

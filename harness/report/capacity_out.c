@@ -92,7 +92,7 @@ static void print_table(json_t *r, FILE *f)
                                                               : "STOPPED: runs failed (see below)");
 }
 
-static char *markdown(json_t *r)
+char *mtb_capacity_markdown(json_t *r)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -174,6 +174,67 @@ static char *curves_csv(json_t *r)
     return buf;
 }
 
+/* a cell of text, escaped */
+static void td(FILE *f, const char *tag, const char *text)
+{
+    char *e = mtb_html_escape(text);
+    fprintf(f, "<%s>%s</%s>", tag, e, tag);
+    free(e);
+}
+
+void mtb_capacity_html(FILE *f, json_t *r, const char *id_prefix, json_t *problems)
+{
+    char *script = mtb_plot_capacity_script(r);
+    mtb_report_plot(f, script, id_prefix, 900, 520, problems);
+    free(script);
+    json_t *cfgs = json_object_get(r, "configs"), *bounds = json_object_get(json_object_get(r, "slo"), "bounds");
+    json_t *c, *b, *o;
+    size_t i, k;
+    fprintf(f, "<table><caption>Capacity: the offered rate at which the CO-corrected percentile (median of the runs "
+               "at a rate) crosses the bound, 95%% interval; %s arrivals, runs of %g s%s</caption>\n<tr>",
+            mtb_jstr(r, "arrival"), mtb_jnum(r, "duration_s"), emu_note(r));
+    td(f, "th", "configuration");
+    td(f, "th", "closed-loop ops/s");
+    json_array_foreach(bounds, k, b) td(f, "th", mtb_jstr(b, "text"));
+    fputs("</tr>\n", f);
+    json_array_foreach(cfgs, i, c) {
+        char t[200];
+        fputs("<tr>", f);
+        snprintf(t, sizeof t, "%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        td(f, "td", t);
+        snprintf(t, sizeof t, "%.0f", mtb_jnum(c, "closed_loop_ops"));
+        td(f, "td", t);
+        json_array_foreach(json_object_get(c, "capacity"), k, b) {
+            cap_text(b, t, sizeof t);
+            td(f, "td", t);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    if (!json_array_size(json_object_get(r, "overheads")))
+        return;
+    fprintf(f, "<table><caption>Overhead against the baseline: capacity (baseline's / this one's) beside the "
+               "closed-loop overhead of the pilot pairs%s</caption>\n<tr>", emu_note(r));
+    td(f, "th", "configuration");
+    td(f, "th", "bound");
+    td(f, "th", "capacity overhead [95%]");
+    td(f, "th", "closed-loop overhead [95%]");
+    fputs("</tr>\n", f);
+    json_array_foreach(json_object_get(r, "overheads"), i, o) {
+        char name[96], a[96], cl[96];
+        snprintf(name, sizeof name, "%s/%s", mtb_jstr(o, "variant"), mtb_jstr(o, "mode"));
+        ci_text(json_object_get(o, "capacity"), a, sizeof a);
+        ci_text(json_object_get(o, "closed_loop"), cl, sizeof cl);
+        fputs("<tr>", f);
+        td(f, "td", name);
+        td(f, "td", mtb_jstr(o, "bound"));
+        td(f, "td", a);
+        td(f, "td", cl);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 static char *html(json_t *r, const char *md)
 {
     char *buf = NULL;
@@ -187,10 +248,8 @@ static char *html(json_t *r, const char *md)
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n"
                "<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n", t, mtb_report_css, t);
     json_t *problems = json_array();
-    char *script = mtb_plot_capacity_script(r);
-    mtb_report_plot(f, script, "cap-", 900, 520, problems);
-    free(script);
-    fprintf(f, "<h2>Figures</h2>\n<pre>%s</pre>\n</body>\n</html>\n", body);
+    mtb_capacity_html(f, r, "cap-", problems);
+    fprintf(f, "<h2>Every figure (capacity.md)</h2>\n<pre>%s</pre>\n</body>\n</html>\n", body);
     json_decref(problems);
     free(title);
     free(t);
@@ -202,7 +261,7 @@ static char *html(json_t *r, const char *md)
 int mtb_capacity_write(json_t *r, const char *dir, FILE *out)
 {
     print_table(r, out);
-    char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS), *md = markdown(r), *csv = curves_csv(r);
+    char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS), *md = mtb_capacity_markdown(r), *csv = curves_csv(r);
     char *h = md ? html(r, md) : NULL;
     const char *names[] = { "capacity.json", "capacity.md", "curves.csv", "capacity.html" };
     char *texts[] = { js, md, csv, h };

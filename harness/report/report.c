@@ -130,6 +130,23 @@ static char *dir_name(const char *p)
     return r;
 }
 
+/* DIR/capacity.json of each results directory that has one (mtebench capacity's result) */
+static json_t *capacity_results(char **dirs, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) {
+        char *p = mtb_asprintf("%s/capacity.json", dirs[i]);
+        json_t *r = json_load_file(p, 0, NULL);
+        if (r && !strcmp(mtb_jstr(r, "schema"), "mtebench-capacity/1"))
+            json_array_append(a, r);
+        else if (r)
+            fprintf(stderr, "mtebench report: %s: not mtebench-capacity/1: left out\n", p);
+        json_decref(r);
+        free(p);
+    }
+    return a;
+}
+
 int mtb_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -189,6 +206,13 @@ int mtb_cmd_report(int argc, char **argv)
         rc = rows ? 0 : -EINVAL;
         json_object_set_new(own, "protection", rows ? rows : json_array());
     }
+    json_t *caps = capacity_results(argv + optind, ndirs);
+    if (rc == 0 && json_array_size(caps) && mtb_record_usable(&set)) { /* a capacity search's result, as it is */
+        if (!own)
+            own = mtb_summary_build(set.records);
+        json_object_set(own, "capacity", caps);
+    }
+    json_decref(caps);
     if (rc == 0)
         rc = mtb_report_write(&set, own, NULL, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
     json_decref(own);

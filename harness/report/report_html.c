@@ -3,6 +3,7 @@
  * record.h's metric table. */
 #include "lib/jsonx.h"
 #include "report/report.h"
+#include "report/capacity_out.h"
 #include "report/plot.h"
 #include "analysis/summary.h"
 #include "report/summary_text.h"
@@ -306,6 +307,27 @@ static void html_protection(FILE *f, json_t *sum, int emu)
         fputs("</tr>\n", f);
     }
     fprintf(f, "</table></section>\n");
+}
+
+/* Capacity at an SLO: each capacity search's result among the results (its
+ * directory's capacity.json), plot and tables as capacity.html has them */
+static void html_capacity(FILE *f, json_t *sum, int *nplot, json_t *problems)
+{
+    json_t *caps = json_object_get(sum, "capacity"), *r;
+    size_t i;
+    json_array_foreach(caps, i, r) {
+        char *t = mtb_asprintf("Capacity of %s %s at %s", mtb_jstr(r, "service"), mtb_jstr(r, "workload"),
+                               mtb_jstr(json_object_get(r, "slo"), "text"));
+        fprintf(f, "<section id=\"capacity-%zu\"><h2>", i + 1);
+        hput(f, t);
+        fprintf(f, "</h2>\n<p class=\"note\">mtebench capacity (docs/CAPACITY.md): its runs are among this "
+                   "report's records, one configuration per offered rate.</p>\n");
+        char id[32];
+        snprintf(id, sizeof id, "p%d-", ++*nplot);
+        mtb_capacity_html(f, r, id, problems);
+        fprintf(f, "</section>\n");
+        free(t);
+    }
 }
 
 /* Throughput and overhead against server cores (a core sweep) */
@@ -719,6 +741,7 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
     html_protection(f, sum, emu);
+    html_capacity(f, sum, &nplot, problems);
     html_cores(f, sum, emu, &nplot, problems);
     html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
                      "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");

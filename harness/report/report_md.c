@@ -2,6 +2,7 @@
  * Markdown under the report's title, then the runs and the records not used. */
 #include "lib/jsonx.h"
 #include "report/report.h"
+#include "report/capacity_out.h"
 #include "core/record.h"
 #include "lib/util.h"
 
@@ -32,6 +33,17 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
     json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
     fprintf(f, "\n%s", rest ? rest : "");
     mtb_report_protection_md(f, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
+    json_t *cap;
+    json_array_foreach(json_object_get(sum, "capacity"), i, cap) { /* its headings one level down */
+        char *cm = mtb_capacity_markdown(cap);
+        for (const char *l = cm; l && *l;) {
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
+            fprintf(f, "%s%.*s", l == cm ? "\n#" : *l == '#' ? "#" : "", (int)n, l);
+            l += n;
+        }
+        free(cm);
+    }
     if (json_array_size(problems)) {
         fprintf(f, "\n## Plot problems\n\n");
         json_array_foreach(problems, i, v) fprintf(f, "- %s\n", json_string_value(v));

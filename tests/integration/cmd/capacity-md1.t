@@ -16,7 +16,9 @@
 # must exclude saturation; the slower plant's capacity is lower by the
 # predicted ratio (the capacity overhead's interval contains it). The outputs
 # (table, capacity.json, capacity.md, curves.csv, capacity.html with its
-# plot, a merged .hlog per point, a record per run) agree with each other.
+# plot, a merged .hlog per point, a record per run) agree with each other,
+# `mtebench report` of the results directory shows the capacity section, and
+# capacity.json matches its schema (docs/schema/capacity.schema.json).
 # Native builds (PLATFORM=host, mode off); `alone` in tests/tags.txt: a
 # neighbour's CPU use would lengthen the spins. (~50 s warm; cold adds the
 # tagged native tree and the two incremental builds.)
@@ -106,4 +108,15 @@ ok "$(grep -q '<svg' "$R/capacity.html" && grep -q 'p99 &lt;= 2.2 ms\|p99 <= 2.2
 cap=$(printf "%.0f" "$(jq -r ".configs[0].capacity[0].capacity" "$J")")
 ok "$(grep -q "^slow/off .* ${cap}/s \[" "$T_TMP/out" && grep -q "| slow/off | .* | ${cap}/s \[" "$R/capacity.md"; echo $?)" "the table and capacity.md give the same capacity ($cap/s)"
 ok "$(grep -q 'every bracket within its tolerance' "$T_TMP/out"; echo $?)" "the search ended by its rule"
+jq_e '[.configs[].points | map(.rate) | . == sort] | all' "$J" > /dev/null
+ok $? "the points in order of offered load"
+"$M" report "$R" --out "$T_TMP/rep" > "$T_TMP/rep.out" 2>&1
+ok "$(grep -q 'id="capacity-1"' "$T_TMP/rep/cap/index.html" && grep -q '^## Capacity of memcached' "$T_TMP/rep/cap/report.md" &&
+      jq -e '.capacity[0].schema == "mtebench-capacity/1"' "$T_TMP/rep/cap/summary.json" > /dev/null; echo $?)" \
+    "mtebench report of the results: the capacity section in index.html, report.md and summary.json" || dump "$T_TMP/rep.out"
+python3 "$ROOT/tests/tools/schema_check.py" "$ROOT/docs/schema/capacity.schema.json" "$J" > "$T_TMP/schema" 2>&1
+ok $? "capacity.json matches docs/schema/capacity.schema.json" || dump "$T_TMP/schema"
+jq 'del(.configs[0].capacity[0].capacity)' "$J" > "$T_TMP/bad.json"
+python3 "$ROOT/tests/tools/schema_check.py" "$ROOT/docs/schema/capacity.schema.json" "$T_TMP/bad.json" > /dev/null 2>&1
+is $? 1 "the schema refuses a capacity found without its figure"
 done_testing
