@@ -23,8 +23,8 @@ static void cap_text(json_t *e, char *buf, size_t n)
         snprintf(buf, n, "%.0f/s [%.0f, %.0f]%s", mtb_jnum(e, "capacity"), mtb_jnum(e, "lo"), mtb_jnum(e, "hi"),
                  strcmp(mtb_jstr(e, "interval"), "bracket") ? "" : " (bracket)");
     else if (!strcmp(st, "below"))
-        snprintf(buf, n, "none: at the lowest rate (%.0f/s) %s was %.0f us", mtb_jnum(e, "lowest_rate"),
-                 mtb_jstr(e, "percentile"), mtb_jnum(e, "at_lowest_us"));
+        snprintf(buf, n, "none: no rate meets it; at the lowest (%.0f/s) %s was %.0f us",
+                 mtb_jnum(e, "lowest_rate"), mtb_jstr(e, "percentile"), mtb_jnum(e, "at_lowest_us"));
     else if (!strcmp(st, "above"))
         snprintf(buf, n, "above %.0f/s (every rate probed meets it)", mtb_jnum(e, "rate_meets"));
     else
