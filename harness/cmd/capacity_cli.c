@@ -578,8 +578,11 @@ static void setup(struct search *s, struct mtb_opts *o, int argc, char **argv)
     if (!o->max_time_given)
         o->max_time = 4 * 3600; /* a search takes longer than REPS=auto's pairs: MAX_TIME bounds it when given */
     long reps = o->reps_given && o->reps != MTB_REPS_AUTO ? o->reps : 3;
-    if (reps > MTB_CAP_MAXREP - 2)
-        mtb_opts_bad("REPS", "", "capacity: runs at a rate, 1 to 14");
+    if (reps > MTB_CAP_MAXREP - 2) {
+        char v[32];
+        snprintf(v, sizeof v, "%ld", reps);
+        mtb_opts_bad("REPS", v, "capacity: the runs at a new rate, 1 to 14");
+    }
     s->set = (struct mtb_cap_search){ .tol = 0.2, .reps = (int)reps, .max_reps = (int)reps + 1, .max_probes = 10 };
     make_plan(s);
 }

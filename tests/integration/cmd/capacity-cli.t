@@ -3,8 +3,9 @@
 # is wrong (exit 2): an SLO without a percentile or a bound, an unknown
 # percentile, a negative bound, a bound without a unit, no SLO at all, a
 # service with no offered load (RocksDB, by name and why), a workload whose
-# driver has no open-loop rate, a RATE (the search chooses it), bad LOADS, an
-# unknown baseline variant, --slo given to another command; ARRIVAL is
+# driver has no open-loop rate, a RATE (the search chooses it), bad LOADS,
+# more runs at a rate than a point holds, an unknown baseline variant,
+# --slo given to another command; ARRIVAL is
 # checked (and pgbench's Poisson-only rate says so). --dry-run states the
 # configurations and the time and runs nothing.
 . "$(dirname "$0")/../../lib.sh"
@@ -36,6 +37,7 @@ refused "a workload driven by wrk" "has no open-loop rate" capacity --service ng
     --platform emu --slo p99:1ms
 refused "a RATE" "RATE is what the search chooses" "${C[@]}" --slo p99:1ms --rate 1000
 refused "bad LOADS" "invalid LOADS" "${C[@]}" --slo p99:1ms --loads 50
+refused "too many runs at a rate" "invalid REPS '20'" "${C[@]}" --slo p99:1ms --reps 20
 refused "an unknown baseline variant" "BASELINE_VARIANT" "${C[@]}" --slo p99:1ms --baseline-variant nosuch
 refused "--slo given to bench" "is an option of capacity" bench --service memcached --mode async --platform emu \
     --slo p99:1ms
