@@ -5,9 +5,9 @@
 # one request each: an M/D/1 queue (first come first served as epoll hands
 # the connections over). The service time D is memcached's own CPU time per
 # command in the search's open-loop runs (its rusage, through the recipe's
-# counters: 1 / the closed-loop pilot's ops/s is 2-3% shorter, one wake-up
-# serving several connections there, and the capacity moves 2.5 times as
-# much), and the fixed delay c every request also sees (loopback, the
+# counters: 1 / the closed-loop pilot's ops/s is about 2% shorter, probably
+# one wake-up serving several connections there, and the capacity moves
+# about 1.5 times as much), and the fixed delay c every request also sees (loopback, the
 # client) the median latency at the lowest probed rate less D (below
 # utilisation 0.5 the median request does not wait). The M/D/1 capacity for p99 <= 2.2 ms, computed here with Erlang's
 # waiting-time formula in exact decimal arithmetic (Python's decimal, not the
