@@ -266,7 +266,6 @@ static int fit_cross(const struct mtb_cap_point *s, int from, int to, double bou
     e->capacity = back(xb + d / slope, sat);
     e->lo = back(xb + (-B - sqrt(disc)) / (2 * A), sat);
     e->hi = back(xb + (-B + sqrt(disc)) / (2 * A), sat);
-    e->slope = slope;
     e->nvalues = n;
     e->fit = 1;
     return e->lo > 0 ? 0 : -1; /* an interval reaching 0 says less than the bracket */

@@ -71,7 +71,6 @@ struct mtb_cap_est {
     double rate_pass, rate_fail; /* the bracket (0 where there is none) */
     int fit;                     /* 1: Fieller's interval from the fit; 0: the bracket */
     int nvalues;                 /* runs in the fit */
-    double slope;                /* d ln(value) / d rate of the fit (per request/s) */
 };
 
 /* The estimate for one bound from n points (any order). conf: e.g. 0.95;

@@ -48,7 +48,7 @@ struct point {
 struct cfg {
     size_t cell;
     double pilot[PILOT_PAIRS], sat;
-    int npilot, pilot_client_bound, done;
+    int pilot_client_bound, done;
     struct point pt[MAXPT];
     size_t npt;
     struct mtb_cap_point curve[MTB_SLO_MAX][MAXPT]; /* per bound, parallel to pt */
@@ -180,7 +180,6 @@ static void pilot(struct search *s)
             snprintf(what, sizeof what, "closed-loop pilot %d/%d", pair + 1, PILOT_PAIRS);
             json_t *rec = one_run(s, c, 0, pair + 1, what);
             c->pilot[pair] = rec ? mtb_record_num(rec, "ops_per_sec") : NAN;
-            c->npilot += rec != NULL;
             c->pilot_client_bound |= rec && json_is_true(json_object_get(json_object_get(rec, "summary"),
                                                                          "client_bound"));
         }
@@ -566,14 +565,10 @@ static void setup(struct search *s, struct mtb_opts *o, int argc, char **argv)
         mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
     mtb_opts_resolve(o);
     refuse_service(o);
-    /* uniform arrivals hide queueing: Poisson unless asked; a driver's own (pgbench's) whatever is asked */
+    /* uniform arrivals hide queueing: Poisson unless asked (a driver with arrivals of its own has them set
+     * by mtb_opts_resolve) */
     const struct mtb_driver *drv = mtb_driver_of(&o->wl, NULL);
-    if (drv && drv->arrival && (o->wset.set & (1u << MTB_WL_arrival)) && strcmp(o->wl.arrival, drv->arrival))
-        mtb_die(2, "%s's open loop draws %s arrivals only: ARRIVAL=%s cannot be honoured", drv->name, drv->arrival,
-                o->wl.arrival);
-    if (drv && drv->arrival)
-        snprintf(o->wl.arrival, sizeof o->wl.arrival, "%s", drv->arrival);
-    else if (!(o->wset.set & (1u << MTB_WL_arrival)))
+    if (!(drv && drv->arrival) && !(o->wset.set & (1u << MTB_WL_arrival)))
         snprintf(o->wl.arrival, sizeof o->wl.arrival, "poisson");
     if (!o->max_time_given)
         o->max_time = 4 * 3600; /* a search takes longer than REPS=auto's pairs: MAX_TIME bounds it when given */

@@ -52,8 +52,8 @@ struct mtb_driver {
      * ({threads} in its command line), never a driver's. */
     unsigned honours;
     /* The arrivals its open loop draws whatever it is asked ("poisson":
-     * pgbench's --rate); NULL: it takes the workload's ARRIVAL. With a rate,
-     * mtb_opts_resolve records its own and refuses another one asked for. */
+     * pgbench's --rate); NULL: it takes the workload's ARRIVAL.
+     * mtb_opts_resolve sets its own and refuses another one asked for. */
     const char *arrival;
     /* NULL, or refusals that depend on the values (db_bench: a weighted
      * value-size list; pgbench: mix and keys without the kv script).

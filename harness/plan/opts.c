@@ -103,12 +103,12 @@ static void resolve_load(struct mtb_opts *o)
                 "pgbench, and %s's recipe names no mtload protocol ([run] protocol) and its driver %s runs on no "
                 "client host; drop CLIENT_HOSTS / --client-hosts", o->recipe->name, o->mach.client_hosts,
                 o->recipe->name, dname);
-    else if (drv->arrival && w->rate > 0 && (o->wset.set & (1u << MTB_WL_arrival)) && strcmp(w->arrival, drv->arrival))
+    else if (drv->arrival && (o->wset.set & (1u << MTB_WL_arrival)) && strcmp(w->arrival, drv->arrival))
         mtb_die(2, "%s's open loop draws %s arrivals only: ARRIVAL=%s cannot be honoured (leave ARRIVAL out or give %s)",
                 dname, drv->arrival, w->arrival, drv->arrival);
     else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
         mtb_die(2, "%s", why);
-    if (drv && drv->arrival && w->rate > 0) /* the record says what the driver draws */
+    if (drv && drv->arrival) /* the record says what the driver draws (with a rate: in closed loop none is recorded) */
         snprintf(w->arrival, sizeof w->arrival, "%s", drv->arrival);
     /* emulated figures are not the published ones: aim at what emulation can give */
     if (mtb_platform_emulated(o->p) && !o->precision_given) {
