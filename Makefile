@@ -215,12 +215,13 @@ bench: deps
 	$(B)/mtebench bench $(BENCH_ARGS)
 
 # capacity at an SLO (docs/CAPACITY.md): make capacity SERVICE=memcached MODE=async SLO=p99:1ms
-# [LOADS=10%,50%,90% BASELINE_VARIANT=plain VARIANT= ARRIVAL=poisson REPS=3 (runs at a rate) MAX_TIME= and the
+# [LOADS=10%,50%,90% BASELINE_VARIANT=plain CONFIDENCE=95% VARIANT= ARRIVAL=poisson REPS=3 (runs at a rate) MAX_TIME= and the
 # workload's fields but RATE]
 capacity: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench capacity $(BENCH_ARGS) $(if $(SLO),--slo '$(SLO)') $(if $(LOADS),--loads '$(LOADS)') \
-		$(if $(BASELINE_VARIANT),--baseline-variant $(BASELINE_VARIANT)) $(if $(RESULTS),--results $(RESULTS))
+		$(if $(BASELINE_VARIANT),--baseline-variant $(BASELINE_VARIANT)) $(if $(CONFIDENCE),--confidence $(CONFIDENCE)) \
+		$(if $(RESULTS),--results $(RESULTS))
 
 # detection (docs/DETECTION.md): a service's bug catalogue as trials, and the
 # synthetic sweep of the arithmetic behind the figures

@@ -27,6 +27,9 @@
 
 #define MTB_SLO_MAX 8
 #define MTB_CAP_MAXREP 16
+/* the open-loop runs a search typically takes a configuration after its pilot
+ * (test_capacity.c's simulated searches: 10.9 on average) */
+#define MTB_CAP_TYPICAL_PROBES 11
 
 struct mtb_slo_bound {
     char pct[8];     /* the percentile's key in a record's load.latency_us ("p99", "p99.9") */

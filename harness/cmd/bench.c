@@ -2,6 +2,7 @@
  * baseline (plain, off), interleaved over repetitions; and plan: a plan
  * file's matrix. */
 #include "cmd/bench.h"
+#include "cmd/capacity_cli.h"
 #include "common/duration.h"
 #include "core/build.h"
 #include "cmd/cli.h"
@@ -24,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total);
+static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total, json_t *caps);
 
 int mtb_cmd_bench(int argc, char **argv)
 {
@@ -65,7 +66,20 @@ int mtb_cmd_bench(int argc, char **argv)
     /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
     json_t *files = json_array();
     json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
-    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done);
+    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done, NULL);
+}
+
+/* A plan of capacity entries alone: their results (printed and written by
+ * each search), the Prometheus textfile, the status. */
+static int capacity_only(const struct mtb_plan *plan, json_t *caps, int status)
+{
+    json_t *sum = json_pack("{s:O,s:[],s:[]}", "capacity", caps, "configs", "overheads");
+    char *job = mtb_asprintf("plan-%s", plan->name);
+    int unwritten = mtb_prom_after(job, sum);
+    free(job);
+    json_decref(sum);
+    json_decref(caps);
+    return status ? status : unwritten;
 }
 
 int mtb_cmd_plan(int argc, char **argv)
@@ -88,12 +102,20 @@ int mtb_cmd_plan(int argc, char **argv)
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(plan.name);
     char nreps[32];
     mtb_reps_text(nreps, sizeof nreps, plan.reps);
-    fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
-            plan.ncells, nreps, plan.platform->name,
+    fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps and %zu capacity searches on %s%s, results in "
+            "%s\n", plan.name, plan.ncells, nreps, plan.ncaps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
-    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
-    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done);
+    json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, &failures, files) : NULL;
+    int cstatus = 0;
+    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus);
+    if (!plan.ncells) {
+        json_decref(files);
+        free(dir);
+        return capacity_only(&plan, caps, cstatus);
+    }
+    int rc = finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done, caps);
+    return rc ? rc : cstatus;
 }
 
 /* REPS=auto: how many pairs, how long, why it stopped (printed and in summary.json) */
@@ -124,7 +146,7 @@ static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
 
 /* Print and write the statistics of a finished plan: the records in memory,
  * the summary and its Markdown built once. */
-static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total)
+static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total, json_t *caps)
 {
     int failures = (int)json_array_size(plan->failed);
     struct mtb_record_set set;
@@ -137,6 +159,9 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
         json_array_foreach(json_object_get(sum, "overheads"), i, o) /* the table line says so */
             json_object_set_new(json_object_get(o, "sequential"), "stopped_by_user", json_true());
     }
+    if (json_array_size(caps)) /* a plan's capacity searches: in summary.json, the report and the textfile */
+        json_object_set(sum, "capacity", caps);
+    json_decref(caps);
     mtb_summary_print(sum, stdout);
     if (plan->reps == MTB_REPS_AUTO)
         auto_outcome(plan, sum);

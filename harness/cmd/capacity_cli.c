@@ -47,6 +47,7 @@ struct point {
 /* one configuration's search */
 struct cfg {
     size_t cell;
+    json_t *pilot_files; /* the pilot's records */
     double pilot[PILOT_PAIRS], sat;
     int pilot_client_bound, done;
     struct point pt[MAXPT];
@@ -56,6 +57,9 @@ struct cfg {
 
 struct search {
     struct mtb_opts *o;
+    const struct mtb_mode *modes[8]; /* the measured modes */
+    const char *entry;               /* a plan's entry, or NULL (the command) */
+    size_t nmodes;
     struct mtb_slo slo;
     struct mtb_plan plan;
     struct mtb_plan_session *ses;
@@ -63,8 +67,10 @@ struct search {
     struct cfg cfg[MAXCFG];
     size_t ncfg;
     struct mtb_cap_search set;
+    double conf; /* the intervals' level (CONFIDENCE) */
     long runs, failed;
     double t0, per_run;
+    char started[32]; /* UTC, ISO 8601 */
     const char *stopped;
 };
 
@@ -80,25 +86,10 @@ static int pct_index(const char *k)
 
 /* ---- the plan ---------------------------------------------------------------------------------- */
 
-static void refuse_service(const struct mtb_opts *o)
-{
-    const char *dname;
-    const struct mtb_driver *drv = mtb_driver_of(&o->wl, &dname);
-    if (drv && drv->embedded)
-        mtb_die(2, "capacity: %s runs inside its benchmark's process (driver %s): there is no server to offer a "
-                "rate to, so no capacity at an SLO; `make bench SERVICE=%s` measures its closed-loop cost",
-                o->recipe->name, dname, o->recipe->name);
-    if (drv && !(drv->honours & (1u << MTB_WL_rate)))
-        mtb_die(2, "capacity: %s's workload '%s' is driven by %s, which has no open-loop rate; choose a workload "
-                "driven by mtload or pgbench", o->recipe->name, o->wl.name, dname);
-    if (o->wset.set & (1u << MTB_WL_rate))
-        mtb_die(2, "capacity: RATE is what the search chooses; leave it out");
-}
-
-static void make_plan(struct search *s)
+static void make_plan(struct search *s, const char *name)
 {
     struct mtb_opts *o = s->o;
-    mtb_plan_init(&s->plan, "capacity", o);
+    mtb_plan_init(&s->plan, name, o);
     s->plan.tag_rate = 1;
     const char *base = o->baseline_variant ? o->baseline_variant : "plain";
     const char *vars[MAXCFG];
@@ -107,21 +98,28 @@ static void make_plan(struct search *s)
     if (nv != 1)
         mtb_die(2, "BASELINE_VARIANT: %s", why);
     const struct mtb_mode *off = mtb_mode_find("off");
-    mtb_plan_add_cell(&s->plan, "capacity", o->recipe, &o->wl, vars[0], off, NULL);
+    mtb_plan_add_cell(&s->plan, name, o->recipe, &o->wl, vars[0], off, NULL);
     nv = mtb_plan_variants(o->recipe, o->variant ? o->variant : "tagged", vars, MAXCFG - 1, why, sizeof why);
     if (!nv)
         mtb_die(2, "%s", why);
-    for (size_t i = 0; i < nv; i++)
-        if (strcmp(vars[i], base) || o->m != off) /* the baseline once: VARIANT=plain MODE=off is the baseline alone */
-            mtb_plan_add_cell(&s->plan, "capacity", o->recipe, &o->wl, vars[i], o->m, NULL);
+    for (size_t m = 0; m < s->nmodes; m++)
+        for (size_t i = 0; i < nv; i++) {
+            if (!strcmp(vars[i], base) && s->modes[m] == off)
+                continue; /* the baseline once: VARIANT=plain MODE=off is the baseline alone */
+            if (s->plan.ncells == MAXCFG)
+                mtb_die(2, "capacity: at most %d configurations, the baseline's included", MAXCFG);
+            mtb_plan_add_cell(&s->plan, name, o->recipe, &o->wl, vars[i], s->modes[m], NULL);
+        }
     s->ncfg = s->plan.ncells;
-    for (size_t i = 0; i < s->ncfg; i++)
+    for (size_t i = 0; i < s->ncfg; i++) {
         s->cfg[i].cell = i;
+        s->cfg[i].pilot_files = json_array();
+    }
 }
 
 /* The runs a search typically takes (test_capacity.c's simulated searches: 11 a configuration after the
  * pilot) and at most (every rate probed as often as it may be). */
-static long typical_runs(const struct search *s) { return (long)s->ncfg * (PILOT_PAIRS + 11); }
+static long typical_runs(const struct search *s) { return (long)s->ncfg * (PILOT_PAIRS + MTB_CAP_TYPICAL_PROBES); }
 static long most_runs(const struct search *s)
 {
     return (long)s->ncfg * (PILOT_PAIRS + (long)s->set.max_probes * s->set.max_reps);
@@ -139,9 +137,9 @@ static void dry_run(struct search *s)
     char a[32], b[32];
     mtb_duration_format(a, sizeof a, typical * run_s);
     mtb_duration_format(b, sizeof b, most * run_s < s->o->max_time ? most * run_s : s->o->max_time);
-    printf("runs: %d closed-loop pilot pairs, then about 11 open-loop runs a configuration (%g s + %g s warm-up "
-           "each)\ntime: about %s (%ld runs), at most %s (MAX_TIME %g s)\n", PILOT_PAIRS, w->duration, w->warmup, a,
-           typical, b, s->o->max_time);
+    printf("runs: %d closed-loop pilot pairs, then about %d open-loop runs a configuration (%g s + %g s warm-up "
+           "each)\ntime: about %s (%ld runs), at most %s (MAX_TIME %g s)\nintervals: %g%%\n", PILOT_PAIRS,
+           MTB_CAP_TYPICAL_PROBES, w->duration, w->warmup, a, typical, b, s->o->max_time, 100 * s->conf);
 }
 
 /* ---- the runs ---------------------------------------------------------------------------------- */
@@ -179,6 +177,8 @@ static void pilot(struct search *s)
             char what[64];
             snprintf(what, sizeof what, "closed-loop pilot %d/%d", pair + 1, PILOT_PAIRS);
             json_t *rec = one_run(s, c, 0, pair + 1, what);
+            if (rec)
+                json_array_append(c->pilot_files, json_array_get(s->files, json_array_size(s->files) - 1));
             c->pilot[pair] = rec ? mtb_record_num(rec, "ops_per_sec") : NAN;
             c->pilot_client_bound |= rec && json_is_true(json_object_get(json_object_get(rec, "summary"),
                                                                          "client_bound"));
@@ -191,9 +191,11 @@ static void pilot(struct search *s)
             if (isfinite(c->pilot[i]) && c->pilot[i] > 0)
                 ok[n++] = c->pilot[i];
         c->sat = n ? mtb_stats_median(ok, (size_t)n) : 0;
-        if (!mtb_proc_interrupted && !(c->sat > 0))
-            mtb_die(1, "capacity: no closed-loop pilot run of %s/%s ended ok (its records say why): no search",
-                    s->plan.cells[c->cell].variant, s->plan.cells[c->cell].mode->name);
+        if (!mtb_proc_interrupted && !(c->sat > 0) && !s->stopped) {
+            mtb_warn("capacity: no closed-loop pilot run of %s/%s ended ok (its records say why): no search",
+                     s->plan.cells[c->cell].variant, s->plan.cells[c->cell].mode->name);
+            s->stopped = "pilot_failed";
+        }
     }
 }
 
@@ -300,8 +302,9 @@ static int search_step(struct search *s, long step)
 static void run_search(struct search *s)
 {
     s->t0 = mtb_mono();
+    mtb_utc_iso(s->started, sizeof s->started);
     pilot(s);
-    for (long step = 0; !mtb_proc_interrupted; step++) {
+    for (long step = 0; !mtb_proc_interrupted && !s->stopped; step++) {
         if (mtb_mono() - s->t0 > s->o->max_time) {
             s->stopped = "max_time";
             break;
@@ -331,27 +334,6 @@ static void sweep(struct search *s, double base_cap)
         for (size_t j = 0; j < s->ncfg; j++)
             probe(s, &s->cfg[step % 2 ? s->ncfg - 1 - j : j], f * base_cap, 1);
     }
-}
-
-/* LOADS checked before any run: percents in (0, 200] */
-static void check_loads(const char *l)
-{
-    if (!l)
-        return;
-    char buf[256];
-    if (strlen(l) >= sizeof buf)
-        mtb_opts_bad("LOADS", l, "percents of the baseline's capacity such as 10%,50%,90%");
-    snprintf(buf, sizeof buf, "%s", l);
-    char *save = NULL;
-    int n = 0;
-    for (char *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save), n++) {
-        char *end;
-        double v = strtod(it, &end);
-        if (end == it || strcmp(end, "%") || !(v > 0) || v > 200)
-            mtb_opts_bad("LOADS", l, "percents of the baseline's capacity such as 10%,50%,90% (each up to 200%)");
-    }
-    if (!n || n > 20)
-        mtb_opts_bad("LOADS", l, "1 to 20 percents such as 10%,50%,90%");
 }
 
 /* ---- the result -------------------------------------------------------------------------------- */
@@ -445,7 +427,7 @@ static json_t *estimates_json(const struct search *s, const struct cfg *c, struc
     json_t *a = json_array();
     for (int b = 0; b < s->slo.n; b++) {
         struct mtb_cap_est *e = &est[b];
-        mtb_cap_estimate(c->curve[b], c->npt, s->slo.b[b].bound_us, 0.95, c->sat, e);
+        mtb_cap_estimate(c->curve[b], c->npt, s->slo.b[b].bound_us, s->conf, c->sat, e);
         json_t *o = json_pack("{s:s,s:s,s:f,s:s}", "bound", s->slo.b[b].text, "percentile", s->slo.b[b].pct,
                               "bound_us", s->slo.b[b].bound_us, "status", status_name(e->status));
         if (e->status == MTB_CAP_FOUND)
@@ -484,7 +466,7 @@ static json_t *ratio_json(const struct mtb_cap_est *b, const struct mtb_cap_est 
     return json_pack("{s:f,s:f,s:f}", "est", exp(lr), "lo", exp(lo), "hi", exp(hi));
 }
 
-static json_t *closed_loop_json(const struct cfg *b, const struct cfg *m)
+static json_t *closed_loop_json(const struct cfg *b, const struct cfg *m, double conf)
 {
     double num[PILOT_PAIRS], den[PILOT_PAIRS];
     size_t n = 0;
@@ -494,7 +476,7 @@ static json_t *closed_loop_json(const struct cfg *b, const struct cfg *m)
             den[n++] = m->pilot[i];
         }
     struct mtb_stats_ci ci;
-    if (!n || mtb_stats_pair_ci(num, den, n, 0.95, &ci, NULL, NULL) != 0)
+    if (!n || mtb_stats_pair_ci(num, den, n, conf, &ci, NULL, NULL) != 0)
         return json_null();
     return json_pack("{s:f,s:f,s:f,s:i}", "est", ci.est, "lo", ci.lo, "hi", ci.hi, "pairs", (int)n);
 }
@@ -513,6 +495,12 @@ static json_t *result_json(struct search *s, const char *dir, double elapsed)
                           c0->recipe->name, "workload", c0->wl.name, "arrival", c0->wl.arrival, "platform",
                           s->plan.platform->name, "emulated", mtb_platform_emulated(s->plan.platform), "kernel",
                           s->plan.kernel, "duration_s", c0->wl.duration, "warmup_s", c0->wl.warmup, "slo", slo);
+    json_object_set_new(r, "confidence", json_real(s->conf));
+    json_object_set_new(r, "plan", json_string(s->plan.name));
+    json_object_set_new(r, "started", json_string(s->started));
+    json_object_set_new(r, "mtebench_version", json_string(MTEBENCH_VERSION));
+    if (s->entry)
+        json_object_set_new(r, "entry", json_string(s->entry));
     json_object_set_new(r, "definition",
                         json_string("the offered rate at which the CO-corrected percentile, the median of the runs "
                                     "at a rate, crosses the bound; a run whose achieved rate is below 99% of the "
@@ -532,16 +520,17 @@ static json_t *result_json(struct search *s, const char *dir, double elapsed)
         json_t *pil = json_array();
         for (int i = 0; i < PILOT_PAIRS; i++)
             json_array_append_new(pil, isfinite(c->pilot[i]) ? json_real(c->pilot[i]) : json_null());
-        json_array_append_new(cfgs, json_pack("{s:s,s:s,s:b,s:f,s:o,s:b,s:o,s:o}", "variant", pc->variant, "mode",
+        json_array_append_new(cfgs, json_pack("{s:s,s:s,s:b,s:f,s:o,s:b,s:o,s:o,s:o}", "variant", pc->variant, "mode",
                                               pc->mode->name, "baseline", k == 0, "closed_loop_ops", c->sat,
                                               "pilot_ops", pil, "pilot_client_bound", c->pilot_client_bound,
+                                              "pilot_records", json_deep_copy(c->pilot_files),
                                               "capacity", estimates_json(s, c, est[k]), "points",
                                               points_json(s, c, dir, name)));
         for (int b = 0; k && b < s->slo.n; b++)
             json_array_append_new(ovs, json_pack("{s:s,s:s,s:s,s:o,s:o}", "variant", pc->variant, "mode",
                                                  pc->mode->name, "bound", s->slo.b[b].text, "capacity",
                                                  ratio_json(&est[0][b], &est[k][b]), "closed_loop",
-                                                 closed_loop_json(&s->cfg[0], c)));
+                                                 closed_loop_json(&s->cfg[0], c, s->conf)));
     }
     json_object_set_new(r, "configs", cfgs);
     json_object_set_new(r, "overheads", ovs);
@@ -550,36 +539,104 @@ static json_t *result_json(struct search *s, const char *dir, double elapsed)
 
 /* ---- the command ------------------------------------------------------------------------------- */
 
+/* the search's settings and its plan (the options checked: mtb_plan_capacity_check) */
+static void prepare(struct search *s, const char *plan_name)
+{
+    const struct mtb_opts *o = s->o;
+    long reps = o->reps_given && o->reps != MTB_REPS_AUTO ? o->reps : 3;
+    s->conf = o->confidence;
+    s->set = (struct mtb_cap_search){ .tol = 0.2, .reps = (int)reps, .max_reps = (int)reps + 1, .max_probes = 10 };
+    make_plan(s, plan_name);
+}
+
 static void setup(struct search *s, struct mtb_opts *o, int argc, char **argv)
 {
     memset(s, 0, sizeof *s);
     s->o = o;
     mtb_cli_parse(argc, argv, o, "capacity");
-    char why[MTB_ERRLEN];
-    if (!o->slo)
-        mtb_die(2, "capacity: no SLO given (e.g. SLO=p99:1ms, or p99:1ms,p99.9:5ms,errors:0.1%%)");
-    if (mtb_slo_parse(o->slo, &s->slo, why, sizeof why) != 0)
-        mtb_die(2, "%s", why);
-    check_loads(o->loads);
     if (!o->mode)
         mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
     mtb_opts_resolve(o);
-    refuse_service(o);
-    /* uniform arrivals hide queueing: Poisson unless asked (a driver with arrivals of its own has them set
-     * by mtb_opts_resolve) */
-    const struct mtb_driver *drv = mtb_driver_of(&o->wl, NULL);
-    if (!(drv && drv->arrival) && !(o->wset.set & (1u << MTB_WL_arrival)))
-        snprintf(o->wl.arrival, sizeof o->wl.arrival, "poisson");
-    if (!o->max_time_given)
-        o->max_time = 4 * 3600; /* a search takes longer than REPS=auto's pairs: MAX_TIME bounds it when given */
-    long reps = o->reps_given && o->reps != MTB_REPS_AUTO ? o->reps : 3;
-    if (reps > MTB_CAP_MAXREP - 2) {
-        char v[32];
-        snprintf(v, sizeof v, "%ld", reps);
-        mtb_opts_bad("REPS", v, "capacity: the runs at a new rate, 1 to 14");
+    char why[MTB_ERRLEN];
+    if (mtb_plan_capacity_check(o, &s->slo, why, sizeof why) != 0)
+        mtb_die(2, "%s", why);
+    s->modes[0] = o->m;
+    s->nmodes = 1;
+    prepare(s, "capacity");
+}
+
+/* The search into dir: the runs, the result written and printed (out).
+ * @return the result (caller decrefs); *status: 0, 1 (runs not ok, files
+ * not written) or 130 (Ctrl-C) */
+static json_t *search_into(struct search *s, const char *dir, int force, FILE *out, int *status)
+{
+    const struct mtb_opts *o = s->o;
+    fprintf(stderr, "mtebench: capacity of %s at %s, %s arrivals, %zu configurations on %s%s; runs of %g s "
+            "(+%g s warm-up), %g%% intervals; results in %s\n", o->recipe->name, s->slo.text,
+            s->plan.cells[0].wl.arrival, s->ncfg, s->plan.platform->name,
+            mtb_platform_emulated(s->plan.platform) ? " (emulated: not hardware timing)" : "",
+            s->plan.cells[0].wl.duration, s->plan.cells[0].wl.warmup, 100 * s->conf, dir);
+    s->files = json_array();
+    s->plan.resume = o->resume;
+    mtb_proc_graceful(1); /* Ctrl-C: the result of the runs done (a second one quits at once) */
+    s->ses = mtb_plan_begin(&s->plan, dir, force, s->files);
+    run_search(s);
+    struct mtb_cap_est e;
+    mtb_cap_estimate(s->cfg[0].curve[0], s->cfg[0].npt, s->slo.b[0].bound_us, s->conf, s->cfg[0].sat, &e);
+    sweep(s, e.status == MTB_CAP_FOUND ? e.capacity : 0);
+    int failures;
+    json_t *records = mtb_plan_end(s->ses, &failures);
+    mtb_proc_graceful(0);
+    json_t *res = result_json(s, dir, mtb_mono() - s->t0);
+    int wrc = mtb_capacity_write(res, dir, out);
+    mtb_plan_print_failed("mtebench", s->plan.failed, (int)s->runs);
+    json_decref(records);
+    json_decref(s->files);
+    for (size_t k = 0; k < s->ncfg; k++) {
+        json_decref(s->cfg[k].pilot_files);
+        for (size_t i = 0; i < s->cfg[k].npt; i++)
+            json_decref(s->cfg[k].pt[i].files);
     }
-    s->set = (struct mtb_cap_search){ .tol = 0.2, .reps = (int)reps, .max_reps = (int)reps + 1, .max_probes = 10 };
-    make_plan(s);
+    mtb_plan_free(&s->plan);
+    int no_pilot = s->stopped && !strcmp(s->stopped, "pilot_failed");
+    *status = mtb_proc_interrupted ? 130 : failures || wrc || no_pilot ? 1 : 0;
+    return res;
+}
+
+/* A plan's entry with an SLO searched into dir as the command searches (its records' plan is the plan's) */
+static json_t *capacity_entry(const struct mtb_plan *p, const struct mtb_plan_capacity *e, const char *dir, int force,
+                              FILE *out, int *status)
+{
+    struct search *s = mtb_calloc(1, sizeof *s);
+    struct mtb_opts o = e->o;
+    o.resume = p->resume;
+    s->o = &o;
+    char why[MTB_ERRLEN];
+    if (mtb_plan_capacity_check(&o, &s->slo, why, sizeof why) != 0) /* checked at load: cannot fail here */
+        mtb_die(2, "plan %s: [%s] %s", p->name, e->entry, why);
+    s->nmodes = e->nmodes;
+    memcpy(s->modes, e->modes, e->nmodes * sizeof *e->modes);
+    prepare(s, p->name);
+    s->entry = e->entry;
+    json_t *res = search_into(s, dir, force, out, status);
+    free(s);
+    return res;
+}
+
+json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int force, FILE *out, int *status)
+{
+    json_t *all = json_array();
+    *status = 0;
+    for (size_t i = 0; i < p->ncaps && !mtb_proc_interrupted; i++) {
+        char *sub = mtb_asprintf("%s/capacity-%s", dir, p->caps[i].entry);
+        int st = 0;
+        json_t *r = capacity_entry(p, &p->caps[i], sub, force, out, &st);
+        json_object_set_new(r, "dir", json_string(sub));
+        json_array_append_new(all, r);
+        *status = st > *status ? st : *status;
+        free(sub);
+    }
+    return all;
 }
 
 int mtb_cmd_capacity(int argc, char **argv)
@@ -594,31 +651,9 @@ int mtb_cmd_capacity(int argc, char **argv)
     char *tag = mtb_asprintf("%s-capacity-%s", o.recipe->name, o.m->name);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(tag);
     free(tag);
-    fprintf(stderr, "mtebench: capacity of %s at %s, %s arrivals, %zu configurations on %s%s; runs of %g s "
-            "(+%g s warm-up); results in %s\n", o.recipe->name, s->slo.text, s->plan.cells[0].wl.arrival, s->ncfg,
-            s->plan.platform->name, mtb_platform_emulated(s->plan.platform) ? " (emulated: not hardware timing)" : "",
-            s->plan.cells[0].wl.duration, s->plan.cells[0].wl.warmup, dir);
-    s->files = json_array();
-    s->plan.resume = o.resume;
-    mtb_proc_graceful(1); /* Ctrl-C: the result of the runs done (a second one quits at once) */
-    s->ses = mtb_plan_begin(&s->plan, dir, o.force, s->files);
-    run_search(s);
-    struct mtb_cap_est e;
-    mtb_cap_estimate(s->cfg[0].curve[0], s->cfg[0].npt, s->slo.b[0].bound_us, 0.95, s->cfg[0].sat, &e);
-    sweep(s, e.status == MTB_CAP_FOUND ? e.capacity : 0);
-    int failures;
-    json_t *records = mtb_plan_end(s->ses, &failures);
-    mtb_proc_graceful(0);
-    json_t *res = result_json(s, dir, mtb_mono() - s->t0);
-    int wrc = mtb_capacity_write(res, dir, stdout);
-    mtb_plan_print_failed("mtebench", s->plan.failed, (int)s->runs);
-    json_decref(res);
-    json_decref(records);
-    json_decref(s->files);
-    for (size_t k = 0; k < s->ncfg; k++)
-        for (size_t i = 0; i < s->cfg[k].npt; i++)
-            json_decref(s->cfg[k].pt[i].files);
+    int status;
+    json_decref(search_into(s, dir, o.force, stdout, &status));
     free(dir);
     free(s);
-    return mtb_proc_interrupted ? 130 : failures || wrc ? 1 : 0;
+    return status;
 }

@@ -15,7 +15,7 @@
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
        O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
-       O_SLO, O_LOADS, O_BASE_VARIANT };
+       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -40,7 +40,7 @@ static const struct option longopts[] = {
     { "remote-dir", required_argument, 0, O_SSH },    { "ssh-alive", required_argument, 0, O_SSH },
     { "prom-textfile", required_argument, 0, O_PROM }, { "detect", required_argument, 0, O_DETECT },
     { "slo", required_argument, 0, O_SLO },           { "loads", required_argument, 0, O_LOADS },
-    { "baseline-variant", required_argument, 0, O_BASE_VARIANT },
+    { "baseline-variant", required_argument, 0, O_BASE_VARIANT }, { "confidence", required_argument, 0, O_CONFIDENCE },
     { 0, 0, 0, 0 },
 };
 
@@ -94,6 +94,7 @@ static void mtb_cli_usage(FILE *f)
             "  --loads L          LOADS     capacity: also sweep these loads, %% of the baseline's capacity\n"
             "                               (e.g. 10%%,50%%,90%%)\n"
             "  --baseline-variant V         capacity: the baseline's variant (default plain; its mode is off)\n"
+            "  --confidence C     CONFIDENCE capacity: the intervals' level, 80%% to 99.9%% (default 95%%)\n"
             "  --results DIR                where run records go (default results/<timestamp>-...)\n"
             "  --force                      rebuild even when the cache has the build; and run into a\n"
             "                               --results DIR that holds other runs (moved to DIR/replaced-TIME/)\n"
@@ -130,17 +131,12 @@ static long parse_reps(const char *s)
     return num("REPS", s, 1, 1000);
 }
 
-/* PRECISION: a relative half-width, 2% or 0.02 (0.1% to 50%) */
-static double parse_precision(const char *s)
+/* a fraction (mtb_opts_fraction) or the named refusal */
+static double fraction(const char *what, const char *s, double lo, double hi, const char *acc)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || (*end && strcmp(end, "%")) || !(v > 0))
-        mtb_opts_bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
-    if (*end == '%' || v >= 1)
-        v /= 100;
-    if (v < 0.001 || v > 0.5)
-        mtb_opts_bad("PRECISION", s, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+    double v = 0;
+    if (mtb_opts_fraction(s, lo, hi, &v) != 0)
+        mtb_opts_bad(what, s, acc);
     return v;
 }
 
@@ -186,7 +182,8 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
             o->reps_given = 1;
             break;
         case O_PRECISION:
-            o->precision = parse_precision(optarg);
+            o->precision = fraction("PRECISION", optarg, 0.001, 0.5,
+                                          "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
             o->precision_given = 1;
             break;
         case O_MAXTIME:
@@ -213,9 +210,13 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_SLO:
         case O_LOADS:
         case O_BASE_VARIANT:
+        case O_CONFIDENCE:
             if (strcmp(cmd, "capacity") != 0)
                 mtb_die(2, "--%s is an option of capacity, not of %s", longopts[li].name, cmd);
-            *(c == O_SLO ? &o->slo : c == O_LOADS ? &o->loads : &o->baseline_variant) = optarg;
+            if (c == O_CONFIDENCE)
+                o->confidence = fraction("CONFIDENCE", optarg, 0.8, 0.999, "a level from 80% to 99.9%, e.g. 95% or 0.99");
+            else
+                *(c == O_SLO ? &o->slo : c == O_LOADS ? &o->loads : &o->baseline_variant) = optarg;
             break;
         case O_STRICT: o->strict = 1; break;
         case O_PROM: mtb_prom_set_dir(optarg); break;

@@ -1,6 +1,7 @@
 /* nightly.c - see nightly.h */
 #include "lib/jsonx.h"
 #include "cmd/nightly.h"
+#include "cmd/capacity_cli.h"
 #include "bisect/bisect.h"
 #include "report/prom.h"
 #include "analysis/summary.h"
@@ -50,6 +51,10 @@ static size_t analysed_metrics(struct metric *out)
         if (d->nightly)
             out[n++] = (struct metric){ "overhead", d->nightly, d->key, units[m], MTB_CP_LOWER };
     }
+    /* a capacity search's estimate, one a night (plan entries with an slo) */
+    out[n++] = (struct metric){ "capacity", "capacity", "capacity", "requests/s at the SLO", MTB_CP_HIGHER };
+    out[n++] = (struct metric){ "capacity", "capacity overhead", "capacity_overhead",
+                                "x (baseline capacity ÷ capacity)", MTB_CP_LOWER };
     out[n] = (struct metric){ 0 };
     return n;
 }
@@ -345,7 +350,7 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
     int rc = pt.n ? mtb_cp_detect(pt.y, pt.g, pt.n, m->better, o, &cps, &ncp) : 0;
     for (size_t k = 0; rc == 0 && k < ncp; k++) {
         json_t *ch = change_json(&cps[k], s, m, id, label, &pt, k == ncp - 1);
-        if (cps[k].regression)
+        if (cps[k].regression && strcmp(m->kind, "capacity")) /* bisect measures closed-loop runs */
             propose_bisect(ch, s, m->name);
         json_array_append(changes, ch);
         if (cps[k].regression && k == ncp - 1)
@@ -406,7 +411,7 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
     size_t i;
     json_t *s;
     int sid = 0;
-    struct metric metrics[MTB_NRUN_METRICS + MTB_NPAIR_METRICS + 1];
+    struct metric metrics[MTB_NRUN_METRICS + MTB_NPAIR_METRICS + 3];
     analysed_metrics(metrics);
     json_array_foreach(history, i, s)
     {
@@ -456,7 +461,7 @@ static void usage(FILE *f)
 /* Add the records of one results directory as one night, with its run
  * report (built from the records in memory). @return night id, 0 if nothing
  * new, <0 error */
-static long long add_set(struct mtb_history *h, const struct mtb_record_set *set, const char *dir,
+static long long add_set(struct mtb_history *h, const struct mtb_record_set *set, json_t *caps, const char *dir,
                          const char *plan_name, const char *out, int *added, int *bad)
 {
     *added = 0;
@@ -467,11 +472,13 @@ static long long add_set(struct mtb_history *h, const struct mtb_record_set *set
         fprintf(stderr, "mtebench nightly: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
         (*bad)++;
     }
-    if (!json_array_size(set->records))
+    if (!json_array_size(set->records) && !json_array_size(caps))
         return -ENODATA;
     const char *plan = plan_name;
     if (!plan || !*plan)
-        plan = mtb_jstr(json_object_get(json_array_get(set->records, 0), "config"), "plan");
+        plan = json_array_size(set->records)
+                   ? mtb_jstr(json_object_get(json_array_get(set->records, 0), "config"), "plan")
+                   : mtb_jstr(json_array_get(caps, 0), "plan");
     /* the night's run report, linked from the dashboard */
     char *s = mtb_strdup(dir);
     size_t n = strlen(s);
@@ -479,19 +486,22 @@ static long long add_set(struct mtb_history *h, const struct mtb_record_set *set
         s[--n] = 0;
     const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
     char *nights_dir = mtb_asprintf("%s/nights", out), *rdir = NULL, err[MTB_ERRLEN], *report = NULL;
+    json_t *sum = mtb_summary_build(set->records);
+    if (json_array_size(caps)) /* the capacity searches: in the night's report and its textfile */
+        json_object_set(sum, "capacity", caps);
     if (mtb_record_usable(set) &&
-        mtb_report_write(set, NULL, NULL, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
+        mtb_report_write(set, sum, NULL, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
         report = mtb_asprintf("%s/index.html", rdir);
     else if (mtb_record_usable(set))
         mtb_warn("nightly: no run report for %s: %s", dir, err);
-    if (mtb_prom_dir && mtb_record_usable(set)) { /* --prom-textfile: the night's figures */
-        json_t *sum = mtb_summary_build(set->records);
+    else if (json_array_size(caps)) /* capacity searches alone: the first one's page */
+        report = mtb_asprintf("%s/capacity.html", mtb_jstr(json_array_get(caps, 0), "dir"));
+    if (mtb_prom_dir && (mtb_record_usable(set) || json_array_size(caps))) /* --prom-textfile: the night's figures */
         mtb_prom_after("nightly", sum);
-        json_decref(sum);
-    }
+    json_decref(sum);
     long long night = 0;
-    int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set->records, set->files, &night, added,
-                                   err, sizeof err);
+    int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set->records, set->files, caps, &night,
+                                   added, err, sizeof err);
     if (rc) {
         fprintf(stderr, "mtebench nightly: %s\n", err);
         night = rc;
@@ -616,15 +626,26 @@ static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, jso
     json_array_foreach(na->ingest, i, d)
     {
         const char *dir = json_string_value(d);
+        json_t *caps = mtb_capacity_find(dir, "mtebench nightly"), *cv;
+        size_t ci;
+        int search_dir = 0; /* `mtebench capacity`'s results: its runs are the search's, not a matrix's */
+        json_array_foreach(caps, ci, cv) { /* the directory the search wrote, its page linked from the dashboard */
+            char *cd = mtb_strdup(mtb_jstr(cv, "file"));
+            *strrchr(cd, '/') = 0;
+            search_dir |= !strcmp(cd, dir);
+            json_object_set_new(cv, "dir", json_string(cd));
+            free(cd);
+        }
         struct mtb_record_set set;
         char *dirs[1] = { (char *)dir };
-        if (mtb_record_load(dirs, 1, &set) != 0)
+        if (mtb_record_load(dirs, search_dir ? 0 : 1, &set) != 0)
             mtb_die(MTB_NIGHTLY_ERROR, "nightly: out of memory");
         int added = 0;
-        long long night = add_set(h, &set, dir, NULL, na->out, &added, bad);
+        long long night = add_set(h, &set, caps, dir, NULL, na->out, &added, bad);
         mtb_record_set_free(&set);
+        json_decref(caps);
         if (night == -ENODATA) {
-            fprintf(stderr, "mtebench nightly: %s: no run records\n", dir);
+            fprintf(stderr, "mtebench nightly: %s: no run records and no capacity results\n", dir);
             status = MTB_NIGHTLY_USAGE;
         } else if (night < 0) {
             status = MTB_NIGHTLY_HISTORY;
@@ -650,16 +671,22 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
     char nreps[32];
     mtb_reps_text(nreps, sizeof nreps, plan.reps);
-    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %s reps on %s%s, results in %s\n", plan.name,
-            plan.ncells, nreps, plan.platform->name,
+    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %s reps and %zu capacity searches on %s%s, "
+            "results in %s\n", plan.name, plan.ncells, nreps, plan.ncaps, plan.platform->name,
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
-    json_t *records = mtb_plan_run(&plan, dir, o.force, failures, files);
+    json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, failures, files) : json_array();
+    int cstatus = 0; /* the entries with an slo: each a capacity search into dir/capacity-ENTRY */
+    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus), *cv;
+    size_t ci;
+    json_array_foreach(caps, ci, cv) json_object_set_new(cv, "file", json_sprintf("%s/capacity.json", mtb_jstr(cv, "dir")));
+    *failures += cstatus != 0;
     struct mtb_record_set set;
     if (mtb_record_set_from(records, files, dir, &set) != 0)
         mtb_die(MTB_NIGHTLY_ERROR, "nightly: out of memory");
     int added = 0, status = MTB_NIGHTLY_OK;
-    long long night = add_set(h, &set, dir, plan.name, na->out, &added, bad);
+    long long night = add_set(h, &set, caps, dir, plan.name, na->out, &added, bad);
+    json_decref(caps);
     if (night > 0)
         json_array_append_new(new_nights, json_integer(night));
     else if (night < 0 && night != -ENODATA)

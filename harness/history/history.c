@@ -236,8 +236,120 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
     return rc;
 }
 
+/* the overhead of a measured configuration at a bound, from a capacity result's overheads */
+static json_t *cap_overhead(json_t *result, json_t *c, const char *bound)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(result, "overheads"), i, o)
+        if (!strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) && !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) &&
+            !strcmp(mtb_jstr(o, "bound"), bound))
+            return json_object_get(o, "capacity");
+    return NULL;
+}
+
+/* A capacity series' key: "capacity:" and the configuration's run series
+ * (its pilot's record: plan, service, workload with every parameter,
+ * variant, mode, platform, kernel, machine, host), the bound and the
+ * arrivals, with a hash of them all. Without the record (its file gone):
+ * from the result's own fields, on this host. */
+static char *cap_key(json_t *result, json_t *c, json_t *rec, const char *bound, const char *host, char hash[13])
+{
+    char *key, h0[13];
+    if (rec) {
+        mtb_history_series_key(rec, &key, h0);
+    } else {
+        char *full = mtb_asprintf("capacity|%s|%s|%s|%s|%s|%s|%s", mtb_jstr(result, "plan"), mtb_jstr(result, "service"),
+                                  mtb_jstr(result, "workload"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+                                  mtb_jstr(result, "platform"), mtb_jstr(result, "kernel"));
+        mtb_hdb_short_hash(full, h0);
+        key = mtb_asprintf("%s/%s/%s/%s/%s/%s/%s on %s#%s", mtb_jstr(result, "plan"), mtb_jstr(result, "service"),
+                           mtb_jstr(result, "workload"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+                           mtb_jstr(result, "platform"), mtb_jstr(result, "kernel"), host, h0);
+        free(full);
+    }
+    char *mix = mtb_asprintf("%s|%s|%s", h0, bound, mtb_jstr(result, "arrival"));
+    mtb_hdb_short_hash(mix, hash);
+    char *hs = strrchr(key, '#');
+    char *out = mtb_asprintf("capacity:%.*s at %s, %s arrivals#%s", (int)(hs ? hs - key : (long)strlen(key)), key, bound,
+                             mtb_jstr(result, "arrival"), hash);
+    free(mix);
+    free(key);
+    return out;
+}
+
+/* one row per configuration and bound of a capacity result (file: its path) */
+static int add_capacity(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *result,
+                        const char *file, int *added, char *err, size_t errlen)
+{
+    char real[PATH_MAX];
+    if (!file || !realpath(file, real))
+        snprintf(real, sizeof real, "%s", file ? file : "");
+    char *resid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
+    size_t k, b;
+    json_t *c, *e;
+    int rc = 0;
+    json_array_foreach(json_object_get(result, "configs"), k, c) json_array_foreach(json_object_get(c, "capacity"), b, e)
+    {
+        if (rc)
+            break;
+        const char *rf = json_string_value(json_array_get(json_object_get(c, "pilot_records"), 0));
+        json_t *rec = rf ? json_load_file(rf, 0, NULL) : NULL, *cf = json_object_get(rec, "config");
+        char hash[13];
+        const char *rhost = rec ? mtb_hdb_host(rec) : host;
+        char *key = cap_key(result, c, rec, mtb_jstr(e, "bound"), rhost, hash);
+        char *wl = rec ? mtb_workload_key(json_object_get(cf, "workload")) : mtb_strdup(mtb_jstr(result, "workload"));
+        char *mach = rec ? mtb_record_machine_text(rec) : mtb_strdup("");
+        json_t *ov = cap_overhead(result, c, mtb_jstr(e, "bound"));
+        struct hcol cols[] = {
+            { "night", PINT(nid) },
+            { "plan", PTEXT(*mtb_jstr(result, "plan") ? mtb_jstr(result, "plan") : plan) },
+            { "series", PTEXT(key) },
+            { "config_hash", PTEXT(hash) },
+            { "service", PTEXT(mtb_jstr(result, "service")) },
+            { "workload", PTEXT(wl) },
+            { "variant", PTEXT(mtb_jstr(c, "variant")) },
+            { "mode", PTEXT(mtb_jstr(c, "mode")) },
+            { "platform", PTEXT(mtb_jstr(result, "platform")) },
+            { "kernel", PTEXT(mtb_jstr(result, "kernel")) },
+            { "machine", PTEXT(mach) },
+            { "host", PTEXT(rhost) },
+            { "started", rec ? PTEXT(mtb_jstr(rec, "started")) : PNULL },
+            { "bound", PTEXT(mtb_jstr(e, "bound")) },
+            { "arrival", PTEXT(mtb_jstr(result, "arrival")) },
+            { "confidence", num(json_is_number(json_object_get(result, "confidence")) ? mtb_jnum(result, "confidence")
+                                                                                       : 0.95) },
+            { "status", PTEXT(mtb_jstr(e, "status")) },
+            { "capacity", num(json_is_number(json_object_get(e, "capacity")) ? mtb_jnum(e, "capacity") : NAN) },
+            { "lo", num(json_is_number(json_object_get(e, "lo")) ? mtb_jnum(e, "lo") : NAN) },
+            { "hi", num(json_is_number(json_object_get(e, "hi")) ? mtb_jnum(e, "hi") : NAN) },
+            { "closed_loop_ops", num(mtb_jnum(c, "closed_loop_ops")) },
+            { "overhead", num(ov && json_is_number(json_object_get(ov, "est")) ? mtb_jnum(ov, "est") : NAN) },
+            { "overhead_lo", num(ov && json_is_number(json_object_get(ov, "lo")) ? mtb_jnum(ov, "lo") : NAN) },
+            { "overhead_hi", num(ov && json_is_number(json_object_get(ov, "hi")) ? mtb_jnum(ov, "hi") : NAN) },
+            { "baseline", PINT(json_is_true(json_object_get(c, "baseline"))) },
+            { "emulated", PINT(json_is_true(json_object_get(result, "emulated"))) },
+            { "mtebench_version", rec ? PTEXT(mtb_jstr(rec, "mtebench_version")) : PNULL },
+            { "build_key", rec ? PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")) : PNULL },
+            { "result", PTEXT(resid) },
+        };
+        struct hres r;
+        rc = insert_row(h, "capacity", cols, sizeof cols / sizeof cols[0], &r, err, errlen);
+        if (!rc)
+            *added += (int)r.changes;
+        mtb_hdb_free(&r);
+        free(key);
+        free(wl);
+        free(mach);
+        json_decref(rec);
+    }
+    free(resid);
+    return rc;
+}
+
 int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
-                          json_t *records, json_t *files, long long *night, int *added, char *err, size_t errlen)
+                          json_t *records, json_t *files, json_t *capacity, long long *night, int *added, char *err,
+                          size_t errlen)
 {
     *night = 0;
     *added = 0;
@@ -250,6 +362,14 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     size_t i;
     json_t *rec;
     json_array_foreach(records, i, rec)
+    {
+        const char *s = mtb_jstr(rec, "started");
+        if (*s && (!first || strcmp(s, first) < 0))
+            first = s;
+        if (!*version)
+            version = mtb_jstr(rec, "mtebench_version");
+    }
+    json_array_foreach(capacity, i, rec) /* a search's start and version: the night's when it has no runs */
     {
         const char *s = mtb_jstr(rec, "started");
         if (*s && (!first || strcmp(s, first) < 0))
@@ -276,6 +396,11 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     {
         if ((rc = add_run(h, nid, plan, host, rec, json_string_value(json_array_get(files, i)), added, err,
                           errlen)) != 0)
+            goto out;
+    }
+    json_array_foreach(capacity, i, rec)
+    {
+        if ((rc = add_capacity(h, nid, plan, host, rec, mtb_jstr(rec, "file"), added, err, errlen)) != 0)
             goto out;
     }
     if (*added == 0)
@@ -347,9 +472,22 @@ int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errl
         " n.mtebench_version AS mtebench_version, o.tagged_build AS build_key, '' AS kernel_release,"
         " '' AS kernel_build, o.base_build AS base_build"
         " FROM overheads o JOIN nights n ON n.id = o.night ORDER BY o.series@C@, n.started@C@, n.id, o.rep, o.id", om);
+    /* a capacity point is one search's estimate a night ("ok" when found); the overhead NULL for a baseline */
+    const char *cap_sql =
+        "SELECT c.series AS series, c.config_hash AS hash, c.plan AS plan, c.service AS service, c.workload AS"
+        " workload, c.variant AS variant, c.mode AS mode, c.platform AS platform, c.kernel AS kernel, c.machine AS"
+        " machine, c.host AS host, c.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS"
+        " results_dir, c.started AS started, 0 AS rep, CASE WHEN c.status = 'found' THEN 'ok' ELSE c.status END AS"
+        " status, c.bound AS bound, c.capacity AS capacity, c.lo AS capacity_lo, c.hi AS capacity_hi, c.overhead AS"
+        " capacity_overhead, c.overhead_lo AS capacity_overhead_lo, c.overhead_hi AS capacity_overhead_hi,"
+        " c.closed_loop_ops AS closed_loop_ops, c.emulated AS emulated, c.mtebench_version AS mtebench_version,"
+        " c.build_key AS build_key, '' AS kernel_release, '' AS kernel_build, c.result AS record"
+        " FROM capacity c JOIN nights n ON n.id = c.night ORDER BY c.series@C@, n.started@C@, n.id, c.id";
     int rc = load_rows(h, runs_sql, "run", 11, *out, err, errlen);
     if (!rc)
         rc = load_rows(h, ovh_sql, "overhead", 11, *out, err, errlen);
+    if (!rc)
+        rc = load_rows(h, cap_sql, "capacity", 11, *out, err, errlen);
     free(rm);
     free(om);
     free(runs_sql);

@@ -22,6 +22,15 @@
  *   overheads(id, night, plan, series, config_hash, service, workload, mode,
  *        platform, kernel, machine, rep, started, <pair metrics>, base_build,
  *        tagged_build, emulated, host; UNIQUE(series, night, rep))
+ *   capacity(id, night, plan, series, config_hash, service, workload,
+ *        variant, mode, platform, kernel, machine, host, started, bound,
+ *        arrival, confidence, status, capacity, lo, hi, closed_loop_ops,
+ *        overhead, overhead_lo, overhead_hi, baseline, emulated,
+ *        mtebench_version, build_key, result; UNIQUE(series, night),
+ *        UNIQUE(result, series)): a capacity search's result per
+ *        configuration and bound (a plan entry with an slo); its series key
+ *        is "capacity:" and the configuration's run series, the bound and
+ *        the arrivals
  * The metric columns are those of record.h's metric table marked
  * MTB_V_HISTORY (runs: ops_per_sec, p50_us, p99_us, p999_us; overheads:
  * slowdown, p99_ratio, ...); a column the table gained is added to an
@@ -36,7 +45,8 @@
  * emulated); version 3 had no host: its series keys lacked " on HOST", so
  * two hosts' runs of one configuration shared a series (migrating reads
  * each record file that still exists for its host, else says "unknown",
- * and derives the overheads again, never pairing runs of two hosts).
+ * and derives the overheads again, never pairing runs of two hosts);
+ * version 4 had no capacity table (migrating creates it empty).
  * Opening an older history migrates it in one transaction.
  *
  * In PostgreSQL, runs.record is "host:path" (two machines may use the same
@@ -54,7 +64,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define MTB_HISTORY_VERSION 4
+#define MTB_HISTORY_VERSION 5
 /* the host of runs whose records do not say it (records from before they
  * kept it; runs of older histories whose record files are gone) */
 #define MTB_HISTORY_UNKNOWN_HOST "unknown"
@@ -111,21 +121,28 @@ void mtb_history_series_key(json_t *rec, char **key, char hash[13]);
  * @param report      path of the night's HTML report, or NULL
  * @param records     array of run records
  * @param files       their paths, parallel to records
- * @param night       receives the night's id (0 if every record was a duplicate)
- * @param added       receives the number of runs added
+ * @param capacity    capacity search results (mtebench-capacity/1, each with
+ *                    "file": its capacity.json) or NULL: a row per
+ *                    configuration and bound into the capacity table
+ * @param night       receives the night's id (0 if every record and result was a duplicate)
+ * @param added       receives the number of runs and capacity rows added
  * @return 0, -EINVAL, -EIO
  */
 int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
-                          json_t *records, json_t *files, long long *night, int *added, char *err, size_t errlen);
+                          json_t *records, json_t *files, json_t *capacity, long long *night, int *added, char *err,
+                          size_t errlen);
 
 /**
  * mtb_history_load - every series with its points, oldest night first.
- * @param out  receives [{"series", "hash", "kind": "run"|"overhead", "plan",
+ * @param out  receives [{"series", "hash", "kind": "run"|"overhead"|"capacity", "plan",
  *             "service", "workload", "variant", "mode", "platform", "kernel",
  *             "machine", "host", "points": [{"night", "night_started", "report",
  *             "results_dir", "started", "rep", "status", "ops_per_sec",
  *             "p99_us", "slowdown", "p99_ratio", "mtebench_version",
  *             "build_key", "kernel_release", "kernel_build", "record"}]}]
+ *             (capacity points: one a night, "bound", "capacity",
+ *             "capacity_lo", "capacity_hi", "capacity_overhead" with
+ *             "_lo"/"_hi", "closed_loop_ops"; status "ok" when found)
  *             (caller decrefs)
  * @return 0, -EIO
  */

@@ -76,9 +76,28 @@ static char *schema_overheads(void)
     return s;
 }
 
+/* Version 5: a capacity search's result per configuration and bound
+ * (mtebench-capacity/1, a plan's entry with an slo, docs/CAPACITY.md): the
+ * capacity and its interval, the closed-loop throughput of the pilot, the
+ * capacity overhead against the baseline (NULL for the baseline) and the
+ * result file it came from (a file is added once). */
+static const char schema_capacity[] =
+    "CREATE TABLE capacity(id @ID@, night @INT@ NOT NULL REFERENCES nights(id), plan TEXT NOT NULL,"
+    " series TEXT NOT NULL, config_hash TEXT NOT NULL, service TEXT, workload TEXT, variant TEXT, mode TEXT,"
+    " platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', started TEXT,"
+    " bound TEXT NOT NULL, arrival TEXT, confidence @REAL@, status TEXT NOT NULL, capacity @REAL@, lo @REAL@,"
+    " hi @REAL@, closed_loop_ops @REAL@, overhead @REAL@, overhead_lo @REAL@, overhead_hi @REAL@,"
+    " baseline @INT@ NOT NULL DEFAULT 0, emulated @INT@ NOT NULL DEFAULT 0, mtebench_version TEXT,"
+    " build_key TEXT, result TEXT NOT NULL, UNIQUE(series, night), UNIQUE(result, series));";
+static const char capacity_shape[] =
+    "id, night, plan, series, config_hash, service, workload, variant, mode, platform, kernel, machine, host,"
+    " started, bound, arrival, confidence, status, capacity, lo, hi, closed_loop_ops, overhead, overhead_lo,"
+    " overhead_hi, baseline, emulated, mtebench_version, build_key, result";
+
 static const char schema_indexes[] =
     "CREATE INDEX IF NOT EXISTS runs_series ON runs(series, night);"
     "CREATE INDEX IF NOT EXISTS overheads_series ON overheads(series, night);";
+static const char schema_indexes_5[] = "CREATE INDEX IF NOT EXISTS capacity_series ON capacity(series, night);";
 /* every column of schema 2 (runs and overheads gain "emulated" in 3, "host"
  * in 4): a table named like ours that lacks one is not ours */
 static const char *const shape[][2] = {
@@ -342,9 +361,19 @@ static int migrate_3_to_4(struct mtb_history *h, char *err, size_t errlen)
     return rc;
 }
 
+/* Version 5 adds the capacity table (empty: older nights had no capacity
+ * searches in the history). */
+static int migrate_4_to_5(struct mtb_history *h, char *err, size_t errlen)
+{
+    char *sql = mtb_asprintf("%s%s", schema_capacity, schema_indexes_5);
+    int rc = mtb_hdb_exec(h, sql, err, errlen);
+    free(sql);
+    return rc;
+}
+
 /* migrations[v] takes version v to v + 1 */
 static int (*const migrations[])(struct mtb_history *, char *, size_t) = { NULL, migrate_1_to_2, migrate_2_to_3,
-                                                                           migrate_3_to_4 };
+                                                                           migrate_3_to_4, migrate_4_to_5 };
 
 
 /* ---- creating, checking and migrating ------------------------------------------------------ */
@@ -362,17 +391,19 @@ static int check_shape(struct mtb_history *h, int version, char *err, size_t err
                  "not an mtebench history, or damaged", h->path, version, ours);
         return -EIO;
     }
-    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
-        int v3 = version >= 3 && strcmp(shape[i][0], "nights"), v4 = version >= 4 && v3;
-        char *sql = mtb_asprintf("SELECT %s%s%s FROM %s WHERE 1 = 0", shape[i][1], v3 ? ", emulated" : "",
-                                 v4 ? ", host" : "", shape[i][0]);
+    size_t nshape = sizeof shape / sizeof shape[0];
+    for (size_t i = 0; i < nshape + (version >= 5); i++) {
+        const char *table = i < nshape ? shape[i][0] : "capacity", *cols = i < nshape ? shape[i][1] : capacity_shape;
+        int v3 = i < nshape && version >= 3 && strcmp(table, "nights"), v4 = version >= 4 && v3;
+        char *sql = mtb_asprintf("SELECT %s%s%s FROM %s WHERE 1 = 0", cols, v3 ? ", emulated" : "",
+                                 v4 ? ", host" : "", table);
         char why[MTB_ERRLEN];
         rc = mtb_hdb_q(h, sql, NULL, 0, NULL, why, sizeof why);
         free(sql);
         if (rc) {
             const char *m = strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
             snprintf(err, errlen, "history %s: table %s is not shaped like an mtebench history's (%.200s); not an "
-                     "mtebench history, or damaged: refusing to write into it", h->path, shape[i][0], m);
+                     "mtebench history, or damaged: refusing to write into it", h->path, table, m);
             return -EIO;
         }
     }
@@ -404,7 +435,7 @@ static int create_schema(struct mtb_history *h, char *err, size_t errlen)
         return -EIO;
     }
     char *sr = schema_runs(), *so = schema_overheads();
-    char *sql = mtb_asprintf("%s%s%s%s", schema_nights, sr, so, schema_indexes);
+    char *sql = mtb_asprintf("%s%s%s%s%s%s", schema_nights, sr, so, schema_capacity, schema_indexes, schema_indexes_5);
     rc = mtb_hdb_exec(h, sql, err, errlen);
     free(sql);
     free(sr);

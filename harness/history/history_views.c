@@ -90,6 +90,12 @@ static void views(struct sql *q, int pg)
            " FROM overheads o JOIN nights n ON n.id = o.night"
            " GROUP BY n.started, o.night, o.series, o.service, o.workload, o.mode, o.platform, o.kernel,"
            " o.machine, o.host;", t0, t1, label("o.series", pg));
+    add(q, "DROP VIEW IF EXISTS mtebench_capacity_v;"
+           "CREATE VIEW mtebench_capacity_v AS SELECT %sn.started%s AS time, c.night, c.plan, c.series, c.service,"
+           " c.workload, c.variant, c.mode, c.platform, c.kernel, c.machine, c.host, c.bound, c.arrival,"
+           " %s AS config, c.status, c.capacity, c.lo AS capacity_lo, c.hi AS capacity_hi, c.closed_loop_ops,"
+           " c.overhead AS capacity_overhead, c.overhead_lo, c.overhead_hi, c.baseline, c.emulated, c.result"
+           " FROM capacity c JOIN nights n ON n.id = c.night;", t0, t1, label("c.series", pg));
     add(q, "CREATE TABLE IF NOT EXISTS mtebench_change_points(series TEXT NOT NULL, label TEXT, metric TEXT NOT NULL,"
            " night @INT@, night_started TEXT, kind TEXT, change @REAL@, ci_lo @REAL@, ci_hi @REAL@,"
            " before_value @REAL@, after_value @REAL@, p_value @REAL@, is_open @INT@, analysed TEXT);"

@@ -7,6 +7,7 @@
 #include "agent/remote.h"
 #include "lib/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,20 @@
 void mtb_opts_bad(const char *what, const char *val, const char *accepted)
 {
     mtb_die(2, "invalid %s '%s' (accepted: %s)", what, val, accepted);
+}
+
+int mtb_opts_fraction(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || (*end && strcmp(end, "%")) || !(v > 0))
+        return -1;
+    if (*end == '%' || v >= 1)
+        v = round(v * 1e7) / 1e9; /* 99.9% is 0.999, not 0.9990000000000001 */
+    if (v < lo - 1e-12 || v > hi + 1e-12)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 /* The platform: as given, "host" on a server host, else the default for this

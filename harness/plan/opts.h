@@ -39,6 +39,7 @@ struct mtb_opts {
     const char *external_load; /* run (on a server host): the load comes from client hosts; handshake files here */
     const char *cores;       /* CORES: server core counts to sweep, "1,2" (default: the profile's) */
     const char *slo, *loads, *baseline_variant; /* capacity: SLO, LOADS, the baseline's variant */
+    double confidence;       /* capacity: CONFIDENCE, the intervals' level (0: 95%) */
     /* set by mtb_opts_resolve */
     struct mtb_recipe *recipe;
     const struct mtb_mode *m;
@@ -60,4 +61,7 @@ void mtb_opts_note_emu(const struct mtb_opts *o, long reps);
 void mtb_opts_kernel_ensure(const struct mtb_opts *o);
 /* Refuse a value: "invalid WHAT 'VAL' (accepted: ...)", exit 2. */
 void mtb_opts_bad(const char *what, const char *val, const char *accepted);
+/* A fraction written as a percent or a decimal (2% or 0.02; 1 and more is a
+ * percent) into *out, when it lies in [lo, hi]. @return 0, or -1 */
+int mtb_opts_fraction(const char *s, double lo, double hi, double *out);
 #endif

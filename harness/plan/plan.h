@@ -12,6 +12,7 @@
 #include "plan/opts.h"
 #include "run/run.h"
 #include "analysis/seqstop.h"
+#include "analysis/capacity.h"
 
 struct mtb_plan_cell {
     const char *entry;                /* the plan section it came from */
@@ -21,6 +22,18 @@ struct mtb_plan_cell {
     const struct mtb_mode *mode;
     const char *kernel;               /* NULL: the plan's; else this cell's (compare-kernels' axis) */
     struct mtb_build build;
+};
+
+/* An entry that asks for the capacity at an SLO (its `slo` key): run as a
+ * capacity search (cmd/capacity_cli.c, docs/CAPACITY.md), not in the
+ * matrix; its configurations are the baseline (baseline_variant, default
+ * plain, mode off) and each variant in each of its modes. */
+struct mtb_plan_capacity {
+    const char *entry;
+    struct mtb_opts o;                /* the entry's options, resolved: recipe, workload (arrival poisson unless
+                                       * given), slo, confidence, loads, baseline_variant, variant */
+    const struct mtb_mode *modes[8];  /* the measured modes (off only for a variant other than the baseline's) */
+    size_t nmodes;
 };
 
 struct mtb_plan {
@@ -45,9 +58,17 @@ struct mtb_plan {
                                        * pilot pairs (runlen.c) */
     json_t *runlen;                   /* ... the choice (mtb_runlen_json), or NULL */
     int tag_rate;                     /* run directories name the offered rate ("-r2500"): a search's probes */
+    struct mtb_plan_capacity *caps;   /* the entries with an SLO (mtb_plan_load), run after the matrix */
+    size_t ncaps;
     struct mtb_plan_file *file;       /* mtb_plan_load: the file's keys and values, which the cells and the
                                        * options it filled point into (freed by mtb_plan_free) */
 };
+
+/* A capacity search's options (resolved): the SLO parsed into slo, LOADS,
+ * REPS (runs at a new rate), the service's offered rate checked; arrivals
+ * Poisson unless given, MAX_TIME 4 h and CONFIDENCE 95% unless given.
+ * @return 0, or -1 with why (plan_capacity.c) */
+int mtb_plan_capacity_check(struct mtb_opts *o, struct mtb_slo *slo, char *why, size_t n);
 
 /* Start an empty plan for the resolved options (platform, kernel, reps). */
 void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o);

@@ -187,6 +187,7 @@ void mtb_plan_free(struct mtb_plan *p)
         }
     }
     free(p->cells);
+    free(p->caps);
     free(p->name);
     json_decref(p->skipped);
     json_decref(p->failed);
@@ -198,7 +199,10 @@ void mtb_plan_free(struct mtb_plan *p)
 
 void mtb_plan_print(const struct mtb_plan *p, FILE *f)
 {
-    if (p->reps == MTB_REPS_AUTO)
+    if (!p->ncells)
+        fprintf(f, "plan %s on %s: %zu capacity search%s\n", p->name, p->platform->name, p->ncaps,
+                p->ncaps == 1 ? "" : "es");
+    else if (p->reps == MTB_REPS_AUTO)
         fprintf(f, "plan %s on %s: %zu configurations x auto reps (%d to %ld pairs, until +-%g%%, at most %g min)\n",
                 p->name, p->platform->name, p->ncells, MTB_SEQ_FIRST_LOOK, p->max_reps, 100 * p->precision, p->max_time / 60);
     else
@@ -222,6 +226,18 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
                                                   json_string_value(json_object_get(sk, "entry")),
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
+    for (size_t i = 0; i < p->ncaps; i++) {
+        const struct mtb_plan_capacity *c = &p->caps[i];
+        fprintf(f, "  %-20s %-10s %-10s capacity at %s: baseline %s/off against %s in", c->entry, c->o.recipe->name,
+                c->o.wl.name, c->o.slo, c->o.baseline_variant ? c->o.baseline_variant : "plain",
+                c->o.variant ? c->o.variant : "tagged");
+        for (size_t m = 0; m < c->nmodes; m++)
+            fprintf(f, "%s %s", m ? "," : "", c->modes[m]->name);
+        fprintf(f, ", %s arrivals, %g s runs (mtebench capacity --dry-run gives the time)\n", c->o.wl.arrival,
+                c->o.wl.duration);
+    }
+    if (!p->ncells)
+        return;
     struct mtb_time_cell *tc = mtb_calloc(p->ncells + 1, sizeof *tc);
     for (size_t i = 0; i < p->ncells; i++)
         tc[i] = (struct mtb_time_cell){ p->cells[i].recipe->name, p->cells[i].wl.duration + p->cells[i].wl.warmup };

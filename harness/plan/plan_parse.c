@@ -58,7 +58,8 @@ static const char *get(const struct mtb_plan_file *l, const char *sec, const cha
 }
 
 /* an entry's keys: these and the workload's (workload.h) */
-static const char *const entry_keys[] = { "service", "workload", "modes", "variants", NULL };
+static const char *const entry_keys[] = { "service", "workload", "modes", "variants", "slo", "confidence",
+                                           "loads", "baseline_variant", NULL };
 
 /* [plan]: reps, platform, cores, and the duration and warmup of every entry,
  * each unless given on the command line */
@@ -87,7 +88,7 @@ static void plan_globals(const struct mtb_plan_file *l, const char *path, struct
 
 /* an entry's modes (default sync, async, asymm; off is the baseline's) */
 static size_t entry_modes(const struct mtb_plan_file *l, const char *path, const char *sec,
-                          const struct mtb_mode **modes, size_t max)
+                          const struct mtb_mode **modes, size_t max, int keep_off)
 {
     size_t nm = 0;
     const char *ms = get(l, sec, "modes");
@@ -101,11 +102,47 @@ static size_t entry_modes(const struct mtb_plan_file *l, const char *path, const
             free(copy); /* the fuzz target's mtb_die returns */
             mtb_die(2, "%s", msg);
         }
-        if (strcmp(m->name, "off"))
+        if (keep_off || strcmp(m->name, "off"))
             modes[nm++] = m;
     }
     free(copy);
     return nm;
+}
+
+/* An entry with an slo: a capacity search of its configurations, checked as
+ * the command checks its options (plan_capacity.c), run after the matrix. */
+static void capacity_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const char *path, struct mtb_opts *eo,
+                           const char *sec)
+{
+    eo->slo = get(l, sec, "slo");
+    eo->loads = get(l, sec, "loads");
+    eo->baseline_variant = get(l, sec, "baseline_variant");
+    eo->variant = get(l, sec, "variants");
+    eo->reps_given = 0; /* the plan's reps are its matrix's: a search runs 3 a rate */
+    const char *v = get(l, sec, "confidence");
+    char why[MTB_ERRLEN];
+    if (v && mtb_opts_fraction(v, 0.8, 0.999, &eo->confidence) != 0)
+        mtb_die(2, "plan %s:%d: [%s] confidence '%s' is not a level from 80%% to 99.9%% (e.g. 95%% or 0.99)", path,
+                line_of(l, sec, "confidence"), sec, v);
+    struct mtb_slo slo;
+    if (mtb_plan_capacity_check(eo, &slo, why, sizeof why) != 0)
+        mtb_die(2, "plan %s: [%s] %s", path, sec, why);
+    const char *vars[8];
+    if (eo->variant && !mtb_plan_variants(eo->recipe, eo->variant, vars, 8, why, sizeof why))
+        mtb_die(2, "plan %s: [%s] variants: %s", path, sec, why);
+    if (eo->baseline_variant && mtb_plan_variants(eo->recipe, eo->baseline_variant, vars, 1, why, sizeof why) != 1)
+        mtb_die(2, "plan %s: [%s] baseline_variant: %s", path, sec, why);
+    struct mtb_plan_capacity *grown = realloc(p->caps, (p->ncaps + 1) * sizeof *p->caps);
+    if (!grown)
+        mtb_die(1, "out of memory");
+    p->caps = grown;
+    struct mtb_plan_capacity *c = &p->caps[p->ncaps++];
+    memset(c, 0, sizeof *c);
+    c->entry = sec;
+    c->o = *eo;
+    c->nmodes = entry_modes(l, path, sec, c->modes, 8, 1);
+    if (!c->nmodes)
+        mtb_die(2, "plan %s: [%s] no modes", path, sec);
 }
 
 /* One entry [sec]: its keys checked, resolved like the command line with
@@ -120,7 +157,8 @@ static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const 
         for (const char *const *e = entry_keys; *e; e++)
             known |= !strcmp(*e, l->kv[k].key);
         if (!known)
-            mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, %s)", path,
+            mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, slo, "
+                    "confidence, loads, baseline_variant, %s)", path,
                     l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
     }
     struct mtb_opts eo = *o;
@@ -141,8 +179,17 @@ static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const 
             mtb_die(2, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
     }
     mtb_opts_resolve(&eo);
+    if (get(l, sec, "slo")) {
+        capacity_entry(p, l, path, &eo, sec);
+        return;
+    }
+    static const char *const cap_keys[] = { "confidence", "loads", "baseline_variant" };
+    for (int k = 0; k < 3; k++)
+        if (get(l, sec, cap_keys[k]))
+            mtb_die(2, "plan %s:%d: [%s] %s is a key of an entry with an slo (a capacity search)", path,
+                    line_of(l, sec, cap_keys[k]), sec, cap_keys[k]);
     const struct mtb_mode *modes[8];
-    size_t nm = entry_modes(l, path, sec, modes, 8);
+    size_t nm = entry_modes(l, path, sec, modes, 8, 0);
     const char *vars[8], *v;
     size_t nv = 0;
     char verr[MTB_ERRLEN];

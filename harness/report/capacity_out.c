@@ -42,6 +42,13 @@ static void ci_text(json_t *ci, char *buf, size_t n)
         snprintf(buf, n, "-");
 }
 
+/* the intervals' level in percent (files before CONFIDENCE: 95) */
+static double conf_pct(json_t *r)
+{
+    json_t *c = json_object_get(r, "confidence");
+    return json_is_number(c) ? 100 * json_number_value(c) : 95;
+}
+
 static const char *emu_note(json_t *r)
 {
     return json_is_true(json_object_get(r, "emulated")) ? " (emulated: not hardware timing)" : "";
@@ -56,8 +63,9 @@ static void print_table(json_t *r, FILE *f)
             mtb_jstr(r, "workload"), mtb_jstr(r, "arrival"), mtb_jnum(r, "duration_s"), mtb_jstr(r, "platform"),
             emu_note(r));
     json_array_foreach(bounds, b, bd) {
-        fprintf(f, "\n%-22s %14s  %-44s %5s %5s\n", mtb_jstr(bd, "text"), "closed ops/s", "capacity [95% interval]",
-                "rates", "runs");
+        char head[64];
+        snprintf(head, sizeof head, "capacity [%g%% interval]", conf_pct(r));
+        fprintf(f, "\n%-22s %14s  %-44s %5s %5s\n", mtb_jstr(bd, "text"), "closed ops/s", head, "rates", "runs");
         json_array_foreach(cfgs, i, c) {
             char name[96], cap[200];
             snprintf(name, sizeof name, "%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
@@ -122,7 +130,8 @@ char *mtb_capacity_markdown(json_t *r)
         fprintf(f, "\n");
     }
     if (json_array_size(json_object_get(r, "overheads")))
-        fprintf(f, "\n| overhead | bound | capacity (95%%) | closed loop (pilot pairs) |\n|---|---|---|---|\n");
+        fprintf(f, "\n| overhead | bound | capacity (%g%%) | closed loop (pilot pairs) |\n|---|---|---|---|\n",
+                conf_pct(r));
     json_array_foreach(json_object_get(r, "overheads"), i, o) {
         char a[96], cl[96];
         ci_text(json_object_get(o, "capacity"), a, sizeof a);
@@ -191,8 +200,8 @@ void mtb_capacity_html(FILE *f, json_t *r, const char *id_prefix, json_t *proble
     json_t *c, *b, *o;
     size_t i, k;
     fprintf(f, "<table><caption>Capacity: the offered rate at which the CO-corrected percentile (median of the runs "
-               "at a rate) crosses the bound, 95%% interval; %s arrivals, runs of %g s%s</caption>\n<tr>",
-            mtb_jstr(r, "arrival"), mtb_jnum(r, "duration_s"), emu_note(r));
+               "at a rate) crosses the bound, %g%% interval; %s arrivals, runs of %g s%s</caption>\n<tr>",
+            conf_pct(r), mtb_jstr(r, "arrival"), mtb_jnum(r, "duration_s"), emu_note(r));
     td(f, "th", "configuration");
     td(f, "th", "closed-loop ops/s");
     json_array_foreach(bounds, k, b) td(f, "th", mtb_jstr(b, "text"));
@@ -217,8 +226,11 @@ void mtb_capacity_html(FILE *f, json_t *r, const char *id_prefix, json_t *proble
                "closed-loop overhead of the pilot pairs%s</caption>\n<tr>", emu_note(r));
     td(f, "th", "configuration");
     td(f, "th", "bound");
-    td(f, "th", "capacity overhead [95%]");
-    td(f, "th", "closed-loop overhead [95%]");
+    char h[64];
+    snprintf(h, sizeof h, "capacity overhead [%g%%]", conf_pct(r));
+    td(f, "th", h);
+    snprintf(h, sizeof h, "closed-loop overhead [%g%%]", conf_pct(r));
+    td(f, "th", h);
     fputs("</tr>\n", f);
     json_array_foreach(json_object_get(r, "overheads"), i, o) {
         char name[96], a[96], cl[96];
@@ -282,3 +294,4 @@ int mtb_capacity_write(json_t *r, const char *dir, FILE *out)
     fprintf(out, "records:  %s/*/record.json; each point's runs merged: %s/points/*.hlog\n", dir, dir);
     return bad;
 }
+

@@ -164,6 +164,55 @@ static void write_overheads(FILE *f, json_t *sum, const char *host)
     }
 }
 
+/* one capacity figure (est, lo, hi of o) as stat="estimate|ci_low|ci_high" */
+static void cap_figure(FILE *f, const char *name, json_t *c, const char *host, const char *slo, json_t *o,
+                       const char *est)
+{
+    const char *stat[3] = { "estimate", "ci_low", "ci_high" }, *key[3] = { est, "lo", "hi" };
+    for (int i = 0; i < 3; i++) {
+        json_t *v = json_object_get(o, key[i]);
+        if (!json_is_number(v))
+            continue;
+        char lab[160];
+        snprintf(lab, sizeof lab, "slo=\"%s\",stat=\"%s\"", slo, stat[i]);
+        fputs(name, f);
+        labels(f, c, host, lab);
+        value(f, json_number_value(v));
+    }
+}
+
+/* a plan's capacity searches (summary "capacity": mtebench-capacity/1 results) */
+static void write_capacity(FILE *f, json_t *sum, const char *host)
+{
+    json_t *caps = json_object_get(sum, "capacity"), *r, *c, *e;
+    size_t i, k, b;
+    if (!json_array_size(caps))
+        return;
+    fputs("# HELP mtebench_capacity_requests_per_second The offered rate a configuration carries while a latency "
+          "percentile stays within its bound (a capacity search: docs/CAPACITY.md): the estimate and its "
+          "interval's bounds.\n# TYPE mtebench_capacity_requests_per_second gauge\n", f);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            fputs("# HELP mtebench_capacity_overhead_ratio Baseline capacity / this configuration's at the same "
+                  "bound: the estimate and its interval's bounds (1 is no cost).\n"
+                  "# TYPE mtebench_capacity_overhead_ratio gauge\n", f);
+        json_array_foreach(caps, i, r) json_array_foreach(json_object_get(r, pass ? "overheads" : "configs"), k, c)
+        {
+            json_t *lab = json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s}}", "service", mtb_jstr(r, "service"), "variant",
+                                    mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"), "platform",
+                                    mtb_jstr(r, "platform"), "kernel", mtb_jstr(r, "kernel"), "workload", "name",
+                                    mtb_jstr(r, "workload"));
+            if (pass)
+                cap_figure(f, "mtebench_capacity_overhead_ratio", lab, host, mtb_jstr(c, "bound"),
+                           json_object_get(c, "capacity"), "est");
+            else
+                json_array_foreach(json_object_get(c, "capacity"), b, e) cap_figure(
+                    f, "mtebench_capacity_requests_per_second", lab, host, mtb_jstr(e, "bound"), e, "capacity");
+            json_decref(lab);
+        }
+    }
+}
+
 /**
  * Write DIR/mtebench-<job>.prom from a summary (mtb_summary_build): per
  * configuration ops/s and latency percentiles (median, CI bounds), per tagged
@@ -190,6 +239,7 @@ static int mtb_prom_write(const char *dir, const char *job, json_t *sum, char *e
     }
     write_configs(f, sum, host);
     write_overheads(f, sum, host);
+    write_capacity(f, sum, host);
     fputs("# HELP mtebench_written_timestamp_seconds When mtebench wrote this file (seconds since the epoch).\n"
           "# TYPE mtebench_written_timestamp_seconds gauge\nmtebench_written_timestamp_seconds{version=\"", f);
     esc(f, mtb_version);

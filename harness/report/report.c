@@ -11,6 +11,7 @@
 #include "lib/files.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,19 +131,43 @@ static char *dir_name(const char *p)
     return r;
 }
 
-/* DIR/capacity.json of each results directory that has one (mtebench capacity's result) */
+/* one capacity.json into a (with "file"), or named and left out */
+static void find_one(json_t *a, const char *path, const char *who)
+{
+    json_t *r = json_load_file(path, 0, NULL);
+    if (r && !strcmp(mtb_jstr(r, "schema"), "mtebench-capacity/1")) {
+        json_object_set_new(r, "file", json_string(path));
+        json_array_append(a, r);
+    } else if (r) {
+        fprintf(stderr, "%s: %s: not mtebench-capacity/1: left out\n", who, path);
+    }
+    json_decref(r);
+}
+
+json_t *mtb_capacity_find(const char *dir, const char *who)
+{
+    json_t *a = json_array();
+    char *own = mtb_asprintf("%s/capacity.json", dir), *pat = mtb_asprintf("%s/capacity-*/capacity.json", dir);
+    find_one(a, own, who);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            find_one(a, g.gl_pathv[i], who);
+        globfree(&g);
+    }
+    free(own);
+    free(pat);
+    return a;
+}
+
+/* the capacity results of each results directory (mtb_capacity_find) */
 static json_t *capacity_results(char **dirs, int n)
 {
     json_t *a = json_array();
     for (int i = 0; i < n; i++) {
-        char *p = mtb_asprintf("%s/capacity.json", dirs[i]);
-        json_t *r = json_load_file(p, 0, NULL);
-        if (r && !strcmp(mtb_jstr(r, "schema"), "mtebench-capacity/1"))
-            json_array_append(a, r);
-        else if (r)
-            fprintf(stderr, "mtebench report: %s: not mtebench-capacity/1: left out\n", p);
-        json_decref(r);
-        free(p);
+        json_t *one = mtb_capacity_find(dirs[i], "mtebench report");
+        json_array_extend(a, one);
+        json_decref(one);
     }
     return a;
 }

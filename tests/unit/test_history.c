@@ -102,15 +102,15 @@ int main(void)
     json_t *f1 = write_night("n1", n1);
     long long night = 0;
     int added = 0;
-    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, &night, &added, err, sizeof err);
+    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, NULL, &night, &added, err, sizeof err);
     ok(rc == 0 && night > 0 && added == 4, "night 1: 4 runs added (%s)", err);
-    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, &night, &added, err, sizeof err);
+    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, NULL, &night, &added, err, sizeof err);
     ok(rc == 0 && night == 0 && added == 0, "the same records again: nothing added");
     ok(mtb_history_nights(h, err, sizeof err) == 1, "and no empty night");
     json_t *n2 = json_pack("[o,o]", rec("plain", "off", 1, 1050, 100, 2, "2026-01-02T01:00:00Z"),
                            rec("tagged", "async", 1, 700, 150, 2, "2026-01-02T01:01:00Z"));
     json_t *f2 = write_night("n2", n2);
-    rc = mtb_history_add_night(h, "nightly", "n2", "reports/n2/index.html", n2, f2, &night, &added, err, sizeof err);
+    rc = mtb_history_add_night(h, "nightly", "n2", "reports/n2/index.html", n2, f2, NULL, &night, &added, err, sizeof err);
     ok(rc == 0 && added == 2 && mtb_history_nights(h, err, sizeof err) == 2, "night 2 added");
     json_t *all = NULL;
     ok(mtb_history_load(h, &all, err, sizeof err) == 0 && json_array_size(all) == 3,
@@ -130,13 +130,63 @@ int main(void)
        "series key is readable: %s", json_string_value(json_object_get(base, "series")));
     json_decref(all);
 
+    /* ---- a capacity search's result: a row per configuration and bound, a night of its own ---- */
+    {
+        json_t *pil = json_pack("[o,o]", rec("plain", "off", 1, 3000, 900, 2, "2026-01-02T03:00:00Z"),
+                                rec("tagged", "async", 1, 2500, 1000, 2, "2026-01-02T03:00:05Z"));
+        json_t *pf = write_night("cap-pilot", pil);
+        json_t *res = json_pack(
+            "{s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:f,s:s,s:s,"
+            "s:[{s:s,s:s,s:b,s:f,s:[O],s:[{s:s,s:s,s:f,s:f,s:f}]},{s:s,s:s,s:b,s:f,s:[O],s:[{s:s,s:s,s:f,s:f,s:f}]}],"
+            "s:[{s:s,s:s,s:s,s:{s:f,s:f,s:f}}]}",
+            "schema", "mtebench-capacity/1", "plan", "nightly", "service", "memcached", "workload", "default",
+            "platform", "emu", "kernel", "host", "emulated", 1, "confidence", 0.95, "arrival", "poisson", "started",
+            "2026-01-02T03:00:00Z", "configs", "variant", "plain", "mode", "off", "baseline", 1, "closed_loop_ops",
+            3000.0, "pilot_records", json_array_get(pf, 0), "capacity", "bound", "p99 <= 1 ms", "status", "found",
+            "capacity", 2000.0, "lo", 1900.0, "hi", 2100.0, "variant", "tagged", "mode", "async", "baseline", 0,
+            "closed_loop_ops", 2500.0, "pilot_records", json_array_get(pf, 1), "capacity", "bound", "p99 <= 1 ms",
+            "status", "found", "capacity", 1600.0, "lo", 1500.0, "hi", 1700.0, "overheads", "variant", "tagged",
+            "mode", "async", "bound", "p99 <= 1 ms", "capacity", "est", 1.25, "lo", 1.1, "hi", 1.4);
+        char *cfile = mtb_asprintf("%s/capacity.json", tmp);
+        json_dump_file(res, cfile, 0);
+        json_object_set_new(res, "file", json_string(cfile));
+        json_t *caps = json_pack("[O]", res), *none = json_array();
+        rc = mtb_history_add_night(h, "nightly", "cap", NULL, none, none, caps, &night, &added, err, sizeof err);
+        ok(rc == 0 && night > 0 && added == 2, "a capacity result alone is a night: 2 rows, one a configuration (%s)", err);
+        rc = mtb_history_add_night(h, "nightly", "cap", NULL, none, none, caps, &night, &added, err, sizeof err);
+        ok(rc == 0 && night == 0 && added == 0, "the same result again: nothing added");
+        ok(sql_int(db, "SELECT count(*) FROM nights WHERE started = '2026-01-02T03:00:00Z'") == 1,
+           "the night starts when the search did");
+        mtb_history_load(h, &all, err, sizeof err);
+        json_t *cb = find_series(all, "capacity", "plain", "off"), *ct = find_series(all, "capacity", "tagged", "async");
+        json_t *pt = json_array_get(json_object_get(ct, "points"), 0);
+        const char *key = json_string_value(json_object_get(ct, "series"));
+        ok(cb && ct && json_array_size(json_object_get(ct, "points")) == 1 &&
+               json_real_value(json_object_get(pt, "capacity")) == 1600 &&
+               json_real_value(json_object_get(pt, "capacity_overhead")) == 1.25 &&
+               !strcmp(json_string_value(json_object_get(pt, "status")), "ok") &&
+               json_is_null(json_object_get(json_array_get(json_object_get(cb, "points"), 0), "capacity_overhead")),
+           "capacity series per configuration: the estimate, its overhead (none for the baseline), status ok when found");
+        ok(key && !strncmp(key, "capacity:nightly/memcached/default mix 1:10/tagged/async/emu/", 61) &&
+               strstr(key, " at p99 <= 1 ms, poisson arrivals#"),
+           "its key: the pilot's run series, the bound and the arrivals (%s)", key ? key : "none");
+        json_decref(all);
+        json_decref(caps);
+        json_decref(none);
+        json_decref(res);
+        json_decref(pil);
+        json_decref(pf);
+        free(cfile);
+    }
+
     /* ---- a changed configuration starts new series ---- */
     json_t *n3 = json_pack("[o,o]", rec("plain", "off", 1, 1000, 100, 5, "2026-01-03T01:00:00Z"),
                            rec("tagged", "async", 1, 800, 120, 5, "2026-01-03T01:01:00Z"));
     json_t *f3 = write_night("n3", n3);
-    mtb_history_add_night(h, "nightly", "n3", NULL, n3, f3, &night, &added, err, sizeof err);
+    mtb_history_add_night(h, "nightly", "n3", NULL, n3, f3, NULL, &night, &added, err, sizeof err);
     mtb_history_load(h, &all, err, sizeof err);
-    ok(json_array_size(all) == 6, "duration 2 s -> 5 s: three new series, none mixed (%zu)", json_array_size(all));
+    ok(json_array_size(all) == 8, "duration 2 s -> 5 s: three new series, none mixed (%zu; 2 of capacity)",
+       json_array_size(all));
     json_decref(all);
     char *k1, *k2, h1[13], h2[13];
     mtb_history_series_key(json_array_get(n1, 0), &k1, h1);
@@ -190,7 +240,7 @@ int main(void)
             json_object_set_new(json_array_get(nh, i), "hosts",
                                 json_pack("{s:s,s:{s:s}}", "server_host", "mtb@b", "server", "hostname", "lab-b"));
         json_t *fh = write_night("hosts", nh);
-        rc = mtb_history_add_night(hh, "nightly", "hosts", NULL, nh, fh, &night, &added, err, sizeof err);
+        rc = mtb_history_add_night(hh, "nightly", "hosts", NULL, nh, fh, NULL, &night, &added, err, sizeof err);
         ok(rc == 0 && added == 4, "one night, 4 runs of two hosts (%s)", err);
         json_t *hall = NULL;
         mtb_history_load(hh, &hall, err, sizeof err);
@@ -234,7 +284,7 @@ int main(void)
 
     /* reopening keeps everything */
     rc = mtb_history_open(db, &h, &created, err, sizeof err);
-    ok(rc == 0 && !created && mtb_history_nights(h, err, sizeof err) == 3, "reopened: 3 nights, not recreated");
+    ok(rc == 0 && !created && mtb_history_nights(h, err, sizeof err) == 4, "reopened: 4 nights, not recreated");
     mtb_history_close(h);
     h = NULL;
 
@@ -277,7 +327,7 @@ int main(void)
     /* a real history with a damaged page */
     char *dmg = mtb_asprintf("%s/damaged.sqlite", tmp);
     rc = mtb_history_open(dmg, &h, NULL, err, sizeof err);
-    mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, &night, &added, err, sizeof err);
+    mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, NULL, &night, &added, err, sizeof err);
     mtb_history_close(h);
     h = NULL;
     FILE *f = fopen(dmg, "r+b");
@@ -326,6 +376,9 @@ int main(void)
     mtb_history_close(h);
     h = NULL;
     ok(sql_int(v1, "PRAGMA user_version") == MTB_HISTORY_VERSION, "user_version stored");
+    ok(sql_int(v1, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'capacity'") == 1 &&
+           sql_int(v1, "SELECT count(*) FROM capacity") == 0,
+       "schema 5's capacity table made on the way, empty");
     ok(sql_int(v1, "SELECT count(*) FROM runs") == 4 && sql_int(v1, "SELECT count(*) FROM runs WHERE night IS NULL") == 0,
        "every run kept and given a night");
     ok(sql_int(v1, "SELECT count(*) FROM nights") == 2, "one night per plan and day: 2");

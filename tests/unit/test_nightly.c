@@ -6,7 +6,8 @@
  * and the analysis reads them as the nightly does. The same history with
  * night 12 quiet reports the regression, so the drop is large enough to be seen.
  * And what makes a night busy: the load average, which lags (quiet.c), and
- * the hypervisor's share of the runs' CPUs against the typical night's. */
+ * the hypervisor's share of the runs' CPUs against the typical night's.
+ * And capacity series (a plan entry with an slo): their change points. */
 #include "report/dashboard.h"
 #include "lib/jsonx.h"
 #include "cmd/nightly.h"
@@ -48,6 +49,44 @@ static json_t *history(int busy_quiet)
                      "nightly/memcached/default mix 1:10/plain/off/emu/host/auto#0123456789ab", "hash", "0123456789ab",
                      "kind", "run", "plan", "nightly", "service", "memcached", "workload", "default", "variant", "plain",
                      "mode", "off", "platform", "emu", "kernel", "host", "machine", "auto", "points", pts);
+}
+
+/* A capacity series of the tagged configuration: one search a night, nights 1..n, its capacity about 2000/s
+ * (1% noise) until night `step`, 1600/s from it on; its overhead against a steady baseline beside it. */
+static json_t *capacity_history(int n, int step)
+{
+    json_t *pts = json_array();
+    struct mtb_stats_rng g;
+    mtb_stats_rng_seed(&g, 9);
+    for (int night = 1; night <= n; night++) {
+        char started[32];
+        snprintf(started, sizeof started, "2026-11-%02dT01:00:00Z", night);
+        double cap = (night >= step ? 1600 : 2000) * (1 + 0.01 * mtb_stats_rng_normal(&g));
+        json_array_append_new(pts, json_pack("{s:i,s:s,s:s,s:s,s:s,s:i,s:s,s:f,s:f,s:s}", "night", night,
+                                             "night_started", started, "report", "", "results_dir", "", "started",
+                                             started, "rep", 0, "status", "ok", "capacity", cap, "capacity_overhead",
+                                             2000 / cap, "record", "capacity.json"));
+    }
+    return json_pack("[{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o}]", "series",
+                     "capacity:nightly/memcached/default mix 1:10/tagged/async/emu/host/auto on h at p99 <= 1 ms, "
+                     "poisson arrivals#0123456789ab", "hash", "0123456789ab", "kind", "capacity", "plan", "nightly",
+                     "service", "memcached", "workload", "default", "variant", "tagged", "mode", "async", "platform",
+                     "emu", "kernel", "host", "machine", "auto", "points", pts);
+}
+
+/* the changes of metric in an analysis: how many, and at which night (x) the last */
+static int metric_changes(json_t *an, const char *metric, int *x, int *regression)
+{
+    size_t i, j;
+    json_t *s, *c;
+    int n = 0;
+    json_array_foreach(json_object_get(an, "series"), i, s) if (!strcmp(mtb_jstr(s, "metric"), metric))
+        json_array_foreach(json_object_get(s, "changes"), j, c) {
+        n++;
+        *x = (int)json_integer_value(json_object_get(c, "x"));
+        *regression = !strcmp(mtb_jstr(c, "kind"), "regression");
+    }
+    return n;
 }
 
 /* changes found at the newest night (x 12) */
@@ -173,6 +212,24 @@ int main(void)
     ok(mtb_quiet_load_busy(1.2, 2, 0.60), "load average 1.2 on 2 CPUs, a CPU 60%% busy: busy");
     ok(mtb_quiet_load_busy(0.6, 2, MTB_QUIET_IDLE_CPU) && !mtb_quiet_load_busy(0.5, 2, 1.0),
        "the limits: above %.2f per CPU and a CPU at least %.0f%% busy", MTB_QUIET_LOAD_PER_CPU, 100 * MTB_QUIET_IDLE_CPU);
+
+    /* capacity series (plan entries with an slo): one estimate a night, so a step needs about 7 nights either
+     * side at the default threshold (a Mann-Whitney test of 7 against 7 reaches p 0.0006, 6 against 6 0.002) */
+    json_t *ch = capacity_history(16, 9), *ac = mtb_nightly_analyse(ch, &o, NULL);
+    int x = 0, reg = 0;
+    ok(metric_changes(ac, "capacity", &x, &reg) == 1 && x == 9 && reg,
+       "capacity 2000/s -> 1600/s at night 9 of 16: a regression there (x %d)", x);
+    x = reg = 0;
+    ok(metric_changes(ac, "capacity overhead", &x, &reg) == 1 && x == 9 && reg,
+       "its capacity overhead 1.0 -> 1.25: a regression there too");
+    ok(json_array_size(json_object_get(ac, "open")) == 2 && !json_object_get(json_array_get(json_object_get(ac, "open"), 0), "bisect"),
+       "both open, with no bisect proposed (bisect measures closed-loop runs)");
+    json_t *ch2 = capacity_history(12, 9), *ac2 = mtb_nightly_analyse(ch2, &o, NULL);
+    ok(metric_changes(ac2, "capacity", &x, &reg) == 0 || !reg, "the same step with 4 nights after it: not yet a regression");
+    json_decref(ch);
+    json_decref(ac);
+    json_decref(ch2);
+    json_decref(ac2);
 
     free(digest);
     free(idx);

@@ -41,6 +41,8 @@ refused "too many runs at a rate" "invalid REPS '20'" "${C[@]}" --slo p99:1ms --
 refused "an unknown baseline variant" "BASELINE_VARIANT" "${C[@]}" --slo p99:1ms --baseline-variant nosuch
 refused "--slo given to bench" "is an option of capacity" bench --service memcached --mode async --platform emu \
     --slo p99:1ms
+refused "a confidence level out of range" "invalid CONFIDENCE '50%'" "${C[@]}" --slo p99:1ms --confidence 50%
+refused "a confidence level that is not a number" "invalid CONFIDENCE 'high'" "${C[@]}" --slo p99:1ms --confidence high
 refused "an unknown ARRIVAL" "invalid arrival 'bursty'" "${C[@]}" --slo p99:1ms --arrival bursty
 refused "pgbench asked for uniform arrivals" "draws poisson arrivals only" bench --service postgresql --mode async \
     --platform emu --rate 100 --arrival uniform

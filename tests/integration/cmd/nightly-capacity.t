@@ -1,0 +1,79 @@
+#!/bin/bash
+# A plan entry with an slo: a capacity search inside a plan and the nightly.
+# The plan is refused at load for what `mtebench capacity` refuses (nothing
+# run); --dry-run lists the search; then one real night: memcached's
+# test-only plants `slow` (the baseline, 300 us a command) and `slower`
+# (400 us) natively, p99 <= 2.2 ms, searched into RESULTS/capacity-cap/.
+# The history gains a capacity row per configuration (schema 5's table),
+# with the overhead beside the measured one; the dashboard shows the two
+# capacity series and the overhead's; the Prometheus textfile carries
+# mtebench_capacity_requests_per_second and mtebench_capacity_overhead_ratio;
+# the Grafana view mtebench_capacity_v reads the rows; ingesting the same
+# results again adds nothing. (The change points of a capacity series, one
+# estimate a night, are tests/unit/test_nightly.c's: a step needs about 7
+# nights either side, 10 minutes of searches here.) ~45 s.
+. "$(dirname "$0")/../../lib.sh"
+M="$B/mtebench"
+command -v sqlite3 > /dev/null || skip_all "no sqlite3 (make deps)"
+
+plan() { # NAME, then the entry's extra lines on stdin
+    { printf '[plan]\nname = capnight\nduration = 1s\nwarmup = 0.3s\n\n[cap]\nservice = memcached\n'; cat; } > "$T_TMP/$1.conf"
+}
+refused() { # WHAT EXPECTED CONF
+    "$M" plan "$T_TMP/$3.conf" --platform host --results "$T_TMP/none" > "$T_TMP/r.out" 2>&1
+    local rc=$?
+    ok "$([ "$rc" = 2 ] && grep -q -- "$2" "$T_TMP/r.out" && [ ! -e "$T_TMP/none" ]; echo $?)" "refused at load: $1 (exit 2, nothing run)" ||
+        { echo "# exit $rc"; dump "$T_TMP/r.out" 5; }
+}
+printf 'slo = p99:1ms\nrate = 100\n' | plan rate
+refused "a RATE beside the slo" "RATE is what the search chooses" rate
+printf 'slo = p99\n' | plan badslo
+refused "an SLO without a bound" "expected PERCENTILE:BOUND" badslo
+printf 'confidence = 99%%\n' | plan noslo
+refused "confidence without an slo" "confidence is a key of an entry with an slo" noslo
+printf 'slo = p99:1ms\nconfidence = 50%%\n' | plan badconf
+refused "a confidence out of range" "confidence '50%' is not a level" badconf
+printf 'slo = p99:1ms\nloads = 50\n' | plan badloads
+refused "bad loads" "invalid LOADS '50'" badloads
+
+printf 'variants = slower\nbaseline_variant = slow\nmodes = off\nkeys = 100\nslo = p99:2.2ms\n' | plan cap
+"$M" plan "$T_TMP/cap.conf" --platform host --dry-run > "$T_TMP/dry" 2>&1
+ok "$(grep -q 'capacity at p99:2.2ms: baseline slow/off against slower in off, poisson arrivals' "$T_TMP/dry"; echo $?)" \
+    "--dry-run lists the capacity search" || dump "$T_TMP/dry"
+
+H="$T_TMP/history.sqlite"; D="$T_TMP/dash"; P="$T_TMP/prom"; R="$T_TMP/night1"
+mkdir -p "$P"
+"$M" nightly --plan "$T_TMP/cap.conf" --platform host --history "$H" --out "$D" --prom-textfile "$P" --results "$R" \
+    > "$T_TMP/n1.out" 2> "$T_TMP/n1.err"
+is "$?" 0 "a night of one capacity search (exit 0)" || { dump "$T_TMP/n1.out"; dump "$T_TMP/n1.err" 20; }
+C="$R/capacity-cap/capacity.json"
+jq_e '.plan == "capnight" and .entry == "cap" and ([.configs[].variant] == ["slow", "slower"]) and
+      (.configs | all(.capacity[0].status == "found" and (.pilot_records | length) == 2))' "$C" > /dev/null
+ok $? "RESULTS/capacity-cap/capacity.json: the plan's, both configurations found, their pilots' records" ||
+    jq -c '{plan, entry, c: [.configs[] | {variant, capacity}]}' "$C" | sed 's/^/# /'
+ok "$(grep -q '^slow/off .*/s \[' "$T_TMP/n1.out"; echo $?)" "the search's table printed"
+is "$(sqlite3 "$H" "SELECT count(*) FROM nights")" 1 "the history: one night"
+is "$(sqlite3 "$H" "SELECT count(*) FROM runs")" 0 "no matrix runs (the search's runs are its own)"
+is "$(sqlite3 "$H" "SELECT group_concat(variant || '/' || mode || ':' || status || ':' || baseline || ':' ||
+    (capacity > 0) || ':' || (lo <= capacity AND capacity <= hi) || ':' || coalesce(overhead > 1, 'none'), ' ')
+    FROM (SELECT * FROM capacity ORDER BY variant)")" "slow/off:found:1:1:1:none slower/off:found:0:1:1:1" \
+    "a capacity row per configuration, the estimate inside its interval, the overhead on the measured one"
+sqlite3 "$H" "SELECT series FROM capacity" > "$T_TMP/keys"
+ok "$(grep -c '^capacity:capnight/memcached/default mix 1:10/slow/off/host/.* at p99 <= 2.2 ms, poisson arrivals#' "$T_TMP/keys" |
+      grep -qx 1; echo $?)" "series keyed by the pilot's configuration, the bound and the arrivals" || dump "$T_TMP/keys"
+is "$(sqlite3 "$H" "SELECT count(*) FROM mtebench_capacity_v WHERE capacity > 0 AND config NOT LIKE '%#%'")" 2 \
+    "the view mtebench_capacity_v (dashboards) reads them"
+A="$D/analysis.json"
+ok "$(jq_e '[.series[] | select(.key | startswith("capacity:")) | .metric] | sort == ["capacity","capacity","capacity overhead"]' \
+      "$A" > /dev/null; echo $?)" "the nightly's analysis: two capacity series and the overhead's" ||
+    jq -c '[.series[] | {key, metric, points}]' "$A" | sed 's/^/# /'
+is "$(grep -c '<section class="series"' "$D/index.html")" 3 "dashboard: a section per capacity series"
+ok "$(grep -q 'href="[^"]*capacity-cap/capacity.html"' "$D/index.html"; echo $?)" "dashboard links to the night's capacity page"
+F="$P/mtebench-nightly.prom"
+ok "$(grep -q '^mtebench_capacity_requests_per_second{service="memcached",variant="slower",mode="off",.*slo="p99 <= 2.2 ms",stat="estimate"} [0-9]' "$F" &&
+      grep -q '^mtebench_capacity_overhead_ratio{.*variant="slower".*stat="ci_low"} [0-9]' "$F"; echo $?)" \
+    "Prometheus textfile: the capacities and the overhead" || dump "$F" 20
+"$M" nightly --ingest "$R" --history "$H" --out "$D" > "$T_TMP/i.out" 2> "$T_TMP/i.err"
+ok "$(grep -q 'already in the history' "$T_TMP/i.err" && [ "$(sqlite3 "$H" 'SELECT count(*) FROM capacity')" = 2 ]; echo $?)" \
+    "the same results ingested again: nothing added" || dump "$T_TMP/i.err"
+done_testing
