@@ -372,7 +372,9 @@ static int job_prepare(struct mtb_clients *c, int i, const struct mtb_client_loa
         mtb_argv_pushf(&j->argv, "--protocol=%s", l->protocol ? l->protocol : "memcache");
         mtb_workload_mtload_flags(share, 0, &j->argv);
         mtb_workload_mtload_flags(share, 1, &j->argv);
-        mtb_argv_pushf(&j->argv, "--seed=%d", 1000 + i); /* each its own key sequence */
+        /* each its own key and arrival sequence, drawn from the run's seed (capacity's repeats each their own;
+         * the default seed 1 gives 1000 + i as before) */
+        mtb_argv_pushf(&j->argv, "--seed=%llu", ((unsigned long long)w->seed * 1000 + (unsigned)i) % 4000000000000000000ULL);
     }
     j->deadline = (start - wall()) + w->warmup + w->duration + 60;
     json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,

@@ -1,0 +1,65 @@
+#!/bin/bash
+# A capacity search with a server host and two client hosts, over real SSH
+# and TCP (tests/hosts.sh: h1 the server, h2 and h3 the clients): memcached's
+# test-only plant `slow` (300 us a command, natively) on h1, the baseline
+# alone (VARIANT = BASELINE_VARIANT, mode off), one run at a new rate.
+# - the search ends with a capacity, the records made on h1;
+# - every open-loop run's rate is shared: h2's and h3's mtload each offered
+#   half of it, with Poisson arrivals, and their sent requests add up to the
+#   merged run's; every client of every run drew its own arrivals (its seed
+#   from the run's: until this test, each host took 1000 + its index, so a
+#   search's repeats at a rate replayed one arrival sequence);
+# - the merged histogram of a run is the sum of h2's and h3's, bucket for
+#   bucket, so the percentiles the search reads are of every request;
+# - nothing of ours is left running on any host.
+# About 60 s.
+. "$(dirname "$0")/../../lib.sh"
+. "$ROOT/tests/hosts.sh"
+M="$B/mtebench"
+hosts_need
+
+"$M" build --service memcached --platform host --variant slow > "$T_TMP/build.log" 2>&1
+ok $? "memcached's native slow plant built (or cached) here" || { dump "$T_TMP/build.log"; done_testing; }
+hosts_up 3; ok $? "three hosts up" || done_testing
+cat > "$T_TMP/lab.conf" <<EOF
+[machine]
+name = lab
+summary = test lab: the server on h1, load from h2 and h3
+service_cpus = 0
+client_cpus = 0
+allow_overlap = yes
+server_host = h1
+client_hosts = h2,h3
+EOF
+R="$T_TMP/cap"
+hosts_ctl "$M" capacity --service memcached --platform host --mode off --variant slow --baseline-variant slow \
+    --slo p99:5ms --machine "$T_TMP/lab.conf" --duration 1 --warmup 0.3 --reps 1 --keys 100 --conns 8 \
+    --ssh-config "$HOSTS_DIR/ssh_config" --results "$R" > "$T_TMP/c.out" 2>&1
+is "$?" 0 "capacity with a server host and two client hosts (exit 0)" || dump "$T_TMP/c.out"
+J="$R/capacity.json"
+jq_e '(.configs | length) == 1 and .configs[0].capacity[0].status == "found"' "$J" > /dev/null
+ok $? "a capacity found ($(jq -r '.configs[0].capacity[0] | "\(.capacity // "-")/s [\(.lo // "-"), \(.hi // "-")]"' "$J" 2>/dev/null))" ||
+    jq -c '.configs[0].capacity, .search' "$J" | sed 's/^/# /'
+n=0; bad=0; hbad=0
+for r in "$R"/*-r*-rep*/record.json; do
+    d=$(dirname "$r"); n=$((n + 1))
+    rate=$(jq '.config.workload.rate' "$r")
+    # each client's share of the rate, its arrivals and seed (its load.json's config)
+    jq_e -s --argjson r "$rate" 'length == 2 and (((map(.config.rate) | add) - $r | fabs) < 0.01 * $r)' \
+        "$d"/clients/h2/load.json "$d"/clients/h3/load.json > /dev/null &&
+        jq_e -s 'map(.config.arrival == "poisson") | all' "$d"/clients/h2/load.json "$d"/clients/h3/load.json > /dev/null &&
+        [ "$(jq '.hosts.server.hostname' -r "$r")" = h1 ] &&
+        [ "$(jq '.load.totals.accounting.sent' "$r")" = "$(jq -s 'map(.totals.accounting.sent) | add' "$d"/clients/h2/load.json "$d"/clients/h3/load.json)" ] ||
+        { bad=$((bad + 1)); echo "# $d: rate $rate, clients $(jq -sc 'map(.config | {rate, arrival})' "$d"/clients/h*/load.json 2>&1)"; }
+    merged=$(jq -c '[.load.histogram[] | [.[0], .[1]]] | sort' "$r")
+    summed=$(jq -cs '[.[].histogram[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) | sort' "$d"/clients/h2/load.json "$d"/clients/h3/load.json)
+    [ -n "$merged" ] && [ "$merged" != "[]" ] && [ "$merged" = "$summed" ] || hbad=$((hbad + 1))
+done
+ok "$([ "$n" -ge 3 ] && [ "$bad" = 0 ]; echo $?)" \
+    "each of the $n open-loop runs: made on h1, its rate shared by h2 and h3 (Poisson each), their sent requests merged"
+is "$hbad" 0 "each run's merged histogram is the sum of h2's and h3's, bucket for bucket"
+seeds=$(jq -s 'map(.config.seed)' "$R"/*-r*-rep*/clients/h*/load.json)
+jq_e 'length >= 6 and (unique | length) == length' <<< "$seeds" > /dev/null
+ok $? "every client of every run its own seed ($(jq -c 'length' <<< "$seeds") clients)" || echo "# $seeds"
+hosts_gone; ok $? "nothing of ours left on h1, h2, h3" || hosts_left | sed 's/^/#   /'
+done_testing
