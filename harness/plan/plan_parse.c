@@ -59,7 +59,7 @@ static const char *get(const struct mtb_plan_file *l, const char *sec, const cha
 
 /* an entry's keys: these and the workload's (workload.h) */
 static const char *const entry_keys[] = { "service", "workload", "modes", "variants", "slo", "confidence",
-                                           "loads", "baseline_variant", NULL };
+                                           "loads", "baseline_variant", "reps", NULL };
 
 /* [plan]: reps, platform, cores, and the duration and warmup of every entry,
  * each unless given on the command line */
@@ -118,8 +118,13 @@ static void capacity_entry(struct mtb_plan *p, const struct mtb_plan_file *l, co
     eo->loads = get(l, sec, "loads");
     eo->baseline_variant = get(l, sec, "baseline_variant");
     eo->variant = get(l, sec, "variants");
-    eo->reps_given = 0; /* the plan's reps are its matrix's: a search runs 3 a rate */
-    const char *v = get(l, sec, "confidence");
+    /* the plan's reps are its matrix's: a search runs the entry's reps at a new rate, else 3 */
+    const char *v = get(l, sec, "reps");
+    eo->reps_given = v != NULL;
+    if (v && mtb_parse_long(v, 1, MTB_CAP_MAXREP - 2, &eo->reps) != 0)
+        mtb_die(2, "plan %s:%d: [%s] reps '%s' is not a number of runs at a new rate from 1 to %d", path,
+                line_of(l, sec, "reps"), sec, v, MTB_CAP_MAXREP - 2);
+    v = get(l, sec, "confidence");
     char why[MTB_ERRLEN];
     if (v && mtb_opts_fraction(v, 0.8, 0.999, &eo->confidence) != 0)
         mtb_die(2, "plan %s:%d: [%s] confidence '%s' is not a level from 80%% to 99.9%% (e.g. 95%% or 0.99)", path,
@@ -158,7 +163,7 @@ static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const 
             known |= !strcmp(*e, l->kv[k].key);
         if (!known)
             mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, slo, "
-                    "confidence, loads, baseline_variant, %s)", path,
+                    "confidence, loads, baseline_variant, reps, %s)", path,
                     l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
     }
     struct mtb_opts eo = *o;
@@ -183,8 +188,8 @@ static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const 
         capacity_entry(p, l, path, &eo, sec);
         return;
     }
-    static const char *const cap_keys[] = { "confidence", "loads", "baseline_variant" };
-    for (int k = 0; k < 3; k++)
+    static const char *const cap_keys[] = { "confidence", "loads", "baseline_variant", "reps" };
+    for (int k = 0; k < 4; k++)
         if (get(l, sec, cap_keys[k]))
             mtb_die(2, "plan %s:%d: [%s] %s is a key of an entry with an slo (a capacity search)", path,
                     line_of(l, sec, cap_keys[k]), sec, cap_keys[k]);

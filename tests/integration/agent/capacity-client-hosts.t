@@ -33,7 +33,7 @@ client_hosts = h2,h3
 EOF
 R="$T_TMP/cap"
 hosts_ctl "$M" capacity --service memcached --platform host --mode off --variant slow --baseline-variant slow \
-    --slo p99:5ms --machine "$T_TMP/lab.conf" --duration 1 --warmup 0.3 --reps 1 --keys 100 --conns 8 \
+    --slo p99:5ms --machine "$T_TMP/lab.conf" --duration 0.6 --warmup 0.2 --reps 1 --keys 100 --conns 8 \
     --ssh-config "$HOSTS_DIR/ssh_config" --results "$R" > "$T_TMP/c.out" 2>&1
 is "$?" 0 "capacity with a server host and two client hosts (exit 0)" || dump "$T_TMP/c.out"
 J="$R/capacity.json"

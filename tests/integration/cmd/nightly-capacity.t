@@ -11,13 +11,14 @@
 # the Grafana view mtebench_capacity_v reads the rows; ingesting the same
 # results again adds nothing. (The change points of a capacity series, one
 # estimate a night, are tests/unit/test_nightly.c's: a step needs about 7
-# nights either side, 10 minutes of searches here.) ~45 s.
+# nights either side, 10 minutes of searches here.) One run at a new rate
+# (the entry's reps), 0.6 s runs: ~25 s.
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
 command -v sqlite3 > /dev/null || skip_all "no sqlite3 (make deps)"
 
 plan() { # NAME, then the entry's extra lines on stdin
-    { printf '[plan]\nname = capnight\nduration = 1s\nwarmup = 0.3s\n\n[cap]\nservice = memcached\n'; cat; } > "$T_TMP/$1.conf"
+    { printf '[plan]\nname = capnight\nduration = 0.6s\nwarmup = 0.2s\n\n[cap]\nservice = memcached\n'; cat; } > "$T_TMP/$1.conf"
 }
 refused() { # WHAT EXPECTED CONF
     "$M" plan "$T_TMP/$3.conf" --platform host --results "$T_TMP/none" > "$T_TMP/r.out" 2>&1
@@ -35,8 +36,10 @@ printf 'slo = p99:1ms\nconfidence = 50%%\n' | plan badconf
 refused "a confidence out of range" "confidence '50%' is not a level" badconf
 printf 'slo = p99:1ms\nloads = 50\n' | plan badloads
 refused "bad loads" "invalid LOADS '50'" badloads
+printf 'slo = p99:1ms\nreps = 20\n' | plan badreps
+refused "too many runs at a new rate" "reps '20' is not a number of runs at a new rate from 1 to 14" badreps
 
-printf 'variants = slower\nbaseline_variant = slow\nmodes = off\nkeys = 100\nslo = p99:2.2ms\n' | plan cap
+printf 'variants = slower\nbaseline_variant = slow\nmodes = off\nkeys = 100\nslo = p99:2.2ms\nreps = 1\n' | plan cap
 "$M" plan "$T_TMP/cap.conf" --platform host --dry-run > "$T_TMP/dry" 2>&1
 ok "$(grep -q 'capacity at p99:2.2ms: baseline slow/off against slower in off, poisson arrivals' "$T_TMP/dry"; echo $?)" \
     "--dry-run lists the capacity search" || dump "$T_TMP/dry"
