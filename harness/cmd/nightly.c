@@ -640,6 +640,11 @@ static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, jso
         char *dirs[1] = { (char *)dir };
         if (mtb_record_load(dirs, search_dir ? 0 : 1, &set) != 0)
             mtb_die(MTB_NIGHTLY_ERROR, "nightly: out of memory");
+        if (!json_array_size(set.records) && json_array_size(caps)) { /* a plan's searches alone: no matrix runs */
+            mtb_record_set_free(&set);
+            if (mtb_record_load(dirs, 0, &set) != 0)
+                mtb_die(MTB_NIGHTLY_ERROR, "nightly: out of memory");
+        }
         int added = 0;
         long long night = add_set(h, &set, caps, dir, NULL, na->out, &added, bad);
         mtb_record_set_free(&set);
