@@ -294,4 +294,3 @@ int mtb_capacity_write(json_t *r, const char *dir, FILE *out)
     fprintf(out, "records:  %s/*/record.json; each point's runs merged: %s/points/*.hlog\n", dir, dir);
     return bad;
 }
-
