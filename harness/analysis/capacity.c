@@ -338,8 +338,8 @@ static double curve_next(const struct mtb_cap_search *s, const struct mtb_cap_po
         highest = c[i].rate > highest ? c[i].rate : highest;
     }
     *want = INFINITY;
-    if (e.status == MTB_CAP_ABOVE)
-        r = highest * 1.3 < 1.2 * s->sat ? highest * 1.3 : 1.2 * s->sat;
+    if (e.status == MTB_CAP_ABOVE) /* up to twice the pilot's: a disturbed pilot reads low (CI on 697bcc9) */
+        r = highest * 1.3 < 2 * s->sat ? highest * 1.3 : 2 * s->sat;
     else if (e.status == MTB_CAP_BELOW)
         r = lowest / 2 >= s->sat / 100 ? lowest / 2 : 0;
     else if (e.status == MTB_CAP_FOUND && e.rate_fail > e.rate_pass * (1 + s->tol)) {
