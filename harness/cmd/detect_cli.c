@@ -4,6 +4,8 @@
  * platform resolved, the sweep run by detect/detect_sweep.c). */
 #include "cmd/cli.h"
 #include "detect/detect.h"
+#include "detect/catalogue.h"
+#include "lib/files.h"
 #include "plan/platforms.h"
 #include "lib/util.h"
 
@@ -22,7 +24,54 @@ static void detect_usage(FILE *f)
                "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
                "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
                "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
-               "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n");
+               "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n"
+               "usage: mtebench detect --catalogue [--service S] [--history GIT_DIR] [--json]\n"
+               "  lists every entry of the catalogue (every service's, or S's) and checks it: its manifest's keys\n"
+               "  and words, its trigger, its switch in bugs.patch, its fixed-build control, and (--history: a\n"
+               "  fetched upstream history of S) its fix_commit; exit 0 with no finding, 1 with any\n");
+}
+
+/* --catalogue [--service S] [--history DIR] [--json]: the entries checked */
+static int catalogue(int argc, char **argv)
+{
+    const char *svc = NULL, *hist = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--catalogue"))
+            continue;
+        if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if ((strcmp(a, "--service") && strcmp(a, "--history")) || !v)
+            mtb_die(2, "detect --catalogue: takes --service S, --history GIT_DIR and --json, not '%s'%s", a,
+                    v ? "" : " without a value");
+        *(!strcmp(a, "--service") ? &svc : &hist) = v;
+        i++;
+    }
+    if (hist && !svc)
+        mtb_die(2, "detect --catalogue --history %s: name the service whose history it is (--service)", hist);
+    char *hd = hist ? mtb_asprintf("%s/HEAD", hist) : NULL;
+    if (hd && !mtb_file_exists(hd))
+        mtb_die(2, "detect --catalogue --history %s: not a git directory (no HEAD; e.g. a fetched bare repository)",
+                hist);
+    free(hd);
+    char *bd = svc ? mtb_asprintf("%s/services/%s/bugs", mtb_root(), svc) : NULL;
+    if (bd && !mtb_file_exists(bd))
+        mtb_die(2, "detect --catalogue --service %s: no catalogue (services/%s/bugs/)", svc, svc);
+    free(bd);
+    json_t *entries = mtb_catalogue_check(svc, hist);
+    size_t i, bad = 0;
+    json_t *e;
+    json_array_foreach(entries, i, e) bad += json_array_size(json_object_get(e, "findings"));
+    if (json) {
+        json_dumpf(entries, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else
+        mtb_catalogue_print(stdout, entries);
+    json_decref(entries);
+    return bad ? 1 : 0;
 }
 
 /* detect's own options out of argv; the rest (service, platform, machine,
@@ -60,6 +109,9 @@ int mtb_cmd_detect(int argc, char **argv)
     const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async,asymm", *configs = NULL, *cost = NULL;
     struct mtb_opts o = { 0 };
     struct mtb_detect_req q = { .trials = 3 };
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--catalogue"))
+            return catalogue(argc, argv);
     if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &q.trials))
         return 0;
     mtb_cli_parse(argc, argv, &o, "detect");

@@ -19,6 +19,7 @@
  * trial that has one is not run again (resumable). The matrix (detect_report.c)
  * goes to DIR/detect.json, detect.md. */
 #include "detect/detect.h"
+#include "detect/catalogue.h"
 #include "core/build.h"
 #include "core/recipe.h"
 #include "run/quiet.h"
@@ -33,40 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* "key = value" of a manifest.ini's [bug] section (no sections elsewhere) */
-static json_t *manifest_read(const char *path, char *why, size_t n)
-{
-    char *text = mtb_read_file(path, NULL);
-    if (!text) {
-        snprintf(why, n, "cannot read %s", path);
-        return NULL;
-    }
-    json_t *m = json_object();
-    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        while (*l == ' ' || *l == '\t')
-            l++;
-        char *eq = strchr(l, '=');
-        if (*l == ';' || *l == '#' || *l == '[' || !eq)
-            continue;
-        char *k = l, *v = eq + 1, *e = eq;
-        while (e > k && (e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        *e = 0;
-        while (*v == ' ' || *v == '\t')
-            v++;
-        json_object_set_new(m, k, json_string(v));
-    }
-    free(text);
-    static const char *const need[] = { "id", "fix", "function", "class", "allocator", "access", NULL };
-    for (const char *const *k = need; *k; k++)
-        if (!json_object_get(m, *k)) {
-            snprintf(why, n, "%s: no '%s'", path, *k);
-            json_decref(m);
-            return NULL;
-        }
-    return m;
-}
 
 /* the bugs of a service: a comma list, or every directory with a manifest */
 static char **bug_list(const char *svc, const char *list, int *nb)
@@ -322,7 +289,7 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
     for (int i = 0; i < nb; i++) {
         char *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->q->recipe->name, bugs[i]);
         char *mp = mtb_asprintf("%s/manifest.ini", bugdir);
-        json_t *man = manifest_read(mp, why, sizeof why);
+        json_t *man = mtb_catalogue_manifest(mp, why, sizeof why);
         if (!man)
             mtb_die(2, "%s", why);
         if (!json_object_get(man, "plant") && !c->q->has_trigger)

@@ -77,11 +77,13 @@ json_t *mtb_detect_matrix(json_t *trials)
         snprintf(cfg, sizeof cfg, "%s/%s", str(t, "variant"), str(t, "mode"));
         snprintf(key, sizeof key, "%s %s", str(t, "bug"), cfg);
         snprintf(ck, sizeof ck, "%s %s", str(man, "class"), cfg);
+        /* where the object lives: "memory" (trials before it: "allocator") */
+        const char *mem = *str(man, "memory") ? str(man, "memory") : str(man, "allocator");
         json_t *init = json_pack("{s:s,s:s,s:s,s:s,s:s}", "bug", str(t, "bug"), "class", str(man, "class"),
-                                 "allocator", str(man, "allocator"), "variant", str(t, "variant"), "mode", str(t, "mode"));
+                                 "memory", mem, "variant", str(t, "variant"), "mode", str(t, "mode"));
         count(cell(cells, key, init), str(t, "outcome"));
         json_object_del(init, "bug");
-        json_object_del(init, "allocator");
+        json_object_del(init, "memory");
         count(cell(classes, ck, init), str(t, "outcome"));
         json_decref(init);
         json_object_set_new(configs, cfg, json_true());
@@ -227,14 +229,14 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
         fprintf(f, md ? "| %s | %s | %s | %s |\n" : "  %-16s catches %s bugs: %s; overhead %s\n", str(c, "config"),
                 h.caught, h.fraction, h.cost);
     }
-    fprintf(f, md ? "\n## Matrix\n\n| bug | class | allocator | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
+    fprintf(f, md ? "\n## Matrix\n\n| bug | class | memory | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
                   : "matrix (tag-check catches / trials that reached and triggered the bug):\n");
     json_array_foreach(json_object_get(mx, "cells"), i, c) {
         char r[96], o[256];
         rate_text(c, r, sizeof r);
         counts_text(c, o, sizeof o);
         fprintf(f, md ? "| %s | %s | %s | %s/%s | %s | %s |\n" : "  %-15s %-17s %-22s %s/%-6s %-26s %s\n", str(c, "bug"),
-                str(c, "class"), str(c, "allocator"), str(c, "variant"), str(c, "mode"), r, o);
+                str(c, "class"), str(c, "memory"), str(c, "variant"), str(c, "mode"), r, o);
     }
     fprintf(f, md ? "\n## Per class\n\n| class | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|\n"
                   : "per class:\n");
@@ -288,7 +290,7 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
         html_row(f, "td", row);
     }
     fputs("</table>\n<h2>Matrix</h2>\n<table>\n", f);
-    static const char *const mh[] = { "bug", "class", "allocator", "configuration",
+    static const char *const mh[] = { "bug", "class", "memory", "configuration",
                                       "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
     html_row(f, "th", mh);
     json_array_foreach(json_object_get(mx, "cells"), i, c) {
@@ -296,7 +298,7 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
         rate_text(c, r, sizeof r);
         counts_text(c, o, sizeof o);
         snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
-        const char *row[] = { str(c, "bug"), str(c, "class"), str(c, "allocator"), cfg, r, o, NULL };
+        const char *row[] = { str(c, "bug"), str(c, "class"), str(c, "memory"), cfg, r, o, NULL };
         html_row(f, "td", row);
     }
     fputs("</table>\n<h2>Per class</h2>\n<table>\n", f);

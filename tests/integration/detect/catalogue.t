@@ -1,0 +1,72 @@
+#!/bin/bash
+# `mtebench detect --catalogue`: every entry of every service's bug
+# catalogue listed and checked, nothing built or run.
+# - The real catalogue: each manifest has its keys (fix_commit, port, pov,
+#   access_in, memory, ...) with words from their lists, a trigger, and its
+#   switch in bugs.patch; the only findings allowed are missing fixed-build
+#   controls (not written yet: each is listed, and the exit status says so).
+# - A copy of services/ (MTEBENCH_ROOT) with planted faults: a class not in
+#   the list, the old key 'allocator', a missing fix_commit, a missing
+#   trigger, a switch bugs.patch does not have: each is named.
+# - --history GIT_DIR: a fix_commit found in a git history made here, and
+#   one that is not there; bad input refused with exit 2.
+# - `detect` refuses to run an entry whose manifest is refused.
+. "$(dirname "$0")/../../lib.sh"
+M="$B/mtebench"
+
+"$M" detect --catalogue --json > "$T_TMP/all.json" 2> "$T_TMP/all.err"
+rc=$?
+n=$(ls -d "$ROOT"/services/*/bugs/*/manifest.ini | wc -l)
+is "$(jq length "$T_TMP/all.json")" "$n" "every entry listed ($n manifests)" || dump "$T_TMP/all.err"
+jq_e '[.[] | .findings[] | select(.kind != "control")] | length == 0' "$T_TMP/all.json" > /dev/null
+ok $? "every manifest, trigger and switch of the real catalogue passes" ||
+    jq -c '.[] | {id, findings: [.findings[] | select(.kind != "control")]} | select(.findings | length > 0)' "$T_TMP/all.json" | sed 's/^/# /'
+nc=$(jq '[.[] | select(.control | not)] | length' "$T_TMP/all.json")
+is "$rc" "$([ "$nc" -gt 0 ] && echo 1 || echo 0)" "exit status: 1 while $nc entries lack a fixed-build control"
+jq_e '[.[] | select(.manifest.port == "plant") | .control] | all' "$T_TMP/all.json" > /dev/null
+ok $? "a synthetic plant needs no control (it is no real bug)"
+"$M" detect --catalogue > "$T_TMP/table" 2>&1
+ok "$(grep -q '^memcached  CVE-2020-10931 .*stack .*user .*revert' "$T_TMP/table" &&
+      grep -q "entries, .* real bugs (plants and second triggers are not counted)" "$T_TMP/table"; echo $?)" "the table: one row per entry, and the counts" ||
+    dump "$T_TMP/table"
+
+# planted faults in a copy
+C="$T_TMP/root"
+mkdir -p "$C" && cp -r "$ROOT/services" "$ROOT/configs" "$C/"
+B2="$C/services/memcached/bugs"
+sed -i 's/^class = stack/class = overflow/' "$B2/CVE-2020-10931/manifest.ini"
+sed -i 's/^memory = /allocator = /' "$B2/CVE-2016-8705/manifest.ini"
+sed -i '/^fix_commit = /d' "$C/services/postgresql/bugs/CVE-2023-5869/manifest.ini"
+rm "$C/services/nginx/bugs/CVE-2013-2028/trigger.hex"
+cp -r "$B2/CVE-2016-8704" "$B2/CVE-2099-0001"
+sed -i 's/^id = .*/id = CVE-2099-0001/' "$B2/CVE-2099-0001/manifest.ini"
+MTEBENCH_ROOT="$C" "$M" detect --catalogue > "$T_TMP/bad" 2>&1
+is "$?" 1 "planted faults: exit 1"
+for w in "class 'overflow' is not one of: linear overflow," "'allocator' is now 'memory'" "no 'fix_commit'" \
+    "trigger: no trigger.hex" "switch: mtbbug_on(\"CVE-2099-0001\")"; do
+    ok "$(grep -qF -- "$w" "$T_TMP/bad"; echo $?)" "named: $w" || dump "$T_TMP/bad"
+done
+
+# --history: a fix_commit looked up in a git history (made here: tests never depend on a fetched one)
+G="$T_TMP/hist"
+git init -q --bare "$G" && git init -q "$T_TMP/w" &&
+    git -C "$T_TMP/w" -c user.email=t@t -c user.name=t commit -q --allow-empty -m fix &&
+    git -C "$T_TMP/w" push -q "$G" HEAD:refs/heads/main
+h=$(git --git-dir "$G" rev-parse refs/heads/main)
+sed -i "s/^fix_commit = .*/fix_commit = ${h:0:12} (a test's)/" "$B2/CVE-2016-8704/manifest.ini"
+MTEBENCH_ROOT="$C" "$M" detect --catalogue --service memcached --history "$G" --json > "$T_TMP/h.json" 2>&1
+jq_e '(.[] | select(.id == "CVE-2016-8704") | .fix_commit_found == true) and
+      (.[] | select(.id == "CVE-2016-8705") | [.findings[].kind] | index("fix_commit") != null)' "$T_TMP/h.json" > /dev/null
+ok $? "--history: a fix_commit in it is found, another is said to be missing" || dump "$T_TMP/h.json"
+"$M" detect --catalogue --history "$G" > "$T_TMP/e1" 2>&1
+is "$?" 2 "--history without --service: refused (exit 2)"
+"$M" detect --catalogue --service memcached --history "$T_TMP" > "$T_TMP/e2" 2>&1
+ok "$([ $? = 2 ] && grep -q 'not a git directory' "$T_TMP/e2"; echo $?)" "--history of a directory that is no git directory: refused"
+"$M" detect --catalogue --service nosuch > "$T_TMP/e3" 2>&1
+ok "$([ $? = 2 ] && grep -q 'no catalogue' "$T_TMP/e3"; echo $?)" "an unknown service: refused"
+
+# detect itself refuses an entry whose manifest is refused, before building anything
+MTEBENCH_ROOT="$C" "$M" detect --service memcached --bugs CVE-2020-10931 --platform emu --results "$T_TMP/d" > "$T_TMP/d.out" 2>&1
+ok "$([ $? = 2 ] && grep -q "class 'overflow' is not one of" "$T_TMP/d.out"; echo $?)" "detect refuses a bad manifest (exit 2)" ||
+    dump "$T_TMP/d.out"
+done_testing
