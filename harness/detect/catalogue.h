@@ -17,4 +17,11 @@ json_t *mtb_catalogue_manifest(const char *path, char *why, size_t n);
 json_t *mtb_catalogue_check(const char *service, const char *history);
 /* The entries as a table with their findings and a count. */
 void mtb_catalogue_print(FILE *f, json_t *entries);
+/* The catalogue's make-up beside ARVO's crash mix: of manifests (an object,
+ * id -> manifest; plants and second triggers left out), rows {kind,
+ * catalogue, catalogue_share, arvo, arvo_share} for heap overflows (read,
+ * write), uninitialised reads, use-after-frees (ARVO's counts), stack and
+ * double free (no ARVO count); printed as text or Markdown (md). */
+json_t *mtb_catalogue_mix(json_t *manifests);
+void mtb_catalogue_mix_print(FILE *f, json_t *rows, int md);
 #endif

@@ -7,6 +7,7 @@
  * that never reached the bug are counted apart, never as misses.
  * Computes from the trials' detect.json objects only (analysis side). */
 #include "detect/detect.h"
+#include "detect/catalogue.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
 
@@ -123,6 +124,7 @@ json_t *mtb_detect_matrix(json_t *trials)
         json_object_set_new(makeup, cl, json_integer(json_integer_value(json_object_get(makeup, cl)) + 1));
     }
     json_object_set_new(out, "makeup", makeup);
+    json_object_set_new(out, "mix", mtb_catalogue_mix(bugs)); /* beside ARVO's crash mix */
     json_decref(cells);
     json_decref(classes);
     json_decref(configs);
@@ -228,6 +230,10 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
         headline_row(mx, c, &h);
         fprintf(f, md ? "| %s | %s | %s | %s |\n" : "  %-16s catches %s bugs: %s; overhead %s\n", str(c, "config"),
                 h.caught, h.fraction, h.cost);
+    }
+    if (md && json_array_size(json_object_get(mx, "mix"))) { /* the bugs tried, beside what fuzzing finds */
+        fprintf(f, "\n## The bugs tried beside ARVO's crash mix\n");
+        mtb_catalogue_mix_print(f, json_object_get(mx, "mix"), 1);
     }
     fprintf(f, md ? "\n## Matrix\n\n| bug | class | memory | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
                   : "matrix (tag-check catches / trials that reached and triggered the bug):\n");

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `mtebench detect --catalogue`: every entry of every service's bug
 # catalogue listed and checked, nothing built or run.
-# - The real catalogue: each manifest has its keys (fix_commit, port, pov,
+# - The real catalogue (and its make-up beside ARVO's crash mix, each real
+#   bug counted once, plants and second triggers left out): each manifest has its keys (fix_commit, port, pov,
 #   access_in, memory, ...) with words from their lists, a trigger, and its
 #   switch in bugs.patch; the only findings allowed are missing fixed-build
 #   controls (not written yet: each is listed, and the exit status says so).
@@ -29,6 +30,14 @@ ok $? "a synthetic plant needs no control (it is no real bug)"
 ok "$(grep -q '^memcached  CVE-2020-10931 .*stack .*user .*revert' "$T_TMP/table" &&
       grep -q "entries, .* real bugs (plants and second triggers are not counted)" "$T_TMP/table"; echo $?)" "the table: one row per entry, and the counts" ||
     dump "$T_TMP/table"
+real=$(sed -n 's/^[0-9]* entries, \([0-9]*\) real bugs.*/\1/p' "$T_TMP/table")
+mix=$(awk '/^kind +catalogue/ {on = 1; next} on && /^\(/ {on = 0} on && NF {s += $(NF - 3)} END {print s + 0}' "$T_TMP/table")
+ow=$(jq '[.[] | .manifest | select(.port != "plant" and ((.switch // "") == "" or .switch == .id) and
+          (.class | test("overflow|far write")) and .access == "write")] | length' "$T_TMP/all.json")
+ok "$([ -n "$real" ] && [ "$mix" = "$real" ] && grep -q "^heap overflow (write) *$ow " "$T_TMP/table" &&
+      grep -q '^uninitialised read .* 1015 ' "$T_TMP/table"; echo $?)" \
+    "the make-up beside ARVO's crash mix: every real bug in one kind ($mix of $real), $ow heap overflow writes" ||
+    dump "$T_TMP/table" 12
 
 # planted faults in a copy
 C="$T_TMP/root"
