@@ -25,6 +25,10 @@ static void detect_usage(FILE *f)
                "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
                "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
                "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n"
+               "usage: mtebench detect --controls --service S [--bugs ID,...] [--platform emu|host] [--results DIR]\n"
+               "  each bug's fixed-build control: its trigger with the bug off (plain's bug build, mode off); the\n"
+               "  fix must refuse it (its log: mtbbug: refused ID), no code of the bug run, the service alive and\n"
+               "  answering as the manifest's control_expect says; DIR/controls.json; exit 1 when one failed\n"
                "usage: mtebench detect --catalogue [--service S] [--history GIT_DIR] [--json]\n"
                "  lists every entry of the catalogue (every service's, or S's) and checks it: its manifest's keys\n"
                "  and words, its trigger, its switch in bugs.patch, its fixed-build control, and (--history: a\n"
@@ -77,7 +81,7 @@ static int catalogue(int argc, char **argv)
 /* detect's own options out of argv; the rest (service, platform, machine,
  * results, json) left for the shared parser */
 static int own_options(int *argc, char **argv, const char **bugs, const char **variants, const char **modes,
-                       const char **configs, const char **cost, long *trials)
+                       const char **configs, const char **cost, long *trials, int *controls)
 {
     int k = 1;
     for (int i = 1; i < *argc; i++) {
@@ -87,6 +91,10 @@ static int own_options(int *argc, char **argv, const char **bugs, const char **v
                          : !strcmp(a, "--cost") ? cost : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return detect_usage(stdout), 1;
+        if (!strcmp(a, "--controls")) {
+            *controls = 1;
+            continue;
+        }
         if (dst || !strcmp(a, "--trials")) {
             if (!val)
                 mtb_die(2, "detect: option '%s' needs a value", a);
@@ -112,7 +120,7 @@ int mtb_cmd_detect(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--catalogue"))
             return catalogue(argc, argv);
-    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &q.trials))
+    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &q.trials, &q.controls))
         return 0;
     mtb_cli_parse(argc, argv, &o, "detect");
     o.quiet = 1;

@@ -175,15 +175,15 @@ static void check_entry(json_t *e, const char *bugdir, const char *patch, const 
         json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "trigger", "what",
                                               plant ? "a plant without 'reach'" : "no trigger.hex"));
     char *on = mtb_asprintf("mtbbug_on(\"%s\")", sw && *sw ? sw : id);
-    char *ref = mtb_asprintf("mtbbug: refused %s", sw && *sw ? sw : id);
+    char *ref = mtb_asprintf("mtbbug_mark(\"refused\", \"%s\")", sw && *sw ? sw : id);
     if (!plant && !(patch && strstr(patch, on)))
         json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "switch", "what", on));
     int control = plant || (patch && strstr(patch, ref) && json_object_get(m, "control_expect"));
     json_object_set_new(e, "control", json_boolean(control));
     if (!control)
         json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "control",
-                                              "what", "no fixed-build control (bugs.patch logs no 'mtbbug: refused "
-                                                      "ID', or no control_expect)"));
+                                              "what", "no fixed-build control (bugs.patch marks no 'refused' for "
+                                                      "it where the fix refuses, or no control_expect)"));
     const char *fc = json_string_value(json_object_get(m, "fix_commit"));
     if (history && fc && !plant) {
         char hash[64];

@@ -279,6 +279,112 @@ static char *build_of(const struct mtb_recipe *r, json_t *man, const char *v)
     return name;
 }
 
+/* a control's outcome: the fix refused the trigger, nothing of the bug ran,
+ * the service lives and answered as control_expect says */
+static const char *control_outcome(const char *log, const char *sw, json_t *man, json_t *tr, char *why, size_t n)
+{
+    char *ref = mtb_asprintf("mtbbug: refused %s\n", sw), *rm = mtb_asprintf("mtbbug: reached %s\n", sw);
+    char *tm = mtb_asprintf("mtbbug: triggered %s\n", sw);
+    int refused = marked(log, ref), ran = marked(log, rm) || marked(log, tm);
+    free(ref);
+    free(rm);
+    free(tm);
+    const char *exp = json_string_value(json_object_get(man, "control_expect"));
+    long got = (long)json_integer_value(json_object_get(tr, "received"));
+    int closed = json_is_true(json_object_get(tr, "closed")), alive = json_is_true(json_object_get(tr, "alive_after"));
+    int answer = !strcmp(exp, "closed connection") ? closed && got == 0 : got > 0;
+    snprintf(why, n, "refused %s, the bug's code %s, %ld bytes answered%s, %s (expected: %s)", refused ? "yes" : "no",
+             ran ? "ran" : "did not run", got, closed ? " then closed" : "", alive ? "alive after" : "dead after", exp);
+    return !tr ? "error" : !refused ? "not_refused" : ran ? "bug_ran" : !alive ? "died" : !answer ? "unexpected_answer"
+                                                                                             : "refused";
+}
+
+/* One bug's fixed-build control: its trigger sent with the bug off (no
+ * MTEBENCH_BUG) to the plain variant's bug build in mode off; resumable
+ * like a trial (DIR/<bug>/control/detect.json). */
+static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *variant,
+                             const struct mtb_build *b)
+{
+    char *dir = mtb_asprintf("%s/%s/control", c->dir, bug), *dp = mtb_asprintf("%s/detect.json", dir);
+    json_t *d = json_load_file(dp, 0, NULL);
+    c->index++;
+    if (d && json_is_string(json_object_get(d, "outcome"))) {
+        free(dp);
+        free(dir);
+        return d;
+    }
+    json_decref(d);
+    char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
+    const char *sw = json_string_value(json_object_get(man, "switch"));
+    sw = sw && *sw ? sw : bug;
+    unsetenv("MTEBENCH_BUG");
+    setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
+    struct mtb_workload wl = c->q->wl_trigger;
+    struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant,
+                           .mode = mtb_mode_find("off"), .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl,
+                           .build = b, .machine = c->q->machine, .rep = 1, .index = c->index, .total = c->total,
+                           .plan = "detect", .dir = dir, .quiet = 1 };
+    json_t *rec = NULL;
+    mtb_run_one(&run, &rec);
+    unsetenv("MTEBENCH_BUG_TRIGGER");
+    char *log = mtb_asprintf("%s/service.log", dir), why[512];
+    json_t *tr = json_object_get(json_object_get(rec, "load"), "trigger");
+    const char *out = control_outcome(log, sw, man, tr, why, sizeof why);
+    d = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O?,s:s?,s:s}", "schema", "mtebench-detect-control/1", "service",
+                  c->q->recipe->name, "bug", bug, "outcome", out, "expect",
+                  json_string_value(json_object_get(man, "control_expect")), "why", why, "trigger", tr, "error",
+                  json_string_value(json_object_get(rec, "error")), "record", "record.json");
+    if (mtb_record_write(dp, d) != 0)
+        mtb_warn("detect: cannot write %s", dp);
+    printf("control %d/%d: %s: %s (%s)\n", c->index, c->total, bug, out, why);
+    json_decref(rec);
+    free(log);
+    free(trig);
+    free(dp);
+    free(dir);
+    return d;
+}
+
+/* a bug's directory, manifest path and manifest (refused: exit 2, naming why) */
+static json_t *bug_manifest(struct detect_ctx *c, const char *bug, char **bugdir, char **mp)
+{
+    char why[MTB_ERRLEN];
+    *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->q->recipe->name, bug);
+    *mp = mtb_asprintf("%s/manifest.ini", *bugdir);
+    json_t *man = mtb_catalogue_manifest(*mp, why, sizeof why);
+    if (!man)
+        mtb_die(2, "%s", why);
+    return man;
+}
+
+/* every wanted bug's control; @return 1 when one failed */
+static int run_controls(struct detect_ctx *c, char **bugs, int nb, json_t *all)
+{
+    char why[MTB_ERRLEN];
+    int bad = 0;
+    for (int i = 0; i < nb; i++) {
+        char *bugdir, *mp;
+        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
+        char *bv = json_object_get(man, "plant") ? NULL : build_of(c->q->recipe, man, "plain");
+        if (!json_object_get(man, "control_expect") || !bv) {
+            printf("control: %s: %s\n", bugs[i], bv ? "no control yet (no control_expect)" : "a plant: no control");
+            json_array_append_new(all, json_pack("{s:s,s:s}", "bug", bugs[i], "outcome", "no_control"));
+        } else {
+            struct mtb_build b;
+            if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0)
+                mtb_die(1, "%s", why);
+            json_t *d = control_trial(c, bugs[i], man, bugdir, bv, &b);
+            bad |= strcmp(json_string_value(json_object_get(d, "outcome")), "refused") != 0;
+            json_array_append_new(all, d);
+        }
+        free(bv);
+        json_decref(man);
+        free(mp);
+        free(bugdir);
+    }
+    return bad;
+}
+
 /* every bug x variant x mode x trial wanted; 1 if a trial did not reach its
  * bug or ended in error */
 static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, int nv, const struct mtb_mode **ms, int nm,
@@ -287,11 +393,8 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
     char why[MTB_ERRLEN];
     int bad = 0;
     for (int i = 0; i < nb; i++) {
-        char *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->q->recipe->name, bugs[i]);
-        char *mp = mtb_asprintf("%s/manifest.ini", bugdir);
-        json_t *man = mtb_catalogue_manifest(mp, why, sizeof why);
-        if (!man)
-            mtb_die(2, "%s", why);
+        char *bugdir, *mp;
+        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
         if (!json_object_get(man, "plant") && !c->q->has_trigger)
             mtb_die(2, "%s: %s has no [workload detect] for its trigger", mp, c->q->recipe->name);
         for (int v = 0; v < nv; v++) {
@@ -358,9 +461,27 @@ int mtb_detect_run(const struct mtb_detect_req *q)
             npairs += wanted(q->configs, vs[v], ms[m]->name);
     if (npairs == 0)
         mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", q->configs);
-    c->total = nb * npairs * (int)q->trials;
+    c->total = q->controls ? nb : nb * npairs * (int)q->trials;
     c->env = mtb_quiet_environment(q->machine, 0, 1);
     json_t *all = json_array();
+    if (q->controls) { /* each bug's fixed-build control, not the trials */
+        int cbad = run_controls(c, bugs, nb, all);
+        char *cp = mtb_asprintf("%s/controls.json", dir);
+        if (mtb_record_write(cp, all) != 0)
+            mtb_warn("detect: cannot write %s", cp);
+        printf("detect: %s\n", cp);
+        free(cp);
+        mtb_quiet_restore();
+        json_decref(all);
+        json_decref(c->env);
+        free(vcopy);
+        free(mcopy);
+        for (int i = 0; i < nb; i++)
+            free(bugs[i]);
+        free(bugs);
+        free(dir);
+        return cbad;
+    }
     int bad = run_all(c, bugs, nb, vs, nv, ms, nm, q->configs, all);
     json_t *mx = mtb_detect_matrix(all);
     json_object_set_new(mx, "service", json_string(q->recipe->name));

@@ -103,6 +103,8 @@ static int connect_port(int port)
 }
 
 /* read until EOF, `expect` seen (if given) or `secs`; bytes read */
+static int peer_closed; /* the last read_for saw the service close the connection */
+
 static long read_for(int fd, double secs, const char *expect, int *saw)
 {
     char buf[4096], seen[8192];
@@ -116,8 +118,10 @@ static long read_for(int fd, double secs, const char *expect, int *saw)
         if (left <= 0 || poll(&p, 1, (int)(left * 1000) + 1) <= 0)
             break;
         ssize_t r = read(fd, buf, sizeof buf);
-        if (r <= 0)
+        if (r <= 0) {
+            peer_closed = r == 0;
             break;
+        }
         total += r;
         size_t c = (size_t)r < sizeof seen - 1 - sl ? (size_t)r : sizeof seen - 1 - sl;
         memcpy(seen + sl, buf, c);
@@ -238,6 +242,7 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
     }
     ssize_t w = 0;
     long got = 0;
+    peer_closed = 0;
     for (int i = 0; i <= ncuts; i++) {  /* the segments, a pause after each but the last */
         size_t from = i ? cuts[i - 1] : 0, to = i < ncuts ? cuts[i] : len;
         ssize_t wi = to > from ? write(fd, b + from, to - from) : 0;
@@ -246,6 +251,7 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
             got += read_for(fd, 0.3 * slow, NULL, &saw);
     }
     got += read_for(fd, 2 * slow, NULL, &saw);
+    int closed = peer_closed; /* the service closed the connection (a fix's refusal may) */
     close(fd);
     free(b);
     /* an asynchronous fault or a late crash needs the service to run on */
@@ -254,9 +260,9 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
     if (dns > 0)
         kill(dns, SIGKILL), waitpid(dns, NULL, 0);
     double secs = now_s() - t0;
-    return json_pack("{s:{s:i,s:f,s:{}},s:{s:s,s:i,s:i,s:b,s:f}}", "totals", "requests", 1, "ops_per_sec",
+    return json_pack("{s:{s:i,s:f,s:{}},s:{s:s,s:i,s:i,s:b,s:b,s:f}}", "totals", "requests", 1, "ops_per_sec",
                      1 / (secs > 0 ? secs : 1), "errors", "trigger", "file", path, "sent", (json_int_t)w, "received",
-                     (json_int_t)got, "alive_after", up, "seconds", secs);
+                     (json_int_t)got, "closed", closed, "alive_after", up, "seconds", secs);
 }
 
 const struct mtb_driver mtb_driver_trigger = {

@@ -6,8 +6,9 @@
 # heap tagging, one tag for the whole slab page) miss it; objtag catches it,
 # synchronously at the first byte of the neighbouring chunk and asynchronously.
 # The extlen stack overflow (CVE-2020-10931) is reached and triggered and no
-# tag check catches it, objtag sync included. Bug variants are refused by
-# bench, run and plans, by name.
+# tag check catches it, objtag sync included. Each bug's fixed-build
+# control (its trigger with the bug off) is refused where the upstream fix
+# refuses. Bug variants are refused by bench, run and plans, by name.
 . "$(dirname "$0")/../../lib.sh"
 R="$T_TMP/detect"
 t0=$(date +%s)
@@ -68,6 +69,19 @@ ok "$(grep -q 'id="protection"><h2>What the price buys' "$T_TMP/rep/prot/index.h
 grep -q '^| memcached tagged/sync | .* | 0 of 1 |' "$T_TMP/rep/prot/report.md"; is "$?" 0 "report.md: the row"
 "$B/mtebench" report --detect "$T_TMP" --out "$T_TMP/rep" --name bad "$ROOT/tests/fixtures/records-6a9d852" > "$T_TMP/rb" 2>&1
 ok "$(test $? = 2 && grep -q 'no detection matrix' "$T_TMP/rb"; echo $?)" "report --detect on a directory without a matrix: refused, named (exit 2)"
+# the fixed-build controls: each bug's trigger with the bug off; the fix refuses it, none of the bug's code runs,
+# and memcached answers as the manifest says (a control that triggers, or a trigger that no longer reaches the
+# fix, fails here)
+"$B/mtebench" detect --controls --service memcached --platform emu --results "$T_TMP/ctl" > "$T_TMP/c" 2>&1
+is "$?" 0 "detect --controls: every memcached bug's control passes (exit 0)" || dump "$T_TMP/c"
+for bug in CVE-2016-8704 CVE-2016-8705 CVE-2020-10931; do
+    f="$T_TMP/ctl/$bug/control/detect.json"
+    ok "$(jq_e '.outcome == "refused" and .trigger.alive_after' "$f" > /dev/null &&
+          grep -q "^mtbbug: refused $bug\$" "$T_TMP/ctl/$bug/control/service.log" &&
+          ! grep -q "mtbbug: \(reached\|triggered\) $bug" "$T_TMP/ctl/$bug/control/service.log"; echo $?)" \
+        "$bug's control: refused where the fix refuses, the bug's code not run, $(jq -r .expect "$f" 2>/dev/null)" ||
+        jq -c '{outcome, why}' "$f" | sed 's/^/# /'
+done
 # bug variants are never measured
 "$B/mtebench" bench --service memcached --platform emu --mode sync --variant objtag-bugs > "$T_TMP/b" 2>&1
 is "$?" 2 "bench refuses a bug variant (exit 2)"
