@@ -3,7 +3,8 @@
  * 0.0.4 for node_exporter's textfile collector (docs/FORMATS.md). Written to a
  * temporary file in DIR (not *.prom, so never read half-written) and renamed.
  * Labels are bounded: service, variant, mode, platform, kernel, host, workload
- * name, mtebench version (and, on their metrics, percentile and stat). */
+ * name, mtebench version (and, on their metrics, percentile, stat and a
+ * capacity search's slo bound). */
 #ifndef MTB_PROM_H
 #define MTB_PROM_H
 #include <jansson.h>
