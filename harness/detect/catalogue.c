@@ -265,8 +265,10 @@ void mtb_catalogue_print(FILE *f, json_t *entries)
                 json_is_true(json_object_get(e, "fix_commit_found")) ? " (found)" : "");
         /* a real bug: not a plant, and not a second trigger of another entry's (its switch) */
         const char *sw = mstr(e, "switch");
-        real += strcmp(mstr(e, "port"), "plant") && (!strcmp(sw, "-") || !strcmp(sw, json_string_value(json_object_get(e, "id"))));
-        controls += json_is_true(json_object_get(e, "control")) && strcmp(mstr(e, "port"), "plant");
+        int is_real = strcmp(mstr(e, "port"), "plant") &&
+                      (!strcmp(sw, "-") || !strcmp(sw, json_string_value(json_object_get(e, "id"))));
+        real += is_real;
+        controls += is_real && json_is_true(json_object_get(e, "control"));
         json_array_foreach(json_object_get(e, "findings"), k, x) {
             fprintf(f, "  ! %s: %s\n", json_string_value(json_object_get(x, "kind")),
                     json_string_value(json_object_get(x, "what")));
@@ -283,7 +285,8 @@ void mtb_catalogue_print(FILE *f, json_t *entries)
     mtb_catalogue_mix_print(f, mix, 0);
     json_decref(mix);
     json_decref(mans);
-    fprintf(f, "\n%zu entries, %zu real bugs (plants and second triggers are not counted), %zu with a fixed-build control; "
+    fprintf(f, "\n%zu entries, %zu real bugs (plants and second triggers are not counted), %zu of them with a fixed-build "
+               "control; "
                "%zu findings\n",
             json_array_size(entries), real, controls, bad);
 }

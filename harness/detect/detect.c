@@ -357,15 +357,15 @@ static json_t *bug_manifest(struct detect_ctx *c, const char *bug, char **bugdir
     return man;
 }
 
-/* every wanted bug's control; @return 1 when one failed */
-static int run_controls(struct detect_ctx *c, char **bugs, int nb, json_t *all)
+/* every wanted bug's control in variant's bug build; @return 1 when one failed */
+static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *variant, json_t *all)
 {
     char why[MTB_ERRLEN];
     int bad = 0;
     for (int i = 0; i < nb; i++) {
         char *bugdir, *mp;
         json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
-        char *bv = json_object_get(man, "plant") ? NULL : build_of(c->q->recipe, man, "plain");
+        char *bv = json_object_get(man, "plant") ? NULL : build_of(c->q->recipe, man, variant);
         if (!json_object_get(man, "control_expect") || !bv) {
             printf("control: %s: %s\n", bugs[i], bv ? "no control yet (no control_expect)" : "a plant: no control");
             json_array_append_new(all, json_pack("{s:s,s:s}", "bug", bugs[i], "outcome", "no_control"));
@@ -465,7 +465,7 @@ int mtb_detect_run(const struct mtb_detect_req *q)
     c->env = mtb_quiet_environment(q->machine, 0, 1);
     json_t *all = json_array();
     if (q->controls) { /* each bug's fixed-build control, not the trials */
-        int cbad = run_controls(c, bugs, nb, all);
+        int cbad = run_controls(c, bugs, nb, vs[0], all); /* the first variant's bug build (default plain) */
         char *cp = mtb_asprintf("%s/controls.json", dir);
         if (mtb_record_write(cp, all) != 0)
             mtb_warn("detect: cannot write %s", cp);

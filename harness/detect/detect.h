@@ -40,7 +40,7 @@ struct mtb_detect_req {
 /* Run the trials (resumable in q->results), write DIR/detect.{json,md,html}
  * and print the matrix. @return 0, or 1 when a trial did not reach its bug
  * or ended in error. With q->controls: each bug's fixed-build control
- * instead (its trigger with the bug off, the plain variant's bug build,
+ * instead (its trigger with the bug off, the first variant's bug build,
  * mode off): DIR/controls.json; @return 1 when a control failed. */
 int mtb_detect_run(const struct mtb_detect_req *q);
 /* detect_report.c: the matrix of an array of trials (detect.json objects):

@@ -29,4 +29,13 @@ ok "$(jq_e '.outcome=="caught_sync" and .fault.si_code==9 and .object.size==40 a
 ok "$(jq_e '([.headline[] | select(.config=="objtag/sync") | .bugs_caught==1 and .bugs_tested==1] == [true])
     and ([.headline[] | select(.config=="tagged/sync") | .bugs_caught==0] == [true])' "$R/detect.json" >/dev/null; echo $?)" \
    "headline: objtag/sync catches it, tagged/sync does not"
+# the fixed-build controls: each trigger with its bug off meets the fix (15.3's ArrayCheckBounds, 15.5's
+# dimension checks: an ERROR; 15.18's timeofday: a '%' in the zone kept out of the format), none of the bug's
+# code runs, and the backend answers
+# (tagged's bug build, which the trials above use: plain's is not built for make test)
+"$B/mtebench" detect --controls --service postgresql --variants tagged --platform emu --results "$T_TMP/ctl" > "$T_TMP/c" 2>&1
+is "$?" 0 "detect --controls: every PostgreSQL bug's control passes (exit 0)" || dump "$T_TMP/c"
+is "$(jq -r '[.[] | .bug + ":" + .outcome] | join(" ")' "$T_TMP/ctl/controls.json")" \
+    "CVE-2021-32027:refused CVE-2023-5869:refused CVE-2026-6474:refused" \
+    "each control refused, as control_expect says ($(jq -r '[.[] | .expect] | join(", ")' "$T_TMP/ctl/controls.json"))"
 done_testing
