@@ -300,8 +300,9 @@ static const char *control_outcome(const char *log, const char *sw, json_t *man,
 }
 
 /* One bug's fixed-build control: its trigger sent with the bug off (no
- * MTEBENCH_BUG) to the plain variant's bug build in mode off; resumable
- * like a trial (DIR/<bug>/control/detect.json). */
+ * MTEBENCH_BUG) to a variant's bug build (variant: its name, e.g.
+ * plain-bugs) in mode off; resumable like a trial
+ * (DIR/<bug>/control/detect.json). */
 static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *variant,
                              const struct mtb_build *b)
 {
