@@ -273,6 +273,90 @@ static void html_row(FILE *f, const char *tag, const char *const *cells)
     fputs("</tr>\n", f);
 }
 
+/* the cell of bug and configuration, or NULL */
+static json_t *cell_of(json_t *mx, const char *bug, const char *cfg)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+        char k[96];
+        snprintf(k, sizeof k, "%s/%s", str(c, "variant"), str(c, "mode"));
+        if (!strcmp(str(c, "bug"), bug) && !strcmp(k, cfg))
+            return c;
+    }
+    return NULL;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The matrix as one grid: a row per bug, grouped by class, a column per
+ * configuration, each cell coloured by its outcome (every trial caught by a
+ * tag check, some, a plain crash, missed, not reached) and giving the
+ * count; the outcomes in its title. */
+static void html_grid(FILE *f, json_t *mx)
+{
+    json_t *cfgs = json_object(), *rows = json_object(), *c;
+    size_t i;
+    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+        char k[96], r[256];
+        snprintf(k, sizeof k, "%s/%s", str(c, "variant"), str(c, "mode"));
+        snprintf(r, sizeof r, "%s\t%s", str(c, "class"), str(c, "bug"));
+        json_object_set_new(cfgs, k, json_true());
+        json_object_set_new(rows, r, json_true());
+    }
+    size_t nc = json_object_size(cfgs), nr = json_object_size(rows), k = 0;
+    char **cv = mtb_calloc(nc + 1, sizeof *cv), **rv = mtb_calloc(nr + 1, sizeof *rv);
+    const char *key;
+    json_t *v;
+    json_object_foreach(cfgs, key, v) cv[k++] = (char *)key;
+    k = 0;
+    json_object_foreach(rows, key, v) rv[k++] = (char *)key;
+    qsort(rv, nr, sizeof *rv, cmp_str); /* by class, then bug */
+    fputs("<table class=\"grid\">\n<tr><th>class</th><th>bug</th>", f);
+    for (k = 0; k < nc; k++) {
+        fputs("<th>", f);
+        html_esc(f, cv[k]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t r = 0; r < nr; r++) {
+        const char *tab = strchr(rv[r], '\t');
+        int first = !r || strncmp(rv[r - 1], rv[r], (size_t)(tab - rv[r]) + 1);
+        fputs("<tr>", f);
+        if (first) { /* the class once, over its bugs */
+            size_t span = 1;
+            while (r + span < nr && !strncmp(rv[r + span], rv[r], (size_t)(tab - rv[r]) + 1))
+                span++;
+            fprintf(f, "<th rowspan=\"%zu\">%.*s</th>", span, (int)(tab - rv[r]), rv[r]);
+        }
+        fputs("<td>", f);
+        html_esc(f, tab + 1);
+        fputs("</td>", f);
+        for (k = 0; k < nc; k++) {
+            json_t *x = cell_of(mx, tab + 1, cv[k]);
+            long valid = (long)json_integer_value(json_object_get(x, "valid"));
+            long mte = (long)json_integer_value(json_object_get(x, "caught_mte"));
+            long other = (long)json_integer_value(json_object_get(json_object_get(x, "counts"), "caught_other"));
+            const char *cls = !x ? "none" : !valid ? "nr" : mte == valid ? "caught" : mte ? "some" : other ? "crash" : "missed";
+            char o[256] = "", t[64];
+            if (x)
+                counts_text(x, o, sizeof o);
+            snprintf(t, sizeof t, !x ? "" : valid ? "%ld/%ld" : "not reached", mte, valid);
+            fprintf(f, "<td class=\"%s\" title=\"", cls);
+            html_esc(f, o);
+            fprintf(f, "\">%s</td>", t);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n<p>Each cell: trials a tag check caught / trials that reached and triggered the bug; green every "
+          "one caught, amber some, orange a crash but no tag check, red missed, grey not reached; its outcomes in "
+          "its tooltip.</p>\n", f);
+    free(cv);
+    free(rv);
+    json_decref(cfgs);
+    json_decref(rows);
+}
+
 void mtb_detect_matrix_html(FILE *f, json_t *mx)
 {
     size_t i;
@@ -280,7 +364,9 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
     fprintf(f, "<!doctype html><html><head><meta charset=\"utf-8\"><title>mtebench detection: %s</title>"
                "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
                "td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left}th{background:#eee}"
-               ".note{background:#fff6d5;padding:.6em;border:1px solid #e0c060}</style></head><body>\n",
+               ".note{background:#fff6d5;padding:.6em;border:1px solid #e0c060}"
+               ".grid td{text-align:center}.caught{background:#8fd18f}.some{background:#f3d36b}"
+               ".crash{background:#f5a65b}.missed{background:#ee8a8a}.nr{background:#ddd}</style></head><body>\n",
             str(mx, "service"));
     fprintf(f, "<h1>Detection: %s on %s</h1>\n<p class=\"note\">Detection is exact under QEMU (its tag checks "
                "follow the architecture); timings under emulation are emulated, and random tags follow QEMU's "
@@ -295,7 +381,9 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
         const char *row[] = { str(c, "config"), h.caught, h.fraction, h.cost, NULL };
         html_row(f, "td", row);
     }
-    fputs("</table>\n<h2>Matrix</h2>\n<table>\n", f);
+    fputs("</table>\n<h2>Matrix</h2>\n", f);
+    html_grid(f, mx);
+    fputs("<h2>Cells in detail</h2>\n<table>\n", f);
     static const char *const mh[] = { "bug", "class", "memory", "configuration",
                                       "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
     html_row(f, "th", mh);

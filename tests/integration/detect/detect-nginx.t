@@ -50,6 +50,16 @@ ok "$(jq_e '.reached and .triggered and .outcome=="caught_sync" and .fault_offse
 ok "$(! grep -q '^detect [0-9]' "$T_TMP/out3" &&
       jq_e '[.headline[] | select(.config=="objtag/sync") | .bugs_caught==2 and .bugs_tested==4] | all' "$R/detect.json" >/dev/null; echo $?)" \
    "headline (nothing run again): objtag/sync catches 2 of the 4 bugs"
+# detect.html: the matrix as one grid, a row per bug grouped by class, a column per configuration, each cell
+# coloured by its outcome and giving the count
+sed -n '/<table class="grid">/,/<\/table>/p' "$R/detect.html" > "$T_TMP/grid"
+nb=$(jq '[.cells[].bug] | unique | length' "$R/detect.json")
+nc=$(jq '[.cells[] | .variant + "/" + .mode] | unique | length' "$R/detect.json")
+ok "$([ "$(grep -c '<td>CVE-' "$T_TMP/grid")" = "$nb" ] && [ "$(grep -o '<th>[a-z]*/[a-z]*</th>' "$T_TMP/grid" | wc -l)" = "$nc" ] &&
+      grep -q '<td>CVE-2021-23017</td>.*<td class="caught" title="caught_sync [0-9]*">[0-9]*/[0-9]*</td>' "$T_TMP/grid" &&
+      grep -q '<th rowspan="1">intra-granule overflow</th><td>CVE-2021-23017-intra</td>' "$T_TMP/grid"; echo $?)" \
+   "detect.html: one grid, $nb bug rows by class x $nc configurations, CVE-2021-23017's objtag/sync cell caught" ||
+    dump "$T_TMP/grid"
 # the fixed-build controls: each trigger with its bug off is refused where the upstream fix refuses (for the
 # resolver's rewrite: its copy meets the label-then-pointer the old one overran), none of the bug's code runs,
 # and nginx answers
