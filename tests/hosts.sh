@@ -56,6 +56,12 @@ hosts_prebuild() {
 }
 hosts_ctl() { ip netns exec "$HOSTS_CTL" "$@"; }
 
+# hosts_lab_conf FILE SUMMARY: a machine profile "lab" with the server on h1
+# and the load from h2 and h3 (one CPU each: the namespaces share this machine's)
+hosts_lab_conf() {
+    printf '[machine]\nname = lab\nsummary = %s\nservice_cpus = 0\nclient_cpus = 0\nallow_overlap = yes\nserver_host = h1\nclient_hosts = h2,h3\n' "$2" > "$1"
+}
+
 # hosts_exec HOST CMD...: CMD in HOST's namespaces (network, PID, mount, UTS)
 hosts_exec() {
     local h=$1; shift

@@ -632,6 +632,7 @@ json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int forc
         int st = 0;
         json_t *r = capacity_entry(p, &p->caps[i], sub, force, out, &st);
         json_object_set_new(r, "dir", json_string(sub));
+        json_object_set_new(r, "file", json_sprintf("%s/capacity.json", sub));
         json_array_append_new(all, r);
         *status = st > *status ? st : *status;
         free(sub);

@@ -10,8 +10,8 @@ int mtb_cmd_capacity(int argc, char **argv);
 /* Every entry with an SLO of p (plan.h's mtb_plan_capacity), in order,
  * each searched into dir/capacity-ENTRY as the command searches (the
  * records' plan is the plan's), its files written and its table printed to
- * out. @return their results (capacity.json's objects with "plan", "entry"
- * and "dir"; caller decrefs); *status the worst of theirs: 0, 1 (runs not
+ * out. @return their results (capacity.json's objects with "plan", "entry",
+ * "dir" and "file"; caller decrefs); *status the worst of theirs: 0, 1 (runs not
  * ok, no pilot, files not written) or 130 (Ctrl-C) */
 json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int force, FILE *out, int *status);
 #endif

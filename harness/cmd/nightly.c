@@ -629,13 +629,7 @@ static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, jso
         json_t *caps = mtb_capacity_find(dir, "mtebench nightly"), *cv;
         size_t ci;
         int search_dir = 0; /* `mtebench capacity`'s results: its runs are the search's, not a matrix's */
-        json_array_foreach(caps, ci, cv) { /* the directory the search wrote, its page linked from the dashboard */
-            char *cd = mtb_strdup(mtb_jstr(cv, "file"));
-            *strrchr(cd, '/') = 0;
-            search_dir |= !strcmp(cd, dir);
-            json_object_set_new(cv, "dir", json_string(cd));
-            free(cd);
-        }
+        json_array_foreach(caps, ci, cv) search_dir |= !strcmp(mtb_jstr(cv, "dir"), dir);
         struct mtb_record_set set;
         char *dirs[1] = { (char *)dir };
         if (mtb_record_load(dirs, search_dir ? 0 : 1, &set) != 0)
@@ -682,9 +676,7 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     json_t *files = json_array();
     json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, failures, files) : json_array();
     int cstatus = 0; /* the entries with an slo: each a capacity search into dir/capacity-ENTRY */
-    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus), *cv;
-    size_t ci;
-    json_array_foreach(caps, ci, cv) json_object_set_new(cv, "file", json_sprintf("%s/capacity.json", mtb_jstr(cv, "dir")));
+    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus);
     *failures += cstatus != 0;
     struct mtb_record_set set;
     if (mtb_record_set_from(records, files, dir, &set) != 0)

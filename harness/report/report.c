@@ -131,12 +131,13 @@ static char *dir_name(const char *p)
     return r;
 }
 
-/* one capacity.json into a (with "file"), or named and left out */
+/* one capacity.json into a (with "file" and "dir", the directory it is in), or named and left out */
 static void find_one(json_t *a, const char *path, const char *who)
 {
     json_t *r = json_load_file(path, 0, NULL);
     if (r && !strcmp(mtb_jstr(r, "schema"), "mtebench-capacity/1")) {
         json_object_set_new(r, "file", json_string(path));
+        json_object_set_new(r, "dir", json_stringn(path, (size_t)(strrchr(path, '/') - path)));
         json_array_append(a, r);
     } else if (r) {
         fprintf(stderr, "%s: %s: not mtebench-capacity/1: left out\n", who, path);

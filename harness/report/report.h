@@ -61,7 +61,7 @@ int mtb_cmd_report(int argc, char **argv);
 void mtb_report_protection_md(FILE *f, json_t *rows, int emulated);
 /* The capacity results of a results directory: DIR/capacity.json (`mtebench
  * capacity`'s) and DIR/capacity-ENTRY/capacity.json (a plan's entries with
- * an slo), each with "file" (its path) added; a file that is not
+ * an slo), each with "file" (its path) and "dir" (its directory) added; a file that is not
  * mtebench-capacity/1 is named on stderr (prefixed who) and left out.
  * @return an array (caller decrefs), empty when there is none */
 json_t *mtb_capacity_find(const char *dir, const char *who);

@@ -23,16 +23,7 @@ hosts_need
 "$M" build --service memcached --platform host --variant slow > "$T_TMP/build.log" 2>&1
 ok $? "memcached's native slow plant built (or cached) here" || { dump "$T_TMP/build.log"; done_testing; }
 hosts_up 3; ok $? "three hosts up" || done_testing
-cat > "$T_TMP/lab.conf" <<EOF
-[machine]
-name = lab
-summary = test lab: the server on h1, load from h2 and h3
-service_cpus = 0
-client_cpus = 0
-allow_overlap = yes
-server_host = h1
-client_hosts = h2,h3
-EOF
+hosts_lab_conf "$T_TMP/lab.conf" "test lab: the server on h1, load from h2 and h3"
 R="$T_TMP/cap"
 hosts_ctl "$M" capacity --service memcached --platform host --mode off --variant slow --baseline-variant slow \
     --slo p99:20ms --machine "$T_TMP/lab.conf" --duration 1 --warmup 0.3 --reps 1 --keys 100 --conns 8 \

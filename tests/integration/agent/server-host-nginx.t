@@ -16,16 +16,7 @@ hosts_need qemu
 
 hosts_prebuild nginx plain tagged; ok $? "nginx's emu builds (plain tagged) made here, outside the namespaces" || done_testing
 hosts_up 3; ok $? "three hosts up" || done_testing
-cat > "$T_TMP/lab.conf" <<EOC
-[machine]
-name = lab
-summary = test lab: nginx on h1, load from h2 and h3
-service_cpus = 0
-client_cpus = 0
-allow_overlap = yes
-server_host = h1
-client_hosts = h2,h3
-EOC
+hosts_lab_conf "$T_TMP/lab.conf" "test lab: nginx on h1, load from h2 and h3"
 # nginx runs as the unprivileged user mtebench: the far agent's directory
 # (runs under it) must be reachable by that user, so not root's home
 mkdir -p "$T_TMP/agent"; chmod 755 "$T_TMP/agent"

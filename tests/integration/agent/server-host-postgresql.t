@@ -22,16 +22,7 @@ command -v pgbench > /dev/null || skip_all "no pgbench (postgresql-client; make 
 
 hosts_prebuild postgresql tagged; ok $? "postgresql's emu builds (tagged) made here, outside the namespaces" || done_testing
 hosts_up 3; ok $? "three hosts up" || done_testing
-cat > "$T_TMP/lab.conf" <<EOC
-[machine]
-name = lab
-summary = test lab: PostgreSQL on h1, pgbench from h2 and h3
-service_cpus = 0
-client_cpus = 0
-allow_overlap = yes
-server_host = h1
-client_hosts = h2,h3
-EOC
+hosts_lab_conf "$T_TMP/lab.conf" "test lab: PostgreSQL on h1, pgbench from h2 and h3"
 # h1's cache starts empty (a tmpfs of its own): seed its PostgreSQL setups
 # (initdb'd data directories, keyed by the build's key, the script, the user,
 # the mode and the workload) from this machine's cache, as contrib/ansible's

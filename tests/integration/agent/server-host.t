@@ -19,16 +19,7 @@ hosts_need qemu
 
 hosts_prebuild memcached plain tagged; ok $? "memcached's emu builds (plain tagged) made here, outside the namespaces" || done_testing
 hosts_up 3; ok $? "three hosts up" || done_testing
-cat > "$T_TMP/lab.conf" <<EOF
-[machine]
-name = lab
-summary = test lab: the server on h1, load from h2 and h3
-service_cpus = 0
-client_cpus = 0
-allow_overlap = yes
-server_host = h1
-client_hosts = h2,h3
-EOF
+hosts_lab_conf "$T_TMP/lab.conf" "test lab: the server on h1, load from h2 and h3"
 SSH=(SSH_OPTS="--ssh-config $HOSTS_DIR/ssh_config")
 
 # ---- make bench: server h1, clients h2 h3 -------------------------------------------
