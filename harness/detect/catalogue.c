@@ -2,6 +2,7 @@
  * manifest.ini, trigger.hex; the switches in bugs.patch), read and checked
  * (`mtebench detect --catalogue`, docs/DETECTION.md "The catalogue"). */
 #include "detect/catalogue.h"
+#include "drivers/driver.h"
 #include "lib/files.h"
 #include "lib/proc.h"
 #include "lib/util.h"
@@ -174,6 +175,17 @@ static void check_entry(json_t *e, const char *bugdir, const char *patch, const 
     if (plant ? !json_object_get(m, "reach") : !mtb_file_exists(trig))
         json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "trigger", "what",
                                               plant ? "a plant without 'reach'" : "no trigger.hex"));
+    else if (!plant) { /* the bytes the driver would send */
+        char why[512];
+        size_t len = 0, cuts[MTB_TRIGGER_MAXCUTS];
+        int ncuts = 0;
+        unsigned char *b = mtb_trigger_read(trig, &len, cuts, &ncuts, why, sizeof why);
+        if (b)
+            json_object_set_new(e, "trigger_bytes", json_integer((json_int_t)len));
+        else
+            json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "trigger", "what", why));
+        free(b);
+    }
     char *on = mtb_asprintf("mtbbug_on(\"%s\")", sw && *sw ? sw : id);
     char *ref = mtb_asprintf("mtbbug_mark(\"refused\", \"%s\")", sw && *sw ? sw : id);
     if (!plant && !(patch && strstr(patch, on)))

@@ -76,10 +76,12 @@ extern const struct mtb_driver mtb_driver_mtload, mtb_driver_wrk, mtb_driver_pgb
 extern const struct mtb_driver mtb_driver_external; /* not a recipe's choice: --external-load */
 /* mtebench detect's: a bug's trigger bytes, then a liveness check (driver_trigger.c) */
 extern const struct mtb_driver mtb_driver_trigger;
-/* The bytes of a bug's trigger.hex (hex digits, '#' comments). @return them
- * (to be freed) with *len, or NULL with why. With cuts (MTB_TRIGGER_MAXCUTS),
- * *ncuts offsets where a line "--" asks for a pause before sending on. */
+/* The bytes of a bug's trigger.hex (hex digits, '#' comments, a line
+ * "*N hex..." repeated N times). @return them (to be freed) with *len, or
+ * NULL with why. With cuts (MTB_TRIGGER_MAXCUTS), *ncuts offsets where a
+ * line "--" asks for a pause before sending on. */
 #define MTB_TRIGGER_MAXCUTS 8
+unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n);
 /* The driver of a workload: its [workload] driver, else the recipe's [run]
  * driver, else mtload; NULL when that name is unknown (*name says it). */
 const struct mtb_driver *mtb_driver_of(const struct mtb_workload *w, const char **name);

@@ -4,7 +4,7 @@
  * The trigger is services/<svc>/bugs/<id>/trigger.hex (hex bytes; '#' starts
  * a comment; a line starting "--" is a pause: what came before is sent, the
  * answer read for a moment, then the rest sent, as a client's later
- * packet), named by MTEBENCH_BUG_TRIGGER, which only `mtebench detect`
+ * packet; a line "*N hex..." is its bytes N times), named by MTEBENCH_BUG_TRIGGER, which only `mtebench detect`
  * sets: the driver refuses to run without it, so a bench never drives a
  * service with it. Its "load" is mtload's format with one request and a
  * "trigger" object (bytes sent and received, alive after).
@@ -29,8 +29,40 @@
 #include <time.h>
 #include <unistd.h>
 
-/* the bytes of a trigger.hex file; NULL with why */
-static unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n)
+/* one line's hex digits appended to b (at *k, room for cap); -1 with why */
+static int hex_line(const char *s, const char *e, unsigned char *b, size_t *k, const char *path, char *why, size_t n)
+{
+    int half = -1;
+    for (; s < e && *s != '#'; s++) {
+        if (*s == ' ' || *s == '\t' || *s == '\r')
+            continue;
+        int v = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+              : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+        if (v < 0) {
+            snprintf(why, n, "%s: '%c' is not a hex digit", path, *s);
+            return -1;
+        }
+        if (half < 0)
+            half = v;
+        else {
+            b[(*k)++] = (unsigned char)(half << 4 | v);
+            half = -1;
+        }
+    }
+    if (half >= 0) {
+        snprintf(why, n, "%s: an odd number of hex digits on a line", path);
+        return -1;
+    }
+    return 0;
+}
+
+#define MTB_TRIGGER_MAXREPEAT 1000000 /* "*N" at most */
+#define MTB_TRIGGER_MAXBYTES (64u << 20)
+
+/* Line by line (driver.h): hex digits ('#' to the end of the line a
+ * comment), a line "--" a pause (cuts), and a line "*N hex..." the line's
+ * bytes N times (a long request: 65536 keys). */
+unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int *ncuts, char *why, size_t n)
 {
     if (ncuts)
         *ncuts = 0;
@@ -39,48 +71,58 @@ static unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cu
         snprintf(why, n, "cannot read the trigger %s", path);
         return NULL;
     }
-    unsigned char *b = mtb_calloc(1, strlen(text) / 2 + 1);
-    size_t k = 0;
-    int half = -1, comment = 0;
-    for (const char *s = text; *s; s++) {
-        if (*s == '\n') {
-            comment = 0;
-            continue;
-        }
-        if (comment || *s == ' ' || *s == '\t' || *s == '\r')
-            continue;
-        if (*s == '#') {
-            comment = 1;
-            continue;
-        }
-        if (*s == '-' && s[1] == '-' && half < 0 && ncuts && *ncuts < MTB_TRIGGER_MAXCUTS) {
-            cuts[(*ncuts)++] = k;  /* a pause before byte k */
-            comment = 1;
-            continue;
-        }
-        int v = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
-              : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
-        if (v < 0) {
-            snprintf(why, n, "%s: '%c' is not a hex digit", path, *s);
-            free(b);
-            free(text);
-            return NULL;
-        }
-        if (half < 0)
-            half = v;
+    size_t cap = strlen(text) / 2 + 1, k = 0;
+    unsigned char *b = mtb_calloc(1, cap);
+    for (const char *s = text; *s;) {
+        const char *e = strchr(s, '\n');
+        e = e ? e : s + strlen(s);
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s[0] == '-' && s[1] == '-' && ncuts && *ncuts < MTB_TRIGGER_MAXCUTS)
+            cuts[(*ncuts)++] = k; /* a pause before byte k */
         else {
-            b[k++] = (unsigned char)(half << 4 | v);
-            half = -1;
+            long rep = 1;
+            if (*s == '*') {
+                char *end;
+                rep = strtol(s + 1, &end, 10);
+                if (end == s + 1 || rep < 1 || rep > MTB_TRIGGER_MAXREPEAT) {
+                    snprintf(why, n, "%s: '*' wants a count of 1 to %d before the line's bytes", path,
+                             MTB_TRIGGER_MAXREPEAT);
+                    goto bad;
+                }
+                s = end;
+            }
+            size_t k0 = k;
+            if (hex_line(s, e, b, &k, path, why, n) != 0)
+                goto bad;
+            size_t one = k - k0;
+            if (rep > 1 && one > 0) {
+                if (one * (size_t)rep > MTB_TRIGGER_MAXBYTES) {
+                    snprintf(why, n, "%s: a repeated line makes more than %u bytes", path, MTB_TRIGGER_MAXBYTES);
+                    goto bad;
+                }
+                cap += one * (size_t)(rep - 1);
+                b = realloc(b, cap);
+                if (!b)
+                    mtb_die(1, "out of memory");
+                for (long r = 1; r < rep; r++, k += one)
+                    memcpy(b + k, b + k0, one);
+            }
         }
+        s = *e ? e + 1 : e;
     }
     free(text);
-    if (half >= 0 || k == 0) {
-        snprintf(why, n, "%s: %s", path, k == 0 ? "no bytes" : "an odd number of hex digits");
+    if (k == 0) {
+        snprintf(why, n, "%s: no bytes", path);
         free(b);
         return NULL;
     }
     *len = k;
     return b;
+bad:
+    free(text);
+    free(b);
+    return NULL;
 }
 
 static double now_s(void)

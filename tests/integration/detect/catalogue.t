@@ -24,6 +24,11 @@ ok $? "every manifest, trigger and switch of the real catalogue passes" ||
     jq -c '.[] | {id, findings: [.findings[] | select(.kind != "control")]} | select(.findings | length > 0)' "$T_TMP/all.json" | sed 's/^/# /'
 nc=$(jq '[.[] | select(.control | not)] | length' "$T_TMP/all.json")
 is "$rc" "$([ "$nc" -gt 0 ] && echo 1 || echo 0)" "exit status: 1 while $nc entries lack a fixed-build control"
+# every real trigger parsed as the driver sends it; "*N" lines repeated:
+# CVE-2018-1000127 is set (16 bytes), "get" (3), 65536 x " k" and a delete (12)
+jq_e '([.[] | select(.manifest.port != "plant") | .trigger_bytes > 0] | all) and
+      (.[] | select(.id == "CVE-2018-1000127") | .trigger_bytes == 16 + 3 + 65536 * 2 + 12)' "$T_TMP/all.json" > /dev/null
+ok $? "every real trigger parses; a repeated line counts its bytes N times ($(jq -c '.[] | select(.id == "CVE-2018-1000127") | .trigger_bytes' "$T_TMP/all.json"))"
 jq_e '[.[] | select(.manifest.port == "plant") | .control] | all' "$T_TMP/all.json" > /dev/null
 ok $? "a synthetic plant needs no control (it is no real bug)"
 "$M" detect --catalogue > "$T_TMP/table" 2>&1
@@ -47,12 +52,13 @@ sed -i 's/^class = stack/class = overflow/' "$B2/CVE-2020-10931/manifest.ini"
 sed -i 's/^memory = /allocator = /' "$B2/CVE-2016-8705/manifest.ini"
 sed -i '/^fix_commit = /d' "$C/services/postgresql/bugs/CVE-2023-5869/manifest.ini"
 rm "$C/services/nginx/bugs/CVE-2013-2028/trigger.hex"
+printf '41\n*0 42\n' > "$C/services/nginx/bugs/CVE-2009-2629/trigger.hex"
 cp -r "$B2/CVE-2016-8704" "$B2/CVE-2099-0001"
 sed -i 's/^id = .*/id = CVE-2099-0001/' "$B2/CVE-2099-0001/manifest.ini"
 MTEBENCH_ROOT="$C" "$M" detect --catalogue > "$T_TMP/bad" 2>&1
 is "$?" 1 "planted faults: exit 1"
 for w in "class 'overflow' is not one of: linear overflow," "'allocator' is now 'memory'" "no 'fix_commit'" \
-    "trigger: no trigger.hex" "switch: mtbbug_on(\"CVE-2099-0001\")"; do
+    "trigger: no trigger.hex" "'*' wants a count of 1 to" "switch: mtbbug_on(\"CVE-2099-0001\")"; do
     ok "$(grep -qF -- "$w" "$T_TMP/bad"; echo $?)" "named: $w" || dump "$T_TMP/bad"
 done
 

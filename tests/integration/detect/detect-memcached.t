@@ -6,7 +6,9 @@
 # heap tagging, one tag for the whole slab page) miss it; objtag catches it,
 # synchronously at the first byte of the neighbouring chunk and asynchronously.
 # The extlen stack overflow (CVE-2020-10931) is reached and triggered and no
-# tag check catches it, objtag sync included. Each bug's fixed-build
+# tag check catches it, objtag sync included. CVE-2018-1000127 (a refcount
+# wrap: a use after free in a slab chunk) is caught by objtag only;
+# CVE-2017-9951 (a read before the read buffer) by glibc's tagging. Each bug's fixed-build
 # control (its trigger with the bug off) is refused where the upstream fix
 # refuses. Bug variants are refused by bench, run and plans, by name.
 . "$(dirname "$0")/../../lib.sh"
@@ -18,7 +20,24 @@ is "$?" 0 "detect: every trial reached its bug (exit 0)" || dump "$T_TMP/out"
 "$B/mtebench" detect --service memcached --platform emu --bugs CVE-2020-10931 --trials 1 \
     --configs objtag/sync --results "$R" > "$T_TMP/out2" 2>&1
 is "$?" 0 "detect: the stack bug's trial reached it (exit 0)" || dump "$T_TMP/out2"
+# the first real use after free objtag catches and glibc's tagging misses (the
+# refcount wrap), and an out-of-bounds read glibc's tagging catches (16 bytes
+# before the read buffer: its chunk header, tag 0)
+"$B/mtebench" detect --service memcached --platform emu --bugs CVE-2018-1000127,CVE-2017-9951 --trials 1 \
+    --configs tagged/sync,objtag/sync --results "$T_TMP/detect2" > "$T_TMP/out4" 2>&1
+is "$?" 0 "detect: the use after free's and the read's trials reached their bugs (exit 0)" || dump "$T_TMP/out4"
 echo "# detect trials: $(( $(date +%s) - t0 )) s"
+u() { echo "$T_TMP/detect2/CVE-2018-1000127/$1-001/detect.json"; }
+is "$(jq -r .outcome "$(u tagged-sync)")" silent "CVE-2018-1000127 tagged/sync: the freed slab chunk keeps the page's one tag: missed"
+ok "$(jq_e '.outcome=="caught_sync" and .reached and .triggered and .fault.si_code==9 and .fault_in=="the object"' "$(u objtag-sync)" >/dev/null; echo $?)" \
+   "CVE-2018-1000127 objtag/sync: the freed item read through a stale response, caught inside the chunk ($(jq -c '[.outcome,.fault_offset]' "$(u objtag-sync)"))"
+ok "$(grep -q 'refcount 60001 of 65535' "$T_TMP/detect2/CVE-2018-1000127/objtag-sync-001/service.log"; echo $?)" \
+   "CVE-2018-1000127: the item's refcount passed the fix's limit (60000)"
+r9() { echo "$T_TMP/detect2/CVE-2017-9951/$1-001/detect.json"; }
+for c in tagged-sync objtag-sync; do
+    ok "$(jq_e '.outcome=="caught_sync" and .fault_offset==-16 and .fault_in=="before the object"' "$(r9 $c)" >/dev/null; echo $?)" \
+       "CVE-2017-9951 $c: the next header read 16 bytes before the read buffer, caught ($(jq -c '[.outcome,.fault_offset]' "$(r9 $c)"))"
+done
 d() { echo "$R/CVE-2016-8704/$1-001/detect.json"; }
 for c in plain-off tagged-sync objtag-sync objtag-async; do
     ok "$(jq_e '.schema=="mtebench-detect/1" and .reached and .triggered and .proof_ok' "$(d $c)" >/dev/null; echo $?)" \
@@ -74,7 +93,7 @@ ok "$(test $? = 2 && grep -q 'no detection matrix' "$T_TMP/rb"; echo $?)" "repor
 # fix, fails here)
 "$B/mtebench" detect --controls --service memcached --platform emu --results "$T_TMP/ctl" > "$T_TMP/c" 2>&1
 is "$?" 0 "detect --controls: every memcached bug's control passes (exit 0)" || dump "$T_TMP/c"
-for bug in CVE-2016-8704 CVE-2016-8705 CVE-2020-10931; do
+for bug in CVE-2016-8704 CVE-2016-8705 CVE-2017-9951 CVE-2018-1000127 CVE-2020-10931 memcached-849; do
     f="$T_TMP/ctl/$bug/control/detect.json"
     ok "$(jq_e '.outcome == "refused" and .trigger.alive_after' "$f" > /dev/null &&
           grep -q "^mtbbug: refused $bug\$" "$T_TMP/ctl/$bug/control/service.log" &&
@@ -82,6 +101,8 @@ for bug in CVE-2016-8704 CVE-2016-8705 CVE-2020-10931; do
         "$bug's control: refused where the fix refuses, the bug's code not run, $(jq -r .expect "$f" 2>/dev/null)" ||
         jq -c '{outcome, why}' "$f" | sed 's/^/# /'
 done
+ok "$(jq_e '.trigger.received == 5' "$T_TMP/ctl/memcached-849/control/detect.json" > /dev/null; echo $?)" \
+   "memcached-849's control: the fixed copy answers END (5 bytes) where the bug's copy answered ERROR"
 # bug variants are never measured
 "$B/mtebench" bench --service memcached --platform emu --mode sync --variant objtag-bugs > "$T_TMP/b" 2>&1
 is "$?" 2 "bench refuses a bug variant (exit 2)"
