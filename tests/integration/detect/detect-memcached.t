@@ -8,7 +8,9 @@
 # The extlen stack overflow (CVE-2020-10931) is reached and triggered and no
 # tag check catches it, objtag sync included. CVE-2018-1000127 (a refcount
 # wrap: a use after free in a slab chunk) is caught by objtag only;
-# CVE-2017-9951 (a read before the read buffer) by glibc's tagging. Each bug's fixed-build
+# CVE-2017-9951 (a read before the read buffer) by glibc's tagging;
+# memcached-f249724 (an uninitialised pointer sent as an error message) by
+# none. Each bug's fixed-build
 # control (its trigger with the bug off) is refused where the upstream fix
 # refuses. Bug variants are refused by bench, run and plans, by name.
 . "$(dirname "$0")/../../lib.sh"
@@ -23,7 +25,7 @@ is "$?" 0 "detect: the stack bug's trial reached it (exit 0)" || dump "$T_TMP/ou
 # the first real use after free objtag catches and glibc's tagging misses (the
 # refcount wrap), and an out-of-bounds read glibc's tagging catches (16 bytes
 # before the read buffer: its chunk header, tag 0)
-"$B/mtebench" detect --service memcached --platform emu --bugs CVE-2018-1000127,CVE-2017-9951 --trials 1 \
+"$B/mtebench" detect --service memcached --platform emu --bugs CVE-2018-1000127,CVE-2017-9951,memcached-f249724 --trials 1 \
     --configs tagged/sync,objtag/sync --results "$T_TMP/detect2" > "$T_TMP/out4" 2>&1
 is "$?" 0 "detect: the use after free's and the read's trials reached their bugs (exit 0)" || dump "$T_TMP/out4"
 echo "# detect trials: $(( $(date +%s) - t0 )) s"
@@ -33,6 +35,12 @@ ok "$(jq_e '.outcome=="caught_sync" and .reached and .triggered and .fault.si_co
    "CVE-2018-1000127 objtag/sync: the freed item read through a stale response, caught inside the chunk ($(jq -c '[.outcome,.fault_offset]' "$(u objtag-sync)"))"
 ok "$(grep -q 'refcount 60001 of 65535' "$T_TMP/detect2/CVE-2018-1000127/objtag-sync-001/service.log"; echo $?)" \
    "CVE-2018-1000127: the item's refcount passed the fix's limit (60000)"
+# an uninitialised read: the error message's pointer as the stack held it,
+# sent; no tag check sees it
+f="$T_TMP/detect2/memcached-f249724/objtag-sync-001/detect.json"
+ok "$(jq_e '.reached and .triggered and (.fault.tag_check | not)' "$f" >/dev/null &&
+      grep -q '^mtbbug: uninitialised errstr 0x' "$T_TMP/detect2/memcached-f249724/objtag-sync-001/service.log"; echo $?)" \
+   "memcached-f249724 objtag/sync: the uninitialised errstr was sent, no tag check saw it ($(jq -r .outcome "$f"))"
 r9() { echo "$T_TMP/detect2/CVE-2017-9951/$1-001/detect.json"; }
 for c in tagged-sync objtag-sync; do
     ok "$(jq_e '.outcome=="caught_sync" and .fault_offset==-16 and .fault_in=="before the object"' "$(r9 $c)" >/dev/null; echo $?)" \
@@ -93,7 +101,7 @@ ok "$(test $? = 2 && grep -q 'no detection matrix' "$T_TMP/rb"; echo $?)" "repor
 # fix, fails here)
 "$B/mtebench" detect --controls --service memcached --platform emu --results "$T_TMP/ctl" > "$T_TMP/c" 2>&1
 is "$?" 0 "detect --controls: every memcached bug's control passes (exit 0)" || dump "$T_TMP/c"
-for bug in CVE-2016-8704 CVE-2016-8705 CVE-2017-9951 CVE-2018-1000127 CVE-2020-10931 memcached-849; do
+for bug in CVE-2016-8704 CVE-2016-8705 CVE-2017-9951 CVE-2018-1000127 CVE-2020-10931 memcached-849 memcached-f249724; do
     f="$T_TMP/ctl/$bug/control/detect.json"
     ok "$(jq_e '.outcome == "refused" and .trigger.alive_after' "$f" > /dev/null &&
           grep -q "^mtbbug: refused $bug\$" "$T_TMP/ctl/$bug/control/service.log" &&
