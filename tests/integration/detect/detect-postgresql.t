@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../../lib.sh"
 R="$T_TMP/detect"
 t0=$(date +%s)
-"$B/mtebench" detect --service postgresql --platform emu --bugs CVE-2021-32027 --trials 1 \
+"$B/mtebench" detect --service postgresql --platform emu --bugs CVE-2021-32027,pg-tuplestore-hold --trials 1 \
     --configs tagged/sync,objtag/sync --results "$R" > "$T_TMP/out" 2>&1
 is "$?" 0 "detect: every trial reached its bug (exit 0)" || dump "$T_TMP/out"
 echo "# detect trials: $(( $(date +%s) - t0 )) s"
@@ -26,9 +26,15 @@ done
 is "$(jq -r .outcome "$(d tagged-sync)")" silent "tagged/sync: glibc tagging misses it (one tag per AllocSet block)"
 ok "$(jq_e '.outcome=="caught_sync" and .fault.si_code==9 and .object.size==40 and .fault_offset==88' "$(d objtag-sync)" >/dev/null; echo $?)" \
    "objtag/sync: caught synchronously at byte 88 of the 40-byte array ($(jq -c '[.outcome,.fault_offset,.object.size]' "$(d objtag-sync)"))"
-ok "$(jq_e '([.headline[] | select(.config=="objtag/sync") | .bugs_caught==1 and .bugs_tested==1] == [true])
+# a real double free: a WITH HOLD cursor's failed dump, then tuplestore_end frees the written tuples again
+h() { echo "$R/pg-tuplestore-hold/$1-001/detect.json"; }
+ok "$(jq_e '.reached and .triggered and .outcome=="caught_other" and (.fault.tag_check | not)' "$(h tagged-sync)" >/dev/null; echo $?)" \
+   "pg-tuplestore-hold tagged/sync: the second pfree reads a NULL context from the freed chunk's header: a SIGSEGV, no tag check ($(jq -r .outcome "$(h tagged-sync)"))"
+ok "$(jq_e '.reached and .triggered and .outcome=="caught_sync" and .fault.si_code==9' "$(h objtag-sync)" >/dev/null; echo $?)" \
+   "pg-tuplestore-hold objtag/sync: the double free caught (the freed chunk was retagged)"
+ok "$(jq_e '([.headline[] | select(.config=="objtag/sync") | .bugs_caught==2 and .bugs_tested==2] == [true])
     and ([.headline[] | select(.config=="tagged/sync") | .bugs_caught==0] == [true])' "$R/detect.json" >/dev/null; echo $?)" \
-   "headline: objtag/sync catches it, tagged/sync does not"
+   "headline: objtag/sync catches both, tagged/sync neither"
 # the fixed-build controls: each trigger with its bug off meets the fix (15.3's ArrayCheckBounds, 15.5's
 # dimension checks: an ERROR; 15.18's timeofday: a '%' in the zone kept out of the format), none of the bug's
 # code runs, and the backend answers
@@ -36,6 +42,6 @@ ok "$(jq_e '([.headline[] | select(.config=="objtag/sync") | .bugs_caught==1 and
 "$B/mtebench" detect --controls --service postgresql --variants tagged --platform emu --results "$T_TMP/ctl" > "$T_TMP/c" 2>&1
 is "$?" 0 "detect --controls: every PostgreSQL bug's control passes (exit 0)" || dump "$T_TMP/c"
 is "$(jq -r '[.[] | .bug + ":" + .outcome] | join(" ")' "$T_TMP/ctl/controls.json")" \
-    "CVE-2021-32027:refused CVE-2023-5869:refused CVE-2026-6474:refused" \
+    "CVE-2021-32027:refused CVE-2023-5868:refused CVE-2023-5869:refused CVE-2025-4207:refused CVE-2025-4207-intra:refused CVE-2026-2003:refused CVE-2026-6474:refused pg-cancel-length:refused pg-translate-overread:refused pg-tuplestore-hold:refused pg-tuplestore-hold-large:refused" \
     "each control refused, as control_expect says ($(jq -r '[.[] | .expect] | join(", ")' "$T_TMP/ctl/controls.json"))"
 done_testing
