@@ -183,7 +183,8 @@ static const char *wl_get(const struct mtb_recipe *r, const char *name, const ch
 
 const char *mtb_workload_param(const struct mtb_workload *w, const char *key)
 {
-    return wl_get(w->recipe, w->name, key);
+    const char *o = w->params ? json_string_value(json_object_get(w->params, key)) : NULL;
+    return o ? o : wl_get(w->recipe, w->name, key);
 }
 
 char *mtb_workload_names(const struct mtb_recipe *r)
@@ -251,6 +252,8 @@ json_t *mtb_workload_json(const struct mtb_workload *w)
     for (size_t i = 0; r && i < r->nkv; i++)
         if (!strcmp(r->kv[i].section, "workload") || !strcmp(r->kv[i].section, sec))
             json_object_set_new(params, r->kv[i].key, json_string(r->kv[i].value));
+    if (w->params)
+        json_object_update(params, w->params);
     json_t *o = json_pack("{s:s}", "name", w->name);
     for (int i = 0; i < MTB_WL_NFIELDS; i++) {
         const struct field *f = &fields[i];

@@ -40,6 +40,9 @@ struct mtb_workload {
     long cores;
     char svc_cpus[256];
     char core_type[24];
+    /* params over the recipe's (not owned; NULL: none): a bug's own
+     * benchmark for an embedded service's detection trial */
+    json_t *params;
 };
 
 /* Values given on the command line or in a plan, over the recipe's. */

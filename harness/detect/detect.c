@@ -141,6 +141,36 @@ struct detect_ctx {
     int total, index;
 };
 
+/* The workload of a bug's run into wl: a trigger's (the service's detect
+ * workload), or for a synthetic plant or an embedded service's bug (manifest
+ * `benchmark`: db_bench's benchmark that reaches it) the service's own
+ * workload, with the manifest's keys and duration and no warm-up. @return
+ * the params the run takes over the recipe's (the benchmark and its
+ * db_bench_args; wl->params points at them: decref after the run), or NULL. */
+static json_t *bug_workload(struct detect_ctx *c, json_t *man, struct mtb_workload *wl)
+{
+    const char *bench = json_string_value(json_object_get(man, "benchmark"));
+    int own = json_object_get(man, "plant") || bench;
+    *wl = own ? c->q->wl_plant : c->q->wl_trigger;
+    if (!own)
+        return NULL;
+    const char *k = json_string_value(json_object_get(man, "keys"));
+    const char *du = json_string_value(json_object_get(man, "duration"));
+    if (k)
+        wl->keys = atol(k);
+    if (du)
+        wl->duration = atof(du);
+    wl->warmup = 0;
+    if (!bench)
+        return NULL;
+    json_t *params = json_pack("{s:s}", "benchmark", bench);
+    const char *extra = json_string_value(json_object_get(man, "db_bench_args"));
+    if (extra)
+        json_object_set_new(params, "db_bench_args", json_string(extra));
+    wl->params = params;
+    return params;
+}
+
 /* one trial (or its classification from an earlier, resumed run) */
 static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *base,
                      const char *variant, const struct mtb_build *b, const struct mtb_mode *m, int t)
@@ -164,19 +194,14 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     const char *plant = json_string_value(json_object_get(man, "plant"));
     if (!sw || !*sw)
         sw = bug;
-    struct mtb_workload wl = plant ? c->q->wl_plant : c->q->wl_trigger;
-    if (plant) {
+    struct mtb_workload wl;
+    json_t *params = bug_workload(c, man, &wl);
+    if (plant)
         setenv("MTEBENCH_PLANT", plant, 1);
-        const char *k = json_string_value(json_object_get(man, "keys"));
-        const char *du = json_string_value(json_object_get(man, "duration"));
-        if (k)
-            wl.keys = atol(k);
-        if (du)
-            wl.duration = atof(du);
-        wl.warmup = 0;
-    } else {
+    else {
         setenv("MTEBENCH_BUG", sw, 1);
-        setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
+        if (!params) /* an embedded service's bug runs its benchmark, not a trigger */
+            setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
     }
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant, .mode = m,
                            .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl, .build = b,
@@ -187,6 +212,7 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     unsetenv("MTEBENCH_BUG");
     unsetenv("MTEBENCH_BUG_TRIGGER");
     unsetenv("MTEBENCH_PLANT");
+    json_decref(params);
     d = classify(sw, man, dir, rec, st);
     json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:O,s:s,s:O?,s:b}", "schema",
                                             "mtebench-detect/1", "service", c->q->recipe->name, "bug", bug, "variant",
@@ -293,8 +319,13 @@ static const char *control_outcome(const char *log, const char *sw, json_t *man,
     long got = (long)json_integer_value(json_object_get(tr, "received"));
     int closed = json_is_true(json_object_get(tr, "closed")), alive = json_is_true(json_object_get(tr, "alive_after"));
     int answer = !strcmp(exp, "closed connection") ? closed && got == 0 : got > 0;
-    snprintf(why, n, "refused %s, the bug's code %s, %ld bytes answered%s, %s (expected: %s)", refused ? "yes" : "no",
-             ran ? "ran" : "did not run", got, closed ? " then closed" : "", alive ? "alive after" : "dead after", exp);
+    if (json_is_true(json_object_get(tr, "embedded"))) /* the service is the program: did it run to its end? */
+        snprintf(why, n, "refused %s, the bug's code %s, %s (expected: %s)", refused ? "yes" : "no",
+                 ran ? "ran" : "did not run", alive ? "the run ended normally" : "the run failed", exp);
+    else
+        snprintf(why, n, "refused %s, the bug's code %s, %ld bytes answered%s, %s (expected: %s)", refused ? "yes" : "no",
+                 ran ? "ran" : "did not run", got, closed ? " then closed" : "", alive ? "alive after" : "dead after",
+                 exp);
     return !tr ? "error" : !refused ? "not_refused" : ran ? "bug_ran" : !alive ? "died" : !answer ? "unexpected_answer"
                                                                                              : "refused";
 }
@@ -319,17 +350,26 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
     const char *sw = json_string_value(json_object_get(man, "switch"));
     sw = sw && *sw ? sw : bug;
     unsetenv("MTEBENCH_BUG");
-    setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
-    struct mtb_workload wl = c->q->wl_trigger;
+    struct mtb_workload wl;
+    json_t *params = bug_workload(c, man, &wl);
+    if (!params)
+        setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant,
                            .mode = mtb_mode_find("off"), .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl,
                            .build = b, .machine = c->q->machine, .rep = 1, .index = c->index, .total = c->total,
                            .plan = "detect", .dir = dir, .quiet = 1 };
     json_t *rec = NULL;
-    mtb_run_one(&run, &rec);
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
     unsetenv("MTEBENCH_BUG_TRIGGER");
-    char *log = mtb_asprintf("%s/service.log", dir), why[512];
+    const char *lf = json_string_value(json_object_get(man, "log"));
+    char *log = mtb_asprintf("%s/%s", dir, lf ? lf : "service.log"), why[512];
     json_t *tr = json_object_get(json_object_get(rec, "load"), "trigger");
+    if (params) /* an embedded service: its run is the answer */
+        tr = json_pack("{s:b,s:b,s:i,s:b}", "embedded", 1, "alive_after", st == MTB_RUN_OK, "received",
+                       st == MTB_RUN_OK, "closed", 0);
+    else
+        json_incref(tr);
+    json_decref(params);
     const char *out = control_outcome(log, sw, man, tr, why, sizeof why);
     d = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O?,s:s?,s:s}", "schema", "mtebench-detect-control/1", "service",
                   c->q->recipe->name, "bug", bug, "outcome", out, "expect",
@@ -338,6 +378,7 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
     if (mtb_record_write(dp, d) != 0)
         mtb_warn("detect: cannot write %s", dp);
     printf("control %d/%d: %s: %s (%s)\n", c->index, c->total, bug, out, why);
+    json_decref(tr);
     json_decref(rec);
     free(log);
     free(trig);
@@ -396,7 +437,7 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
     for (int i = 0; i < nb; i++) {
         char *bugdir, *mp;
         json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
-        if (!json_object_get(man, "plant") && !c->q->has_trigger)
+        if (!json_object_get(man, "plant") && !json_object_get(man, "benchmark") && !c->q->has_trigger)
             mtb_die(2, "%s: %s has no [workload detect] for its trigger", mp, c->q->recipe->name);
         for (int v = 0; v < nv; v++) {
             int any = 0;

@@ -1,6 +1,10 @@
 #!/bin/bash
-# RocksDB in mtebench detect (docs/DETECTION.md): RocksDB has no public
-# memory-safety CVE, so its catalogue holds synthetic plants only
+# RocksDB in mtebench detect (docs/DETECTION.md): a real bug, RocksDB #10739
+# (Iterator::Refresh frees a range tombstone iterator twice; its fix's own
+# regression test as db_bench's benchmark mtbrefresh, in tagged's bug build):
+# with tagging off a SIGSEGV (no tag check), in sync mode caught at the
+# stale slot's read; its fixed-build control refused where the fix clears the
+# pointer. And the synthetic plants
 # (services/rocksdb/bugs/: the test-only plants of rocksdb-objtag.t run as
 # detection trials, MTEBENCH_PLANT, the builds objtag-plant and tagged-plant).
 # An overflow from one Arena allocation into the next: tagged (sync; an Arena
@@ -19,7 +23,20 @@ is "$?" 0 "detect: every trial reached its plant (exit 0)" || dump "$T_TMP/out"
 "$B/mtebench" detect --service rocksdb --platform emu --bugs plant-arena-uaf --trials 1 \
     --configs objtag/sync --results "$R" > "$T_TMP/out2" 2>&1
 is "$?" 0 "detect: the use after free reached (exit 0)" || dump "$T_TMP/out2"
+"$B/mtebench" detect --service rocksdb --platform emu --bugs rocksdb-10739 --trials 1 \
+    --configs tagged/off,tagged/sync --results "$R" > "$T_TMP/out3" 2>&1
+is "$?" 0 "detect: the real bug's trials reached it (exit 0)" || dump "$T_TMP/out3"
 echo "# detect trials: $(( $(date +%s) - t0 )) s"
+ok "$(jq_e '.reached and .triggered and .outcome == "caught_other" and (.fault.tag_check | not)' "$R/rocksdb-10739/tagged-off-001/detect.json" >/dev/null; echo $?)" \
+   "rocksdb-10739 tagged/off: the second free through a freed slot dies without a tag check ($(jq -r .outcome "$R/rocksdb-10739/tagged-off-001/detect.json"))"
+ok "$(jq_e '.reached and .triggered and .outcome == "caught_sync" and .fault_in == "the object" and .fault_offset == 0' "$R/rocksdb-10739/tagged-sync-001/detect.json" >/dev/null; echo $?)" \
+   "rocksdb-10739 tagged/sync: caught reading the stale slot (glibc retagged the freed vector)"
+"$B/mtebench" detect --controls --service rocksdb --bugs rocksdb-10739 --variants tagged --platform emu --results "$T_TMP/ctl" > "$T_TMP/c" 2>&1
+is "$?" 0 "detect --controls: the real bug's control passes (exit 0)" || dump "$T_TMP/c"
+ok "$(jq_e '.outcome == "refused"' "$T_TMP/ctl/rocksdb-10739/control/detect.json" > /dev/null &&
+      grep -q '^mtbbug: refused rocksdb-10739$' "$T_TMP/ctl/rocksdb-10739/control/db_bench.log" &&
+      grep -q '^mtebench mtbrefresh: two refreshes: OK' "$T_TMP/ctl/rocksdb-10739/control/db_bench.log"; echo $?)" \
+   "rocksdb-10739's control: the fix clears the pointer, both refreshes succeed"
 d() { echo "$R/$1/$2-001/detect.json"; }
 is "$(jq -r '.outcome + " " + (.reached|tostring)' "$(d plant-arena-overflow tagged-sync)")" "silent true" \
    "overflow, tagged/sync: reached, unseen (one tag for the Arena block)"
