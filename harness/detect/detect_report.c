@@ -67,6 +67,93 @@ static void rates(json_t *c)
     }
 }
 
+/* a real bug: not a synthetic plant, not a second trigger of another entry's bug */
+static int real_bug(const char *id, json_t *man)
+{
+    const char *sw = str(man, "switch");
+    return strcmp(str(man, "port"), "plant") && !json_object_get(man, "plant") && (!*sw || !strcmp(sw, id));
+}
+
+/* where an object lives, without "service: " and the note: "pool", "glibc malloc" */
+static void memory_kind(const char *mem, char *buf, size_t n)
+{
+    if (!strncmp(mem, "service: ", 9))
+        mem += 9;
+    size_t l = strcspn(mem, "(");
+    while (l && mem[l - 1] == ' ')
+        l--;
+    snprintf(buf, n, "%.*s", (int)l, mem);
+}
+
+/* a group's tally: caught += c, tested++ */
+static void tally(json_t *groups, const char *key, int c)
+{
+    json_t *g = json_object_get(groups, key);
+    if (!g)
+        json_object_set_new(groups, key, g = json_pack("{s:i,s:i}", "bugs_caught", 0, "bugs_tested", 0));
+    json_object_set_new(g, "bugs_caught", json_integer(json_integer_value(json_object_get(g, "bugs_caught")) + c));
+    json_object_set_new(g, "bugs_tested", json_integer(json_integer_value(json_object_get(g, "bugs_tested")) + 1));
+}
+
+/* the tallies as rows {name: key, bugs_caught, bugs_tested, fraction, Wilson 95%} */
+static json_t *tally_rows(json_t *groups, const char *name)
+{
+    json_t *rows = json_array(), *g;
+    const char *k;
+    json_object_foreach(groups, k, g) {
+        long c = (long)json_integer_value(json_object_get(g, "bugs_caught"));
+        long n = (long)json_integer_value(json_object_get(g, "bugs_tested"));
+        struct mtb_stats_ci ci = { 0, 0, 0 };
+        mtb_stats_wilson(c, n, Z95, &ci);
+        json_array_append_new(rows, json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", name, k, "bugs_caught", (json_int_t)c,
+                                              "bugs_tested", (json_int_t)n, "fraction", ci.est, "wilson95_lo", ci.lo,
+                                              "wilson95_hi", ci.hi));
+    }
+    return rows;
+}
+
+/* The headline: per configuration, the bugs caught by a tag check in most of
+ * their valid trials, of the real bugs tried (of every entry when only
+ * plants or second triggers were), overall, by class and by where the
+ * object lives, each with its Wilson 95% interval. */
+static void headline(json_t *out, json_t *configs, json_t *bugs)
+{
+    int any_real = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(bugs, k, v) any_real |= real_bug(k, v);
+    json_object_set_new(out, "headline_counts", json_string(any_real ? "real bugs" : "entries"));
+    json_object_foreach(configs, k, v) {
+        long caught = 0, tested = 0;
+        size_t j;
+        json_t *c, *by_class = json_object(), *by_memory = json_object();
+        json_array_foreach(json_object_get(out, "cells"), j, c) {
+            char cfg[96], mk[96];
+            snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
+            json_t *man = json_object_get(bugs, str(c, "bug"));
+            if (strcmp(cfg, k) || json_integer_value(json_object_get(c, "valid")) == 0 ||
+                (any_real && !real_bug(str(c, "bug"), man)))
+                continue;
+            int hit = 2 * json_integer_value(json_object_get(c, "caught_mte")) > json_integer_value(json_object_get(c, "valid"));
+            tested++;
+            caught += hit;
+            tally(by_class, str(c, "class"), hit);
+            memory_kind(str(c, "memory"), mk, sizeof mk);
+            tally(by_memory, mk, hit);
+        }
+        struct mtb_stats_ci ci = { 0, 0, 0 };
+        if (tested)
+            mtb_stats_wilson(caught, tested, Z95, &ci);
+        json_array_append_new(json_object_get(out, "headline"),
+                              json_pack("{s:s,s:i,s:i,s:f,s:f,s:f,s:o,s:o}", "config", k, "bugs_caught",
+                                        (json_int_t)caught, "bugs_tested", (json_int_t)tested, "fraction", ci.est,
+                                        "wilson95_lo", ci.lo, "wilson95_hi", ci.hi, "by_class",
+                                        tally_rows(by_class, "class"), "by_memory", tally_rows(by_memory, "memory")));
+        json_decref(by_class);
+        json_decref(by_memory);
+    }
+}
+
 json_t *mtb_detect_matrix(json_t *trials)
 {
     json_t *cells = json_object(), *classes = json_object(), *configs = json_object(), *bugs = json_object();
@@ -97,27 +184,7 @@ json_t *mtb_detect_matrix(json_t *trials)
     json_t *v;
     json_object_foreach(cells, k, v) { rates(v); json_array_append(json_object_get(out, "cells"), v); }
     json_object_foreach(classes, k, v) { rates(v); json_array_append(json_object_get(out, "classes"), v); }
-    /* headline: per configuration, the bugs caught (tag check in most valid trials) */
-    json_object_foreach(configs, k, v) {
-        long caught = 0, tested = 0;
-        size_t j;
-        json_t *c;
-        json_array_foreach(json_object_get(out, "cells"), j, c) {
-            char cfg[96];
-            snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
-            if (strcmp(cfg, k) || json_integer_value(json_object_get(c, "valid")) == 0)
-                continue;
-            tested++;
-            caught += 2 * json_integer_value(json_object_get(c, "caught_mte")) > json_integer_value(json_object_get(c, "valid"));
-        }
-        struct mtb_stats_ci ci = { 0, 0, 0 };
-        if (tested)
-            mtb_stats_wilson(caught, tested, Z95, &ci);
-        json_array_append_new(json_object_get(out, "headline"),
-                              json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "config", k, "bugs_caught", (json_int_t)caught,
-                                        "bugs_tested", (json_int_t)tested, "fraction", ci.est, "wilson95_lo", ci.lo,
-                                        "wilson95_hi", ci.hi));
-    }
+    headline(out, configs, bugs);
     json_t *makeup = json_object();
     json_object_foreach(bugs, k, v) {
         const char *cl = str(v, "class");
@@ -208,6 +275,41 @@ static void headline_row(json_t *mx, json_t *c, struct headline_row *h)
         snprintf(h->cost, sizeof h->cost, "1 (baseline)");
 }
 
+/* the headline's bugs caught of tested by a grouping (by_class, by_memory):
+ * a row per group, a column per configuration, "caught/tested" in each */
+static void print_groups(FILE *f, json_t *mx, int md, const char *by, const char *name, const char *title)
+{
+    json_t *keys = json_object(), *h, *g;
+    size_t i, j;
+    json_array_foreach(json_object_get(mx, "headline"), i, h)
+        json_array_foreach(json_object_get(h, by), j, g) json_object_set_new(keys, str(g, name), json_true());
+    if (!json_object_size(keys)) {
+        json_decref(keys);
+        return;
+    }
+    fprintf(f, md ? "\n## %s (%s caught of tried, per configuration)\n\n| %s |" : "%s (%s caught of tried):\n  %-22s", title,
+            str(mx, "headline_counts"), name);
+    json_array_foreach(json_object_get(mx, "headline"), i, h) fprintf(f, md ? " %s |" : " %-13s", str(h, "config"));
+    if (md) {
+        fputs("\n|---|", f);
+        json_array_foreach(json_object_get(mx, "headline"), i, h) fputs("---|", f);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(keys, k, v) {
+        fprintf(f, md ? "\n| %s |" : "\n  %-22.22s", k);
+        json_array_foreach(json_object_get(mx, "headline"), i, h) {
+            char cellt[32] = "-";
+            json_array_foreach(json_object_get(h, by), j, g) if (!strcmp(str(g, name), k))
+                snprintf(cellt, sizeof cellt, "%lld/%lld", json_integer_value(json_object_get(g, "bugs_caught")),
+                         json_integer_value(json_object_get(g, "bugs_tested")));
+            fprintf(f, md ? " %s |" : " %-13s", cellt);
+        }
+    }
+    fputs("\n", f);
+    json_decref(keys);
+}
+
 void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
 {
     const char *note = "Detection is exact under QEMU (its tag checks follow the architecture); timings under "
@@ -217,6 +319,7 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
     const char *k;
     json_t *v;
     fprintf(f, md ? "# Detection matrix\n\n%s\n\n## Headline\n\nCatalogue: " : "%s\nheadline (catalogue: ", note);
+    /* the counts are of real bugs when the matrix holds any: plants and second triggers stay in the matrix only */
     int first = 1;
     json_object_foreach(json_object_get(mx, "makeup"), k, v) {
         fprintf(f, "%s%lld %s", first ? "" : ", ", json_integer_value(v), k);
@@ -231,6 +334,8 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
         fprintf(f, md ? "| %s | %s | %s | %s |\n" : "  %-16s catches %s bugs: %s; overhead %s\n", str(c, "config"),
                 h.caught, h.fraction, h.cost);
     }
+    print_groups(f, mx, md, "by_class", "class", "Headline by class");
+    print_groups(f, mx, md, "by_memory", "memory", "Headline by where the object lives");
     if (md && json_array_size(json_object_get(mx, "mix"))) { /* the bugs tried, beside what fuzzing finds */
         fprintf(f, "\n## The bugs tried beside ARVO's crash mix\n");
         mtb_catalogue_mix_print(f, json_object_get(mx, "mix"), 1);
@@ -357,6 +462,41 @@ static void html_grid(FILE *f, json_t *mx)
     json_decref(rows);
 }
 
+/* print_groups' table in HTML */
+static void html_groups(FILE *f, json_t *mx, const char *by, const char *name, const char *title)
+{
+    json_t *keys = json_object(), *h, *g;
+    size_t i, j, nh = json_array_size(json_object_get(mx, "headline"));
+    json_array_foreach(json_object_get(mx, "headline"), i, h)
+        json_array_foreach(json_object_get(h, by), j, g) json_object_set_new(keys, str(g, name), json_true());
+    if (json_object_size(keys)) {
+        fprintf(f, "<h2>%s</h2>\n<p>%s caught of tried, per configuration</p>\n<table>\n", title,
+                str(mx, "headline_counts"));
+        const char **row = mtb_calloc(nh + 2, sizeof *row);
+        char (*cells)[32] = mtb_calloc(nh + 1, sizeof *cells);
+        row[0] = name;
+        json_array_foreach(json_object_get(mx, "headline"), i, h) row[i + 1] = str(h, "config");
+        html_row(f, "th", row);
+        const char *k;
+        json_t *v;
+        json_object_foreach(keys, k, v) {
+            row[0] = k;
+            json_array_foreach(json_object_get(mx, "headline"), i, h) {
+                snprintf(cells[i], sizeof cells[i], "-");
+                json_array_foreach(json_object_get(h, by), j, g) if (!strcmp(str(g, name), k))
+                    snprintf(cells[i], sizeof cells[i], "%lld/%lld", json_integer_value(json_object_get(g, "bugs_caught")),
+                             json_integer_value(json_object_get(g, "bugs_tested")));
+                row[i + 1] = cells[i];
+            }
+            html_row(f, "td", row);
+        }
+        fputs("</table>\n", f);
+        free(cells);
+        free(row);
+    }
+    json_decref(keys);
+}
+
 void mtb_detect_matrix_html(FILE *f, json_t *mx)
 {
     size_t i;
@@ -381,7 +521,10 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
         const char *row[] = { str(c, "config"), h.caught, h.fraction, h.cost, NULL };
         html_row(f, "td", row);
     }
-    fputs("</table>\n<h2>Matrix</h2>\n", f);
+    fputs("</table>\n", f);
+    html_groups(f, mx, "by_class", "class", "Headline by class");
+    html_groups(f, mx, "by_memory", "memory", "Headline by where the object lives");
+    fputs("<h2>Matrix</h2>\n", f);
     html_grid(f, mx);
     fputs("<h2>Cells in detail</h2>\n<table>\n", f);
     static const char *const mh[] = { "bug", "class", "memory", "configuration",

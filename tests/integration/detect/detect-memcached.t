@@ -41,6 +41,11 @@ f="$T_TMP/detect2/memcached-f249724/objtag-sync-001/detect.json"
 ok "$(jq_e '.reached and .triggered and (.fault.tag_check | not)' "$f" >/dev/null &&
       grep -q '^mtbbug: uninitialised errstr 0x' "$T_TMP/detect2/memcached-f249724/objtag-sync-001/service.log"; echo $?)" \
    "memcached-f249724 objtag/sync: the uninitialised errstr was sent, no tag check saw it ($(jq -r .outcome "$f"))"
+# the headline by class and by where the object lives (real bugs; objtag/sync)
+ok "$(jq_e '[.headline[] | select(.config=="objtag/sync") | (.by_memory | map({(.memory): "\(.bugs_caught)/\(.bugs_tested)"}) | add)
+      == {"slab chunk": "1/1", "glibc malloc": "1/1", "stack": "0/1"}] == [true]' "$T_TMP/detect2/detect.json" >/dev/null &&
+      grep -q '^| uninitialised read | 0/1 | 0/1 |$' "$T_TMP/detect2/detect.md"; echo $?)" \
+   "headline by memory: objtag/sync catches the slab chunk's and glibc's, not the stack's; by class in detect.md"
 r9() { echo "$T_TMP/detect2/CVE-2017-9951/$1-001/detect.json"; }
 for c in tagged-sync objtag-sync; do
     ok "$(jq_e '.outcome=="caught_sync" and .fault_offset==-16 and .fault_in=="before the object"' "$(r9 $c)" >/dev/null; echo $?)" \

@@ -48,8 +48,10 @@ ok "$(jq_e '.reached and .triggered and .outcome=="caught_sync" and .fault_offse
 "$B/mtebench" detect --service nginx --platform emu --bugs CVE-2021-23017,CVE-2021-23017-intra,CVE-2013-2028,CVE-2009-2629 --trials 1 \
     --configs objtag/sync --results "$R" > "$T_TMP/out3" 2>&1
 ok "$(! grep -q '^detect [0-9]' "$T_TMP/out3" &&
-      jq_e '[.headline[] | select(.config=="objtag/sync") | .bugs_caught==2 and .bugs_tested==4] | all' "$R/detect.json" >/dev/null; echo $?)" \
-   "headline (nothing run again): objtag/sync catches 2 of the 4 bugs"
+      jq_e '.headline_counts == "real bugs" and
+            ([.headline[] | select(.config=="objtag/sync") | .bugs_caught==2 and .bugs_tested==3] | all) and
+            ([.headline[] | select(.config=="objtag/sync") | .by_memory[] | select(.memory=="stack") | .bugs_caught==0 and .bugs_tested==1] == [true])' "$R/detect.json" >/dev/null; echo $?)" \
+   "headline (nothing run again): objtag/sync catches 2 of the 3 real bugs (the intra-granule twin is a second trigger, not counted), 0 of 1 on the stack"
 # detect.html: the matrix as one grid, a row per bug grouped by class, a column per configuration, each cell
 # coloured by its outcome and giving the count
 sed -n '/<table class="grid">/,/<\/table>/p' "$R/detect.html" > "$T_TMP/grid"
