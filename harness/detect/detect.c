@@ -103,8 +103,9 @@ static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *r
     if (f) {
         long code = (long)json_integer_value(json_object_get(f, "si_code"));
         out = !json_is_true(json_object_get(f, "tag_check")) ? "caught_other" : code == 9 ? "caught_sync" : "caught_async";
-    } else if (st != MTB_RUN_OK && err && strstr(err, "died during the run"))
-        out = "caught_other";
+    } else if (st != MTB_RUN_OK && err &&
+               (strstr(err, "died during the run") || (triggered && strstr(err, "failed (signal "))))
+        out = "caught_other"; /* a server died, or an embedded service's program was killed by a signal */
     else if (!reached)
         out = st == MTB_RUN_OK ? "not_reached" : "error";
     else if (!triggered)

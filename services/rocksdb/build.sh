@@ -57,7 +57,14 @@ cp -r "$gsrc/include/gflags" "$gflags/include/"
 # RocksDB's Makefile takes its platform from the environment
 export CC="$MTB_CC" CXX AR TARGET_OS=Linux PORTABLE=1 DEBUG_LEVEL=0
 [ "$MTB_TARGET" = aarch64 ] && export TARGET_ARCHITECTURE=aarch64
+# -DZLIB among the variant's flags asks for zlib in the whole tree (RocksDB's
+# own detection then defines ZLIB and links -lz): a shared object tree of its
+# own, since the macro changes every file that includes util/compression.h.
+# Only the bug builds RocksDB #6014 needs ask for it (compressed blocks).
+zlib=""
+case " $MTB_CFLAGS " in *" -DZLIB "*) zlib=yes ;; esac
 for lib in SNAPPY ZLIB BZIP LZ4 ZSTD NUMA TBB JEMALLOC TCMALLOC LIBURING MEMKIND BENCHMARK; do
+    [ "$lib" = ZLIB ] && [ -n "$zlib" ] && continue
     export ROCKSDB_DISABLE_$lib=1
 done
 export EXTRA_CXXFLAGS="-g0 -I$gflags/include" EXTRA_CFLAGS="-g0" EXTRA_LDFLAGS="-L$gflags/lib"
@@ -71,6 +78,7 @@ export SKIP_DEPENDS=1
 variant_flags=""
 for f in $MTB_CFLAGS; do
     case "$f" in
+        -DZLIB) ;;  # the tree's, above
         -march=*) variant_flags="$variant_flags $f+crc+crypto" ;;
         *) variant_flags="$variant_flags $f" ;;
     esac
@@ -115,11 +123,31 @@ while IFS= read -r p; do
     done
 done <<< "$MTB_PATCHES"
 
+# An edited header included by .cc files only (by its path from the tree's
+# root) needs only those recompiled: they are touched after patching. A
+# header another header includes, or a non-header, means a full build.
+touch_cc="" edits_full=""
+if [ -n "$edits_headers" ]; then
+    scan=$MTB_WORK/scan
+    mkdir -p "$scan"
+    tar xzf "$MTB_SRC" -C "$scan" --wildcards '*.cc' '*.h'
+    for f in $edits_headers; do
+        inc=$(cd "$scan"/rocksdb-*/ && grep -rlF "#include \"$f\"" --include='*.cc' --include='*.h' . || true)
+        case "$f" in *.h) ;; *) inc="non-header" ;; esac
+        if [ -z "$inc" ] || grep -qv '\.cc$' <<< "$inc"; then
+            edits_full="$edits_full $f"
+        else
+            touch_cc="$touch_cc $(tr '\n' ' ' <<< "$inc")"
+        fi
+    done
+    rm -rf "$scan"
+fi
+
 full=""
-if [ "$npatches" = 0 ] && [ -n "${MTB_CFLAGS// /}" ]; then
+if [ "$npatches" = 0 ] && [ -n "${variant_flags// /}" ]; then
     full="flags without patches"
-elif [ -n "$edits_headers" ]; then
-    full="the patches edit existing non-.cc files:$edits_headers"
+elif [ -n "${edits_full:-}" ]; then
+    full="the patches edit existing non-.cc files that headers include (or non-headers):$edits_full"
 fi
 apply_patches() {  # in a source tree
     while IFS= read -r p; do
@@ -183,6 +211,7 @@ cd "$MTB_WORK"/rocksdb-*/
 touch "$MTB_WORK/.before"
 sleep 1  # make compares mtimes: patched files must be strictly newer
 apply_patches
+for f in $touch_cc; do touch "$f"; done  # the includers of an edited header
 make_db_bench "$variant_flags"
 mkdir -p "$MTB_OUT/bin"
 install -m 755 db_bench "$MTB_OUT/bin/db_bench"
