@@ -5,8 +5,10 @@
 # emu, 3 trials each: every trial reaches its bug, and each bug's manifest
 # holds: the variants in caught_by catch it by a tag check (sync and async)
 # in every trial, those in missed_by never do. Kept out of `make test` for its
-# time (memcached: 81 trials, ~6 min warm; nginx: 54 trials; PostgreSQL's
-# bases' object trees cold; RocksDB's synthetic plants in tagged and objtag).
+# time (one trial per cell, 2026-12-04: memcached 63 trials in 270 s, nginx
+# 72 in 148 s, PostgreSQL's tagged and objtag 66 in 233 s, RocksDB 30; three
+# trials triple it; cold: PostgreSQL's plain object tree, ~35 min, and
+# RocksDB's zlib tree for #6014, ~6 min).
 # MTB_DETECT_SERVICES="memcached nginx" runs those services only.
 . "$(dirname "$0")/../lib.sh"
 for svc in ${MTB_DETECT_SERVICES:-memcached nginx postgresql rocksdb}; do
