@@ -15,8 +15,16 @@
 int mtb_cmd_detect_sweep(int argc, char **argv);
 /* the sweep on p (host or emu) for each mode of the comma list, trials per
  * random cell; DIR/sweep.json (results NULL: results/<time>-detect-sweep);
- * the table or the JSON printed. @return 0 every cell agrees, 1 not */
-int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json);
+ * the table or the JSON printed. tag_model "qemu" or "uniform" judges the
+ * random cells (NULL: qemu when p is emulated). The system-call cells are
+ * predicted caught by a real kernel in sync mode (host), never by
+ * qemu-user (emu). @return 0 every cell agrees, 1 not */
+int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json,
+                     const char *tag_model);
+/* a sweep's document into DIR/sweep.json (results NULL: a timestamped
+ * results directory), then printed (the JSON or the text table); detect-sweep
+ * on vm brings the guest's here. @return 0 when its verdict passes, else 1 */
+int mtb_detect_sweep_finish(json_t *doc, const char *results, int json);
 /* `mtebench detect` (cmd/detect_cli.c): its options resolved into this */
 int mtb_cmd_detect(int argc, char **argv);
 

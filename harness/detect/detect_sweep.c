@@ -64,9 +64,14 @@ static long field(const char *line, const char *key)
     return s ? atol(s + strlen(pat)) : -1;
 }
 
-/* the predicted catch rate of one cell line under a model; -1 if none */
-static double predict(const char *line, int tagged, int qemu)
+/* the predicted catch rate of one cell line under a model; -1 if none.
+ * kernel: 1 when a real kernel checks the user memory system calls are
+ * handed (Linux in sync mode; never qemu-user), 0 when nothing does, -1
+ * when not known (asymm) */
+static double predict(const char *line, int tagged, int qemu, int kernel)
 {
+    if (!strncmp(line, "sys_", 4))
+        return !tagged ? 0 : kernel;
     if (strncmp(line, "overflow ", 9) && strncmp(line, "far ", 4) && strncmp(line, "uaf_", 4))
         return -1;
     if (!tagged)
@@ -114,11 +119,14 @@ static char *sweep_run(const struct mtb_platform *p, const struct mtb_mode *m, l
 struct tally { int cells, agree95, agree999, det, det_agree, codes_bad; };
 
 /* one cell: JSON with the interval, both models and the verdicts */
-static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, struct tally *t)
+static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, int kernel, struct tally *t)
 {
     long trials = field(line, "trials"), caught = field(line, "caught");
     int tagged = m->write_code != 0;
-    double pm = predict(line, tagged, qemu), po = predict(line, tagged, !qemu);
+    /* the kernel checks in sync mode only; asymm's is not known here */
+    int sync = m->read_code == 9 && m->write_code == 9, asymm = m->read_code == 9 && m->write_code == 8;
+    int kern = !kernel ? 0 : sync ? 1 : asymm ? -1 : 0;
+    double pm = predict(line, tagged, qemu, kern), po = predict(line, tagged, !qemu, kern);
     if (pm < 0 || trials <= 0)
         return NULL;
     struct mtb_stats_ci ci, ci3;
@@ -128,7 +136,8 @@ static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, s
     int det = pm == 0 || pm == 1;
     /* every catch carries the mode's si_code (a load's for uaf, a store's otherwise) */
     long want = !strncmp(line, "uaf", 3) ? m->read_code : m->write_code;
-    long codes = want == 9 ? field(line, "sync") : want == 8 ? field(line, "async") : 0;
+    long codes = !strncmp(line, "sys_", 4) ? field(line, "kernel") /* refused: no signal */
+               : want == 9 ? field(line, "sync") : want == 8 ? field(line, "async") : 0;
     int codes_ok = codes == caught && field(line, "other") == 0;
     t->cells++;
     t->agree95 += a95;
@@ -145,7 +154,7 @@ static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, s
 }
 
 /* one mode: proof, the program's cells, the tag-step counts; the tally */
-static json_t *sweep_mode(const struct mtb_platform *p, const struct mtb_mode *m, long trials, int qemu,
+static json_t *sweep_mode(const struct mtb_platform *p, const struct mtb_mode *m, long trials, int qemu, int kernel,
                           struct tally *t)
 {
     json_t *o = json_pack("{s:s,s:i}", "mode", m->name, "tunable", m->tunable);
@@ -160,7 +169,7 @@ static json_t *sweep_mode(const struct mtb_platform *p, const struct mtb_mode *m
     json_t *cells = json_array();
     int done = 0;
     for (char *save = NULL, *l = out ? strtok_r(out, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
-        json_t *c = cell_json(l, m, qemu, t);
+        json_t *c = cell_json(l, m, qemu, kernel, t);
         if (c)
             json_array_append_new(cells, c);
         else if (!strncmp(l, "tags ", 5))
@@ -188,7 +197,7 @@ static void print_mode(const json_t *mo)
     printf("mode %s (prctl %s):\n", json_string_value(json_object_get(mo, "mode")),
            json_string_value(json_object_get(mo, "prctl_ctrl")));
     json_array_foreach(json_object_get(mo, "cells"), i, c) {
-        if (json_is_true(json_object_get(c, "deterministic")) && strncmp(json_string_value(json_object_get(c, "cell")), "uaf", 3)) {
+        if (json_is_true(json_object_get(c, "deterministic")) && !strncmp(json_string_value(json_object_get(c, "cell")), "overflow", 8)) {
             det++;
             det_ok += json_number_value(json_object_get(c, "rate")) == json_number_value(json_object_get(c, "predicted"));
             continue;
@@ -208,10 +217,46 @@ static void print_mode(const json_t *mo)
         printf("  tag steps: %s\n", ts);
 }
 
-int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json)
+int mtb_detect_sweep_finish(json_t *doc, const char *results, int json)
+{
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    char *dir = results ? mtb_strdup(results) : mtb_asprintf("%s/results/%s-detect-sweep", mtb_root(), ts);
+    char *path = mtb_asprintf("%s/sweep.json", dir);
+    if (mtb_mkdir_p(dir) != 0 || mtb_record_write(path, doc) != 0)
+        mtb_die(1, "cannot write %s", path);
+    json_t *v = json_object_get(doc, "verdict");
+    int pass = json_is_true(json_object_get(v, "pass"));
+    if (json) {
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else {
+        size_t i;
+        json_t *mo;
+        printf("detect-sweep on %s (tag model %s; detection exact under QEMU, tag choice QEMU's):\n",
+               json_string_value(json_object_get(doc, "platform")), json_string_value(json_object_get(doc, "tag_model")));
+        json_array_foreach(json_object_get(doc, "modes"), i, mo) print_mode(mo);
+        printf("%lld cells: %lld within their Wilson 95%% interval, %lld within 99.9%%; deterministic %lld/%lld exact; "
+               "si_codes wrong in %lld: %s\n", json_integer_value(json_object_get(v, "cells")),
+               json_integer_value(json_object_get(v, "agree95")), json_integer_value(json_object_get(v, "agree999")),
+               json_integer_value(json_object_get(v, "deterministic_exact")),
+               json_integer_value(json_object_get(v, "deterministic")),
+               json_integer_value(json_object_get(v, "si_codes_wrong")), pass ? "PASS" : "FAIL");
+    }
+    printf("sweep: %s\n", path);
+    free(path);
+    free(dir);
+    return pass ? 0 : 1;
+}
+
+int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json,
+                     const char *tag_model)
 {
     char why[512];
-    int qemu = mtb_platform_emulated(p);
+    int qemu = tag_model ? !strcmp(tag_model, "qemu") : mtb_platform_emulated(p);
+    /* a real kernel under the program (host; the vm guest's host) checks the
+     * memory system calls are handed; qemu-user (emu) never does */
+    int kernel = strcmp(p->name, "emu") != 0;
     json_t *doc = json_pack("{s:s,s:s,s:s,s:b,s:s,s:i,s:s}", "schema", "mtebench-detect-sweep/1", "platform", p->name,
                             "tag_model", qemu ? "qemu" : "uniform", "emulated", qemu, "qemu",
                             mtb_qemu_user_version() ? mtb_qemu_user_version() : "", "trials_random", (json_int_t)trials,
@@ -228,37 +273,16 @@ int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trial
             fprintf(stderr, "mtebench: detect-sweep: mode %s skipped on %s: %s\n", tok, p->name, why);
             continue;
         }
-        json_array_append_new(jm, sweep_mode(p, m, trials, qemu, &t));
+        json_array_append_new(jm, sweep_mode(p, m, trials, qemu, kernel, &t));
     }
     free(copy);
     json_object_set_new(doc, "modes", jm);
-    int pass = t.det == t.det_agree && t.agree999 == t.cells && t.codes_bad == 0;
+    int pass = t.det == t.det_agree && t.agree999 == t.cells && t.codes_bad == 0 && t.cells > 0;
     json_object_set_new(doc, "verdict",
                         json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:b}", "cells", t.cells, "agree95", t.agree95, "agree999",
                                   t.agree999, "deterministic", t.det, "deterministic_exact", t.det_agree,
                                   "si_codes_wrong", t.codes_bad, "pass", pass));
-    char ts[32];
-    mtb_utc_compact(ts, sizeof ts);
-    char *dir = results ? mtb_strdup(results) : mtb_asprintf("%s/results/%s-detect-sweep", mtb_root(), ts);
-    char *path = mtb_asprintf("%s/sweep.json", dir);
-    if (mtb_mkdir_p(dir) != 0 || mtb_record_write(path, doc) != 0)
-        mtb_die(1, "cannot write %s", path);
-    if (json) {
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-        printf("\n");
-    } else {
-        size_t i;
-        json_t *mo;
-        printf("detect-sweep on %s (tag model %s; detection exact under QEMU, tag choice QEMU's):\n", p->name,
-               qemu ? "qemu" : "uniform");
-        json_array_foreach(jm, i, mo) print_mode(mo);
-        printf("%d cells: %d within their Wilson 95%% interval, %d within 99.9%%; deterministic %d/%d exact; "
-               "si_codes wrong in %d: %s\n", t.cells, t.agree95, t.agree999, t.det_agree, t.det, t.codes_bad,
-               pass ? "PASS" : "FAIL");
-    }
-    printf("sweep: %s\n", path);
-    free(path);
-    free(dir);
+    int rc = mtb_detect_sweep_finish(doc, results, json);
     json_decref(doc);
-    return pass ? 0 : 1;
+    return rc;
 }

@@ -19,11 +19,21 @@
  *   uaf_reuse n=N m=M  the object freed, M other allocations, the object's
  *                      chunk reused by malloc(N), a load through the stale
  *                      pointer
+ *   sys_read n=N k=K   read() of N+K bytes from a pipe into an N-byte object:
+ *                      the kernel writes K bytes past it (the bytes already
+ *                      there, so nothing changes)
+ *   sys_write_free n=N write() to a pipe from a freed N-byte object: the
+ *                      kernel reads it through the stale pointer
+ *                      For these two, kernel= counts the calls the kernel
+ *                      refused (EFAULT) or cut short: its tag check on the
+ *                      user memory it is handed (Linux: sync mode only;
+ *                      qemu-user never checks)
  *   tags               the tags malloc gave: how many were 0, and the step
  *                      from one malloc's tag to the next one's counted among
  *                      the tags 1..15 (0..14; 0 = the same tag again)
  * Each line: trials, caught, sync (si_code 9), async (si_code 8), other
- * (another signal or si_code), skipped (layout not as the cell needs).
+ * (another signal or si_code), kernel (a system call refused or cut short),
+ * skipped (layout not as the cell needs).
  * Usage: detectsweep [TRIALS_RANDOM] (default 400; the deterministic cells
  * run 4 trials each). */
 #include <setjmp.h>
@@ -32,6 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -60,7 +72,7 @@ static inline volatile unsigned char *mem_tagged(void *p)
     return (volatile unsigned char *)q;
 }
 
-struct cell { long trials, caught, sync, async, other, skipped; };
+struct cell { long trials, caught, sync, async, other, kernel, skipped; };
 
 /* one bad access: a store through p of the byte already there (is_store),
  * else a load; 1 if a signal came */
@@ -92,8 +104,8 @@ static int attempt(volatile unsigned char *p, int is_store, struct cell *c)
 
 static void put(const char *what, const struct cell *c)
 {
-    printf("%s trials=%ld caught=%ld sync=%ld async=%ld other=%ld skipped=%ld\n", what, c->trials, c->caught,
-           c->sync, c->async, c->other, c->skipped);
+    printf("%s trials=%ld caught=%ld sync=%ld async=%ld other=%ld kernel=%ld skipped=%ld\n", what, c->trials,
+           c->caught, c->sync, c->async, c->other, c->kernel, c->skipped);
 }
 
 #define ADDR ((1ull << 56) - 1)
@@ -171,6 +183,101 @@ static void cell_uaf(size_t n, int m, int reuse, long trials)
     put(what, &c);
 }
 
+/* one system call on a bad buffer: want bytes asked; caught if the kernel
+ * refused it or cut it short, or a signal came (async: at the call's return) */
+static void sys_attempt(ssize_t got, size_t want, struct cell *c)
+{
+    c->trials++;
+    if (got != (ssize_t)want) {
+        c->caught++;
+        c->kernel++;
+    }
+}
+
+/* a pipe that takes a whole trial's bytes without blocking */
+static int pipe_nb(int fd[2])
+{
+    if (pipe(fd) != 0)
+        return -1;
+    fcntl(fd[0], F_SETFL, O_NONBLOCK);
+    fcntl(fd[1], F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+static void drain(int fd)
+{
+    char junk[256];
+    while (read(fd, junk, sizeof junk) > 0)
+        ;
+}
+
+/* read() of n+k bytes into an n-byte object whose neighbour follows it: the
+ * pipe holds the bytes the memory has (each read through its own tag), so
+ * the kernel's writes change nothing */
+static void cell_sys_read(size_t n, size_t k, long trials)
+{
+    struct cell c = { 0 };
+    int fd[2];
+    unsigned char buf[256];
+    if (n + k > sizeof buf || pipe_nb(fd) != 0)
+        return;
+    for (long t = 0; t < trials; t++) {
+        unsigned char *a = malloc(n), *b = malloc(n);
+        if (((uintptr_t)b & ADDR) - ((uintptr_t)a & ADDR) != chunk_step(n))
+            c.skipped++;
+        else {
+            for (size_t i = 0; i < n + k; i++)
+                buf[i] = *mem_tagged(a + i);
+            if (write(fd[1], buf, n + k) == (ssize_t)(n + k)) {
+                got_sig = 0;
+                if (sigsetjmp(jb, 1) == 0)
+                    sys_attempt(read(fd[0], a, n + k), n + k, &c);
+                else {
+                    c.trials++;
+                    c.caught++;
+                    c.other++;
+                }
+            }
+            drain(fd[0]);
+        }
+        free(b);
+        free(a);
+    }
+    close(fd[0]);
+    close(fd[1]);
+    char what[64];
+    snprintf(what, sizeof what, "sys_read n=%zu k=%zu", n, k);
+    put(what, &c);
+}
+
+/* write() to a pipe from an object already freed (glibc retags it 0) */
+static void cell_sys_write_free(size_t n, long trials)
+{
+    struct cell c = { 0 };
+    int fd[2];
+    if (pipe_nb(fd) != 0)
+        return;
+    for (long t = 0; t < trials; t++) {
+        unsigned char *p = malloc(n);
+        memset(p, 1, n);
+        free(p);
+        got_sig = 0;
+        if (sigsetjmp(jb, 1) == 0)
+            sys_attempt(write(fd[1], p, n), n, &c);
+        else {
+            c.trials++;
+            c.caught++;
+            c.other++;
+        }
+        drain(fd[0]);
+    }
+    close(fd[0]);
+    close(fd[1]);
+    char what[64];
+    snprintf(what, sizeof what, "sys_write_free n=%zu", n);
+    put(what, &c);
+}
+
 /* the step from one malloc's tag to the next one's, counted among the tags
  * 1..15 (mod 15): 0 = the same tag again */
 static void tag_steps(long trials)
@@ -218,6 +325,9 @@ int main(int argc, char **argv)
     cell_uaf(40, 0, 0, 4);
     for (int m = 0; m <= 2; m++)
         cell_uaf(40, m, 1, nr);
+    /* the kernel's own accesses to user memory (system calls) */
+    cell_sys_read(32, 16, 4);
+    cell_sys_write_free(40, 4);
     tag_steps(nr);
     printf("done\n");
     return 0;
