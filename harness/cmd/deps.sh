@@ -12,10 +12,12 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64 \
  flex bison bc cpio libelf-dev kmod \
  libjansson-dev:arm64 libinih-dev:arm64 libsqlite3-dev:arm64 linux-source-6.1 \
- liburing-dev liburing-dev:arm64 clang zlib1g-dev zlib1g-dev:arm64 ccache"
+ liburing-dev liburing-dev:arm64 clang zlib1g-dev zlib1g-dev:arm64 libclang-rt-16-dev:arm64 ccache"
 # ccache: the project's own compile steps (Makefile CCACHE; its directory is in the build cache)
 # zlib1g-dev: HdrHistogram interval logs (.hlog) are zlib-compressed (native builds);
-# zlib1g-dev:arm64: RocksDB's zlib bug builds (RocksDB #6014 reads compressed blocks)
+# zlib1g-dev:arm64: RocksDB's zlib bug builds (RocksDB #6014 reads compressed blocks);
+# libclang-rt-16-dev:arm64: Scudo, the allocator of detect-sweep --allocator scudo
+# (libclang_rt.scudo_standalone-aarch64.so, preloaded)
 # TEST-ONLY packages (make test; nothing mtebench runs needs them): the reference
 # readers the tests check mtebench's formats against (docs/FORMATS.md):
 # HdrHistogram's own Java implementation and a JDK to compile the tests' small

@@ -209,6 +209,7 @@ static void sweep_usage(FILE *f)
 {
     fprintf(f, "usage: mtebench detect-sweep [--platform emu|host|vm] [--kernel K] [--modes off,async,sync,asymm]\n"
                "                            [--trials N] [--results DIR] [--json] [--tag-model qemu|uniform]\n"
+               "                            [--allocator glibc|scudo]\n"
                "  runs build/aarch64/detectsweep once per mode (vm: in a guest of kernel K, default stock);\n"
                "  compares each cell's catch rate with the granule and tag-collision arithmetic within its\n"
                "  Wilson 95%% interval, and the system-call cells with the kernel's checks (a real kernel in\n"
@@ -219,12 +220,14 @@ static void sweep_usage(FILE *f)
 
 int mtb_cmd_detect_sweep(int argc, char **argv)
 {
-    const char *pname = "emu", *modes = "off,async,sync,asymm", *results = NULL, *kernel = "stock", *model = NULL;
+    const char *pname = "emu", *modes = "off,async,sync,asymm", *results = NULL, *kernel = "stock", *model = NULL,
+               *alloc = "glibc";
     long trials = 2000;
     int json = 0;
     static const struct option lo[] = { { "platform", 1, 0, 'p' }, { "modes", 1, 0, 'm' }, { "trials", 1, 0, 'n' },
                                         { "results", 1, 0, 'r' },  { "json", 0, 0, 'j' },  { "help", 0, 0, 'h' },
-                                        { "kernel", 1, 0, 'k' },   { "tag-model", 1, 0, 't' }, { 0, 0, 0, 0 } };
+                                        { "kernel", 1, 0, 'k' },   { "tag-model", 1, 0, 't' }, { "allocator", 1, 0, 'a' },
+                                        { 0, 0, 0, 0 } };
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -235,6 +238,11 @@ int mtb_cmd_detect_sweep(int argc, char **argv)
         case 'r': results = optarg; break;
         case 'j': json = 1; break;
         case 'k': kernel = optarg; break;
+        case 'a':
+            if (strcmp(optarg, "glibc") && strcmp(optarg, "scudo"))
+                mtb_die(2, "--allocator %s: accepted glibc, scudo", optarg);
+            alloc = optarg;
+            break;
         case 't':
             if (strcmp(optarg, "qemu") && strcmp(optarg, "uniform"))
                 mtb_die(2, "--tag-model %s: accepted qemu, uniform", optarg);
@@ -250,7 +258,10 @@ int mtb_cmd_detect_sweep(int argc, char **argv)
         mtb_die(2, "--platform %s: accepted emu, host, vm", pname);
     if (!p->usable(why, sizeof why))
         mtb_die(2, "PLATFORM=%s is not usable here: %s", pname, why);
-    if (!strcmp(pname, "vm"))
+    if (!strcmp(pname, "vm")) {
+        if (strcmp(alloc, "glibc"))
+            mtb_die(2, "--allocator %s on vm: the guest image holds no Scudo yet (emu and host have it)", alloc);
         return sweep_vm(kernel, modes, trials, results, json, 0);
-    return mtb_detect_sweep(p, modes, trials, results, json, model);
+    }
+    return mtb_detect_sweep(p, modes, trials, results, json, model, alloc);
 }

@@ -19,8 +19,15 @@ int mtb_cmd_detect_sweep(int argc, char **argv);
  * random cells (NULL: qemu when p is emulated). The system-call cells are
  * predicted caught by a real kernel in sync mode (host), never by
  * qemu-user (emu). @return 0 every cell agrees, 1 not */
+/* Scudo, Android's allocator, preloaded for --allocator scudo (from
+ * libclang-rt-16-dev:arm64; the same path on arm64 Debian) */
+#define MTB_SCUDO_LIB "/usr/lib/llvm-16/lib/clang/16/lib/linux/libclang_rt.scudo_standalone-aarch64.so"
+/* allocator: NULL or "glibc" (glibc's malloc), "scudo" (preloaded: it tags
+ * once the mode's tunable has made ld.so enable tagged addresses and a check
+ * mode; its policy: a freed chunk retagged excluding its tag, so a use after
+ * reuse is always caught) */
 int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json,
-                     const char *tag_model);
+                     const char *tag_model, const char *allocator);
 /* a sweep's document into DIR/sweep.json (results NULL: a timestamped
  * results directory), then printed (the JSON or the text table); detect-sweep
  * on vm brings the guest's here. @return 0 when its verdict passes, else 1 */

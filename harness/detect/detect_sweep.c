@@ -55,6 +55,9 @@ static double collide(int steps, int qemu)
     return p[0];
 }
 
+/* the allocator under test: NULL (glibc's), or Scudo's preload */
+static const char *sweep_preload;
+
 /* value of key=NUM in a cell line, or -1 */
 static long field(const char *line, const char *key)
 {
@@ -72,6 +75,10 @@ static double predict(const char *line, int tagged, int qemu, int kernel)
 {
     if (!strncmp(line, "sys_", 4))
         return !tagged ? 0 : kernel;
+    if (sweep_preload && tagged && !strncmp(line, "far ", 4))
+        return -1; /* Scudo's neighbours: its own tag choice, not judged here */
+    if (sweep_preload && tagged && !strncmp(line, "uaf_reuse ", 10))
+        return 1; /* Scudo retags a freed chunk excluding its tag: a reuse never has the old one */
     if (strncmp(line, "overflow ", 9) && strncmp(line, "far ", 4) && strncmp(line, "uaf_", 4))
         return -1;
     if (!tagged)
@@ -93,8 +100,8 @@ static double predict(const char *line, int tagged, int qemu, int kernel)
 static char *sweep_run(const struct mtb_platform *p, const struct mtb_mode *m, long trials, int *st)
 {
     char *prog = mtb_asprintf("%s/build/aarch64/detectsweep", mtb_root());
-    char *tun = mtb_mode_env(m);
-    char *env[] = { tun, NULL };
+    char *tun = mtb_mode_env(m), *pre = sweep_preload ? mtb_asprintf("LD_PRELOAD=%s", sweep_preload) : NULL;
+    char *env[] = { tun, pre, NULL };
     struct mtb_argv argv = { 0 }, envx = { 0 };
     p->wrap(&argv, &envx, prog, env);
     mtb_argv_pushf(&argv, "%ld", trials);
@@ -112,6 +119,7 @@ static char *sweep_run(const struct mtb_platform *p, const struct mtb_mode *m, l
     mtb_argv_free(&argv);
     mtb_argv_free(&envx);
     free(tun);
+    free(pre);
     free(prog);
     return out;
 }
@@ -158,12 +166,13 @@ static json_t *sweep_mode(const struct mtb_platform *p, const struct mtb_mode *m
                           struct tally *t)
 {
     json_t *o = json_pack("{s:s,s:i}", "mode", m->name, "tunable", m->tunable);
-    char why[512], *tun = mtb_mode_env(m);
-    char *env[] = { tun, NULL };
+    char why[512], *tun = mtb_mode_env(m), *pre = sweep_preload ? mtb_asprintf("LD_PRELOAD=%s", sweep_preload) : NULL;
+    char *env[] = { tun, pre, NULL };
     json_t *proof = NULL;
     int proved = mtb_proof_run(p, m, env, &proof, why, sizeof why);
     json_object_set_new(o, "proof", proof);
     free(tun);
+    free(pre);
     int st = -1;
     char *out = sweep_run(p, m, trials, &st);
     json_t *cells = json_array();
@@ -233,8 +242,11 @@ int mtb_detect_sweep_finish(json_t *doc, const char *results, int json)
     } else {
         size_t i;
         json_t *mo;
-        printf("detect-sweep on %s (tag model %s; detection exact under QEMU, tag choice QEMU's):\n",
-               json_string_value(json_object_get(doc, "platform")), json_string_value(json_object_get(doc, "tag_model")));
+        printf("detect-sweep on %s, allocator %s (tag model %s; detection exact under QEMU, tag choice QEMU's):\n",
+               json_string_value(json_object_get(doc, "platform")),
+               json_string_value(json_object_get(doc, "allocator")) ? json_string_value(json_object_get(doc, "allocator"))
+                                                                    : "glibc",
+               json_string_value(json_object_get(doc, "tag_model")));
         json_array_foreach(json_object_get(doc, "modes"), i, mo) print_mode(mo);
         printf("%lld cells: %lld within their Wilson 95%% interval, %lld within 99.9%%; deterministic %lld/%lld exact; "
                "si_codes wrong in %lld: %s\n", json_integer_value(json_object_get(v, "cells")),
@@ -250,14 +262,21 @@ int mtb_detect_sweep_finish(json_t *doc, const char *results, int json)
 }
 
 int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json,
-                     const char *tag_model)
+                     const char *tag_model, const char *allocator)
 {
     char why[512];
+    sweep_preload = NULL;
+    if (allocator && !strcmp(allocator, "scudo")) {
+        if (!mtb_file_exists(MTB_SCUDO_LIB))
+            mtb_die(2, "--allocator scudo: %s is missing (make deps installs libclang-rt-16-dev:arm64)", MTB_SCUDO_LIB);
+        sweep_preload = MTB_SCUDO_LIB;
+    }
     int qemu = tag_model ? !strcmp(tag_model, "qemu") : mtb_platform_emulated(p);
     /* a real kernel under the program (host; the vm guest's host) checks the
      * memory system calls are handed; qemu-user (emu) never does */
     int kernel = strcmp(p->name, "emu") != 0;
-    json_t *doc = json_pack("{s:s,s:s,s:s,s:b,s:s,s:i,s:s}", "schema", "mtebench-detect-sweep/1", "platform", p->name,
+    json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:b,s:s,s:i,s:s}", "schema", "mtebench-detect-sweep/1", "platform", p->name,
+                            "allocator", sweep_preload ? "scudo" : "glibc",
                             "tag_model", qemu ? "qemu" : "uniform", "emulated", qemu, "qemu",
                             mtb_qemu_user_version() ? mtb_qemu_user_version() : "", "trials_random", (json_int_t)trials,
                             "note", "detection follows the architecture's tag checks under QEMU; tag choice follows "
