@@ -258,6 +258,8 @@ int mtb_cmd_detect_sweep(int argc, char **argv)
         mtb_die(2, "--platform %s: accepted emu, host, vm", pname);
     if (!p->usable(why, sizeof why))
         mtb_die(2, "PLATFORM=%s is not usable here: %s", pname, why);
+    if (strcmp(kernel, "stock") && strcmp(pname, "vm"))
+        mtb_die(2, "--kernel %s: only --platform vm boots a kernel (%s runs on its own)", kernel, pname);
     if (!strcmp(pname, "vm")) {
         if (strcmp(alloc, "glibc"))
             mtb_die(2, "--allocator %s on vm: the guest image holds no Scudo yet (emu and host have it)", alloc);
