@@ -204,6 +204,7 @@ WL_ARGS = $(foreach f,$(WL_FIELDS),$(call wl_arg,$(firstword $(subst :, ,$(f))),
 wl_arg = $(if $($(1)),--$(2) $($(1)))
 BENCH_ARGS = --service $(SERVICE) --mode $(MODE) $(if $(WORKLOAD),--workload $(WORKLOAD)) $(if $(VARIANT),--variant $(VARIANT)) $(BENCH_ARGS_COMMON)
 BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--machine $(MACHINE)) $(if $(KERNEL),--kernel $(KERNEL)) \
+	$(if $(ALLOCATOR),--allocator $(ALLOCATOR)) \
 	$(if $(REPS),--reps $(REPS)) \
 	$(if $(PRECISION),--precision $(PRECISION)) $(if $(MAX_TIME),--max-time $(MAX_TIME)) $(if $(MAX_REPS),--max-reps $(MAX_REPS)) \
 	$(WL_ARGS) $(if $(CORES),--cores $(CORES)) $(if $(STRICT),--strict) \

@@ -109,6 +109,8 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
     mtb_argv_pushf(a, "--service=%s", run->recipe->name);
     mtb_argv_pushf(a, "--variant=%s", run->variant);
     mtb_argv_pushf(a, "--mode=%s", run->mode->name);
+    if (run->allocator && run->allocator->preload)
+        mtb_argv_pushf(a, "--allocator=%s", run->allocator->name);
     mtb_argv_pushf(a, "--build={root}/builds/%s/%s", run->recipe->name, run->variant);
     mtb_argv_push(a, "--results={out}");
     for (char *const *x = far->args; x && *x; x++)
@@ -124,7 +126,9 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
 static json_t *far_record(const struct mtb_run *run, const struct mtb_agent_far *far, const char *local,
                           const char *started, const struct mtb_agent_result *res, int *rc, char *err, size_t errlen)
 {
-    char *rp = mtb_asprintf("%s/001-%s-%s/record.json", local, run->variant, run->mode->name);
+    char lab[128];
+    char *rp = mtb_asprintf("%s/001-%s-%s/record.json", local, mtb_variant_label(run->variant, run->allocator, lab, sizeof lab),
+                            run->mode->name);
     json_error_t je;
     json_t *rec = json_load_file(rp, 0, &je);
     free(rp);

@@ -1,7 +1,9 @@
 /* summary.c - see summary.h */
 #include "lib/jsonx.h"
 #include "analysis/summary.h"
+#include "analysis/summary_series.h"
 #include "core/record.h"
+#include "core/allocator.h"
 #include "analysis/stats.h"
 #include "analysis/seqstop.h"
 #include "lib/util.h"
@@ -12,7 +14,6 @@
 
 #define CONF 0.95
 #define NOISY 0.05        /* relative CI half-width above which we warn */
-#define MAXRUNS 256       /* runs kept per configuration */
 #define BOOT_MIN 50       /* from this many runs on, bootstrap CIs for medians */
 #define BOOT_ITERS 2000
 #define SEED 20260131u
@@ -54,7 +55,7 @@ static int several_hosts(json_t *records)
 }
 
 /* the host of a summary row, when the report has several */
-static void set_host(json_t *o, json_t *rec)
+void mtb_summary_set_host(json_t *o, json_t *rec)
 {
     if (per_host)
         json_object_set_new(o, "host", json_string(mtb_record_host(rec)));
@@ -65,8 +66,9 @@ static char *nokernel_key(json_t *rec)
 {
     json_t *c = json_object_get(rec, "config");
     char *wl = mtb_workload_key(json_object_get(c, "workload"));
-    char *k = mtb_asprintf("%s|%s|%s|%s|%s", mtb_jstr(c, "service"), mtb_jstr(c, "platform"), mtb_jstr(c, "variant"),
-                           mtb_jstr(c, "mode"), wl ? wl : "");
+    char lab[128];
+    char *k = mtb_asprintf("%s|%s|%s|%s|%s", mtb_jstr(c, "service"), mtb_jstr(c, "platform"),
+                           mtb_config_label(c, lab, sizeof lab), mtb_jstr(c, "mode"), wl ? wl : "");
     free(wl);
     return k;
 }
@@ -170,18 +172,8 @@ static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json
     return o;
 }
 
-static json_t *ratio_ci(const double *num, const double *den, size_t n) { return ratio_ci_seq(num, den, n, NULL); }
+json_t *mtb_summary_ratio_ci(const double *num, const double *den, size_t n) { return ratio_ci_seq(num, den, n, NULL); }
 
-struct series {
-    char *key, *bkey, *nkkey;
-    json_t *first;                       /* a representative record */
-    double val[MTB_NRUN_METRICS][MAXRUNS]; /* the run metrics; NAN where a run lacks one */
-    int rep[MAXRUNS];
-    size_t n;
-    int client_bound;
-    int errors_over_limit;            /* a run's load generator saw errors above its limit */
-};
-#define OPS(s) ((s)->val[MTB_M_ops_per_sec])
 
 /* values of a percentile that are present */
 static size_t finite_of(const double *x, size_t n, double *out)
@@ -195,7 +187,8 @@ static size_t finite_of(const double *x, size_t n, double *out)
 
 static const char *cfg_name(json_t *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s/%s%s%s", mtb_jstr(c, "service"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
+    char lab[128];
+    snprintf(buf, n, "%s %s/%s%s%s", mtb_jstr(c, "service"), mtb_config_label(c, lab, sizeof lab), mtb_jstr(c, "mode"),
              strcmp(mtb_jstr(c, "kernel"), "host") ? ", kernel " : "",
              strcmp(mtb_jstr(c, "kernel"), "host") ? mtb_jstr(c, "kernel") : "");
     return buf;
@@ -339,7 +332,7 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
 /* The pair metrics of tagged series t against its baseline b: the runs of
  * the same repetition (the pairing rule of record.h; both series share the
  * pair key), one median-of-ratios CI per metric of the table. */
-static void pair_metrics(json_t *o, const struct series *t, const struct series *b, json_t *seq, size_t *npairs)
+void mtb_summary_pair_metrics(json_t *o, const struct series *t, const struct series *b, json_t *seq, size_t *npairs)
 {
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
         const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
@@ -396,13 +389,15 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                 b = &ss[k];
         if (!b)
             continue;
-        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s}", "service", mtb_jstr(tc, "service"), "variant",
-                              mtb_jstr(tc, "variant"), "mode", mtb_jstr(tc, "mode"), "platform", mtb_jstr(tc, "platform"),
-                              "kernel", mtb_jstr(tc, "kernel"), "workload", json_object_get(tc, "workload"),
-                              "baseline", "plain/off", "definition", def);
-        set_host(o, t->first);
+        char lab[128], blab[128];
+        snprintf(blab, sizeof blab, "%s/off", mtb_config_label(json_object_get(b->first, "config"), lab, sizeof lab));
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s}", "service", mtb_jstr(tc, "service"), "variant",
+                              mtb_config_label(tc, lab, sizeof lab), "allocator", mtb_config_allocator(tc), "mode",
+                              mtb_jstr(tc, "mode"), "platform", mtb_jstr(tc, "platform"), "kernel", mtb_jstr(tc, "kernel"),
+                              "workload", json_object_get(tc, "workload"), "baseline", blab, "definition", def);
+        mtb_summary_set_host(o, t->first);
         size_t np = 0;
-        pair_metrics(o, t, b, json_object_get(t->first, "sequential"), &np);
+        mtb_summary_pair_metrics(o, t, b, json_object_get(t->first, "sequential"), &np);
         if (np == 0) {
             json_decref(o);
             continue;
@@ -500,7 +495,7 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
                 den[np] = OPS(A)[y];
                 np++;
             }
-    json_t *ratio = ratio_ci(num, den, np);
+    json_t *ratio = mtb_summary_ratio_ci(num, den, np);
     json_t *delta = json_null();
     if (json_is_object(ratio)) {
         delta = json_object();
@@ -510,18 +505,19 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
         json_object_set(delta, "conf", json_object_get(ratio, "conf"));
     }
     struct mtb_stats_mwu mw;
+    char lab[128];
     int have_p = mtb_stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
     int emu = json_is_true(json_object_get(json_object_get(A->first, "platform"), "emulated"));
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:b}", "service",
                           mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant",
-                          mtb_jstr(ca, "variant"), "mode", mtb_jstr(ca, "mode"), "workload",
+                          mtb_config_label(ca, lab, sizeof lab), "mode", mtb_jstr(ca, "mode"), "workload",
                           json_object_get(ca, "workload"), "emulated", emu, "kernel_a", mtb_jstr(ca, "kernel"),
                           "kernel_b", mtb_jstr(cb, "kernel"), "runs_a", (int)A->n, "runs_b", (int)B->n, "ops_a",
                           jreal(mtb_stats_median(OPS(A), A->n)), "ops_b", jreal(mtb_stats_median(OPS(B), B->n)), "pairs",
                           (int)np, "ops_ratio", ratio, "delta", delta, "mann_whitney_p",
                           have_p ? json_real(mw.p) : json_null(), "significant", have_p && mw.p < 0.05);
     size_t pairs = 0;
-    pair_metrics(o, B, A, NULL, &pairs);
+    mtb_summary_pair_metrics(o, B, A, NULL, &pairs);
     json_object_set_new(o, "note",
                         emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel "
                                            "difference is expected; the TCMA1 effect shows only on MTE hardware",
@@ -778,8 +774,10 @@ static json_t *config_row(const struct series *s, json_t *records, json_t *warni
 {
     json_t *c = json_object_get(s->first, "config");
     json_t *pl = json_object_get(s->first, "platform");
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", mtb_jstr(c, "service"), "variant",
-                          mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"), "platform", mtb_jstr(c, "platform"), "kernel",
+    char lab[128];
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", mtb_jstr(c, "service"), "variant",
+                          mtb_config_label(c, lab, sizeof lab), "allocator", mtb_config_allocator(c), "mode",
+                          mtb_jstr(c, "mode"), "platform", mtb_jstr(c, "platform"), "kernel",
                           mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
                           "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
                           json_is_true(json_object_get(pl, "emulated")));
@@ -799,7 +797,7 @@ static json_t *config_row(const struct series *s, json_t *records, json_t *warni
         if (m != MTB_M_ops_per_sec)
             json_object_set_new(o, mtb_run_metrics[m].key, med_ci(v, nv));
     }
-    set_host(o, s->first);
+    mtb_summary_set_host(o, s->first);
     char name[256];
     config_warnings(o, cfg_name(c, name, sizeof name), warnings);
     json_t *ppr = per_request(records, s->key, perf_of);
@@ -852,6 +850,7 @@ json_t *mtb_summary_build_ref(json_t *records, const char *reference_kernel)
     json_t *overheads = overheads_of(ss, ns, warnings);
     json_t *geomeans = geomeans_of(overheads);
     json_t *kernels = kernels_of(ss, ns, overheads, reference_kernel);
+    json_t *allocators = mtb_summary_allocators(ss, ns);
     for (size_t j = 0; j < ns; j++) {
         free(ss[j].key);
         free(ss[j].bkey);
@@ -859,8 +858,14 @@ json_t *mtb_summary_build_ref(json_t *records, const char *reference_kernel)
     }
     free(ss);
     json_t *cores = cores_of(configs, overheads);
-    return json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated",
-                     emulated, "label", emulated ? "emulated: not hardware timing" : "hardware timing", "metrics",
-                     metrics_json(), "configs", configs, "overheads", overheads, "geomeans", geomeans, "kernels",
-                     kernels, "cores", cores, "warnings", warnings, "environment", environment(records));
+    json_t *sum = json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated",
+                            emulated, "label", emulated ? "emulated: not hardware timing" : "hardware timing", "metrics",
+                            metrics_json(), "configs", configs, "overheads", overheads, "geomeans", geomeans, "kernels",
+                            kernels, "cores", cores, "warnings", warnings, "environment", environment(records));
+    /* only where some allocator other than glibc's ran: summaries as before the axis otherwise */
+    if (json_array_size(allocators))
+        json_object_set_new(sum, "allocators", allocators);
+    else
+        json_decref(allocators);
+    return sum;
 }

@@ -70,7 +70,11 @@ int mtb_cmd_run(int argc, char **argv)
         mtb_die(1, "%s", err);
     mtb_opts_kernel_ensure(&o);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir("run");
-    char *what = mtb_asprintf("001-%s-%s", o.variant, o.m->name);
+    if (o.nallocs > 1)
+        mtb_die(2, "run takes one allocator (ALLOCATOR=%s names %zu): bench and plans take a list", o.allocator,
+                o.nallocs);
+    char lab[128];
+    char *what = mtb_asprintf("001-%s-%s", mtb_variant_label(o.variant, o.allocs[0], lab, sizeof lab), o.m->name);
     char *rundir = mtb_asprintf("%s/%s", dir, what);
     /* one run: the profile's first sweep point when CORES/the profile asks for a sweep */
     json_t *env = mtb_quiet_environment(&o.mach, o.strict, o.quiet);
@@ -81,7 +85,8 @@ int mtb_cmd_run(int argc, char **argv)
         mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1, NULL, 0);
         o.wl = one.cells[0].wl; /* the first point */
     }
-    struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m, .platform = o.p,
+    struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m,
+                           .allocator = o.allocs[0], .platform = o.p,
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
                            .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
                            .external_load = o.external_load };
@@ -92,11 +97,11 @@ int mtb_cmd_run(int argc, char **argv)
         printf("\n");
     } else if (st == MTB_RUN_OK) {
         printf("%s %s/%s on %s%s: %.0f ops/s, p50 %.0f us, p99 %.0f us, p99.9 %.0f us\n", o.recipe->name,
-               o.variant, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
+               lab, o.m->name, o.p->name, mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "",
                mtb_record_num(rec, "ops_per_sec"), mtb_record_num(rec, "p50_us"),
                mtb_record_num(rec, "p99_us"), mtb_record_num(rec, "p999_us"));
     } else {
-        printf("%s %s/%s on %s: %s: %s\n", o.recipe->name, o.variant, o.m->name, o.p->name,
+        printf("%s %s/%s on %s: %s: %s\n", o.recipe->name, lab, o.m->name, o.p->name,
                st == MTB_RUN_FAULT ? "FAULT" : "ERROR", json_string_value(json_object_get(rec, "error")));
     }
     printf("record: %s/record.json\n", rundir);

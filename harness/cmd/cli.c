@@ -15,11 +15,12 @@
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
        O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
-       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE };
+       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
     { "mode", required_argument, 0, O_MODE },         { "platform", required_argument, 0, O_PLATFORM },
+    { "allocator", required_argument, 0, O_ALLOCATOR },
     { "kernel", required_argument, 0, O_KERNEL },     { "results", required_argument, 0, O_RESULTS },
     { "target", required_argument, 0, O_TARGET },     { "reps", required_argument, 0, O_REPS },
 #define X(f, kind, key, opt, ...) { opt, required_argument, 0, O_WL + MTB_WL_##f },
@@ -69,6 +70,9 @@ static void mtb_cli_usage(FILE *f)
             "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
             "                               bench: the variant(s) measured against plain/off, e.g. objtag or\n"
             "                               tagged,objtag (default tagged)\n"
+            "  --allocator A      ALLOCATOR the allocator serving malloc: glibc (default) or scudo (preloaded;\n"
+            "                               arm64 code: emu, host on arm64); bench/plan: a comma list,\n"
+            "                               glibc,scudo, each with its own plain/off baseline\n"
             "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
             "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
             "  --reps auto|N      REPS      repetitions of each configuration (default auto: interleaved pairs\n"
@@ -168,6 +172,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_WORKLOAD: o->workload = optarg; break;
         case O_MACHINE: o->machine = optarg; break;
         case O_VARIANT: o->variant = optarg; break;
+        case O_ALLOCATOR: o->allocator = optarg; break;
         case O_MODE: o->mode = optarg; break;
         case O_PLATFORM: o->platform = optarg; break;
         case O_KERNEL: o->kernel = optarg; break;

@@ -2,6 +2,7 @@
 #include "lib/jsonx.h"
 #include "core/mode.h"
 #include "core/record.h"
+#include "core/allocator.h"
 #include "lib/util.h"
 #include "lib/files.h"
 
@@ -344,6 +345,8 @@ static char *pair_field(json_t *rec, const char *field)
         return mtb_workload_key(json_object_get(c, "workload"));
     if (!strcmp(field, "machine"))
         return mtb_record_machine_text(rec);
+    if (!strcmp(field, "allocator")) /* records from before the axis ran glibc's */
+        return mtb_strdup(mtb_config_allocator(c));
     return mtb_strdup(mtb_jstr(c, field));
 }
 
@@ -435,9 +438,10 @@ char *mtb_record_pair_sql(const char *t, const char *b)
 
 static json_t *id_config(const struct mtb_record_id *id)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:O?}", "service", id->service, "variant", id->variant, "mode",
-                     id->mode, "platform", id->platform, "kernel", id->kernel, "plan", id->plan ? id->plan : "", "rep",
-                     id->rep, "index", id->index, "total", id->total, "workload", id->workload);
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:O?}", "service", id->service, "variant", id->variant,
+                     "mode", id->mode, "allocator", id->allocator ? id->allocator : "glibc", "platform", id->platform,
+                     "kernel", id->kernel, "plan", id->plan ? id->plan : "", "rep", id->rep, "index", id->index,
+                     "total", id->total, "workload", id->workload);
 }
 
 json_t *mtb_record_begin(const struct mtb_record_id *id)

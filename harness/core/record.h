@@ -103,6 +103,7 @@ double mtb_record_pair_metric(json_t *tagged, json_t *baseline, enum mtb_pair_me
  * the controller's identity, mtb_record_identify). */
 struct mtb_record_id {
     const char *service, *variant, *mode, *platform, *kernel, *plan;
+    const char *allocator;          /* NULL: glibc */
     int rep, index, total;          /* repetition (1-based), position in the plan */
     json_t *workload;               /* config.workload (borrowed; copied in) */
     json_t *build;                  /* the build's record object (borrowed) */
@@ -202,7 +203,7 @@ char *mtb_record_machine_text(json_t *rec);
  * (mtb_record_host; the history's runs.host); the history adds "of the same
  * night" (a results directory is one night). One list of fields,
  * rendered as a key in C and as a join condition in SQL. */
-#define MTB_PAIR_FIELDS(X) X(plan) X(service) X(workload) X(platform) X(kernel) X(machine)
+#define MTB_PAIR_FIELDS(X) X(plan) X(service) X(workload) X(platform) X(kernel) X(machine) X(allocator)
 
 /** @return the host a record's run ran on: a server host's name
  *  (hosts.server.hostname), on vm the machine that booted the guest

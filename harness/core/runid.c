@@ -34,6 +34,7 @@ json_t *mtb_run_summary(json_t *load)
 static void identity(const struct mtb_run *run, const char *kernel, struct mtb_record_id *id)
 {
     *id = (struct mtb_record_id){ .service = run->recipe->name, .variant = run->variant, .mode = run->mode->name,
+                                  .allocator = run->allocator ? run->allocator->name : NULL,
                                   .platform = run->platform->name, .kernel = kernel ? kernel : run->kernel,
                                   .plan = run->plan, .rep = run->rep, .index = run->index, .total = run->total,
                                   .workload = mtb_workload_json(run->wl), .build = run->build->info };

@@ -6,6 +6,7 @@
 #ifndef MTB_RUNID_H
 #define MTB_RUNID_H
 #include <jansson.h>
+#include "core/allocator.h"
 #include "core/build.h"
 #include "core/machine.h"
 #include "core/mode.h"
@@ -18,6 +19,7 @@ struct mtb_run {
     const struct mtb_recipe *recipe;
     const char *variant;
     const struct mtb_mode *mode;
+    const struct mtb_allocator *allocator; /* NULL: glibc's malloc */
     const struct mtb_platform *platform;
     const char *kernel;              /* "host", or a named kernel / Image path (vm) */
     const struct mtb_workload *wl;

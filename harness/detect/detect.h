@@ -6,6 +6,7 @@
 #define MTB_DETECT_H
 #include <jansson.h>
 #include <stdio.h>
+#include "core/allocator.h"
 #include "core/machine.h"
 #include "core/platform.h"
 #include "core/recipe.h"
@@ -19,9 +20,6 @@ int mtb_cmd_detect_sweep(int argc, char **argv);
  * random cells (NULL: qemu when p is emulated). The system-call cells are
  * predicted caught by a real kernel in sync mode (host), never by
  * qemu-user (emu). @return 0 every cell agrees, 1 not */
-/* Scudo, Android's allocator, preloaded for --allocator scudo (from
- * libclang-rt-16-dev:arm64; the same path on arm64 Debian) */
-#define MTB_SCUDO_LIB "/usr/lib/llvm-16/lib/clang/16/lib/linux/libclang_rt.scudo_standalone-aarch64.so"
 /* allocator: NULL or "glibc" (glibc's malloc), "scudo" (preloaded: it tags
  * once the mode's tunable has made ld.so enable tagged addresses and a check
  * mode; its policy: a freed chunk retagged excluding its tag, so a use after

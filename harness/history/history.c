@@ -10,6 +10,7 @@
 #include "history/history.h"
 #include "history/history_db.h"
 #include "core/record.h"
+#include "core/allocator.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -195,7 +196,7 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
     /* several machines write to a shared store: the same path on two machines is two records */
     char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
     int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-    struct hcol cols[22 + MTB_NRUN_METRICS] = {
+    struct hcol cols[23 + MTB_NRUN_METRICS] = {
         { "night", PINT(nid) },
         { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
         { "series", PTEXT(key) },
@@ -218,8 +219,9 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
         { "emulated", PINT(mtb_record_emulated(rec)) },
         { "record", PTEXT(recid) },
         { "steal", num(mtb_jnum(json_object_get(rec, "steal"), "share")) },
+        { "allocator", PTEXT(mtb_config_allocator(c)) },
     };
-    size_t n = 22;
+    size_t n = 23;
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_HISTORY)
             cols[n++] = (struct hcol){ mtb_run_metrics[m].key,

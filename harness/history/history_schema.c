@@ -23,7 +23,8 @@
  * ops_per_sec, p50_us, p99_us, p999_us and record (see migrate_1_to_2);
  * 3 added emulated, 4 host. runs.steal (the hypervisor's share of the
  * run's CPUs, record.steal.share) is additive, like the metric columns: an
- * older history gains it, NULL in its runs. */
+ * older history gains it, NULL in its runs; runs.allocator likewise,
+ * 'glibc' in its runs. */
 static const char schema_nights[] =
     "CREATE TABLE nights(id @ID@, plan TEXT NOT NULL, started TEXT NOT NULL,"
     " results_dir TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', mtebench_version TEXT NOT NULL DEFAULT '',"
@@ -175,7 +176,9 @@ static int add_column(struct mtb_history *h, const char *table, const char *col,
  * nightly skips; an older mtebench ignores the column). */
 static int ensure_metric_columns(struct mtb_history *h, char *err, size_t errlen)
 {
-    int rc = 0;
+    /* runs.allocator (allocator.h), additive too: every older run was glibc's; the
+     * pairing rule's join (record.h's MTB_PAIR_FIELDS) reads it */
+    int rc = add_column(h, "runs", "allocator", "TEXT NOT NULL DEFAULT 'glibc'", err, errlen);
     for (size_t m = 0; !rc && m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_HISTORY)
             rc = add_column(h, "runs", mtb_run_metrics[m].key, "@REAL@", err, errlen);
@@ -304,6 +307,8 @@ static int migrate_1_to_2(struct mtb_history *h, char *err, size_t errlen)
         rc = add_column(h, "runs", "host", "TEXT NOT NULL DEFAULT ''", err, errlen);
     if (!rc)
         rc = add_column(h, "runs", "p999_us", "@REAL@", err, errlen);
+    if (!rc)
+        rc = add_column(h, "runs", "allocator", "TEXT NOT NULL DEFAULT 'glibc'", err, errlen);
     if (!rc) {
         char *so = schema_overheads();
         rc = mtb_hdb_exec(h, so, err, errlen);

@@ -74,6 +74,20 @@ static void resolve_platform(struct mtb_opts *o, int remote)
         o->p = mtb_remote_platform(o->p);
 }
 
+/* The allocators (allocator.h): each known, and usable on the platform
+ * (a server host's mtebench checks its own) */
+static void resolve_allocators(struct mtb_opts *o, int remote)
+{
+    char why[MTB_ERRLEN];
+    o->nallocs = mtb_allocator_list(o->allocator && *o->allocator ? o->allocator : "glibc", o->allocs,
+                                    MTB_MAX_ALLOCATORS, why, sizeof why);
+    if (!o->nallocs)
+        mtb_die(2, "ALLOCATOR: %s", why);
+    for (size_t i = 0; i < o->nallocs && !remote; i++)
+        if (!mtb_allocator_usable(o->allocs[i], o->p->name, o->p->target(), why, sizeof why))
+            mtb_die(2, "ALLOCATOR=%s cannot run on PLATFORM=%s: %s", o->allocs[i]->name, o->p->name, why);
+}
+
 /* The variants named (one, or a comma list for bench) and the workload: the
  * recipe's, the machine profile's threads, then the options given */
 static void resolve_load(struct mtb_opts *o)
@@ -158,6 +172,7 @@ void mtb_opts_resolve(struct mtb_opts *o)
     if (o->server_address)
         snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
     resolve_platform(o, mtb_machine_remote(&o->mach));
+    resolve_allocators(o, mtb_machine_remote(&o->mach));
     resolve_load(o);
     if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
         mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "

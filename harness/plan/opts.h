@@ -5,6 +5,7 @@
  * server host when there is one), the workload and the machine profile. */
 #ifndef MTB_OPTS_H
 #define MTB_OPTS_H
+#include "core/allocator.h"
 #include "core/machine.h"
 #include "core/mode.h"
 #include "core/platform.h"
@@ -17,6 +18,7 @@ struct mtb_opts {
     const char *cmd;         /* the subcommand parsed for ("build", "run", ...) */
     const char *service, *variant, *mode, *platform, *kernel, *results, *target;
     const char *workload, *machine;
+    const char *allocator;   /* ALLOCATOR / --allocator: glibc (default), scudo, or a comma list (bench) */
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
     const char *kernels;     /* compare-kernels: "stock,tcma1" */
     int baseline;            /* compare-kernels: also plain/off */
@@ -46,6 +48,8 @@ struct mtb_opts {
     const struct mtb_platform *p;
     struct mtb_workload wl;
     struct mtb_machine mach;
+    const struct mtb_allocator *allocs[MTB_MAX_ALLOCATORS]; /* the allocators, glibc's alone by default */
+    size_t nallocs;
 };
 
 /* Look up service/mode/platform/kernel, check the platform is usable and

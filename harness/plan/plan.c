@@ -234,6 +234,8 @@ static void plan_write_json(const struct mtb_plan *p, const char *dir, int force
             json_object_set_new(cj, "cores", json_integer(p->cells[i].wl.cores));
         if (p->cells[i].kernel)
             json_object_set_new(cj, "kernel", json_string(p->cells[i].kernel));
+        if (p->cells[i].allocator && p->cells[i].allocator->preload) /* glibc's: plan.json as before the axis */
+            json_object_set_new(cj, "allocator", json_string(p->cells[i].allocator->name));
         json_object_set_new(cj, "load", mtb_workload_json(&p->cells[i].wl));
         json_array_append_new(cells, cj);
     }
@@ -300,14 +302,17 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
         snprintf(count, sizeof count, "%d/%s%d", idx, p->reps == MTB_REPS_AUTO ? "<=" : "", total);
     else
         snprintf(count, sizeof count, "%d", idx);
+    char lab[128];
+    mtb_plan_cell_label(c, lab, sizeof lab);
     fprintf(stderr, "%s[%s] %s %s%s%s %s/%s %s, ETA %s%s ...%s", tty ? "\r\033[K" : "", count, c->recipe->name,
-            c->wl.name, cores, kern, c->variant, c->mode->name, of,
+            c->wl.name, cores, kern, lab, c->mode->name, of,
             p->reps == MTB_REPS_AUTO || total <= 0 ? "<= " : "", eta, tty ? "" : "\n");
     char tag[200];
     cell_tag(c, p->tag_rate, tag, sizeof tag);
     char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
-                                c->variant, c->mode->name, rep);
+                                lab, c->mode->name, rep);
     struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+                           .allocator = c->allocator,
                            .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx,
                            .total = total > 0 ? total : idx,
@@ -472,7 +477,7 @@ static void auto_pairs(struct plan_loop *x)
     for (size_t k = 0; k < p->ncells; k++)
         for (size_t j = 0; strcmp(p->cells[k].variant, "plain") && j < p->ncells; j++)
             if (!strcmp(p->cells[j].variant, "plain") && !strcmp(p->cells[j].entry, p->cells[k].entry) &&
-                p->cells[j].wl.cores == p->cells[k].wl.cores &&
+                p->cells[j].wl.cores == p->cells[k].wl.cores && p->cells[j].allocator == p->cells[k].allocator &&
                 !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), mtb_plan_cell_kernel(p, &p->cells[k])) &&
                 x->nover < MAX_OVER) {
                 x->over[x->nover][0] = j;

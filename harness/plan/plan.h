@@ -20,6 +20,7 @@ struct mtb_plan_cell {
     struct mtb_workload wl;
     const char *variant;
     const struct mtb_mode *mode;
+    const struct mtb_allocator *allocator; /* the allocator serving malloc (allocator.h; never NULL) */
     const char *kernel;               /* NULL: the plan's; else this cell's (compare-kernels' axis) */
     struct mtb_build build;
 };
@@ -48,6 +49,9 @@ struct mtb_plan {
     const char *kernel;
     const struct mtb_machine *machine;
     const char *cores;                /* CORES / [plan] cores: sweep these core counts */
+    const struct mtb_allocator *allocs[MTB_MAX_ALLOCATORS]; /* ALLOCATOR / [plan] allocators: each entry's
+                                       * cells, its baseline included, once per allocator */
+    size_t nallocs;
     int strict;                       /* refuse a machine that is not quiet */
     struct mtb_plan_cell *cells;
     size_t ncells;
@@ -74,8 +78,8 @@ int mtb_plan_capacity_check(struct mtb_opts *o, struct mtb_slo *slo, char *why, 
 void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o);
 /* Add an entry: its baseline (plain/off) and one cell per measured variant
  * and mode (variants NULL: "tagged"; modes missing on the platform are listed
- * in p->skipped, not fatal), at each point of the core sweep (CORES, else the
- * profile's cores or core_types) if any. */
+ * in p->skipped, not fatal), for each allocator of the plan, at each point of
+ * the core sweep (CORES, else the profile's cores or core_types) if any. */
 void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
                   const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants);
 /* Split a comma list of variants of r ("tagged,objtag") into out (at most
@@ -86,6 +90,9 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
 struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
                                         const struct mtb_workload *wl, const char *variant,
                                         const struct mtb_mode *mode, const char *kernel);
+/* A cell's variant as configurations are named: "tagged", or with an
+ * allocator other than glibc's "tagged+scudo" (into buf). */
+const char *mtb_plan_cell_label(const struct mtb_plan_cell *c, char *buf, size_t n);
 /* The kernel a cell runs on. */
 const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c);
 /* --dry-run: the configurations and the number of runs; runs nothing. */

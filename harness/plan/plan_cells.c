@@ -25,6 +25,9 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     p->kernel = o->kernel;
     p->machine = &o->mach;
     p->cores = o->cores;
+    p->nallocs = o->nallocs ? o->nallocs : 1;
+    for (size_t i = 0; i < p->nallocs; i++)
+        p->allocs[i] = o->nallocs ? o->allocs[i] : mtb_allocator_default();
     p->strict = o->strict;
     p->skipped = json_array();
     p->failed = json_array();
@@ -90,6 +93,9 @@ struct measured {
 
 static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
                       const struct mtb_mode *const *modes, size_t nmodes, struct measured mv);
+static void add_allocator_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
+                                const struct mtb_workload *wl, const struct mtb_mode *const *modes, size_t nmodes,
+                                struct measured mv, const struct mtb_allocator *alloc, int noted);
 
 size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
                          size_t errlen)
@@ -148,16 +154,30 @@ static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_re
                       const struct mtb_mode *const *modes, size_t nmodes, struct measured mv)
 {
     size_t skipped_before = json_array_size(p->skipped);
+    for (size_t a = 0; a < p->nallocs; a++)
+        add_allocator_point(p, entry, r, wl, modes, nmodes, mv, p->allocs[a], skipped_before || a);
+}
+
+const char *mtb_plan_cell_label(const struct mtb_plan_cell *c, char *buf, size_t n)
+{
+    return mtb_variant_label(c->variant, c->allocator, buf, n);
+}
+
+static void add_allocator_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
+                                const struct mtb_workload *wl, const struct mtb_mode *const *modes, size_t nmodes,
+                                struct measured mv, const struct mtb_allocator *alloc, int noted)
+{
     struct mtb_plan_cell *b = add_cell(p);
     b->entry = entry;
     b->recipe = r;
     b->wl = *wl;
     b->variant = "plain";
     b->mode = mtb_mode_find("off");
+    b->allocator = alloc;
     for (size_t i = 0; i < nmodes; i++) {
         char why[MTB_ERRLEN];
         if (!p->platform->mode_ok(modes[i], why, sizeof why)) {
-            if (skipped_before && wl->cores) /* one note per mode, not per sweep point */
+            if (noted && (wl->cores || alloc != p->allocs[0])) /* one note per mode, not per sweep point */
                 continue;
             json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
             continue;
@@ -169,6 +189,7 @@ static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_re
             c->wl = *wl;
             c->variant = mv.v[v];
             c->mode = modes[i];
+            c->allocator = alloc;
         }
     }
 }
@@ -216,8 +237,10 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
                      w->core_type[0] ? " " : "", w->core_type, w->svc_cpus);
         if (p->platform->named_kernels)
             snprintf(kern, sizeof kern, ", kernel %s", mtb_plan_cell_kernel(p, &p->cells[i]));
+        char lab[128];
         fprintf(f, "  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s%s\n", p->cells[i].entry,
-                p->cells[i].recipe->name, w->name, p->cells[i].variant, p->cells[i].mode->name, w->mix, w->conns,
+                p->cells[i].recipe->name, w->name, mtb_plan_cell_label(&p->cells[i], lab, sizeof lab),
+                p->cells[i].mode->name, w->mix, w->conns,
                 w->pipeline, w->duration, cores, kern);
     }
     size_t k;
@@ -255,6 +278,7 @@ struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, c
     c->wl = *wl;
     c->variant = variant;
     c->mode = mode;
+    c->allocator = p->nallocs ? p->allocs[0] : mtb_allocator_default();
     c->kernel = kernel;
     return c;
 }

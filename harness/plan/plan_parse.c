@@ -61,7 +61,7 @@ static const char *get(const struct mtb_plan_file *l, const char *sec, const cha
 static const char *const entry_keys[] = { "service", "workload", "modes", "variants", "slo", "confidence",
                                            "loads", "baseline_variant", "reps", NULL };
 
-/* [plan]: reps, platform, cores, and the duration and warmup of every entry,
+/* [plan]: reps, platform, cores, allocators, and the duration and warmup of every entry,
  * each unless given on the command line */
 static void plan_globals(const struct mtb_plan_file *l, const char *path, struct mtb_opts *o)
 {
@@ -77,6 +77,8 @@ static void plan_globals(const struct mtb_plan_file *l, const char *path, struct
         o->platform = v;
     if (!o->cores && (v = get(l, "plan", "cores")))
         o->cores = v;
+    if (!o->allocator && (v = get(l, "plan", "allocators"))) /* every entry under each (allocator.h) */
+        o->allocator = v;
     static const char *const globals[] = { "duration", "warmup" };
     for (int g = 0; g < 2; g++) {
         char why[MTB_ERRLEN];

@@ -160,6 +160,15 @@ static void *smaps_sampler(void *arg)
 
 __attribute__((constructor)) static void mtefault_init(void)
 {
+    /* a preloaded allocator that tags on any MTE CPU (Scudo), in mode off:
+     * its tagging off, so that heap pointers stay untagged as the mode says
+     * (without the tagged-address ABI the kernel refuses tagged buffers) */
+    const char *ut = getenv("MTEBENCH_ALLOCATOR_UNTAGGED");
+    if (ut && *ut == '1') {
+        void (*off)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "malloc_disable_memory_tagging");
+        if (off)
+            off();
+    }
     const char *sm = getenv("MTEBENCH_SMAPS_FILE");
     if (sm && *sm) {
         int fd = open(sm, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -13,11 +13,18 @@
  *   read_fault      si_code of a deliberate tag-mismatched load  (0 = no fault)
  *   fault_addr      si_addr reported for the store (0 when async)
  *   mmap_mte        1 if an anonymous PROT_MTE mapping could be made
+ *   malloc_from     the library whose malloc serves the process (dladdr):
+ *                   glibc's libc.so, or an allocator preloaded in its place
+ *   tagged_large    how many of 8 large blocks (128 KiB to 2 MiB, beyond
+ *                   glibc's mmap threshold and Scudo's primary) are tagged:
+ *                   how much of the heap the allocator tags
  *
  * SEGV_MTESERR (9) means the check is synchronous, SEGV_MTEAERR (8)
  * asynchronous; asymmetric mode faults loads synchronously and stores
  * asynchronously. Exit status 0 when the probe ran (whatever it found).
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -143,5 +150,20 @@ int main(void)
     printf("read_fault=%ld\n", rcode);
     printf("fault_addr=0x%lx\n", (unsigned long)waddr);
     printf("mmap_mte=%d\n", mmap_mte);
+
+    int large = 0;
+    for (int i = 0; i < 8; i++) {
+        void *b = malloc((size_t)128 << 10 << (i % 5));
+        if (b && ptr_tag(b))
+            large++;
+        free(b);
+    }
+    printf("tagged_large=%d/8\n", large);
+    /* the definition of malloc this process binds to (the first in the
+     * global scope: a preloaded allocator's), and the object holding it */
+    void *mf = dlsym(RTLD_DEFAULT, "malloc");
+    Dl_info di;
+    const char *from = mf && dladdr(mf, &di) && di.dli_fname ? strrchr(di.dli_fname, '/') : NULL;
+    printf("malloc_from=%s\n", from ? from + 1 : "unknown");
     return 0;
 }

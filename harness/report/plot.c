@@ -1,6 +1,7 @@
 /* plot.c - see plot.h */
 #include "lib/jsonx.h"
 #include "report/plot.h"
+#include "core/allocator.h"
 #include "analysis/lathist.h"
 #include "analysis/stats.h"
 #include "analysis/summary.h"
@@ -182,10 +183,12 @@ static char *line_label(json_t *rec, int with_rep)
     json_t *c = json_object_get(rec, "config");
     char ks[128];
     kernel_suffix(mtb_jstr(c, "kernel"), ks, sizeof ks);
+    char lab[128];
+    mtb_config_label(c, lab, sizeof lab);
     if (with_rep)
-        return mtb_asprintf("%s/%s%s rep%lld", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), ks,
+        return mtb_asprintf("%s/%s%s rep%lld", lab, mtb_jstr(c, "mode"), ks,
                             (long long)json_integer_value(json_object_get(c, "rep")));
-    return mtb_asprintf("%s/%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), ks);
+    return mtb_asprintf("%s/%s%s", lab, mtb_jstr(c, "mode"), ks);
 }
 
 #define SPECTRUM_MAX 200

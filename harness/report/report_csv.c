@@ -3,6 +3,7 @@
  * (harness/core/workload_fields.h) and record.h's metric table. */
 #include "lib/jsonx.h"
 #include "report/report.h"
+#include "core/allocator.h"
 #include "core/record.h"
 #include "lib/util.h"
 #include "core/workload_fields.h"
@@ -35,7 +36,7 @@ char *mtb_csv_field(const char *s)
  * record keys, config.workload.<json>, in the order of workload_fields.h),
  * the run's place (csv_place), run metric 0 (ops/s), "requests", "errors",
  * the other run metrics, csv_tail, the pair metrics of a tagged run against
- * its baseline (empty on baseline rows), and "host": all but the identity
+ * its baseline (empty on baseline rows), "host" and "allocator": all but the identity
  * and the place generated from the field list and record.h's table. */
 static const char *const csv_head[] = { "record", "status", "service", "variant", "mode", "platform", "emulated",
                                         "kernel", "kernel_release", NULL };
@@ -76,7 +77,8 @@ static json_t *mtb_report_csv_columns(void)
     append_names(c, csv_tail);
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         json_array_append_new(c, json_string(mtb_pair_metrics[m].key));
-    json_array_append_new(c, json_string("host")); /* last: the columns before it keep their places */
+    json_array_append_new(c, json_string("host")); /* the columns before it keep their places */
+    json_array_append_new(c, json_string("allocator")); /* after host, which was last before the allocator axis */
     return c;
 }
 
@@ -106,6 +108,8 @@ static char *csv_value(const struct mtb_record_set *set, const long *partner, si
         return mtb_strdup(mtb_record_emulated(rec) ? "true" : "false");
     if (!strcmp(col, "host"))
         return mtb_strdup(mtb_record_host(rec));
+    if (!strcmp(col, "allocator"))
+        return mtb_strdup(mtb_config_allocator(c));
     if (is_workload_column(col))
         v = json_object_get(w, col);
     else if (!strcmp(col, "kernel_release"))

@@ -408,6 +408,48 @@ static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, c
     fprintf(f, "</table>\n</section>\n");
 }
 
+/* the allocators' three costs (summary "allocators") */
+static void html_allocators(FILE *f, json_t *sum)
+{
+    json_t *as = json_object_get(sum, "allocators");
+    if (!json_array_size(as))
+        return;
+    fprintf(f, "<section id=\"allocators\"><h2>Allocators</h2>\n<table>\n");
+    caption(f, "What an allocator costs alone, and tagging under it beside tagging under glibc",
+            json_is_true(json_object_get(sum, "emulated")));
+    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">allocator</th><th class=\"l\">configuration</th>"
+               "<th>slowdown under it</th><th>under glibc</th><th>ratio</th><th>pairs</th></tr>\n");
+    size_t i, j;
+    json_t *a, *t;
+    json_array_foreach(as, i, a)
+    {
+        fprintf(f, "<tr>");
+        td_text(f, mtb_jstr(a, "service"), 1);
+        td_text(f, mtb_jstr(a, "allocator"), 1);
+        td_text(f, "plain/off: the allocator alone", 1);
+        td_ratio(f, json_object_get(json_object_get(a, "allocator_alone"), "slowdown"), 0);
+        fprintf(f, "<td>1 (baseline)</td><td>-</td><td>%lld</td></tr>\n",
+                (long long)json_integer_value(json_object_get(json_object_get(a, "allocator_alone"), "pairs")));
+        json_array_foreach(json_object_get(a, "tagging"), j, t)
+        {
+            fprintf(f, "<tr>");
+            td_text(f, mtb_jstr(a, "service"), 1);
+            td_text(f, mtb_jstr(a, "allocator"), 1);
+            char *cfg = mtb_asprintf("%s/%s", mtb_jstr(t, "variant"), mtb_jstr(t, "mode"));
+            td_text(f, cfg, 1);
+            free(cfg);
+            td_ratio(f, json_object_get(t, "slowdown"), 0);
+            td_ratio(f, json_object_get(t, "slowdown_glibc"), 0);
+            td_ratio(f, json_object_get(t, "difference"), 0);
+            fprintf(f, "<td>%lld</td></tr>\n", (long long)json_integer_value(json_object_get(t, "pairs")));
+        }
+    }
+    fprintf(f, "</table>\n<p class=\"note\">The allocator alone: its plain/off against glibc's plain/off of the same "
+               "repetition. Tagging: each configuration against its own allocator's plain/off, beside the same "
+               "configuration under glibc; ratio: the two slowdowns' ratio per repetition (median, 95%% CI).</p>\n"
+               "</section>\n");
+}
+
 static void html_kernels(FILE *f, json_t *sum)
 {
     json_t *ks = json_object_get(sum, "kernels");
@@ -660,11 +702,12 @@ static void html_head(FILE *f, const struct mtb_record_set *set, json_t *sum, co
         fprintf(f, "<p class=\"emu\">Emulated: not hardware timing. These runs executed under aarch64 user-mode "
                    "emulation (qemu-aarch64 -cpu max), which checks MTE tags in software: the modes, proofs and faults "
                    "are real, but the timings include emulation cost and are not MTE overheads on hardware.</p>\n");
-    fprintf(f, "<nav><a href=\"#results\">results</a><a href=\"#overhead\">overhead</a>%s%s"
+    fprintf(f, "<nav><a href=\"#results\">results</a><a href=\"#overhead\">overhead</a>%s%s%s"
                "<a href=\"#latency\">latency</a><a href=\"#timeseries\">over time</a><a href=\"#warnings\">warnings</a>"
                "<a href=\"#runs\">runs</a>%s<a href=\"#environment\">environment</a></nav>\n",
             json_array_size(json_object_get(sum, "cores")) ? "<a href=\"#cores\">cores</a>" : "",
             json_array_size(json_object_get(sum, "kernels")) ? "<a href=\"#kernels\">kernels</a>" : "",
+            json_array_size(json_object_get(sum, "allocators")) ? "<a href=\"#allocators\">allocators</a>" : "",
             json_array_size(set->bad) ? "<a href=\"#bad\">not used</a>" : "");
 }
 
@@ -679,11 +722,12 @@ static void html_headline(FILE *f, json_t *sum, int emu)
     json_array_foreach(json_object_get(sum, "overheads"), i, o)
     {
         json_t *s = json_object_get(o, "slowdown");
-        char *t = mtb_asprintf("%s %s/%s%s%s: %.3fx time per operation vs plain/off, 95%% CI [%.3f – %.3f]%s "
+        char *t = mtb_asprintf("%s %s/%s%s%s: %.3fx time per operation vs %s, 95%% CI [%.3f – %.3f]%s "
                                "(%lld pairs)%s",
                                mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
                                strcmp(mtb_jstr(o, "kernel"), "host") ? ", kernel " : "",
                                strcmp(mtb_jstr(o, "kernel"), "host") ? mtb_jstr(o, "kernel") : "", mtb_jnum(s, "median"),
+                               *mtb_jstr(o, "baseline") ? mtb_jstr(o, "baseline") : "plain/off",
                                mtb_jnum(s, "lo"), mtb_jnum(s, "hi"), mtb_summary_low_conf(s) ? " with lower confidence" : "",
                                (long long)json_integer_value(json_object_get(o, "pairs")),
                                emu ? " [emulated]" : "");
@@ -750,6 +794,7 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
                      "allocations, PostgreSQL AllocSet chunks or RocksDB Arena allocations retagged, 16-byte granules "
                      "tagged) over the run incl. warm-up (RocksDB: its measured benchmark), divided by its own request "
                      "count; median over runs");
+    html_allocators(f, sum);
     html_kernels(f, sum);
     html_group_plots(f, set, &nplot, problems);
     html_warnings(f, set, sum, problems);

@@ -68,6 +68,9 @@ int mtb_ci_cell(json_t *ci, enum mtb_ci_style style, char *est, size_t en, char 
 /* the unit of a run metric's column head: "p99 us" */
 static const char *text_unit(const struct mtb_run_metric *d) { return !strcmp(d->unit, "µs") ? "us" : d->unit; }
 
+/* the config column's width: 16, or the longest name ("tagged+scudo/async") */
+static int cfg_w = 16;
+
 static void print_head(FILE *out, json_t *c, int emu, char *last, size_t lastn)
 {
     json_t *w = json_object_get(c, "workload"), *rl = json_object_get(c, "run_length");
@@ -82,7 +85,7 @@ static void print_head(FILE *out, json_t *c, int emu, char *last, size_t lastn)
                               (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"), len);
     if (strcmp(head, last)) {
         fprintf(out, "\n%s%s\n", head, emu ? "  [emulated: not hardware timing]" : "");
-        fprintf(out, "  %-16s %4s  %-32s", "config", "runs", "ops/s median [95% CI]");
+        fprintf(out, "  %-*s %4s  %-32s", cfg_w, "config", "runs", "ops/s median [95% CI]");
         for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
             if (mtb_run_metrics[m].views & MTB_V_TABLE) {
                 char h[32];
@@ -108,7 +111,7 @@ static int print_config(FILE *out, json_t *c)
         snprintf(cores, sizeof cores, " %lldc", (long long)json_integer_value(wc));
     snprintf(cfg, sizeof cfg, "%s/%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), cores);
     snprintf(ci, sizeof ci, "%s [%s - %s]%s", m, lo, hi, mtb_summary_low_conf(ops) ? "*" : "");
-    fprintf(out, "  %-16s %4d  %-32s", cfg, (int)json_integer_value(json_object_get(c, "runs")), ci);
+    fprintf(out, "  %-*s %4d  %-32s", cfg_w, cfg, (int)json_integer_value(json_object_get(c, "runs")), ci);
     for (size_t k = 1; k < MTB_NRUN_METRICS; k++)
         if (mtb_run_metrics[k].views & MTB_V_TABLE) {
             char v[32];
@@ -127,7 +130,8 @@ static int print_overhead(FILE *out, json_t *o, int emu)
     char ocs[32] = "";
     if (json_is_integer(oc))
         snprintf(ocs, sizeof ocs, " at %lld core%s", (long long)json_integer_value(oc), json_integer_value(oc) == 1 ? "" : "s");
-    fprintf(out, "  overhead %s/%s vs plain/off%s:", mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), ocs);
+    fprintf(out, "  overhead %s/%s vs %s%s:", mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
+            *mtb_jstr(o, "baseline") ? mtb_jstr(o, "baseline") : "plain/off", ocs);
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
         const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
         json_t *ci = json_object_get(o, d->key);
@@ -165,6 +169,32 @@ static int print_overhead(FILE *out, json_t *o, int emu)
     return mtb_summary_low_conf(json_object_get(o, mtb_pair_metrics[0].key));
 }
 
+/* the allocators' three costs (summary "allocators"), a line each */
+static void print_allocators(FILE *out, json_t *sum, int emu)
+{
+    size_t i, j;
+    json_t *a, *t;
+    json_array_foreach(json_object_get(sum, "allocators"), i, a)
+    {
+        json_t *al = json_object_get(json_object_get(a, "allocator_alone"), "slowdown");
+        fprintf(out, "  allocator %s alone (plain+%s/off vs glibc's plain/off): %.3fx [%.3f - %.3f]%s per operation "
+                "(%d pairs)%s\n", mtb_jstr(a, "allocator"), mtb_jstr(a, "allocator"), mtb_jnum(al, "median"),
+                mtb_jnum(al, "lo"), mtb_jnum(al, "hi"), mtb_summary_low_conf(al) ? "*" : "",
+                (int)json_integer_value(json_object_get(json_object_get(a, "allocator_alone"), "pairs")),
+                emu ? "  [emulated]" : "");
+        json_array_foreach(json_object_get(a, "tagging"), j, t)
+        {
+            json_t *s = json_object_get(t, "slowdown"), *g = json_object_get(t, "slowdown_glibc"),
+                   *d = json_object_get(t, "difference");
+            fprintf(out, "  tagging %s/%s: %.3fx under %s, %.3fx under glibc; ratio %.3f [%.3f - %.3f]%s (%d pairs)%s\n",
+                    mtb_jstr(t, "variant"), mtb_jstr(t, "mode"), mtb_jnum(s, "median"), mtb_jstr(a, "allocator"),
+                    mtb_jnum(g, "median"), mtb_jnum(d, "median"), mtb_jnum(d, "lo"), mtb_jnum(d, "hi"),
+                    mtb_summary_low_conf(d) ? "*" : "", (int)json_integer_value(json_object_get(t, "pairs")),
+                    emu ? "  [emulated]" : "");
+        }
+    }
+}
+
 void mtb_summary_print(json_t *sum, FILE *out)
 {
     int emu = json_is_true(json_object_get(sum, "emulated"));
@@ -172,12 +202,20 @@ void mtb_summary_print(json_t *sum, FILE *out)
     size_t i;
     json_t *c, *o, *w;
     char last[512] = "";
+    cfg_w = 16;
+    json_array_foreach(json_object_get(sum, "configs"), i, c)
+    {
+        int cw = (int)(strlen(mtb_jstr(c, "variant")) + 1 + strlen(mtb_jstr(c, "mode")) +
+                      (json_is_integer(json_object_get(json_object_get(c, "workload"), "cores")) ? 5 : 0));
+        cfg_w = cw > cfg_w ? cw : cfg_w;
+    }
     json_array_foreach(json_object_get(sum, "configs"), i, c)
     {
         print_head(out, c, emu, last, sizeof last);
         starred |= print_config(out, c);
     }
     json_array_foreach(json_object_get(sum, "overheads"), i, o) starred |= print_overhead(out, o, emu);
+    print_allocators(out, sum, emu);
     int seq = 0, user = 0;
     json_array_foreach(json_object_get(sum, "overheads"), i, o) {
         seq |= json_is_object(json_object_get(o, "sequential"));
@@ -335,6 +373,36 @@ static void md_geomeans(FILE *f, json_t *sum, const char *em)
     }
 }
 
+static void md_allocators(FILE *f, json_t *sum, const char *em)
+{
+    size_t i, j;
+    json_t *a, *t;
+    if (!json_array_size(json_object_get(sum, "allocators")))
+        return;
+    fprintf(f, "\n## Allocators%s\n\nThree costs: the allocator alone (its plain/off against glibc's plain/off), "
+               "tagging under each allocator (each against its own plain/off), and their ratio (per repetition, "
+               "median; 95%% CI).\n\n| service | allocator | configuration | slowdown under it [CI] | under glibc [CI] | "
+               "ratio [CI] | pairs |\n|---|---|---|---|---|---|---|\n", em);
+    json_array_foreach(json_object_get(sum, "allocators"), i, a)
+    {
+        fprintf(f, "| %s | %s | plain/off: the allocator alone | ", mtb_jstr(a, "service"), mtb_jstr(a, "allocator"));
+        md_cell(f, json_object_get(json_object_get(a, "allocator_alone"), "slowdown"), MTB_CI_RATIO, 1);
+        fprintf(f, " | 1 (the baseline) | - | %d |\n",
+                (int)json_integer_value(json_object_get(json_object_get(a, "allocator_alone"), "pairs")));
+        json_array_foreach(json_object_get(a, "tagging"), j, t)
+        {
+            fprintf(f, "| %s | %s | %s/%s | ", mtb_jstr(a, "service"), mtb_jstr(a, "allocator"), mtb_jstr(t, "variant"),
+                    mtb_jstr(t, "mode"));
+            md_cell(f, json_object_get(t, "slowdown"), MTB_CI_RATIO, 1);
+            fprintf(f, " | ");
+            md_cell(f, json_object_get(t, "slowdown_glibc"), MTB_CI_RATIO, 1);
+            fprintf(f, " | ");
+            md_cell(f, json_object_get(t, "difference"), MTB_CI_RATIO, 1);
+            fprintf(f, " | %d |\n", (int)json_integer_value(json_object_get(t, "pairs")));
+        }
+    }
+}
+
 static void md_kernels(FILE *f, json_t *sum, const char *em)
 {
     size_t i;
@@ -474,6 +542,7 @@ char *mtb_summary_markdown(json_t *sum)
     fprintf(f, "# mtebench summary%s\n\n", emu ? " (emulated: not hardware timing)" : "");
     md_results(f, sum, em);
     md_geomeans(f, sum, em);
+    md_allocators(f, sum, em);
     md_kernels(f, sum, em);
     md_cores(f, sum, em);
     md_perf(f, sum, em);

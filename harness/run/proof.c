@@ -6,6 +6,7 @@
 #include "lib/util.h"
 #include "lib/argv.h"
 #include "lib/files.h"
+#include "lib/jsonx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,4 +185,28 @@ int mtb_proof_smaps_max(const char *path, int *shared)
     if (shared)
         *shared = maxsh;
     return max;
+}
+
+int mtb_proof_allocator(json_t *proof, const struct mtb_allocator *a, const struct mtb_mode *m, char *why, size_t n)
+{
+    json_t *pr = json_object_get(proof, "probe");
+    if (strcmp(mtb_jstr(proof, "method"), "probe") != 0)
+        return 1; /* no probe ran (no MTE on this architecture): glibc's malloc, the only one allowed there */
+    const char *from = json_string_value(json_object_get(pr, "malloc_from"));
+    const char *small = json_string_value(json_object_get(pr, "tagged_ptrs"));
+    const char *large = json_string_value(json_object_get(pr, "tagged_large"));
+    json_object_set_new(proof, "allocator", json_pack("{s:s,s:s?,s:s?,s:s?}", "name", a->name, "malloc_from", from,
+                                                      "tagged_small", small, "tagged_large", large));
+    if (!from) {
+        snprintf(why, n, "allocator %s not proved: the probe did not say whose malloc serves it", a->name);
+        return 0;
+    }
+    if (!strstr(from, a->serves_as)) {
+        snprintf(why, n, "allocator %s not in effect: malloc comes from %s, not %s", a->name, from, a->serves_as);
+        return 0;
+    }
+    snprintf(why, n, "proved: tcf=%s, malloc from %s, %s small and %s large blocks tagged", m->tcf, from,
+             small ? small : "?", large ? large : "?");
+    json_object_set_new(proof, "reason", json_string(why));
+    return 1;
 }

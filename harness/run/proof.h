@@ -7,6 +7,7 @@
 #define MTB_PROOF_H
 #include <jansson.h>
 #include <sys/types.h>
+#include "core/allocator.h"
 #include "core/mode.h"
 #include "core/platform.h"
 
@@ -15,6 +16,10 @@
  * *out receives the proof object for the run record either way. */
 int mtb_proof_run(const struct mtb_platform *p, const struct mtb_mode *m, char *const *env,
                   json_t **out, char *why, size_t n);
+/* After a proved mode: the allocator a serves the probe's malloc (its
+ * malloc_from), and how much it tags (small and large blocks) into
+ * proof.allocator. @return 1, or 0 and why */
+int mtb_proof_allocator(json_t *proof, const struct mtb_allocator *a, const struct mtb_mode *m, char *why, size_t n);
 /* Check parsed probe output against a mode (exposed for unit tests). */
 int mtb_proof_check(const struct mtb_mode *m, json_t *probe, char *why, size_t n);
 /* Parse the probe's key=value lines into a JSON object (numbers where numeric). */

@@ -89,7 +89,8 @@ struct run_ctx {
     char why[1024];
     const struct mtb_driver *drv;
     const char *drvname;
-    char *envv[5];            /* tagging, fault reporter (and the embedded smaps sampler) */
+    char *envv[6];            /* tagging, fault reporter (and the embedded smaps sampler, an allocator's
+                                 tagging turned off) */
     char *faultp, *smapsp;
     int smaps_ok;             /* the service's smaps show `mt` here */
     int svc_cpus[MTB_MAX_CPUS];
@@ -142,14 +143,22 @@ static void mode_env(struct run_ctx *c)
     const char *extra = getenv("MTEBENCH_EXTRA_PRELOAD");
     if (extra && *extra)
         json_object_set_new(c->rec, "extra_preload", json_string(extra));
-    c->envv[1] = mtb_asprintf("LD_PRELOAD=%s/build/%s/libmtefault.so%s%s", mtb_root(), run->platform->target(),
-                              extra && *extra ? ":" : "", extra && *extra ? extra : "");
+    /* an allocator in glibc's place (allocator.h) comes first: its malloc serves the program */
+    const char *alloc = run->allocator ? run->allocator->preload : NULL;
+    c->envv[1] = mtb_asprintf("LD_PRELOAD=%s%s%s/build/%s/libmtefault.so%s%s", alloc ? alloc : "", alloc ? ":" : "",
+                              mtb_root(), run->platform->target(), extra && *extra ? ":" : "", extra && *extra ? extra : "");
     c->envv[2] = mtb_asprintf("MTEBENCH_FAULT_FILE=%s", c->faultp);
     /* an embedded service (db_bench) has no server process to inspect: it
      * samples its own smaps (libmtefault.so) where the kernel shows tags */
     c->smaps_ok = run->platform->smaps_proof && mtb_host_is_arm64();
+    int k = 3;
     if (c->drv && c->drv->embedded && c->smaps_ok)
-        c->envv[3] = mtb_asprintf("MTEBENCH_SMAPS_FILE=%s", c->smapsp);
+        c->envv[k++] = mtb_asprintf("MTEBENCH_SMAPS_FILE=%s", c->smapsp);
+    /* Scudo tags whenever the CPU has MTE, whatever the mode asks: in mode off
+     * the fault reporter turns its tagging off before main (mtefault.c), so
+     * that its plain/off is the allocator alone */
+    if (alloc && !run->mode->tagged)
+        c->envv[k++] = mtb_strdup("MTEBENCH_ALLOCATOR_UNTAGGED=1");
 }
 
 /* prove: the service's user can run it, the mode is set and proved */
@@ -162,6 +171,9 @@ static int step_prove(struct run_ctx *c)
         return -1;
     int proved = mtb_proof_run(run->platform, run->mode, c->envv, &c->proof, c->why, sizeof c->why);
     json_object_set_new(c->rec, "proof", c->proof);
+    if (proved)
+        proved = mtb_proof_allocator(c->proof, run->allocator ? run->allocator : mtb_allocator_default(), run->mode,
+                                     c->why, sizeof c->why);
     if (!proved) {
         char *m = mtb_asprintf("mode %s not proved on %s: %s", run->mode->name, run->platform->name, c->why);
         snprintf(c->why, sizeof c->why, "%s", m);
