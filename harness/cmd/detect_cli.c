@@ -21,7 +21,7 @@ static void detect_usage(FILE *f)
 {
     fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
                "                       [--modes off,sync,async,asymm] [--configs V/M,...] [--trials N]\n"
-               "                       [--platform emu|host] [--cost BENCH_RESULTS_DIR,...]\n"
+               "                       [--platform emu|host] [--allocator glibc|scudo] [--cost BENCH_RESULTS_DIR,...]\n"
                "                       [--results DIR (resumes)] [--machine M] [--json]\n"
                "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
                "  (a fresh service each);\n"
@@ -146,6 +146,10 @@ int mtb_cmd_detect(int argc, char **argv)
     q.platform = o.p;
     q.kernel = o.kernel;
     q.machine = &o.mach;
+    if (o.nallocs > 1)
+        mtb_die(2, "detect takes one allocator (ALLOCATOR=%s names %zu): run detect once per allocator", o.allocator,
+                o.nallocs);
+    q.allocator = o.allocs[0];
     q.bugs = bugs_s;
     q.variants = variants;
     q.modes = modes;

@@ -176,6 +176,8 @@ static json_t *bug_workload(struct detect_ctx *c, json_t *man, struct mtb_worklo
 static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *base,
                      const char *variant, const struct mtb_build *b, const struct mtb_mode *m, int t)
 {
+    char lab[128];
+    base = mtb_variant_label(base, c->q->allocator, lab, sizeof lab); /* "tagged+scudo" under Scudo */
     char *dir = mtb_asprintf("%s/%s/%s-%s-%03d", c->dir, bug, base, m->name, t);
     char *dp = mtb_asprintf("%s/detect.json", dir);
     json_error_t je;
@@ -205,7 +207,7 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
             setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
     }
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant, .mode = m,
-                           .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl, .build = b,
+                           .allocator = c->q->allocator, .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl, .build = b,
                            .machine = c->q->machine, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
                            .dir = dir, .quiet = 1 };
     json_t *rec = NULL;
@@ -221,6 +223,7 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
                                             man, "record", "record.json", "proof_ok",
                                             json_object_get(json_object_get(rec, "proof"), "ok"), "emulated",
                                             mtb_platform_emulated(c->q->platform)));
+    json_object_set_new(d, "allocator", json_string(c->q->allocator ? c->q->allocator->name : "glibc"));
     json_object_set(d, "platform", json_object_get(rec, "platform"));
     json_object_set_new(d, "build", json_pack("{s:O?}", "key", json_object_get(json_object_get(rec, "build"), "key")));
     if (mtb_record_write(dp, d) != 0)

@@ -40,6 +40,8 @@ struct mtb_detect_req {
     const struct mtb_platform *platform;     /* host or emu */
     const char *kernel;
     const struct mtb_machine *machine;
+    const struct mtb_allocator *allocator;    /* serving malloc in every trial (NULL: glibc's); a trial's
+                                               * variant is named with it ("tagged+scudo") */
     struct mtb_workload wl_trigger, wl_plant; /* [workload detect]; the default (a plant's) */
     int has_trigger;                          /* the recipe has [workload detect] */
     const char *bugs, *variants, *modes;      /* comma lists ("all": every bug) */

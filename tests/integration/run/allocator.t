@@ -80,6 +80,19 @@ want=$(jq -s -r '. as $all | def ops(v; r): $all | map(select(.config.allocator=
        < <(for f in "$R"/*/record.json; do cat "$f"; done))
 is "$(printf '%.4f' "$hist")" "$(printf '%.4f' "$want")" "the history pairs scudo's tagged runs with scudo's plain/off"
 
+# detection under the allocator: a trial's configuration is named with it.
+# CVE-2017-9951 reads 16 bytes before a malloc'd buffer: under Scudo, tagged
+# in sync mode, the read of the chunk header's granule faults at once
+"$M" detect --service memcached --bugs CVE-2017-9951 --configs tagged/sync --trials 1 --platform emu \
+    --allocator scudo --results "$T_TMP/det" > "$T_TMP/det.out" 2>&1
+is "$?" 0 "detect --allocator scudo runs" || dump "$T_TMP/det.out"
+ok "$(jq_e '.variant=="tagged+scudo" and .allocator=="scudo" and .outcome=="caught_sync" and .fault_offset==-16' \
+      "$T_TMP"/det/CVE-2017-9951/tagged+scudo-sync-001/detect.json >/dev/null; echo $?)" \
+   "the trial names tagged+scudo and is caught in sync mode at the chunk header (-16)"
+"$M" detect --service memcached --bugs CVE-2017-9951 --trials 1 --platform emu --allocator glibc,scudo \
+    > /dev/null 2> "$T_TMP/det2.err"
+is "$?" 2 "detect takes one allocator"
+
 # refused by name where it cannot run
 "$M" bench --service memcached --mode async --platform emu --allocator hardened_malloc --dry-run > /dev/null 2> "$T_TMP/e1"
 is "$?" 2 "hardened_malloc refused"
