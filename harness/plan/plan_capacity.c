@@ -58,6 +58,12 @@ int mtb_plan_capacity_check(struct mtb_opts *o, struct mtb_slo *slo, char *why, 
         snprintf(why, n, "capacity: no SLO given (e.g. SLO=p99:1ms, or p99:1ms,p99.9:5ms,errors:0.1%%)");
         return -1;
     }
+    if (o->nallocs > 1 || (o->nallocs == 1 && o->allocs[0]->preload)) {
+        /* capacity.json names no allocator yet: its configurations would be mislabelled */
+        snprintf(why, n, "capacity: ALLOCATOR=%s: a capacity search runs under glibc's allocator only (bench and "
+                 "plans take the allocator axis)", o->allocator);
+        return -1;
+    }
     if (mtb_slo_parse(o->slo, slo, why, n) != 0 || loads_ok(o->loads, why, n) != 0 || service_ok(o, why, n) != 0)
         return -1;
     long reps = o->reps_given && o->reps != MTB_REPS_AUTO ? o->reps : 3;

@@ -108,6 +108,10 @@ if [ "$(uname -m)" != aarch64 ]; then
 fi
 "$M" run --service memcached --mode off --platform emu --allocator glibc,scudo > /dev/null 2> "$T_TMP/e4"
 is "$?" 2 "run takes one allocator"
+"$M" capacity --service memcached --mode async --platform emu --allocator scudo --slo p99:1ms --dry-run \
+    > /dev/null 2> "$T_TMP/e6"
+is "$?" 2 "a capacity search under Scudo refused"
+ok "$(grep -q "runs under glibc's allocator only" "$T_TMP/e6"; echo $?)" "saying so" || dump "$T_TMP/e6"
 "$M" bench --service memcached --mode async --platform emu --allocator scudo,scudo --dry-run > /dev/null 2> "$T_TMP/e5"
 is "$?" 2 "an allocator given twice refused"
 "$M" bench --service memcached --mode async --platform emu --allocator glibc,scudo --dry-run > "$T_TMP/dry" 2>&1
