@@ -97,7 +97,8 @@ CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
-PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/detectsweep
+PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/detectsweep \
+	   $(B)/aarch64/libmtestack.so
 
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
@@ -146,6 +147,11 @@ $(B)/aarch64/detectsweep: harness/probe/detectsweep.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
 	$(Q)$(XCC) -O1 -g -Wall -Wextra -Wno-use-after-free -Wno-clobbered -march=armv8.5-a+memtag -o $@ $<
+# the stack set-up of the stacktag variants (harness/probe/mtestack.c): GCC, uninstrumented
+$(B)/aarch64/libmtestack.so: harness/probe/mtestack.c
+	@mkdir -p $(dir $@)
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -lpthread
 $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)

@@ -129,16 +129,30 @@ static int build_inputs(const struct mtb_recipe *r, const char *variant, const c
 {
     memset(in, 0, sizeof *in);
     in->cross = !strcmp(target, "aarch64") && !mtb_host_is_arm64();
-    in->cc = in->cross ? "aarch64-linux-gnu-gcc" : "gcc";
-    in->tc = toolchain_id(in->cc);
+    char section[128], cfkey[64];
+    snprintf(section, sizeof section, "variant %s", variant);
+    /* [variant] compiler: gcc (the default) or clang (Debian's, stack tagging's compiler) */
+    const char *comp = mtb_recipe_get(r, section, "compiler");
+    int clang = comp && !strcmp(comp, "clang");
+    if (comp && !clang && strcmp(comp, "gcc")) {
+        snprintf(err, errlen, "%s: [%s] compiler %s: accepted gcc, clang", r->path, section, comp);
+        return -1;
+    }
+    const char *st = mtb_recipe_get(r, section, "stack_tagging");
+    if (st && !strcmp(st, "yes") && strcmp(target, "aarch64")) {
+        snprintf(err, errlen, "variant %s of %s tags the stack (MTE): arm64 code only, and this host is not arm64 "
+                 "(use PLATFORM=emu)", variant, r->name);
+        return -1;
+    }
+    in->cc = clang ? (in->cross ? "clang --target=aarch64-linux-gnu" : "clang")
+                   : in->cross ? "aarch64-linux-gnu-gcc" : "gcc";
+    in->tc = toolchain_id(clang ? "clang" : in->cc);
     if (!in->tc) {
         snprintf(err, errlen, "compiler %s not found (make deps installs it)", in->cc);
         return -1;
     }
     if (mtb_build_source(r, &in->src, err, errlen) != 0)
         return -1;
-    char section[128], cfkey[64];
-    snprintf(section, sizeof section, "variant %s", variant);
     snprintf(cfkey, sizeof cfkey, "cflags_%s", target);
     const char *cf1 = mtb_recipe_get(r, section, "cflags");
     const char *cf2 = mtb_recipe_get(r, section, cfkey);

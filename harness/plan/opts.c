@@ -88,6 +88,28 @@ static void resolve_allocators(struct mtb_opts *o, int remote)
             mtb_die(2, "ALLOCATOR=%s cannot run on PLATFORM=%s: %s", o->allocs[i]->name, o->p->name, why);
 }
 
+/* A variant the service's recipe lacks: refused naming the services that
+ * have it (stacktag: memcached's alone so far), else the accepted ones */
+static void bad_variant(const struct mtb_recipe *r, const char *t)
+{
+    char names[256], have[256] = "", err[MTB_ERRLEN];
+    struct mtb_recipe *all = NULL;
+    size_t n = 0;
+    mtb_recipe_variant_names(r, names, sizeof names);
+    if (mtb_recipes_all(&all, &n, err, sizeof err) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            if (mtb_recipe_has_variant(&all[i], t))
+                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "", all[i].name);
+            mtb_recipe_free(&all[i]);
+        }
+        free(all);
+    }
+    if (have[0])
+        mtb_die(2, "variant %s is not built for %s (its recipe has no [variant %s]; the services that have it: %s); "
+                "accepted for %s: %s", t, r->name, t, have, r->name, names);
+    mtb_opts_bad("variant", t, names);
+}
+
 /* The variants named (one, or a comma list for bench) and the workload: the
  * recipe's, the machine profile's threads, then the options given */
 static void resolve_load(struct mtb_opts *o)
@@ -97,8 +119,11 @@ static void resolve_load(struct mtb_opts *o)
         char *copy = mtb_strdup(o->variant), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
             if (!mtb_recipe_has_variant(o->recipe, t)) {
-                char names[256];
-                mtb_opts_bad("variant", t, mtb_recipe_variant_names(o->recipe, names, sizeof names));
+                char *name = mtb_strdup(t);
+                free(copy); /* the fuzz target's mtb_die returns */
+                bad_variant(o->recipe, name);
+                free(name);
+                return;
             } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0)) {
                 mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
                            "(mtebench detect), never measured", t, o->recipe->name);

@@ -89,9 +89,9 @@ struct run_ctx {
     char why[1024];
     const struct mtb_driver *drv;
     const char *drvname;
-    char *envv[6];            /* tagging, fault reporter (and the embedded smaps sampler, an allocator's
+    char *envv[8];            /* tagging, fault reporter (and the embedded smaps sampler, an allocator's
                                  tagging turned off) */
-    char *faultp, *smapsp;
+    char *faultp, *smapsp, *stackp; /* stackp: a stacktag variant's stacks.txt (probe/mtestack.c), else NULL */
     int smaps_ok;             /* the service's smaps show `mt` here */
     int svc_cpus[MTB_MAX_CPUS];
     char cli_seen[256];
@@ -145,8 +145,17 @@ static void mode_env(struct run_ctx *c)
         json_object_set_new(c->rec, "extra_preload", json_string(extra));
     /* an allocator in glibc's place (allocator.h) comes first: its malloc serves the program */
     const char *alloc = run->allocator ? run->allocator->preload : NULL;
-    c->envv[1] = mtb_asprintf("LD_PRELOAD=%s%s%s/build/%s/libmtefault.so%s%s", alloc ? alloc : "", alloc ? ":" : "",
-                              mtb_root(), run->platform->target(), extra && *extra ? ":" : "", extra && *extra ? extra : "");
+    /* a stacktag variant: its stacks made PROT_MTE before main (probe/mtestack.c) */
+    char sec[128];
+    snprintf(sec, sizeof sec, "variant %s", run->variant);
+    const char *st = mtb_recipe_get(run->recipe, sec, "stack_tagging");
+    c->stackp = st && !strcmp(st, "yes") ? mtb_asprintf("%s/stacks.txt", run->dir) : NULL;
+    char *stk = c->stackp ? mtb_asprintf("%s/build/%s/libmtestack.so:", mtb_root(), run->platform->target())
+                          : mtb_strdup("");
+    c->envv[1] = mtb_asprintf("LD_PRELOAD=%s%s%s%s/build/%s/libmtefault.so%s%s", alloc ? alloc : "", alloc ? ":" : "",
+                              stk, mtb_root(), run->platform->target(), extra && *extra ? ":" : "",
+                              extra && *extra ? extra : "");
+    free(stk);
     c->envv[2] = mtb_asprintf("MTEBENCH_FAULT_FILE=%s", c->faultp);
     /* an embedded service (db_bench) has no server process to inspect: it
      * samples its own smaps (libmtefault.so) where the kernel shows tags */
@@ -159,6 +168,8 @@ static void mode_env(struct run_ctx *c)
      * that its plain/off is the allocator alone */
     if (alloc && !run->mode->tagged)
         c->envv[k++] = mtb_strdup("MTEBENCH_ALLOCATOR_UNTAGGED=1");
+    if (c->stackp)
+        c->envv[k++] = mtb_asprintf("MTEBENCH_STACK_FILE=%s", c->stackp);
 }
 
 /* prove: the service's user can run it, the mode is set and proved */
@@ -183,6 +194,8 @@ static int step_prove(struct run_ctx *c)
     /* the probe's deliberate faults are its own; start the fault file afresh */
     unlink(c->faultp);
     unlink(c->smapsp);
+    if (c->stackp)
+        unlink(c->stackp);
     return 0;
 }
 
@@ -392,9 +405,36 @@ static int step_collect(struct run_ctx *c)
 }
 
 /* write: a fault overrides the status; the record written atomically */
+/* a stacktag variant: the stacks its set-up made PROT_MTE (probe/mtestack.c),
+ * into proof.stack_tagging; a served run without its main stack is an error */
+static enum mtb_run_status stack_proof(struct run_ctx *c, enum mtb_run_status status)
+{
+    FILE *f = fopen(c->stackp, "r");
+    char line[128];
+    int main_ok = 0, threads = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        main_ok |= !strncmp(line, "main ", 5);
+        threads += !strncmp(line, "thread ", 7);
+    }
+    if (f)
+        fclose(f);
+    json_object_set_new(c->proof, "stack_tagging",
+                        json_pack("{s:b,s:i,s:s}", "main_stack", main_ok, "thread_stacks", threads, "how",
+                                  "libmtestack.so: [stack] and each thread's stack mprotect'ed PROT_MTE before they "
+                                  "run instrumented code (stacks.txt)"));
+    if (status == MTB_RUN_OK && !main_ok) {
+        snprintf(c->why, sizeof c->why, "variant %s: its stack was not made PROT_MTE (no main line in %s): stack "
+                 "tagging checked nothing", c->run->variant, c->stackp);
+        return MTB_RUN_ERROR;
+    }
+    return status;
+}
+
 static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status status)
 {
     const struct mtb_run *run = c->run;
+    if (c->stackp && c->proof)
+        status = stack_proof(c, status);
     json_t *fault = c->faultp ? parse_fault(c->faultp) : NULL;
     if (fault) {
         status = MTB_RUN_FAULT;
@@ -451,6 +491,7 @@ enum mtb_run_status mtb_run_one(const struct mtb_run *run, json_t **record)
         free(*e);
     free(c.faultp);
     free(c.smapsp);
+    free(c.stackp);
     *record = c.rec;
     return status;
 }

@@ -1,0 +1,122 @@
+/*
+ * libmtestack.so - the stack set-up of the `stacktag` variants, preloaded
+ * into a service built with Clang's stack tagging (-fsanitize=memtag; the
+ * recipe's `stack_tagging = yes`).
+ *
+ * Clang's instrumentation tags a frame's slots (irg, stg/st2g) and expects
+ * the stack to be memory that holds tags. Neither the kernel nor glibc 2.36
+ * maps a stack PROT_MTE, and on memory without PROT_MTE the tag stores are
+ * no-ops and no access is checked. So, before main (this library's
+ * constructor; no instrumented frame is live yet, and this file is built
+ * by GCC, uninstrumented):
+ *   - the main thread's stack, the exact [stack] range of /proc/self/maps
+ *     (qemu-user refuses PROT_GROWSDOWN), is mprotect'ed PROT_MTE;
+ *   - every thread made by pthread_create starts in a trampoline that does
+ *     the same to its own stack (pthread_getattr_np's range) before the
+ *     thread's function runs.
+ * The tags already there read 0, as do the pointers to live frames, so the
+ * frames below keep working. A stack that cannot be made PROT_MTE ends the
+ * process (exit 71) with the reason on stderr: a run never measures or
+ * tests an untagged stack as tagged. MTEBENCH_STACK_FILE, when set, gets a
+ * line per stack made PROT_MTE ("main|thread START-END"), the run's proof.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef PROT_MTE
+#define PROT_MTE 0x20
+#endif
+
+static int stack_fd = -1;
+
+static void note(const char *who, uintptr_t a, uintptr_t b)
+{
+    if (stack_fd < 0)
+        return;
+    char line[96];
+    int n = snprintf(line, sizeof line, "%s %lx-%lx\n", who, (unsigned long)a, (unsigned long)b);
+    if (write(stack_fd, line, (size_t)n) < 0) { /* the proof is lost; the run goes on */ }
+}
+
+/* [a, b) made PROT_MTE, or the process ends saying why */
+static void tag_stack(const char *who, uintptr_t a, uintptr_t b)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    a &= ~(uintptr_t)(pg - 1);
+    if (mprotect((void *)a, b - a, PROT_READ | PROT_WRITE | PROT_MTE) == 0) {
+        note(who, a, b);
+        return;
+    }
+    char line[256];
+    int n = snprintf(line, sizeof line, "mtestack: cannot make the %s stack %lx-%lx PROT_MTE (%s): stack tagging "
+                     "would check nothing\n", who, (unsigned long)a, (unsigned long)b, strerror(errno));
+    if (write(2, line, (size_t)n) < 0) { /* nothing to do */ }
+    _exit(71);
+}
+
+__attribute__((constructor)) static void mtestack_init(void)
+{
+    const char *sf = getenv("MTEBENCH_STACK_FILE");
+    if (sf && *sf)
+        stack_fd = open(sf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    uintptr_t a = 0, b = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", (unsigned long *)&a, (unsigned long *)&b) == 2)
+            break;
+    if (f)
+        fclose(f);
+    if (!b) {
+        static const char msg[] = "mtestack: no [stack] in /proc/self/maps: stack tagging would check nothing\n";
+        if (write(2, msg, sizeof msg - 1) < 0) { /* nothing to do */ }
+        _exit(71);
+    }
+    tag_stack("main", a, b);
+}
+
+struct start {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+/* a new thread's first frame: its stack made PROT_MTE, then its function */
+static void *trampoline(void *p)
+{
+    struct start s = *(struct start *)p;
+    free(p);
+    pthread_attr_t at;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &at) != 0 || pthread_attr_getstack(&at, &addr, &size) != 0)
+        tag_stack("thread", 0, 0);
+    pthread_attr_destroy(&at);
+    tag_stack("thread", (uintptr_t)addr, (uintptr_t)addr + size);
+    return s.fn(s.arg);
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    if (!real)
+        real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT,
+                                                                                                "pthread_create");
+    struct start *s = malloc(sizeof *s);
+    if (!s)
+        return 11; /* EAGAIN */
+    s->fn = fn;
+    s->arg = arg;
+    int rc = real(t, attr, trampoline, s);
+    if (rc)
+        free(s);
+    return rc;
+}
