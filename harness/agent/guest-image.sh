@@ -14,7 +14,7 @@
 # Prints the image's path and content hash on the last line: "<path> <sha256>".
 #
 # Layout:  /init (build/aarch64/mtbinit)   /mtb/build/{mtebench,mtload}
-#   /mtb/build/aarch64/{mteprobe,detectsweep,libmtefault.so}   /mtb/services/*/ (recipes, scripts)
+#   /mtb/build/aarch64/{mteprobe,detectsweep,libmtefault.so,libmtestack.so}   /mtb/services/*/ (recipes, scripts)
 #   /mtb/builds/<service>/<variant>/ (bin/..., build.json)   /lib/aarch64-linux-gnu/*.so*
 #   /mtb/seed/setup/<name>/ (MTB_SEEDS)
 #   /bin/bash, /bin/sh -> bash, /bin/busybox and links for the few tools the
@@ -31,7 +31,7 @@ G=${MTB_GUESTROOT:-/opt/mtebench/guest-arm64}
 inkey=$( {
     cat "$0"
     printf '%s\n' "$MTB_BUILDS" "${MTB_SEEDS:-}"
-    sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,detectsweep,libmtefault.so}
+    sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,detectsweep,libmtefault.so,libmtestack.so}
     find "$MTB_ROOT"/services -maxdepth 2 -type f ! -name build.sh -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
     cat "$MTB_XSYSROOT/.stamp" "$G/.stamp" 2>/dev/null || true
     ls -lL --time-style=+%s /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu 2>/dev/null || true
@@ -54,7 +54,7 @@ B="$MTB_ROOT/build"
 install -m 755 "$B/aarch64/mtbinit" init
 install -m 755 "$B/aarch64/mtebench" "$B/aarch64/mtload" mtb/build/
 install -m 755 "$B/aarch64/mteprobe" "$B/aarch64/detectsweep" mtb/build/aarch64/
-install -m 644 "$B/aarch64/libmtefault.so" mtb/build/aarch64/
+install -m 644 "$B/aarch64/libmtefault.so" "$B/aarch64/libmtestack.so" mtb/build/aarch64/
 # each service's recipe with its run-time files (setup and counter scripts,
 # configuration templates)
 for r in "$MTB_ROOT"/services/*/recipe.ini; do

@@ -404,7 +404,6 @@ static int step_collect(struct run_ctx *c)
     return c->load ? 0 : -1;
 }
 
-/* write: a fault overrides the status; the record written atomically */
 /* a stacktag variant: the stacks its set-up made PROT_MTE (probe/mtestack.c),
  * into proof.stack_tagging; a served run without its main stack is an error */
 static enum mtb_run_status stack_proof(struct run_ctx *c, enum mtb_run_status status)
@@ -430,6 +429,7 @@ static enum mtb_run_status stack_proof(struct run_ctx *c, enum mtb_run_status st
     return status;
 }
 
+/* write: a fault overrides the status; the record written atomically */
 static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status status)
 {
     const struct mtb_run *run = c->run;

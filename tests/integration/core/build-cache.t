@@ -9,9 +9,9 @@
 M="$B/mtebench"
 
 "$M" build --service memcached --platform emu > "$T_TMP/b1.out" 2> "$T_TMP/b1.err"
-is "$?" 0 "build plain, tagged and objtag"
+is "$?" 0 "build the measured variants: plain, tagged, objtag, clang and stacktag"
 "$M" build --service memcached --platform emu > "$T_TMP/b2.out" 2> "$T_TMP/b2.err"
-is "$(grep -c ' cached ' "$T_TMP/b2.out")" 3 "second build: plain, tagged and objtag cached"
+is "$(grep -c ' cached ' "$T_TMP/b2.out")" 5 "second build: all five cached"
 ok "$(! grep -q 'building' "$T_TMP/b2.err"; echo $?)" "second build compiles nothing"
 bin=$(awk '$2=="tagged"{print $5}' "$T_TMP/b2.out")
 ok "$(file "$bin" | grep -q 'ARM aarch64'; echo $?)" "tagged build is an aarch64 binary"

@@ -38,7 +38,7 @@ ok "$(jq_e '.proof.stack_tagging.main_stack and .proof.stack_tagging.thread_stac
       >/dev/null; echo $?)" "nginx's worker inherits its master's PROT_MTE stack (a fork, no thread)"
 
 # the cost: stacktag and its peer against plain/off, in one bench
-"$M" bench --service memcached --mode sync --variant clang,stacktag --platform emu --reps 1 --duration 2 --warmup 1 \
+"$M" bench --service memcached --mode sync --variant clang,stacktag --platform emu --reps 1 --duration 1 --warmup 0 \
     --results "$T_TMP/b" > "$T_TMP/b.out" 2>&1
 is "$?" 0 "bench --variant clang,stacktag runs" || dump "$T_TMP/b.out"
 ok "$(jq_e '[.overheads[]|.variant] == ["clang","stacktag"]' "$T_TMP/b/summary.json" >/dev/null; echo $?)" \

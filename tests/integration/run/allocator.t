@@ -9,8 +9,8 @@
 M="$B/mtebench"
 R="$T_TMP/alloc"
 
-"$M" bench --service memcached --mode async --platform emu --allocator glibc,scudo --reps 2 --duration 2 \
-    --warmup 1 --results "$R" > "$T_TMP/out" 2> "$T_TMP/err"
+"$M" bench --service memcached --mode async --platform emu --allocator glibc,scudo --reps 2 --duration 1 \
+    --warmup 0 --results "$R" > "$T_TMP/out" 2> "$T_TMP/err"
 is "$?" 0 "bench --allocator glibc,scudo runs" || { dump "$T_TMP/err"; dump "$T_TMP/out"; }
 recs=$(ls "$R"/*/record.json | wc -l)
 is "$recs" 8 "four configurations (each allocator's plain/off and tagged/async) x 2 repetitions"
