@@ -49,6 +49,16 @@ ok "$(jq -s -e 'map(select(.config.variant=="stacktag")) | length==1 and all(.st
 ok "$(jq -s -e '[.[]|select(.config.variant=="clang" or .config.variant=="stacktag")|.build.toolchain|test("clang")] |
       length==2 and all' "$T_TMP"/b/*/record.json >/dev/null; echo $?)" "both built by Clang (the build's toolchain)"
 
+# what the price buys: the detection matrix joined to the bench's overheads by
+# configuration name (report --detect): stacktag/sync catches the stack bug
+"$M" report --name prot --out "$T_TMP/rep" --detect "$D" "$T_TMP/b" > "$T_TMP/rep.out" 2>&1
+is "$?" 0 "report --detect joins the trials to the bench" || dump "$T_TMP/rep.out"
+ok "$(jq_e '[.protection[] | select(.variant=="stacktag" and .mode=="sync")] | length==1 and
+      (.[0] | .bugs_caught==1 and .bugs_tested==1 and (.slowdown.median > 1))' "$T_TMP/rep/prot/summary.json" \
+      >/dev/null; echo $?)" "stacktag/sync: 1 of 1 stack bug caught, beside its overhead" || dump "$T_TMP/rep.out"
+ok "$(jq_e '[.protection[] | select(.variant=="clang" and .mode=="sync")] | .[0].bugs_caught==0' \
+      "$T_TMP/rep/prot/summary.json" >/dev/null; echo $?)" "clang/sync: 0 caught, beside its overhead"
+
 # refused where it cannot run
 if [ "$(uname -m)" != aarch64 ]; then
     "$M" build --service memcached --variant stacktag --target native > /dev/null 2> "$T_TMP/e1"
