@@ -11,6 +11,8 @@
 #   MTB_XSYSROOT  unpacked arm64 -dev packages (libevent for memcached)
 #   MTB_GUESTROOT unpacked arm64 bash and busybox (setup and counter scripts);
 #                 on an arm64 host the host's own /bin/bash and busybox serve
+#   MTB_SCUDO     Scudo's aarch64 library (ALLOCATOR=scudo), put at the same path
+#                 in the guest; empty: none
 # Prints the image's path and content hash on the last line: "<path> <sha256>".
 #
 # Layout:  /init (build/aarch64/mtbinit)   /mtb/build/{mtebench,mtload}
@@ -32,6 +34,7 @@ inkey=$( {
     cat "$0"
     printf '%s\n' "$MTB_BUILDS" "${MTB_SEEDS:-}"
     sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,detectsweep,libmtefault.so,libmtestack.so}
+    [ -z "${MTB_SCUDO:-}" ] || sha256sum "$MTB_SCUDO"
     find "$MTB_ROOT"/services -maxdepth 2 -type f ! -name build.sh -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
     cat "$MTB_XSYSROOT/.stamp" "$G/.stamp" 2>/dev/null || true
     ls -lL --time-style=+%s /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu 2>/dev/null || true
@@ -55,6 +58,10 @@ install -m 755 "$B/aarch64/mtbinit" init
 install -m 755 "$B/aarch64/mtebench" "$B/aarch64/mtload" mtb/build/
 install -m 755 "$B/aarch64/mteprobe" "$B/aarch64/detectsweep" mtb/build/aarch64/
 install -m 644 "$B/aarch64/libmtefault.so" "$B/aarch64/libmtestack.so" mtb/build/aarch64/
+if [ -n "${MTB_SCUDO:-}" ]; then
+    mkdir -p "$(dirname "${MTB_SCUDO#/}")"
+    install -m 644 "$MTB_SCUDO" "${MTB_SCUDO#/}"
+fi
 # each service's recipe with its run-time files (setup and counter scripts,
 # configuration templates)
 for r in "$MTB_ROOT"/services/*/recipe.ini; do
@@ -116,7 +123,7 @@ declare -A seen=()
 queue=()
 while IFS= read -r -d '' f; do
     if head -c 4 "$f" | grep -q ELF; then queue+=("$f"); fi
-done < <(find init mtb bin -path mtb/seed -prune -o -type f -print0)
+done < <(find init mtb bin ${MTB_SCUDO:+"${MTB_SCUDO#/}"} -path mtb/seed -prune -o -type f -print0)
 while [ ${#queue[@]} -gt 0 ]; do
     f=${queue[0]}; queue=("${queue[@]:1}")
     dyn=$(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null)

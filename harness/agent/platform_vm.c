@@ -157,7 +157,9 @@ static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
     mtb_record_warnings_add(rec);
     kernel_identity(rec, run, &k, &res);
     vm_platform(rec, &res);
-    char *base = mtb_asprintf("guest/001-%s-%s", run->variant, run->mode->name);
+    char lab[128];
+    char *base = mtb_asprintf("guest/001-%s-%s", mtb_variant_label(run->variant, run->allocator, lab, sizeof lab),
+                              run->mode->name);
     json_object_set_new(rec, "logs", json_pack("{s:o,s:o,s:s,s:s,s:s}", "service",
                                               json_sprintf("%s/service.log", base), "mtload",
                                               json_sprintf("%s/mtload.log", base), "agent", "guest/agent.log",

@@ -7,6 +7,7 @@
  * made from the same inputs is found again by their hash). See agent.h. */
 #include "agent/agent.h"
 #include "agent/transport_console.h"
+#include "core/allocator.h"
 #include "core/hostfacts.h"
 #include "core/kernel.h"
 #include "lib/proc.h"
@@ -97,7 +98,9 @@ static int guest_image(const char *builds, const char *seeds, char **path, char 
     char *envv[] = { mtb_asprintf("MTB_ROOT=%s", mtb_root()), mtb_asprintf("MTB_OUTDIR=%s", outdir),
                      mtb_asprintf("MTB_BUILDS=%s", builds), mtb_asprintf("MTB_SEEDS=%s", seeds),
                      mtb_asprintf("MTB_XSYSROOT=%s", XSYSROOT),
-                     mtb_asprintf("MTB_GUESTROOT=%s", guest_root()), NULL };
+                     mtb_asprintf("MTB_GUESTROOT=%s", guest_root()),
+                     /* Scudo (allocator.h), at the same path in the guest when this machine has it */
+                     mtb_asprintf("MTB_SCUDO=%s", mtb_file_exists(MTB_SCUDO_LIB) ? MTB_SCUDO_LIB : ""), NULL };
     char *const argv[] = { "bash", script, NULL };
     struct mtb_spawn s = { .argv = argv, .env_add = envv, .log_path = logp };
     int st = mtb_proc_run(&s, 300);

@@ -163,7 +163,8 @@ int mtb_cmd_detect(int argc, char **argv)
 /* detect-sweep --platform vm: the guest's own sweep on its kernel
  * (`detect-sweep --platform host` there), brought back as sweep.json with
  * platform vm and the kernel's identity */
-static int sweep_vm(const char *kernel, const char *modes, long trials, const char *results, int json, int quiet)
+static int sweep_vm(const char *kernel, const char *modes, long trials, const char *results, int json, int quiet,
+                    const char *alloc)
 {
     char err[MTB_ERRLEN];
     struct mtb_kernel k;
@@ -180,6 +181,7 @@ static int sweep_vm(const char *kernel, const char *modes, long trials, const ch
     mtb_argv_push(&g, "--platform=host");
     mtb_argv_pushf(&g, "--modes=%s", modes);
     mtb_argv_pushf(&g, "--trials=%ld", trials);
+    mtb_argv_pushf(&g, "--allocator=%s", alloc);
     mtb_argv_pushf(&g, "--tag-model=%s", mtb_platform_emulated(mtb_platform_find("vm")) ? "qemu" : "uniform");
     mtb_argv_push(&g, "--results={out}/sweep");
     mtb_argv_push(&g, "--json");
@@ -265,9 +267,10 @@ int mtb_cmd_detect_sweep(int argc, char **argv)
     if (strcmp(kernel, "stock") && strcmp(pname, "vm"))
         mtb_die(2, "--kernel %s: only --platform vm boots a kernel (%s runs on its own)", kernel, pname);
     if (!strcmp(pname, "vm")) {
-        if (strcmp(alloc, "glibc"))
-            mtb_die(2, "--allocator %s on vm: the guest image holds no Scudo yet (emu and host have it)", alloc);
-        return sweep_vm(kernel, modes, trials, results, json, 0);
+        if (strcmp(alloc, "glibc") && !mtb_file_exists(MTB_SCUDO_LIB))
+            mtb_die(2, "--allocator %s on vm: %s is missing here, and the guest image takes this machine's copy "
+                    "(make deps installs libclang-rt-16-dev:arm64)", alloc, MTB_SCUDO_LIB);
+        return sweep_vm(kernel, modes, trials, results, json, 0, alloc);
     }
     return mtb_detect_sweep(p, modes, trials, results, json, model, alloc);
 }

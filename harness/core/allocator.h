@@ -3,7 +3,8 @@
  * place (Scudo). Part of a run's identity (config.allocator; a record
  * without it is glibc's), chosen with ALLOCATOR= / --allocator / a plan's
  * `allocators`; each allocator's plain/off is its own baseline (summary.c).
- * hardened_malloc is named and refused: Debian 12 does not package it. */
+ * hardened_malloc is named and refused: Debian 12 does not package it.
+ * The vm guest image carries this machine's Scudo at the same path. */
 #ifndef MTB_ALLOCATOR_H
 #define MTB_ALLOCATOR_H
 #include <jansson.h>

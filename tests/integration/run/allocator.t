@@ -93,6 +93,14 @@ ok "$(jq_e '.variant=="tagged+scudo" and .allocator=="scudo" and .outcome=="caug
     > /dev/null 2> "$T_TMP/det2.err"
 is "$?" 2 "detect takes one allocator"
 
+# on vm: the guest image carries Scudo, and the guest's run proves it
+"$M" run --service memcached --variant tagged --mode sync --platform vm --allocator scudo --duration 1 --warmup 0 \
+    --results "$T_TMP/vm" > "$T_TMP/vm.out" 2>&1
+is "$?" 0 "a vm run under Scudo" || dump "$T_TMP/vm.out"
+ok "$(jq_e '.config.allocator=="scudo" and .config.platform=="vm" and
+      (.proof.allocator.malloc_from|test("scudo_standalone"))' "$T_TMP"/vm/001-tagged+scudo-sync/record.json >/dev/null; echo $?)" \
+   "its record: allocator scudo, malloc from Scudo in the guest"
+
 # refused by name where it cannot run
 "$M" bench --service memcached --mode async --platform emu --allocator hardened_malloc --dry-run > /dev/null 2> "$T_TMP/e1"
 is "$?" 2 "hardened_malloc refused"
