@@ -48,8 +48,8 @@ int mtb_allocator_usable(const struct mtb_allocator *a, const char *platform, co
     if (!a->preload)
         return 1;
     if (strcmp(target, "aarch64") != 0) {
-        snprintf(why, n, "allocator %s runs on arm64 only (its library here is %s's build); this %s run is native "
-                 "on a host that is not arm64", a->name, "aarch64", platform);
+        snprintf(why, n, "allocator %s runs on arm64 only (its library is aarch64 code); this %s run is native on "
+                 "a host that is not arm64", a->name, platform);
         return 0;
     }
     /* on vm the guest image carries this machine's copy, at the same path */
@@ -96,21 +96,20 @@ const char *mtb_config_allocator(json_t *config)
     return s && *s ? s : "glibc";
 }
 
+/* "variant", or "variant+allocator" for an allocator other than glibc's */
+static const char *label(const char *variant, const char *alloc, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s", variant ? variant : "", strcmp(alloc, "glibc") ? "+" : "",
+             strcmp(alloc, "glibc") ? alloc : "");
+    return buf;
+}
+
 const char *mtb_variant_label(const char *variant, const struct mtb_allocator *a, char *buf, size_t n)
 {
-    if (!a || !a->preload)
-        snprintf(buf, n, "%s", variant);
-    else
-        snprintf(buf, n, "%s+%s", variant, a->name);
-    return buf;
+    return label(variant, a ? a->name : "glibc", buf, n);
 }
 
 const char *mtb_config_label(json_t *config, char *buf, size_t n)
 {
-    const char *v = json_string_value(json_object_get(config, "variant")), *a = mtb_config_allocator(config);
-    if (!strcmp(a, "glibc"))
-        snprintf(buf, n, "%s", v ? v : "");
-    else
-        snprintf(buf, n, "%s+%s", v ? v : "", a);
-    return buf;
+    return label(json_string_value(json_object_get(config, "variant")), mtb_config_allocator(config), buf, n);
 }

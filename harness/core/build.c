@@ -138,8 +138,7 @@ static int build_inputs(const struct mtb_recipe *r, const char *variant, const c
         snprintf(err, errlen, "%s: [%s] compiler %s: accepted gcc, clang", r->path, section, comp);
         return -1;
     }
-    const char *st = mtb_recipe_get(r, section, "stack_tagging");
-    if (st && !strcmp(st, "yes") && strcmp(target, "aarch64")) {
+    if (mtb_recipe_variant_yes(r, variant, "stack_tagging") && strcmp(target, "aarch64")) {
         snprintf(err, errlen, "variant %s of %s tags the stack (MTE): arm64 code only, and this host is not arm64 "
                  "(use PLATFORM=emu)", variant, r->name);
         return -1;

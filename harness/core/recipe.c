@@ -213,12 +213,17 @@ const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size
     return buf;
 }
 
-int mtb_recipe_variant_bugs(const struct mtb_recipe *r, const char *variant)
+int mtb_recipe_variant_yes(const struct mtb_recipe *r, const char *variant, const char *key)
 {
     char sec[160];
     snprintf(sec, sizeof sec, "variant %s", variant);
-    const char *b = mtb_recipe_get(r, sec, "bugs");
+    const char *b = mtb_recipe_get(r, sec, key);
     return b && !strcmp(b, "yes");
+}
+
+int mtb_recipe_variant_bugs(const struct mtb_recipe *r, const char *variant)
+{
+    return mtb_recipe_variant_yes(r, variant, "bugs");
 }
 
 int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant)

@@ -30,6 +30,8 @@ const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, con
 /* 1 if the variant carries the bug catalogue ([variant V] bugs = yes):
  * detection trials only (mtebench detect), never measured or planned. */
 int mtb_recipe_variant_bugs(const struct mtb_recipe *r, const char *variant);
+/* 1 if [variant V] has KEY = yes (bugs, stack_tagging) */
+int mtb_recipe_variant_yes(const struct mtb_recipe *r, const char *variant, const char *key);
 int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant);
 /* The recipe's variants as "plain, tagged, ..." in buf (for messages). */
 const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size_t n);

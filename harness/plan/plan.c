@@ -303,7 +303,7 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     else
         snprintf(count, sizeof count, "%d", idx);
     char lab[128];
-    mtb_plan_cell_label(c, lab, sizeof lab);
+    mtb_variant_label(c->variant, c->allocator, lab, sizeof lab);
     fprintf(stderr, "%s[%s] %s %s%s%s %s/%s %s, ETA %s%s ...%s", tty ? "\r\033[K" : "", count, c->recipe->name,
             c->wl.name, cores, kern, lab, c->mode->name, of,
             p->reps == MTB_REPS_AUTO || total <= 0 ? "<= " : "", eta, tty ? "" : "\n");

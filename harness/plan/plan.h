@@ -90,9 +90,6 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
 struct mtb_plan_cell *mtb_plan_add_cell(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
                                         const struct mtb_workload *wl, const char *variant,
                                         const struct mtb_mode *mode, const char *kernel);
-/* A cell's variant as configurations are named: "tagged", or with an
- * allocator other than glibc's "tagged+scudo" (into buf). */
-const char *mtb_plan_cell_label(const struct mtb_plan_cell *c, char *buf, size_t n);
 /* The kernel a cell runs on. */
 const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c);
 /* --dry-run: the configurations and the number of runs; runs nothing. */

@@ -158,11 +158,6 @@ static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_re
         add_allocator_point(p, entry, r, wl, modes, nmodes, mv, p->allocs[a], skipped_before || a);
 }
 
-const char *mtb_plan_cell_label(const struct mtb_plan_cell *c, char *buf, size_t n)
-{
-    return mtb_variant_label(c->variant, c->allocator, buf, n);
-}
-
 static void add_allocator_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
                                 const struct mtb_workload *wl, const struct mtb_mode *const *modes, size_t nmodes,
                                 struct measured mv, const struct mtb_allocator *alloc, int noted)
@@ -239,7 +234,7 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
             snprintf(kern, sizeof kern, ", kernel %s", mtb_plan_cell_kernel(p, &p->cells[i]));
         char lab[128];
         fprintf(f, "  %-20s %-10s %-10s %s/%s mix %s, %ld conns, pipeline %ld, %g s%s%s\n", p->cells[i].entry,
-                p->cells[i].recipe->name, w->name, mtb_plan_cell_label(&p->cells[i], lab, sizeof lab),
+                p->cells[i].recipe->name, w->name, mtb_variant_label(p->cells[i].variant, p->cells[i].allocator, lab, sizeof lab),
                 p->cells[i].mode->name, w->mix, w->conns,
                 w->pipeline, w->duration, cores, kern);
     }

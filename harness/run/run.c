@@ -146,10 +146,8 @@ static void mode_env(struct run_ctx *c)
     /* an allocator in glibc's place (allocator.h) comes first: its malloc serves the program */
     const char *alloc = run->allocator ? run->allocator->preload : NULL;
     /* a stacktag variant: its stacks made PROT_MTE before main (probe/mtestack.c) */
-    char sec[128];
-    snprintf(sec, sizeof sec, "variant %s", run->variant);
-    const char *st = mtb_recipe_get(run->recipe, sec, "stack_tagging");
-    c->stackp = st && !strcmp(st, "yes") ? mtb_asprintf("%s/stacks.txt", run->dir) : NULL;
+    c->stackp = mtb_recipe_variant_yes(run->recipe, run->variant, "stack_tagging")
+                    ? mtb_asprintf("%s/stacks.txt", run->dir) : NULL;
     char *stk = c->stackp ? mtb_asprintf("%s/build/%s/libmtestack.so:", mtb_root(), run->platform->target())
                           : mtb_strdup("");
     c->envv[1] = mtb_asprintf("LD_PRELOAD=%s%s%s%s/build/%s/libmtefault.so%s%s", alloc ? alloc : "", alloc ? ":" : "",
