@@ -100,7 +100,10 @@ int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target 
 /* The far `mtebench run` of a run: run --platform=P --kernel=host
  * --service --variant --mode --build={root}/builds/S/V --results={out},
  * far->args, every workload field (so the far record names the same
- * workload), --quiet. Into a (NULL-terminated). */
+ * workload), --quiet; a detection trial's bug switch and trigger, which
+ * `mtebench detect` sets in this process's environment for the run, as
+ * --bug and --bug-trigger (the trigger under the far checkout: {root}/...).
+ * Into a (NULL-terminated). */
 static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent_far *far, struct mtb_argv *a)
 {
     mtb_argv_push(a, "run");
@@ -115,6 +118,13 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
     mtb_argv_push(a, "--results={out}");
     for (char *const *x = far->args; x && *x; x++)
         mtb_argv_push(a, *x);
+    const char *bug = getenv("MTEBENCH_BUG"), *trig = getenv("MTEBENCH_BUG_TRIGGER");
+    size_t rl = strlen(mtb_root());
+    if (bug && *bug)
+        mtb_argv_pushf(a, "--bug=%s", bug);
+    if (bug && *bug && trig && *trig)
+        mtb_argv_pushf(a, "--bug-trigger=%s%s", !strncmp(trig, mtb_root(), rl) && trig[rl] == '/' ? "{root}" : "",
+                       !strncmp(trig, mtb_root(), rl) && trig[rl] == '/' ? trig + rl : trig);
     mtb_workload_args(run->wl, a);
     mtb_argv_push(a, "--quiet");
 }

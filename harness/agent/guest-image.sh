@@ -17,6 +17,7 @@
 #
 # Layout:  /init (build/aarch64/mtbinit)   /mtb/build/{mtebench,mtload}
 #   /mtb/build/aarch64/{mteprobe,detectsweep,libmtefault.so,libmtestack.so}   /mtb/services/*/ (recipes, scripts)
+#   /mtb/services/*/bugs/<id>/*.hex (the bug catalogue's triggers)
 #   /mtb/builds/<service>/<variant>/ (bin/..., build.json)   /lib/aarch64-linux-gnu/*.so*
 #   /mtb/seed/setup/<name>/ (MTB_SEEDS)
 #   /bin/bash, /bin/sh -> bash, /bin/busybox and links for the few tools the
@@ -36,6 +37,7 @@ inkey=$( {
     sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,detectsweep,libmtefault.so,libmtestack.so}
     [ -z "${MTB_SCUDO:-}" ] || sha256sum "$MTB_SCUDO"
     find "$MTB_ROOT"/services -maxdepth 2 -type f ! -name build.sh -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+    find "$MTB_ROOT"/services -path '*/bugs/*/*.hex' -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
     cat "$MTB_XSYSROOT/.stamp" "$G/.stamp" 2>/dev/null || true
     ls -lL --time-style=+%s /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu 2>/dev/null || true
 } | sha256sum | cut -c1-32)
@@ -69,6 +71,14 @@ for r in "$MTB_ROOT"/services/*/recipe.ini; do
     s=$(basename "$sd")
     mkdir -p "mtb/services/$s"
     find "$sd" -maxdepth 1 -type f ! -name build.sh -exec cp {} "mtb/services/$s/" \;
+    # the bug catalogue's request bytes (trigger.hex, dns-answer.hex): a
+    # detection trial's far run (`mtebench detect --platform vm`)
+    for h in "$sd"/bugs/*/*.hex; do
+        [ -f "$h" ] || continue
+        b=$(basename "$(dirname "$h")")
+        mkdir -p "mtb/services/$s/bugs/$b"
+        cp "$h" "mtb/services/$s/bugs/$b/"
+    done
 done
 while read -r svc var dir; do
     [ -n "$svc" ] || continue

@@ -64,6 +64,18 @@ int mtb_cmd_run(int argc, char **argv)
         return 0;
     }
     char err[MTB_ERRLEN];
+    if (o.bug_trigger && !o.bug)
+        mtb_die(2, "--bug-trigger %s without --bug: name the bug it triggers", o.bug_trigger);
+    if (o.bug) { /* a detection trial's far run: the switch and the trigger detect sets here */
+        if (!mtb_recipe_variant_bugs(o.recipe, o.variant))
+            mtb_die(2, "--bug %s: variant %s of %s has no re-introduced bugs (bugs = yes: its -bugs variants)", o.bug,
+                    o.variant, o.recipe->name);
+        if (o.bug_trigger && !mtb_file_exists(o.bug_trigger))
+            mtb_die(2, "--bug-trigger %s: no such file", o.bug_trigger);
+        setenv("MTEBENCH_BUG", o.bug, 1);
+        if (o.bug_trigger)
+            setenv("MTEBENCH_BUG_TRIGGER", o.bug_trigger, 1);
+    }
     struct mtb_build b;
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
                     : mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)

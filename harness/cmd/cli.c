@@ -15,7 +15,7 @@
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
        O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
-       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR };
+       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -30,6 +30,7 @@ static const struct option longopts[] = {
     { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
     { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
     { "build", required_argument, 0, O_BUILD },
+    { "bug", required_argument, 0, O_BUG },           { "bug-trigger", required_argument, 0, O_BUG_TRIGGER },
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
     { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
     { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
@@ -106,6 +107,8 @@ static void mtb_cli_usage(FILE *f)
             "                               missing and failed ones redone in their place\n"
             "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
             "  --build DIR                  run: use this prebuilt service build (a cache directory)\n"
+            "  --bug ID, --bug-trigger F    run: a detection trial's bug switched on (MTEBENCH_BUG) and its\n"
+            "                               trigger (the far run of `mtebench detect --platform vm`)\n"
             "  --server-host H    HOSTS     run the service on [user@]host[:port] over ssh; its record is made there\n"
             "                               (default: the profile's server_host, else this machine)\n"
             "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
@@ -203,6 +206,9 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_JSON: o->json = 1; break;
         case O_DRYRUN: o->dry_run = 1; break;
         case O_BUILD: o->build_dir = optarg; break;
+        case O_BUG: case O_BUG_TRIGGER: /* a detection trial's far run */
+            *(strcmp(cmd, "run") ? &o->bug_elsewhere : c == O_BUG ? &o->bug : &o->bug_trigger) = optarg;
+            break;
         case O_KERNELS: o->kernels = optarg; break;
         case O_BASELINE: o->baseline = 1; break;
         case O_DETECT:

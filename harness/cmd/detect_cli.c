@@ -21,11 +21,15 @@ static void detect_usage(FILE *f)
 {
     fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
                "                       [--modes off,sync,async,asymm] [--configs V/M,...] [--trials N]\n"
-               "                       [--platform emu|host] [--allocator glibc|scudo] [--cost BENCH_RESULTS_DIR,...]\n"
+               "                       [--platform emu|host|vm] [--kernel K (vm)] [--kernel-check vm]\n"
+               "                       [--allocator glibc|scudo] [--cost BENCH_RESULTS_DIR,...]\n"
                "                       [--results DIR (resumes)] [--machine M] [--json]\n"
                "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
                "  (a fresh service each);\n"
-               "  outcomes caught_sync, caught_async, caught_other, silent, not_triggered, not_reached, error;\n"
+               "  outcomes caught_sync, caught_async, caught_kernel (a system call refused by the kernel's tag\n"
+               "  check: vm, hardware), caught_other, silent, not_triggered, not_reached, error;\n"
+               "  --kernel-check vm: a bug whose bad access is a system call's (access_in syscall) also runs its\n"
+               "  sync cells in a vm guest, where a real kernel checks it (qemu-user never does);\n"
                "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
                "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
                "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n"
@@ -87,14 +91,14 @@ static int catalogue(int argc, char **argv)
 /* detect's own options out of argv; the rest (service, platform, machine,
  * results, json) left for the shared parser */
 static int own_options(int *argc, char **argv, const char **bugs, const char **variants, const char **modes,
-                       const char **configs, const char **cost, long *trials, int *controls)
+                       const char **configs, const char **cost, const char **kcheck, long *trials, int *controls)
 {
     int k = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i], *val = i + 1 < *argc ? argv[i + 1] : NULL;
         const char **dst = !strcmp(a, "--bugs") ? bugs : !strcmp(a, "--variants") ? variants
                          : !strcmp(a, "--modes") ? modes : !strcmp(a, "--configs") ? configs
-                         : !strcmp(a, "--cost") ? cost : NULL;
+                         : !strcmp(a, "--cost") ? cost : !strcmp(a, "--kernel-check") ? kcheck : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return detect_usage(stdout), 1;
         if (!strcmp(a, "--controls")) {
@@ -121,12 +125,13 @@ static int own_options(int *argc, char **argv, const char **bugs, const char **v
 int mtb_cmd_detect(int argc, char **argv)
 {
     const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async,asymm", *configs = NULL, *cost = NULL;
+    const char *kcheck = NULL;
     struct mtb_opts o = { 0 };
     struct mtb_detect_req q = { .trials = 3 };
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--catalogue"))
             return catalogue(argc, argv);
-    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &q.trials, &q.controls))
+    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &kcheck, &q.trials, &q.controls))
         return 0;
     mtb_cli_parse(argc, argv, &o, "detect");
     o.quiet = 1;
@@ -140,11 +145,27 @@ int mtb_cmd_detect(int argc, char **argv)
     q.wl_trigger = o.wl;
     if (mtb_workload_defaults(o.recipe, "default", &q.wl_plant) != 0)
         q.wl_plant = o.wl;
-    if (o.p->run || mtb_machine_remote(&o.mach))
-        mtb_die(2, "detect runs on this machine (PLATFORM=host or emu), not %s", o.p->name);
+    if ((o.p->run && strcmp(o.p->name, "vm")) || mtb_machine_remote(&o.mach))
+        mtb_die(2, "detect runs on this machine (PLATFORM=host or emu) or in its vm guests (vm), not %s",
+                mtb_machine_remote(&o.mach) ? "on a server host" : o.p->name);
     q.recipe = o.recipe;
     q.platform = o.p;
     q.kernel = o.kernel;
+    q.check_kernel = o.p->named_kernels ? o.kernel : "stock";
+    if (kcheck && strcmp(kcheck, "none")) {
+        if (strcmp(kcheck, "vm"))
+            mtb_die(2, "--kernel-check %s: accepted vm (a guest of a real kernel, --kernel K on vm, else stock) or none",
+                    kcheck);
+        q.kernel_check = mtb_platform_find("vm");
+        if (!q.kernel_check->usable(why, sizeof why))
+            mtb_die(2, "--kernel-check vm: the vm platform cannot run here: %s", why);
+    }
+    if (o.p->named_kernels || q.kernel_check) { /* the guest's kernel built now (cached), so trials only boot it */
+        struct mtb_kernel k;
+        if (mtb_kernel_ensure(q.check_kernel, NULL, 0, 1, &k, why, sizeof why) != 0)
+            mtb_die(1, "%s", why);
+        mtb_kernel_free(&k);
+    }
     q.machine = &o.mach;
     if (o.nallocs > 1)
         mtb_die(2, "detect takes one allocator (ALLOCATOR=%s names %zu): run detect once per allocator", o.allocator,

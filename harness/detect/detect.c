@@ -8,6 +8,11 @@
  *   caught_sync    SIGSEGV, SEGV_MTESERR (with the address, and its offset
  *                  from the object the bug's variant logged)
  *   caught_async   SIGSEGV, SEGV_MTEAERR
+ *   caught_kernel  the bug's system call refused by the kernel's tag check
+ *                  (a real kernel in sync mode: EFAULT, or a short copy
+ *                  with bytes left waiting; bugs.patch's "mtbbug: syscall"
+ *                  line, logged as the call returns: before any fault the
+ *                  trial's record may hold, which detect.json keeps)
  *   caught_other   another SIGSEGV/SIGBUS, or the service died otherwise
  *                  (a glibc abort)
  *   silent         reached and triggered, the service survived and answers
@@ -85,13 +90,63 @@ static int marked(const char *log, const char *text)
     return yes;
 }
 
+/* The bug's system call as bugs.patch logged it ("mtbbug: syscall ID CALL
+ * asked A got G errno E pending P object O"), the first one that the
+ * kernel's tag check refused (EFAULT, or a copy stopped at or before the
+ * object's end with bytes left waiting), or else the first one; NULL when
+ * none. *refused says which. */
+static json_t *syscall_of(const char *log, const char *bug, int *refused)
+{
+    char *t = mtb_read_file(log, NULL), *pre = mtb_asprintf("mtbbug: syscall %s ", bug);
+    json_t *first = NULL;
+    *refused = 0;
+    for (const char *l = t ? strstr(t, pre) : NULL; l; l = strstr(l + 1, pre)) {
+        char call[32];
+        unsigned long long asked, object;
+        long long got;
+        int err, pending;
+        if (sscanf(l + strlen(pre), "%31s asked %llu got %lld errno %d pending %d object %llu", call, &asked, &got,
+                   &err, &pending, &object) != 6)
+            continue;
+        int r = asked > object && ((got < 0 && err == 14 /* EFAULT */) ||
+                                   (got >= 0 && (unsigned long long)got <= object && pending > 0));
+        json_t *s = json_pack("{s:s,s:I,s:I,s:i,s:i,s:I,s:b}", "call", call, "asked", (json_int_t)asked, "got",
+                              (json_int_t)got, "errno", err, "pending", pending, "object", (json_int_t)object,
+                              "refused", r);
+        if (r || !first) {
+            json_decref(first);
+            first = s;
+        } else
+            json_decref(s);
+        if (r) {
+            *refused = 1;
+            break;
+        }
+    }
+    free(pre);
+    free(t);
+    return first;
+}
+
+/* the trial's log: the manifest's (a plant's, an embedded service's) or
+ * the service's, in the directory the record's service log is in (a vm
+ * run's: under guest/) */
+static char *trial_log(const char *dir, json_t *rec, const char *lf)
+{
+    const char *sl = json_string_value(json_object_get(json_object_get(rec, "logs"), "service"));
+    const char *slash = sl ? strrchr(sl, '/') : NULL;
+    if (slash)
+        return mtb_asprintf("%s/%.*s/%s", dir, (int)(slash - sl), sl, lf ? lf : slash + 1);
+    return mtb_asprintf("%s/%s", dir, lf ? lf : sl ? sl : "service.log");
+}
+
 /* classify one trial from its run record and its service log */
 static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *rec, int st)
 {
     /* a synthetic plant's marker (manifest: reach, log), else bugs.patch's */
     const char *lf = json_string_value(json_object_get(man, "log"));
     const char *reach = json_string_value(json_object_get(man, "reach"));
-    char *log = mtb_asprintf("%s/%s", dir, lf ? lf : "service.log");
+    char *log = trial_log(dir, rec, lf);
     char *rm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: reached %s\n", bug);
     char *tm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: triggered %s\n", bug);
     int reached = marked(log, rm), triggered = marked(log, tm);
@@ -100,7 +155,11 @@ static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *r
     json_t *f = json_object_get(rec, "fault"), *tr = json_object_get(json_object_get(rec, "load"), "trigger");
     const char *err = json_string_value(json_object_get(rec, "error"));
     const char *out;
-    if (f) {
+    int refused = 0;
+    json_t *sc = syscall_of(log, bug, &refused);
+    if (refused && triggered) /* the kernel refused the bad access; what came after is in fault and error */
+        out = "caught_kernel";
+    else if (f) {
         long code = (long)json_integer_value(json_object_get(f, "si_code"));
         out = !json_is_true(json_object_get(f, "tag_check")) ? "caught_other" : code == 9 ? "caught_sync" : "caught_async";
     } else if (st != MTB_RUN_OK && err &&
@@ -114,8 +173,8 @@ static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *r
         out = "silent";
     else
         out = st == MTB_RUN_OK ? "caught_other" : "error"; /* alive check failed: it stopped answering */
-    json_t *d = json_pack("{s:s,s:b,s:b,s:O?,s:O?,s:s?}", "outcome", out, "reached", reached, "triggered", triggered,
-                          "fault", f, "trigger", tr, "error", err);
+    json_t *d = json_pack("{s:s,s:b,s:b,s:O?,s:O?,s:s?,s:o?}", "outcome", out, "reached", reached, "triggered",
+                          triggered, "fault", f, "trigger", tr, "error", err, "syscall", sc);
     unsigned long long oa = 0;
     unsigned osz = 0;
     if (object_of(log, &oa, &osz)) {
@@ -172,13 +231,17 @@ static json_t *bug_workload(struct detect_ctx *c, json_t *man, struct mtb_worklo
     return params;
 }
 
-/* one trial (or its classification from an earlier, resumed run) */
+/* one trial (or its classification from an earlier, resumed run) on
+ * platform p (the request's, or kernel_check's: then its directory says so,
+ * <variant>-<mode>-vm-NNN, and its detect.json "kernel_check": true) */
 static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *base,
-                     const char *variant, const struct mtb_build *b, const struct mtb_mode *m, int t)
+                     const char *variant, const struct mtb_build *b, const struct mtb_mode *m, int t,
+                     const struct mtb_platform *p)
 {
     char lab[128];
+    int kc = p != c->q->platform;
     base = mtb_variant_label(base, c->q->allocator, lab, sizeof lab); /* "tagged+scudo" under Scudo */
-    char *dir = mtb_asprintf("%s/%s/%s-%s-%03d", c->dir, bug, base, m->name, t);
+    char *dir = mtb_asprintf("%s/%s/%s-%s-%s%03d", c->dir, bug, base, m->name, kc ? "vm-" : "", t);
     char *dp = mtb_asprintf("%s/detect.json", dir);
     json_error_t je;
     json_t *d = json_load_file(dp, 0, &je);
@@ -207,7 +270,7 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
             setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
     }
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant, .mode = m,
-                           .allocator = c->q->allocator, .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl, .build = b,
+                           .allocator = c->q->allocator, .platform = p, .kernel = kc ? c->q->check_kernel : c->q->kernel, .wl = &wl, .build = b,
                            .machine = c->q->machine, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
                            .dir = dir, .quiet = 1 };
     json_t *rec = NULL;
@@ -222,13 +285,15 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
                                             base, "build_variant", variant, "mode", m->name, "trial", t, "manifest",
                                             man, "record", "record.json", "proof_ok",
                                             json_object_get(json_object_get(rec, "proof"), "ok"), "emulated",
-                                            mtb_platform_emulated(c->q->platform)));
+                                            mtb_platform_emulated(p)));
+    if (kc)
+        json_object_set_new(d, "kernel_check", json_true());
     json_object_set_new(d, "allocator", json_string(c->q->allocator ? c->q->allocator->name : "glibc"));
     json_object_set(d, "platform", json_object_get(rec, "platform"));
     json_object_set_new(d, "build", json_pack("{s:O?}", "key", json_object_get(json_object_get(rec, "build"), "key")));
     if (mtb_record_write(dp, d) != 0)
         mtb_warn("detect: cannot write %s", dp);
-    printf("detect %d/%d: %s %s/%s trial %d: %s\n", c->index, c->total, bug, base, m->name, t,
+    printf("detect %d/%d: %s %s/%s%s trial %d: %s\n", c->index, c->total, bug, base, m->name, kc ? " on vm" : "", t,
            json_string_value(json_object_get(d, "outcome")));
     json_decref(rec);
     free(trig);
@@ -431,6 +496,14 @@ static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *v
     return bad;
 }
 
+/* does this bug's cell in mode m also run on kernel_check (a system call's
+ * bad access, sync mode, tried elsewhere than there)? */
+static int kernel_checked(const struct detect_ctx *c, json_t *man, const struct mtb_mode *m)
+{
+    return c->q->kernel_check && c->q->kernel_check != c->q->platform && !strcmp(m->name, "sync") &&
+           !strcmp(json_string_value(json_object_get(man, "access_in")) ?: "", "syscall");
+}
+
 /* every bug x variant x mode x trial wanted; 1 if a trial did not reach its
  * bug or ended in error */
 static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, int nv, const struct mtb_mode **ms, int nm,
@@ -457,12 +530,14 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
             if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0)
                 mtb_die(1, "%s", why);
             for (int m = 0; m < nm; m++)
-                for (int t = 1; t <= c->q->trials && wanted(configs, vs[v], ms[m]->name); t++) {
-                    json_t *d = trial(c, bugs[i], man, bugdir, vs[v], bv, &b, ms[m], t);
-                    const char *out = json_string_value(json_object_get(d, "outcome"));
-                    bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
-                    json_array_append_new(all, d);
-                }
+                for (int k = 0; k < 1 + kernel_checked(c, man, ms[m]); k++) /* k 1: the same cell on kernel_check */
+                    for (int t = 1; t <= c->q->trials && wanted(configs, vs[v], ms[m]->name); t++) {
+                        json_t *d = trial(c, bugs[i], man, bugdir, vs[v], bv, &b, ms[m], t,
+                                          k ? c->q->kernel_check : c->q->platform);
+                        const char *out = json_string_value(json_object_get(d, "outcome"));
+                        bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
+                        json_array_append_new(all, d);
+                    }
             free(bv);
         }
         json_decref(man);
@@ -470,6 +545,34 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
         free(bugdir);
     }
     return bad;
+}
+
+/* the trials to run: every wanted pair's, and the cells tried again on
+ * kernel_check; a note for a system call's bug tried under emu alone */
+static int count_trials(struct detect_ctx *c, char **bugs, int nb, const char **vs, int nv, const struct mtb_mode **ms,
+                        int nm, int npairs)
+{
+    const struct mtb_detect_req *q = c->q;
+    int total = nb * npairs * (int)q->trials;
+    for (int i = 0; i < nb; i++) { /* and the cells tried again on kernel_check */
+        char *bugdir, *mp;
+        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
+        int unchecked = 0;
+        for (int v = 0; v < nv; v++)
+            for (int m = 0; m < nm; m++) {
+                int w = wanted(q->configs, vs[v], ms[m]->name);
+                total += (int)q->trials * (w && kernel_checked(c, man, ms[m]));
+                unchecked |= w && !q->kernel_check && !strcmp(q->platform->name, "emu") && !strcmp(ms[m]->name, "sync") &&
+                             !strcmp(json_string_value(json_object_get(man, "access_in")) ?: "", "syscall");
+            }
+        if (unchecked)
+            fprintf(stderr, "mtebench: detect: %s's bad access is a system call's, which qemu-user never checks: "
+                            "--kernel-check vm also runs its sync cells in a guest of a real kernel\n", bugs[i]);
+        json_decref(man);
+        free(mp);
+        free(bugdir);
+    }
+    return total;
 }
 
 int mtb_detect_run(const struct mtb_detect_req *q)
@@ -507,7 +610,7 @@ int mtb_detect_run(const struct mtb_detect_req *q)
             npairs += wanted(q->configs, vs[v], ms[m]->name);
     if (npairs == 0)
         mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", q->configs);
-    c->total = q->controls ? nb : nb * npairs * (int)q->trials;
+    c->total = q->controls ? nb : count_trials(c, bugs, nb, vs, nv, ms, nm, npairs);
     c->env = mtb_quiet_environment(q->machine, 0, 1);
     json_t *all = json_array();
     if (q->controls) { /* each bug's fixed-build control, not the trials */

@@ -37,8 +37,12 @@ int mtb_cmd_detect(int argc, char **argv);
  * modes x trials of one service on one platform of this machine. */
 struct mtb_detect_req {
     const struct mtb_recipe *recipe;
-    const struct mtb_platform *platform;     /* host or emu */
-    const char *kernel;
+    const struct mtb_platform *platform;     /* host, emu or vm */
+    const char *kernel;                       /* vm: the guest's kernel (and kernel_check's) */
+    const struct mtb_platform *kernel_check;  /* --kernel-check vm: a bug whose bad access is a system call's
+                                               * (access_in syscall) also runs its sync cells there, where a
+                                               * real kernel checks it; NULL: not */
+    const char *check_kernel;                 /* kernel_check's kernel (stock by default) */
     const struct mtb_machine *machine;
     const struct mtb_allocator *allocator;    /* serving malloc in every trial (NULL: glibc's); a trial's
                                                * variant is named with it ("tagged+scudo") */

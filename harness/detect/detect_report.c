@@ -17,7 +17,7 @@
 
 #define Z95 1.959963985
 
-static const char *const outcomes[] = { "caught_sync", "caught_async", "caught_other", "silent",
+static const char *const outcomes[] = { "caught_sync", "caught_async", "caught_kernel", "caught_other", "silent",
                                         "not_triggered", "not_reached", "error", NULL };
 
 /* a cell whose bad access a system call makes, tried under qemu-user */
@@ -49,15 +49,18 @@ static void count(json_t *c, const char *outcome)
     json_object_set_new(cs, outcome, json_integer(json_integer_value(json_object_get(cs, outcome)) + 1));
 }
 
-/* rate fields of a cell from its counts: valid = caught + silent */
+/* rate fields of a cell from its counts: valid = caught + silent; a tag
+ * check caught it in user code (sync, async) or in the kernel (a system call
+ * refused) */
 static void rates(json_t *c)
 {
     json_t *cs = json_object_get(c, "counts");
     long sync = (long)json_integer_value(json_object_get(cs, "caught_sync"));
     long as = (long)json_integer_value(json_object_get(cs, "caught_async"));
+    long kern = (long)json_integer_value(json_object_get(cs, "caught_kernel"));
     long other = (long)json_integer_value(json_object_get(cs, "caught_other"));
     long silent = (long)json_integer_value(json_object_get(cs, "silent"));
-    long valid = sync + as + other + silent, mte = sync + as;
+    long valid = sync + as + kern + other + silent, mte = sync + as + kern;
     json_object_set_new(c, "valid", json_integer(valid));
     json_object_set_new(c, "caught_mte", json_integer(mte));
     struct mtb_stats_ci ci;
@@ -139,7 +142,9 @@ static void headline(json_t *out, json_t *configs, json_t *bugs)
             if (strcmp(cfg, k) || json_integer_value(json_object_get(c, "valid")) == 0 ||
                 (any_real && !real_bug(str(c, "bug"), man)))
                 continue;
-            int hit = 2 * json_integer_value(json_object_get(c, "caught_mte")) > json_integer_value(json_object_get(c, "valid"));
+            /* a system call's access tried on a real kernel too: its answer is the hardware's */
+            json_t *kc = json_object_get(c, "kernel_check"), *by = json_integer_value(json_object_get(kc, "valid")) ? kc : c;
+            int hit = 2 * json_integer_value(json_object_get(by, "caught_mte")) > json_integer_value(json_object_get(by, "valid"));
             tested++;
             caught += hit;
             tally(by_class, str(c, "class"), hit);
@@ -178,10 +183,20 @@ json_t *mtb_detect_matrix(json_t *trials)
          * not the hardware's answer (vm's is) */
         json_t *pf = json_object_get(t, "platform");
         const char *pn = json_is_object(pf) ? str(pf, "name") : json_string_value(pf);
+        json_t *cl = cell(cells, key, init);
+        if (json_is_true(json_object_get(t, "kernel_check"))) {
+            /* the same cell tried where a real kernel checks system calls
+             * (detect --kernel-check vm): its answer beside the cell's */
+            json_t *kc = json_object_get(cl, "kernel_check");
+            if (!kc)
+                json_object_set_new(cl, "kernel_check", kc = json_pack("{s:s?,s:{}}", "platform", pn, "counts"));
+            count(kc, str(t, "outcome"));
+            json_decref(init);
+            continue;
+        }
         if (!strcmp(str(man, "access_in"), "syscall") && pn && !strcmp(pn, "emu"))
-            json_object_set_new(init, "kernel_access_unchecked", json_true());
-        count(cell(cells, key, init), str(t, "outcome"));
-        json_object_del(init, "kernel_access_unchecked");
+            json_object_set_new(cl, "kernel_access_unchecked", json_true());
+        count(cl, str(t, "outcome"));
         json_object_del(init, "bug");
         json_object_del(init, "memory");
         count(cell(classes, ck, init), str(t, "outcome"));
@@ -194,7 +209,12 @@ json_t *mtb_detect_matrix(json_t *trials)
                             "headline", "bugs", bugs);
     const char *k;
     json_t *v;
-    json_object_foreach(cells, k, v) { rates(v); json_array_append(json_object_get(out, "cells"), v); }
+    json_object_foreach(cells, k, v) {
+        rates(v);
+        if (json_object_get(v, "kernel_check"))
+            rates(json_object_get(v, "kernel_check"));
+        json_array_append(json_object_get(out, "cells"), v);
+    }
     json_object_foreach(classes, k, v) { rates(v); json_array_append(json_object_get(out, "classes"), v); }
     headline(out, configs, bugs);
     json_t *makeup = json_object();
@@ -356,18 +376,28 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
                   : "matrix (tag-check catches / trials that reached and triggered the bug):\n");
     int unchecked = 0;
     json_array_foreach(json_object_get(mx, "cells"), i, c) {
-        char r[96], o[256];
+        char r[96], o[512];
         rate_text(c, r, sizeof r);
         counts_text(c, o, sizeof o);
         if (json_is_true(json_object_get(c, "kernel_access_unchecked"))) {
             strncat(o, " (†)", sizeof o - strlen(o) - 1);
             unchecked = 1;
         }
+        json_t *kc = json_object_get(c, "kernel_check");
+        if (kc) { /* the real kernel's answer beside it */
+            char kr[96], ko[160];
+            rate_text(kc, kr, sizeof kr);
+            counts_text(kc, ko, sizeof ko);
+            snprintf(o + strlen(o), sizeof o - strlen(o), "; on %s (a real kernel): %s, %s", str(kc, "platform"), kr, ko);
+        }
         fprintf(f, md ? "| %s | %s | %s | %s/%s | %s | %s |\n" : "  %-15s %-17s %-22s %s/%-6s %-26s %s\n", str(c, "bug"),
                 str(c, "class"), str(c, "memory"), str(c, "variant"), str(c, "mode"), r, o);
     }
     if (unchecked)
-        fprintf(f, "%s", md ? "\n(†) " UNCHECKED_NOTE "\n" : "  (†) " UNCHECKED_NOTE "\n");
+        fprintf(f, "%s", md ? "\n(†) " UNCHECKED_NOTE "; where the cell was tried on vm too (--kernel-check), the "
+                              "headline counts vm's answer\n"
+                            : "  (†) " UNCHECKED_NOTE "; where the cell was tried on vm too (--kernel-check), the "
+                              "headline counts vm's answer\n");
     fprintf(f, md ? "\n## Per class\n\n| class | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|\n"
                   : "per class:\n");
     json_array_foreach(json_object_get(mx, "classes"), i, c) {
@@ -458,7 +488,8 @@ static void html_grid(FILE *f, json_t *mx)
         html_esc(f, tab + 1);
         fputs("</td>", f);
         for (k = 0; k < nc; k++) {
-            json_t *x = cell_of(mx, tab + 1, cv[k]);
+            json_t *x0 = cell_of(mx, tab + 1, cv[k]), *kc = json_object_get(x0, "kernel_check");
+            json_t *x = json_integer_value(json_object_get(kc, "valid")) ? kc : x0; /* coloured by a real kernel's answer */
             long valid = (long)json_integer_value(json_object_get(x, "valid"));
             long mte = (long)json_integer_value(json_object_get(x, "caught_mte"));
             long other = (long)json_integer_value(json_object_get(json_object_get(x, "counts"), "caught_other"));
@@ -466,8 +497,8 @@ static void html_grid(FILE *f, json_t *mx)
             char o[256] = "", t[64];
             if (x)
                 counts_text(x, o, sizeof o);
-            snprintf(t, sizeof t, !x ? "" : valid ? "%ld/%ld" : "not reached", mte, valid);
-            int unchecked = json_is_true(json_object_get(x, "kernel_access_unchecked"));
+            snprintf(t, sizeof t, !x ? "" : valid ? "%ld/%ld%s" : "not reached", mte, valid, x != x0 ? " (vm)" : "");
+            int unchecked = x == x0 && json_is_true(json_object_get(x, "kernel_access_unchecked"));
             any_unchecked |= unchecked;
             fprintf(f, "<td class=\"%s\" title=\"", cls);
             html_esc(f, o);

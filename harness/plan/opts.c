@@ -124,7 +124,8 @@ static void resolve_load(struct mtb_opts *o)
                 bad_variant(o->recipe, name);
                 free(name);
                 return;
-            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0)) {
+            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0) &&
+                       !(o->bug && !strcmp(o->cmd, "run"))) {
                 mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
                            "(mtebench detect), never measured", t, o->recipe->name);
             }
@@ -182,6 +183,9 @@ void mtb_opts_note_emu(const struct mtb_opts *o, long reps)
 void mtb_opts_resolve(struct mtb_opts *o)
 {
     char err[MTB_ERRLEN];
+    if (o->bug_elsewhere)
+        mtb_die(2, "--bug and --bug-trigger are options of run (a detection trial's far run), not of %s",
+                o->cmd ? o->cmd : "this command");
     if (!o->service || !*o->service)
         mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
     o->recipe = mtb_recipe_find(o->service, err, sizeof err);

@@ -3,7 +3,7 @@
  * tag-check fault becomes a result instead of a bare crash. On SIGSEGV or
  * SIGBUS it appends one line
  *
- *     MTEBENCH-FAULT signo=11 code=9 addr=0x0000ffff... pid=1234
+ *     MTEBENCH-FAULT signo=11 code=9 addr=0x0000ffff... pid=1234 pc=0x... lr=0x...
  *
  * to the file named by MTEBENCH_FAULT_FILE (opened at start-up, so the handler
  * only calls write), then re-raises the signal with the default action so the
@@ -71,8 +71,7 @@ static char *put_hex(char *p, uintptr_t v)
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-    (void)uc;
-    char buf[160], *p = buf;
+    char buf[200], *p = buf;
     p = put_str(p, "MTEBENCH-FAULT signo=");
     p = put_dec(p, sig);
     p = put_str(p, " code=");
@@ -81,6 +80,16 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     p = put_hex(p, (uintptr_t)si->si_addr);
     p = put_str(p, " pid=");
     p = put_dec(p, getpid());
+#ifdef __aarch64__
+    /* where: the faulting instruction and the return address (a link map's
+     * base subtracted by whoever reads it) */
+    if (uc) {
+        p = put_str(p, " pc=");
+        p = put_hex(p, (uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc);
+        p = put_str(p, " lr=");
+        p = put_hex(p, (uintptr_t)((ucontext_t *)uc)->uc_mcontext.regs[30]);
+    }
+#endif
     *p++ = '\n';
     if (write(fault_fd >= 0 ? fault_fd : 2, buf, (size_t)(p - buf)) < 0) { /* best effort */ }
     struct sigaction next = *chain_of(sig), dfl;

@@ -35,6 +35,13 @@ static json_t *parse_fault(const char *path)
                                                      : "bus error";
         f = json_pack("{s:i,s:i,s:s,s:i,s:s,s:b}", "signal", signo, "si_code", code, "addr", addr,
                       "pid", pid, "kind", kind, "tag_check", signo == 11 && (code == 8 || code == 9));
+        /* where (aarch64): the faulting instruction and the return address */
+        char pc[40], lr[40];
+        const char *w = strstr(line, " pc=");
+        if (w && w < strchr(line, '\n') && sscanf(w, " pc=%39s lr=%39s", pc, lr) == 2) {
+            json_object_set_new(f, "pc", json_string(pc));
+            json_object_set_new(f, "lr", json_string(lr));
+        }
     }
     free(text);
     return f;

@@ -83,12 +83,21 @@ is "$(printf '%.4f' "$hist")" "$(printf '%.4f' "$want")" "the history pairs scud
 # detection under the allocator: a trial's configuration is named with it.
 # CVE-2017-9951 reads 16 bytes before a malloc'd buffer: under Scudo, tagged
 # in sync mode, the read of the chunk header's granule faults at once
-"$M" detect --service memcached --bugs CVE-2017-9951 --configs tagged/sync --trials 1 --platform emu \
+"$M" detect --service memcached --bugs CVE-2017-9951 --configs tagged/sync,tagged/async --trials 1 --platform emu \
     --allocator scudo --results "$T_TMP/det" > "$T_TMP/det.out" 2>&1
 is "$?" 0 "detect --allocator scudo runs" || dump "$T_TMP/det.out"
 ok "$(jq_e '.variant=="tagged+scudo" and .allocator=="scudo" and .outcome=="caught_sync" and .fault_offset==-16' \
       "$T_TMP"/det/CVE-2017-9951/tagged+scudo-sync-001/detect.json >/dev/null; echo $?)" \
    "the trial names tagged+scudo and is caught in sync mode at the chunk header (-16)"
+# cost beside protection, the allocator part of the configuration: the
+# detection of tagged+scudo/async joined to its overhead in the bench above
+"$M" report --name prot --out "$T_TMP/prot" --detect "$T_TMP/det" "$R" > "$T_TMP/prot.out" 2>&1
+is "$?" 0 "report --detect joins the Scudo trials to the bench" || dump "$T_TMP/prot.out"
+ok "$(jq_e '[.protection[] | select(.variant=="tagged+scudo")] | map(.mode) == ["async"] and
+      (.[0] | .bugs_caught==1 and .bugs_tested==1 and .slowdown.median > 1)' "$T_TMP/prot/prot/summary.json" \
+      >/dev/null; echo $?)" "tagged+scudo/async: 1 of 1 caught, beside its own overhead (sync: no bench, no row)" \
+   || jq -c '.protection' "$T_TMP/prot/prot/summary.json"
+ok "$(grep -q 'tagged+scudo/async' "$T_TMP/prot/prot/report.md"; echo $?)" "report.md names the configuration with its allocator"
 "$M" detect --service memcached --bugs CVE-2017-9951 --trials 1 --platform emu --allocator glibc,scudo \
     > /dev/null 2> "$T_TMP/det2.err"
 is "$?" 2 "detect takes one allocator"
