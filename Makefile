@@ -235,7 +235,8 @@ capacity: deps
 detect: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench detect --service $(SERVICE) $(if $(BUG),--bugs $(BUG)) $(if $(TRIALS),--trials $(TRIALS)) \
-		$(if $(PLATFORM),--platform $(PLATFORM)) $(if $(ALLOCATOR),--allocator $(ALLOCATOR)) $(if $(RESULTS),--results $(RESULTS))
+		$(if $(PLATFORM),--platform $(PLATFORM)) $(if $(ALLOCATOR),--allocator $(ALLOCATOR)) $(if $(RESULTS),--results $(RESULTS)) \
+		$(if $(KERNEL_CHECK),--kernel-check $(KERNEL_CHECK)) $(if $(VARIANTS),--variants $(VARIANTS)) $(if $(MODES),--modes $(MODES))
 detect-sweep: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(B)/mtebench detect-sweep $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(TRIALS),--trials $(TRIALS))

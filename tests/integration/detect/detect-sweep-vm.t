@@ -31,12 +31,14 @@ ok "$(jq_e '[.modes[] | select(.mode=="sync") | .cells[] | select(.cell|startswi
 ok "$(grep -q 'sys_read n=32 k=16' "$T_TMP/out"; echo $?)" "the text table shows the system-call cells" || dump "$T_TMP/out"
 # Scudo in the guest (its library in the guest image): a freed chunk retagged
 # at once, so a use after reuse is always caught, and a write() from a freed
-# chunk refused by the kernel in sync mode
+# chunk refused by the kernel in sync mode (a reuse trial counts only when
+# malloc gave the freed chunk back: Scudo now and then gives another one,
+# 1 in 100 here, so the trials are 80 or more, each caught)
 "$B/mtebench" detect-sweep --platform vm --allocator scudo --modes sync --trials 100 --results "$T_TMP/sc" > "$T_TMP/sc.out" 2>&1
 is "$?" 0 "detect-sweep on vm under Scudo passes" || dump "$T_TMP/sc.out"
 S="$T_TMP/sc/sweep.json"
 ok "$(jq_e '.allocator == "scudo" and .platform == "vm" and ([.modes[0].cells[] | select(.cell|startswith("uaf_reuse")) |
-      .caught == .trials and .trials == 100] | length == 3 and all) and ([.modes[0].cells[] |
+      .caught == .trials and .trials >= 80] | length == 3 and all) and ([.modes[0].cells[] |
       select(.cell|startswith("sys_write_free")) | .caught == .trials and .trials > 0] == [true])' "$S" >/dev/null; echo $?)" \
    "Scudo on vm: every use after reuse caught, every write() from a freed chunk refused by the kernel" || dump "$T_TMP/sc.out"
 "$B/mtebench" detect-sweep --platform vm --tag-model lfsr > "$T_TMP/bad" 2>&1
