@@ -19,6 +19,17 @@
  * process (exit 71) with the reason on stderr: a run never measures or
  * tests an untagged stack as tagged. MTEBENCH_STACK_FILE, when set, gets a
  * line per stack made PROT_MTE ("main|thread START-END"), the run's proof.
+ *
+ * gettimeofday is called from a frame of its own here. glibc on aarch64
+ * resolves it (IFUNC) straight to the vDSO's __kernel_gettimeofday, a leaf
+ * that runs on its caller's SP, and Linux's vDSO orders its counter read
+ * with a dummy load from [sp] through a general register (arm64
+ * arch_counter_enforce_ordering: eor x4, x2, x2; add x4, sp, x4; ldr xzr,
+ * [x4]): a tag-checked load with tag 0. A stack-tagged caller whose tagged
+ * slot sits at [sp] (nginx's ngx_time_sigsafe_update: its timeval) then
+ * faults in sync mode, on a real kernel only (qemu-user's vDSO makes the
+ * system call). The frame below pushes the caller's SP down onto this
+ * uninstrumented frame's own granule, which holds tag 0.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -30,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #ifndef PROT_MTE
@@ -37,6 +49,7 @@
 #endif
 
 static int stack_fd = -1;
+static int (*real_gettimeofday)(struct timeval *, void *); /* resolved before main: signal handlers call it */
 
 static void note(const char *who, uintptr_t a, uintptr_t b)
 {
@@ -82,6 +95,18 @@ __attribute__((constructor)) static void mtestack_init(void)
         _exit(71);
     }
     tag_stack("main", a, b);
+    real_gettimeofday = (int (*)(struct timeval *, void *))dlsym(RTLD_NEXT, "gettimeofday");
+}
+
+/* the vDSO's gettimeofday from this frame, not the caller's (above): never
+ * a tail call, so the vDSO's SP is this frame's */
+__attribute__((noinline)) int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+    int (*fn)(struct timeval *, void *) = real_gettimeofday;
+    if (!fn) /* called before this library's constructor ran */
+        fn = (int (*)(struct timeval *, void *))dlsym(RTLD_NEXT, "gettimeofday");
+    volatile int rc = fn(tv, tz);
+    return rc;
 }
 
 struct start {

@@ -14,6 +14,8 @@
 #    return jumps to the client's bytes (a plain SIGSEGV).
 # The matrix counts vm's answer for that cell in the headline. And the far
 # run's options are refused where they do not belong.
+# (The vm stacktag trial also checks that nginx's stacktag build survives a
+# real kernel's vDSO: see libmtestack's gettimeofday.)
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
 t0=$(date +%s)
@@ -32,6 +34,12 @@ ok "$(jq_e '.outcome=="caught_kernel" and .syscall.refused and .syscall.object==
       .platform.name=="vm" and .kernel_check and (.platform.guest_image|length)>0' "$N/stacktag-sync-vm-001/detect.json" \
       >/dev/null; echo $?)" "vm stacktag/sync: the kernel refused the recv past the tagged buffer (EFAULT or a short copy)" \
    || jq -c '{outcome,syscall,platform}' "$N/stacktag-sync-vm-001/detect.json"
+# nginx's signal handler calls gettimeofday with a tagged slot at [sp]; the
+# vDSO's ordering load from [sp] (tag 0) faulted at the stop until
+# libmtestack gave the call a frame of its own (docs/DETECTION.md)
+ok "$(jq_e '.fault == null and (.error == null)' "$N/stacktag-sync-vm-001/detect.json" >/dev/null; echo $?)" \
+   "vm stacktag/sync: no fault at the stop (the vDSO's load from [sp] runs on libmtestack's frame)" \
+   || jq -c '{fault,error}' "$N/stacktag-sync-vm-001/detect.json"
 for d in clang-sync-001 clang-sync-vm-001; do
     ok "$(jq_e '.outcome=="caught_other" and .syscall.got > 4096 and (.syscall.refused|not)' "$N/$d/detect.json" >/dev/null; echo $?)" \
        "$d: no stack tags, recv wrote past the buffer on either kernel, a plain crash" || jq -c '{outcome,syscall}' "$N/$d/detect.json"
