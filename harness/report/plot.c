@@ -111,6 +111,43 @@ char *mtb_plot_overhead_script(json_t *summary)
     return buf;
 }
 
+char *mtb_plot_protection_script(json_t *rows, int emulated)
+{
+    if (!json_array_size(rows))
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "$D << EOD\n");
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        json_t *s = json_object_get(r, "slowdown");
+        int base = json_is_true(json_object_get(r, "baseline"));
+        double m = base ? 1 : mtb_jnum(s, "median"), lo = base ? 1 : mtb_jnum(s, "lo"), hi = base ? 1 : mtb_jnum(s, "hi");
+        if (isnan(m))
+            continue;
+        char ks[128];
+        char *label = mtb_asprintf("%s %s/%s%s", mtb_jstr(r, "service"), mtb_jstr(r, "variant"), mtb_jstr(r, "mode"),
+                                   kernel_suffix(mtb_jstr(r, "kernel"), ks, sizeof ks));
+        put_quoted(f, label);
+        fprintf(f, " %.6g %.6g %.6g %.6g %.6g %.6g\n", m, isnan(lo) ? m : lo, isnan(hi) ? m : hi,
+                mtb_jnum(r, "fraction"), mtb_jnum(r, "wilson95_lo"), mtb_jnum(r, "wilson95_hi"));
+        free(label);
+    }
+    fprintf(f, "EOD\n");
+    put_head(f, "What the price buys: overhead against the share of the catalogue caught",
+             "slowdown against plain/off (95% CI)",
+             "bugs caught by a tag check (fraction, Wilson 95%)", emulated);
+    fprintf(f, "set grid\nset key off\nset yrange [-0.05:1.1]\nset xrange [0.8:*]\nset offsets 0, 0.4, 0, 0\n"
+               "plot $D using 2:5:3:4:6:7 with xyerrorbars pt 7 ps 1.2 lc rgb \"#d95f02\", \\\n"
+               "     $D using 2:5:1 with labels left offset 0.8,0.7 font \",10\"\n");
+    fclose(f);
+    return buf;
+}
+
 char *mtb_plot_cores_script(json_t *summary)
 {
     json_t *rows = json_object_get(summary, "cores");

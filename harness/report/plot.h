@@ -15,6 +15,11 @@
 /* Script builders. emulated: add the "emulated: not hardware timing" label. */
 /* Overhead bars (slowdown with CI error bars) per service, mode and kernel, from a summary. */
 char *mtb_plot_overhead_script(json_t *summary);
+/* What the price buys (report --detect): each configuration of the
+ * summary's protection rows as a point, its overhead (slowdown, the
+ * baseline at 1) against the fraction of its catalogue it catches, with
+ * both intervals; NULL when there is no row. */
+char *mtb_plot_protection_script(json_t *rows, int emulated);
 /* Latency percentile spectra of the ok records whose group key (see
  * mtb_plot_group) equals group: one line per configuration, runs merged. */
 char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated);

@@ -282,7 +282,7 @@ static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *pr
 
 /* What the price buys: the catch rate of mtebench detect's matrices beside
  * the overhead of the same service, variant and mode (report --detect) */
-static void html_protection(FILE *f, json_t *sum, int emu)
+static void html_protection(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
 {
     json_t *rows = json_object_get(sum, "protection"), *r;
     if (!json_array_size(rows))
@@ -306,7 +306,11 @@ static void html_protection(FILE *f, json_t *sum, int emu)
         }
         fputs("</tr>\n", f);
     }
-    fprintf(f, "</table></section>\n");
+    fprintf(f, "</table>\n");
+    char *script = mtb_plot_protection_script(rows, emu);
+    html_plot(f, script, nplot, 900, 460, problems);
+    free(script);
+    fprintf(f, "</section>\n");
 }
 
 /* Capacity at an SLO: each capacity search's result among the results (its
@@ -784,7 +788,7 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
     int nplot = 0;
     html_results(f, sum, emu);
     html_overheads(f, sum, emu, &nplot, problems);
-    html_protection(f, sum, emu);
+    html_protection(f, sum, emu, &nplot, problems);
     html_capacity(f, sum, &nplot, problems);
     html_cores(f, sum, emu, &nplot, problems);
     html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",

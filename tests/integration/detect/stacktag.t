@@ -47,6 +47,10 @@ ok "$(jq_e '[.protection[] | select(.variant=="stacktag" and .mode=="sync")] | l
       >/dev/null; echo $?)" "stacktag/sync: 1 of 1 stack bug caught, beside its overhead" || dump "$T_TMP/rep.out"
 ok "$(jq_e '[.protection[] | select(.variant=="clang" and .mode=="sync")] | .[0].bugs_caught==0' \
       "$T_TMP/rep/prot/summary.json" >/dev/null; echo $?)" "clang/sync: 0 caught, beside its overhead"
+# the picture: a point per configuration, overhead against the share caught
+ok "$(sed -n '/id="protection"/,/<\/section>/p' "$T_TMP/rep/prot/index.html" | grep -c 'What the price buys: overhead against the share of the catalogue caught' |
+      grep -qx 1 && sed -n '/id="protection"/,/<\/section>/p' "$T_TMP/rep/prot/index.html" | grep -q 'stacktag/sync'; echo $?)" \
+   "index.html: the cost-against-protection plot, stacktag/sync among its points"
 
 # refused where it cannot run
 if [ "$(uname -m)" != aarch64 ]; then
