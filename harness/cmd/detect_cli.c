@@ -162,7 +162,7 @@ int mtb_cmd_detect(int argc, char **argv)
     }
     if (o.p->named_kernels || q.kernel_check) { /* the guest's kernel built now (cached), so trials only boot it */
         struct mtb_kernel k;
-        if (mtb_kernel_ensure(q.check_kernel, NULL, 0, 1, &k, why, sizeof why) != 0)
+        if (mtb_kernel_ensure(q.check_kernel, NULL, 0, 0, &k, why, sizeof why) != 0)
             mtb_die(1, "%s", why);
         mtb_kernel_free(&k);
     }
