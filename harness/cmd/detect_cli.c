@@ -151,6 +151,8 @@ int mtb_cmd_detect(int argc, char **argv)
     q.recipe = o.recipe;
     q.platform = o.p;
     q.kernel = o.kernel;
+    if (q.controls && o.p->run)
+        mtb_die(2, "detect --controls runs on emu or host: a fix's refusal of the trigger does not depend on the kernel");
     q.check_kernel = o.p->named_kernels ? o.kernel : "stock";
     if (kcheck && strcmp(kcheck, "none")) {
         if (strcmp(kcheck, "vm"))

@@ -72,6 +72,8 @@ ok "$([ $? = 2 ] && grep -q 'variant stacktag of nginx has no re-introduced bugs
    "run --bug on a measured variant refused" || dump "$T_TMP/e2"
 "$M" bench --service nginx --mode sync --bug CVE-2013-2028 --dry-run > /dev/null 2> "$T_TMP/e3"
 ok "$([ $? = 2 ] && grep -q 'options of run' "$T_TMP/e3"; echo $?)" "--bug is run's alone" || dump "$T_TMP/e3"
+"$M" detect --controls --service nginx --bugs CVE-2013-2028 --platform vm > /dev/null 2> "$T_TMP/e5"
+ok "$([ $? = 2 ] && grep -q 'controls runs on emu or host' "$T_TMP/e5"; echo $?)" "the fixed-build controls refused on vm" || dump "$T_TMP/e5"
 "$M" run --service nginx --variant stacktag-bugs --mode sync --platform emu > /dev/null 2> "$T_TMP/e4"
 ok "$([ $? = 2 ] && grep -q 'detection trials only' "$T_TMP/e4"; echo $?)" "a bug build still refused by run without --bug"
 done_testing
