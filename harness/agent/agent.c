@@ -100,7 +100,7 @@ int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target 
 /* The far `mtebench run` of a run: run --platform=P --kernel=host
  * --service --variant --mode --build={root}/builds/S/V --results={out},
  * far->args, every workload field (so the far record names the same
- * workload), --quiet; a detection trial's bug switch and trigger, which
+ * workload) and its params (--param), --quiet; a detection trial's bug switch and trigger, which
  * `mtebench detect` sets in this process's environment for the run, as
  * --bug and --bug-trigger (the trigger under the far checkout: {root}/...).
  * Into a (NULL-terminated). */
@@ -126,6 +126,15 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
         mtb_argv_pushf(a, "--bug-trigger=%s%s", !strncmp(trig, mtb_root(), rl) && trig[rl] == '/' ? "{root}" : "",
                        !strncmp(trig, mtb_root(), rl) && trig[rl] == '/' ? trig + rl : trig);
     mtb_workload_args(run->wl, a);
+    const char *pk;
+    json_t *pv;
+    json_object_foreach(run->wl->params, pk, pv) { /* a trial's workload params (--param, spaces and % encoded) */
+        char *v = mtb_strdup(""), *n;
+        for (const char *s = json_string_value(pv) ? json_string_value(pv) : ""; *s; s++, free(v), v = n)
+            n = *s == ' ' ? mtb_asprintf("%s%%20", v) : *s == '%' ? mtb_asprintf("%s%%25", v) : mtb_asprintf("%s%c", v, *s);
+        mtb_argv_pushf(a, "--param=%s=%s", pk, v);
+        free(v);
+    }
     mtb_argv_push(a, "--quiet");
 }
 

@@ -15,7 +15,7 @@
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
        O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
-       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER };
+       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER, O_PARAM };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -31,6 +31,7 @@ static const struct option longopts[] = {
     { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
     { "build", required_argument, 0, O_BUILD },
     { "bug", required_argument, 0, O_BUG },           { "bug-trigger", required_argument, 0, O_BUG_TRIGGER },
+    { "param", required_argument, 0, O_PARAM },
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
     { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
     { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
@@ -108,7 +109,8 @@ static void mtb_cli_usage(FILE *f)
             "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
             "  --build DIR                  run: use this prebuilt service build (a cache directory)\n"
             "  --bug ID, --bug-trigger F    run: a detection trial's bug switched on (MTEBENCH_BUG) and its\n"
-            "                               trigger (the far run of `mtebench detect --platform vm`)\n"
+            "  --param KEY=VALUE            trigger, and a workload param (%%20 a space, %%25 a %%): the far run\n"
+            "                               of `mtebench detect --platform vm`\n"
             "  --server-host H    HOSTS     run the service on [user@]host[:port] over ssh; its record is made there\n"
             "                               (default: the profile's server_host, else this machine)\n"
             "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
@@ -155,6 +157,37 @@ static const char *check_cores(const char *s)
     if (n <= 0 || n > MTB_MAX_SWEEP || cc[0] < 1)
         mtb_opts_bad("CORES", s, "core counts such as 8,64,128 (at least 1 each)");
     return s;
+}
+
+/* A detection trial's far run (run only): --bug, --bug-trigger, and
+ * --param KEY=VALUE into o->params, %20 (a space) and %25 (%) decoded
+ * (agent.c encodes them so: the vm's console passes arguments on the
+ * kernel's command line, split at spaces) */
+static void far_option(struct mtb_opts *o, const char *cmd, int c, const char *kv)
+{
+    if (strcmp(cmd, "run") || c != O_PARAM) {
+        *(strcmp(cmd, "run") ? &o->far_elsewhere : c == O_BUG ? &o->bug : &o->bug_trigger) = kv;
+        return;
+    }
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) {
+        mtb_die(2, "--param %s: KEY=VALUE", kv);
+        return; /* the fuzz target's mtb_die returns */
+    }
+    char *v = mtb_strdup(eq + 1), *w = v;
+    for (const char *s = v; *s; s++)
+        if (!strncmp(s, "%20", 3) || !strncmp(s, "%25", 3)) {
+            *w++ = s[2] == '0' ? ' ' : '%';
+            s += 2;
+        } else
+            *w++ = *s;
+    *w = 0;
+    if (!o->params)
+        o->params = json_object();
+    char *k = mtb_asprintf("%.*s", (int)(eq - kv), kv);
+    json_object_set_new(o->params, k, json_string(v));
+    free(k);
+    free(v);
 }
 
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
@@ -206,9 +239,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         case O_JSON: o->json = 1; break;
         case O_DRYRUN: o->dry_run = 1; break;
         case O_BUILD: o->build_dir = optarg; break;
-        case O_BUG: case O_BUG_TRIGGER: /* a detection trial's far run */
-            *(strcmp(cmd, "run") ? &o->bug_elsewhere : c == O_BUG ? &o->bug : &o->bug_trigger) = optarg;
-            break;
+        case O_BUG: case O_BUG_TRIGGER: case O_PARAM: far_option(o, cmd, c, optarg); break;
         case O_KERNELS: o->kernels = optarg; break;
         case O_BASELINE: o->baseline = 1; break;
         case O_DETECT:

@@ -138,6 +138,8 @@ static void resolve_load(struct mtb_opts *o)
         mtb_opts_bad("WORKLOAD", o->workload, acc);
     }
     struct mtb_workload *w = &o->wl;
+    if (o->params) /* the far run of a trial whose workload sets params (an embedded service's bug) */
+        w->params = o->params;
     if (o->mach.service_threads)
         w->service_threads = o->mach.service_threads;
     if (o->mach.loadgen_threads)
@@ -183,8 +185,8 @@ void mtb_opts_note_emu(const struct mtb_opts *o, long reps)
 void mtb_opts_resolve(struct mtb_opts *o)
 {
     char err[MTB_ERRLEN];
-    if (o->bug_elsewhere)
-        mtb_die(2, "--bug and --bug-trigger are options of run (a detection trial's far run), not of %s",
+    if (o->far_elsewhere)
+        mtb_die(2, "--bug, --bug-trigger and --param are options of run (a detection trial's far run), not of %s",
                 o->cmd ? o->cmd : "this command");
     if (!o->service || !*o->service)
         mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
