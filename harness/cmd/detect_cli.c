@@ -28,8 +28,9 @@ static void detect_usage(FILE *f)
                "  (a fresh service each);\n"
                "  outcomes caught_sync, caught_async, caught_kernel (a system call refused by the kernel's tag\n"
                "  check: vm, hardware), caught_other, silent, not_triggered, not_reached, error;\n"
-               "  --kernel-check vm: a bug whose bad access is a system call's (access_in syscall) also runs its\n"
-               "  sync cells in a vm guest, where a real kernel checks it (qemu-user never does);\n"
+               "  --kernel-check vm|none: a bug whose bad access is a system call's (access_in syscall) also runs\n"
+               "  its sync cells in a vm guest, where a real kernel checks it (qemu-user never does); on emu the\n"
+               "  default is vm wherever a vm can run;\n"
                "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
                "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
                "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n"
@@ -154,15 +155,20 @@ int mtb_cmd_detect(int argc, char **argv)
     if (q.controls && o.p->run)
         mtb_die(2, "detect --controls runs on emu or host: a fix's refusal of the trigger does not depend on the kernel");
     q.check_kernel = o.p->named_kernels ? o.kernel : "stock";
-    if (kcheck && strcmp(kcheck, "none")) {
-        if (strcmp(kcheck, "vm"))
-            mtb_die(2, "--kernel-check %s: accepted vm (a guest of a real kernel, --kernel K on vm, else stock) or none",
-                    kcheck);
-        q.kernel_check = mtb_platform_find("vm");
-        if (!q.kernel_check->usable(why, sizeof why))
+    if (kcheck && strcmp(kcheck, "none") && strcmp(kcheck, "vm"))
+        mtb_die(2, "--kernel-check %s: accepted vm (a guest of a real kernel, --kernel K on vm, else stock) or none",
+                kcheck);
+    /* on emu a system call's bad access also runs on vm by default (qemu-user checks no system call's buffer) */
+    const struct mtb_platform *vm = mtb_platform_find("vm");
+    if (kcheck ? !strcmp(kcheck, "vm") : !q.controls && !strcmp(o.p->name, "emu")) {
+        if (vm->usable(why, sizeof why))
+            q.kernel_check = vm;
+        else if (kcheck)
             mtb_die(2, "--kernel-check vm: the vm platform cannot run here: %s", why);
+        else
+            fprintf(stderr, "mtebench: detect: no vm here (%s): a system call's bad access is emu's answer only\n", why);
     }
-    if (o.p->named_kernels || q.kernel_check) { /* the guest's kernel built now (cached), so trials only boot it */
+    if (o.p->named_kernels) { /* the guest's kernel built now (cached), so trials only boot it */
         struct mtb_kernel k;
         if (mtb_kernel_ensure(q.check_kernel, NULL, 0, 0, &k, why, sizeof why) != 0)
             mtb_die(1, "%s", why);

@@ -26,6 +26,7 @@
 #include "detect/detect.h"
 #include "detect/catalogue.h"
 #include "core/build.h"
+#include "core/kernel.h"
 #include "core/recipe.h"
 #include "run/quiet.h"
 #include "core/record.h"
@@ -614,6 +615,13 @@ int mtb_detect_run(const struct mtb_detect_req *q)
     if (npairs == 0)
         mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", q->configs);
     c->total = q->controls ? nb : count_trials(c, bugs, nb, vs, nv, ms, nm, npairs);
+    if (!q->controls && q->kernel_check && c->total > nb * npairs * (int)q->trials) {
+        /* cells to try on kernel_check: its kernel built now (cached, minutes cold), saying so */
+        struct mtb_kernel k;
+        if (mtb_kernel_ensure(q->check_kernel, NULL, 0, 0, &k, why, sizeof why) != 0)
+            mtb_die(1, "%s", why);
+        mtb_kernel_free(&k);
+    }
     c->env = mtb_quiet_environment(q->machine, 0, 1);
     json_t *all = json_array();
     if (q->controls) { /* each bug's fixed-build control, not the trials */

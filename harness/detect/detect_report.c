@@ -494,11 +494,15 @@ static void html_grid(FILE *f, json_t *mx)
             long mte = (long)json_integer_value(json_object_get(x, "caught_mte"));
             long other = (long)json_integer_value(json_object_get(json_object_get(x, "counts"), "caught_other"));
             const char *cls = !x ? "none" : !valid ? "nr" : mte == valid ? "caught" : mte ? "some" : other ? "crash" : "missed";
-            char o[256] = "", t[64];
+            char o[256] = "", t[96];
             if (x)
                 counts_text(x, o, sizeof o);
             snprintf(t, sizeof t, !x ? "" : valid ? "%ld/%ld%s" : "not reached", mte, valid, x != x0 ? " (vm)" : "");
-            int unchecked = x == x0 && json_is_true(json_object_get(x, "kernel_access_unchecked"));
+            if (x != x0) /* emu's answer beside vm's, marked */
+                snprintf(t + strlen(t), sizeof t - strlen(t), "; emu %lld/%lld",
+                         json_integer_value(json_object_get(x0, "caught_mte")),
+                         json_integer_value(json_object_get(x0, "valid")));
+            int unchecked = json_is_true(json_object_get(x0, "kernel_access_unchecked"));
             any_unchecked |= unchecked;
             fprintf(f, "<td class=\"%s\" title=\"", cls);
             html_esc(f, o);
@@ -509,7 +513,8 @@ static void html_grid(FILE *f, json_t *mx)
     }
     fprintf(f, "</table>\n<p>Each cell: trials a tag check caught / trials that reached and triggered the bug; green "
                "every one caught, amber some, orange a crash but no tag check, red missed, grey not reached; its "
-               "outcomes in its tooltip.%s</p>\n", any_unchecked ? " † " UNCHECKED_NOTE "." : "");
+               "outcomes in its tooltip; (vm): a real kernel's answer, emu's beside it.%s</p>\n",
+            any_unchecked ? " † " UNCHECKED_NOTE "." : "");
     free(cv);
     free(rv);
     json_decref(cfgs);

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The kernel's own tag checks in detection (docs/DETECTION.md, "What is exact
 # where"): nginx CVE-2013-2028, a recv past a 4096-byte stack buffer, the bad
-# write made inside the kernel (access_in syscall). `detect --kernel-check vm`
-# runs its sync cells under emu and again in a vm guest of a real kernel:
+# write made inside the kernel (access_in syscall). `detect` on emu runs its
+# sync cells there and, by default (`--kernel-check vm`; `none` to skip),
+# again in a vm guest of a real kernel:
 #  - emu, stacktag: qemu-user never checks a system call's buffer, so recv
 #    writes 6144 bytes into the 4096-byte buffer; a tag check in user code
 #    catches the aftermath, 16 bytes before the buffer (the cell marked as
@@ -20,8 +21,8 @@
 M="$B/mtebench"
 t0=$(date +%s)
 "$M" detect --service nginx --bugs CVE-2013-2028 --variants clang,stacktag --modes sync --trials 1 --platform emu \
-    --kernel-check vm --results "$T_TMP/ng" > "$T_TMP/ng.out" 2>&1
-is "$?" 0 "detect --kernel-check vm runs (every trial reached its bug)" || dump "$T_TMP/ng.out"
+    --results "$T_TMP/ng" > "$T_TMP/ng.out" 2>&1
+is "$?" 0 "detect on emu, the vm's check by default: every trial reached its bug" || dump "$T_TMP/ng.out"
 echo "# detect with --kernel-check vm: $(( $(date +%s) - t0 )) s"
 N="$T_TMP/ng/CVE-2013-2028"
 ok "$(grep -c '^detect [1-4]/4: ' "$T_TMP/ng.out" | grep -qx 4; echo $?)" "4 trials: 2 configurations x (emu, vm)" || dump "$T_TMP/ng.out"
@@ -58,12 +59,15 @@ ok "$(jq_e '[.cells[] | select(.variant=="stacktag") | .kernel_access_unchecked 
 ok "$(jq_e '[.headline[] | {(.config): .bugs_caught}] | add == {"stacktag/sync": 1, "clang/sync": 0}' "$J" >/dev/null; echo $?)" \
    "the headline: stacktag/sync catches it (the kernel's answer), clang/sync does not" || jq -c '.headline' "$J"
 ok "$(grep -q 'caught_kernel 1' "$T_TMP/ng/detect.md" && grep -q 'on vm (a real kernel)' "$T_TMP/ng/detect.md" &&
-      grep -q '1/1 (vm)' "$T_TMP/ng/detect.html"; echo $?)" "detect.md and detect.html give vm's answer"
+      grep -q '>1/1 (vm); emu 1/1 †</td>' "$T_TMP/ng/detect.html"; echo $?)" \
+   "detect.md and detect.html give vm's answer, emu's beside it marked (†)"
 # a system call's bug under emu alone: told what it misses
 "$M" detect --service nginx --bugs CVE-2013-2028 --variants clang --modes sync --trials 1 --platform emu \
-    --results "$T_TMP/ng" > /dev/null 2> "$T_TMP/note"
+    --kernel-check none --results "$T_TMP/ng1" > /dev/null 2> "$T_TMP/note"
 ok "$(grep -q "CVE-2013-2028's bad access is a system call's, which qemu-user never checks: --kernel-check vm" "$T_TMP/note"; echo $?)" \
-   "under emu alone, a note names what qemu-user cannot see" || dump "$T_TMP/note"
+   "--kernel-check none: a note names what qemu-user cannot see" || dump "$T_TMP/note"
+ok "$(jq_e '[.cells[] | .kernel_check] == [null] and ([.cells[] | .kernel_access_unchecked] == [true])' "$T_TMP/ng1/detect.json" \
+      >/dev/null && [ ! -d "$T_TMP/ng1/CVE-2013-2028/clang-sync-vm-001" ]; echo $?)" "... and no trial on vm"
 # refusals
 "$M" detect --service nginx --bugs CVE-2013-2028 --kernel-check kvm --platform emu > /dev/null 2> "$T_TMP/e1"
 ok "$([ $? = 2 ] && grep -q -- '--kernel-check kvm: accepted vm' "$T_TMP/e1"; echo $?)" "--kernel-check of an unknown platform refused" || dump "$T_TMP/e1"
