@@ -21,7 +21,7 @@ static void detect_usage(FILE *f)
 {
     fprintf(f, "usage: mtebench detect --service S [--bugs ID,...|all] [--variants plain,tagged,objtag]\n"
                "                       [--modes off,sync,async,asymm] [--configs V/M,...] [--trials N]\n"
-               "                       [--platform emu|host|vm] [--kernel K (vm)] [--kernel-check vm]\n"
+               "                       [--platform emu|host|vm] [--kernel K (vm)] [--kernel-check vm|none]\n"
                "                       [--allocator glibc|scudo] [--cost BENCH_RESULTS_DIR,...]\n"
                "                       [--results DIR (resumes)] [--machine M] [--json]\n"
                "  each bug of services/S/bugs/ x variant (its -bugs build) x mode (those the platform has), N trials\n"
