@@ -500,12 +500,16 @@ static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *v
     return bad;
 }
 
-/* does this bug's cell in mode m also run on kernel_check (a system call's
- * bad access, sync mode, tried elsewhere than there)? */
+/* is this bug's cell in mode m one a real kernel checks (a system call's bad access, sync mode)? */
+static int kernel_checks(json_t *man, const struct mtb_mode *m)
+{
+    return !strcmp(m->name, "sync") && !strcmp(json_string_value(json_object_get(man, "access_in")) ?: "", "syscall");
+}
+
+/* does this bug's cell in mode m also run on kernel_check (tried elsewhere than there)? */
 static int kernel_checked(const struct detect_ctx *c, json_t *man, const struct mtb_mode *m)
 {
-    return c->q->kernel_check && c->q->kernel_check != c->q->platform && !strcmp(m->name, "sync") &&
-           !strcmp(json_string_value(json_object_get(man, "access_in")) ?: "", "syscall");
+    return c->q->kernel_check && c->q->kernel_check != c->q->platform && kernel_checks(man, m);
 }
 
 /* every bug x variant x mode x trial wanted; 1 if a trial did not reach its
@@ -566,8 +570,7 @@ static int count_trials(struct detect_ctx *c, char **bugs, int nb, const char **
             for (int m = 0; m < nm; m++) {
                 int w = wanted(q->configs, vs[v], ms[m]->name);
                 total += (int)q->trials * (w && kernel_checked(c, man, ms[m]));
-                unchecked |= w && !q->kernel_check && !strcmp(q->platform->name, "emu") && !strcmp(ms[m]->name, "sync") &&
-                             !strcmp(json_string_value(json_object_get(man, "access_in")) ?: "", "syscall");
+                unchecked |= w && !q->kernel_check && !strcmp(q->platform->name, "emu") && kernel_checks(man, ms[m]);
             }
         if (unchecked)
             fprintf(stderr, "mtebench: detect: %s's bad access is a system call's, which qemu-user never checks: "
