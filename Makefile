@@ -273,6 +273,12 @@ bench-loadgen: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(B)/bench/floor
 	bash tests/bench/loadgen.sh
 
+# capacity against queueing theory (tests/bench/capacity-md1.sh): memcached's
+# spinning plants' capacities beside M/D/1 and M/M/1; SLO=p99:2.2ms
+bench-capacity: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	bash tests/bench/capacity-md1.sh "" $(or $(SLO),p99:2.2ms)
+
 report: all
 	$(B)/mtebench report $(or $(RESULTS),$(lastword $(sort $(wildcard results/*))))
 
@@ -319,7 +325,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep capacity
+.PHONY: all deps bench bench-loadgen bench-capacity compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep capacity
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

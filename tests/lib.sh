@@ -11,6 +11,15 @@ T_PGIDS=""
 # the suite makes hundreds of runs); the tests that judge the check itself
 # (machines.t, nightly-e2e.t) unset it
 export MTEBENCH_QUIET_SAMPLE=${MTEBENCH_QUIET_SAMPLE:-0.1}
+# the machine's latency floor (run/floor.h) is not measured before each
+# plan (about 6 s each); floor.t and capacity-md1.t measure it
+export MTEBENCH_FLOOR=${MTEBENCH_FLOOR:-0}
+# reports a command writes by default (bench, report, compare-kernels,
+# bisect, nightly) go under the test's temporary directory, not the
+# checkout's reports/, and results (with the start-up costs kept beside
+# them) under it too: tests/checkout.t checks the suite leaves the checkout as it was
+export MTEBENCH_REPORTS="$T_TMP/reports"
+export MTEBENCH_RESULTS="$T_TMP/results"
 . "$ROOT/tests/common.sh"
 
 # ok STATUS NAME / is GOT EXPECTED NAME: one TAP line; return 1 on failure so

@@ -62,6 +62,10 @@ declare -A tagline=()   # by test name: its line in tags.txt (the timing tests r
 while read -r n rest; do
     rest=${rest%%#*}; [ -n "$n" ] && tags[$n]=" $(echo $rest) " && tagline[$n]=${#tagline[@]}
 done < <(grep -v '^#' "$TAGS" 2>/dev/null)
+checkout_state() {   # what git sees of the checkout, ignored files included, but
+    # tests/durations.txt, which a full run rewrites by design (below)
+    git status --porcelain --ignored 2>/dev/null | grep -v ' tests/durations.txt$' | sort
+}
 tenths() {   # a test's expected wall time in tenths of a second
     local s=${secs[${1##*/}]:-}
     [ -n "$s" ] || { [[ ${1##*/} == test_* ]] && s=1 || s=$DEFAULT_SECONDS; }
@@ -201,12 +205,20 @@ else
     fi
 fi
 rm -rf "$LOGS"; mkdir -p "$LOGS"
+# the checkout as the suite found it (tests/checkout.t compares after):
+# tests write under their temporary directories, never into the clone
+[ "$full" = 1 ] && checkout_state > "$LOGS/checkout.before"
 start=$(date +%s)
 "${run[@]}" "${tests[@]}" 2>&1 | tee "$LOGS/prove.out"
 rc=${PIPESTATUS[0]}
 if [ ${#alone[@]} -gt 0 ]; then
     echo "=== alone, both lanes ended: ${alone[*]##*/}"
     "${prove1[@]}" "${alone[@]}" 2>&1 | tee "$LOGS/prove-alone.out"
+    [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+if [ "$full" = 1 ]; then
+    echo "=== the checkout after the suite"
+    MTB_CHECKOUT_BEFORE="$LOGS/checkout.before" "${prove1[@]}" tests/checkout.t 2>&1 | tee "$LOGS/prove-checkout.out"
     [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 [ "$full" = 1 ] && [ "${MTB_TEST_DURATIONS:-1}" != 0 ] && save_durations
@@ -220,7 +232,7 @@ if [ "$rc" != 0 ]; then
 fi
 # one line for both prove runs: files, tests, checks failed, result
 files=0 checks=0
-for o in "$LOGS/prove.out" ${alone[0]:+"$LOGS/prove-alone.out"}; do
+for o in "$LOGS/prove.out" ${alone[0]:+"$LOGS/prove-alone.out"} $([ "$full" = 1 ] && echo "$LOGS/prove-checkout.out"); do
     l=$(grep -E '^Files=[0-9]+, Tests=[0-9]+' "$o" | tail -n 1)
     [ -n "$l" ] || { rc=1; continue; }
     f=${l#Files=}; f=${f%%,*}; t=${l#*Tests=}; t=${t%%,*}

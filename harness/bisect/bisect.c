@@ -432,7 +432,7 @@ int mtb_cmd_bisect(int argc, char **argv)
     parse(&o, argc, argv);
     if (!o.repo)
         o.repo = mtb_root();
-    char *def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
+    char *def_hist = mtb_asprintf("%s/history.sqlite", mtb_results_dir());
     if (!o.history)
         o.history = def_hist;
     struct mtb_bisect_ctx c = { .o = &o, .steps = json_array(), .runs = json_array() };
@@ -452,7 +452,7 @@ int mtb_cmd_bisect(int argc, char **argv)
     history_begin(&c);
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
-    c.outdir = o.out ? mtb_strdup(o.out) : mtb_asprintf("%s/reports/bisect-%s", mtb_root(), ts);
+    c.outdir = o.out ? mtb_strdup(o.out) : mtb_asprintf("%s/bisect-%s", mtb_reports_dir(), ts);
     char *runs = mtb_asprintf("%s/runs", c.outdir);
     if (mtb_mkdir_p(c.outdir) || mtb_mkdir_p(runs))
         mtb_die(2, "bisect: cannot create %s: %s", runs, strerror(errno));

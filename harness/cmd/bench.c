@@ -169,7 +169,7 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     char *sjp = mtb_asprintf("%s/summary.json", dir);
     char *md = mtb_summary_markdown(sum);
     char *smp = mtb_asprintf("%s/summary.md", dir);
-    char *repdir = mtb_asprintf("%s/reports", mtb_root());
+    char *repdir = mtb_strdup(mtb_reports_dir());
     mtb_mkdir_p(repdir);
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);

@@ -24,6 +24,7 @@
 #include "lib/util.h"
 #include "plan/plan.h"
 #include "report/capacity_out.h"
+#include "run/floor.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -640,6 +641,41 @@ json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int forc
     return all;
 }
 
+/* Before a search: the machine's latency floor (run/floor.h). A bound below
+ * the best its percentile showed at any of the floor's rates, on loopback to
+ * a native memcached, cannot be met by any service here: refused (exit 2)
+ * with the figures, instead of a search that finds "below". MTEBENCH_FLOOR=0
+ * skips the measurement. */
+static void floor_check(const struct search *s)
+{
+    const char *e = getenv("MTEBENCH_FLOOR");
+    if (e && !strcmp(e, "0"))
+        return;
+    struct mtb_floor f;
+    char why[MTB_ERRLEN];
+    fprintf(stderr, "mtebench: capacity: measuring this machine's latency floor (a native memcached on loopback, "
+            "about 6 s; MTEBENCH_FLOOR=0 skips it)\n");
+    if (mtb_floor_measure(&f, 1, why, sizeof why) != 0) {
+        mtb_warn("capacity: the latency floor could not be measured (%s); searching without it", why);
+        return;
+    }
+    for (int i = 0; i < s->slo.n; i++) {
+        const struct mtb_slo_bound *b = &s->slo.b[i];
+        /* a percentile the floor does not keep (p99.99) is at least the highest it keeps */
+        int k = mtb_floor_pct_index(b->pct);
+        double rate = 0, best = mtb_floor_best(&f, k >= 0 ? k : MTB_FLOOR_NPCT - 1, &rate);
+        if (!(b->bound_us < best))
+            continue;
+        fprintf(stderr, "mtebench: capacity: the latency floor on loopback (%s):\n", f.server);
+        mtb_floor_print(&f, stderr, "  ");
+        mtb_die(2, "capacity: %s at %g/s is %.2f ms here at best: %s cannot be met on this machine at any rate "
+                "(mtebench doctor measures the floor; choose a bound above it)", k >= 0 ? b->pct : "p99.9", rate,
+                best / 1000, b->text);
+    }
+    double rate = 0, p99 = mtb_floor_best(&f, 2, &rate);
+    fprintf(stderr, "mtebench: capacity: latency floor p99 %.0f us at best (at %g/s): below every bound\n", p99, rate);
+}
+
 int mtb_cmd_capacity(int argc, char **argv)
 {
     struct mtb_opts o;
@@ -649,6 +685,7 @@ int mtb_cmd_capacity(int argc, char **argv)
         dry_run(s);
         return 0;
     }
+    floor_check(s);
     char *tag = mtb_asprintf("%s-capacity-%s", o.recipe->name, o.m->name);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(tag);
     free(tag);

@@ -292,5 +292,5 @@ char *mtb_cli_results_dir(const char *what)
 {
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
-    return mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, what);
+    return mtb_asprintf("%s/%s-%s", mtb_results_dir(), ts, what);
 }

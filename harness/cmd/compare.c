@@ -430,7 +430,7 @@ static void write_outputs(json_t *cmp, const char *dir)
     char *md = mtb_compare_markdown(cmp);
     char *mdp = mtb_asprintf("%s/kernels.md", dir);
     write_file(mdp, md);
-    char *repdir = mtb_asprintf("%s/reports", mtb_root());
+    char *repdir = mtb_strdup(mtb_reports_dir());
     mtb_mkdir_p(repdir);
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     char *rmd = mtb_asprintf("%s/%s.md", repdir, base);
@@ -487,7 +487,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *dir = o.results ? mtb_strdup(o.results)
-                          : mtb_asprintf("%s/results/%s-kernels-%s-%s", mtb_root(), ts, o.recipe->name, o.m->name);
+                          : mtb_asprintf("%s/%s-kernels-%s-%s", mtb_results_dir(), ts, o.recipe->name, o.m->name);
     int total = (int)o.reps * (int)plan.ncells, failures = 0;
     fprintf(stderr, "mtebench: compare-kernels: %s tagged/%s%s on kernels %s (vm), %ld reps x %g s, results in %s\n",
             o.recipe->name, o.m->name, o.baseline ? " and plain/off" : "", o.kernels, o.reps, o.wl.duration, dir);

@@ -10,6 +10,7 @@
 #include "core/kernel.h"
 #include "core/machine.h"
 #include "run/quiet.h"
+#include "run/floor.h"
 #include "lib/files.h"
 #include "lib/proc.h"
 
@@ -208,6 +209,25 @@ static void doctor_print(json_t *d)
         json_object_foreach(json_object_get(p, "refused"), k, v) printf("        %s refused: %s\n", k, json_string_value(v));
     }
     printf("default platform    %s\n", S("default_platform"));
+    json_t *fl = json_object_get(d, "floor");
+    json_t *fb = json_object_get(json_object_get(fl, "best"), "p99");
+    if (fb)
+        printf("latency floor       p99 %.0f us at best (at %g/s), loopback to %s: a tail-latency bound below it "
+               "cannot be met here\n", json_number_value(json_object_get(fb, "us")),
+               json_number_value(json_object_get(fb, "rate")), json_string_value(json_object_get(fl, "server")));
+    else
+        printf("latency floor       not measured: %s\n",
+               json_string_value(json_object_get(fl, json_object_get(fl, "error") ? "error" : "skipped")));
+    size_t fi;
+    json_t *fp;
+    json_array_foreach(json_object_get(fl, "points"), fi, fp)
+    {
+#define FPCT(k) json_number_value(json_object_get(fp, k))
+        printf("  at %6g/s         p50 %8.0f us, p90 %8.0f us, p99 %8.0f us, p99.9 %8.0f us (%lld requests)\n",
+               FPCT("rate"), FPCT("p50"), FPCT("p90"), FPCT("p99"), FPCT("p99.9"),
+               (long long)json_integer_value(json_object_get(fp, "count")));
+#undef FPCT
+    }
     json_t *mj = json_object_get(d, "machine");
     printf("machine profile     MACHINE=%s (%s)\n", json_string_value(json_object_get(mj, "suggested")),
            json_string_value(json_object_get(mj, "why")));
@@ -229,6 +249,8 @@ int mtb_cmd_doctor(int argc, char **argv)
     doctor_host(d);
     doctor_machine(d);
     doctor_platforms(d);
+    /* the latency floor: a native memcached on loopback at three rates (run/floor.h) */
+    json_object_set_new(d, "floor", mtb_floor_check());
     if (as_json) {
         json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");

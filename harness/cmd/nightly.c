@@ -596,8 +596,8 @@ static int parse_args(int argc, char **argv, struct nightly_args *na)
     }
     if (json_array_size(na->ingest) && (na->plan_path || na->nrest > 1))
         mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest adds existing results; it takes no plan or plan options");
-    na->def_hist = mtb_asprintf("%s/results/history.sqlite", mtb_root());
-    na->def_out = mtb_asprintf("%s/reports/nightly", mtb_root());
+    na->def_hist = mtb_asprintf("%s/history.sqlite", mtb_results_dir());
+    na->def_out = mtb_asprintf("%s/nightly", mtb_reports_dir());
     na->def_plan = mtb_asprintf("%s/configs/nightly.conf", mtb_root());
     if (!na->history)
         na->history = na->def_hist;
@@ -667,7 +667,7 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     mtb_plan_load(&plan, na->plan_path, &o);
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
-    char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/results/%s-%s", mtb_root(), ts, plan.name);
+    char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/%s-%s", mtb_results_dir(), ts, plan.name);
     char nreps[32];
     mtb_reps_text(nreps, sizeof nreps, plan.reps);
     fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %s reps and %zu capacity searches on %s%s, "

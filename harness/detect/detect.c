@@ -591,7 +591,7 @@ int mtb_detect_run(const struct mtb_detect_req *q)
     if (nb == 0)
         mtb_die(2, "%s has no bug catalogue (services/%s/bugs/*/manifest.ini)", q->recipe->name, q->recipe->name);
     mtb_utc_compact(ts, sizeof ts);
-    char *dir = q->results ? mtb_strdup(q->results) : mtb_asprintf("%s/results/%s-detect-%s", mtb_root(), ts, q->recipe->name);
+    char *dir = q->results ? mtb_strdup(q->results) : mtb_asprintf("%s/%s-detect-%s", mtb_results_dir(), ts, q->recipe->name);
     c->dir = dir;
     mtb_mkdir_p(dir);
     /* the configurations: every variant x mode the platform has */

@@ -230,7 +230,7 @@ int mtb_detect_sweep_finish(json_t *doc, const char *results, int json)
 {
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
-    char *dir = results ? mtb_strdup(results) : mtb_asprintf("%s/results/%s-detect-sweep", mtb_root(), ts);
+    char *dir = results ? mtb_strdup(results) : mtb_asprintf("%s/%s-detect-sweep", mtb_results_dir(), ts);
     char *path = mtb_asprintf("%s/sweep.json", dir);
     if (mtb_mkdir_p(dir) != 0 || mtb_record_write(path, doc) != 0)
         mtb_die(1, "cannot write %s", path);

@@ -197,6 +197,32 @@ const char *mtb_root(void)
     return root;
 }
 
+const char *mtb_reports_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0])
+        return dir;
+    const char *e = getenv("MTEBENCH_REPORTS");
+    if (e && *e)
+        snprintf(dir, sizeof dir, "%s", e);
+    else
+        snprintf(dir, sizeof dir, "%s/reports", mtb_root());
+    return dir;
+}
+
+const char *mtb_results_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0])
+        return dir;
+    const char *e = getenv("MTEBENCH_RESULTS");
+    if (e && *e)
+        snprintf(dir, sizeof dir, "%s", e);
+    else
+        snprintf(dir, sizeof dir, "%s/results", mtb_root());
+    return dir;
+}
+
 const char *mtb_cache(void)
 {
     static char dir[PATH_MAX];

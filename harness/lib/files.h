@@ -32,5 +32,13 @@ char *mtb_which(const char *name);
  * /var/cache/mtebench for root, else $XDG_CACHE_HOME/mtebench, else ~/.cache/mtebench). */
 const char *mtb_root(void);
 const char *mtb_cache(void);
+/* Where reports go by default: MTEBENCH_REPORTS, else reports/ of the
+ * checkout (the test suite points it under each test's temporary directory,
+ * so that a run of the suite leaves the checkout as it was). */
+const char *mtb_reports_dir(void);
+/* Where results go by default (and the history and start-up costs kept
+ * beside them): MTEBENCH_RESULTS, else results/ of the checkout (the same
+ * for the test suite). */
+const char *mtb_results_dir(void);
 
 #endif

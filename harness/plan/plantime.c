@@ -35,7 +35,7 @@ static double startup_default(const char *platform)
 
 static char *costs_path(void)
 {
-    return mtb_asprintf("%s/results/startup-costs.json", mtb_root());
+    return mtb_asprintf("%s/startup-costs.json", mtb_results_dir());
 }
 
 /* A run's start-up cost in seconds for service on platform: the mean
@@ -65,7 +65,7 @@ void mtb_startup_note(const char *service, const char *platform, double seconds)
     if (!(isfinite(seconds) && seconds >= 0 && seconds < 3600))
         return;
     char *path = costs_path(), *key = mtb_asprintf("%s/%s", service, platform);
-    char *dir = mtb_asprintf("%s/results", mtb_root());
+    char *dir = mtb_strdup(mtb_results_dir());
     mtb_mkdir_p(dir);
     json_t *all = json_load_file(path, 0, NULL);
     if (!json_is_object(all)) {

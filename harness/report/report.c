@@ -222,7 +222,7 @@ int mtb_cmd_report(int argc, char **argv)
     json_t *b;
     json_array_foreach(set.bad, i, b) fprintf(stderr, "mtebench report: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
     char *defname = dir_name(argv[optind]);
-    char *defout = mtb_asprintf("%s/reports", mtb_root());
+    char *defout = mtb_strdup(mtb_reports_dir());
     char err[MTB_ERRLEN], *dir = NULL;
     json_t *sum = NULL, *own = NULL;
     int rc = 0;

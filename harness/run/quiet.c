@@ -1,5 +1,6 @@
 /* quiet.c - see quiet.h */
 #include "run/quiet.h"
+#include "run/floor.h"
 #include "lib/cpus.h"
 #include "lib/proc.h"
 #include "run/provenance.h"
@@ -406,6 +407,8 @@ json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet
     json_t *changes = json_array();
     mtb_quiet_apply(m, changes);
     json_t *q = mtb_quiet_check(m, mtb_quiet_sample_seconds());
+    /* the machine's latency floor (run/floor.h), beside the load it was measured under */
+    json_object_set_new(json_object_get(q, "checks"), "floor", mtb_floor_check());
     json_object_set_new(q, "changed", changes);
     json_object_set_new(q, "strict", json_boolean(strict));
     json_t *w = json_object_get(q, "warnings");

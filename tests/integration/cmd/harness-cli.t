@@ -43,20 +43,20 @@ is "$bad" "" "every command: \`help COMMAND\` and \`COMMAND --help\` show its us
 check_bad "mtebench help" "help for an unknown command" help frobnicate
 
 # make passes bad input through and fails without leaving results behind
-before=$(ls "$ROOT/results" 2>/dev/null | wc -l)
+before=$(ls "$MTEBENCH_RESULTS" 2>/dev/null | wc -l)
 make -s -C "$ROOT" bench SERVICE=nosuch MODE=async >"$T_TMP/make.out" 2>&1
 ok "$( [ $? -ne 0 ]; echo $?)" "make bench SERVICE=nosuch fails"
 ok "$(grep -q 'accepted: memcached' "$T_TMP/make.out"; echo $?)" "make bench names the accepted services"
-is "$(ls "$ROOT/results" 2>/dev/null | wc -l)" "$before" "nothing half-written under results/"
+is "$(ls "$MTEBENCH_RESULTS" 2>/dev/null | wc -l)" "$before" "nothing half-written under results/"
 
 # --dry-run lists the runs and runs nothing: no results, no build, no process
-before=$(ls "$ROOT/results" 2>/dev/null | wc -l)
+before=$(ls "$MTEBENCH_RESULTS" 2>/dev/null | wc -l)
 timeout 20 "$M" bench --service memcached --mode sync --platform emu --reps 2 --duration 1 --results "$T_TMP/dry" \
     --dry-run > "$T_TMP/dry.out" 2>&1
 is "$?" 0 "bench --dry-run exits 0" || dump "$T_TMP/dry.out"
 ok "$(grep -q '2 configurations x 2 reps = 4 runs' "$T_TMP/dry.out" && grep -q 'plain/off' "$T_TMP/dry.out" &&
      grep -q 'tagged/sync' "$T_TMP/dry.out"; echo $?)" "bench --dry-run lists the runs" || dump "$T_TMP/dry.out"
-ok "$( [ ! -e "$T_TMP/dry" ] && [ "$(ls "$ROOT/results" 2>/dev/null | wc -l)" = "$before" ]; echo $?)" \
+ok "$( [ ! -e "$T_TMP/dry" ] && [ "$(ls "$MTEBENCH_RESULTS" 2>/dev/null | wc -l)" = "$before" ]; echo $?)" \
    "bench --dry-run writes no results"
 ok "$(! grep -q 'ops/s\|record' "$T_TMP/dry.out"; echo $?)" "bench --dry-run runs nothing"
 "$M" compare-kernels --service memcached --mode sync --kernels stock,tcma1 --reps 1 --dry-run > "$T_TMP/dryk.out" 2>&1

@@ -42,7 +42,7 @@ ok "$( [ -z "$cut" ] || jq_e '.error | test("stopped by the user")' "$cut" >/dev
 ok "$(! grep -q 'did not finish cleanly' "$T_TMP/err"; echo $?)" "and is not listed as a failed run" || dump "$T_TMP/err"
 ok "$(! ls "$R"/*/*.tmp.* >/dev/null 2>&1; echo $?)" "no half-written files"
 # the runs measured their start-up cost; a dry run's time uses it (plantime.c)
-ok "$(jq_e '."memcached/emu".runs >= 4 and ."memcached/emu".mean_s > 0' "$ROOT/results/startup-costs.json" >/dev/null; echo $?)" \
+ok "$(jq_e '."memcached/emu".runs >= 4 and ."memcached/emu".mean_s > 0' "$MTEBENCH_RESULTS/startup-costs.json" >/dev/null; echo $?)" \
    "results/startup-costs.json holds memcached/emu's start-up cost"
 "$M" bench --service memcached --mode sync --platform emu --dry-run > "$T_TMP/dry" 2>&1
 ok "$(grep -Eq '^time: about [0-9hms]+ to [0-9hms]+: a pair is 1m06s of runs .* of start-ups \(measured on this machine' "$T_TMP/dry"; echo $?)" \

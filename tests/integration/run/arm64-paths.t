@@ -19,14 +19,14 @@ if [ "$pref" = null ]; then
     ok "$( [[ "$why" == *MODE=asymm* ]]; echo $?)" "doctor: host says why asymm is refused ($why)"
 fi
 if ! jq_e '.platforms[] | select(.name=="host") | .modes | index("asymm") != null' <<< "$j" >/dev/null; then
-    before=$(ls "$ROOT/results" 2>/dev/null | wc -l)
+    before=$(ls "$MTEBENCH_RESULTS" 2>/dev/null | wc -l)
     t0=$(date +%s)
     out=$("$M" bench --service memcached --mode asymm --platform host --results "$T_TMP/res" 2>&1); rc=$?
     is "$rc" 2 "bench MODE=asymm on host: refused (exit 2)"
     ok "$( [[ "$out" == *"MODE=asymm"* ]]; echo $?)" "the refusal says why ($out)"
     ok "$( [ ! -e "$T_TMP/res" ] || [ -z "$(find "$T_TMP/res" -name '*.json')" ]; echo $?)" "no run was made (no record, no baseline)"
     ok "$( [ $(( $(date +%s) - t0 )) -le 5 ]; echo $?)" "refused at once, not after a baseline run"
-    is "$(ls "$ROOT/results" 2>/dev/null | wc -l)" "$before" "nothing written under results/"
+    is "$(ls "$MTEBENCH_RESULTS" 2>/dev/null | wc -l)" "$before" "nothing written under results/"
 fi
 # --- NUMA: a binding that fails -----------------------------------------------
 # node 1023 exists nowhere: set_mempolicy fails (EINVAL; ENOSYS under qemu-user)
