@@ -418,8 +418,6 @@ static int is_tree_base(const struct mtb_recipe *r, const char *variant)
  * base's and its patches begin with the base's), or NULL. */
 static const char *tree_mismatch(const struct build_inputs *b, const struct build_inputs *in)
 {
-    if (b->tree_from)
-        return "the base is itself built from a tree";
     if (strcmp(b->cflags, in->cflags) != 0)
         return "the flags differ";
     if (b->patches.n > in->patches.n)
@@ -430,14 +428,24 @@ static const char *tree_mismatch(const struct build_inputs *b, const struct buil
     return NULL;
 }
 
+/* tree_from may chain (objtag from tagged's tree, objtag-bugs from
+ * objtag's): at most this many bases deep, which also ends a cycle */
+#define TREE_CHAIN_MAX 4
+
 /* For a variant with tree_from, under the service's build lock: the base's
- * object tree (made first when missing: the base's full build, its tree
- * kept, its build installed unless already there), then in->tree_in,
- * overlay_from and base. @return 0, or -1 with err. */
+ * object tree (made first when missing: the base's build, itself from its
+ * own base's tree when it has one, its tree kept, its build installed
+ * unless already there), then in->tree_in, overlay_from and base.
+ * @return 0, or -1 with err. */
 static int prepare_tree(const struct mtb_recipe *r, const char *variant, const char *target,
-                        struct build_inputs *in, int quiet, char *err, size_t errlen)
+                        struct build_inputs *in, int quiet, int depth, char *err, size_t errlen)
 {
     const char *bv = in->tree_from;
+    if (depth >= TREE_CHAIN_MAX) {
+        snprintf(err, errlen, "%s: [variant %s] tree_from: more than %d bases deep (a cycle?)", r->path, variant,
+                 TREE_CHAIN_MAX);
+        return -1;
+    }
     if (!mtb_recipe_has_variant(r, bv)) {
         snprintf(err, errlen, "%s: [variant %s] tree_from names no variant ('%s')", r->path, variant, bv);
         return -1;
@@ -462,7 +470,10 @@ static int prepare_tree(const struct mtb_recipe *r, const char *variant, const c
         if (!quiet)
             fprintf(stderr, "mtebench: %s %s starts from %s's object tree: building it first\n",
                     r->name, variant, bv);
-        rc = build_run(r, bv, target, &b, quiet, &bo, err, errlen);
+        if (b.tree_from)
+            rc = prepare_tree(r, bv, target, &b, quiet, depth + 1, err, errlen);
+        if (rc == 0)
+            rc = build_run(r, bv, target, &b, quiet, &bo, err, errlen);
     }
     if (rc == 0) {
         in->tree_in = mtb_strdup(b.tree_out);
@@ -513,7 +524,7 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
                 sweep_abandoned(ldir, quiet);
             if (is_tree_base(r, variant))
                 in.tree_out = tree_path(r, variant, target, out->key);
-            rc = in.tree_from ? prepare_tree(r, variant, target, &in, quiet, err, errlen) : 0;
+            rc = in.tree_from ? prepare_tree(r, variant, target, &in, quiet, 0, err, errlen) : 0;
             if (rc == 0)
                 rc = build_run(r, variant, target, &in, quiet, out, err, errlen);
         }

@@ -22,6 +22,13 @@ id mtebench >/dev/null 2>&1 || skip_all "no user mtebench (make deps)"
 bin=$("$M" build --service postgresql --platform emu --variant objtag 2>"$T_TMP/build.err" | awk '{print $5}')
 ok "$([ -x "$bin" ]; echo $?)" "objtag build" || dump "$T_TMP/build.err"
 BLD=$(dirname "$(dirname "$bin")")
+# objtag is tagged's object tree with its one patched file recompiled
+# (recipe tree_from = tagged): the same objects a full build makes, minutes
+# less cold; and objtag's own tree is the base of objtag-bugs (a chain)
+jq_e '.tree_from.variant == "tagged"' "$BLD/build.json" > /dev/null
+ok $? "objtag built from tagged's object tree (build.json: tree_from)" || jq -c '.tree_from' "$BLD/build.json"
+is "$(cat "$BLD/recompiled.txt" 2> /dev/null)" "src/backend/utils/mmgr/aset.o" \
+    "only aset.o recompiled (recompiled.txt)"
 src=$(ls "${MTEBENCH_CACHE:-/var/cache/mtebench}"/src/postgresql-15_*.orig.tar.bz2 | head -1)
 mkdir -p "$T_TMP/sql"
 tar xjf "$src" -C "$T_TMP/sql" --strip-components=5 $(for f in $SQL_FILES; do echo "postgresql-15.18/src/test/regress/sql/$f.sql"; done)
