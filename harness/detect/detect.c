@@ -625,7 +625,7 @@ int mtb_detect_run(const struct mtb_detect_req *q)
             mtb_die(1, "%s", why);
         mtb_kernel_free(&k);
     }
-    c->env = mtb_quiet_environment(q->machine, 0, 1);
+    c->env = mtb_quiet_environment(q->machine, 0, 1, 0);
     json_t *all = json_array();
     if (q->controls) { /* each bug's fixed-build control, not the trials */
         int cbad = run_controls(c, bugs, nb, vs[0], all); /* the first variant's bug build (default plain) */

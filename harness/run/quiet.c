@@ -402,13 +402,15 @@ static double mtb_quiet_sample_seconds(void)
     return v;
 }
 
-json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output)
+json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output, int with_floor)
 {
     json_t *changes = json_array();
     mtb_quiet_apply(m, changes);
     json_t *q = mtb_quiet_check(m, mtb_quiet_sample_seconds());
     /* the machine's latency floor (run/floor.h), beside the load it was measured under */
-    json_object_set_new(json_object_get(q, "checks"), "floor", mtb_floor_check());
+    json_object_set_new(json_object_get(q, "checks"), "floor",
+                        with_floor ? mtb_floor_check()
+                                   : json_pack("{s:s}", "skipped", "a single run: a plan's quiet check measures it"));
     json_object_set_new(q, "changed", changes);
     json_object_set_new(q, "strict", json_boolean(strict));
     json_t *w = json_object_get(q, "warnings");

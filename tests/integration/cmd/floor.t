@@ -2,14 +2,15 @@
 # The machine's latency floor (harness/run/floor.c): a native memcached on
 # loopback driven by mtload at 50, 500 and 5000 requests/s. `doctor` prints
 # it (and --json gives every rate's percentiles and the best of each); the
-# quiet check before a plan measures it and records carry it
-# (environment.quiet.checks.floor); MTEBENCH_FLOOR=0 skips it, and any other
+# quiet check before a plan measures it and its records carry it
+# (environment.quiet.checks.floor; a single `run`'s record says it was not
+# measured, as far runs are single runs); MTEBENCH_FLOOR=0 skips it, and any other
 # value than 0 or 1 is refused by name. `capacity` measures it before a
 # search and refuses a bound below it (exit 2) with the figure, without a
 # run. What is asserted holds on any machine: the figures are whatever this
 # machine shows, checked for consistency (p50 <= p99, the best is the least
 # over the rates), and a 1 us bound is below any loopback round trip.
-# (~30 s: four floor measurements of ~6 s and one short emulated run)
+# (~45 s: four floor measurements of ~6 s and five short emulated runs)
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
 MTEBENCH_FLOOR=1 "$M" doctor > "$T_TMP/doctor.txt" 2> "$T_TMP/doctor.err"
@@ -47,16 +48,19 @@ ok "$(grep -Eq 'capacity: p99 at [0-9]+/s is [0-9.]+ ms here at best: p99 <= 1 u
 is "$(grep -Ec '^  at +(50|500|5000)/s: p50' "$T_TMP/cap.err")" 3 "and prints the floor at each rate"
 ok "$([ ! -e "$T_TMP/cap" ]; echo $?)" "no run made, no results directory"
 
-# records carry the floor the quiet check measured
-MTEBENCH_FLOOR=1 "$M" run --service memcached --variant plain --mode off --platform emu --duration 0.5 --warmup 0.2 \
+# a plan's records carry the floor its quiet check measured; a single run's say it was not
+MTEBENCH_FLOOR=1 "$M" bench --service memcached --mode async --platform emu --reps 1 --duration 0.5 --warmup 0.2 \
     --results "$T_TMP/run" > "$T_TMP/run.out" 2> "$T_TMP/run.err"
-is "$?" 0 "a run with the floor measured before it" || dump "$T_TMP/run.err"
-rec=$(ls "$T_TMP"/run/*/record.json "$T_TMP"/run/record.json 2> /dev/null | head -1)
-jq_e '.environment.quiet.checks.floor | (.points | length) == 3 and .best.p99.us > 0 and (.server | startswith("memcached"))' "$rec" > /dev/null
-ok $? "its record carries the floor (environment.quiet.checks.floor)" || jq -c '.environment.quiet.checks.floor' "$rec"
-"$M" run --service memcached --variant plain --mode off --platform emu --duration 0.5 --warmup 0.2 \
+is "$?" 0 "a bench with the floor measured before its runs" || dump "$T_TMP/run.err"
+is "$(jq -s '[.[] | select(.environment.quiet.checks.floor | (.points | length) == 3 and .best.p99.us > 0 and
+      (.server | startswith("memcached")))] | length' "$T_TMP"/run/*/record.json)" 2 \
+    "each of its records carries the floor (environment.quiet.checks.floor)"
+MTEBENCH_FLOOR=0 "$M" bench --service memcached --mode async --platform emu --reps 1 --duration 0.5 --warmup 0.2 \
     --results "$T_TMP/run0" > /dev/null 2> "$T_TMP/run0.err"
-rec0=$(ls "$T_TMP"/run0/*/record.json "$T_TMP"/run0/record.json 2> /dev/null | head -1)
-jq_e '.environment.quiet.checks.floor == {"skipped": "MTEBENCH_FLOOR=0"}' "$rec0" > /dev/null
-ok $? "MTEBENCH_FLOOR=0: the record says the floor was skipped" || jq -c '.environment.quiet.checks.floor' "$rec0"
+is "$(jq -s '[.[] | select(.environment.quiet.checks.floor == {"skipped": "MTEBENCH_FLOOR=0"})] | length' \
+      "$T_TMP"/run0/*/record.json)" 2 "MTEBENCH_FLOOR=0: the records say the floor was skipped"
+MTEBENCH_FLOOR=1 "$M" run --service memcached --variant plain --mode off --platform emu --duration 0.5 --warmup 0.2 \
+    --results "$T_TMP/one" > /dev/null 2> "$T_TMP/one.err"
+jq_e '.environment.quiet.checks.floor.skipped | startswith("a single run")' "$T_TMP"/one/*/record.json > /dev/null
+ok $? "a single run does not spend 6 s on it, and its record says so" || dump "$T_TMP/one.err"
 done_testing
