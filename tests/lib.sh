@@ -42,6 +42,17 @@ jq_e() {
 }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 # dump a file as TAP diagnostics (used on failure)
+# floor_bound_ms MIN_MS FACTOR: a tail-latency bound for a test, in whole
+# milliseconds: FACTOR times the worst p99 of this machine's latency floor
+# (mtebench doctor: a native memcached on loopback at 50, 500 and 5000/s,
+# about 6 s), at least MIN_MS. A fixed bound fails on a machine whose idle
+# wake-ups cost milliseconds; this one moves with what the machine shows.
+floor_bound_ms() {
+    local worst
+    worst=$(MTEBENCH_FLOOR=1 "$B/mtebench" doctor --json 2> /dev/null |
+        jq -r '[.floor.points[]?.p99] | if length == 3 then max else empty end' 2> /dev/null)
+    awk -v w="${worst:-0}" -v m="$1" -v f="$2" 'BEGIN { b = int(f * w / 1000 + 0.999); print (b > m ? b : m) }'
+}
 dump() { [ -f "$1" ] && sed 's/^/#   /' "$1" | tail -n "${2:-40}"; }
 
 
