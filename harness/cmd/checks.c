@@ -102,6 +102,15 @@ int mtb_cmd_quiet(int argc, char **argv)
     } else {
         printf("machine %s, CPUs %s: %s\n", m->name, json_string_value(json_object_get(q, "cpus")),
                json_is_true(json_object_get(q, "quiet")) ? "quiet" : "NOT quiet (warnings above)");
+        json_t *fl = json_object_get(json_object_get(q, "checks"), "floor");
+        json_t *p99 = json_object_get(json_object_get(fl, "best"), "p99");
+        if (p99)
+            printf("latency floor: p99 %.0f us at best (at %g/s), loopback to %s\n",
+                   json_number_value(json_object_get(p99, "us")), json_number_value(json_object_get(p99, "rate")),
+                   json_string_value(json_object_get(fl, "server")));
+        else
+            printf("latency floor: not measured (%s)\n",
+                   json_string_value(json_object_get(fl, json_object_get(fl, "error") ? "error" : "skipped")));
     }
     int rc = json_is_true(json_object_get(q, "quiet")) ? 0 : 1;
     mtb_quiet_restore();

@@ -39,6 +39,11 @@ MTEBENCH_FLOOR=yes "$M" doctor > "$T_TMP/dy.txt" 2>&1
 is "$?" 2 "MTEBENCH_FLOOR=yes refused (exit 2)"
 ok "$(grep -q 'MTEBENCH_FLOOR=yes: 0 (skip the floor) or 1 expected' "$T_TMP/dy.txt"; echo $?)" "naming what is accepted" || dump "$T_TMP/dy.txt"
 
+# the quiet check alone measures it too
+MTEBENCH_FLOOR=1 "$M" quiet > "$T_TMP/q.txt" 2>&1
+ok "$(grep -Eq '^latency floor: p99 [0-9]+ us at best \(at [0-9]+/s\), loopback to memcached' "$T_TMP/q.txt"; echo $?)" \
+    "quiet prints the floor" || dump "$T_TMP/q.txt"
+
 # capacity: a bound no machine can meet is refused before any run
 MTEBENCH_FLOOR=1 "$M" capacity --service memcached --platform emu --mode async --slo p99:1us \
     --results "$T_TMP/cap" > "$T_TMP/cap.out" 2> "$T_TMP/cap.err"
