@@ -648,8 +648,7 @@ json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int forc
  * skips the measurement. */
 static void floor_check(const struct search *s)
 {
-    const char *e = getenv("MTEBENCH_FLOOR");
-    if (e && !strcmp(e, "0"))
+    if (!mtb_floor_enabled())
         return;
     struct mtb_floor f;
     char why[MTB_ERRLEN];

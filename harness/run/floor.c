@@ -229,13 +229,18 @@ void mtb_floor_print(const struct mtb_floor *f, FILE *out, const char *indent)
     }
 }
 
-json_t *mtb_floor_check(void)
+int mtb_floor_enabled(void)
 {
     const char *e = getenv("MTEBENCH_FLOOR");
-    if (e && !strcmp(e, "0"))
-        return json_pack("{s:s}", "skipped", "MTEBENCH_FLOOR=0");
-    if (e && *e && strcmp(e, "1"))
+    if (e && *e && strcmp(e, "0") && strcmp(e, "1"))
         mtb_die(2, "MTEBENCH_FLOOR=%s: 0 (skip the floor) or 1 expected", e);
+    return !(e && !strcmp(e, "0"));
+}
+
+json_t *mtb_floor_check(void)
+{
+    if (!mtb_floor_enabled())
+        return json_pack("{s:s}", "skipped", "MTEBENCH_FLOOR=0");
     struct mtb_floor f;
     char why[MTB_ERRLEN];
     if (mtb_floor_measure(&f, 1, why, sizeof why) != 0)

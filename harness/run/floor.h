@@ -42,6 +42,9 @@ int mtb_floor_measure(struct mtb_floor *f, double scale, char *why, size_t n);
 double mtb_floor_best(const struct mtb_floor *f, int pct, double *rate);
 /* One line per rate, for people ("  at 50/s: p50 143 us, p99 412 us ..."). */
 void mtb_floor_print(const struct mtb_floor *f, FILE *out, const char *indent);
+/* 0 when MTEBENCH_FLOOR=0 (skip the floor), else 1; any value but 0 and 1
+ * is refused (exit 2). */
+int mtb_floor_enabled(void);
 /* The quiet check's entry: measured unless MTEBENCH_FLOOR=0 ({"skipped": why}
  * then, or {"error": why} when it could not be measured): {"server", "points":
  * [{rate, seconds, count, p50, p90, p99, p99.9}], "best": {p50: {us, rate}, ...}} */
