@@ -43,7 +43,8 @@ static void detect_usage(FILE *f)
                "usage: mtebench detect --catalogue [--service S] [--history GIT_DIR] [--json]\n"
                "  lists every entry of the catalogue (every service's, or S's) and checks it: its manifest's keys\n"
                "  and words, its trigger, its switch in bugs.patch, its fixed-build control, and (--history: a\n"
-               "  fetched upstream history of S) its fix_commit; exit 0 with no finding, 1 with any\n");
+               "  fetched upstream history of S) its fix_commit, there and changing the manifest's fix_files;\n"
+               "  exit 0 with no finding, 1 with any\n");
 }
 
 /* --catalogue [--service S] [--history DIR] [--json]: the entries checked */

@@ -51,6 +51,14 @@ static char *joined(const char *const *words)
     return out;
 }
 
+/* the length of the commit hash (7 to 40 lowercase hex digits, then a space
+ * or the end) a fix_commit begins with; 0: none (a PostgreSQL release note) */
+static size_t hash_len(const char *fc)
+{
+    size_t n = strspn(fc, "0123456789abcdef");
+    return n >= 7 && n <= 40 && (fc[n] == 0 || fc[n] == ' ') ? n : 0;
+}
+
 /* "key = value" lines of a manifest (no sections but [bug]) */
 static json_t *parse(const char *path, char *why, size_t n)
 {
@@ -112,6 +120,15 @@ static int problem(json_t *m, const char *path, char *why, size_t n)
         snprintf(why, n, "%s: no 'fix_commit' (the upstream fix's commit; for PostgreSQL its release and note)", path);
         return -1;
     }
+    const char *fc = json_string_value(json_object_get(m, "fix_commit"));
+    const char *ff = json_string_value(json_object_get(m, "fix_files"));
+    if (fc && hash_len(fc) && (!ff || !ff[strspn(ff, " ,")])) {
+        snprintf(why, n,
+                 "%s: no 'fix_files' (the files its fix_commit changes, as paths in the upstream tree of that "
+                 "commit: what --history checks the commit against)",
+                 path);
+        return -1;
+    }
     const char *ce = json_string_value(json_object_get(m, "control_expect"));
     if (ce && !in(w_control, ce, strlen(ce))) {
         char *acc = joined(w_control);
@@ -163,6 +180,66 @@ static int in_history(const char *gitdir, const char *commit)
     return st == 0;
 }
 
+/* the files a commit of the history changes, one a line (NULL: git failed) */
+static char *commit_files(const char *gitdir, const char *hash)
+{
+    char *argv[] = { "git",           "--git-dir",   (char *)gitdir, "diff-tree",   "-r", "--root",
+                     "--no-commit-id", "--name-only", "--no-renames",  (char *)hash, NULL };
+    int st = -1;
+    char *out = mtb_proc_capture(argv, 0, 30, &st);
+    if (out && st == 0)
+        return out;
+    free(out);
+    return NULL;
+}
+
+/* is path one of the lines of list? */
+static int has_line(const char *list, const char *path, size_t n)
+{
+    for (const char *l = list; *l; l += strcspn(l, "\n"), l += *l == '\n') {
+        size_t len = strcspn(l, "\n");
+        if (len == n && !strncmp(l, path, n))
+            return 1;
+    }
+    return 0;
+}
+
+/* each of fix_files (space- or comma-separated) among the files the commit
+ * changes: a finding 'fix_files' for each one it does not, naming what it does */
+static int check_files(json_t *find, const char *history, const char *hash, const char *ff)
+{
+    char *files = commit_files(history, hash);
+    if (!files) {
+        json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "fix_files", "what",
+                                              "git diff-tree could not list the files of the fix_commit"));
+        return 0;
+    }
+    int ok = 1;
+    for (const char *f = ff + strspn(ff, " ,"); *f; f += strspn(f, " ,")) {
+        size_t n = strcspn(f, " ,");
+        if (!has_line(files, f, n)) {
+            /* what it does change: the first few */
+            char *got = mtb_strdup("");
+            int k = 0;
+            for (const char *l = files; *l; l += strcspn(l, "\n"), l += *l == '\n', k++) {
+                char *x = k < 6 ? mtb_asprintf("%s%s%.*s", got, k ? ", " : "", (int)strcspn(l, "\n"), l)
+                                : mtb_asprintf("%s%s", got, k == 6 ? ", ..." : "");
+                free(got);
+                got = x;
+            }
+            char *what = mtb_asprintf("%.12s does not touch %.*s (a wrong citation?); it changes: %s", hash, (int)n,
+                                      f, k ? got : "no file");
+            free(got);
+            json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "fix_files", "what", what));
+            free(what);
+            ok = 0;
+        }
+        f += n;
+    }
+    free(files);
+    return ok;
+}
+
 /* one entry's checks beyond its manifest: what it runs, its switch, its control, its fix in the history */
 static void check_entry(json_t *e, const char *bugdir, const char *patch, const char *history)
 {
@@ -200,15 +277,20 @@ static void check_entry(json_t *e, const char *bugdir, const char *patch, const 
                                               "what", "no fixed-build control (bugs.patch marks no 'refused' for "
                                                       "it where the fix refuses, or no control_expect)"));
     const char *fc = json_string_value(json_object_get(m, "fix_commit"));
+    const char *ff = json_string_value(json_object_get(m, "fix_files"));
     if (history && fc && !plant) {
-        char hash[64];
-        snprintf(hash, sizeof hash, "%.40s", fc);
-        hash[strspn(hash, "0123456789abcdef")] = 0;
-        if (strlen(hash) < 7 || !in_history(history, hash))
+        char hash[41];
+        snprintf(hash, sizeof hash, "%.*s", (int)hash_len(fc), fc);
+        if (!*hash || !in_history(history, hash))
             json_array_append_new(find, json_pack("{s:s,s:s}", "kind", "fix_commit", "what",
                                                   "not found in the history given"));
-        else
+        else {
             json_object_set_new(e, "fix_commit_found", json_true());
+            /* there, and the fix of the files the manifest names (a commit of
+             * the same history that changed other files is a wrong citation) */
+            if (ff && check_files(find, history, hash, ff))
+                json_object_set_new(e, "fix_files_touched", json_true());
+        }
     }
     free(trig);
     free(on);
@@ -277,7 +359,9 @@ void mtb_catalogue_print(FILE *f, json_t *entries)
                 json_string_value(json_object_get(e, "id")), mstr(e, "class"), mem, mstr(e, "access_in"),
                 mstr(e, "port"), mstr(e, "pov"), json_is_true(json_object_get(e, "control")) ? "yes" : "no",
                 (int)(strcspn(fc, " ") < 12 ? strcspn(fc, " ") : 12), fc,
-                json_is_true(json_object_get(e, "fix_commit_found")) ? " (found)" : "");
+                !json_is_true(json_object_get(e, "fix_commit_found")) ? ""
+                : json_is_true(json_object_get(e, "fix_files_touched")) ? " (found)"
+                                                                          : " (found: not its fix_files)");
         /* a real bug: not a plant, and not a second trigger of another entry's (its switch) */
         const char *sw = mstr(e, "switch");
         int is_real = strcmp(mstr(e, "port"), "plant") &&

@@ -5,15 +5,17 @@
 #include <jansson.h>
 #include <stdio.h>
 
-/* A manifest.ini read, with every key it must have and each word from its
- * list (class, memory, access, port, pov, access_in, control_expect).
+/* A manifest.ini read, with every key it must have (and fix_files when its
+ * fix_commit begins with a commit hash) and each word from its list (class,
+ * memory, access, port, pov, access_in, control_expect).
  * @return its keys and values, or NULL with why */
 json_t *mtb_catalogue_manifest(const char *path, char *why, size_t n);
 /* Every entry of service's catalogue (NULL: every service's), each
  * {service, id, manifest, control, findings: [{kind, what}]}: a manifest
  * that mtb_catalogue_manifest refuses, no trigger, no switch in bugs.patch,
  * no fixed-build control, a fix_commit not in history (a git directory, a
- * fetched upstream history; NULL: not looked up). */
+ * fetched upstream history; NULL: not looked up), or there but changing none
+ * of a file of its manifest's fix_files (a wrong citation; `fix_files`). */
 json_t *mtb_catalogue_check(const char *service, const char *history);
 /* The entries as a table with their findings and a count. */
 void mtb_catalogue_print(FILE *f, json_t *entries);

@@ -10,7 +10,9 @@
 #   the list, the old key 'allocator', a missing fix_commit, a missing
 #   trigger, a switch bugs.patch does not have: each is named.
 # - --history GIT_DIR: a fix_commit found in a git history made here, and
-#   one that is not there; bad input refused with exit 2.
+#   one that is not there; a wrong citation (a fix_commit of that history
+#   that changed another file than the manifest's fix_files) named; a
+#   commit hash without fix_files refused; bad input refused with exit 2.
 # - `detect` refuses to run an entry whose manifest is refused.
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
@@ -51,6 +53,7 @@ B2="$C/services/memcached/bugs"
 sed -i 's/^class = stack/class = overflow/' "$B2/CVE-2020-10931/manifest.ini"
 sed -i 's/^memory = /allocator = /' "$B2/CVE-2016-8705/manifest.ini"
 sed -i '/^fix_commit = /d' "$C/services/postgresql/bugs/CVE-2023-5869/manifest.ini"
+sed -i '/^fix_files = /d' "$C/services/nginx/bugs/nginx-c01481a4c/manifest.ini"
 rm "$C/services/nginx/bugs/CVE-2013-2028/trigger.hex"
 printf '41\n*0 42\n' > "$C/services/nginx/bugs/CVE-2009-2629/trigger.hex"
 cp -r "$B2/CVE-2016-8704" "$B2/CVE-2099-0001"
@@ -58,21 +61,41 @@ sed -i 's/^id = .*/id = CVE-2099-0001/' "$B2/CVE-2099-0001/manifest.ini"
 MTEBENCH_ROOT="$C" "$M" detect --catalogue > "$T_TMP/bad" 2>&1
 is "$?" 1 "planted faults: exit 1"
 for w in "class 'overflow' is not one of: linear overflow," "'allocator' is now 'memory'" "no 'fix_commit'" \
+    "nginx-c01481a4c/manifest.ini: no 'fix_files'" \
     "trigger: no trigger.hex" "'*' wants a count of 1 to" "switch: mtbbug_on(\"CVE-2099-0001\")"; do
     ok "$(grep -qF -- "$w" "$T_TMP/bad"; echo $?)" "named: $w" || dump "$T_TMP/bad"
 done
 
 # --history: a fix_commit looked up in a git history (made here: tests never depend on a fetched one)
+# two commits: the fix (items.c, memcached.c), then one that changes another file
 G="$T_TMP/hist"
+gw() { git -C "$T_TMP/w" -c user.email=t@t -c user.name=t "$@"; }
 git init -q --bare "$G" && git init -q "$T_TMP/w" &&
-    git -C "$T_TMP/w" -c user.email=t@t -c user.name=t commit -q --allow-empty -m fix &&
-    git -C "$T_TMP/w" push -q "$G" HEAD:refs/heads/main
-h=$(git --git-dir "$G" rev-parse refs/heads/main)
+    echo a > "$T_TMP/w/items.c" && echo b > "$T_TMP/w/memcached.c" && gw add items.c memcached.c &&
+    gw commit -q -m fix && h=$(gw rev-parse HEAD) &&
+    echo c > "$T_TMP/w/other.c" && gw add other.c && gw commit -q -m other && h2=$(gw rev-parse HEAD) &&
+    gw push -q "$G" HEAD:refs/heads/main
+ok $? "a history of two commits made here"
+# CVE-2016-8704 cites the fix (fix_files: memcached.c items.c); CVE-2017-9951
+# cites the other commit (a wrong citation: it exists, but changed other.c);
+# CVE-2016-8705 keeps its upstream commit, not in this history
 sed -i "s/^fix_commit = .*/fix_commit = ${h:0:12} (a test's)/" "$B2/CVE-2016-8704/manifest.ini"
+sed -i "s/^fix_commit = .*/fix_commit = ${h2:0:12} (a test's wrong citation)/" "$B2/CVE-2017-9951/manifest.ini"
 MTEBENCH_ROOT="$C" "$M" detect --catalogue --service memcached --history "$G" --json > "$T_TMP/h.json" 2>&1
-jq_e '(.[] | select(.id == "CVE-2016-8704") | .fix_commit_found == true) and
+jq_e '(.[] | select(.id == "CVE-2016-8704") | .fix_commit_found == true and .fix_files_touched == true and
+                                               (.findings | length == 0)) and
       (.[] | select(.id == "CVE-2016-8705") | [.findings[].kind] | index("fix_commit") != null)' "$T_TMP/h.json" > /dev/null
-ok $? "--history: a fix_commit in it is found, another is said to be missing" || dump "$T_TMP/h.json"
+ok $? "--history: a fix_commit in it is found and changes its fix_files, another is said to be missing" ||
+    dump "$T_TMP/h.json"
+jq_e '.[] | select(.id == "CVE-2017-9951") | .fix_commit_found == true and (.fix_files_touched | not) and
+      ([.findings[] | select(.kind == "fix_files") | .what] | length == 2 and
+       (.[0] | test("^[0-9a-f]{12} does not touch items.c \\(a wrong citation\\?\\); it changes: other.c$")))' \
+    "$T_TMP/h.json" > /dev/null
+ok $? "--history: a wrong citation (a commit of the history that changed another file) fails, named" ||
+    dump "$T_TMP/h.json"
+MTEBENCH_ROOT="$C" "$M" detect --catalogue --service memcached --history "$G" > "$T_TMP/h.txt" 2>&1
+ok "$([ $? = 1 ] && grep -q "^  ! fix_files: ${h2:0:12} does not touch memcached.c" "$T_TMP/h.txt"; echo $?)" \
+    "the table names it too, and exits 1" || dump "$T_TMP/h.txt"
 "$M" detect --catalogue --history "$G" > "$T_TMP/e1" 2>&1
 is "$?" 2 "--history without --service: refused (exit 2)"
 "$M" detect --catalogue --service memcached --history "$T_TMP" > "$T_TMP/e2" 2>&1
