@@ -307,6 +307,12 @@ else
 	bash tests/run.sh $(strip $(AREA_UNIT) $(AREA_T))
 endif
 
+# the timing-sensitive tests under a planted disturbance (tests/disturbed.sh):
+# DISTURB=hog (a busy loop per CPU), wake (sleep-spin wake-ups) or none
+test-disturbed: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
+	DISTURB=$(or $(DISTURB),hog) TESTS="$(TESTS)" bash tests/disturbed.sh
+
 # structure (tests/lint.sh): the folders' layers on includes and calls (the
 # objects' symbols: hence all), includes with their folder, exports, function
 # and file length; prints the longest function, file and chain of folders
@@ -325,7 +331,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen bench-capacity compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep capacity
+.PHONY: all deps bench bench-loadgen bench-capacity test-disturbed compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep capacity
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------
