@@ -192,6 +192,13 @@ $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	$(call say,CC,$<)
 	$(Q)$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
 
+# the A64 decoder of the counting plugin (harness/probe/a64decode.c): a host
+# build of the probe's own source, not a module of libmteharness.a
+$(B)/tests/test_a64decode: tests/unit/test_a64decode.c harness/probe/a64decode.c harness/probe/a64decode.h
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ tests/unit/test_a64decode.c harness/probe/a64decode.c
+
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
