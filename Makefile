@@ -1,6 +1,6 @@
 # mtebench — entry points. See README.md and docs/ARCHITECTURE.md.
 #   make deps      install what the suite needs (Debian archive; idempotent, root)
-#   make           build the tools (mtebench, mtload, aarch64 probes)
+#   make           build the tools (mtebench, mtload, aarch64 probes, the counting plugin: docs/COUNTING.md)
 #   make bench     SERVICE=memcached MODE=async [VARIANT=objtag|tagged,objtag PLATFORM= MACHINE= CORES= STRICT=1
 #                  REPS=auto|N PRECISION=2% (emulated: 5%) MAX_TIME=15m MAX_REPS=100, and the workload's fields:
 #                  MIX= KEYS= VALUE_SIZE= THREADS= CONNS= PIPELINE= DURATION= WARMUP= RATE= SERVICE_THREADS=]
@@ -114,7 +114,31 @@ XZ_LIBS := $(if $(filter $(B)/obj,$(XO)),$(Z_LIBS))
 XLG_OBJ := $(LG_SRC:%.c=$(XO)/%.o) $(CM_SRC:%.c=$(XO)/%.o)
 XHN_OBJ := $(patsubst $(XO)/harness/history/history.o,$(B)/obj-aarch64/harness/history/history.o,$(patsubst %.c,$(XO)/%.o,$(filter-out harness/history/history_pg.c,$(HN_SRC))))
 
-all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST)
+# the vm platform's counting plugin (harness/probe/mtecount.c, docs/COUNTING.md),
+# built for the host against the qemu-plugin.h of the installed
+# qemu-system-aarch64's own source: make deps fetches it once into the build
+# cache (CACHE/qemu/VERSION/qemu-plugin.h; QEMU_PLUGIN_H= names another);
+# without it, or without glib's headers, the plugin is skipped, saying why,
+# and everything else builds. A header of another plugin API is refused by
+# name (mtecount.c), a QEMU speaking another one at load.
+QEMU_VERSION  := $(shell qemu-system-aarch64 --version 2>/dev/null | sed -n '1s/^QEMU emulator version \([0-9][0-9.]*\).*/\1/p')
+QEMU_PLUGIN_H ?= $(if $(QEMU_VERSION),$(firstword $(wildcard $(foreach c,$(MTEBENCH_CACHE) /var/cache/mtebench \
+	$(HOME)/.cache/mtebench,$(c)/qemu/$(QEMU_VERSION)/qemu-plugin.h))))
+GLIB_CFLAGS   := $(shell pkg-config --cflags glib-2.0 2>/dev/null)
+GLIB_LIBS     := $(shell pkg-config --libs glib-2.0 2>/dev/null)
+MTECOUNT_SKIP := $(if $(QEMU_VERSION),$(if $(QEMU_PLUGIN_H),$(if $(GLIB_CFLAGS),,no glib headers (libglib2.0-dev: make deps)),no qemu-plugin.h of QEMU $(QEMU_VERSION) in the build cache (make deps fetches it from QEMU's source package)),no qemu-system-aarch64 (make deps installs it))
+MTECOUNT      := $(if $(MTECOUNT_SKIP),mtecount-skipped,$(B)/native/libmtecount.so)
+
+all: $(B)/mtebench $(B)/mtload $(PROBES) $(GUEST) $(MTECOUNT)
+
+$(B)/native/libmtecount.so: harness/probe/mtecount.c harness/probe/a64decode.c harness/probe/a64decode.h $(QEMU_PLUGIN_H)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) -O2 -g $(WARN) -fPIC -shared -D_GNU_SOURCE -Iharness -I$(dir $(QEMU_PLUGIN_H)) $(GLIB_CFLAGS) \
+		-DMTC_QEMU_VERSION='"$(QEMU_VERSION)"' -o $@ harness/probe/mtecount.c harness/probe/a64decode.c $(GLIB_LIBS)
+mtecount-skipped:
+	@echo "  SKIP   $(B)/native/libmtecount.so (the counting plugin): $(MTECOUNT_SKIP)"
+.PHONY: mtecount-skipped
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -191,6 +215,13 @@ $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+
+# the A64 decoder of the counting plugin (harness/probe/a64decode.c): a host
+# build of the probe's own source, not a module of libmteharness.a
+$(B)/tests/test_a64decode: tests/unit/test_a64decode.c harness/probe/a64decode.c harness/probe/a64decode.h
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/unit -o $@ tests/unit/test_a64decode.c harness/probe/a64decode.c
 
 $(B)/tests/%: tests/unit/%.c $(B)/libmteharness.a $(B)/libmtload.a
 	@mkdir -p $(dir $@)

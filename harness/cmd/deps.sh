@@ -12,7 +12,9 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
  libc6:arm64 libc6-dev:arm64 libevent-2.1-7:arm64 libstdc++6:arm64 libssl-dev:arm64 \
  flex bison bc cpio libelf-dev kmod \
  libjansson-dev:arm64 libinih-dev:arm64 libsqlite3-dev:arm64 linux-source-6.1 \
- liburing-dev liburing-dev:arm64 clang zlib1g-dev zlib1g-dev:arm64 libclang-rt-16-dev:arm64 ccache"
+ liburing-dev liburing-dev:arm64 clang zlib1g-dev zlib1g-dev:arm64 libclang-rt-16-dev:arm64 ccache \
+ libglib2.0-dev"
+# libglib2.0-dev: the counting plugin (libmtecount.so): QEMU's qemu-plugin.h includes glib.h
 # ccache: the project's own compile steps (Makefile CCACHE; its directory is in the build cache)
 # zlib1g-dev: HdrHistogram interval logs (.hlog) are zlib-compressed (native builds);
 # zlib1g-dev:arm64: RocksDB's zlib bug builds (RocksDB #6014 reads compressed blocks);
@@ -150,6 +152,45 @@ if [ -n "$missing$bpo_missing$test_missing" ]; then
 elif [ "$need_update" = 1 ]; then
     apt-get update -q
 fi
+
+# --- QEMU's plugin header, for the counting plugin (libmtecount.so) ---------
+# Debian packages no qemu-plugin.h; the installed QEMU's own source has it
+# (include/qemu/qemu-plugin.h of the orig tarball). Fetched once per QEMU
+# version into the build cache, CACHE/qemu/VERSION/ (what the Makefile looks
+# for): the tarball's address and SHA-256 from apt's deb-src lines (written
+# above), the tarball checked against that sum, only the header kept, with
+# `source` saying where it came from. Without it the plugin is not built
+# (make says why); the rest of mtebench does not need it.
+qemu_header() {
+    local qv up hdir line url file sum tmp
+    qv=$(dpkg-query -W -f='${Version}' qemu-system-arm 2>/dev/null) || return 0
+    up=$(echo "$qv" | sed -e 's/^[0-9]*://' -e 's/[+~-].*//')
+    hdir=${MTEBENCH_CACHE:-/var/cache/mtebench}/qemu/$up
+    [ -s "$hdir/qemu-plugin.h" ] && return 0
+    [ -n "${MTEBENCH_DEPS_CHECK:-}" ] && { note "no qemu-plugin.h of QEMU $up in $hdir"; exit 1; }
+    line=$(apt-get source --print-uris -q "qemu=$qv" 2>/dev/null | grep "_$up[^ ]*\.orig\.tar\." | head -n 1)
+    url=$(echo "$line" | awk '{print $1}' | tr -d "'")
+    file=$(echo "$line" | awk '{print $2}')
+    sum=$(echo "$line" | awk '{print $4}' | sed -n 's/^SHA256://p')
+    if [ -z "$url" ] || [ -z "$sum" ]; then
+        note "warning: no source package of qemu $qv in apt's deb-src lines: the counting plugin (libmtecount.so) will not build"
+        return 0
+    fi
+    tmp=$(mktemp -d)
+    if ! curl -fsSL --retry 3 -o "$tmp/$file" "$url" || ! echo "$sum  $tmp/$file" | sha256sum -c --quiet >/dev/null 2>&1 ||
+        ! tar -xJf "$tmp/$file" --wildcards -O '*/include/qemu/qemu-plugin.h' > "$tmp/qemu-plugin.h" ||
+        ! grep -q '^#define QEMU_PLUGIN_VERSION' "$tmp/qemu-plugin.h"; then
+        rm -rf "$tmp"
+        note "warning: could not fetch qemu-plugin.h from $url (SHA-256 $sum): the counting plugin (libmtecount.so) will not build"
+        return 0
+    fi
+    mkdir -p "$hdir"
+    printf 'qemu=%s\ntarball=%s\nsha256=%s\nurl=%s\n' "$qv" "$file" "$sum" "$url" > "$hdir/source"
+    mv "$tmp/qemu-plugin.h" "$hdir/qemu-plugin.h"
+    rm -rf "$tmp"
+    note "fetched qemu-plugin.h of QEMU $up (from $file, SHA-256 checked) into $hdir"
+}
+qemu_header
 
 # --- binfmt_misc: run arm64 ELF files through qemu-aarch64 ---------------
 if [ "$arch" != arm64 ]; then

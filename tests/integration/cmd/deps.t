@@ -29,6 +29,14 @@ for p in bash busybox; do
     ok "$(file -L "$f" 2>/dev/null | grep -q 'ARM aarch64'; echo $?)" "guest root has an arm64 $p ($(file -bL "$f" 2>/dev/null | cut -c1-40))"
 done
 
+# the counting plugin's header: the installed QEMU's own, its tarball's SHA-256
+# checked against apt's (docs/COUNTING.md); and make builds the plugin from it
+qv=$(qemu-system-aarch64 --version | sed -n '1s/^QEMU emulator version \([0-9][0-9.]*\).*/\1/p')
+h=${MTEBENCH_CACHE:-/var/cache/mtebench}/qemu/$qv
+ok "$(grep -q '^#define QEMU_PLUGIN_VERSION' "$h/qemu-plugin.h" && grep -q "^qemu=[0-9]*:$qv[+~-]" "$h/source" &&
+    grep -q '^sha256=[0-9a-f]\{64\}$' "$h/source"; echo $?)" "make deps fetched qemu-plugin.h of QEMU $qv ($(tr '\n' ' ' < "$h/source" 2>/dev/null | cut -c1-60))"
+ok "$(nm -D "$B/native/libmtecount.so" 2>/dev/null | grep -q ' T qemu_plugin_install$'; echo $?)" "make built the counting plugin ($B/native/libmtecount.so)"
+
 # doctor: vm usable here; not usable, with the reason, without the guest root
 j=$("$M" doctor --json)
 is "$(jq -r '.platforms[] | select(.name=="vm") | .usable' <<< "$j")" true "doctor: vm usable with the guest root"

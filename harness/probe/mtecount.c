@@ -1,0 +1,293 @@
+/*
+ * mtecount - the vm platform's counting plugin (libmtecount.so; issue 44,
+ * docs/COUNTING.md): loaded into qemu-system-aarch64 with
+ *
+ *   -plugin build/native/libmtecount.so[,out=FILE][,dcz=64][,gm=256][,el=pstate|address]
+ *
+ * it counts, per vCPU and per exception level, the instructions executed,
+ * the MTE instructions by class and the bytes they tag, the data loads and
+ * stores, those whose form may be Tag Checked, the unprivileged (LDTR/STTR)
+ * accesses and the prefetches, and writes them at exit as key=value lines.
+ *
+ * How, and why so: every instruction is decoded once, when QEMU translates
+ * it (probe/a64decode.c), and each execution adds to per-vCPU counters
+ * through inline operations (a scoreboard): no callback into the plugin and,
+ * above all, NO MEMORY INSTRUMENTATION. In QEMU 10.0.2 any memory callback
+ * or inline memory operation on an instruction makes its helpers run with
+ * CPUState.neg.plugin_mem_cbs set, probe_access_full() then answers
+ * TLB_MMIO for every data page, and the MTE helpers take that for "no tag
+ * storage": tag checks pass, STG stores no tag, LDG reads 0
+ * (docs/COUNTING.md has the file:line trail). Counting must not change
+ * what it counts, so this plugin never registers a memory callback.
+ *
+ * The exception level of a translation block is read from PSTATE (the gdb
+ * register cpsr, CurrentEL in bits 3:2) while QEMU translates it: QEMU keys
+ * every TB by its translation flags, whose MMU index names the EL, so a TB
+ * only ever runs at the EL it was translated for. Where cpsr cannot be read
+ * (el=address, or no such register) the EL is the address half of the TB
+ * (bit 55: TTBR1's half is the kernel's, EL1), which misses only the code a
+ * kernel runs from its identity map (boot, CPU resume).
+ *
+ * Counts are of instructions begun: one that raises a synchronous exception
+ * (a page fault, a synchronous tag-check fault) and runs again after it is
+ * counted twice, where the PMU counts retired instructions.
+ */
+#include <glib.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <qemu-plugin.h>
+
+#include "probe/a64decode.h"
+
+/* The plugin API this file is written against: QEMU 10.0's, version 4. A
+ * qemu-plugin.h of another version is refused here, by name, and a QEMU
+ * speaking another version is refused at load (qemu_plugin_install). */
+#define MTC_API 4
+#if QEMU_PLUGIN_VERSION != MTC_API
+#error "mtecount is written against QEMU's plugin API version 4 (QEMU 10.0); this qemu-plugin.h declares another QEMU_PLUGIN_VERSION (make deps fetches the installed QEMU's)"
+#endif
+#ifndef MTC_QEMU_VERSION
+#define MTC_QEMU_VERSION "unknown"
+#endif
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+/* The counters of one exception level, in the order they are printed. */
+#define MTC_COUNTERS(X)                                                      \
+    X(insns)              /* instructions begun */                           \
+    X(loads)              /* data reads (atomics, CAS: one load, one store) */ \
+    X(stores)             /* data writes (STZG, STGP, DC ZVA/GZVA too) */    \
+    X(loads_checked_form) /* loads whose form may be Tag Checked */          \
+    X(stores_checked_form)                                                   \
+    X(unpriv)             /* LDTR/STTR family: checked by EL0's rules */     \
+    X(prefetches)         /* PRFM, PRFUM, SVE PRF*: no data access */        \
+    X(tag_bytes)          /* bytes whose allocation tags were set */         \
+    X(tag_dynamic)        /* tag-setting instructions of run-time size (SETG*) */
+
+enum {
+#define MTC_ENUM(n) MTC_##n,
+    MTC_COUNTERS(MTC_ENUM)
+#undef MTC_ENUM
+    MTC_N
+};
+static const char *const mtc_names[] = {
+#define MTC_NAME(n) #n,
+    MTC_COUNTERS(MTC_NAME)
+#undef MTC_NAME
+};
+
+#define MTC_ELS 4
+
+struct mtc_el {
+    uint64_t c[MTC_N];
+    uint64_t mte[MTB_A64_MTE_NCLASS];
+};
+struct mtc_vcpu {
+    struct mtc_el el[MTC_ELS];
+};
+
+static struct qemu_plugin_scoreboard *score;
+static struct mtb_a64_params params = {64, 256}; /* QEMU 10.0's -cpu max */
+static char *out_path;
+static int el_from_pstate = 1;
+static struct qemu_plugin_register *cpsr; /* NULL: EL from the address */
+static uint64_t el_fallbacks;             /* TBs whose EL came from the address */
+
+static qemu_plugin_u64 counter(int el, int k)
+{
+    size_t off = offsetof(struct mtc_vcpu, el) + (size_t)el * sizeof(struct mtc_el) +
+                 offsetof(struct mtc_el, c) + (size_t)k * sizeof(uint64_t);
+    return (qemu_plugin_u64){score, off};
+}
+
+static qemu_plugin_u64 mte_counter(int el, int cls)
+{
+    size_t off = offsetof(struct mtc_vcpu, el) + (size_t)el * sizeof(struct mtc_el) +
+                 offsetof(struct mtc_el, mte) + (size_t)cls * sizeof(uint64_t);
+    return (qemu_plugin_u64){score, off};
+}
+
+static void add(struct qemu_plugin_insn *insn, qemu_plugin_u64 entry, uint64_t n)
+{
+    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, entry, n);
+}
+
+/* The EL the TB being translated will run at (see the file's comment). */
+static int tb_el(uint64_t vaddr)
+{
+    struct qemu_plugin_register *reg = __atomic_load_n(&cpsr, __ATOMIC_ACQUIRE);
+
+    if (reg) {
+        GByteArray *buf = g_byte_array_new();
+        int n = qemu_plugin_read_register(reg, buf);
+        uint32_t v = 0;
+        if (n == 4) {
+            memcpy(&v, buf->data, 4); /* target byte order: little-endian */
+            g_byte_array_free(buf, TRUE);
+            return (int)((v >> 2) & 3);
+        }
+        g_byte_array_free(buf, TRUE);
+    }
+    __atomic_fetch_add(&el_fallbacks, 1, __ATOMIC_RELAXED);
+    return (vaddr >> 55) & 1;
+}
+
+static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    int el = tb_el(qemu_plugin_tb_vaddr(tb));
+
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        struct mtb_a64_insn d;
+        uint32_t w = 0;
+
+        add(insn, counter(el, MTC_insns), 1);
+        if (qemu_plugin_insn_data(insn, &w, sizeof w) != sizeof w)
+            continue;
+        mtb_a64_decode(w, &params, &d); /* little-endian guest on a little-endian host */
+        if (d.load)
+            add(insn, counter(el, MTC_loads), 1);
+        if (d.store)
+            add(insn, counter(el, MTC_stores), 1);
+        if (d.load && d.checked_form)
+            add(insn, counter(el, MTC_loads_checked_form), 1);
+        if (d.store && d.checked_form)
+            add(insn, counter(el, MTC_stores_checked_form), 1);
+        if (d.unpriv)
+            add(insn, counter(el, MTC_unpriv), 1);
+        if (d.prefetch)
+            add(insn, counter(el, MTC_prefetches), 1);
+        if (d.mte != MTB_A64_MTE_NONE)
+            add(insn, mte_counter(el, d.mte), 1);
+        if (d.tag_bytes)
+            add(insn, counter(el, MTC_tag_bytes), d.tag_bytes);
+        else if (mtb_a64_mte_sets_tags(d.mte))
+            add(insn, counter(el, MTC_tag_dynamic), 1);
+    }
+}
+
+/* The register handles are the same on every vCPU (gdb's numbering). */
+static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    GArray *regs;
+
+    if (!el_from_pstate || __atomic_load_n(&cpsr, __ATOMIC_ACQUIRE))
+        return;
+    regs = qemu_plugin_get_registers();
+    for (guint i = 0; regs && i < regs->len; i++) {
+        qemu_plugin_reg_descriptor *r = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
+        if (strcmp(r->name, "cpsr") == 0)
+            __atomic_store_n(&cpsr, r->handle, __ATOMIC_RELEASE);
+    }
+    if (regs)
+        g_array_free(regs, TRUE);
+}
+
+static void print_el(GString *s, unsigned vcpu, int el)
+{
+    g_string_append_printf(s, "vcpu=%u el=%d", vcpu, el);
+    for (int k = 0; k < MTC_N; k++)
+        g_string_append_printf(s, " %s=%" PRIu64, mtc_names[k],
+                               qemu_plugin_u64_get(counter(el, k), vcpu));
+    for (int c = 1; c < MTB_A64_MTE_NCLASS; c++)
+        g_string_append_printf(s, " %s=%" PRIu64, mtb_a64_mte_name(c),
+                               qemu_plugin_u64_get(mte_counter(el, c), vcpu));
+    g_string_append_c(s, '\n');
+}
+
+/* key=value lines: a header, then one line per vCPU and EL that ran. */
+static void plugin_exit(qemu_plugin_id_t id, void *p)
+{
+    GString *s = g_string_new(NULL);
+    int vcpus = qemu_plugin_num_vcpus();
+
+    g_string_append_printf(s,
+                           "mtecount version=1 qemu=%s plugin_api=%d el_from=%s el_fallback_tbs=%" PRIu64
+                           " dcz_bytes=%u gm_bytes=%u vcpus=%d\n",
+                           MTC_QEMU_VERSION, MTC_API, cpsr ? "pstate" : "address", el_fallbacks,
+                           params.dcz_bytes, params.gm_bytes, vcpus);
+    for (int v = 0; v < vcpus; v++)
+        for (int el = 0; el < MTC_ELS; el++)
+            if (qemu_plugin_u64_get(counter(el, MTC_insns), (unsigned)v))
+                print_el(s, (unsigned)v, el);
+    if (out_path) {
+        GError *err = NULL;
+        if (!g_file_set_contents(out_path, s->str, (gssize)s->len, &err)) { /* atomic: temp + rename */
+            fprintf(stderr, "mtecount: cannot write %s: %s\n", out_path, err->message);
+            g_error_free(err);
+        }
+    } else {
+        qemu_plugin_outs(s->str);
+    }
+    g_string_free(s, TRUE);
+    qemu_plugin_scoreboard_free(score);
+}
+
+static int parse_bytes(const char *key, const char *val, uint32_t *to)
+{
+    char *end;
+    unsigned long v = strtoul(val, &end, 10);
+
+    if (*end || v < 16 || v > 2048 || (v & (v - 1))) {
+        fprintf(stderr, "mtecount: %s=%s: a power of two from 16 to 2048 bytes\n", key, val);
+        return -1;
+    }
+    *to = (uint32_t)v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        const char *val = eq ? eq + 1 : "";
+        size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+
+        if (klen == 3 && strncmp(argv[i], "out", 3) == 0 && *val) {
+            out_path = g_strdup(val);
+        } else if (klen == 3 && strncmp(argv[i], "dcz", 3) == 0) {
+            if (parse_bytes("dcz", val, &params.dcz_bytes))
+                return -1;
+        } else if (klen == 2 && strncmp(argv[i], "gm", 2) == 0) {
+            if (parse_bytes("gm", val, &params.gm_bytes))
+                return -1;
+        } else if (klen == 2 && strncmp(argv[i], "el", 2) == 0 &&
+                   (strcmp(val, "pstate") == 0 || strcmp(val, "address") == 0)) {
+            el_from_pstate = strcmp(val, "pstate") == 0;
+        } else {
+            fprintf(stderr, "mtecount: unknown argument '%s' (out=FILE, dcz=BYTES, gm=BYTES, el=pstate|address)\n",
+                    argv[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+                                           char **argv)
+{
+    if (info->version.cur != MTC_API) {
+        fprintf(stderr,
+                "mtecount: built against QEMU %s's plugin API (version %d); this QEMU speaks versions %d to %d: "
+                "rebuild it against this QEMU's qemu-plugin.h (make deps; make)\n",
+                MTC_QEMU_VERSION, MTC_API, info->version.min, info->version.cur);
+        return -1;
+    }
+    if (strcmp(info->target_name, "aarch64") != 0 || !info->system_emulation) {
+        fprintf(stderr, "mtecount: counts qemu-system-aarch64 only (this is %s, %s mode)\n", info->target_name,
+                info->system_emulation ? "system" : "user");
+        return -1;
+    }
+    if (parse_args(argc, argv))
+        return -1;
+    score = qemu_plugin_scoreboard_new(sizeof(struct mtc_vcpu));
+    qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
+    qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+    return 0;
+}
