@@ -57,6 +57,7 @@ ok "$([ ! -e "$T_TMP/cap" ]; echo $?)" "no run made, no results directory"
 MTEBENCH_FLOOR=1 "$M" bench --service memcached --mode async --platform emu --reps 1 --duration 0.5 --warmup 0.2 \
     --results "$T_TMP/run" > "$T_TMP/run.out" 2> "$T_TMP/run.err"
 is "$?" 0 "a bench with the floor measured before its runs" || dump "$T_TMP/run.err"
+ok "$(grep -Eq '^mtebench: latency floor on loopback: p99 [0-9]+ us at best' "$T_TMP/run.err"; echo $?)" "bench says the floor"
 is "$(jq -s '[.[] | select(.environment.quiet.checks.floor | (.points | length) == 3 and .best.p99.us > 0 and
       (.server | startswith("memcached")))] | length' "$T_TMP"/run/*/record.json)" 2 \
     "each of its records carries the floor (environment.quiet.checks.floor)"
