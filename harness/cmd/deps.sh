@@ -177,7 +177,7 @@ qemu_header() {
         return 0
     fi
     tmp=$(mktemp -d)
-    if ! curl -fsSL --retry 3 -o "$tmp/$file" "$url" || ! echo "$sum  $tmp/$file" | sha256sum -c --quiet >/dev/null 2>&1 ||
+    if ! curl -fsSL --connect-timeout 10 --retry 2 --retry-delay 1 -o "$tmp/$file" "$url" || ! echo "$sum  $tmp/$file" | sha256sum -c --quiet >/dev/null 2>&1 ||
         ! tar -xJf "$tmp/$file" --wildcards -O '*/include/qemu/qemu-plugin.h' > "$tmp/qemu-plugin.h" ||
         ! grep -q '^#define QEMU_PLUGIN_VERSION' "$tmp/qemu-plugin.h"; then
         rm -rf "$tmp"

@@ -30,9 +30,11 @@ git -C "$ROOT" rev-parse HEAD >/dev/null 2>&1 || skip_all "not a git checkout (p
 "$M" build --service memcached --platform emu > "$T_TMP/warm.out" 2>&1 || { dump "$T_TMP/warm.out"; skip_all "memcached builds failed"; }
 
 # the seed of the hosts' build caches: just the plan's builds
-SEED=$(awk '$4 == "cached" { p = $5; sub("^/var/cache/mtebench/", "", p); sub("/bin/.*", "", p); printf "%s\x27%s\x27", (n++ ? "," : ""), p }' "$T_TMP/warm.out")
+# (from this machine's build cache: MTEBENCH_CACHE where the suite points it elsewhere)
+CACHE=${MTEBENCH_CACHE:-/var/cache/mtebench}
+SEED=$(awk -v c="$CACHE/" '$4 == "cached" { p = $5; if (index(p, c) == 1) p = substr(p, length(c) + 1); sub("/bin/.*", "", p); printf "%s\x27%s\x27", (n++ ? "," : ""), p }' "$T_TMP/warm.out")
 # ... and memcached's Debian sources (the build keys hash them; the hosts have no archive)
-SEED="$SEED$(cd /var/cache/mtebench && ls src/memcached_* | sed "s/.*/,'&'/" | tr -d '\n')"
+SEED="$SEED$(cd "$CACHE" && ls src/memcached_* | sed "s/.*/,'&'/" | tr -d '\n')"
 [ -n "$SEED" ] || { dump "$T_TMP/warm.out"; skip_all "no memcached builds found in the cache"; }
 hosts_up 2 || { echo "not ok 1 - hosts up"; exit 1; }
 diag "hosts up in ${HOSTS_UP_SECONDS}s"
@@ -72,6 +74,7 @@ mtebench_platform=emu
 mtebench_history=postgresql://mtebench@$HOSTS_NET.1:5432/fleet
 mtebench_history_password=$PW
 mtebench_collect=$C
+mtebench_cache_dir=$CACHE
 mtebench_cache_seed=[$SEED]
 mtebench_ship_build=true
 mtebench_deps_throttle=1
