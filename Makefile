@@ -300,9 +300,12 @@ $(B)/bench/floor: tests/bench/floor.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -luring
 
+# mtload against the floor, memcaslap, wrk and memtier_benchmark (tests/bench/loadgen.sh;
+# ROUNDS= DURATION= PIPELINES= as there; MEMTIER=/path/to/memtier_benchmark, not in Debian:
+# default the one in PATH, else skipped)
 bench-loadgen: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(B)/bench/floor
-	bash tests/bench/loadgen.sh
+	$(if $(MEMTIER),MEMTIER='$(MEMTIER)') bash tests/bench/loadgen.sh
 
 # capacity against queueing theory (tests/bench/capacity-md1.sh): memcached's
 # spinning plants' capacities beside M/D/1 and M/M/1; SLO=p99:2.2ms

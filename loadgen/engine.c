@@ -59,18 +59,27 @@ void mtl_series_free(struct mtl_series *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* the second (from the start of measurement) that time now falls in */
+/* the second (from the start of measurement) that time now falls in; the
+ * last one found and the times it covers are kept, so the responses of one
+ * second (all but one a second) take no division */
 static struct mtl_second *second_of(struct thread *t, mtl_time_t now)
 {
-    size_t s = now > t->measure_start ? (size_t)((now - t->measure_start) / MTL_NS_PER_SEC) : 0;
-    size_t last = (size_t)((t->cfg->duration + MTL_NS_PER_SEC - 1) / MTL_NS_PER_SEC);
+    size_t s, last;
+
+    if (now >= t->sec_from && now < t->sec_to)
+        return t->sec_at;
+    s = now > t->measure_start ? (size_t)((now - t->measure_start) / MTL_NS_PER_SEC) : 0;
+    last = (size_t)((t->cfg->duration + MTL_NS_PER_SEC - 1) / MTL_NS_PER_SEC);
     if (last && s >= last)
         s = last - 1;                      /* responses drained after the end */
     if (s >= t->series.cap && mtl_series_reserve(&t->series, s + 1))
         return NULL;                       /* out of memory: the second is not kept */
     if (s >= t->series.len)
         t->series.len = s + 1;
-    return &t->series.sec[s];
+    t->sec_at = &t->series.sec[s];         /* valid until the next reserve, which is here */
+    t->sec_from = s ? t->measure_start + s * MTL_NS_PER_SEC : 0;
+    t->sec_to = last && s == last - 1 ? UINT64_MAX : t->measure_start + (s + 1) * MTL_NS_PER_SEC;
+    return t->sec_at;
 }
 
 static void count_error(struct thread *t, uint64_t *counter, uint64_t n, mtl_time_t now)
@@ -81,13 +90,20 @@ static void count_error(struct thread *t, uint64_t *counter, uint64_t n, mtl_tim
         sec->errors += n;
 }
 
+/* the ring index k places after the oldest outstanding request (k < pipeline) */
+static inline unsigned slot_at(const struct conn *c, unsigned k)
+{
+    unsigned i = c->head + k, cap = c->t->cfg->pipeline;
+    return i >= cap ? i - cap : i;
+}
+
 /* Count the measured requests still outstanding on c into *counter (before
  * a reset drops them): every measured request sent is answered or lost. */
 static void conn_lose(struct conn *c, uint64_t *counter)
 {
-    unsigned cap = c->t->cfg->pipeline, k;
+    unsigned k;
     for (k = 0; k < c->count; k++)
-        if (c->slots[(c->head + k) % cap].intended >= c->t->measure_start)
+        if (c->slots[slot_at(c, k)].intended >= c->t->measure_start)
             (*counter)++;
 }
 
@@ -180,7 +196,7 @@ void mtl_eng_fill(struct conn *c, mtl_time_t now)
             t->issued++;
             t->c.sent++;
         }
-        s = &c->slots[(c->head + c->count) % cap];
+        s = &c->slots[slot_at(c, c->count)];
         s->intended = intended;
         s->sent = now;
         c->out_len += t->proto->build(&t->gen, c->out + c->out_len, &s->op);
@@ -198,7 +214,7 @@ static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
     struct slot *s = &c->slots[c->head];
     struct mtl_second *sec;
 
-    c->head = (c->head + 1) % cap;
+    c->head = c->head + 1 == cap ? 0 : c->head + 1;
     c->count--;
     if (!t->measuring || s->intended < t->measure_start)
         return;
@@ -216,7 +232,11 @@ static void complete(struct conn *c, enum mtl_result res, mtl_time_t now)
     case MTL_RES_CLIENT_ERROR: t->c.err_protocol++; if (sec) sec->errors++; break;
     }
     mtl_hist_record(&t->corr, now - s->intended);
-    mtl_hist_record(&t->unc, now - s->sent);
+    /* closed loop: every request is sent when it is due (sent == intended), so
+     * its uncorrected latency is the corrected one; t->unc gets t->corr's
+     * counts once, at the end (thread_main), instead of a second record here */
+    if (t->cfg->rate > 0)
+        mtl_hist_record(&t->unc, now - s->sent);
     if (sec) {
         sec->ops++;
         mtl_hist_record(&sec->hist, now - s->intended);
@@ -407,6 +427,8 @@ static void *thread_main(void *arg)
     }
     getrusage(RUSAGE_THREAD, &t->ru1);
     t->cpu_t1 = mtl_now();
+    if (cfg->rate == 0)
+        mtl_hist_merge(&t->unc, &t->corr);          /* the same values: complete() */
     if (!t->measuring) {
         t->ru0 = t->ru1;
         t->cpu_t0 = t->cpu_t1;

@@ -65,6 +65,8 @@ struct thread {
     struct mtl_counters c;
     struct mtl_hist corr, unc;
     struct mtl_series series;
+    struct mtl_second *sec_at;     /* second_of's last answer, for times in [sec_from, sec_to) */
+    mtl_time_t sec_from, sec_to;
     struct mtl_intervals iv;  /* --hlog: per second by operation */
     struct rusage ru0, ru1;
     mtl_time_t cpu_t0, cpu_t1;

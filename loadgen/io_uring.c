@@ -360,9 +360,10 @@ static void ur_wait(struct thread *t, mtl_time_t wake_at, mtl_time_t max_wait, i
     } else {
         mtl_time_t wait = max_wait;
         struct __kernel_timespec ts;
-        now = mtl_now();
-        if (wake_at != UINT64_MAX)
+        if (wake_at != UINT64_MAX) {            /* open loop: the clock only then */
+            now = mtl_now();
             wait = wake_at <= now ? 0 : wake_at - now < wait ? wake_at - now : wait;
+        }
         ts.tv_sec = (long long)(wait / MTL_NS_PER_SEC);
         ts.tv_nsec = (long long)(wait % MTL_NS_PER_SEC);
         /* submit everything queued and wait, in one io_uring_enter */

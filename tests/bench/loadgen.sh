@@ -5,10 +5,15 @@
 #
 # One native memcached thread on CPU 0 (taskset), each client on CPU 1, equal
 # threads (1) and connections (16), SET:GET 1:10 over a preloaded key space.
-# At pipeline 1: mtload with each engine (io_uring, epoll), memcaslap, where
-# installed memtier_benchmark, and the floor with each engine; at pipeline 16
-# (the study's memcached setting; memcaslap and wrk do not pipeline): mtload
-# with each engine and the floor. The floor (build/bench/floor, from
+# At pipeline 1: mtload with each engine (io_uring, epoll), memcaslap,
+# memtier_benchmark and the floor with each engine; at pipeline 16 (the
+# study's memcached setting; memcaslap and wrk do not pipeline): mtload with
+# each engine, memtier_benchmark and the floor. memtier_benchmark is not in
+# Debian: MEMTIER=/path/to/memtier_benchmark (default: the one in PATH, if any;
+# no test uses it). It runs with mtload's settings and over mtload's preloaded
+# keys (--key-prefix mtl:, keys 1..KEYS-1 drawn uniformly, R:R), so that its
+# GETs hit as mtload's do: with its own prefix (memtier-) every GET would miss,
+# and a miss ("END") is a smaller answer than a hit. The floor (build/bench/floor, from
 # tests/bench/floor.c) sends the same requests and only counts responses off
 # by their known lengths: no parsing, no clock, no histogram, no timeouts; it
 # is the least any client must spend, so mtload's cost is given as a multiple
@@ -22,7 +27,7 @@
 # times (rotating who goes first), and the table gives the median of the
 # rounds and their spread (min-max, relative to the median), which evens out
 # and shows other tenants' load.
-#   ROUNDS=3 DURATION=10 CONNS=16 KEYS=100000 VALUE=100 PIPELINES="1 16" bash tests/bench/loadgen.sh
+#   ROUNDS=3 DURATION=10 CONNS=16 KEYS=100000 VALUE=100 PIPELINES="1 16" MEMTIER=path bash tests/bench/loadgen.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/common.sh"
@@ -37,6 +42,7 @@ VALUE=${VALUE:-100}
 PIPELINES=${PIPELINES:-1 16}   # memcached pipeline depths (e.g. "1 2 4 8 16": where auto's engine choice comes from)
 SRV_CPU=${SRV_CPU:-0}
 CLI_CPU=${CLI_CPU:-1}
+MEMTIER=${MEMTIER:-$(command -v memtier_benchmark || true)}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtload-bench.XXXXXX")
 PIDS=""
 cleanup() {
@@ -54,6 +60,7 @@ PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 die() { echo "loadgen.sh: $*" >&2; exit 1; }
 [ -x "$MTL" ] || die "build/mtload is not built (make build/mtload)"
 [ -x "$FLOOR" ] || die "build/bench/floor is not built (make build/bench/floor)"
+[ -z "$MEMTIER" ] || [ -x "$MEMTIER" ] || die "MEMTIER=$MEMTIER is not an executable"
 command -v memcached >/dev/null || die "memcached is not installed (make deps)"
 wait_port() {
     local i
@@ -126,14 +133,16 @@ mc_clients() {
             echo "mtload-$e-p$p $MTL --engine $e --server 127.0.0.1:$port --threads 1 --conns $CONNS --pipeline $p --ratio 1:10 --keys $KEYS --value-size $VALUE --duration ${DURATION}s --quiet"
             echo "floor-$e-p$p $FLOOR $e $port $CONNS $p $DURATION $KEYS $VALUE"
         done
+        # memtier: the keys mtload preloaded (mtl:1..mtl:KEYS-1; --key-minimum must be >= 1)
+        [ -n "$MEMTIER" ] &&
+            echo "memtier-p$p $MEMTIER -s 127.0.0.1 -p $port -P memcache_text -t 1 -c $CONNS --pipeline $p --ratio 1:10 --key-prefix mtl: --key-minimum 1 --key-maximum $((KEYS - 1)) --key-pattern R:R -d $VALUE --test-time $DURATION --hide-histogram"
     done
     command -v memcaslap >/dev/null &&
         echo "memcaslap-p1 memcaslap -s 127.0.0.1:$port -T 1 -c $CONNS -t ${DURATION}s -F $TMP/memcaslap.cfg"
-    command -v memtier_benchmark >/dev/null &&
-        echo "memtier-p1 memtier_benchmark -s 127.0.0.1 -p $port -P memcache_text -t 1 -c $CONNS --pipeline 1 --ratio 1:10 --key-maximum $KEYS -d $VALUE --test-time $DURATION --hide-histogram"
 }
 command -v memcaslap >/dev/null || echo "  memcaslap not installed (libmemcached-tools): skipped"
-command -v memtier_benchmark >/dev/null || echo "  memtier_benchmark not installed: skipped"
+[ -n "$MEMTIER" ] && echo "  memtier: $MEMTIER ($("$MEMTIER" --version 2>/dev/null | head -n 1))"
+[ -n "$MEMTIER" ] || echo "  memtier_benchmark not found (MEMTIER=/path/to/memtier_benchmark): skipped"
 mapfile -t MC < <(mc_clients)
 # run_rounds OPS-COMMAND LINES...: every line once per round, rotated per round
 run_rounds() {
@@ -222,15 +231,24 @@ def ratio(a, b, what, target=None, below=False):
         verdict = judge(rr, target, below) if target is not None else ""
         print(f"{a}/{b}: {r:.2f}x {what}, rounds {min(rr):.2f}-{max(rr):.2f} {verdict}")
 print("ops per client CPU-second, mtload against the others (higher is better):")
+ratio("mtload-default-p1", "memcaslap-p1", "")
 ratio("mtload-io_uring-p1", "memcaslap-p1", "", 1.3)
 ratio("mtload-epoll-p1", "memcaslap-p1", "")
-ratio("mtload-io_uring-p1", "memtier-p1", "")
+# memtier at both depths: mtload as a user runs it (auto), and each engine
+ratio("mtload-default-p1", "memtier-p1", "", 1.0)
+ratio("mtload-default-p16", "memtier-p16", "", 1.0)
+for e in ("io_uring", "epoll"):
+    for p in ("p1", "p16"):
+        ratio(f"mtload-{e}-{p}", f"memtier-{p}", "")
 ratio("mtload-http-io_uring-p1", "wrk-p1", "", 1.3)
 ratio("mtload-http-epoll-p1", "wrk-p1", "")
 ratio("mtload-io_uring-p16", "mtload-epoll-p16", "", 1.0)
 print("the floor against the others: the most any client can gain over them here:")
 for fl in ("floor-io_uring-p1", "floor-epoll-p1"):
     ratio(fl, "memcaslap-p1", "")
+for p in ("p1", "p16"):
+    for e in ("io_uring", "epoll"):
+        ratio(f"floor-{e}-{p}", f"memtier-{p}", "")
 for fl in ("floor-http-io_uring-p1", "floor-http-epoll-p1"):
     ratio(fl, "wrk-p1", "")
 ratio("mtload-io_uring-p1", "mtload-epoll-p1", "")

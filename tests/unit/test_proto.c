@@ -1,5 +1,6 @@
 /* test_proto.c - memcache and HTTP response parsers, whole, byte by byte and
  * in random splits; and the request builders. */
+#include <stdio.h>
 #include <string.h>
 #include "loadgen/proto.h"
 #include "loadgen/rng.h"
@@ -80,6 +81,119 @@ static void check_error(const struct mtl_proto *pr, const char *what, const char
        "%s: protocol error detected", what);
 }
 
+/* Feed stream[0..len) in pieces (mode as in run()); write one character per
+ * response ('h', 'm', 's', 'S', 'C') and 'X' at a parse error into out. */
+static void trace(const struct mtl_proto *pr, const char *stream, size_t len, struct mtl_rng *r,
+                  int mode, char *out, size_t outcap)
+{
+    static const char code[] = { 'h', 'm', 's', 'S', 'C' };
+    struct mtl_parser p;
+    size_t pos = 0, n = 0;
+
+    pr->reset(&p);
+    while (pos < len && n + 2 < outcap) {
+        size_t piece = mode == 0 ? len - pos : mode == 1 ? 1 : 1 + mtl_rng_below(r, 40);
+        size_t off = 0;
+        if (piece > len - pos)
+            piece = len - pos;
+        while (off < piece && n + 2 < outcap) {
+            size_t used = 0;
+            enum mtl_result res = MTL_RES_HIT;
+            enum mtl_parse_rc rc = pr->parse(&p, stream + pos + off, piece - off, &used, &res);
+            if (rc == MTL_PARSE_ERROR) {
+                out[n++] = 'X';
+                out[n] = 0;
+                return;
+            }
+            if (rc == MTL_PARSE_MORE)
+                break;
+            out[n++] = code[res];
+            off += used;
+        }
+        pos += piece;
+    }
+    out[n] = 0;
+}
+
+/* A line read where it lies in the buffer (a whole one) and a line assembled
+ * across reads (byte by byte) must parse alike: streams of responses and near
+ * misses (NULs in lines, lines longer than the line buffer, bad lengths). */
+static void check_paths_agree(const struct mtl_proto *mc)
+{
+    static const char *const piece[] = {
+        "VALUE mtl:1 0 5\r\nhello\r\nEND\r\n", "END\r\n", "STORED\r\n", "NOT_STORED\r\n",
+        "EXISTS\r\n", "NOT_FOUND\r\n", "ERROR\r\n", "SERVER_ERROR x\r\n", "CLIENT_ERROR y\r\n",
+        "VALUE k 1 3 99\r\nabc\r\n", "VALUE k 0 0\r\n\r\n", "END", "\r\n", "\n", "E", "ND\r\n",
+        "VALUE k 0 x\r\n", "VALUE k 0\r\n", "VALUE  k  0  2\r\nab\r\n", "STORED\n", "END \r\n",
+        "VALUE k 0 99999999999999\r\n", "HELLO\r\n", "SERVER_ERRORX\r\n", "ERRORS\r\n",
+        "VALUE abcdefgh 0 3\r\nabc\r\n", "VALUE abcdefghijklmnopq 12345678 3\r\nabc\r\n",
+    };
+    struct mtl_rng r;
+    static char stream[8192], a[2048], b[2048], c[2048];
+    int iter, bad = 0;
+
+    mtl_rng_seed(&r, 11);
+    for (iter = 0; iter < 3000; iter++) {
+        size_t len = 0, k, npieces = 1 + mtl_rng_below(&r, 12);
+        for (k = 0; k < npieces; k++) {
+            uint64_t what = mtl_rng_below(&r, 10);
+            if (what < 7) {                      /* a known piece */
+                const char *s = piece[mtl_rng_below(&r, sizeof(piece) / sizeof(piece[0]))];
+                memcpy(stream + len, s, strlen(s));
+                len += strlen(s);
+            } else if (what < 9) {               /* a NUL in a known line */
+                const char *s = piece[mtl_rng_below(&r, 9)];
+                size_t sl = strlen(s);
+                memcpy(stream + len, s, sl);
+                stream[len + mtl_rng_below(&r, sl)] = 0;
+                len += sl;
+            } else {                             /* a long line: 300..340 bytes */
+                size_t ll = 300 + mtl_rng_below(&r, 41), j;
+                const char *head = mtl_rng_below(&r, 2) ? "VALUE k 0 1 " : "END";
+                memcpy(stream + len, head, strlen(head));
+                for (j = strlen(head); j < ll; j++)
+                    stream[len + j] = 'x';
+                stream[len + ll - 2] = '\r';
+                stream[len + ll - 1] = '\n';
+                len += ll;
+            }
+        }
+        trace(mc, stream, len, &r, 0, a, sizeof(a));
+        trace(mc, stream, len, &r, 1, b, sizeof(b));
+        trace(mc, stream, len, &r, 2, c, sizeof(c));
+        if (strcmp(a, b) != 0 || strcmp(a, c) != 0) {
+            if (!bad)
+                diag("iteration %d: whole '%s', byte by byte '%s', splits '%s'", iter, a, b, c);
+            bad++;
+        }
+    }
+    ok(!bad, "memcache: lines read in place and assembled across reads parse alike (%d of 3000 differ)", bad);
+}
+
+/* mtl_utoa against snprintf at every length */
+static void check_utoa(void)
+{
+    static const uint64_t v[] = { 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 9999, 10000, 99999,
+                                  100000, 123456789, 999999999, 1000000000, 4294967295ULL,
+                                  4294967296ULL, 9999999999999999999ULL, 10000000000000000000ULL,
+                                  18446744073709551615ULL };
+    char got[32], want[32];
+    size_t i, n;
+    int bad = 0;
+    struct mtl_rng r;
+
+    mtl_rng_seed(&r, 3);
+    for (i = 0; i < sizeof(v) / sizeof(v[0]) + 10000; i++) {
+        uint64_t x = i < sizeof(v) / sizeof(v[0]) ? v[i] : mtl_rng_next(&r) >> mtl_rng_below(&r, 64);
+        n = mtl_utoa(got, x);
+        got[n] = 0;
+        snprintf(want, sizeof(want), "%llu", (unsigned long long)x);
+        if (strcmp(got, want) != 0 && !bad++)
+            diag("mtl_utoa(%s) wrote %s", want, got);
+    }
+    ok(!bad, "mtl_utoa writes every length like printf");
+}
+
 int main(void)
 {
     const struct mtl_proto *mc = mtl_proto_find("memcache"), *http = mtl_proto_find("http");
@@ -118,6 +232,8 @@ int main(void)
         mc_want, (int)(sizeof(mc_want) / sizeof(mc_want[0])), 0);
     check_error(mc, "memcache garbage", "HELLO\r\n");
     check_error(mc, "memcache VALUE without length", "VALUE k 0\r\n");
+    check_paths_agree(mc);
+    check_utoa();
 
     check_stream(http, "http responses",
         "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 5\r\n\r\nhello"
