@@ -197,30 +197,29 @@ const char *mtb_root(void)
     return root;
 }
 
+/* dir (PATH_MAX, filled once): $env when set, else the checkout's sub/ */
+static const char *env_or_checkout(char *dir, const char *env, const char *sub)
+{
+    if (!dir[0]) {
+        const char *e = getenv(env);
+        if (e && *e)
+            snprintf(dir, PATH_MAX, "%s", e);
+        else
+            snprintf(dir, PATH_MAX, "%s/%s", mtb_root(), sub);
+    }
+    return dir;
+}
+
 const char *mtb_reports_dir(void)
 {
     static char dir[PATH_MAX];
-    if (dir[0])
-        return dir;
-    const char *e = getenv("MTEBENCH_REPORTS");
-    if (e && *e)
-        snprintf(dir, sizeof dir, "%s", e);
-    else
-        snprintf(dir, sizeof dir, "%s/reports", mtb_root());
-    return dir;
+    return env_or_checkout(dir, "MTEBENCH_REPORTS", "reports");
 }
 
 const char *mtb_results_dir(void)
 {
     static char dir[PATH_MAX];
-    if (dir[0])
-        return dir;
-    const char *e = getenv("MTEBENCH_RESULTS");
-    if (e && *e)
-        snprintf(dir, sizeof dir, "%s", e);
-    else
-        snprintf(dir, sizeof dir, "%s/results", mtb_root());
-    return dir;
+    return env_or_checkout(dir, "MTEBENCH_RESULTS", "results");
 }
 
 const char *mtb_cache(void)
