@@ -41,7 +41,6 @@ jq_e() {
     return 0
 }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
-# dump a file as TAP diagnostics (used on failure)
 # floor_bound_ms MIN_MS FACTOR: a tail-latency bound for a test, in whole
 # milliseconds: FACTOR times the worst p99 of this machine's latency floor
 # (mtebench doctor: a native memcached on loopback at 50, 500 and 5000/s,
@@ -53,6 +52,7 @@ floor_bound_ms() {
         jq -r '[.floor.points[]?.p99] | if length == 3 then max else empty end' 2> /dev/null)
     awk -v w="${worst:-0}" -v m="$1" -v f="$2" 'BEGIN { b = int(f * w / 1000 + 0.999); print (b > m ? b : m) }'
 }
+# dump a file as TAP diagnostics (used on failure)
 dump() { [ -f "$1" ] && sed 's/^/#   /' "$1" | tail -n "${2:-40}"; }
 
 
