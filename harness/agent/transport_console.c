@@ -92,7 +92,10 @@ static int guest_image(const char *builds, const char *seeds, char **path, char 
     }
     char *outdir = mtb_asprintf("%s/guest", mtb_cache());
     mtb_mkdir_p(outdir);
-    char *logp = mtb_asprintf("%s/image.log", outdir);
+    /* this process's own log: the script's last line names the image, and a
+     * shared name let a concurrent mtebench's image (other builds) be read as
+     * this one's */
+    char *logp = mtb_asprintf("%s/image.%ld.log", outdir, (long)getpid());
     unlink(logp);
     char *script = mtb_asprintf("%s/harness/agent/guest-image.sh", mtb_root());
     char *envv[] = { mtb_asprintf("MTB_ROOT=%s", mtb_root()), mtb_asprintf("MTB_OUTDIR=%s", outdir),
@@ -125,6 +128,8 @@ static int guest_image(const char *builds, const char *seeds, char **path, char 
     }
     if (rc != 0)
         snprintf(err, errlen, "cannot make the guest image (harness/agent/guest-image.sh); see %s", logp);
+    else
+        unlink(logp);
     free(log);
     for (char **e = envv; *e; e++)
         free(*e);

@@ -28,6 +28,17 @@ static int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, 
     char *dir = mtb_asprintf("%s/src", mtb_cache());
     char *p = mtb_asprintf("%s/%s", dir, orig);
     mtb_mkdir_p(dir);
+    /* one fetch of a source at a time: two mtebench processes building
+     * different variants of a service meet here before the service's build
+     * lock, and a half-downloaded file would fail the other's checksum */
+    int lock = -1;
+    if (!mtb_file_exists(p)) {
+        char *lockp = mtb_asprintf("%s/.lock-%s", dir, mtb_recipe_need(r, "service", "source_package"));
+        char *what = mtb_asprintf("another fetch of %s", orig);
+        lock = mtb_lock_wait(lockp, what, 0);
+        free(what);
+        free(lockp);
+    }
     if (!mtb_file_exists(p)) {
         const char *pkg = mtb_recipe_need(r, "service", "source_package");
         const char *ver = mtb_recipe_need(r, "service", "source_version");
@@ -41,6 +52,8 @@ static int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, 
         if (st != 0 || !mtb_file_exists(p)) {
             snprintf(err, errlen, "could not fetch %s=%s with apt-get source (is the deb-src "
                      "entry there? run make deps); see %s", pkg, ver, log);
+            if (lock >= 0)
+                close(lock);
             free(log);
             free(dir);
             free(p);
@@ -48,6 +61,8 @@ static int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, 
         }
         free(log);
     }
+    if (lock >= 0)
+        close(lock);
     char hex[65];
     if (mtb_sha256_file(p, hex) != 0 || strcmp(hex, pin) != 0) {
         snprintf(err, errlen, "%s: checksum mismatch (sha256 %s, recipe %s pins %s); "
