@@ -98,7 +98,7 @@ LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/detectsweep \
-	   $(B)/aarch64/libmtestack.so
+	   $(B)/aarch64/libmtestack.so $(B)/aarch64/mtework
 
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
 # (libraries from arm64 multiarch) and its own /init
@@ -162,6 +162,11 @@ $(B)/mtebench: $(B)/obj/harness/main.o $(B)/libmteharness.a $(B)/libmtload.a
 # aarch64 helpers that run on the measured platform: the mode probe and the
 # fault reporter preloaded into services.
 $(B)/aarch64/mteprobe: harness/probe/mteprobe.c
+	@mkdir -p $(dir $@)
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<
+# micro-programs of known MTE work for the counting plugin's test (docs/COUNTING.md)
+$(B)/aarch64/mtework: harness/probe/mtework.c harness/core/countmark.h
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
 	$(Q)$(XCC) -O1 -g -Wall -Wextra -march=armv8.5-a+memtag -o $@ $<

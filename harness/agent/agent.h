@@ -41,6 +41,8 @@ struct mtb_agent_target {
     double connect_timeout;   /* seconds until the far side is up (boot, connect); 0: default */
     int cpus, mem_mb;         /* console: the guest's size (0: 2 CPUs, 2048 MB); ssh ignores */
     int quiet;                /* no progress lines on stderr */
+    const char *count_out;    /* console: load the counting plugin (core/work.h), its counts to
+                                 this file; NULL: no plugin */
 };
 
 /* What an exec saw. Filled by exec (zeroed first, exit_status -1). */

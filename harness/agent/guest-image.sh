@@ -16,7 +16,7 @@
 # Prints the image's path and content hash on the last line: "<path> <sha256>".
 #
 # Layout:  /init (build/aarch64/mtbinit)   /mtb/build/{mtebench,mtload}
-#   /mtb/build/aarch64/{mteprobe,detectsweep,libmtefault.so,libmtestack.so}   /mtb/services/*/ (recipes, scripts)
+#   /mtb/build/aarch64/{mteprobe,detectsweep,mtework,libmtefault.so,libmtestack.so}   /mtb/services/*/ (recipes, scripts)
 #   /mtb/services/*/bugs/<id>/*.hex (the bug catalogue's triggers)
 #   /mtb/builds/<service>/<variant>/ (bin/..., build.json)   /lib/aarch64-linux-gnu/*.so*
 #   /mtb/seed/setup/<name>/ (MTB_SEEDS)
@@ -34,7 +34,7 @@ G=${MTB_GUESTROOT:-/opt/mtebench/guest-arm64}
 inkey=$( {
     cat "$0"
     printf '%s\n' "$MTB_BUILDS" "${MTB_SEEDS:-}"
-    sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,detectsweep,libmtefault.so,libmtestack.so}
+    sha256sum "$MTB_ROOT"/build/aarch64/{mtbinit,mtebench,mtload,mteprobe,detectsweep,mtework,libmtefault.so,libmtestack.so}
     [ -z "${MTB_SCUDO:-}" ] || sha256sum "$MTB_SCUDO"
     find "$MTB_ROOT"/services -maxdepth 2 -type f ! -name build.sh -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
     find "$MTB_ROOT"/services -path '*/bugs/*/*.hex' -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
@@ -58,7 +58,7 @@ mkdir -p mtb/build/aarch64 mtb/builds mtb/services lib/aarch64-linux-gnu etc roo
 B="$MTB_ROOT/build"
 install -m 755 "$B/aarch64/mtbinit" init
 install -m 755 "$B/aarch64/mtebench" "$B/aarch64/mtload" mtb/build/
-install -m 755 "$B/aarch64/mteprobe" "$B/aarch64/detectsweep" mtb/build/aarch64/
+install -m 755 "$B/aarch64/mteprobe" "$B/aarch64/detectsweep" "$B/aarch64/mtework" mtb/build/aarch64/
 install -m 644 "$B/aarch64/libmtefault.so" "$B/aarch64/libmtestack.so" mtb/build/aarch64/
 if [ -n "${MTB_SCUDO:-}" ]; then
     mkdir -p "$(dirname "${MTB_SCUDO#/}")"

@@ -9,6 +9,7 @@
 #include "core/platform.h"
 #include "lib/cpus.h"
 #include "core/runid.h"
+#include "core/work.h"
 #include "agent/transport_console.h"
 #include "lib/util.h"
 #include "lib/files.h"
@@ -177,9 +178,13 @@ static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
 }
 
 /* `mtebench proof --platform vm`: the probe inside a guest of the kernel */
-static int vm_proof(const char *kernel, const char *mode, int quiet)
+static int vm_proof(const char *kernel, const char *mode, int quiet, int count)
 {
     char err[MTB_ERRLEN];
+    if (count && !mtb_work_plugin_ready(err, sizeof err)) {
+        mtb_warn("proof --count: %s", err);
+        return 2;
+    }
     struct mtb_kernel k;
     if (mtb_kernel_ensure(kernel, NULL, 0, quiet, &k, err, sizeof err) != 0) {
         mtb_warn("%s", err);
@@ -191,8 +196,12 @@ static int vm_proof(const char *kernel, const char *mode, int quiet)
     mtb_argv_push(&g, "proof");
     mtb_argv_push(&g, "--platform=host");
     mtb_argv_pushf(&g, "--mode=%s", mode);
+    if (count)
+        mtb_argv_push(&g, "--count");
     struct mtb_agent_target t = { .where = kernel, .workdir = dir ? dir : "/tmp", .connect_timeout = 90,
                                   .cpus = 2, .mem_mb = 1024, .quiet = quiet };
+    char *count_out = count ? mtb_asprintf("%s/mtecount.txt", t.workdir) : NULL;
+    t.count_out = count_out;
     char *local = mtb_asprintf("%s/guest", t.workdir);
     struct mtb_agent_result res;
     int rc = 2;
@@ -207,6 +216,10 @@ static int vm_proof(const char *kernel, const char *mode, int quiet)
             json_object_set_new(pr, "kernel", json_pack("{s:s,s:s,s:s*,s:b}", "name", k.name, "uname_r", res.uname_r,
                                                          "expected_uname_r", k.release,
                                                          "identity_ok", !k.release || !strcmp(k.release, res.uname_r)));
+            if (count) { /* the plugin's counts: window 1 the proof, then one per micro-program */
+                json_t *w = mtb_work_load(count_out, err, sizeof err);
+                json_object_set_new(pr, "work", w ? w : json_pack("{s:s}", "error", err));
+            }
             json_dumpf(pr, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
             printf("\n");
             rc = res.exit_status == 0 ? 0 : 1;
@@ -224,6 +237,7 @@ static int vm_proof(const char *kernel, const char *mode, int quiet)
     }
     mtb_argv_free(&g);
     free(local);
+    free(count_out);
     mtb_kernel_free(&k);
     return rc;
 }

@@ -7,6 +7,7 @@
  * made from the same inputs is found again by their hash). See agent.h. */
 #include "agent/agent.h"
 #include "agent/transport_console.h"
+#include "core/work.h"
 #include "core/allocator.h"
 #include "core/hostfacts.h"
 #include "core/kernel.h"
@@ -385,6 +386,13 @@ static int console_exec(struct mtb_session *s, char *const *argv, double deadlin
     char *append = kernel_append(argv);
     struct mtb_argv a = { 0 };
     mtb_console_qemu_argv(&a, s->k.image, s->t.cpus, s->t.mem_mb, initrd, console, chan, append, kvm);
+    if (s->t.count_out) { /* the counting plugin: instruction callbacks only, never memory ones (mtecount.c) */
+        unlink(s->t.count_out);
+        mtb_argv_push(&a, "-plugin");
+        char *pa = mtb_work_plugin_arg(s->t.count_out);
+        mtb_argv_push(&a, pa);
+        free(pa);
+    }
     char *cmdline = quoted_command(&a);
     const char *qv = mtb_qemu_system_version();
     res->info = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s}", "transport", "console",

@@ -15,7 +15,7 @@
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
        O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
-       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER, O_PARAM };
+       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER, O_PARAM, O_COUNT };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -34,6 +34,7 @@ static const struct option longopts[] = {
     { "param", required_argument, 0, O_PARAM },
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
     { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
+    { "count", no_argument, 0, O_COUNT },
     { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
     { "max-reps", required_argument, 0, O_MAXREPS },
     { "server-host", required_argument, 0, O_SERVER_HOST }, { "client-hosts", required_argument, 0, O_CLIENT_HOSTS },
@@ -67,6 +68,10 @@ static void mtb_cli_usage(FILE *f)
             "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
             "  --prom-textfile DIR          bench, plan, nightly: the figures as a Prometheus textfile\n"
             "                               DIR/mtebench-JOB.prom (node_exporter's textfile collector)\n"
+            "  --count            COUNT=1   run, proof on PLATFORM=vm: count MTE's work (instructions, tag\n"
+            "                               instructions, bytes tagged, Tag Checked accesses, EL0 and EL1)\n"
+            "                               with the plugin libmtecount.so; a counted run is never timed\n"
+            "                               (docs/COUNTING.md)\n"
             "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
             "                               SMT siblings, busy CPUs, swap, THP)\n"
             "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
@@ -261,6 +266,11 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
                 *(c == O_SLO ? &o->slo : c == O_LOADS ? &o->loads : &o->baseline_variant) = optarg;
             break;
         case O_STRICT: o->strict = 1; break;
+        case O_COUNT:
+            if (strcmp(cmd, "run") != 0 && strcmp(cmd, "proof") != 0)
+                mtb_die(2, "--count is an option of run and proof (PLATFORM=vm), not of %s", cmd);
+            o->count = 1;
+            break;
         case O_PROM: mtb_prom_set_dir(optarg); break;
         case O_CORES: o->cores = check_cores(optarg); break;
         case O_SERVER_HOST: o->server_host = optarg; break;

@@ -47,8 +47,10 @@ struct mtb_platform {
     int named_kernels;       /* KERNEL=<name|path> instead of host */
     /* NULL: `mtebench proof` runs the probe here through wrap; else the
      * platform proves the mode itself (vm: inside a guest of kernel) and
-     * prints the proof JSON. @return 0 proved, 1 not, 2 cannot tell */
-    int (*proof)(const char *kernel, const char *mode, int quiet);
+     * prints the proof JSON; count: with the counting plugin loaded, the
+     * proof in a counting window and the micro-programs of known work
+     * after it (--count). @return 0 proved, 1 not, 2 cannot tell */
+    int (*proof)(const char *kernel, const char *mode, int quiet, int count);
 };
 
 /* The platform's figures are emulation timings, not hardware timings. */

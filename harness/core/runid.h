@@ -30,6 +30,8 @@ struct mtb_run {
     const char *dir;                 /* this run's directory (created) */
     json_t *environment;             /* provenance and the quiet check, shared by a plan's runs */
     int quiet;
+    int count;                       /* count MTE's work (vm: the plugin; the guest's run marks the
+                                        measured window): a counted run is never timed */
     const char *external_load;       /* on a server host: the load comes from client hosts; the
                                         handshake with the controller happens in this directory
                                         (remote.c); the service listens on every address */

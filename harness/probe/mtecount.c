@@ -2,7 +2,7 @@
  * mtecount - the vm platform's counting plugin (libmtecount.so; issue 44,
  * docs/COUNTING.md): loaded into qemu-system-aarch64 with
  *
- *   -plugin build/native/libmtecount.so[,out=FILE][,dcz=64][,gm=256][,el=pstate|address]
+ *   -plugin build/native/libmtecount.so[,out=FILE][,dcz=64][,gm=256][,el=pstate|address][,checked=on|off]
  *
  * it counts, per vCPU and per exception level, the instructions executed,
  * the MTE instructions by class and the bytes they tag, the data loads and
@@ -66,7 +66,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
     X(unpriv)             /* LDTR/STTR family: checked by EL0's rules */     \
     X(prefetches)         /* PRFM, PRFUM, SVE PRF*: no data access */        \
     X(tag_bytes)          /* bytes whose allocation tags were set */         \
-    X(tag_dynamic)        /* tag-setting instructions of run-time size (SETG*) */
+    X(tag_dynamic)        /* tag-setting instructions of run-time size (SETG*) */ \
+    /* the run-time part, counted only while a window is armed: */           \
+    X(loads_checked)      /* Tag Checked by the rules followed (see below) */ \
+    X(stores_checked)                                                        \
+    X(checked_unpriv)     /* of those, LDTR/STTR forms (EL0's rules at EL1) */ \
+    X(tag0_lower)         /* lower half, tag 0, TCMA0 clear: Tag Checked if \
+                             the page is Tagged, which is not known here */  \
+    X(unchecked_tcma)     /* exempt: tag 0 (lower) / 0xF (upper), TCMAx set */ \
+    X(unchecked_tco)      /* exempt: PSTATE.TCO set */                       \
+    X(unchecked_off)      /* exempt: TBI or allocation tag access (ATA) off */ \
+    X(unread)             /* the base register could not be read */
 
 enum {
 #define MTC_ENUM(n) MTC_##n,
@@ -88,6 +98,7 @@ struct mtc_el {
 };
 struct mtc_vcpu {
     struct mtc_el el[MTC_ELS];
+    uint64_t armed; /* 1 while a counting window is open (the checked-form callbacks' condition) */
 };
 
 static struct qemu_plugin_scoreboard *score;
@@ -96,6 +107,25 @@ static char *out_path;
 static int el_from_pstate = 1;
 static struct qemu_plugin_register *cpsr; /* NULL: EL from the address */
 static uint64_t el_fallbacks;             /* TBs whose EL came from the address */
+/* the run-time part: the base registers, TCR_EL1 and SCTLR_EL1 (gdb's names;
+ * QEMU's system-register feature names SCTLR_EL1 "SCTLR") */
+static struct qemu_plugin_register *xreg[32]; /* x0..x30, sp */
+static struct qemu_plugin_register *tcr, *sctlr;
+static int checked_on = 1; /* checked=off: the decoded counts only, no callbacks */
+
+/* Counting windows (mtb_count_mark in the guest, docs/COUNTING.md): the
+ * marker is a hint-space NOP, HINT #126, executed at EL0 with x0 =
+ * MTC_MAGIC | command; the totals at each opening are kept and each closing
+ * adds the difference to the windows' sums. */
+#define MTC_MARKER 0xd5032fdfu /* HINT #126 */
+#define MTC_MAGIC 0x4d5442430000ull /* "MTBC" << 16 */
+#define MTC_OPEN 1
+#define MTC_CLOSE 2
+#define MTC_MAX_WINDOWS 1024
+static GMutex win_lock;
+static struct mtc_vcpu *win_start;        /* [vcpus]: the totals at the opening */
+static struct mtc_vcpu *win[MTC_MAX_WINDOWS]; /* [vcpus] each: what ran in each closed window */
+static int win_open, win_count, win_vcpus, win_bad;
 
 static qemu_plugin_u64 counter(int el, int k)
 {
@@ -121,7 +151,7 @@ static int tb_el(uint64_t vaddr)
 {
     struct qemu_plugin_register *reg = __atomic_load_n(&cpsr, __ATOMIC_ACQUIRE);
 
-    if (reg) {
+    if (reg && el_from_pstate) {
         GByteArray *buf = g_byte_array_new();
         int n = qemu_plugin_read_register(reg, buf);
         uint32_t v = 0;
@@ -136,10 +166,143 @@ static int tb_el(uint64_t vaddr)
     return (vaddr >> 55) & 1;
 }
 
+/* A register's value (up to 8 bytes, little-endian). @return 0 or -1 */
+static int read_reg(struct qemu_plugin_register *reg, uint64_t *v)
+{
+    static __thread GByteArray *buf;
+    if (!reg)
+        return -1;
+    if (!buf)
+        buf = g_byte_array_sized_new(16);
+    g_byte_array_set_size(buf, 0);
+    int n = qemu_plugin_read_register(reg, buf);
+    if (n <= 0 || n > 8)
+        return -1;
+    *v = 0;
+    memcpy(v, buf->data, (size_t)n);
+    return 0;
+}
+
+/* What a checked-form access's callback needs, packed into its udata:
+ * decided at translation (the TB's EL and the TCR_EL1/SCTLR_EL1 bits QEMU
+ * keys TBs by: TBI, TCMA, ATA are in its TB flags, so a change to them makes
+ * new TBs). */
+enum {
+    U_BASE = 0x1f, U_LOAD = 1 << 5, U_STORE = 1 << 6, U_EL_SHIFT = 7, U_TBI0 = 1 << 9, U_TBI1 = 1 << 10,
+    U_TCMA0 = 1 << 11, U_TCMA1 = 1 << 12, U_ATA0 = 1 << 13, U_ATA = 1 << 14, U_UNPRIV = 1 << 15
+};
+
+static uintptr_t tb_sysbits(void)
+{
+    uint64_t t = 0, c = 0;
+    uintptr_t u = 0;
+    if (read_reg(tcr, &t) == 0) {
+        u |= (t >> 37 & 1) ? U_TBI0 : 0;
+        u |= (t >> 38 & 1) ? U_TBI1 : 0;
+        u |= (t >> 57 & 1) ? U_TCMA0 : 0;
+        u |= (t >> 58 & 1) ? U_TCMA1 : 0;
+    }
+    if (read_reg(sctlr, &c) == 0) {
+        u |= (c >> 42 & 1) ? U_ATA0 : 0;
+        u |= (c >> 43 & 1) ? U_ATA : 0;
+    }
+    return u;
+}
+
+/* One execution of a load or store whose form may be Tag Checked, while a
+ * window is armed: the rest of the Arm ARM's rule, from the state before
+ * it runs. The page's Tagged attribute is not visible to a plugin: an
+ * upper-half address is taken as Tagged (Linux maps its kernel memory
+ * Normal Tagged when the CPU has MTE: PAGE_KERNEL is MT_NORMAL_TAGGED), a
+ * lower-half one with a non-zero tag too (only PROT_MTE memory hands such
+ * pointers out); lower half with tag 0 is kept apart (tag0_lower). */
+static void checked_cb(unsigned int vcpu, void *ud)
+{
+    uintptr_t u = (uintptr_t)ud;
+    int el = (int)(u >> U_EL_SHIFT) & 3, base = (int)(u & U_BASE);
+    uint64_t addr, ps;
+    if (read_reg(xreg[base], &addr) != 0 || read_reg(cpsr, &ps) != 0) {
+        qemu_plugin_u64_add(counter(el, MTC_unread), vcpu, 1);
+        return;
+    }
+    int upper = (int)(addr >> 55 & 1);
+    unsigned tag = (unsigned)(addr >> 56 & 0xf);
+    int unpriv = !!(u & U_UNPRIV);
+    int tbi = !!(u & (upper ? U_TBI1 : U_TBI0));
+    int ata = !!(u & ((el == 0 || unpriv) ? U_ATA0 : U_ATA));
+    int k;
+    if (!tbi || !ata)
+        k = MTC_unchecked_off;
+    else if (ps >> 25 & 1)
+        k = MTC_unchecked_tco;
+    else if ((u & (upper ? U_TCMA1 : U_TCMA0)) && tag == (upper ? 0xfu : 0u))
+        k = MTC_unchecked_tcma;
+    else if (!upper && tag == 0)
+        k = MTC_tag0_lower;
+    else {
+        if (u & U_LOAD)
+            qemu_plugin_u64_add(counter(el, MTC_loads_checked), vcpu, 1);
+        if (u & U_STORE)
+            qemu_plugin_u64_add(counter(el, MTC_stores_checked), vcpu, 1);
+        if (unpriv)
+            qemu_plugin_u64_add(counter(el, MTC_checked_unpriv), vcpu, 1);
+        return;
+    }
+    qemu_plugin_u64_add(counter(el, k), vcpu, 1);
+}
+
+static void snapshot(struct mtc_vcpu *to)
+{
+    for (int v = 0; v < win_vcpus; v++)
+        memcpy(&to[v], qemu_plugin_scoreboard_find(score, (unsigned)v), sizeof to[v]);
+}
+
+/* HINT #126 executed: open or close the window when x0 says so. */
+static void marker_cb(unsigned int vcpu, void *ud)
+{
+    uint64_t x0, ps;
+    (void)ud;
+    if (read_reg(xreg[0], &x0) != 0 || (x0 & ~0xffffull) != MTC_MAGIC)
+        return; /* a HINT #126 that is not ours: a NOP */
+    int cmd = (int)(x0 & 0xffff);
+    if (read_reg(cpsr, &ps) == 0 && (ps >> 2 & 3) != 0)
+        return; /* markers come from user space only */
+    g_mutex_lock(&win_lock);
+    if (!win_start) {
+        win_vcpus = qemu_plugin_num_vcpus();
+        win_start = g_new0(struct mtc_vcpu, win_vcpus);
+    }
+    if (cmd == MTC_OPEN && !win_open && win_count < MTC_MAX_WINDOWS) {
+        snapshot(win_start);
+        win_open = 1;
+        for (int v = 0; v < win_vcpus; v++)
+            qemu_plugin_u64_set((qemu_plugin_u64){score, offsetof(struct mtc_vcpu, armed)}, (unsigned)v, 1);
+    } else if (cmd == MTC_CLOSE && win_open) {
+        for (int v = 0; v < win_vcpus; v++)
+            qemu_plugin_u64_set((qemu_plugin_u64){score, offsetof(struct mtc_vcpu, armed)}, (unsigned)v, 0);
+        struct mtc_vcpu *now = g_new0(struct mtc_vcpu, win_vcpus);
+        snapshot(now);
+        for (int v = 0; v < win_vcpus; v++)
+            for (int el = 0; el < MTC_ELS; el++) {
+                for (int k = 0; k < MTC_N; k++)
+                    now[v].el[el].c[k] -= win_start[v].el[el].c[k];
+                for (int c = 0; c < MTB_A64_MTE_NCLASS; c++)
+                    now[v].el[el].mte[c] -= win_start[v].el[el].mte[c];
+            }
+        win[win_count++] = now;
+        win_open = 0;
+    } else {
+        win_bad++; /* an open while open, a close while closed, too many windows, an unknown command */
+    }
+    g_mutex_unlock(&win_lock);
+    (void)vcpu;
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = qemu_plugin_tb_n_insns(tb);
     int el = tb_el(qemu_plugin_tb_vaddr(tb));
+    uintptr_t sysbits = checked_on ? tb_sysbits() : 0;
 
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -149,7 +312,16 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         add(insn, counter(el, MTC_insns), 1);
         if (qemu_plugin_insn_data(insn, &w, sizeof w) != sizeof w)
             continue;
+        if (w == MTC_MARKER)
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, marker_cb, QEMU_PLUGIN_CB_R_REGS, NULL);
         mtb_a64_decode(w, &params, &d); /* little-endian guest on a little-endian host */
+        if (checked_on && d.checked_form && (d.load || d.store) && d.base >= 0) {
+            uintptr_t u = sysbits | (uintptr_t)d.base | (d.load ? U_LOAD : 0) | (d.store ? U_STORE : 0) |
+                          (uintptr_t)el << U_EL_SHIFT | (d.unpriv ? U_UNPRIV : 0);
+            qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, checked_cb, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_COND_EQ,
+                                                        (qemu_plugin_u64){score, offsetof(struct mtc_vcpu, armed)},
+                                                        1, (void *)u);
+        }
         if (d.load)
             add(insn, counter(el, MTC_loads), 1);
         if (d.store)
@@ -176,27 +348,35 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
 {
     GArray *regs;
 
-    if (!el_from_pstate || __atomic_load_n(&cpsr, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&cpsr, __ATOMIC_ACQUIRE) || xreg[0])
         return;
     regs = qemu_plugin_get_registers();
     for (guint i = 0; regs && i < regs->len; i++) {
         qemu_plugin_reg_descriptor *r = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
+        unsigned x;
+        char end;
         if (strcmp(r->name, "cpsr") == 0)
             __atomic_store_n(&cpsr, r->handle, __ATOMIC_RELEASE);
+        else if (strcmp(r->name, "sp") == 0)
+            xreg[31] = r->handle;
+        else if (sscanf(r->name, "x%u%c", &x, &end) == 1 && x <= 30)
+            xreg[x] = r->handle;
+        else if (strcmp(r->name, "TCR_EL1") == 0)
+            tcr = r->handle;
+        else if (strcmp(r->name, "SCTLR") == 0 || strcmp(r->name, "SCTLR_EL1") == 0)
+            sctlr = r->handle;
     }
     if (regs)
         g_array_free(regs, TRUE);
 }
 
-static void print_el(GString *s, unsigned vcpu, int el)
+static void print_el(GString *s, const char *what, unsigned vcpu, int el, const struct mtc_el *e)
 {
-    g_string_append_printf(s, "vcpu=%u el=%d", vcpu, el);
+    g_string_append_printf(s, "%svcpu=%u el=%d", what, vcpu, el);
     for (int k = 0; k < MTC_N; k++)
-        g_string_append_printf(s, " %s=%" PRIu64, mtc_names[k],
-                               qemu_plugin_u64_get(counter(el, k), vcpu));
+        g_string_append_printf(s, " %s=%" PRIu64, mtc_names[k], e->c[k]);
     for (int c = 1; c < MTB_A64_MTE_NCLASS; c++)
-        g_string_append_printf(s, " %s=%" PRIu64, mtb_a64_mte_name(c),
-                               qemu_plugin_u64_get(mte_counter(el, c), vcpu));
+        g_string_append_printf(s, " %s=%" PRIu64, mtb_a64_mte_name(c), e->mte[c]);
     g_string_append_c(s, '\n');
 }
 
@@ -207,14 +387,27 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
     int vcpus = qemu_plugin_num_vcpus();
 
     g_string_append_printf(s,
-                           "mtecount version=1 qemu=%s plugin_api=%d el_from=%s el_fallback_tbs=%" PRIu64
-                           " dcz_bytes=%u gm_bytes=%u vcpus=%d\n",
-                           MTC_QEMU_VERSION, MTC_API, cpsr ? "pstate" : "address", el_fallbacks,
-                           params.dcz_bytes, params.gm_bytes, vcpus);
-    for (int v = 0; v < vcpus; v++)
+                           "mtecount version=2 qemu=%s plugin_api=%d el_from=%s el_fallback_tbs=%" PRIu64
+                           " dcz_bytes=%u gm_bytes=%u vcpus=%d checked=%s sysregs=%s windows=%d window_errors=%d%s\n",
+                           MTC_QEMU_VERSION, MTC_API, cpsr && el_from_pstate ? "pstate" : "address", el_fallbacks,
+                           params.dcz_bytes, params.gm_bytes, vcpus, checked_on ? "on" : "off",
+                           tcr && sctlr ? "read" : "missing", win_count, win_bad, win_open ? " window_open=1" : "");
+    for (int v = 0; v < vcpus; v++) {
+        const struct mtc_vcpu *t = qemu_plugin_scoreboard_find(score, (unsigned)v);
         for (int el = 0; el < MTC_ELS; el++)
-            if (qemu_plugin_u64_get(counter(el, MTC_insns), (unsigned)v))
-                print_el(s, (unsigned)v, el);
+            if (t->el[el].c[MTC_insns])
+                print_el(s, "", (unsigned)v, el, &t->el[el]);
+    }
+    /* each window: what ran from its open marker (not counted) to its close
+     * marker (counted) */
+    for (int w = 0; w < win_count; w++)
+        for (int v = 0; v < win_vcpus; v++)
+            for (int el = 0; el < MTC_ELS; el++)
+                if (win[w][v].el[el].c[MTC_insns]) {
+                    char what[32];
+                    snprintf(what, sizeof what, "window=%d ", w + 1);
+                    print_el(s, what, (unsigned)v, el, &win[w][v].el[el]);
+                }
     if (out_path) {
         GError *err = NULL;
         if (!g_file_set_contents(out_path, s->str, (gssize)s->len, &err)) { /* atomic: temp + rename */
@@ -256,11 +449,14 @@ static int parse_args(int argc, char **argv)
         } else if (klen == 2 && strncmp(argv[i], "gm", 2) == 0) {
             if (parse_bytes("gm", val, &params.gm_bytes))
                 return -1;
+        } else if (klen == 7 && strncmp(argv[i], "checked", 7) == 0 &&
+                   (strcmp(val, "on") == 0 || strcmp(val, "off") == 0)) {
+            checked_on = strcmp(val, "on") == 0;
         } else if (klen == 2 && strncmp(argv[i], "el", 2) == 0 &&
                    (strcmp(val, "pstate") == 0 || strcmp(val, "address") == 0)) {
             el_from_pstate = strcmp(val, "pstate") == 0;
         } else {
-            fprintf(stderr, "mtecount: unknown argument '%s' (out=FILE, dcz=BYTES, gm=BYTES, el=pstate|address)\n",
+            fprintf(stderr, "mtecount: unknown argument '%s' (out=FILE, dcz=BYTES, gm=BYTES, el=pstate|address, checked=on|off)\n",
                     argv[i]);
             return -1;
         }

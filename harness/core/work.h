@@ -1,0 +1,29 @@
+/* work.h - MTE's work counted by the vm platform's plugin (libmtecount.so,
+ * harness/probe/mtecount.c; docs/COUNTING.md): its output read into JSON,
+ * and the work account of a counted run. */
+#ifndef MTEBENCH_WORK_H
+#define MTEBENCH_WORK_H
+#include <jansson.h>
+#include <stddef.h>
+
+/* The plugin's path: build/native/libmtecount.so of this checkout. */
+char *mtb_work_plugin(void);
+/* 1 when the plugin is built here; 0 with why (make deps; make). */
+int mtb_work_plugin_ready(char *why, size_t n);
+/* The qemu -plugin argument writing the counts to out. */
+char *mtb_work_plugin_arg(const char *out);
+
+/* The plugin's output file read: {"plugin": {header keys}, "totals":
+ * [{vcpu, el, counters...}], "windows": [{window, vcpu, el, counters...}]}.
+ * NULL with err when the file is missing or not the plugin's. */
+json_t *mtb_work_load(const char *path, char *err, size_t errlen);
+
+/* One window's counts summed over its vCPUs for EL el (-1: every EL), as
+ * {counter: n}; NULL when the window has no such lines. */
+json_t *mtb_work_window_sum(const json_t *work, int window, int el);
+
+/* The work account of a counted run: the plugin's counts of its one
+ * measured window per EL and per vCPU, and per request (divided by
+ * requests; 0: not divided), with where they come from. */
+json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from);
+#endif

@@ -1,0 +1,64 @@
+#!/bin/bash
+# PLATFORM=vm with the counting plugin (libmtecount.so, docs/COUNTING.md):
+# `mtebench proof --platform vm --count` proves the mode with the plugin
+# loaded and its window open (a counted run must still fault on a tag
+# mismatch: counting changes nothing it counts), then runs mtework's
+# micro-programs, each in a window of its own, whose counts are known by
+# construction: N STG, N DC GZVA, K loads and stores through a tagged
+# pointer (checks on, TCO set, TCF none), through SP, through a tag-0
+# pointer to untagged memory, and the kernel's 4096-byte clear into a tagged
+# user buffer. Every count is compared exactly (EL0 of the vCPU mtework kept
+# itself on; for the kernel's copy, its EL1 unprivileged stores).
+. "$(dirname "$0")/../../lib.sh"
+M="$B/mtebench"
+[ -f "$B/native/libmtecount.so" ] || skip_all "the counting plugin is not built (make deps; make)"
+
+out=$("$M" bench --count 2>&1)
+is "$?" 2 "--count outside run and proof is refused"
+ok "$(grep -q -- '--count is an option of run and proof' <<< "$out"; echo $?)" "... by name"
+
+for mode in sync async; do
+    "$M" proof --platform vm --kernel stock --mode $mode --count > "$T_TMP/$mode.json" 2> "$T_TMP/$mode.err"
+    is "$?" 0 "proof --count $mode: the mode is proved with the plugin loaded" || dump "$T_TMP/$mode.err"
+    want=$([ $mode = sync ] && echo 9 || echo 8)
+    ok "$(jq_e ".probe.write_fault == $want and .probe.read_fault == $want" "$T_TMP/$mode.json" > /dev/null; echo $?)" \
+       "$mode: the counted proof still faults on a tag mismatch (si_code $want, store and load)"
+    ok "$(jq_e '.work.plugin | .windows == 9 and .window_errors == 0 and .sysregs == "read" and .checked == "on"' \
+           "$T_TMP/$mode.json" > /dev/null; echo $?)" "$mode: nine windows counted (the proof's and eight cases'), none unmatched"
+    ok "$(jq_e '[.work.windows[] | select(.window == 1) | .loads_checked + .stores_checked] | add > 0' \
+           "$T_TMP/$mode.json" > /dev/null; echo $?)" "$mode: the proof's window counted Tag Checked accesses while it faulted"
+done
+J="$T_TMP/sync.json"
+diag "cases: $(jq -c '[.work_cases[] | [.case, .vcpu]]' "$J")"
+
+# case NAME EL CHECK: CHECK (jq, over the case's window on its vCPU at EL,
+# with $n its iterations and $b its body's instructions) holds
+case_is() {
+    local name=$1 el=$2 check=$3 got
+    got=$(jq -c --arg c "$name" --argjson el "$el" '
+        (.work_cases[] | select(.case == $c)) as $k
+        | [.work.windows[] | select(.window == $k.window and .vcpu == $k.vcpu and .el == $el)][0]
+        | . as $w | $k.n as $n | $k.body as $b | {w: $w, n: $n, b: $b}' "$J")
+    ok "$(jq_e ".w as \$w | .n as \$n | .b as \$b | \$w | $check" <<< "$got" > /dev/null; echo $?)" "$name: $4" ||
+        diag "$(jq -c '.w | {insns, loads, stores, loads_checked_form, stores_checked_form, loads_checked, stores_checked, checked_unpriv, tag0_lower, unchecked_tco, unchecked_tcma, unchecked_off, tag_bytes, stg, dc_gzva}' <<< "$got")"
+}
+ok "$(jq_e '.work_cases | type == "array" and length == 8 and all(.vcpu >= 0)' "$J" > /dev/null; echo $?)" \
+   "mtework ran its eight cases on a known vCPU" || diag "$(jq -c .work_cases "$J")"
+case_is stg 0 '.insns == $b + 4 and .stg == $n and .tag_bytes == 16 * $n and .loads == 0 and .stores == 0' \
+        "N STG: N tag stores, 16N bytes tagged, body + the closing marker's 4 instructions, no data access"
+case_is gzva 0 '.insns == $b + 4 and .dc_gzva == $n and .tag_bytes == 64 * $n and .stores == $n and .stores_checked_form == 0 and .stores_checked == 0' \
+        "N DC GZVA: 64N bytes tagged (DCZID block 64), N data stores, none Tag Checked"
+case_is checked 0 '.insns == $b + 4 and .loads_checked == $n and .stores_checked == $n and .tag0_lower == 0 and .unchecked_tco == 0' \
+        "K loads and K stores through a tag-5 pointer: all Tag Checked"
+case_is tco 0 '.insns == $b + 4 and .loads_checked == 0 and .stores_checked == 0 and .unchecked_tco == 2 * $n' \
+        "the same with PSTATE.TCO set: none Tag Checked, 2K exempt by TCO"
+case_is sp 0 '.insns == $b + 4 and .loads == $n and .stores == $n and .loads_checked_form == 0 and .stores_checked_form == 0 and .loads_checked == 0' \
+        "through SP with an immediate offset: K loads and stores, none of a checked form"
+case_is untagged 0 '.insns == $b + 4 and .loads_checked == 0 and .stores_checked == 0 and .tag0_lower == 2 * $n' \
+        "through a tag-0 pointer to memory without PROT_MTE: kept apart (tag0_lower), not counted Tag Checked"
+case_is tcf_none 0 '.insns == $b + 4 and .loads_checked == $n and .stores_checked == $n' \
+        "TCF none: still Tag Checked (TCF decides only what a failed check does)"
+case_is kcopy 0 '.insns == $b + 4 and .loads == 0 and .stores == 0' "read(2) at EL0: the syscall's 5 instructions and the marker's 4"
+case_is kcopy 1 '.checked_unpriv == $n / 8 and .stores_checked >= $n / 8' \
+        "the kernel's clear of 4096 bytes into a tagged user buffer: 512 Tag Checked STTRs at EL1 (EL0's rules)"
+done_testing
