@@ -116,6 +116,8 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
         mtb_argv_pushf(a, "--allocator=%s", run->allocator->name);
     mtb_argv_pushf(a, "--build={root}/builds/%s/%s", run->recipe->name, run->variant);
     mtb_argv_push(a, "--results={out}");
+    if (run->count)
+        mtb_argv_push(a, "--count");
     for (char *const *x = far->args; x && *x; x++)
         mtb_argv_push(a, *x);
     const char *bug = getenv("MTEBENCH_BUG"), *trig = getenv("MTEBENCH_BUG_TRIGGER");

@@ -1,5 +1,7 @@
 /* work.c - see work.h */
 #include "core/work.h"
+#include "core/recipe.h"
+#include "lib/cpus.h"
 #include "lib/files.h"
 #include "lib/util.h"
 
@@ -100,11 +102,52 @@ json_t *mtb_work_window_sum(const json_t *work, int window, int el)
 }
 
 /* the counters a work table shows, per EL */
-static const char *const shown[] = { "insns", "loads", "stores", "loads_checked", "stores_checked", "tag0_lower",
-                                     "tag_bytes", "stg", "st2g", "stzg", "stz2g", "stgp", "stgm", "stzgm",
-                                     "dc_gva", "dc_gzva", "irg", "ldg", NULL };
+static const char *const shown[] = { "insns", "loads", "stores", "loads_checked", "stores_checked", "checked_unpriv",
+                                     "tag0_lower", "unchecked_tco", "unchecked_tcma", "tag_bytes", "irg", "stg", "st2g",
+                                     "stzg", "stz2g", "stgp", "stgm", "stzgm", "dc_gva", "dc_gzva", "ldg", NULL };
 
-json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from)
+/* 1 when vcpu is in the CPU list s ("0", "0-3,8") */
+static int in_list(const char *s, int vcpu)
+{
+    int cpus[MTB_MAX_CPUS];
+    int n = s ? mtb_cpulist_parse(s, cpus, MTB_MAX_CPUS) : -1;
+    for (int i = 0; i < n; i++)
+        if (cpus[i] == vcpu)
+            return 1;
+    return 0;
+}
+
+/* window nwin's counts per EL over the vCPUs in list (NULL: all), and per
+ * request */
+static json_t *role_counts(const json_t *work, json_int_t nwin, const char *list, double requests, json_t **per_req)
+{
+    json_t *per_el = json_object();
+    *per_req = json_object();
+    for (int el = 0; el <= 1; el++) {
+        json_t *sum = json_object();
+        size_t i;
+        json_t *w;
+        json_array_foreach(json_object_get(work, "windows"), i, w) {
+            if (json_integer_value(json_object_get(w, "window")) == nwin &&
+                json_integer_value(json_object_get(w, "el")) == el &&
+                (!list || in_list(list, (int)json_integer_value(json_object_get(w, "vcpu")))))
+                add_counts(sum, w);
+        }
+        char name[8];
+        snprintf(name, sizeof name, "el%d", el);
+        json_t *pr = json_object();
+        for (int k = 0; shown[k]; k++) {
+            json_t *v = json_object_get(sum, shown[k]);
+            if (requests > 0)
+                json_object_set_new(pr, shown[k], json_real((double)json_integer_value(v) / requests));
+        }
+        json_object_set_new(per_el, name, sum);
+        json_object_set_new(*per_req, name, pr);
+    }
+    return per_el;
+}
+
+json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity)
 {
     json_t *plugin = json_object_get(work, "plugin");
     json_t *acc = json_pack("{s:s,s:O,s:s}", "counted", "exact (counted): the guest's instruction stream under QEMU; "
@@ -118,30 +161,30 @@ json_t *mtb_work_account(const json_t *work, double requests, const char *reques
         json_object_set_new(acc, "error", json_string("the guest opened and closed no counting window"));
         return acc;
     }
-    json_t *per_el = json_object(), *per_req = json_object(), *per_vcpu = json_array();
-    for (int el = 0; el <= 1; el++) {
-        json_t *s = mtb_work_window_sum(work, (int)nwin, el);
-        if (!s)
-            s = json_object();
-        char name[8];
-        snprintf(name, sizeof name, "el%d", el);
-        json_t *pr = json_object();
-        for (int i = 0; shown[i]; i++) {
-            json_t *v = json_object_get(s, shown[i]);
-            if (v && requests > 0)
-                json_object_set_new(pr, shown[i], json_real((double)json_integer_value(v) / requests));
-        }
-        json_object_set_new(per_el, name, s);
-        json_object_set_new(per_req, name, pr);
+    /* the roles: the service's vCPUs and the load generator's, when apart
+     * (the guest's CPU n is the plugin's vCPU n) */
+    const char *svc = json_string_value(json_object_get(affinity, "service"));
+    const char *cli = json_string_value(json_object_get(affinity, "client"));
+    int apart = svc && cli && !json_is_true(json_object_get(affinity, "shares_cpus_with_client"));
+    json_t *counts = json_object(), *per_req = json_object(), *pr;
+    json_object_set_new(counts, "all", role_counts(work, nwin, NULL, requests, &pr));
+    json_object_set_new(per_req, "all", pr);
+    if (apart) {
+        json_object_set_new(counts, "service", role_counts(work, nwin, svc, requests, &pr));
+        json_object_set_new(per_req, "service", pr);
+        json_object_set_new(counts, "client", role_counts(work, nwin, cli, requests, &pr));
+        json_object_set_new(per_req, "client", pr);
+        json_object_set_new(acc, "vcpus", json_pack("{s:s,s:s}", "service", svc, "client", cli));
     }
+    json_t *by_vcpu = json_array();
     size_t i;
     json_t *w;
     json_array_foreach(json_object_get(work, "windows"), i, w) {
         if (json_integer_value(json_object_get(w, "window")) == nwin)
-            json_array_append(per_vcpu, w);
+            json_array_append(by_vcpu, w);
     }
-    json_object_set_new(acc, "window", per_el);
-    json_object_set_new(acc, "by_vcpu", per_vcpu);
+    json_object_set_new(acc, "window", counts);
+    json_object_set_new(acc, "by_vcpu", by_vcpu);
     if (requests > 0) {
         json_object_set_new(acc, "requests", json_real(requests));
         json_object_set_new(acc, "requests_from", json_string(requests_from));
@@ -150,4 +193,37 @@ json_t *mtb_work_account(const json_t *work, double requests, const char *reques
         json_decref(per_req);
     }
     return acc;
+}
+
+double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const char **from)
+{
+    const char *what = mtb_recipe_get(r, "run", "counted");
+    json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
+    if (what && d) {
+        char *dup = mtb_strdup(what), *save = NULL;
+        double sum = 0;
+        int ok = 1;
+        for (char *k = strtok_r(dup, "+ ", &save); k; k = strtok_r(NULL, "+ ", &save)) {
+            json_t *v = json_object_get(d, k);
+            if (!json_is_integer(v)) {
+                ok = 0;
+                break;
+            }
+            sum += (double)json_integer_value(v);
+        }
+        free(dup);
+        const char *self = mtb_recipe_get(r, "run", "counters_self");
+        sum -= self ? atof(self) : 0;
+        if (ok && sum > 0) {
+            *from = "the service's own counters over the window ([run] counted)";
+            return sum;
+        }
+    }
+    json_t *req = json_object_get(json_object_get(json_object_get(rec, "load"), "totals"), "requests");
+    if (json_is_number(req) && json_number_value(req) > 0) {
+        *from = "the load generator's requests";
+        return json_number_value(req);
+    }
+    *from = "unknown";
+    return -1;
 }

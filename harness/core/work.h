@@ -22,8 +22,17 @@ json_t *mtb_work_load(const char *path, char *err, size_t errlen);
  * {counter: n}; NULL when the window has no such lines. */
 json_t *mtb_work_window_sum(const json_t *work, int window, int el);
 
-/* The work account of a counted run: the plugin's counts of its one
- * measured window per EL and per vCPU, and per request (divided by
- * requests; 0: not divided), with where they come from. */
-json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from);
+/* The requests the service counted over a run's measured window, from its
+ * record: the recipe's [run] counted sum over service_counters.delta, less
+ * what the closing counter query added ([run] counters_self); else the load
+ * generator's requests. *from says which. -1 unknown. */
+struct mtb_recipe;
+double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const char **from);
+
+/* The work account of a counted run: the plugin's counts of its last
+ * window (the measured one) per EL, over all vCPUs and, when the record's
+ * affinity keeps them apart, over the service's and the load generator's
+ * vCPUs; per vCPU; and per request (divided by requests; <= 0: not
+ * divided), with where they come from. */
+json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity);
 #endif

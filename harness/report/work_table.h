@@ -1,0 +1,12 @@
+/* work_table.h - the work table: MTE's work per request of counted runs
+ * (core/work.h's account in each record), for people. */
+#ifndef MTEBENCH_WORK_TABLE_H
+#define MTEBENCH_WORK_TABLE_H
+#include <jansson.h>
+#include <stdio.h>
+
+/* One counted record's work per request, one row per role (service, load
+ * generator, or all vCPUs) and EL. @return 0, or -1 (nothing printed) when
+ * the record has no per-request work. */
+int mtb_work_table_print(FILE *f, const json_t *rec);
+#endif
