@@ -318,6 +318,12 @@ bench-capacity: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
 	bash tests/bench/capacity-md1.sh "" $(or $(SLO),p99:2.2ms)
 
+# MTE's work per request, counted (tests/bench/work.sh, docs/COUNTING.md):
+# CONFIGS=variant/mode@kernel,... REPS=5 SERVICE=memcached
+bench-work: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	SERVICE=$(or $(SERVICE),memcached) bash tests/bench/work.sh "" $(or $(CONFIGS),plain/off@stock$(comma)tagged/async@stock) $(or $(REPS),5)
+
 report: all
 	$(B)/mtebench report $(or $(RESULTS),$(lastword $(sort $(wildcard results/*))))
 
@@ -370,7 +376,7 @@ test-long: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps bench bench-loadgen bench-capacity test-disturbed compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep capacity
+.PHONY: all deps bench bench-loadgen bench-capacity bench-work test-disturbed compare-kernels bisect kernels report test test-long unit lint clean detect detect-sweep capacity
 -include $(shell find $(B)/obj $(B)/obj-aarch64 -name '*.d' 2>/dev/null)
 
 # --- plans (configs/*.conf) --------------------------------------------------

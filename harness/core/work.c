@@ -117,48 +117,63 @@ static int in_list(const char *s, int vcpu)
     return 0;
 }
 
-/* window nwin's counts per EL over the vCPUs in list (NULL: all), and per
- * request */
-static json_t *role_counts(const json_t *work, json_int_t nwin, const char *list, double requests, json_t **per_req)
+/* window win's counts per EL ("el0", "el1") over the vCPUs in list (NULL: all) */
+static json_t *role_counts(const json_t *work, json_int_t win, const char *list)
 {
     json_t *per_el = json_object();
-    *per_req = json_object();
     for (int el = 0; el <= 1; el++) {
         json_t *sum = json_object();
         size_t i;
         json_t *w;
         json_array_foreach(json_object_get(work, "windows"), i, w) {
-            if (json_integer_value(json_object_get(w, "window")) == nwin &&
+            if (json_integer_value(json_object_get(w, "window")) == win &&
                 json_integer_value(json_object_get(w, "el")) == el &&
                 (!list || in_list(list, (int)json_integer_value(json_object_get(w, "vcpu")))))
                 add_counts(sum, w);
         }
-        char name[8];
-        snprintf(name, sizeof name, "el%d", el);
-        json_t *pr = json_object();
-        for (int k = 0; shown[k]; k++) {
-            json_t *v = json_object_get(sum, shown[k]);
-            if (requests > 0)
-                json_object_set_new(pr, shown[k], json_real((double)json_integer_value(v) / requests));
-        }
-        json_object_set_new(per_el, name, sum);
-        json_object_set_new(*per_req, name, pr);
+        json_object_set_new(per_el, el ? "el1" : "el0", sum);
     }
     return per_el;
+}
+
+/* load less idle, per EL, counter by counter; and that per request */
+static json_t *net_of(const json_t *load, const json_t *idle, double requests, json_t **per_req)
+{
+    json_t *net = json_object();
+    *per_req = json_object();
+    const char *el;
+    json_t *l;
+    json_object_foreach((json_t *)load, el, l) {
+        json_t *n = json_object(), *pr = json_object();
+        const json_t *i = json_object_get(idle, el);
+        for (int k = 0; shown[k]; k++) {
+            json_int_t d = json_integer_value(json_object_get(l, shown[k])) -
+                           json_integer_value(json_object_get(i, shown[k]));
+            json_object_set_new(n, shown[k], json_integer(d));
+            if (requests > 0)
+                json_object_set_new(pr, shown[k], json_real((double)d / requests));
+        }
+        json_object_set_new(net, el, n);
+        json_object_set_new(*per_req, el, pr);
+    }
+    return net;
 }
 
 json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity)
 {
     json_t *plugin = json_object_get(work, "plugin");
-    json_t *acc = json_pack("{s:s,s:O,s:s}", "counted", "exact (counted): the guest's instruction stream under QEMU; "
-                            "not a timing", "plugin", plugin, "rules",
+    json_t *acc = json_pack("{s:s,s:O,s:s,s:s}", "counted", "exact (counted): the guest's instruction stream under "
+                            "QEMU; not a timing", "plugin", plugin, "rules",
                             "docs/COUNTING.md: Tag Checked by the Arm ARM's rule; the page's Tagged attribute "
                             "approximated (upper half Tagged; lower half Tagged when the pointer's tag is not 0; "
-                            "lower-half tag-0 accesses apart, tag0_lower)");
+                            "lower-half tag-0 accesses apart, tag0_lower)", "net",
+                            "per request: the load's window less an idle window of the same length before it "
+                            "(the service's timers and background threads, the kernel's ticks)");
     json_int_t nwin = json_integer_value(json_object_get(plugin, "windows"));
     json_object_set_new(acc, "windows", json_integer(nwin));
-    if (nwin < 1) {
-        json_object_set_new(acc, "error", json_string("the guest opened and closed no counting window"));
+    if (nwin < 2) {
+        json_object_set_new(acc, "error", json_string("the guest did not open and close its two counting windows "
+                                                      "(idle, then the load)"));
         return acc;
     }
     /* the roles: the service's vCPUs and the load generator's, when apart
@@ -166,24 +181,27 @@ json_t *mtb_work_account(const json_t *work, double requests, const char *reques
     const char *svc = json_string_value(json_object_get(affinity, "service"));
     const char *cli = json_string_value(json_object_get(affinity, "client"));
     int apart = svc && cli && !json_is_true(json_object_get(affinity, "shares_cpus_with_client"));
-    json_t *counts = json_object(), *per_req = json_object(), *pr;
-    json_object_set_new(counts, "all", role_counts(work, nwin, NULL, requests, &pr));
-    json_object_set_new(per_req, "all", pr);
-    if (apart) {
-        json_object_set_new(counts, "service", role_counts(work, nwin, svc, requests, &pr));
-        json_object_set_new(per_req, "service", pr);
-        json_object_set_new(counts, "client", role_counts(work, nwin, cli, requests, &pr));
-        json_object_set_new(per_req, "client", pr);
-        json_object_set_new(acc, "vcpus", json_pack("{s:s,s:s}", "service", svc, "client", cli));
+    const char *roles[3] = { "all", "service", "client" }, *lists[3] = { NULL, svc, cli };
+    json_t *load = json_object(), *idle = json_object(), *net = json_object(), *per_req = json_object();
+    for (int r = 0; r < (apart ? 3 : 1); r++) {
+        json_t *lw = role_counts(work, nwin, lists[r]), *iw = role_counts(work, nwin - 1, lists[r]), *pr;
+        json_object_set_new(net, roles[r], net_of(lw, iw, requests, &pr));
+        json_object_set_new(per_req, roles[r], pr);
+        json_object_set_new(load, roles[r], lw);
+        json_object_set_new(idle, roles[r], iw);
     }
+    if (apart)
+        json_object_set_new(acc, "vcpus", json_pack("{s:s,s:s}", "service", svc, "client", cli));
     json_t *by_vcpu = json_array();
     size_t i;
     json_t *w;
     json_array_foreach(json_object_get(work, "windows"), i, w) {
-        if (json_integer_value(json_object_get(w, "window")) == nwin)
+        if (json_integer_value(json_object_get(w, "window")) >= nwin - 1)
             json_array_append(by_vcpu, w);
     }
-    json_object_set_new(acc, "window", counts);
+    json_object_set_new(acc, "window", load);
+    json_object_set_new(acc, "idle", idle);
+    json_object_set_new(acc, "window_net", net);
     json_object_set_new(acc, "by_vcpu", by_vcpu);
     if (requests > 0) {
         json_object_set_new(acc, "requests", json_real(requests));

@@ -22,7 +22,8 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
     if (!json_is_object(pr))
         return -1;
     const json_t *c = json_object_get(rec, "config");
-    fprintf(f, "work per request: exact (counted), not a timing; %s %s/%s, kernel %s, %.0f requests (%s)\n",
+    fprintf(f, "work per request: exact (counted), not a timing; the load's window less an idle one as long; %s %s/%s, "
+                "kernel %s, %.0f requests (%s)\n",
             json_string_value(json_object_get(c, "service")), json_string_value(json_object_get(c, "variant")),
             json_string_value(json_object_get(c, "mode")), json_string_value(json_object_get(c, "kernel")),
             num(w, "requests"), json_string_value(json_object_get(w, "requests_from")));

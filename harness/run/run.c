@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sched.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 static json_t *parse_fault(const char *path)
@@ -327,11 +330,36 @@ static int step_drive(struct run_ctx *c)
     json_t *own = NULL;
     c->d.own_counters = &own;
     struct mtb_cpu_ticks *t0 = mtb_cpu_ticks_read();
-    if (run->count) /* the vm's counting plugin counts from here (core/countmark.h) */
+    cpu_set_t self_cpus;
+    int pinned = 0;
+    if (run->count) {
+        /* this process polls its children while the load runs: on the load
+         * generator's CPUs, so that the plugin's counts of the service's
+         * vCPUs hold the service's work and the kernel's, not the harness's */
+        cpu_set_t cli;
+        CPU_ZERO(&cli);
+        for (int i = 0; i < run->machine->ncli; i++)
+            if (run->machine->cli_cpus[i] >= 0 && run->machine->cli_cpus[i] < CPU_SETSIZE)
+                CPU_SET(run->machine->cli_cpus[i], &cli);
+        pinned = CPU_COUNT(&cli) > 0 && sched_getaffinity(0, sizeof self_cpus, &self_cpus) == 0 &&
+                 sched_setaffinity(0, sizeof cli, &cli) == 0;
+        /* window 1: the service idle for as long as the load will run (its
+         * timers, its background threads, the kernel's ticks); window 2:
+         * the load. The work account is window 2 less window 1, per request
+         * (core/work.c): time-driven work is not per-request work */
+        double idle = run->wl->warmup + run->wl->duration;
+        mtb_count_mark(MTB_COUNT_OPEN); /* the vm's counting plugin counts from here (core/countmark.h) */
+        struct timespec ts = { (time_t)idle, (long)((idle - (double)(time_t)idle) * 1e9) };
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !mtb_proc_interrupted)
+            ;
+        mtb_count_mark(MTB_COUNT_CLOSE);
         mtb_count_mark(MTB_COUNT_OPEN);
+    }
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     if (run->count) {
         mtb_count_mark(MTB_COUNT_CLOSE);
+        if (pinned)
+            sched_setaffinity(0, sizeof self_cpus, &self_cpus);
         /* the vm's host replaces this with the plugin's counts */
         json_object_set_new(c->rec, "work", json_pack("{s:s}", "note", "the measured window was marked for the vm "
                                                       "platform's counting plugin; nothing counted it here"));
