@@ -1,5 +1,6 @@
 /* work.c - see work.h */
 #include "core/work.h"
+#include "core/hostfacts.h"
 #include "core/recipe.h"
 #include "lib/cpus.h"
 #include "lib/files.h"
@@ -13,6 +14,11 @@ char *mtb_work_plugin(void) { return mtb_asprintf("%s/build/native/libmtecount.s
 
 int mtb_work_plugin_ready(char *why, size_t n)
 {
+    if (mtb_host_kvm_mte()) { /* TCG plugins see nothing of a KVM guest */
+        snprintf(why, n, "counting needs QEMU's TCG, and this host runs its vm guests under KVM (MTE hardware): "
+                 "here the PMU counts the same accesses (perf stat -e mem_access_checked; docs/COUNTING.md)");
+        return 0;
+    }
     char *p = mtb_work_plugin();
     int ok = mtb_file_exists(p);
     if (!ok)
