@@ -28,6 +28,14 @@
  * (bit 55: TTBR1's half is the kernel's, EL1), which misses only the code a
  * kernel runs from its identity map (boot, CPU resume).
  *
+ * The run-time part of Tag Checked (the pointer's tag and half, PSTATE.TCO;
+ * TBI, TCMA and ATA read from TCR_EL1 and SCTLR_EL1 when the TB is
+ * translated) is taken by a callback on each load or store of a checked
+ * form, conditional on a per-vCPU flag that is set only inside a counting
+ * window the guest opens and closes itself (HINT #126, core/countmark.h):
+ * instruction callbacks read registers and leave the MTE helpers alone.
+ * Each window's counts are printed apart (window=N lines).
+ *
  * Counts are of instructions begun: one that raises a synchronous exception
  * (a page fault, a synchronous tag-check fault) and runs again after it is
  * counted twice, where the PMU counts retired instructions.
@@ -115,8 +123,8 @@ static int checked_on = 1; /* checked=off: the decoded counts only, no callbacks
 
 /* Counting windows (mtb_count_mark in the guest, docs/COUNTING.md): the
  * marker is a hint-space NOP, HINT #126, executed at EL0 with x0 =
- * MTC_MAGIC | command; the totals at each opening are kept and each closing
- * adds the difference to the windows' sums. */
+ * MTC_MAGIC | command; the totals at each opening are kept, and each closing
+ * keeps the difference as that window's counts, printed apart. */
 #define MTC_MARKER 0xd5032fdfu /* HINT #126 */
 #define MTC_MAGIC 0x4d5442430000ull /* "MTBC" << 16 */
 #define MTC_OPEN 1
