@@ -195,6 +195,14 @@ static void far_option(struct mtb_opts *o, const char *cmd, int c, const char *k
     free(v);
 }
 
+/* --count: run's and proof's (docs/COUNTING.md) */
+static int count_option(const char *cmd)
+{
+    if (strcmp(cmd, "run") != 0 && strcmp(cmd, "proof") != 0)
+        mtb_die(2, "--count is an option of run and proof (PLATFORM=vm), not of %s", cmd);
+    return 1;
+}
+
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
@@ -266,11 +274,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
                 *(c == O_SLO ? &o->slo : c == O_LOADS ? &o->loads : &o->baseline_variant) = optarg;
             break;
         case O_STRICT: o->strict = 1; break;
-        case O_COUNT:
-            if (strcmp(cmd, "run") != 0 && strcmp(cmd, "proof") != 0)
-                mtb_die(2, "--count is an option of run and proof (PLATFORM=vm), not of %s", cmd);
-            o->count = 1;
-            break;
+        case O_COUNT: o->count = count_option(cmd); break;
         case O_PROM: mtb_prom_set_dir(optarg); break;
         case O_CORES: o->cores = check_cores(optarg); break;
         case O_SERVER_HOST: o->server_host = optarg; break;

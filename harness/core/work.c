@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *mtb_work_plugin(void) { return mtb_asprintf("%s/build/native/libmtecount.so", mtb_root()); }
+static char *mtb_work_plugin(void) { return mtb_asprintf("%s/build/native/libmtecount.so", mtb_root()); }
 
 int mtb_work_plugin_ready(char *why, size_t n)
 {
@@ -89,22 +89,6 @@ static void add_counts(json_t *to, const json_t *from)
         json_int_t had = json_integer_value(json_object_get(to, k));
         json_object_set_new(to, k, json_integer(had + json_integer_value(v)));
     }
-}
-
-json_t *mtb_work_window_sum(const json_t *work, int window, int el)
-{
-    json_t *sum = NULL;
-    size_t i;
-    json_t *w;
-    json_array_foreach(json_object_get(work, "windows"), i, w) {
-        if (json_integer_value(json_object_get(w, "window")) != window ||
-            (el >= 0 && json_integer_value(json_object_get(w, "el")) != el))
-            continue;
-        if (!sum)
-            sum = json_object();
-        add_counts(sum, w);
-    }
-    return sum;
 }
 
 /* the counters a work table shows, per EL */

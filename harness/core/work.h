@@ -6,9 +6,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* The plugin's path: build/native/libmtecount.so of this checkout. */
-char *mtb_work_plugin(void);
-/* 1 when the plugin is built here; 0 with why (make deps; make). */
+/* 1 when the plugin (build/native/libmtecount.so of this checkout) is built
+ * here and can count (TCG, not KVM); 0 with why. */
 int mtb_work_plugin_ready(char *why, size_t n);
 /* The qemu -plugin argument writing the counts to out. */
 char *mtb_work_plugin_arg(const char *out);
@@ -17,10 +16,6 @@ char *mtb_work_plugin_arg(const char *out);
  * [{vcpu, el, counters...}], "windows": [{window, vcpu, el, counters...}]}.
  * NULL with err when the file is missing or not the plugin's. */
 json_t *mtb_work_load(const char *path, char *err, size_t errlen);
-
-/* One window's counts summed over its vCPUs for EL el (-1: every EL), as
- * {counter: n}; NULL when the window has no such lines. */
-json_t *mtb_work_window_sum(const json_t *work, int window, int el);
 
 /* The requests the service counted over a run's measured window, from its
  * record: the recipe's [run] counted sum over service_counters.delta, less

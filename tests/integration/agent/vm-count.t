@@ -68,7 +68,7 @@ case_is kcopy 0 '.insns == $b + 4 and .loads == 0 and .stores == 0' "read(2) at 
 case_is kcopy 1 '.checked_unpriv == $n / 8 and .stores_checked >= $n / 8' \
         "the kernel's clear of 4096 bytes into a tagged user buffer: 512 Tag Checked STTRs at EL1 (EL0's rules)"
 for k in stock tcma1; do
-    "$M" run --service memcached --variant tagged --mode sync --platform vm --kernel $k --count --duration 1 \
+    "$M" run --service memcached --variant tagged --mode sync --platform vm --kernel $k --count --duration 0.5 \
         --warmup 0 --results "$T_TMP/run-$k" > "$T_TMP/run-$k.out" 2> "$T_TMP/run-$k.err"
     is "$?" 0 "run --count tagged/sync on $k" || { dump "$T_TMP/run-$k.err"; dump "$T_TMP/run-$k.out"; }
 done
