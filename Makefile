@@ -253,9 +253,10 @@ BENCH_ARGS_COMMON = $(if $(PLATFORM),--platform $(PLATFORM)) $(if $(MACHINE),--m
 	$(if $(RESUME),--resume $(RESUME)) \
 	$(if $(HOSTS),--server-host $(HOSTS)) $(if $(CLIENT_HOSTS),--client-hosts $(CLIENT_HOSTS)) $(SSH_OPTS)
 
+# COUNT=0|1|auto: the counted pair first (docs/COUNTING.md; auto: without MTE hardware)
 bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
-	$(B)/mtebench bench $(BENCH_ARGS)
+	$(if $(COUNT),MTEBENCH_WORK=$(COUNT)) $(B)/mtebench bench $(BENCH_ARGS)
 
 # capacity at an SLO (docs/CAPACITY.md): make capacity SERVICE=memcached MODE=async SLO=p99:1ms
 # [LOADS=10%,50%,90% BASELINE_VARIANT=plain CONFIDENCE=95% VARIANT= ARRIVAL=poisson REPS=3 (runs at a rate) MAX_TIME= and the

@@ -14,6 +14,9 @@ export MTEBENCH_QUIET_SAMPLE=${MTEBENCH_QUIET_SAMPLE:-0.1}
 # the machine's latency floor (run/floor.h) is not measured before each
 # plan (about 6 s each); floor.t and capacity-md1.t measure it
 export MTEBENCH_FLOOR=${MTEBENCH_FLOOR:-0}
+# bench's counted pair on vm (cmd/bench_work.c, about 25 s) is not made
+# before each bench; vm-count.t makes it
+export MTEBENCH_WORK=${MTEBENCH_WORK:-0}
 # reports a command writes by default (bench, report, compare-kernels,
 # bisect, nightly) go under the test's temporary directory, not the
 # checkout's reports/, and results (with the start-up costs kept beside

@@ -2,6 +2,7 @@
  * baseline (plain, off), interleaved over repetitions; and plan: a plan
  * file's matrix. */
 #include "cmd/bench.h"
+#include "cmd/bench_work.h"
 #include "cmd/capacity_cli.h"
 #include "common/duration.h"
 #include "core/build.h"
@@ -63,10 +64,17 @@ int mtb_cmd_bench(int argc, char **argv)
             o.recipe->name, o.variant ? o.variant : "tagged", o.m->name, o.p->name,
             mtb_platform_emulated(o.p) ? " (emulated: not hardware timing)" : "", nreps, o.wl.duration, o.wl.warmup, dir);
     free(tag);
+    /* without MTE hardware the timings cannot speak for MTE: its work,
+     * counted exactly on vm, comes first (COUNT=0 leaves it out), once the
+     * results directory is the plan's */
+    struct mtb_bench_work work = { .o = &o };
+    plan.before_runs = mtb_bench_work;
+    plan.before_arg = &work;
     /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
     json_t *files = json_array();
     json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
-    return finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done, NULL);
+    int rc = finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done, NULL);
+    return rc == 0 && work.failed ? 1 : rc; /* COUNT=1 and the work could not be counted */
 }
 
 /* A plan of capacity entries alone: their results (printed and written by

@@ -64,7 +64,7 @@ int mtb_record_write(const char *path, json_t *rec)
 const char *mtb_record_problem_name(enum mtb_record_problem p)
 {
     static const char *const names[] = { "ok", "not-json", "not-object", "no-schema", "other-schema", "no-service",
-                                          "no-figures" };
+                                          "no-figures", "counted" };
     return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "unknown";
 }
 
@@ -94,6 +94,9 @@ enum mtb_record_problem mtb_record_check(json_t *rec, char *msg, size_t n)
         snprintf(msg, n, "incomplete record: no config.service"), p = MTB_REC_NO_SERVICE;
     else if (!strcmp(mtb_jstr(rec, "status"), "ok") && !(mtb_jnum(json_object_get(rec, "summary"), "ops_per_sec") >= 0))
         snprintf(msg, n, "incomplete record: status ok but no summary.ops_per_sec"), p = MTB_REC_NO_FIGURES;
+    else if (json_is_string(json_object_get(rec, "timing")) && json_object_get(rec, "work"))
+        snprintf(msg, n, "a counted run: the counting plugin slowed it, its figures are no timing (its work: "
+                 "docs/COUNTING.md)"), p = MTB_REC_COUNTED;
     else if (n)
         msg[0] = 0;
     return p;

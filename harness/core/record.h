@@ -147,6 +147,7 @@ enum mtb_record_problem {
     MTB_REC_OTHER_SCHEMA, /* a schema this version does not read */
     MTB_REC_NO_SERVICE,   /* no config.service */
     MTB_REC_NO_FIGURES,   /* status ok but no summary.ops_per_sec */
+    MTB_REC_COUNTED,      /* a counted run (--count): its figures are no timing */
 };
 /** @return the problem's short name ("not-json", "other-schema", ...) */
 const char *mtb_record_problem_name(enum mtb_record_problem p);

@@ -534,6 +534,8 @@ static void plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir,
     plan_write_json(p, dir, force, claim);
     /* provenance and the quiet-machine check, before any run (refused with --strict) */
     json_t *env = mtb_quiet_environment(p->machine, p->strict, 0, 1);
+    if (p->before_runs)
+        p->before_runs(dir, p->before_arg);
     *failures = 0;
     *x = (struct plan_loop){ .p = p, .dir = dir, .env = env, .records = json_array(), .files = files,
                              .failures = failures, .claim = claim, .t0 = mtb_mono() };

@@ -66,6 +66,11 @@ struct mtb_plan {
     size_t ncaps;
     struct mtb_plan_file *file;       /* mtb_plan_load: the file's keys and values, which the cells and the
                                        * options it filled point into (freed by mtb_plan_free) */
+    /* called once the results directory is the plan's (checked, claimed,
+     * plan.json written) and the machine checked, before the first run:
+     * bench's counted pair (cmd/bench_work.c); NULL: nothing */
+    void (*before_runs)(const char *dir, void *arg);
+    void *before_arg;
 };
 
 /* A capacity search's options (resolved): the SLO parsed into slo, LOADS,

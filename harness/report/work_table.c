@@ -49,3 +49,47 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
                "their page is Tagged; docs/COUNTING.md)\n");
     return 0;
 }
+
+/* "variant/mode" of a record */
+static void config_of(const json_t *rec, char *buf, size_t n)
+{
+    const json_t *c = json_object_get(rec, "config");
+    snprintf(buf, n, "%s/%s", json_string_value(json_object_get(c, "variant")) ?: "?",
+             json_string_value(json_object_get(c, "mode")) ?: "?");
+}
+
+void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
+{
+    const json_t *pb = json_object_get(json_object_get(base, "work"), "per_request");
+    const json_t *pr = json_object_get(json_object_get(rec, "work"), "per_request");
+    const char *role = json_object_get(pb, "service") && json_object_get(pr, "service") ? "service" : "all";
+    char cb[96], cr[96];
+    config_of(base, cb, sizeof cb);
+    config_of(rec, cr, sizeof cr);
+    const json_t *c = json_object_get(rec, "config");
+    fprintf(f, "MTE's work per request, %s: exact (counted on vm, kernel %s), not a timing\n",
+            json_string_value(json_object_get(c, "service")), json_string_value(json_object_get(c, "kernel")));
+    fprintf(f, "  %-34s %14s %14s %10s\n", role[0] == 's' ? "the service's vCPU" : "all vCPUs", cb, cr, "ratio");
+    static const struct { const char *key, *name; } rows[] = {
+        { "insns", "instructions" }, { "loads", "loads" }, { "stores", "stores" },
+        { "loads_checked", "Tag Checked loads" }, { "stores_checked", "Tag Checked stores" },
+        { NULL, "tag stores (STG.., DC GVA/GZVA)" }, { "tag_bytes", "bytes tagged" },
+    };
+    for (int el = 0; el <= 1; el++) {
+        const json_t *eb = json_object_get(json_object_get(pb, role), el ? "el1" : "el0");
+        const json_t *er = json_object_get(json_object_get(pr, role), el ? "el1" : "el0");
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+            double vb = rows[i].key ? num(eb, rows[i].key) : tag_stores(eb);
+            double vr = rows[i].key ? num(er, rows[i].key) : tag_stores(er);
+            char label[64], ratio[32];
+            snprintf(label, sizeof label, "EL%d %s", el, rows[i].name);
+            if (vb > 0)
+                snprintf(ratio, sizeof ratio, "%.3fx", vr / vb);
+            else
+                snprintf(ratio, sizeof ratio, "%s", vr > 0 ? "new" : "-");
+            fprintf(f, "  %-34s %14.1f %14.1f %10s\n", label, vb, vr, ratio);
+        }
+    }
+    fprintf(f, "  (per request: the load's window less an idle one as long, over the service's own request count; "
+               "docs/COUNTING.md)\n");
+}

@@ -9,4 +9,8 @@
  * generator, or all vCPUs) and EL. @return 0, or -1 (nothing printed) when
  * the record has no per-request work. */
 int mtb_work_table_print(FILE *f, const json_t *rec);
+/* The work of a baseline record and a measured one side by side, per
+ * request on the service's vCPUs (or all, when they were not apart), EL0
+ * and EL1, with the measured one's ratio to the baseline. */
+void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec);
 #endif

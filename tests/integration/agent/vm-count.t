@@ -14,7 +14,8 @@
 # With TCMA1 clear (stock) the kernel's accesses through its 0xF-tagged
 # pointers to its Tagged memory are Tag Checked; with TCMA1 set (tcma1) they
 # are exempt, and the only Tag Checked accesses at EL1 are its unprivileged
-# ones (LDTR/STTR) into the service's tagged buffers.
+# ones (LDTR/STTR) into the service's tagged buffers. Last, bench's counted
+# pair (COUNT=1): the work table before the timings.
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
 [ -f "$B/native/libmtecount.so" ] || skip_all "the counting plugin is not built (make deps; make)"
@@ -91,4 +92,24 @@ ok "$(jq_e '.work.window.service.el1 | .unchecked_tcma == 0 and .loads_checked +
    "stock (TCMA1 clear): the kernel's own accesses are Tag Checked, many times its accesses to user memory"
 ok "$(jq_e '.work.window.service.el1 | .unchecked_tcma > 0 and .checked_unpriv > 0 and .loads_checked + .stores_checked == .checked_unpriv' "$rt" > /dev/null; echo $?)" \
    "tcma1 (TCMA1 set): the kernel's own accesses exempt, only its unprivileged accesses to the tagged user buffers Tag Checked"
+# bench's counted pair: the work table before the (emulated) timings
+MTEBENCH_WORK=1 "$M" bench --service memcached --mode async --reps 1 --duration 0.5 --warmup 0 \
+    --results "$T_TMP/bench" > "$T_TMP/bench.out" 2> "$T_TMP/bench.err"
+is "$?" 0 "bench with COUNT=1: the counted pair, then the timed runs" || { dump "$T_TMP/bench.err"; dump "$T_TMP/bench.out"; }
+wl=$(grep -n "^MTE's work per request, memcached: exact (counted on vm, kernel stock)" "$T_TMP/bench.out" | cut -d: -f1)
+tl=$(grep -n 'plain/off' "$T_TMP/bench.out" | grep -v "EL[01]\|vCPU" | tail -1 | cut -d: -f1)
+ok "$([ -n "$wl" ] && [ -n "$tl" ] && [ "$wl" -lt "$tl" ]; echo $?)" "the work table comes first, the timings' table after it" ||
+    dump "$T_TMP/bench.out"
+ok "$(grep -Eq '^  EL0 Tag Checked loads +0\.0 +[1-9][0-9.]* +new$' "$T_TMP/bench.out"; echo $?)" \
+   "its EL0 Tag Checked loads: none for plain/off, some for tagged/async (new)" || dump "$T_TMP/bench.out"
+ok "$(jq_e '.work.per_request.service.el1 | .loads_checked == 0 and .stores_checked == 0' "$T_TMP"/bench/work/002-tagged-async/record.json > /dev/null; echo $?)" \
+   "tagged/async on stock: no EL1 access Tag Checked (Linux keeps TCO set in the kernel for async tasks)"
+"$M" bench --service memcached --mode async --reps 1 --duration 0.5 --warmup 0 --results "$T_TMP/bench0" > "$T_TMP/b0.out" 2> "$T_TMP/b0.err"
+ok "$(grep -q '^mtebench: work not counted (COUNT=0)' "$T_TMP/b0.err" && [ ! -e "$T_TMP/bench0/work" ]; echo $?)" \
+   "COUNT=0 (the suite's default): nothing counted, and bench says so"
+"$M" report "$T_TMP/bench/work" --out "$T_TMP/rep" --name w > "$T_TMP/rep.out" 2>&1
+ok "$(test $? = 2 && grep -q 'a counted run: the counting plugin slowed it, its figures are no timing' "$T_TMP/rep.out"; echo $?)" \
+   "report takes no counted record for a timing, and says why" || dump "$T_TMP/rep.out"
+MTEBENCH_WORK=maybe "$M" bench --service memcached --mode async --reps 1 --results "$T_TMP/bench1" > "$T_TMP/b1.out" 2>&1
+ok "$(test $? = 2 && grep -q 'MTEBENCH_WORK=maybe: 0, 1 or auto' "$T_TMP/b1.out"; echo $?)" "a bad COUNT is refused by name (exit 2)"
 done_testing

@@ -1,0 +1,117 @@
+/* bench_work.c - see bench_work.h */
+#include "cmd/bench_work.h"
+#include "core/allocator.h"
+#include "core/build.h"
+#include "core/hostfacts.h"
+#include "core/platform.h"
+#include "core/record.h"
+#include "core/work.h"
+#include "lib/files.h"
+#include "lib/util.h"
+#include "plan/platforms.h"
+#include "report/work_table.h"
+#include "run/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORK_KERNEL "stock"
+#define WORK_SECONDS 2.0
+
+/* whether to count: 1 yes, 0 no (why says why, for a line) */
+static int wanted(const struct mtb_opts *o, int *must, char *why, size_t n)
+{
+    const char *v = getenv("MTEBENCH_WORK");
+    *must = v && !strcmp(v, "1");
+    if (v && strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "auto"))
+        mtb_die(2, "MTEBENCH_WORK=%s: 0, 1 or auto (COUNT= of make bench)", v);
+    if (v && !strcmp(v, "0")) {
+        snprintf(why, n, "COUNT=0");
+        return 0;
+    }
+    if (o->resume) {
+        snprintf(why, n, "a resumed bench: its work was counted when it began (%s/work/)", o->results);
+        return 0;
+    }
+    if (!*must && mtb_host_has_mte()) {
+        snprintf(why, n, "this machine has MTE: its timings speak (COUNT=1 counts anyway, on vm)");
+        return 0;
+    }
+    if (!*must && strcmp(o->recipe->name, "rocksdb") == 0) {
+        snprintf(why, n, "RocksDB's db_bench counts no requests of its own over a window");
+        return 0;
+    }
+    const struct mtb_platform *vm = mtb_platform_find("vm");
+    if (!vm || !vm->usable(why, n) || !mtb_work_plugin_ready(why, n))
+        return 0;
+    return 1;
+}
+
+/* one counted run of variant/mode on vm */
+static json_t *counted(const struct mtb_opts *o, const char *variant, const struct mtb_mode *m, const char *dir,
+                       int index)
+{
+    char err[MTB_ERRLEN];
+    struct mtb_build b;
+    if (mtb_build_ensure(o->recipe, variant, "aarch64", 0, o->quiet, &b, err, sizeof err) != 0) {
+        mtb_warn("counting %s/%s: %s", variant, m->name, err);
+        return NULL;
+    }
+    struct mtb_workload wl = o->wl;
+    wl.duration = WORK_SECONDS;
+    wl.warmup = 0;
+    char lab[128];
+    char *rundir = mtb_asprintf("%s/work/%03d-%s-%s", dir, index, mtb_variant_label(variant, o->allocs[0], lab, sizeof lab),
+                                m->name);
+    struct mtb_run run = { .recipe = o->recipe, .variant = variant, .mode = m, .allocator = o->allocs[0],
+                           .platform = mtb_platform_find("vm"), .kernel = WORK_KERNEL, .wl = &wl, .build = &b,
+                           .machine = &o->mach, .rep = 1, .index = index, .total = 2, .plan = "work", .dir = rundir,
+                           .quiet = o->quiet, .count = 1 };
+    fprintf(stderr, "mtebench: work %d/2: %s %s/%s counted on vm (kernel %s), %g s...\n", index, o->recipe->name, lab,
+            m->name, WORK_KERNEL, WORK_SECONDS);
+    json_t *rec = NULL;
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (st != MTB_RUN_OK) {
+        mtb_warn("counting %s/%s: %s (see %s)", lab, m->name,
+                 json_string_value(json_object_get(rec, "error")) ?: "failed", rundir);
+        json_decref(rec);
+        rec = NULL;
+    }
+    free(rundir);
+    free(b.dir);
+    free(b.binary);
+    json_decref(b.info);
+    return rec;
+}
+
+void mtb_bench_work(const char *dir, void *arg)
+{
+    struct mtb_bench_work *bw = arg;
+    const struct mtb_opts *o = bw->o;
+    char why[MTB_ERRLEN] = "";
+    int must = 0;
+    if (!wanted(o, &must, why, sizeof why)) {
+        if (must) {
+            mtb_warn("COUNT=1: MTE's work cannot be counted here: %s", why);
+            bw->failed = 1;
+        } else {
+            fprintf(stderr, "mtebench: work not counted (%s)\n", why);
+        }
+        return;
+    }
+    double t0 = mtb_mono();
+    const char *variant = o->variant && !strchr(o->variant, ',') ? o->variant : "tagged";
+    json_t *base = counted(o, "plain", mtb_mode_find("off"), dir, 1);
+    json_t *tagged = base ? counted(o, variant, o->m, dir, 2) : NULL;
+    if (base && tagged) {
+        mtb_work_table_pair(stdout, base, tagged);
+        printf("(2 counted runs in %.0f s; COUNT=0 leaves them out; the records: %s/work/)\n\n", mtb_mono() - t0, dir);
+        fflush(stdout);
+    } else {
+        bw->failed = must;
+        fprintf(stderr, "mtebench: work not counted (a counted run failed; above)\n");
+    }
+    json_decref(base);
+    json_decref(tagged);
+}
