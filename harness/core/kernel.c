@@ -620,6 +620,21 @@ static int install_build(const char *name, const char *source, const struct kpla
     return 0;
 }
 
+int mtb_kernel_cached(const char *name)
+{
+    const char *source = mtb_kernel_source_default();
+    struct kplan p;
+    char err[MTB_ERRLEN];
+    if (kplan_make(name, source, &p, err, sizeof err) != 0)
+        return 0;
+    struct mtb_kernel k;
+    memset(&k, 0, sizeof k);
+    int cached = load_built(p.label, source, p.key, &k) == 0 || load_same_tree(&p, source, &k) == 0;
+    mtb_kernel_free(&k);
+    kplan_free(&p);
+    return cached;
+}
+
 int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet,
                       struct mtb_kernel *out, char *err, size_t errlen)
 {

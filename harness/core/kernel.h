@@ -28,6 +28,10 @@ const char *mtb_kernel_names(void);
 /* 1 if name is a named kernel (has configs/kernel/<name>.conf). */
 int mtb_kernel_known(const char *name);
 
+/* 1 when the named kernel is built for the default source (nothing built,
+ * no lock waited for). */
+int mtb_kernel_cached(const char *name);
+
 /* Ensure the kernel named name (or the Image at a path containing '/') is
  * built for source (NULL = default). Builds it when missing (minutes),
  * incrementally from its base kernel's build tree when that exists.
