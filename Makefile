@@ -282,7 +282,7 @@ detect-sweep: deps
 KERNELS ?= stock,tcma1
 compare-kernels: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
-	$(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
+	$(if $(COUNT),MTEBENCH_WORK=$(COUNT)) $(B)/mtebench compare-kernels --service $(SERVICE) --mode $(MODE) --kernels $(KERNELS) \
 	$(if $(REPS),--reps $(REPS)) $(WL_ARGS) $(if $(BASELINE),--baseline) $(foreach d,$(DETECT),--detect $(d))
 
 # the commit of a service's patch history that changed a metric (docs/BISECT.md):

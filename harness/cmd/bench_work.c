@@ -21,7 +21,7 @@
 #define WORK_SECONDS 2.0
 
 /* whether to count: 1 yes, 0 no (why says why, for a line) */
-static int wanted(const struct mtb_opts *o, int *must, char *why, size_t n)
+static int wanted(const struct mtb_opts *o, int bw_kernels, int *must, char *why, size_t n)
 {
     const char *v = getenv("MTEBENCH_WORK");
     *must = v && !strcmp(v, "1");
@@ -46,7 +46,7 @@ static int wanted(const struct mtb_opts *o, int *must, char *why, size_t n)
     const struct mtb_platform *vm = mtb_platform_find("vm");
     if (!vm || !vm->usable(why, n) || !mtb_work_plugin_ready(why, n))
         return 0;
-    if (!*must && !mtb_kernel_cached(WORK_KERNEL)) { /* the newcomer's first bench answers first */
+    if (!*must && !bw_kernels && !mtb_kernel_cached(WORK_KERNEL)) { /* the newcomer's first bench answers first */
         snprintf(why, n, "the vm's %s kernel is not built yet: COUNT=1 builds it (about 9 min on 2 cores) and "
                  "counts; make test builds it too", WORK_KERNEL);
         return 0;
@@ -54,9 +54,9 @@ static int wanted(const struct mtb_opts *o, int *must, char *why, size_t n)
     return 1;
 }
 
-/* one counted run of variant/mode on vm */
-static json_t *counted(const struct mtb_opts *o, const char *variant, const struct mtb_mode *m, const char *dir,
-                       int index)
+/* one counted run of variant/mode on vm, kernel kernel */
+static json_t *counted(const struct mtb_opts *o, const char *variant, const struct mtb_mode *m, const char *kernel,
+                       const char *dir, int index, int total)
 {
     char err[MTB_ERRLEN];
     struct mtb_build b;
@@ -68,14 +68,14 @@ static json_t *counted(const struct mtb_opts *o, const char *variant, const stru
     wl.duration = WORK_SECONDS;
     wl.warmup = 0;
     char lab[128];
-    char *rundir = mtb_asprintf("%s/work/%03d-%s-%s", dir, index, mtb_variant_label(variant, o->allocs[0], lab, sizeof lab),
-                                m->name);
+    char *rundir = mtb_asprintf("%s/work/%03d-%s-%s-%s", dir, index,
+                                mtb_variant_label(variant, o->allocs[0], lab, sizeof lab), m->name, kernel);
     struct mtb_run run = { .recipe = o->recipe, .variant = variant, .mode = m, .allocator = o->allocs[0],
-                           .platform = mtb_platform_find("vm"), .kernel = WORK_KERNEL, .wl = &wl, .build = &b,
-                           .machine = &o->mach, .rep = 1, .index = index, .total = 2, .plan = "work", .dir = rundir,
-                           .quiet = o->quiet, .count = 1 };
-    fprintf(stderr, "mtebench: work %d/2: %s %s/%s counted on vm (kernel %s), %g s...\n", index, o->recipe->name, lab,
-            m->name, WORK_KERNEL, WORK_SECONDS);
+                           .platform = mtb_platform_find("vm"), .kernel = kernel, .wl = &wl, .build = &b,
+                           .machine = &o->mach, .rep = 1, .index = index, .total = total, .plan = "work",
+                           .dir = rundir, .quiet = o->quiet, .count = 1 };
+    fprintf(stderr, "mtebench: work %d/%d: %s %s/%s counted on vm (kernel %s), %g s...\n", index, total,
+            o->recipe->name, lab, m->name, kernel, WORK_SECONDS);
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (st != MTB_RUN_OK) {
@@ -97,7 +97,7 @@ void mtb_bench_work(const char *dir, void *arg)
     const struct mtb_opts *o = bw->o;
     char why[MTB_ERRLEN] = "";
     int must = 0;
-    if (!wanted(o, &must, why, sizeof why)) {
+    if (!wanted(o, bw->nkernels, &must, why, sizeof why)) {
         if (must) {
             mtb_warn("COUNT=1: MTE's work cannot be counted here: %s", why);
             bw->failed = 1;
@@ -107,9 +107,28 @@ void mtb_bench_work(const char *dir, void *arg)
         return;
     }
     double t0 = mtb_mono();
+    if (bw->nkernels > 0) { /* compare-kernels: the measured configuration on each kernel */
+        json_t *recs[MTB_WORK_MAXK] = { NULL };
+        int n = 0;
+        for (int k = 0; k < bw->nkernels && k < MTB_WORK_MAXK; k++)
+            if ((recs[n] = counted(o, "tagged", o->m, bw->kernels[k], dir, k + 1, bw->nkernels)))
+                n++;
+        if (n == bw->nkernels) {
+            mtb_work_table_kernels(stdout, recs, n);
+            printf("(%d counted runs in %.0f s; COUNT=0 leaves them out; the records: %s/work/)\n\n", n,
+                   mtb_mono() - t0, dir);
+            fflush(stdout);
+        } else {
+            bw->failed = must;
+            fprintf(stderr, "mtebench: work not counted (a counted run failed; above)\n");
+        }
+        for (int i = 0; i < n; i++)
+            json_decref(recs[i]);
+        return;
+    }
     const char *variant = o->variant && !strchr(o->variant, ',') ? o->variant : "tagged";
-    json_t *base = counted(o, "plain", mtb_mode_find("off"), dir, 1);
-    json_t *tagged = base ? counted(o, variant, o->m, dir, 2) : NULL;
+    json_t *base = counted(o, "plain", mtb_mode_find("off"), WORK_KERNEL, dir, 1, 2);
+    json_t *tagged = base ? counted(o, variant, o->m, WORK_KERNEL, dir, 2, 2) : NULL;
     if (base && tagged) {
         mtb_work_table_pair(stdout, base, tagged);
         printf("(2 counted runs in %.0f s; COUNT=0 leaves them out; the records: %s/work/)\n\n", mtb_mono() - t0, dir);

@@ -1,13 +1,17 @@
 /* bench_work.h - bench's counted pair (docs/COUNTING.md): where timings
  * cannot speak for MTE (no MTE hardware), `bench` first counts the work of
  * the baseline and of the measured configuration, exactly, on the vm
- * platform, and prints the work table before its emulated timings. */
+ * platform, and prints the work table before its emulated timings;
+ * compare-kernels counts the measured configuration on each kernel. */
 #ifndef MTEBENCH_BENCH_WORK_H
 #define MTEBENCH_BENCH_WORK_H
 #include "plan/opts.h"
 
+#define MTB_WORK_MAXK 8
 struct mtb_bench_work {
     const struct mtb_opts *o;
+    const char *kernels[MTB_WORK_MAXK]; /* compare-kernels: count tagged/MODE on each; none: bench's pair */
+    int nkernels;
     int failed; /* COUNT=1 and the work was not counted (said on stderr) */
 };
 

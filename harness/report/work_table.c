@@ -95,3 +95,37 @@ void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
                "   and its batching, which vary run to run (15-50%% over five memcached runs here); Tag Checked and\n"
                "   EL1 counts held within 4%%. `make bench-work` counts five of each with their spread; docs/COUNTING.md)\n");
 }
+
+void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
+{
+    if (n < 1)
+        return;
+    char cfg[96];
+    config_of(recs[0], cfg, sizeof cfg);
+    const json_t *c = json_object_get(recs[0], "config");
+    fprintf(f, "MTE's work per request by kernel, %s %s: exact (counted on vm), not a timing\n",
+            json_string_value(json_object_get(c, "service")), cfg);
+    fprintf(f, "  %-34s", "the service's vCPU");
+    for (int i = 0; i < n; i++)
+        fprintf(f, " %14s", json_string_value(json_object_get(json_object_get(recs[i], "config"), "kernel")) ?: "?");
+    fprintf(f, "\n");
+    static const struct { int el; const char *key, *name; } rows[] = {
+        { 0, "insns", "EL0 instructions" }, { 0, "loads_checked", "EL0 Tag Checked loads" },
+        { 0, "stores_checked", "EL0 Tag Checked stores" }, { 1, "insns", "EL1 instructions" },
+        { 1, "loads", "EL1 loads" }, { 1, "stores", "EL1 stores" }, { 1, "loads_checked", "EL1 Tag Checked loads" },
+        { 1, "stores_checked", "EL1 Tag Checked stores" }, { 1, "checked_unpriv", "  of which unprivileged (user)" },
+        { 1, "unchecked_tcma", "EL1 exempt by TCMA" }, { 1, "unchecked_tco", "EL1 exempt by TCO" },
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        fprintf(f, "  %-34s", rows[r].name);
+        for (int i = 0; i < n; i++) {
+            const json_t *pr = json_object_get(json_object_get(recs[i], "work"), "per_request");
+            const char *role = json_object_get(pr, "service") ? "service" : "all";
+            fprintf(f, " %14.1f", num(json_object_get(json_object_get(pr, role), rows[r].el ? "el1" : "el0"),
+                                      rows[r].key));
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "  (one counted run per kernel, per request net of an idle window; TCMA1 set exempts the kernel's\n"
+               "   0xF-tagged accesses, TCO set (Linux's entry for async tasks) exempts all: docs/COUNTING.md)\n");
+}

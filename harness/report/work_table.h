@@ -13,4 +13,8 @@ int mtb_work_table_print(FILE *f, const json_t *rec);
  * request on the service's vCPUs (or all, when they were not apart), EL0
  * and EL1, with the measured one's ratio to the baseline. */
 void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec);
+/* The same configuration's work on several kernels, one column each, with
+ * each kernel's EL1 Tag Checked accesses split into unprivileged (the
+ * kernel's accesses to user memory) and its own. */
+void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n);
 #endif
