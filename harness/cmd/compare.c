@@ -39,7 +39,8 @@ static const char *NOTE_TCG =
     "the cost of kernel accesses here: no difference between the kernels is expected, and "
     "any difference shown is noise. The effect of TCMA1 (about 25% of memcached's "
     "throughput on AmpereOne in the 2026 study) shows only on MTE hardware, under KVM or "
-    "on bare metal.";
+    "on bare metal. What the kernels do differently is counted exactly here: COUNT=1 prints "
+    "each kernel's Tag Checked accesses per request first (docs/COUNTING.md).";
 static const char *NOTE_KVM =
     "Measured under KVM on MTE hardware: the kernels ran on the real tag-checking CPU, so "
     "a difference here is a hardware effect of the kernel change (within the intervals shown).";
