@@ -102,7 +102,7 @@ ok "$([ -n "$wl" ] && [ -n "$tl" ] && [ "$wl" -lt "$tl" ]; echo $?)" "the work t
     dump "$T_TMP/bench.out"
 ok "$(grep -Eq '^  EL0 Tag Checked loads +0\.0 +[1-9][0-9.]* +new$' "$T_TMP/bench.out"; echo $?)" \
    "its EL0 Tag Checked loads: none for plain/off, some for tagged/async (new)" || dump "$T_TMP/bench.out"
-ok "$(jq_e '.work.per_request.service.el1 | .loads_checked == 0 and .stores_checked == 0' "$T_TMP"/bench/work/002-tagged-async/record.json > /dev/null; echo $?)" \
+ok "$(jq_e '.work.per_request.service.el1 | .loads_checked == 0 and .stores_checked == 0' "$T_TMP"/bench/work/002-tagged-async-stock/record.json > /dev/null; echo $?)" \
    "tagged/async on stock: no EL1 access Tag Checked (Linux keeps TCO set in the kernel for async tasks)"
 "$M" bench --service memcached --mode async --reps 1 --duration 0.5 --warmup 0 --results "$T_TMP/bench0" > "$T_TMP/b0.out" 2> "$T_TMP/b0.err"
 ok "$(grep -q '^mtebench: work not counted (COUNT=0)' "$T_TMP/b0.err" && [ ! -e "$T_TMP/bench0/work" ]; echo $?)" \
