@@ -21,6 +21,12 @@
 #define WORK_SECONDS 2.0
 
 /* whether to count: 1 yes, 0 no (why says why, for a line) */
+/* the kernel bench's pair is counted on: the bench's own on vm, else stock */
+static const char *pair_kernel(const struct mtb_opts *o)
+{
+    return o->p && !strcmp(o->p->name, "vm") && o->kernel && strcmp(o->kernel, "host") ? o->kernel : WORK_KERNEL;
+}
+
 static int wanted(const struct mtb_opts *o, int bw_kernels, int *must, char *why, size_t n)
 {
     const char *v = getenv("MTEBENCH_WORK");
@@ -46,9 +52,9 @@ static int wanted(const struct mtb_opts *o, int bw_kernels, int *must, char *why
     const struct mtb_platform *vm = mtb_platform_find("vm");
     if (!vm || !vm->usable(why, n) || !mtb_work_plugin_ready(why, n))
         return 0;
-    if (!*must && !bw_kernels && !mtb_kernel_cached(WORK_KERNEL)) { /* the newcomer's first bench answers first */
+    if (!*must && !bw_kernels && !mtb_kernel_cached(pair_kernel(o))) { /* a newcomer's first bench answers first */
         snprintf(why, n, "the vm's %s kernel is not built yet: COUNT=1 builds it (about 9 min on 2 cores) and "
-                 "counts; make test builds it too", WORK_KERNEL);
+                 "counts; make test builds it too", pair_kernel(o));
         return 0;
     }
     return 1;
@@ -67,9 +73,13 @@ static json_t *counted(const struct mtb_opts *o, const char *variant, const stru
     struct mtb_workload wl = o->wl;
     wl.duration = WORK_SECONDS;
     wl.warmup = 0;
-    char lab[128];
+    char lab[128], kname[128];
+    snprintf(kname, sizeof kname, "%s", kernel); /* an Image path or git:PATH@REF: one directory name */
+    for (char *c = kname; *c; c++)
+        if (*c == '/' || *c == ':' || *c == '@')
+            *c = '_';
     char *rundir = mtb_asprintf("%s/work/%03d-%s-%s-%s", dir, index,
-                                mtb_variant_label(variant, o->allocs[0], lab, sizeof lab), m->name, kernel);
+                                mtb_variant_label(variant, o->allocs[0], lab, sizeof lab), m->name, kname);
     struct mtb_run run = { .recipe = o->recipe, .variant = variant, .mode = m, .allocator = o->allocs[0],
                            .platform = mtb_platform_find("vm"), .kernel = kernel, .wl = &wl, .build = &b,
                            .machine = &o->mach, .rep = 1, .index = index, .total = total, .plan = "work",
@@ -127,8 +137,8 @@ void mtb_bench_work(const char *dir, void *arg)
         return;
     }
     const char *variant = o->variant && !strchr(o->variant, ',') ? o->variant : "tagged";
-    json_t *base = counted(o, "plain", mtb_mode_find("off"), WORK_KERNEL, dir, 1, 2);
-    json_t *tagged = base ? counted(o, variant, o->m, WORK_KERNEL, dir, 2, 2) : NULL;
+    json_t *base = counted(o, "plain", mtb_mode_find("off"), pair_kernel(o), dir, 1, 2);
+    json_t *tagged = base ? counted(o, variant, o->m, pair_kernel(o), dir, 2, 2) : NULL;
     if (base && tagged) {
         mtb_work_table_pair(stdout, base, tagged);
         printf("(2 counted runs in %.0f s; COUNT=0 leaves them out; the records: %s/work/)\n\n", mtb_mono() - t0, dir);
