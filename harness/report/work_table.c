@@ -27,7 +27,7 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
             json_string_value(json_object_get(c, "service")), json_string_value(json_object_get(c, "variant")),
             json_string_value(json_object_get(c, "mode")), json_string_value(json_object_get(c, "kernel")),
             num(w, "requests"), json_string_value(json_object_get(w, "requests_from")));
-    fprintf(f, "  %-16s %12s %10s %10s %12s %12s %10s %10s %10s %12s\n", "", "instructions", "loads", "stores",
+    fprintf(f, "  %-20s %12s %10s %10s %12s %12s %10s %10s %10s %12s\n", "", "instructions", "loads", "stores",
             "checked ld", "checked st", "tag0 lower", "TCO-exempt", "tag stores", "bytes tagged");
     static const char *const roles[] = { "service", "client", "all", NULL };
     static const char *const names[] = { "service", "load generator", "all vCPUs" };
@@ -39,7 +39,7 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
             const json_t *e = json_object_get(r, el ? "el1" : "el0");
             char label[40];
             snprintf(label, sizeof label, "%s EL%d", names[i], el);
-            fprintf(f, "  %-16s %12.1f %10.1f %10.1f %12.2f %12.2f %10.1f %10.1f %10.2f %12.1f\n", label,
+            fprintf(f, "  %-20s %12.1f %10.1f %10.1f %12.2f %12.2f %10.1f %10.1f %10.2f %12.1f\n", label,
                     num(e, "insns"), num(e, "loads"), num(e, "stores"), num(e, "loads_checked"),
                     num(e, "stores_checked"), num(e, "tag0_lower"), num(e, "unchecked_tco"), tag_stores(e),
                     num(e, "tag_bytes"));
