@@ -40,22 +40,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef PR_SET_TAGGED_ADDR_CTRL
-#define PR_SET_TAGGED_ADDR_CTRL 55
-#endif
-#ifndef PR_TAGGED_ADDR_ENABLE
-#define PR_TAGGED_ADDR_ENABLE (1UL << 0)
-#endif
-#ifndef PR_MTE_TCF_SYNC
-#define PR_MTE_TCF_SYNC (1UL << 1)
-#endif
-#ifndef PR_MTE_TAG_SHIFT
-#define PR_MTE_TAG_SHIFT 3
-#endif
-#ifndef PROT_MTE
-#define PROT_MTE 0x20
-#endif
-
 /* the markers of core/countmark.h, inside the asm: x0 = "MTBC" << 16 | cmd */
 #define OPEN "movz x0, #1\n movk x0, #0x4243, lsl #16\n movk x0, #0x4d54, lsl #32\n hint #126\n"
 #define CLOSE "movz x0, #2\n movk x0, #0x4243, lsl #16\n movk x0, #0x4d54, lsl #32\n hint #126\n"
