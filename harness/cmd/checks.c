@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "plan/platforms.h"
 #include "run/proof.h"
+#include "run/floor.h"
 #include "run/quiet.h"
 
 #include <jansson.h>
@@ -161,15 +162,11 @@ int mtb_cmd_quiet(int argc, char **argv)
     } else {
         printf("machine %s, CPUs %s: %s\n", m->name, json_string_value(json_object_get(q, "cpus")),
                json_is_true(json_object_get(q, "quiet")) ? "quiet" : "NOT quiet (warnings above)");
-        json_t *fl = json_object_get(json_object_get(q, "checks"), "floor");
-        json_t *p99 = json_object_get(json_object_get(fl, "best"), "p99");
-        if (p99)
-            printf("latency floor: p99 %.0f us at best (at %g/s), loopback to %s\n",
-                   json_number_value(json_object_get(p99, "us")), json_number_value(json_object_get(p99, "rate")),
-                   json_string_value(json_object_get(fl, "server")));
+        char fdesc[512];
+        if (mtb_floor_describe(json_object_get(json_object_get(q, "checks"), "floor"), fdesc, sizeof fdesc))
+            printf("latency floor: %s\n", fdesc);
         else
-            printf("latency floor: not measured (%s)\n",
-                   json_string_value(json_object_get(fl, json_object_get(fl, "error") ? "error" : "skipped")));
+            printf("latency floor: not measured (%s)\n", fdesc);
     }
     int rc = json_is_true(json_object_get(q, "quiet")) ? 0 : 1;
     mtb_quiet_restore();

@@ -210,14 +210,11 @@ static void doctor_print(json_t *d)
     }
     printf("default platform    %s\n", S("default_platform"));
     json_t *fl = json_object_get(d, "floor");
-    json_t *fb = json_object_get(json_object_get(fl, "best"), "p99");
-    if (fb)
-        printf("latency floor       p99 %.0f us at best (at %g/s), loopback to %s: a tail-latency bound below it "
-               "cannot be met here\n", json_number_value(json_object_get(fb, "us")),
-               json_number_value(json_object_get(fb, "rate")), json_string_value(json_object_get(fl, "server")));
+    char fdesc[512];
+    if (mtb_floor_describe(fl, fdesc, sizeof fdesc))
+        printf("latency floor       %s: a tail-latency bound below it cannot be met here\n", fdesc);
     else
-        printf("latency floor       not measured: %s\n",
-               json_string_value(json_object_get(fl, json_object_get(fl, "error") ? "error" : "skipped")));
+        printf("latency floor       not measured: %s\n", fdesc);
     size_t fi;
     json_t *fp;
     json_array_foreach(json_object_get(fl, "points"), fi, fp)

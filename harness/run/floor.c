@@ -247,3 +247,16 @@ json_t *mtb_floor_check(void)
         return json_pack("{s:s}", "error", why);
     return mtb_floor_json(&f);
 }
+
+int mtb_floor_describe(const json_t *floor, char *buf, size_t n)
+{
+    json_t *p99 = json_object_get(json_object_get(floor, "best"), "p99");
+    if (!p99) {
+        snprintf(buf, n, "%s", json_string_value(json_object_get(floor, json_object_get(floor, "error") ? "error"
+                                                                                                      : "skipped")) ?: "?");
+        return 0;
+    }
+    snprintf(buf, n, "p99 %.0f us at best (at %g/s), loopback to %s", json_number_value(json_object_get(p99, "us")),
+             json_number_value(json_object_get(p99, "rate")), json_string_value(json_object_get(floor, "server")) ?: "?");
+    return 1;
+}

@@ -49,4 +49,7 @@ int mtb_floor_enabled(void);
  * then, or {"error": why} when it could not be measured): {"server", "points":
  * [{rate, seconds, count, p50, p90, p99, p99.9}], "best": {p50: {us, rate}, ...}} */
 json_t *mtb_floor_check(void);
+/* That entry in words: 1 and "p99 N us at best (at R/s), loopback to
+ * SERVER" when measured; else 0 and why it was not (skipped or error). */
+int mtb_floor_describe(const json_t *floor, char *buf, size_t n);
 #endif
