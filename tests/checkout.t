@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
 [ -n "${MTB_CHECKOUT_BEFORE:-}" ] || skip_all "run by tests/run.sh after a full suite"
-git status --porcelain --ignored 2>/dev/null | grep -v ' tests/durations.txt$' | sort > "$T_TMP/after"
+checkout_state > "$T_TMP/after"
 diff "$MTB_CHECKOUT_BEFORE" "$T_TMP/after" > "$T_TMP/diff"
 ok $? "git status --porcelain --ignored is as before the suite" || dump "$T_TMP/diff"
 done_testing

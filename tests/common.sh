@@ -1,6 +1,11 @@
-# tests/common.sh - helpers shared by the integration tests (via tests/lib.sh)
-# and the benchmarks (tests/bench/*.sh). No output, no traps.
+# tests/common.sh - helpers shared by the integration tests (via tests/lib.sh),
+# the benchmarks (tests/bench/*.sh) and tests/run.sh. No output, no traps.
 PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # skip slow shims
+
+# what git sees of the checkout (run in it), ignored files included, but
+# tests/durations.txt, which a full run rewrites by design: tests/run.sh takes
+# it before the suite, tests/checkout.t after
+checkout_state() { git status --porcelain --ignored 2>/dev/null | grep -v ' tests/durations.txt$' | sort; }
 
 # a free TCP port on 127.0.0.1 (bind to port 0 and read back what the kernel chose)
 free_port() { "$PY" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }

@@ -31,6 +31,7 @@
 # then the summary line.
 set -u
 cd "$(dirname "$0")/.."
+. tests/common.sh   # checkout_state
 LOGS=build/test-logs
 DURATIONS=tests/durations.txt
 TAGS=tests/tags.txt
@@ -62,10 +63,6 @@ declare -A tagline=()   # by test name: its line in tags.txt (the timing tests r
 while read -r n rest; do
     rest=${rest%%#*}; [ -n "$n" ] && tags[$n]=" $(echo $rest) " && tagline[$n]=${#tagline[@]}
 done < <(grep -v '^#' "$TAGS" 2>/dev/null)
-checkout_state() {   # what git sees of the checkout, ignored files included, but
-    # tests/durations.txt, which a full run rewrites by design (below)
-    git status --porcelain --ignored 2>/dev/null | grep -v ' tests/durations.txt$' | sort
-}
 tenths() {   # a test's expected wall time in tenths of a second
     local s=${secs[${1##*/}]:-}
     [ -n "$s" ] || { [[ ${1##*/} == test_* ]] && s=1 || s=$DEFAULT_SECONDS; }
