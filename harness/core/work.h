@@ -24,10 +24,11 @@ json_t *mtb_work_load(const char *path, char *err, size_t errlen);
 struct mtb_recipe;
 double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const char **from);
 
-/* The work account of a counted run: the plugin's counts of its last
- * window (the measured one) per EL, over all vCPUs and, when the record's
- * affinity keeps them apart, over the service's and the load generator's
- * vCPUs; per vCPU; and per request (divided by requests; <= 0: not
- * divided), with where they come from. */
+/* The work account of a counted run: the plugin's counts of its last two
+ * windows (idle, then the load) per EL, over all vCPUs and, when the
+ * record's affinity keeps them apart, over the service's and the load
+ * generator's vCPUs; the load's less the idle one's; per vCPU; and that
+ * difference per request (divided by requests; <= 0: not divided), with
+ * where they come from. An error in the account when there are not two. */
 json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity);
 #endif
