@@ -320,6 +320,55 @@ static json_t *change_json(const struct mtb_cp *c, json_t *s, const struct metri
                      "report_after", mtb_jstr(pa, "report"));
 }
 
+/* the steal of the nights of points [from, to) (pt's, in time order): the
+ * lower median of their nights' steal; -1 when no night of them has one */
+static double side_steal(json_t *nights, const struct points *pt, size_t from, size_t to)
+{
+    double *v = mtb_calloc(to - from + 1, sizeof *v), last = -1, m = -1;
+    size_t k = 0;
+    for (size_t i = from; i < to; i++) {
+        if (i > from && pt->x[i] == last)
+            continue; /* one value per night */
+        last = pt->x[i];
+        json_t *n = json_array_get(nights, (size_t)pt->x[i] - 1), *st = json_object_get(n, "steal");
+        if (json_is_number(st))
+            v[k++] = json_number_value(st);
+    }
+    if (k)
+        m = lower_median(v, k);
+    free(v);
+    return m;
+}
+
+/* A regression that is the machine's: no revision changed across it, and
+ * the nights after it lost MTB_NIGHT_STEAL_EXCESS more of their CPUs to the
+ * hypervisor than the nights before it (the lower medians of the nights'
+ * steal, each side). Its kind becomes "machine", with why; it is no open
+ * regression and proposes no bisection. (CI on 96f0515: nights 2 and 3 at
+ * 15-36% steal after a night at 0%; the rule for busy nights, against the
+ * typical night, kept neither out, since two of three were busy.) */
+static int machine_change(json_t *ch, json_t *nights, const struct points *pt, size_t at)
+{
+    json_t *rb = json_deep_copy(json_object_get(ch, "revisions_before")),
+           *ra = json_deep_copy(json_object_get(ch, "revisions_after"));
+    json_object_del(rb, "started"); /* when, not what */
+    json_object_del(ra, "started");
+    int same = json_equal(rb, ra);
+    json_decref(rb);
+    json_decref(ra);
+    if (!same)
+        return 0;
+    double before = side_steal(nights, pt, 0, at), after = side_steal(nights, pt, at, pt->n);
+    if (before < 0 || after < 0 || after < before + MTB_NIGHT_STEAL_EXCESS)
+        return 0;
+    json_object_set_new(ch, "kind", json_string("machine"));
+    json_object_set_new(ch, "machine_why",
+                        json_sprintf("the hypervisor took %.0f%% of the runs' CPUs after it, %.0f%% before, and no "
+                                     "revision changed: a slower machine, not slower code",
+                                     100 * after, 100 * before));
+    return 1;
+}
+
 /* One series and metric: its points, its change points (an open regression
  * also into open). A series whose every point lies in a night kept out (a
  * host whose only nights were busy) is still there, with no point and
@@ -350,10 +399,11 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
     int rc = pt.n ? mtb_cp_detect(pt.y, pt.g, pt.n, m->better, o, &cps, &ncp) : 0;
     for (size_t k = 0; rc == 0 && k < ncp; k++) {
         json_t *ch = change_json(&cps[k], s, m, id, label, &pt, k == ncp - 1);
-        if (cps[k].regression && strcmp(m->kind, "capacity")) /* bisect measures closed-loop runs */
+        int machine = cps[k].regression && machine_change(ch, nights, &pt, cps[k].index);
+        if (cps[k].regression && !machine && strcmp(m->kind, "capacity")) /* bisect measures closed-loop runs */
             propose_bisect(ch, s, m->name);
         json_array_append(changes, ch);
-        if (cps[k].regression && k == ncp - 1)
+        if (cps[k].regression && !machine && k == ncp - 1)
             json_array_append(open, ch);
         json_decref(ch);
     }

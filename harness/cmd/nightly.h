@@ -39,7 +39,10 @@ enum {
  *          "open": [the open regressions: the last change of a series, when
  *                   it is a regression]}
  *         A change: {night, night_started, x, index, kind (regression |
- *         improvement | change), change, ci_lo, ci_hi, before, after,
+ *         improvement | change | machine: a regression with no revision
+ *         changed across it and the nights after it at
+ *         MTB_NIGHT_STEAL_EXCESS more steal than those before, machine_why;
+ *         never open), change, ci_lo, ci_hi, before, after,
  *         n_before, n_after, p_split, p_mwu, from_newest, open,
  *         revisions_before{}, revisions_after{}, report_before,
  *         report_after, series, label, metric}.

@@ -423,6 +423,22 @@ static char *digest_md(json_t *a, const char *out)
     }
     if (shown > cap)
         fprintf(f, "- ... and %zu more (see the dashboard)\n", shown - cap);
+    /* series whose last change is the machine's (more steal, same revisions) */
+    shown = 0;
+    json_array_foreach(json_object_get(a, "series"), i, s)
+    {
+        json_t *ch = json_object_get(s, "changes"), *c = json_array_get(ch, json_array_size(ch) - 1);
+        if (!c || strcmp(mtb_jstr(c, "kind"), "machine"))
+            continue;
+        if (!shown)
+            fprintf(f, "\n## Slower machine, not slower code\n\n");
+        if (shown++ < cap)
+            fprintf(f, "- **%s**: %+.1f%% since night %lld (%s): %s\n", mtb_jstr(c, "label"), 100 * mtb_jnum(c, "change"),
+                    (long long)json_integer_value(json_object_get(c, "x")), mtb_jstr(c, "night_started"),
+                    mtb_jstr(c, "machine_why"));
+    }
+    if (shown > cap)
+        fprintf(f, "- ... and %zu more (see the dashboard)\n", shown - cap);
     fprintf(f, "\nDashboard: %s/index.html\n", out);
     fclose(f);
     return buf;
