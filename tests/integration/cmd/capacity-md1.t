@@ -25,8 +25,9 @@
 # is printed, not asserted: jitter has no fixed size on a shared machine (a
 # noisy CI run put the slow plant's 99% interval at 76-83% of M/D/1). The
 # comparison with its figures is a benchmark: tests/bench/capacity-md1.sh.
-# Native builds (PLATFORM=host, mode off); `alone` in tests/tags.txt: a
-# neighbour's CPU use would lengthen the spins. (~50 s warm; cold adds the
+# Native builds (PLATFORM=host, mode off); `timing` in tests/tags.txt (it
+# starts lane 1, beside lane 2's waiting tests): what it asserts holds with a
+# busy loop on every CPU (make test-disturbed). (~50 s warm; cold adds the
 # tagged native tree and the two incremental builds; 1 s runs: with 1.5 s the
 # test took about 72 s warm.)
 . "$(dirname "$0")/../../lib.sh"
