@@ -3,6 +3,7 @@
  * file's matrix. */
 #include "cmd/bench.h"
 #include "cmd/bench_work.h"
+#include "report/work_table.h"
 #include "cmd/capacity_cli.h"
 #include "common/duration.h"
 #include "core/build.h"
@@ -90,6 +91,34 @@ static int capacity_only(const struct mtb_plan *plan, json_t *caps, int status)
     return status ? status : unwritten;
 }
 
+/* a plan's counted runs (`count`): each configuration's work table against
+ * its entry's baseline (the plain/off counted of the same service and kernel) */
+static void print_work(const struct mtb_plan *plan)
+{
+    size_t i, j;
+    json_t *r, *b;
+    json_array_foreach(plan->work, i, r)
+    {
+        json_t *c = json_object_get(r, "config");
+        if (!strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"))
+            continue;
+        json_t *base = NULL;
+        json_array_foreach(plan->work, j, b)
+        {
+            json_t *d = json_object_get(b, "config");
+            if (!base && !strcmp(mtb_jstr(d, "variant"), "plain") && !strcmp(mtb_jstr(d, "mode"), "off") &&
+                !strcmp(mtb_jstr(d, "service"), mtb_jstr(c, "service")) &&
+                !strcmp(mtb_jstr(d, "kernel"), mtb_jstr(c, "kernel")))
+                base = b;
+        }
+        if (base)
+            mtb_work_table_pair(stdout, base, r);
+        else
+            mtb_work_table_print(stdout, r);
+        printf("\n");
+    }
+}
+
 int mtb_cmd_plan(int argc, char **argv)
 {
     /* mtebench plan FILE [options]: run a plan file from configs/ */
@@ -115,6 +144,14 @@ int mtb_cmd_plan(int argc, char **argv)
             mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
     json_t *files = json_array();
     json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, &failures, files) : NULL;
+    print_work(&plan);
+    if (plan.count == MTB_PLAN_COUNT_ONLY) { /* counted, nothing timed */
+        printf("(%zu counted runs; the records: %s/work/)\n", json_array_size(plan.work), dir);
+        json_decref(records);
+        json_decref(files);
+        free(dir);
+        return failures ? 1 : 0;
+    }
     int cstatus = 0;
     json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus);
     if (!plan.ncells) {

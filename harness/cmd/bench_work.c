@@ -10,6 +10,7 @@
 #include "lib/files.h"
 #include "lib/util.h"
 #include "plan/platforms.h"
+#include "plan/plan_work.h"
 #include "report/work_table.h"
 #include "run/run.h"
 
@@ -18,7 +19,6 @@
 #include <string.h>
 
 #define WORK_KERNEL "stock"
-#define WORK_SECONDS 2.0
 
 /* whether to count: 1 yes, 0 no (why says why, for a line) */
 /* the kernel bench's pair is counted on: the bench's own on vm, else stock */
@@ -49,8 +49,7 @@ static int wanted(const struct mtb_opts *o, int bw_kernels, int *must, char *why
         snprintf(why, n, "RocksDB's db_bench counts no requests of its own over a window");
         return 0;
     }
-    const struct mtb_platform *vm = mtb_platform_find("vm");
-    if (!vm || !vm->usable(why, n) || !mtb_work_plugin_ready(why, n))
+    if (!mtb_work_countable(why, n))
         return 0;
     if (!*must && !bw_kernels && !mtb_kernel_cached(pair_kernel(o))) { /* a newcomer's first bench answers first */
         snprintf(why, n, "the vm's %s kernel is not built yet: COUNT=1 builds it (about 9 min on 2 cores) and "
@@ -64,41 +63,8 @@ static int wanted(const struct mtb_opts *o, int bw_kernels, int *must, char *why
 static json_t *counted(const struct mtb_opts *o, const char *variant, const struct mtb_mode *m, const char *kernel,
                        const char *dir, int index, int total)
 {
-    char err[MTB_ERRLEN];
-    struct mtb_build b;
-    if (mtb_build_ensure(o->recipe, variant, "aarch64", 0, o->quiet, &b, err, sizeof err) != 0) {
-        mtb_warn("counting %s/%s: %s", variant, m->name, err);
-        return NULL;
-    }
-    struct mtb_workload wl = o->wl;
-    wl.duration = WORK_SECONDS;
-    wl.warmup = 0;
-    char lab[128], kname[128];
-    snprintf(kname, sizeof kname, "%s", kernel); /* an Image path or git:PATH@REF: one directory name */
-    for (char *c = kname; *c; c++)
-        if (*c == '/' || *c == ':' || *c == '@')
-            *c = '_';
-    char *rundir = mtb_asprintf("%s/work/%03d-%s-%s-%s", dir, index,
-                                mtb_variant_label(variant, o->allocs[0], lab, sizeof lab), m->name, kname);
-    struct mtb_run run = { .recipe = o->recipe, .variant = variant, .mode = m, .allocator = o->allocs[0],
-                           .platform = mtb_platform_find("vm"), .kernel = kernel, .wl = &wl, .build = &b,
-                           .machine = &o->mach, .rep = 1, .index = index, .total = total, .plan = "work",
-                           .dir = rundir, .quiet = o->quiet, .count = 1 };
-    fprintf(stderr, "mtebench: work %d/%d: %s %s/%s counted on vm (kernel %s), %g s...\n", index, total,
-            o->recipe->name, lab, m->name, kernel, WORK_SECONDS);
-    json_t *rec = NULL;
-    enum mtb_run_status st = mtb_run_one(&run, &rec);
-    if (st != MTB_RUN_OK) {
-        mtb_warn("counting %s/%s: %s (see %s)", lab, m->name,
-                 json_string_value(json_object_get(rec, "error")) ?: "failed", rundir);
-        json_decref(rec);
-        rec = NULL;
-    }
-    free(rundir);
-    free(b.dir);
-    free(b.binary);
-    json_decref(b.info);
-    return rec;
+    return mtb_work_count_one(o->recipe, &o->wl, variant, m, o->allocs[0], kernel, &o->mach, dir, index, total,
+                              o->quiet, NULL);
 }
 
 void mtb_bench_work(const char *dir, void *arg)

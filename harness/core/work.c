@@ -6,6 +6,7 @@
 #include "lib/files.h"
 #include "lib/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,4 +235,44 @@ double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const ch
     }
     *from = "unknown";
     return -1;
+}
+
+const struct mtb_work_quantity mtb_work_quantities[MTB_NWORK] = {
+    { "el0_insns", "EL0 instructions" },
+    { "el1_insns", "EL1 instructions" },
+    { "el0_tag_insns", "EL0 tag instructions" },
+    { "el1_tag_insns", "EL1 tag instructions" },
+    { "el0_tag_bytes", "EL0 bytes tagged" },
+    { "el1_tag_bytes", "EL1 bytes tagged" },
+    { "el0_checked", "EL0 Tag Checked accesses" },
+    { "el1_checked", "EL1 Tag Checked accesses" },
+};
+
+int mtb_work_values(const json_t *rec, double v[MTB_NWORK], const char **role)
+{
+    const json_t *pr = json_object_get(json_object_get(rec, "work"), "per_request");
+    const char *r = json_object_get(pr, "service") ? "service" : "all";
+    const json_t *acc = json_object_get(pr, r);
+    if (role)
+        *role = r;
+    for (int i = 0; i < MTB_NWORK; i++)
+        v[i] = NAN;
+    if (!json_is_object(acc))
+        return -1;
+    static const char *const tag[] = { "irg", "ldg", "stg", "st2g", "stzg", "stz2g", "stgp", "stgm", "stzgm",
+                                       "dc_gva", "dc_gzva", NULL };
+    for (int el = 0; el <= 1; el++) {
+        const json_t *e = json_object_get(acc, el ? "el1" : "el0");
+        if (!json_is_object(e))
+            continue;
+        double t = 0;
+        for (int k = 0; tag[k]; k++)
+            t += json_number_value(json_object_get(e, tag[k]));
+        v[0 + el] = json_number_value(json_object_get(e, "insns"));
+        v[2 + el] = t;
+        v[4 + el] = json_number_value(json_object_get(e, "tag_bytes"));
+        v[6 + el] = json_number_value(json_object_get(e, "loads_checked")) +
+                    json_number_value(json_object_get(e, "stores_checked"));
+    }
+    return 0;
 }

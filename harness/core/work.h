@@ -31,4 +31,20 @@ double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const ch
  * difference per request (divided by requests; <= 0: not divided), with
  * where they come from. An error in the account when there are not two. */
 json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity);
+
+/* The quantities the history keeps of a counted run and the nightly tests
+ * (docs/NIGHTLY.md), each per request at one exception level: instructions,
+ * tag instructions (IRG, LDG and every tag store: STG.., STGM, STZGM, DC
+ * GVA/GZVA), bytes tagged, Tag Checked loads and stores. */
+struct mtb_work_quantity {
+    const char *key;   /* the history's column, the series' metric: el0_checked */
+    const char *label; /* "EL1 Tag Checked accesses" */
+};
+#define MTB_NWORK 8
+extern const struct mtb_work_quantity mtb_work_quantities[MTB_NWORK];
+/* A counted record's quantities into v (NAN where absent), on the service's
+ * vCPU where the account keeps it apart, else over all vCPUs (*role says
+ * which, "service" or "all"). @return 0, or -1 when the record has no
+ * per-request account. */
+int mtb_work_values(const json_t *rec, double v[MTB_NWORK], const char **role);
 #endif

@@ -8,6 +8,7 @@
  * history_schema.c. */
 #include "lib/jsonx.h"
 #include "history/history.h"
+#include "core/work.h"
 #include "history/history_db.h"
 #include "core/record.h"
 #include "core/allocator.h"
@@ -180,48 +181,82 @@ static int insert_row(struct mtb_history *h, const char *table, const struct hco
     return rc;
 }
 
+/* A record's identity in the history, shared by runs and counted runs: its
+ * series key and hash, workload key, machine, kernel build (a hash of
+ * uname -v) and record id (several machines write to a shared store: the
+ * same path on two machines is two records, "host:path"). */
+struct rec_ident {
+    char *key, hash[13], kb[13], *wl, *mach, *recid;
+};
+
+static void ident_of(struct mtb_history *h, const char *host, json_t *rec, const char *file, struct rec_ident *id)
+{
+    json_t *c = json_object_get(rec, "config"), *k = json_object_get(rec, "kernel");
+    char real[PATH_MAX];
+    memset(id, 0, sizeof *id);
+    mtb_history_series_key(rec, &id->key, id->hash);
+    id->wl = mtb_workload_key(json_object_get(c, "workload"));
+    id->mach = mtb_record_machine_text(rec);
+    if (*mtb_jstr(k, "uname_v"))
+        mtb_hdb_short_hash(mtb_jstr(k, "uname_v"), id->kb);
+    if (!file || !realpath(file, real))
+        snprintf(real, sizeof real, "%s", file ? file : "");
+    id->recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
+}
+
+static void ident_free(struct rec_ident *id)
+{
+    free(id->key);
+    free(id->wl);
+    free(id->mach);
+    free(id->recid);
+}
+
+#define IDENT_COLS 18
+/* the identity and revision columns of record rec (IDENT_COLS of them) into cols */
+static void ident_cols(struct hcol *cols, long long nid, const char *plan, json_t *rec, const struct rec_ident *id)
+{
+    json_t *c = json_object_get(rec, "config"), *k = json_object_get(rec, "kernel");
+    const struct hcol v[IDENT_COLS] = {
+        { "night", PINT(nid) },
+        { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
+        { "series", PTEXT(id->key) },
+        { "config_hash", PTEXT(id->hash) },
+        { "service", PTEXT(mtb_jstr(c, "service")) },
+        { "workload", PTEXT(id->wl) },
+        { "variant", PTEXT(mtb_jstr(c, "variant")) },
+        { "mode", PTEXT(mtb_jstr(c, "mode")) },
+        { "platform", PTEXT(mtb_jstr(c, "platform")) },
+        { "kernel", PTEXT(mtb_jstr(c, "kernel")) },
+        { "machine", PTEXT(id->mach) },
+        { "host", PTEXT(mtb_hdb_host(rec)) },
+        { "started", PTEXT(mtb_jstr(rec, "started")) },
+        { "mtebench_version", PTEXT(mtb_jstr(rec, "mtebench_version")) },
+        { "build_key", PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")) },
+        { "kernel_release", PTEXT(mtb_jstr(k, "uname_r")) },
+        { "kernel_build", PTEXT(id->kb) },
+        { "record", PTEXT(id->recid) },
+    };
+    memcpy(cols, v, sizeof v);
+}
+
 /* one run of night nid: its identity, revisions, status, emulated, record
  * file and the history's run metrics. *added counts it unless known. */
 static int add_run(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *rec,
                    const char *file, int *added, char *err, size_t errlen)
 {
-    json_t *c = json_object_get(rec, "config"), *k = json_object_get(rec, "kernel");
-    char *key, hash[13], kb[13] = "", real[PATH_MAX];
-    mtb_history_series_key(rec, &key, hash);
-    char *wl = mtb_workload_key(json_object_get(c, "workload")), *mach = mtb_record_machine_text(rec);
-    if (*mtb_jstr(k, "uname_v"))
-        mtb_hdb_short_hash(mtb_jstr(k, "uname_v"), kb);
-    if (!file || !realpath(file, real))
-        snprintf(real, sizeof real, "%s", file ? file : "");
-    /* several machines write to a shared store: the same path on two machines is two records */
-    char *recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
+    json_t *c = json_object_get(rec, "config");
+    struct rec_ident id;
+    ident_of(h, host, rec, file, &id);
     int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
-    struct hcol cols[23 + MTB_NRUN_METRICS] = {
-        { "night", PINT(nid) },
-        { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
-        { "series", PTEXT(key) },
-        { "config_hash", PTEXT(hash) },
-        { "service", PTEXT(mtb_jstr(c, "service")) },
-        { "workload", PTEXT(wl) },
-        { "variant", PTEXT(mtb_jstr(c, "variant")) },
-        { "mode", PTEXT(mtb_jstr(c, "mode")) },
-        { "platform", PTEXT(mtb_jstr(c, "platform")) },
-        { "kernel", PTEXT(mtb_jstr(c, "kernel")) },
-        { "machine", PTEXT(mach) },
-        { "host", PTEXT(mtb_hdb_host(rec)) },
-        { "started", PTEXT(mtb_jstr(rec, "started")) },
-        { "rep", PINT(json_integer_value(json_object_get(c, "rep"))) },
-        { "mtebench_version", PTEXT(mtb_jstr(rec, "mtebench_version")) },
-        { "build_key", PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")) },
-        { "kernel_release", PTEXT(mtb_jstr(k, "uname_r")) },
-        { "kernel_build", PTEXT(kb) },
-        { "status", PTEXT(mtb_jstr(rec, "status")) },
-        { "emulated", PINT(mtb_record_emulated(rec)) },
-        { "record", PTEXT(recid) },
-        { "steal", num(mtb_jnum(json_object_get(rec, "steal"), "share")) },
-        { "allocator", PTEXT(mtb_config_allocator(c)) },
-    };
-    size_t n = 23;
+    struct hcol cols[IDENT_COLS + 5 + MTB_NRUN_METRICS];
+    ident_cols(cols, nid, plan, rec, &id);
+    size_t n = IDENT_COLS;
+    cols[n++] = (struct hcol){ "rep", PINT(json_integer_value(json_object_get(c, "rep"))) };
+    cols[n++] = (struct hcol){ "status", PTEXT(mtb_jstr(rec, "status")) };
+    cols[n++] = (struct hcol){ "emulated", PINT(mtb_record_emulated(rec)) };
+    cols[n++] = (struct hcol){ "steal", num(mtb_jnum(json_object_get(rec, "steal"), "share")) };
+    cols[n++] = (struct hcol){ "allocator", PTEXT(mtb_config_allocator(c)) };
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_HISTORY)
             cols[n++] = (struct hcol){ mtb_run_metrics[m].key,
@@ -231,10 +266,7 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
     if (!rc)
         *added += (int)r.changes;
     mtb_hdb_free(&r);
-    free(key);
-    free(wl);
-    free(mach);
-    free(recid);
+    ident_free(&id);
     return rc;
 }
 
@@ -349,9 +381,36 @@ static int add_capacity(struct mtb_history *h, long long nid, const char *plan, 
     return rc;
 }
 
+/* one counted run (a record with `work`; file: its path): its work per
+ * request (its plan is "work": its series "work/SERVICE/...") */
+static int add_work(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *rec,
+                    const char *file, int *added, char *err, size_t errlen)
+{
+    double v[MTB_NWORK];
+    const char *role = "all";
+    if (mtb_work_values(rec, v, &role) != 0)
+        return 0; /* a counted run with no account (its error is in the record) */
+    struct rec_ident id;
+    ident_of(h, host, rec, file, &id);
+    struct hcol cols[IDENT_COLS + 2 + MTB_NWORK];
+    ident_cols(cols, nid, plan, rec, &id);
+    size_t n = IDENT_COLS;
+    cols[n++] = (struct hcol){ "role", PTEXT(role) };
+    cols[n++] = (struct hcol){ "requests", num(mtb_jnum(json_object_get(rec, "work"), "requests")) };
+    for (int q = 0; q < MTB_NWORK; q++)
+        cols[n++] = (struct hcol){ mtb_work_quantities[q].key, num(v[q]) };
+    struct hres r;
+    int rc = insert_row(h, "work", cols, n, &r, err, errlen);
+    if (!rc)
+        *added += (int)r.changes;
+    mtb_hdb_free(&r);
+    ident_free(&id);
+    return rc;
+}
+
 int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
-                          json_t *records, json_t *files, json_t *capacity, long long *night, int *added, char *err,
-                          size_t errlen)
+                          json_t *records, json_t *files, json_t *capacity, json_t *work, json_t *work_files,
+                          long long *night, int *added, char *err, size_t errlen)
 {
     *night = 0;
     *added = 0;
@@ -364,6 +423,14 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     size_t i;
     json_t *rec;
     json_array_foreach(records, i, rec)
+    {
+        const char *s = mtb_jstr(rec, "started");
+        if (*s && (!first || strcmp(s, first) < 0))
+            first = s;
+        if (!*version)
+            version = mtb_jstr(rec, "mtebench_version");
+    }
+    json_array_foreach(work, i, rec) /* a counted run's start and version: the night's when it has no timed runs */
     {
         const char *s = mtb_jstr(rec, "started");
         if (*s && (!first || strcmp(s, first) < 0))
@@ -403,6 +470,12 @@ int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *r
     json_array_foreach(capacity, i, rec)
     {
         if ((rc = add_capacity(h, nid, plan, host, rec, mtb_jstr(rec, "file"), added, err, errlen)) != 0)
+            goto out;
+    }
+    json_array_foreach(work, i, rec)
+    {
+        if ((rc = add_work(h, nid, plan, host, rec, json_string_value(json_array_get(work_files, i)), added, err,
+                           errlen)) != 0)
             goto out;
     }
     if (*added == 0)
@@ -485,11 +558,30 @@ int mtb_history_load(struct mtb_history *h, json_t **out, char *err, size_t errl
         " c.closed_loop_ops AS closed_loop_ops, c.emulated AS emulated, c.mtebench_version AS mtebench_version,"
         " c.build_key AS build_key, '' AS kernel_release, '' AS kernel_build, c.result AS record"
         " FROM capacity c JOIN nights n ON n.id = c.night ORDER BY c.series@C@, n.started@C@, n.id, c.id";
+    /* a work point is one counted run's quantities per request */
+    char *wm = mtb_strdup("");
+    for (int q = 0; q < MTB_NWORK; q++) {
+        char *x = mtb_asprintf("%s w.%s AS %s,", wm, mtb_work_quantities[q].key, mtb_work_quantities[q].key);
+        free(wm);
+        wm = x;
+    }
+    char *work_sql = mtb_asprintf(
+        "SELECT w.series AS series, w.config_hash AS hash, w.plan AS plan, w.service AS service, w.workload AS"
+        " workload, w.variant AS variant, w.mode AS mode, w.platform AS platform, w.kernel AS kernel, w.machine AS"
+        " machine, w.host AS host, w.night AS night, n.started AS night_started, n.report AS report, n.results_dir AS"
+        " results_dir, w.started AS started, 1 AS rep, 'ok' AS status, w.role AS role, w.requests AS requests,%s"
+        " 0 AS emulated, w.mtebench_version AS mtebench_version, w.build_key AS build_key, w.kernel_release AS"
+        " kernel_release, w.kernel_build AS kernel_build, w.record AS record"
+        " FROM work w JOIN nights n ON n.id = w.night ORDER BY w.series@C@, n.started@C@, n.id, w.id", wm);
     int rc = load_rows(h, runs_sql, "run", 11, *out, err, errlen);
     if (!rc)
         rc = load_rows(h, ovh_sql, "overhead", 11, *out, err, errlen);
     if (!rc)
         rc = load_rows(h, cap_sql, "capacity", 11, *out, err, errlen);
+    if (!rc)
+        rc = load_rows(h, work_sql, "work", 11, *out, err, errlen);
+    free(wm);
+    free(work_sql);
     free(rm);
     free(om);
     free(runs_sql);

@@ -31,6 +31,14 @@
  *        configuration and bound (a plan entry with an slo); its series key
  *        is "capacity:" and the configuration's run series, the bound and
  *        the arrivals
+ *   work(id, night, plan, series, config_hash, service, workload, variant,
+ *        mode, platform, kernel, machine, host, started, role, requests,
+ *        el0_insns, el1_insns, el0_tag_insns, el1_tag_insns, el0_tag_bytes,
+ *        el1_tag_bytes, el0_checked, el1_checked, mtebench_version,
+ *        build_key, kernel_release, kernel_build, record UNIQUE): MTE's
+ *        work per request of a counted run (a plan's `count`; core/work.h's
+ *        quantities); its series key is the counted run's configuration
+ *        key (its plan is "work": "work/SERVICE/...")
  * The metric columns are those of record.h's metric table marked
  * MTB_V_HISTORY (runs: ops_per_sec, p50_us, p99_us, p999_us; overheads:
  * slowdown, p99_ratio, ...); a column the table gained is added to an
@@ -46,7 +54,8 @@
  * two hosts' runs of one configuration shared a series (migrating reads
  * each record file that still exists for its host, else says "unknown",
  * and derives the overheads again, never pairing runs of two hosts);
- * version 4 had no capacity table (migrating creates it empty).
+ * version 4 had no capacity table, version 5 no work table (migrating
+ * creates each empty).
  * Opening an older history migrates it in one transaction.
  *
  * In PostgreSQL, runs.record is "host:path" (two machines may use the same
@@ -64,7 +73,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define MTB_HISTORY_VERSION 5
+#define MTB_HISTORY_VERSION 6
 /* the host of runs whose records do not say it (records from before they
  * kept it; runs of older histories whose record files are gone) */
 #define MTB_HISTORY_UNKNOWN_HOST "unknown"
@@ -124,17 +133,20 @@ void mtb_history_series_key(json_t *rec, char **key, char hash[13]);
  * @param capacity    capacity search results (mtebench-capacity/1, each with
  *                    "file": its capacity.json) or NULL: a row per
  *                    configuration and bound into the capacity table
+ * @param work        counted runs' records (with `work`) or NULL: a row each
+ *                    into the work table
+ * @param work_files  their paths, parallel to work
  * @param night       receives the night's id (0 if every record and result was a duplicate)
  * @param added       receives the number of runs and capacity rows added
  * @return 0, -EINVAL, -EIO
  */
 int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
-                          json_t *records, json_t *files, json_t *capacity, long long *night, int *added, char *err,
-                          size_t errlen);
+                          json_t *records, json_t *files, json_t *capacity, json_t *work, json_t *work_files,
+                          long long *night, int *added, char *err, size_t errlen);
 
 /**
  * mtb_history_load - every series with its points, oldest night first.
- * @param out  receives [{"series", "hash", "kind": "run"|"overhead"|"capacity", "plan",
+ * @param out  receives [{"series", "hash", "kind": "run"|"overhead"|"capacity"|"work", "plan",
  *             "service", "workload", "variant", "mode", "platform", "kernel",
  *             "machine", "host", "points": [{"night", "night_started", "report",
  *             "results_dir", "started", "rep", "status", "ops_per_sec",

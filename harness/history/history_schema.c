@@ -95,10 +95,28 @@ static const char capacity_shape[] =
     " started, bound, arrival, confidence, status, capacity, lo, hi, closed_loop_ops, overhead, overhead_lo,"
     " overhead_hi, baseline, emulated, mtebench_version, build_key, result";
 
+/* Version 6: MTE's work counted per request (a plan's `count`, a counted
+ * run's record: core/work.h's quantities, on the service's vCPU or, where
+ * the account does not keep it apart, all vCPUs: role), one row per counted
+ * record (a file is added once). */
+static const char schema_work[] =
+    "CREATE TABLE work(id @ID@, night @INT@ NOT NULL REFERENCES nights(id), plan TEXT NOT NULL,"
+    " series TEXT NOT NULL, config_hash TEXT NOT NULL, service TEXT, workload TEXT, variant TEXT, mode TEXT,"
+    " platform TEXT, kernel TEXT, machine TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', started TEXT,"
+    " role TEXT NOT NULL, requests @REAL@, el0_insns @REAL@, el1_insns @REAL@, el0_tag_insns @REAL@,"
+    " el1_tag_insns @REAL@, el0_tag_bytes @REAL@, el1_tag_bytes @REAL@, el0_checked @REAL@, el1_checked @REAL@,"
+    " mtebench_version TEXT, build_key TEXT, kernel_release TEXT NOT NULL DEFAULT '',"
+    " kernel_build TEXT NOT NULL DEFAULT '', record TEXT NOT NULL, UNIQUE(record));";
+static const char work_shape[] =
+    "id, night, plan, series, config_hash, service, workload, variant, mode, platform, kernel, machine, host,"
+    " started, role, requests, el0_insns, el1_insns, el0_tag_insns, el1_tag_insns, el0_tag_bytes, el1_tag_bytes,"
+    " el0_checked, el1_checked, mtebench_version, build_key, kernel_release, kernel_build, record";
+
 static const char schema_indexes[] =
     "CREATE INDEX IF NOT EXISTS runs_series ON runs(series, night);"
     "CREATE INDEX IF NOT EXISTS overheads_series ON overheads(series, night);";
 static const char schema_indexes_5[] = "CREATE INDEX IF NOT EXISTS capacity_series ON capacity(series, night);";
+static const char schema_indexes_6[] = "CREATE INDEX IF NOT EXISTS work_series ON work(series, night);";
 /* every column of schema 2 (runs and overheads gain "emulated" in 3, "host"
  * in 4): a table named like ours that lacks one is not ours */
 static const char *const shape[][2] = {
@@ -376,9 +394,19 @@ static int migrate_4_to_5(struct mtb_history *h, char *err, size_t errlen)
     return rc;
 }
 
+/* Version 6 adds the work table (empty: older nights counted nothing). */
+static int migrate_5_to_6(struct mtb_history *h, char *err, size_t errlen)
+{
+    char *sql = mtb_asprintf("%s%s", schema_work, schema_indexes_6);
+    int rc = mtb_hdb_exec(h, sql, err, errlen);
+    free(sql);
+    return rc;
+}
+
 /* migrations[v] takes version v to v + 1 */
 static int (*const migrations[])(struct mtb_history *, char *, size_t) = { NULL, migrate_1_to_2, migrate_2_to_3,
-                                                                           migrate_3_to_4, migrate_4_to_5 };
+                                                                           migrate_3_to_4, migrate_4_to_5,
+                                                                           migrate_5_to_6 };
 
 
 /* ---- creating, checking and migrating ------------------------------------------------------ */
@@ -397,8 +425,9 @@ static int check_shape(struct mtb_history *h, int version, char *err, size_t err
         return -EIO;
     }
     size_t nshape = sizeof shape / sizeof shape[0];
-    for (size_t i = 0; i < nshape + (version >= 5); i++) {
-        const char *table = i < nshape ? shape[i][0] : "capacity", *cols = i < nshape ? shape[i][1] : capacity_shape;
+    for (size_t i = 0; i < nshape + (version >= 5) + (version >= 6); i++) {
+        const char *table = i < nshape ? shape[i][0] : i == nshape ? "capacity" : "work";
+        const char *cols = i < nshape ? shape[i][1] : i == nshape ? capacity_shape : work_shape;
         int v3 = i < nshape && version >= 3 && strcmp(table, "nights"), v4 = version >= 4 && v3;
         char *sql = mtb_asprintf("SELECT %s%s%s FROM %s WHERE 1 = 0", cols, v3 ? ", emulated" : "",
                                  v4 ? ", host" : "", table);
@@ -440,7 +469,8 @@ static int create_schema(struct mtb_history *h, char *err, size_t errlen)
         return -EIO;
     }
     char *sr = schema_runs(), *so = schema_overheads();
-    char *sql = mtb_asprintf("%s%s%s%s%s%s", schema_nights, sr, so, schema_capacity, schema_indexes, schema_indexes_5);
+    char *sql = mtb_asprintf("%s%s%s%s%s%s%s%s", schema_nights, sr, so, schema_capacity, schema_work, schema_indexes,
+                             schema_indexes_5, schema_indexes_6);
     rc = mtb_hdb_exec(h, sql, err, errlen);
     free(sql);
     free(sr);

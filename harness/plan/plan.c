@@ -4,6 +4,7 @@
  * pairs until seqstop.c's rule stops) with one ETA. Making a plan is
  * plan_parse.c. */
 #include "plan/plan.h"
+#include "plan/plan_work.h"
 #include "common/duration.h"
 #include "plan/plantime.h"
 #include "plan/runlen.h"
@@ -521,6 +522,57 @@ static void plan_rounds(struct plan_loop *x)
         ;
 }
 
+/* whether cell i is the first of its configuration: its entry (service
+ * and workload; a core sweep's points count once), variant, mode,
+ * allocator and kernel */
+static int first_of_kind(const struct mtb_plan *p, size_t i)
+{
+    const struct mtb_plan_cell *c = &p->cells[i];
+    const char *kc = mtb_plan_cell_kernel(p, c);
+    for (size_t j = 0; j < i; j++) {
+        const struct mtb_plan_cell *d = &p->cells[j];
+        const char *kd = mtb_plan_cell_kernel(p, d);
+        if (!strcmp(d->entry, c->entry) && !strcmp(d->variant, c->variant) && d->mode == c->mode &&
+            d->allocator == c->allocator && !strcmp(kd ? kd : "", kc ? kc : ""))
+            return 0;
+    }
+    return 1;
+}
+
+/* A plan's counted runs (p->count): each configuration of its cells counted
+ * once (plan_work.c), before the timed runs, on the plan's kernel when the
+ * plan runs on vm, else on the stock kernel, into p->work and
+ * p->work_files. @return how many failed. */
+static int plan_count(struct mtb_plan *p, const char *dir)
+{
+    int total = 0, index = 0, failed = 0;
+    for (size_t i = 0; i < p->ncells; i++)
+        total += first_of_kind(p, i);
+    json_decref(p->work);
+    json_decref(p->work_files);
+    p->work = json_array();
+    p->work_files = json_array();
+    int on_vm = !strcmp(p->platform->name, "vm");
+    for (size_t i = 0; i < p->ncells; i++) {
+        if (!first_of_kind(p, i))
+            continue;
+        const struct mtb_plan_cell *c = &p->cells[i];
+        const char *k = mtb_plan_cell_kernel(p, c);
+        const char *kernel = on_vm && k && strcmp(k, "host") ? k : "stock";
+        char *file = NULL;
+        json_t *rec = mtb_work_count_one(c->recipe, &c->wl, c->variant, c->mode, c->allocator, kernel, p->machine,
+                                         dir, ++index, total, 1, &file);
+        if (!rec) {
+            failed++;
+            continue;
+        }
+        json_array_append_new(p->work_files, json_string(file));
+        free(file);
+        json_array_append_new(p->work, rec);
+    }
+    return failed;
+}
+
 /* Every build, the results directory claimed, plan.json written, the
  * machine's provenance taken: what comes before the first run. */
 static void plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir, int force, int *failures,
@@ -537,6 +589,8 @@ static void plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir,
     if (p->before_runs)
         p->before_runs(dir, p->before_arg);
     *failures = 0;
+    if (p->count != MTB_PLAN_COUNT_NO) /* each configuration's work, counted on vm (a failed count: a failure) */
+        *failures += plan_count(p, dir);
     *x = (struct plan_loop){ .p = p, .dir = dir, .env = env, .records = json_array(), .files = files,
                              .failures = failures, .claim = claim, .t0 = mtb_mono() };
 }
@@ -559,7 +613,8 @@ json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failur
 {
     struct plan_loop x;
     plan_begin(&x, p, dir, force, failures, files);
-    plan_rounds(&x);
+    if (p->count != MTB_PLAN_COUNT_ONLY)
+        plan_rounds(&x);
     return plan_end(&x);
 }
 

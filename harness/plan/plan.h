@@ -71,7 +71,13 @@ struct mtb_plan {
      * bench's counted pair (cmd/bench_work.c); NULL: nothing */
     void (*before_runs)(const char *dir, void *arg);
     void *before_arg;
+    int count;                        /* [plan] count: MTB_PLAN_COUNT_* (plan_work.c) */
+    json_t *work, *work_files;        /* the counted runs' records and their paths (DIR/work/), or NULL */
 };
+/* [plan] count = no (default) | yes: each configuration's work counted once
+ * on vm before the timed runs | only: counted, no timed runs (a nightly on
+ * counts alone: docs/COUNTING.md) */
+enum { MTB_PLAN_COUNT_NO, MTB_PLAN_COUNT_YES, MTB_PLAN_COUNT_ONLY };
 
 /* A capacity search's options (resolved): the SLO parsed into slo, LOADS,
  * REPS (runs at a new rate), the service's offered rate checked; arrivals

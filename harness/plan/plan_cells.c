@@ -208,6 +208,8 @@ void mtb_plan_free(struct mtb_plan *p)
     json_decref(p->skipped);
     json_decref(p->failed);
     json_decref(p->runlen);
+    json_decref(p->work);
+    json_decref(p->work_files);
     mtb_plan_file_free(p->file);
     memset(p, 0, sizeof *p);
 }
@@ -238,6 +240,10 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
                 p->cells[i].mode->name, w->mix, w->conns,
                 w->pipeline, w->duration, cores, kern);
     }
+    if (p->count != MTB_PLAN_COUNT_NO)
+        fprintf(f, "  count = %s: each configuration's MTE work counted once on vm%s (docs/COUNTING.md)\n",
+                p->count == MTB_PLAN_COUNT_ONLY ? "only" : "yes",
+                p->count == MTB_PLAN_COUNT_ONLY ? "; the runs above are not run" : ", before the runs above");
     size_t k;
     json_t *sk;
     json_array_foreach(p->skipped, k, sk) fprintf(f, "  skipped: [%s] %s: %s\n",

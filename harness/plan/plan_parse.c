@@ -2,6 +2,7 @@
  * line checked, errors naming file:line) loaded into a plan's cells
  * (plan_cells.c). Running it is plan.c. */
 #include "plan/plan.h"
+#include "plan/plan_work.h"
 #include "plan/plantime.h"
 #include "lib/inifile.h"
 #include "lib/jsonx.h"
@@ -237,6 +238,18 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
     }
     mtb_plan_init(p, name, o);
     p->file = l;
+    const char *cv = get(l, "plan", "count");
+    if (cv) {
+        p->count = !strcmp(cv, "no") ? MTB_PLAN_COUNT_NO : !strcmp(cv, "yes") ? MTB_PLAN_COUNT_YES
+                 : !strcmp(cv, "only") ? MTB_PLAN_COUNT_ONLY : -1;
+        if (p->count < 0)
+            mtb_die(2, "plan %s:%d: [plan] count '%s': no, yes (each configuration's MTE work counted on vm before "
+                    "the timed runs) or only (counted, no timed runs)", path, line_of(l, "plan", "count"), cv);
+        char why[MTB_ERRLEN];
+        if (p->count != MTB_PLAN_COUNT_NO && !mtb_work_countable(why, sizeof why))
+            mtb_die(2, "plan %s:%d: [plan] count = %s: MTE's work cannot be counted here: %s", path,
+                    line_of(l, "plan", "count"), cv, why);
+    }
     for (size_t i = 0; i < l->nsec; i++)
         if (strcmp(l->sections[i], "plan"))
             load_entry(p, l, path, o, l->sections[i]);

@@ -63,8 +63,10 @@ static char *rev_diff(json_t *ch)
         char x[16], y[16];
         if (!strcmp(mtb_jstr(a, keys[k]), mtb_jstr(b, keys[k])))
             continue;
-        fprintf(f, "%s%s %s → %s", any++ ? ", " : "", names[k], short_rev(mtb_jstr(a, keys[k]), x, sizeof x),
-                short_rev(mtb_jstr(b, keys[k]), y, sizeof y));
+        int hash = strstr(keys[k], "build") != NULL; /* a hash, shortened; a version or release, whole */
+        fprintf(f, "%s%s %s → %s", any++ ? ", " : "", names[k],
+                hash ? short_rev(mtb_jstr(a, keys[k]), x, sizeof x) : mtb_jstr(a, keys[k]),
+                hash ? short_rev(mtb_jstr(b, keys[k]), y, sizeof y) : mtb_jstr(b, keys[k]));
     }
     if (!any) {
         char x[16];
@@ -92,11 +94,21 @@ static void html_change_rows(FILE *f, json_t *changes, const char *out, int with
                 json_is_true(json_object_get(c, "open")) ? " (open)" : "",
                 (long long)json_integer_value(json_object_get(c, "x")));
         hput(f, mtb_jstr(c, "night_started"));
-        fprintf(f, "</td><td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]</small></td><td>%.4g → %.4g</td>"
-                   "<td>%lld / %lld</td><td>%.2g</td><td>%.2g</td><td class=\"l\">",
-                100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"), mtb_jnum(c, "before"),
-                mtb_jnum(c, "after"), (long long)json_integer_value(json_object_get(c, "n_before")),
-                (long long)json_integer_value(json_object_get(c, "n_after")), mtb_jnum(c, "p_mwu"), mtb_jnum(c, "p_split"));
+        if (!strcmp(mtb_jstr(c, "rule"), "counts")) /* counted: the nights before, no p value over runs */
+            fprintf(f, "</td><td>%+.4g per request<br><small>exact (counted)</small></td><td>%.4g → %.4g</td>"
+                       "<td>%lld nights / 1</td><td colspan=\"2\">nights before: sd %.3g (threshold %.3g)</td>"
+                       "<td class=\"l\">",
+                    mtb_jnum(c, "after") - mtb_jnum(c, "before"), mtb_jnum(c, "before"), mtb_jnum(c, "after"),
+                    (long long)json_integer_value(json_object_get(c, "n_before")), mtb_jnum(c, "sd"),
+                    mtb_jnum(c, "threshold"));
+        else
+            fprintf(f, "</td><td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]</small></td><td>%.4g → %.4g</td>"
+                       "<td>%lld / %lld</td><td>%.2g</td><td>%.2g</td><td class=\"l\">",
+                    100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"),
+                    mtb_jnum(c, "before"), mtb_jnum(c, "after"),
+                    (long long)json_integer_value(json_object_get(c, "n_before")),
+                    (long long)json_integer_value(json_object_get(c, "n_after")), mtb_jnum(c, "p_mwu"),
+                    mtb_jnum(c, "p_split"));
         char *rd = rev_diff(c);
         hput(f, rd);
         free(rd);
@@ -349,9 +361,25 @@ static char *dashboard_html(json_t *a, const char *out, json_t *problems)
     return buf;
 }
 
+/* a work series' change (counted: the nights before it, no p value over runs) */
+static void md_work_change(FILE *f, json_t *c, const char *rd)
+{
+    fprintf(f, "- **%s**: %.4g → %.4g per request (%+.4g; exact, counted; the %lld nights before it: sd %.3g, the "
+               "threshold %.3g) at night %lld (%s); %s\n",
+            mtb_jstr(c, "label"), mtb_jnum(c, "before"), mtb_jnum(c, "after"), mtb_jnum(c, "after") - mtb_jnum(c, "before"),
+            (long long)json_integer_value(json_object_get(c, "n_before")), mtb_jnum(c, "sd"),
+            mtb_jnum(c, "threshold"), (long long)json_integer_value(json_object_get(c, "x")),
+            mtb_jstr(c, "night_started"), rd);
+}
+
 static void md_change(FILE *f, json_t *c)
 {
     char *rd = rev_diff(c);
+    if (!strcmp(mtb_jstr(c, "rule"), "counts")) {
+        md_work_change(f, c, rd);
+        free(rd);
+        return;
+    }
     fprintf(f, "- **%s**: %+.1f%% [95%% CI %+.1f%%, %+.1f%%] since night %lld (%s); p = %.2g (Mann–Whitney), "
                "%.2g (t); %s\n",
             mtb_jstr(c, "label"), 100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"),

@@ -100,7 +100,9 @@ is "$(ls "$R"/*/record.json | wc -l)" "$runs" "a record per run ($runs)"
 is "$(jq '([.configs[].points[].runs] | add) + 2 * (.configs | length)' "$J")" "$runs" "the points' runs and the pilot pairs are every run"
 is "$(($(wc -l < "$R/curves.csv") - 1))" "$(jq '[.configs[].points[]] | length' "$J")" "curves.csv: a row per point"
 ok "$(head -1 "$R/curves.csv" | grep -q 'offered,achieved,runs,client_bound,sweep,p50_us,p99_us,p999_us,p50_uncorrected_us'; echo $?)" "curves.csv: corrected and uncorrected percentiles"
-is "$(ls "$R"/points/*.hlog | wc -l)" "$(jq '[.configs[].points[]] | length' "$J")" "a merged .hlog per point"
+is "$(ls "$R"/points/*.hlog | wc -l)/$(jq '[.configs[].points[].hlog] | unique | length' "$J")" \
+   "$(jq '[.configs[].points[]] | length' "$J" | sed 's|.*|&/&|')" "a merged .hlog per point, each its own file" ||
+    jq -c '[.configs[].points[] | [.rate, .runs, .hlog]]' "$J"
 btext=$(jq -r '.slo.bounds[0].text' "$J")
 bhtml=$(sed 's/</\&lt;/g' <<< "$btext")
 ok "$(grep -q '<svg' "$R/capacity.html" && grep -qF -e "$btext" -e "$bhtml" "$R/capacity.html"; echo $?)" "capacity.html: the plot and the bound ($btext)"

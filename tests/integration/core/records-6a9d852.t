@@ -48,7 +48,7 @@ sed "s#@RECORDS@#$R#g; s#@DASH@#$T_TMP/dash0#g" "$FX/history-schema2.sql" | sqli
 is "$(sqlite3 "$H2" 'PRAGMA user_version')" 2 "6a9d852's history is schema 2"
 "$M" nightly --ingest "$R" --history "$H2" --out "$T_TMP/dash2" > "$T_TMP/o3" 2> "$T_TMP/e3"
 ok "$(grep -q 'already in the history\|night' "$T_TMP/e3"; echo $?)" "nightly opens and migrates it" || dump "$T_TMP/e3"
-is "$(sqlite3 "$H2" 'PRAGMA user_version')" 5 "migrated to schema 5"
+is "$(sqlite3 "$H2" 'PRAGMA user_version')" 6 "migrated to schema 6"
 jq -r '.series[] | "\(.metric)\t\(.key)"' "$T_TMP/dash2/analysis.json" | sort > "$T_TMP/series2"
 is "$(comm -23 "$T_TMP/old-series" "$T_TMP/series2")" "" "the migrated history keeps 6a9d852's series (on host unknown)" || dump "$T_TMP/series2"
 is "$(sqlite3 "$H2" "SELECT count(*) FROM runs WHERE host = 'unknown'")" 4 "... its runs on host unknown"

@@ -35,7 +35,7 @@ before=$(sq "$H" 'SELECT DISTINCT config_hash FROM runs ORDER BY 1')
 "$M" nightly --ingest "$R/h1" --history "$H" --out "$T_TMP/d3" > "$T_TMP/o3" 2> "$T_TMP/e3"
 is "$?" 0 "nightly opens it (its nights are already there)" || dump "$T_TMP/e3"
 ok "$(grep -q 'already in the history' "$T_TMP/e3"; echo $?)" "... adding nothing" || dump "$T_TMP/e3"
-is "$(sq "$H" 'PRAGMA user_version')" 5 "migrated to schema 5 (4: the hosts; 5: the capacity table)"
+is "$(sq "$H" 'PRAGMA user_version')" 6 "migrated to schema 6 (4: the hosts; 5: the capacity table; 6: the work table)"
 is "$(sq "$H" 'SELECT id || ":" || host FROM runs ORDER BY id')" "1:h1 2:h1 3:h2 4:h2" "each run's host from its record"
 is "$(sq "$H" 'SELECT DISTINCT config_hash FROM runs ORDER BY 1')" "$before" "configuration hashes unchanged"
 c=$(per_config "$H")
@@ -72,7 +72,7 @@ H2="$T_TMP/gone.sqlite"
 sed "s#@RECORDS@#$T_TMP/gone#g; s#@DASH@#$T_TMP/dash0#g" "$FX/history-schema3.sql" | sqlite3 "$H2"
 "$M" nightly --ingest "$T_TMP/h1-night3" --history "$H2" --out "$T_TMP/d5" > "$T_TMP/o5" 2> "$T_TMP/e5"
 is "$?" 0 "schema 3 without its records: opened and a night added" || dump "$T_TMP/e5"
-is "$(sq "$H2" 'PRAGMA user_version')" 5 "migrated to schema 5"
+is "$(sq "$H2" 'PRAGMA user_version')" 6 "migrated to schema 6"
 is "$(sq "$H2" 'SELECT id || ":" || host FROM runs WHERE id <= 4 ORDER BY id')" "1:unknown 2:unknown 3:unknown 4:unknown" \
     "the old runs' host is unknown (no record says it)"
 is "$(sq "$H2" "SELECT count(DISTINCT series) FROM runs WHERE host = 'unknown'")" 2 "... their series kept, one per configuration"

@@ -89,7 +89,7 @@ sqlm() { PGPASSWORD="$PW" sqlp -d "${2:-mtb}" -c "$1"; }
 is "$(sqlm 'SELECT count(*) FROM nights')" 5 "PostgreSQL holds 5 nights"
 is "$(sqlm "SELECT count(*) FROM runs WHERE status = 'ok'")" 60 "and 60 runs"
 is "$(sqlm 'SELECT count(*) FROM overheads')" 30 "and 30 overhead pairs"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 5 "schema_version: mtebench 5"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'")" 6 "schema_version: mtebench 6"
 is "$(sqlm "SELECT count(*) FROM runs WHERE record LIKE '$(hostname):/%'")" 60 "records keyed by host:path"
 
 for n in 1 2 3 4 5; do nightly sq$n "$S" --ingest "$T_TMP/nights/night$n"; done
@@ -131,8 +131,9 @@ sqlm "CREATE TABLE runs(id BIGSERIAL PRIMARY KEY, plan TEXT NOT NULL, service TE
     INSERT INTO schema_version VALUES ('mtebench', 1);" v1
 nightly v1 "$(url v1)" --ingest "$T_TMP/nights/night3"
 is "$?" 0 "schema 1 history: opened, migrated and a night added" || dump "$T_TMP/v1.err"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 5 "schema_version now 5"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v1)" 6 "schema_version now 6"
 is "$(sqlm "SELECT count(*) FROM capacity" v1)" 0 "schema 5's capacity table made on the way, empty"
+is "$(sqlm "SELECT count(*) FROM work" v1)" 0 "schema 6's work table made on the way, empty"
 is "$(sqlm 'SELECT count(*) FROM nights' v1) $(sqlm 'SELECT count(*) FROM runs WHERE night IS NULL' v1)" "3 0" \
     "one night per plan and day (2) plus the new one; every old run has a night"
 is "$(sqlm "SELECT count(*) FROM runs WHERE id = 1 AND machine <> '' AND kernel_release = '6.1.0'" v1)" 1 \
@@ -154,7 +155,7 @@ PGPASSWORD="$PW" sqlp -d v3 -f "$T_TMP/v3.sql" > /dev/null
 is "$(sqlm "SELECT count(DISTINCT series) || ' ' || count(*) FROM runs" v3)" "2 4" "schema 3 in PostgreSQL: 4 runs of h1 and h2 in 2 shared series"
 nightly v3 "$(url v3)" --ingest "$R3/h1"
 is "$?" 0 "schema 3 history: opened and migrated (nothing added)" || dump "$T_TMP/v3.err"
-is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v3)" 5 "schema_version now 5"
+is "$(sqlm "SELECT version FROM schema_version WHERE program = 'mtebench'" v3)" 6 "schema_version now 6"
 is "$(sqlm "SELECT string_agg(id || ':' || host, ' ' ORDER BY id) FROM runs" v3)" "1:h1 2:h1 3:unknown 4:unknown" \
     "each run's host from its record where this machine wrote it (host:path), unknown for lab9's"
 is "$(sqlm "SELECT string_agg(c, ' ' ORDER BY c) FROM (SELECT count(DISTINCT series) || ':' || string_agg(DISTINCT host, ',' ORDER BY host) AS c FROM runs GROUP BY config_hash) x" v3)" \

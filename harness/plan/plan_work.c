@@ -1,0 +1,82 @@
+/* plan_work.c - see plan_work.h */
+#include "plan/plan_work.h"
+#include "core/allocator.h"
+#include "core/build.h"
+#include "core/kernel.h"
+#include "core/mode.h"
+#include "core/platform.h"
+#include "core/recipe.h"
+#include "core/work.h"
+#include "lib/util.h"
+#include "plan/platforms.h"
+#include "run/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* DIR/work/NNN-VARIANT-MODE-KERNEL (a kernel's path or git ref made one name) */
+static char *work_dir(const char *dir, int index, const char *variant, const struct mtb_allocator *a,
+                      const struct mtb_mode *m, const char *kernel)
+{
+    char lab[128], kname[128];
+    snprintf(kname, sizeof kname, "%s", kernel);
+    for (char *c = kname; *c; c++)
+        if (*c == '/' || *c == ':' || *c == '@')
+            *c = '_';
+    return mtb_asprintf("%s/work/%03d-%s-%s-%s", dir, index, mtb_variant_label(variant, a, lab, sizeof lab), m->name,
+                        kname);
+}
+
+json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl0, const char *variant,
+                           const struct mtb_mode *m, const struct mtb_allocator *a, const char *kernel,
+                           const struct mtb_machine *mach, const char *dir, int index, int total, int quiet,
+                           char **file)
+{
+    if (file)
+        *file = NULL;
+    char err[MTB_ERRLEN];
+    struct mtb_build b;
+    if (mtb_build_ensure(r, variant, "aarch64", 0, quiet, &b, err, sizeof err) != 0) {
+        mtb_warn("counting %s/%s: %s", variant, m->name, err);
+        return NULL;
+    }
+    struct mtb_workload wl = *wl0;
+    wl.duration = MTB_WORK_SECONDS;
+    wl.warmup = 0;
+    char lab[128];
+    mtb_variant_label(variant, a, lab, sizeof lab);
+    char *rundir = work_dir(dir, index, variant, a, m, kernel);
+    struct mtb_run run = { .recipe = r, .variant = variant, .mode = m, .allocator = a,
+                           .platform = mtb_platform_find("vm"), .kernel = kernel, .wl = &wl, .build = &b,
+                           .machine = mach, .rep = 1, .index = index, .total = total, .plan = "work",
+                           .dir = rundir, .quiet = quiet, .count = 1 };
+    fprintf(stderr, "mtebench: work %d/%d: %s %s/%s counted on vm (kernel %s), %g s...\n", index, total, r->name, lab,
+            m->name, kernel, MTB_WORK_SECONDS);
+    json_t *rec = NULL;
+    enum mtb_run_status st = mtb_run_one(&run, &rec);
+    if (st != MTB_RUN_OK) {
+        mtb_warn("counting %s/%s: %s (see %s)", lab, m->name,
+                 json_string_value(json_object_get(rec, "error")) ?: "failed", rundir);
+        json_decref(rec);
+        rec = NULL;
+    }
+    if (rec && file)
+        *file = mtb_asprintf("%s/record.json", rundir);
+    free(rundir);
+    free(b.dir);
+    free(b.binary);
+    json_decref(b.info);
+    return rec;
+}
+
+int mtb_work_countable(char *why, size_t n)
+{
+    const struct mtb_platform *vm = mtb_platform_find("vm");
+    if (!vm) {
+        snprintf(why, n, "no vm platform in this mtebench");
+        return 0;
+    }
+    return vm->usable(why, n) && mtb_work_plugin_ready(why, n);
+}
+

@@ -1,0 +1,34 @@
+/* plan_work.h - counted runs (docs/COUNTING.md): a configuration's MTE work
+ * counted once on the vm platform with the plugin (run/ `.count`), never
+ * timed; for bench's counted pair (cmd/bench_work.c) and a plan's or a
+ * nightly's `count` ([plan] count = yes | only: plan.c's plan_count). */
+#ifndef MTEBENCH_PLAN_WORK_H
+#define MTEBENCH_PLAN_WORK_H
+#include <jansson.h>
+#include <stddef.h>
+
+struct mtb_recipe;
+struct mtb_workload;
+struct mtb_mode;
+struct mtb_allocator;
+struct mtb_machine;
+
+/* the seconds of load a counted run's window spans */
+#define MTB_WORK_SECONDS 2.0
+
+/* One counted run of recipe's variant in mode m on vm, kernel kernel (a
+ * name, an Image path or git:PATH@REF), the workload wl with
+ * MTB_WORK_SECONDS of load and no warm-up, into DIR/work/NNN-VARIANT-MODE-
+ * KERNEL/ (index, of total, names it). @return its record (with `work`;
+ * *file, when file is given, its path: free it), or NULL when the build or
+ * the run failed (said on stderr). */
+json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl, const char *variant,
+                           const struct mtb_mode *m, const struct mtb_allocator *a, const char *kernel,
+                           const struct mtb_machine *mach, const char *dir, int index, int total, int quiet,
+                           char **file);
+
+/* 1 when counted runs can be made here (the vm platform usable, the plugin
+ * built, TCG); 0 with why. */
+int mtb_work_countable(char *why, size_t n);
+
+#endif
