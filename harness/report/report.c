@@ -5,6 +5,7 @@
 #include "lib/jsonx.h"
 #include "report/report.h"
 #include "report/hlog_import.h"
+#include "report/work_table.h"
 #include "analysis/summary.h"
 #include "report/summary_text.h"
 #include "lib/util.h"
@@ -54,6 +55,17 @@ int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const ch
     }
     /* the caller's summary (not modified: the report's fields go into a copy), else built here */
     json_t *sum = summary ? json_copy(summary) : mtb_summary_build(set->records);
+    if (!json_object_get(sum, "work")) /* the counted runs among the results (DIR/work/) */
+        json_object_set_new(sum, "work", mtb_work_rows(set->dirs));
+    char *wcsv = NULL;
+    size_t wlen = 0;
+    if (json_array_size(json_object_get(sum, "work"))) {
+        FILE *wf = open_memstream(&wcsv, &wlen);
+        if (wf) {
+            mtb_work_rows_csv(wf, json_object_get(sum, "work"));
+            fclose(wf);
+        }
+    }
     char *own_md = summary_md ? NULL : mtb_summary_markdown(sum);
     json_t *problems = json_array();
     char *html = mtb_report_html(set, sum, name, problems);
@@ -73,6 +85,8 @@ int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const ch
         rc = write_text(dir, "summary.json", js, err, errlen);
     if (!rc)
         rc = write_text(dir, "runs.csv", csv, err, errlen);
+    if (!rc && wcsv) /* the counted runs' work per request (docs/FORMATS.md) */
+        rc = write_text(dir, "work.csv", wcsv, err, errlen);
     if (!rc)
         rc = write_text(dir, "report.md", md, err, errlen);
     if (!rc) /* each configuration's percentile listing, its runs' histograms added (docs/FORMATS.md) */
@@ -81,6 +95,7 @@ int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const ch
         rc = write_text(dir, "index.html", html, err, errlen); /* last: its presence means complete */
     free(js);
     free(csv);
+    free(wcsv);
     free(md);
     free(html);
     json_decref(problems);

@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "report/capacity_out.h"
 #include "report/plot.h"
+#include "core/work.h"
 #include "analysis/summary.h"
 #include "report/summary_text.h"
 #include "lib/util.h"
@@ -332,6 +333,46 @@ static void html_capacity(FILE *f, json_t *sum, int *nplot, json_t *problems)
         fprintf(f, "</section>\n");
         free(t);
     }
+}
+
+/* MTE's work per request of the counted runs among the results (bench's
+ * pair, a plan's count): exact, not timed (docs/COUNTING.md) */
+static void html_work(FILE *f, json_t *sum)
+{
+    json_t *rows = json_object_get(sum, "work"), *r;
+    if (!json_array_size(rows))
+        return;
+    fprintf(f, "<section id=\"work\"><h2>MTE's work per request (exact, counted)</h2>\n<p class=\"note\">Counted "
+               "on vm with the plugin (docs/COUNTING.md), never timed: per request on the service's vCPU, the "
+               "load's window less an idle one. In brackets, the ratio to plain/off on the same kernel.</p>\n"
+               "<table><tr><th class=\"l\">config</th><th class=\"l\">kernel</th>");
+    for (int q = 0; q < MTB_NWORK; q++) {
+        fprintf(f, "<th>");
+        hput(f, mtb_work_quantities[q].label);
+        fprintf(f, "</th>");
+    }
+    fprintf(f, "</tr>\n");
+    size_t i;
+    json_array_foreach(rows, i, r)
+    {
+        char *cfg = mtb_asprintf("%s %s/%s", mtb_jstr(r, "service"), mtb_jstr(r, "variant"), mtb_jstr(r, "mode"));
+        fprintf(f, "<tr><td class=\"l\">");
+        hput(f, cfg);
+        fprintf(f, "</td><td class=\"l\">");
+        hput(f, mtb_jstr(r, "kernel"));
+        fprintf(f, "</td>");
+        free(cfg);
+        for (int q = 0; q < MTB_NWORK; q++) {
+            const char *k = mtb_work_quantities[q].key;
+            json_t *ra = json_object_get(json_object_get(r, "ratio"), k);
+            fprintf(f, "<td>%.2f", mtb_jnum(json_object_get(r, "values"), k));
+            if (json_is_number(ra) && !json_is_true(json_object_get(r, "baseline")))
+                fprintf(f, "<br><small>%.2fx</small>", json_number_value(ra));
+            fprintf(f, "</td>");
+        }
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table></section>\n");
 }
 
 /* Throughput and overhead against server cores (a core sweep) */
@@ -790,6 +831,7 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
     html_overheads(f, sum, emu, &nplot, problems);
     html_protection(f, sum, emu, &nplot, problems);
     html_capacity(f, sum, &nplot, problems);
+    html_work(f, sum);
     html_cores(f, sum, emu, &nplot, problems);
     html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
                      "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");

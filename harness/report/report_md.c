@@ -3,6 +3,7 @@
 #include "lib/jsonx.h"
 #include "report/report.h"
 #include "report/capacity_out.h"
+#include "report/work_table.h"
 #include "core/record.h"
 #include "lib/util.h"
 
@@ -33,6 +34,7 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
     json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
     fprintf(f, "\n%s", rest ? rest : "");
     mtb_report_protection_md(f, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
+    mtb_work_rows_md(f, json_object_get(sum, "work"));
     json_t *cap;
     json_array_foreach(json_object_get(sum, "capacity"), i, cap) { /* its headings one level down */
         char *cm = mtb_capacity_markdown(cap);

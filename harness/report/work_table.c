@@ -1,6 +1,11 @@
 /* work_table.c - see work_table.h */
 #include "report/work_table.h"
+#include "core/work.h"
+#include "lib/util.h"
 
+#include <glob.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double num(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
@@ -128,4 +133,121 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
     }
     fprintf(f, "  (one counted run per kernel, per request net of an idle window; TCMA1 set exempts the kernel's\n"
                "   0xF-tagged accesses, TCO set (Linux's entry for async tasks) exempts all: docs/COUNTING.md)\n");
+}
+
+static const char *str(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)) ?: ""; }
+
+/* one counted record as a row (no ratio yet) */
+static json_t *work_row(const json_t *rec, const char *file)
+{
+    double v[MTB_NWORK];
+    const char *role = "all";
+    if (mtb_work_values(rec, v, &role) != 0)
+        return NULL;
+    const json_t *c = json_object_get(rec, "config");
+    json_t *vals = json_object();
+    for (int q = 0; q < MTB_NWORK; q++)
+        json_object_set_new(vals, mtb_work_quantities[q].key, isfinite(v[q]) ? json_real(v[q]) : json_null());
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:f,s:s,s:b,s:o}", "service", str(c, "service"), "variant",
+                     str(c, "variant"), "mode", str(c, "mode"), "kernel", str(c, "kernel"), "role", role, "requests",
+                     num(json_object_get(rec, "work"), "requests"), "record", file, "baseline",
+                     !strcmp(str(c, "variant"), "plain") && !strcmp(str(c, "mode"), "off"), "values", vals);
+}
+
+json_t *mtb_work_rows(const json_t *dirs)
+{
+    json_t *rows = json_array();
+    size_t i;
+    const json_t *d;
+    json_array_foreach(dirs, i, d)
+    {
+        char *pat = mtb_asprintf("%s/work/*/record.json", json_string_value(d));
+        glob_t g;
+        if (glob(pat, 0, NULL, &g) == 0) {
+            for (size_t k = 0; k < g.gl_pathc; k++) {
+                json_t *rec = json_load_file(g.gl_pathv[k], 0, NULL);
+                json_t *row = rec ? work_row(rec, g.gl_pathv[k]) : NULL;
+                if (row)
+                    json_array_append_new(rows, row);
+                json_decref(rec);
+            }
+            globfree(&g);
+        }
+        free(pat);
+    }
+    /* each row against its baseline: plain/off of the same service and kernel */
+    json_t *r, *b;
+    size_t j;
+    json_array_foreach(rows, i, r)
+    {
+        json_t *base = NULL;
+        json_array_foreach(rows, j, b) if (!base && json_is_true(json_object_get(b, "baseline")) &&
+                                           !strcmp(str(b, "service"), str(r, "service")) &&
+                                           !strcmp(str(b, "kernel"), str(r, "kernel"))) base = b;
+        json_t *ratio = json_object(), *vr = json_object_get(r, "values"), *vb = json_object_get(base, "values");
+        for (int q = 0; q < MTB_NWORK; q++) {
+            const char *k = mtb_work_quantities[q].key;
+            double x = num(vr, k), y = num(vb, k);
+            json_object_set_new(ratio, k, base && y > 0 ? json_real(x / y) : json_null());
+        }
+        json_object_set_new(r, "ratio", ratio);
+    }
+    return rows;
+}
+
+void mtb_work_rows_md(FILE *f, const json_t *rows)
+{
+    if (!json_array_size(rows))
+        return;
+    fprintf(f, "\n## MTE's work per request (exact, counted)\n\nCounted on vm with the plugin "
+               "(docs/COUNTING.md), not timed: per request on the service's vCPU, the load's window less an idle "
+               "one. In brackets, the ratio to plain/off on the same kernel.\n\n| config | kernel |");
+    for (int q = 0; q < MTB_NWORK; q++)
+        fprintf(f, " %s |", mtb_work_quantities[q].label);
+    fprintf(f, "\n|---|---|");
+    for (int q = 0; q < MTB_NWORK; q++)
+        fprintf(f, "---|");
+    fprintf(f, "\n");
+    size_t i;
+    const json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        fprintf(f, "| %s %s/%s | %s |", str(r, "service"), str(r, "variant"), str(r, "mode"), str(r, "kernel"));
+        for (int q = 0; q < MTB_NWORK; q++) {
+            const char *k = mtb_work_quantities[q].key;
+            const json_t *ra = json_object_get(json_object_get(r, "ratio"), k);
+            fprintf(f, " %.2f", num(json_object_get(r, "values"), k));
+            if (json_is_number(ra) && !json_is_true(json_object_get(r, "baseline")))
+                fprintf(f, " (%.2fx)", json_number_value(ra));
+            fprintf(f, " |");
+        }
+        fprintf(f, "\n");
+    }
+}
+
+void mtb_work_rows_csv(FILE *f, const json_t *rows)
+{
+    fprintf(f, "service,variant,mode,kernel,role,requests");
+    for (int q = 0; q < MTB_NWORK; q++)
+        fprintf(f, ",%s", mtb_work_quantities[q].key);
+    for (int q = 0; q < MTB_NWORK; q++)
+        fprintf(f, ",%s_ratio", mtb_work_quantities[q].key);
+    fprintf(f, ",record\n");
+    size_t i;
+    const json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        fprintf(f, "%s,%s,%s,%s,%s,%.0f", str(r, "service"), str(r, "variant"), str(r, "mode"), str(r, "kernel"),
+                str(r, "role"), num(r, "requests"));
+        for (int q = 0; q < MTB_NWORK; q++)
+            fprintf(f, ",%.6g", num(json_object_get(r, "values"), mtb_work_quantities[q].key));
+        for (int q = 0; q < MTB_NWORK; q++) {
+            const json_t *ra = json_object_get(json_object_get(r, "ratio"), mtb_work_quantities[q].key);
+            if (json_is_number(ra))
+                fprintf(f, ",%.6g", json_number_value(ra));
+            else
+                fprintf(f, ",");
+        }
+        fprintf(f, ",%s\n", str(r, "record"));
+    }
 }

@@ -17,4 +17,16 @@ void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec);
  * each kernel's EL1 Tag Checked accesses split into unprivileged (the
  * kernel's accesses to user memory) and its own. */
 void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n);
+
+/* The counted runs among results directories (each DIR/work/NNN-.../record.json:
+ * bench's pair, a plan's `count`) as the report's rows: [{service,
+ * variant, mode, kernel, role, requests, record, baseline (plain/off),
+ * values: {core/work.h's quantities per request}, ratio: {each against the
+ * plain/off counted for the same service and kernel; null where that is 0
+ * or absent}}], in the directories' order. An empty array when none. */
+json_t *mtb_work_rows(const json_t *dirs);
+/* The rows as Markdown (a heading and a table), CSV (a header and a line
+ * each) */
+void mtb_work_rows_md(FILE *f, const json_t *rows);
+void mtb_work_rows_csv(FILE *f, const json_t *rows);
 #endif

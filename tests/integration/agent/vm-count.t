@@ -94,6 +94,17 @@ ok "$(grep -q '^mtebench: work not counted (COUNT=0)' "$T_TMP/b0.err" && [ ! -e 
 "$M" report "$T_TMP/bench/work" --out "$T_TMP/rep" --name w > "$T_TMP/rep.out" 2>&1
 ok "$(test $? = 2 && grep -q 'a counted run: the counting plugin slowed it, its figures are no timing' "$T_TMP/rep.out"; echo $?)" \
    "report takes no counted record for a timing, and says why" || dump "$T_TMP/rep.out"
+# the bench's report: its work section (Markdown, HTML, work.csv, summary.json)
+W="$T_TMP/rep/b"
+"$M" report "$T_TMP/bench" --out "$T_TMP/rep" --name b > "$T_TMP/repb.out" 2>&1
+is "$?" 0 "report of the counted bench (exit 0)" || dump "$T_TMP/repb.out"
+ok "$(grep -q "^## MTE's work per request (exact, counted)" "$W/report.md" &&
+      grep -Eq '^\| memcached tagged/async \| stock \| .*[0-9] \([0-9.]+x\) \|' "$W/report.md" &&
+      grep -q '<section id="work">' "$W/index.html" &&
+      [ "$(wc -l < "$W/work.csv")" = 3 ] && head -1 "$W/work.csv" | grep -q '^service,variant,mode,kernel,role,requests,el0_insns' &&
+      jq_e '(.work | length) == 2 and (.work[] | select(.variant == "tagged") | .ratio.el1_insns > 0)' "$W/summary.json" > /dev/null; echo $?)" \
+   "the report's work section: report.md (with the ratio to plain/off), index.html, work.csv (two rows), summary.json" ||
+    { dump "$W/report.md" 40; cat "$W/work.csv"; }
 MTEBENCH_WORK=maybe "$M" bench --service memcached --mode async --reps 1 --results "$T_TMP/bench1" > "$T_TMP/b1.out" 2>&1
 ok "$(test $? = 2 && grep -q 'MTEBENCH_WORK=maybe: 0, 1 or auto' "$T_TMP/b1.out"; echo $?)" "a bad COUNT is refused by name (exit 2)"
 done_testing
