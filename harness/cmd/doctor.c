@@ -11,6 +11,9 @@
 #include "core/machine.h"
 #include "run/quiet.h"
 #include "run/floor.h"
+#include "run/pmu_mte.h"
+#include "lib/jsonx.h"
+#include "core/hostfacts.h"
 #include "lib/files.h"
 #include "lib/proc.h"
 
@@ -90,6 +93,12 @@ static void doctor_host(json_t *d)
     char *perf = mtb_which("perf");
     json_object_set_new(d, "perf", perf ? json_string(perf) : json_null());
     free(perf);
+    if (mtb_host_has_mte()) { /* MTE's work from the PMU (run/pmu_mte.c), beside host runs' timings */
+        char ev[512], why[256];
+        json_t *missing = json_array();
+        mtb_pmu_mte_here(ev, sizeof ev, missing, why, sizeof why);
+        json_object_set_new(d, "pmu_mte", json_pack("{s:s,s:o,s:s}", "events", ev, "missing", missing, "why", why));
+    }
     json_object_set_new(d, "binfmt_aarch64", json_boolean(mtb_file_exists("/proc/sys/fs/binfmt_misc/qemu-aarch64")));
     char *const xcc[] = { "aarch64-linux-gnu-gcc", "-dumpfullversion", NULL };
     char *xv = mtb_host_is_arm64() ? NULL : first_line(xcc);
@@ -185,6 +194,15 @@ static void doctor_print(json_t *d)
     printf("qemu-aarch64        %s\n", S("qemu_user"));
     printf("qemu-system-aarch64 %s\n", S("qemu_system"));
     printf("perf                %s\n", S("perf"));
+    json_t *pm = json_object_get(d, "pmu_mte");
+    if (pm) {
+        char *m = json_dumps(json_object_get(pm, "missing"), JSON_COMPACT);
+        printf("MTE PMU events      %s%s%s%s\n", *mtb_jstr(pm, "events") ? mtb_jstr(pm, "events") : "none",
+               json_array_size(json_object_get(pm, "missing")) ? "; missing " : "",
+               json_array_size(json_object_get(pm, "missing")) ? m : "", *mtb_jstr(pm, "why") ? " (see why in --json)" : "");
+        free(m);
+    } else
+        printf("MTE PMU events      n/a (no MTE here: MTE's work is counted on vm, docs/COUNTING.md)\n");
     printf("binfmt aarch64      %s\n", YN("binfmt_aarch64"));
     printf("aarch64 cross gcc   %s\n", mtb_host_is_arm64() ? "n/a (native)" : S("cross_gcc"));
     printf("build cache         %s\n", mtb_cache());

@@ -7,6 +7,9 @@
 #include "core/loadlog.h"
 #include "drivers/driver.h"
 #include "run/perf.h"
+#include "run/pmu_mte.h"
+#include "core/hostfacts.h"
+#include "core/platform.h"
 #include "lib/proc.h"
 #include "run/proof.h"
 #include "run/quiet.h"
@@ -298,6 +301,28 @@ static void steal_json(struct run_ctx *c, struct mtb_cpu_ticks *t0)
     free(t1);
 }
 
+/* The perf events of a run: the machine profile's, and on MTE hardware
+ * (host platform, not emulated) the PMU's MTE events this machine lists
+ * (pmu_mte.c), with those it lacks named in *mte ({events, missing, why});
+ * NULL *mte elsewhere. */
+static char *perf_events_of(const struct mtb_run *run, json_t **mte)
+{
+    char *events = mtb_machine_perf_list(run->machine);
+    *mte = NULL;
+    if (mtb_platform_emulated(run->platform) || strcmp(run->platform->name, "host") || !mtb_host_has_mte())
+        return events;
+    char ev[512], why[256];
+    json_t *missing = json_array();
+    mtb_pmu_mte_here(ev, sizeof ev, missing, why, sizeof why);
+    *mte = json_pack("{s:s,s:o,s:s}", "events", ev, "missing", missing, "why", why);
+    if (*ev) {
+        char *all = mtb_asprintf("%s%s%s", events, *events ? "," : "", ev);
+        free(events);
+        events = all;
+    }
+    return events;
+}
+
 /* drive: preload so that reads hit, then warm-up + measurement, with the
  * machine profile's perf events counted on the service and the service's
  * own counters read before and after */
@@ -306,7 +331,8 @@ static int step_drive(struct run_ctx *c)
     const struct mtb_run *run = c->run;
     if (c->drv->preload(&c->d, c->why, sizeof c->why) != 0)
         return -1;
-    char *events = mtb_machine_perf_list(run->machine);
+    json_t *mte = NULL;
+    char *events = perf_events_of(run, &mte);
     char *perfbin = *events ? mtb_which("perf") : NULL;
     struct mtb_perf perf = { .dir = run->dir, .events = events, .raw = run->machine->perf_raw,
                              .warmup = run->wl->warmup, .emulated = mtb_platform_emulated(run->platform) };
@@ -368,6 +394,9 @@ static int step_drive(struct run_ctx *c)
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
+    if (po && mte) /* the MTE events asked of the PMU, and those it lacks */
+        json_object_set(po, "mte", mte);
+    json_decref(mte);
     if (po)
         json_object_set_new(c->rec, "perf", po);
     free(perfbin);
