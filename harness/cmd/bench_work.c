@@ -63,7 +63,7 @@ static int wanted(const struct mtb_opts *o, int bw_kernels, int *must, char *why
 static json_t *counted(const struct mtb_opts *o, const char *variant, const struct mtb_mode *m, const char *kernel,
                        const char *dir, int index, int total)
 {
-    return mtb_work_count_one(o->recipe, &o->wl, variant, m, o->allocs[0], kernel, &o->mach, dir, index, total,
+    return mtb_work_count_one(o->recipe, &o->wl, 0, variant, m, o->allocs[0], kernel, &o->mach, dir, index, total,
                               o->quiet, NULL);
 }
 

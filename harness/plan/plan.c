@@ -541,8 +541,9 @@ static int first_of_kind(const struct mtb_plan *p, size_t i)
 
 /* A plan's counted runs (p->count): each configuration of its cells counted
  * once (plan_work.c), before the timed runs, on the plan's kernel when the
- * plan runs on vm, else on the stock kernel, into p->work and
- * p->work_files. @return how many failed. */
+ * plan runs on vm, else on the stock kernel, its load as long as the cell's
+ * runs up to MTB_WORK_SECONDS, into p->work and p->work_files. @return how
+ * many failed. */
 static int plan_count(struct mtb_plan *p, const char *dir)
 {
     int total = 0, index = 0, failed = 0;
@@ -559,9 +560,10 @@ static int plan_count(struct mtb_plan *p, const char *dir)
         const struct mtb_plan_cell *c = &p->cells[i];
         const char *k = mtb_plan_cell_kernel(p, c);
         const char *kernel = on_vm && k && strcmp(k, "host") ? k : "stock";
-        char *file = NULL;
-        json_t *rec = mtb_work_count_one(c->recipe, &c->wl, c->variant, c->mode, c->allocator, kernel, p->machine,
-                                         dir, ++index, total, 1, &file);
+        char *file = NULL; /* a plan of short runs counts as long as its runs (at most MTB_WORK_SECONDS) */
+        double secs = c->wl.duration > 0 && c->wl.duration < MTB_WORK_SECONDS ? c->wl.duration : MTB_WORK_SECONDS;
+        json_t *rec = mtb_work_count_one(c->recipe, &c->wl, secs, c->variant, c->mode, c->allocator, kernel,
+                                         p->machine, dir, ++index, total, 1, &file);
         if (!rec) {
             failed++;
             continue;
@@ -589,7 +591,9 @@ static void plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir,
     if (p->before_runs)
         p->before_runs(dir, p->before_arg);
     *failures = 0;
-    if (p->count != MTB_PLAN_COUNT_NO) /* each configuration's work, counted on vm (a failed count: a failure) */
+    if (p->count != MTB_PLAN_COUNT_NO && p->resume) /* counted when the plan began; resuming redoes timed runs */
+        fprintf(stderr, "mtebench: a resumed plan: its work was counted when it began (%s/work/)\n", dir);
+    else if (p->count != MTB_PLAN_COUNT_NO) /* each configuration's work, counted on vm (a failed count: a failure) */
         *failures += plan_count(p, dir);
     *x = (struct plan_loop){ .p = p, .dir = dir, .env = env, .records = json_array(), .files = files,
                              .failures = failures, .claim = claim, .t0 = mtb_mono() };

@@ -28,10 +28,10 @@ static char *work_dir(const char *dir, int index, const char *variant, const str
                         kname);
 }
 
-json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl0, const char *variant,
-                           const struct mtb_mode *m, const struct mtb_allocator *a, const char *kernel,
-                           const struct mtb_machine *mach, const char *dir, int index, int total, int quiet,
-                           char **file)
+json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl0, double seconds,
+                           const char *variant, const struct mtb_mode *m, const struct mtb_allocator *a,
+                           const char *kernel, const struct mtb_machine *mach, const char *dir, int index, int total,
+                           int quiet, char **file)
 {
     if (file)
         *file = NULL;
@@ -42,7 +42,7 @@ json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload
         return NULL;
     }
     struct mtb_workload wl = *wl0;
-    wl.duration = MTB_WORK_SECONDS;
+    wl.duration = seconds > 0 ? seconds : MTB_WORK_SECONDS;
     wl.warmup = 0;
     char lab[128];
     mtb_variant_label(variant, a, lab, sizeof lab);
@@ -52,7 +52,7 @@ json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload
                            .machine = mach, .rep = 1, .index = index, .total = total, .plan = "work",
                            .dir = rundir, .quiet = quiet, .count = 1 };
     fprintf(stderr, "mtebench: work %d/%d: %s %s/%s counted on vm (kernel %s), %g s...\n", index, total, r->name, lab,
-            m->name, kernel, MTB_WORK_SECONDS);
+            m->name, kernel, wl.duration);
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (st != MTB_RUN_OK) {

@@ -17,15 +17,15 @@ struct mtb_machine;
 #define MTB_WORK_SECONDS 2.0
 
 /* One counted run of recipe's variant in mode m on vm, kernel kernel (a
- * name, an Image path or git:PATH@REF), the workload wl with
- * MTB_WORK_SECONDS of load and no warm-up, into DIR/work/NNN-VARIANT-MODE-
- * KERNEL/ (index, of total, names it). @return its record (with `work`;
- * *file, when file is given, its path: free it), or NULL when the build or
- * the run failed (said on stderr). */
-json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl, const char *variant,
-                           const struct mtb_mode *m, const struct mtb_allocator *a, const char *kernel,
-                           const struct mtb_machine *mach, const char *dir, int index, int total, int quiet,
-                           char **file);
+ * name, an Image path or git:PATH@REF), the workload wl with seconds of
+ * load (0: MTB_WORK_SECONDS) and no warm-up, into DIR/work/NNN-VARIANT-
+ * MODE-KERNEL/ (index, of total, names it). @return its record (with
+ * `work`; *file, when file is given, its path: free it), or NULL when the
+ * build or the run failed (said on stderr). */
+json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl, double seconds,
+                           const char *variant, const struct mtb_mode *m, const struct mtb_allocator *a,
+                           const char *kernel, const struct mtb_machine *mach, const char *dir, int index, int total,
+                           int quiet, char **file);
 
 /* 1 when counted runs can be made here (the vm platform usable, the plugin
  * built, TCG); 0 with why. */

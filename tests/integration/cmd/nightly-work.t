@@ -12,7 +12,8 @@
 # quarter of memcached's throughput). The planted change adds MTE work per
 # request, and the nightly must name it from counts alone, the night it
 # comes: exit 3, the EL1 Tag Checked accesses of tagged/sync an open
-# regression, with the kernel that changed. (~60 s warm: six counted runs.)
+# regression, with the kernel that changed. (~50 s warm: six counted runs,
+# 0.5 s of load each: a plan's count is as long as its runs, at most 2 s.)
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
 [ -f "$B/native/libmtecount.so" ] || skip_all "the counting plugin is not built (make deps; make)"
@@ -31,6 +32,7 @@ cat > "$T_TMP/work.conf" <<'EOC'
 [plan]
 name = worknight
 count = only
+duration = 0.5s
 
 [mc]
 service = memcached
