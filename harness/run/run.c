@@ -394,6 +394,9 @@ static int step_drive(struct run_ctx *c)
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
     json_t *po = perf_result(&perf, events, perfbin, c->drv->embedded, c->load);
+    if (!po && mte) /* no event to count at all: the MTE events it lacks are still named */
+        po = mtb_perf_unavailable("", "no perf event asked of this machine: the profile names none and perf list "
+                                      "shows none of the PMU's MTE events");
     if (po && mte) /* the MTE events asked of the PMU, and those it lacks */
         json_object_set(po, "mte", mte);
     json_decref(mte);
