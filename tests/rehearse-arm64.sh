@@ -151,13 +151,14 @@ done
 # perf on platform host: one short tagged run with MACHINE=local's perf
 # events (make bench's default MACHINE=auto counts none); prints what perf
 # counted: under qemu-user perf_event_open reaches the x86 kernel, so the
-# hardware events are not counted there; on MTE hardware they are
+# hardware events are not counted there; on MTE hardware they are (and the
+# PMU's MTE events perf list shows: here none, each named missing)
 host_perf() { # local's numa_node = 0 is refused there (set_mempolicy: ENOSYS under qemu-user)
     inside 'sed "s/^numa_node.*/numa_node = none/" configs/machines/local.conf > /tmp/rehearse-local.conf &&
         ./build/mtebench run --service memcached --variant tagged --mode sync --platform host --machine /tmp/rehearse-local.conf --duration 2 --warmup 0 \
             --results /tmp/rehearse-perf > /tmp/rehearse-perf.out 2>&1 || { tail -n 5 /tmp/rehearse-perf.out; exit 1; }
         r=$(ls /tmp/rehearse-perf/*/record.json) &&
-        jq -r "\"    perf: \(.perf.status), events \(.perf.events | tojson), unsupported \(.perf.unsupported // [] | unique | join(\",\")), note \(.perf.note // \"-\")\"" $r &&
+        jq -r "\"    perf: \(.perf.status), events \(.perf.events | tojson), unsupported \(.perf.unsupported // [] | unique | join(\",\")), note \(.perf.note // \"-\"), MTE events \(.perf.mte.events // \"-\"), missing \(.perf.mte.missing // [] | join(\",\"))\"" $r &&
         jq -e ".status == \"ok\" and .proof.ok and (.perf | type) == \"object\"" $r >/dev/null'
 }
 step "perf on host (one 2 s tagged run, MACHINE=local's perf events, memory unbound)" host_perf
