@@ -5,21 +5,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* the median of v[0..n) (n > 0; sorts a copy into tmp) */
-static double median(const double *v, size_t n, double *tmp)
-{
-    memcpy(tmp, v, n * sizeof *v);
-    qsort(tmp, n, sizeof *tmp, cmp_d);
-    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
 
 int mtb_workcp_detect(const double *y, const int *g, size_t n, double alpha, double min_change, size_t window,
                       struct mtb_workcp **out, size_t *nout)
@@ -29,11 +14,11 @@ int mtb_workcp_detect(const double *y, const int *g, size_t n, double alpha, dou
     if ((n && (!y || !g)) || !window || !(alpha > 0 && alpha < 1))
         return -EINVAL;
     /* the nights: each one's value (the median of its points) and first point */
-    double *v = calloc(n + 1, sizeof *v), *tmp = calloc(n + 1, sizeof *tmp);
+    double *v = calloc(n + 1, sizeof *v);
     size_t *first = calloc(n + 1, sizeof *first), nn = 0;
     struct mtb_workcp *cp = calloc(n + 1, sizeof *cp);
-    if (!v || !tmp || !first || !cp) {
-        free(v), free(tmp), free(first), free(cp);
+    if (!v || !first || !cp) {
+        free(v), free(first), free(cp);
         return -ENOMEM;
     }
     for (size_t i = 0; i < n;) {
@@ -41,7 +26,7 @@ int mtb_workcp_detect(const double *y, const int *g, size_t n, double alpha, dou
         while (j < n && g[j] == g[i])
             j++;
         first[nn] = i;
-        v[nn++] = median(y + i, j - i, tmp);
+        v[nn++] = mtb_stats_median(y + i, j - i);
         i = j;
     }
     size_t seg = 0, nc = 0; /* the first night of the current segment */
@@ -49,13 +34,8 @@ int mtb_workcp_detect(const double *y, const int *g, size_t n, double alpha, dou
         size_t from = k - seg > window ? k - window : seg, m = k - from;
         if (m < MTB_WORKCP_MIN_NIGHTS || !isfinite(v[k]))
             continue;
-        double mean = 0, ss = 0;
-        for (size_t j = from; j < k; j++)
-            mean += v[j];
-        mean /= (double)m;
-        for (size_t j = from; j < k; j++)
-            ss += (v[j] - mean) * (v[j] - mean);
-        double sd = sqrt(ss / (double)(m - 1)), q = mtb_stats_t_quantile(alpha, (double)(m - 1));
+        double mean = mtb_stats_mean(v + from, m), sd = mtb_stats_stddev(v + from, m);
+        double q = mtb_stats_t_quantile(alpha, (double)(m - 1));
         double thr = fmax(fmax(q * sd * sqrt(1 + 1 / (double)m), MTB_WORKCP_FLOOR), min_change * fabs(mean));
         if (!(fabs(v[k] - mean) > thr))
             continue;
@@ -64,7 +44,6 @@ int mtb_workcp_detect(const double *y, const int *g, size_t n, double alpha, dou
         seg = k;
     }
     free(v);
-    free(tmp);
     free(first);
     *out = cp;
     *nout = nc;
