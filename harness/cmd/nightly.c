@@ -11,12 +11,12 @@
 #include "history/history_views.h"
 #include "plan/plan.h"
 #include "core/record.h"
+#include "core/work.h"
 #include "report/report.h"
 #include "lib/util.h"
 #include "lib/files.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,27 +211,6 @@ static void args_free(struct nightly_args *na)
     free(na->def_plan);
 }
 
-/* a results directory's counted runs (DIR/work/NNN-.../record.json, a
- * plan's `count`) into recs and their paths into files */
-static void counted_records(const char *dir, json_t *recs, json_t *files)
-{
-    char *pat = mtb_asprintf("%s/work/*/record.json", dir);
-    glob_t g;
-    if (glob(pat, 0, NULL, &g) == 0) {
-        for (size_t i = 0; i < g.gl_pathc; i++) {
-            json_t *rec = json_load_file(g.gl_pathv[i], 0, NULL);
-            if (!json_object_get(rec, "work")) {
-                json_decref(rec);
-                continue;
-            }
-            json_array_append_new(recs, rec);
-            json_array_append_new(files, json_string(g.gl_pathv[i]));
-        }
-        globfree(&g);
-    }
-    free(pat);
-}
-
 /* --ingest: each directory one night. @return a status */
 static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, json_t *new_nights, int *bad)
 {
@@ -256,7 +235,7 @@ static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, jso
         }
         int added = 0;
         json_t *work = json_array(), *wfiles = json_array();
-        counted_records(dir, work, wfiles);
+        mtb_work_records(dir, work, wfiles);
         if (json_array_size(work) && !json_array_size(set.records)) /* counted only: "no records" is no problem */
             json_array_clear(set.bad);
         long long night = add_set(h, &set, caps, work, wfiles, dir, NULL, na->out, &added, bad);

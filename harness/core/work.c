@@ -6,6 +6,7 @@
 #include "lib/files.h"
 #include "lib/util.h"
 
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,4 +276,22 @@ int mtb_work_values(const json_t *rec, double v[MTB_NWORK], const char **role)
                     json_number_value(json_object_get(e, "stores_checked"));
     }
     return 0;
+}
+
+void mtb_work_records(const char *dir, json_t *recs, json_t *files)
+{
+    char *pat = mtb_asprintf("%s/work/*/record.json", dir);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            json_t *rec = json_load_file(g.gl_pathv[i], 0, NULL);
+            if (json_object_get(rec, "work")) {
+                json_array_append(recs, rec);
+                json_array_append_new(files, json_string(g.gl_pathv[i]));
+            }
+            json_decref(rec);
+        }
+        globfree(&g);
+    }
+    free(pat);
 }

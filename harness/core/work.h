@@ -32,6 +32,11 @@ double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const ch
  * where they come from. An error in the account when there are not two. */
 json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity);
 
+/* The counted runs of a results directory (DIR/work/NNN-.../record.json:
+ * bench's counted pair, a plan's `count`): each record with `work`
+ * appended to recs and its path to files, in name order. */
+void mtb_work_records(const char *dir, json_t *recs, json_t *files);
+
 /* The quantities the history keeps of a counted run and the nightly tests
  * (docs/NIGHTLY.md), each per request at one exception level: instructions,
  * tag instructions (IRG, LDG and every tag store: STG.., STGM, STZGM, DC

@@ -3,7 +3,6 @@
 #include "core/work.h"
 #include "lib/util.h"
 
-#include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,19 +160,17 @@ json_t *mtb_work_rows(const json_t *dirs)
     const json_t *d;
     json_array_foreach(dirs, i, d)
     {
-        char *pat = mtb_asprintf("%s/work/*/record.json", json_string_value(d));
-        glob_t g;
-        if (glob(pat, 0, NULL, &g) == 0) {
-            for (size_t k = 0; k < g.gl_pathc; k++) {
-                json_t *rec = json_load_file(g.gl_pathv[k], 0, NULL);
-                json_t *row = rec ? work_row(rec, g.gl_pathv[k]) : NULL;
-                if (row)
-                    json_array_append_new(rows, row);
-                json_decref(rec);
-            }
-            globfree(&g);
+        json_t *recs = json_array(), *files = json_array(), *rec;
+        mtb_work_records(json_string_value(d), recs, files);
+        size_t k;
+        json_array_foreach(recs, k, rec)
+        {
+            json_t *row = work_row(rec, json_string_value(json_array_get(files, k)));
+            if (row)
+                json_array_append_new(rows, row);
         }
-        free(pat);
+        json_decref(recs);
+        json_decref(files);
     }
     /* each row against its baseline: plain/off of the same service and kernel */
     json_t *r, *b;
