@@ -97,6 +97,12 @@ ok "$(jq_e '[.open[] | select(.metric == "EL1 Tag Checked accesses")][0] | .revi
 ok "$(grep -q '^- \*\*.*tagged/sync.*EL1 Tag Checked accesses.*per request (.*exact, counted' "$D/digest.md"; echo $?)" \
    "the digest names it, per request, counted" || dump "$D/digest.md"
 ok "$(grep -q 'EL1 Tag Checked accesses' "$D/index.html"; echo $?)" "the dashboard shows the work series"
+# the same nights' results added to another history with --ingest: each
+# directory's counted runs (RESULTS/work/) become its work rows
+H2="$T_TMP/ingested.sqlite"
+"$M" nightly --ingest "$T_TMP/night1" "$T_TMP/night2" --history "$H2" --out "$T_TMP/dash2" > "$T_TMP/i.out" 2>&1
+is "$?/$(sqlite3 "$H2" 'SELECT count(*) FROM work')" "0/4" "--ingest of two counted-only nights: exit 0, their four counted runs" ||
+    dump "$T_TMP/i.out"
 sed -n '/^## New regressions/,/^## \|^Dashboard/p' "$D/digest.md" | grep '^- ' | cut -c1-400 | sed 's/^/# /'
 done_testing
 
