@@ -93,11 +93,13 @@ LG_SRC  := $(filter-out loadgen/main.c,$(wildcard loadgen/*.c))
 # agent/guest/ hold aarch64 programs of their own
 HN_DIRS := $(filter-out probe,$(notdir $(patsubst %/,%,$(wildcard harness/*/))))
 HN_SRC  := $(filter-out $(if $(PG_LIBS),,harness/history/history_pg.c),$(foreach d,$(HN_DIRS),$(wildcard harness/$(d)/*.c)))
+# the A64 decoder is also the fault report's (run/faultrep.c: what the faulting instruction did)
+HN_SRC  += harness/probe/a64decode.c
 CM_OBJ  := $(CM_SRC:%.c=$(B)/obj/%.o)
 LG_OBJ  := $(LG_SRC:%.c=$(B)/obj/%.o) $(CM_OBJ)
 HN_OBJ  := $(HN_SRC:%.c=$(B)/obj/%.o)
 UNIT    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
-PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/detectsweep \
+PROBES  := $(B)/aarch64/mteprobe $(B)/aarch64/libmtefault.so $(B)/native/libmtefault.so $(B)/aarch64/libmtealloc.so $(B)/native/libmtealloc.so $(B)/aarch64/detectsweep \
 	   $(B)/aarch64/libmtestack.so $(B)/aarch64/mtework
 
 # the guest of PLATFORM=vm runs aarch64 builds of the harness and mtload
@@ -188,6 +190,14 @@ $(B)/aarch64/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 
 # test-only: the preload that plants a mismatched-tag store into a service's
 # own shared mappings (tests/integration/services/shm-regions-mte.t, nginx-zones-mte.t)
+# test-only: one memory-safety bug per case, for the fault reports' test
+# (tests/integration/detect/fault-report.t): frame records kept, -g for names
+$(B)/tests/aarch64/faultcases: tests/shim/faultcases.c
+	@mkdir -p $(dir $@)
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -o $@ $<
+TESTBIN := $(B)/tests/aarch64/libmtbplant.so $(B)/tests/aarch64/faultcases
+
 $(B)/tests/aarch64/libmtbplant.so: tests/shim/mtbplant.c
 	@mkdir -p $(dir $@)
 	$(call say,XCC,$<)
@@ -220,6 +230,16 @@ $(B)/native/libmtefault.so: harness/probe/mtefault.c harness/probe/vmflags.h
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+# the allocation record of fault reports (harness/probe/mtealloc.c): frame
+# records kept, so that its stack walk starts from its own frame
+$(B)/aarch64/libmtealloc.so: harness/probe/mtealloc.c
+	@mkdir -p $(dir $@)
+	$(call say,XCC,$<)
+	$(Q)$(XCC) -O2 -fno-omit-frame-pointer -Wall -Wextra -fPIC -shared -o $@ $< -ldl -lpthread
+$(B)/native/libmtealloc.so: harness/probe/mtealloc.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) -O2 -fno-omit-frame-pointer -Wall -Wextra -fPIC -shared -o $@ $< -ldl -lpthread
 
 # the A64 decoder of the counting plugin (harness/probe/a64decode.c): a host
 # build of the probe's own source, not a module of libmteharness.a
@@ -346,17 +366,17 @@ endif
 endif
 test: deps
 ifeq ($(strip $(AREA)),)
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(TESTBIN)
 	@r=0; bash tests/run.sh || r=1; bash tests/lint.sh --quiet || r=1; exit $$r
 else
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(strip $(AREA_UNIT)) $(B)/tests/aarch64/libmtbplant.so
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(strip $(AREA_UNIT)) $(TESTBIN)
 	bash tests/run.sh $(strip $(AREA_UNIT) $(AREA_T))
 endif
 
 # the timing-sensitive tests under a planted disturbance (tests/disturbed.sh):
 # DISTURB=hog (a busy loop per CPU), wake (sleep-spin wake-ups) or none
 test-disturbed: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(B)/tests/aarch64/libmtbplant.so
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT) $(TESTBIN)
 	DISTURB=$(or $(DISTURB),hog) TESTS="$(TESTS)" bash tests/disturbed.sh
 
 # structure (tests/lint.sh): the folders' layers on includes and calls (the

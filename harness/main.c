@@ -12,6 +12,7 @@
 #include "cmd/build_run.h"
 #include "cmd/checks.h"
 #include "cmd/doctor.h"
+#include "cmd/explain.h"
 #include "cmd/list.h"
 #include "cmd/nightly.h"
 #include "core/kernel.h"
@@ -61,6 +62,8 @@ static const struct mtb_cmd cmds[] = {
       "build NAME... [--source V] [--force] | info NAME | list", 1, mtb_cmd_kernel },
     { "detect", "a service's bug catalogue as trials: caught sync/async/otherwise, silent, not reached; the matrix",
       "--service NAME [--bugs ID,...] [--configs V/M,...] [--trials N] [--cost DIR] [options]", 1, mtb_cmd_detect },
+    { "explain", "the report of a tag-check fault: cause, object, stacks, memory tags (a run's or detect's directory, a fault file)",
+      "[--json] PATH...", 1, mtb_cmd_explain },
     { "detect-sweep", "the synthetic detection sweep: granule and tag-collision arithmetic vs measured catch rates",
       "[--platform P] [--modes M,...] [--trials N] [--results DIR] [--json]", 1, mtb_cmd_detect_sweep },
     { "list", "services, variants, modes, platforms, kernels", "", 0, mtb_cmd_list },

@@ -30,6 +30,9 @@ struct mtb_run {
     const char *dir;                 /* this run's directory (created) */
     json_t *environment;             /* provenance and the quiet check, shared by a plan's runs */
     int quiet;
+    int fault_report;                /* a fault's report with its objects and their stacks: the
+                                        allocation record preloaded (probe/mtealloc.c; never timed
+                                        runs: detect's trials, run --fault-report) */
     int count;                       /* count MTE's work (vm: the plugin; the guest's run marks the
                                         measured window): a counted run is never timed */
     const char *external_load;       /* on a server host: the load comes from client hosts; the

@@ -276,7 +276,7 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant, .mode = m,
                            .allocator = c->q->allocator, .platform = p, .kernel = kc ? c->q->check_kernel : c->q->kernel, .wl = &wl, .build = b,
                            .machine = c->q->machine, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
-                           .dir = dir, .quiet = 1 };
+                           .dir = dir, .quiet = 1, .fault_report = 1 };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     unsetenv("MTEBENCH_BUG");

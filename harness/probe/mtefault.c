@@ -10,6 +10,25 @@
  * process still dies the way it would have. The harness reads the line
  * (harness/run/run.c). Only async-signal-safe calls are made in the handler.
  *
+ * What a fault report needs (docs/DETECTION.md, "Fault reports") follows
+ * that line, where the process can still be asked (aarch64):
+ *
+ *     MTEBENCH-TAGS base=0x... tags=0123-...  the memory tags of the 33 granules
+ *                                           around the address (LDG; '-': not
+ *                                           mapped), the address's in the middle
+ *     MTEBENCH-REGS x0=... pc=... insn=...  the registers, the instruction
+ *     MTEBENCH-STACK pcs=0x...,0x...        pc, lr and the frame records' returns
+ *     MTEBENCH-SYSCALL nr=N                 an asynchronous fault delivered at a
+ *                                           system call's return: which one
+ *     MTEBENCH-MAP 0xS-0xE OFF PERMS PATH   the executable mappings and the
+ *                                           address's own (for symbols)
+ *     MTEBENCH-ALLOC ...                    the objects near the address, from
+ *                                           libmtealloc.so when it is preloaded
+ *     MTEBENCH-END
+ *
+ * The pointer's tag is si_addr's top byte: the handler is installed with
+ * SA_EXPOSE_TAGBITS (Linux 5.11), without which the kernel clears it.
+ *
  * Services with crash handlers of their own (db_bench installs one that
  * prints a backtrace) would take SIGSEGV away from us: signal() and
  * sigaction() are interposed so that such a handler is kept as the next one
@@ -33,8 +52,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "vmflags.h"
+
+#ifndef SA_EXPOSE_TAGBITS
+#define SA_EXPOSE_TAGBITS 0x00000800
+#endif
+#ifndef HWCAP2_MTE
+#define HWCAP2_MTE (1 << 18)
+#endif
 
 static int fault_fd = -1;
 static char altstack[65536];
@@ -69,6 +98,160 @@ static char *put_hex(char *p, uintptr_t v)
     return p;
 }
 
+static void (*alloc_report)(int fd, uintptr_t addr);
+
+static void say(const char *buf, char *end)
+{
+    if (write(fault_fd >= 0 ? fault_fd : 2, buf, (size_t)(end - buf)) < 0) { /* best effort */ }
+}
+
+#ifdef __aarch64__
+static int has_mte;
+/* the allocation tag of the granule at a (LDG); the page must be mapped */
+static unsigned ldg(uintptr_t a)
+{
+    /* LDG x0, [x0] as its encoding: the file is built for any AArch64 CPU */
+    register uintptr_t r __asm__("x0") = a;
+    __asm__ volatile(".inst 0xd9600000" : "+r"(r) : : "memory");
+    return (unsigned)(r >> 56) & 0xf;
+}
+
+/* is the page of a mapped? (mincore fails with ENOMEM where nothing is) */
+static int mapped(uintptr_t a)
+{
+    static unsigned char vec[1];
+    long pg = 4096;
+    return syscall(SYS_mincore, (void *)(a & ~(uintptr_t)(pg - 1)), (size_t)1, vec) == 0;
+}
+
+static void report_tags(uintptr_t addr)
+{
+    char buf[160], *p = buf;
+    uintptr_t g = (addr & 0x00ffffffffffffffULL) & ~(uintptr_t)15, base = g - 16 * 16;
+    p = put_str(p, "MTEBENCH-TAGS base=");
+    p = put_hex(p, base);
+    p = put_str(p, " tags=");
+    uintptr_t page = 1; /* no page is at 1: the first granule asks */
+    int ok = 0;
+    for (int i = 0; i < 33; i++) {
+        uintptr_t a = base + 16 * (uintptr_t)i;
+        if ((a & ~(uintptr_t)4095) != page) {
+            page = a & ~(uintptr_t)4095;
+            ok = mapped(a);
+        }
+        *p++ = ok ? "0123456789abcdef"[ldg(a)] : '-';
+    }
+    *p++ = '\n';
+    say(buf, p);
+}
+
+static void report_regs(const ucontext_t *u)
+{
+    char buf[1200], *p = buf;
+    p = put_str(p, "MTEBENCH-REGS");
+    for (int i = 0; i < 31; i++) {
+        p = put_str(p, " x");
+        p = put_dec(p, i);
+        *p++ = '=';
+        p = put_hex(p, (uintptr_t)u->uc_mcontext.regs[i]);
+    }
+    p = put_str(p, " sp=");
+    p = put_hex(p, (uintptr_t)u->uc_mcontext.sp);
+    p = put_str(p, " pc=");
+    p = put_hex(p, (uintptr_t)u->uc_mcontext.pc);
+    p = put_str(p, " pstate=");
+    p = put_hex(p, (uintptr_t)u->uc_mcontext.pstate);
+    uintptr_t pc = (uintptr_t)u->uc_mcontext.pc;
+    if (!(pc & 3) && mapped(pc)) { /* the faulting instruction, for what it did */
+        p = put_str(p, " insn=");
+        p = put_hex(p, *(const uint32_t *)pc);
+    }
+    *p++ = '\n';
+    say(buf, p);
+}
+
+/* pc, lr, then the returns of the frame records from x29 up, authentication
+ * codes stripped; a record is followed only upwards and within 1 MiB */
+static void report_stack(const ucontext_t *u)
+{
+    char buf[600], *p = buf;
+    const uintptr_t va = 0x0000ffffffffffffULL;
+    p = put_str(p, "MTEBENCH-STACK pcs=");
+    p = put_hex(p, (uintptr_t)u->uc_mcontext.pc);
+    *p++ = ',';
+    p = put_hex(p, (uintptr_t)u->uc_mcontext.regs[30] & va);
+    uintptr_t fp = (uintptr_t)u->uc_mcontext.regs[29];
+    for (int n = 0; n < 16 && fp && !(fp & 7) && mapped(fp); n++) {
+        const uintptr_t *rec = (const uintptr_t *)fp;
+        uintptr_t next = rec[0], ret = rec[1] & va;
+        if (!ret)
+            break;
+        *p++ = ',';
+        p = put_hex(p, ret);
+        if (next <= fp || next - fp > (1u << 20))
+            break;
+        fp = next;
+    }
+    *p++ = '\n';
+    say(buf, p);
+}
+
+/* an asynchronous fault is raised when the task next enters the kernel: at
+ * a system call, the instruction before pc is SVC #0 and x8 its number */
+static void report_syscall(const ucontext_t *u)
+{
+    uintptr_t pc = (uintptr_t)u->uc_mcontext.pc;
+    if (pc < 4 || !mapped(pc - 4) || *(const uint32_t *)(pc - 4) != 0xd4000001u)
+        return;
+    char buf[64], *p = buf;
+    p = put_str(p, "MTEBENCH-SYSCALL nr=");
+    p = put_dec(p, (long)u->uc_mcontext.regs[8]);
+    *p++ = '\n';
+    say(buf, p);
+}
+#endif
+
+/* the executable mappings, and the one holding addr, from /proc/self/maps
+ * read in pieces (open, read and write are async-signal-safe) */
+static void report_maps(uintptr_t addr)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096], line[600];
+    size_t ll = 0;
+    ssize_t n;
+    addr &= 0x00ffffffffffffffULL;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] != '\n') {
+                if (ll < sizeof line - 1)
+                    line[ll++] = buf[i];
+                continue;
+            }
+            line[ll] = 0;
+            /* "start-end perms offset dev inode path" */
+            uintptr_t s = 0, e = 0;
+            char *q = line;
+            while (*q && *q != '-') { s = s * 16 + (uintptr_t)(*q <= '9' ? *q - '0' : (*q | 32) - 'a' + 10); q++; }
+            if (*q) q++;
+            while (*q && *q != ' ') { e = e * 16 + (uintptr_t)(*q <= '9' ? *q - '0' : (*q | 32) - 'a' + 10); q++; }
+            int exec = q[0] && q[1] && q[2] && q[3] == 'x';
+            int holds = addr >= s && addr < e;
+            if (exec || holds) {
+                char out[640], *p = out;
+                p = put_str(p, holds ? "MTEBENCH-MAP fault " : "MTEBENCH-MAP code ");
+                line[ll] = '\n';
+                for (size_t k = 0; k <= ll; k++)
+                    *p++ = line[k];
+                say(out, p);
+            }
+            ll = 0;
+        }
+    }
+    close(fd);
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     char buf[200], *p = buf;
@@ -91,7 +274,23 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     }
 #endif
     *p++ = '\n';
-    if (write(fault_fd >= 0 ? fault_fd : 2, buf, (size_t)(p - buf)) < 0) { /* best effort */ }
+    say(buf, p);
+    uintptr_t addr = (uintptr_t)si->si_addr;
+#ifdef __aarch64__
+    if (uc) {
+        if (has_mte && addr && mapped(addr & 0x00ffffffffffffffULL))
+            report_tags(addr);
+        report_regs(uc);
+        report_stack(uc);
+        if (si->si_code == 8)
+            report_syscall(uc);
+    }
+#endif
+    report_maps(addr);
+    if (alloc_report && addr)
+        alloc_report(fault_fd >= 0 ? fault_fd : 2, addr);
+    p = put_str(buf, "MTEBENCH-END\n");
+    say(buf, p);
     struct sigaction next = *chain_of(sig), dfl;
     if (next.sa_flags & SA_SIGINFO) {
         if (next.sa_sigaction)
@@ -189,6 +388,11 @@ __attribute__((constructor)) static void mtefault_init(void)
             close(fd);
         pthread_attr_destroy(&at);
     }
+#ifdef __aarch64__
+    has_mte = (getauxval(AT_HWCAP2) & HWCAP2_MTE) != 0;
+#endif
+    /* libmtealloc.so, when preloaded: the objects near a fault */
+    alloc_report = (void (*)(int, uintptr_t))dlsym(RTLD_DEFAULT, "mtb_alloc_report");
     const char *path = getenv("MTEBENCH_FAULT_FILE");
     if (path && *path)
         fault_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -197,7 +401,7 @@ __attribute__((constructor)) static void mtefault_init(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_EXPOSE_TAGBITS;
     /* the service's later handlers for these are chained, not installed */
     call_real_sigaction(SIGSEGV, &sa, &chained[0]);
     call_real_sigaction(SIGBUS, &sa, &chained[1]);

@@ -13,6 +13,8 @@
  *   read_fault      si_code of a deliberate tag-mismatched load  (0 = no fault)
  *   fault_addr      si_addr reported for the store (0 when async)
  *   mmap_mte        1 if an anonymous PROT_MTE mapping could be made
+ *   malloc_recorded 1 when libmtealloc.so (a fault report's allocation record)
+ *                   passes malloc on; malloc_from is then the one after it
  *   malloc_from     the library whose malloc serves the process (dladdr):
  *                   glibc's libc.so, or an allocator preloaded in its place
  *   tagged_large    how many of 8 large blocks (128 KiB to 2 MiB, beyond
@@ -164,6 +166,16 @@ int main(void)
     void *mf = dlsym(RTLD_DEFAULT, "malloc");
     Dl_info di;
     const char *from = mf && dladdr(mf, &di) && di.dli_fname ? strrchr(di.dli_fname, '/') : NULL;
+    /* a fault report's allocation record (libmtealloc.so) comes first and
+     * passes malloc on: the allocator is the one after it */
+    if (from && !strcmp(from + 1, "libmtealloc.so")) {
+        const char *(*next)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "mtb_alloc_next_from");
+        const char *nf = next ? next() : NULL;
+        printf("malloc_recorded=1\n");
+        from = nf ? strrchr(nf, '/') : NULL;
+        if (!from && nf)
+            from = nf - 1;
+    }
     printf("malloc_from=%s\n", from ? from + 1 : "unknown");
     return 0;
 }

@@ -3,6 +3,7 @@
  * (service.c), drive (driver_*.c, perf.c), stop (service.c), collect and
  * write (here). */
 #include "run/run.h"
+#include "run/faultrep.h"
 #include "core/countmark.h"
 #include "core/loadlog.h"
 #include "drivers/driver.h"
@@ -25,35 +26,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-
-static json_t *parse_fault(const char *path)
-{
-    char *text = mtb_read_file(path, NULL);
-    if (!text)
-        return NULL;
-    char *line = strstr(text, "MTEBENCH-FAULT");
-    json_t *f = NULL;
-    int signo = 0, code = 0, pid = 0;
-    char addr[40] = "";
-    if (line && sscanf(line, "MTEBENCH-FAULT signo=%d code=%d addr=%39s pid=%d", &signo, &code, addr, &pid) == 4) {
-        const char *kind = signo == 11 && code == 9   ? "tag-check fault, synchronous (SEGV_MTESERR)"
-                           : signo == 11 && code == 8 ? "tag-check fault, asynchronous (SEGV_MTEAERR)"
-                           : signo == 11             ? "segmentation fault (not a tag-check fault)"
-                                                     : "bus error";
-        f = json_pack("{s:i,s:i,s:s,s:i,s:s,s:b}", "signal", signo, "si_code", code, "addr", addr,
-                      "pid", pid, "kind", kind, "tag_check", signo == 11 && (code == 8 || code == 9));
-        /* where (aarch64): the faulting instruction and the return address */
-        char pc[40], lr[40];
-        const char *w = strstr(line, " pc=");
-        if (w && w < strchr(line, '\n') && sscanf(w, " pc=%39s lr=%39s", pc, lr) == 2) {
-            json_object_set_new(f, "pc", json_string(pc));
-            json_object_set_new(f, "lr", json_string(lr));
-        }
-    }
-    free(text);
-    return f;
-}
-
 
 static json_t *kernel_info(const char *name)
 {
@@ -164,9 +136,16 @@ static void mode_env(struct run_ctx *c)
                     ? mtb_asprintf("%s/stacks.txt", run->dir) : NULL;
     char *stk = c->stackp ? mtb_asprintf("%s/build/%s/libmtestack.so:", mtb_root(), run->platform->target())
                           : mtb_strdup("");
-    c->envv[1] = mtb_asprintf("LD_PRELOAD=%s%s%s%s/build/%s/libmtefault.so%s%s", alloc ? alloc : "", alloc ? ":" : "",
+    /* a fault report's allocation record (probe/mtealloc.c) first of all:
+     * its malloc passes each call on to the allocator after it */
+    char *rec = run->fault_report ? mtb_asprintf("%s/build/%s/libmtealloc.so:", mtb_root(), run->platform->target())
+                                  : mtb_strdup("");
+    if (run->fault_report)
+        json_object_set_new(c->rec, "fault_report", json_true());
+    c->envv[1] = mtb_asprintf("LD_PRELOAD=%s%s%s%s%s/build/%s/libmtefault.so%s%s", rec, alloc ? alloc : "", alloc ? ":" : "",
                               stk, mtb_root(), run->platform->target(), extra && *extra ? ":" : "",
                               extra && *extra ? extra : "");
+    free(rec);
     free(stk);
     c->envv[2] = mtb_asprintf("MTEBENCH_FAULT_FILE=%s", c->faultp);
     /* an embedded service (db_bench) has no server process to inspect: it
@@ -509,7 +488,7 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
     const struct mtb_run *run = c->run;
     if (c->stackp && c->proof)
         status = stack_proof(c, status);
-    json_t *fault = c->faultp ? parse_fault(c->faultp) : NULL;
+    json_t *fault = c->faultp ? mtb_fault_read(c->faultp) : NULL;
     if (fault) {
         status = MTB_RUN_FAULT;
         json_object_set_new(c->rec, "fault", fault);

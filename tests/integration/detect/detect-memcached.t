@@ -57,6 +57,14 @@ for c in tagged-sync objtag-sync; do
     ok "$(jq_e '.outcome=="caught_sync" and .fault_offset==-16 and .fault_in=="before the object"' "$(r9 $c)" >/dev/null; echo $?)" \
        "CVE-2017-9951 $c: the next header read 16 bytes before the read buffer, caught ($(jq -c '[.outcome,.fault_offset]' "$(r9 $c)"))"
 done
+# the catch explained (docs/DETECTION.md, "Fault reports"): the report made
+# from libmtealloc's record names the read buffer the bug's own log names
+ok "$(jq_e '.fault.report as $r | $r.cause == "buffer underflow" and $r.access == "read"
+      and $r.object.size == 16384 and $r.object.distance == 16 and $r.object.start == .object.addr
+      and ($r.alloc_stack | map(.function) | index("rbuf_alloc") != null)
+      and ($r.stack[0].function == "try_read_command_binary")' "$(r9 tagged-sync)" >/dev/null; echo $?)" \
+   "CVE-2017-9951 tagged/sync explained: a read 16 bytes before the 16384-byte read buffer, allocated by rbuf_alloc, in try_read_command_binary" ||
+    "$B/mtebench" explain "$(dirname "$(r9 tagged-sync)")" | sed 's/^/#   /'
 d() { echo "$R/CVE-2016-8704/$1-001/detect.json"; }
 for c in plain-off tagged-sync objtag-sync objtag-async; do
     ok "$(jq_e '.schema=="mtebench-detect/1" and .reached and .triggered and .proof_ok' "$(d $c)" >/dev/null; echo $?)" \
