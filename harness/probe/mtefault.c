@@ -46,6 +46,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -252,8 +253,25 @@ static void report_maps(uintptr_t addr)
     close(fd);
 }
 
+/* one fault's lines at a time: threads faulting together (a use after free
+ * reached by two workers) wait here, so that each fault's block stays whole
+ * up to its MTEBENCH-END; given back before a chained handler runs, which may
+ * not return */
+static int writer;
+static void take_turn(void)
+{
+    int me = (int)syscall(SYS_gettid), none = 0;
+    while (!__atomic_compare_exchange_n(&writer, &none, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        if (none == me)
+            return;
+        none = 0;
+        sched_yield();
+    }
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
+    take_turn();
     char buf[200], *p = buf;
     p = put_str(p, "MTEBENCH-FAULT signo=");
     p = put_dec(p, sig);
@@ -291,6 +309,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         alloc_report(fault_fd >= 0 ? fault_fd : 2, addr);
     p = put_str(buf, "MTEBENCH-END\n");
     say(buf, p);
+    __atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
     struct sigaction next = *chain_of(sig), dfl;
     if (next.sa_flags & SA_SIGINFO) {
         if (next.sa_sigaction)

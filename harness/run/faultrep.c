@@ -310,7 +310,7 @@ static const char *access_of(json_t *regs)
     struct mtb_a64_params prm = { 64, 64 };
     struct mtb_a64_insn d;
     mtb_a64_decode((uint32_t)hexv(insn), &prm, &d);
-    return d.load && d.store ? "read-modify-write" : d.store ? "write" : d.load ? "read" : NULL;
+    return d.load && d.store ? "read and write" : d.store ? "write" : d.load ? "read" : NULL;
 }
 
 static void headline(json_t *rep, json_t *f)
@@ -540,7 +540,12 @@ static void put_stack(FILE *o, const char *title, json_t *st)
     json_t *fr;
     json_array_foreach(st, i, fr) {
         const char *fn = mtb_jstr(fr, "function"), *src = mtb_jstr(fr, "source"), *mod = mtb_jstr(fr, "module");
-        fprintf(o, "  #%zu %s %s%s%s%s", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", *src ? " (" : "", src, *src ? ")" : "");
+        /* without a source line the name is the nearest exported symbol
+         * before pc (a stripped library), not surely the function */
+        if (*src)
+            fprintf(o, "  #%zu %s %s (%s)", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", src);
+        else
+            fprintf(o, "  #%zu %s %s%s", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", *fn ? "?" : "");
         if (*mod)
             fprintf(o, " [%s+%s]", mod, mtb_jstr(fr, "offset"));
         fputc('\n', o);
@@ -581,7 +586,8 @@ char *mtb_fault_text(json_t *fault)
     }
     if (!json_is_true(json_object_get(rep, "allocation_record")))
         fprintf(o, "  (no allocation record: run with libmtealloc.so preloaded, as detect's trials are, for the object and its stacks)\n");
-    put_stack(o, "fault:", json_object_get(rep, "stack"));
+    put_stack(o, "fault (NAME?: the nearest exported symbol, in a library without debug information):",
+              json_object_get(rep, "stack"));
     char t[80];
     snprintf(t, sizeof t, "allocated by thread %lld:", (long long)json_integer_value(json_object_get(rep, "alloc_thread")));
     put_stack(o, t, json_object_get(rep, "alloc_stack"));

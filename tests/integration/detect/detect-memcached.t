@@ -65,6 +65,15 @@ ok "$(jq_e '.fault.report as $r | $r.cause == "buffer underflow" and $r.access =
       and ($r.stack[0].function == "try_read_command_binary")' "$(r9 tagged-sync)" >/dev/null; echo $?)" \
    "CVE-2017-9951 tagged/sync explained: a read 16 bytes before the 16384-byte read buffer, allocated by rbuf_alloc, in try_read_command_binary" ||
     "$B/mtebench" explain "$(dirname "$(r9 tagged-sync)")" | sed 's/^/#   /'
+# objtag's slab chunks, told to libmtealloc by the objtag patch: the use
+# after free of CVE-2018-1000127 (the chunk freed by item_remove while the
+# LRU maintainer still reads it) with the allocation's and the free's stacks
+ok "$(jq_e '.fault.report as $r | $r.cause == "use after free" and $r.object.kind == "service"
+      and $r.object.start == .object.addr and $r.object.size == 96 and $r.object.offset == .fault_offset
+      and ($r.alloc_stack | map(.function) | index("do_slabs_alloc") != null)
+      and ($r.free_stack | map(.function) | index("do_slabs_free") != null)' "$(u objtag-sync)" >/dev/null; echo $?)" \
+   "CVE-2018-1000127 objtag/sync explained: a use after free of the 96-byte slab chunk the bug's log names, allocated and freed where" ||
+    "$B/mtebench" explain "$(dirname "$(u objtag-sync)")" | sed 's/^/#   /'
 d() { echo "$R/CVE-2016-8704/$1-001/detect.json"; }
 for c in plain-off tagged-sync objtag-sync objtag-async; do
     ok "$(jq_e '.schema=="mtebench-detect/1" and .reached and .triggered and .proof_ok' "$(d $c)" >/dev/null; echo $?)" \
@@ -75,7 +84,13 @@ is "$(jq -r .outcome "$(d tagged-sync)")" silent "tagged/sync: glibc tagging mis
 is "$(jq -r .outcome "$(d objtag-sync)")" caught_sync "objtag/sync: caught synchronously"
 ok "$(jq_e '.fault.si_code==9 and .fault_in=="past the object (its neighbour)" and .fault_offset==.object.size' "$(d objtag-sync)" >/dev/null; echo $?)" \
    "objtag/sync: the fault is at the first byte past the item's chunk ($(jq -c '[.fault_offset,.object.size]' "$(d objtag-sync)"))"
+ok "$(jq_e '.fault.report as $r | $r.cause == "buffer overflow" and $r.object.start == .object.addr
+      and $r.object.relation == "past" and $r.object.distance == 0 and $r.object.size == .object.size' "$(d objtag-sync)" >/dev/null; echo $?)" \
+   "objtag/sync explained: a buffer overflow, 0 bytes past the end of the item's chunk" ||
+    "$B/mtebench" explain "$(dirname "$(d objtag-sync)")" | sed 's/^/#   /'
 is "$(jq -r .outcome "$(d objtag-async)")" caught_async "objtag/async: caught asynchronously (SEGV_MTEAERR)"
+is "$(jq -r .fault.report.cause "$(d objtag-async)")" "unknown: asynchronous, the address is not known" \
+   "objtag/async: the report says what async cannot know"
 s="$R/CVE-2020-10931/objtag-sync-001/detect.json"
 ok "$(jq_e '.reached and .triggered and (.outcome=="silent" or .outcome=="caught_other") and (.fault.tag_check|not)' "$s" >/dev/null; echo $?)" \
    "CVE-2020-10931 objtag/sync: the stack overflow is no tag-check catch ($(jq -r .outcome "$s"))"
