@@ -141,6 +141,56 @@ static char *trial_log(const char *dir, json_t *rec, const char *lf)
     return mtb_asprintf("%s/%s", dir, lf ? lf : sl ? sl : "service.log");
 }
 
+
+/* Is a caught trial explained (docs/DETECTION.md, "Diagnosability")? Its
+ * fault report's cause is one the manifest's class allows, and where the
+ * bug's log names the object (bugs.patch's "mtbbug: object"), the report's
+ * object is that one. Sets d.explained {ok, why}; nothing for a trial not
+ * caught by a tag check. */
+static void explained(json_t *d, json_t *man)
+{
+    static const struct { const char *cls, *causes; } fits[] = {
+        { "linear overflow", "|buffer overflow|" },
+        { "intra-granule overflow", "|buffer overflow|" },
+        { "out-of-bounds read", "|buffer overflow|buffer underflow|" },
+        { "far write", "|buffer overflow|buffer underflow|" },
+        { "use after free", "|use after free|" },
+        { "double free", "|double free|" },
+        { "stack", "|stack|" },
+    };
+    const char *out = json_string_value(json_object_get(d, "outcome"));
+    if (!out || strncmp(out, "caught_", 7) != 0 || !strcmp(out, "caught_other"))
+        return;
+    json_t *rep = json_object_get(json_object_get(d, "fault"), "report");
+    const char *cls = json_string_value(json_object_get(man, "class")), *cause = json_string_value(json_object_get(rep, "cause"));
+    const char *allowed = NULL;
+    for (size_t i = 0; cls && i < sizeof fits / sizeof *fits; i++)
+        if (!strcmp(cls, fits[i].cls))
+            allowed = fits[i].causes;
+    char bar[80], why[256];
+    int ok = 0;
+    snprintf(bar, sizeof bar, "|%s|", cause ? cause : "");
+    if (!rep)
+        snprintf(why, sizeof why, "no fault report (%s)", !strcmp(out, "caught_kernel") ? "a system call refused: no fault"
+                                                                                      : "the fault file has only its line");
+    else if (cause && !strncmp(cause, "unknown", 7))
+        snprintf(why, sizeof why, "the report names no cause (%s)", cause);
+    else if (!allowed || !strstr(allowed, bar))
+        snprintf(why, sizeof why, "the report's cause, %s, is not the manifest's class (%s)", cause ? cause : "none",
+                 cls ? cls : "none");
+    else {
+        const char *want = json_string_value(json_object_get(json_object_get(d, "object"), "addr"));
+        const char *got = json_string_value(json_object_get(json_object_get(rep, "object"), "start"));
+        if (want && got && strcmp(want, got) != 0)
+            snprintf(why, sizeof why, "the report's object %s is not the one the bug's log names (%s)", got, want);
+        else {
+            ok = 1;
+            snprintf(why, sizeof why, "%s, %s", cause, want ? "the object the bug's log names" : "no object named by the log to compare");
+        }
+    }
+    json_object_set_new(d, "explained", json_pack("{s:b,s:s}", "ok", ok, "why", why));
+}
+
 /* classify one trial from its run record and its service log */
 static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *rec, int st)
 {
@@ -194,6 +244,7 @@ static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *r
         }
     }
     free(log);
+    explained(d, man);
     return d;
 }
 

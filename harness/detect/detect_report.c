@@ -7,6 +7,7 @@
  * that never reached the bug are counted apart, never as misses.
  * Computes from the trials' detect.json objects only (analysis side). */
 #include "detect/detect.h"
+#include "run/faultrep.h"
 #include "detect/catalogue.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
@@ -70,6 +71,11 @@ static void rates(json_t *c)
         json_object_set_new(c, "wilson95_hi", json_real(ci.hi));
         mtb_stats_wilson(mte + other, valid, Z95, &ci);
         json_object_set_new(c, "rate_any", json_real(ci.est));
+        /* diagnosability: caught and explained (the report's cause and object) */
+        long ex = (long)json_integer_value(json_object_get(c, "explained"));
+        mtb_stats_wilson(ex, valid, Z95, &ci);
+        json_object_set_new(c, "explained", json_integer(ex));
+        json_object_set_new(c, "explained_rate", json_real(ci.est));
     } else {
         json_object_set_new(c, "rate", json_null());
     }
@@ -132,7 +138,7 @@ static void headline(json_t *out, json_t *configs, json_t *bugs)
     json_object_foreach(bugs, k, v) any_real |= real_bug(k, v);
     json_object_set_new(out, "headline_counts", json_string(any_real ? "real bugs" : "entries"));
     json_object_foreach(configs, k, v) {
-        long caught = 0, tested = 0;
+        long caught = 0, tested = 0, expl = 0;
         size_t j;
         json_t *c, *by_class = json_object(), *by_memory = json_object();
         json_array_foreach(json_object_get(out, "cells"), j, c) {
@@ -147,26 +153,47 @@ static void headline(json_t *out, json_t *configs, json_t *bugs)
             int hit = 2 * json_integer_value(json_object_get(by, "caught_mte")) > json_integer_value(json_object_get(by, "valid"));
             tested++;
             caught += hit;
+            /* explained: a tag check's report named the cause and the object in most trials */
+            expl += 2 * json_integer_value(json_object_get(c, "explained")) > json_integer_value(json_object_get(c, "valid"));
             tally(by_class, str(c, "class"), hit);
             memory_kind(str(c, "memory"), mk, sizeof mk);
             tally(by_memory, mk, hit);
         }
-        struct mtb_stats_ci ci = { 0, 0, 0 };
-        if (tested)
+        struct mtb_stats_ci ci = { 0, 0, 0 }, ce = { 0, 0, 0 };
+        if (tested) {
             mtb_stats_wilson(caught, tested, Z95, &ci);
+            mtb_stats_wilson(expl, tested, Z95, &ce);
+        }
         json_array_append_new(json_object_get(out, "headline"),
-                              json_pack("{s:s,s:i,s:i,s:f,s:f,s:f,s:o,s:o}", "config", k, "bugs_caught",
+                              json_pack("{s:s,s:i,s:i,s:f,s:f,s:f,s:o,s:o,s:{s:i,s:f,s:f,s:f}}", "config", k, "bugs_caught",
                                         (json_int_t)caught, "bugs_tested", (json_int_t)tested, "fraction", ci.est,
                                         "wilson95_lo", ci.lo, "wilson95_hi", ci.hi, "by_class",
-                                        tally_rows(by_class, "class"), "by_memory", tally_rows(by_memory, "memory")));
+                                        tally_rows(by_class, "class"), "by_memory", tally_rows(by_memory, "memory"),
+                                        "explained", "bugs", (json_int_t)expl, "fraction", ce.est, "wilson95_lo", ce.lo,
+                                        "wilson95_hi", ce.hi));
         json_decref(by_class);
         json_decref(by_memory);
     }
 }
 
+/* a caught trial's fault report, for the pages: its headline, whether it
+ * explains the bug, and the whole text (run/faultrep.c) */
+static void add_report(json_t *reports, json_t *t, const char *cfg)
+{
+    json_t *f = json_object_get(t, "fault"), *rep = json_object_get(f, "report");
+    if (!rep)
+        return;
+    char *text = mtb_fault_text(f);
+    json_array_append_new(reports, json_pack("{s:s,s:s,s:O?,s:s,s:O?,s:s?}", "bug", str(t, "bug"), "config", cfg,
+                                             "trial", json_object_get(t, "trial"), "headline", str(rep, "headline"),
+                                             "explained", json_object_get(t, "explained"), "text", text));
+    free(text);
+}
+
 json_t *mtb_detect_matrix(json_t *trials)
 {
     json_t *cells = json_object(), *classes = json_object(), *configs = json_object(), *bugs = json_object();
+    json_t *reports = json_array();
     size_t i;
     json_t *t;
     json_array_foreach(trials, i, t) {
@@ -197,6 +224,9 @@ json_t *mtb_detect_matrix(json_t *trials)
         if (!strcmp(str(man, "access_in"), "syscall") && pn && !strcmp(pn, "emu"))
             json_object_set_new(cl, "kernel_access_unchecked", json_true());
         count(cl, str(t, "outcome"));
+        add_report(reports, t, cfg);
+        if (json_is_true(json_object_get(json_object_get(t, "explained"), "ok")))
+            json_object_set_new(cl, "explained", json_integer(json_integer_value(json_object_get(cl, "explained")) + 1));
         json_object_del(init, "bug");
         json_object_del(init, "memory");
         count(cell(classes, ck, init), str(t, "outcome"));
@@ -205,8 +235,8 @@ json_t *mtb_detect_matrix(json_t *trials)
         if (!json_object_get(bugs, str(t, "bug")))
             json_object_set(bugs, str(t, "bug"), man);
     }
-    json_t *out = json_pack("{s:s,s:[],s:[],s:[],s:O}", "schema", "mtebench-detect-matrix/1", "cells", "classes",
-                            "headline", "bugs", bugs);
+    json_t *out = json_pack("{s:s,s:[],s:[],s:[],s:O,s:o}", "schema", "mtebench-detect-matrix/1", "cells", "classes",
+                            "headline", "bugs", bugs, "reports", reports);
     const char *k;
     json_t *v;
     json_object_foreach(cells, k, v) {
@@ -288,7 +318,7 @@ static void counts_text(json_t *c, char *buf, size_t n)
 /* the texts of one headline row: bugs caught, the fraction with its
  * interval, the overhead beside it (text, Markdown and HTML alike) */
 struct headline_row {
-    char caught[64], fraction[64], cost[96];
+    char caught[64], fraction[64], cost[96], explained[96];
 };
 
 static void headline_row(json_t *mx, json_t *c, struct headline_row *h)
@@ -298,6 +328,10 @@ static void headline_row(json_t *mx, json_t *c, struct headline_row *h)
              json_integer_value(json_object_get(c, "bugs_tested")));
     snprintf(h->fraction, sizeof h->fraction, "%.2f [%.2f, %.2f]", json_number_value(json_object_get(c, "fraction")),
              json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
+    json_t *ex = json_object_get(c, "explained");
+    snprintf(h->explained, sizeof h->explained, "%lld: %.2f [%.2f, %.2f]", json_integer_value(json_object_get(ex, "bugs")),
+             json_number_value(json_object_get(ex, "fraction")), json_number_value(json_object_get(ex, "wilson95_lo")),
+             json_number_value(json_object_get(ex, "wilson95_hi")));
     snprintf(h->cost, sizeof h->cost, "not measured");
     if (json_is_number(json_object_get(cost, "lo")))
         snprintf(h->cost, sizeof h->cost, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
@@ -357,14 +391,18 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
         fprintf(f, "%s%lld %s", first ? "" : ", ", json_integer_value(v), k);
         first = 0;
     }
-    fprintf(f, md ? "\n\n| configuration | bugs caught (tag check, most trials) | fraction [Wilson 95%%] | overhead (bench) |\n"
-                    "|---|---|---|---|\n"
+    fprintf(f, md ? "\n\n| configuration | bugs caught (tag check, most trials) | fraction [Wilson 95%%] | "
+                    "explained (cause and object) [Wilson 95%%] | overhead (bench) |\n"
+                    "|---|---|---|---|---|\n"
                   : "):\n");
     json_array_foreach(json_object_get(mx, "headline"), i, c) {
         struct headline_row h;
         headline_row(mx, c, &h);
-        fprintf(f, md ? "| %s | %s | %s | %s |\n" : "  %-16s catches %s bugs: %s; overhead %s\n", str(c, "config"),
-                h.caught, h.fraction, h.cost);
+        if (md)
+            fprintf(f, "| %s | %s | %s | %s | %s |\n", str(c, "config"), h.caught, h.fraction, h.explained, h.cost);
+        else
+            fprintf(f, "  %-16s catches %s bugs: %s; explains %s; overhead %s\n", str(c, "config"), h.caught,
+                    h.fraction, h.explained, h.cost);
     }
     print_groups(f, mx, md, "by_class", "class", "Headline by class");
     print_groups(f, mx, md, "by_memory", "memory", "Headline by where the object lives");
@@ -521,6 +559,33 @@ static void html_grid(FILE *f, json_t *mx)
     json_decref(rows);
 }
 
+
+/* each caught trial's fault report (docs/DETECTION.md, "Fault reports") */
+static void html_reports(FILE *f, json_t *mx)
+{
+    json_t *reps = json_object_get(mx, "reports");
+    if (!json_array_size(reps))
+        return;
+    fputs("<h2>Fault reports</h2>\n<p class=\"note\">Each caught trial's report: the cause and the object from the "
+          "allocation record (libmtealloc.so), the stacks symbolised; explained = the cause fits the bug's class and "
+          "the object is the one the bug's log names.</p>\n", f);
+    size_t i;
+    json_t *r;
+    json_array_foreach(reps, i, r) {
+        json_t *ex = json_object_get(r, "explained");
+        fputs("<h3>", f);
+        html_esc(f, str(r, "bug"));
+        fputs(" ", f);
+        html_esc(f, str(r, "config"));
+        fprintf(f, " trial %lld: %s</h3>\n<p>", json_integer_value(json_object_get(r, "trial")),
+                json_is_true(json_object_get(ex, "ok")) ? "explained" : "not explained");
+        html_esc(f, str(ex, "why"));
+        fputs("</p>\n<pre>", f);
+        html_esc(f, str(r, "text"));
+        fputs("</pre>\n", f);
+    }
+}
+
 /* print_groups' table in HTML */
 static void html_groups(FILE *f, json_t *mx, const char *by, const char *name, const char *title)
 {
@@ -572,12 +637,12 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
                "generator (docs/DETECTION.md).</p>\n<h2>Headline</h2>\n<table>\n",
             str(mx, "service"), str(mx, "platform"));
     static const char *const hh[] = { "configuration", "bugs caught (tag check, most trials)", "fraction [Wilson 95%]",
-                                      "overhead (bench)", NULL };
+                                      "explained (cause and object) [Wilson 95%]", "overhead (bench)", NULL };
     html_row(f, "th", hh);
     json_array_foreach(json_object_get(mx, "headline"), i, c) {
         struct headline_row h;
         headline_row(mx, c, &h);
-        const char *row[] = { str(c, "config"), h.caught, h.fraction, h.cost, NULL };
+        const char *row[] = { str(c, "config"), h.caught, h.fraction, h.explained, h.cost, NULL };
         html_row(f, "td", row);
     }
     fputs("</table>\n", f);
@@ -608,5 +673,7 @@ void mtb_detect_matrix_html(FILE *f, json_t *mx)
         const char *row[] = { str(c, "class"), cfg, r, o, NULL };
         html_row(f, "td", row);
     }
-    fputs("</table>\n</body></html>\n", f);
+    fputs("</table>\n", f);
+    html_reports(f, mx);
+    fputs("</body></html>\n", f);
 }

@@ -21,6 +21,9 @@ static json_t *protection_row(json_t *mx, json_t *c, const char *path)
                           json_object_get(c, "bugs_tested"), "fraction", json_object_get(c, "fraction"),
                           "wilson95_lo", json_object_get(c, "wilson95_lo"), "wilson95_hi",
                           json_object_get(c, "wilson95_hi"), "makeup", json_object_get(mx, "makeup"), "source", path);
+    /* diagnosability: the bugs it also explains (cause and object; matrices from before it have none) */
+    if (json_object_get(c, "explained"))
+        json_object_set(r, "explained", json_object_get(c, "explained"));
     return r;
 }
 
@@ -85,6 +88,13 @@ void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection
              (long long)json_integer_value(json_object_get(row, "bugs_tested")));
     snprintf(t->fraction, sizeof t->fraction, "%.2f [%.2f, %.2f]", mtb_jnum(row, "fraction"),
              mtb_jnum(row, "wilson95_lo"), mtb_jnum(row, "wilson95_hi"));
+    json_t *ex = json_object_get(row, "explained");
+    if (ex)
+        snprintf(t->explained, sizeof t->explained, "%lld, %.2f [%.2f, %.2f]",
+                 (long long)json_integer_value(json_object_get(ex, "bugs")), mtb_jnum(ex, "fraction"),
+                 mtb_jnum(ex, "wilson95_lo"), mtb_jnum(ex, "wilson95_hi"));
+    else
+        snprintf(t->explained, sizeof t->explained, "not judged");
     snprintf(t->where, sizeof t->where, "%s (exact: tag checks as the architecture)", mtb_jstr(row, "detect_platform"));
 }
 
@@ -95,7 +105,8 @@ void mtb_report_protection_print(FILE *f, json_t *rows, int emulated)
     json_array_foreach(rows, i, pr) {
         struct mtb_protection_text t;
         mtb_report_protection_text(pr, emulated, &t);
-        fprintf(f, "%s what the price buys: catches %s bugs, %s, at %s\n", t.config, t.caught, t.fraction, t.cost);
+        fprintf(f, "%s what the price buys: catches %s bugs, %s, explains %s, at %s\n", t.config, t.caught, t.fraction,
+                t.explained, t.cost);
     }
 }
 

@@ -15,7 +15,7 @@
 json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err, size_t errlen);
 /* One such row as texts (HTML and Markdown alike). */
 struct mtb_protection_text {
-    char config[160], cost[112], caught[48], fraction[64], where[96];
+    char config[160], cost[112], caught[48], fraction[64], explained[80], where[96];
 };
 void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection_text *t);
 /* The rows as lines "CONFIG what the price buys: catches ..." (the

@@ -294,11 +294,12 @@ static void html_protection(FILE *f, json_t *sum, int emu, int *nplot, json_t *p
                "<code>mtebench detect</code>, docs/DETECTION.md), with Wilson 95%% intervals over bugs. Detection "
                "is exact under QEMU (its tag checks follow the architecture); timings under emulation are "
                "emulated.</p>\n<table><tr><th>configuration</th><th>overhead (time per operation)</th><th>bugs "
-               "caught</th><th>fraction [95%%]</th><th>detection measured on</th></tr>\n");
+               "caught</th><th>fraction [95%%]</th><th>explained (cause and object) [95%%]</th><th>detection measured "
+               "on</th></tr>\n");
     json_array_foreach(rows, i, r) {
         struct mtb_protection_text t;
         mtb_report_protection_text(r, emu, &t);
-        const char *cells[] = { t.config, t.cost, t.caught, t.fraction, t.where };
+        const char *cells[] = { t.config, t.cost, t.caught, t.fraction, t.explained, t.where };
         fputs("<tr>", f);
         for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
             fputs("<td>", f);

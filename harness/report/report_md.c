@@ -79,10 +79,10 @@ void mtb_report_protection_md(FILE *f, json_t *rows, int emulated)
         return;
     fprintf(f, "\n## What the price buys\n\nDetection (mtebench detect) is exact under QEMU; timings under "
                "emulation are emulated.\n\n| configuration | overhead | bugs caught | fraction [95%%] | "
-               "detection on |\n|---|---|---|---|---|\n");
+               "explained (cause and object) [95%%] | detection on |\n|---|---|---|---|---|---|\n");
     json_array_foreach(rows, i, v) {
         struct mtb_protection_text t;
         mtb_report_protection_text(v, emulated, &t);
-        fprintf(f, "| %s | %s | %s | %s | %s |\n", t.config, t.cost, t.caught, t.fraction, t.where);
+        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", t.config, t.cost, t.caught, t.fraction, t.explained, t.where);
     }
 }

@@ -65,6 +65,15 @@ ok "$(jq_e '.fault.report as $r | $r.cause == "buffer underflow" and $r.access =
       and ($r.stack[0].function == "try_read_command_binary")' "$(r9 tagged-sync)" >/dev/null; echo $?)" \
    "CVE-2017-9951 tagged/sync explained: a read 16 bytes before the 16384-byte read buffer, allocated by rbuf_alloc, in try_read_command_binary" ||
     "$B/mtebench" explain "$(dirname "$(r9 tagged-sync)")" | sed 's/^/#   /'
+# diagnosability: the bugs each configuration catches and explains (the
+# report's cause fits the class and its object is the log's), in
+# detect.json, detect.md and, with each report, detect.html
+ok "$(jq_e '[.headline[] | {(.config): [.bugs_caught, .explained.bugs]}] | add == {"tagged/sync": [1,1], "objtag/sync": [2,2]}' \
+      "$T_TMP/detect2/detect.json" >/dev/null &&
+      grep -q '^| objtag/sync | 2 of 3 | .* | 2: 0.67 \[' "$T_TMP/detect2/detect.md" &&
+      [ "$(grep -c '<pre>Cause: \[MTE\]' "$T_TMP/detect2/detect.html")" = 3 ]; echo $?)" \
+   "explained: tagged/sync 1 of 1 caught, objtag/sync 2 of 2; detect.md's column; detect.html's three reports" ||
+    jq -c '.headline[] | [.config, .bugs_caught, .explained]' "$T_TMP/detect2/detect.json" | sed 's/^/#   /'
 # objtag's slab chunks, told to libmtealloc by the objtag patch: the use
 # after free of CVE-2018-1000127 (the chunk freed by item_remove while the
 # LRU maintainer still reads it) with the allocation's and the free's stacks
@@ -89,8 +98,8 @@ ok "$(jq_e '.fault.report as $r | $r.cause == "buffer overflow" and $r.object.st
    "objtag/sync explained: a buffer overflow, 0 bytes past the end of the item's chunk" ||
     "$B/mtebench" explain "$(dirname "$(d objtag-sync)")" | sed 's/^/#   /'
 is "$(jq -r .outcome "$(d objtag-async)")" caught_async "objtag/async: caught asynchronously (SEGV_MTEAERR)"
-is "$(jq -r .fault.report.cause "$(d objtag-async)")" "unknown: asynchronous, the address is not known" \
-   "objtag/async: the report says what async cannot know"
+is "$(jq -r '[.fault.report.cause, .explained.ok] | @tsv' "$(d objtag-async)")" "unknown: asynchronous, the address is not known	false" \
+   "objtag/async: caught, not explained: the report says what async cannot know"
 s="$R/CVE-2020-10931/objtag-sync-001/detect.json"
 ok "$(jq_e '.reached and .triggered and (.outcome=="silent" or .outcome=="caught_other") and (.fault.tag_check|not)' "$s" >/dev/null; echo $?)" \
    "CVE-2020-10931 objtag/sync: the stack overflow is no tag-check catch ($(jq -r .outcome "$s"))"
