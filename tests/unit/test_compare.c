@@ -129,8 +129,8 @@ static void test_protection(void)
     ok(json_object_get(cmp, "protection_note") == NULL, "no note when the rows are priced");
     char *md = mtb_compare_markdown(cmp);
     ok(strstr(md, "## What the price buys") && strstr(md, "| memcached tagged/sync, kernel tcma1 | 1.100x") &&
-           strstr(md, "| 2 of 3 | 0.67 [0.21, 0.94] | emu (exact"),
-       "Markdown: the section, the kernel's cost, the catch rate with its interval, detection exact");
+           strstr(md, "| 2 of 3 | 0.67 [0.21, 0.94] | not judged | emu (exact"),
+       "Markdown: the section, the kernel's cost, the catch rate with its interval, not judged for explanations (a matrix without them), detection exact");
     free(md);
     char *buf = NULL;
     size_t len = 0;
