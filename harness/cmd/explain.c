@@ -31,18 +31,16 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* the fault of one run's directory: its record's when that has a report,
- * else made again from its fault.txt; NULL: none */
+/* the fault of one run's directory: made again from its fault.txt (this
+ * version's analysis, the binaries' symbols now), else its record's */
 static json_t *fault_of_run(const char *dir)
 {
     char *rp = mtb_asprintf("%s/record.json", dir), *fp = mtb_asprintf("%s/fault.txt", dir);
     json_t *rec = is_file(rp) ? json_load_file(rp, 0, NULL) : NULL, *f = NULL;
     json_t *rf = json_object_get(rec, "fault");
-    if (rf && json_object_get(rf, "report"))
-        f = json_incref(rf);
-    else if (is_file(fp))
+    if (is_file(fp))
         f = mtb_fault_read(fp);
-    else if (rf)
+    if (!f && rf)
         f = json_incref(rf);
     json_decref(rec);
     free(rp);

@@ -209,12 +209,44 @@ struct cand {
     int score;
     json_t *obj; /* borrowed: an entry of allocs */
     long long offset;  /* from the object's start (negative: before it) */
+    uint64_t slot, slot_size; /* a stack slot found from the memory tags (size 0: none) */
+    long long sp_offset;
     char why[200];
 };
 
+/* the run of granules around the address whose memory tag is the pointer's
+ * (tags: 33 granules from base, the address's at 16): the slot the pointer
+ * was made for, to granule precision; 0 when none is in the window */
+static int tag_run(json_t *f, unsigned t, uint64_t *start, uint64_t *size)
+{
+    json_t *tg = json_object_get(f, "tags");
+    const char *ts = mtb_jstr(tg, "tags");
+    uint64_t base = hexv(mtb_jstr(tg, "base"));
+    char want = "0123456789abcdef"[t & 0xf];
+    if (strlen(ts) != 33)
+        return 0;
+    for (int d = 1; d <= 16; d++)
+        for (int side = -1; side <= 1; side += 2) {
+            int i = 16 + side * d;
+            if (i < 0 || i > 32 || ts[i] != want)
+                continue;
+            int lo = i, hi = i;
+            while (lo > 0 && ts[lo - 1] == want)
+                lo--;
+            while (hi < 32 && ts[hi + 1] == want)
+                hi++;
+            *start = base + 16 * (uint64_t)lo;
+            *size = 16 * (uint64_t)(hi - lo + 1);
+            return 1;
+        }
+    return 0;
+}
+
 static const char *objkind(json_t *o)
 {
-    return !strcmp(mtb_jstr(o, "kind"), "service") ? "object of the service's own allocator" : "heap object";
+    const char *k = mtb_jstr(o, "kind");
+    return !strcmp(k, "service") ? "object of the service's own allocator"
+           : !strcmp(k, "stack") ? "stack slot (its extent from the memory tags)" : "heap object";
 }
 
 /* what the objects near the address make of it, best first */
@@ -272,8 +304,15 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max)
         memset(k, 0, sizeof *k);
         k->cause = "stack";
         k->score = 85;
-        k->offset = (long long)(a - sp);
-        snprintf(k->why, sizeof k->why, "the address is in the faulting thread's stack, %lld bytes from sp", k->offset);
+        k->sp_offset = (long long)(a - sp);
+        if (tag_run(f, t, &k->slot, &k->slot_size)) {
+            k->offset = (long long)(a - k->slot);
+            snprintf(k->why, sizeof k->why, "the address is in the faulting thread's stack, %lld bytes from sp; the "
+                     "pointer's tag is that of a %llu-byte slot near it (memory tags)", k->sp_offset,
+                     (unsigned long long)k->slot_size);
+        } else
+            snprintf(k->why, sizeof k->why, "the address is in the faulting thread's stack, %lld bytes from sp",
+                     k->sp_offset);
     }
     for (int x = 1; x < n; x++) /* by score, stable */
         for (int y = x; y > 0 && c[y].score > c[y - 1].score; y--) {
@@ -296,8 +335,18 @@ static json_t *cand_json(const struct cand *k)
             "start", json_sprintf("0x%016llx", (unsigned long long)UNTAG(p)), "size", (json_int_t)size,
             "state", mtb_jstr(k->obj, "state"), "kind", mtb_jstr(k->obj, "kind"), "offset", (json_int_t)k->offset,
             "relation", rel, "distance", (json_int_t)by, "tag", (int)TAG_OF(p)));
-    } else
-        json_object_set_new(j, "sp_offset", json_integer(k->offset));
+    } else {
+        json_object_set_new(j, "sp_offset", json_integer(k->sp_offset));
+        if (k->slot_size) {
+            long long size = (long long)k->slot_size;
+            const char *rel = k->offset < 0 ? "before" : k->offset >= size ? "past" : "into";
+            long long by = k->offset < 0 ? -k->offset : k->offset >= size ? k->offset - size : k->offset;
+            json_object_set_new(j, "object", json_pack("{s:o,s:I,s:s,s:s,s:I,s:s,s:I,s:s}",
+                "start", json_sprintf("0x%016llx", (unsigned long long)k->slot), "size", (json_int_t)size,
+                "state", "live", "kind", "stack", "offset", (json_int_t)k->offset, "relation", rel,
+                "distance", (json_int_t)by, "from", "memory tags (granule precision)"));
+        }
+    }
     return j;
 }
 

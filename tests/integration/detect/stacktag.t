@@ -15,6 +15,12 @@ dump "$T_TMP/det.out" 6
 S="$D/CVE-2020-10931/stacktag-sync-001/detect.json" C="$D/CVE-2020-10931/clang-sync-001/detect.json"
 ok "$(jq_e '.outcome=="caught_sync" and .fault.si_code==9' "$S" >/dev/null; echo $?)" \
    "stacktag/sync: the stack overflow is a synchronous tag-check fault (SEGV_MTESERR)" || dump "$S"
+# the catch explained: the stack, the tagged slot's extent from the memory
+# tags (granules with the pointer's tag), the bad access just past it
+ok "$(jq_e '.explained.ok and (.fault.report | .cause=="stack" and .object.kind=="stack" and .object.relation=="past"
+      and .object.size >= 16 and (.stack | map(.function) | index("try_read_command_binary") != null))' "$S" >/dev/null; echo $?)" \
+   "stacktag/sync explained: past the end of a tagged stack slot, in try_read_command_binary" ||
+    "$M" explain "$(dirname "$S")" | sed 's/^/#   /'
 ok "$(jq_e '.outcome!="caught_sync" and .outcome!="caught_async" and .outcome!="not_reached"' "$C" >/dev/null; echo $?)" \
    "clang/sync (heap tagging only, same compiler): reached, and no tag check catches it" || dump "$C"
 R="$D/CVE-2020-10931/stacktag-sync-001/record.json"
