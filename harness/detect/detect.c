@@ -155,7 +155,7 @@ static void explained(json_t *d, json_t *man)
         { "out-of-bounds read", "|buffer overflow|buffer underflow|" },
         { "far write", "|buffer overflow|buffer underflow|" },
         { "use after free", "|use after free|" },
-        { "double free", "|double free|" },
+        { "double free", "|double free|use after free|" }, /* the freed object read before the second free */
         { "stack", "|stack|" },
     };
     const char *out = json_string_value(json_object_get(d, "outcome"));

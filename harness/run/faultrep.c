@@ -139,9 +139,11 @@ static void symbolise(json_t *stacks)
         json_array_foreach(stacks, k, s2) json_array_foreach(s2, l, f2) if (!strcmp(mtb_jstr(f2, "path"), path))
             json_array_append(mine, f2);
         size_t n = json_array_size(mine);
-        char **argv = mtb_calloc(n + 6, sizeof *argv);
+        char **argv = mtb_calloc(n + 8, sizeof *argv);
         int a = 0;
         argv[a++] = (char *)addr2line_for((int)json_integer_value(json_object_get(fr, "machine")));
+        argv[a++] = "-a"; /* each address first: its inlined chain follows it */
+        argv[a++] = "-i";
         argv[a++] = "-f";
         argv[a++] = "-C";
         argv[a++] = "-e";
@@ -155,13 +157,27 @@ static void symbolise(json_t *stacks)
         }
         int status = 0;
         char *out = mtb_proc_capture(argv, 0, 20, &status);
+        /* "0xADDR", then (function, file:line) pairs, innermost first */
         char *save = NULL, *line = out ? strtok_r(out, "\n", &save) : NULL;
-        for (k = 0; k < n && line; k++) {
-            json_t *f3 = json_array_get(mine, k);
+        json_t *f3 = NULL;
+        long idx = -1;
+        while (line) {
+            if (!strncmp(line, "0x", 2)) {
+                f3 = ++idx < (long)n ? json_array_get(mine, (size_t)idx) : NULL;
+                line = strtok_r(NULL, "\n", &save);
+                continue;
+            }
             char *src = strtok_r(NULL, "\n", &save);
-            if (strcmp(line, "??"))
-                json_object_set_new(f3, "function", json_string(line));
-            if (src && strncmp(src, "??", 2)) {
+            if (f3 && strcmp(line, "??")) {
+                if (!json_object_get(f3, "function"))
+                    json_object_set_new(f3, "function", json_string(line));
+                else { /* the functions it was inlined into, outwards */
+                    if (!json_object_get(f3, "inlined_in"))
+                        json_object_set_new(f3, "inlined_in", json_array());
+                    json_array_append_new(json_object_get(f3, "inlined_in"), json_string(line));
+                }
+            }
+            if (f3 && src && strncmp(src, "??", 2) && !json_object_get(f3, "source")) {
                 const char *sl = strrchr(src, '/');
                 json_object_set_new(f3, "source", json_string(sl ? sl + 1 : src));
             }
@@ -249,8 +265,21 @@ static const char *objkind(json_t *o)
            : !strcmp(k, "stack") ? "stack slot (its extent from the memory tags)" : "heap object";
 }
 
+/* is a lies in a heap block that was freed (a pool's or arena's)? */
+static int in_freed_heap(json_t *allocs, uint64_t a)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(allocs, i, o) {
+        uint64_t s = UNTAG(hexv(mtb_jstr(o, "ptr"))), size = (uint64_t)json_integer_value(json_object_get(o, "size"));
+        if (strcmp(mtb_jstr(o, "state"), "live") && !strcmp(mtb_jstr(o, "kind"), "heap") && a >= s && a < s + size)
+            return 1;
+    }
+    return 0;
+}
+
 /* what the objects near the address make of it, best first */
-static int candidates(json_t *f, json_t *allocs, struct cand *c, int max)
+static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int freeing)
 {
     uint64_t addr = hexv(mtb_jstr(f, "addr")), a = UNTAG(addr);
     unsigned t = TAG_OF(addr);
@@ -272,6 +301,16 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max)
             k->cause = "double free";
             k->score = 100;
             snprintf(k->why, sizeof k->why, "the pointer was freed twice (libmtealloc saw both frees); the second free's access faulted");
+        } else if (!freed && same && a >= s && a < e && !strcmp(mtb_jstr(o, "kind"), "service") && in_freed_heap(allocs, a)) {
+            k->cause = "use after free";
+            k->score = 88;
+            snprintf(k->why, sizeof k->why, "the address is inside this object of the service's allocator, and the heap "
+                     "block holding it was freed (a pool or arena released with its objects)");
+        } else if (freed && same && freeing && a + 16 >= s && a < e) {
+            k->cause = "double free";
+            k->score = 95;
+            snprintf(k->why, sizeof k->why, "a free faulted on an object already freed, through the pointer it was "
+                     "handed out with (the allocator reads its header or body)");
         } else if (freed && same && a >= s && a < e) {
             k->cause = "use after free";
             k->score = 90;
@@ -387,6 +426,62 @@ static void headline(json_t *rep, json_t *f)
 }
 
 /* the report from the parsed lines (in f: tags, regs, pcs, maps, allocs) */
+/* the fault's own stack, symbolised; a non-leaf function's lr is a call
+ * site in itself, not a frame */
+static json_t *fault_stack(json_t *f, json_t *maps)
+{
+    json_t *pcs = json_object_get(f, "pcs"), *fs = pcs ? stack_of(maps, pcs, 1) : json_array(), *one = json_array();
+    json_array_append(one, fs);
+    symbolise(one);
+    json_decref(one);
+    if (json_array_size(fs) > 1) {
+        const char *f0 = mtb_jstr(json_array_get(fs, 0), "function"), *f1 = mtb_jstr(json_array_get(fs, 1), "function");
+        if (*f0 && !strcmp(f0, f1))
+            json_array_remove(fs, 1);
+    }
+    return fs;
+}
+
+/* did it fault inside a free (free, pfree, AllocSetFree, operator delete)? */
+static int a_free(const char *fn)
+{
+    return strstr(fn, "free") || strstr(fn, "Free") || strstr(fn, "operator delete");
+}
+
+static int in_free(json_t *fs)
+{
+    for (size_t i = 0; i < json_array_size(fs) && i < 4; i++) {
+        json_t *fr = json_array_get(fs, i), *v;
+        size_t j;
+        if (a_free(mtb_jstr(fr, "function")))
+            return 1;
+        json_array_foreach(json_object_get(fr, "inlined_in"), j, v) if (a_free(json_string_value(v)))
+            return 1;
+    }
+    return 0;
+}
+
+/* the chosen object's allocation and frees, symbolised, into rep */
+static void object_stacks(json_t *rep, json_t *o, json_t *maps)
+{
+    static const char *const keys[][2] = { { "alloc", "alloc_stack" }, { "free", "free_stack" }, { "free2", "second_free_stack" } };
+    json_t *stacks = json_array();
+    for (int k = 0; k < 3; k++) {
+        json_t *pcs = json_object_get(o, keys[k][0]);
+        if (!pcs)
+            continue;
+        json_t *st = stack_of(maps, pcs, 0);
+        json_array_append(stacks, st);
+        json_object_set_new(rep, keys[k][1], st);
+    }
+    symbolise(stacks);
+    json_decref(stacks);
+    json_object_set(rep, "alloc_thread", json_object_get(o, "tid"));
+    if (json_object_get(o, "free_tid"))
+        json_object_set(rep, "free_thread", json_object_get(o, "free_tid"));
+}
+
+/* the report from the parsed lines (in f: tags, regs, pcs, maps, allocs) */
 static json_t *explain(json_t *f)
 {
     json_t *rep = json_object();
@@ -403,9 +498,11 @@ static json_t *explain(json_t *f)
     if (acc)
         json_object_set_new(rep, "access", json_string(acc));
     json_object_set_new(rep, "allocation_record", json_boolean(allocs != NULL));
+    json_t *fs = fault_stack(f, maps);
+    json_object_set_new(rep, "stack", fs);
     struct cand c[16];
     json_t *none = json_array();
-    int n = addr ? candidates(f, allocs ? allocs : none, c, 16) : 0;
+    int n = addr ? candidates(f, allocs ? allocs : none, c, 16, in_free(fs)) : 0;
     json_decref(none);
     if (!addr)
         json_object_set_new(rep, "cause", json_string("unknown: asynchronous, the address is not known"));
@@ -425,33 +522,8 @@ static json_t *explain(json_t *f)
         json_object_set_new(rep, "alternatives", alts);
     }
     headline(rep, f);
-    /* the stacks: where it faulted; the object's allocation and frees */
-    json_t *stacks = json_array(), *pcs0 = json_object_get(f, "pcs"), *fs = pcs0 ? stack_of(maps, pcs0, 1) : json_array();
-    json_array_append(stacks, fs);
-    json_object_set_new(rep, "stack", fs);
-    json_t *o = n && c[0].obj ? c[0].obj : NULL;
-    static const char *const keys[][2] = { { "alloc", "alloc_stack" }, { "free", "free_stack" }, { "free2", "second_free_stack" } };
-    for (int k = 0; o && k < 3; k++) {
-        json_t *pcs = json_object_get(o, keys[k][0]);
-        if (!pcs)
-            continue;
-        json_t *st = stack_of(maps, pcs, 0);
-        json_array_append(stacks, st);
-        json_object_set_new(rep, keys[k][1], st);
-    }
-    if (o) {
-        json_object_set(rep, "alloc_thread", json_object_get(o, "tid"));
-        if (json_object_get(o, "free_tid"))
-            json_object_set(rep, "free_thread", json_object_get(o, "free_tid"));
-    }
-    symbolise(stacks);
-    json_decref(stacks);
-    /* a non-leaf function's lr is a call site in itself: not a frame */
-    if (json_array_size(fs) > 1) {
-        const char *f0 = mtb_jstr(json_array_get(fs, 0), "function"), *f1 = mtb_jstr(json_array_get(fs, 1), "function");
-        if (*f0 && !strcmp(f0, f1))
-            json_array_remove(fs, 1);
-    }
+    if (n && c[0].obj)
+        object_stacks(rep, c[0].obj, maps);
     if (json_object_get(f, "syscall"))
         json_object_set(rep, "syscall", json_object_get(f, "syscall"));
     return rep;
@@ -591,7 +663,11 @@ static void put_stack(FILE *o, const char *title, json_t *st)
         const char *fn = mtb_jstr(fr, "function"), *src = mtb_jstr(fr, "source"), *mod = mtb_jstr(fr, "module");
         /* without a source line the name is the nearest exported symbol
          * before pc (a stripped library), not surely the function */
-        if (*src)
+        json_t *inl = json_object_get(fr, "inlined_in");
+        if (*src && json_array_size(inl))
+            fprintf(o, "  #%zu %s %s (%s), inlined in %s", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", src,
+                    json_string_value(json_array_get(inl, json_array_size(inl) - 1)));
+        else if (*src)
             fprintf(o, "  #%zu %s %s (%s)", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", src);
         else
             fprintf(o, "  #%zu %s %s%s", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", *fn ? "?" : "");
