@@ -118,6 +118,8 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
     mtb_argv_push(a, "--results={out}");
     if (run->count)
         mtb_argv_push(a, "--count");
+    if (run->fault_report) /* a detect trial's allocation record, in the guest too */
+        mtb_argv_push(a, "--fault-report");
     for (char *const *x = far->args; x && *x; x++)
         mtb_argv_push(a, *x);
     const char *bug = getenv("MTEBENCH_BUG"), *trig = getenv("MTEBENCH_BUG_TRIGGER");

@@ -16,7 +16,7 @@
 # Prints the image's path and content hash on the last line: "<path> <sha256>".
 #
 # Layout:  /init (build/aarch64/mtbinit)   /mtb/build/{mtebench,mtload}
-#   /mtb/build/aarch64/{mteprobe,detectsweep,mtework,libmtefault.so,libmtestack.so}   /mtb/services/*/ (recipes, scripts)
+#   /mtb/build/aarch64/{mteprobe,detectsweep,mtework,libmtefault.so,libmtealloc.so,libmtestack.so}   /mtb/services/*/ (recipes, scripts)
 #   /mtb/services/*/bugs/<id>/*.hex (the bug catalogue's triggers)
 #   /mtb/builds/<service>/<variant>/ (bin/..., build.json)   /lib/aarch64-linux-gnu/*.so*
 #   /mtb/seed/setup/<name>/ (MTB_SEEDS)
@@ -59,7 +59,7 @@ B="$MTB_ROOT/build"
 install -m 755 "$B/aarch64/mtbinit" init
 install -m 755 "$B/aarch64/mtebench" "$B/aarch64/mtload" mtb/build/
 install -m 755 "$B/aarch64/mteprobe" "$B/aarch64/detectsweep" "$B/aarch64/mtework" mtb/build/aarch64/
-install -m 644 "$B/aarch64/libmtefault.so" "$B/aarch64/libmtestack.so" mtb/build/aarch64/
+install -m 644 "$B/aarch64/libmtefault.so" "$B/aarch64/libmtealloc.so" "$B/aarch64/libmtestack.so" mtb/build/aarch64/
 if [ -n "${MTB_SCUDO:-}" ]; then
     mkdir -p "$(dirname "${MTB_SCUDO#/}")"
     install -m 644 "$MTB_SCUDO" "${MTB_SCUDO#/}"

@@ -53,8 +53,10 @@ static int put_agent(struct mtb_session *s, char *err, size_t errlen)
         { arm ? "build/aarch64/mtload" : "build/mtload", "build/mtload" },
         { "build/aarch64/mteprobe", "build/aarch64/mteprobe" },
         { "build/aarch64/libmtefault.so", "build/aarch64/libmtefault.so" },
+        { "build/aarch64/libmtealloc.so", "build/aarch64/libmtealloc.so" }, /* fault reports' allocation record */
         { "build/aarch64/libmtestack.so", "build/aarch64/libmtestack.so" }, /* stacktag variants' stack set-up */
         { arm ? "build/aarch64/libmtefault.so" : "build/native/libmtefault.so", "build/native/libmtefault.so" },
+        { arm ? "build/aarch64/libmtealloc.so" : "build/native/libmtealloc.so", "build/native/libmtealloc.so" },
         { "services", "services" },
         { "configs/machines", "configs/machines" },
         { "loadgen/wrk-report.lua", "loadgen/wrk-report.lua" },

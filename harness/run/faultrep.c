@@ -265,6 +265,22 @@ static const char *objkind(json_t *o)
            : !strcmp(k, "stack") ? "stack slot (its extent from the memory tags)" : "heap object";
 }
 
+/* the faulting instruction's base register's value (A64 decoder), or 0 */
+static uint64_t base_reg(json_t *regs)
+{
+    const char *insn = regs ? mtb_jstr(regs, "insn") : "";
+    if (!*insn)
+        return 0;
+    struct mtb_a64_params prm = { 64, 64 };
+    struct mtb_a64_insn d;
+    mtb_a64_decode((uint32_t)hexv(insn), &prm, &d);
+    if (d.base < 0 || d.group == MTB_A64_G_NONE)
+        return 0;
+    char r[8];
+    snprintf(r, sizeof r, d.base == 31 ? "sp" : "x%d", d.base);
+    return hexv(mtb_jstr(regs, r));
+}
+
 /* is a lies in a heap block that was freed (a pool's or arena's)? */
 static int in_freed_heap(json_t *allocs, uint64_t a)
 {
@@ -332,6 +348,18 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
         } else
             continue;
         n++;
+    }
+    /* the object the instruction's base register points into is the one
+     * the pointer was made for (neighbours may share its tag) */
+    uint64_t base = base_reg(json_object_get(f, "regs"));
+    for (int x = 0; base && x < n; x++) {
+        uint64_t s0 = UNTAG(hexv(mtb_jstr(c[x].obj, "ptr")));
+        uint64_t e0 = s0 + (uint64_t)json_integer_value(json_object_get(c[x].obj, "size"));
+        if (UNTAG(base) >= s0 && UNTAG(base) < e0 && UNTAG(base) != a) {
+            c[x].score += 15;
+            size_t l = strlen(c[x].why);
+            snprintf(c[x].why + l, sizeof c[x].why - l, " (the instruction's base register points into it)");
+        }
     }
     /* the stack: the address within the faulting thread's reach of sp */
     json_t *regs = json_object_get(f, "regs");
