@@ -179,10 +179,16 @@ static void explained(json_t *d, json_t *man)
         snprintf(why, sizeof why, "the report's cause, %s, is not the manifest's class (%s)", cause ? cause : "none",
                  cls ? cls : "none");
     else {
+        /* the log's object is the report's, or inside it (a pointer into a
+         * pool allocation, a palloc chunk inside its malloc'd block) */
+        json_t *ro = json_object_get(rep, "object");
         const char *want = json_string_value(json_object_get(json_object_get(d, "object"), "addr"));
-        const char *got = json_string_value(json_object_get(json_object_get(rep, "object"), "start"));
-        if (want && got && strcmp(want, got) != 0)
-            snprintf(why, sizeof why, "the report's object %s is not the one the bug's log names (%s)", got, want);
+        const char *got = json_string_value(json_object_get(ro, "start"));
+        unsigned long long w = want ? strtoull(want, NULL, 16) : 0, g = got ? strtoull(got, NULL, 16) : 0;
+        unsigned long long gs = (unsigned long long)json_integer_value(json_object_get(ro, "size"));
+        if (want && got && (w < g || w >= g + (gs ? gs : 1)))
+            snprintf(why, sizeof why, "the report's object %s (%llu bytes) is not the one the bug's log names (%s)", got,
+                     gs, want);
         else {
             ok = 1;
             snprintf(why, sizeof why, "%s, %s", cause, want ? "the object the bug's log names" : "no object named by the log to compare");

@@ -38,7 +38,7 @@
 #define LIVE_MAX (LIVE / 4 * 3)
 #define FREED 4096
 #define NEAR (64 * 1024)   /* how far from the fault an object may lie */
-#define SHOWN 16           /* objects written per fault, nearest first */
+#define SHOWN 24           /* objects written per fault, nearest first */
 
 enum { K_HEAP = 0, K_SERVICE = 1 };
 enum { S_LIVE = 0, S_FREED = 1, S_DOUBLE = 2 };
@@ -366,12 +366,18 @@ void mtb_alloc_report(int fd, uintptr_t addr)
     uintptr_t dist[SHOWN];
     int n = 0;
     uintptr_t a = untag(addr);
+    /* the live objects, then the freed ones newest first, one per address
+     * (an address freed again and again would fill the report) */
     for (int pass = 0; pass < 2; pass++) {
-        const struct arec *tab = pass ? freed : live;
-        unsigned len = pass ? FREED : LIVE;
+        unsigned len = pass ? (freed_next < FREED ? freed_next : FREED) : LIVE;
         for (unsigned i = 0; i < len; i++) {
-            const struct arec *r = &tab[i];
+            const struct arec *r = pass ? &freed[(freed_next - 1 - i) % FREED] : &live[i];
             if (!r->ptr)
+                continue;
+            int seen = 0;
+            for (int k = 0; pass && k < n; k++)
+                seen |= pick[k]->state != S_LIVE && untag(pick[k]->ptr) == untag(r->ptr);
+            if (seen)
                 continue;
             uintptr_t d = distance(r, a);
             if (d > NEAR)

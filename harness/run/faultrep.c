@@ -281,6 +281,19 @@ static uint64_t base_reg(json_t *regs)
     return hexv(mtb_jstr(regs, r));
 }
 
+/* is [s, e) partly a live object's now, one that carries tag t? */
+static int reused_same_tag(json_t *allocs, uint64_t s, uint64_t e, unsigned t)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(allocs, i, o) {
+        uint64_t p = hexv(mtb_jstr(o, "ptr")), ls = UNTAG(p), le = ls + (uint64_t)json_integer_value(json_object_get(o, "size"));
+        if (!strcmp(mtb_jstr(o, "state"), "live") && TAG_OF(p) == t && ls < e && s < le)
+            return 1;
+    }
+    return 0;
+}
+
 /* is a lies in a heap block that was freed (a pool's or arena's)? */
 static int in_freed_heap(json_t *allocs, uint64_t a)
 {
@@ -329,7 +342,9 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
                      "handed out with (the allocator reads its header or body)");
         } else if (freed && same && a >= s && a < e) {
             k->cause = "use after free";
-            k->score = 90;
+            /* its memory handed out again to a live object of the same tag:
+             * the tag is better explained by that object */
+            k->score = reused_same_tag(allocs, s, e, t) ? 60 : 90;
             snprintf(k->why, sizeof k->why, "the address is inside a freed object and the pointer carries the tag that object had");
         } else if (!freed && same && a >= e) {
             k->cause = "buffer overflow";
@@ -338,7 +353,7 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
                      (unsigned long long)(a - e));
         } else if (!freed && same && a < s) {
             k->cause = "buffer underflow";
-            k->score = 75 - (int)((s - a) / 16 > 40 ? 40 : (s - a) / 16);
+            k->score = 80 - (int)((s - a) / 16 > 40 ? 40 : (s - a) / 16);
             snprintf(k->why, sizeof k->why, "the pointer carries this live object's tag and the address lies %llu bytes before its start",
                      (unsigned long long)(s - a));
         } else if (freed && same) {
@@ -351,15 +366,19 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
     }
     /* the object the instruction's base register points into is the one
      * the pointer was made for (neighbours may share its tag) */
-    uint64_t base = base_reg(json_object_get(f, "regs"));
-    for (int x = 0; base && x < n; x++) {
+    uint64_t base = UNTAG(base_reg(json_object_get(f, "regs")));
+    int in = -1;
+    uint64_t in_size = 0;
+    for (int x = 0; base && base != a && x < n; x++) { /* the smallest: a pool's object, not its block */
         uint64_t s0 = UNTAG(hexv(mtb_jstr(c[x].obj, "ptr")));
-        uint64_t e0 = s0 + (uint64_t)json_integer_value(json_object_get(c[x].obj, "size"));
-        if (UNTAG(base) >= s0 && UNTAG(base) < e0 && UNTAG(base) != a) {
-            c[x].score += 15;
-            size_t l = strlen(c[x].why);
-            snprintf(c[x].why + l, sizeof c[x].why - l, " (the instruction's base register points into it)");
-        }
+        uint64_t sz = (uint64_t)json_integer_value(json_object_get(c[x].obj, "size"));
+        if (base >= s0 && base < s0 + sz && (in < 0 || sz < in_size))
+            in = x, in_size = sz;
+    }
+    if (in >= 0) {
+        c[in].score += 20;
+        size_t l = strlen(c[in].why);
+        snprintf(c[in].why + l, sizeof c[in].why - l, " (the instruction's base register points into it)");
     }
     /* the stack: the address within the faulting thread's reach of sp */
     json_t *regs = json_object_get(f, "regs");
