@@ -3,7 +3,7 @@
  * (docs/DETECTION.md, "Fault reports"). Preloaded first, before any
  * allocator (detect's trials, `run --fault-report`), it interposes the malloc
  * family and keeps, for every object handed out, its tagged pointer, its size
- * and the return addresses of the allocating call (a frame-record walk, 8
+ * and the return addresses of the allocating call (a frame-record walk, 10
  * frames); a free moves the object into a ring of the last 4096 freed ones
  * with the freeing call's addresses. A free of a pointer already freed (the
  * same tagged pointer found in the ring, not live) is marked a double free
@@ -32,7 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define FRAMES 8
+#define FRAMES 10
 #define LIVE_BITS 16
 #define LIVE (1u << LIVE_BITS)
 #define LIVE_MAX (LIVE / 4 * 3)
@@ -164,6 +164,9 @@ static void note_free(void *p, uintptr_t fp)
     give();
 }
 
+/* Scudo's hooks are being called (below): the malloc family records nothing */
+static int scudo_hooks;
+
 /* ---- the malloc family, passed on to the next allocator (glibc's, or a
  * preloaded one such as Scudo) ---- */
 static void *(*r_malloc)(size_t);
@@ -212,7 +215,8 @@ void *malloc(size_t n)
     if (!r_malloc)
         return boot_alloc(n);
     void *p = r_malloc(n);
-    note_alloc(p, n, K_HEAP, FP);
+    if (!scudo_hooks)
+        note_alloc(p, n, K_HEAP, FP);
     return p;
 }
 
@@ -222,7 +226,8 @@ void *calloc(size_t k, size_t n)
     if (!r_calloc)
         return boot_alloc(k * n); /* static: zeroed */
     void *p = r_calloc(k, n);
-    note_alloc(p, k * n, K_HEAP, FP);
+    if (!scudo_hooks)
+        note_alloc(p, k * n, K_HEAP, FP);
     return p;
 }
 
@@ -231,7 +236,8 @@ void free(void *p)
     if (!p || in_boot(p))
         return;
     resolve();
-    note_free(p, FP);
+    if (!scudo_hooks)
+        note_free(p, FP);
     r_free(p);
 }
 
@@ -248,7 +254,7 @@ void *realloc(void *p, size_t n)
         return boot_alloc(n);
     uintptr_t fp = FP;
     void *q = r_realloc(p, n);
-    if (q || n == 0) {
+    if (!scudo_hooks && (q || n == 0)) {
         note_free(p, fp);
         note_alloc(q, n, K_HEAP, fp);
     }
@@ -259,7 +265,7 @@ int posix_memalign(void **out, size_t al, size_t n)
 {
     resolve();
     int e = r_posix_memalign(out, al, n);
-    if (!e)
+    if (!e && !scudo_hooks)
         note_alloc(*out, n, K_HEAP, FP);
     return e;
 }
@@ -268,7 +274,8 @@ void *aligned_alloc(size_t al, size_t n)
 {
     resolve();
     void *p = r_aligned_alloc(al, n);
-    note_alloc(p, n, K_HEAP, FP);
+    if (!scudo_hooks)
+        note_alloc(p, n, K_HEAP, FP);
     return p;
 }
 
@@ -276,7 +283,8 @@ void *memalign(size_t al, size_t n)
 {
     resolve();
     void *p = r_memalign(al, n);
-    note_alloc(p, n, K_HEAP, FP);
+    if (!scudo_hooks)
+        note_alloc(p, n, K_HEAP, FP);
     return p;
 }
 
@@ -288,6 +296,24 @@ const char *mtb_alloc_next_from(void)
     Dl_info di;
     resolve();
     return r_malloc && dladdr((void *)r_malloc, &di) && di.dli_fname ? di.dli_fname : NULL;
+}
+
+/* ---- Scudo's hooks: Scudo (compiler-rt's scudo_standalone) calls these
+ * for every allocation and free when a loaded object defines them, C++'s
+ * operator new and delete included, which Scudo serves itself without
+ * malloc. Once they are called, the malloc family above leaves the record
+ * to them (an object noted twice would read as a double free). ---- */
+void __scudo_allocate_hook(void *ptr, size_t size);
+void __scudo_deallocate_hook(void *ptr);
+void __scudo_allocate_hook(void *ptr, size_t size)
+{
+    scudo_hooks = 1;
+    note_alloc(ptr, size, K_HEAP, FP);
+}
+void __scudo_deallocate_hook(void *ptr)
+{
+    scudo_hooks = 1;
+    note_free(ptr, FP);
 }
 
 /* ---- a service's own allocator (objtag patches; weak references there) ---- */
