@@ -106,6 +106,9 @@ static void say(const char *buf, char *end)
     if (write(fault_fd >= 0 ? fault_fd : 2, buf, (size_t)(end - buf)) < 0) { /* best effort */ }
 }
 
+static void maps_each(void (*fn)(char *line, size_t len, uintptr_t s, uintptr_t e, const char *perms, void *arg),
+                      void *arg);
+
 #ifdef __aarch64__
 static int has_mte;
 /* the allocation tag of the granule at a (LDG); the page must be mapped */
@@ -125,6 +128,22 @@ static int mapped(uintptr_t a)
     return syscall(SYS_mincore, (void *)(a & ~(uintptr_t)(pg - 1)), (size_t)1, vec) == 0;
 }
 
+/* the granules of [lo, hi) that lie in readable mappings (an allocator's
+ * guard pages are mapped PROT_NONE: LDG there faults) */
+struct window { uintptr_t lo, hi; unsigned char ok[33]; };
+static void readable_line(char *line, size_t len, uintptr_t s, uintptr_t e, const char *perms, void *arg)
+{
+    struct window *w = arg;
+    (void)line, (void)len;
+    if (perms[0] != 'r' || e <= w->lo || s >= w->hi)
+        return;
+    for (int i = 0; i < 33; i++) {
+        uintptr_t a = w->lo + 16 * (uintptr_t)i;
+        if (a >= s && a < e)
+            w->ok[i] = 1;
+    }
+}
+
 static void report_tags(uintptr_t addr)
 {
     char buf[160], *p = buf;
@@ -132,16 +151,10 @@ static void report_tags(uintptr_t addr)
     p = put_str(p, "MTEBENCH-TAGS base=");
     p = put_hex(p, base);
     p = put_str(p, " tags=");
-    uintptr_t page = 1; /* no page is at 1: the first granule asks */
-    int ok = 0;
-    for (int i = 0; i < 33; i++) {
-        uintptr_t a = base + 16 * (uintptr_t)i;
-        if ((a & ~(uintptr_t)4095) != page) {
-            page = a & ~(uintptr_t)4095;
-            ok = mapped(a);
-        }
-        *p++ = ok ? "0123456789abcdef"[ldg(a)] : '-';
-    }
+    struct window w = { base, base + 33 * 16, { 0 } };
+    maps_each(readable_line, &w);
+    for (int i = 0; i < 33; i++)
+        *p++ = w.ok[i] ? "0123456789abcdef"[ldg(base + 16 * (uintptr_t)i)] : '-';
     *p++ = '\n';
     say(buf, p);
 }
@@ -212,9 +225,10 @@ static void report_syscall(const ucontext_t *u)
 }
 #endif
 
-/* the executable mappings, and the one holding addr, from /proc/self/maps
- * read in pieces (open, read and write are async-signal-safe) */
-static void report_maps(uintptr_t addr)
+/* each line of /proc/self/maps, read in pieces (open, read and write are
+ * async-signal-safe), as fn(line, start, end, perms, arg) */
+static void maps_each(void (*fn)(char *line, size_t len, uintptr_t s, uintptr_t e, const char *perms, void *arg),
+                      void *arg)
 {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -222,7 +236,6 @@ static void report_maps(uintptr_t addr)
     char buf[4096], line[600];
     size_t ll = 0;
     ssize_t n;
-    addr &= 0x00ffffffffffffffULL;
     while ((n = read(fd, buf, sizeof buf)) > 0) {
         for (ssize_t i = 0; i < n; i++) {
             if (buf[i] != '\n') {
@@ -232,25 +245,39 @@ static void report_maps(uintptr_t addr)
             }
             line[ll] = 0;
             /* "start-end perms offset dev inode path" */
-            uintptr_t s = 0, e = 0;
+            uintptr_t st = 0, e = 0;
             char *q = line;
-            while (*q && *q != '-') { s = s * 16 + (uintptr_t)(*q <= '9' ? *q - '0' : (*q | 32) - 'a' + 10); q++; }
+            while (*q && *q != '-') { st = st * 16 + (uintptr_t)(*q <= '9' ? *q - '0' : (*q | 32) - 'a' + 10); q++; }
             if (*q) q++;
             while (*q && *q != ' ') { e = e * 16 + (uintptr_t)(*q <= '9' ? *q - '0' : (*q | 32) - 'a' + 10); q++; }
-            int exec = q[0] && q[1] && q[2] && q[3] == 'x';
-            int holds = addr >= s && addr < e;
-            if (exec || holds) {
-                char out[640], *p = out;
-                p = put_str(p, holds ? "MTEBENCH-MAP fault " : "MTEBENCH-MAP code ");
-                line[ll] = '\n';
-                for (size_t k = 0; k <= ll; k++)
-                    *p++ = line[k];
-                say(out, p);
-            }
+            if (*q == ' ' && q[1] && q[2] && q[3])
+                fn(line, ll, st, e, q + 1, arg);
             ll = 0;
         }
     }
     close(fd);
+}
+
+struct near { uintptr_t addr; };
+static void map_line(char *line, size_t len, uintptr_t s, uintptr_t e, const char *perms, void *arg)
+{
+    uintptr_t addr = ((struct near *)arg)->addr;
+    int holds = addr >= s && addr < e;
+    if (perms[2] != 'x' && !holds)
+        return;
+    char out[640], *p = out;
+    p = put_str(p, holds ? "MTEBENCH-MAP fault " : "MTEBENCH-MAP code ");
+    line[len] = '\n';
+    for (size_t k = 0; k <= len; k++)
+        *p++ = line[k];
+    say(out, p);
+}
+
+/* the executable mappings, and the one holding addr */
+static void report_maps(uintptr_t addr)
+{
+    struct near n = { addr & 0x00ffffffffffffffULL };
+    maps_each(map_line, &n);
 }
 
 /* one fault's lines at a time: threads faulting together (a use after free

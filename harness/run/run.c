@@ -172,6 +172,9 @@ static int step_prove(struct run_ctx *c)
     if (mtb_mode_prefer(run->mode, c->why, sizeof c->why) != 0)
         return -1;
     int proved = mtb_proof_run(run->platform, run->mode, c->envv, &c->proof, c->why, sizeof c->why);
+    /* the probe's deliberate faults are its own, proved or not: the fault
+     * file starts afresh (left, a failed proof read as the service's fault) */
+    unlink(c->faultp);
     json_object_set_new(c->rec, "proof", c->proof);
     if (proved)
         proved = mtb_proof_allocator(c->proof, run->allocator ? run->allocator : mtb_allocator_default(), run->mode,
@@ -182,8 +185,6 @@ static int step_prove(struct run_ctx *c)
         free(m);
         return -1;
     }
-    /* the probe's deliberate faults are its own; start the fault file afresh */
-    unlink(c->faultp);
     unlink(c->smapsp);
     if (c->stackp)
         unlink(c->stackp);
