@@ -25,7 +25,7 @@ hosts_ctl "$M" hosts "${K[@]}" h1 h2 > "$T_TMP/h.out" 2> "$T_TMP/h.err"
 ok $? "mtebench hosts h1 h2" || { dump "$T_TMP/h.out"; dump "$T_TMP/h.err"; }
 grep -q '^h1: ok: h1 x86_64 .*clock offset' "$T_TMP/h.out"; ok $? "h1 named by its own hostname, architecture and clock offset" || dump "$T_TMP/h.out"
 grep -q '^h2: ok: h2 ' "$T_TMP/h.out"; ok $? "h2 too"
-is "$(grep -c 'h1: put' "$T_TMP/h.err")" 9 "the agent's 9 parts put on h1 (libmtestack.so among them)"
+is "$(grep -c 'h1: put' "$T_TMP/h.err")" 11 "the agent's 11 parts put on h1 (libmtestack.so, and libmtealloc.so for fault reports, among them)"
 hosts_exec h1 test -x /root/.mtebench-agent/build/mtebench; ok $? "the agent is in h1's own home"
 [ ! -e /root/.mtebench-agent ]; ok $? "... and not in the controller's (nothing passes through the shared file system)"
 hosts_ctl "$M" hosts "${K[@]}" h1 > "$T_TMP/h2.out" 2> "$T_TMP/h2.err"
