@@ -141,11 +141,10 @@ static char *trial_log(const char *dir, json_t *rec, const char *lf)
     return mtb_asprintf("%s/%s", dir, lf ? lf : sl ? sl : "service.log");
 }
 
-
 /* Is a caught trial explained (docs/DETECTION.md, "Diagnosability")? Its
  * fault report's cause is one the manifest's class allows, and where the
  * bug's log names the object (bugs.patch's "mtbbug: object"), the report's
- * object is that one. Sets d.explained {ok, why}; nothing for a trial not
+ * object holds it. Sets d.explained {ok, why}; nothing for a trial not
  * caught by a tag check. */
 static void explained(json_t *d, json_t *man)
 {

@@ -111,7 +111,7 @@ static void maps_each(void (*fn)(char *line, size_t len, uintptr_t s, uintptr_t 
 
 #ifdef __aarch64__
 static int has_mte;
-/* the allocation tag of the granule at a (LDG); the page must be mapped */
+/* the allocation tag of the granule at a (LDG); its page must be readable */
 static unsigned ldg(uintptr_t a)
 {
     /* LDG x0, [x0] as its encoding: the file is built for any AArch64 CPU */

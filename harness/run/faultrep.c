@@ -121,7 +121,8 @@ static json_t *frame_of(json_t *maps, uint64_t pc)
 }
 
 /* every frame of every stack in the report symbolised: one addr2line per
- * module (-f -C -i off: the outermost function of an inlined chain) */
+ * module (-a -i -f -C: each address, then its inlined chain innermost
+ * first: the frame's function and source, and inlined_in outwards) */
 static void symbolise(json_t *stacks)
 {
     json_t *done = json_object(); /* path -> 1 */

@@ -7,8 +7,9 @@
 # what the instruction did, and the functions of the fault's, the
 # allocation's and the free's stacks (addr2line on the -g binary). Then what
 # is left without the allocation record (the cause unknown, said so) and in
-# async mode (no address: said so, the system call it was raised at named).
-# A real service's catch explained is detect-memcached.t's.
+# async mode (no address: said so, the system call it was raised at named);
+# a user's own run with --fault-report. The catalogue's catches explained
+# are detect-memcached.t's and stacktag.t's.
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
 FC="$B/tests/aarch64/faultcases"
@@ -73,6 +74,23 @@ explain "$T_TMP/overflow-1.txt"
 is "$(rep .cause)" '"unknown: asynchronous, the address is not known"' "async: the address is not known, and the report says so"
 ok "$(jq -e '[.[]][0] | .si_code == 8 and (.report.stack | length) > 0' "$T_TMP/ex.json" >/dev/null; echo $?)" \
    "async: si_code 8; the stack where it was raised"
+
+# a user's own run: `run --fault-report` on a service that dies of a tag
+# check fault (memcached's test-only planted use after free of a slab
+# chunk, objtag's chunk told to libmtealloc), then `explain DIR`
+MTEBENCH_PLANT=uaf "$M" run --service memcached --variant objtag-plant --mode sync --platform emu --duration 3 \
+    --warmup 0 --fault-report --results "$T_TMP/own" > "$T_TMP/own.out" 2>&1
+is "$?" 3 "run --fault-report: the planted use after free is a fault (exit 3)" || dump "$T_TMP/own.out"
+d="$T_TMP/own/001-objtag-plant-sync"
+ok "$(jq_e '.fault_report == true and .fault.report.cause == "use after free" and .fault.report.object.kind == "service"
+      and (.fault.report.free_stack | map(.function) | index("do_slabs_free") != null)' "$d/record.json" >/dev/null; echo $?)" \
+   "its record: the use after free of a slab chunk, the free's stack through do_slabs_free" ||
+    "$M" explain "$d" | sed 's/^/#   /'
+"$M" explain "$d" > "$T_TMP/own.txt" 2>&1
+ok "$(grep -q '^Cause: \[MTE\]: use after free, [0-9]* bytes into a [0-9]*-byte object of the service.s own allocator' "$T_TMP/own.txt"; echo $?)" \
+   "explain DIR prints it" || dump "$T_TMP/own.txt"
+"$M" bench --service memcached --mode sync --fault-report > /dev/null 2> "$T_TMP/e"
+is "$?" 2 "--fault-report on bench: refused (exit 2), a timed run never carries the record"
 
 # bad input
 "$M" explain "$T_TMP/nosuch" > /dev/null 2> "$T_TMP/e"
