@@ -7,6 +7,9 @@
  *
  *   faultcases CASE     uaf | overflow | underflow | far | double-free
  *
+ * Every bad access lands on a granule no pointer's tag can match (a chunk
+ * header, tag 0, or freed memory), so each case faults on every run.
+ *
  * Each case goes through functions of its own (noinline), so that the
  * allocation's, the free's and the fault's stacks name them.
  */
@@ -46,10 +49,14 @@ int main(int argc, char **argv)
         write_at(obj, 64 + 8);
     } else if (!strcmp(c, "underflow")) { /* a read 16 bytes before the start */
         read_at(obj, -16);
-    } else if (!strcmp(c, "far")) {     /* a write 200 bytes past the end of 64 */
+    } else if (!strcmp(c, "far")) {
+        /* a write 72 bytes past the end of 64, over the next object: into
+         * the header of the chunk after it (glibc: 64 + 16 + 48, then 8 into
+         * the 16-byte header), whose tag is 0, which no pointer carries, so
+         * that it faults whatever tags the objects drew */
         char *big = make_object(1024);
         (void)big;
-        write_at(obj, 64 + 200);
+        write_at(obj, 64 + 72);
     } else if (!strcmp(c, "double-free")) {
         drop_object(obj);
         drop_object(obj);

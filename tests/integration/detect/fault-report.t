@@ -48,7 +48,7 @@ done <<'EOF'
 uaf|use after free|64|into|24|read|read_at
 overflow|buffer overflow|64|past|8|write|write_at
 underflow|buffer underflow|64|before|16|read|read_at
-far|buffer overflow|64|past|200|write|write_at
+far|buffer overflow|64|past|72|write|write_at
 double-free|double free|64|into|0|-|__libc_free
 EOF
 
