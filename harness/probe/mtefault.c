@@ -323,7 +323,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     uintptr_t addr = (uintptr_t)si->si_addr;
 #ifdef __aarch64__
     if (uc) {
-        if (has_mte && addr && mapped(addr & 0x00ffffffffffffffULL))
+        if (has_mte && addr) /* where the window is readable (maps) */
             report_tags(addr);
         report_regs(uc);
         report_stack(uc);

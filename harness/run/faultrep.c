@@ -267,15 +267,21 @@ static const char *objkind(json_t *o)
 }
 
 /* the faulting instruction's base register's value (A64 decoder), or 0 */
-static uint64_t base_reg(json_t *regs)
+/* the faulting instruction decoded (A64 decoder) into d; 0: none recorded */
+static int insn_of(json_t *regs, struct mtb_a64_insn *d)
 {
     const char *insn = regs ? mtb_jstr(regs, "insn") : "";
     if (!*insn)
         return 0;
     struct mtb_a64_params prm = { 64, 64 };
+    mtb_a64_decode((uint32_t)hexv(insn), &prm, d);
+    return 1;
+}
+
+static uint64_t base_reg(json_t *regs)
+{
     struct mtb_a64_insn d;
-    mtb_a64_decode((uint32_t)hexv(insn), &prm, &d);
-    if (d.base < 0 || d.group == MTB_A64_G_NONE)
+    if (!insn_of(regs, &d) || d.base < 0 || d.group == MTB_A64_G_NONE)
         return 0;
     char r[8];
     snprintf(r, sizeof r, d.base == 31 ? "sp" : "x%d", d.base);
@@ -440,12 +446,9 @@ static json_t *cand_json(const struct cand *k)
 /* what the faulting instruction did: read, write (both: an atomic) */
 static const char *access_of(json_t *regs)
 {
-    const char *insn = regs ? mtb_jstr(regs, "insn") : "";
-    if (!*insn)
-        return NULL;
-    struct mtb_a64_params prm = { 64, 64 };
     struct mtb_a64_insn d;
-    mtb_a64_decode((uint32_t)hexv(insn), &prm, &d);
+    if (!insn_of(regs, &d))
+        return NULL;
     return d.load && d.store ? "read and write" : d.store ? "write" : d.load ? "read" : NULL;
 }
 
