@@ -78,7 +78,8 @@ static double predict(const char *line, int tagged, int qemu, int kernel)
     if (sweep_preload && tagged && !strncmp(line, "far ", 4))
         return -1; /* Scudo's neighbours: its own tag choice, not judged here */
     if (sweep_preload && tagged && !strncmp(line, "uaf_reuse ", 10))
-        return 1; /* Scudo retags a freed chunk excluding its tag: a reuse never has the old one */
+        return 1; /* Scudo retags a freed chunk excluding its tag: a reuse it retagged never has the old one
+                   * (judged over those: cell_json) */
     if (strncmp(line, "overflow ", 9) && strncmp(line, "far ", 4) && strncmp(line, "uaf_", 4))
         return -1;
     if (!tagged)
@@ -124,12 +125,12 @@ static char *sweep_run(const struct mtb_platform *p, const struct mtb_mode *m, l
     return out;
 }
 
-struct tally { int cells, agree95, agree999, det, det_agree, codes_bad; };
+struct tally { int cells, agree95, agree999, det, det_agree, codes_bad, tags_wrong; };
 
 /* one cell: JSON with the interval, both models and the verdicts */
 static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, int kernel, struct tally *t)
 {
-    long trials = field(line, "trials"), caught = field(line, "caught");
+    long trials = field(line, "trials"), caught = field(line, "caught"), same = field(line, "same");
     int tagged = m->write_code != 0;
     /* the kernel checks in sync mode only; asymm's is not known here */
     int sync = m->read_code == 9 && m->write_code == 9, asymm = m->read_code == 9 && m->write_code == 8;
@@ -137,6 +138,15 @@ static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, i
     double pm = predict(line, tagged, qemu, kern), po = predict(line, tagged, !qemu, kern);
     if (pm < 0 || trials <= 0)
         return NULL;
+    /* the architecture, exactly: a load through the stale pointer faults
+     * when the reused object's tag differs from its own, and only then */
+    int tags_exact = same < 0 || caught == trials - same;
+    /* Scudo: a chunk whose memory was reclaimed (released to the system)
+     * is prepared afresh with a tag that need not exclude the old one
+     * (combined.h's allocate); its retag-on-free claim is judged over the
+     * reuses that kept their free-time tag, and the others are reported */
+    long fresh = sweep_preload && tagged && same > 0 ? same : 0;
+    trials -= fresh;
     struct mtb_stats_ci ci, ci3;
     mtb_stats_wilson(caught, trials, Z95, &ci);
     mtb_stats_wilson(caught, trials, Z999, &ci3);
@@ -153,12 +163,21 @@ static json_t *cell_json(const char *line, const struct mtb_mode *m, int qemu, i
     t->det += det;
     t->det_agree += det && caught == (pm == 1 ? trials : 0);
     t->codes_bad += !codes_ok;
+    t->tags_wrong += !tags_exact;
     char name[96];
     snprintf(name, sizeof name, "%.*s", (int)(strstr(line, " trials=") - line), line);
-    return json_pack("{s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:b,s:b,s:b,s:b}", "cell", name, "trials", (json_int_t)trials,
-                     "caught", (json_int_t)caught, "skipped", (json_int_t)field(line, "skipped"), "rate", ci.est,
-                     "wilson95_lo", ci.lo, "wilson95_hi", ci.hi, "predicted", pm, "predicted_other_model", po,
-                     "agree95", a95, "agree999", a999, "deterministic", det, "si_codes_ok", codes_ok);
+    json_t *c = json_pack("{s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:b,s:b,s:b,s:b}", "cell", name, "trials",
+                          (json_int_t)trials, "caught", (json_int_t)caught, "skipped", (json_int_t)field(line, "skipped"),
+                          "rate", ci.est, "wilson95_lo", ci.lo, "wilson95_hi", ci.hi, "predicted", pm,
+                          "predicted_other_model", po, "agree95", a95, "agree999", a999, "deterministic", det,
+                          "si_codes_ok", codes_ok);
+    if (same >= 0) {
+        json_object_set_new(c, "same_tag", json_integer(same));
+        json_object_set_new(c, "tags_exact", json_boolean(tags_exact));
+        if (sweep_preload && tagged)
+            json_object_set_new(c, "fresh_same_tag", json_integer(fresh));
+    }
+    return c;
 }
 
 /* one mode: proof, the program's cells, the tag-step counts; the tally */
@@ -218,6 +237,15 @@ static void print_mode(const json_t *mo)
                json_number_value(json_object_get(c, "predicted")),
                json_number_value(json_object_get(c, "predicted_other_model")),
                json_is_true(json_object_get(c, "agree95")) ? "agrees" : "OUTSIDE 95%");
+        json_int_t fresh = json_integer_value(json_object_get(c, "fresh_same_tag"));
+        if (fresh > 0)
+            printf("  %-22s + %lld reuse%s with the old tag back (a chunk Scudo prepared afresh), not caught\n", "",
+                   (long long)fresh, fresh == 1 ? "" : "s");
+        if (json_is_false(json_object_get(c, "tags_exact")))
+            printf("  %-22s   NOT as the tags say: %lld of %lld reuses had the old tag, %lld caught\n", "",
+                   json_integer_value(json_object_get(c, "same_tag")),
+                   json_integer_value(json_object_get(c, "trials")) + fresh,
+                   json_integer_value(json_object_get(c, "caught")));
     }
     printf("  overflow n=16..31 x k (through the neighbour's header): %d/%d cells exactly as the granule predicts\n",
            det_ok, det);
@@ -249,11 +277,13 @@ int mtb_detect_sweep_finish(json_t *doc, const char *results, int json)
                json_string_value(json_object_get(doc, "tag_model")));
         json_array_foreach(json_object_get(doc, "modes"), i, mo) print_mode(mo);
         printf("%lld cells: %lld within their Wilson 95%% interval, %lld within 99.9%%; deterministic %lld/%lld exact; "
-               "si_codes wrong in %lld: %s\n", json_integer_value(json_object_get(v, "cells")),
-               json_integer_value(json_object_get(v, "agree95")), json_integer_value(json_object_get(v, "agree999")),
+               "si_codes wrong in %lld; catches not as the tags say in %lld: %s\n",
+               json_integer_value(json_object_get(v, "cells")), json_integer_value(json_object_get(v, "agree95")),
+               json_integer_value(json_object_get(v, "agree999")),
                json_integer_value(json_object_get(v, "deterministic_exact")),
                json_integer_value(json_object_get(v, "deterministic")),
-               json_integer_value(json_object_get(v, "si_codes_wrong")), pass ? "PASS" : "FAIL");
+               json_integer_value(json_object_get(v, "si_codes_wrong")),
+               json_integer_value(json_object_get(v, "tags_wrong")), pass ? "PASS" : "FAIL");
     }
     printf("sweep: %s\n", path);
     free(path);
@@ -296,11 +326,11 @@ int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trial
     }
     free(copy);
     json_object_set_new(doc, "modes", jm);
-    int pass = t.det == t.det_agree && t.agree999 == t.cells && t.codes_bad == 0 && t.cells > 0;
+    int pass = t.det == t.det_agree && t.agree999 == t.cells && t.codes_bad == 0 && t.tags_wrong == 0 && t.cells > 0;
     json_object_set_new(doc, "verdict",
-                        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:b}", "cells", t.cells, "agree95", t.agree95, "agree999",
-                                  t.agree999, "deterministic", t.det, "deterministic_exact", t.det_agree,
-                                  "si_codes_wrong", t.codes_bad, "pass", pass));
+                        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b}", "cells", t.cells, "agree95", t.agree95,
+                                  "agree999", t.agree999, "deterministic", t.det, "deterministic_exact", t.det_agree,
+                                  "si_codes_wrong", t.codes_bad, "tags_wrong", t.tags_wrong, "pass", pass));
     int rc = mtb_detect_sweep_finish(doc, results, json);
     json_decref(doc);
     return rc;

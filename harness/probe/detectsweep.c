@@ -18,7 +18,9 @@
  *   uaf_free n=N       a load through a freed object's pointer, not reused
  *   uaf_reuse n=N m=M  the object freed, M other allocations, the object's
  *                      chunk reused by malloc(N), a load through the stale
- *                      pointer
+ *                      pointer; same= counts the reuses whose pointer
+ *                      carried the stale pointer's tag (a load through it is
+ *                      not a mismatch: never caught)
  *   sys_read n=N k=K   read() of N+K bytes from a pipe into an N-byte object:
  *                      the kernel writes K bytes past it (the bytes already
  *                      there, so nothing changes)
@@ -72,7 +74,7 @@ static inline volatile unsigned char *mem_tagged(void *p)
     return (volatile unsigned char *)q;
 }
 
-struct cell { long trials, caught, sync, async, other, kernel, skipped; };
+struct cell { long trials, caught, sync, async, other, kernel, skipped, same; };
 
 /* one bad access: a store through p of the byte already there (is_store),
  * else a load; 1 if a signal came */
@@ -104,8 +106,11 @@ static int attempt(volatile unsigned char *p, int is_store, struct cell *c)
 
 static void put(const char *what, const struct cell *c)
 {
-    printf("%s trials=%ld caught=%ld sync=%ld async=%ld other=%ld kernel=%ld skipped=%ld\n", what, c->trials,
+    printf("%s trials=%ld caught=%ld sync=%ld async=%ld other=%ld kernel=%ld skipped=%ld", what, c->trials,
            c->caught, c->sync, c->async, c->other, c->kernel, c->skipped);
+    if (!strncmp(what, "uaf_reuse ", 10))
+        printf(" same=%ld", c->same);
+    printf("\n");
 }
 
 #define ADDR ((1ull << 56) - 1)
@@ -167,6 +172,7 @@ static void cell_uaf(size_t n, int m, int reuse, long trials)
                 goto next;
             }
         }
+        c.same += reuse && tag_of(q) == tag_of(p);
         attempt(p, 0, &c);
     next:
         if (reuse) {

@@ -30,17 +30,22 @@ ok "$(jq_e '[.modes[] | select(.mode=="sync") | .cells[] | select(.cell|startswi
    "sync: every overflow cell exact, as under emu"
 ok "$(grep -q 'sys_read n=32 k=16' "$T_TMP/out"; echo $?)" "the text table shows the system-call cells" || dump "$T_TMP/out"
 # Scudo in the guest (its library in the guest image): a freed chunk retagged
-# at once, so a use after reuse is always caught, and a write() from a freed
-# chunk refused by the kernel in sync mode (a reuse trial counts only when
-# malloc gave the freed chunk back: Scudo now and then gives another one,
-# 1 in 100 here, so the trials are 80 or more, each caught)
+# at once, so a use after reuse is caught whenever the chunk kept its
+# free-time tag, and a write() from a freed chunk refused by the kernel in sync
+# mode (a reuse trial counts only when malloc gave the freed chunk back: Scudo
+# now and then gives another one, 1 in 100 here, so the trials are 80 or
+# more). Every catch is as the tags say (caught exactly when the reused
+# pointer's tag differs); a chunk Scudo prepared afresh may carry the old tag
+# (1 of 100 reuses in one CI run; a choice that did not exclude it would give
+# about 14), so a few such are allowed and reported, never a miss the tags
+# do not explain.
 "$B/mtebench" detect-sweep --platform vm --allocator scudo --modes sync --trials 100 --results "$T_TMP/sc" > "$T_TMP/sc.out" 2>&1
 is "$?" 0 "detect-sweep on vm under Scudo passes" || dump "$T_TMP/sc.out"
 S="$T_TMP/sc/sweep.json"
 ok "$(jq_e '.allocator == "scudo" and .platform == "vm" and ([.modes[0].cells[] | select(.cell|startswith("uaf_reuse")) |
-      .caught == .trials and .trials >= 80] | length == 3 and all) and ([.modes[0].cells[] |
+      .caught == .trials and .trials >= 77 and .tags_exact and .fresh_same_tag <= 3] | length == 3 and all) and ([.modes[0].cells[] |
       select(.cell|startswith("sys_write_free")) | .caught == .trials and .trials > 0] == [true])' "$S" >/dev/null; echo $?)" \
-   "Scudo on vm: every use after reuse caught, every write() from a freed chunk refused by the kernel" || dump "$T_TMP/sc.out"
+   "Scudo on vm: every use after a reuse Scudo retagged caught ($(jq -r '[.modes[0].cells[] | select(.cell|startswith("uaf_reuse")) | "\(.caught)/\(.trials)+\(.fresh_same_tag)"] | join(", ")' "$S") afresh), every write() from a freed chunk refused by the kernel" || dump "$T_TMP/sc.out"
 "$B/mtebench" detect-sweep --platform vm --tag-model lfsr > "$T_TMP/bad" 2>&1
 ok "$([ $? = 2 ] && grep -q 'tag-model lfsr: accepted qemu, uniform' "$T_TMP/bad"; echo $?)" "a tag model it does not know: refused by name (exit 2)"
 done_testing

@@ -9,8 +9,10 @@
 # the uniform 14/15 of an unbiased generator. Off catches nothing. The
 # system-call cells (the kernel writing past an object, reading a freed one)
 # are never refused: qemu-user checks no system call (detect-sweep-vm.t:
-# a real kernel in sync mode does). Under Scudo (--allocator scudo) every
-# use after reuse is caught.
+# a real kernel in sync mode does). Every use after reuse is caught exactly
+# when the reused object's tag differs from the stale pointer's (the
+# architecture, counted). Under Scudo (--allocator scudo) every use after a
+# reuse it retagged on free is caught.
 . "$(dirname "$0")/../../lib.sh"
 R="$T_TMP/sweep"
 "$B/mtebench" detect-sweep --platform emu --trials 2000 --results "$R" > "$T_TMP/out" 2>&1
@@ -32,6 +34,9 @@ for m in async sync; do
        "$m: use after free with reuse, >= 200 trials, agrees with 7/8 (QEMU's generator); 14/15 lies above the interval"
     jq -r --arg m $m '.modes[] | select(.mode==$m) | .cells[] | select(.cell=="uaf_reuse n=40 m=0")
         | "# \($m) uaf_reuse: \(.caught)/\(.trials) = \(.rate) [\(.wilson95_lo), \(.wilson95_hi)], predicted \(.predicted), 95%: \(.agree95)"' "$J"
+    ok "$(jq_e --arg m $m '[.modes[] | select(.mode==$m) | .cells[] | select(.cell|startswith("uaf_reuse"))
+        | .tags_exact and .same_tag > 0 and .caught == .trials - .same_tag] | length == 3 and all' "$J" >/dev/null; echo $?)" \
+       "$m: a use after reuse caught exactly when the tags differ ($(jq -r --arg m $m '[.modes[] | select(.mode==$m) | .cells[] | select(.cell|startswith("uaf_reuse")) | "\(.trials - .same_tag)/\(.caught)"] | join(", ")' "$J") differing/caught)"
     ok "$(jq_e --arg m $m '.modes[] | select(.mode==$m) | [.cells[] | .si_codes_ok] | all' "$J" >/dev/null; echo $?)" \
        "$m: every catch has the mode's si_code"
 done
@@ -43,7 +48,7 @@ is "$?" 0 "detect-sweep --allocator scudo passes" || dump "$T_TMP/sc"
 S="$T_TMP/scudo/sweep.json"
 for m in async sync; do
     ok "$(jq_e --arg m $m '.allocator == "scudo" and ([.modes[] | select(.mode==$m) | .proof.ok and (.proof.probe.tagged_ptrs | split("/") | .[0] | tonumber) >= 48] == [true])
-        and ([.modes[] | select(.mode==$m) | .cells[] | select(.cell|startswith("uaf_reuse")) | .caught == .trials and .trials >= 390 and .predicted == 1] | length == 3 and all)' "$S" >/dev/null; echo $?)" \
+        and ([.modes[] | select(.mode==$m) | .cells[] | select(.cell|startswith("uaf_reuse")) | .caught == .trials and .trials >= 380 and .predicted == 1 and .tags_exact and .fresh_same_tag <= 8] | length == 3 and all)' "$S" >/dev/null; echo $?)" \
        "$m, Scudo: its heap tagged (the probe's pointers), every use after reuse caught ($(jq -r --arg m $m '.modes[] | select(.mode==$m) | .cells[] | select(.cell=="uaf_reuse n=40 m=0") | "\(.caught)/\(.trials)"' "$S"); glibc: $(jq -r --arg m $m '.modes[] | select(.mode==$m) | .cells[] | select(.cell=="uaf_reuse n=40 m=0") | "\(.caught)/\(.trials)"' "$J"))"
 done
 "$B/mtebench" detect-sweep --allocator jemalloc > "$T_TMP/ba" 2>&1
