@@ -4,7 +4,8 @@
 # synthetic plant in the variants it has builds for) under
 # emu, 3 trials each: every trial reaches its bug, and each bug's manifest
 # holds: the variants in caught_by catch it by a tag check (sync and async)
-# in every trial, those in missed_by never do. Kept out of `make test` for its
+# in every trial, those in missed_by never do. Then every bug's fixed-build
+# control (`detect --controls`; make test runs three per service). Kept out of `make test` for its
 # time (one trial per cell, 2026-12-04: memcached 63 trials in 270 s, nginx
 # 72 in 148 s, PostgreSQL's tagged and objtag 66 in 233 s, RocksDB 30; three
 # trials triple it; cold: PostgreSQL's plain object tree, ~35 min, and
@@ -28,5 +29,13 @@ for svc in ${MTB_DETECT_SERVICES:-memcached nginx postgresql rocksdb}; do
                 "$R/detect.json" >/dev/null; echo $?)" "$svc $bug: no tag check of $v catches it"
         done
     done
+    # every bug's fixed-build control (make test runs three per service): the fix refuses the trigger,
+    # none of the bug's code runs, the service answers as control_expect says (PostgreSQL: tagged's bug
+    # build, as detect-postgresql.t; a plant has no control)
+    var=""; [ "$svc" = postgresql ] && var="--variants tagged"
+    "$B/mtebench" detect --controls --service "$svc" $var --platform emu --results "$R-ctl" > "$T_TMP/$svc-ctl.out" 2>&1
+    is "$?" 0 "$svc: every bug's control passes (exit 0)" || dump "$T_TMP/$svc-ctl.out"
+    ok "$(jq_e '[.[] | .outcome] | length > 0 and all(. == "refused" or . == "no_control")' "$R-ctl/controls.json" >/dev/null; echo $?)" \
+       "$svc: each control refused, as control_expect says ($(jq -r '[.[] | .bug + ":" + .outcome] | join(" ")' "$R-ctl/controls.json" 2>/dev/null))"
 done
 done_testing
