@@ -164,7 +164,11 @@ static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
         struct mtb_agent_target t = { .where = run->kernel, .workdir = run->dir, .cpus = 2, .mem_mb = 2048,
                                       .quiet = run->quiet, .count_out = count_out };
         char *seed = vm_seed(run);
-        struct mtb_agent_far far = { .platform = "host", .kernel = kname, .dir = "guest", .seed = seed };
+        /* a trial's guest run keeps the faulting process's core (the guest's
+         * /init points core_pattern at /tmp/cores) */
+        static char *const core_args[] = { "--core", NULL };
+        struct mtb_agent_far far = { .platform = "host", .kernel = kname, .dir = "guest", .seed = seed,
+                                     .args = run->fault_report ? core_args : NULL };
         struct mtb_cpu_ticks *t0 = mtb_cpu_ticks_read();
         mtb_agent_run(mtb_transport_find("console"), &t, run, &far, &res, &rec, err, sizeof err);
         struct mtb_cpu_ticks *t1 = mtb_cpu_ticks_read();

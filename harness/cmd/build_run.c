@@ -108,7 +108,7 @@ int mtb_cmd_run(int argc, char **argv)
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
                            .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
                            .external_load = o.external_load, .count = o.count,
-                           .fault_report = o.fault_report };
+                           .fault_report = o.fault_report, .core = o.core };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (o.json) {

@@ -15,7 +15,7 @@
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
        O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
-       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER, O_PARAM, O_COUNT, O_FAULT_REPORT };
+       O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER, O_PARAM, O_COUNT, O_FAULT_REPORT, O_CORE };
 
 static const struct option longopts[] = {
     { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
@@ -35,6 +35,7 @@ static const struct option longopts[] = {
     { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
     { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
     { "count", no_argument, 0, O_COUNT },             { "fault-report", no_argument, 0, O_FAULT_REPORT },
+    { "core", no_argument, 0, O_CORE },
     { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
     { "max-reps", required_argument, 0, O_MAXREPS },
     { "server-host", required_argument, 0, O_SERVER_HOST }, { "client-hosts", required_argument, 0, O_CLIENT_HOSTS },
@@ -75,6 +76,9 @@ static void mtb_cli_usage(FILE *f)
             "  --fault-report               run: a tag-check fault's report with its object and the\n"
             "                               allocation's and free's stacks (libmtealloc.so preloaded:\n"
             "                               not for timing; `mtebench explain DIR` prints it)\n"
+            "  --core                       run: keep the faulting process's core with its memory tags,\n"
+            "                               slimmed, as DIR/core (core_pattern must name a directory:\n"
+            "                               PLATFORM=vm guests set it; a trial on vm keeps one)\n"
             "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
             "                               SMT siblings, busy CPUs, swap, THP)\n"
             "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
@@ -206,6 +210,10 @@ static void run_flag(struct mtb_opts *o, const char *cmd, int c)
         if (strcmp(cmd, "run") != 0 && strcmp(cmd, "proof") != 0)
             mtb_die(2, "--count is an option of run and proof (PLATFORM=vm), not of %s", cmd);
         o->count = 1;
+    } else if (c == O_CORE) {
+        if (strcmp(cmd, "run") != 0)
+            mtb_die(2, "--core is an option of run (a vm trial's guest run keeps its core), not of %s", cmd);
+        o->core = 1;
     } else {
         if (strcmp(cmd, "run") != 0)
             mtb_die(2, "--fault-report is an option of run (detect's trials always make one), not of %s", cmd);
@@ -284,7 +292,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
                 *(c == O_SLO ? &o->slo : c == O_LOADS ? &o->loads : &o->baseline_variant) = optarg;
             break;
         case O_STRICT: o->strict = 1; break;
-        case O_COUNT: case O_FAULT_REPORT: run_flag(o, cmd, c); break;
+        case O_COUNT: case O_FAULT_REPORT: case O_CORE: run_flag(o, cmd, c); break;
         case O_PROM: mtb_prom_set_dir(optarg); break;
         case O_CORES: o->cores = check_cores(optarg); break;
         case O_SERVER_HOST: o->server_host = optarg; break;

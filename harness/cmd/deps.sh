@@ -24,8 +24,9 @@ HOSTPKGS="build-essential pkg-config gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 # readers the tests check mtebench's formats against (docs/FORMATS.md):
 # HdrHistogram's own Java implementation and a JDK to compile the tests' small
 # Java programs; promtool (prometheus) and node_exporter's textfile collector;
-# a JSON schema validator for docs/schema/
-TESTPKGS="libhdrhistogram-java default-jdk-headless prometheus prometheus-node-exporter python3-jsonschema"
+# a JSON schema validator for docs/schema/; gdb-multiarch, whose `memory-tag`
+# commands read a core's tags (core-tags.t checks mtebench's reading against it)
+TESTPKGS="libhdrhistogram-java default-jdk-headless prometheus prometheus-node-exporter python3-jsonschema gdb-multiarch"
 # the daemons these two packages enable on install are not wanted: the tests
 # start their own node_exporter on loopback; deps stops and disables them
 TESTDAEMONS="prometheus prometheus-node-exporter"

@@ -3,10 +3,15 @@
  * (run/faultrep.c; docs/DETECTION.md, "Fault reports") for a user whose
  * service died of one under mtebench. PATH is a run's directory (its
  * record's fault, or its fault.txt), a detect results directory (every
- * trial that faulted, by bug and trial), or a fault file itself.
+ * trial that faulted, by bug and trial), a fault file itself, or a core
+ * file (an AArch64 Linux core with its memory tags, run/core.h: a vm trial
+ * keeps one, slimmed, as `core`; or a server's own). A run's core is read
+ * beside its fault file: the kernel's tags at the address against the
+ * handler's.
  */
 #include "cmd/explain.h"
 #include "run/faultrep.h"
+#include "run/core.h"
 #include "lib/files.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
@@ -31,8 +36,62 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* a core file's fault, its report made from the core alone (the address
+ * given: a fault file's, else the core's own siginfo); NULL with err */
+static json_t *fault_of_core(const char *path, uint64_t addr, char *err, size_t n)
+{
+    struct mtb_core k;
+    if (mtb_core_open(path, &k, err, n) != 0)
+        return NULL;
+    char *lines = mtb_core_fault_lines(&k, addr);
+    json_t *f = lines ? mtb_fault_parse(lines) : NULL;
+    if (!f)
+        snprintf(err, n, "%s: no thread's registers in it (no NT_PRSTATUS note)", path);
+    else {
+        uint64_t a = addr ? addr : k.si_addr;
+        json_t *c = json_pack("{s:s,s:i,s:i,s:i,s:b}", "file", path, "tag_segments", mtb_core_tag_segments(&k), "signal",
+                              k.signo, "si_code", k.si_code, "siginfo", k.has_siginfo);
+        int t = a ? mtb_core_tag(&k, a) : -1;
+        if (t >= 0)
+            json_object_set_new(c, "memory_tag", json_integer(t));
+        json_object_set_new(f, "core", c);
+    }
+    free(lines);
+    mtb_core_close(&k);
+    return f;
+}
+
+/* is path an ELF file (a core, to be read as one)? */
+static int is_elf(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char m[4] = { 0 };
+    int yes = f && fread(m, 1, 4, f) == 4 && !memcmp(m, "\177ELF", 4);
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* a run's core (the kernel's, slimmed: run --core) beside its fault: the
+ * kernel's tag at the fault's address against the handler's */
+static void core_beside(json_t *f, const char *core)
+{
+    char err[MTB_ERRLEN];
+    uint64_t addr = strtoull(mtb_jstr(f, "addr"), NULL, 16);
+    json_t *cf = fault_of_core(core, addr, err, sizeof err);
+    json_t *c = cf ? json_incref(json_object_get(cf, "core")) : json_pack("{s:s,s:s}", "file", core, "error", err);
+    json_t *mine = json_object_get(c, "memory_tag"), *theirs = json_object_get(f, "memory_tag");
+    if (!theirs)
+        theirs = json_object_get(json_object_get(f, "report"), "memory_tag");
+    if (mine && theirs)
+        json_object_set_new(c, "agrees", json_boolean(json_integer_value(mine) == json_integer_value(theirs)));
+    json_object_set_new(f, "core", c);
+    json_decref(cf);
+}
+
 /* the fault of one run's directory: made again from its fault.txt (this
- * version's analysis, the binaries' symbols now), else its record's */
+ * version's analysis, the binaries' symbols now), else its record's; with
+ * its core where the run kept one */
 static json_t *fault_of_run(const char *dir)
 {
     char *rp = mtb_asprintf("%s/record.json", dir), *fp = mtb_asprintf("%s/fault.txt", dir);
@@ -59,6 +118,12 @@ static json_t *fault_of_run(const char *dir)
         f = mtb_fault_read(fp);
     if (!f && rf)
         f = json_incref(rf);
+    if (f && fp) { /* the core beside the fault file that came with it */
+        char *cp = mtb_asprintf("%.*s/core", (int)(strrchr(fp, '/') - fp), fp);
+        if (is_file(cp))
+            core_beside(f, cp);
+        free(cp);
+    }
     json_decref(rec);
     free(rp);
     free(fp);
@@ -85,6 +150,21 @@ static void show(struct out *o, const char *name, json_t *f)
         printf("%s at %s (no report: the fault file has only the fault's line)\n", mtb_jstr(f, "kind"),
                mtb_jstr(f, "addr"));
     free(t);
+    json_t *c = json_object_get(f, "core");
+    if (c && json_object_get(c, "error"))
+        printf("core: %s\n", mtb_jstr(c, "error"));
+    else if (c) {
+        printf("core: %s: %lld tag segment%s (PT_AARCH64_MEMTAG_MTE)", mtb_jstr(c, "file"),
+               (long long)json_integer_value(json_object_get(c, "tag_segments")),
+               json_integer_value(json_object_get(c, "tag_segments")) == 1 ? "" : "s");
+        if (json_object_get(c, "memory_tag"))
+            printf("; the memory tag at the address 0x%llx", (long long)json_integer_value(json_object_get(c, "memory_tag")));
+        if (json_object_get(c, "agrees"))
+            printf(" (%s the fault handler's)", json_is_true(json_object_get(c, "agrees")) ? "as" : "NOT as");
+        if (json_is_false(json_object_get(c, "siginfo")))
+            printf("; no siginfo note: the address is not known from the core");
+        printf("\n");
+    }
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
@@ -133,7 +213,8 @@ int mtb_cmd_explain(int argc, char **argv)
             FILE *f = c == 'h' ? stdout : stderr;
             fprintf(f, "usage: mtebench explain [--json] PATH...\n"
                        "  the report of each tag-check fault found in PATH: a run's directory, a detect\n"
-                       "  results directory (every trial that faulted) or a fault file (fault.txt)\n"
+                       "  results directory (every trial that faulted), a fault file (fault.txt) or a core\n"
+                       "  file (AArch64 Linux, its memory tags read from its PT_AARCH64_MEMTAG_MTE segments)\n"
                        "  --json   the fault objects with their reports, by name, as JSON\n");
             return c == 'h' ? 0 : 2;
         }
@@ -147,7 +228,15 @@ int mtb_cmd_explain(int argc, char **argv)
         const char *p = argv[i];
         if (is_dir(p))
             walk(&o, p, p, 0);
-        else if (is_file(p)) {
+        else if (is_file(p) && is_elf(p)) {
+            char err[MTB_ERRLEN];
+            json_t *f = fault_of_core(p, 0, err, sizeof err);
+            if (f)
+                show(&o, p, f);
+            else
+                fprintf(stderr, "mtebench explain: %s\n", err);
+            json_decref(f);
+        } else if (is_file(p)) {
             json_t *f = mtb_fault_read(p);
             if (f)
                 show(&o, p, f);

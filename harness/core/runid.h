@@ -33,6 +33,9 @@ struct mtb_run {
     int fault_report;                /* a fault's report with its objects and their stacks: the
                                         allocation record preloaded (probe/mtealloc.c; never timed
                                         runs: detect's trials, run --fault-report) */
+    int core;                        /* keep the faulting process's core, slimmed, with its tags
+                                        (run --core: a vm guest's run, where the guest's /init
+                                        points core_pattern at a directory; run/core.h) */
     int count;                       /* count MTE's work (vm: the plugin; the guest's run marks the
                                         measured window): a counted run is never timed */
     const char *external_load;       /* on a server host: the load comes from client hosts; the

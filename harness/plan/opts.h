@@ -40,6 +40,7 @@ struct mtb_opts {
     int force, quiet, json, dry_run;
     int resume;                       /* --resume DIR: finish the plan in results DIR */
     int strict;              /* refuse to run on a machine that is not quiet */
+    int core;                /* --core: run: keep the faulting process's core (run/core.h) */
     int fault_report;        /* --fault-report: run: the allocation record preloaded (probe/mtealloc.c) */
     int count;               /* --count: run, proof on vm: MTE's work counted (docs/COUNTING.md) */
     const char *server_host, *client_hosts, *server_address; /* override the profile's hosts */

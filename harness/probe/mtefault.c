@@ -55,6 +55,7 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "vmflags.h"
@@ -347,6 +348,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     call_real_sigaction(sig, &dfl, NULL);
+    /* a synchronous tag-check fault where a core will be written: return,
+     * and the instruction faults again under the default action, so the
+     * kernel's core carries the fault's own siginfo (its address and
+     * SEGV_MTESERR) where a re-raised signal's would say SI_TKILL */
+    struct rlimit rl;
+    if (sig == SIGSEGV && si->si_code == 9 && getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_cur != 0)
+        return;
     raise(sig);
 }
 

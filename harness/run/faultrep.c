@@ -664,9 +664,14 @@ static void parse_line(json_t *f, const char *line)
 json_t *mtb_fault_read(const char *path)
 {
     char *text = mtb_read_file(path, NULL);
-    if (!text)
-        return NULL;
-    char *line = strstr(text, "MTEBENCH-FAULT");
+    json_t *f = text ? mtb_fault_parse(text) : NULL;
+    free(text);
+    return f;
+}
+
+json_t *mtb_fault_parse(const char *text)
+{
+    const char *line = strstr(text, "MTEBENCH-FAULT");
     json_t *f = NULL;
     int signo = 0, code = 0, pid = 0;
     char addr[40] = "";
@@ -686,7 +691,7 @@ json_t *mtb_fault_read(const char *path)
         }
         /* the lines after it, up to its END (a second fault's are not its) */
         int more = 0;
-        for (char *l = strchr(line, '\n'); l && *++l && strncmp(l, "MTEBENCH-FAULT", 14); l = strchr(l, '\n')) {
+        for (const char *l = strchr(line, '\n'); l && *++l && strncmp(l, "MTEBENCH-FAULT", 14); l = strchr(l, '\n')) {
             if (!strncmp(l, "MTEBENCH-END", 12))
                 break;
             parse_line(f, l);
@@ -699,7 +704,6 @@ json_t *mtb_fault_read(const char *path)
         json_object_del(f, "maps");
         json_object_del(f, "pcs");
     }
-    free(text);
     return f;
 }
 

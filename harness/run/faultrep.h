@@ -16,6 +16,9 @@
  * NULL: no fault line in it. */
 json_t *mtb_fault_read(const char *path);
 
+/* The same from the lines themselves (a core's, run/core.c) */
+json_t *mtb_fault_parse(const char *text);
+
 /* The report as text for people (explain, detect.md): the cause line, the
  * alternatives, the stacks and the tags; NULL when fault has no report.
  * Free it. */

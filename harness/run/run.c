@@ -4,6 +4,7 @@
  * write (here). */
 #include "run/run.h"
 #include "run/faultrep.h"
+#include "run/core.h"
 #include "core/countmark.h"
 #include "core/loadlog.h"
 #include "drivers/driver.h"
@@ -23,6 +24,8 @@
 #include <string.h>
 #include <errno.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,6 +198,11 @@ static int step_prove(struct run_ctx *c)
  * embedded service); then what its smaps show */
 static int step_service(struct run_ctx *c)
 {
+    if (c->run->core) { /* the service (and what it starts) may dump a core: the proof's probe was not let */
+        struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+        if (setrlimit(RLIMIT_CORE, &rl) != 0)
+            mtb_warn("--core: cannot raise RLIMIT_CORE: %s", strerror(errno));
+    }
     const struct mtb_run *run = c->run;
     const struct mtb_machine *mach = run->machine;
     const struct mtb_workload *w = run->wl;
@@ -483,6 +491,53 @@ static enum mtb_run_status stack_proof(struct run_ctx *c, enum mtb_run_status st
     return status;
 }
 
+/* --core: the faulting process's core, where core_pattern put it (a path
+ * whose only specifier is %p, as a vm guest's /init sets it), slimmed into
+ * the run's directory as `core` (run/core.h) and the original removed;
+ * the record's core object says what was kept, or why nothing */
+static void keep_core(struct run_ctx *c, json_t *fault)
+{
+    char pat[512] = "", why[MTB_ERRLEN];
+    FILE *pf = fopen("/proc/sys/kernel/core_pattern", "r"); /* a proc file: its size says 0 */
+    if (pf && fgets(pat, sizeof pat, pf))
+        pat[strcspn(pat, "\n")] = 0;
+    if (pf)
+        fclose(pf);
+    int pid = (int)json_integer_value(json_object_get(fault, "pid"));
+    const char *ps = strstr(pat, "%p");
+    json_t *o;
+    if (pat[0] != '/' || !ps || strchr(ps + 2, '%') || memchr(pat, '%', (size_t)(ps - pat)))
+        o = json_pack("{s:o}", "error", json_sprintf("core_pattern is '%s': --core needs a path whose only specifier "
+                                                     "is %%p (a vm guest's)", pat));
+    else {
+        char *src = mtb_asprintf("%.*s%d%s", (int)(ps - pat), pat, pid, ps + 2), *dst = mtb_asprintf("%s/core", c->run->dir);
+        struct stat st;
+        for (int i = 0; i < 20 && stat(src, &st) != 0; i++) /* the kernel has written it by the time the parent reaps */
+            usleep(100000);
+        uint64_t addr = strtoull(json_string_value(json_object_get(fault, "addr")) ?: "0", NULL, 16);
+        if (stat(src, &st) != 0)
+            o = json_pack("{s:o}", "error", json_sprintf("no core at %s (the process's RLIMIT_CORE, or the kernel's "
+                                                         "refusal: suid_dumpable)", src));
+        else if (mtb_core_slim(src, dst, addr, why, sizeof why) != 0)
+            o = json_pack("{s:s}", "error", why);
+        else {
+            struct mtb_core k;
+            struct stat ds;
+            int segs = mtb_core_open(dst, &k, why, sizeof why) == 0 ? mtb_core_tag_segments(&k) : -1;
+            int tag = segs >= 0 ? mtb_core_tag(&k, addr) : -1;
+            mtb_core_close(&k);
+            o = json_pack("{s:s,s:I,s:I,s:i,s:s}", "file", "core", "bytes", (json_int_t)(stat(dst, &ds) == 0 ? ds.st_size : 0),
+                          "kernel_bytes", (json_int_t)st.st_size, "tag_segments", segs, "from", src);
+            if (tag >= 0)
+                json_object_set_new(o, "memory_tag", json_integer(tag));
+            unlink(src);
+        }
+        free(src);
+        free(dst);
+    }
+    json_object_set_new(c->rec, "core", o);
+}
+
 /* write: a fault overrides the status; the record written atomically */
 static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status status)
 {
@@ -490,6 +545,8 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
     if (c->stackp && c->proof)
         status = stack_proof(c, status);
     json_t *fault = c->faultp ? mtb_fault_read(c->faultp) : NULL;
+    if (fault && c->run->core)
+        keep_core(c, fault);
     if (fault) {
         status = MTB_RUN_FAULT;
         json_object_set_new(c->rec, "fault", fault);

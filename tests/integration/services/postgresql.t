@@ -13,12 +13,14 @@ run() { # workload [options...]
 rec() { echo "$R/$1/001-tagged-sync/record.json"; }
 
 # 3 s: beside the other lane's Ansible run, 2 s once gave pgbench only 30
-# transactions, and this check failed (CI on 61f303a)
+# transactions, and this check failed (CI on 61f303a); a busy machine once
+# let pgbench's transactions of 3 s end within one second (a run on b9bcf04:
+# 415 transactions, a series of 1 s), so the series is checked by its sum
 run default --duration 3
 is "$?" 0 "postgresql tagged/sync select-only run" || { dump "$T_TMP/default.out"; dump "$R/default/001-tagged-sync/service.log"; }
 ok "$(jq_e '.status=="ok" and .proof.ok and .proof.probe.tcf=="sync" and .driver=="pgbench"' "$(rec default)" >/dev/null; echo $?)" "proved and measured by pgbench"
-ok "$(jq_e '.summary.ops_per_sec > 0 and .summary.p99_us >= .summary.p50_us and (.load.histogram|length) > 0 and (.load.timeseries|length) >= 2' "$(rec default)" >/dev/null; echo $?)" \
-   "per-transaction logs folded into the histogram and time series" ||
+ok "$(jq_e '.summary.ops_per_sec > 0 and .summary.p99_us >= .summary.p50_us and (.load.histogram|length) > 0 and (.load.timeseries|length) >= 1 and ([.load.timeseries[].ops] | add) == .load.totals.requests' "$(rec default)" >/dev/null; echo $?)" \
+   "per-transaction logs folded into the histogram and time series (every measured transaction in a second of it)" ||
     jq -c '{ops: .summary.ops_per_sec, p50: .summary.p50_us, p99: .summary.p99_us, buckets: (.load.histogram|length), seconds: (.load.timeseries|length)}' "$(rec default)" | sed 's/^/#   /'
 # every transaction pgbench logged (warm-up included) committed on the server;
 # beyond them, each of pgbench's 4 client connections and its start-up check
