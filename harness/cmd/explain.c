@@ -97,25 +97,13 @@ static json_t *fault_of_run(const char *dir)
     char *rp = mtb_asprintf("%s/record.json", dir), *fp = mtb_asprintf("%s/fault.txt", dir);
     json_t *rec = is_file(rp) ? json_load_file(rp, 0, NULL) : NULL, *f = NULL;
     json_t *rf = json_object_get(rec, "fault");
-    if (!is_file(fp)) { /* a far run's (vm, a server host): the fault file it handed back */
+    if (is_file(fp))
+        f = mtb_fault_read(fp);
+    else { /* a vm guest's run: the fault file it handed back */
         free(fp);
         fp = NULL;
-        char *gd = mtb_asprintf("%s/guest", dir);
-        struct dirent **ents = NULL;
-        int n = is_dir(gd) ? scandir(gd, &ents, NULL, alphasort) : 0;
-        for (int i = 0; i < n; i++) {
-            char *c = mtb_asprintf("%s/%s/fault.txt", gd, ents[i]->d_name);
-            if (!fp && ents[i]->d_name[0] != '.' && is_file(c))
-                fp = c;
-            else
-                free(c);
-            free(ents[i]);
-        }
-        free(ents);
-        free(gd);
+        f = mtb_fault_read_guest(dir, rec, &fp);
     }
-    if (fp)
-        f = mtb_fault_read(fp);
     if (!f && rf)
         f = json_incref(rf);
     if (f && fp) { /* the core beside the fault file that came with it */

@@ -24,6 +24,7 @@
  * trial that has one is not run again (resumable). The matrix (detect_report.c)
  * goes to DIR/detect.json, detect.md. */
 #include "detect/detect.h"
+#include "run/faultrep.h"
 #include "detect/catalogue.h"
 #include "core/build.h"
 #include "core/kernel.h"
@@ -208,6 +209,11 @@ static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *r
     int reached = marked(log, rm), triggered = marked(log, tm);
     free(rm);
     free(tm);
+    /* a vm trial's fault made again here, its frames symbolised on this
+     * machine's copy of the guest's build */
+    json_t *gf = json_object_get(rec, "fault") ? mtb_fault_read_guest(dir, rec, NULL) : NULL;
+    if (gf)
+        json_object_set_new(rec, "fault", gf);
     json_t *f = json_object_get(rec, "fault"), *tr = json_object_get(json_object_get(rec, "load"), "trigger");
     const char *err = json_string_value(json_object_get(rec, "error"));
     const char *out;

@@ -20,6 +20,7 @@
 #include "lib/util.h"
 #include "probe/a64decode.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +95,29 @@ static const char *addr2line_for(int machine)
     return "addr2line";
 }
 
+/* Where a far run's files are on this machine: a mapped file named under
+ * far_prefix that is not here is read as here + the rest (a vm guest's
+ * /mtb/builds/S/V is the build's cache directory), for symbols. One
+ * mapping at a time; (NULL, NULL) clears it. */
+static char *map_far, *map_here;
+
+static void map_path(const char *far_prefix, const char *here)
+{
+    free(map_far);
+    free(map_here);
+    map_far = far_prefix ? mtb_strdup(far_prefix) : NULL;
+    map_here = here ? mtb_strdup(here) : NULL;
+}
+
+/* a mapped file's path here: itself, or under the far run's mapping */
+static char *here_path(const char *path)
+{
+    size_t n = map_far ? strlen(map_far) : 0;
+    if (access(path, R_OK) != 0 && n && !strncmp(path, map_far, n) && path[n] == '/')
+        return mtb_asprintf("%s%s", map_here, path + n);
+    return mtb_strdup(path);
+}
+
 /* one frame: {pc, module, offset[, function, source]} */
 static json_t *frame_of(json_t *maps, uint64_t pc)
 {
@@ -109,10 +133,12 @@ static json_t *frame_of(json_t *maps, uint64_t pc)
             continue;
         uint64_t off = pc - s + (uint64_t)json_integer_value(json_object_get(m, "offset"));
         int machine;
-        uint64_t va = vaddr_of(path, off, &machine);
+        char *here = here_path(path);
+        uint64_t va = vaddr_of(here, off, &machine);
         const char *base = strrchr(path, '/');
         json_object_set_new(fr, "module", json_string(base ? base + 1 : path));
-        json_object_set_new(fr, "path", json_string(path));
+        json_object_set_new(fr, "path", json_string(here));
+        free(here);
         json_object_set_new(fr, "offset", json_sprintf("0x%llx", (unsigned long long)va));
         json_object_set_new(fr, "machine", json_integer(machine));
         break;
@@ -666,6 +692,41 @@ json_t *mtb_fault_read(const char *path)
     char *text = mtb_read_file(path, NULL);
     json_t *f = text ? mtb_fault_parse(text) : NULL;
     free(text);
+    return f;
+}
+
+json_t *mtb_fault_read_guest(const char *dir, json_t *rec, char **path)
+{
+    char *gd = mtb_asprintf("%s/guest", dir), *fp = NULL;
+    struct dirent **ents = NULL;
+    int n = scandir(gd, &ents, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        char *c = mtb_asprintf("%s/%s/fault.txt", gd, ents[i]->d_name);
+        if (!fp && ents[i]->d_name[0] != '.' && access(c, R_OK) == 0)
+            fp = c;
+        else
+            free(c);
+        free(ents[i]);
+    }
+    free(ents);
+    free(gd);
+    if (!fp)
+        return NULL;
+    json_t *b = json_object_get(rec, "build");
+    if (*mtb_jstr(b, "key")) {
+        char *far = mtb_asprintf("/mtb/builds/%s/%s", mtb_jstr(b, "service"), mtb_jstr(b, "variant"));
+        char *here = mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), mtb_jstr(b, "service"), mtb_jstr(b, "variant"),
+                                  mtb_jstr(b, "target"), mtb_jstr(b, "key"));
+        map_path(far, here);
+        free(far);
+        free(here);
+    }
+    json_t *f = mtb_fault_read(fp);
+    map_path(NULL, NULL);
+    if (path)
+        *path = fp;
+    else
+        free(fp);
     return f;
 }
 

@@ -16,6 +16,14 @@
  * NULL: no fault line in it. */
 json_t *mtb_fault_read(const char *path);
 
+/* A vm run's fault made again on this machine (dir: the run's directory,
+ * rec: its record): the fault file the guest handed back
+ * (dir/guest/<run>/fault.txt), its frames symbolised on this machine's copy
+ * of the build the guest ran (the guest's /mtb/builds/S/V is the record's
+ * build in the cache; the guest has no addr2line). NULL when there is none;
+ * *path (when path is given) the fault file's, to be freed. */
+json_t *mtb_fault_read_guest(const char *dir, json_t *rec, char **path);
+
 /* The same from the lines themselves (a core's, run/core.c) */
 json_t *mtb_fault_parse(const char *text);
 

@@ -18,6 +18,8 @@
 #    print-allocation-tag`) gives the same tags, granule by granule;
 #  - `explain` of the trial's directory sets the core beside the fault file:
 #    the kernel's tag agrees with the handler's.
+# And the trial's report names memcached's functions: the guest's
+# /mtb/builds/memcached/objtag-bugs is the build's cache directory here.
 . "$(dirname "$0")/../../lib.sh"
 M="$B/mtebench"
 command -v gdb-multiarch > /dev/null || skip_all "no gdb-multiarch (make deps)"
@@ -28,6 +30,8 @@ is "$?" 0 "detect on vm: the trial reached its bug (exit 0)" || dump "$T_TMP/out
 T="$R/CVE-2016-8704/objtag-sync-001"
 ok "$(jq_e '.outcome == "caught_sync"' "$T/detect.json" > /dev/null; echo $?)" "objtag/sync: caught synchronously" ||
     jq -c '{outcome, error}' "$T/detect.json" | sed 's/^/# /'
+ok "$(jq_e '[.fault.report.stack[] | select(.module == "memcached") | .source // empty] | length > 0' "$T/detect.json" > /dev/null; echo $?)" \
+   "the guest's frames symbolised here, on this machine's copy of the build the guest ran ($(jq -r '[.fault.report.stack[] | select(.module == "memcached") | .function // "??"] | join(" < ")' "$T/detect.json"))"
 rec=$(ls "$T"/guest/*/record.json 2> /dev/null | head -1)
 core=$(dirname "${rec:-/none}")/core
 ok "$(jq_e '.core.file == "core" and .core.tag_segments > 0 and (.core.memory_tag | type) == "number"
