@@ -198,7 +198,8 @@ static int step_prove(struct run_ctx *c)
  * embedded service); then what its smaps show */
 static int step_service(struct run_ctx *c)
 {
-    if (c->run->core) { /* the service (and what it starts) may dump a core: the proof's probe was not let */
+    if (c->run->core) { /* the service (and what it starts) may dump a core; raised after the proof, whose
+                         * probe faults on purpose, and kept for the rest of this process (one run) */
         struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
         if (setrlimit(RLIMIT_CORE, &rl) != 0)
             mtb_warn("--core: cannot raise RLIMIT_CORE: %s", strerror(errno));
