@@ -135,8 +135,9 @@ static void show(struct out *o, const char *name, json_t *f)
     if (t)
         fputs(t, stdout);
     else
-        printf("%s at %s (no report: the fault file has only the fault's line)\n", mtb_jstr(f, "kind"),
-               mtb_jstr(f, "addr"));
+        printf("%s at %s (no report: %s)\n", mtb_jstr(f, "kind"), mtb_jstr(f, "addr"),
+               !json_is_true(json_object_get(f, "tag_check")) ? "not a tag-check fault"
+                                                              : "the fault file has only the fault's line");
     free(t);
     json_t *c = json_object_get(f, "core");
     if (c && json_object_get(c, "error"))
