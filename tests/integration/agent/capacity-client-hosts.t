@@ -53,7 +53,13 @@ for r in "$R"/*-r*-rep*/record.json; do
         { bad=$((bad + 1)); echo "# $d: rate $rate, clients $(jq -sc 'map(.config | {rate, arrival})' "$d"/clients/h*/load.json 2>&1)"; }
     merged=$(jq -c '[.load.histogram[] | [.[0], .[1]]] | sort' "$r")
     summed=$(jq -cs '[.[].histogram[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) | sort' "$d"/clients/h2/load.json "$d"/clients/h3/load.json)
-    [ -n "$merged" ] && [ "$merged" != "[]" ] && [ "$merged" = "$summed" ] || hbad=$((hbad + 1))
+    [ -n "$merged" ] && [ "$merged" != "[]" ] && [ "$merged" = "$summed" ] || {
+        hbad=$((hbad + 1))
+        echo "# $d: merged $(jq -c '.load.histogram | length' "$r" 2>&1) buckets, $(jq -c '[.load.histogram[][1]] | add' "$r" 2>&1) counts;" \
+             "h2 and h3 $(jq -sc 'map(.histogram | length)' "$d"/clients/h2/load.json "$d"/clients/h3/load.json 2>&1) buckets," \
+             "$(jq -sc 'map([.histogram[][1]] | add)' "$d"/clients/h2/load.json "$d"/clients/h3/load.json 2>&1) counts"
+        diff <(jq -c '.[]' <<< "$merged") <(jq -c '.[]' <<< "$summed") | head -n 8 | sed 's/^/#   /'
+    }
 done
 ok "$([ "$n" -ge 3 ] && [ "$bad" = 0 ]; echo $?)" \
     "each of the $n open-loop runs: made on h1, its rate shared by h2 and h3 (Poisson each), their sent requests merged"
