@@ -404,9 +404,14 @@ static int load_cached(const struct mtb_recipe *r, const char *variant, const ch
     return 0;
 }
 
+char *mtb_build_dir_of(const char *service, const char *variant, const char *target, const char *key)
+{
+    return mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), service, variant, target, key);
+}
+
 static char *build_dir(const struct mtb_recipe *r, const char *variant, const char *target, const char *key)
 {
-    return mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), r->name, variant, target, key);
+    return mtb_build_dir_of(r->name, variant, target, key);
 }
 
 /* Where a base variant's built work tree is kept: beside the builds, never

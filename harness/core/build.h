@@ -18,6 +18,9 @@ struct mtb_build {
  * @return 0, or -1 with a message in err (the build log's tail printed). */
 int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char *target,
                      int force, int quiet, struct mtb_build *out, char *err, size_t errlen);
+/* The cache directory of the build of service's variant for target with
+ * this key (a record's build: service, variant, target, key) */
+char *mtb_build_dir_of(const char *service, const char *variant, const char *target, const char *key);
 /* Use a build directory made by mtb_build_ensure (build.json and the
  * recipe's binary), e.g. a copy inside the vm guest. @return 0 or -1. */
 int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_build *out,

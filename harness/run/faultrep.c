@@ -17,6 +17,7 @@
 #include "lib/proc.h"
 #include "lib/files.h"
 #include "lib/jsonx.h"
+#include "core/build.h"
 #include "lib/util.h"
 #include "probe/a64decode.h"
 
@@ -95,29 +96,6 @@ static const char *addr2line_for(int machine)
     return "addr2line";
 }
 
-/* Where a far run's files are on this machine: a mapped file named under
- * far_prefix that is not here is read as here + the rest (a vm guest's
- * /mtb/builds/S/V is the build's cache directory), for symbols. One
- * mapping at a time; (NULL, NULL) clears it. */
-static char *map_far, *map_here;
-
-static void map_path(const char *far_prefix, const char *here)
-{
-    free(map_far);
-    free(map_here);
-    map_far = far_prefix ? mtb_strdup(far_prefix) : NULL;
-    map_here = here ? mtb_strdup(here) : NULL;
-}
-
-/* a mapped file's path here: itself, or under the far run's mapping */
-static char *here_path(const char *path)
-{
-    size_t n = map_far ? strlen(map_far) : 0;
-    if (access(path, R_OK) != 0 && n && !strncmp(path, map_far, n) && path[n] == '/')
-        return mtb_asprintf("%s%s", map_here, path + n);
-    return mtb_strdup(path);
-}
-
 /* one frame: {pc, module, offset[, function, source]} */
 static json_t *frame_of(json_t *maps, uint64_t pc)
 {
@@ -133,12 +111,10 @@ static json_t *frame_of(json_t *maps, uint64_t pc)
             continue;
         uint64_t off = pc - s + (uint64_t)json_integer_value(json_object_get(m, "offset"));
         int machine;
-        char *here = here_path(path);
-        uint64_t va = vaddr_of(here, off, &machine);
+        uint64_t va = vaddr_of(path, off, &machine);
         const char *base = strrchr(path, '/');
         json_object_set_new(fr, "module", json_string(base ? base + 1 : path));
-        json_object_set_new(fr, "path", json_string(here));
-        free(here);
+        json_object_set_new(fr, "path", json_string(path));
         json_object_set_new(fr, "offset", json_sprintf("0x%llx", (unsigned long long)va));
         json_object_set_new(fr, "machine", json_integer(machine));
         break;
@@ -695,6 +671,22 @@ json_t *mtb_fault_read(const char *path)
     return f;
 }
 
+static json_t *fault_lines(const char *text, int *more);
+static void fault_finish(json_t *f, int more);
+
+/* The mappings' files named under far (a vm guest's /mtb/builds/S/V) that
+ * are not on this machine, read from here (the build's cache directory) */
+static void maps_here(json_t *f, const char *far, const char *here)
+{
+    size_t i, n = strlen(far);
+    json_t *m;
+    json_array_foreach(json_object_get(f, "maps"), i, m) {
+        const char *p = mtb_jstr(m, "path");
+        if (access(p, R_OK) != 0 && !strncmp(p, far, n) && p[n] == '/')
+            json_object_set_new(m, "path", json_sprintf("%s%s", here, p + n));
+    }
+}
+
 json_t *mtb_fault_read_guest(const char *dir, json_t *rec, char **path)
 {
     char *gd = mtb_asprintf("%s/guest", dir), *fp = NULL;
@@ -710,19 +702,20 @@ json_t *mtb_fault_read_guest(const char *dir, json_t *rec, char **path)
     }
     free(ents);
     free(gd);
-    if (!fp)
-        return NULL;
-    json_t *b = json_object_get(rec, "build");
-    if (*mtb_jstr(b, "key")) {
+    char *text = fp ? mtb_read_file(fp, NULL) : NULL;
+    int more = 0;
+    json_t *f = text ? fault_lines(text, &more) : NULL, *b = json_object_get(rec, "build");
+    if (f && *mtb_jstr(b, "key")) {
         char *far = mtb_asprintf("/mtb/builds/%s/%s", mtb_jstr(b, "service"), mtb_jstr(b, "variant"));
-        char *here = mtb_asprintf("%s/builds/%s/%s-%s-%.12s", mtb_cache(), mtb_jstr(b, "service"), mtb_jstr(b, "variant"),
-                                  mtb_jstr(b, "target"), mtb_jstr(b, "key"));
-        map_path(far, here);
+        char *here = mtb_build_dir_of(mtb_jstr(b, "service"), mtb_jstr(b, "variant"), mtb_jstr(b, "target"),
+                                      mtb_jstr(b, "key"));
+        maps_here(f, far, here);
         free(far);
         free(here);
     }
-    json_t *f = mtb_fault_read(fp);
-    map_path(NULL, NULL);
+    if (f)
+        fault_finish(f, more);
+    free(text);
     if (path)
         *path = fp;
     else
@@ -730,8 +723,12 @@ json_t *mtb_fault_read_guest(const char *dir, json_t *rec, char **path)
     return f;
 }
 
-json_t *mtb_fault_parse(const char *text)
+/* The fault's lines parsed (the fault, tags, registers, stack, mappings,
+ * objects), the report not yet made; NULL: no fault line. *more: lines
+ * came after the fault's own */
+static json_t *fault_lines(const char *text, int *more)
 {
+    *more = 0;
     const char *line = strstr(text, "MTEBENCH-FAULT");
     json_t *f = NULL;
     int signo = 0, code = 0, pid = 0;
@@ -751,20 +748,33 @@ json_t *mtb_fault_parse(const char *text)
             json_object_set_new(f, "lr", json_string(lr));
         }
         /* the lines after it, up to its END (a second fault's are not its) */
-        int more = 0;
         for (const char *l = strchr(line, '\n'); l && *++l && strncmp(l, "MTEBENCH-FAULT", 14); l = strchr(l, '\n')) {
             if (!strncmp(l, "MTEBENCH-END", 12))
                 break;
             parse_line(f, l);
-            more = 1;
+            *more = 1;
         }
-        if (more && json_is_true(json_object_get(f, "tag_check")))
-            json_object_set_new(f, "report", explain(f));
-        /* what the report was made from stays in fault.txt */
-        json_object_del(f, "fault_map");
-        json_object_del(f, "maps");
-        json_object_del(f, "pcs");
     }
+    return f;
+}
+
+/* The report made from the parsed lines, which then go (they stay in
+ * fault.txt) */
+static void fault_finish(json_t *f, int more)
+{
+    if (more && json_is_true(json_object_get(f, "tag_check")))
+        json_object_set_new(f, "report", explain(f));
+    json_object_del(f, "fault_map");
+    json_object_del(f, "maps");
+    json_object_del(f, "pcs");
+}
+
+json_t *mtb_fault_parse(const char *text)
+{
+    int more;
+    json_t *f = fault_lines(text, &more);
+    if (f)
+        fault_finish(f, more);
     return f;
 }
 
