@@ -43,6 +43,8 @@ struct mtb_agent_target {
     int quiet;                /* no progress lines on stderr */
     const char *count_out;    /* console: load the counting plugin (core/work.h), its counts to
                                  this file; NULL: no plugin */
+    const char *isolate;      /* console: the guest's CPUs kept out of the scheduler's load
+                                 balancing (isolcpus=domain,LIST); NULL: none */
 };
 
 /* What an exec saw. Filled by exec (zeroed first, exit_status -1). */

@@ -134,7 +134,9 @@ static void count_account(json_t *rec, const struct mtb_run *run, const char *pa
     }
     const char *from = "";
     double req = mtb_work_requests(run->recipe, rec, &from);
-    json_t *acc = mtb_work_account(w, req, from, json_object_get(rec, "affinity"));
+    json_t *acc = mtb_work_account(w, req, from, json_object_get(rec, "affinity"),
+                                   json_object_get(json_object_get(rec, "work"), "tasks"),
+                                   mtb_recipe_get(run->recipe, "run", "request_tasks"));
     json_decref(w);
     if (json_object_get(acc, "error") && mtb_record_status(rec) == MTB_RUN_OK)
         mtb_record_fail(rec, json_string_value(json_object_get(acc, "error")));
@@ -161,8 +163,12 @@ static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
         kok = 0;
     char *count_out = run->count ? mtb_asprintf("%s/mtecount.txt", run->dir) : NULL;
     if (kok) {
+        /* a counted guest balances no load between its CPUs: isolating
+         * CPU 1 (the boot CPU cannot be) leaves neither in a scheduling
+         * domain (docs/COUNTING.md, "Per request") */
         struct mtb_agent_target t = { .where = run->kernel, .workdir = run->dir, .cpus = 2, .mem_mb = 2048,
-                                      .quiet = run->quiet, .count_out = count_out };
+                                      .quiet = run->quiet, .count_out = count_out,
+                                      .isolate = run->count ? "1" : NULL };
         char *seed = vm_seed(run);
         /* a trial's guest run keeps the faulting process's core (the guest's
          * /init points core_pattern at /tmp/cores) */

@@ -283,9 +283,10 @@ void mtb_console_qemu_argv(struct mtb_argv *a, const char *image, int cpus, int 
 }
 
 /* "console=... -- ARGS" with {root} and {out} replaced */
-static char *kernel_append(char *const *argv)
+static char *kernel_append(char *const *argv, const char *isolate)
 {
-    char *append = mtb_strdup("console=ttyAMA0 loglevel=5 panic=-1 --");
+    char *append = isolate ? mtb_asprintf("console=ttyAMA0 loglevel=5 panic=-1 isolcpus=domain,%s --", isolate)
+                           : mtb_strdup("console=ttyAMA0 loglevel=5 panic=-1 --");
     for (char *const *g = argv; g && *g; g++) {
         char *arg = mtb_strdup(*g);
         for (char *p; (p = strstr(arg, "{root}")) || (p = strstr(arg, "{out}"));) {
@@ -383,7 +384,7 @@ static int console_exec(struct mtb_session *s, char *const *argv, double deadlin
     unlink(console);
     unlink(chan);
     int kvm = mtb_host_kvm_mte();
-    char *append = kernel_append(argv);
+    char *append = kernel_append(argv, s->t.isolate);
     struct mtb_argv a = { 0 };
     mtb_console_qemu_argv(&a, s->k.image, s->t.cpus, s->t.mem_mb, initrd, console, chan, append, kvm);
     if (s->t.count_out) { /* the counting plugin: instruction callbacks only, never memory ones (mtecount.c) */

@@ -29,7 +29,7 @@ static const struct {
     { "variant", "summary, cflags, cflags_aarch64, cflags_native, patches, test_only, based_on, bugs, tree_from, compiler, "
                  "stack_tagging" },
     { "run", "args, setup, setup_reuse, ready_cmd, ready_send, ready_expect, stop_signal, stop_wake, driver, protocol, "
-             "counters, counters_settle, counted, counters_self, listen_in, clients_allow, threads, user" },
+             "counters, counters_settle, counted, counters_self, request_tasks, listen_in, clients_allow, threads, user" },
     { "workload", NULL },
 };
 

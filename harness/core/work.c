@@ -64,7 +64,7 @@ json_t *mtb_work_load(const char *path, char *err, size_t errlen)
         free(text);
         return NULL;
     }
-    json_t *plugin = json_object(), *totals = json_array(), *windows = json_array();
+    json_t *plugin = json_object(), *totals = json_array(), *windows = json_array(), *tasks = json_array();
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         json_t *o = json_object();
@@ -74,10 +74,10 @@ json_t *mtb_work_load(const char *path, char *err, size_t errlen)
             continue;
         }
         parse_pairs(line, o);
-        json_array_append_new(json_object_get(o, "window") ? windows : totals, o);
+        json_array_append_new(json_object_get(o, "tid") ? tasks : json_object_get(o, "window") ? windows : totals, o);
     }
     free(text);
-    return json_pack("{s:o,s:o,s:o}", "plugin", plugin, "totals", totals, "windows", windows);
+    return json_pack("{s:o,s:o,s:o,s:o}", "plugin", plugin, "totals", totals, "windows", windows, "tasks", tasks);
 }
 
 /* add every integer of from into to */
@@ -96,7 +96,7 @@ static void add_counts(json_t *to, const json_t *from)
 /* the counters a work table shows, per EL */
 static const char *const shown[] = { "insns", "loads", "stores", "loads_checked", "stores_checked", "checked_unpriv",
                                      "tag0_lower", "unchecked_tco", "unchecked_tcma", "tag_bytes", "irg", "stg", "st2g",
-                                     "stzg", "stz2g", "stgp", "stgm", "stzgm", "dc_gva", "dc_gzva", "ldg", NULL };
+                                     "stzg", "stz2g", "stgp", "stgm", "stzgm", "dc_gva", "dc_gzva", "ldg", "wfe", NULL };
 
 /* 1 when vcpu is in the CPU list s ("0", "0-3,8") */
 static int in_list(const char *s, int vcpu)
@@ -109,24 +109,73 @@ static int in_list(const char *s, int vcpu)
     return 0;
 }
 
-/* window win's counts per EL ("el0", "el1") over the vCPUs in list (NULL: all) */
-static json_t *role_counts(const json_t *work, json_int_t win, const char *list)
+/* 1 when name is a word of the space-separated list names */
+static int in_words(const char *names, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = names; (p = strstr(p, name)); p += n)
+        if ((p == names || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+            return 1;
+    return 0;
+}
+
+/* 1 when tid is one of the service's tasks whose name is one of comms (a
+ * space-separated list; NULL: any) */
+static int task_of(const json_t *svc_tasks, json_int_t tid, const char *comms)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(svc_tasks, i, t) {
+        if (json_integer_value(json_object_get(t, "tid")) == tid &&
+            (!comms || in_words(comms, json_string_value(json_object_get(t, "comm")) ?: "")))
+            return 1;
+    }
+    return 0;
+}
+
+/* Which lines of a window a sum takes: the vCPUs of list (NULL: all), or
+ * the service's tasks named one of comms (NULL: all of them). */
+struct lines_of {
+    const char *list;
+    const json_t *svc_tasks;
+    const char *comms;
+};
+
+/* window win's counts per EL ("el0", "el1"): the plugin's lines by vCPU
+ * ("windows") or by task ("tasks") that which takes */
+static json_t *window_counts(const json_t *work, const char *lines, json_int_t win, const struct lines_of *which)
 {
     json_t *per_el = json_object();
     for (int el = 0; el <= 1; el++) {
         json_t *sum = json_object();
         size_t i;
         json_t *w;
-        json_array_foreach(json_object_get(work, "windows"), i, w) {
-            if (json_integer_value(json_object_get(w, "window")) == win &&
-                json_integer_value(json_object_get(w, "el")) == el &&
-                (!list || in_list(list, (int)json_integer_value(json_object_get(w, "vcpu")))))
+        json_array_foreach(json_object_get(work, lines), i, w) {
+            if (json_integer_value(json_object_get(w, "window")) != win ||
+                json_integer_value(json_object_get(w, "el")) != el)
+                continue;
+            if (which->svc_tasks ? task_of(which->svc_tasks, json_integer_value(json_object_get(w, "tid")),
+                                           which->comms)
+                                 : !which->list ||
+                                       in_list(which->list, (int)json_integer_value(json_object_get(w, "vcpu"))))
                 add_counts(sum, w);
         }
+        json_object_del(sum, "tid");
         json_object_set_new(per_el, el ? "el1" : "el0", sum);
     }
     return per_el;
 }
+
+static json_t *role_counts(const json_t *work, json_int_t win, const char *list)
+{
+    return window_counts(work, "windows", win, &(struct lines_of){ list, NULL, NULL });
+}
+
+static json_t *task_counts(const json_t *work, json_int_t win, const json_t *svc_tasks, const char *comms)
+{
+    return window_counts(work, "tasks", win, &(struct lines_of){ NULL, svc_tasks, comms });
+}
+
 
 /* load less idle, per EL, counter by counter; and that per request */
 static json_t *net_of(const json_t *load, const json_t *idle, double requests, json_t **per_req)
@@ -151,7 +200,76 @@ static json_t *net_of(const json_t *load, const json_t *idle, double requests, j
     return net;
 }
 
-json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity)
+/* A counted run's accounts, each keyed by role: the load's window, the idle
+ * one, their difference and that per request */
+struct accounts {
+    json_t *load, *idle, *net, *per_req;
+};
+
+/* role's load (lw) and idle (iw) windows into a (which takes them) */
+static void account(struct accounts *a, const char *role, json_t *lw, json_t *iw, double requests)
+{
+    json_t *pr;
+    json_object_set_new(a->net, role, net_of(lw, iw, requests, &pr));
+    json_object_set_new(a->per_req, role, pr);
+    json_object_set_new(a->load, role, lw);
+    json_object_set_new(a->idle, role, iw);
+}
+
+/* The service's own tasks (the guest's list, svc_tasks) in the load's
+ * window less the idle one, all of them ("tasks" in net and per_req) and by
+ * task name (by_task); or why not (tasks_note) */
+static void task_account(json_t *acc, const json_t *work, json_int_t nwin, const json_t *svc_tasks,
+                         const char *workers, double requests, struct accounts *a)
+{
+    json_int_t switches = json_integer_value(json_object_get(json_object_get(work, "plugin"), "context_switches"));
+    if (!switches || !json_array_size(json_object_get(work, "tasks"))) {
+        json_object_set_new(acc, "tasks_note", json_string("no work by task: the kernel did not write CONTEXTIDR_EL1 "
+                                                           "at its context switches (CONFIG_PID_IN_CONTEXTIDR, which "
+                                                           "the named kernels set)"));
+        return;
+    }
+    if (!json_array_size(svc_tasks)) {
+        json_object_set_new(acc, "tasks_note", json_string("no work by task: the guest listed no task of the service "
+                                                           "(an embedded service runs in its driver)"));
+        return;
+    }
+    account(a, "tasks", task_counts(work, nwin, svc_tasks, NULL), task_counts(work, nwin - 1, svc_tasks, NULL),
+            requests);
+    /* the tasks that serve requests ([run] request_tasks; else all): their
+     * work is per request by construction, where background threads follow
+     * the clock */
+    account(a, "workers", task_counts(work, nwin, svc_tasks, workers), task_counts(work, nwin - 1, svc_tasks, workers),
+            requests);
+    json_object_set_new(acc, "workers", json_string(workers ? workers : "all of the service's tasks"));
+    /* what the kernel ran for interrupts, on every vCPU (the plugin's tid -2) */
+    json_t *irq = json_pack("[{s:i,s:s}]", "tid", -2, "comm", "interrupts");
+    account(a, "interrupts", task_counts(work, nwin, irq, NULL), task_counts(work, nwin - 1, irq, NULL), requests);
+    json_decref(irq);
+    json_t *pr;
+    json_t *by = json_object();
+    size_t i;
+    json_t *t;
+    json_array_foreach(svc_tasks, i, t) {
+        const char *comm = json_string_value(json_object_get(t, "comm"));
+        if (!comm || json_object_get(by, comm))
+            continue;
+        json_t *lw = task_counts(work, nwin, svc_tasks, comm), *iw = task_counts(work, nwin - 1, svc_tasks, comm);
+        json_t *n = net_of(lw, iw, requests, &pr);
+        int tids = 0;
+        size_t j;
+        json_t *u;
+        json_array_foreach(svc_tasks, j, u) tids += !strcmp(comm, json_string_value(json_object_get(u, "comm")) ?: "");
+        json_object_set_new(by, comm, json_pack("{s:i,s:o,s:o}", "tasks", tids, "net", n, "per_request", pr));
+        json_decref(lw);
+        json_decref(iw);
+    }
+    json_object_set_new(acc, "tasks", json_deep_copy(svc_tasks));
+    json_object_set_new(acc, "by_task", by);
+}
+
+json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity,
+                         const json_t *svc_tasks, const char *workers)
 {
     json_t *plugin = json_object_get(work, "plugin");
     json_t *acc = json_pack("{s:s,s:O,s:s,s:s}", "counted", "exact (counted): the guest's instruction stream under "
@@ -174,14 +292,11 @@ json_t *mtb_work_account(const json_t *work, double requests, const char *reques
     const char *cli = json_string_value(json_object_get(affinity, "client"));
     int apart = svc && cli && !json_is_true(json_object_get(affinity, "shares_cpus_with_client"));
     const char *roles[3] = { "all", "service", "client" }, *lists[3] = { NULL, svc, cli };
-    json_t *load = json_object(), *idle = json_object(), *net = json_object(), *per_req = json_object();
-    for (int r = 0; r < (apart ? 3 : 1); r++) {
-        json_t *lw = role_counts(work, nwin, lists[r]), *iw = role_counts(work, nwin - 1, lists[r]), *pr;
-        json_object_set_new(net, roles[r], net_of(lw, iw, requests, &pr));
-        json_object_set_new(per_req, roles[r], pr);
-        json_object_set_new(load, roles[r], lw);
-        json_object_set_new(idle, roles[r], iw);
-    }
+    struct accounts a = { json_object(), json_object(), json_object(), json_object() };
+    json_t *load = a.load, *idle = a.idle, *net = a.net, *per_req = a.per_req;
+    for (int r = 0; r < (apart ? 3 : 1); r++)
+        account(&a, roles[r], role_counts(work, nwin, lists[r]), role_counts(work, nwin - 1, lists[r]), requests);
+    task_account(acc, work, nwin, svc_tasks, workers, requests, &a);
     if (apart)
         json_object_set_new(acc, "vcpus", json_pack("{s:s,s:s}", "service", svc, "client", cli));
     json_t *by_vcpu = json_array();
@@ -249,10 +364,16 @@ const struct mtb_work_quantity mtb_work_quantities[MTB_NWORK] = {
     { "el1_checked", "EL1 Tag Checked accesses" },
 };
 
+const char *mtb_work_role(const json_t *per_request)
+{
+    return json_object_get(per_request, "workers") ? "workers" : json_object_get(per_request, "service") ? "service"
+                                                                                                       : "all";
+}
+
 int mtb_work_values(const json_t *rec, double v[MTB_NWORK], const char **role)
 {
     const json_t *pr = json_object_get(json_object_get(rec, "work"), "per_request");
-    const char *r = json_object_get(pr, "service") ? "service" : "all";
+    const char *r = mtb_work_role(pr);
     const json_t *acc = json_object_get(pr, r);
     if (role)
         *role = r;

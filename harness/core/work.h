@@ -24,13 +24,18 @@ json_t *mtb_work_load(const char *path, char *err, size_t errlen);
 struct mtb_recipe;
 double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const char **from);
 
-/* The work account of a counted run: the plugin's counts of its last two
+/* The work account of a counted run (svc_tasks: the guest's list of the
+ * service's tasks, {tid, pid, comm}; with the plugin's task lines the
+ * service's own work on any vCPU, "tasks", by task name, "by_task", that of
+ * the tasks named in workers (the recipe's [run] request_tasks; NULL: all),
+ * "workers", and the kernel's for interrupts, "interrupts"): the plugin's counts of its last two
  * windows (idle, then the load) per EL, over all vCPUs and, when the
  * record's affinity keeps them apart, over the service's and the load
  * generator's vCPUs; the load's less the idle one's; per vCPU; and that
  * difference per request (divided by requests; <= 0: not divided), with
  * where they come from. An error in the account when there are not two. */
-json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity);
+json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity,
+                         const json_t *svc_tasks, const char *workers);
 
 /* The counted runs of a results directory (DIR/work/NNN-.../record.json:
  * bench's counted pair, a plan's `count`): each record with `work`
@@ -47,6 +52,11 @@ struct mtb_work_quantity {
 };
 #define MTB_NWORK 8
 extern const struct mtb_work_quantity mtb_work_quantities[MTB_NWORK];
+/* The account a work table and the history take from a record's
+ * per_request: "workers" (the service's request-serving tasks) when the
+ * kernel let the plugin tell tasks apart, else "service" (its vCPU), else
+ * "all". */
+const char *mtb_work_role(const json_t *per_request);
 /* A counted record's quantities into v (NAN where absent), on the service's
  * vCPU where the account keeps it apart, else over all vCPUs (*role says
  * which, "service" or "all"). @return 0, or -1 when the record has no

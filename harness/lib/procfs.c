@@ -158,3 +158,41 @@ int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st)
     return field > 5 ? 0 : -1;
 }
 
+
+int mtb_proc_group_tasks(pid_t pgid, struct mtb_proc_task *out, int max)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[300];
+        struct mtb_proc_stat st;
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        if (mtb_proc_stat_read(path, &st) != 0 || st.pgrp != (int)pgid)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/task", pid);
+        DIR *td = opendir(path);
+        struct dirent *te;
+        while (td && (te = readdir(td)) && n < max) {
+            long tid = strtol(te->d_name, &end, 10);
+            char tpath[300];
+            snprintf(tpath, sizeof tpath, "/proc/%ld/task/%ld/stat", pid, tid);
+            if (*end || tid <= 0 || mtb_proc_stat_read(tpath, &st) != 0)
+                continue;
+            out[n].tid = (int)tid;
+            out[n].pid = (int)pid;
+            snprintf(out[n].comm, sizeof out[n].comm, "%s", st.comm);
+            n++;
+        }
+        if (td)
+            closedir(td);
+    }
+    closedir(d);
+    return n;
+}

@@ -24,4 +24,12 @@ struct mtb_proc_stat {
 /* Read and parse one stat file (comm may hold spaces and parentheses).
  * @return 0, or -1 when it is gone or malformed. */
 int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st);
+/* One task (thread) of a process: its thread ID, its process's, its name. */
+struct mtb_proc_task {
+    int tid, pid;
+    char comm[64];
+};
+/* The tasks of every process of the process group pgid, up to max, from
+ * /proc/PID/stat and /proc/PID/task. @return how many, or -1 without /proc. */
+int mtb_proc_group_tasks(pid_t pgid, struct mtb_proc_task *out, int max);
 #endif

@@ -44,6 +44,19 @@ json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload
     struct mtb_workload wl = *wl0;
     wl.duration = seconds > 0 ? seconds : MTB_WORK_SECONDS;
     wl.warmup = 0;
+    /* one request at a time, each finding the service asleep: then every
+     * request takes the same path (one wake-up, one read, one reply), and
+     * its count does not depend on how the host's speed batched requests
+     * (docs/COUNTING.md, "Per request"); an open loop where the driver has
+     * one that keeps its gaps (mtload's uniform arrivals) */
+    wl.conns = 1;
+    wl.threads = 1;
+    wl.pipeline = 1;
+    const char *drv = mtb_recipe_get(r, "run", "driver");
+    if (drv && !strcmp(drv, "mtload")) {
+        wl.rate = MTB_WORK_RATE;
+        snprintf(wl.arrival, sizeof wl.arrival, "uniform");
+    }
     char lab[128];
     mtb_variant_label(variant, a, lab, sizeof lab);
     char *rundir = work_dir(dir, index, variant, a, m, kernel);

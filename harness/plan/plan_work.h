@@ -15,10 +15,14 @@ struct mtb_machine;
 
 /* the seconds of load a counted run's window spans */
 #define MTB_WORK_SECONDS 2.0
+/* a counted run's load: one connection, one request in flight, and (mtload)
+ * this many requests a second, open loop: a gap of 5 ms, several times what
+ * a request takes in a counted guest, so each finds the service asleep */
+#define MTB_WORK_RATE 200.0
 
 /* One counted run of recipe's variant in mode m on vm, kernel kernel (a
  * name, an Image path or git:PATH@REF), the workload wl with seconds of
- * load (0: MTB_WORK_SECONDS) and no warm-up, into DIR/work/NNN-VARIANT-
+ * load (0: MTB_WORK_SECONDS), no warm-up and MTB_WORK_RATE's load, into DIR/work/NNN-VARIANT-
  * MODE-KERNEL/ (index, of total, names it). @return its record (with
  * `work`; *file, when file is given, its path: free it), or NULL when the
  * build or the run failed (said on stderr). */

@@ -36,12 +36,27 @@
  * instruction callbacks read registers and leave the MTE helpers alone.
  * Each window's counts are printed apart (window=N lines).
  *
+ * Threads: a kernel built with CONFIG_PID_IN_CONTEXTIDR (the named kernels
+ * are) writes the next task's PID to CONTEXTIDR_EL1 at every context
+ * switch. That MSR, executed at EL1, calls the plugin (the only callback
+ * outside a window), which banks what the vCPU ran since its last switch
+ * into the account of the task that ran it while a window is open: each
+ * window's counts per task (tid=T lines), summing exactly to its counts per
+ * vCPU. A kernel without the option never writes CONTEXTIDR_EL1, and there
+ * are no task lines (the header's context_switches=0). What the kernel runs
+ * for an interrupt (IRQ, FIQ, SError: from its vector at VBAR_EL1 to the
+ * ERET that ends it, with the softirqs run on its way out) is the task's it
+ * interrupted in no sense: it goes to tid=-2, so that a task's EL1 work is
+ * its own system calls and faults. Exceptions nest; each task's nesting is
+ * kept across its switches.
+ *
  * Counts are of instructions begun: one that raises a synchronous exception
  * (a page fault, a synchronous tag-check fault) and runs again after it is
  * counted twice, where the PMU counts retired instructions.
  */
 #include <glib.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +90,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
     X(prefetches)         /* PRFM, PRFUM, SVE PRF*: no data access */        \
     X(tag_bytes)          /* bytes whose allocation tags were set */         \
     X(tag_dynamic)        /* tag-setting instructions of run-time size (SETG*) */ \
+    X(wfe)                /* WFE, WFET: a wait for an event (a lock's spin \
+                             loop; under TCG its length follows the host) */ \
     /* the run-time part, counted only while a window is armed: */           \
     X(loads_checked)      /* Tag Checked by the rules followed (see below) */ \
     X(stores_checked)                                                        \
@@ -134,6 +151,37 @@ static GMutex win_lock;
 static struct mtc_vcpu *win_start;        /* [vcpus]: the totals at the opening */
 static struct mtc_vcpu *win[MTC_MAX_WINDOWS]; /* [vcpus] each: what ran in each closed window */
 static int win_open, win_count, win_vcpus, win_bad;
+
+/* Per task (the file's comment): MSR CONTEXTIDR_EL1, Xt is 0xd518d020 | Rt.
+ * Under win_lock: each vCPU's task (-1 until its first switch is seen) and
+ * its totals when they were last banked; the open window's accounts by task
+ * (tid -> struct mtc_task), and each closed window's. */
+#define MTC_MSR_CONTEXTIDR 0xd518d020u
+#define MTC_MAX_VCPUS 64
+struct mtc_task {
+    struct mtc_el el[2]; /* EL0, EL1 */
+};
+static int64_t cur_tid[MTC_MAX_VCPUS];
+static struct mtc_vcpu banked[MTC_MAX_VCPUS];
+static GHashTable *tasks_open;                 /* int64 tid -> struct mtc_task */
+static GHashTable *tasks[MTC_MAX_WINDOWS];     /* each closed window's */
+static uint64_t switches, interrupts;
+/* the exception nesting of the task on each vCPU: a bit per level, 1 for
+ * an interrupt; kept per task (tid -> struct mtc_nest) across switches */
+#define MTC_TID_IRQ (-2)
+#define MTC_MAX_NEST 32
+struct mtc_nest {
+    int depth;
+    uint32_t irq; /* bit d: level d is an interrupt */
+};
+static struct mtc_nest nest[MTC_MAX_VCPUS];
+static GHashTable *nests; /* int64 tid -> struct mtc_nest, of tasks switched out */
+static struct qemu_plugin_register *vbar;
+#define MTC_WFE 0xd503205fu
+#define MTC_WFET 0xd5031000u /* | Rd */
+#define MTC_ERET 0xd69f03e0u
+#define MTC_ERETAA 0xd69f0bffu
+#define MTC_ERETAB 0xd69f0fffu
 
 static qemu_plugin_u64 counter(int el, int k)
 {
@@ -265,6 +313,82 @@ static void snapshot(struct mtc_vcpu *to)
         memcpy(&to[v], qemu_plugin_scoreboard_find(score, (unsigned)v), sizeof to[v]);
 }
 
+/* What vCPU v ran from its last banking to now, added to the account of
+ * the task it was running (under win_lock, a window open). */
+static void bank(unsigned v, const struct mtc_vcpu *now)
+{
+    if (v >= MTC_MAX_VCPUS)
+        return;
+    gint64 key = nest[v].depth > 0 && nest[v].depth <= MTC_MAX_NEST && (nest[v].irq >> (nest[v].depth - 1) & 1)
+                     ? MTC_TID_IRQ : cur_tid[v];
+    struct mtc_task *t = g_hash_table_lookup(tasks_open, &key);
+    if (!t) {
+        gint64 *k = g_new(gint64, 1);
+        *k = key;
+        t = g_new0(struct mtc_task, 1);
+        g_hash_table_insert(tasks_open, k, t);
+    }
+    for (int el = 0; el < 2; el++) {
+        for (int k = 0; k < MTC_N; k++)
+            t->el[el].c[k] += now->el[el].c[k] - banked[v].el[el].c[k];
+        for (int c = 0; c < MTB_A64_MTE_NCLASS; c++)
+            t->el[el].mte[c] += now->el[el].mte[c] - banked[v].el[el].mte[c];
+    }
+    banked[v] = *now;
+}
+
+/* MSR CONTEXTIDR_EL1, Xt at EL1: the kernel switches this vCPU to the task
+ * whose PID is in Xt (XZR: 0, the idle task). */
+static void switch_cb(unsigned int vcpu, void *ud)
+{
+    int rt = (int)(uintptr_t)ud;
+    uint64_t pid = 0;
+    if (vcpu >= MTC_MAX_VCPUS)
+        return;
+    int known = rt == 31 || read_reg(xreg[rt], &pid) == 0;
+    g_mutex_lock(&win_lock);
+    if (win_open)
+        bank(vcpu, qemu_plugin_scoreboard_find(score, vcpu));
+    /* the outgoing task keeps its nesting; the incoming one finds its own */
+    gint64 *k = g_new(gint64, 1);
+    *k = cur_tid[vcpu];
+    g_hash_table_insert(nests, k, g_memdup2(&nest[vcpu], sizeof nest[vcpu]));
+    cur_tid[vcpu] = known ? (int64_t)(uint32_t)pid : -1;
+    gint64 in = cur_tid[vcpu];
+    struct mtc_nest *had = g_hash_table_lookup(nests, &in);
+    nest[vcpu] = had ? *had : (struct mtc_nest){ 0, 0 };
+    switches++;
+    g_mutex_unlock(&win_lock);
+}
+
+/* An exception taken to EL1 (its vector's first instruction; ud: 1 for an
+ * interrupt) or an ERET from EL1 (ud: 2): the work before it banked to
+ * whom it belongs, then the nesting moved. */
+static void nest_cb(unsigned int vcpu, void *ud)
+{
+    int what = (int)(uintptr_t)ud;
+    if (vcpu >= MTC_MAX_VCPUS)
+        return;
+    g_mutex_lock(&win_lock);
+    if (win_open)
+        bank(vcpu, qemu_plugin_scoreboard_find(score, vcpu));
+    struct mtc_nest *n = &nest[vcpu];
+    if (what == 2) {
+        if (n->depth > 0)
+            n->depth--;
+    } else {
+        if (n->depth < MTC_MAX_NEST) {
+            if (what == 1)
+                n->irq |= 1u << n->depth;
+            else
+                n->irq &= ~(1u << n->depth);
+        }
+        n->depth++;
+        interrupts += what == 1;
+    }
+    g_mutex_unlock(&win_lock);
+}
+
 /* HINT #126 executed: open or close the window when x0 says so. */
 static void marker_cb(unsigned int vcpu, void *ud)
 {
@@ -282,6 +406,9 @@ static void marker_cb(unsigned int vcpu, void *ud)
     }
     if (cmd == MTC_OPEN && !win_open && win_count < MTC_MAX_WINDOWS) {
         snapshot(win_start);
+        for (int v = 0; v < win_vcpus && v < MTC_MAX_VCPUS; v++)
+            banked[v] = win_start[v];
+        tasks_open = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
         win_open = 1;
         for (int v = 0; v < win_vcpus; v++)
             qemu_plugin_u64_set((qemu_plugin_u64){score, offsetof(struct mtc_vcpu, armed)}, (unsigned)v, 1);
@@ -290,6 +417,10 @@ static void marker_cb(unsigned int vcpu, void *ud)
             qemu_plugin_u64_set((qemu_plugin_u64){score, offsetof(struct mtc_vcpu, armed)}, (unsigned)v, 0);
         struct mtc_vcpu *now = g_new0(struct mtc_vcpu, win_vcpus);
         snapshot(now);
+        for (int v = 0; v < win_vcpus; v++)
+            bank((unsigned)v, &now[v]); /* the same totals: the tasks' sum is the window's, exactly */
+        tasks[win_count] = tasks_open;
+        tasks_open = NULL;
         for (int v = 0; v < win_vcpus; v++)
             for (int el = 0; el < MTC_ELS; el++) {
                 for (int k = 0; k < MTC_N; k++)
@@ -311,6 +442,13 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     size_t n = qemu_plugin_tb_n_insns(tb);
     int el = tb_el(qemu_plugin_tb_vaddr(tb));
     uintptr_t sysbits = checked_on ? tb_sysbits() : 0;
+    /* a TB at one of VBAR_EL1's sixteen vectors is an exception's entry:
+     * IRQ at +0x080, FIQ +0x100, SError +0x180 of each group of four
+     * (vector 1: an interrupt, 0: another exception; -1: not a vector) */
+    int vector = -1;
+    uint64_t vb = 0, pc = qemu_plugin_tb_vaddr(tb);
+    if (el == 1 && read_reg(vbar, &vb) == 0 && vb && pc >= vb && pc < vb + 0x800 && !((pc - vb) & 0x7f))
+        vector = ((pc - vb) >> 7 & 3) != 0;
 
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -322,6 +460,14 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             continue;
         if (w == MTC_MARKER)
             qemu_plugin_register_vcpu_insn_exec_cb(insn, marker_cb, QEMU_PLUGIN_CB_R_REGS, NULL);
+        if ((w & ~0x1fu) == MTC_MSR_CONTEXTIDR && el == 1)
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, switch_cb, QEMU_PLUGIN_CB_R_REGS,
+                                                   (void *)(uintptr_t)(w & 0x1f));
+        if (el == 1 && (w == MTC_ERET || w == MTC_ERETAA || w == MTC_ERETAB))
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, nest_cb, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)2);
+        if (i == 0 && vector >= 0)
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, nest_cb, QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)(uintptr_t)(vector ? 1 : 3));
         mtb_a64_decode(w, &params, &d); /* little-endian guest on a little-endian host */
         if (checked_on && d.checked_form && (d.load || d.store) && d.base >= 0) {
             uintptr_t u = sysbits | (uintptr_t)d.base | (d.load ? U_LOAD : 0) | (d.store ? U_STORE : 0) |
@@ -330,6 +476,8 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                                                         (qemu_plugin_u64){score, offsetof(struct mtc_vcpu, armed)},
                                                         1, (void *)u);
         }
+        if (w == MTC_WFE || (w & ~0x1fu) == MTC_WFET)
+            add(insn, counter(el, MTC_wfe), 1);
         if (d.load)
             add(insn, counter(el, MTC_loads), 1);
         if (d.store)
@@ -371,6 +519,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
             xreg[x] = r->handle;
         else if (strcmp(r->name, "TCR_EL1") == 0)
             tcr = r->handle;
+        else if (strcmp(r->name, "VBAR_EL1") == 0 || strcmp(r->name, "VBAR") == 0)
+            vbar = r->handle;
         else if (strcmp(r->name, "SCTLR") == 0 || strcmp(r->name, "SCTLR_EL1") == 0)
             sctlr = r->handle;
     }
@@ -378,14 +528,24 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
         g_array_free(regs, TRUE);
 }
 
+/* vcpu UINT_MAX: a task's line, over the vCPUs it ran on */
 static void print_el(GString *s, const char *what, unsigned vcpu, int el, const struct mtc_el *e)
 {
-    g_string_append_printf(s, "%svcpu=%u el=%d", what, vcpu, el);
+    if (vcpu == UINT_MAX)
+        g_string_append_printf(s, "%sel=%d", what, el);
+    else
+        g_string_append_printf(s, "%svcpu=%u el=%d", what, vcpu, el);
     for (int k = 0; k < MTC_N; k++)
         g_string_append_printf(s, " %s=%" PRIu64, mtc_names[k], e->c[k]);
     for (int c = 1; c < MTB_A64_MTE_NCLASS; c++)
         g_string_append_printf(s, " %s=%" PRIu64, mtb_a64_mte_name(c), e->mte[c]);
     g_string_append_c(s, '\n');
+}
+
+static gint cmp_tid(gconstpointer a, gconstpointer b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+    return x < y ? -1 : x > y;
 }
 
 /* key=value lines: a header, then one line per vCPU and EL that ran. */
@@ -396,10 +556,13 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 
     g_string_append_printf(s,
                            "mtecount version=2 qemu=%s plugin_api=%d el_from=%s el_fallback_tbs=%" PRIu64
-                           " dcz_bytes=%u gm_bytes=%u vcpus=%d checked=%s sysregs=%s windows=%d window_errors=%d%s\n",
+                           " dcz_bytes=%u gm_bytes=%u vcpus=%d checked=%s sysregs=%s windows=%d window_errors=%d"
+                           " context_switches=%" PRIu64 " interrupts=%" PRIu64 " vbar=%s%s\n",
                            MTC_QEMU_VERSION, MTC_API, cpsr && el_from_pstate ? "pstate" : "address", el_fallbacks,
                            params.dcz_bytes, params.gm_bytes, vcpus, checked_on ? "on" : "off",
-                           tcr && sctlr ? "read" : "missing", win_count, win_bad, win_open ? " window_open=1" : "");
+                           tcr && sctlr ? "read" : "missing", win_count, win_bad, switches, interrupts,
+                           vbar ? "read" : "missing",
+                           win_open ? " window_open=1" : "");
     for (int v = 0; v < vcpus; v++) {
         const struct mtc_vcpu *t = qemu_plugin_scoreboard_find(score, (unsigned)v);
         for (int el = 0; el < MTC_ELS; el++)
@@ -416,6 +579,23 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
                     snprintf(what, sizeof what, "window=%d ", w + 1);
                     print_el(s, what, (unsigned)v, el, &win[w][v].el[el]);
                 }
+    /* each window's counts by task (tid=-1: a vCPU whose first switch was
+     * not seen yet), in tid order; none without CONTEXTIDR_EL1 switches */
+    for (int w = 0; w < win_count; w++) {
+        if (!switches || !tasks[w])
+            continue;
+        GList *keys = g_list_sort(g_hash_table_get_keys(tasks[w]), cmp_tid);
+        for (GList *k = keys; k; k = k->next) {
+            const struct mtc_task *t = g_hash_table_lookup(tasks[w], k->data);
+            for (int el = 0; el < 2; el++)
+                if (t->el[el].c[MTC_insns]) {
+                    char what[64];
+                    snprintf(what, sizeof what, "window=%d tid=%" PRId64 " ", w + 1, *(gint64 *)k->data);
+                    print_el(s, what, UINT_MAX, el, &t->el[el]);
+                }
+        }
+        g_list_free(keys);
+    }
     if (out_path) {
         GError *err = NULL;
         if (!g_file_set_contents(out_path, s->str, (gssize)s->len, &err)) { /* atomic: temp + rename */
@@ -489,6 +669,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
     if (parse_args(argc, argv))
         return -1;
+    for (int v = 0; v < MTC_MAX_VCPUS; v++)
+        cur_tid[v] = -1;
+    nests = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     score = qemu_plugin_scoreboard_new(sizeof(struct mtc_vcpu));
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);

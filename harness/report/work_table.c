@@ -19,6 +19,19 @@ static double tag_stores(const json_t *r)
     return s;
 }
 
+/* a row per EL of one account (per request, "el0" and "el1") */
+static void work_rows(FILE *f, const char *name, const json_t *r)
+{
+    for (int el = 0; el <= 1; el++) {
+        const json_t *e = json_object_get(r, el ? "el1" : "el0");
+        char label[80];
+        snprintf(label, sizeof label, "%s EL%d", name, el);
+        fprintf(f, "  %-24s %12.1f %10.1f %10.1f %12.2f %12.2f %10.1f %10.1f %10.2f %12.1f\n", label, num(e, "insns"),
+                num(e, "loads"), num(e, "stores"), num(e, "loads_checked"), num(e, "stores_checked"),
+                num(e, "tag0_lower"), num(e, "unchecked_tco"), tag_stores(e), num(e, "tag_bytes"));
+    }
+}
+
 int mtb_work_table_print(FILE *f, const json_t *rec)
 {
     const json_t *w = json_object_get(rec, "work");
@@ -31,26 +44,33 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
             json_string_value(json_object_get(c, "service")), json_string_value(json_object_get(c, "variant")),
             json_string_value(json_object_get(c, "mode")), json_string_value(json_object_get(c, "kernel")),
             num(w, "requests"), json_string_value(json_object_get(w, "requests_from")));
-    fprintf(f, "  %-20s %12s %10s %10s %12s %12s %10s %10s %10s %12s\n", "", "instructions", "loads", "stores",
+    fprintf(f, "  %-24s %12s %10s %10s %12s %12s %10s %10s %10s %12s\n", "", "instructions", "loads", "stores",
             "checked ld", "checked st", "tag0 lower", "TCO-exempt", "tag stores", "bytes tagged");
-    static const char *const roles[] = { "service", "client", "all", NULL };
-    static const char *const names[] = { "service", "load generator", "all vCPUs" };
+    static const char *const roles[] = { "workers", "service", "client", "all", "tasks", "interrupts", NULL };
+    static const char *const names[] = { "request tasks", "service vCPU", "load generator", "all vCPUs",
+                                         "service's tasks", "interrupts" };
     for (int i = 0; roles[i]; i++) {
         const json_t *r = json_object_get(pr, roles[i]);
-        if (!r || (i == 2 && json_object_get(pr, "service")))
+        if (!r || (i == 3 && json_object_get(pr, "service")))
             continue;
-        for (int el = 0; el <= 1; el++) {
-            const json_t *e = json_object_get(r, el ? "el1" : "el0");
-            char label[40];
-            snprintf(label, sizeof label, "%s EL%d", names[i], el);
-            fprintf(f, "  %-20s %12.1f %10.1f %10.1f %12.2f %12.2f %10.1f %10.1f %10.2f %12.1f\n", label,
-                    num(e, "insns"), num(e, "loads"), num(e, "stores"), num(e, "loads_checked"),
-                    num(e, "stores_checked"), num(e, "tag0_lower"), num(e, "unchecked_tco"), tag_stores(e),
-                    num(e, "tag_bytes"));
-        }
+        work_rows(f, names[i], r);
+    }
+    const char *name;
+    const json_t *t;
+    json_object_foreach((json_t *)json_object_get(w, "by_task"), name, t) {
+        const json_t *tp = json_object_get(t, "per_request");
+        if (num(json_object_get(tp, "el0"), "insns") == 0 && num(json_object_get(tp, "el1"), "insns") == 0)
+            continue; /* a task that ran as much idle as loaded (mostly: not at all) */
+        char label[64];
+        snprintf(label, sizeof label, "  %s", name);
+        work_rows(f, label, json_object_get(t, "per_request"));
     }
     fprintf(f, "  (checked: Tag Checked by the Arm ARM's rule; tag0 lower: tag-0 user accesses, checked only if "
-               "their page is Tagged; docs/COUNTING.md)\n");
+               "their page is Tagged; request tasks: the service's tasks that serve requests ([run] request_tasks), "
+               "on any vCPU; service's tasks: all of them, by name below; interrupts: the kernel's interrupt "
+               "handling on every vCPU; docs/COUNTING.md)\n");
+    if (json_object_get(w, "tasks_note"))
+        fprintf(f, "  (%s)\n", json_string_value(json_object_get(w, "tasks_note")));
     return 0;
 }
 
@@ -62,18 +82,33 @@ static void config_of(const json_t *rec, char *buf, size_t n)
              json_string_value(json_object_get(c, "mode")) ?: "?");
 }
 
+/* the account two records share (core/work.h's mtb_work_role of each) */
+static const char *same_role(const json_t *pb, const json_t *pr)
+{
+    const char *a = mtb_work_role(pb), *b = mtb_work_role(pr);
+    if (!strcmp(a, b))
+        return a;
+    return json_object_get(pb, "service") && json_object_get(pr, "service") ? "service" : "all";
+}
+
+static const char *role_name(const char *role)
+{
+    return !strcmp(role, "workers") ? "the service's request tasks" : !strcmp(role, "service") ? "the service's vCPU"
+                                                                                                 : "all vCPUs";
+}
+
 void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
 {
     const json_t *pb = json_object_get(json_object_get(base, "work"), "per_request");
     const json_t *pr = json_object_get(json_object_get(rec, "work"), "per_request");
-    const char *role = json_object_get(pb, "service") && json_object_get(pr, "service") ? "service" : "all";
+    const char *role = same_role(pb, pr);
     char cb[96], cr[96];
     config_of(base, cb, sizeof cb);
     config_of(rec, cr, sizeof cr);
     const json_t *c = json_object_get(rec, "config");
     fprintf(f, "MTE's work per request, %s: exact (counted on vm, kernel %s), not a timing\n",
             json_string_value(json_object_get(c, "service")), json_string_value(json_object_get(c, "kernel")));
-    fprintf(f, "  %-34s %14s %14s %10s\n", role[0] == 's' ? "the service's vCPU" : "all vCPUs", cb, cr, "ratio");
+    fprintf(f, "  %-34s %14s %14s %10s\n", role_name(role), cb, cr, "ratio");
     static const struct { const char *key, *name; } rows[] = {
         { "insns", "instructions" }, { "loads", "loads" }, { "stores", "stores" },
         { "loads_checked", "Tag Checked loads" }, { "stores_checked", "Tag Checked stores" },
@@ -94,10 +129,10 @@ void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
             fprintf(f, "  %-34s %14.1f %14.1f %10s\n", label, vb, vr, ratio);
         }
     }
-    fprintf(f, "  (per request: the load's window less an idle one as long, over the service's own request count.\n"
-               "   One counted run each: the EL0 instructions, loads and stores hold the service's background threads\n"
-               "   and its batching, which vary run to run (15-50%% over five memcached runs here); Tag Checked and\n"
-               "   EL1 counts held within 4%%. `make bench-work` counts five of each with their spread; docs/COUNTING.md)\n");
+    fprintf(f, "  (per request: the load's window less an idle one as long, over the service's own request count,\n"
+               "   one request at a time. EL0 counts repeat within 0.1%%; EL1 instructions, loads and stores also\n"
+               "   hold the kernel's spinning on contended locks, whose length follows the host under TCG (the\n"
+               "   `wfe` count shows it). `make bench-work` counts five of each with their spread; docs/COUNTING.md)\n");
 }
 
 void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
@@ -109,7 +144,12 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
     const json_t *c = json_object_get(recs[0], "config");
     fprintf(f, "MTE's work per request by kernel, %s %s: exact (counted on vm), not a timing\n",
             json_string_value(json_object_get(c, "service")), cfg);
-    fprintf(f, "  %-34s", "the service's vCPU");
+    const char *role = mtb_work_role(json_object_get(json_object_get(recs[0], "work"), "per_request"));
+    for (int i = 1; i < n; i++) /* a kernel that keeps tasks apart beside one that does not: their vCPU */
+        if (strcmp(role, same_role(json_object_get(json_object_get(recs[0], "work"), "per_request"),
+                                   json_object_get(json_object_get(recs[i], "work"), "per_request"))))
+            role = "service";
+    fprintf(f, "  %-34s", role_name(role));
     for (int i = 0; i < n; i++)
         fprintf(f, " %14s", json_string_value(json_object_get(json_object_get(recs[i], "config"), "kernel")) ?: "?");
     fprintf(f, "\n");
@@ -124,7 +164,6 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
         fprintf(f, "  %-34s", rows[r].name);
         for (int i = 0; i < n; i++) {
             const json_t *pr = json_object_get(json_object_get(recs[i], "work"), "per_request");
-            const char *role = json_object_get(pr, "service") ? "service" : "all";
             fprintf(f, " %14.1f", num(json_object_get(json_object_get(pr, role), rows[r].el ? "el1" : "el0"),
                                       rows[r].key));
         }

@@ -13,6 +13,7 @@
 #include "core/hostfacts.h"
 #include "core/platform.h"
 #include "lib/proc.h"
+#include "lib/procfs.h"
 #include "run/proof.h"
 #include "run/quiet.h"
 #include "run/service.h"
@@ -312,6 +313,31 @@ static char *perf_events_of(const struct mtb_run *run, json_t **mte)
     return events;
 }
 
+/* The service's tasks now ({tid, pid, comm}: every thread of every process
+ * of its process group), added to had (tasks already listed stay): the
+ * counting plugin counts by task (CONTEXTIDR_EL1), and the host gives the
+ * service's own work from these (core/work.c). NULL when it is not started
+ * here (an embedded service runs in its driver). */
+static json_t *service_tasks(const struct mtb_service *svc, json_t *had)
+{
+    enum { MAX_TASKS = 4096 };
+    if (!svc->started)
+        return had;
+    struct mtb_proc_task *t = mtb_calloc(MAX_TASKS, sizeof *t);
+    int n = mtb_proc_group_tasks(svc->proc.pid, t, MAX_TASKS);
+    json_t *a = had ? had : json_array();
+    for (int i = 0; i < n; i++) {
+        size_t k;
+        json_t *e;
+        int seen = 0;
+        json_array_foreach(a, k, e) seen |= json_integer_value(json_object_get(e, "tid")) == t[i].tid;
+        if (!seen)
+            json_array_append_new(a, json_pack("{s:i,s:i,s:s}", "tid", t[i].tid, "pid", t[i].pid, "comm", t[i].comm));
+    }
+    free(t);
+    return a;
+}
+
 /* drive: preload so that reads hit, then warm-up + measurement, with the
  * machine profile's perf events counted on the service and the service's
  * own counters read before and after */
@@ -347,6 +373,7 @@ static int step_drive(struct run_ctx *c)
     struct mtb_cpu_ticks *t0 = mtb_cpu_ticks_read();
     cpu_set_t self_cpus;
     int pinned = 0;
+    json_t *tasks = NULL;
     if (run->count) {
         /* this process polls its children while the load runs: on the load
          * generator's CPUs, so that the plugin's counts of the service's
@@ -368,16 +395,20 @@ static int step_drive(struct run_ctx *c)
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !mtb_proc_interrupted)
             ;
         mtb_count_mark(MTB_COUNT_CLOSE);
+        tasks = service_tasks(&c->svc, NULL);
         mtb_count_mark(MTB_COUNT_OPEN);
     }
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
     if (run->count) {
         mtb_count_mark(MTB_COUNT_CLOSE);
+        tasks = service_tasks(&c->svc, tasks);
         if (pinned)
             sched_setaffinity(0, sizeof self_cpus, &self_cpus);
-        /* the vm's host replaces this with the plugin's counts */
-        json_object_set_new(c->rec, "work", json_pack("{s:s}", "note", "the measured window was marked for the vm "
-                                                      "platform's counting plugin; nothing counted it here"));
+        /* the vm's host replaces this with the plugin's counts, and reads
+         * the service's tasks from it (core/work.c) */
+        json_object_set_new(c->rec, "work", json_pack("{s:s,s:o}", "note", "the measured window was marked for the vm "
+                                                      "platform's counting plugin; nothing counted it here",
+                                                      "tasks", tasks ? tasks : json_array()));
     }
     steal_json(c, t0);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */

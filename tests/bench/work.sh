@@ -9,7 +9,9 @@
 #   make bench-work CONFIGS=plain/off@stock,tagged/async@stock REPS=5
 # CONFIGS: variant/mode@kernel, comma-separated (default
 # plain/off@stock,tagged/async@stock); SERVICE (memcached), DURATION (2),
-# MIX, CONNS from the environment.
+# MIX, CONNS (1) and RATE (200: open loop; 0 closed) from the environment:
+# by default the load of bench's counted pair (plan/plan_work.h), one
+# request at a time, each finding the service asleep.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 M="$ROOT/build/mtebench"
@@ -24,7 +26,8 @@ for c in "${cfgs[@]}"; do
 done
 extra=()
 [ -n "${MIX:-}" ] && extra+=(--mix "$MIX")
-[ -n "${CONNS:-}" ] && extra+=(--conns "$CONNS")
+extra+=(--conns "${CONNS:-1}")
+[ "${RATE:-200}" != 0 ] && extra+=(--rate "${RATE:-200}")
 echo "counted runs of $SERVICE: ${cfgs[*]}, $REPS each, interleaved; records under $OUT"
 n=0 total=$(( ${#cfgs[@]} * REPS ))
 for r in $(seq 1 "$REPS"); do
@@ -47,12 +50,12 @@ jq -rn --arg cfgs "$CONFIGS" '
   def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
                      else (.[length / 2 - 1] + .[length / 2]) / 2 end;
   def spread: (median) as $m | if $m == null or $m == 0 then 0 else ((max - min) / $m) end;
-  def keys_: ["insns", "loads_checked", "stores_checked", "tag0_lower", "unchecked_tco", "tag_bytes"];
+  def keys_: ["insns", "loads", "stores", "loads_checked", "stores_checked", "tag0_lower", "unchecked_tco", "tag_bytes", "wfe"];
   [inputs | select(.work.per_request) | {c: "\(.config.variant)/\(.config.mode)@\(.config.kernel)", w: .work.per_request}] as $rs
   | ($cfgs | split(",")) as $order
   | ["configuration", "role", "EL", "runs"] + (keys_ | map(., "spread", "x base")) | @tsv,
-    ( $order[] as $c | ["service", "client"][] as $role | [0, 1][] as $el
-      | [$rs[] | select(.c == $c) | .w[$role]["el\($el)"]] as $vals
+    ( $order[] as $c | ["workers", "tasks", "service", "interrupts", "client"][] as $role | [0, 1][] as $el
+      | [$rs[] | select(.c == $c) | .w[$role]["el\($el)"] | select(. != null)] as $vals
       | [$rs[] | select(.c == $order[0]) | .w[$role]["el\($el)"]] as $base
       | select(($vals | length) > 0)
       | [$c, $role, "EL\($el)", ($vals | length)] +

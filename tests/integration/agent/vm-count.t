@@ -76,6 +76,25 @@ ok "$(grep -q '^work per request: exact (counted), not a timing' "$T_TMP/run-sto
 ok "$(jq_e '.status == "ok" and (.timing | test("not a timing")) and .work.windows == 2 and .work.requests > 0
             and .work.vcpus.service != .work.vcpus.client and (.work.per_request.service.el1.insns > 0)' "$r" > /dev/null; echo $?)" \
    "the record's work account (two windows: idle, then the load; per request; service and load generator apart)"
+# by task (CONTEXTIDR_EL1, which the named kernels write at each switch):
+# each window's task lines sum to its vCPU lines exactly, per EL and counter
+c="$(dirname "$r")/mtecount.txt"
+sums=$(awk '/^window=/ { w = ""; t = 0; for (i = 1; i <= NF; i++) { split($i, kv, "=");
+              if (kv[1] == "window") w = kv[2]; else if (kv[1] == "el") e = kv[2];
+              else if (kv[1] == "tid") t = 1; else if (kv[1] == "insns" || kv[1] == "loads_checked" || kv[1] == "stores_checked")
+                  s[w " " e " " kv[1] " " (t ? "tasks" : "vcpus")] += kv[2] } }
+           END { bad = 0; n = 0; for (k in s) if (k ~ / tasks$/) { v = k; sub(/ tasks$/, " vcpus", v); n++; if (s[k] != s[v]) bad++ }
+                 print n, bad }' "$c")
+ok "$([ "${sums% *}" -ge 8 ] && [ "${sums#* }" = 0 ]; echo $?)" \
+   "each window's counts by task sum to its counts by vCPU, exactly ($sums: sums compared, unequal)" || head -3 "$c"
+ok "$(jq_e '.work | (.tasks | map(.comm) | index("mc-worker")) != null and .workers == "mc-worker"
+            and .per_request.workers.el0.loads_checked > 0 and .per_request.workers.el1.insns > 0
+            and .by_task["mc-worker"].per_request.el0.insns == .per_request.workers.el0.insns
+            and .per_request.interrupts.el1.insns > 0 and .per_request.interrupts.el0.insns == 0' "$r" > /dev/null; echo $?)" \
+   "the service's tasks by name; its request tasks' (mc-worker) Tag Checked loads; the kernel's interrupts apart" ||
+    jq -c '.work | {workers, tasks_note, w: .per_request.workers, i: .per_request.interrupts}' "$r"
+ok "$(jq_e '.vm.command | test("isolcpus=domain,1 ")' "$r" > /dev/null; echo $?)" \
+   "a counted guest balances no load between its vCPUs (isolcpus=domain,1)"
 # bench's counted pair: the work table before the (emulated) timings
 MTEBENCH_WORK=1 "$M" bench --service memcached --mode async --reps 1 --duration 0.5 --warmup 0 \
     --results "$T_TMP/bench" > "$T_TMP/bench.out" 2> "$T_TMP/bench.err"
