@@ -158,8 +158,8 @@ int mtb_proc_stat_read(const char *path, struct mtb_proc_stat *st)
     return field > 5 ? 0 : -1;
 }
 
-
-int mtb_proc_group_tasks(pid_t pgid, struct mtb_proc_task *out, int max)
+/* every process's pid and ppid, from /proc/PID/stat; @return how many */
+static int proc_parents(int *pid, int *ppid, int max)
 {
     DIR *d = opendir("/proc");
     if (!d)
@@ -167,32 +167,62 @@ int mtb_proc_group_tasks(pid_t pgid, struct mtb_proc_task *out, int max)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) && n < max) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0)
+        char *end, path[300];
+        long p = strtol(e->d_name, &end, 10);
+        struct mtb_proc_stat st;
+        snprintf(path, sizeof path, "/proc/%ld/stat", p);
+        if (*end || p <= 0 || mtb_proc_stat_read(path, &st) != 0)
+            continue;
+        pid[n] = (int)p;
+        ppid[n++] = st.ppid;
+    }
+    closedir(d);
+    return n;
+}
+
+int mtb_proc_tree_tasks(pid_t root, struct mtb_proc_task *out, int max)
+{
+    enum { MAX_PROCS = 32768 };
+    int *pid = mtb_calloc(MAX_PROCS, sizeof *pid), *ppid = mtb_calloc(MAX_PROCS, sizeof *ppid);
+    char *in = mtb_calloc(MAX_PROCS, 1);
+    int np = proc_parents(pid, ppid, MAX_PROCS), n = 0;
+    /* root, then its children, theirs ... until a pass adds none */
+    for (int added = 1; added;) {
+        added = 0;
+        for (int i = 0; i < np; i++) {
+            if (in[i])
+                continue;
+            int parent_in = pid[i] == (int)root;
+            for (int j = 0; j < np && !parent_in; j++)
+                parent_in = in[j] && pid[j] == ppid[i];
+            if (parent_in)
+                in[i] = 1, added = 1;
+        }
+    }
+    for (int i = 0; i < np && n < max; i++) {
+        if (!in[i])
             continue;
         char path[300];
-        struct mtb_proc_stat st;
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        if (mtb_proc_stat_read(path, &st) != 0 || st.pgrp != (int)pgid)
-            continue;
-        snprintf(path, sizeof path, "/proc/%ld/task", pid);
+        snprintf(path, sizeof path, "/proc/%d/task", pid[i]);
         DIR *td = opendir(path);
         struct dirent *te;
         while (td && (te = readdir(td)) && n < max) {
+            char *end, tpath[300];
             long tid = strtol(te->d_name, &end, 10);
-            char tpath[300];
-            snprintf(tpath, sizeof tpath, "/proc/%ld/task/%ld/stat", pid, tid);
+            struct mtb_proc_stat st;
+            snprintf(tpath, sizeof tpath, "/proc/%d/task/%ld/stat", pid[i], tid);
             if (*end || tid <= 0 || mtb_proc_stat_read(tpath, &st) != 0)
                 continue;
             out[n].tid = (int)tid;
-            out[n].pid = (int)pid;
+            out[n].pid = pid[i];
             snprintf(out[n].comm, sizeof out[n].comm, "%s", st.comm);
             n++;
         }
         if (td)
             closedir(td);
     }
-    closedir(d);
-    return n;
+    free(pid);
+    free(ppid);
+    free(in);
+    return np < 0 ? -1 : n;
 }

@@ -29,7 +29,9 @@ struct mtb_proc_task {
     int tid, pid;
     char comm[64];
 };
-/* The tasks of every process of the process group pgid, up to max, from
- * /proc/PID/stat and /proc/PID/task. @return how many, or -1 without /proc. */
-int mtb_proc_group_tasks(pid_t pgid, struct mtb_proc_task *out, int max);
+/* The tasks of root and of every process descended from it, up to max,
+ * from /proc/PID/stat and /proc/PID/task (descent, not the process group:
+ * PostgreSQL's children each start a session of their own). @return how
+ * many, or -1 without /proc. */
+int mtb_proc_tree_tasks(pid_t root, struct mtb_proc_task *out, int max);
 #endif

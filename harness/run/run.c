@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -313,8 +314,8 @@ static char *perf_events_of(const struct mtb_run *run, json_t **mte)
     return events;
 }
 
-/* The service's tasks now ({tid, pid, comm}: every thread of every process
- * of its process group), added to had (tasks already listed stay): the
+/* The service's tasks now ({tid, pid, comm}: every thread of it and of
+ * every process descended from it), added to had (tasks already listed stay): the
  * counting plugin counts by task (CONTEXTIDR_EL1), and the host gives the
  * service's own work from these (core/work.c). NULL when it is not started
  * here (an embedded service runs in its driver). */
@@ -324,7 +325,7 @@ static json_t *service_tasks(const struct mtb_service *svc, json_t *had)
     if (!svc->started)
         return had;
     struct mtb_proc_task *t = mtb_calloc(MAX_TASKS, sizeof *t);
-    int n = mtb_proc_group_tasks(svc->proc.pid, t, MAX_TASKS);
+    int n = mtb_proc_tree_tasks(svc->proc.pid, t, MAX_TASKS);
     json_t *a = had ? had : json_array();
     for (int i = 0; i < n; i++) {
         size_t k;
@@ -336,6 +337,115 @@ static json_t *service_tasks(const struct mtb_service *svc, json_t *had)
     }
     free(t);
     return a;
+}
+
+/* While a counted load runs, the service's tasks listed every 100 ms: a
+ * task that lives only while the load runs (PostgreSQL's backend, which
+ * ends with its connection) is listed too. The thread inherits this
+ * process's CPUs, the load generator's, at its start. */
+struct task_sampler {
+    const struct mtb_service *svc;
+    json_t *tasks;
+    pthread_mutex_t lock;
+    pthread_cond_t stop_cond;
+    int stop;
+    pthread_t th;
+};
+
+static void *task_sampler_main(void *arg)
+{
+    struct task_sampler *ts = arg;
+    pthread_mutex_lock(&ts->lock);
+    while (!ts->stop) {
+        ts->tasks = service_tasks(ts->svc, ts->tasks);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&ts->stop_cond, &ts->lock, &until);
+    }
+    pthread_mutex_unlock(&ts->lock);
+    return NULL;
+}
+
+/* @return 0, or -1 when no thread could be started (the tasks are then
+ * listed at the windows' ends only) */
+static int task_sampler_start(struct task_sampler *ts, const struct mtb_service *svc, json_t *tasks)
+{
+    ts->svc = svc;
+    ts->tasks = tasks;
+    ts->stop = 0;
+    pthread_mutex_init(&ts->lock, NULL);
+    pthread_cond_init(&ts->stop_cond, NULL);
+    return pthread_create(&ts->th, NULL, task_sampler_main, ts) == 0 ? 0 : -1;
+}
+
+static json_t *task_sampler_stop(struct task_sampler *ts)
+{
+    pthread_mutex_lock(&ts->lock);
+    ts->stop = 1;
+    pthread_cond_signal(&ts->stop_cond);
+    pthread_mutex_unlock(&ts->lock);
+    pthread_join(ts->th, NULL);
+    pthread_mutex_destroy(&ts->lock);
+    pthread_cond_destroy(&ts->stop_cond);
+    return ts->tasks;
+}
+
+/* A counted run's windows around its load (core/countmark.h): this
+ * process on the load generator's CPUs meanwhile, the service's tasks
+ * listed before, during and after */
+struct counting {
+    cpu_set_t self_cpus;
+    int pinned, sampling;
+    struct task_sampler sampler;
+    json_t *tasks;
+};
+
+static void counting_open(struct run_ctx *c, struct counting *k)
+{
+    const struct mtb_run *run = c->run;
+    /* this process polls its children while the load runs: on the load
+     * generator's CPUs, so that the plugin's counts of the service's
+     * vCPUs hold the service's work and the kernel's, not the harness's */
+    cpu_set_t cli;
+    CPU_ZERO(&cli);
+    for (int i = 0; i < run->machine->ncli; i++)
+        if (run->machine->cli_cpus[i] >= 0 && run->machine->cli_cpus[i] < CPU_SETSIZE)
+            CPU_SET(run->machine->cli_cpus[i], &cli);
+    k->pinned = CPU_COUNT(&cli) > 0 && sched_getaffinity(0, sizeof k->self_cpus, &k->self_cpus) == 0 &&
+                sched_setaffinity(0, sizeof cli, &cli) == 0;
+    /* window 1: the service idle for as long as the load will run (its
+     * timers, its background threads, the kernel's ticks); window 2: the
+     * load. The work account is window 2 less window 1, per request
+     * (core/work.c): time-driven work is not per-request work */
+    double idle = run->wl->warmup + run->wl->duration;
+    mtb_count_mark(MTB_COUNT_OPEN); /* the vm's counting plugin counts from here (core/countmark.h) */
+    struct timespec ts = { (time_t)idle, (long)((idle - (double)(time_t)idle) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !mtb_proc_interrupted)
+        ;
+    mtb_count_mark(MTB_COUNT_CLOSE);
+    k->tasks = service_tasks(&c->svc, NULL);
+    mtb_count_mark(MTB_COUNT_OPEN);
+    k->sampling = c->svc.started && task_sampler_start(&k->sampler, &c->svc, k->tasks) == 0;
+}
+
+static void counting_close(struct run_ctx *c, struct counting *k)
+{
+    mtb_count_mark(MTB_COUNT_CLOSE);
+    if (k->sampling)
+        k->tasks = task_sampler_stop(&k->sampler);
+    k->tasks = service_tasks(&c->svc, k->tasks);
+    if (k->pinned)
+        sched_setaffinity(0, sizeof k->self_cpus, &k->self_cpus);
+    /* the vm's host replaces this with the plugin's counts, and reads the
+     * service's tasks from it (core/work.c) */
+    json_object_set_new(c->rec, "work", json_pack("{s:s,s:o}", "note", "the measured window was marked for the vm "
+                                                  "platform's counting plugin; nothing counted it here",
+                                                  "tasks", k->tasks ? k->tasks : json_array()));
 }
 
 /* drive: preload so that reads hit, then warm-up + measurement, with the
@@ -371,45 +481,12 @@ static int step_drive(struct run_ctx *c)
     json_t *own = NULL;
     c->d.own_counters = &own;
     struct mtb_cpu_ticks *t0 = mtb_cpu_ticks_read();
-    cpu_set_t self_cpus;
-    int pinned = 0;
-    json_t *tasks = NULL;
-    if (run->count) {
-        /* this process polls its children while the load runs: on the load
-         * generator's CPUs, so that the plugin's counts of the service's
-         * vCPUs hold the service's work and the kernel's, not the harness's */
-        cpu_set_t cli;
-        CPU_ZERO(&cli);
-        for (int i = 0; i < run->machine->ncli; i++)
-            if (run->machine->cli_cpus[i] >= 0 && run->machine->cli_cpus[i] < CPU_SETSIZE)
-                CPU_SET(run->machine->cli_cpus[i], &cli);
-        pinned = CPU_COUNT(&cli) > 0 && sched_getaffinity(0, sizeof self_cpus, &self_cpus) == 0 &&
-                 sched_setaffinity(0, sizeof cli, &cli) == 0;
-        /* window 1: the service idle for as long as the load will run (its
-         * timers, its background threads, the kernel's ticks); window 2:
-         * the load. The work account is window 2 less window 1, per request
-         * (core/work.c): time-driven work is not per-request work */
-        double idle = run->wl->warmup + run->wl->duration;
-        mtb_count_mark(MTB_COUNT_OPEN); /* the vm's counting plugin counts from here (core/countmark.h) */
-        struct timespec ts = { (time_t)idle, (long)((idle - (double)(time_t)idle) * 1e9) };
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !mtb_proc_interrupted)
-            ;
-        mtb_count_mark(MTB_COUNT_CLOSE);
-        tasks = service_tasks(&c->svc, NULL);
-        mtb_count_mark(MTB_COUNT_OPEN);
-    }
+    struct counting cnt = { 0 };
+    if (run->count)
+        counting_open(c, &cnt);
     c->load = (run->external_load ? &mtb_driver_external : c->drv)->measure(&c->d, c->why, sizeof c->why);
-    if (run->count) {
-        mtb_count_mark(MTB_COUNT_CLOSE);
-        tasks = service_tasks(&c->svc, tasks);
-        if (pinned)
-            sched_setaffinity(0, sizeof self_cpus, &self_cpus);
-        /* the vm's host replaces this with the plugin's counts, and reads
-         * the service's tasks from it (core/work.c) */
-        json_object_set_new(c->rec, "work", json_pack("{s:s,s:o}", "note", "the measured window was marked for the vm "
-                                                      "platform's counting plugin; nothing counted it here",
-                                                      "tasks", tasks ? tasks : json_array()));
-    }
+    if (run->count)
+        counting_close(c, &cnt);
     steal_json(c, t0);
     mtb_service_seen_update(&c->svc); /* the threads it runs during the load */
     mtb_hlog_from_load(run->dir, c->load); /* wrk, pgbench, db_bench: their histogram as an .hlog */
