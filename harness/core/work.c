@@ -93,10 +93,23 @@ static void add_counts(json_t *to, const json_t *from)
     }
 }
 
-/* the counters a work table shows, per EL */
+/* the counters a work table shows, per EL; then what wait loops' repeats
+ * held of the first six and of wfe (net_of leaves every counter's part in
+ * them out of it) */
 static const char *const shown[] = { "insns", "loads", "stores", "loads_checked", "stores_checked", "checked_unpriv",
                                      "tag0_lower", "unchecked_tco", "unchecked_tcma", "tag_bytes", "irg", "stg", "st2g",
-                                     "stzg", "stz2g", "stgp", "stgm", "stzgm", "dc_gva", "dc_gzva", "ldg", "wfe", NULL };
+                                     "stzg", "stz2g", "stgp", "stgm", "stzgm", "dc_gva", "dc_gzva", "ldg", "wfe",
+                                     "spin_insns", "spin_loads", "spin_stores", "spin_loads_checked",
+                                     "spin_stores_checked", "spin_checked_unpriv", "spin_wfe", NULL };
+
+/* counter k of an EL's window less what wait loops' repeats held of it
+ * (the plugin's spin_k; docs/COUNTING.md, "Wait loops") */
+static json_int_t outside_waits(const json_t *counts, const char *k)
+{
+    char spin[64];
+    snprintf(spin, sizeof spin, "spin_%s", k);
+    return json_integer_value(json_object_get(counts, k)) - json_integer_value(json_object_get(counts, spin));
+}
 
 /* 1 when vcpu is in the CPU list s ("0", "0-3,8") */
 static int in_list(const char *s, int vcpu)
@@ -177,7 +190,8 @@ static json_t *task_counts(const json_t *work, json_int_t win, const json_t *svc
 }
 
 
-/* load less idle, per EL, counter by counter; and that per request */
+/* load less idle, per EL, counter by counter, each outside wait loops'
+ * repeats (spin_NAME: what they held); and that per request */
 static json_t *net_of(const json_t *load, const json_t *idle, double requests, json_t **per_req)
 {
     json_t *net = json_object();
@@ -188,8 +202,7 @@ static json_t *net_of(const json_t *load, const json_t *idle, double requests, j
         json_t *n = json_object(), *pr = json_object();
         const json_t *i = json_object_get(idle, el);
         for (int k = 0; shown[k]; k++) {
-            json_int_t d = json_integer_value(json_object_get(l, shown[k])) -
-                           json_integer_value(json_object_get(i, shown[k]));
+            json_int_t d = outside_waits(l, shown[k]) - outside_waits(i, shown[k]);
             json_object_set_new(n, shown[k], json_integer(d));
             if (requests > 0)
                 json_object_set_new(pr, shown[k], json_real((double)d / requests));

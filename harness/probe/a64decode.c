@@ -396,3 +396,43 @@ void mtb_a64_decode(uint32_t w, const struct mtb_a64_params *p, struct mtb_a64_i
     else
         decode_simd(w, d);
 }
+
+int mtb_a64_wait_hint(uint32_t w)
+{
+    return w == 0xd503205fu /* WFE */ || w == 0xd503203fu /* YIELD */ || (w & ~0x1fu) == 0xd5031000u /* WFET */;
+}
+
+int mtb_a64_wait_step(struct mtb_a64_wait *st, uint64_t pc, int el, const uint64_t *c, uint64_t *spin, int n)
+{
+    if (n > MTB_A64_WAIT_MAXN)
+        n = MTB_A64_WAIT_MAXN;
+    /* the latest kept hint at this address, if a repeat's length back */
+    const uint64_t *from = NULL;
+    for (int i = 1; i <= st->n && !from; i++) {
+        int j = (st->next - i + MTB_A64_WAIT_HINTS) % MTB_A64_WAIT_HINTS;
+        if (st->hint[j].pc == pc && st->hint[j].el == el && c[0] >= st->hint[j].at[0] &&
+            c[0] - st->hint[j].at[0] <= MTB_A64_SPIN_MAX)
+            from = st->hint[j].at;
+    }
+    if (from) {
+        if (st->marked && st->mark[0] > from[0] && st->mark[0] <= c[0])
+            from = st->mark; /* the part up to there is counted already */
+        for (int k = 0; k < n; k++)
+            spin[k] += c[k] - from[k];
+        memcpy(st->mark, c, (size_t)n * sizeof c[0]);
+        st->marked = 1;
+    }
+    st->hint[st->next].pc = pc;
+    st->hint[st->next].el = el;
+    memcpy(st->hint[st->next].at, c, (size_t)n * sizeof c[0]);
+    st->next = (st->next + 1) % MTB_A64_WAIT_HINTS;
+    if (st->n < MTB_A64_WAIT_HINTS)
+        st->n++;
+    return from != NULL;
+}
+
+void mtb_a64_wait_reset(struct mtb_a64_wait *st)
+{
+    st->n = 0;
+    st->marked = 0;
+}

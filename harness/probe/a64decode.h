@@ -103,4 +103,39 @@ const char *mtb_a64_group_name(int group);
 /* 1 for the classes that set allocation tags (STG..SETG), else 0 */
 int mtb_a64_mte_sets_tags(int cls);
 
+/* Wait loops (docs/COUNTING.md, "Wait loops"). A kernel waiting for a lock
+ * (smp_cond_load_*: LDAR, SEVL, WFE, LDXR, WFE, ...) or spinning on
+ * cpu_relax() (YIELD) repeats a few instructions around its wait hints
+ * until another CPU lets it go: how often is the host's timing under TCG,
+ * not work. A repeat is what a vCPU ran from one execution of a wait hint
+ * to the next at the same address and exception level, at most
+ * MTB_A64_SPIN_MAX instructions later, with nothing between that resets
+ * the state (the plugin resets it at an exception, an ERET, a context
+ * switch and a window's opening). The last MTB_A64_WAIT_HINTS hints are
+ * kept, so that a loop of several (smp_cond_load_*'s two WFEs) is found;
+ * repeats that overlap count once. */
+#define MTB_A64_SPIN_MAX 64u
+#define MTB_A64_WAIT_MAXN 32
+#define MTB_A64_WAIT_HINTS 4
+struct mtb_a64_wait {
+    int n;    /* hints kept since the reset (at most MTB_A64_WAIT_HINTS) */
+    int next; /* where the next one goes (a ring) */
+    struct {
+        uint64_t pc;
+        int el;
+        uint64_t at[MTB_A64_WAIT_MAXN]; /* the counters when it ran */
+    } hint[MTB_A64_WAIT_HINTS];
+    int marked;
+    uint64_t mark[MTB_A64_WAIT_MAXN]; /* the counters where the last repeat ended */
+};
+/* 1 for WFE, WFET and YIELD (a wait hint), else 0; WFI (idle) is not one */
+int mtb_a64_wait_hint(uint32_t w);
+/* A wait hint executed at pc at exception level el, with that level's n
+ * counters now c[0..n) (c[0]: instructions, n <= MTB_A64_WAIT_MAXN). When
+ * it closes a repeat, each counter's part of it not yet counted is added
+ * to spin[0..n). @return 1 when it closed a repeat, else 0 */
+int mtb_a64_wait_step(struct mtb_a64_wait *st, uint64_t pc, int el, const uint64_t *c, uint64_t *spin, int n);
+/* Forget the hints (a switch, an exception, an ERET: no repeat spans one) */
+void mtb_a64_wait_reset(struct mtb_a64_wait *st);
+
 #endif

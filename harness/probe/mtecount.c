@@ -50,6 +50,16 @@
  * its own system calls and faults. Exceptions nest; each task's nesting is
  * kept across its switches.
  *
+ * Wait loops: a kernel waiting for a contended lock repeats a few
+ * instructions around WFE (or YIELD, cpu_relax()) until the holder's vCPU
+ * lets it go, as often as the host's timing makes it under TCG. Inside a
+ * window each wait hint calls the plugin, which finds the repeats (from one
+ * hint to the next at the same address, at most MTB_A64_SPIN_MAX
+ * instructions apart, with no switch, exception or ERET between:
+ * probe/a64decode.c) and keeps each counter's part of them as spin_NAME,
+ * printed where not 0: NAME still counts it, and core/work.c leaves it out
+ * of its per-request figures.
+ *
  * Counts are of instructions begun: one that raises a synchronous exception
  * (a page fault, a synchronous tag-check fault) and runs again after it is
  * counted twice, where the PMU counts retired instructions.
@@ -120,6 +130,7 @@ static const char *const mtc_names[] = {
 struct mtc_el {
     uint64_t c[MTC_N];
     uint64_t mte[MTB_A64_MTE_NCLASS];
+    uint64_t spin[MTC_N]; /* the part of each c[] in a wait loop's repeats (probe/a64decode.h) */
 };
 struct mtc_vcpu {
     struct mtc_el el[MTC_ELS];
@@ -177,6 +188,9 @@ struct mtc_nest {
 static struct mtc_nest nest[MTC_MAX_VCPUS];
 static GHashTable *nests; /* int64 tid -> struct mtc_nest, of tasks switched out */
 static struct qemu_plugin_register *vbar;
+/* each vCPU's last wait hint, under win_lock (reset where it banks) */
+static struct mtb_a64_wait waits[MTC_MAX_VCPUS];
+static uint64_t wait_repeats;
 #define MTC_WFE 0xd503205fu
 #define MTC_WFET 0xd5031000u /* | Rd */
 #define MTC_ERET 0xd69f03e0u
@@ -333,8 +347,11 @@ static void bank(unsigned v, const struct mtc_vcpu *now)
             t->el[el].c[k] += now->el[el].c[k] - banked[v].el[el].c[k];
         for (int c = 0; c < MTB_A64_MTE_NCLASS; c++)
             t->el[el].mte[c] += now->el[el].mte[c] - banked[v].el[el].mte[c];
+        for (int k = 0; k < MTC_N; k++)
+            t->el[el].spin[k] += now->el[el].spin[k] - banked[v].el[el].spin[k];
     }
     banked[v] = *now;
+    mtb_a64_wait_reset(&waits[v]); /* a repeat never spans a switch, an exception or an ERET */
 }
 
 /* MSR CONTEXTIDR_EL1, Xt at EL1: the kernel switches this vCPU to the task
@@ -358,6 +375,23 @@ static void switch_cb(unsigned int vcpu, void *ud)
     struct mtc_nest *had = g_hash_table_lookup(nests, &in);
     nest[vcpu] = had ? *had : (struct mtc_nest){ 0, 0 };
     switches++;
+    g_mutex_unlock(&win_lock);
+}
+
+/* A wait hint executed (ud: its address | its EL): a repeat of a wait
+ * loop found since the last one moves into the spin counters (in the
+ * scoreboard, so that windows and tasks take it as they take the rest). */
+static void wait_cb(unsigned int vcpu, void *ud)
+{
+    uint64_t u = (uint64_t)(uintptr_t)ud;
+    int el = (int)(u & 3);
+    if (vcpu >= MTC_MAX_VCPUS || !__atomic_load_n(&win_open, __ATOMIC_RELAXED))
+        return;
+    g_mutex_lock(&win_lock);
+    if (win_open) {
+        struct mtc_vcpu *now = qemu_plugin_scoreboard_find(score, vcpu);
+        wait_repeats += mtb_a64_wait_step(&waits[vcpu], u & ~(uint64_t)3, el, now->el[el].c, now->el[el].spin, MTC_N);
+    }
     g_mutex_unlock(&win_lock);
 }
 
@@ -406,8 +440,10 @@ static void marker_cb(unsigned int vcpu, void *ud)
     }
     if (cmd == MTC_OPEN && !win_open && win_count < MTC_MAX_WINDOWS) {
         snapshot(win_start);
-        for (int v = 0; v < win_vcpus && v < MTC_MAX_VCPUS; v++)
+        for (int v = 0; v < win_vcpus && v < MTC_MAX_VCPUS; v++) {
             banked[v] = win_start[v];
+            mtb_a64_wait_reset(&waits[v]);
+        }
         tasks_open = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
         win_open = 1;
         for (int v = 0; v < win_vcpus; v++)
@@ -427,6 +463,8 @@ static void marker_cb(unsigned int vcpu, void *ud)
                     now[v].el[el].c[k] -= win_start[v].el[el].c[k];
                 for (int c = 0; c < MTB_A64_MTE_NCLASS; c++)
                     now[v].el[el].mte[c] -= win_start[v].el[el].mte[c];
+                for (int k = 0; k < MTC_N; k++)
+                    now[v].el[el].spin[k] -= win_start[v].el[el].spin[k];
             }
         win[win_count++] = now;
         win_open = 0;
@@ -478,6 +516,9 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         }
         if (w == MTC_WFE || (w & ~0x1fu) == MTC_WFET)
             add(insn, counter(el, MTC_wfe), 1);
+        if (mtb_a64_wait_hint(w) && el < 2) /* after the instruction's own counts */
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, wait_cb, QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)(uintptr_t)(qemu_plugin_insn_vaddr(insn) | (uint64_t)el));
         if (d.load)
             add(insn, counter(el, MTC_loads), 1);
         if (d.store)
@@ -539,6 +580,9 @@ static void print_el(GString *s, const char *what, unsigned vcpu, int el, const 
         g_string_append_printf(s, " %s=%" PRIu64, mtc_names[k], e->c[k]);
     for (int c = 1; c < MTB_A64_MTE_NCLASS; c++)
         g_string_append_printf(s, " %s=%" PRIu64, mtb_a64_mte_name(c), e->mte[c]);
+    for (int k = 0; k < MTC_N; k++) /* only what wait loops held */
+        if (e->spin[k])
+            g_string_append_printf(s, " spin_%s=%" PRIu64, mtc_names[k], e->spin[k]);
     g_string_append_c(s, '\n');
 }
 
@@ -555,13 +599,13 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
     int vcpus = qemu_plugin_num_vcpus();
 
     g_string_append_printf(s,
-                           "mtecount version=2 qemu=%s plugin_api=%d el_from=%s el_fallback_tbs=%" PRIu64
+                           "mtecount version=3 qemu=%s plugin_api=%d el_from=%s el_fallback_tbs=%" PRIu64
                            " dcz_bytes=%u gm_bytes=%u vcpus=%d checked=%s sysregs=%s windows=%d window_errors=%d"
-                           " context_switches=%" PRIu64 " interrupts=%" PRIu64 " vbar=%s%s\n",
+                           " context_switches=%" PRIu64 " interrupts=%" PRIu64 " wait_repeats=%" PRIu64 " spin_max=%u vbar=%s%s\n",
                            MTC_QEMU_VERSION, MTC_API, cpsr && el_from_pstate ? "pstate" : "address", el_fallbacks,
                            params.dcz_bytes, params.gm_bytes, vcpus, checked_on ? "on" : "off",
                            tcr && sctlr ? "read" : "missing", win_count, win_bad, switches, interrupts,
-                           vbar ? "read" : "missing",
+                           wait_repeats, MTB_A64_SPIN_MAX, vbar ? "read" : "missing",
                            win_open ? " window_open=1" : "");
     for (int v = 0; v < vcpus; v++) {
         const struct mtc_vcpu *t = qemu_plugin_scoreboard_find(score, (unsigned)v);

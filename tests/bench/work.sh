@@ -50,7 +50,7 @@ jq -rn --arg cfgs "$CONFIGS" '
   def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
                      else (.[length / 2 - 1] + .[length / 2]) / 2 end;
   def spread: (median) as $m | if $m == null or $m == 0 then 0 else ((max - min) / $m) end;
-  def keys_: ["insns", "loads", "stores", "loads_checked", "stores_checked", "tag0_lower", "unchecked_tco", "tag_bytes", "wfe"];
+  def keys_: ["insns", "loads", "stores", "loads_checked", "stores_checked", "tag0_lower", "unchecked_tco", "tag_bytes", "wfe", "spin_insns", "spin_wfe"];
   [inputs | select(.work.per_request) | {c: "\(.config.variant)/\(.config.mode)@\(.config.kernel)", w: .work.per_request}] as $rs
   | ($cfgs | split(",")) as $order
   | ["configuration", "role", "EL", "runs"] + (keys_ | map(., "spread", "x base")) | @tsv,

@@ -316,6 +316,76 @@ static void check_sweep(void)
     ok(mem > (1u << 21) / 8, "and a share of them are data accesses (%u)", mem);
 }
 
+/* The wait-loop rule (probe/a64decode.h) on a simulated stream: counters
+ * c[0] instructions, c[1] loads. */
+static uint64_t wc[2], wspin[2];
+static struct mtb_a64_wait wst;
+static void run_insns(uint64_t n, uint64_t loads) { wc[0] += n, wc[1] += loads; }
+static void hint(uint64_t pc) { run_insns(1, 0), mtb_a64_wait_step(&wst, pc, 1, wc, wspin, 2); }
+/* Linux's smp_cond_load_acquire on arm64 waiting `iters` times: LDAR, ANDS,
+ * B.NE, then __cmpwait (SEVL, WFE, LDXR, EOR, CBNZ, WFE) and round again;
+ * 100 instructions before it, 50 after */
+static void lock_wait(int iters)
+{
+    run_insns(100, 30);
+    for (int i = 0; i < iters; i++) {
+        run_insns(4, 1); /* LDAR, ANDS, B.NE, SEVL */
+        hint(0xffff800080001000ull);
+        run_insns(3, 1); /* LDXR, EOR, CBNZ */
+        hint(0xffff800080001010ull);
+    }
+    run_insns(3, 1); /* LDAR, ANDS, B.NE: free */
+    run_insns(50, 10);
+}
+
+static void check_waits(void)
+{
+    ok(mtb_a64_wait_hint(0xd503205f) && mtb_a64_wait_hint(0xd503203f) && mtb_a64_wait_hint(0xd5031003) &&
+           !mtb_a64_wait_hint(0xd503207f) && !mtb_a64_wait_hint(0xd503201f),
+       "wait hints: WFE, YIELD, WFET; not WFI or NOP");
+    uint64_t outside[6], spin_insns[6], spin_loads[6];
+    const int iters[6] = { 1, 2, 3, 10, 1000, 100000 };
+    for (int i = 0; i < 6; i++) {
+        memset(wc, 0, sizeof wc), memset(wspin, 0, sizeof wspin);
+        mtb_a64_wait_reset(&wst);
+        lock_wait(iters[i]);
+        outside[i] = wc[0] - wspin[0];
+        spin_insns[i] = wspin[0];
+        spin_loads[i] = wspin[1];
+    }
+    ok(spin_insns[0] == 0 && outside[0] == 100 + 9 + 3 + 50, "one wait, no repeat: nothing is spin (%llu outside)",
+       (unsigned long long)outside[0]);
+    int same = 1, grows = 1;
+    for (int i = 1; i < 6; i++) {
+        same &= outside[i] == outside[1];
+        grows &= spin_insns[i] == 9ull * (uint64_t)(iters[i] - 1) + 4 && spin_loads[i] == 2ull * (uint64_t)(iters[i] - 1) + 1;
+    }
+    ok(same, "what ran outside the loop's repeats is the same however long it waited (%llu for 2 to 100000 waits)",
+       (unsigned long long)outside[1]);
+    ok(grows, "the repeats are spin, counted once though the loop has two hints (100000 waits: %llu instructions, "
+       "%llu loads)", (unsigned long long)spin_insns[5], (unsigned long long)spin_loads[5]);
+    /* the same lock waited for twice, 1000 instructions of work between */
+    memset(wc, 0, sizeof wc), memset(wspin, 0, sizeof wspin);
+    mtb_a64_wait_reset(&wst);
+    lock_wait(5);
+    run_insns(1000, 200);
+    lock_wait(5);
+    ok(wc[0] - wspin[0] == 2 * outside[1] + 1000, "two waits for one lock, work between: the work is not spin");
+    /* a reset (a switch, an exception) between two hints: no repeat spans it */
+    memset(wc, 0, sizeof wc), memset(wspin, 0, sizeof wspin);
+    mtb_a64_wait_reset(&wst);
+    hint(0x1000);
+    mtb_a64_wait_reset(&wst);
+    run_insns(3, 0);
+    hint(0x1000);
+    ok(wspin[0] == 0, "a reset between two hints at one address: no repeat");
+    hint(0x1000);
+    ok(wspin[0] == 1, "... then one");
+    run_insns(MTB_A64_SPIN_MAX, 0);
+    hint(0x1000);
+    ok(wspin[0] == 1, "hints more than MTB_A64_SPIN_MAX instructions apart: no repeat");
+}
+
 int main(void)
 {
     struct mtb_a64_params par = {64, 256};
@@ -326,5 +396,6 @@ int main(void)
     check_params();
     check_unallocated();
     check_sweep();
+    check_waits();
     return done_testing();
 }

@@ -81,7 +81,7 @@ ok "$(jq_e '.status == "ok" and (.timing | test("not a timing")) and .work.windo
 c="$(dirname "$r")/mtecount.txt"
 sums=$(awk '/^window=/ { w = ""; t = 0; for (i = 1; i <= NF; i++) { split($i, kv, "=");
               if (kv[1] == "window") w = kv[2]; else if (kv[1] == "el") e = kv[2];
-              else if (kv[1] == "tid") t = 1; else if (kv[1] == "insns" || kv[1] == "loads_checked" || kv[1] == "stores_checked")
+              else if (kv[1] == "tid") t = 1; else if (kv[1] == "insns" || kv[1] == "loads_checked" || kv[1] == "stores_checked" || kv[1] ~ /^spin_/)
                   s[w " " e " " kv[1] " " (t ? "tasks" : "vcpus")] += kv[2] } }
            END { bad = 0; n = 0; for (k in s) if (k ~ / tasks$/) { v = k; sub(/ tasks$/, " vcpus", v); n++; if (s[k] != s[v]) bad++ }
                  print n, bad }' "$c")
@@ -93,6 +93,18 @@ ok "$(jq_e '.work | (.tasks | map(.comm) | index("mc-worker")) != null and .work
             and .per_request.interrupts.el1.insns > 0 and .per_request.interrupts.el0.insns == 0' "$r" > /dev/null; echo $?)" \
    "the service's tasks by name; its request tasks' (mc-worker) Tag Checked loads; the kernel's interrupts apart" ||
     jq -c '.work | {workers, tasks_note, w: .per_request.workers, i: .per_request.interrupts}' "$r"
+# wait loops (docs/COUNTING.md): the plugin keeps the part of each counter
+# that repeats of a wait loop held (spin_NAME, never more than NAME), and
+# the account leaves it out of every per-request count
+ok "$(head -1 "$c" | grep -q ' wait_repeats=[0-9]* spin_max=64 ' &&
+      awk 'NR > 1 { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+             for (k in v) if (k ~ /^spin_/ && v[k] + 0 > v[substr(k, 6)] + 0) bad++; delete v } END { exit bad > 0 }' "$c"
+      echo $?)" "the plugin's wait loops: its rule in the header, each spin_NAME within its NAME" || head -1 "$c"
+ok "$(jq_e '.work | [.window, .idle, .window_net] | map(.workers.el1) as [$l, $i, $n]
+            | $n.insns == ($l.insns - ($l.spin_insns // 0)) - (($i.insns // 0) - ($i.spin_insns // 0))
+              and $n.spin_insns == ($l.spin_insns // 0) - ($i.spin_insns // 0) and $n.insns > 0' "$r" > /dev/null; echo $?)" \
+   "per request, the request tasks' EL1 instructions are those outside wait loops' repeats, the repeats' apart (spin_insns)" ||
+    jq -c '.work | [.window, .idle, .window_net] | map(.workers.el1 | {insns, spin_insns})' "$r"
 ok "$(jq_e '.vm.command | test("isolcpus=domain,1 ")' "$r" > /dev/null; echo $?)" \
    "a counted guest balances no load between its vCPUs (isolcpus=domain,1)"
 # bench's counted pair: the work table before the (emulated) timings
