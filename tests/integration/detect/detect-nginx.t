@@ -32,7 +32,7 @@ ok "$(jq_e '.outcome=="caught_sync" and .object.size==16 and .fault_offset==16' 
    "CVE-2021-23017 objtag/sync: caught at byte 16 of the 16-byte name ($(jq -c '[.outcome,.object.size,.fault_offset]' "$(d CVE-2021-23017 objtag-sync)"))"
 ok "$(jq_e '.outcome=="silent" and .object.size==15' "$(d CVE-2021-23017-intra objtag-sync)" >/dev/null; echo $?)" \
    "CVE-2021-23017-intra objtag/sync: byte 15 of a 15-byte name is inside its granule: missed"
-"$B/mtebench" detect --service nginx --platform emu --bugs CVE-2013-2028 --trials 1 \
+"$B/mtebench" detect --service nginx --platform emu --bugs CVE-2013-2028 --trials 1 --kernel-check none \
     --configs objtag/sync --results "$R" > "$T_TMP/out2" 2>&1
 is "$?" 0 "detect: the stack bug's trial reached it (exit 0)" || dump "$T_TMP/out2"
 s=$(d CVE-2013-2028 objtag-sync)
@@ -46,17 +46,17 @@ ok "$(jq_e '.reached and .triggered and .outcome=="silent"' "$(d CVE-2009-2629 p
 ok "$(jq_e '.reached and .triggered and .outcome=="caught_sync" and .fault_offset==-1' "$(d CVE-2009-2629 objtag-sync)" >/dev/null; echo $?)" \
    "CVE-2009-2629 objtag/sync: caught one byte before the URI's pool allocation ($(jq -c '[.outcome,.fault_offset]' "$(d CVE-2009-2629 objtag-sync)"))" || dump "$R/CVE-2009-2629/objtag-sync-001/service.log"
 "$B/mtebench" detect --service nginx --platform emu --bugs CVE-2021-23017,CVE-2021-23017-intra,CVE-2013-2028,CVE-2009-2629 --trials 1 \
-    --configs objtag/sync --results "$R" > "$T_TMP/out3" 2>&1
+    --kernel-check none --configs objtag/sync --results "$R" > "$T_TMP/out3" 2>&1
 ok "$(! grep -q '^detect [0-9]' "$T_TMP/out3" &&
       jq_e '.headline_counts == "real bugs" and
             ([.headline[] | select(.config=="objtag/sync") | .bugs_caught==2 and .bugs_tested==3] | all) and
             ([.headline[] | select(.config=="objtag/sync") | .by_memory[] | select(.memory=="stack") | .bugs_caught==0 and .bugs_tested==1] == [true])' "$R/detect.json" >/dev/null; echo $?)" \
    "headline (nothing run again): objtag/sync catches 2 of the 3 real bugs (the intra-granule twin is a second trigger, not counted), 0 of 1 on the stack"
-# CVE-2013-2028's bad write is recv's (access_in syscall): under emu its cells are marked as what qemu-user cannot check,
-# and its sync cell also ran on vm by default (a real kernel's answer beside it: objtag tags no stack, a crash there too)
+# CVE-2013-2028's bad write is recv's (access_in syscall): under emu its cells are marked as what qemu-user cannot check
+# (the kernel's answer beside it on vm, the default --kernel-check, is detect-kernel.t's, on this bug's stacktag build)
 ok "$(jq_e '[.cells[] | select(.bug=="CVE-2013-2028") | .kernel_access_unchecked] | length > 0 and all' "$R/detect.json" >/dev/null &&
       jq_e '[.cells[] | select(.bug!="CVE-2013-2028") | .kernel_access_unchecked // false] | any | not' "$R/detect.json" >/dev/null &&
-      grep -q 'qemu-user does not check it">[0-9]*/[0-9]* (vm); emu [0-9]*/[0-9]* †</td>' "$R/detect.html" && grep -q '^(†) the bad access happens inside a system call' "$R/detect.md"; echo $?)" \
+      grep -q '^(†) the bad access happens inside a system call' "$R/detect.md"; echo $?)" \
    "the system-call bug's emu cells are marked (†: qemu-user never checks a system call's access), no other bug's"
 # detect.html: the matrix as one grid, a row per bug grouped by class, a column per configuration, each cell
 # coloured by its outcome and giving the count

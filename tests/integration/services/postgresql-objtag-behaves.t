@@ -29,9 +29,16 @@ jq_e '.tree_from.variant == "tagged"' "$BLD/build.json" > /dev/null
 ok $? "objtag built from tagged's object tree (build.json: tree_from)" || jq -c '.tree_from' "$BLD/build.json"
 is "$(cat "$BLD/recompiled.txt" 2> /dev/null)" "src/backend/utils/mmgr/aset.o" \
     "only aset.o recompiled (recompiled.txt)"
-src=$(ls "${MTEBENCH_CACHE:-/var/cache/mtebench}"/src/postgresql-15_*.orig.tar.bz2 | head -1)
+# the regression files from the object tree objtag was built from (no patch
+# touches them); from the source tarball where that tree is gone
 mkdir -p "$T_TMP/sql"
-tar xjf "$src" -C "$T_TMP/sql" --strip-components=5 $(for f in $SQL_FILES; do echo "postgresql-15.18/src/test/regress/sql/$f.sql"; done)
+tree=$(jq -r '.tree_from.tree // empty' "$BLD/build.json")/postgresql-15.18/src/test/regress/sql
+if [ -d "$tree" ]; then
+    for f in $SQL_FILES; do cp "$tree/$f.sql" "$T_TMP/sql/"; done
+else
+    src=$(ls "${MTEBENCH_CACHE:-/var/cache/mtebench}"/src/postgresql-15_*.orig.tar.bz2 | head -1)
+    tar xjf "$src" -C "$T_TMP/sql" --strip-components=5 $(for f in $SQL_FILES; do echo "postgresql-15.18/src/test/regress/sql/$f.sql"; done)
+fi
 ok "$(for f in $SQL_FILES; do [ -s "$T_TMP/sql/$f.sql" ] || exit 1; done; echo $?)" "regression files from the pinned source ($SQL_FILES)"
 
 D="$T_TMP/pg"; mkdir -p "$D"; chown mtebench: "$D"
