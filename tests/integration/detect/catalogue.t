@@ -24,7 +24,14 @@ is "$(jq length "$T_TMP/all.json")" "$n" "every entry listed ($n manifests)" || 
 jq_e '[.[] | .findings[] | select(.kind != "control")] | length == 0' "$T_TMP/all.json" > /dev/null
 ok $? "every manifest, trigger and switch of the real catalogue passes" ||
     jq -c '.[] | {id, findings: [.findings[] | select(.kind != "control")]} | select(.findings | length > 0)' "$T_TMP/all.json" | sed 's/^/# /'
-nc=$(jq '[.[] | select(.control | not)] | length' "$T_TMP/all.json")
+# the entries without a fixed-build control, counted from the manifests
+# themselves (a real bug's manifest names what its control expects; a
+# plant needs none), not from what the command said
+nc=0
+for m in "$ROOT"/services/*/bugs/*/manifest.ini; do
+    grep -q '^control_expect *=' "$m" || grep -q '^port *= *plant' "$m" || nc=$((nc + 1))
+done
+is "$(jq '[.[] | select(.control | not)] | length' "$T_TMP/all.json")" "$nc" "the listing's entries without a control: the manifests' ($nc)"
 is "$rc" "$([ "$nc" -gt 0 ] && echo 1 || echo 0)" "exit status: 1 while $nc entries lack a fixed-build control"
 # every real trigger parsed as the driver sends it; "*N" lines repeated:
 # CVE-2018-1000127 is set (16 bytes), "get" (3), 65536 x " k" and a delete (12)

@@ -2,7 +2,8 @@
 # The suite's own helpers assert what they name: jq_e fails when there is
 # nothing to check (jq 1.6's `jq -e` exits 0 on empty input); cleanup kills
 # the process groups a test noted, and not a group that took a noted number
-# after its leader ended (a number noted with another start time). (< 2 s)
+# after its leader ended (a number noted with another start time); a test
+# that ran no check fails, where skip_all skips. (< 2 s)
 . "$(dirname "$0")/../../lib.sh"
 printf '' > "$T_TMP/empty.json"
 echo '{"a":1}' > "$T_TMP/a.json"
@@ -36,4 +37,14 @@ running() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; s=${s##*)
 ok "$( [ -n "$mine" ] && ! running "$mine"; echo $?)" "cleanup: the group the test spawned is killed"
 ok "$(running "$other"; echo $?)" "cleanup: a group that took a noted number (another start time) is left alone"
 kill -- "-$other" 2>/dev/null
+
+# a test that ran no check fails (prove takes a bare "1..0" for a skip);
+# skip_all skips, saying why
+printf '. "%s/tests/lib.sh"\ndone_testing\n' "$ROOT" > "$T_TMP/none.t"
+printf '. "%s/tests/lib.sh"\nskip_all "no such thing here"\n' "$ROOT" > "$T_TMP/skip.t"
+out=$(bash "$T_TMP/none.t" 2>&1); rc=$?
+ok "$([ "$rc" != 0 ] && [ "$(echo "$out" | tail -1)" = "1..1" ] && echo "$out" | grep -q '^not ok 1 - the test ran no check'; echo $?)" \
+   "done_testing with no check run: not ok, exit $rc" || diag "$out"
+out=$(bash "$T_TMP/skip.t" 2>&1); rc=$?
+is "$rc:$out" "0:1..0 # SKIP no such thing here" "skip_all: a skip, with its reason"
 done_testing
