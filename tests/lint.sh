@@ -24,6 +24,8 @@
 #      and tags.txt key a test by its name)
 #   8. every unit test tests/unit/test_X.c is named after the module it tests,
 #      harness/*/X.c or loadgen/X.c (make test AREA= finds its area so)
+#   9. no fork outside lib/proc.c but in the files FORK_OK names, each for
+#      its reason
 # Usage: tests/lint.sh [--quiet] [--table]
 #   --quiet  print findings only (make test); without it the figures too
 #            (longest function, file and folder chain)
@@ -248,6 +250,24 @@ for u in tests/unit/test_*.c; do
     m=${u#tests/unit/test_}; m=${m%.c}
     compgen -G "harness/*/$m.c" > /dev/null || [ -e "loadgen/$m.c" ] ||
         finding "$u: no module $m (harness/*/$m.c, loadgen/$m.c): name a unit test after the module it tests (make test AREA= maps it by that; docs/TESTING.md)"
+done
+
+# --- 9: children through lib/proc.c ----------------------------------------------
+# every child of the harness is started by lib/proc.c (its own process group,
+# registered, killed with the harness, under a deadline: docs/ARCHITECTURE.md,
+# "Nothing outlives the harness"); the files that fork otherwise, and why
+FORK_OK="harness/lib/proc.c
+harness/agent/ssh_master.c
+harness/drivers/driver_trigger.c
+harness/probe/mteprobe.c
+harness/agent/guest/init.c"
+# ssh_master.c: ssh children with a held stdin, PR_SET_PDEATHSIG and a registry
+# of its own; driver_trigger.c: its DNS answerer, a function of the harness
+# forked for the trigger's seconds; mteprobe.c and guest/init.c: programs of
+# their own (the mode probe; the vm guest's init)
+for f in $(grep -lE '(^|[^_a-z])(v?fork|posix_spawnp?)[[:space:]]*\(' harness/*/*.c harness/*/*/*.c loadgen/*.c 2>/dev/null); do
+    grep -qxF "$f" <<< "$FORK_OK" ||
+        finding "$f: forks a child itself: start it with lib/proc.c (mtb_proc_spawn, mtb_proc_run, mtb_proc_capture_env), which gives it a process group, a registration and a deadline"
 done
 
 if [ $quiet = 0 ]; then

@@ -419,6 +419,11 @@ char *mtb_capture(char *const argv[], int with_stderr, int *status)
 
 char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int *status)
 {
+    return mtb_proc_capture_env(argv, NULL, with_stderr, timeout, status);
+}
+
+char *mtb_proc_capture_env(char *const argv[], char *const *env_add, int with_stderr, double timeout, int *status)
+{
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return NULL;
@@ -438,6 +443,8 @@ char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int 
         dup2(fds[1], 1);
         if (with_stderr)
             dup2(fds[1], 2);
+        for (int i = 0; env_add && env_add[i]; i++)
+            putenv(env_add[i]);
         execvp(argv[0], argv);
         _exit(127);
     }

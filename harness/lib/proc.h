@@ -52,6 +52,8 @@ int mtb_proc_run_ru(const struct mtb_spawn *s, double timeout, struct rusage *ru
  * output and the wait status in *status; NULL when it could not start or
  * did not finish in time (*status = -ETIMEDOUT; its group is killed). */
 char *mtb_proc_capture(char *const argv[], int with_stderr, double timeout, int *status);
+/* The same with env_add's NAME=value entries added to its environment (NULL: none). */
+char *mtb_proc_capture_env(char *const argv[], char *const *env_add, int with_stderr, double timeout, int *status);
 /* A function run on exit and on Ctrl-C/SIGTERM before the harness ends (it
  * must use only async-signal-safe calls: open, write, close). */
 void mtb_proc_on_exit(void (*fn)(void));

@@ -8,6 +8,7 @@
 #include "lib/files.h"
 #include "lib/jsonx.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,37 +91,20 @@ int mtb_proof_run(const struct mtb_platform *p, const struct mtb_mode *m, char *
     char *probe = mtb_asprintf("%s/build/aarch64/mteprobe", mtb_root());
     struct mtb_argv argv = { 0 }, envx = { 0 };
     p->wrap(&argv, &envx, probe, env);
-    /* the probe runs with the service's environment; put host-side entries
-     * into this process's environment for the capture */
-    int pfd[2];
-    char *text = NULL;
+    /* the probe runs with the service's environment (the host-side entries
+     * added to its own), in a process group of its own and under a deadline
+     * (lib/proc.c), as every child of the harness */
     int st = -1;
-    if (pipe(pfd) == 0) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(pfd[0]);
-            dup2(pfd[1], 1);
-            for (int i = 0; i < envx.n; i++)
-                putenv(envx.v[i]);
-            execvp(argv.v[0], argv.v);
-            _exit(127);
-        }
-        close(pfd[1]);
-        size_t cap = 4096, len = 0;
-        text = mtb_calloc(1, cap);
-        ssize_t rd;
-        while ((rd = read(pfd[0], text + len, cap - len - 1)) > 0)
-            len += (size_t)rd;
-        text[len] = 0;
-        close(pfd[0]);
-        waitpid(pid, &st, 0);
-    }
+    char *text = mtb_proc_capture_env(argv.v, envx.v, 0, MTB_CAPTURE_LIMIT, &st); /* both NULL-terminated */
     json_object_set_new(o, "method", json_string("probe"));
     json_object_set_new(o, "command", json_string(argv.v[0]));
     int ok = 0;
     if (st != 0 || !text) {
         char d[64];
-        snprintf(why, n, "mode probe %s failed (%s)", probe, st < 0 ? "not started" : mtb_proc_describe(st, d, sizeof d));
+        snprintf(why, n, "mode probe %s failed (%s)", probe,
+                 st == -ETIMEDOUT ? "no answer in its time"
+                 : st < 0         ? "not started"
+                                  : mtb_proc_describe(st, d, sizeof d));
     } else {
         json_t *pr = mtb_proof_parse(text);
         ok = mtb_proof_check(m, pr, why, n);

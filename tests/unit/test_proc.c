@@ -1,5 +1,6 @@
 /* Unit tests of proc: /proc/PID/stat, one parser for the quiet check and
  * perf's process group. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +54,33 @@ static void test_proc_stat(void)
     ok(mtb_proc_stat_read("/proc/0/nonexistent", &st) == -1, "a vanished task is -1");
 }
 
+/* mtb_proc_capture_env: the child sees the entries added, in a process
+ * group of its own; one past its deadline is killed, group and all, and
+ * says so (-ETIMEDOUT) */
+static void test_capture_env(void)
+{
+    char *const env[] = { "MTB_TEST_CAPTURE=seen", NULL };
+    char *const argv[] = { "sh", "-c", "echo \"$MTB_TEST_CAPTURE $(cut -d' ' -f5 /proc/$$/stat) $$\"", NULL };
+    int st = -1;
+    char *out = mtb_proc_capture_env(argv, env, 0, 10, &st);
+    if (out)
+        out[strcspn(out, "\n")] = 0;
+    char val[32] = "";
+    long pgrp = 0, pid = -1;
+    ok(out && sscanf(out, "%31s %ld %ld", val, &pgrp, &pid) == 3 && !strcmp(val, "seen") && pgrp == pid && st == 0,
+       "capture_env: the child's environment has the entry, its group is its own (%s)", out ? out : "(null)");
+    free(out);
+    ok(!getenv("MTB_TEST_CAPTURE"), "... and the harness's environment is left alone");
+    char *const slow[] = { "sh", "-c", "sleep 30 & wait", NULL };
+    double t0 = mtb_mono();
+    out = mtb_proc_capture_env(slow, NULL, 0, 0.5, &st);
+    ok(!out && st == -ETIMEDOUT && mtb_mono() - t0 < 5, "a child past its deadline: killed, -ETIMEDOUT (%.1f s)",
+       mtb_mono() - t0);
+}
+
 int main(void)
 {
     test_proc_stat();
+    test_capture_env();
     return done_testing();
 }

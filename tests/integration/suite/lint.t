@@ -62,6 +62,13 @@ ok "$([ $rc = 1 ]; echo $?)" "an include of a shared basename without its folder
 ok "$(grep -q 'harness/core/recipe.c:[0-9]*: #include "workload.h" without its folder' <<< "$out"; echo $?)" \
     "... named: the file and the include" || printf '%s\n' "$out" | sed 's/^/#   /'
 
+# 9. a child forked outside lib/proc.c (as the mode proof once started its probe)
+copy
+sed -i '0,/^int mtb_proof_run(/s//static int plant_fork(void) { return (int)fork(); }\nint mtb_proof_run(/' "$T_TMP/t/harness/run/proof.c"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ] && grep -q '^harness/run/proof.c: forks a child itself: start it with lib/proc.c' <<< "$out"; echo $?)" \
+    "a fork outside lib/proc.c fails lint, named" || printf '%s\n' "$out" | sed 's/^/#   /'
+
 # the table in docs/ARCHITECTURE.md is lint's: a changed rule shows there
 copy
 sed 's/^bisect    history analysis core lib common$/bisect    history analysis core lib common run/' "$T_TMP/base/tests/lint.sh" > "$T_TMP/lint.sh"
