@@ -26,6 +26,7 @@
 #      harness/*/X.c or loadgen/X.c (make test AREA= finds its area so)
 #   9. no fork outside lib/proc.c but in the files FORK_OK names, each for
 #      its reason
+#  10. no setenv of an MTEBENCH_ name in the harness (but the vm guest's init)
 # Usage: tests/lint.sh [--quiet] [--table]
 #   --quiet  print findings only (make test); without it the figures too
 #            (longest function, file and folder chain)
@@ -268,6 +269,17 @@ harness/agent/guest/init.c"
 for f in $(grep -lE '(^|[^_a-z])(v?fork|posix_spawnp?)[[:space:]]*\(' harness/*/*.c harness/*/*/*.c loadgen/*.c 2>/dev/null); do
     grep -qxF "$f" <<< "$FORK_OK" ||
         finding "$f: forks a child itself: start it with lib/proc.c (mtb_proc_spawn, mtb_proc_run, mtb_proc_capture_env), which gives it a process group, a registration and a deadline"
+done
+
+# --- 10: no hidden channels --------------------------------------------------------
+# the harness hands a child its settings in the child's own environment
+# (lib/proc.c's env_add) and its own modules theirs in the structs they
+# take (a detect trial's bug in struct mtb_run), never through the
+# harness's environment: no setenv of an MTEBENCH_ name but in the vm
+# guest's init, a program of its own
+for f in $(grep -lE 'setenv\("MTEBENCH_' harness/*/*.c harness/*/*/*.c 2>/dev/null); do
+    [ "$f" = harness/agent/guest/init.c ] ||
+        finding "$f: sets an MTEBENCH_ variable in the harness's own environment: pass it to the child (env_add) or in the struct its reader takes"
 done
 
 if [ $quiet = 0 ]; then

@@ -122,7 +122,7 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
         mtb_argv_push(a, "--fault-report");
     for (char *const *x = far->args; x && *x; x++)
         mtb_argv_push(a, *x);
-    const char *bug = getenv("MTEBENCH_BUG"), *trig = getenv("MTEBENCH_BUG_TRIGGER");
+    const char *bug = run->bug_switch, *trig = run->trigger;
     size_t rl = strlen(mtb_root());
     if (bug && *bug)
         mtb_argv_pushf(a, "--bug=%s", bug);

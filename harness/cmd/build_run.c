@@ -78,9 +78,6 @@ int mtb_cmd_run(int argc, char **argv)
                     o.variant, o.recipe->name);
         if (o.bug_trigger && !mtb_file_exists(o.bug_trigger))
             mtb_die(2, "--bug-trigger %s: no such file", o.bug_trigger);
-        setenv("MTEBENCH_BUG", o.bug, 1);
-        if (o.bug_trigger)
-            setenv("MTEBENCH_BUG_TRIGGER", o.bug_trigger, 1);
     }
     struct mtb_build b;
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
@@ -108,7 +105,8 @@ int mtb_cmd_run(int argc, char **argv)
                            .kernel = o.kernel, .wl = &o.wl, .build = &b, .machine = &o.mach, .rep = 1, .index = 1,
                            .total = 1, .plan = "run", .dir = rundir, .quiet = o.quiet,
                            .external_load = o.external_load, .count = o.count,
-                           .fault_report = o.fault_report, .core = o.core };
+                           .fault_report = o.fault_report, .core = o.core, .bug_switch = o.bug,
+                           .trigger = o.bug_trigger };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (o.json) {

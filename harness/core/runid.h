@@ -41,6 +41,12 @@ struct mtb_run {
     const char *external_load;       /* on a server host: the load comes from client hosts; the
                                         handshake with the controller happens in this directory
                                         (remote.c); the service listens on every address */
+    /* a detect trial's bug (docs/DETECTION.md), carried here, not in the
+     * harness's environment: the switch its -bugs build turns on
+     * (MTEBENCH_BUG in the service's environment), a synthetic plant
+     * (MTEBENCH_PLANT) and the trigger file the trigger driver sends; NULL:
+     * none */
+    const char *bug_switch, *plant, *trigger;
 };
 
 /* The run's record begun: its identity (record.c, mtb_record_begin), set

@@ -328,22 +328,14 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
         sw = bug;
     struct mtb_workload wl;
     json_t *params = bug_workload(c, man, &wl);
-    if (plant)
-        setenv("MTEBENCH_PLANT", plant, 1);
-    else {
-        setenv("MTEBENCH_BUG", sw, 1);
-        if (!params) /* an embedded service's bug runs its benchmark, not a trigger */
-            setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
-    }
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant, .mode = m,
                            .allocator = c->q->allocator, .platform = p, .kernel = kc ? c->q->check_kernel : c->q->kernel, .wl = &wl, .build = b,
                            .machine = c->q->machine, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
-                           .dir = dir, .quiet = 1, .fault_report = 1 };
+                           .dir = dir, .quiet = 1, .fault_report = 1, .plant = plant, .bug_switch = plant ? NULL : sw,
+                           /* an embedded service's bug runs its benchmark, not a trigger */
+                           .trigger = plant || params ? NULL : trig };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
-    unsetenv("MTEBENCH_BUG");
-    unsetenv("MTEBENCH_BUG_TRIGGER");
-    unsetenv("MTEBENCH_PLANT");
     json_decref(params);
     d = classify(sw, man, dir, rec, st);
     json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:O,s:s,s:O?,s:b}", "schema",
@@ -484,18 +476,15 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
     char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
     const char *sw = json_string_value(json_object_get(man, "switch"));
     sw = sw && *sw ? sw : bug;
-    unsetenv("MTEBENCH_BUG");
     struct mtb_workload wl;
     json_t *params = bug_workload(c, man, &wl);
-    if (!params)
-        setenv("MTEBENCH_BUG_TRIGGER", trig, 1);
+    /* the control: the trigger with the bug's switch off */
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant,
                            .mode = mtb_mode_find("off"), .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl,
                            .build = b, .machine = c->q->machine, .rep = 1, .index = c->index, .total = c->total,
-                           .plan = "detect", .dir = dir, .quiet = 1 };
+                           .plan = "detect", .dir = dir, .quiet = 1, .trigger = params ? NULL : trig };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
-    unsetenv("MTEBENCH_BUG_TRIGGER");
     const char *lf = json_string_value(json_object_get(man, "log"));
     char *log = mtb_asprintf("%s/%s", dir, lf ? lf : "service.log"), why[512];
     json_t *tr = json_object_get(json_object_get(rec, "load"), "trigger");

@@ -37,6 +37,7 @@ struct mtb_drive {
     void (*measured_start)(pid_t pid, void *arg);
     void *measured_arg;
     const char *external;      /* --external-load: the handshake directory (driver_external.c) */
+    const char *trigger;       /* a detect trial's trigger file (driver_trigger.c; the run's) */
     /* out: an embedded service's own counters over its measured benchmark
      * ("name": integer, the record's service_counters.delta), or left NULL */
     json_t **own_counters;

@@ -4,9 +4,10 @@
  * The trigger is services/<svc>/bugs/<id>/trigger.hex (hex bytes; '#' starts
  * a comment; a line starting "--" is a pause: what came before is sent, the
  * answer read for a moment, then the rest sent, as a client's later
- * packet; a line "*N hex..." is its bytes N times), named by MTEBENCH_BUG_TRIGGER, which only `mtebench detect`
- * sets: the driver refuses to run without it, so a bench never drives a
- * service with it. Its "load" is mtload's format with one request and a
+ * packet; a line "*N hex..." is its bytes N times), named by the run
+ * (struct mtb_run's trigger, struct mtb_drive's here), which only `mtebench
+ * detect` and a detect trial's far run (run --bug-trigger) set: the driver
+ * refuses to run without it, so a bench never drives a service with it. Its "load" is mtload's format with one request and a
  * "trigger" object (bytes sent and received, alive after).
  * A bug whose trigger reaches the service through DNS has dns-answer.hex
  * beside trigger.hex: while the trigger runs, a child process answers every
@@ -248,9 +249,9 @@ static pid_t dns_serve(int port, const unsigned char *ans, size_t alen, const ch
 
 static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
 {
-    const char *path = getenv("MTEBENCH_BUG_TRIGGER");
+    const char *path = d->trigger;
     if (!path || !*path || !d->port) {
-        snprintf(why, n, "the trigger driver runs only under `mtebench detect` (no MTEBENCH_BUG_TRIGGER)%s",
+        snprintf(why, n, "the trigger driver runs only under `mtebench detect` (its run names no trigger)%s",
                  d->port ? "" : " and needs a server");
         return NULL;
     }

@@ -80,8 +80,9 @@ struct run_ctx {
     char why[1024];
     const struct mtb_driver *drv;
     const char *drvname;
-    char *envv[8];            /* tagging, fault reporter (and the embedded smaps sampler, an allocator's
-                                 tagging turned off) */
+    char *envv[10];            /* tagging, fault reporter (and the embedded smaps sampler, an allocator's
+                                 tagging turned off, a stacktag variant's stacks, a detect trial's
+                                 bug switch and plant), NULL-terminated */
     char *faultp, *smapsp, *stackp; /* stackp: a stacktag variant's stacks.txt (probe/mtestack.c), else NULL */
     int smaps_ok;             /* the service's smaps show `mt` here */
     int svc_cpus[MTB_MAX_CPUS];
@@ -166,6 +167,12 @@ static void mode_env(struct run_ctx *c)
         c->envv[k++] = mtb_strdup("MTEBENCH_ALLOCATOR_UNTAGGED=1");
     if (c->stackp)
         c->envv[k++] = mtb_asprintf("MTEBENCH_STACK_FILE=%s", c->stackp);
+    /* a detect trial's bug: its switch and plant are the service's to read
+     * (the -bugs and -plant builds' patches) */
+    if (run->bug_switch)
+        c->envv[k++] = mtb_asprintf("MTEBENCH_BUG=%s", run->bug_switch);
+    if (run->plant)
+        c->envv[k++] = mtb_asprintf("MTEBENCH_PLANT=%s", run->plant);
 }
 
 /* prove: the service's user can run it, the mode is set and proved */
@@ -213,7 +220,7 @@ static int step_service(struct run_ctx *c)
                                .rundir = run->dir, .svc_cpus = c->svc_cpus, .nsvc = c->svc.ncpus, .svc_env = c->envv,
                                .user = c->svc.user, .timeout = w->warmup + w->duration + 300,
                                .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = c->cli_seen,
-                               .service_seen = c->svc.seen };
+                               .service_seen = c->svc.seen, .trigger = run->trigger };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
     const char *lin = mtb_recipe_get(run->recipe, "run", "listen_in");
     if (run->external_load && (c->drv->embedded || (!strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}") &&

@@ -69,6 +69,14 @@ out=$(lint_copy); rc=$?
 ok "$([ $rc = 1 ] && grep -q '^harness/run/proof.c: forks a child itself: start it with lib/proc.c' <<< "$out"; echo $?)" \
     "a fork outside lib/proc.c fails lint, named" || printf '%s\n' "$out" | sed 's/^/#   /'
 
+# 10. a setting passed through the harness's own environment (as detect once
+# passed a trial's bug to the agent and the trigger driver)
+copy
+sed -i '0,/^int mtb_proof_run(/s//static void plant_env(void) { setenv("MTEBENCH_BUG", "x", 1); }\nint mtb_proof_run(/' "$T_TMP/t/harness/run/proof.c"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ] && grep -q '^harness/run/proof.c: sets an MTEBENCH_ variable in the harness' <<< "$out"; echo $?)" \
+    "an MTEBENCH_ variable set in the harness's environment fails lint, named" || printf '%s\n' "$out" | sed 's/^/#   /'
+
 # the table in docs/ARCHITECTURE.md is lint's: a changed rule shows there
 copy
 sed 's/^bisect    history analysis core lib common$/bisect    history analysis core lib common run/' "$T_TMP/base/tests/lint.sh" > "$T_TMP/lint.sh"
