@@ -25,16 +25,8 @@
 static const char *vm_target(void) { return "aarch64"; }
 static int vm_usable(char *why, size_t n)
 {
-    const char *v = mtb_qemu_system_version();
-    if (!v) {
-        snprintf(why, n, "qemu-system-aarch64 not found (make deps installs QEMU 10 from bookworm-backports)");
-        return 0;
-    }
-    if (mtb_qemu_major(v) < 8) {
-        snprintf(why, n, "%s is too old: QEMU before 8.0 mis-tags memory in full-system MTE", v);
-        return 0;
-    }
-    return mtb_guest_image_ready(why, n);
+    return mtb_qemu_usable("qemu-system-aarch64", mtb_qemu_system_version(), why, n) &&
+           mtb_guest_image_ready(why, n);
 }
 static int vm_mode_ok(const struct mtb_mode *m, char *why, size_t n)
 {

@@ -129,25 +129,20 @@ int mtb_slo_parse(const char *text, struct mtb_slo *slo, char *why, size_t n)
 
 /* ---- the estimate ------------------------------------------------------------------------------ */
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 double mtb_cap_median(const struct mtb_cap_point *p)
 {
     if (!p->n)
         return NAN;
     double s[MTB_CAP_MAXREP];
     memcpy(s, p->v, (size_t)p->n * sizeof *s);
-    qsort(s, (size_t)p->n, sizeof *s, cmp_dbl);
+    mtb_stats_sort(s, (size_t)p->n);
     return p->n % 2 ? s[p->n / 2] : (isinf(s[p->n / 2]) ? INFINITY : (s[p->n / 2 - 1] + s[p->n / 2]) / 2);
 }
 
 static int cmp_rate(const void *a, const void *b)
 {
-    return cmp_dbl(&((const struct mtb_cap_point *)a)->rate, &((const struct mtb_cap_point *)b)->rate);
+    double x = ((const struct mtb_cap_point *)a)->rate, y = ((const struct mtb_cap_point *)b)->rate;
+    return (x > y) - (x < y);
 }
 
 /* Sort a copy of the points by rate; the bracket's indexes into ip and ifail (-1: none). */

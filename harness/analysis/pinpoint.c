@@ -15,12 +15,6 @@ const char *mtb_pinpoint_verdict_name(enum mtb_pinpoint_verdict v)
     return v == PP_SAME ? "same" : v == PP_DIFFERENT ? "different" : "unknown";
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double mtb_pinpoint_iqr(const double *x, size_t n)
 {
     if (n < 2)
@@ -106,8 +100,8 @@ int mtb_pinpoint_ks2(const double *x, size_t nx, const double *y, size_t ny, dou
     }
     memcpy(xs, x, nx * sizeof *xs);
     memcpy(ys, y, ny * sizeof *ys);
-    qsort(xs, nx, sizeof *xs, cmp_dbl);
-    qsort(ys, ny, sizeof *ys, cmp_dbl);
+    mtb_stats_sort(xs, nx);
+    mtb_stats_sort(ys, ny);
     long dint = ks_dint(xs, nx, ys, ny);
     free(xs);
     free(ys);

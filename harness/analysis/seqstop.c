@@ -1,6 +1,7 @@
 /* seqstop.c - REPS=auto's stopping rule (see seqstop.h for why it is sound). */
 #include "analysis/seqstop.h"
 #include "common/duration.h"
+#include "lib/util.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -188,13 +189,6 @@ void mtb_reps_text(char *buf, size_t n, long reps)
         snprintf(buf, n, "%ld", reps);
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, void *ctx, FILE *progress,
                 struct mtb_seq_outcome *out)
 {
@@ -206,7 +200,7 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
     double *pn = calloc(nover + 1, sizeof *pn), *pd = calloc(nover + 1, sizeof *pd);
     double *cn = calloc((size_t)cap + 1, sizeof *cn), *cd = calloc((size_t)cap + 1, sizeof *cd);
     size_t *have = calloc(nover + 1, sizeof *have);
-    double t0 = mono_s();
+    double t0 = mtb_mono();
 
     out->pairs = 0;
     out->why = MTB_SEQ_GO_ON;
@@ -226,7 +220,7 @@ int mtb_seq_run(const struct mtb_seq *s, size_t nover, mtb_seq_pair_fn pair, voi
             break;
         }
         out->pairs = n;
-        out->elapsed = mono_s() - t0;
+        out->elapsed = mtb_mono() - t0;
         /* the next pairs' time from the last three (the pilot pairs of another length drop out) */
         last[(n - 1) % 3] = out->elapsed - prev_t;
         prev_t = out->elapsed;

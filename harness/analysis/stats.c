@@ -63,7 +63,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int all_finite(const double *x, size_t n)
+int mtb_stats_all_finite(const double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(x[i]))
@@ -79,10 +79,9 @@ static int any_nan(const double *x, size_t n)
     return 0;
 }
 
-/* Sorted copy of x, or NULL on allocation failure. */
-static double *sorted_copy(const double *x, size_t n)
+double *mtb_stats_sorted_copy(const double *x, size_t n)
 {
-    double *c = malloc(n * sizeof *c);
+    double *c = malloc((n ? n : 1) * sizeof *c);
     if (!c)
         return NULL;
     memcpy(c, x, n * sizeof *c);
@@ -139,7 +138,7 @@ double mtb_stats_median(const double *x, size_t n)
 {
     if (!x || n == 0 || any_nan(x, n))
         return NAN;
-    double *s = sorted_copy(x, n);
+    double *s = mtb_stats_sorted_copy(x, n);
     if (!s)
         return NAN;
     double m = sorted_median(s, n);
@@ -151,7 +150,7 @@ double mtb_stats_quantile(const double *x, size_t n, double q)
 {
     if (!x || n == 0 || !(q >= 0.0 && q <= 1.0) || any_nan(x, n))
         return NAN;
-    double *s = sorted_copy(x, n);
+    double *s = mtb_stats_sorted_copy(x, n);
     if (!s)
         return NAN;
     double v = sorted_quantile(s, n, q);
@@ -221,9 +220,9 @@ static void median_ci_sorted(const double *s, size_t n, double conf,
 int mtb_stats_median_ci(const double *x, size_t n, double conf, struct mtb_stats_ci *out,
                     double *achieved)
 {
-    if (!x || !out || n == 0 || bad_conf(conf) || !all_finite(x, n))
+    if (!x || !out || n == 0 || bad_conf(conf) || !mtb_stats_all_finite(x, n))
         return -EINVAL;
-    double *s = sorted_copy(x, n);
+    double *s = mtb_stats_sorted_copy(x, n);
     if (!s)
         return -ENOMEM;
     median_ci_sorted(s, n, conf, out, achieved);
@@ -234,13 +233,13 @@ int mtb_stats_median_ci(const double *x, size_t n, double conf, struct mtb_stats
 int mtb_stats_bootstrap_median_ci(const double *x, size_t n, double conf,
                               unsigned iters, uint64_t seed, struct mtb_stats_ci *out)
 {
-    if (!x || !out || n == 0 || iters == 0 || bad_conf(conf) || !all_finite(x, n))
+    if (!x || !out || n == 0 || iters == 0 || bad_conf(conf) || !mtb_stats_all_finite(x, n))
         return -EINVAL;
     if (n == 1) {
         out->est = out->lo = out->hi = x[0];
         return 0;
     }
-    double *s = sorted_copy(x, n);
+    double *s = mtb_stats_sorted_copy(x, n);
     size_t *count = calloc(n, sizeof *count);
     double *rep = malloc((size_t)iters * sizeof *rep);
     if (!s || !count || !rep) {
@@ -288,7 +287,7 @@ int mtb_stats_ratio_ci(const double *num, const double *den, size_t n, double co
     (void)iters;
     (void)seed;
     if (!num || !den || !out || n == 0 || bad_conf(conf) ||
-        !all_finite(num, n) || !all_finite(den, n))
+        !mtb_stats_all_finite(num, n) || !mtb_stats_all_finite(den, n))
         return -EINVAL;
     for (size_t i = 0; i < n; i++)
         if (num[i] < 0.0 || den[i] <= 0.0)
@@ -299,7 +298,7 @@ int mtb_stats_ratio_ci(const double *num, const double *den, size_t n, double co
     for (size_t i = 0; i < n; i++)
         r[i] = num[i] / den[i];
     /* a huge num over a tiny den can overflow to inf */
-    if (!all_finite(r, n)) {
+    if (!mtb_stats_all_finite(r, n)) {
         free(r);
         return -EDOM;
     }
@@ -326,7 +325,7 @@ static void mean_sd(const double *l, const size_t *idx, size_t n, double *m, dou
 int mtb_stats_geomean_ci(const double *x, size_t n, double conf, unsigned iters,
                      uint64_t seed, struct mtb_stats_ci *out)
 {
-    if (!x || !out || n == 0 || iters == 0 || bad_conf(conf) || !all_finite(x, n))
+    if (!x || !out || n == 0 || iters == 0 || bad_conf(conf) || !mtb_stats_all_finite(x, n))
         return -EINVAL;
     int all_equal = 1;
     for (size_t i = 0; i < n; i++) {
@@ -489,10 +488,10 @@ int mtb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t n
                        struct mtb_stats_mwu *out)
 {
     if (!x || !y || !out || nx == 0 || ny == 0 ||
-        !all_finite(x, nx) || !all_finite(y, ny))
+        !mtb_stats_all_finite(x, nx) || !mtb_stats_all_finite(y, ny))
         return -EINVAL;
     size_t N = nx + ny;
-    double *sy = sorted_copy(y, ny);
+    double *sy = mtb_stats_sorted_copy(y, ny);
     if (!sy)
         return -ENOMEM;
     double u = mwu_u(x, nx, sy, ny);

@@ -215,6 +215,10 @@ int mtb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t n
 
 /** mtb_stats_sort - sort x[0..n) ascending in place (no NaN expected). */
 void mtb_stats_sort(double *x, size_t n);
+/* x sorted into new memory (free it), or NULL when out of memory */
+double *mtb_stats_sorted_copy(const double *x, size_t n);
+/* 1 when no element of x is NaN or infinite */
+int mtb_stats_all_finite(const double *x, size_t n);
 /** @return the median of an already sorted array; NaN if n == 0 */
 double mtb_stats_median_sorted(const double *s, size_t n);
 

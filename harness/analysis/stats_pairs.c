@@ -15,24 +15,6 @@
 /* beyond this many pairs the Walsh averages (n(n+1)/2) are not built */
 #define SR_MAX 3000
 
-static int finite_all(const double *x, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
-}
-
-static double *sorted_dup(const double *x, size_t n)
-{
-    double *c = malloc((n ? n : 1) * sizeof *c);
-    if (!c)
-        return NULL;
-    memcpy(c, x, n * sizeof *c);
-    mtb_stats_sort(c, n);
-    return c;
-}
-
 double mtb_stats_t_quantile(double alpha, double df)
 {
     if (!(alpha > 0 && alpha < 1) || !(df > 0))
@@ -52,7 +34,7 @@ double mtb_stats_t_quantile(double alpha, double df)
 
 int mtb_stats_t_ci(const double *x, size_t n, double conf, struct mtb_stats_ci *out)
 {
-    if (!x || !out || n < 2 || !(conf > 0 && conf < 1) || !finite_all(x, n))
+    if (!x || !out || n < 2 || !(conf > 0 && conf < 1) || !mtb_stats_all_finite(x, n))
         return -EINVAL;
     double m = mtb_stats_mean(x, n), sd = mtb_stats_stddev(x, n);
     double q = mtb_stats_t_quantile(1 - conf, (double)(n - 1));
@@ -126,7 +108,7 @@ static int signedrank_k(size_t n, double conf, size_t *k, double *cover)
 
 int mtb_stats_signedrank_ci(const double *x, size_t n, double conf, struct mtb_stats_ci *out, double *achieved)
 {
-    if (!x || !out || n == 0 || n > SR_MAX || !(conf > 0 && conf < 1) || !finite_all(x, n))
+    if (!x || !out || n == 0 || n > SR_MAX || !(conf > 0 && conf < 1) || !mtb_stats_all_finite(x, n))
         return -EINVAL;
     size_t M = n * (n + 1) / 2, m = 0;
     double *w = malloc(M * sizeof *w);
@@ -190,9 +172,9 @@ static double medcouple_sorted(const double *s, size_t n)
 
 double mtb_stats_medcouple(const double *x, size_t n)
 {
-    if (!x || n == 0 || !finite_all(x, n))
+    if (!x || n == 0 || !mtb_stats_all_finite(x, n))
         return NAN;
-    double *s = sorted_dup(x, n);
+    double *s = mtb_stats_sorted_copy(x, n);
     if (!s)
         return NAN;
     double mc = medcouple_sorted(s, n);
@@ -215,7 +197,7 @@ const char *mtb_stats_pair_method_name(enum mtb_stats_pair_method m)
  */
 static int mtb_stats_pair_shape(const double *x, size_t n, struct mtb_stats_shape *sh)
 {
-    if (!x || !sh || n == 0 || !finite_all(x, n))
+    if (!x || !sh || n == 0 || !mtb_stats_all_finite(x, n))
         return -EINVAL;
     memset(sh, 0, sizeof *sh);
     sh->method = STATS_PAIR_SIGN;
@@ -225,7 +207,7 @@ static int mtb_stats_pair_shape(const double *x, size_t n, struct mtb_stats_shap
             sh->method = STATS_PAIR_T;         /* too few pairs to check: only t reaches the level */
         return 0;
     }
-    double *s = sorted_dup(x, n), *dev = malloc(n * sizeof *dev);
+    double *s = mtb_stats_sorted_copy(x, n), *dev = malloc(n * sizeof *dev);
     if (!s || !dev) {
         free(s);
         free(dev);
@@ -268,7 +250,7 @@ static int mtb_stats_pair_shape(const double *x, size_t n, struct mtb_stats_shap
 int mtb_stats_pair_ci(const double *num, const double *den, size_t n, double conf, struct mtb_stats_ci *out, double *achieved,
                   struct mtb_stats_shape *shape)
 {
-    if (!num || !den || !out || n == 0 || !(conf > 0 && conf < 1) || !finite_all(num, n) || !finite_all(den, n))
+    if (!num || !den || !out || n == 0 || !(conf > 0 && conf < 1) || !mtb_stats_all_finite(num, n) || !mtb_stats_all_finite(den, n))
         return -EINVAL;
     for (size_t i = 0; i < n; i++)
         if (num[i] <= 0 || den[i] <= 0)
@@ -283,7 +265,7 @@ int mtb_stats_pair_ci(const double *num, const double *den, size_t n, double con
         r[i] = num[i] / den[i];
         l[i] = log(r[i]);
     }
-    int rc = finite_all(r, n) ? 0 : -EDOM;
+    int rc = mtb_stats_all_finite(r, n) ? 0 : -EDOM;
     struct mtb_stats_shape sh;
     struct mtb_stats_ci c;
     double ach = conf;

@@ -5,6 +5,7 @@
 #include "lib/jsonx.h"
 #include "cmd/nightly.h"
 #include "bisect/bisect.h"
+#include "analysis/stats.h"
 #include "analysis/workcp.h"
 #include "core/record.h"
 #include "core/work.h"
@@ -93,16 +94,10 @@ static int night_quiet(json_t *p, char *why, size_t n)
     return r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* the lower median of v (n > 0; sorts v) */
 static double lower_median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    mtb_stats_sort(v, n);
     return v[(n - 1) / 2];
 }
 

@@ -60,10 +60,24 @@ static const char *mtb_tool_version(const char *prog)
 
 const char *mtb_qemu_user_version(void) { return mtb_tool_version("qemu-aarch64"); }
 
-int mtb_qemu_major(const char *v)
+/* the major version of a "... version 10.0.2 ..." line; 0 when none */
+static int qemu_major(const char *v)
 {
     const char *p = v ? strstr(v, "version ") : NULL;
     return p ? atoi(p + 8) : 0;
+}
+
+int mtb_qemu_usable(const char *what, const char *v, char *why, size_t n)
+{
+    if (!v) {
+        snprintf(why, n, "%s not found (make deps installs QEMU 10 from bookworm-backports)", what);
+        return 0;
+    }
+    if (qemu_major(v) < 8) {
+        snprintf(why, n, "%s is too old: QEMU before 8.0 mis-tags memory under MTE", v);
+        return 0;
+    }
+    return 1;
 }
 
 const char *mtb_qemu_system_version(void) { return mtb_tool_version("qemu-system-aarch64"); }

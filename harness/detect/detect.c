@@ -297,6 +297,29 @@ static json_t *bug_workload(struct detect_ctx *c, json_t *man, struct mtb_worklo
     return params;
 }
 
+/* A trial's classification from an earlier run into dir (detect resumed:
+ * counted, not run again), or NULL: run it. */
+static json_t *earlier(struct detect_ctx *c, const char *dir)
+{
+    char *dp = mtb_asprintf("%s/detect.json", dir);
+    json_t *d = json_load_file(dp, 0, NULL);
+    free(dp);
+    c->index++;
+    if (d && json_is_string(json_object_get(d, "outcome")))
+        return d;
+    json_decref(d);
+    return NULL;
+}
+
+/* a trial's classification kept as dir/detect.json (what a resumed detect reads) */
+static void keep(const char *dir, json_t *d)
+{
+    char *dp = mtb_asprintf("%s/detect.json", dir);
+    if (mtb_record_write(dp, d) != 0)
+        mtb_warn("detect: cannot write %s", dp);
+    free(dp);
+}
+
 /* one trial (or its classification from an earlier, resumed run) on
  * platform p (the request's, or kernel_check's: then its directory says so,
  * <variant>-<mode>-vm-NNN, and its detect.json "kernel_check": true) */
@@ -308,16 +331,11 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     int kc = p != c->q->platform;
     base = mtb_variant_label(base, c->q->allocator, lab, sizeof lab); /* "tagged+scudo" under Scudo */
     char *dir = mtb_asprintf("%s/%s/%s-%s-%s%03d", c->dir, bug, base, m->name, kc ? "vm-" : "", t);
-    char *dp = mtb_asprintf("%s/detect.json", dir);
-    json_error_t je;
-    json_t *d = json_load_file(dp, 0, &je);
-    c->index++;
-    if (d && json_is_string(json_object_get(d, "outcome"))) { /* resumed */
-        free(dp);
+    json_t *d = earlier(c, dir);
+    if (d) {
         free(dir);
         return d;
     }
-    json_decref(d);
     char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
     /* the switch: the bug the build turns on (several entries may share one);
      * a synthetic plant is switched by MTEBENCH_PLANT and runs the service's
@@ -349,13 +367,11 @@ static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const c
     json_object_set_new(d, "allocator", json_string(c->q->allocator ? c->q->allocator->name : "glibc"));
     json_object_set(d, "platform", json_object_get(rec, "platform"));
     json_object_set_new(d, "build", json_pack("{s:O?}", "key", json_object_get(json_object_get(rec, "build"), "key")));
-    if (mtb_record_write(dp, d) != 0)
-        mtb_warn("detect: cannot write %s", dp);
+    keep(dir, d);
     printf("detect %d/%d: %s %s/%s%s trial %d: %s\n", c->index, c->total, bug, base, m->name, kc ? " on vm" : "", t,
            json_string_value(json_object_get(d, "outcome")));
     json_decref(rec);
     free(trig);
-    free(dp);
     free(dir);
     return d;
 }
@@ -458,21 +474,18 @@ static const char *control_outcome(const char *log, const char *sw, json_t *man,
 }
 
 /* One bug's fixed-build control: its trigger sent with the bug off (no
- * MTEBENCH_BUG) to a variant's bug build (variant: its name, e.g.
+ * switch) to a variant's bug build (variant: its name, e.g.
  * plain-bugs) in mode off; resumable like a trial
  * (DIR/<bug>/control/detect.json). */
 static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *variant,
                              const struct mtb_build *b)
 {
-    char *dir = mtb_asprintf("%s/%s/control", c->dir, bug), *dp = mtb_asprintf("%s/detect.json", dir);
-    json_t *d = json_load_file(dp, 0, NULL);
-    c->index++;
-    if (d && json_is_string(json_object_get(d, "outcome"))) {
-        free(dp);
+    char *dir = mtb_asprintf("%s/%s/control", c->dir, bug);
+    json_t *d = earlier(c, dir);
+    if (d) {
         free(dir);
         return d;
     }
-    json_decref(d);
     char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
     const char *sw = json_string_value(json_object_get(man, "switch"));
     sw = sw && *sw ? sw : bug;
@@ -499,14 +512,12 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
                   c->q->recipe->name, "bug", bug, "outcome", out, "expect",
                   json_string_value(json_object_get(man, "control_expect")), "why", why, "trigger", tr, "error",
                   json_string_value(json_object_get(rec, "error")), "record", "record.json");
-    if (mtb_record_write(dp, d) != 0)
-        mtb_warn("detect: cannot write %s", dp);
+    keep(dir, d);
     printf("control %d/%d: %s: %s (%s)\n", c->index, c->total, bug, out, why);
     json_decref(tr);
     json_decref(rec);
     free(log);
     free(trig);
-    free(dp);
     free(dir);
     return d;
 }

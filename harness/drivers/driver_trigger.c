@@ -126,13 +126,6 @@ bad:
     return NULL;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int connect_port(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -156,10 +149,10 @@ static long read_for(int fd, double secs, double quiet, const char *expect, int 
     char buf[4096], seen[8192];
     size_t sl = 0;
     long total = 0;
-    double end = now_s() + secs;
+    double end = mtb_mono() + secs;
     *saw = 0;
     for (;;) {
-        double left = end - now_s();
+        double left = end - mtb_mono();
         if (quiet > 0 && total > 0 && left > quiet)
             left = quiet;
         struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -221,9 +214,9 @@ static pid_t dns_serve(int port, const unsigned char *ans, size_t alen, const ch
         return pid;
     }
     FILE *log = fopen(logp, "a");
-    double end = now_s() + secs;
+    double end = mtb_mono() + secs;
     unsigned char q[512], r[1024];
-    while (now_s() < end) {
+    while (mtb_mono() < end) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
         if (poll(&p, 1, 200) <= 0)
             continue;
@@ -260,7 +253,7 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
     unsigned char *b = mtb_trigger_read(path, &len, cuts, &ncuts, why, n);
     if (!b)
         return NULL;
-    double slow = mtb_platform_emulated(d->platform) ? 3 : 1, t0 = now_s();
+    double slow = mtb_platform_emulated(d->platform) ? 3 : 1, t0 = mtb_mono();
     /* a DNS answer beside the trigger: answered while the trigger runs */
     char *ansp = mtb_asprintf("%.*s/dns-answer.hex", (int)(strrchr(path, '/') - path), path);
     pid_t dns = 0;
@@ -309,7 +302,7 @@ static json_t *trigger_measure(const struct mtb_drive *d, char *why, size_t n)
     int up = alive(d, 5 * slow);
     if (dns > 0)
         kill(dns, SIGKILL), waitpid(dns, NULL, 0);
-    double secs = now_s() - t0;
+    double secs = mtb_mono() - t0;
     return json_pack("{s:{s:i,s:f,s:{}},s:{s:s,s:i,s:i,s:b,s:b,s:f}}", "totals", "requests", 1, "ops_per_sec",
                      1 / (secs > 0 ? secs : 1), "errors", "trigger", "file", path, "sent", (json_int_t)w, "received",
                      (json_int_t)got, "closed", closed, "alive_after", up, "seconds", secs);

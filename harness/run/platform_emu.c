@@ -10,15 +10,8 @@
 static const char *emu_target(void) { return "aarch64"; }
 static int emu_usable(char *why, size_t n)
 {
-    const char *v = mtb_qemu_user_version();
-    if (!v) {
-        snprintf(why, n, "qemu-aarch64 not found (make deps installs QEMU 10 from bookworm-backports)");
+    if (!mtb_qemu_usable("qemu-aarch64", mtb_qemu_user_version(), why, n))
         return 0;
-    }
-    if (mtb_qemu_major(v) < 8) {
-        snprintf(why, n, "%s is too old: QEMU before 8.0 mis-tags memory under MTE", v);
-        return 0;
-    }
     if (!mtb_host_is_arm64() && !mtb_file_exists("/lib/ld-linux-aarch64.so.1")) {
         snprintf(why, n, "no arm64 glibc (/lib/ld-linux-aarch64.so.1 from libc6:arm64; make deps)");
         return 0;
