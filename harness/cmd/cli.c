@@ -320,6 +320,8 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
         mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, argv[optind]);
 }
 
+const char *mtb_cli_target(const struct mtb_opts *o) { return o->target ? o->target : o->p->target(); }
+
 char *mtb_cli_results_dir(const char *what)
 {
     char ts[32];

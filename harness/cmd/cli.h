@@ -11,4 +11,7 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
 /* A command's results directory when --results is not given:
  * results/<UTC time>-<what> in the checkout (heap string). */
 char *mtb_cli_results_dir(const char *what);
+/* The target a command builds for: --target (on a server host: that
+ * host's, remote.c), else the platform's. */
+const char *mtb_cli_target(const struct mtb_opts *o);
 #endif

@@ -1,7 +1,6 @@
-/* build_run.c - build: a service's variants built (or found cached) for a
- * platform's target; run: one run (what a plan's cells, a vm guest and a
+/* run_cli.c - `mtebench run`: one run (what a plan's cells, a vm guest and a
  * server host execute). */
-#include "cmd/build_run.h"
+#include "cmd/run_cli.h"
 #include "report/work_table.h"
 #include "cmd/cli.h"
 #include "core/build.h"
@@ -15,39 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *target_of(const struct mtb_opts *o)
-{
-    return o->target ? o->target : o->p->target(); /* on a server host: that host's (remote.c) */
-}
-
-int mtb_cmd_build(int argc, char **argv)
-{
-    struct mtb_opts o;
-    mtb_cli_parse(argc, argv, &o, "build");
-    o.quiet = 1; /* no platform notice */
-    if (!o.mode)
-        o.mode = "off";
-    mtb_opts_resolve(&o);
-    char err[MTB_ERRLEN];
-    int rc = 0;
-    for (size_t i = 0; i < o.recipe->nvariants; i++) {
-        const char *v = o.recipe->variants[i];
-        char sec[128];
-        snprintf(sec, sizeof sec, "variant %s", v);
-        const char *test_only = mtb_recipe_get(o.recipe, sec, "test_only");
-        if (o.variant ? strcmp(v, o.variant) != 0 : test_only && !strcmp(test_only, "yes"))
-            continue; /* without --variant: the measured variants, not test-only ones */
-        struct mtb_build b;
-        if (mtb_build_ensure(o.recipe, v, target_of(&o), o.force, 0, &b, err, sizeof err) != 0) {
-            mtb_warn("%s", err);
-            rc = 1;
-            continue;
-        }
-        printf("%s %s %s %s %s\n", o.recipe->name, v, target_of(&o), b.cached ? "cached" : "built", b.binary);
-    }
-    return rc;
-}
 
 int mtb_cmd_run(int argc, char **argv)
 {
@@ -81,7 +47,7 @@ int mtb_cmd_run(int argc, char **argv)
     }
     struct mtb_build b;
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
-                    : mtb_build_ensure(o.recipe, o.variant, target_of(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
+                    : mtb_build_ensure(o.recipe, o.variant, mtb_cli_target(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
         mtb_die(1, "%s", err);
     mtb_opts_kernel_ensure(&o);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir("run");

@@ -1,0 +1,45 @@
+/* quiet_cli.c - `mtebench quiet`: the quiet-machine check every plan makes
+ * before its first run (run/quiet.c), alone, with the machine's latency
+ * floor. */
+#include "cmd/quiet_cli.h"
+#include "cmd/cli.h"
+#include "core/machine.h"
+#include "lib/util.h"
+#include "run/floor.h"
+#include "run/quiet.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int mtb_cmd_quiet(int argc, char **argv)
+{
+    /* mtebench quiet [--machine M] [--strict] [--json]: the quiet-machine
+     * check alone, on the profile's CPUs. Exit 0 quiet, 1 not quiet (warned),
+     * 2 refused with --strict or bad input. */
+    struct mtb_opts o;
+    mtb_cli_parse(argc, argv, &o, "quiet");
+    char err[MTB_ERRLEN];
+    struct mtb_machine *m = mtb_calloc(1, sizeof *m);
+    if (mtb_machine_load(o.machine, m, err, sizeof err) != 0)
+        mtb_die(2, "%s", err);
+    json_t *env = mtb_quiet_environment(m, o.strict, o.json, 1);
+    json_t *q = json_object_get(env, "quiet");
+    if (o.json) {
+        json_dumpf(env, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+    } else {
+        printf("machine %s, CPUs %s: %s\n", m->name, json_string_value(json_object_get(q, "cpus")),
+               json_is_true(json_object_get(q, "quiet")) ? "quiet" : "NOT quiet (warnings above)");
+        char fdesc[512];
+        if (mtb_floor_describe(json_object_get(json_object_get(q, "checks"), "floor"), fdesc, sizeof fdesc))
+            printf("latency floor: %s\n", fdesc);
+        else
+            printf("latency floor: not measured (%s)\n", fdesc);
+    }
+    int rc = json_is_true(json_object_get(q, "quiet")) ? 0 : 1;
+    mtb_quiet_restore();
+    json_decref(env);
+    free(m);
+    return rc;
+}
