@@ -22,7 +22,7 @@
 #include "report/report.h"
 #include "cmd/hosts.h"
 #include "agent/clients.h"
-#include "report/hlog_import.h"
+#include "cmd/hlog_merge_cli.h"
 
 /* The subcommands: the one list of them. help, `mtebench help COMMAND`,
  * the unknown-command message and `COMMAND --help` of a command without

@@ -24,14 +24,4 @@ int mtb_hlog_split(char **args, int n);
  */
 int mtb_hlog_add_records(char **args, int n, const char *unit, struct mtb_record_set *set);
 
-/**
- * The percentile listing (.hgrm, HdrHistogram's layout) of every configuration
- * of a report: the histograms of its ok runs added bucket by bucket, written to
- * DIR/hgrm/SERVICE-VARIANT-MODE-PLATFORM-KERNEL-WORKLOAD[-HOST].hgrm.
- * @return 0, or -1 with why in err.
- */
-int mtb_hgrm_write_configs(const struct mtb_record_set *set, const char *dir, char *err, size_t errlen);
-
-/** `mtebench hlog-merge OUT IN...`. @return the exit status. */
-int mtb_cmd_hlog_merge(int argc, char **argv);
 #endif

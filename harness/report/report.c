@@ -4,6 +4,7 @@
  * summary's JSON (summary.json) is written here. */
 #include "lib/jsonx.h"
 #include "report/report.h"
+#include "report/hgrm.h"
 #include "report/hlog_import.h"
 #include "report/work_table.h"
 #include "analysis/summary.h"
