@@ -128,7 +128,9 @@ void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
             double vr = rows[i].key ? num(er, rows[i].key) : tag_stores(er);
             char label[64], ratio[32];
             snprintf(label, sizeof label, "EL%d %s", el, rows[i].name);
-            if (vb > 0)
+            if (rows[i].key && !strncmp(rows[i].key, "spin_", 5))
+                snprintf(ratio, sizeof ratio, "-"); /* the host's timing: no ratio */
+            else if (vb > 0)
                 snprintf(ratio, sizeof ratio, "%.3fx", vr / vb);
             else
                 snprintf(ratio, sizeof ratio, "%s", vr > 0 ? "new" : "-");
