@@ -277,7 +277,7 @@ done
 # take (a detect trial's bug in struct mtb_run), never through the
 # harness's environment: no setenv of an MTEBENCH_ name but in the vm
 # guest's init, a program of its own
-for f in $(grep -lE 'setenv\("MTEBENCH_' harness/*/*.c harness/*/*/*.c 2>/dev/null); do
+for f in $(grep -lE '(^|[^n_a-z])setenv\("MTEBENCH_' harness/*/*.c harness/*/*/*.c 2>/dev/null); do
     [ "$f" = harness/agent/guest/init.c ] ||
         finding "$f: sets an MTEBENCH_ variable in the harness's own environment: pass it to the child (env_add) or in the struct its reader takes"
 done

@@ -187,6 +187,11 @@ int mtb_cmd_detect(int argc, char **argv)
     q.cost = cost;
     q.results = o.results;
     q.json = o.json;
+    /* each trial's switch, plant and trigger are its run's (struct mtb_run):
+     * one left in the shell's environment would reach every service this
+     * harness starts, a control's too */
+    unsetenv("MTEBENCH_BUG");
+    unsetenv("MTEBENCH_PLANT");
     return mtb_detect_run(&q);
 }
 
