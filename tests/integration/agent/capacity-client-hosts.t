@@ -40,7 +40,7 @@ J="$R/capacity.json"
 jq_e '(.configs | length) == 1 and (.configs[0].capacity[0] | .status == "found" or (.status == "above" and .rate_meets > 0))' "$J" > /dev/null
 ok $? "the search answered: $(jq -r '.configs[0].capacity[0] | if .status == "found" then "capacity \(.capacity)/s [\(.lo), \(.hi)]" else "\(.status), the bound met at \(.rate_meets // "-")/s" end' "$J" 2>/dev/null)" ||
     jq -c '.configs[0].capacity, .search' "$J" | sed 's/^/# /'
-n=0; bad=0; hbad=0
+n=0; bad=0; hbad=0; full=0
 for r in "$R"/*-r*-rep*/record.json; do
     d=$(dirname "$r"); n=$((n + 1))
     rate=$(jq '.config.workload.rate' "$r")
@@ -53,9 +53,14 @@ for r in "$R"/*-r*-rep*/record.json; do
         { bad=$((bad + 1)); echo "# $d: rate $rate, clients $(jq -sc 'map(.config | {rate, arrival})' "$d"/clients/h*/load.json 2>&1)"; }
     merged=$(jq -c '[.load.histogram[] | [.[0], .[1]]] | sort' "$r")
     summed=$(jq -cs '[.[].histogram[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) | sort' "$d"/clients/h2/load.json "$d"/clients/h3/load.json)
-    [ -n "$merged" ] && [ "$merged" != "[]" ] && [ "$merged" = "$summed" ] || {
+    # a run far above capacity on a loaded machine may answer nothing in its
+    # window (CI once: the 3670/s run, both clients' histograms empty): then
+    # the sum is empty too, and the record says no request was answered
+    answered=$(jq '.load.totals.requests // 0' "$r")
+    [ -n "$merged" ] && [ "$merged" != "[]" ] && full=$((full + 1))
+    [ -n "$merged" ] && [ "$merged" = "$summed" ] && { [ "$merged" != "[]" ] || [ "$answered" = 0 ]; } || {
         hbad=$((hbad + 1))
-        echo "# $d: merged $(jq -c '.load.histogram | length' "$r" 2>&1) buckets, $(jq -c '[.load.histogram[][1]] | add' "$r" 2>&1) counts;" \
+        echo "# $d: merged $(jq -c '.load.histogram | length' "$r" 2>&1) buckets, $(jq -c '[.load.histogram[][1]] | add' "$r" 2>&1) counts, $answered answered;" \
              "h2 and h3 $(jq -sc 'map(.histogram | length)' "$d"/clients/h2/load.json "$d"/clients/h3/load.json 2>&1) buckets," \
              "$(jq -sc 'map([.histogram[][1]] | add)' "$d"/clients/h2/load.json "$d"/clients/h3/load.json 2>&1) counts"
         diff <(jq -c '.[]' <<< "$merged") <(jq -c '.[]' <<< "$summed") | head -n 8 | sed 's/^/#   /'
@@ -63,7 +68,8 @@ for r in "$R"/*-r*-rep*/record.json; do
 done
 ok "$([ "$n" -ge 3 ] && [ "$bad" = 0 ]; echo $?)" \
     "each of the $n open-loop runs: made on h1, its rate shared by h2 and h3 (Poisson each), their sent requests merged"
-is "$hbad" 0 "each run's merged histogram is the sum of h2's and h3's, bucket for bucket"
+ok "$([ "$hbad" = 0 ] && [ "$full" -ge 3 ]; echo $?)" \
+   "each run's merged histogram is the sum of h2's and h3's, bucket for bucket ($full of $n runs answered requests; one that answered none has none)"
 seeds=$(jq -s 'map(.config.seed)' "$R"/*-r*-rep*/clients/h*/load.json)
 jq_e 'length >= 6 and (unique | length) == length' <<< "$seeds" > /dev/null
 ok $? "every client of every run its own seed ($(jq -c 'length' <<< "$seeds") clients)" || echo "# $seeds"
