@@ -119,9 +119,8 @@ fi
 # every installed package, read once (a dpkg-query per package took 5 s of
 # make deps with everything installed): " NAME:ARCH ", and " NAME " too for
 # the native architecture and arch all, as dpkg-query -W NAME would find it
-native=$(dpkg --print-architecture)
 INSTALLED=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Architecture}\n' 2>/dev/null |
-    awk -v n="$native" '$1 == "ii" { print $2 ":" $3; if ($3 == n || $3 == "all") print $2 }' | tr '\n' ' ') "
+    awk -v n="$arch" '$1 == "ii" { print $2 ":" $3; if ($3 == n || $3 == "all") print $2 }' | tr '\n' ' ') "
 installed() { case "$INSTALLED" in *" $1 "*) return 0 ;; esac; return 1; }
 
 for p in $HOSTPKGS; do installed "$p" || missing="$missing $p"; done
