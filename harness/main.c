@@ -2,33 +2,18 @@
  * A table of subcommands; each lives in its own module. */
 #include "common/version.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "cmd/bench.h"
-#include "cmd/capacity_cli.h"
-#include "bisect/bisect.h"
-#include "cmd/compare.h"
-#include "detect/detect.h"
-#include "cmd/build_cli.h"
-#include "cmd/proof_cli.h"
-#include "cmd/quiet_cli.h"
-#include "cmd/run_cli.h"
-#include "cmd/doctor.h"
-#include "cmd/explain.h"
-#include "cmd/list.h"
-#include "cmd/nightly.h"
-#include "core/kernel.h"
+#include "cmd/commands.h"
 #include "lib/proc.h"
-#include "report/report.h"
-#include "cmd/hosts.h"
-#include "agent/clients.h"
-#include "cmd/hlog_merge_cli.h"
 
 /* The subcommands: the one list of them. help, `mtebench help COMMAND`,
  * the unknown-command message and `COMMAND --help` of a command without
- * options of its own are generated from it. A new subcommand: its function
- * in the module of its concept (declared in that module's header), one row
- * here, and a line in README.md's or docs' command list. */
+ * options of its own are generated from it. A new subcommand: its front in
+ * a file of cmd/ (declared in cmd/commands.h, its options a table of
+ * lib/opttab.h), one row here, and a line in README.md's or docs' command
+ * list. */
 struct mtb_cmd {
     const char *name;
     const char *summary;

@@ -27,6 +27,10 @@
 #   9. no fork outside lib/proc.c but in the files FORK_OK names, each for
 #      its reason
 #  10. no setenv of an MTEBENCH_ name in the harness (but the vm guest's init)
+#  11. the commands' fronts: every mtb_cmd_ function declared in
+#      harness/cmd/commands.h alone and defined in a file of harness/cmd/
+#  12. options declared once: no getopt in the harness (its option tables,
+#      lib/opttab.h, make both the parser and the help)
 # Usage: tests/lint.sh [--quiet] [--table]
 #   --quiet  print findings only (make test); without it the figures too
 #            (longest function, file and folder chain)
@@ -280,6 +284,22 @@ done
 for f in $(grep -lE '(^|[^n_a-z])setenv\("MTEBENCH_' harness/*/*.c harness/*/*/*.c 2>/dev/null); do
     [ "$f" = harness/agent/guest/init.c ] ||
         finding "$f: sets an MTEBENCH_ variable in the harness's own environment: pass it to the child (env_add) or in the struct its reader takes"
+done
+
+# --- 11: the commands' fronts in cmd/, declared in one header ----------------------
+while IFS= read -r f; do
+    case "$f" in
+    harness/cmd/commands.h) ;;
+    harness/cmd/*.c) grep -q '#include "cmd/commands.h"' "$f" ||
+        finding "$f: defines a command's front without including cmd/commands.h, where it is declared" ;;
+    *.h) finding "$f: declares a command's front: fronts are declared in harness/cmd/commands.h alone" ;;
+    *) finding "$f: defines a command's front outside harness/cmd/: move the option parsing there, the work stays a function of its folder" ;;
+    esac
+done < <(grep -lE '^int mtb_cmd_[a-z_]+\(int argc, char \*\*argv\)' harness/*/*.c harness/*/*.h 2>/dev/null)
+
+# --- 12: options declared once ------------------------------------------------------
+for f in $(grep -lE '(getopt(_long)?[[:space:]]*\(|struct option[[:space:]])' harness/*/*.c harness/*.c 2>/dev/null); do
+    finding "$f: parses options with getopt: declare them in a table (lib/opttab.h), which makes the parser and the --help"
 done
 
 if [ $quiet = 0 ]; then

@@ -13,7 +13,6 @@
 #include "lib/argv.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,13 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double num(json_t *o, const char *path)
 {
@@ -376,7 +368,7 @@ static int job_prepare(struct mtb_clients *c, int i, const struct mtb_client_loa
          * the default seed 1 gives 1000 + i as before) */
         mtb_argv_pushf(&j->argv, "--seed=%llu", ((unsigned long long)w->seed * 1000 + (unsigned)i) % 4000000000000000000ULL);
     }
-    j->deadline = (start - wall()) + w->warmup + w->duration + 60;
+    j->deadline = (start - mtb_wall()) + w->warmup + w->duration + 60;
     json_array_append_new(clients, json_pack("{s:s,s:I,s:f}", "host", c->hosts[i], "conns", (json_int_t)conns,
                                              "rate", share->rate));
     return bad;
@@ -395,7 +387,7 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
     for (int i = 0; i < c->n; i++)
         rtt = fmax(rtt, num(ssh()->info(c->s[i]), "clock_rtt_s"));
     /* the instant: far enough ahead for every exec to be under way */
-    double start = wall() + 1.0 + 4 * rtt * (double)c->n;
+    double start = mtb_wall() + 1.0 + 4 * rtt * (double)c->n;
     double late_limit = l->late_limit > 0 ? l->late_limit : 0.25;
     json_t *clients = json_array(), *loads = json_array(), *merged = NULL;
     int bad = 0;
@@ -461,32 +453,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
 
 /* ---- the client host's side ------------------------------------------------ */
 
-int mtb_cmd_client_load(int argc, char **argv)
+int mtb_clients_far_load(double at, const char *out, const char *tool, long kv_keys, char *const *args, int nargs)
 {
-    double at = 0;
-    const char *out = NULL, *tool = "mtload";
-    long kv_keys = 0;
-    int i = 1;
-    for (; i < argc && strcmp(argv[i], "--"); i++) {
-        if (!strncmp(argv[i], "--start-at=", 11))
-            at = atof(argv[i] + 11);
-        else if (!strncmp(argv[i], "--out=", 6))
-            out = argv[i] + 6;
-        else if (!strcmp(argv[i], "--tool=pgbench") || !strcmp(argv[i], "--tool=mtload"))
-            tool = argv[i] + 7;
-        else if (!strncmp(argv[i], "--kv-keys=", 10) && mtb_parse_long(argv[i] + 10, 1, 1L << 40, &kv_keys) == 0)
-            ;
-        else {
-            fprintf(stderr, "mtebench client-load: unknown option '%s' (accepted: --start-at=EPOCH --out=DIR "
-                            "[--tool=mtload|pgbench] [--kv-keys=N] -- MTLOAD-OR-PGBENCH-ARGS)\n", argv[i]);
-            return 2;
-        }
-    }
-    if (!out || i >= argc) {
-        fprintf(stderr, "usage: mtebench client-load --start-at=EPOCH --out=DIR [--tool=mtload|pgbench] [--kv-keys=N] "
-                        "-- MTLOAD-OR-PGBENCH-ARGS\n");
-        return 2;
-    }
     mtb_mkdir_p(out);
     int pg = !strcmp(tool, "pgbench");
     struct mtb_argv a = { 0 };
@@ -494,8 +462,8 @@ int mtb_cmd_client_load(int argc, char **argv)
         mtb_argv_push(&a, "pgbench");
     else
         mtb_argv_pushf(&a, "%s/build/mtload", mtb_root());
-    for (int k = i + 1; k < argc; k++)
-        mtb_argv_push(&a, argv[k]);
+    for (int k = 0; k < nargs; k++)
+        mtb_argv_push(&a, args[k]);
     if (pg) {
         mtb_argv_push(&a, "-l");
         mtb_argv_push(&a, "--log-prefix=pgbench_tx"); /* in out: its working directory */
@@ -518,11 +486,11 @@ int mtb_cmd_client_load(int argc, char **argv)
         while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR && !mtb_proc_interrupted)
             ;
     }
-    double t0 = wall();
+    double t0 = mtb_wall();
     struct mtb_spawn sp = { .argv = a.v, .log_path = log, .cwd = pg ? out : NULL }; /* pgbench's -f kv-*.sql */
     struct rusage ru = { 0 };
     int st = mtb_proc_run_ru(&sp, 86400, &ru);
-    double t1 = wall();
+    double t1 = mtb_wall();
     char desc[64];
     json_t *cj = json_pack("{s:f,s:f,s:f,s:f,s:i,s:s,s:f,s:f}", "start_at", at, "started", t0, "late_s",
                            at > 0 ? t0 - at : 0.0, "ended", t1, "exit", st == 0 ? 0 : st < 0 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)),
@@ -537,89 +505,4 @@ int mtb_cmd_client_load(int argc, char **argv)
     json_decref(cj);
     mtb_argv_free(&a);
     return st == 0 ? 0 : 1;
-}
-
-/* ---- mtebench load ----------------------------------------------------------- */
-
-int mtb_cmd_load(int argc, char **argv)
-{
-    static const struct option lo[] = {
-        { "ssh-config", required_argument, 0, 1 }, { "ssh-key", required_argument, 0, 2 },
-        { "known-hosts", required_argument, 0, 3 }, { "trust-new-hosts", no_argument, 0, 4 },
-        { "remote-dir", required_argument, 0, 5 },  { "ssh-alive", required_argument, 0, 6 },
-        { "client-hosts", required_argument, 0, 'c' },
-        { "server", required_argument, 0, 's' },    { "protocol", required_argument, 0, 'P' },
-        { "conns", required_argument, 0, 'n' },     { "threads", required_argument, 0, 't' },
-        { "pipeline", required_argument, 0, 'p' },  { "rate", required_argument, 0, 'r' },
-        { "mix", required_argument, 0, 'm' },       { "keys", required_argument, 0, 'k' },
-        { "value-size", required_argument, 0, 'v' }, { "duration", required_argument, 0, 'd' },
-        { "warmup", required_argument, 0, 'w' },    { "out", required_argument, 0, 'o' },
-        { "late-limit", required_argument, 0, 'L' }, { "help", no_argument, 0, 'h' },
-        { 0, 0, 0, 0 },
-    };
-    struct mtb_client_load l = { .protocol = "memcache" };
-    /* the workload's fields (their defaults, a 10 s duration, no warm-up), parsed as every command parses them */
-    struct mtb_workload_set ws;
-    memset(&ws, 0, sizeof ws);
-    mtb_workload_init(&l.wl);
-    l.wl.duration = 10;
-    l.wl.warmup = 0;
-    const char *hosts = NULL, *out = NULL;
-    int c, idx;
-    char why[MTB_ERRLEN];
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
-        switch (c) {
-        case 1: case 2: case 3: case 4: case 5: case 6: mtb_ssh_option(lo[idx].name, optarg); break;
-        case 'c': hosts = optarg; break;
-        case 's': l.server = optarg; break;
-        case 'P': l.protocol = optarg; break;
-        case 'o': out = optarg; break;
-        case 'n': case 't': case 'p': case 'k': case 'm': case 'v': case 'r': case 'd': case 'w':
-            if (mtb_workload_set_parse(&ws, lo[idx].name, optarg, why, sizeof why) != 0)
-                mtb_die(2, "--%s: %s", lo[idx].name, why);
-            break;
-        case 'L':
-            if (mtb_parse_duration(optarg, &l.late_limit) != 0 || !(l.late_limit > 0))
-                mtb_die(2, "--%s '%s': accepted: a duration such as 3, 3s, 500ms (above 0)", lo[idx].name, optarg);
-            break;
-        case 'h':
-            printf("usage: mtebench load --client-hosts H1,H2 --server HOST:PORT --out DIR [--conns N] [--threads N]\n"
-                   "       [--pipeline N] [--rate R] [--mix S:G] [--keys N] [--value-size S] [--duration D] [--warmup D]\n"
-                   "       [--protocol memcache|http] [--late-limit D] [ssh options of `mtebench hosts`]\n"
-                   "Drives the server from every client host at once (shares of the connections and the rate),\n"
-                   "started at one instant; writes DIR/<host>/ and the merged result DIR/load.json.\n"
-                   "A host that starts more than --late-limit after the instant (default 250ms) fails the load.\n");
-            return 0;
-        default: return 2;
-        }
-    }
-    if (!hosts || !l.server || !out)
-        mtb_die(2, "load needs --client-hosts, --server and --out (see --help)");
-    mtb_workload_set_apply(&ws, &l.wl);
-    char err[MTB_ERRLEN];
-    struct mtb_clients cl;
-    mtb_mkdir_p(out);
-    if (mtb_clients_open(&cl, hosts, out, err, sizeof err) != 0) {
-        fprintf(stderr, "mtebench: %s\n", err);
-        mtb_clients_close(&cl);
-        return 1;
-    }
-    json_t *m = mtb_clients_run(&cl, &l, out, err, sizeof err);
-    mtb_clients_close(&cl);
-    mtb_ssh_close_all();
-    if (!m) {
-        fprintf(stderr, "mtebench: load failed: %s\n", err);
-        return 1;
-    }
-    char *p = mtb_asprintf("%s/load.json", out);
-    char *text = json_dumps(m, JSON_INDENT(2));
-    mtb_write_atomic(p, text, strlen(text));
-    printf("%d client hosts: %.0f requests, %.0f ops/s, p50 %.1f us, p99 %.1f us (merged histograms); %s\n",
-           (int)json_array_size(json_object_get(m, "clients")), num(m, "totals.requests"), num(m, "totals.ops_per_sec"),
-           num(m, "latency_us.corrected.p50"), num(m, "latency_us.corrected.p99"), p);
-    free(text);
-    free(p);
-    json_decref(m);
-    return 0;
 }

@@ -63,13 +63,11 @@ json_t *mtb_clients_pgbench_fold(const char *dir, const struct mtb_workload *sha
  * NULL with err naming the host. */
 char *mtb_clients_sources(struct mtb_clients *c, const char *server_addr, char *err, size_t errlen);
 
-/* `mtebench client-load --start-at EPOCH --out DIR -- MTLOAD-ARGS`: the far
- * side of a client host: wait for the instant, run mtload, write
- * DIR/load.json and DIR/client.json (start lateness, CPU use, exit); with
- * --tool=pgbench, pgbench with its per-transaction log DIR/pgbench_tx.*
- * (folded by the controller) and, with --kv-keys=N, the kv scripts in DIR. */
-int mtb_cmd_client_load(int argc, char **argv);
-/* `mtebench load --client-hosts h1,h2 --server HOST:PORT ...`: drive a
- * server from several client hosts; the merged result and each host's. */
-int mtb_cmd_load(int argc, char **argv);
+/* The far side of a client host (`mtebench client-load`): wait for the
+ * instant at (wall clock, 0: now), run mtload with args (or, tool
+ * "pgbench", pgbench with its per-transaction log out/pgbench_tx.*, folded
+ * by the controller, and with kv_keys > 0 the kv scripts in out), and
+ * write out/load.json and out/client.json (start lateness, CPU use, exit).
+ * @return 0 when the tool exited 0, else 1 */
+int mtb_clients_far_load(double at, const char *out, const char *tool, long kv_keys, char *const *args, int nargs);
 #endif

@@ -26,6 +26,19 @@ double mtb_ssh_alive(void) { return opt.alive > 0 ? opt.alive : 15; }
 
 const char *mtb_ssh_remote_dir(void) { return opt.remote_dir; }
 
+/* the ssh options, as every command that reaches hosts takes them (cmd/cli.c, hosts, load) */
+const struct mtb_opt mtb_ssh_opts[] = {
+    MTB_OPT("ssh-config", "FILE", NULL, MTB_OPT_SSH, NULL, "ssh -F FILE (default: your ~/.ssh/config)"),
+    MTB_OPT("ssh-key", "FILE", NULL, MTB_OPT_SSH, NULL, "this key only (default: your ssh-agent and ssh config)"),
+    MTB_OPT("known-hosts", "FILE", NULL, MTB_OPT_SSH, NULL, "host keys checked against FILE (default: ~/.ssh/known_hosts)"),
+    MTB_OPT("trust-new-hosts", NULL, NULL, MTB_OPT_SSH, NULL, "accept and record unknown hosts' keys (trust on first use)"),
+    MTB_OPT("remote-dir", "DIR", NULL, MTB_OPT_SSH, NULL, "the far root (default ~/.mtebench-agent)"),
+    MTB_OPT("ssh-alive", "S", NULL, MTB_OPT_SSH, NULL,
+      "a link silent for S (default 15 s) is given up: by our ssh (no answer),\n"
+      "and by the far watchdog, which then stops what it runs (no heartbeat)"),
+    { 0 },
+};
+
 int mtb_ssh_option(const char *name, const char *value)
 {
     char **slot = !strcmp(name, "ssh-config") ? &opt.config : !strcmp(name, "ssh-key") ? &opt.key

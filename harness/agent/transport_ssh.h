@@ -19,10 +19,14 @@
 #define MTB_TRANSPORT_SSH_H
 #include <jansson.h>
 #include "agent/agent.h"
+#include "lib/opttab.h"
 
-/* Parse one of the ssh options (--ssh-config, --ssh-key, --known-hosts,
- * --trust-new-hosts, --remote-dir, --ssh-alive) for a getopt loop: name without dashes.
- * @return 1 when it was one of them, 0 otherwise. */
+/* The ssh options (--ssh-config, --ssh-key, --known-hosts,
+ * --trust-new-hosts, --remote-dir, --ssh-alive) as an option table
+ * (lib/opttab.h), every row's id MTB_OPT_SSH, and one of them taken: name
+ * without dashes. @return 1 when it was one of them, 0 otherwise. */
+#define MTB_OPT_SSH 900
+extern const struct mtb_opt mtb_ssh_opts[];
 int mtb_ssh_option(const char *name, const char *value);
 
 extern const struct mtb_transport mtb_transport_ssh;

@@ -1,4 +1,5 @@
-/* bisect.c - `mtebench bisect` over a service's patch history (bisect.h). */
+/* bisect.c - a bisection over a service's patch history or a kernel tree
+ * (bisect.h); the command's options are cmd/bisect_cli.c's. */
 #include "bisect/bisect.h"
 #include "bisect/bisect_int.h"
 #include "bisect/bisect_search.h"
@@ -13,7 +14,6 @@
 #include "lib/argv.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,137 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: mtebench bisect --good REF --bad REF --service S [RUN OPTIONS] [options]\n"
-            "  The commit between REF good and REF bad of the service's patch history (services/S/ and\n"
-            "  patches/S/) that changed one configuration's metric; runs decided by Pinpoint's rule.\n"
-            "  --good REF, --bad REF  commits (the metric was good at the first, bad at the second)\n"
-            "  --repo DIR             the git repository searched (default: this checkout)\n"
-            "  --axis service|kernel  what is bisected: service (default): services/S and patches/S of --repo;\n"
-            "                         kernel: the commits of the kernel git tree --repo, each built as\n"
-            "                         KERNEL=git:REPO@COMMIT and run under PLATFORM=vm\n"
-            "  --metric M             ops_per_sec (default), p50_us, p99_us, p999_us, ...\n"
-            "  --reps N               first runs of each revision (default 10)\n"
-            "  --add-reps N           runs added to each side of an undecided comparison (default 10)\n"
-            "  --max-reps N           at most N runs of a revision (default 40)\n"
-            "  --refresh N            runs of each neighbour interleaved with a new revision's (default 2)\n"
-            "  --min-change P         the regression sought at least, e.g. 5%% (default 5%%)\n"
-            "  --max-time T           stop after T of runs and builds (e.g. 2h; default: none)\n"
-            "  --out DIR              report, JSON and runs (default reports/bisect-TIME)\n"
-            "  --history WHERE        the history that stores the bisection and each step's samples and\n"
-            "                         verdict: an SQLite file (default results/history.sqlite) or a\n"
-            "                         postgresql:// URL, as the nightly's; none: not stored\n"
-            "  RUN OPTIONS go to every `mtebench run` (and `build`): --variant, --mode, --platform,\n"
-            "  --workload, --duration, --warmup, --keys, ... (`mtebench run --help`).\n"
-            "  Exit: 0 culprit named, 4 not reproduced, 1 the search failed, 2 bad input.\n");
-}
-
-static int parse_pct(const char *s, double *v)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || x <= 0)
-        return -1;
-    if (*end == '%') {
-        x /= 100;
-        end++;
-    }
-    if (*end || x >= 1)
-        return -1;
-    *v = x;
-    return 0;
-}
-
-static long int_opt(const char *name, const char *v, long lo, long hi)
-{
-    long x;
-    if (mtb_parse_long(v, lo, hi, &x))
-        mtb_die(2, "bisect: --%s wants a whole number from %ld to %ld, not '%s'", name, lo, hi, v);
-    return x;
-}
-
-static void parse_metric(struct mtb_bisect_opts *o, const char *v)
-{
-    for (int i = 0; i < MTB_NRUN_METRICS; i++)
-        if (!strcmp(mtb_run_metrics[i].key, v)) {
-            o->metric = (enum mtb_run_metric_id)i;
-            o->cfg.better = mtb_run_metrics[i].better;
-            return;
-        }
-    mtb_die(2, "bisect: unknown metric '%s' (accepted: ops_per_sec, p50_us, p90_us, p99_us, p999_us, p9999_us)", v);
-}
-
-/* bisect's own options; every other option (with its value) goes to runs */
-static void parse(struct mtb_bisect_opts *o, int argc, char **argv)
-{
-    mtb_bisect_defaults(&o->cfg);
-    o->metric = MTB_M_ops_per_sec;
-    o->axis = "service";
-    for (int i = 1; i < argc; i++) {
-        char *a = argv[i], *v = NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            usage(stdout), exit(0);
-        if (strncmp(a, "--", 2))
-            mtb_die(2, "bisect: unexpected argument '%s' (see mtebench bisect --help)", a);
-        char *eq = strchr(a, '=');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
-        static const char *const flags[] = { "force", "strict", "baseline", "dry-run", "trust-new-hosts", "quiet", "json",
-                                             NULL };
-        int is_flag = 0;
-        for (const char *const *f = flags; *f; f++)
-            is_flag |= !strcmp(name, *f);
-        if (!is_flag) {
-            v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v)
-                mtb_die(2, "bisect: --%s wants a value", name);
-        }
-        if (!strcmp(name, "good")) o->good = v;
-        else if (!strcmp(name, "bad")) o->bad = v;
-        else if (!strcmp(name, "repo")) o->repo = v;
-        else if (!strcmp(name, "axis")) o->axis = v;
-        else if (!strcmp(name, "out")) o->out = v;
-        else if (!strcmp(name, "history")) o->history = v;
-        else if (!strcmp(name, "metric")) parse_metric(o, v);
-        else if (!strcmp(name, "reps")) o->cfg.reps = (int)int_opt(name, v, 1, 1000);
-        else if (!strcmp(name, "add-reps")) o->cfg.add_reps = (int)int_opt(name, v, 1, 1000);
-        else if (!strcmp(name, "max-reps")) o->cfg.max_reps = (int)int_opt(name, v, 1, 1000);
-        else if (!strcmp(name, "refresh")) o->cfg.refresh = (int)int_opt(name, v, 0, 100);
-        else if (!strcmp(name, "min-change")) {
-            if (parse_pct(v, &o->cfg.min_change))
-                mtb_die(2, "bisect: --min-change wants a fraction or a percentage below 100%%, e.g. 5%%, not '%s'", v);
-        } else if (!strcmp(name, "max-time")) {
-            if (mtb_parse_duration(v, &o->max_time) || o->max_time <= 0)
-                mtb_die(2, "bisect: --max-time wants a duration, e.g. 90m or 2h, not '%s'", v);
-        } else if (!strcmp(name, "results") || !strcmp(name, "build") || !strcmp(name, "resume"))
-            mtb_die(2, "bisect: --%s is bisect's to set (runs go under --out)", name);
-        else {
-            if (!strcmp(name, "service"))
-                o->service = v;
-            mtb_argv_pushf(&o->pass, "--%s", name);
-            if (v)
-                mtb_argv_push(&o->pass, v);
-        }
-    }
-    if (!o->good || !o->bad)
-        mtb_die(2, "bisect: --good REF and --bad REF are both needed (see mtebench bisect --help)");
-    if (strcmp(o->axis, "service") && strcmp(o->axis, "kernel"))
-        mtb_die(2, "bisect: axis '%s' is not built yet (accepted: service, kernel)", o->axis);
-    if (!strcmp(o->axis, "kernel")) {
-        if (!o->repo)
-            mtb_die(2, "bisect: --axis kernel wants --repo, the kernel's git work tree");
-        for (int k = 0; k < o->pass.n; k++)
-            if (!strcmp(o->pass.v[k], "--kernel") || !strcmp(o->pass.v[k], "--platform"))
-                mtb_die(2, "bisect: --axis kernel sets %s itself (vm, each commit's kernel)", o->pass.v[k]);
-    }
-    if (!o->service)
-        mtb_die(2, "bisect: --service S is needed (the service whose patch history is searched)");
-    if (o->cfg.max_reps < o->cfg.reps)
-        mtb_die(2, "bisect: --max-reps (%d) is below --reps (%d)", o->cfg.max_reps, o->cfg.reps);
-}
 
 /* ---- the search's callbacks: builds and runs of a revision ------------------------- */
 
@@ -426,10 +295,9 @@ static void print_outcome(struct mtb_bisect_ctx *c, const struct mtb_bisect_resu
            c->n, res->tested, res->builds, c->new_builds, res->skipped, res->runs, secs);
 }
 
-int mtb_cmd_bisect(int argc, char **argv)
+int mtb_bisect_run(struct mtb_bisect_opts *op)
 {
-    struct mtb_bisect_opts o = { 0 };
-    parse(&o, argc, argv);
+    struct mtb_bisect_opts o = *op;
     if (!o.repo)
         o.repo = mtb_root();
     char *def_hist = mtb_asprintf("%s/history.sqlite", mtb_results_dir());

@@ -10,12 +10,28 @@
 #define MTB_BISECT_H
 
 #include <jansson.h>
+#include "bisect/bisect_search.h"
+#include "core/record.h"
+#include "lib/argv.h"
 
 /* exit statuses */
 #define MTB_BISECT_FOUND 0
 #define MTB_BISECT_NOT_REPRODUCED 4
 
-int mtb_cmd_bisect(int argc, char **argv);
+/* what a bisection searches, and how (`mtebench bisect`'s options, cmd/bisect_cli.c) */
+struct mtb_bisect_opts {
+    const char *good, *bad, *repo, *axis, *out, *service;
+    const char *history; /* where steps are stored; "none": not stored */
+    enum mtb_run_metric_id metric;
+    struct mtb_bisect_cfg cfg;
+    double max_time; /* seconds, 0: no limit */
+    struct mtb_argv pass; /* options handed to every build and run */
+};
+
+/* Bisect o's range (o->pass: the options each build and run gets), report
+ * under o->out, store the steps in o->history. @return MTB_BISECT_FOUND,
+ * MTB_BISECT_NOT_REPRODUCED, 1 when the search failed */
+int mtb_bisect_run(struct mtb_bisect_opts *o);
 
 /** mtb_bisect_command - the command line that bisects a nightly regression
  *  between two mtebench revisions for one configuration (malloc'd), or NULL

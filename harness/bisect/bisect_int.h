@@ -12,16 +12,7 @@
 #include <stddef.h>
 
 struct mtb_history;
-
-/* the command's options */
-struct mtb_bisect_opts {
-    const char *good, *bad, *repo, *axis, *out, *service;
-    const char *history; /* where steps are stored; "none": not stored */
-    enum mtb_run_metric_id metric;
-    struct mtb_bisect_cfg cfg;
-    double max_time; /* seconds, 0: no limit */
-    struct mtb_argv pass; /* options handed to every build and run */
-};
+struct mtb_bisect_opts; /* bisect.h */
 
 /* a revision of the range */
 struct mtb_bisect_commit {

@@ -1,4 +1,5 @@
 /* bisect_report.c - a bisection's outcome as bisect.json, report.md and index.html */
+#include "bisect/bisect.h"
 #include "bisect/bisect_int.h"
 #include "lib/jsonx.h"
 #include "analysis/stats.h"

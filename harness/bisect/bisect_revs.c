@@ -1,4 +1,5 @@
 /* bisect_revs.c - the revisions of a patch history between good and bad (git), and each revision's tree */
+#include "bisect/bisect.h"
 #include "bisect/bisect_int.h"
 #include "lib/proc.h"
 #include "lib/util.h"

@@ -1,7 +1,7 @@
 /* bench.c - bench: the plan of one service and one mode against its
  * baseline (plain, off), interleaved over repetitions; and plan: a plan
  * file's matrix. */
-#include "cmd/bench.h"
+#include "cmd/commands.h"
 #include "cmd/bench_work.h"
 #include "report/work_table.h"
 #include "cmd/capacity_cli.h"

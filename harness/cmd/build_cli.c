@@ -1,6 +1,6 @@
 /* build_cli.c - `mtebench build`: a service's variants built (or found
  * cached) for a platform's target. */
-#include "cmd/build_cli.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "core/build.h"
 #include "lib/util.h"

@@ -11,6 +11,7 @@
  * of the baseline's capacity. The result (capacity.json) is rendered by
  * report/capacity_out.c; the runs are ordinary run records. */
 #include "cmd/capacity_cli.h"
+#include "cmd/commands.h"
 #include "analysis/capacity.h"
 #include "analysis/stats.h"
 #include "cmd/cli.h"

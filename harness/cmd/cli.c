@@ -2,133 +2,148 @@
 #include "cmd/cli.h"
 #include "analysis/seqstop.h"
 #include "agent/transport_ssh.h"
+#include "lib/argv.h"
 #include "lib/files.h"
 #include "lib/util.h"
 
-#include <getopt.h>
+#include "lib/opttab.h"
 #include <stdio.h>
 #include "report/prom.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* the workload's options are O_WL + its field (workload.h) */
+/* the workload's options are O_WL + its field (core/workload.h) */
 enum { O_WL = 100, O_MACHINE = 199, O_WORKLOAD = 200, O_SERVICE = 256, O_VARIANT, O_MODE, O_PLATFORM, O_KERNEL, O_RESULTS, O_TARGET,
        O_REPS, O_FORCE, O_QUIET, O_JSON, O_HELP, O_DRYRUN, O_BUILD, O_KERNELS, O_BASELINE, O_STRICT, O_CORES, O_RESUME,
-       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_SSH, O_PROM, O_DETECT,
+       O_PRECISION, O_MAXTIME, O_MAXREPS, O_SERVER_HOST, O_CLIENT_HOSTS, O_SERVER_ADDR, O_EXTERNAL, O_PROM, O_DETECT,
        O_SLO, O_LOADS, O_BASE_VARIANT, O_CONFIDENCE, O_ALLOCATOR, O_BUG, O_BUG_TRIGGER, O_PARAM, O_COUNT, O_FAULT_REPORT, O_CORE };
 
-static const struct option longopts[] = {
-    { "machine", required_argument, 0, O_MACHINE },   { "workload", required_argument, 0, O_WORKLOAD }, { "service", required_argument, 0, O_SERVICE },   { "variant", required_argument, 0, O_VARIANT },
-    { "mode", required_argument, 0, O_MODE },         { "platform", required_argument, 0, O_PLATFORM },
-    { "allocator", required_argument, 0, O_ALLOCATOR },
-    { "kernel", required_argument, 0, O_KERNEL },     { "results", required_argument, 0, O_RESULTS },
-    { "target", required_argument, 0, O_TARGET },     { "reps", required_argument, 0, O_REPS },
-#define X(f, kind, key, opt, ...) { opt, required_argument, 0, O_WL + MTB_WL_##f },
-    MTB_WORKLOAD_FIELDS(X)
-#undef X
-    { "force", no_argument, 0, O_FORCE },             { "resume", required_argument, 0, O_RESUME },
-    { "quiet", no_argument, 0, O_QUIET },             { "json", no_argument, 0, O_JSON },
-    { "help", no_argument, 0, O_HELP },               { "dry-run", no_argument, 0, O_DRYRUN },
-    { "build", required_argument, 0, O_BUILD },
-    { "bug", required_argument, 0, O_BUG },           { "bug-trigger", required_argument, 0, O_BUG_TRIGGER },
-    { "param", required_argument, 0, O_PARAM },
-    { "kernels", required_argument, 0, O_KERNELS },   { "baseline", no_argument, 0, O_BASELINE },
-    { "strict", no_argument, 0, O_STRICT },           { "cores", required_argument, 0, O_CORES },
-    { "count", no_argument, 0, O_COUNT },             { "fault-report", no_argument, 0, O_FAULT_REPORT },
-    { "core", no_argument, 0, O_CORE },
-    { "precision", required_argument, 0, O_PRECISION }, { "max-time", required_argument, 0, O_MAXTIME },
-    { "max-reps", required_argument, 0, O_MAXREPS },
-    { "server-host", required_argument, 0, O_SERVER_HOST }, { "client-hosts", required_argument, 0, O_CLIENT_HOSTS },
-    { "server-address", required_argument, 0, O_SERVER_ADDR }, { "external-load", required_argument, 0, O_EXTERNAL },
-    { "ssh-config", required_argument, 0, O_SSH },    { "ssh-key", required_argument, 0, O_SSH },
-    { "known-hosts", required_argument, 0, O_SSH },   { "trust-new-hosts", no_argument, 0, O_SSH },
-    { "remote-dir", required_argument, 0, O_SSH },    { "ssh-alive", required_argument, 0, O_SSH },
-    { "prom-textfile", required_argument, 0, O_PROM }, { "detect", required_argument, 0, O_DETECT },
-    { "slo", required_argument, 0, O_SLO },           { "loads", required_argument, 0, O_LOADS },
-    { "baseline-variant", required_argument, 0, O_BASE_VARIANT }, { "confidence", required_argument, 0, O_CONFIDENCE },
-    { 0, 0, 0, 0 },
+#define WL(f) (O_WL + MTB_WL_##f)
+/* The options of the commands that run services (bench, plan, nightly,
+ * capacity, compare-kernels, run, build, proof, quiet, detect): the parser
+ * and their --help are both made from this table (lib/opttab.h). A row
+ * with cmds is refused by the other commands, by name. */
+static const struct mtb_opt mtb_cli_opts[] = {
+    MTB_OPT("service", "NAME", "SERVICE", O_SERVICE, NULL, "memcached (see `mtebench list`)"),
+    MTB_OPT("mode", "M", "MODE", O_MODE, NULL, "off, sync, async, asymm"),
+    MTB_OPT("platform", "P", "PLATFORM", O_PLATFORM, NULL, "host, emu, vm (default: host on MTE hardware, else emu)"),
+    MTB_OPT("kernel", "K", "KERNEL", O_KERNEL, NULL,
+      "host; with PLATFORM=vm a named kernel (stock, tcma1) or an Image path\n"
+      "(kernel source: KERNEL_SOURCE=6.12 (default) or 6.1)"),
+    MTB_OPT("kernels", "A,B", "KERNELS", O_KERNELS, "compare-kernels", "the kernels to compare (default stock,tcma1)"),
+    MTB_OPT("baseline", NULL, "BASELINE=1", O_BASELINE, "compare-kernels", "also run plain/off on each kernel"),
+    MTB_OPT("detect", "DIR", "DETECT", O_DETECT, "compare-kernels",
+      "mtebench detect's results (repeatable): each kernel's overhead\n"
+      "beside the catch rate (what the price buys)"),
+    MTB_OPT("workload", "W", "WORKLOAD", O_WORKLOAD, NULL, "a workload of the service's recipe (default: default)"),
+    MTB_OPT("machine", "M", "MACHINE", O_MACHINE, NULL,
+      "CPU/perf profile from configs/machines (default auto: CPU halves;\n"
+      "`mtebench doctor` suggests one)"),
+    MTB_OPT("cores", "LIST", "CORES", O_CORES, NULL, "server core counts to sweep, e.g. 8,64,128 (default: the profile's)"),
+    MTB_OPT("prom-textfile", "DIR", NULL, O_PROM, "bench plan",
+      "the figures as a Prometheus textfile\n"
+      "DIR/mtebench-JOB.prom (node_exporter's textfile collector)"),
+    MTB_OPT("count", NULL, "COUNT=1", O_COUNT, "run proof",
+      "on PLATFORM=vm: count MTE's work (instructions, tag instructions,\n"
+      "bytes tagged, Tag Checked accesses, EL0 and EL1) with the plugin\n"
+      "libmtecount.so; a counted run is never timed (docs/COUNTING.md)"),
+    MTB_OPT("fault-report", NULL, NULL, O_FAULT_REPORT, "run",
+      "a tag-check fault's report with its object and the allocation's and\n"
+      "free's stacks (libmtealloc.so preloaded: not for timing;\n"
+      "`mtebench explain DIR` prints it)"),
+    MTB_OPT("core", NULL, NULL, O_CORE, "run",
+      "keep the faulting process's core with its memory tags, slimmed, as\n"
+      "DIR/core (core_pattern must name a directory: PLATFORM=vm guests set\n"
+      "it; a trial on vm keeps one)"),
+    MTB_OPT("strict", NULL, "STRICT=1", O_STRICT, NULL,
+      "refuse to run when the machine is not quiet (governor, boost,\n"
+      "SMT siblings, busy CPUs, swap, THP)"),
+    MTB_OPT("variant", "V", "VARIANT", O_VARIANT, NULL,
+      "build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
+      "bench: the variant(s) measured against plain/off, e.g. objtag or\n"
+      "tagged,objtag (default tagged)"),
+    MTB_OPT("allocator", "A", "ALLOCATOR", O_ALLOCATOR, NULL,
+      "the allocator serving malloc: glibc (default) or scudo (preloaded;\n"
+      "arm64 code: emu, host on arm64); bench/plan: a comma list,\n"
+      "glibc,scudo, each with its own plain/off baseline"),
+    MTB_OPT("duration", "T", "DURATION", WL(duration), NULL, "measured time per run, e.g. 30, 30s, 2m (default 30s)"),
+    MTB_OPT("warmup", "T", "WARMUP", WL(warmup), NULL, "unmeasured warm-up per run (default 3s)"),
+    MTB_OPT("reps", "auto|N", "REPS", O_REPS, NULL,
+      "repetitions of each configuration (default auto: interleaved pairs\n"
+      "until the overhead's 95% interval is within +-PRECISION, from 6\n"
+      "pairs; sequential rule in docs/STATISTICS.md; N: exactly N;\n"
+      "compare-kernels: 3)"),
+    MTB_OPT("precision", "P", "PRECISION", O_PRECISION, NULL,
+      "REPS=auto: relative half-width to reach, e.g. 2% or 0.02 (default 2%;\n"
+      "emulated platforms 5%)"),
+    MTB_OPT("max-time", "T", "MAX_TIME", O_MAXTIME, NULL, "REPS=auto: at most this much time of runs (default 15m)"),
+    MTB_OPT("max-reps", "N", "MAX_REPS", O_MAXREPS, NULL, "REPS=auto: at most N pairs (default 100)"),
+    MTB_OPT("mix", "S:G", "MIX", WL(mix), NULL, "SET:GET ratio, memtier syntax (default from the recipe, 1:10)"),
+    MTB_OPT("threads", "N", "THREADS", WL(threads), NULL, "load generator threads (default 1)"),
+    MTB_OPT("conns", "N", "CONNS", WL(conns), NULL, "total connections (default 16)"),
+    MTB_OPT("pipeline", "N", "PIPELINE", WL(pipeline), NULL, "requests in flight per connection (default 1)"),
+    MTB_OPT("keys", "N", "KEYS", WL(keys), NULL, "key space size (default 10000)"),
+    MTB_OPT("value-size", "S", "VALUE_SIZE", WL(value_size), NULL, "100 | 64-1024 | 100:8,4096:2"),
+    MTB_OPT("service-threads", "N", "SERVICE_THREADS", WL(service_threads), NULL,
+      "service worker threads (default from the recipe)"),
+    MTB_OPT("rate", "R", "RATE", WL(rate), NULL, "open loop at R requests/s (default closed loop)"),
+    MTB_OPT("arrival", "A", "ARRIVAL", WL(arrival), NULL,
+      "open loop's arrivals: uniform (evenly spaced; bench's default) or\n"
+      "poisson (capacity's default; pgbench's --rate is always poisson)"),
+    MTB_OPT("seed", "N", "SEED", WL(seed), NULL, "mtload's random seed (default 1; capacity draws one per run)"),
+    MTB_OPT("slo", "S", "SLO", O_SLO, "capacity", "the bounds, e.g. p99:1ms or p99:1ms,p99.9:5ms,errors:0.1%"),
+    MTB_OPT("loads", "L", "LOADS", O_LOADS, "capacity",
+      "also sweep these loads, % of the baseline's capacity\n(e.g. 10%,50%,90%)"),
+    MTB_OPT("baseline-variant", "V", "BASELINE_VARIANT", O_BASE_VARIANT, "capacity",
+      "the baseline's variant (default plain; its mode is off)"),
+    MTB_OPT("confidence", "C", "CONFIDENCE", O_CONFIDENCE, "capacity",
+      "the intervals' level, 80% to 99.9% (default 95%)"),
+    MTB_OPT("results", "DIR", "RESULTS", O_RESULTS, NULL, "where run records go (default results/<timestamp>-...)"),
+    MTB_OPT("force", NULL, NULL, O_FORCE, NULL,
+      "rebuild even when the cache has the build; and run into a\n"
+      "--results DIR that holds other runs (moved to DIR/replaced-TIME/)"),
+    MTB_OPT("resume", "DIR", "RESUME", O_RESUME, NULL,
+      "finish the interrupted bench/plan in DIR: ok runs kept, the\n"
+      "missing and failed ones redone in their place"),
+    MTB_OPT("dry-run", NULL, NULL, O_DRYRUN, NULL, "(plan) list the runs a plan expands to, run nothing"),
+    MTB_OPT("quiet", NULL, NULL, O_QUIET, NULL, "less on stderr"),
+    MTB_OPT("json", NULL, NULL, O_JSON, NULL, "the result as JSON where the command has one"),
+    MTB_OPT("target", "T", NULL, O_TARGET, NULL, "build: the target, aarch64 or native (default: the platform's)"),
+    MTB_OPT("build", "DIR", NULL, O_BUILD, "run", "use this prebuilt service build (a cache directory)"),
+    MTB_OPT("bug", "ID", NULL, O_BUG, "run", NULL),
+    MTB_OPT("bug-trigger", "F", NULL, O_BUG_TRIGGER, "run", NULL),
+    MTB_OPT_LABEL("param", "KEY=VALUE", NULL, O_PARAM, "run",
+      "a detection trial's bug switched on (MTEBENCH_BUG), its trigger,\n"
+      "and a workload param (%20 a space, %25 a %): the far run of\n"
+      "`mtebench detect --platform vm`",
+      "--bug ID, --bug-trigger F, --param KEY=VALUE"),
+    MTB_OPT("server-host", "H", "HOSTS", O_SERVER_HOST, NULL,
+      "run the service on [user@]host[:port] over ssh; its record is made there\n"
+      "(default: the profile's server_host, else this machine)"),
+    MTB_OPT("client-hosts", "L", "CLIENT_HOSTS", O_CLIENT_HOSTS, NULL,
+      "run mtload on these hosts (h1,h2), shares of conns and rate, merged"),
+    MTB_OPT("server-address", "A", NULL, O_SERVER_ADDR, NULL,
+      "the address the client hosts reach the server at (default: ssh's)"),
+    MTB_OPT("external-load", "DIR", NULL, O_EXTERNAL, "run",
+      "(on a server host, set by the controller) the load comes from client\n"
+      "hosts; the handshake's files in DIR"),
+    MTB_OPT("help", NULL, NULL, O_HELP, NULL, "these options"),
+    { 0 },
 };
+#undef WL
 
-/* The usage text of the shared options. */
-static void mtb_cli_usage(FILE *f)
+/* the shared options, then the ssh options (SSH_OPTS) */
+static const struct mtb_opt *const cli_tabs[] = { mtb_cli_opts, mtb_ssh_opts, NULL };
+
+void mtb_cli_help(FILE *f, const char *cmd, const struct mtb_opt *own)
 {
-    fprintf(f,
-            "options (make variables in capitals):\n"
-            "  --service NAME     SERVICE   memcached (see `mtebench list`)\n"
-            "  --mode M           MODE      off, sync, async, asymm\n"
-            "  --platform P       PLATFORM  host, emu, vm (default: host on MTE hardware, else emu)\n"
-            "  --kernel K         KERNEL    host; with PLATFORM=vm a named kernel (stock, tcma1) or an Image path\n"
-            "                               (kernel source: KERNEL_SOURCE=6.12 (default) or 6.1)\n"
-            "  --kernels A,B      KERNELS   compare-kernels: the kernels to compare (default stock,tcma1)\n"
-            "  --baseline                   compare-kernels: also run plain/off on each kernel\n"
-            "  --detect DIR       DETECT    compare-kernels: mtebench detect's results (repeatable): each\n"
-            "                               kernel's overhead beside the catch rate (what the price buys)\n"
-            "  --workload W       WORKLOAD  a workload of the service's recipe (default: default)\n"
-            "  --machine M        MACHINE   CPU/perf profile from configs/machines (default auto: CPU halves;\n"
-            "                               `mtebench doctor` suggests one)\n"
-            "  --cores LIST       CORES     server core counts to sweep, e.g. 8,64,128 (default: the profile's)\n"
-            "  --prom-textfile DIR          bench, plan, nightly: the figures as a Prometheus textfile\n"
-            "                               DIR/mtebench-JOB.prom (node_exporter's textfile collector)\n"
-            "  --count            COUNT=1   run, proof on PLATFORM=vm: count MTE's work (instructions, tag\n"
-            "                               instructions, bytes tagged, Tag Checked accesses, EL0 and EL1)\n"
-            "                               with the plugin libmtecount.so; a counted run is never timed\n"
-            "                               (docs/COUNTING.md)\n"
-            "  --fault-report               run: a tag-check fault's report with its object and the\n"
-            "                               allocation's and free's stacks (libmtealloc.so preloaded:\n"
-            "                               not for timing; `mtebench explain DIR` prints it)\n"
-            "  --core                       run: keep the faulting process's core with its memory tags,\n"
-            "                               slimmed, as DIR/core (core_pattern must name a directory:\n"
-            "                               PLATFORM=vm guests set it; a trial on vm keeps one)\n"
-            "  --strict           STRICT=1  refuse to run when the machine is not quiet (governor, boost,\n"
-            "                               SMT siblings, busy CPUs, swap, THP)\n"
-            "  --variant V        VARIANT   build/run: one of the recipe's variants (plain, tagged, objtag, ...);\n"
-            "                               bench: the variant(s) measured against plain/off, e.g. objtag or\n"
-            "                               tagged,objtag (default tagged)\n"
-            "  --allocator A      ALLOCATOR the allocator serving malloc: glibc (default) or scudo (preloaded;\n"
-            "                               arm64 code: emu, host on arm64); bench/plan: a comma list,\n"
-            "                               glibc,scudo, each with its own plain/off baseline\n"
-            "  --duration T       DURATION  measured time per run, e.g. 30, 30s, 2m (default 30s)\n"
-            "  --warmup T         WARMUP    unmeasured warm-up per run (default 3s)\n"
-            "  --reps auto|N      REPS      repetitions of each configuration (default auto: interleaved pairs\n"
-            "                               until the overhead's 95%% interval is within +-PRECISION, from 6\n"
-            "                               pairs; sequential rule in docs/STATISTICS.md; N: exactly N;\n"
-            "                               compare-kernels: 3)\n"
-            "  --precision P      PRECISION REPS=auto: relative half-width to reach, e.g. 2%% or 0.02 (default 2%%;\n"
-            "                               emulated platforms 5%%)\n"
-            "  --max-time T       MAX_TIME  REPS=auto: at most this much time of runs (default 15m)\n"
-            "  --max-reps N       MAX_REPS  REPS=auto: at most N pairs (default 100)\n"
-            "  --mix S:G          MIX       SET:GET ratio, memtier syntax (default from the recipe, 1:10)\n"
-            "  --threads N        THREADS   load generator threads (default 1)\n"
-            "  --conns N          CONNS     total connections (default 16)\n"
-            "  --pipeline N       PIPELINE  requests in flight per connection (default 1)\n"
-            "  --keys N                     key space size (default 10000)\n"
-            "  --value-size S               100 | 64-1024 | 100:8,4096:2\n"
-            "  --service-threads N          service worker threads (default from the recipe)\n"
-            "  --rate R                     open loop at R requests/s (default closed loop)\n"
-            "  --arrival A        ARRIVAL   open loop's arrivals: uniform (evenly spaced; bench's default) or\n"
-            "                               poisson (capacity's default; pgbench's --rate is always poisson)\n"
-            "  --seed N           SEED      mtload's random seed (default 1; capacity draws one per run)\n"
-            "  --slo S            SLO       capacity: the bounds, e.g. p99:1ms or p99:1ms,p99.9:5ms,errors:0.1%%\n"
-            "  --loads L          LOADS     capacity: also sweep these loads, %% of the baseline's capacity\n"
-            "                               (e.g. 10%%,50%%,90%%)\n"
-            "  --baseline-variant V         capacity: the baseline's variant (default plain; its mode is off)\n"
-            "  --confidence C     CONFIDENCE capacity: the intervals' level, 80%% to 99.9%% (default 95%%)\n"
-            "  --results DIR                where run records go (default results/<timestamp>-...)\n"
-            "  --force                      rebuild even when the cache has the build; and run into a\n"
-            "                               --results DIR that holds other runs (moved to DIR/replaced-TIME/)\n"
-            "  --resume DIR                 finish the interrupted bench/plan in DIR: ok runs kept, the\n"
-            "                               missing and failed ones redone in their place\n"
-            "  --dry-run                    (plan) list the runs a plan expands to, run nothing\n"
-            "  --build DIR                  run: use this prebuilt service build (a cache directory)\n"
-            "  --bug ID, --bug-trigger F    run: a detection trial's bug switched on (MTEBENCH_BUG) and its\n"
-            "  --param KEY=VALUE            trigger, and a workload param (%%20 a space, %%25 a %%): the far run\n"
-            "                               of `mtebench detect --platform vm`\n"
-            "  --server-host H    HOSTS     run the service on [user@]host[:port] over ssh; its record is made there\n"
-            "                               (default: the profile's server_host, else this machine)\n"
-            "  --client-hosts L   CLIENT_HOSTS run mtload on these hosts (h1,h2), shares of conns and rate, merged\n"
-            "  --server-address A           the address the client hosts reach the server at (default: ssh's)\n"
-            "  --ssh-config F, --ssh-key F, --known-hosts F, --trust-new-hosts, --remote-dir D, --ssh-alive S\n"
-            "                               (SSH_OPTS) how ssh reaches the hosts (see `mtebench hosts --help`)\n");
+    const struct mtb_opt *const mine[] = { own, NULL };
+    if (own) {
+        fprintf(f, "options of %s:\n", cmd);
+        mtb_opt_help(f, mine, cmd);
+    }
+    fprintf(f, "options (make variables in capitals):\n");
+    mtb_opt_help(f, cli_tabs, cmd);
 }
 
 static long num(const char *what, const char *s, long lo, long hi)
@@ -171,16 +186,11 @@ static const char *check_cores(const char *s)
     return s;
 }
 
-/* A detection trial's far run (run only): --bug, --bug-trigger, and
- * --param KEY=VALUE into o->params, %20 (a space) and %25 (%) decoded
- * (agent.c encodes them so: the vm's console passes arguments on the
- * kernel's command line, split at spaces) */
-static void far_option(struct mtb_opts *o, const char *cmd, int c, const char *kv)
+/* --param KEY=VALUE (run: a detection trial's far run) into o->params,
+ * %20 (a space) and %25 (%) decoded (agent.c encodes them so: the vm's
+ * console passes arguments on the kernel's command line, split at spaces) */
+static void param(struct mtb_opts *o, const char *kv)
 {
-    if (strcmp(cmd, "run") || c != O_PARAM) {
-        *(strcmp(cmd, "run") ? &o->far_elsewhere : c == O_BUG ? &o->bug : &o->bug_trigger) = kv;
-        return;
-    }
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv) {
         mtb_die(2, "--param %s: KEY=VALUE", kv);
@@ -202,26 +212,85 @@ static void far_option(struct mtb_opts *o, const char *cmd, int c, const char *k
     free(v);
 }
 
-/* --count: run's and proof's (docs/COUNTING.md); --fault-report: run's
- * (docs/DETECTION.md, "Fault reports") */
-static void run_flag(struct mtb_opts *o, const char *cmd, int c)
+/* one of the table's options, with its value */
+static void take(struct mtb_opts *o, const char *cmd, int c, const char *name, const char *val, const struct mtb_opt *own)
 {
-    if (c == O_COUNT) {
-        if (strcmp(cmd, "run") != 0 && strcmp(cmd, "proof") != 0)
-            mtb_die(2, "--count is an option of run and proof (PLATFORM=vm), not of %s", cmd);
-        o->count = 1;
-    } else if (c == O_CORE) {
-        if (strcmp(cmd, "run") != 0)
-            mtb_die(2, "--core is an option of run (a vm trial's guest run keeps its core), not of %s", cmd);
-        o->core = 1;
-    } else {
-        if (strcmp(cmd, "run") != 0)
-            mtb_die(2, "--fault-report is an option of run (detect's trials always make one), not of %s", cmd);
-        o->fault_report = 1;
+    switch (c) {
+    case O_SERVICE: o->service = val; break;
+    case O_WORKLOAD: o->workload = val; break;
+    case O_MACHINE: o->machine = val; break;
+    case O_VARIANT: o->variant = val; break;
+    case O_ALLOCATOR: o->allocator = val; break;
+    case O_MODE: o->mode = val; break;
+    case O_PLATFORM: o->platform = val; break;
+    case O_KERNEL: o->kernel = val; break;
+    case O_RESULTS: o->results = val; break;
+    case O_TARGET:
+        if (strcmp(val, "aarch64") && strcmp(val, "native"))
+            mtb_opts_bad("target", val, "aarch64, native");
+        o->target = val;
+        break;
+    case O_REPS:
+        o->reps = parse_reps(val);
+        o->reps_given = 1;
+        break;
+    case O_PRECISION:
+        o->precision = fraction("PRECISION", val, 0.001, 0.5, "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
+        o->precision_given = 1;
+        break;
+    case O_MAXTIME:
+        if (mtb_parse_duration(val, &o->max_time) != 0 || o->max_time <= 0)
+            mtb_opts_bad("MAX_TIME", val, "a positive duration such as 15m, 900s");
+        o->max_time_given = 1;
+        break;
+    case O_MAXREPS: o->max_reps = num("MAX_REPS", val, MTB_SEQ_MIN_PAIRS, 1000); break;
+    case O_FORCE: o->force = 1; break;
+    case O_RESUME: o->results = val; o->resume = 1; break;
+    case O_QUIET: o->quiet = 1; break;
+    case O_JSON: o->json = 1; break;
+    case O_DRYRUN: o->dry_run = 1; break;
+    case O_BUILD: o->build_dir = val; break;
+    case O_BUG: o->bug = val; break;
+    case O_BUG_TRIGGER: o->bug_trigger = val; break;
+    case O_PARAM: param(o, val); break;
+    case O_KERNELS: o->kernels = val; break;
+    case O_BASELINE: o->baseline = 1; break;
+    case O_DETECT:
+        if (o->ndetect == MTB_MAX_DETECT)
+            mtb_die(2, "--detect given more than %d times", MTB_MAX_DETECT);
+        o->detect[o->ndetect++] = (char *)val;
+        break;
+    case O_SLO: o->slo = val; break;
+    case O_LOADS: o->loads = val; break;
+    case O_BASE_VARIANT: o->baseline_variant = val; break;
+    case O_CONFIDENCE:
+        o->confidence = fraction("CONFIDENCE", val, 0.8, 0.999, "a level from 80% to 99.9%, e.g. 95% or 0.99");
+        break;
+    case O_STRICT: o->strict = 1; break;
+    case O_COUNT: o->count = 1; break;
+    case O_CORE: o->core = 1; break;
+    case O_FAULT_REPORT: o->fault_report = 1; break;
+    case O_PROM: mtb_prom_set_dir(val); break;
+    case O_CORES: o->cores = check_cores(val); break;
+    case O_SERVER_HOST: o->server_host = val; break;
+    case O_CLIENT_HOSTS: o->client_hosts = val; break;
+    case O_SERVER_ADDR: o->server_address = val; break;
+    case O_EXTERNAL: o->external_load = val; break;
+    case MTB_OPT_SSH: mtb_ssh_option(name, val); break;
+    case O_HELP:
+        printf("usage: mtebench %s [options]\n", cmd);
+        mtb_cli_help(stdout, cmd, own);
+        exit(0);
+    default: {
+        char why[MTB_ERRLEN];
+        if (mtb_workload_set_parse(&o->wset, name, val, why, sizeof why) != 0)
+            mtb_die(2, "%s", why);
+    }
     }
 }
 
-void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
+void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cmd, const struct mtb_opt *own,
+                       void (*on_own)(void *ctx, int id, const char *val), void *ctx)
 {
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
@@ -230,94 +299,57 @@ void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
     o->max_time = 900;
     o->max_reps = 100;
     o->kernel = "host";
-    optind = 1;
-    opterr = 0;
-    int c, li = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, &li)) != -1) {
-        switch (c) {
-        case O_SERVICE: o->service = optarg; break;
-        case O_WORKLOAD: o->workload = optarg; break;
-        case O_MACHINE: o->machine = optarg; break;
-        case O_VARIANT: o->variant = optarg; break;
-        case O_ALLOCATOR: o->allocator = optarg; break;
-        case O_MODE: o->mode = optarg; break;
-        case O_PLATFORM: o->platform = optarg; break;
-        case O_KERNEL: o->kernel = optarg; break;
-        case O_RESULTS: o->results = optarg; break;
-        case O_TARGET:
-            if (strcmp(optarg, "aarch64") && strcmp(optarg, "native"))
-                mtb_opts_bad("target", optarg, "aarch64, native");
-            o->target = optarg;
-            break;
-        case O_REPS:
-            o->reps = parse_reps(optarg);
-            o->reps_given = 1;
-            break;
-        case O_PRECISION:
-            o->precision = fraction("PRECISION", optarg, 0.001, 0.5,
-                                          "a relative half-width such as 2% or 0.02 (0.1% to 50%)");
-            o->precision_given = 1;
-            break;
-        case O_MAXTIME:
-            if (mtb_parse_duration(optarg, &o->max_time) != 0 || o->max_time <= 0)
-                mtb_opts_bad("MAX_TIME", optarg, "a positive duration such as 15m, 900s");
-            o->max_time_given = 1;
-            break;
-        case O_MAXREPS: o->max_reps = num("MAX_REPS", optarg, MTB_SEQ_MIN_PAIRS, 1000); break;
-        case O_FORCE: o->force = 1; break;
-        case O_RESUME: o->results = optarg; o->resume = 1; break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_JSON: o->json = 1; break;
-        case O_DRYRUN: o->dry_run = 1; break;
-        case O_BUILD: o->build_dir = optarg; break;
-        case O_BUG: case O_BUG_TRIGGER: case O_PARAM: far_option(o, cmd, c, optarg); break;
-        case O_KERNELS: o->kernels = optarg; break;
-        case O_BASELINE: o->baseline = 1; break;
-        case O_DETECT:
-            if (strcmp(cmd, "compare-kernels") != 0)
-                mtb_die(2, "--detect is an option of compare-kernels (and of report), not of %s", cmd);
-            if (o->ndetect == MTB_MAX_DETECT)
-                mtb_die(2, "--detect given more than %d times", MTB_MAX_DETECT);
-            o->detect[o->ndetect++] = optarg;
-            break;
-        case O_SLO:
-        case O_LOADS:
-        case O_BASE_VARIANT:
-        case O_CONFIDENCE:
-            if (strcmp(cmd, "capacity") != 0)
-                mtb_die(2, "--%s is an option of capacity, not of %s", longopts[li].name, cmd);
-            if (c == O_CONFIDENCE)
-                o->confidence = fraction("CONFIDENCE", optarg, 0.8, 0.999, "a level from 80% to 99.9%, e.g. 95% or 0.99");
-            else
-                *(c == O_SLO ? &o->slo : c == O_LOADS ? &o->loads : &o->baseline_variant) = optarg;
-            break;
-        case O_STRICT: o->strict = 1; break;
-        case O_COUNT: case O_FAULT_REPORT: case O_CORE: run_flag(o, cmd, c); break;
-        case O_PROM: mtb_prom_set_dir(optarg); break;
-        case O_CORES: o->cores = check_cores(optarg); break;
-        case O_SERVER_HOST: o->server_host = optarg; break;
-        case O_CLIENT_HOSTS: o->client_hosts = optarg; break;
-        case O_SERVER_ADDR: o->server_address = optarg; break;
-        case O_EXTERNAL: o->external_load = optarg; break;
-        case O_SSH: mtb_ssh_option(longopts[li].name, optarg); break;
-        case O_HELP:
-            printf("usage: mtebench %s [options]\n", cmd);
-            mtb_cli_usage(stdout);
-            exit(0);
-        default:
-            if (c >= O_WL && c < O_WL + MTB_WL_NFIELDS) {
-                char why[MTB_ERRLEN];
-                if (mtb_workload_set_parse(&o->wset, longopts[li].name, optarg, why, sizeof why) != 0)
-                    mtb_die(2, "%s", why);
-                break;
-            }
-            if (optopt)
-                mtb_die(2, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
-            mtb_die(2, "%s: unknown option '%s' (see mtebench %s --help)", cmd, argv[optind - 1], cmd);
-        }
+    const struct mtb_opt *const with_own[] = { own, mtb_cli_opts, mtb_ssh_opts, NULL };
+    struct mtb_optp p;
+    mtb_opt_init(&p, argc, argv, cmd, 0);
+    int c;
+    while ((c = mtb_opt_next(&p, own ? with_own : cli_tabs)) > 0) {
+        if (mtb_opt_in(own, p.opt))
+            on_own(ctx, c, p.val);
+        else
+            take(o, cmd, c, p.name, p.val, own);
     }
-    if (optind < argc)
-        mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, argv[optind]);
+    if (c == MTB_OPT_ERR) {
+        char err[sizeof p.err];
+        snprintf(err, sizeof err, "%s", p.err);
+        mtb_opt_free(&p);
+        mtb_die(2, "%s: %s", cmd, err);
+    }
+    if (p.npos) {
+        char *arg = p.pos[0];
+        mtb_opt_free(&p);
+        mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, arg);
+    }
+    mtb_opt_free(&p);
+}
+
+int mtb_cli_pass_on(struct mtb_optp *p, const char *cmd, struct mtb_argv *out)
+{
+    const struct mtb_opt *r = mtb_opt_find(cli_tabs, p->name, cmd);
+    if (!r) {
+        const struct mtb_opt *other = mtb_opt_find(cli_tabs, p->name, NULL);
+        snprintf(p->err, sizeof p->err, other ? "--%s is not an option of %s" : "unknown option '--%s' (see mtebench %s --help)",
+                 p->name, cmd);
+        return -1;
+    }
+    const char *v = NULL;
+    if (r->meta && !(v = mtb_opt_take(p))) {
+        snprintf(p->err, sizeof p->err, "option '--%s' needs a value (%s)", p->name, r->meta);
+        return -1;
+    }
+    if (!r->meta && p->val) {
+        snprintf(p->err, sizeof p->err, "option '--%s' takes no value (given '%s')", p->name, p->val);
+        return -1;
+    }
+    mtb_argv_pushf(out, "--%s", p->name);
+    if (v)
+        mtb_argv_push(out, v);
+    return 0;
+}
+
+void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
+{
+    mtb_cli_parse_own(argc, argv, o, cmd, NULL, NULL, NULL);
 }
 
 const char *mtb_cli_target(const struct mtb_opts *o) { return o->target ? o->target : o->p->target(); }

@@ -1,13 +1,30 @@
-/* cli.h - the command line's options shared by the subcommands, parsed
- * strictly into a struct mtb_opts (plan/opts.h): a wrong value is named
- * with what is accepted, and the command exits 2. */
+/* cli.h - the command line's options shared by the commands that run
+ * services (bench, plan, nightly, capacity, compare-kernels, run, build,
+ * proof, quiet, detect): one table (lib/opttab.h, in cli.c) from which
+ * the parser and their --help are both made, parsed strictly into a struct
+ * mtb_opts (plan/opts.h): a wrong value is named with what is accepted,
+ * an option of other commands is refused by name, and the command exits 2. */
 #ifndef MTB_CLI_H
 #define MTB_CLI_H
 #include <stdio.h>
+#include "lib/opttab.h"
 #include "plan/opts.h" /* struct mtb_opts: what the options fill in */
 
 /* Parse argv[1..] into o; on error print one line and exit 2. */
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
+/* The same with the command's own options before the shared ones: each
+ * of own's given to on_own(ctx, its id, its value or NULL); own's "help"
+ * row (if any) replaces the shared --help. */
+void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cmd, const struct mtb_opt *own,
+                       void (*on_own)(void *ctx, int id, const char *val), void *ctx);
+/* An unknown option met by a command that hands the shared ones on (with
+ * MTB_OPT_PASS_UNKNOWN: nightly to its plan, bisect to its builds and
+ * runs): when cmd takes it, appended to out with its value (the table says
+ * whether it has one). @return 0, or -1 with p->err */
+struct mtb_argv;
+int mtb_cli_pass_on(struct mtb_optp *p, const char *cmd, struct mtb_argv *out);
+/* The help of cmd's options: own's (may be NULL), then the shared ones. */
+void mtb_cli_help(FILE *f, const char *cmd, const struct mtb_opt *own);
 /* A command's results directory when --results is not given:
  * results/<UTC time>-<what> in the checkout (heap string). */
 char *mtb_cli_results_dir(const char *what);

@@ -1,6 +1,7 @@
 /* compare.c - see compare.h */
 #include "lib/jsonx.h"
 #include "cmd/compare.h"
+#include "cmd/commands.h"
 #include "cmd/bench_work.h"
 #include "analysis/seqstop.h"
 #include "core/build.h"

@@ -29,6 +29,4 @@ int mtb_compare_add_protection(json_t *cmp, json_t *records, char *const *paths,
 void mtb_compare_print(json_t *cmp, FILE *out);
 char *mtb_compare_markdown(json_t *cmp);
 
-/* `mtebench compare-kernels --service S --mode M --kernels A,B [--reps N ...]` */
-int mtb_cmd_compare_kernels(int argc, char **argv);
 #endif

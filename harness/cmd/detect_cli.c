@@ -3,6 +3,7 @@
  * mtb_detect_req, run by detect/detect.c) and `mtebench detect-sweep` (the
  * platform resolved, the sweep run by detect/detect_sweep.c). */
 #include "cmd/cli.h"
+#include "cmd/commands.h"
 #include "detect/detect.h"
 #include "detect/catalogue.h"
 #include "lib/files.h"
@@ -12,10 +13,31 @@
 #include "lib/argv.h"
 #include "lib/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { D_BUGS = 1, D_VARIANTS, D_MODES, D_CONFIGS, D_COST, D_KCHECK, D_TRIALS, D_CONTROLS, D_CATALOGUE, D_HISTORY,
+       D_SERVICE, D_JSON, D_HELP };
+static const struct mtb_opt detect_opts[] = {
+    MTB_OPT("bugs", "ID,...", "BUG", D_BUGS, "detect", "the catalogue's bugs tried (default all)"),
+    MTB_OPT("variants", "V,...", "VARIANTS", D_VARIANTS, "detect",
+            "the variants, each as its -bugs build (default plain,tagged,objtag;\n"
+            "--controls: the one whose bug build runs the controls, default plain)"),
+    MTB_OPT("modes", "M,...", "MODES", D_MODES, "detect", "the modes (default off,sync,async,asymm: those the platform has)"),
+    MTB_OPT("configs", "V/M,...", NULL, D_CONFIGS, "detect", "these configurations instead of variants x modes"),
+    MTB_OPT("trials", "N", "TRIALS", D_TRIALS, "detect", "trials of each cell, a fresh service each (default 3)"),
+    MTB_OPT("kernel-check", "vm|none", "KERNEL_CHECK", D_KCHECK, "detect",
+            "a system call's bad access also tried in a vm guest (default on emu: vm)"),
+    MTB_OPT("cost", "DIR,...", NULL, D_COST, "detect", "bench results: each configuration's overhead beside its catch rate"),
+    MTB_OPT("controls", NULL, NULL, D_CONTROLS, "detect", "each bug's fixed-build control instead of the trials"),
+    MTB_OPT("catalogue", NULL, NULL, D_CATALOGUE, "detect detect-catalogue", "the catalogue listed and checked"),
+    MTB_OPT("history", "GIT_DIR", NULL, D_HISTORY, "detect-catalogue", "--catalogue: a fetched upstream history of S"),
+    MTB_OPT("service", "S", "SERVICE", D_SERVICE, "detect-catalogue", "--catalogue: S's entries alone"),
+    MTB_OPT("json", NULL, NULL, D_JSON, "detect-catalogue", "--catalogue: as JSON"),
+    MTB_OPT("help", NULL, NULL, D_HELP, NULL, "this text"),
+    { 0 },
+};
 
 static void detect_usage(FILE *f)
 {
@@ -28,11 +50,11 @@ static void detect_usage(FILE *f)
                "  (a fresh service each);\n"
                "  outcomes caught_sync, caught_async, caught_kernel (a system call refused by the kernel's tag\n"
                "  check: vm, hardware), caught_other, silent, not_triggered, not_reached, error;\n"
-               "  --kernel-check vm|none: a bug whose bad access is a system call's (access_in syscall) also runs\n"
-               "  its sync cells in a vm guest, where a real kernel checks it (qemu-user never does); on emu the\n"
-               "  default is vm wherever a vm can run;\n"
+               "  with --kernel-check vm, a bug whose bad access is a system call's (access_in syscall) also\n"
+               "  runs its sync cells in a vm guest, where a real kernel checks it (qemu-user never does); on\n"
+               "  emu that is the default wherever a vm can run;\n"
                "  DIR/detect.json, detect.md, detect.html: the matrix with Wilson 95%% intervals (docs/DETECTION.md);\n"
-               "  --cost: each configuration's overhead from those bench records beside its catch rate.\n"
+               "  with --cost, each configuration's overhead from those bench records beside its catch rate.\n"
                "  exit 0, or 1 when a trial did not reach its bug or ended in error; 2: bad input\n"
                "usage: mtebench detect --controls --service S [--bugs ID,...] [--variants V] [--platform emu|host]\n"
                "                       [--results DIR]\n"
@@ -45,27 +67,27 @@ static void detect_usage(FILE *f)
                "  and words, its trigger, its switch in bugs.patch, its fixed-build control, and (--history: a\n"
                "  fetched upstream history of S) its fix_commit, there and changing the manifest's fix_files;\n"
                "  exit 0 with no finding, 1 with any\n");
+    mtb_cli_help(f, "detect", detect_opts);
 }
 
 /* --catalogue [--service S] [--history DIR] [--json]: the entries checked */
 static int catalogue(int argc, char **argv)
 {
     const char *svc = NULL, *hist = NULL;
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--catalogue"))
-            continue;
-        if (!strcmp(a, "--json")) {
-            json = 1;
-            continue;
+    int json = 0, c;
+    const struct mtb_opt *const tabs[] = { detect_opts, NULL };
+    struct mtb_optp p;
+    mtb_opt_init(&p, argc, argv, "detect-catalogue", 0);
+    while ((c = mtb_opt_next(&p, tabs)) > 0)
+        switch (c) {
+        case D_SERVICE: svc = p.val; break;
+        case D_HISTORY: hist = p.val; break;
+        case D_JSON: json = 1; break;
+        case D_HELP: detect_usage(stdout); mtb_opt_free(&p); return 0;
         }
-        if ((strcmp(a, "--service") && strcmp(a, "--history")) || !v)
-            mtb_die(2, "detect --catalogue: takes --service S, --history GIT_DIR and --json, not '%s'%s", a,
-                    v ? "" : " without a value");
-        *(!strcmp(a, "--service") ? &svc : &hist) = v;
-        i++;
-    }
+    if (c == MTB_OPT_ERR || p.npos)
+        mtb_die(2, "detect --catalogue: %s", c == MTB_OPT_ERR ? p.err : "takes no arguments but options");
+    mtb_opt_free(&p);
     if (hist && !svc)
         mtb_die(2, "detect --catalogue --history %s: name the service whose history it is (--service)", hist);
     char *hd = hist ? mtb_asprintf("%s/HEAD", hist) : NULL;
@@ -90,52 +112,47 @@ static int catalogue(int argc, char **argv)
     return bad ? 1 : 0;
 }
 
-/* detect's own options out of argv; the rest (service, platform, machine,
- * results, json) left for the shared parser */
-static int own_options(int *argc, char **argv, const char **bugs, const char **variants, const char **modes,
-                       const char **configs, const char **cost, const char **kcheck, long *trials, int *controls)
+/* what detect's own options ask */
+struct detect_args {
+    const char *bugs, *variants, *modes, *configs, *cost, *kcheck;
+    struct mtb_detect_req *q;
+    int help;
+};
+
+static void own_option(void *ctx, int id, const char *val)
 {
-    int k = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i], *val = i + 1 < *argc ? argv[i + 1] : NULL;
-        const char **dst = !strcmp(a, "--bugs") ? bugs : !strcmp(a, "--variants") ? variants
-                         : !strcmp(a, "--modes") ? modes : !strcmp(a, "--configs") ? configs
-                         : !strcmp(a, "--cost") ? cost : !strcmp(a, "--kernel-check") ? kcheck : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return detect_usage(stdout), 1;
-        if (!strcmp(a, "--controls")) {
-            *controls = 1;
-            continue;
-        }
-        if (dst || !strcmp(a, "--trials")) {
-            if (!val)
-                mtb_die(2, "detect: option '%s' needs a value", a);
-            if (dst)
-                *dst = val;
-            else if (mtb_parse_long(val, 1, 100000, trials) != 0)
-                mtb_die(2, "--trials: a count 1..100000");
-            i++;
-            continue;
-        }
-        argv[k++] = argv[i];
+    struct detect_args *d = ctx;
+    switch (id) {
+    case D_BUGS: d->bugs = val; break;
+    case D_VARIANTS: d->variants = val; break;
+    case D_MODES: d->modes = val; break;
+    case D_CONFIGS: d->configs = val; break;
+    case D_COST: d->cost = val; break;
+    case D_KCHECK: d->kcheck = val; break;
+    case D_CONTROLS: d->q->controls = 1; break;
+    case D_HELP: d->help = 1; break;
+    case D_TRIALS:
+        if (mtb_parse_long(val, 1, 100000, &d->q->trials) != 0)
+            mtb_die(2, "--trials: a count 1..100000");
+        break;
     }
-    *argc = k;
-    argv[k] = NULL;
-    return 0;
 }
 
 int mtb_cmd_detect(int argc, char **argv)
 {
-    const char *bugs_s = "all", *variants = "plain,tagged,objtag", *modes = "off,sync,async,asymm", *configs = NULL, *cost = NULL;
-    const char *kcheck = NULL;
     struct mtb_opts o = { 0 };
     struct mtb_detect_req q = { .trials = 3 };
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--catalogue"))
             return catalogue(argc, argv);
-    if (own_options(&argc, argv, &bugs_s, &variants, &modes, &configs, &cost, &kcheck, &q.trials, &q.controls))
+    struct detect_args d = { "all", "plain,tagged,objtag", "off,sync,async,asymm", NULL, NULL, NULL, &q, 0 };
+    mtb_cli_parse_own(argc, argv, &o, "detect", detect_opts, own_option, &d);
+    if (d.help) {
+        detect_usage(stdout);
         return 0;
-    mtb_cli_parse(argc, argv, &o, "detect");
+    }
+    const char *bugs_s = d.bugs, *variants = d.variants, *modes = d.modes, *configs = d.configs, *cost = d.cost;
+    const char *kcheck = d.kcheck;
     o.quiet = 1;
     /* a bug with a trigger runs the recipe's [workload detect] (the trigger
      * driver); a synthetic plant the default workload */
@@ -246,17 +263,34 @@ static int sweep_vm(const char *kernel, const char *modes, long trials, const ch
     return rc;
 }
 
+enum { S_PLATFORM = 1, S_MODES, S_TRIALS, S_RESULTS, S_JSON, S_KERNEL, S_TAG_MODEL, S_ALLOCATOR, S_HELP };
+static const struct mtb_opt sweep_opts[] = {
+    MTB_OPT("platform", "P", "PLATFORM", S_PLATFORM, NULL, "emu (default), host or vm"),
+    MTB_OPT("kernel", "K", "KERNEL", S_KERNEL, NULL, "vm: the guest's kernel (default stock)"),
+    MTB_OPT("modes", "M,...", "MODES", S_MODES, NULL, "the modes (default off,async,sync,asymm)"),
+    MTB_OPT("trials", "N", "TRIALS", S_TRIALS, NULL, "trials of each cell (default 2000)"),
+    MTB_OPT("results", "DIR", "RESULTS", S_RESULTS, NULL, "where the sweep goes (default results/<time>-sweep)"),
+    MTB_OPT("json", NULL, NULL, S_JSON, NULL, "the sweep as JSON on standard output"),
+    MTB_OPT("tag-model", "qemu|uniform", NULL, S_TAG_MODEL, NULL,
+            "the tag draw the cells are judged against (default: qemu on\n"
+            "emulated platforms, else uniform)"),
+    MTB_OPT("allocator", "glibc|scudo", "ALLOCATOR", S_ALLOCATOR, NULL, "the allocator of the tagged objects"),
+    MTB_OPT("help", NULL, NULL, S_HELP, NULL, "this text"),
+    { 0 },
+};
+static const struct mtb_opt *const sweep_tabs[] = { sweep_opts, NULL };
+
 static void sweep_usage(FILE *f)
 {
-    fprintf(f, "usage: mtebench detect-sweep [--platform emu|host|vm] [--kernel K] [--modes off,async,sync,asymm]\n"
-               "                            [--trials N] [--results DIR] [--json] [--tag-model qemu|uniform]\n"
-               "                            [--allocator glibc|scudo]\n"
+    fprintf(f, "usage: mtebench detect-sweep [options]\n"
                "  runs build/aarch64/detectsweep once per mode (vm: in a guest of kernel K, default stock);\n"
                "  compares each cell's catch rate with the granule and tag-collision arithmetic within its\n"
                "  Wilson 95%% interval, and the system-call cells with the kernel's checks (a real kernel in\n"
                "  sync mode refuses them; qemu-user never does) (docs/DETECTION.md).\n"
                "  exit 0: every deterministic cell exact, every random one within its 99.9%% interval\n"
-               "  (95%% agreement is reported per cell); 1: a disagreement; 2: bad input.\n");
+               "  (95%% agreement is reported per cell); 1: a disagreement; 2: bad input.\n"
+               "options:\n");
+    mtb_opt_help(f, sweep_tabs, "detect-sweep");
 }
 
 int mtb_cmd_detect_sweep(int argc, char **argv)
@@ -264,40 +298,43 @@ int mtb_cmd_detect_sweep(int argc, char **argv)
     const char *pname = "emu", *modes = "off,async,sync,asymm", *results = NULL, *kernel = "stock", *model = NULL,
                *alloc = "glibc";
     long trials = 2000;
-    int json = 0;
-    static const struct option lo[] = { { "platform", 1, 0, 'p' }, { "modes", 1, 0, 'm' }, { "trials", 1, 0, 'n' },
-                                        { "results", 1, 0, 'r' },  { "json", 0, 0, 'j' },  { "help", 0, 0, 'h' },
-                                        { "kernel", 1, 0, 'k' },   { "tag-model", 1, 0, 't' }, { "allocator", 1, 0, 'a' },
-                                        { 0, 0, 0, 0 } };
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    int json = 0, ch;
+    struct mtb_optp p;
+    mtb_opt_init(&p, argc, argv, "detect-sweep", 0);
+    while ((ch = mtb_opt_next(&p, sweep_tabs)) > 0) {
+        const char *v = p.val;
         switch (ch) {
-        case 'p': pname = optarg; break;
-        case 'm': modes = optarg; break;
-        case 'n': if (mtb_parse_long(optarg, 1, 1000000, &trials) != 0) mtb_die(2, "--trials: 1..1000000"); break;
-        case 'r': results = optarg; break;
-        case 'j': json = 1; break;
-        case 'k': kernel = optarg; break;
-        case 'a':
-            if (strcmp(optarg, "glibc") && strcmp(optarg, "scudo"))
-                mtb_die(2, "--allocator %s: accepted glibc, scudo", optarg);
-            alloc = optarg;
+        case S_PLATFORM: pname = v; break;
+        case S_MODES: modes = v; break;
+        case S_TRIALS: if (mtb_parse_long(v, 1, 1000000, &trials) != 0) mtb_die(2, "--trials: 1..1000000"); break;
+        case S_RESULTS: results = v; break;
+        case S_JSON: json = 1; break;
+        case S_KERNEL: kernel = v; break;
+        case S_ALLOCATOR:
+            if (strcmp(v, "glibc") && strcmp(v, "scudo"))
+                mtb_die(2, "--allocator %s: accepted glibc, scudo", v);
+            alloc = v;
             break;
-        case 't':
-            if (strcmp(optarg, "qemu") && strcmp(optarg, "uniform"))
-                mtb_die(2, "--tag-model %s: accepted qemu, uniform", optarg);
-            model = optarg;
+        case S_TAG_MODEL:
+            if (strcmp(v, "qemu") && strcmp(v, "uniform"))
+                mtb_die(2, "--tag-model %s: accepted qemu, uniform", v);
+            model = v;
             break;
-        case 'h': sweep_usage(stdout); return 0;
-        default: sweep_usage(stderr); return 2;
+        case S_HELP: sweep_usage(stdout); mtb_opt_free(&p); return 0;
         }
     }
-    const struct mtb_platform *p = mtb_platform_find(pname);
+    if (ch == MTB_OPT_ERR || p.npos) {
+        fprintf(stderr, "mtebench detect-sweep: %s\n", ch == MTB_OPT_ERR ? p.err : "unexpected argument");
+        sweep_usage(stderr);
+        mtb_opt_free(&p);
+        return 2;
+    }
+    mtb_opt_free(&p);
+    const struct mtb_platform *pl = mtb_platform_find(pname);
     char why[512];
-    if (!p || (p->run && strcmp(pname, "vm")))
+    if (!pl || (pl->run && strcmp(pname, "vm")))
         mtb_die(2, "--platform %s: accepted emu, host, vm", pname);
-    if (!p->usable(why, sizeof why))
+    if (!pl->usable(why, sizeof why))
         mtb_die(2, "PLATFORM=%s is not usable here: %s", pname, why);
     if (strcmp(kernel, "stock") && strcmp(pname, "vm"))
         mtb_die(2, "--kernel %s: only --platform vm boots a kernel (%s runs on its own)", kernel, pname);
@@ -307,5 +344,5 @@ int mtb_cmd_detect_sweep(int argc, char **argv)
                     "(make deps installs libclang-rt-16-dev:arm64)", alloc, MTB_SCUDO_LIB);
         return sweep_vm(kernel, modes, trials, results, json, 0, alloc);
     }
-    return mtb_detect_sweep(p, modes, trials, results, json, model, alloc);
+    return mtb_detect_sweep(pl, modes, trials, results, json, model, alloc);
 }

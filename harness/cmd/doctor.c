@@ -1,6 +1,6 @@
 /* doctor.c - see doctor.h */
 #include "plan/platforms.h"
-#include "cmd/doctor.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "core/mode.h"
 #include "run/proof.h"

@@ -9,7 +9,8 @@
  * beside its fault file: the kernel's tags at the address against the
  * handler's.
  */
-#include "cmd/explain.h"
+#include "cmd/commands.h"
+#include "lib/opttab.h"
 #include "run/faultrep.h"
 #include "run/core.h"
 #include "lib/files.h"
@@ -17,7 +18,6 @@
 #include "lib/util.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,31 +189,49 @@ static void walk(struct out *o, const char *dir, const char *name, int depth)
     free(ents);
 }
 
+enum { E_JSON = 1, E_HELP };
+static const struct mtb_opt opts[] = {
+    MTB_OPT("json", NULL, NULL, E_JSON, NULL, "the fault objects with their reports, by name, as JSON"),
+    MTB_OPT("help", NULL, NULL, E_HELP, NULL, "this text"),
+    { 0 },
+};
+static const struct mtb_opt *const tabs[] = { opts, NULL };
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mtebench explain [--json] PATH...\n"
+               "  the report of each tag-check fault found in PATH: a run's directory, a detect\n"
+               "  results directory (every trial that faulted), a fault file (fault.txt) or a core\n"
+               "  file (AArch64 Linux, its memory tags read from its PT_AARCH64_MEMTAG_MTE segments)\n");
+    mtb_opt_help(f, tabs, "explain");
+}
+
 int mtb_cmd_explain(int argc, char **argv)
 {
-    static const struct option lo[] = { { "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 } };
     struct out o = { 0 };
+    struct mtb_optp op;
+    mtb_opt_init(&op, argc, argv, "explain", 0);
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        if (c == 'j')
+    while ((c = mtb_opt_next(&op, tabs)) > 0)
+        if (c == E_JSON)
             o.json = 1;
-        else {
-            FILE *f = c == 'h' ? stdout : stderr;
-            fprintf(f, "usage: mtebench explain [--json] PATH...\n"
-                       "  the report of each tag-check fault found in PATH: a run's directory, a detect\n"
-                       "  results directory (every trial that faulted), a fault file (fault.txt) or a core\n"
-                       "  file (AArch64 Linux, its memory tags read from its PT_AARCH64_MEMTAG_MTE segments)\n"
-                       "  --json   the fault objects with their reports, by name, as JSON\n");
-            return c == 'h' ? 0 : 2;
-        }
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "mtebench explain: no PATH given (a run's directory, a detect results directory or a fault file)\n");
+        else
+            return usage(stdout), mtb_opt_free(&op), 0;
+    if (c == MTB_OPT_ERR) {
+        fprintf(stderr, "mtebench explain: %s\n", op.err);
+        usage(stderr);
+        mtb_opt_free(&op);
         return 2;
     }
+    if (!op.npos) {
+        fprintf(stderr, "mtebench explain: no PATH given (a run's directory, a detect results directory or a fault file)\n");
+        mtb_opt_free(&op);
+        return 2;
+    }
+    argc = op.npos; /* the paths */
+    argv = op.pos;
     o.all = json_object();
-    for (int i = optind; i < argc; i++) {
+    for (int i = 0; i < argc; i++) {
         const char *p = argv[i];
         if (is_dir(p))
             walk(&o, p, p, 0);
@@ -235,15 +253,16 @@ int mtb_cmd_explain(int argc, char **argv)
         } else {
             fprintf(stderr, "mtebench explain: %s: no such file or directory\n", p);
             json_decref(o.all);
+            mtb_opt_free(&op);
             return 2;
         }
     }
     if (o.json && o.shown)
         json_dumpf(o.all, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), fputc('\n', stdout);
     json_decref(o.all);
-    if (!o.shown) {
-        fprintf(stderr, "mtebench explain: no fault found in %s%s\n", argv[optind], argc - optind > 1 ? " ..." : "");
-        return 1;
-    }
-    return 0;
+    int shown = o.shown;
+    if (!shown)
+        fprintf(stderr, "mtebench explain: no fault found in %s%s\n", argv[0], argc > 1 ? " ..." : "");
+    mtb_opt_free(&op);
+    return shown ? 0 : 1;
 }

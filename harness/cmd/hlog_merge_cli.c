@@ -1,6 +1,6 @@
 /* hlog_merge_cli.c - `mtebench hlog-merge OUT IN...`: HdrHistogram interval
  * logs of several hosts merged bucket by bucket (core/loadlog.c). */
-#include "cmd/hlog_merge_cli.h"
+#include "cmd/commands.h"
 #include "core/loadlog.h"
 #include "lib/util.h"
 

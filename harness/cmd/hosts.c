@@ -1,16 +1,24 @@
 /* hosts.c - `mtebench hosts`: check remote hosts as the server and client
  * hosts are reached (the ssh transport: connect, identity, clock offset,
  * the agent put), or run the far mtebench there (--exec). */
-#include "cmd/hosts.h"
+#include "cmd/commands.h"
 #include "agent/agent.h"
 #include "agent/transport_ssh.h"
 #include "lib/util.h"
 #include "lib/files.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { H_EXEC = 1, H_DEADLINE, H_HELP };
+static const struct mtb_opt opts[] = {
+    MTB_OPT("exec", "DIR", NULL, H_EXEC, NULL, "run `mtebench COMMAND ARGS` on HOST, bring {out} back into DIR"),
+    MTB_OPT("deadline", "S", NULL, H_DEADLINE, NULL, "--exec: the far command's time limit (default 600 s)"),
+    MTB_OPT("help", NULL, NULL, H_HELP, NULL, "this text"),
+    { 0 },
+};
+static const struct mtb_opt *const tabs[] = { opts, mtb_ssh_opts, NULL };
 
 static void hosts_usage(FILE *f)
 {
@@ -20,14 +28,8 @@ static void hosts_usage(FILE *f)
                "prints its identity and clock offset and puts the agent there (only what differs).\n"
                "With --exec, runs `mtebench COMMAND ARGS` there ({root} and {out} replaced) and brings\n"
                "{out} back into DIR (with agent.log).\n"
-               "ssh options:\n"
-               "  --ssh-config FILE    ssh -F FILE (default: your ~/.ssh/config)\n"
-               "  --ssh-key FILE       this key only (default: your ssh-agent and ssh config)\n"
-               "  --known-hosts FILE   host keys checked against FILE (default: ~/.ssh/known_hosts)\n"
-               "  --trust-new-hosts    accept and record unknown hosts' keys (trust on first use)\n"
-               "  --remote-dir DIR     the far root (default ~/.mtebench-agent)\n"
-               "  --ssh-alive S        a link silent for S (default 15 s) is given up: by our ssh (no answer),\n"
-               "                       and by the far watchdog, which then stops what it runs (no heartbeat)\n");
+               "options, then the ssh options (every command that reaches hosts takes them):\n");
+    mtb_opt_help(f, tabs, "hosts");
 }
 
 /* --exec: the far mtebench with cmd on host, {out} into exec_dir.
@@ -80,63 +82,60 @@ static int host_check(const struct mtb_transport *t, const char *host, const cha
 
 int mtb_cmd_hosts(int argc, char **argv)
 {
-    static const struct option lo[] = { { "ssh-config", required_argument, 0, 1 },
-                                        { "ssh-key", required_argument, 0, 2 },
-                                        { "known-hosts", required_argument, 0, 3 },
-                                        { "trust-new-hosts", no_argument, 0, 4 },
-                                        { "remote-dir", required_argument, 0, 5 },
-                                        { "ssh-alive", required_argument, 0, 6 },
-                                        { "exec", required_argument, 0, 'e' },
-                                        { "deadline", required_argument, 0, 'd' },
-                                        { "help", no_argument, 0, 'h' },
-                                        { 0, 0, 0, 0 } };
     const char *exec_dir = NULL;
     double deadline = 600;
-    int c, idx;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", lo, &idx)) != -1) {
-        if (c >= 1 && c <= 6)
-            mtb_ssh_option(lo[idx].name, optarg);
-        else if (c == 'e')
-            exec_dir = optarg;
-        else if (c == 'd') {
-            if (mtb_parse_duration(optarg, &deadline) != 0 || deadline <= 0) {
-                fprintf(stderr, "mtebench hosts: --deadline '%s': accepted: a duration > 0 (e.g. 30, 90s, 5m)\n", optarg);
+    struct mtb_optp p;
+    /* the first HOST ends the options: after it, --exec's command line */
+    mtb_opt_init(&p, argc, argv, "hosts", MTB_OPT_FIRST_ARG_ENDS);
+    int c;
+    while ((c = mtb_opt_next(&p, tabs)) > 0) {
+        if (c == MTB_OPT_SSH)
+            mtb_ssh_option(p.name, p.val);
+        else if (c == H_EXEC)
+            exec_dir = p.val;
+        else if (c == H_DEADLINE) {
+            if (mtb_parse_duration(p.val, &deadline) != 0 || deadline <= 0) {
+                fprintf(stderr, "mtebench hosts: --deadline '%s': accepted: a duration > 0 (e.g. 30, 90s, 5m)\n", p.val);
+                mtb_opt_free(&p);
                 return 2;
             }
-        } else if (c == 'h') {
-            hosts_usage(stdout);
-            return 0;
         } else {
-            hosts_usage(stderr);
-            return 2;
+            hosts_usage(stdout);
+            mtb_opt_free(&p);
+            return 0;
         }
     }
-    if (optind >= argc) {
+    if (c == MTB_OPT_ERR || !p.npos) {
+        if (c == MTB_OPT_ERR)
+            fprintf(stderr, "mtebench hosts: %s\n", p.err);
         hosts_usage(stderr);
+        mtb_opt_free(&p);
         return 2;
     }
+    argc = p.npos; /* HOST..., or HOST [--] COMMAND ARGS */
+    argv = p.pos;
     const struct mtb_transport *t = mtb_transport_find("ssh");
     char *work = mtb_strdup("/tmp/mtb-hosts-XXXXXX");
     if (!mkdtemp(work))
         mtb_die(1, "cannot make a temporary directory in /tmp");
     int bad = 0;
     if (exec_dir) {
-        int dash = optind + 1;
+        int dash = 1;
         if (dash < argc && !strcmp(argv[dash], "--"))
             dash++;
         if (dash >= argc) {
             fprintf(stderr, "mtebench hosts: --exec needs HOST -- COMMAND [ARGS...]\n");
             bad = 2;
         } else {
-            bad = hosts_exec(t, argv[optind], argv + dash, deadline, exec_dir, work);
+            bad = hosts_exec(t, argv[0], argv + dash, deadline, exec_dir, work);
         }
     } else {
-        for (int i = optind; i < argc; i++)
+        for (int i = 0; i < argc; i++)
             bad |= host_check(t, argv[i], work);
     }
     mtb_ssh_close_all();
     mtb_rm_rf(work);
     free(work);
+    mtb_opt_free(&p);
     return bad == 2 ? 2 : bad ? 1 : 0;
 }

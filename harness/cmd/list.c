@@ -1,6 +1,6 @@
 /* list.c - `mtebench list`: the services, variants, modes, platforms,
  * kernels and machine profiles there are. */
-#include "cmd/list.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "core/kernel.h"
 #include "core/machine.h"

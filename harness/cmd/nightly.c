@@ -1,6 +1,7 @@
 /* nightly.c - see nightly.h */
 #include "lib/jsonx.h"
 #include "cmd/nightly.h"
+#include "cmd/commands.h"
 #include "cmd/capacity_cli.h"
 #include "bisect/bisect.h"
 #include "report/prom.h"
@@ -24,31 +25,46 @@
 
 /* ---- the command ------------------------------------------------------------------- */
 
+enum { N_PLAN = 1, N_HISTORY, N_OUT, N_THRESHOLD, N_MIN_CHANGE, N_WINDOW, N_INGEST, N_BISECT, N_BISECT_BUDGET, N_PROM,
+       N_HELP };
+static const struct mtb_opt own[] = {
+    MTB_OPT("plan", "FILE", "NIGHTLY_PLAN", N_PLAN, NULL, "the plan to run (default configs/nightly.conf)"),
+    MTB_OPT("ingest", NULL, NULL, N_INGEST, NULL,
+            "do not run: add the result directories given as arguments (one\n"
+            "night each) instead: nightly --ingest DIR..."),
+    MTB_OPT("history", "WHERE", "HISTORY", N_HISTORY, NULL,
+            "the history: an SQLite file (default results/history.sqlite), or a\n"
+            "PostgreSQL URL postgresql://[user[:password]@][host][:port]/db[?...]\n"
+            "for several machines writing to one store (the password is never\n"
+            "printed; PGPASSFILE or PGPASSWORD keep it off the command line)"),
+    MTB_OPT("out", "DIR", NULL, N_OUT, NULL, "dashboard directory (default reports/nightly)"),
+    MTB_OPT("threshold", "P", NULL, N_THRESHOLD, NULL, "significance: p below P (default 0.001)"),
+    MTB_OPT("min-change", "F", NULL, N_MIN_CHANGE, NULL, "smallest relative change that is a regression (default 0.02 = 2%)"),
+    MTB_OPT("window", "N", NULL, N_WINDOW, NULL, "nights compared either side of a change (default 20)"),
+    MTB_OPT("bisect", NULL, NULL, N_BISECT, NULL,
+            "run the bisection each new regression proposes (docs/BISECT.md),\n"
+            "unattended, reports under OUT/bisect-N/"),
+    MTB_OPT("bisect-budget", "T", NULL, N_BISECT_BUDGET, NULL, "--bisect: at most T for all (default 2h)"),
+    MTB_OPT("prom-textfile", "DIR", NULL, N_PROM, NULL,
+            "the night's figures as DIR/mtebench-nightly.prom (Prometheus text\n"
+            "format, for node_exporter's textfile collector; docs/FORMATS.md)"),
+    MTB_OPT("help", NULL, NULL, N_HELP, NULL, "this text"),
+    { 0 },
+};
+static const struct mtb_opt *const own_tabs[] = { own, NULL };
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: mtebench nightly [--plan FILE] [--history WHERE] [--out DIR] [--threshold P] [--min-change F]\n"
-            "                        [--window N] [--ingest DIR...] [plan options: --platform, --reps, --duration,\n"
-            "                        --warmup, --results, --machine, ...]\n"
-            "  Runs the plan (default configs/nightly.conf), appends its runs to the history, tests every\n"
-            "  series (configuration x throughput, p99, overhead) for change points and writes the\n"
-            "  dashboard (OUT/index.html) and a digest (OUT/digest.md).\n"
-            "  --plan FILE        the plan to run (default configs/nightly.conf)\n"
-            "  --ingest DIR...    do not run: add these result directories (one night each) instead\n"
-            "  --history WHERE    the history: an SQLite file (default results/history.sqlite), or a\n"
-            "                     PostgreSQL URL postgresql://[user[:password]@][host][:port]/db[?...]\n"
-            "                     for several machines writing to one store (the password is never\n"
-            "                     printed; PGPASSFILE or PGPASSWORD keep it off the command line)\n"
-            "  --out DIR          dashboard directory (default reports/nightly)\n"
-            "  --threshold P      significance: p below P (default 0.001)\n"
-            "  --min-change F     smallest relative change that is a regression (default 0.02 = 2%%)\n"
-            "  --window N         nights compared either side of a change (default 20)\n"
-            "  --bisect           run the bisection each new regression proposes (docs/BISECT.md), unattended,\n"
-            "                     reports under OUT/bisect-N/; --bisect-budget T: at most T for all (default 2h)\n"
-            "  --prom-textfile DIR  the night's figures as DIR/mtebench-nightly.prom (Prometheus text\n"
-            "                     format, for node_exporter's textfile collector; docs/FORMATS.md)\n"
-            "Exit status: 0 no new regression, 3 a new regression is confirmed, 1 runs failed or a file\n"
-            "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
+    fprintf(f, "usage: mtebench nightly [options] [plan options: --platform, --reps, --duration, --results, ...]\n"
+               "       mtebench nightly --ingest DIR... [options]\n"
+               "  Runs the plan (default configs/nightly.conf), appends its runs to the history, tests every\n"
+               "  series (configuration x throughput, p99, overhead) for change points and writes the\n"
+               "  dashboard (OUT/index.html) and a digest (OUT/digest.md).\n"
+               "options:\n");
+    mtb_opt_help(f, own_tabs, "nightly");
+    fprintf(f, "plan options: those of `mtebench plan --help`.\n"
+               "Exit status: 0 no new regression, 3 a new regression is confirmed, 1 runs failed or a file\n"
+               "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
 }
 
 /* Add the records of one results directory as one night, with its run
@@ -122,40 +138,10 @@ struct nightly_args {
     const char *plan_path, *history, *out;
     struct mtb_cp_opts cpo;
     json_t *ingest; /* result directories to add instead of running */
-    char **rest;    /* the plan's options, for mtb_cli_parse */
-    int nrest;
+    struct mtb_argv rest; /* "nightly" and the plan's options, for mtb_cli_parse */
     char *def_hist, *def_out, *def_plan;
     double bisect_budget; /* --bisect: seconds for the proposed bisections; 0: none */
 };
-
-/* one option with a value; @return 1 if a was one */
-static int option_value(struct nightly_args *na, const char *a, const char *v)
-{
-    if (strcmp(a, "--plan") && strcmp(a, "--history") && strcmp(a, "--out") && strcmp(a, "--threshold") &&
-        strcmp(a, "--min-change") && strcmp(a, "--window") && strcmp(a, "--prom-textfile"))
-        return 0;
-    if (!v)
-        mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s needs a value", a);
-    if (!strcmp(a, "--prom-textfile"))
-        mtb_prom_set_dir(v);
-    long w;
-    if (!strcmp(a, "--plan"))
-        na->plan_path = v;
-    else if (!strcmp(a, "--history"))
-        na->history = v;
-    else if (!strcmp(a, "--out"))
-        na->out = v;
-    else if (!strcmp(a, "--threshold") && parse_double(v, 1e-12, 0.5, &na->cpo.threshold))
-        mtb_die(MTB_NIGHTLY_USAGE, "nightly: --threshold '%s' is not a p-value in (0, 0.5]", v);
-    else if (!strcmp(a, "--min-change") && parse_double(v, 0, 10, &na->cpo.min_change))
-        mtb_die(MTB_NIGHTLY_USAGE, "nightly: --min-change '%s' is not a fraction (0.02 = 2%%)", v);
-    else if (!strcmp(a, "--window")) {
-        if (mtb_parse_long(v, 1, 10000, &w) != 0)
-            mtb_die(MTB_NIGHTLY_USAGE, "nightly: --window '%s' is not a number of nights from 1 to 10000", v);
-        na->cpo.window = (size_t)w;
-    }
-    return 1;
-}
 
 /* @return 0, or 1 when --help was asked (usage printed) */
 static int parse_args(int argc, char **argv, struct nightly_args *na)
@@ -163,32 +149,54 @@ static int parse_args(int argc, char **argv, struct nightly_args *na)
     memset(na, 0, sizeof *na);
     mtb_cp_defaults(&na->cpo);
     na->ingest = json_array();
-    na->rest = mtb_calloc((size_t)argc + 1, sizeof *na->rest);
-    na->rest[na->nrest++] = "nightly";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--ingest")) {
-            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
-                json_array_append_new(na->ingest, json_string(argv[++i]));
-            if (!json_array_size(na->ingest))
-                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest needs at least one result directory");
-        } else if (!strcmp(a, "--bisect")) {
-            na->bisect_budget = 2 * 3600;
-        } else if (!strcmp(a, "--bisect-budget")) {
-            if (!v || mtb_parse_duration(v, &na->bisect_budget) || na->bisect_budget <= 0)
-                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --bisect-budget wants a duration, e.g. 2h, not '%s'", v ? v : "");
-            i++;
-        } else if (option_value(na, a, v)) {
-            i++;
-        } else {
-            na->rest[na->nrest++] = argv[i];
+    mtb_argv_push(&na->rest, "nightly");
+    struct mtb_optp p;
+    mtb_opt_init(&p, argc, argv, "nightly", MTB_OPT_PASS_UNKNOWN);
+    int c, ingest = 0;
+    long w;
+    while ((c = mtb_opt_next(&p, own_tabs)) != MTB_OPT_DONE) {
+        const char *v = p.val;
+        switch (c) {
+        case MTB_OPT_ERR: mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s", p.err);
+        case MTB_OPT_UNKNOWN: /* the plan's options, parsed again with the plan */
+            if (mtb_cli_pass_on(&p, "nightly", &na->rest) != 0)
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: %s", p.err);
+            break;
+        case N_HELP: usage(stdout); mtb_opt_free(&p); return 1;
+        case N_PLAN: na->plan_path = v; break;
+        case N_HISTORY: na->history = v; break;
+        case N_OUT: na->out = v; break;
+        case N_INGEST: ingest = 1; break;
+        case N_PROM: mtb_prom_set_dir(v); break;
+        case N_BISECT: na->bisect_budget = na->bisect_budget > 0 ? na->bisect_budget : 2 * 3600; break;
+        case N_BISECT_BUDGET:
+            if (mtb_parse_duration(v, &na->bisect_budget) || na->bisect_budget <= 0)
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --bisect-budget wants a duration, e.g. 2h, not '%s'", v);
+            break;
+        case N_THRESHOLD:
+            if (parse_double(v, 1e-12, 0.5, &na->cpo.threshold))
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --threshold '%s' is not a p-value in (0, 0.5]", v);
+            break;
+        case N_MIN_CHANGE:
+            if (parse_double(v, 0, 10, &na->cpo.min_change))
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --min-change '%s' is not a fraction (0.02 = 2%%)", v);
+            break;
+        case N_WINDOW:
+            if (mtb_parse_long(v, 1, 10000, &w) != 0)
+                mtb_die(MTB_NIGHTLY_USAGE, "nightly: --window '%s' is not a number of nights from 1 to 10000", v);
+            na->cpo.window = (size_t)w;
+            break;
         }
     }
-    if (json_array_size(na->ingest) && (na->plan_path || na->nrest > 1))
+    for (int i = 0; i < p.npos; i++)
+        if (ingest)
+            json_array_append_new(na->ingest, json_string(p.pos[i]));
+        else
+            mtb_die(MTB_NIGHTLY_USAGE, "nightly: unexpected argument '%s' (result directories follow --ingest)", p.pos[i]);
+    mtb_opt_free(&p);
+    if (ingest && !json_array_size(na->ingest))
+        mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest needs at least one result directory");
+    if (ingest && (na->plan_path || na->rest.n > 1))
         mtb_die(MTB_NIGHTLY_USAGE, "nightly: --ingest adds existing results; it takes no plan or plan options");
     na->def_hist = mtb_asprintf("%s/history.sqlite", mtb_results_dir());
     na->def_out = mtb_asprintf("%s/nightly", mtb_reports_dir());
@@ -205,7 +213,7 @@ static int parse_args(int argc, char **argv, struct nightly_args *na)
 static void args_free(struct nightly_args *na)
 {
     json_decref(na->ingest);
-    free(na->rest);
+    mtb_argv_free(&na->rest);
     free(na->def_hist);
     free(na->def_out);
     free(na->def_plan);
@@ -262,7 +270,7 @@ static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, jso
 static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t *new_nights, int *failures, int *bad)
 {
     struct mtb_opts o;
-    mtb_cli_parse(na->nrest, na->rest, &o, "nightly");
+    mtb_cli_parse(na->rest.n, na->rest.v, &o, "nightly");
     struct mtb_plan plan;
     mtb_plan_load(&plan, na->plan_path, &o);
     char ts[32];

@@ -55,5 +55,4 @@ json_t *mtb_nightly_analyse(json_t *history, const struct mtb_cp_opts *o, json_t
  * nothing changed; steal was not recorded then, so its cause is not known. */
 #define MTB_NIGHT_STEAL_EXCESS 0.10
 
-int mtb_cmd_nightly(int argc, char **argv);
 #endif

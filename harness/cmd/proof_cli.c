@@ -1,7 +1,7 @@
 /* proof_cli.c - `mtebench proof`: the mode proved on a platform, as every
  * run proves it (run/proof.c), and with --count the micro-programs of known
  * work counted on vm. */
-#include "cmd/proof_cli.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "core/countmark.h"
 #include "core/mode.h"
@@ -67,27 +67,27 @@ static json_t *work_cases(void)
     return out;
 }
 
+static const struct mtb_opt own[] = {
+    MTB_OPT("probe-output", "FILE", NULL, 1, NULL,
+            "check a saved probe output (JSON; '-' standard input) instead of\n"
+            "running the probe"),
+    { 0 },
+};
+
+static void probe_output(void *ctx, int id, const char *val)
+{
+    (void)id;
+    *(const char **)ctx = val;
+}
+
 int mtb_cmd_proof(int argc, char **argv)
 {
     /* mtebench proof --mode M [--platform P] [--probe-output FILE]
      * Runs the mode probe (or checks a saved probe output) and prints the
      * proof as JSON. Exit 0 when the mode is proved, 1 when not. */
     const char *file = NULL;
-    char **rest = mtb_calloc((size_t)argc + 1, sizeof *rest);
-    int n = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--probe-output")) {
-            if (i + 1 >= argc)
-                mtb_die(2, "proof: --probe-output needs a file ('-' for standard input)");
-            file = argv[++i];
-        } else if (!strncmp(argv[i], "--probe-output=", 15)) {
-            file = argv[i] + 15;
-        } else {
-            rest[n++] = argv[i];
-        }
-    }
     struct mtb_opts o;
-    mtb_cli_parse(n, rest, &o, "proof");
+    mtb_cli_parse_own(argc, argv, &o, "proof", own, probe_output, &file);
     if (!o.mode)
         mtb_die(2, "proof: no MODE given (accepted: %s)", mtb_mode_names());
     o.service = "memcached"; /* any recipe: only the platform and mode matter */
@@ -107,14 +107,11 @@ int mtb_cmd_proof(int argc, char **argv)
         printf("\n");
         json_decref(out);
         free(text);
-        free(rest);
         return ok ? 0 : 1;
     }
     mtb_opts_resolve(&o);
-    if (o.p->proof) { /* vm: the probe runs inside a guest of the chosen kernel */
-        free(rest);
+    if (o.p->proof) /* vm: the probe runs inside a guest of the chosen kernel */
         return o.p->proof(o.kernel, o.m->name, 0, o.count);
-    }
     if (o.count && strcmp(o.p->name, "host") != 0)
         mtb_die(2, "proof: --count counts under the vm platform's plugin (--platform vm), not on %s", o.p->name);
     char why[MTB_ERRLEN];
@@ -137,6 +134,5 @@ int mtb_cmd_proof(int argc, char **argv)
         fprintf(stderr, "mtebench: mode %s not proved on %s: %s\n", o.m->name, o.p->name, why);
     json_decref(proof);
     free(env[0]);
-    free(rest);
     return ok ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 /* quiet_cli.c - `mtebench quiet`: the quiet-machine check every plan makes
  * before its first run (run/quiet.c), alone, with the machine's latency
  * floor. */
-#include "cmd/quiet_cli.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "core/machine.h"
 #include "lib/util.h"

@@ -1,6 +1,6 @@
 /* run_cli.c - `mtebench run`: one run (what a plan's cells, a vm guest and a
  * server host execute). */
-#include "cmd/run_cli.h"
+#include "cmd/commands.h"
 #include "report/work_table.h"
 #include "cmd/cli.h"
 #include "core/build.h"

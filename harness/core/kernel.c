@@ -8,7 +8,6 @@
 #include "lib/argv.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <glob.h>
 #include <ini.h>
 #include <stdio.h>
@@ -719,75 +718,13 @@ void mtb_kernel_free(struct mtb_kernel *k)
     memset(k, 0, sizeof *k);
 }
 
-/* --- mtebench kernel ... ---------------------------------------------------- */
-static void kernel_usage(FILE *f)
+char *mtb_kernel_summary(const char *name)
 {
-    fprintf(f, "usage: mtebench kernel build NAME... [--source V] [--force]\n"
-               "       mtebench kernel info NAME [--source V]   (builds when missing; prints JSON)\n"
-               "       mtebench kernel list\n"
-               "named kernels: %s (configs/kernel/*.conf); sources: %s (default %s, or $KERNEL_SOURCE)\n",
-            mtb_kernel_names(), MTB_KERNEL_SOURCES, MTB_KERNEL_SOURCE_DEFAULT);
-}
-
-int mtb_cmd_kernel(int argc, char **argv)
-{
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-        kernel_usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "list")) {
-        struct mtb_argv names = { 0 };
-        mtb_argv_split(&names, mtb_kernel_names());
-        for (int i = 0; i < names.n; i++) {
-            char *n = names.v[i];
-            n[strcspn(n, ",")] = 0;
-            struct kconf c;
-            char err[MTB_ERRLEN];
-            if (load_conf(n, &c, err, sizeof err) == 0) {
-                printf("  %-8s %s\n", n, c.summary ? c.summary : "");
-                kconf_free(&c);
-            }
-        }
-        mtb_argv_free(&names);
-        return 0;
-    }
-    if (strcmp(sub, "build") && strcmp(sub, "info"))
-        mtb_die(2, "kernel: unknown subcommand '%s' (accepted: build, info, list)", sub);
-    static const struct option lo[] = { { "source", required_argument, 0, 's' },
-                                         { "force", no_argument, 0, 'f' },
-                                         { 0, 0, 0, 0 } };
-    const char *source = NULL;
-    int force = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc - 1, argv + 1, "", lo, NULL)) != -1) {
-        if (c == 's')
-            source = optarg;
-        else if (c == 'f')
-            force = 1;
-        else
-            mtb_die(2, "kernel %s: unknown option '%s' (accepted: --source V, --force)", sub, argv[optind]);
-    }
-    if (optind >= argc - 1)
-        mtb_die(2, "kernel %s: no kernel name given (accepted: %s)", sub, mtb_kernel_names());
-    int rc = 0;
-    for (int i = optind + 1; i < argc; i++) {
-        struct mtb_kernel k;
-        char err[MTB_ERRLEN];
-        if (mtb_kernel_ensure(argv[i], source, force, 0, &k, err, sizeof err) != 0) {
-            mtb_warn("%s", err);
-            rc = 1;
-            continue;
-        }
-        if (!strcmp(sub, "info")) {
-            json_dumpf(k.info, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-            printf("\n");
-        } else {
-            printf("kernel %s %s %s %s %s\n", k.name, k.source[0] ? k.source : "-", k.release ? k.release : "-",
-                   k.cached ? "cached" : "built", k.image);
-        }
-        mtb_kernel_free(&k);
-    }
-    return rc;
+    struct kconf c;
+    char err[MTB_ERRLEN];
+    if (load_conf(name, &c, err, sizeof err) != 0)
+        return NULL;
+    char *s = mtb_strdup(c.summary ? c.summary : "");
+    kconf_free(&c);
+    return s;
 }

@@ -40,6 +40,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
                       struct mtb_kernel *out, char *err, size_t errlen);
 void mtb_kernel_free(struct mtb_kernel *k);
 
-/* `mtebench kernel build|list|info ...` */
-int mtb_cmd_kernel(int argc, char **argv);
+/* A named kernel's summary line (its .conf's `summary`; heap string), or
+ * NULL when it is not one. */
+char *mtb_kernel_summary(const char *name);
 #endif

@@ -12,8 +12,6 @@
 #include "core/recipe.h"
 #include "core/workload.h"
 
-/* `mtebench detect-sweep` (cmd/detect_cli.c): the platform resolved, then */
-int mtb_cmd_detect_sweep(int argc, char **argv);
 /* the sweep on p (host or emu) for each mode of the comma list, trials per
  * random cell; DIR/sweep.json (results NULL: results/<time>-detect-sweep);
  * the table or the JSON printed. tag_model "qemu" or "uniform" judges the
@@ -30,8 +28,6 @@ int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trial
  * results directory), then printed (the JSON or the text table); detect-sweep
  * on vm brings the guest's here. @return 0 when its verdict passes, else 1 */
 int mtb_detect_sweep_finish(json_t *doc, const char *results, int json);
-/* `mtebench detect` (cmd/detect_cli.c): its options resolved into this */
-int mtb_cmd_detect(int argc, char **argv);
 
 /* What a detection asks for, resolved: the catalogue's bugs x variants x
  * modes x trials of one service on one platform of this machine. */

@@ -76,6 +76,13 @@ const char *mtb_errdesc(int e)
     return buf;
 }
 
+double mtb_wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 double mtb_mono(void)
 {
     struct timespec ts;

@@ -22,6 +22,9 @@ void mtb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Monotonic seconds (CLOCK_MONOTONIC) for intervals; never wall-clock. */
 double mtb_mono(void);
+/* Wall-clock seconds since the epoch (CLOCK_REALTIME): instants shared with
+ * other hosts (a load's start), never intervals. */
+double mtb_wall(void);
 /* UTC timestamp "2026-11-30T11:22:33Z" and a compact "20261130-112233". */
 void mtb_utc_iso(char *buf, size_t n);
 void mtb_utc_compact(char *buf, size_t n);

@@ -185,9 +185,6 @@ void mtb_opts_note_emu(const struct mtb_opts *o, long reps)
 void mtb_opts_resolve(struct mtb_opts *o)
 {
     char err[MTB_ERRLEN];
-    if (o->far_elsewhere)
-        mtb_die(2, "--bug, --bug-trigger and --param are options of run (a detection trial's far run), not of %s",
-                o->cmd ? o->cmd : "this command");
     if (!o->service || !*o->service)
         mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
     o->recipe = mtb_recipe_find(o->service, err, sizeof err);

@@ -52,9 +52,6 @@ char *mtb_csv_field(const char *s);
 /* The text with &, <, >, " and ' escaped for HTML (heap string). */
 char *mtb_html_escape(const char *s);
 
-/* `mtebench report [--name NAME] [--out DIR] RESULTS_DIR...`: 0 report
- * written, 2 nothing usable or bad usage, 1 write error. */
-int mtb_cmd_report(int argc, char **argv);
 #include "report/protection.h" /* what the price buys, in every format */
 /* The protection rows as the Markdown section "What the price buys" (nothing
  * when there are none). */

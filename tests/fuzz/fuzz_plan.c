@@ -16,7 +16,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct mtb_plan p; /* static: what the load filled in is still there after the longjmp */
     fuzz_armed = 1;
     if (!setjmp(fuzz_jmp)) {
-        optind = 0;
         mtb_cli_parse(4, argv, &o, "plan");
         mtb_plan_load(&p, path, &o);
     }

@@ -42,6 +42,32 @@ done
 is "$bad" "" "every command: \`help COMMAND\` and \`COMMAND --help\` show its usage"
 check_bad "mtebench help" "help for an unknown command" help frobnicate
 
+# options are declared once (lib/opttab.h): every option a command's --help
+# lists, its parser takes (each given alone, with a value where the help
+# shows one, before an argument that stops the command once its options
+# are parsed); an option the help does not list, it refuses
+# (the help's left column: "  --name META", "  --a X, --b Y"; the shared
+# table's options, cmd/cli.c's, tried with the first command that lists them)
+bad="" n=0 shared=" "
+cd "$T_TMP" || exit 1
+for c in bench run build capacity compare-kernels proof quiet detect nightly bisect detect-sweep; do
+    while read -r opt meta; do
+        [ "$opt" = --help ] && continue
+        case $c in nightly|bisect|detect-sweep) ;; *)
+            [[ "$shared" == *" $opt "* ]] && continue
+            shared="$shared$opt " ;;
+        esac
+        n=$((n + 1))
+        args=("$opt"); [ -n "$meta" ] && args+=("x1")
+        out=$(timeout 20 "$M" "$c" "${args[@]}" zz-unexpected 2>&1 >/dev/null)
+        grep -qE "unknown option|is an option of|needs a value|takes no value" <<< "$out" && bad="$bad $c:$opt($out)"
+    done < <("$M" "$c" --help | grep -E '^  --' | sed -E 's/^  //; s/  .*//; s/, /\n/g')
+done
+cd - >/dev/null || exit 1
+ok "$([ $n -gt 90 ] && [ -z "$bad" ]; echo $?)" "each of $n options a command's --help lists is parsed by it${bad:+:$bad}"
+check_bad "--count is an option of run and proof, not of build" "an option refused where a help does not list it" \
+    build --service memcached --variant plain --count
+
 # make passes bad input through and fails without leaving results behind
 before=$(ls "$MTEBENCH_RESULTS" 2>/dev/null | wc -l)
 make -s -C "$ROOT" bench SERVICE=nosuch MODE=async >"$T_TMP/make.out" 2>&1

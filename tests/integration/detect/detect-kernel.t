@@ -75,9 +75,9 @@ ok "$([ $? = 2 ] && grep -q -- '--kernel-check kvm: accepted vm' "$T_TMP/e1"; ec
 ok "$([ $? = 2 ] && grep -q 'variant stacktag of nginx has no re-introduced bugs' "$T_TMP/e2"; echo $?)" \
    "run --bug on a measured variant refused" || dump "$T_TMP/e2"
 "$M" bench --service nginx --mode sync --bug CVE-2013-2028 --dry-run > /dev/null 2> "$T_TMP/e3"
-ok "$([ $? = 2 ] && grep -q 'options of run' "$T_TMP/e3"; echo $?)" "--bug is run's alone" || dump "$T_TMP/e3"
+ok "$([ $? = 2 ] && grep -q 'an option of run' "$T_TMP/e3"; echo $?)" "--bug is run's alone" || dump "$T_TMP/e3"
 "$M" bench --service nginx --mode sync --param benchmark=x --dry-run > /dev/null 2> "$T_TMP/e6"
-ok "$([ $? = 2 ] && grep -q 'options of run' "$T_TMP/e6"; echo $?)" "--param is run's alone" || dump "$T_TMP/e6"
+ok "$([ $? = 2 ] && grep -q 'an option of run' "$T_TMP/e6"; echo $?)" "--param is run's alone" || dump "$T_TMP/e6"
 "$M" run --service rocksdb --variant plain --mode off --platform emu --param nokey --dry-run > /dev/null 2> "$T_TMP/e7"
 ok "$([ $? = 2 ] && grep -q -- '--param nokey: KEY=VALUE' "$T_TMP/e7"; echo $?)" "--param without KEY= refused" || dump "$T_TMP/e7"
 "$M" detect --controls --service nginx --bugs CVE-2013-2028 --platform vm > /dev/null 2> "$T_TMP/e5"

@@ -77,6 +77,21 @@ out=$(lint_copy); rc=$?
 ok "$([ $rc = 1 ] && grep -q '^harness/run/proof.c: sets an MTEBENCH_ variable in the harness' <<< "$out"; echo $?)" \
     "an MTEBENCH_ variable set in the harness's environment fails lint, named" || printf '%s\n' "$out" | sed 's/^/#   /'
 
+# 11 and 12. a command's front outside cmd/, declared in its folder's
+# header, parsing its options with getopt (as report, kernel, bisect and
+# load once did): one plant, three findings
+copy
+printf '%s\n' '#include <getopt.h>' 'int mtb_cmd_plant(int argc, char **argv)' \
+    '{ static const struct option lo[] = { { 0, 0, 0, 0 } }; return getopt_long(argc, argv, "", lo, NULL); }' \
+    >> "$T_TMP/t/harness/report/report.c"
+echo 'int mtb_cmd_plant(int argc, char **argv);' >> "$T_TMP/t/harness/report/report.h"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ] && grep -q '^harness/report/report.c: defines a command.s front outside harness/cmd/' <<< "$out" &&
+    grep -q '^harness/report/report.h: declares a command.s front: fronts are declared in harness/cmd/commands.h alone' <<< "$out" &&
+    grep -q '^harness/report/report.c: parses options with getopt' <<< "$out"; echo $?)" \
+    "a front outside cmd/, declared in its folder's header, parsing with getopt: three findings, named" ||
+    printf '%s\n' "$out" | sed 's/^/#   /'
+
 # the table in docs/ARCHITECTURE.md is lint's: a changed rule shows there
 copy
 sed 's/^bisect    history analysis core lib common$/bisect    history analysis core lib common run/' "$T_TMP/base/tests/lint.sh" > "$T_TMP/lint.sh"
