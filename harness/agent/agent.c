@@ -1,6 +1,6 @@
 /* agent.c - see agent.h: the transports and the agent step */
 #include "agent/agent.h"
-#include "core/runid.h"
+#include "core/run_request.h"
 #include "lib/util.h"
 #include "lib/files.h"
 #include "lib/argv.h"

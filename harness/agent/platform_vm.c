@@ -8,7 +8,7 @@
 #include "core/mode.h"
 #include "core/platform.h"
 #include "lib/cpus.h"
-#include "core/runid.h"
+#include "core/run_request.h"
 #include "core/work.h"
 #include "agent/transport_console.h"
 #include "lib/util.h"

@@ -6,7 +6,7 @@
 #include "drivers/driver.h"
 #include "core/platform.h"
 #include "lib/proc.h"
-#include "core/runid.h"
+#include "core/run_request.h"
 #include "lib/util.h"
 #include "lib/files.h"
 #include "lib/argv.h"

@@ -4,7 +4,7 @@
 #ifndef MTB_RUN_H
 #define MTB_RUN_H
 #include <jansson.h>
-#include "core/runid.h" /* struct mtb_run: what the run is, its record begun */
+#include "core/run_request.h" /* struct mtb_run: what the run is, its record begun */
 
 
 /* Perform the run, where its platform says (platform->run: the vm, or a

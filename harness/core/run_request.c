@@ -1,5 +1,5 @@
-/* runid.c - see runid.h */
-#include "core/runid.h"
+/* run_request.c - see run_request.h */
+#include "core/run_request.h"
 
 #include <string.h>
 

@@ -1,10 +1,11 @@
-/* runid.h - one run's identity: (service, variant, mode, platform, kernel,
- * workload, repetition) and where it sits in its plan (struct mtb_run), and
- * the record begun from it. Whoever performs the run (run/run.c here, the
+/* run_request.h - the run request (struct mtb_run): one run's identity
+ * (service, variant, mode, allocator, platform, kernel, workload,
+ * repetition), where it sits in its plan, how it is run (fault report,
+ * core, counted, a trial's bug), and the record begun from it. Whoever performs the run (run/run.c here, the
  * agent step elsewhere: agent/) starts its record here, so that the identity
  * is set in one place. */
-#ifndef MTB_RUNID_H
-#define MTB_RUNID_H
+#ifndef MTB_RUN_REQUEST_H
+#define MTB_RUN_REQUEST_H
 #include <jansson.h>
 #include "core/allocator.h"
 #include "core/build.h"
