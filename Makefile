@@ -437,7 +437,7 @@ $(B)/fuzz/libfuzzed.a: $(FZ_OBJ)
 	$(Q)rm -f $@; ar rcs $@ $^
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libfuzzed.a
 	$(call say,FUZZLD,$@)
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz -Wl,--wrap=mtb_die \
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PG_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz \
 		-o $@ $< $(B)/fuzz/libfuzzed.a $(LDLIBS) $(PG_LIBS) $(Z_LIBS)
 
 fuzz-build: $(FUZZ_TARGETS)

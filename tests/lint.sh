@@ -31,6 +31,9 @@
 #      harness/cmd/commands.h alone and defined in a file of harness/cmd/
 #  12. options declared once: no getopt in the harness (its option tables,
 #      lib/opttab.h, make both the parser and the help)
+#  13. one way to fail: the files FAIL_BY_ERR names (the plan loader, the
+#      option resolver and what they call) never exit: they return a struct
+#      mtb_err (lib/err.h), which only cmd/ and main.c turn into an exit
 # Usage: tests/lint.sh [--quiet] [--table]
 #   --quiet  print findings only (make test); without it the figures too
 #            (longest function, file and folder chain)
@@ -300,6 +303,24 @@ done < <(grep -lE '^int mtb_cmd_[a-z_]+\(int argc, char \*\*argv\)' harness/*/*.
 # --- 12: options declared once ------------------------------------------------------
 for f in $(grep -lE '(getopt(_long)?[[:space:]]*\(|struct option[[:space:]])' harness/*/*.c harness/*.c 2>/dev/null); do
     finding "$f: parses options with getopt: declare them in a table (lib/opttab.h), which makes the parser and the --help"
+done
+
+# --- 13: one way to fail -------------------------------------------------------------
+# these files fail by returning a struct mtb_err; running out of memory
+# still exits (mtb_calloc, mtb_realloc)
+FAIL_BY_ERR="harness/plan/opts.c
+harness/plan/plan_parse.c
+harness/plan/plan_cells.c
+harness/plan/plan_capacity.c
+harness/core/workload.c
+harness/lib/opttab.c"
+for f in $FAIL_BY_ERR; do
+    while IFS=: read -r n _; do
+        finding "$f:$n: exits: return the reason in a struct mtb_err (lib/err.h) and let the command exit"
+    done < <(grep -nE '(^|[^_a-z])(mtb_die|exit|_exit|abort)[[:space:]]*\(' "$f" 2>/dev/null)
+done
+for f in $(grep -lE 'mtb_err_exit[[:space:]]*\(' harness/*/*.c 2>/dev/null); do
+    case "$f" in harness/cmd/*|harness/lib/err.c) ;; *) finding "$f: calls mtb_err_exit: only a command's front (cmd/) exits" ;; esac
 done
 
 if [ $quiet = 0 ]; then

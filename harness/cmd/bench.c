@@ -36,7 +36,7 @@ int mtb_cmd_bench(int argc, char **argv)
     mtb_cli_parse(argc, argv, &o, "bench");
     if (!o.mode)
         mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
-    mtb_opts_resolve(&o);
+    mtb_cli_resolve(&o);
     const struct mtb_mode *off = mtb_mode_find("off");
     char why[MTB_ERRLEN];
     if (!o.p->mode_ok(off, why, sizeof why))
@@ -50,7 +50,10 @@ int mtb_cmd_bench(int argc, char **argv)
     size_t nv = 0;
     if (o.variant && !(nv = mtb_plan_variants(o.recipe, o.variant, vars, 8, why, sizeof why)))
         mtb_die(2, "%s", why);
-    mtb_plan_add(&plan, "bench", o.recipe, &o.wl, &o.m, 1, vars, nv);
+    struct mtb_err e = { 0 };
+    struct mtb_plan_entry en = { "bench", o.recipe, &o.wl, &o.m, 1, vars, nv };
+    if (mtb_plan_add(&plan, &en, &e) != 0)
+        mtb_err_exit(&e);
     plan.adapt_runlen = o.reps == MTB_REPS_AUTO && !(o.wset.set & (1u << MTB_WL_duration)); /* runlen.c */
     mtb_opts_note_emu(&o, o.reps);
     if (o.dry_run) { /* the runs it would do; nothing is built or run */
@@ -129,7 +132,9 @@ int mtb_cmd_plan(int argc, char **argv)
     argv[1] = argv[0];
     mtb_cli_parse(argc - 1, argv + 1, &o, "plan");
     struct mtb_plan plan;
-    mtb_plan_load(&plan, path, &o);
+    struct mtb_err e = { 0 };
+    if (mtb_plan_load(&plan, path, &o, &e) != 0)
+        mtb_err_exit(&e);
     mtb_opts_note_emu(&o, plan.reps);
     int failures = 0;
     if (o.dry_run) {

@@ -16,7 +16,7 @@ int mtb_cmd_build(int argc, char **argv)
     o.quiet = 1; /* no platform notice */
     if (!o.mode)
         o.mode = "off";
-    mtb_opts_resolve(&o);
+    mtb_cli_resolve(&o);
     char err[MTB_ERRLEN];
     int rc = 0;
     for (size_t i = 0; i < o.recipe->nvariants; i++) {

@@ -560,7 +560,7 @@ static void setup(struct search *s, struct mtb_opts *o, int argc, char **argv)
     mtb_cli_parse(argc, argv, o, "capacity");
     if (!o->mode)
         mtb_die(2, "no MODE given (accepted: %s)", mtb_mode_names());
-    mtb_opts_resolve(o);
+    mtb_cli_resolve(o);
     char why[MTB_ERRLEN];
     if (mtb_plan_capacity_check(o, &s->slo, why, sizeof why) != 0)
         mtb_die(2, "%s", why);

@@ -146,13 +146,19 @@ void mtb_cli_help(FILE *f, const char *cmd, const struct mtb_opt *own)
     mtb_opt_help(f, cli_tabs, cmd);
 }
 
+/* Refuse a value: "invalid WHAT 'VAL' (accepted: ...)", exit 2. */
+static void bad(const char *what, const char *val, const char *accepted)
+{
+    mtb_die(2, "invalid %s '%s' (accepted: %s)", what, val, accepted);
+}
+
 static long num(const char *what, const char *s, long lo, long hi)
 {
     long v;
     if (mtb_parse_long(s, lo, hi, &v) != 0) {
         char acc[64];
         snprintf(acc, sizeof acc, "an integer from %ld to %ld", lo, hi);
-        mtb_opts_bad(what, s, acc);
+        bad(what, s, acc);
     }
     return v;
 }
@@ -163,7 +169,7 @@ static long parse_reps(const char *s)
     if (!strcmp(s, "auto"))
         return MTB_REPS_AUTO;
     if (strspn(s, "0123456789") != strlen(s) || !*s)
-        mtb_opts_bad("REPS", s, "auto or an integer from 1 to 1000");
+        bad("REPS", s, "auto or an integer from 1 to 1000");
     return num("REPS", s, 1, 1000);
 }
 
@@ -172,7 +178,7 @@ static double fraction(const char *what, const char *s, double lo, double hi, co
 {
     double v = 0;
     if (mtb_opts_fraction(s, lo, hi, &v) != 0)
-        mtb_opts_bad(what, s, acc);
+        bad(what, s, acc);
     return v;
 }
 
@@ -182,7 +188,7 @@ static const char *check_cores(const char *s)
     int cc[MTB_MAX_CPUS];
     int n = mtb_cpulist_parse(s, cc, MTB_MAX_CPUS);
     if (n <= 0 || n > MTB_MAX_SWEEP || cc[0] < 1)
-        mtb_opts_bad("CORES", s, "core counts such as 8,64,128 (at least 1 each)");
+        bad("CORES", s, "core counts such as 8,64,128 (at least 1 each)");
     return s;
 }
 
@@ -227,7 +233,7 @@ static void take(struct mtb_opts *o, const char *cmd, int c, const char *name, c
     case O_RESULTS: o->results = val; break;
     case O_TARGET:
         if (strcmp(val, "aarch64") && strcmp(val, "native"))
-            mtb_opts_bad("target", val, "aarch64, native");
+            bad("target", val, "aarch64, native");
         o->target = val;
         break;
     case O_REPS:
@@ -240,7 +246,7 @@ static void take(struct mtb_opts *o, const char *cmd, int c, const char *name, c
         break;
     case O_MAXTIME:
         if (mtb_parse_duration(val, &o->max_time) != 0 || o->max_time <= 0)
-            mtb_opts_bad("MAX_TIME", val, "a positive duration such as 15m, 900s");
+            bad("MAX_TIME", val, "a positive duration such as 15m, 900s");
         o->max_time_given = 1;
         break;
     case O_MAXREPS: o->max_reps = num("MAX_REPS", val, MTB_SEQ_MIN_PAIRS, 1000); break;
@@ -289,9 +295,9 @@ static void take(struct mtb_opts *o, const char *cmd, int c, const char *name, c
     }
 }
 
-void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cmd, const struct mtb_opt *own,
-                       void (*on_own)(void *ctx, int id, const char *val), void *ctx)
+void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cmd, const struct mtb_cli_own *mine)
 {
+    const struct mtb_opt *own = mine ? mine->opts : NULL;
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->reps = MTB_REPS_AUTO;
@@ -305,7 +311,7 @@ void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cm
     int c;
     while ((c = mtb_opt_next(&p, own ? with_own : cli_tabs)) > 0) {
         if (mtb_opt_in(own, p.opt))
-            on_own(ctx, c, p.val);
+            mine->take(mine->ctx, c, p.val);
         else
             take(o, cmd, c, p.name, p.val, own);
     }
@@ -321,6 +327,13 @@ void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cm
         mtb_die(2, "%s: unexpected argument '%s' (options start with --)", cmd, arg);
     }
     mtb_opt_free(&p);
+}
+
+void mtb_cli_resolve(struct mtb_opts *o)
+{
+    struct mtb_err e = { 0 };
+    if (mtb_opts_resolve(o, &e) != 0)
+        mtb_err_exit(&e);
 }
 
 int mtb_cli_pass_on(struct mtb_optp *p, const char *cmd, struct mtb_argv *out)
@@ -349,7 +362,7 @@ int mtb_cli_pass_on(struct mtb_optp *p, const char *cmd, struct mtb_argv *out)
 
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd)
 {
-    mtb_cli_parse_own(argc, argv, o, cmd, NULL, NULL, NULL);
+    mtb_cli_parse_own(argc, argv, o, cmd, NULL);
 }
 
 const char *mtb_cli_target(const struct mtb_opts *o) { return o->target ? o->target : o->p->target(); }

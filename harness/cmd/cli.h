@@ -12,17 +12,24 @@
 
 /* Parse argv[1..] into o; on error print one line and exit 2. */
 void mtb_cli_parse(int argc, char **argv, struct mtb_opts *o, const char *cmd);
-/* The same with the command's own options before the shared ones: each
- * of own's given to on_own(ctx, its id, its value or NULL); own's "help"
- * row (if any) replaces the shared --help. */
-void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cmd, const struct mtb_opt *own,
-                       void (*on_own)(void *ctx, int id, const char *val), void *ctx);
+/* A command's own options, parsed before the shared ones: each given to
+ * take(ctx, its id, its value or NULL); a "help" row replaces the shared
+ * --help. */
+struct mtb_cli_own {
+    const struct mtb_opt *opts;
+    void (*take)(void *ctx, int id, const char *val);
+    void *ctx;
+};
+/* mtb_cli_parse with the command's own options (own may be NULL). */
+void mtb_cli_parse_own(int argc, char **argv, struct mtb_opts *o, const char *cmd, const struct mtb_cli_own *own);
 /* An unknown option met by a command that hands the shared ones on (with
  * MTB_OPT_PASS_UNKNOWN: nightly to its plan, bisect to its builds and
  * runs): when cmd takes it, appended to out with its value (the table says
  * whether it has one). @return 0, or -1 with p->err */
 struct mtb_argv;
 int mtb_cli_pass_on(struct mtb_optp *p, const char *cmd, struct mtb_argv *out);
+/* The options resolved (plan/opts.h), or the reason printed and exit 2. */
+void mtb_cli_resolve(struct mtb_opts *o);
 /* The help of cmd's options: own's (may be NULL), then the shared ones. */
 void mtb_cli_help(FILE *f, const char *cmd, const struct mtb_opt *own);
 /* A command's results directory when --results is not given:

@@ -464,7 +464,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
     int nk = kernels_given(o.kernels, names);
     o.kernel = names[0];
     o.quiet = 1;
-    mtb_opts_resolve(&o);
+    mtb_cli_resolve(&o);
     o.quiet = 0;
 
     char err[MTB_ERRLEN];

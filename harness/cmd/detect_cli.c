@@ -146,7 +146,8 @@ int mtb_cmd_detect(int argc, char **argv)
         if (!strcmp(argv[i], "--catalogue"))
             return catalogue(argc, argv);
     struct detect_args d = { "all", "plain,tagged,objtag", "off,sync,async,asymm", NULL, NULL, NULL, &q, 0 };
-    mtb_cli_parse_own(argc, argv, &o, "detect", detect_opts, own_option, &d);
+    struct mtb_cli_own own = { detect_opts, own_option, &d };
+    mtb_cli_parse_own(argc, argv, &o, "detect", &own);
     if (d.help) {
         detect_usage(stdout);
         return 0;
@@ -160,9 +161,9 @@ int mtb_cmd_detect(int argc, char **argv)
     const struct mtb_recipe *r0 = o.service ? mtb_recipe_find(o.service, why, sizeof why) : NULL;
     q.has_trigger = r0 && mtb_recipe_get(r0, "workload detect", "driver") != NULL;
     o.workload = q.has_trigger ? "detect" : NULL;
-    mtb_opts_resolve(&o);
+    mtb_cli_resolve(&o);
     q.wl_trigger = o.wl;
-    if (mtb_workload_defaults(o.recipe, "default", &q.wl_plant) != 0)
+    if (mtb_workload_defaults(o.recipe, "default", &q.wl_plant, NULL) != 0)
         q.wl_plant = o.wl;
     if ((o.p->run && strcmp(o.p->name, "vm")) || mtb_machine_remote(&o.mach))
         mtb_die(2, "detect runs on this machine (PLATFORM=host or emu) or in its vm guests (vm), not %s",

@@ -272,7 +272,9 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     struct mtb_opts o;
     mtb_cli_parse(na->rest.n, na->rest.v, &o, "nightly");
     struct mtb_plan plan;
-    mtb_plan_load(&plan, na->plan_path, &o);
+    struct mtb_err e = { 0 };
+    if (mtb_plan_load(&plan, na->plan_path, &o, &e) != 0)
+        mtb_err_exit(&e);
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/%s-%s", mtb_results_dir(), ts, plan.name);

@@ -87,7 +87,8 @@ int mtb_cmd_proof(int argc, char **argv)
      * proof as JSON. Exit 0 when the mode is proved, 1 when not. */
     const char *file = NULL;
     struct mtb_opts o;
-    mtb_cli_parse_own(argc, argv, &o, "proof", own, probe_output, &file);
+    struct mtb_cli_own mine = { own, probe_output, &file };
+    mtb_cli_parse_own(argc, argv, &o, "proof", &mine);
     if (!o.mode)
         mtb_die(2, "proof: no MODE given (accepted: %s)", mtb_mode_names());
     o.service = "memcached"; /* any recipe: only the platform and mode matter */
@@ -109,7 +110,7 @@ int mtb_cmd_proof(int argc, char **argv)
         free(text);
         return ok ? 0 : 1;
     }
-    mtb_opts_resolve(&o);
+    mtb_cli_resolve(&o);
     if (o.p->proof) /* vm: the probe runs inside a guest of the chosen kernel */
         return o.p->proof(o.kernel, o.m->name, 0, o.count);
     if (o.count && strcmp(o.p->name, "host") != 0)

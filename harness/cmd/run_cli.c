@@ -23,7 +23,7 @@ int mtb_cmd_run(int argc, char **argv)
         o.variant = "plain";
     if (!o.mode)
         o.mode = "off";
-    mtb_opts_resolve(&o);
+    mtb_cli_resolve(&o);
     if (o.dry_run) { /* the run it would do; nothing is built or run */
         printf("run %s %s %s/%s on %s%s%s: mix %s, %ld conns, pipeline %ld, %g s\n", o.recipe->name, o.wl.name,
                o.variant, o.m->name, o.p->name, o.p->named_kernels ? ", kernel " : "",
@@ -49,7 +49,9 @@ int mtb_cmd_run(int argc, char **argv)
     if (o.build_dir ? mtb_build_load_dir(o.recipe, o.build_dir, &b, err, sizeof err) != 0
                     : mtb_build_ensure(o.recipe, o.variant, mtb_cli_target(&o), o.force, o.quiet, &b, err, sizeof err) != 0)
         mtb_die(1, "%s", err);
-    mtb_opts_kernel_ensure(&o);
+    struct mtb_err ke = { 0 };
+    if (mtb_opts_kernel_ensure(&o, &ke) != 0)
+        mtb_err_exit(&ke);
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir("run");
     if (o.nallocs > 1)
         mtb_die(2, "run takes one allocator (ALLOCATOR=%s names %zu): bench and plans take a list", o.allocator,
@@ -63,7 +65,10 @@ int mtb_cmd_run(int argc, char **argv)
         struct mtb_plan one;
         mtb_plan_init(&one, "run", &o);
         const struct mtb_mode *m = o.m;
-        mtb_plan_add(&one, "run", o.recipe, &o.wl, &m, 1, NULL, 0);
+        struct mtb_err e = { 0 };
+        struct mtb_plan_entry en = { "run", o.recipe, &o.wl, &m, 1, NULL, 0 };
+        if (mtb_plan_add(&one, &en, &e) != 0)
+            mtb_err_exit(&e);
         o.wl = one.cells[0].wl; /* the first point */
     }
     struct mtb_run run = { .environment = env, .recipe = o.recipe, .variant = o.variant, .mode = o.m,

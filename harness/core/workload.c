@@ -187,7 +187,8 @@ const char *mtb_workload_param(const struct mtb_workload *w, const char *key)
     return o ? o : wl_get(w->recipe, w->name, key);
 }
 
-char *mtb_workload_names(const struct mtb_recipe *r)
+/* "default, ro, rw": the recipe's workloads (heap string) */
+static char *mtb_workload_names(const struct mtb_recipe *r)
 {
     char *out = mtb_strdup("default");
     for (size_t i = 0; i < r->nkv; i++) {
@@ -216,7 +217,7 @@ void mtb_workload_init(struct mtb_workload *w)
             parse_field(&fields[i], w, fields[i].dflt, why, sizeof why);
 }
 
-int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w)
+int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w, struct mtb_err *e)
 {
     memset(w, 0, sizeof *w);
     w->recipe = r;
@@ -227,16 +228,23 @@ int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct m
     int known = !strcmp(name, "default");
     for (size_t i = 0; i < r->nkv && !known; i++)
         known = !strcmp(r->kv[i].section, sec);
-    if (!known)
+    if (!known) {
+        char *names = mtb_workload_names(r);
+        mtb_err_set(e, MTB_ERR_INPUT, "invalid WORKLOAD '%s' (accepted: %s)", name, names);
+        free(names);
         return -1;
+    }
     snprintf(w->name, sizeof w->name, "%s", name);
     for (int i = 0; i < MTB_WL_NFIELDS; i++) {
         const struct field *f = &fields[i];
         const char *v = !strcmp(f->rsec, "workload") ? wl_get(r, name, f->rkey) : mtb_recipe_get(r, f->rsec, f->rkey);
         char why[MTB_ERRLEN];
         if (v && parse_field(f, w, v, why, sizeof why) != 0)
-            mtb_die(2, "%s: [%s] %s", r->path, !strcmp(f->rsec, "workload") && mtb_recipe_get(r, sec, f->rkey) ? sec
-                                                  : !strcmp(f->rsec, "workload") ? "workload" : f->rsec, why);
+            return mtb_err_set(e, MTB_ERR_INPUT, "%s: [%s] %s", r->path,
+                               !strcmp(f->rsec, "workload") && mtb_recipe_get(r, sec, f->rkey) ? sec
+                               : !strcmp(f->rsec, "workload")                                 ? "workload"
+                                                                                              : f->rsec,
+                               why);
         if (!v && f->kind != RATE)
             parse_field(f, w, f->dflt, why, sizeof why);
     }

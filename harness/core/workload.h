@@ -4,6 +4,7 @@
  * guest's arguments and mtload's flags: adding a parameter is one row. */
 #ifndef MTB_WORKLOAD_H
 #define MTB_WORKLOAD_H
+#include "lib/err.h"
 #include <jansson.h>
 #include <stddef.h>
 #include "lib/util.h"
@@ -72,13 +73,11 @@ void mtb_workload_set_apply(const struct mtb_workload_set *s, struct mtb_workloa
  * (`mtebench load`). */
 void mtb_workload_init(struct mtb_workload *w);
 /* Defaults from the recipe's [workload NAME] (or [workload]) and [run]
- * sections. @return 0, or -1 when the recipe has no such workload (or
- * one of its values is invalid: why says which). */
-int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w);
+ * sections. @return 0, or -1 with e (may be NULL) naming an unknown
+ * workload with the recipe's, or the recipe's value that is invalid. */
+int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct mtb_workload *w, struct mtb_err *e);
 /* A driver parameter of the workload: [workload NAME], then [workload]. */
 const char *mtb_workload_param(const struct mtb_workload *w, const char *key);
-/* "default, ro, rw" */
-char *mtb_workload_names(const struct mtb_recipe *r);
 /* The record's config.workload: name, every field, params, sweep point. */
 json_t *mtb_workload_json(const struct mtb_workload *w);
 /* --option=value for every field (the agent's far `mtebench run`). */

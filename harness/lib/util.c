@@ -46,6 +46,14 @@ void *mtb_calloc(size_t n, size_t sz)
     return p;
 }
 
+void *mtb_realloc(void *old, size_t sz)
+{
+    void *p = realloc(old, sz ? sz : 1);
+    if (!p)
+        mtb_die(1, "out of memory");
+    return p;
+}
+
 void mtb_die(int code, const char *fmt, ...)
 {
     va_list ap;

@@ -15,6 +15,7 @@
 char *mtb_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *mtb_strdup(const char *s);
 void *mtb_calloc(size_t n, size_t sz);
+void *mtb_realloc(void *p, size_t sz); /* exits on out-of-memory too */
 
 /* Print "mtebench: <msg>" to stderr and exit with status code. */
 void mtb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mtb_opts_bad(const char *what, const char *val, const char *accepted)
+/* "invalid WHAT 'VAL' (accepted: ...)" */
+static int bad(struct mtb_err *e, const char *what, const char *val, const char *accepted)
 {
-    mtb_die(2, "invalid %s '%s' (accepted: %s)", what, val, accepted);
+    return mtb_err_set(e, MTB_ERR_INPUT, "invalid %s '%s' (accepted: %s)", what, val, accepted);
 }
 
 int mtb_opts_fraction(const char *s, double lo, double hi, double *out)
@@ -34,14 +35,14 @@ int mtb_opts_fraction(const char *s, double lo, double hi, double *out)
 /* The platform: as given, "host" on a server host, else the default for this
  * machine (with a notice); then the kernel it boots (vm: a named kernel or
  * an Image; elsewhere only "host"). */
-static void resolve_platform(struct mtb_opts *o, int remote)
+static int resolve_platform(struct mtb_opts *o, int remote, struct mtb_err *e)
 {
     if (remote && !(o->platform && *o->platform))
         o->platform = "host"; /* the server host's own CPU; its mtebench refuses a mode it cannot prove */
     if (o->platform && *o->platform) {
         o->p = mtb_platform_find(o->platform);
         if (!o->p)
-            mtb_opts_bad("PLATFORM", o->platform, mtb_platform_names());
+            return bad(e, "PLATFORM", o->platform, mtb_platform_names());
     } else {
         const char *notice = NULL;
         o->p = mtb_platform_default(&notice);
@@ -57,40 +58,44 @@ static void resolve_platform(struct mtb_opts *o, int remote)
         if (!strchr(o->kernel, '/') && !mtb_kernel_known(o->kernel)) {
             char acc[600];
             snprintf(acc, sizeof acc, "%s (configs/kernel/*.conf), or the path of an arm64 Image", mtb_kernel_names());
-            mtb_opts_bad("KERNEL", o->kernel, acc);
+            return bad(e, "KERNEL", o->kernel, acc);
         }
     } else if (strcmp(o->kernel, "host") != 0) {
-        mtb_opts_bad("KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
+        return bad(e, "KERNEL", o->kernel, "host (named kernels need PLATFORM=vm)");
     }
     char why[MTB_ERRLEN];
     /* on a server host, its own mtebench checks the platform and the mode */
     if (!remote && !o->p->usable(why, sizeof why))
-        mtb_die(2, "PLATFORM=%s is not usable here: %s", o->p->name, why);
+        return mtb_err_set(e, MTB_ERR_INPUT, "PLATFORM=%s is not usable here: %s", o->p->name, why);
     if (remote && o->p->run)
-        mtb_die(2, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)", o->p->name);
+        return mtb_err_set(e, MTB_ERR_INPUT, "PLATFORM=%s cannot run on a server host (accepted there: host, emu)",
+                           o->p->name);
     if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
-        mtb_die(2, "%s", why);
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s", why);
     if (remote) /* the platform placed on the server host: its runs are performed there */
         o->p = mtb_remote_platform(o->p);
+    return 0;
 }
 
 /* The allocators (allocator.h): each known, and usable on the platform
  * (a server host's mtebench checks its own) */
-static void resolve_allocators(struct mtb_opts *o, int remote)
+static int resolve_allocators(struct mtb_opts *o, int remote, struct mtb_err *e)
 {
     char why[MTB_ERRLEN];
     o->nallocs = mtb_allocator_list(o->allocator && *o->allocator ? o->allocator : "glibc", o->allocs,
                                     MTB_MAX_ALLOCATORS, why, sizeof why);
     if (!o->nallocs)
-        mtb_die(2, "ALLOCATOR: %s", why);
+        return mtb_err_set(e, MTB_ERR_INPUT, "ALLOCATOR: %s", why);
     for (size_t i = 0; i < o->nallocs && !remote; i++)
         if (!mtb_allocator_usable(o->allocs[i], o->p->name, o->p->target(), why, sizeof why))
-            mtb_die(2, "ALLOCATOR=%s cannot run on PLATFORM=%s: %s", o->allocs[i]->name, o->p->name, why);
+            return mtb_err_set(e, MTB_ERR_INPUT, "ALLOCATOR=%s cannot run on PLATFORM=%s: %s", o->allocs[i]->name,
+                               o->p->name, why);
+    return 0;
 }
 
 /* A variant the service's recipe lacks: refused naming the services that
  * have it (stacktag: memcached's alone so far), else the accepted ones */
-static void bad_variant(const struct mtb_recipe *r, const char *t)
+static int bad_variant(const struct mtb_recipe *r, const char *t, struct mtb_err *e)
 {
     char names[256], have[256] = "", err[MTB_ERRLEN];
     struct mtb_recipe *all = NULL;
@@ -105,38 +110,65 @@ static void bad_variant(const struct mtb_recipe *r, const char *t)
         free(all);
     }
     if (have[0])
-        mtb_die(2, "variant %s is not built for %s (its recipe has no [variant %s]; the services that have it: %s); "
-                "accepted for %s: %s", t, r->name, t, have, r->name, names);
-    mtb_opts_bad("variant", t, names);
+        return mtb_err_set(e, MTB_ERR_INPUT,
+                           "variant %s is not built for %s (its recipe has no [variant %s]; the services that have "
+                           "it: %s); accepted for %s: %s", t, r->name, t, have, r->name, names);
+    return bad(e, "variant", t, names);
 }
 
-/* The variants named (one, or a comma list for bench) and the workload: the
- * recipe's, the machine profile's threads, then the options given */
-static void resolve_load(struct mtb_opts *o)
+/* the variants named: one, or a comma list of them (bench) */
+static int resolve_variants(struct mtb_opts *o, struct mtb_err *e)
 {
+    char *copy = mtb_strdup(o->variant), *save = NULL;
+    int rc = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
+        if (!mtb_recipe_has_variant(o->recipe, t))
+            rc = bad_variant(o->recipe, t, e);
+        else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0) &&
+                 !(o->bug && !strcmp(o->cmd, "run")))
+            rc = mtb_err_set(e, MTB_ERR_INPUT, "variant %s of %s carries re-introduced bugs: detection trials only "
+                             "(mtebench detect), never measured", t, o->recipe->name);
+    free(copy);
+    return rc;
+}
+
+/* the workload's driver can honour it, and the hosts can run it */
+static int check_driver(struct mtb_opts *o, struct mtb_err *e)
+{
+    struct mtb_workload *w = &o->wl;
     char why[MTB_ERRLEN];
-    if (o->variant) { /* one variant, or a comma list of them (bench) */
-        char *copy = mtb_strdup(o->variant), *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-            if (!mtb_recipe_has_variant(o->recipe, t)) {
-                char *name = mtb_strdup(t);
-                free(copy); /* the fuzz target's mtb_die returns */
-                bad_variant(o->recipe, name);
-                free(name);
-                return;
-            } else if (mtb_recipe_variant_bugs(o->recipe, t) && (!o->cmd || strcmp(o->cmd, "build") != 0) &&
-                       !(o->bug && !strcmp(o->cmd, "run"))) {
-                mtb_die(2, "variant %s of %s carries re-introduced bugs: detection trials only "
-                           "(mtebench detect), never measured", t, o->recipe->name);
-            }
-        free(copy);
-    }
-    if (mtb_workload_defaults(o->recipe, o->workload, &o->wl) != 0) {
-        char *names = mtb_workload_names(o->recipe), acc[MTB_ERRLEN];
-        snprintf(acc, sizeof acc, "%s", names);
-        free(names); /* the fuzz target's mtb_die returns */
-        mtb_opts_bad("WORKLOAD", o->workload, acc);
-    }
+    const char *dname;
+    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
+    if (!drv)
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s: unknown driver '%s'", o->recipe->path, dname);
+    if (drv->embedded && o->mach.client_hosts[0])
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s runs in process (its driver %s is the measured program and its own "
+                           "load; no server to reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / "
+                           "--client-hosts (or the profile's client_hosts with --client-hosts=none)", o->recipe->name,
+                           dname, o->mach.client_hosts);
+    if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s cannot be loaded from client hosts (%s): client hosts run mtload "
+                           "(memcache or http) or pgbench, and %s's recipe names no mtload protocol ([run] protocol) "
+                           "and its driver %s runs on no client host; drop CLIENT_HOSTS / --client-hosts",
+                           o->recipe->name, o->mach.client_hosts, o->recipe->name, dname);
+    if (drv->arrival && (o->wset.set & (1u << MTB_WL_arrival)) && strcmp(w->arrival, drv->arrival))
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s's open loop draws %s arrivals only: ARRIVAL=%s cannot be honoured "
+                           "(leave ARRIVAL out or give %s)", dname, drv->arrival, w->arrival, drv->arrival);
+    if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s", why);
+    if (drv->arrival) /* the record says what the driver draws (with a rate: in closed loop none is recorded) */
+        snprintf(w->arrival, sizeof w->arrival, "%s", drv->arrival);
+    return 0;
+}
+
+/* The variants named and the workload: the recipe's, the machine profile's
+ * threads, then the options given */
+static int resolve_load(struct mtb_opts *o, struct mtb_err *e)
+{
+    if (o->variant && resolve_variants(o, e) != 0)
+        return -1;
+    if (mtb_workload_defaults(o->recipe, o->workload, &o->wl, e) != 0)
+        return -1;
     struct mtb_workload *w = &o->wl;
     if (o->params) /* the far run of a trial whose workload sets params (an embedded service's bug) */
         w->params = o->params;
@@ -146,32 +178,16 @@ static void resolve_load(struct mtb_opts *o)
         w->threads = o->mach.loadgen_threads;
     mtb_workload_set_apply(&o->wset, w);
     if (w->conns < w->threads)
-        mtb_die(2, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)", w->conns, w->threads);
-    const char *dname;
-    const struct mtb_driver *drv = mtb_driver_of(w, &dname);
-    if (!drv)
-        mtb_die(2, "%s: unknown driver '%s'", o->recipe->path, dname);
-    else if (drv->embedded && o->mach.client_hosts[0])
-        mtb_die(2, "%s runs in process (its driver %s is the measured program and its own load; no server to "
-                "reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / --client-hosts (or the profile's "
-                "client_hosts with --client-hosts=none)", o->recipe->name, dname, o->mach.client_hosts);
-    else if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
-        mtb_die(2, "%s cannot be loaded from client hosts (%s): client hosts run mtload (memcache or http) or "
-                "pgbench, and %s's recipe names no mtload protocol ([run] protocol) and its driver %s runs on no "
-                "client host; drop CLIENT_HOSTS / --client-hosts", o->recipe->name, o->mach.client_hosts,
-                o->recipe->name, dname);
-    else if (drv->arrival && (o->wset.set & (1u << MTB_WL_arrival)) && strcmp(w->arrival, drv->arrival))
-        mtb_die(2, "%s's open loop draws %s arrivals only: ARRIVAL=%s cannot be honoured (leave ARRIVAL out or give %s)",
-                dname, drv->arrival, w->arrival, drv->arrival);
-    else if (mtb_driver_check(drv, w, why, sizeof why) != 0) /* every field honoured or refused, before any run */
-        mtb_die(2, "%s", why);
-    if (drv && drv->arrival) /* the record says what the driver draws (with a rate: in closed loop none is recorded) */
-        snprintf(w->arrival, sizeof w->arrival, "%s", drv->arrival);
+        return mtb_err_set(e, MTB_ERR_INPUT, "CONNS=%ld is fewer than THREADS=%ld (each thread needs a connection)",
+                           w->conns, w->threads);
+    if (check_driver(o, e) != 0)
+        return -1;
     /* emulated figures are not the published ones: aim at what emulation can give */
     if (mtb_platform_emulated(o->p) && !o->precision_given) {
         o->precision = MTB_EMU_PRECISION;
         o->emu_aims = 1;
     }
+    return 0;
 }
 
 void mtb_opts_note_emu(const struct mtb_opts *o, long reps)
@@ -182,38 +198,40 @@ void mtb_opts_note_emu(const struct mtb_opts *o, long reps)
                         "PRECISION= to choose)\n", 100 * MTB_EMU_PRECISION);
 }
 
-void mtb_opts_resolve(struct mtb_opts *o)
+int mtb_opts_resolve(struct mtb_opts *o, struct mtb_err *e)
 {
     char err[MTB_ERRLEN];
     if (!o->service || !*o->service)
-        mtb_die(2, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
+        return mtb_err_set(e, MTB_ERR_INPUT, "no SERVICE given (e.g. SERVICE=memcached; see mtebench list)");
     o->recipe = mtb_recipe_find(o->service, err, sizeof err);
     if (!o->recipe)
-        mtb_die(2, "%s", err);
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s", err);
     if (o->mode) {
         o->m = mtb_mode_find(o->mode);
         if (!o->m)
-            mtb_opts_bad("MODE", o->mode, mtb_mode_names());
+            return bad(e, "MODE", o->mode, mtb_mode_names());
     }
     if (mtb_machine_load_hosts(o->machine, o->server_host, o->client_hosts, &o->mach, err, sizeof err) != 0)
-        mtb_die(2, "%s", err);
+        return mtb_err_set(e, MTB_ERR_INPUT, "%s", err);
     if (o->server_address)
         snprintf(o->mach.server_address, sizeof o->mach.server_address, "%s", o->server_address);
-    resolve_platform(o, mtb_machine_remote(&o->mach));
-    resolve_allocators(o, mtb_machine_remote(&o->mach));
-    resolve_load(o);
-    if (o->mach.client_hosts[0] && !mtb_machine_remote(&o->mach))
-        mtb_die(2, "client hosts (%s) need a server host (--server-host or the profile's server_host): the clients "
-                "must reach the service over the network", o->mach.client_hosts);
+    int remote = mtb_machine_remote(&o->mach);
+    if (resolve_platform(o, remote, e) || resolve_allocators(o, remote, e) || resolve_load(o, e))
+        return -1;
+    if (o->mach.client_hosts[0] && !remote)
+        return mtb_err_set(e, MTB_ERR_INPUT, "client hosts (%s) need a server host (--server-host or the profile's "
+                           "server_host): the clients must reach the service over the network", o->mach.client_hosts);
+    return 0;
 }
 
-void mtb_opts_kernel_ensure(const struct mtb_opts *o)
+int mtb_opts_kernel_ensure(const struct mtb_opts *o, struct mtb_err *e)
 {
     if (!o->p->named_kernels)
-        return;
+        return 0;
     struct mtb_kernel k;
     char err[MTB_ERRLEN];
     if (mtb_kernel_ensure(o->kernel, NULL, 0, o->quiet, &k, err, sizeof err) != 0)
-        mtb_die(1, "%s", err);
+        return mtb_err_set(e, MTB_ERR_FAIL, "%s", err);
     mtb_kernel_free(&k);
+    return 0;
 }

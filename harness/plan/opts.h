@@ -11,6 +11,7 @@
 #include "core/platform.h"
 #include "core/recipe.h"
 #include "core/workload.h"
+#include "lib/err.h"
 
 #define MTB_MAX_DETECT 16
 
@@ -58,18 +59,18 @@ struct mtb_opts {
 };
 
 /* Look up service/mode/platform/kernel, check the platform is usable and
- * the mode exists there, fill the workload. Exits 2 on bad input. */
-void mtb_opts_resolve(struct mtb_opts *o);
+ * the mode exists there, fill the workload. @return 0, or -1 with e (bad
+ * input, named with what is accepted: MTB_ERR_INPUT). */
+int mtb_opts_resolve(struct mtb_opts *o, struct mtb_err *e);
 /* Under emulation REPS=auto aims at what emulation can give: its pair noise
  * (about 7% per pair ratio on the 2-core machine, docs/STATISTICS.md) puts
  * +-2% beyond MAX_TIME, so the default precision there is this. */
 #define MTB_EMU_PRECISION 0.05
 /* Say so on stderr when it holds (bench, plan): what is aimed at and why. */
 void mtb_opts_note_emu(const struct mtb_opts *o, long reps);
-/* PLATFORM=vm: build the named kernel now (cached), so runs only boot it. */
-void mtb_opts_kernel_ensure(const struct mtb_opts *o);
-/* Refuse a value: "invalid WHAT 'VAL' (accepted: ...)", exit 2. */
-void mtb_opts_bad(const char *what, const char *val, const char *accepted);
+/* PLATFORM=vm: build the named kernel now (cached), so runs only boot it.
+ * @return 0, or -1 with e */
+int mtb_opts_kernel_ensure(const struct mtb_opts *o, struct mtb_err *e);
 /* A fraction written as a percent or a decimal (2% or 0.02; 1 and more is a
  * percent) into *out, when it lies in [lo, hi]. @return 0, or -1 */
 int mtb_opts_fraction(const char *s, double lo, double hi, double *out);

@@ -87,12 +87,23 @@ int mtb_plan_capacity_check(struct mtb_opts *o, struct mtb_slo *slo, char *why, 
 
 /* Start an empty plan for the resolved options (platform, kernel, reps). */
 void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *o);
+/* An entry of a plan: its cells' service, workload, modes and measured
+ * variants (NULL: "tagged"). */
+struct mtb_plan_entry {
+    const char *name;
+    const struct mtb_recipe *recipe;
+    const struct mtb_workload *wl;
+    const struct mtb_mode *const *modes;
+    size_t nmodes;
+    const char *const *variants;
+    size_t nvariants;
+};
 /* Add an entry: its baseline (plain/off) and one cell per measured variant
- * and mode (variants NULL: "tagged"; modes missing on the platform are listed
- * in p->skipped, not fatal), for each allocator of the plan, at each point of
- * the core sweep (CORES, else the profile's cores or core_types) if any. */
-void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants);
+ * and mode (modes missing on the platform are listed in p->skipped, not
+ * fatal), for each allocator of the plan, at each point of the core sweep
+ * (CORES, else the profile's cores or core_types) if any.
+ * @return 0, or -1 with e (CORES that the profile cannot sweep) */
+int mtb_plan_add(struct mtb_plan *p, const struct mtb_plan_entry *entry, struct mtb_err *e);
 /* Split a comma list of variants of r ("tagged,objtag") into out (at most
  * max); 0 and a message naming the accepted ones in err when one is unknown. */
 size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
@@ -106,11 +117,11 @@ const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan
 /* --dry-run: the configurations and the number of runs; runs nothing. */
 void mtb_plan_print(const struct mtb_plan *p, FILE *f);
 /* Load a plan file; command-line options override its [plan] values.
- * Exits 2 naming the file and line on bad input. From its first step p
- * owns all that the load allocates, so that mtb_plan_free releases a
- * plan whose load was cut short (the fuzz target, whose mtb_die returns
- * by longjmp). o's strings from the file point into p. */
-void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o);
+ * @return 0, or -1 with e naming the file and line of the bad input. From
+ * its first step p owns all that the load allocates, so that
+ * mtb_plan_free releases a plan whose load stopped. o's strings from the
+ * file point into p. */
+int mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o, struct mtb_err *e);
 /* Free what p holds (cells, lists, a loaded file, the cells' builds);
  * p is then empty. The options mtb_plan_load filled point into it. */
 void mtb_plan_free(struct mtb_plan *p);

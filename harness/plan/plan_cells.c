@@ -35,14 +35,15 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
 }
 
 /* The points of the core sweep; 0 when there is none. */
-static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts)
+static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts, struct mtb_err *e)
 {
     const struct mtb_machine *m = p->machine;
     int counts[MTB_MAX_CPUS], n = 0;
     if (p->cores) {
         n = mtb_cpulist_parse(p->cores, counts, MTB_MAX_CPUS);
         if (n <= 0 || n > MTB_MAX_SWEEP)
-            mtb_die(2, "invalid CORES '%s' (accepted: core counts such as 8,64,128)", p->cores);
+            return mtb_err_set(e, MTB_ERR_INPUT, "invalid CORES '%s' (accepted: core counts such as 8,64,128)",
+                               p->cores);
     } else if (m->ncores) {
         memcpy(counts, m->cores, (size_t)m->ncores * sizeof *counts);
         n = m->ncores;
@@ -59,8 +60,10 @@ static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts)
         if (counts[i] < 1 || counts[i] > m->nswp) {
             char l[256];
             mtb_cpulist_format(m->swp_cpus, m->nswp, l, sizeof l);
-            mtb_die(2, "CORES: %d server cores asked for, but machine profile %s sweeps over %d CPUs (%s)%s", counts[i],
-                    m->name, m->nswp, l, m->path[0] ? "" : "; choose a profile with MACHINE= (see configs/machines/)");
+            return mtb_err_set(e, MTB_ERR_INPUT,
+                               "CORES: %d server cores asked for, but machine profile %s sweeps over %d CPUs (%s)%s",
+                               counts[i], m->name, m->nswp, l,
+                               m->path[0] ? "" : "; choose a profile with MACHINE= (see configs/machines/)");
         }
         memset(&pts[i], 0, sizeof pts[i]);
         pts[i].cores = counts[i];
@@ -78,9 +81,7 @@ static int sweep_points(const struct mtb_plan *p, struct mtb_workload *pts)
 
 static struct mtb_plan_cell *add_cell(struct mtb_plan *p)
 {
-    p->cells = realloc(p->cells, (p->ncells + 1) * sizeof *p->cells);
-    if (!p->cells)
-        mtb_die(1, "out of memory");
+    p->cells = mtb_realloc(p->cells, (p->ncells + 1) * sizeof *p->cells);
     struct mtb_plan_cell *c = &p->cells[p->ncells++];
     memset(c, 0, sizeof *c);
     return c;
@@ -129,25 +130,28 @@ size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const cha
     return n;
 }
 
-void mtb_plan_add(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                  const struct mtb_mode *const *modes, size_t nmodes, const char *const *variants, size_t nvariants)
+int mtb_plan_add(struct mtb_plan *p, const struct mtb_plan_entry *en, struct mtb_err *e)
 {
     static const char *const tagged[] = { "tagged" };
-    struct measured mv = { variants && nvariants ? variants : tagged, variants && nvariants ? nvariants : 1 };
+    struct measured mv = { en->variants && en->nvariants ? en->variants : tagged,
+                           en->variants && en->nvariants ? en->nvariants : 1 };
     struct mtb_workload pts[MTB_MAX_SWEEP];
-    int n = sweep_points(p, pts);
+    int n = sweep_points(p, pts, e);
+    if (n < 0)
+        return -1;
     if (n == 0) {
-        add_point(p, entry, r, wl, modes, nmodes, mv);
-        return;
+        add_point(p, en->name, en->recipe, en->wl, en->modes, en->nmodes, mv);
+        return 0;
     }
     for (int i = 0; i < n; i++) {
-        struct mtb_workload w = *wl;
+        struct mtb_workload w = *en->wl;
         w.cores = pts[i].cores;
         memcpy(w.svc_cpus, pts[i].svc_cpus, sizeof w.svc_cpus);
         memcpy(w.core_type, pts[i].core_type, sizeof w.core_type);
         w.service_threads = w.cores; /* memcached -t, nginx worker_processes; pgbench and db_bench in their drivers */
-        add_point(p, entry, r, &w, modes, nmodes, mv);
+        add_point(p, en->name, en->recipe, &w, en->modes, en->nmodes, mv);
     }
+    return 0;
 }
 
 static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,

@@ -35,13 +35,13 @@ static int on_kv(void *user, const char *section, const char *name, const char *
 {
     struct mtb_plan_file *l = user;
     if (!l->nsec || strcmp(l->sections[l->nsec - 1], section)) {
-        l->sections = realloc(l->sections, (l->nsec + 1) * sizeof *l->sections);
+        l->sections = mtb_realloc(l->sections, (l->nsec + 1) * sizeof *l->sections);
         l->sections[l->nsec++] = mtb_strdup(section);
     }
     if (!name)
         return 1;
-    l->kv = realloc(l->kv, (l->n + 1) * sizeof *l->kv);
-    l->lines = realloc(l->lines, (l->n + 1) * sizeof *l->lines);
+    l->kv = mtb_realloc(l->kv, (l->n + 1) * sizeof *l->kv);
+    l->lines = mtb_realloc(l->lines, (l->n + 1) * sizeof *l->lines);
     l->lines[l->n] = l->ini.line;
     l->kv[l->n].section = mtb_strdup(section);
     l->kv[l->n].key = mtb_strdup(name);
@@ -64,15 +64,15 @@ static const char *const entry_keys[] = { "service", "workload", "modes", "varia
 
 /* [plan]: reps, platform, cores, allocators, and the duration and warmup of every entry,
  * each unless given on the command line */
-static void plan_globals(const struct mtb_plan_file *l, const char *path, struct mtb_opts *o)
+static int plan_globals(const struct mtb_plan_file *l, const char *path, struct mtb_opts *o, struct mtb_err *e)
 {
     const char *v;
     if (!o->reps_given && (v = get(l, "plan", "reps"))) {
         if (!strcmp(v, "auto"))
             o->reps = MTB_REPS_AUTO;
         else if (mtb_parse_long(v, 1, 1000, &o->reps) != 0)
-            mtb_die(2, "plan %s:%d: [plan] reps '%s' is not auto or an integer from 1 to 1000", path,
-                    line_of(l, "plan", "reps"), v);
+            return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [plan] reps '%s' is not auto or an integer from 1 to "
+                               "1000", path, line_of(l, "plan", "reps"), v);
     }
     if (!o->platform && (v = get(l, "plan", "platform")))
         o->platform = v;
@@ -85,13 +85,14 @@ static void plan_globals(const struct mtb_plan_file *l, const char *path, struct
         char why[MTB_ERRLEN];
         if (!(o->wset.set & (1u << mtb_workload_field(globals[g]))) && (v = get(l, "plan", globals[g])) &&
             mtb_workload_set_parse(&o->wset, globals[g], v, why, sizeof why) != 0)
-            mtb_die(2, "plan %s:%d: [plan] %s", path, line_of(l, "plan", globals[g]), why);
+            return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [plan] %s", path, line_of(l, "plan", globals[g]), why);
     }
+    return 0;
 }
 
-/* an entry's modes (default sync, async, asymm; off is the baseline's) */
-static size_t entry_modes(const struct mtb_plan_file *l, const char *path, const char *sec,
-                          const struct mtb_mode **modes, size_t max, int keep_off)
+/* an entry's modes (default sync, async, asymm; off is the baseline's): how many, or -1 with e */
+static long entry_modes(const struct mtb_plan_file *l, const char *path, const char *sec,
+                        const struct mtb_mode **modes, size_t max, int keep_off, struct mtb_err *e)
 {
     size_t nm = 0;
     const char *ms = get(l, sec, "modes");
@@ -99,23 +100,22 @@ static size_t entry_modes(const struct mtb_plan_file *l, const char *path, const
     for (char *t = strtok_r(copy, ", ", &save); t && nm < max; t = strtok_r(NULL, ", ", &save)) {
         const struct mtb_mode *m = mtb_mode_find(t);
         if (!m) {
-            char msg[MTB_ERRLEN];
-            snprintf(msg, sizeof msg, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path,
-                     line_of(l, sec, "modes"), sec, t, mtb_mode_names());
-            free(copy); /* the fuzz target's mtb_die returns */
-            mtb_die(2, "%s", msg);
+            mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [%s] unknown mode '%s' (accepted: %s)", path,
+                        line_of(l, sec, "modes"), sec, t, mtb_mode_names());
+            free(copy);
+            return -1;
         }
         if (keep_off || strcmp(m->name, "off"))
             modes[nm++] = m;
     }
     free(copy);
-    return nm;
+    return (long)nm;
 }
 
 /* An entry with an slo: a capacity search of its configurations, checked as
  * the command checks its options (plan_capacity.c), run after the matrix. */
-static void capacity_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const char *path, struct mtb_opts *eo,
-                           const char *sec)
+static int capacity_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const char *path, struct mtb_opts *eo,
+                          const char *sec, struct mtb_err *e)
 {
     eo->slo = get(l, sec, "slo");
     eo->loads = get(l, sec, "loads");
@@ -125,49 +125,50 @@ static void capacity_entry(struct mtb_plan *p, const struct mtb_plan_file *l, co
     const char *v = get(l, sec, "reps");
     eo->reps_given = v != NULL;
     if (v && mtb_parse_long(v, 1, MTB_CAP_MAXREP - 2, &eo->reps) != 0)
-        mtb_die(2, "plan %s:%d: [%s] reps '%s' is not a number of runs at a new rate from 1 to %d", path,
-                line_of(l, sec, "reps"), sec, v, MTB_CAP_MAXREP - 2);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [%s] reps '%s' is not a number of runs at a new rate from "
+                           "1 to %d", path, line_of(l, sec, "reps"), sec, v, MTB_CAP_MAXREP - 2);
     v = get(l, sec, "confidence");
     char why[MTB_ERRLEN];
     if (v && mtb_opts_fraction(v, 0.8, 0.999, &eo->confidence) != 0)
-        mtb_die(2, "plan %s:%d: [%s] confidence '%s' is not a level from 80%% to 99.9%% (e.g. 95%% or 0.99)", path,
-                line_of(l, sec, "confidence"), sec, v);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [%s] confidence '%s' is not a level from 80%% to 99.9%% "
+                           "(e.g. 95%% or 0.99)", path, line_of(l, sec, "confidence"), sec, v);
     struct mtb_slo slo;
     if (mtb_plan_capacity_check(eo, &slo, why, sizeof why) != 0)
-        mtb_die(2, "plan %s: [%s] %s", path, sec, why);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: [%s] %s", path, sec, why);
     const char *vars[8];
     if (eo->variant && !mtb_plan_variants(eo->recipe, eo->variant, vars, 8, why, sizeof why))
-        mtb_die(2, "plan %s: [%s] variants: %s", path, sec, why);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: [%s] variants: %s", path, sec, why);
     if (eo->baseline_variant && mtb_plan_variants(eo->recipe, eo->baseline_variant, vars, 1, why, sizeof why) != 1)
-        mtb_die(2, "plan %s: [%s] baseline_variant: %s", path, sec, why);
-    struct mtb_plan_capacity *grown = realloc(p->caps, (p->ncaps + 1) * sizeof *p->caps);
-    if (!grown)
-        mtb_die(1, "out of memory");
-    p->caps = grown;
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: [%s] baseline_variant: %s", path, sec, why);
+    p->caps = mtb_realloc(p->caps, (p->ncaps + 1) * sizeof *p->caps);
     struct mtb_plan_capacity *c = &p->caps[p->ncaps++];
     memset(c, 0, sizeof *c);
     c->entry = sec;
     c->o = *eo;
-    c->nmodes = entry_modes(l, path, sec, c->modes, 8, 1);
+    long nm = entry_modes(l, path, sec, c->modes, 8, 1, e);
+    if (nm < 0)
+        return -1;
+    c->nmodes = (size_t)nm;
     if (!c->nmodes)
-        mtb_die(2, "plan %s: [%s] no modes", path, sec);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: [%s] no modes", path, sec);
+    return 0;
 }
 
 /* One entry [sec]: its keys checked, resolved like the command line with
  * its values, its cells added. */
-static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const char *path,
-                       const struct mtb_opts *o, const char *sec)
+static int load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const char *path,
+                      const struct mtb_opts *o, const char *sec, struct mtb_err *e)
 {
     for (size_t k = 0; k < l->n; k++) {
         if (strcmp(l->kv[k].section, sec))
             continue;
         int known = mtb_workload_field(l->kv[k].key) >= 0;
-        for (const char *const *e = entry_keys; *e; e++)
-            known |= !strcmp(*e, l->kv[k].key);
+        for (const char *const *ek = entry_keys; *ek; ek++)
+            known |= !strcmp(*ek, l->kv[k].key);
         if (!known)
-            mtb_die(2, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, modes, variants, slo, "
-                    "confidence, loads, baseline_variant, reps, %s)", path,
-                    l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
+            return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [%s] unknown key '%s' (accepted: service, workload, "
+                               "modes, variants, slo, confidence, loads, baseline_variant, reps, %s)", path,
+                               l->lines[k], sec, l->kv[k].key, mtb_workload_keys());
     }
     struct mtb_opts eo = *o;
     eo.service = get(l, sec, "service");
@@ -175,7 +176,7 @@ static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const 
     eo.quiet = 1;
     eo.mode = NULL;
     if (!eo.service)
-        mtb_die(2, "plan %s: [%s] has no service", path, sec);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: [%s] has no service", path, sec);
     for (size_t k = 0; k < l->n; k++) {
         int f = mtb_workload_field(l->kv[k].key);
         char why[MTB_ERRLEN];
@@ -184,53 +185,57 @@ static void load_entry(struct mtb_plan *p, const struct mtb_plan_file *l, const 
                                                        (f == MTB_WL_duration || f == MTB_WL_warmup)))
             continue;
         if (mtb_workload_set_parse(&eo.wset, l->kv[k].key, l->kv[k].value, why, sizeof why) != 0)
-            mtb_die(2, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
+            return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [%s] %s", path, l->lines[k], sec, why);
     }
-    mtb_opts_resolve(&eo);
-    if (get(l, sec, "slo")) {
-        capacity_entry(p, l, path, &eo, sec);
-        return;
-    }
+    if (mtb_opts_resolve(&eo, e) != 0)
+        return mtb_err_prefix(e, "plan %s: [%s]", path, sec);
+    if (get(l, sec, "slo"))
+        return capacity_entry(p, l, path, &eo, sec, e);
     static const char *const cap_keys[] = { "confidence", "loads", "baseline_variant", "reps" };
     for (int k = 0; k < 4; k++)
         if (get(l, sec, cap_keys[k]))
-            mtb_die(2, "plan %s:%d: [%s] %s is a key of an entry with an slo (a capacity search)", path,
-                    line_of(l, sec, cap_keys[k]), sec, cap_keys[k]);
+            return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [%s] %s is a key of an entry with an slo (a capacity "
+                               "search)", path, line_of(l, sec, cap_keys[k]), sec, cap_keys[k]);
     const struct mtb_mode *modes[8];
-    size_t nm = entry_modes(l, path, sec, modes, 8, 0);
+    long nm = entry_modes(l, path, sec, modes, 8, 0, e);
+    if (nm < 0)
+        return -1;
     const char *vars[8], *v;
     size_t nv = 0;
     char verr[MTB_ERRLEN];
     if ((v = get(l, sec, "variants")) && !(nv = mtb_plan_variants(eo.recipe, v, vars, 8, verr, sizeof verr)))
-        mtb_die(2, "plan %s: [%s] variants: %s", path, sec, verr);
-    mtb_plan_add(p, sec, eo.recipe, &eo.wl, modes, nm, vars, nv);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: [%s] variants: %s", path, sec, verr);
+    struct mtb_plan_entry en = { sec, eo.recipe, &eo.wl, modes, (size_t)nm, vars, nv };
+    if (mtb_plan_add(p, &en, e) != 0)
+        return mtb_err_prefix(e, "plan %s: [%s]", path, sec);
+    return 0;
 }
 
-void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
+int mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o, struct mtb_err *e)
 {
     /* p owns the file's list from the start: a load cut short is freed with p */
     memset(p, 0, sizeof *p);
-    struct mtb_plan_file *l = p->file = calloc(1, sizeof *p->file);
-    if (!l)
-        mtb_die(1, "out of memory");
+    struct mtb_plan_file *l = p->file = mtb_calloc(1, sizeof *p->file);
     int rc = mtb_inifile_parse(path, &l->ini, on_kv, l);
     if (rc == -1)
-        mtb_die(2, "plan %s: cannot read it: %s", path, strerror(errno));
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: cannot read it: %s", path, strerror(errno));
     if (rc < 0)
-        mtb_die(2, "plan %s: cannot read it", path);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: cannot read it", path);
     if (rc > 0)
-        mtb_die(2, "plan %s:%d: malformed line", path, rc);
-    plan_globals(l, path, o);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: malformed line", path, rc);
+    if (plan_globals(l, path, o, e) != 0)
+        return -1;
     /* resolve the platform with the first entry's service */
     const char *first = NULL;
     for (size_t i = 0; i < l->nsec && !first; i++)
         if (strcmp(l->sections[i], "plan"))
             first = l->sections[i];
     if (!first)
-        mtb_die(2, "plan %s: no entries (sections other than [plan])", path);
+        return mtb_err_set(e, MTB_ERR_INPUT, "plan %s: no entries (sections other than [plan])", path);
     o->service = get(l, first, "service");
     o->mode = NULL;
-    mtb_opts_resolve(o);
+    if (mtb_opts_resolve(o, e) != 0)
+        return mtb_err_prefix(e, "plan %s: [%s]", path, first);
     const char *name = get(l, "plan", "name");
     if (!name) {
         const char *b = strrchr(path, '/');
@@ -243,16 +248,18 @@ void mtb_plan_load(struct mtb_plan *p, const char *path, struct mtb_opts *o)
         p->count = !strcmp(cv, "no") ? MTB_PLAN_COUNT_NO : !strcmp(cv, "yes") ? MTB_PLAN_COUNT_YES
                  : !strcmp(cv, "only") ? MTB_PLAN_COUNT_ONLY : -1;
         if (p->count < 0)
-            mtb_die(2, "plan %s:%d: [plan] count '%s': no, yes (each configuration's MTE work counted on vm before "
-                    "the timed runs) or only (counted, no timed runs)", path, line_of(l, "plan", "count"), cv);
+            return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [plan] count '%s': no, yes (each configuration's MTE "
+                               "work counted on vm before the timed runs) or only (counted, no timed runs)", path,
+                               line_of(l, "plan", "count"), cv);
         char why[MTB_ERRLEN];
         if (p->count != MTB_PLAN_COUNT_NO && !mtb_work_countable(why, sizeof why))
-            mtb_die(2, "plan %s:%d: [plan] count = %s: MTE's work cannot be counted here: %s", path,
-                    line_of(l, "plan", "count"), cv, why);
+            return mtb_err_set(e, MTB_ERR_INPUT, "plan %s:%d: [plan] count = %s: MTE's work cannot be counted here: %s",
+                               path, line_of(l, "plan", "count"), cv, why);
     }
     for (size_t i = 0; i < l->nsec; i++)
-        if (strcmp(l->sections[i], "plan"))
-            load_entry(p, l, path, o, l->sections[i]);
+        if (strcmp(l->sections[i], "plan") && load_entry(p, l, path, o, l->sections[i], e) != 0)
+            return -1;
+    return 0;
 }
 
 void mtb_plan_file_free(struct mtb_plan_file *l)

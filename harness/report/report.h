@@ -1,8 +1,9 @@
-/* report.h - the `report` subcommand: load run records from result
- * directories (record.h), and write reports/<name>/ with index.html (self-contained,
- * inline CSS and SVG), report.md, runs.csv and summary.json.
+/* report.h - a report of run records (loaded by core/record_load.c):
+ * reports/<name>/ with index.html (self-contained, inline CSS and SVG),
+ * report.md, runs.csv and summary.json, for the `report` command
+ * (cmd/report_cli.c), bench and the nightly.
  * One file per format: report_html.c, report_md.c, report_csv.c; report.c
- * writes the directory (and summary.json) and holds the subcommand. A new
+ * writes the directory (and summary.json). A new
  * format: a file exporting one function of the shape below, called from
  * mtb_report_write.
  *

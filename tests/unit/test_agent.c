@@ -124,7 +124,7 @@ int main(void)
 
     struct mtb_recipe *r = mtb_recipe_find("memcached", err, sizeof err);
     struct mtb_workload wl;
-    mtb_workload_defaults(r, "default", &wl);
+    mtb_workload_defaults(r, "default", &wl, NULL);
     char *image = mtb_asprintf("%s/Image", dir);
     mtb_write_atomic(image, "not a kernel", 12);
     char *bdir = mtb_asprintf("%s/build", dir);

@@ -61,7 +61,7 @@ static int workload_of(const char *service, const char *name, const char *key, c
 {
     char err[MTB_ERRLEN];
     struct mtb_recipe *r = mtb_recipe_find(service, err, sizeof err);
-    if (!r || mtb_workload_defaults(r, name, w) != 0)
+    if (!r || mtb_workload_defaults(r, name, w, NULL) != 0)
         return -1;
     if (key) {
         struct mtb_workload_set s;

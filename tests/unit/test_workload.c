@@ -30,7 +30,7 @@ static void test_workload_fields(void)
     char err[MTB_ERRLEN];
     struct mtb_recipe *r = mtb_recipe_find("memcached", err, sizeof err);
     struct mtb_workload w;
-    ok(r && mtb_workload_defaults(r, "default", &w) == 0, "memcached's default workload");
+    ok(r && mtb_workload_defaults(r, "default", &w, NULL) == 0, "memcached's default workload");
     snprintf(w.mix, sizeof w.mix, "3:7");
     w.keys = 1234;
     snprintf(w.value_size, sizeof w.value_size, "64-128");
@@ -51,7 +51,7 @@ static void test_workload_fields(void)
     struct mtb_opts o;
     mtb_cli_parse(a.n, a.v, &o, "run");
     o.quiet = 1;
-    mtb_opts_resolve(&o);
+    mtb_opts_resolve(&o, NULL);
     int same = !strcmp(o.wl.name, w.name);
 #define X(f, kind, ...) same &= memcmp(&o.wl.f, &w.f, sizeof w.f) == 0;
     MTB_WORKLOAD_FIELDS(X)

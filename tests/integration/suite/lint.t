@@ -92,6 +92,17 @@ ok "$([ $rc = 1 ] && grep -q '^harness/report/report.c: defines a command.s fron
     "a front outside cmd/, declared in its folder's header, parsing with getopt: three findings, named" ||
     printf '%s\n' "$out" | sed 's/^/#   /'
 
+# 13. an exit in the plan loader (as its 23 refusals once were), and a
+# reason turned into an exit outside a command's front
+copy
+sed -i '0,/^int mtb_plan_load(/s//static void plant_exit(void) { mtb_die(2, "x"); }\nint mtb_plan_load(/' "$T_TMP/t/harness/plan/plan_parse.c"
+sed -i '0,/^int mtb_proof_run(/s//static void plant_err(struct mtb_err *e) { mtb_err_exit(e); }\nint mtb_proof_run(/' "$T_TMP/t/harness/run/proof.c"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ] && grep -q '^harness/plan/plan_parse.c:[0-9]*: exits: return the reason in a struct mtb_err' <<< "$out" &&
+    grep -q '^harness/run/proof.c: calls mtb_err_exit: only a command.s front' <<< "$out"; echo $?)" \
+    "an exit in the plan loader, and mtb_err_exit outside cmd/: both fail lint, named" ||
+    printf '%s\n' "$out" | sed 's/^/#   /'
+
 # the table in docs/ARCHITECTURE.md is lint's: a changed rule shows there
 copy
 sed 's/^bisect    history analysis core lib common$/bisect    history analysis core lib common run/' "$T_TMP/base/tests/lint.sh" > "$T_TMP/lint.sh"
