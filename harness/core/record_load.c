@@ -120,10 +120,10 @@ static void load_dir(struct mtb_record_set *set, const char *dir, json_t *seen)
                 MTB_REC_NOT_JSON);
         return;
     }
-    size_t before = json_array_size(set->records) + json_array_size(set->bad);
+    int found = 0; /* record files there, loaded now or already (a directory given twice) */
     char *top = mtb_asprintf("%s/record.json", dir);
     if (mtb_file_exists(top))
-        load_one(set, top, seen);
+        load_one(set, top, seen), found++;
     free(top);
     struct dirent **ents = NULL;
     int n = scandir(dir, &ents, NULL, alphasort);
@@ -131,13 +131,13 @@ static void load_dir(struct mtb_record_set *set, const char *dir, json_t *seen)
         if (ents[i]->d_name[0] != '.') {
             char *p = mtb_asprintf("%s/%s/record.json", dir, ents[i]->d_name);
             if (mtb_file_exists(p))
-                load_one(set, p, seen);
+                load_one(set, p, seen), found++;
             free(p);
         }
         free(ents[i]);
     }
     free(ents);
-    if (json_array_size(set->records) + json_array_size(set->bad) == before)
+    if (!found)
         add_bad(set, dir, "no records (looked for DIR/record.json and DIR/*/record.json)", MTB_REC_NOT_JSON);
 }
 
