@@ -142,11 +142,7 @@ int mtb_cmd_plan(int argc, char **argv)
         return 0;
     }
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(plan.name);
-    char nreps[32];
-    mtb_reps_text(nreps, sizeof nreps, plan.reps);
-    fprintf(stderr, "mtebench: plan %s: %zu configurations x %s reps and %zu capacity searches on %s%s, results in "
-            "%s\n", plan.name, plan.ncells, nreps, plan.ncaps, plan.platform->name,
-            mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
+    mtb_plan_banner("mtebench", &plan, dir);
     json_t *files = json_array();
     json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, &failures, files) : NULL;
     print_work(&plan);

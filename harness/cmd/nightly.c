@@ -275,18 +275,8 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     struct mtb_err e = { 0 };
     if (mtb_plan_load(&plan, na->plan_path, &o, &e) != 0)
         mtb_err_exit(&e);
-    char ts[32];
-    mtb_utc_compact(ts, sizeof ts);
-    char *dir = o.results ? mtb_strdup(o.results) : mtb_asprintf("%s/%s-%s", mtb_results_dir(), ts, plan.name);
-    char nreps[32];
-    mtb_reps_text(nreps, sizeof nreps, plan.reps);
-    fprintf(stderr, "mtebench nightly: plan %s: %zu configurations x %s reps and %zu capacity searches on %s%s, "
-            "results in %s\n", plan.name, plan.ncells, nreps, plan.ncaps, plan.platform->name,
-            mtb_platform_emulated(plan.platform) ? " (emulated: not hardware timing)" : "", dir);
-    if (plan.count != MTB_PLAN_COUNT_NO)
-        fprintf(stderr, "mtebench nightly: count = %s: each configuration's MTE work counted once on vm%s\n",
-                plan.count == MTB_PLAN_COUNT_ONLY ? "only" : "yes",
-                plan.count == MTB_PLAN_COUNT_ONLY ? ", no timed runs" : ", before the timed runs");
+    char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(plan.name);
+    mtb_plan_banner("mtebench nightly", &plan, dir);
     json_t *files = json_array();
     json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, failures, files) : json_array();
     int cstatus = 0; /* the entries with an slo: each a capacity search into dir/capacity-ENTRY */

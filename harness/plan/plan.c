@@ -667,6 +667,19 @@ static void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_
     free(recp);
 }
 
+void mtb_plan_banner(const char *who, const struct mtb_plan *p, const char *dir)
+{
+    char nreps[32];
+    mtb_reps_text(nreps, sizeof nreps, p->reps);
+    fprintf(stderr, "%s: plan %s: %zu configurations x %s reps and %zu capacity searches on %s%s, results in %s\n", who,
+            p->name, p->ncells, nreps, p->ncaps, p->platform->name,
+            mtb_platform_emulated(p->platform) ? " (emulated: not hardware timing)" : "", dir);
+    if (p->count != MTB_PLAN_COUNT_NO)
+        fprintf(stderr, "%s: count = %s: each configuration's MTE work counted once on vm%s\n", who,
+                p->count == MTB_PLAN_COUNT_ONLY ? "only" : "yes",
+                p->count == MTB_PLAN_COUNT_ONLY ? ", no timed runs" : ", before the timed runs");
+}
+
 void mtb_plan_print_failed(const char *who, const json_t *failed, int total)
 {
     size_t n = json_array_size(failed), i;

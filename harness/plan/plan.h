@@ -141,6 +141,11 @@ struct mtb_plan_session;
 struct mtb_plan_session *mtb_plan_begin(struct mtb_plan *p, const char *dir, int force, json_t *files);
 json_t *mtb_plan_step(struct mtb_plan_session *s, size_t cell, long rep, const char *what, double left_s);
 json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures);
+/* Print, to stderr, what a plan file is about to run: "WHO: plan NAME: N
+ * configurations x R reps and C capacity searches on PLATFORM (emulated:
+ * not hardware timing), results in DIR", and its counting (plan and
+ * nightly alike). */
+void mtb_plan_banner(const char *who, const struct mtb_plan *p, const char *dir);
 /* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
  * failed record with its status and error, to stderr. Nothing if none. */
 void mtb_plan_print_failed(const char *who, const json_t *failed, int total);
