@@ -1,6 +1,7 @@
 /* nightly.c - see nightly.h */
 #include "lib/jsonx.h"
 #include "cmd/nightly.h"
+#include "analysis/nightly_analyse.h"
 #include "cmd/commands.h"
 #include "cmd/capacity_cli.h"
 #include "bisect/bisect.h"
@@ -318,6 +319,31 @@ static json_t *new_regressions(json_t *now, json_t *before)
     return fresh;
 }
 
+/* Each regression's `bisect` command, from what its bisection would
+ * search (the analysis's bisect_from): the dashboard shows it, --bisect
+ * runs it. */
+static void propose_bisects(json_t *analysis)
+{
+    size_t i, j;
+    json_t *s, *ch;
+    json_array_foreach(json_object_get(analysis, "series"), i, s)
+    {
+        json_array_foreach(json_object_get(s, "changes"), j, ch)
+        {
+            json_t *b = json_object_get(ch, "bisect_from");
+            if (!b)
+                continue;
+            const char *wl = mtb_jstr(b, "workload");
+            char *cmd = mtb_bisect_command(mtb_jstr(b, "good"), mtb_jstr(b, "bad"), mtb_jstr(b, "service"),
+                                           mtb_jstr(b, "variant"), mtb_jstr(b, "mode"), mtb_jstr(b, "platform"),
+                                           *wl ? wl : NULL, mtb_jstr(b, "metric"));
+            if (cmd) /* the open list holds the same change objects */
+                json_object_set_new(ch, "bisect", json_string(cmd));
+            free(cmd);
+        }
+    }
+}
+
 /* Analyse the history, write the dashboard, print the digest.
  * @return MTB_NIGHTLY_REGRESSION if a new regression is confirmed, MTB_NIGHTLY_ERROR
  *         if the dashboard cannot be written, MTB_NIGHTLY_HISTORY, else 0 */
@@ -332,6 +358,7 @@ static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t 
     long long nnights = mtb_history_nights(h, err, sizeof err);
     json_t *now = mtb_nightly_analyse(hist, &na->cpo, NULL);
     json_t *before = mtb_nightly_analyse(hist, &na->cpo, new_nights);
+    propose_bisects(now);
     json_t *fresh = new_regressions(now, before);
     int status = json_array_size(fresh) ? MTB_NIGHTLY_REGRESSION : MTB_NIGHTLY_OK;
     json_object_set_new(now, "new", fresh);

@@ -3,7 +3,7 @@
  * hand), refusal of corrupt, foreign and newer histories and of an unreachable
  * PostgreSQL server, and the redaction of passwords in PostgreSQL URLs. */
 #include "history/history.h"
-#include "cmd/nightly.h"
+#include "analysis/nightly_analyse.h"
 #include "core/record.h"
 #include "tap.h"
 #include "lib/util.h"

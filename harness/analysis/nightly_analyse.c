@@ -3,8 +3,7 @@
  * points (timings: changepoint.c's test over runs; work counts:
  * workcp.c's rule over nights) and the open regressions. */
 #include "lib/jsonx.h"
-#include "cmd/nightly.h"
-#include "bisect/bisect.h"
+#include "analysis/nightly_analyse.h"
 #include "analysis/stats.h"
 #include "analysis/workcp.h"
 #include "core/record.h"
@@ -267,30 +266,29 @@ static void points_free(struct points *pt)
     json_decref(pt->used);
 }
 
-/* a regression's `bisect` command between the mtebench revisions of the
- * nights before and after it (a `git describe`, "-dirty" dropped); the metric
- * of an overhead series is the tagged runs' throughput */
-static void propose_bisect(json_t *ch, json_t *s, const char *metric)
+/* what a regression's bisection would search (cmd/nightly.c makes the
+ * `bisect` command of it): the mtebench revisions of the nights before and
+ * after it (a `git describe`, "-dirty" dropped) and the configuration; the
+ * metric of an overhead series is the tagged runs' throughput. Nothing when
+ * a revision is unknown or both are the same. */
+static void bisect_from(json_t *ch, json_t *s, const char *metric)
 {
     json_t *rb = json_object_get(ch, "revisions_before"), *ra = json_object_get(ch, "revisions_after");
     char *good = mtb_strdup(mtb_jstr(rb, "mtebench_version")), *bad = mtb_strdup(mtb_jstr(ra, "mtebench_version"));
-    char *wl = mtb_strdup(mtb_jstr(s, "workload"));
     for (char **v = (char *[]){ good, bad, NULL }; *v; v++) {
         size_t n = strlen(*v);
         if (n > 6 && !strcmp(*v + n - 6, "-dirty"))
             (*v)[n - 6] = 0;
     }
-    const char *bm = !strcmp(metric, "p99") ? "p99_us" : "ops_per_sec";
-    char *cmd = NULL;
     if (*good && *bad && strcmp(good, "unknown") && strcmp(bad, "unknown") && strcmp(good, bad))
-        cmd = mtb_bisect_command(good, bad, mtb_jstr(s, "service"), mtb_jstr(s, "variant"), mtb_jstr(s, "mode"),
-                                 mtb_jstr(s, "platform"), *wl ? wl : NULL, bm);
-    if (cmd)
-        json_object_set_new(ch, "bisect", json_string(cmd));
-    free(cmd);
+        json_object_set_new(ch, "bisect_from",
+                            json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "good", good, "bad", bad, "service",
+                                      mtb_jstr(s, "service"), "variant", mtb_jstr(s, "variant"), "mode",
+                                      mtb_jstr(s, "mode"), "platform", mtb_jstr(s, "platform"), "workload",
+                                      mtb_jstr(s, "workload"), "metric",
+                                      !strcmp(metric, "p99") ? "p99_us" : "ops_per_sec"));
     free(good);
     free(bad);
-    free(wl);
 }
 
 /* one change point of a series as the dashboard and digest show it */
@@ -429,7 +427,7 @@ static json_t *analyse_series(json_t *s, const struct metric *m, json_t *nights,
         json_t *ch = change_json(&cps[k], s, m, id, label, &pt, k == ncp - 1);
         int machine = cps[k].regression && machine_change(ch, nights, &pt, cps[k].index);
         if (cps[k].regression && !machine && strcmp(m->kind, "capacity")) /* bisect measures closed-loop runs */
-            propose_bisect(ch, s, m->name);
+            bisect_from(ch, s, m->name);
         json_array_append(changes, ch);
         if (cps[k].regression && !machine && k == ncp - 1)
             json_array_append(open, ch);

@@ -1,6 +1,7 @@
-/* test_nightly.c - a night the quiet check marked not quiet is shown in the
- * dashboard and the digest but kept out of the change-point test
- * (nightly.c, dashboard.c). Once such a night was reported as a regression.
+/* test_nightly_analyse.c - the nightly's analysis
+ * (analysis/nightly_analyse.c): a night the quiet check marked not quiet
+ * is shown in the dashboard and the digest but kept out of the
+ * change-point test (nightly_analyse.c, dashboard.c). Once such a night was reported as a regression.
  * A history of 12 nights at about 1000 ops/s, 6 runs a night; the newest,
  * night 12, runs at 700 ops/s (the machine was busy). Its records say so (environment.quiet),
  * and the analysis reads them as the nightly does. The same history with
@@ -12,7 +13,7 @@
  * And capacity series (a plan entry with an slo): their change points. */
 #include "report/dashboard.h"
 #include "lib/jsonx.h"
-#include "cmd/nightly.h"
+#include "analysis/nightly_analyse.h"
 #include "run/quiet.h"
 #include "tap.h"
 #include "lib/util.h"
@@ -113,6 +114,23 @@ int main(void)
     json_t *aq = mtb_nightly_analyse(quiet, &o, NULL);
     ok(changes_at_12(aq) > 0 && json_array_size(json_object_get(aq, "open")) == 1,
        "control: the newest night quiet, its 30%% drop is an open regression (%d changes)", changes_at_12(aq));
+    ok(!json_object_get(json_array_get(json_object_get(aq, "open"), 0), "bisect_from"),
+       "... with no bisection to propose: the nights name no mtebench revision");
+    /* the same with the revisions each night ran: v1 before the drop, v2 from it on */
+    json_t *revh = history(1), *pt;
+    size_t k;
+    json_array_foreach(json_object_get(json_array_get(revh, 0), "points"), k, pt)
+        json_object_set_new(pt, "mtebench_version",
+                            json_string(json_integer_value(json_object_get(pt, "night")) >= 12 ? "v2-dirty" : "v1"));
+    json_t *ar = mtb_nightly_analyse(revh, &o, NULL);
+    json_t *bf = json_object_get(json_array_get(json_object_get(ar, "open"), 0), "bisect_from");
+    ok(bf && !strcmp(mtb_jstr(bf, "good"), "v1") && !strcmp(mtb_jstr(bf, "bad"), "v2") &&
+           !strcmp(mtb_jstr(bf, "service"), "memcached") && !strcmp(mtb_jstr(bf, "variant"), "plain") &&
+           !strcmp(mtb_jstr(bf, "metric"), "ops_per_sec"),
+       "... and with the nights' revisions, what its bisection would search: v1 to v2 (-dirty dropped), the "
+       "configuration, throughput");
+    json_decref(ar);
+    json_decref(revh);
 
     json_t *busy = history(0);
     json_t *ab = mtb_nightly_analyse(busy, &o, NULL);
@@ -240,7 +258,7 @@ int main(void)
             ok(nch == 1 && x == 2 && !strcmp(mtb_jstr(last, "kind"), "machine") &&
                json_array_size(json_object_get(a3, "open")) == 0 &&
                strstr(mtb_jstr(last, "machine_why"), "took 22% of the runs' CPUs after it, 0% before") &&
-               !json_object_get(last, "bisect") && wr == 0 && dg && strstr(dg, "## Slower machine, not slower code"),
+               !json_object_get(last, "bisect_from") && wr == 0 && dg && strstr(dg, "## Slower machine, not slower code"),
                "nights 2-3 at 22-28%% steal after night 1 at 0%%, same revisions: -40%% is the machine's (%s), no open "
                "regression, the digest says so", mtb_jstr(last, "machine_why"));
             free(dg);
@@ -269,7 +287,7 @@ int main(void)
     x = reg = 0;
     ok(metric_changes(ac, "capacity overhead", &x, &reg) == 1 && x == 9 && reg,
        "its capacity overhead 1.0 -> 1.25: a regression there too");
-    ok(json_array_size(json_object_get(ac, "open")) == 2 && !json_object_get(json_array_get(json_object_get(ac, "open"), 0), "bisect"),
+    ok(json_array_size(json_object_get(ac, "open")) == 2 && !json_object_get(json_array_get(json_object_get(ac, "open"), 0), "bisect_from"),
        "both open, with no bisect proposed (bisect measures closed-loop runs)");
     json_t *ch2 = capacity_history(12, 9), *ac2 = mtb_nightly_analyse(ch2, &o, NULL);
     ok(metric_changes(ac2, "capacity", &x, &reg) == 0 || !reg, "the same step with 4 nights after it: not yet a regression");
