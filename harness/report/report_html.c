@@ -498,61 +498,38 @@ static void html_allocators(FILE *f, json_t *sum)
 
 static void html_kernels(FILE *f, json_t *sum)
 {
-    json_t *ks = json_object_get(sum, "kernels");
+    json_t *ks = json_object_get(sum, "kernels"), *k;
     if (!json_array_size(ks))
         return;
     fprintf(f, "<section id=\"kernels\"><h2>Kernel comparison</h2>\n<table>\n");
     int emu = 0;
     size_t i;
-    json_t *k;
     json_array_foreach(ks, i, k) emu |= json_is_true(json_object_get(k, "emulated"));
     caption(f, "Same service, workload, variant and mode under two kernels", emu);
-    fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">platform</th>"
-               "<th class=\"l\">kernel A</th><th class=\"l\">kernel B</th><th>runs A/B</th><th>ops/s A</th>"
-               "<th>ops/s B</th><th>delta B vs A</th><th>Mann–Whitney p</th><th>overhead A</th>"
-               "<th>overhead B</th></tr>\n");
+    fprintf(f, "<tr>");
+    for (int c = 0; c < MTB_SUMMARY_KERNEL_NCOLS; c++) {
+        fprintf(f, "<th%s>", c < 5 ? " class=\"l\"" : "");
+        hput(f, mtb_summary_kernel_cols[c]);
+        fprintf(f, "</th>");
+    }
+    fprintf(f, "</tr>\n");
     json_array_foreach(ks, i, k)
     {
-        char a[32], b[32];
-        mtb_summary_fmt_int(a, sizeof a, mtb_jnum(k, "ops_a"));
-        mtb_summary_fmt_int(b, sizeof b, mtb_jnum(k, "ops_b"));
+        struct mtb_summary_kernel_row r;
+        mtb_summary_kernel_row(k, &r);
         fprintf(f, "<tr>");
-        td_text(f, mtb_jstr(k, "service"), 1);
-        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(k, "variant"), mtb_jstr(k, "mode"));
-        td_text(f, cfg, 1);
-        free(cfg);
-        char *pl = mtb_asprintf("%s%s", mtb_jstr(k, "platform"), json_is_true(json_object_get(k, "emulated")) ? " (emulated)" : "");
-        td_text(f, pl, 1);
-        free(pl);
-        td_text(f, mtb_jstr(k, "kernel_a"), 1);
-        td_text(f, mtb_jstr(k, "kernel_b"), 1);
-        fprintf(f, "<td>%lld/%lld</td><td>%s</td><td>%s</td>", (long long)json_integer_value(json_object_get(k, "runs_a")),
-                (long long)json_integer_value(json_object_get(k, "runs_b")), a, b);
-        td_ratio(f, json_object_get(k, "delta"), 1);
-        json_t *pv = json_object_get(k, "mann_whitney_p");
-        if (json_is_number(pv))
-            fprintf(f, "<td>%.3g<br><small>%s</small></td>", json_number_value(pv),
-                    json_is_true(json_object_get(k, "significant")) ? "significant (p &lt; 0.05)" : "not significant");
-        else
-            fprintf(f, "<td>-</td>");
-        td_ratio(f, json_object_get(k, "slowdown_a"), 0);
-        td_ratio(f, json_object_get(k, "slowdown_b"), 0);
+        for (int c = 0; c < 8; c++)
+            td_text(f, r.text[c], c < 5);
+        td_ratio(f, r.delta, 1);
+        td_text(f, r.p, 0);
+        td_ratio(f, r.slowdown[0], 0);
+        td_ratio(f, r.slowdown[1], 0);
         fprintf(f, "</tr>\n");
     }
-    fprintf(f, "</table>\n<p class=\"note\">Delta = kernel B ops/s ÷ kernel A ops/s − 1 for runs paired by "
-               "repetition (median of the pairs, 95%% CI); significance from a two-sided Mann–Whitney U test on the "
-               "runs' throughput. Overhead A/B: each kernel's slowdown of this configuration against its own "
-               "plain/off baseline.</p>\n");
-    json_t *notes = json_array();
-    json_array_foreach(ks, i, k)
-    {
-        size_t j;
-        json_t *n;
-        int dup = 0;
-        json_array_foreach(notes, j, n) dup |= !strcmp(json_string_value(n), mtb_jstr(k, "note"));
-        if (!dup)
-            json_array_append_new(notes, json_string(mtb_jstr(k, "note")));
-    }
+    fprintf(f, "</table>\n<p class=\"note\">");
+    hput(f, mtb_summary_kernel_note);
+    fprintf(f, "</p>\n");
+    json_t *notes = mtb_summary_kernel_notes(ks);
     json_array_foreach(notes, i, k)
     {
         fprintf(f, "<p class=\"%s\">Kernel comparison ", emu ? "emu" : "note");

@@ -403,39 +403,76 @@ static void md_allocators(FILE *f, json_t *sum, const char *em)
     }
 }
 
+const char *const mtb_summary_kernel_cols[MTB_SUMMARY_KERNEL_NCOLS] = { "service", "config", "platform", "kernel A", "kernel B",
+                                                        "runs A/B", "ops/s A", "ops/s B", "delta B vs A [CI]",
+                                                        "Mann–Whitney p", "overhead A", "overhead B" };
+const char mtb_summary_kernel_note[] =
+    "Delta = kernel B ops/s ÷ kernel A ops/s − 1 for runs paired by repetition (median of the pairs, 95% CI); "
+    "significance from a two-sided Mann–Whitney U test on the runs' throughput. Overhead A/B: each kernel's "
+    "slowdown of this configuration against its own plain/off baseline.";
+
+void mtb_summary_kernel_row(json_t *k, struct mtb_summary_kernel_row *r)
+{
+    snprintf(r->text[0], sizeof r->text[0], "%s", mtb_jstr(k, "service"));
+    snprintf(r->text[1], sizeof r->text[1], "%s/%s", mtb_jstr(k, "variant"), mtb_jstr(k, "mode"));
+    snprintf(r->text[2], sizeof r->text[2], "%s%s", mtb_jstr(k, "platform"),
+             json_is_true(json_object_get(k, "emulated")) ? " (emulated)" : "");
+    snprintf(r->text[3], sizeof r->text[3], "%s", mtb_jstr(k, "kernel_a"));
+    snprintf(r->text[4], sizeof r->text[4], "%s", mtb_jstr(k, "kernel_b"));
+    snprintf(r->text[5], sizeof r->text[5], "%lld/%lld", (long long)json_integer_value(json_object_get(k, "runs_a")),
+             (long long)json_integer_value(json_object_get(k, "runs_b")));
+    mtb_summary_fmt_int(r->text[6], sizeof r->text[6], mtb_jnum(k, "ops_a"));
+    mtb_summary_fmt_int(r->text[7], sizeof r->text[7], mtb_jnum(k, "ops_b"));
+    r->delta = json_object_get(k, "delta");
+    json_t *pv = json_object_get(k, "mann_whitney_p");
+    if (json_is_number(pv))
+        snprintf(r->p, sizeof r->p, "%.3g (%s)", json_number_value(pv),
+                 json_is_true(json_object_get(k, "significant")) ? "significant, p < 0.05" : "not significant");
+    else
+        snprintf(r->p, sizeof r->p, "-");
+    r->slowdown[0] = json_object_get(k, "slowdown_a");
+    r->slowdown[1] = json_object_get(k, "slowdown_b");
+}
+
+json_t *mtb_summary_kernel_notes(json_t *kernels)
+{
+    json_t *notes = json_array(), *o;
+    size_t i;
+    json_array_foreach(kernels, i, o) if (*mtb_jstr(o, "note")) mtb_jadd_unique(notes, mtb_jstr(o, "note"));
+    return notes;
+}
+
 static void md_kernels(FILE *f, json_t *sum, const char *em)
 {
+    json_t *ks = json_object_get(sum, "kernels"), *o;
     size_t i;
-    json_t *o;
-    if (json_array_size(json_object_get(sum, "kernels"))) {
-        fprintf(f, "\n## Kernel comparison%s\n\nDelta = kernel B ops/s ÷ kernel A ops/s − 1 for runs paired by "
-                   "repetition (median of pairs, 95%% CI); significance by Mann–Whitney U on the runs' throughput.\n\n"
-                   "| service | config | platform | kernel A | kernel B | ops/s A | ops/s B | delta [CI] | Mann–Whitney p | "
-                   "overhead A | overhead B |\n|---|---|---|---|---|---|---|---|---|---|---|\n", em);
-        json_array_foreach(json_object_get(sum, "kernels"), i, o)
-        {
-            char a[32], b[32];
-            mtb_summary_fmt_int(a, sizeof a, mtb_jnum(o, "ops_a"));
-            mtb_summary_fmt_int(b, sizeof b, mtb_jnum(o, "ops_b"));
-            fprintf(f, "| %s | %s/%s | %s%s | %s | %s | %s | %s | ", mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
-                    mtb_jstr(o, "platform"), json_is_true(json_object_get(o, "emulated")) ? " (emulated)" : "",
-                    mtb_jstr(o, "kernel_a"), mtb_jstr(o, "kernel_b"), a, b);
-            md_cell(f, json_object_get(o, "delta"), MTB_CI_DELTA, 1);
-            json_t *pv = json_object_get(o, "mann_whitney_p");
-            if (json_is_number(pv))
-                fprintf(f, " | %.3g%s | ", json_number_value(pv), json_is_true(json_object_get(o, "significant")) ? " (significant)" : " (not significant)");
-            else
-                fprintf(f, " | - | ");
-            md_cell(f, json_object_get(o, "slowdown_a"), MTB_CI_RATIO, 1);
-            fprintf(f, " | ");
-            md_cell(f, json_object_get(o, "slowdown_b"), MTB_CI_RATIO, 1);
-            fprintf(f, " |\n");
-        }
-        json_t *notes = json_array();
-        json_array_foreach(json_object_get(sum, "kernels"), i, o) mtb_jadd_unique(notes, mtb_jstr(o, "note"));
-        json_array_foreach(notes, i, o) fprintf(f, "\n> Kernel comparison %s.\n", json_string_value(o));
-        json_decref(notes);
+    if (!json_array_size(ks))
+        return;
+    fprintf(f, "\n## Kernel comparison%s\n\n%s\n\n|", em, mtb_summary_kernel_note);
+    for (int c = 0; c < MTB_SUMMARY_KERNEL_NCOLS; c++)
+        fprintf(f, " %s |", mtb_summary_kernel_cols[c]);
+    fprintf(f, "\n|");
+    for (int c = 0; c < MTB_SUMMARY_KERNEL_NCOLS; c++)
+        fprintf(f, "---|");
+    fprintf(f, "\n");
+    json_array_foreach(ks, i, o)
+    {
+        struct mtb_summary_kernel_row r;
+        mtb_summary_kernel_row(o, &r);
+        fprintf(f, "|");
+        for (int c = 0; c < 8; c++)
+            fprintf(f, " %s |", r.text[c]);
+        fprintf(f, " ");
+        md_cell(f, r.delta, MTB_CI_DELTA, 1);
+        fprintf(f, " | %s | ", r.p);
+        md_cell(f, r.slowdown[0], MTB_CI_RATIO, 1);
+        fprintf(f, " | ");
+        md_cell(f, r.slowdown[1], MTB_CI_RATIO, 1);
+        fprintf(f, " |\n");
     }
+    json_t *notes = mtb_summary_kernel_notes(ks);
+    json_array_foreach(notes, i, o) fprintf(f, "\n> Kernel comparison %s.\n", json_string_value(o));
+    json_decref(notes);
 }
 
 static void md_cores(FILE *f, json_t *sum, const char *em)

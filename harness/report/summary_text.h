@@ -40,4 +40,21 @@ void mtb_summary_workload_label(json_t *w, char *buf, size_t n);
 void mtb_summary_cores_label(json_t *row, char *buf, size_t n);
 /* a per-request object as "event 1.234, event 5.678" (to be freed) */
 char *mtb_summary_per_request_text(json_t *pr);
+
+/* The kernel comparison (summary "kernels": one configuration under two
+ * kernels) as the Markdown and the HTML report both show it: the columns,
+ * each row's text cells, the CI cells each format writes its own way, the
+ * note under the table and the rows' notes, each once. */
+#define MTB_SUMMARY_KERNEL_NCOLS 12
+extern const char *const mtb_summary_kernel_cols[MTB_SUMMARY_KERNEL_NCOLS];
+extern const char mtb_summary_kernel_note[];
+struct mtb_summary_kernel_row {
+    char text[8][128];   /* service, config, platform, kernel A, kernel B, runs A/B, ops/s A, ops/s B */
+    json_t *delta;       /* then: delta B vs A (a CI object, MTB_CI_DELTA) */
+    char p[96];          /* Mann-Whitney p, with whether it is significant */
+    json_t *slowdown[2]; /* overhead A and B (CI objects, MTB_CI_RATIO) */
+};
+void mtb_summary_kernel_row(json_t *k, struct mtb_summary_kernel_row *r);
+/* the rows' distinct notes (a new array) */
+json_t *mtb_summary_kernel_notes(json_t *kernels);
 #endif
