@@ -30,6 +30,8 @@ static int per_host;
 static char *base_key(json_t *rec)
 {
     char *k = mtb_record_pair_key(rec);
+    if (!k) /* an incomplete config (a record not loaded through the checks): a configuration of its own */
+        k = mtb_strdup("");
     if (!per_host)
         return k;
     char *h = mtb_asprintf("%s|host=%s", k, mtb_record_host(rec));
@@ -64,20 +66,23 @@ void mtb_summary_set_host(json_t *o, json_t *rec)
 /* The same, without the kernel: what two kernels are compared on. */
 static char *nokernel_key(json_t *rec)
 {
-    json_t *c = json_object_get(rec, "config");
-    char *wl = mtb_workload_key(json_object_get(c, "workload"));
+    struct mtb_rec_config c;
+    if (mtb_rec_config_get(rec, &c, NULL, 0) != 0)
+        return mtb_strdup("");
+    char *wl = mtb_workload_key(c.workload);
     char lab[128];
-    char *k = mtb_asprintf("%s|%s|%s|%s|%s", mtb_jstr(c, "service"), mtb_jstr(c, "platform"),
-                           mtb_config_label(c, lab, sizeof lab), mtb_jstr(c, "mode"), wl ? wl : "");
+    char *k = mtb_asprintf("%s|%s|%s|%s|%s", c.service, c.platform, mtb_config_label(json_object_get(rec, "config"), lab,
+                           sizeof lab), c.mode, wl ? wl : "");
     free(wl);
     return k;
 }
 
 static char *config_key(json_t *rec)
 {
-    json_t *c = json_object_get(rec, "config");
+    struct mtb_rec_config c;
     char *b = base_key(rec);
-    char *k = mtb_asprintf("%s|%s|%s", b, mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+    char *k = mtb_rec_config_get(rec, &c, NULL, 0) == 0 ? mtb_asprintf("%s|%s|%s", b, c.variant, c.mode)
+                                                         : mtb_strdup(b);
     free(b);
     return k;
 }

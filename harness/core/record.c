@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,81 @@ int mtb_record_write(const char *path, json_t *rec)
     int rc = mtb_write_atomic(path, text, strlen(text));
     free(text);
     return rc;
+}
+
+/* ---- the record's configuration, typed ---------------------------------------------------- */
+
+static const char *type_name(json_t *v)
+{
+    static const char *const names[] = { "object", "array", "string", "integer", "real", "true", "false", "null" };
+    return names[json_typeof(v)];
+}
+
+int mtb_rec_config_get(json_t *rec, struct mtb_rec_config *c, char *why, size_t n)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+        const char *absent; /* NULL: needed */
+    } strs[] = {
+        { "service", offsetof(struct mtb_rec_config, service), NULL },
+        { "variant", offsetof(struct mtb_rec_config, variant), NULL },
+        { "mode", offsetof(struct mtb_rec_config, mode), NULL },
+        { "platform", offsetof(struct mtb_rec_config, platform), NULL },
+        { "kernel", offsetof(struct mtb_rec_config, kernel), NULL },
+        { "plan", offsetof(struct mtb_rec_config, plan), "" },
+        { "allocator", offsetof(struct mtb_rec_config, allocator), "glibc" },
+    };
+    static const struct {
+        const char *key;
+        size_t off;
+        int needed;
+    } ints[] = {
+        { "rep", offsetof(struct mtb_rec_config, rep), 1 },
+        { "index", offsetof(struct mtb_rec_config, index), 0 },
+        { "total", offsetof(struct mtb_rec_config, total), 0 },
+    };
+    memset(c, 0, sizeof *c);
+    json_t *cfg = json_object_get(rec, "config");
+    if (!json_is_object(cfg)) {
+        if (why && n)
+            snprintf(why, n, "config: %s, not an object", cfg ? type_name(cfg) : "missing");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        json_t *v = json_object_get(cfg, strs[i].key);
+        const char **slot = (const char **)((char *)c + strs[i].off);
+        if (json_is_string(v) && (*json_string_value(v) || strs[i].absent))
+            *slot = json_string_value(v);
+        else if (!v && strs[i].absent)
+            *slot = strs[i].absent;
+        else {
+            if (why && n)
+                snprintf(why, n, "config.%s: %s%s", strs[i].key,
+                         !v ? "missing" : json_is_string(v) ? "empty" : type_name(v),
+                         !v ? " (a string)" : json_is_string(v) ? "" : ", not a string");
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        json_t *v = json_object_get(cfg, ints[i].key);
+        int *slot = (int *)((char *)c + ints[i].off);
+        if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= INT_MAX)
+            *slot = (int)json_integer_value(v);
+        else if (v || ints[i].needed) {
+            if (why && n)
+                snprintf(why, n, "config.%s: %s%s", ints[i].key, !v ? "missing" : type_name(v),
+                         !v ? " (a whole number)" : json_is_integer(v) ? " out of range" : ", not a whole number");
+            return -1;
+        }
+    }
+    c->workload = json_object_get(cfg, "workload");
+    if (!json_is_object(c->workload)) {
+        if (why && n)
+            snprintf(why, n, "config.workload: %s", c->workload ? type_name(c->workload) : "missing (an object)");
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- the record's facts ------------------------------------------------------------- */

@@ -148,7 +148,21 @@ enum mtb_record_problem {
     MTB_REC_NO_SERVICE,   /* no config.service */
     MTB_REC_NO_FIGURES,   /* status ok but no summary.ops_per_sec */
     MTB_REC_COUNTED,      /* a counted run (--count): its figures are no timing */
+    MTB_REC_BAD_CONFIG,   /* a config key missing or of the wrong type (named) */
 };
+/* A record's configuration, its identity, typed and checked once
+ * (mtb_rec_config_get): the strings and the workload are the record's own
+ * (valid while it is), a key it lacks is named, never read as "". Records
+ * of earlier versions load: plan, allocator, index and total may be absent
+ * (plan "", allocator "glibc", index and total 0). */
+struct mtb_rec_config {
+    const char *service, *variant, *mode, *platform, *kernel, *plan, *allocator;
+    int rep, index, total;
+    json_t *workload;
+};
+/** rec's config into c. @return 0, or -1 with why naming the key
+ *  ("config.rep: a string, not an integer"; why may be NULL) */
+int mtb_rec_config_get(json_t *rec, struct mtb_rec_config *c, char *why, size_t n);
 /** @return the problem's short name ("not-json", "other-schema", ...) */
 const char *mtb_record_problem_name(enum mtb_record_problem p);
 /** mtb_record_check - is rec a usable record? msg receives the reason in words.
@@ -215,7 +229,8 @@ const char *mtb_record_host(json_t *rec);
 /** @return 1 if config (a record's "config") is a baseline (plain/off) */
 int mtb_record_is_baseline(json_t *config);
 /** @return the pair key of a record (heap string): equal for a tagged run and
- *  its baseline, whatever their variant, mode and repetition */
+ *  its baseline, whatever their variant, mode and repetition; NULL when its
+ *  config is incomplete (mtb_rec_config_get: such a record pairs with none) */
 char *mtb_record_pair_key(json_t *rec);
 /** @return 1 if baseline is the partner of tagged under the rule above */
 int mtb_record_pairs(json_t *tagged, json_t *baseline);

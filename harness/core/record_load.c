@@ -21,7 +21,7 @@
 const char *mtb_record_problem_name(enum mtb_record_problem p)
 {
     static const char *const names[] = { "ok", "not-json", "not-object", "no-schema", "other-schema", "no-service",
-                                          "no-figures", "counted" };
+                                          "no-figures", "counted", "bad-config" };
     return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "unknown";
 }
 
@@ -36,6 +36,8 @@ static int schema_known(const char *s)
 
 enum mtb_record_problem mtb_record_check(json_t *rec, char *msg, size_t n)
 {
+    struct mtb_rec_config cfg;
+    char why[200];
     const char *schema = json_string_value(json_object_get(rec, "schema"));
     enum mtb_record_problem p = MTB_REC_OK;
     if (!json_is_object(rec))
@@ -49,6 +51,8 @@ enum mtb_record_problem mtb_record_check(json_t *rec, char *msg, size_t n)
     else if (!json_is_object(json_object_get(rec, "config")) ||
              !json_is_string(json_object_get(json_object_get(rec, "config"), "service")))
         snprintf(msg, n, "incomplete record: no config.service"), p = MTB_REC_NO_SERVICE;
+    else if (mtb_rec_config_get(rec, &cfg, why, sizeof why) != 0)
+        snprintf(msg, n, "incomplete record: %s", why), p = MTB_REC_BAD_CONFIG;
     else if (!strcmp(mtb_jstr(rec, "status"), "ok") && !(mtb_jnum(json_object_get(rec, "summary"), "ops_per_sec") >= 0))
         snprintf(msg, n, "incomplete record: status ok but no summary.ops_per_sec"), p = MTB_REC_NO_FIGURES;
     else if (json_is_string(json_object_get(rec, "timing")) && json_object_get(rec, "work"))

@@ -19,8 +19,6 @@
 
 /* ---- the pairing rule -------------------------------------------------------------- */
 
-/** @return the record's repetition (config.rep, 1-based; 0 if absent) */
-static int mtb_record_rep(json_t *rec) { return (int)json_integer_value(json_object_get(json_object_get(rec, "config"), "rep")); }
 
 
 const char *mtb_record_host(json_t *rec)
@@ -39,29 +37,35 @@ const char *mtb_record_host(json_t *rec)
 int mtb_record_is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"); }
 
 /* one field of the pair key, as text */
-static char *pair_field(json_t *rec, const char *field)
+static char *pair_field(json_t *rec, const struct mtb_rec_config *c, const char *field)
 {
-    json_t *c = json_object_get(rec, "config");
     json_t *rl = json_object_get(json_object_get(rec, "sequential"), "run_length");
     if (!strcmp(field, "workload") && json_is_number(json_object_get(rl, "pilot_s"))) {
         /* REPS=auto chose the run length after its pilot pairs (runlen.c): one configuration, runs of two
          * lengths, keyed by the configured (pilot) one */
-        json_t *w = json_deep_copy(json_object_get(c, "workload"));
+        json_t *w = json_deep_copy(c->workload);
         json_object_set(w, "duration_s", json_object_get(rl, "pilot_s"));
         char *k = mtb_workload_key(w);
         json_decref(w);
         return k;
     }
     if (!strcmp(field, "workload"))
-        return mtb_workload_key(json_object_get(c, "workload"));
+        return mtb_workload_key(c->workload);
     if (!strcmp(field, "machine"))
         return mtb_record_machine_text(rec);
-    if (!strcmp(field, "allocator")) /* records from before the axis ran glibc's */
-        return mtb_strdup(mtb_config_allocator(c));
-    return mtb_strdup(mtb_jstr(c, field));
+    const char *v = !strcmp(field, "plan")       ? c->plan
+                  : !strcmp(field, "service")    ? c->service
+                  : !strcmp(field, "platform")   ? c->platform
+                  : !strcmp(field, "kernel")     ? c->kernel
+                  : !strcmp(field, "allocator")  ? c->allocator /* records from before the axis: glibc's */
+                                                 : NULL;
+    if (!v) /* MTB_PAIR_FIELDS names a field this function does not know */
+        mtb_die(1, "record_pair.c: no pair field '%s'", field);
+    return mtb_strdup(v);
 }
 
-char *mtb_record_pair_key(json_t *rec)
+/* the pair key of a record whose config is complete, else NULL (never paired) */
+static char *pair_key(json_t *rec, const struct mtb_rec_config *c)
 {
     static const char *const fields[] = {
 #define X(f) #f,
@@ -70,7 +74,7 @@ char *mtb_record_pair_key(json_t *rec)
     };
     char *key = mtb_strdup("");
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        char *v = pair_field(rec, fields[i]), *k = mtb_asprintf("%s%s%s=%s", key, i ? "|" : "", fields[i], v);
+        char *v = pair_field(rec, c, fields[i]), *k = mtb_asprintf("%s%s%s=%s", key, i ? "|" : "", fields[i], v);
         free(v);
         free(key);
         key = k;
@@ -78,16 +82,24 @@ char *mtb_record_pair_key(json_t *rec)
     return key;
 }
 
+char *mtb_record_pair_key(json_t *rec)
+{
+    struct mtb_rec_config c;
+    return mtb_rec_config_get(rec, &c, NULL, 0) == 0 ? pair_key(rec, &c) : NULL;
+}
+
 int mtb_record_pairs(json_t *tagged, json_t *baseline)
 {
-    if (mtb_record_is_baseline(json_object_get(tagged, "config")) ||
-        !mtb_record_is_baseline(json_object_get(baseline, "config")) || mtb_record_rep(tagged) != mtb_record_rep(baseline) ||
+    struct mtb_rec_config t, b;
+    if (mtb_rec_config_get(tagged, &t, NULL, 0) || mtb_rec_config_get(baseline, &b, NULL, 0) ||
+        mtb_record_is_baseline(json_object_get(tagged, "config")) ||
+        !mtb_record_is_baseline(json_object_get(baseline, "config")) || t.rep != b.rep ||
         strcmp(mtb_record_host(tagged), mtb_record_host(baseline))) /* never a baseline of another machine */
         return 0;
-    char *a = mtb_record_pair_key(tagged), *b = mtb_record_pair_key(baseline);
-    int same = !strcmp(a, b);
-    free(a);
-    free(b);
+    char *ka = pair_key(tagged, &t), *kb = pair_key(baseline, &b);
+    int same = !strcmp(ka, kb);
+    free(ka);
+    free(kb);
     return same;
 }
 
@@ -104,9 +116,13 @@ long *mtb_record_partners(json_t *records)
     size_t n = json_array_size(records);
     long *out = mtb_calloc(n ? n : 1, sizeof *out);
     char **keys = mtb_calloc(n ? n : 1, sizeof *keys);
+    int *reps = mtb_calloc(n ? n : 1, sizeof *reps);
     for (size_t i = 0; i < n; i++) {
         json_t *r = json_array_get(records, i);
-        keys[i] = strcmp(mtb_jstr(r, "status"), "ok") ? NULL : mtb_record_pair_key(r); /* each key built once */
+        struct mtb_rec_config c;
+        keys[i] = strcmp(mtb_jstr(r, "status"), "ok") || mtb_rec_config_get(r, &c, NULL, 0) ? NULL
+                : pair_key(r, &c); /* each key built once */
+        reps[i] = keys[i] ? c.rep : 0;
         out[i] = -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -116,7 +132,7 @@ long *mtb_record_partners(json_t *records)
         for (size_t j = 0; j < n && out[i] < 0; j++) {
             json_t *b = json_array_get(records, j);
             if (keys[j] && mtb_record_is_baseline(json_object_get(b, "config")) &&
-                mtb_record_rep(b) == mtb_record_rep(t) && !strcmp(keys[i], keys[j]) &&
+                reps[j] == reps[i] && !strcmp(keys[i], keys[j]) &&
                 !strcmp(mtb_record_host(b), mtb_record_host(t)))
                 out[i] = (long)j;
         }
@@ -124,6 +140,7 @@ long *mtb_record_partners(json_t *records)
     for (size_t i = 0; i < n; i++)
         free(keys[i]);
     free(keys);
+    free(reps);
     return out;
 }
 

@@ -115,6 +115,9 @@ static void put(const char *dir, const char *name, const char *text)
     free(p);
 }
 
+/* a complete config (mtb_rec_config_get) */
+#define CFG "{\"service\":\"m\",\"variant\":\"plain\",\"mode\":\"off\",\"platform\":\"emu\",\"kernel\":\"host\",\"rep\":1,\"workload\":{}}"
+
 static void test_checks_and_load(void)
 {
     char msg[400];
@@ -126,11 +129,12 @@ static void test_checks_and_load(void)
         { "{\"config\":{\"service\":\"m\"}}", MTB_REC_NO_SCHEMA },
         { "{\"schema\":\"mtebench-run/99\",\"config\":{\"service\":\"m\"}}", MTB_REC_OTHER_SCHEMA },
         { "{\"schema\":\"mtebench-run/1\",\"config\":{}}", MTB_REC_NO_SERVICE },
-        { "{\"schema\":\"mtebench-run/1\",\"status\":\"ok\",\"config\":{\"service\":\"m\"}}", MTB_REC_NO_FIGURES },
-        { "{\"schema\":\"mtebench-run/1\",\"status\":\"ok\",\"config\":{\"service\":\"m\"},\"summary\":{\"ops_per_sec\":1},"
+        { "{\"schema\":\"mtebench-run/1\",\"status\":\"ok\",\"config\":" CFG "}", MTB_REC_NO_FIGURES },
+        { "{\"schema\":\"mtebench-run/1\",\"status\":\"ok\",\"config\":" CFG ",\"summary\":{\"ops_per_sec\":1},"
           "\"timing\":\"none\",\"work\":{}}",
           MTB_REC_COUNTED },
-        { "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":{\"service\":\"m\"}}", MTB_REC_OK },
+        { "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":{\"service\":\"m\"}}", MTB_REC_BAD_CONFIG },
+        { "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":" CFG "}", MTB_REC_OK },
     };
     int good = 1;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -154,7 +158,7 @@ static void test_checks_and_load(void)
     json_decref(r);
     put(dir, "002-broken", "{\"schema\": ");
     put(dir, "003-other", "{\"schema\":\"mtebench-run/99\",\"config\":{\"service\":\"m\"}}");
-    put(dir, "004-error", "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":{\"service\":\"m\"}}");
+    put(dir, "004-error", "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":" CFG "}");
     char *missing = mtb_asprintf("%s/nothing-here", tmp);
     char *dirs[] = { dir, dir, missing }; /* a directory twice: its records once */
     struct mtb_record_set set;
@@ -173,6 +177,49 @@ static void test_checks_and_load(void)
     mtb_record_set_free(&set);
     free(missing);
     free(dir);
+}
+
+/* the configuration typed once: each key named when it is missing or of the wrong type */
+static void test_config(void)
+{
+    json_t *r = rec_of("tagged", "async", 3, 900, 100);
+    struct mtb_rec_config c;
+    char why[200] = "";
+    ok(mtb_rec_config_get(r, &c, why, sizeof why) == 0 && !strcmp(c.service, "memcached") && !strcmp(c.variant, "tagged") &&
+           !strcmp(c.mode, "async") && !strcmp(c.kernel, "host") && c.rep == 3 && json_is_object(c.workload),
+       "config: the identity typed");
+    ok(!strcmp(c.allocator, "glibc") && c.index == 0 && c.total == 0,
+       "config: a record from before the allocator axis and without its place in the plan: glibc's, 0, 0");
+    static const struct {
+        const char *key, *json, *want;
+    } bad[] = {
+        { "rep", "\"3\"", "config.rep: string, not a whole number" },
+        { "rep", "-1", "config.rep: integer out of range" },
+        { "variant", NULL, "config.variant: missing (a string)" },
+        { "mode", "7", "config.mode: integer, not a string" },
+        { "kernel", "\"\"", "config.kernel: empty" },
+        { "workload", "[]", "config.workload: array" },
+        { "index", "1.5", "config.index: real, not a whole number" },
+    };
+    int good = 1;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *copy = json_deep_copy(r), *cc = json_object_get(copy, "config");
+        if (bad[i].json)
+            json_object_set_new(cc, bad[i].key, json_loads(bad[i].json, JSON_DECODE_ANY, NULL));
+        else
+            json_object_del(cc, bad[i].key);
+        why[0] = 0;
+        if (mtb_rec_config_get(copy, &c, why, sizeof why) != -1 || strcmp(why, bad[i].want)) {
+            good = 0;
+            diag("%s: got '%s'", bad[i].want, why);
+        }
+        char msg[400];
+        good &= mtb_record_check(copy, msg, sizeof msg) == MTB_REC_BAD_CONFIG && strstr(msg, bad[i].want) != NULL;
+        json_decref(copy);
+    }
+    ok(good, "config: each of %zu bad keys named, never read as \"\", and the record refused by the check (bad-config)",
+       sizeof bad / sizeof bad[0]);
+    json_decref(r);
 }
 
 static void test_workload_key(void)
@@ -249,6 +296,7 @@ int main(void)
     test_builder();
     test_metrics();
     test_checks_and_load();
+    test_config();
     test_workload_key();
     test_pairing();
     mtb_rm_rf(tmp);
