@@ -301,7 +301,7 @@ while IFS= read -r f; do
 done < <(grep -lE '^int mtb_cmd_[a-z_]+\(int argc, char \*\*argv\)' harness/*/*.c harness/*/*.h 2>/dev/null)
 
 # --- 12: options declared once ------------------------------------------------------
-for f in $(grep -lE '(getopt(_long)?[[:space:]]*\(|struct option[[:space:]])' harness/*/*.c harness/*.c 2>/dev/null); do
+for f in $(grep -lE '(getopt(_long)?[[:space:]]*\(|struct option[[:space:]])' harness/*.c harness/*/*.c harness/*/*/*.c 2>/dev/null); do
     finding "$f: parses options with getopt: declare them in a table (lib/opttab.h), which makes the parser and the --help"
 done
 

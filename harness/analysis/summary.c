@@ -31,7 +31,7 @@ static char *base_key(json_t *rec)
 {
     char *k = mtb_record_pair_key(rec);
     if (!k) /* an incomplete config (a record not loaded through the checks): a configuration of its own */
-        k = mtb_strdup("");
+        k = mtb_asprintf("incomplete#%p", (void *)rec);
     if (!per_host)
         return k;
     char *h = mtb_asprintf("%s|host=%s", k, mtb_record_host(rec));

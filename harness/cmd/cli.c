@@ -142,8 +142,16 @@ void mtb_cli_help(FILE *f, const char *cmd, const struct mtb_opt *own)
         fprintf(f, "options of %s:\n", cmd);
         mtb_opt_help(f, mine, cmd);
     }
+    /* the shared rows but those the command's own table replaces (its --help) */
+    size_t n = sizeof mtb_cli_opts / sizeof mtb_cli_opts[0], k = 0;
+    struct mtb_opt *shared = mtb_calloc(n, sizeof *shared);
+    for (const struct mtb_opt *o = mtb_cli_opts; o->name; o++)
+        if (!own || !mtb_opt_find(mine, o->name, cmd))
+            shared[k++] = *o;
+    const struct mtb_opt *const rest[] = { shared, mtb_ssh_opts, NULL };
     fprintf(f, "options (make variables in capitals):\n");
-    mtb_opt_help(f, cli_tabs, cmd);
+    mtb_opt_help(f, rest, cmd);
+    free(shared);
 }
 
 /* Refuse a value: "invalid WHAT 'VAL' (accepted: ...)", exit 2. */

@@ -3,7 +3,7 @@
  * file of cmd/. A front parses its options (lib/opttab.h tables, or
  * cmd/cli.c's shared ones), calls the layers below, prints, and returns
  * the exit status: 0 done, 2 bad input, 1 a failure, others as the
- * command's --help says (nightly 3: a regression; bisect 3: not
+ * command's --help says (nightly 3: a regression; bisect 4: not
  * reproduced). */
 #ifndef MTB_COMMANDS_H
 #define MTB_COMMANDS_H

@@ -78,6 +78,7 @@ static int catalogue(int argc, char **argv)
     const struct mtb_opt *const tabs[] = { detect_opts, NULL };
     struct mtb_optp p;
     mtb_opt_init(&p, argc, argv, "detect-catalogue", 0);
+    p.shown = "detect --catalogue";
     while ((c = mtb_opt_next(&p, tabs)) > 0)
         switch (c) {
         case D_SERVICE: svc = p.val; break;

@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_SOURCE = 1, O_FORCE };
+enum { O_SOURCE = 1, O_FORCE, O_HELP };
 static const struct mtb_opt opts[] = {
     MTB_OPT("source", "V", "KERNEL_SOURCE", O_SOURCE, NULL, "the kernel source version (" MTB_KERNEL_SOURCES ")"),
-    MTB_OPT("force", NULL, NULL, O_FORCE, "build", "build again even when the cache has it"),
+    MTB_OPT("force", NULL, NULL, O_FORCE, NULL, "build again even when the cache has it"),
+    MTB_OPT("help", NULL, NULL, O_HELP, NULL, "this text"),
     { 0 },
 };
 static const struct mtb_opt *const tabs[] = { opts, NULL };
@@ -27,7 +28,7 @@ static void usage(FILE *f)
                "named kernels: %s (configs/kernel/*.conf); sources: %s (default %s, or $KERNEL_SOURCE)\n"
                "options:\n",
             mtb_kernel_names(), MTB_KERNEL_SOURCES, MTB_KERNEL_SOURCE_DEFAULT);
-    mtb_opt_help(f, tabs, "build");
+    mtb_opt_help(f, tabs, "kernel");
 }
 
 static int list(void)
@@ -60,12 +61,17 @@ int mtb_cmd_kernel(int argc, char **argv)
     const char *source = NULL;
     int force = 0, c;
     struct mtb_optp p;
-    mtb_opt_init(&p, argc - 1, argv + 1, sub, 0);
+    mtb_opt_init(&p, argc - 1, argv + 1, "kernel", 0);
     while ((c = mtb_opt_next(&p, tabs)) > 0)
         if (c == O_SOURCE)
             source = p.val;
-        else
+        else if (c == O_FORCE)
             force = 1;
+        else {
+            usage(stdout);
+            mtb_opt_free(&p);
+            return 0;
+        }
     if (c == MTB_OPT_ERR)
         mtb_die(2, "kernel %s: %s", sub, p.err);
     if (!p.npos)

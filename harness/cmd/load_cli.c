@@ -59,6 +59,12 @@ int mtb_cmd_client_load(int argc, char **argv)
         case O_HELP: far_usage(stdout); mtb_opt_free(&p); return 0;
         }
     }
+    int dd = 0; /* where "--" is: the tool's arguments come after it, nothing before */
+    while (dd < argc && strcmp(argv[dd], "--"))
+        dd++;
+    if (!bad && c != MTB_OPT_ERR && p.npos > argc - dd - 1)
+        snprintf(p.err, sizeof p.err, "unexpected argument '%s' before -- (the tool's arguments follow --)", p.pos[0]),
+            bad = 1;
     if (bad || c == MTB_OPT_ERR || !out || !p.npos) {
         fprintf(stderr, "mtebench client-load: %s\n", bad || c == MTB_OPT_ERR ? p.err : !out ? "no --out DIR" : "no tool arguments after --");
         far_usage(stderr);

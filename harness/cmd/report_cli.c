@@ -106,10 +106,12 @@ int mtb_cmd_report(int argc, char **argv)
     int ndirs = mtb_hlog_split(args, nargs);  /* .hlog files last */
     if (mtb_record_load(args, ndirs, &set) != 0) {
         fprintf(stderr, "mtebench report: out of memory\n");
+        mtb_opt_free(&p);
         return 1;
     }
     if (mtb_hlog_add_records(args + ndirs, nargs - ndirs, hlog_unit, &set) != 0) {
         mtb_record_set_free(&set);
+        mtb_opt_free(&p);
         return 2;
     }
     size_t i;

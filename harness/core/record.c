@@ -105,9 +105,9 @@ int mtb_rec_config_get(json_t *rec, struct mtb_rec_config *c, char *why, size_t 
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         json_t *v = json_object_get(cfg, strs[i].key);
         const char **slot = (const char **)((char *)c + strs[i].off);
-        if (json_is_string(v) && (*json_string_value(v) || strs[i].absent))
+        if (json_is_string(v) && *json_string_value(v))
             *slot = json_string_value(v);
-        else if (!v && strs[i].absent)
+        else if (strs[i].absent && (!v || json_is_string(v))) /* absent or "" (mtb_config_allocator's reading) */
             *slot = strs[i].absent;
         else {
             if (why && n)

@@ -7,7 +7,9 @@
 /* X(field, kind, key, option, json, recipe section, recipe key, default, lo, hi, mtload flag, help)
  *   kind: STR (char[64]), LONG (range lo..hi), DUR (seconds: 30, 30s, 500ms, 2m),
  *         RATE (requests/s, > 0; 0 = closed loop)
- *   key: plan key and recipe key; option: --option and the guest's argument;
+ *   key: plan key and recipe key; option: --option and the guest's argument (its row in
+ *   cmd/cli.c's option table, with its help and make variable: test_workload.c fails a field
+ *   without one, since every field goes to the far run as --option);
  *   json: key in the record's config.workload (arrival only when poisson with a rate, seed never: a
  *   run's draw, not its workload, kept out of series keys; the load's config.seed has it);
  *   mtload flag: NULL = not passed */

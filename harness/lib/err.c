@@ -25,9 +25,9 @@ int mtb_err_prefix(struct mtb_err *e, const char *fmt, ...)
     char whole[sizeof e->msg];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(whole, sizeof whole - 2, fmt, ap); /* "HEAD", room kept for ": " */
+    int n = vsnprintf(whole, sizeof whole / 2, fmt, ap); /* "HEAD": at most half, the reason keeps the rest */
     va_end(ap);
-    size_t hl = n < 0 ? 0 : (size_t)n < sizeof whole - 2 ? (size_t)n : sizeof whole - 3;
+    size_t hl = n < 0 ? 0 : (size_t)n < sizeof whole / 2 ? (size_t)n : sizeof whole / 2 - 1;
     memcpy(whole + hl, ": ", 3);
     size_t used = hl + 2, ml = strlen(e->msg);
     if (ml > sizeof whole - 1 - used) /* the reason's end cut, never its start */

@@ -20,7 +20,7 @@ enum { MTB_ERR_FAIL = 1, MTB_ERR_INPUT = 2 }; /* the exit status: a failure, bad
 
 struct mtb_err {
     int code;               /* 0: no error */
-    char msg[MTB_ERRLEN];
+    char msg[4 * MTB_ERRLEN]; /* room for the accepted lists, and where in front */
 };
 
 /* Say why (printf format), unless a reason is already set. @return -1 */

@@ -12,6 +12,7 @@ void mtb_opt_init(struct mtb_optp *p, int argc, char **argv, const char *cmd, un
     p->argv = argv;
     p->i = 1;
     p->cmd = cmd;
+    p->shown = cmd;
     p->flags = flags;
     p->pos = mtb_calloc((size_t)(argc > 0 ? argc : 1) + 1, sizeof *p->pos);
 }
@@ -132,7 +133,7 @@ int mtb_opt_next(struct mtb_optp *p, const struct mtb_opt *const tabs[])
                 char who[256];
                 cmds_text(other->cmds, who, sizeof who);
                 snprintf(p->err, sizeof p->err, "--%s is an option of %s, not of %s", p->name, who,
-                         p->cmd ? p->cmd : "this command");
+                         p->shown ? p->shown : "this command");
                 return p->status = MTB_OPT_ERR;
             }
             if (p->flags & MTB_OPT_PASS_UNKNOWN) {
@@ -140,7 +141,7 @@ int mtb_opt_next(struct mtb_optp *p, const struct mtb_opt *const tabs[])
                 return p->status = MTB_OPT_UNKNOWN;
             }
             snprintf(p->err, sizeof p->err, "unknown option '--%s' (see mtebench %s --help)", p->name,
-                     p->cmd ? p->cmd : "help");
+                     p->shown ? p->shown : "help");
             return p->status = MTB_OPT_ERR;
         }
         p->opt = o;

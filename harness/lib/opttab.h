@@ -45,7 +45,8 @@ struct mtb_optp {
     int argc;
     char **argv;
     int i;                     /* the next argv index to read */
-    const char *cmd;           /* the command parsed for (cmds, messages) */
+    const char *cmd;           /* the command parsed for (the rows' cmds) */
+    const char *shown;         /* the command as messages name it (mtb_opt_init: cmd) */
     unsigned flags;
     const struct mtb_opt *opt; /* the option mtb_opt_next returned */
     const char *val;           /* its value; NULL for a flag (an unknown option: its =VALUE, if any) */

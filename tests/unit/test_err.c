@@ -45,6 +45,13 @@ int main(void)
     ok(mtb_err_prefix(&e, "plan %s: [%s]", "p.conf", "x") == -1 && !strcmp(e.msg, "plan p.conf: [x]: invalid MODE 'fast'"),
        "prefix: where, in front");
     ok(mtb_err_set(NULL, 2, "nobody listens") == -1, "a NULL error: still -1, nothing written");
+    struct mtb_err lg = { 0 };
+    char longhead[3000];
+    memset(longhead, 'p', sizeof longhead - 1);
+    longhead[sizeof longhead - 1] = 0;
+    mtb_err_set(&lg, 2, "the reason, then its accepted list");
+    mtb_err_prefix(&lg, "%s", longhead);
+    ok(strstr(lg.msg, ": the reason, then its accepted list") != NULL, "a very long prefix is cut, never the reason");
     struct mtb_err z = { 0 };
     mtb_err_set(&z, 0, "no code");
     ok(z.code == MTB_ERR_FAIL, "a reason without a code is a failure (1)");

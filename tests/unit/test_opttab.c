@@ -84,6 +84,15 @@ static void test_parse(void)
            "MTB_OPT_PASS_UNKNOWN: unknown options returned, their values taken on request");
     is_str(trace("bench", MTB_OPT_PASS_UNKNOWN, A("--other")), "?other=- []", "... none taken past the end");
     is_str(trace("bench", 0, A("--hidden", "v")), "5=v []", "a row without help still parses");
+    {
+        struct mtb_optp p;
+        char *argv[] = { "cmd", "--count", NULL };
+        mtb_opt_init(&p, 2, argv, "sub-x", 0);
+        p.shown = "cmd --x";
+        ok(mtb_opt_next(&p, tabs) == MTB_OPT_ERR && !strcmp(p.err, "--count is an option of run and proof, not of cmd --x"),
+           "messages name the command as shown: %s", p.err);
+        mtb_opt_free(&p);
+    }
 }
 
 static char *help_of(const struct mtb_opt *const *tt, const char *cmd)
