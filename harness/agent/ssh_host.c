@@ -5,15 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static const char *wall_now(double *t)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    *t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-    return NULL;
-}
 
 /* identity, home, and the clock offset (min-RTT of 5 samples) */
 int mtb_ssh_learn_host(struct mtb_session *s, char *err, size_t errlen)
@@ -52,9 +44,9 @@ int mtb_ssh_learn_host(struct mtb_session *s, char *err, size_t errlen)
     double best_rtt = 1e9, best_off = 0;
     for (int i = 0; i < 5; i++) {
         double t0, t1;
-        wall_now(&t0);
+        t0 = mtb_wall();
         char *d = mtb_ssh_out(s, "date +%s.%N", 10, &st);
-        wall_now(&t1);
+        t1 = mtb_wall();
         if (st == 0 && d) {
             double far = atof(d);
             if (t1 - t0 < best_rtt) {

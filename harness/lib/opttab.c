@@ -47,16 +47,6 @@ static int for_cmd(const struct mtb_opt *o, const char *cmd)
     return 0;
 }
 
-/* the row named name in any table, whichever commands take it */
-static const struct mtb_opt *any_row(const struct mtb_opt *const tabs[], const char *name)
-{
-    for (int t = 0; tabs[t]; t++)
-        for (const struct mtb_opt *o = tabs[t]; o->name; o++)
-            if (!strcmp(o->name, name))
-                return o;
-    return NULL;
-}
-
 const struct mtb_opt *mtb_opt_find(const struct mtb_opt *const tabs[], const char *name, const char *cmd)
 {
     for (int t = 0; tabs[t]; t++)
@@ -128,7 +118,7 @@ int mtb_opt_next(struct mtb_optp *p, const struct mtb_opt *const tabs[])
         p->name[len] = 0;
         const struct mtb_opt *o = mtb_opt_find(tabs, p->name, p->cmd);
         if (!o) {
-            const struct mtb_opt *other = any_row(tabs, p->name);
+            const struct mtb_opt *other = mtb_opt_find(tabs, p->name, NULL); /* whichever commands take it */
             if (other) {
                 char who[256];
                 cmds_text(other->cmds, who, sizeof who);
