@@ -31,9 +31,15 @@
 #      harness/cmd/commands.h alone and defined in a file of harness/cmd/
 #  12. options declared once: no getopt in the harness (its option tables,
 #      lib/opttab.h, make both the parser and the help)
-#  13. one way to fail: the files FAIL_BY_ERR names (the plan loader, the
-#      option resolver and what they call) never exit: they return a struct
-#      mtb_err (lib/err.h), which only cmd/ and main.c turn into an exit
+#  13. one way to fail: below cmd/ and main.c nothing exits (no mtb_die,
+#      exit or abort): a reason is returned in a struct mtb_err (lib/err.h),
+#      which only cmd/ turns into an exit; running out of memory exits
+#      (lib/util.c's mtb_oom), a forked child ends with _exit, and the
+#      separate programs (a file with a main) are their own fronts
+#  14. records read by key, ratcheted: each folder's json_object_get calls
+#      (core/record*.c, where a record becomes its structs, aside) at most
+#      the ceiling tests/json-budget.txt gives it, and not below it either
+#      (lower the ceiling: ceilings only go down)
 # Usage: tests/lint.sh [--quiet] [--table]
 #   --quiet  print findings only (make test); without it the figures too
 #            (longest function, file and folder chain)
@@ -306,22 +312,34 @@ for f in $(grep -lE '(getopt(_long)?[[:space:]]*\(|struct option[[:space:]])' ha
 done
 
 # --- 13: one way to fail -------------------------------------------------------------
-# these files fail by returning a struct mtb_err; running out of memory
-# still exits (mtb_calloc, mtb_realloc)
-FAIL_BY_ERR="harness/plan/opts.c
-harness/plan/plan_parse.c
-harness/plan/plan_cells.c
-harness/plan/plan_capacity.c
-harness/core/workload.c
-harness/lib/opttab.c"
-for f in $FAIL_BY_ERR; do
+for f in harness/*/*.c harness/*/*/*.c; do
+    case "$f" in harness/cmd/*) continue ;; esac
+    grep -q '^int main(' "$f" && continue # a program of its own (probe/, agent/guest/): its own front
+    case "$f" in
+    harness/lib/util.c|harness/lib/err.c) pat='(^|[^_a-z])mtb_die[[:space:]]*\(' ;; # mtb_oom's exit; mtb_err_exit's, cmd/'s
+    *) pat='(^|[^_a-z])(mtb_die|exit|_Exit|quick_exit|abort)[[:space:]]*\(' ;;
+    esac
     while IFS=: read -r n _; do
         finding "$f:$n: exits: return the reason in a struct mtb_err (lib/err.h) and let the command exit"
-    done < <(grep -nE '(^|[^_a-z])(mtb_die|exit|_exit|abort)[[:space:]]*\(' "$f" 2>/dev/null)
+    done < <(grep -nE "$pat" "$f" 2>/dev/null)
 done
-for f in $(grep -lE 'mtb_err_exit[[:space:]]*\(' harness/*/*.c 2>/dev/null); do
+for f in $(grep -lE 'mtb_err_exit[[:space:]]*\(' harness/*/*.c harness/*/*/*.c 2>/dev/null); do
     case "$f" in harness/cmd/*|harness/lib/err.c) ;; *) finding "$f: calls mtb_err_exit: only a command's front (cmd/) exits" ;; esac
 done
+
+# --- 14: records read by key, ratcheted ------------------------------------------------
+if [ -f tests/json-budget.txt ]; then
+    while read -r folder ceiling; do
+        case "$folder" in ''|'#'*) continue ;; esac
+        n=$(cat $(ls harness/"$folder"/*.c harness/"$folder"/*/*.c 2>/dev/null | grep -v '^harness/core/record') \
+            /dev/null | grep -o 'json_object_get[[:space:]]*(' | wc -l)
+        if [ "$n" -gt "$ceiling" ]; then
+            finding "harness/$folder: $n json_object_get calls, above its ceiling $ceiling (tests/json-budget.txt): read records through core/record.h's structs"
+        elif [ "$n" -lt "$ceiling" ]; then
+            finding "harness/$folder: $n json_object_get calls, below its ceiling $ceiling: lower it to $n in tests/json-budget.txt (ceilings only go down)"
+        fi
+    done < tests/json-budget.txt
+fi
 
 if [ $quiet = 0 ]; then
     read -r len at name <<< "$(head -n 1 <<< "$long")"

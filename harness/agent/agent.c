@@ -24,16 +24,15 @@ const struct mtb_transport *mtb_transport_find(const char *name)
     return NULL;
 }
 
-const struct mtb_transport *mtb_transport_register(const struct mtb_transport *t)
+int mtb_transport_register(const struct mtb_transport *t)
 {
     for (int i = 0; i < NTRANSPORTS; i++)
         if (!transports[i] || !strcmp(transports[i]->name, t->name)) {
-            const struct mtb_transport *old = transports[i];
+            int replaced = transports[i] != NULL;
             transports[i] = t;
-            return old;
+            return replaced;
         }
-    mtb_die(1, "too many transports (at most %d)", NTRANSPORTS);
-    return NULL;
+    return -1;
 }
 
 /* exec in a thread of its own while far->during runs in this one */
@@ -91,10 +90,14 @@ static int agent_step(const struct mtb_transport *t, const struct mtb_agent_targ
 }
 
 int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target *target,
-                   const struct mtb_agent_put *puts, int nputs, char *const *argv, double deadline_s,
-                   const char *local_dir, struct mtb_agent_result *res, char *err, size_t errlen)
+                   const struct mtb_agent_job *job, struct mtb_agent_result *res, struct mtb_err *e)
 {
-    return agent_step(t, target, puts, nputs, argv, deadline_s, local_dir, NULL, res, err, errlen);
+    char err[MTB_ERRLEN] = "";
+    int rc = agent_step(t, target, job->puts, job->nputs, job->argv, job->deadline_s, job->local_dir, NULL, res, err,
+                        sizeof err);
+    if (rc < 0)
+        mtb_err_set(e, MTB_ERR_FAIL, "%s", err[0] ? err : "the agent step failed");
+    return rc;
 }
 
 /* The far `mtebench run` of a run: run --platform=P --kernel=host

@@ -26,6 +26,7 @@
 #ifndef MTB_AGENT_H
 #define MTB_AGENT_H
 #include "lib/argv.h"
+#include "lib/err.h"
 #include <jansson.h>
 #include <stddef.h>
 
@@ -111,19 +112,27 @@ struct mtb_transport {
 const struct mtb_transport *mtb_transport_find(const char *name);
 /* Put t in the registry in place of the transport of its name (or beside
  * them): how the tests put a recording transport where a run looks for
- * its own. @return the transport it replaced, or NULL. */
-const struct mtb_transport *mtb_transport_register(const struct mtb_transport *t);
+ * its own. @return 1 it replaced one, 0 it was added, -1 the registry is
+ * full (8: nothing registered). */
+int mtb_transport_register(const struct mtb_transport *t);
 
 /* One input to put before exec. */
 struct mtb_agent_put {
     const char *local, *remote, *sha256;
 };
 
+/* What the agent step does there: the inputs put, the far command run. */
+struct mtb_agent_job {
+    const struct mtb_agent_put *puts; /* put before exec (nputs of them), or NULL */
+    int nputs;
+    char *const *argv;                /* the far mtebench's arguments (NULL-terminated) */
+    double deadline_s;                /* exec's limit */
+    const char *local_dir;            /* where the far {out} comes back */
+};
 /* The agent step: open, put each input, exec, close.
- * @return exec's result, or -1 with err when open or a put failed. */
+ * @return exec's result, or -1 with e set when open, a put or exec failed. */
 int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target *target,
-                   const struct mtb_agent_put *puts, int nputs, char *const *argv, double deadline_s,
-                   const char *local_dir, struct mtb_agent_result *res, char *err, size_t errlen);
+                   const struct mtb_agent_job *job, struct mtb_agent_result *res, struct mtb_err *e);
 
 /* What differs between the far sides of a run (a vm's guest, a server
  * host); everything else about the agent step is one. */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
 
 
@@ -238,7 +239,11 @@ static int vm_proof(const char *kernel, const char *mode, int quiet, int count)
     char *local = mtb_asprintf("%s/guest", t.workdir);
     struct mtb_agent_result res;
     int rc = 2;
-    if (dir && mtb_agent_exec(mtb_transport_find("console"), &t, NULL, 0, g.v, 120, local, &res, err, sizeof err) == 0) {
+    struct mtb_agent_job job = { .argv = g.v, .deadline_s = 120, .local_dir = local };
+    struct mtb_err e = { 0 };
+    if (!dir)
+        mtb_err_set(&e, MTB_ERR_FAIL, "cannot make a directory under /tmp: %s", mtb_errdesc(errno));
+    if (dir && mtb_agent_exec(mtb_transport_find("console"), &t, &job, &res, &e) == 0) {
         char *lp = mtb_asprintf("%s/agent.log", local);
         char *text = mtb_read_file(lp, NULL);
         /* the agent's stdout is the proof JSON; its stderr a reason line */
@@ -266,7 +271,7 @@ static int vm_proof(const char *kernel, const char *mode, int quiet, int count)
         if (rc != 2)
             mtb_rm_rf(dir);
     } else {
-        mtb_warn("%s", err);
+        mtb_warn("%s", e.msg);
     }
     mtb_argv_free(&g);
     free(local);

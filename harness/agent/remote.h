@@ -24,7 +24,8 @@ struct mtb_machine;
 struct mtb_platform;
 /* Platform p placed on the profile's server host: p's table with its run
  * performed there, and its target the far host's ("aarch64" where p's is
- * "native": PLATFORM=host there is an arm64 MTE server's own CPU). */
+ * "native": PLATFORM=host there is an arm64 MTE server's own CPU). NULL
+ * past 4 platforms placed (there are 3). */
 const struct mtb_platform *mtb_remote_platform(const struct mtb_platform *p);
 /* Which build of a service runs (the platform's target): on a server
  * host, PLATFORM=host means that host's own CPU, an arm64 MTE server:

@@ -39,7 +39,7 @@ const struct mtb_opt mtb_ssh_opts[] = {
     { 0 },
 };
 
-int mtb_ssh_option(const char *name, const char *value)
+int mtb_ssh_option(const char *name, const char *value, struct mtb_err *e)
 {
     char **slot = !strcmp(name, "ssh-config") ? &opt.config : !strcmp(name, "ssh-key") ? &opt.key
                 : !strcmp(name, "known-hosts") ? &opt.known_hosts : !strcmp(name, "remote-dir") ? &opt.remote_dir : NULL;
@@ -55,7 +55,8 @@ int mtb_ssh_option(const char *name, const char *value)
     if (!strcmp(name, "ssh-alive")) {
         double v;
         if (mtb_parse_duration(value, &v) != 0 || v < 3 || v > 3600)
-            mtb_die(2, "--ssh-alive '%s': a duration from 3 s to 1 h (how long a silent link is tolerated)", value);
+            return mtb_err_set(e, MTB_ERR_INPUT, "--ssh-alive '%s': a duration from 3 s to 1 h (how long a silent "
+                               "link is tolerated)", value);
         opt.alive = v;
         return 1;
     }

@@ -20,14 +20,16 @@
 #include <jansson.h>
 #include "agent/agent.h"
 #include "lib/opttab.h"
+#include "lib/err.h"
 
 /* The ssh options (--ssh-config, --ssh-key, --known-hosts,
  * --trust-new-hosts, --remote-dir, --ssh-alive) as an option table
  * (lib/opttab.h), every row's id MTB_OPT_SSH, and one of them taken: name
- * without dashes. @return 1 when it was one of them, 0 otherwise. */
+ * without dashes. @return 1 when it was one of them, 0 otherwise; -1
+ * with e set when its value is refused. */
 #define MTB_OPT_SSH 900
 extern const struct mtb_opt mtb_ssh_opts[];
-int mtb_ssh_option(const char *name, const char *value);
+int mtb_ssh_option(const char *name, const char *value, struct mtb_err *e);
 
 extern const struct mtb_transport mtb_transport_ssh;
 

@@ -71,8 +71,8 @@ static char *nokernel_key(json_t *rec)
         return mtb_strdup("");
     char *wl = mtb_workload_key(c.workload);
     char lab[128];
-    char *k = mtb_asprintf("%s|%s|%s|%s|%s", c.service, c.platform, mtb_config_label(json_object_get(rec, "config"), lab,
-                           sizeof lab), c.mode, wl ? wl : "");
+    char *k = mtb_asprintf("%s|%s|%s|%s|%s", c.service, c.platform, mtb_label_of(c.variant, c.allocator, lab, sizeof lab),
+                           c.mode, wl ? wl : "");
     free(wl);
     return k;
 }
@@ -190,12 +190,11 @@ static size_t finite_of(const double *x, size_t n, double *out)
     return m;
 }
 
-static const char *cfg_name(json_t *c, char *buf, size_t n)
+static const char *cfg_name(const struct mtb_rec_config *c, char *buf, size_t n)
 {
     char lab[128];
-    snprintf(buf, n, "%s %s/%s%s%s", mtb_jstr(c, "service"), mtb_config_label(c, lab, sizeof lab), mtb_jstr(c, "mode"),
-             strcmp(mtb_jstr(c, "kernel"), "host") ? ", kernel " : "",
-             strcmp(mtb_jstr(c, "kernel"), "host") ? mtb_jstr(c, "kernel") : "");
+    snprintf(buf, n, "%s %s/%s%s%s", c->service, mtb_label_of(c->variant, c->allocator, lab, sizeof lab), c->mode,
+             strcmp(c->kernel, "host") ? ", kernel " : "", strcmp(c->kernel, "host") ? c->kernel : "");
     return buf;
 }
 
@@ -385,21 +384,21 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
     char *def = pair_definition();
     for (size_t j = 0; j < ns; j++) {
         struct series *t = &ss[j];
-        json_t *tc = json_object_get(t->first, "config");
-        if (mtb_record_is_baseline(tc))
+        const struct mtb_rec_config *tc = &t->cfg;
+        if (mtb_rec_config_is_baseline(tc))
             continue;
         struct series *b = NULL;
         for (size_t k = 0; k < ns; k++)
-            if (!strcmp(ss[k].bkey, t->bkey) && mtb_record_is_baseline(json_object_get(ss[k].first, "config")))
+            if (!strcmp(ss[k].bkey, t->bkey) && mtb_rec_config_is_baseline(&ss[k].cfg))
                 b = &ss[k];
         if (!b)
             continue;
         char lab[128], blab[128];
-        snprintf(blab, sizeof blab, "%s/off", mtb_config_label(json_object_get(b->first, "config"), lab, sizeof lab));
-        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s}", "service", mtb_jstr(tc, "service"), "variant",
-                              mtb_config_label(tc, lab, sizeof lab), "allocator", mtb_config_allocator(tc), "mode",
-                              mtb_jstr(tc, "mode"), "platform", mtb_jstr(tc, "platform"), "kernel", mtb_jstr(tc, "kernel"),
-                              "workload", json_object_get(tc, "workload"), "baseline", blab, "definition", def);
+        snprintf(blab, sizeof blab, "%s/off", mtb_label_of(b->cfg.variant, b->cfg.allocator, lab, sizeof lab));
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s}", "service", tc->service, "variant",
+                              mtb_label_of(tc->variant, tc->allocator, lab, sizeof lab), "allocator", tc->allocator,
+                              "mode", tc->mode, "platform", tc->platform, "kernel", tc->kernel, "workload",
+                              tc->workload, "baseline", blab, "definition", def);
         mtb_summary_set_host(o, t->first);
         size_t np = 0;
         mtb_summary_pair_metrics(o, t, b, json_object_get(t->first, "sequential"), &np);
@@ -490,7 +489,7 @@ static json_t *geomeans_of(json_t *overheads)
  * ...), and Mann–Whitney U on the runs' throughput. */
 static json_t *kernel_pair(const struct series *A, const struct series *B)
 {
-    json_t *ca = json_object_get(A->first, "config"), *cb = json_object_get(B->first, "config");
+    const struct mtb_rec_config *ca = &A->cfg, *cb = &B->cfg;
     double num[MAXRUNS], den[MAXRUNS];
     size_t np = 0;
     for (size_t x = 0; x < B->n; x++)
@@ -514,10 +513,9 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
     int have_p = mtb_stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
     int emu = json_is_true(json_object_get(json_object_get(A->first, "platform"), "emulated"));
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:b}", "service",
-                          mtb_jstr(ca, "service"), "platform", mtb_jstr(ca, "platform"), "variant",
-                          mtb_config_label(ca, lab, sizeof lab), "mode", mtb_jstr(ca, "mode"), "workload",
-                          json_object_get(ca, "workload"), "emulated", emu, "kernel_a", mtb_jstr(ca, "kernel"),
-                          "kernel_b", mtb_jstr(cb, "kernel"), "runs_a", (int)A->n, "runs_b", (int)B->n, "ops_a",
+                          ca->service, "platform", ca->platform, "variant",
+                          mtb_label_of(ca->variant, ca->allocator, lab, sizeof lab), "mode", ca->mode, "workload",
+                          ca->workload, "emulated", emu, "kernel_a", ca->kernel, "kernel_b", cb->kernel, "runs_a", (int)A->n, "runs_b", (int)B->n, "ops_a",
                           jreal(mtb_stats_median(OPS(A), A->n)), "ops_b", jreal(mtb_stats_median(OPS(B), B->n)), "pairs",
                           (int)np, "ops_ratio", ratio, "delta", delta, "mann_whitney_p",
                           have_p ? json_real(mw.p) : json_null(), "significant", have_p && mw.p < 0.05);
@@ -526,8 +524,8 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
     json_object_set_new(o, "note",
                         emu ? json_sprintf("measured on platform %s (emulated): under TCG/emulation no kernel "
                                            "difference is expected; the TCMA1 effect shows only on MTE hardware",
-                                           mtb_jstr(ca, "platform"))
-                            : json_sprintf("measured on platform %s", mtb_jstr(ca, "platform")));
+                                           ca->platform)
+                            : json_sprintf("measured on platform %s", ca->platform));
     return o;
 }
 
@@ -557,10 +555,9 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads, const
     json_t *out = json_array();
     for (size_t a = 0; a < ns; a++)
         for (size_t b = 0; b < ns; b++) {
-            json_t *ca = json_object_get(ss[a].first, "config"), *cb = json_object_get(ss[b].first, "config");
-            if (a == b || strcmp(ss[a].nkkey, ss[b].nkkey) || strcmp(mtb_jstr(ca, "kernel"), mtb_jstr(cb, "kernel")) >= 0)
+            const char *ka = ss[a].cfg.kernel, *kb = ss[b].cfg.kernel;
+            if (a == b || strcmp(ss[a].nkkey, ss[b].nkkey) || strcmp(ka, kb) >= 0)
                 continue;
-            const char *ka = mtb_jstr(ca, "kernel"), *kb = mtb_jstr(cb, "kernel");
             int swap = ref && (!strcmp(ka, ref) || !strcmp(kb, ref))
                            ? !strcmp(kb, ref)
                            : !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
@@ -754,6 +751,7 @@ static struct series *series_of(json_t *records, size_t *ns, int *emulated)
             s->bkey = base_key(rec);
             s->nkkey = nokernel_key(rec);
             s->first = rec;
+            mtb_rec_config_view(rec, &s->cfg);
         } else {
             free(k);
         }
@@ -777,13 +775,13 @@ static struct series *series_of(json_t *records, size_t *ns, int *emulated)
  * its CI, the figures per request, and its warnings. */
 static json_t *config_row(const struct series *s, json_t *records, json_t *warnings)
 {
-    json_t *c = json_object_get(s->first, "config");
+    const struct mtb_rec_config *c = &s->cfg;
     json_t *pl = json_object_get(s->first, "platform");
     char lab[128];
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", mtb_jstr(c, "service"), "variant",
-                          mtb_config_label(c, lab, sizeof lab), "allocator", mtb_config_allocator(c), "mode",
-                          mtb_jstr(c, "mode"), "platform", mtb_jstr(c, "platform"), "kernel",
-                          mtb_jstr(c, "kernel"), "workload", json_object_get(c, "workload"), "runs", (int)s->n,
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", c->service, "variant",
+                          mtb_label_of(c->variant, c->allocator, lab, sizeof lab), "allocator", c->allocator, "mode",
+                          c->mode, "platform", c->platform, "kernel", c->kernel, "workload", c->workload, "runs",
+                          (int)s->n,
                           "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
                           json_is_true(json_object_get(pl, "emulated")));
     if (!o)
@@ -827,10 +825,11 @@ static void record_warnings(json_t *records, json_t *warnings)
         size_t wi, k;
         json_t *wv, *have;
         char name[256];
+        struct mtb_rec_config rc;
+        mtb_rec_config_view(rec, &rc);
         json_array_foreach(json_object_get(rec, "warnings"), wi, wv)
         {
-            json_t *line = json_sprintf("%s: %s", cfg_name(json_object_get(rec, "config"), name, sizeof name),
-                                        json_string_value(wv));
+            json_t *line = json_sprintf("%s: %s", cfg_name(&rc, name, sizeof name), json_string_value(wv));
             int dup = 0;
             json_array_foreach(warnings, k, have) dup |= json_equal(have, line);
             if (dup)

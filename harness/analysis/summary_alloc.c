@@ -22,20 +22,19 @@ static char *noalloc_key(const struct series *s)
     return k;
 }
 
-static int is_glibc(const struct series *s) { return !strcmp(mtb_config_allocator(json_object_get(s->first, "config")), "glibc"); }
+static int is_glibc(const struct series *s) { return !strcmp(s->cfg.allocator, "glibc"); }
 
 /* The series of the same configuration as s (variant, mode, pair key but
  * the allocator) under glibc's allocator, or NULL */
 static const struct series *under_glibc(const struct series *ss, size_t ns, const struct series *s)
 {
-    json_t *c = json_object_get(s->first, "config");
+    const struct mtb_rec_config *c = &s->cfg;
     char *k = noalloc_key(s);
     const struct series *g = NULL;
     for (size_t j = 0; j < ns && !g; j++) {
-        json_t *cj = json_object_get(ss[j].first, "config");
+        const struct mtb_rec_config *cj = &ss[j].cfg;
         char *kj = noalloc_key(&ss[j]);
-        if (is_glibc(&ss[j]) && !strcmp(k, kj) && !strcmp(mtb_jstr(c, "variant"), mtb_jstr(cj, "variant")) &&
-            !strcmp(mtb_jstr(c, "mode"), mtb_jstr(cj, "mode")))
+        if (is_glibc(&ss[j]) && !strcmp(k, kj) && !strcmp(c->variant, cj->variant) && !strcmp(c->mode, cj->mode))
             g = &ss[j];
         free(kj);
     }
@@ -47,7 +46,7 @@ static const struct series *under_glibc(const struct series *ss, size_t ns, cons
 static const struct series *own_baseline(const struct series *ss, size_t ns, const struct series *s)
 {
     for (size_t j = 0; j < ns; j++)
-        if (!strcmp(ss[j].bkey, s->bkey) && mtb_record_is_baseline(json_object_get(ss[j].first, "config")))
+        if (!strcmp(ss[j].bkey, s->bkey) && mtb_rec_config_is_baseline(&ss[j].cfg))
             return &ss[j];
     return NULL;
 }
@@ -77,15 +76,14 @@ json_t *mtb_summary_allocators(const struct series *ss, size_t ns)
     static double sa[MAXREP], sg[MAXREP];
     for (size_t j = 0; j < ns; j++) {
         const struct series *s = &ss[j];
-        json_t *c = json_object_get(s->first, "config");
-        if (is_glibc(s) || !mtb_record_is_baseline(c))
+        const struct mtb_rec_config *c = &s->cfg;
+        if (is_glibc(s) || !mtb_rec_config_is_baseline(c))
             continue;
         const struct series *g = under_glibc(ss, ns, s);
         if (!g)
             continue;
-        json_t *o = json_pack("{s:s,s:s,s:O,s:s,s:s,s:s,s:s}", "service", mtb_jstr(c, "service"), "allocator",
-                              mtb_config_allocator(c), "workload", json_object_get(c, "workload"), "platform",
-                              mtb_jstr(c, "platform"), "kernel", mtb_jstr(c, "kernel"), "baseline", "plain/off",
+        json_t *o = json_pack("{s:s,s:s,s:O,s:s,s:s,s:s,s:s}", "service", c->service, "allocator", c->allocator,
+                              "workload", c->workload, "platform", c->platform, "kernel", c->kernel, "baseline", "plain/off",
                               "against", "glibc");
         mtb_summary_set_host(o, s->first);
         json_t *alone = json_object();
@@ -96,8 +94,8 @@ json_t *mtb_summary_allocators(const struct series *ss, size_t ns)
         json_t *tagging = json_array();
         for (size_t k = 0; k < ns; k++) {
             const struct series *t = &ss[k];
-            json_t *tc = json_object_get(t->first, "config");
-            if (mtb_record_is_baseline(tc) || strcmp(t->bkey, s->bkey))
+            const struct mtb_rec_config *tc = &t->cfg;
+            if (mtb_rec_config_is_baseline(tc) || strcmp(t->bkey, s->bkey))
                 continue;
             const struct series *tg = under_glibc(ss, ns, t), *gb = tg ? own_baseline(ss, ns, tg) : NULL;
             if (!tg || !gb)
@@ -112,7 +110,7 @@ json_t *mtb_summary_allocators(const struct series *ss, size_t ns)
                     den[nd] = sg[r];
                     nd++;
                 }
-            json_t *row = json_pack("{s:s,s:s}", "variant", mtb_jstr(tc, "variant"), "mode", mtb_jstr(tc, "mode"));
+            json_t *row = json_pack("{s:s,s:s}", "variant", tc->variant, "mode", tc->mode);
             json_t *under = json_object(), *glibc = json_object();
             size_t n1 = 0, n2 = 0;
             mtb_summary_pair_metrics(under, t, s, NULL, &n1);

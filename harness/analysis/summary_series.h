@@ -14,6 +14,7 @@
 struct series {
     char *key, *bkey, *nkkey;
     json_t *first;                       /* a representative record */
+    struct mtb_rec_config cfg;           /* its configuration (one not whole: each key as it has it, "" if absent) */
     double val[MTB_NRUN_METRICS][MAXRUNS]; /* the run metrics; NAN where a run lacks one */
     int rep[MAXRUNS];
     size_t n;

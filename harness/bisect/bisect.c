@@ -225,13 +225,13 @@ static void cb_step(void *ctx, const struct mtb_bisect_step *s)
 
 /* ---- the history ------------------------------------------------------------------- */
 
-/* the history opened and the bisection's row made, before anything runs
- * (one that cannot be used: exit 2, named) */
-static void history_begin(struct mtb_bisect_ctx *c)
+/* the history opened and the bisection's row made, before anything runs.
+ * @return 0, or -1 with e set (one that cannot be used, named) */
+static int history_begin(struct mtb_bisect_ctx *c, struct mtb_err *e)
 {
     struct mtb_bisect_opts *o = c->o;
     if (!strcmp(o->history, "none"))
-        return;
+        return 0;
     char err[MTB_ERRLEN];
     int rc = mtb_history_open(o->history, &c->hist, NULL, err, sizeof err);
     if (!rc) {
@@ -247,8 +247,11 @@ static void history_begin(struct mtb_bisect_ctx *c)
     }
     if (rc) {
         char *shown = mtb_history_redact(o->history);
-        mtb_die(2, "bisect: the history %s cannot be used: %s (--history none: the bisection is not stored)", shown, err);
+        mtb_err_set(e, MTB_ERR_INPUT, "bisect: the history %s cannot be used: %s (--history none: the bisection is "
+                    "not stored)", shown, err);
+        free(shown);
     }
+    return rc ? -1 : 0;
 }
 
 /* the bisection's outcome in its row; the history closed */
@@ -295,7 +298,42 @@ static void print_outcome(struct mtb_bisect_ctx *c, const struct mtb_bisect_resu
            c->n, res->tested, res->builds, c->new_builds, res->skipped, res->runs, secs);
 }
 
-int mtb_bisect_run(struct mtb_bisect_opts *op)
+/* What comes before the first build: the range's revisions, the kernel
+ * tree checked (axis kernel), the history's row, the output directory.
+ * @return 0, or -1 with e set */
+static int bisect_begin(struct mtb_bisect_ctx *c, struct mtb_err *e)
+{
+    const struct mtb_bisect_opts *o = c->o;
+    int st;
+    free(mtb_bisect_git(o->repo, &st, "rev-parse", "--git-dir", NULL, NULL, NULL, NULL, NULL));
+    if (st)
+        return mtb_err_set(e, MTB_ERR_INPUT, "bisect: %s is not a git repository (--repo)", o->repo);
+    if (mtb_bisect_revisions(c, e) != 0)
+        return -1;
+    if (!strcmp(o->axis, "kernel")) { /* the tree checked once, before anything is built */
+        struct mtb_ktree t;
+        char kerr[512], *spec = mtb_asprintf("git:%s@%s", o->repo, c->r[0].sha);
+        int krc = mtb_ktree_parse(spec, &t, kerr, sizeof kerr);
+        free(spec);
+        if (krc < 0)
+            return mtb_err_set(e, MTB_ERR_INPUT, "bisect: %s", kerr);
+        mtb_ktree_free(&t);
+    }
+    if (history_begin(c, e) != 0)
+        return -1;
+    char ts[32];
+    mtb_utc_compact(ts, sizeof ts);
+    c->outdir = o->out ? mtb_strdup(o->out) : mtb_asprintf("%s/bisect-%s", mtb_reports_dir(), ts);
+    char *runs = mtb_asprintf("%s/runs", c->outdir);
+    int mrc = mtb_mkdir_p(c->outdir);
+    mrc = mrc ? mrc : mtb_mkdir_p(runs);
+    if (mrc)
+        mtb_err_set(e, MTB_ERR_INPUT, "bisect: cannot create %s: %s", runs, mtb_errdesc(mrc));
+    free(runs);
+    return e->code ? -1 : 0;
+}
+
+int mtb_bisect_run(struct mtb_bisect_opts *op, struct mtb_err *e)
 {
     struct mtb_bisect_opts o = *op;
     if (!o.repo)
@@ -304,27 +342,14 @@ int mtb_bisect_run(struct mtb_bisect_opts *op)
     if (!o.history)
         o.history = def_hist;
     struct mtb_bisect_ctx c = { .o = &o, .steps = json_array(), .runs = json_array() };
-    int st;
-    free(mtb_bisect_git(o.repo, &st, "rev-parse", "--git-dir", NULL, NULL, NULL, NULL, NULL));
-    if (st)
-        mtb_die(2, "bisect: %s is not a git repository (--repo)", o.repo);
-    mtb_bisect_revisions(&c);
-    if (!strcmp(o.axis, "kernel")) { /* the tree checked once, before anything is built */
-        struct mtb_ktree t;
-        char kerr[512], *spec = mtb_asprintf("git:%s@%s", o.repo, c.r[0].sha);
-        if (mtb_ktree_parse(spec, &t, kerr, sizeof kerr) < 0)
-            mtb_die(2, "bisect: %s", kerr);
-        mtb_ktree_free(&t);
-        free(spec);
+    if (bisect_begin(&c, e) != 0) {
+        if (c.hist)
+            mtb_history_close(c.hist);
+        json_decref(c.steps);
+        json_decref(c.runs);
+        free(def_hist);
+        return -1;
     }
-    history_begin(&c);
-    char ts[32];
-    mtb_utc_compact(ts, sizeof ts);
-    c.outdir = o.out ? mtb_strdup(o.out) : mtb_asprintf("%s/bisect-%s", mtb_reports_dir(), ts);
-    char *runs = mtb_asprintf("%s/runs", c.outdir);
-    if (mtb_mkdir_p(c.outdir) || mtb_mkdir_p(runs))
-        mtb_die(2, "bisect: cannot create %s: %s", runs, strerror(errno));
-    free(runs);
     if (!strcmp(o.axis, "kernel"))
         printf("bisect: %zu revisions of the kernel tree %s, %.12s (good) .. %.12s (bad), %s under vm, metric %s; out "
                "%s\n", c.n, o.repo, c.r[0].sha, c.r[c.n - 1].sha, o.service, mtb_run_metrics[o.metric].key, c.outdir);

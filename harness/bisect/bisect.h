@@ -13,6 +13,7 @@
 #include "bisect/bisect_search.h"
 #include "core/record.h"
 #include "lib/argv.h"
+#include "lib/err.h"
 
 /* exit statuses */
 #define MTB_BISECT_FOUND 0
@@ -30,8 +31,9 @@ struct mtb_bisect_opts {
 
 /* Bisect o's range (o->pass: the options each build and run gets), report
  * under o->out, store the steps in o->history. @return MTB_BISECT_FOUND,
- * MTB_BISECT_NOT_REPRODUCED, 1 when the search failed */
-int mtb_bisect_run(struct mtb_bisect_opts *o);
+ * MTB_BISECT_NOT_REPRODUCED, 1 when the search failed; -1 with e set when
+ * it could not begin (bad input: the range, the repository, the history) */
+int mtb_bisect_run(struct mtb_bisect_opts *o, struct mtb_err *e);
 
 /** mtb_bisect_command - the command line that bisects a nightly regression
  *  between two mtebench revisions for one configuration (malloc'd), or NULL

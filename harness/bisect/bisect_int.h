@@ -44,8 +44,9 @@ struct mtb_bisect_ctx {
 char *mtb_bisect_git(const char *repo, int *status, const char *a1, const char *a2, const char *a3, const char *a4,
                      const char *a5, const char *a6, const char *a7);
 /* c->r, c->n: good, then the commits up to bad that touch the service's
- * folders, oldest first (exit 2 when there is nothing to bisect) */
-void mtb_bisect_revisions(struct mtb_bisect_ctx *c);
+ * folders, oldest first. @return 0, or -1 with e set (bad input: an end
+ * that is no commit, ends swapped, nothing to bisect) */
+int mtb_bisect_revisions(struct mtb_bisect_ctx *c, struct mtb_err *e);
 /* c->r[i].tree made under OUT/trees: 0, or -errno */
 int mtb_bisect_make_tree(struct mtb_bisect_ctx *c, size_t i);
 

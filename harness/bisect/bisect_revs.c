@@ -4,6 +4,7 @@
 #include "lib/proc.h"
 #include "lib/util.h"
 #include "lib/files.h"
+#include "lib/err.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,26 +41,47 @@ static char *git_line(const char *repo, const char *a1, const char *a2, const ch
 
 /* the revisions: good, then every commit after it up to bad that touches the
  * service's folders, oldest first */
-void mtb_bisect_revisions(struct mtb_bisect_ctx *c)
+/* the two ends, checked: 0, or -1 with e set (*g and *b: the commits, freed by the caller) */
+static int ends(const struct mtb_bisect_opts *o, char **g, char **b, struct mtb_err *e)
 {
-    struct mtb_bisect_opts *o = c->o;
     char good_ref[600], bad_ref[600];
     snprintf(good_ref, sizeof good_ref, "%s^{commit}", o->good);
     snprintf(bad_ref, sizeof bad_ref, "%s^{commit}", o->bad);
-    char *g = git_line(o->repo, "rev-parse", "--verify", "--quiet", good_ref);
-    char *b = git_line(o->repo, "rev-parse", "--verify", "--quiet", bad_ref);
-    if (!g)
-        mtb_die(2, "bisect: no commit '%s' in %s (--good)", o->good, o->repo);
-    if (!b)
-        mtb_die(2, "bisect: no commit '%s' in %s (--bad)", o->bad, o->repo);
-    if (!strcmp(g, b))
-        mtb_die(2, "bisect: --good and --bad are the same commit (%.12s)", g);
+    *g = git_line(o->repo, "rev-parse", "--verify", "--quiet", good_ref);
+    *b = git_line(o->repo, "rev-parse", "--verify", "--quiet", bad_ref);
+    if (!*g)
+        return mtb_err_set(e, MTB_ERR_INPUT, "bisect: no commit '%s' in %s (--good)", o->good, o->repo);
+    if (!*b)
+        return mtb_err_set(e, MTB_ERR_INPUT, "bisect: no commit '%s' in %s (--bad)", o->bad, o->repo);
+    if (!strcmp(*g, *b))
+        return mtb_err_set(e, MTB_ERR_INPUT, "bisect: --good and --bad are the same commit (%.12s)", *g);
     int st;
-    free(mtb_bisect_git(o->repo, &st, "merge-base", "--is-ancestor", g, b, NULL, NULL, NULL));
+    free(mtb_bisect_git(o->repo, &st, "merge-base", "--is-ancestor", *g, *b, NULL, NULL, NULL));
     if (st)
-        mtb_die(2, "bisect: good %.12s is not an ancestor of bad %.12s (swapped?): the bad revision must come after "
-                   "the good one",
-                g, b);
+        return mtb_err_set(e, MTB_ERR_INPUT, "bisect: good %.12s is not an ancestor of bad %.12s (swapped?): the bad "
+                           "revision must come after the good one", *g, *b);
+    return 0;
+}
+
+/* one more revision at c->r[c->n]: sha (taken), subject (copied) */
+static void add_rev(struct mtb_bisect_ctx *c, char *sha, const char *subject)
+{
+    c->r = mtb_realloc(c->r, (c->n + 1) * sizeof *c->r);
+    memset(&c->r[c->n], 0, sizeof *c->r);
+    c->r[c->n].sha = sha;
+    c->r[c->n].subject = mtb_strdup(subject);
+    c->n++;
+}
+
+int mtb_bisect_revisions(struct mtb_bisect_ctx *c, struct mtb_err *e)
+{
+    struct mtb_bisect_opts *o = c->o;
+    char *g = NULL, *b = NULL;
+    if (ends(o, &g, &b, e) != 0) {
+        free(g);
+        free(b);
+        return -1;
+    }
     char *svc = mtb_asprintf("services/%s", o->service), *pat = mtb_asprintf("patches/%s", o->service);
     char *range = mtb_asprintf("%s..%s", g, b);
     char *argv[] = { "git", "-C", (char *)o->repo, "log", "--reverse", "--topo-order", "--format=%H %s", range, "--",
@@ -69,37 +91,27 @@ void mtb_bisect_revisions(struct mtb_bisect_ctx *c)
     int ws = 0;
     char *log = mtb_proc_capture(argv, 0, 60, &ws);
     if (!log || !WIFEXITED(ws) || WEXITSTATUS(ws))
-        mtb_die(2, "bisect: git log %s failed in %s", range, o->repo);
-    c->r = mtb_calloc(1, sizeof *c->r);
-    c->r[0].sha = g;
-    c->r[0].subject = mtb_strdup("(good)");
-    c->n = 1;
-    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
-        c->r = realloc(c->r, (c->n + 1) * sizeof *c->r);
-        memset(&c->r[c->n], 0, sizeof *c->r);
+        mtb_err_set(e, MTB_ERR_INPUT, "bisect: git log %s failed in %s", range, o->repo);
+    add_rev(c, g, "(good)");
+    char none[1] = "";
+    for (char *line = strtok(log && !e->code ? log : none, "\n"); line; line = strtok(NULL, "\n")) {
         char *sp = strchr(line, ' ');
-        c->r[c->n].subject = mtb_strdup(sp ? sp + 1 : "");
         if (sp)
             *sp = 0;
-        c->r[c->n].sha = mtb_strdup(line);
-        c->n++;
+        add_rev(c, mtb_strdup(line), sp ? sp + 1 : "");
     }
-    if (c->n < 2)
-        mtb_die(2, "bisect: no commit after good %.12s up to bad %.12s touches %s or %s: nothing to bisect", g, b,
-                svc, pat); /* (the kernel axis: bad is after good, so there is one) */
-    if (strcmp(c->r[c->n - 1].sha, b)) {
-        /* bad itself leaves the folders as the last commit that touched them */
-        c->r = realloc(c->r, (c->n + 1) * sizeof *c->r);
-        memset(&c->r[c->n], 0, sizeof *c->r);
-        c->r[c->n].sha = b;
-        c->r[c->n].subject = mtb_strdup("(bad)");
-        c->n++;
-    } else
+    if (c->n < 2) /* (the kernel axis: bad is after good, so there is one) */
+        mtb_err_set(e, MTB_ERR_INPUT, "bisect: no commit after good %.12s up to bad %.12s touches %s or %s: nothing "
+                    "to bisect", g, b, svc, pat);
+    if (!e->code && strcmp(c->r[c->n - 1].sha, b))
+        add_rev(c, b, "(bad)"); /* bad itself leaves the folders as the last commit that touched them */
+    else
         free(b);
     free(log);
     free(svc);
     free(pat);
     free(range);
+    return e->code ? -1 : 0;
 }
 
 /* ---- a revision's tree ------------------------------------------------------------ */

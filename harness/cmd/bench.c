@@ -76,7 +76,9 @@ int mtb_cmd_bench(int argc, char **argv)
     plan.before_arg = &work;
     /* not finish(mtb_plan_run(..., &failures), failures): the order C evaluates arguments in is unspecified */
     json_t *files = json_array();
-    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files);
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, files, &e);
+    if (!records)
+        mtb_err_exit(&e);
     int rc = finish(records, files, dir, &plan, (int)plan.ncells * (int)plan.reps_done, NULL);
     return rc == 0 && work.failed ? 1 : rc; /* COUNT=1 and the work could not be counted */
 }
@@ -102,16 +104,15 @@ static void print_work(const struct mtb_plan *plan)
     json_t *r, *b;
     json_array_foreach(plan->work, i, r)
     {
-        json_t *c = json_object_get(r, "config");
-        if (!strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"))
+        struct mtb_rec_config c, d;
+        mtb_rec_config_view(r, &c);
+        if (mtb_rec_config_is_baseline(&c))
             continue;
         json_t *base = NULL;
         json_array_foreach(plan->work, j, b)
         {
-            json_t *d = json_object_get(b, "config");
-            if (!base && !strcmp(mtb_jstr(d, "variant"), "plain") && !strcmp(mtb_jstr(d, "mode"), "off") &&
-                !strcmp(mtb_jstr(d, "service"), mtb_jstr(c, "service")) &&
-                !strcmp(mtb_jstr(d, "kernel"), mtb_jstr(c, "kernel")))
+            mtb_rec_config_view(b, &d);
+            if (!base && mtb_rec_config_is_baseline(&d) && !strcmp(d.service, c.service) && !strcmp(d.kernel, c.kernel))
                 base = b;
         }
         if (base)
@@ -144,7 +145,10 @@ int mtb_cmd_plan(int argc, char **argv)
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(plan.name);
     mtb_plan_banner("mtebench", &plan, dir);
     json_t *files = json_array();
-    json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, &failures, files) : NULL;
+    struct mtb_err re = { 0 };
+    json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, &failures, files, &re) : NULL;
+    if (re.code)
+        mtb_err_exit(&re);
     print_work(&plan);
     if (plan.count == MTB_PLAN_COUNT_ONLY) { /* counted, nothing timed */
         printf("(%zu counted runs; the records: %s/work/)\n", json_array_size(plan.work), dir);
@@ -154,7 +158,9 @@ int mtb_cmd_plan(int argc, char **argv)
         return failures ? 1 : 0;
     }
     int cstatus = 0;
-    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus);
+    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus, &re);
+    if (!caps)
+        mtb_err_exit(&re);
     if (!plan.ncells) {
         json_decref(files);
         free(dir);
@@ -244,11 +250,12 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     unwritten |= mtb_prom_after(job, sum);
     free(job);
     /* the full report of this results dir: reports/<name>/index.html, ... */
-    char *hdir = NULL, err[MTB_ERRLEN];
-    if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, err, sizeof err) == 0)
+    char *hdir = NULL;
+    struct mtb_err re = { 0 };
+    if (mtb_report_write(&set, sum, md, base, repdir, &hdir, NULL, &re) == 0)
         printf("html:    %s/index.html\n", hdir);
     else
-        mtb_warn("no HTML report: %s", err);
+        mtb_warn("no HTML report: %s", re.msg);
     free(hdir);
     mtb_plan_print_failed("mtebench", plan->failed, total);
     if (unwritten)

@@ -1,5 +1,6 @@
 /* bench_work.c - see bench_work.h */
 #include "cmd/bench_work.h"
+#include "cmd/commands.h"
 #include "core/allocator.h"
 #include "core/build.h"
 #include "core/hostfacts.h"
@@ -63,8 +64,10 @@ static int wanted(const struct mtb_opts *o, int bw_kernels, int *must, char *why
 static json_t *counted(const struct mtb_opts *o, const char *variant, const struct mtb_mode *m, const char *kernel,
                        const char *dir, int index, int total)
 {
-    return mtb_work_count_one(o->recipe, &o->wl, 0, variant, m, o->allocs[0], kernel, &o->mach, dir, index, total,
-                              o->quiet, NULL);
+    struct mtb_work_req q = { .recipe = o->recipe, .wl = &o->wl, .variant = variant, .mode = m,
+                              .allocator = o->allocs[0], .kernel = kernel, .machine = &o->mach, .dir = dir,
+                              .index = index, .total = total, .quiet = o->quiet };
+    return mtb_work_count_one(&q, NULL);
 }
 
 void mtb_bench_work(const char *dir, void *arg)

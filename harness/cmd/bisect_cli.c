@@ -158,7 +158,10 @@ int mtb_cmd_bisect(int argc, char **argv)
 {
     struct mtb_bisect_opts o = { 0 };
     parse(&o, argc, argv);
-    int rc = mtb_bisect_run(&o);
+    struct mtb_err e = { 0 };
+    int rc = mtb_bisect_run(&o, &e);
     mtb_argv_free(&o.pass);
+    if (rc < 0)
+        mtb_err_exit(&e);
     return rc;
 }

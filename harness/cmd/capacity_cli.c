@@ -74,7 +74,11 @@ struct search {
     double t0, per_run;
     char started[32]; /* UTC, ISO 8601 */
     const char *stopped;
+    int halt;         /* the plan session stopped on an error (mtb_plan_end says why): no more runs */
 };
+
+/* no more runs: Ctrl-C, or the session stopped */
+static int halted(const struct search *s) { return mtb_proc_interrupted || s->halt; }
 
 static const char *const pct_keys[5] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 
@@ -149,7 +153,7 @@ static void dry_run(struct search *s)
 /* Run cell c at rate (0: closed loop) as repetition rep. @return the record (the session's) or NULL. */
 static json_t *one_run(struct search *s, struct cfg *c, double rate, long rep, const char *what)
 {
-    if (mtb_proc_interrupted)
+    if (halted(s))
         return NULL;
     struct mtb_workload *w = &s->plan.cells[c->cell].wl;
     w->rate = rate;
@@ -162,6 +166,10 @@ static json_t *one_run(struct search *s, struct cfg *c, double rate, long rep, c
     long typical = typical_runs(s), most = most_runs(s);
     double left = s->per_run * (double)(typical > s->runs ? typical - s->runs : most > s->runs ? most - s->runs : 1);
     json_t *rec = mtb_plan_step(s->ses, c->cell, rep, what, left);
+    if (!rec && mtb_plan_stopped(s->ses)) { /* no run was made */
+        s->halt = 1;
+        return NULL;
+    }
     s->runs++;
     s->per_run = (mtb_mono() - s->t0) / (double)s->runs;
     if (!rec || strcmp(mtb_jstr(rec, "status"), "ok")) {
@@ -173,7 +181,7 @@ static json_t *one_run(struct search *s, struct cfg *c, double rate, long rep, c
 
 static void pilot(struct search *s)
 {
-    for (int pair = 0; pair < PILOT_PAIRS && !mtb_proc_interrupted; pair++)
+    for (int pair = 0; pair < PILOT_PAIRS && !halted(s); pair++)
         for (size_t k = 0; k < s->ncfg; k++) {
             struct cfg *c = &s->cfg[pair % 2 ? s->ncfg - 1 - k : k];
             char what[64];
@@ -193,7 +201,7 @@ static void pilot(struct search *s)
             if (isfinite(c->pilot[i]) && c->pilot[i] > 0)
                 ok[n++] = c->pilot[i];
         c->sat = n ? mtb_stats_median(ok, (size_t)n) : 0;
-        if (!mtb_proc_interrupted && !(c->sat > 0) && !s->stopped) {
+        if (!halted(s) && !(c->sat > 0) && !s->stopped) {
             mtb_warn("capacity: no closed-loop pilot run of %s/%s ended ok (its records say why): no search",
                      s->plan.cells[c->cell].variant, s->plan.cells[c->cell].mode->name);
             s->stopped = "pilot_failed";
@@ -292,7 +300,7 @@ static int search_step(struct search *s, long step)
         c->done = !(rate[k] > 0);
         most = add[k] > most && !c->done ? add[k] : most;
     }
-    for (int r = 0; r < most && !mtb_proc_interrupted; r++)
+    for (int r = 0; r < most && !halted(s); r++)
         for (size_t j = 0; j < s->ncfg; j++) {
             size_t k = step % 2 ? s->ncfg - 1 - j : j;
             if (!s->cfg[k].done && r < add[k])
@@ -306,7 +314,7 @@ static void run_search(struct search *s)
     s->t0 = mtb_mono();
     mtb_utc_iso(s->started, sizeof s->started);
     pilot(s);
-    for (long step = 0; !mtb_proc_interrupted && !s->stopped; step++) {
+    for (long step = 0; !halted(s) && !s->stopped; step++) {
         if (mtb_mono() - s->t0 > s->o->max_time) {
             s->stopped = "max_time";
             break;
@@ -320,6 +328,8 @@ static void run_search(struct search *s)
     }
     if (mtb_proc_interrupted)
         s->stopped = "interrupted";
+    else if (s->halt)
+        s->stopped = "error";
 }
 
 /* LOADS: every configuration at each fraction of the baseline's capacity at the first bound */
@@ -331,7 +341,7 @@ static void sweep(struct search *s, double base_cap)
     snprintf(buf, sizeof buf, "%s", s->o->loads);
     char *save = NULL;
     long step = 0;
-    for (char *it = strtok_r(buf, ",", &save); it && !mtb_proc_interrupted; it = strtok_r(NULL, ",", &save), step++) {
+    for (char *it = strtok_r(buf, ",", &save); it && !halted(s); it = strtok_r(NULL, ",", &save), step++) {
         double f = strtod(it, NULL) / 100;
         for (size_t j = 0; j < s->ncfg; j++)
             probe(s, &s->cfg[step % 2 ? s->ncfg - 1 - j : j], f * base_cap, 1);
@@ -571,8 +581,12 @@ static void setup(struct search *s, struct mtb_opts *o, int argc, char **argv)
 
 /* The search into dir: the runs, the result written and printed (out).
  * @return the result (caller decrefs); *status: 0, 1 (runs not ok, files
- * not written) or 130 (Ctrl-C) */
-static json_t *search_into(struct search *s, const char *dir, int force, FILE *out, int *status)
+ * not written), 130 (Ctrl-C), or the code of the error that stopped the
+ * session (said on stderr). NULL with *e set: the search could not begin
+ * (a build, the directory refused or in use, --strict) and *begin says
+ * why: nothing written. */
+static json_t *search_into(struct search *s, const char *dir, int force, FILE *out, int *status,
+                           struct mtb_err *begin)
 {
     const struct mtb_opts *o = s->o;
     fprintf(stderr, "mtebench: capacity of %s at %s, %s arrivals, %zu configurations on %s%s; runs of %g s "
@@ -583,14 +597,27 @@ static json_t *search_into(struct search *s, const char *dir, int force, FILE *o
     s->files = json_array();
     s->plan.resume = o->resume;
     mtb_proc_graceful(1); /* Ctrl-C: the result of the runs done (a second one quits at once) */
-    s->ses = mtb_plan_begin(&s->plan, dir, force, s->files);
+    struct mtb_err err = { 0 };
+    s->ses = mtb_plan_begin(&s->plan, dir, force, s->files, &err);
+    if (!s->ses) {
+        mtb_proc_graceful(0);
+        json_decref(s->files);
+        for (size_t k = 0; k < s->ncfg; k++)
+            json_decref(s->cfg[k].pilot_files);
+        mtb_plan_free(&s->plan);
+        *begin = err;
+        *status = err.code;
+        return NULL;
+    }
     run_search(s);
     struct mtb_cap_est e;
     mtb_cap_estimate(s->cfg[0].curve[0], s->cfg[0].npt, s->slo.b[0].bound_us, s->conf, s->cfg[0].sat, &e);
     sweep(s, e.status == MTB_CAP_FOUND ? e.capacity : 0);
     int failures;
-    json_t *records = mtb_plan_end(s->ses, &failures);
+    json_t *records = mtb_plan_end(s->ses, &failures, &err);
     mtb_proc_graceful(0);
+    if (err.code) /* the search stopped on it (its runs so far written below) */
+        fprintf(stderr, "mtebench: %s\n", err.msg);
     json_t *res = result_json(s, dir, mtb_mono() - s->t0);
     int wrc = mtb_capacity_write(res, dir, out);
     mtb_plan_print_failed("mtebench", s->plan.failed, (int)s->runs);
@@ -603,13 +630,14 @@ static json_t *search_into(struct search *s, const char *dir, int force, FILE *o
     }
     mtb_plan_free(&s->plan);
     int no_pilot = s->stopped && !strcmp(s->stopped, "pilot_failed");
-    *status = mtb_proc_interrupted ? 130 : failures || wrc || no_pilot ? 1 : 0;
+    *status = mtb_proc_interrupted ? 130 : err.code ? err.code : failures || wrc || no_pilot ? 1 : 0;
     return res;
 }
 
-/* A plan's entry with an SLO searched into dir as the command searches (its records' plan is the plan's) */
+/* A plan's entry with an SLO searched into dir as the command searches (its records' plan is the plan's):
+ * search_into's result */
 static json_t *capacity_entry(const struct mtb_plan *p, const struct mtb_plan_capacity *e, const char *dir, int force,
-                              FILE *out, int *status)
+                              FILE *out, int *status, struct mtb_err *err)
 {
     struct search *s = mtb_calloc(1, sizeof *s);
     struct mtb_opts o = e->o;
@@ -622,19 +650,27 @@ static json_t *capacity_entry(const struct mtb_plan *p, const struct mtb_plan_ca
     memcpy(s->modes, e->modes, e->nmodes * sizeof *e->modes);
     prepare(s, p->name);
     s->entry = e->entry;
-    json_t *res = search_into(s, dir, force, out, status);
+    json_t *res = search_into(s, dir, force, out, status, err);
+    if (!res)
+        mtb_err_prefix(err, "plan %s: [%s]", p->name, e->entry);
     free(s);
     return res;
 }
 
-json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int force, FILE *out, int *status)
+json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int force, FILE *out, int *status,
+                             struct mtb_err *e)
 {
     json_t *all = json_array();
     *status = 0;
     for (size_t i = 0; i < p->ncaps && !mtb_proc_interrupted; i++) {
         char *sub = mtb_asprintf("%s/capacity-%s", dir, p->caps[i].entry);
         int st = 0;
-        json_t *r = capacity_entry(p, &p->caps[i], sub, force, out, &st);
+        json_t *r = capacity_entry(p, &p->caps[i], sub, force, out, &st, e);
+        if (!r) {
+            free(sub);
+            json_decref(all);
+            return NULL;
+        }
         json_object_set_new(r, "dir", json_string(sub));
         json_object_set_new(r, "file", json_sprintf("%s/capacity.json", sub));
         json_array_append_new(all, r);
@@ -651,7 +687,11 @@ json_t *mtb_capacity_entries(const struct mtb_plan *p, const char *dir, int forc
  * skips the measurement. */
 static void floor_check(const struct search *s)
 {
-    if (!mtb_floor_enabled())
+    struct mtb_err e = { 0 };
+    int on = mtb_floor_enabled(&e);
+    if (on < 0)
+        mtb_err_exit(&e);
+    if (!on)
         return;
     struct mtb_floor f;
     char why[MTB_ERRLEN];
@@ -692,7 +732,11 @@ int mtb_cmd_capacity(int argc, char **argv)
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(tag);
     free(tag);
     int status;
-    json_decref(search_into(s, dir, o.force, stdout, &status));
+    struct mtb_err e = { 0 };
+    json_t *res = search_into(s, dir, o.force, stdout, &status, &e);
+    if (!res)
+        mtb_err_exit(&e);
+    json_decref(res);
     free(dir);
     free(s);
     return status;

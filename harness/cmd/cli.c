@@ -1,5 +1,6 @@
 /* cli.c - see cli.h */
 #include "cmd/cli.h"
+#include "cmd/commands.h"
 #include "analysis/seqstop.h"
 #include "agent/transport_ssh.h"
 #include "lib/argv.h"
@@ -7,6 +8,7 @@
 #include "lib/util.h"
 
 #include "lib/opttab.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include "report/prom.h"
 #include <stdlib.h>
@@ -284,13 +286,23 @@ static void take(struct mtb_opts *o, const char *cmd, int c, const char *name, c
     case O_COUNT: o->count = 1; break;
     case O_CORE: o->core = 1; break;
     case O_FAULT_REPORT: o->fault_report = 1; break;
-    case O_PROM: mtb_prom_set_dir(val); break;
+    case O_PROM: {
+        struct mtb_err e = { 0 };
+        if (mtb_prom_set_dir(val, &e) != 0)
+            mtb_err_exit(&e);
+        break;
+    }
     case O_CORES: o->cores = check_cores(val); break;
     case O_SERVER_HOST: o->server_host = val; break;
     case O_CLIENT_HOSTS: o->client_hosts = val; break;
     case O_SERVER_ADDR: o->server_address = val; break;
     case O_EXTERNAL: o->external_load = val; break;
-    case MTB_OPT_SSH: mtb_ssh_option(name, val); break;
+    case MTB_OPT_SSH: {
+        struct mtb_err e = { 0 };
+        if (mtb_ssh_option(name, val, &e) < 0)
+            mtb_err_exit(&e);
+        break;
+    }
     case O_HELP:
         printf("usage: mtebench %s [options]\n", cmd);
         mtb_cli_help(stdout, cmd, own);
@@ -380,4 +392,13 @@ char *mtb_cli_results_dir(const char *what)
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     return mtb_asprintf("%s/%s-%s", mtb_results_dir(), ts, what);
+}
+
+void mtb_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mtb_vwarn(fmt, ap);
+    va_end(ap);
+    exit(code);
 }

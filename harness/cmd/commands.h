@@ -8,6 +8,11 @@
 #ifndef MTB_COMMANDS_H
 #define MTB_COMMANDS_H
 
+/* Print "mtebench: <msg>" to stderr and exit with status code: a front's
+ * own refusal (cli.c). Below cmd/ nothing exits: a reason is returned in a
+ * struct mtb_err (lib/err.h; lint check 13). */
+void mtb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
 int mtb_cmd_bench(int argc, char **argv);           /* bench.c */
 int mtb_cmd_plan(int argc, char **argv);            /* bench.c */
 int mtb_cmd_capacity(int argc, char **argv);        /* capacity_cli.c */

@@ -55,8 +55,9 @@ static json_t *configs_of(json_t *records, int *emulated, json_t **plat)
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        json_t *c = json_object_get(rec, "config");
-        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        struct mtb_rec_config c;
+        mtb_rec_config_view(rec, &c);
+        char *cfg = mtb_asprintf("%s/%s", c.variant, c.mode);
         mtb_jadd_unique(configs, cfg);
         free(cfg);
         json_t *p = json_object_get(rec, "platform");
@@ -78,7 +79,9 @@ static json_t *kernel_identities(json_t *records, char names[MAXK][128], int nk)
         json_t *id = NULL;
         json_array_foreach(records, i, rec)
         {
-            if (!strcmp(mtb_jstr(json_object_get(rec, "config"), "kernel"), names[k])) {
+            struct mtb_rec_config c;
+            mtb_rec_config_view(rec, &c);
+            if (!strcmp(c.kernel, names[k])) {
                 id = json_object_get(rec, "kernel");
                 break;
             }
@@ -145,9 +148,10 @@ static int failed_runs(json_t *records, const char *cfg, const char *kernel)
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        json_t *c = json_object_get(rec, "config");
-        char *name = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
-        n += !strcmp(name, cfg) && !strcmp(mtb_jstr(c, "kernel"), kernel) && strcmp(mtb_jstr(rec, "status"), "ok");
+        struct mtb_rec_config c;
+        mtb_rec_config_view(rec, &c);
+        char *name = mtb_asprintf("%s/%s", c.variant, c.mode);
+        n += !strcmp(name, cfg) && !strcmp(c.kernel, kernel) && strcmp(mtb_jstr(rec, "status"), "ok");
         free(name);
     }
     return n;
@@ -501,7 +505,10 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
         work.kernels[k] = names[k];
     plan.before_runs = mtb_bench_work;
     plan.before_arg = &work;
-    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, NULL);
+    struct mtb_err re = { 0 };
+    json_t *records = mtb_plan_run(&plan, dir, o.force, &failures, NULL, &re);
+    if (!records)
+        mtb_err_exit(&re);
     char *recnames = record_kernel_names(names, nk);
     json_t *cmp = mtb_compare_build(records, recnames);
     free(recnames);

@@ -211,14 +211,17 @@ int mtb_cmd_detect(int argc, char **argv)
      * harness starts, a control's too */
     unsetenv("MTEBENCH_BUG");
     unsetenv("MTEBENCH_PLANT");
-    return mtb_detect_run(&q);
+    struct mtb_err e = { 0 };
+    int rc = mtb_detect_run(&q, &e);
+    if (rc < 0)
+        mtb_err_exit(&e);
+    return rc;
 }
 
 /* detect-sweep --platform vm: the guest's own sweep on its kernel
  * (`detect-sweep --platform host` there), brought back as sweep.json with
  * platform vm and the kernel's identity */
-static int sweep_vm(const char *kernel, const char *modes, long trials, const char *results, int json, int quiet,
-                    const char *alloc)
+static int sweep_vm(const struct mtb_sweep_req *r, const char *kernel, int quiet)
 {
     char err[MTB_ERRLEN];
     struct mtb_kernel k;
@@ -233,9 +236,9 @@ static int sweep_vm(const char *kernel, const char *modes, long trials, const ch
     struct mtb_argv g = { 0 };
     mtb_argv_push(&g, "detect-sweep");
     mtb_argv_push(&g, "--platform=host");
-    mtb_argv_pushf(&g, "--modes=%s", modes);
-    mtb_argv_pushf(&g, "--trials=%ld", trials);
-    mtb_argv_pushf(&g, "--allocator=%s", alloc);
+    mtb_argv_pushf(&g, "--modes=%s", r->modes);
+    mtb_argv_pushf(&g, "--trials=%ld", r->trials);
+    mtb_argv_pushf(&g, "--allocator=%s", r->allocator);
     mtb_argv_pushf(&g, "--tag-model=%s", mtb_platform_emulated(mtb_platform_find("vm")) ? "qemu" : "uniform");
     mtb_argv_push(&g, "--results={out}/sweep");
     mtb_argv_push(&g, "--json");
@@ -244,9 +247,10 @@ static int sweep_vm(const char *kernel, const char *modes, long trials, const ch
     char *local = mtb_asprintf("%s/guest", dir), *sp = mtb_asprintf("%s/sweep/sweep.json", local);
     struct mtb_agent_result res;
     json_t *doc = NULL;
-    if (mtb_agent_exec(mtb_transport_find("console"), &t, NULL, 0, g.v, 60 + (double)trials, local, &res, err,
-                       sizeof err) != 0)
-        mtb_die(1, "detect-sweep on vm: %s (logs: %s)", err, dir);
+    struct mtb_agent_job job = { .argv = g.v, .deadline_s = 60 + (double)r->trials, .local_dir = local };
+    struct mtb_err e = { 0 };
+    if (mtb_agent_exec(mtb_transport_find("console"), &t, &job, &res, &e) != 0)
+        mtb_die(1, "detect-sweep on vm: %s (logs: %s)", e.msg, dir);
     doc = json_load_file(sp, 0, NULL);
     if (!doc)
         mtb_die(1, "detect-sweep on vm: the guest wrote no sweep (its log: %s/agent.log)", local);
@@ -255,7 +259,9 @@ static int sweep_vm(const char *kernel, const char *modes, long trials, const ch
     json_object_set_new(doc, "kernel", json_pack("{s:s,s:s,s:s*}", "name", k.name, "uname_r", res.uname_r,
                                                  "expected_uname_r", k.release));
     json_decref(res.info);
-    int rc = mtb_detect_sweep_finish(doc, results, json);
+    int rc = mtb_detect_sweep_finish(doc, r->results, r->json, &e);
+    if (rc < 0)
+        mtb_err_exit(&e);
     json_decref(doc);
     mtb_rm_rf(dir);
     mtb_argv_free(&g);
@@ -340,11 +346,16 @@ int mtb_cmd_detect_sweep(int argc, char **argv)
         mtb_die(2, "PLATFORM=%s is not usable here: %s", pname, why);
     if (strcmp(kernel, "stock") && strcmp(pname, "vm"))
         mtb_die(2, "--kernel %s: only --platform vm boots a kernel (%s runs on its own)", kernel, pname);
-    if (!strcmp(pname, "vm")) {
-        if (strcmp(alloc, "glibc") && !mtb_file_exists(MTB_SCUDO_LIB))
-            mtb_die(2, "--allocator %s on vm: %s is missing here, and the guest image takes this machine's copy "
-                    "(make deps installs libclang-rt-16-dev:arm64)", alloc, MTB_SCUDO_LIB);
-        return sweep_vm(kernel, modes, trials, results, json, 0, alloc);
-    }
-    return mtb_detect_sweep(pl, modes, trials, results, json, model, alloc);
+    if (!strcmp(pname, "vm") && strcmp(alloc, "glibc") && !mtb_file_exists(MTB_SCUDO_LIB))
+        mtb_die(2, "--allocator %s on vm: %s is missing here, and the guest image takes this machine's copy "
+                "(make deps installs libclang-rt-16-dev:arm64)", alloc, MTB_SCUDO_LIB);
+    struct mtb_sweep_req r = { .platform = pl, .modes = modes, .trials = trials, .results = results, .json = json,
+                               .tag_model = model, .allocator = alloc };
+    if (!strcmp(pname, "vm"))
+        return sweep_vm(&r, kernel, 0);
+    struct mtb_err e = { 0 };
+    int rc = mtb_detect_sweep(&r, &e);
+    if (rc < 0)
+        mtb_err_exit(&e);
+    return rc;
 }

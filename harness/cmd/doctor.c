@@ -265,7 +265,11 @@ int mtb_cmd_doctor(int argc, char **argv)
     doctor_machine(d);
     doctor_platforms(d);
     /* the latency floor: a native memcached on loopback at three rates (run/floor.h) */
-    json_object_set_new(d, "floor", mtb_floor_check());
+    struct mtb_err e = { 0 };
+    json_t *floor = mtb_floor_check(&e);
+    if (!floor)
+        mtb_err_exit(&e);
+    json_object_set_new(d, "floor", floor);
     if (as_json) {
         json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");

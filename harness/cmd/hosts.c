@@ -89,8 +89,11 @@ int mtb_cmd_hosts(int argc, char **argv)
     mtb_opt_init(&p, argc, argv, "hosts", MTB_OPT_FIRST_ARG_ENDS);
     int c;
     while ((c = mtb_opt_next(&p, tabs)) > 0) {
-        if (c == MTB_OPT_SSH)
-            mtb_ssh_option(p.name, p.val);
+        struct mtb_err e = { 0 };
+        if (c == MTB_OPT_SSH) {
+            if (mtb_ssh_option(p.name, p.val, &e) < 0)
+                mtb_err_exit(&e);
+        }
         else if (c == H_EXEC)
             exec_dir = p.val;
         else if (c == H_DEADLINE) {

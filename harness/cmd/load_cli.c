@@ -134,7 +134,12 @@ int mtb_cmd_load(int argc, char **argv)
     int c;
     while ((c = mtb_opt_next(&p, load_tabs)) > 0) {
         switch (c) {
-        case MTB_OPT_SSH: mtb_ssh_option(p.name, p.val); break;
+        case MTB_OPT_SSH: {
+            struct mtb_err e = { 0 };
+            if (mtb_ssh_option(p.name, p.val, &e) < 0)
+                mtb_err_exit(&e);
+            break;
+        }
         case L_HOSTS: hosts = p.val; break;
         case L_SERVER: l.server = p.val; break;
         case L_PROTOCOL: l.protocol = p.val; break;

@@ -71,6 +71,14 @@ static void usage(FILE *f)
 /* Add the records of one results directory as one night, with its run
  * report (built from the records in memory). @return night id, 0 if nothing
  * new, <0 error */
+/* a record's plan name (config.plan; "" in records from before it was kept) */
+static const char *first_plan(json_t *rec)
+{
+    struct mtb_rec_config c;
+    mtb_rec_config_view(rec, &c);
+    return c.plan;
+}
+
 static long long add_set(struct mtb_history *h, const struct mtb_record_set *set, json_t *caps, json_t *work,
                          json_t *work_files, const char *dir, const char *plan_name, const char *out, int *added,
                          int *bad)
@@ -88,7 +96,7 @@ static long long add_set(struct mtb_history *h, const struct mtb_record_set *set
     const char *plan = plan_name;
     if (!plan || !*plan)
         plan = json_array_size(set->records)
-                   ? mtb_jstr(json_object_get(json_array_get(set->records, 0), "config"), "plan")
+                   ? first_plan(json_array_get(set->records, 0))
                    : mtb_jstr(json_array_get(caps, 0), "plan");
     /* the night's run report, linked from the dashboard */
     char *s = mtb_strdup(dir);
@@ -96,25 +104,28 @@ static long long add_set(struct mtb_history *h, const struct mtb_record_set *set
     while (n > 1 && s[n - 1] == '/')
         s[--n] = 0;
     const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
-    char *nights_dir = mtb_asprintf("%s/nights", out), *rdir = NULL, err[MTB_ERRLEN], *report = NULL;
+    char *nights_dir = mtb_asprintf("%s/nights", out), *rdir = NULL, *report = NULL;
     json_t *sum = mtb_summary_build(set->records);
     if (json_array_size(caps)) /* the capacity searches: in the night's report and its textfile */
         json_object_set(sum, "capacity", caps);
-    if (mtb_record_usable(set) &&
-        mtb_report_write(set, sum, NULL, base, nights_dir, &rdir, NULL, err, sizeof err) == 0)
+    struct mtb_err re = { 0 };
+    if (mtb_record_usable(set) && mtb_report_write(set, sum, NULL, base, nights_dir, &rdir, NULL, &re) == 0)
         report = mtb_asprintf("%s/index.html", rdir);
     else if (mtb_record_usable(set))
-        mtb_warn("nightly: no run report for %s: %s", dir, err);
+        mtb_warn("nightly: no run report for %s: %s", dir, re.msg);
     else if (json_array_size(caps)) /* capacity searches alone: the first one's page */
         report = mtb_asprintf("%s/capacity.html", mtb_jstr(json_array_get(caps, 0), "dir"));
     if (mtb_prom_dir && (mtb_record_usable(set) || json_array_size(caps))) /* --prom-textfile: the night's figures */
         mtb_prom_after("nightly", sum);
     json_decref(sum);
     long long night = 0;
-    int rc = mtb_history_add_night(h, *plan ? plan : "ingested", dir, report, set->records, set->files, caps, work,
-                                   work_files, &night, added, err, sizeof err);
+    struct mtb_night_in in = { .plan = *plan ? plan : "ingested", .results_dir = dir, .report = report,
+                               .records = set->records, .files = set->files, .capacity = caps, .work = work,
+                               .work_files = work_files };
+    struct mtb_err e = { 0 };
+    int rc = mtb_history_add_night(h, &in, &night, added, &e);
     if (rc) {
-        fprintf(stderr, "mtebench nightly: %s\n", err);
+        fprintf(stderr, "mtebench nightly: %s\n", e.msg);
         night = rc;
     }
     free(report);
@@ -168,7 +179,12 @@ static int parse_args(int argc, char **argv, struct nightly_args *na)
         case N_HISTORY: na->history = v; break;
         case N_OUT: na->out = v; break;
         case N_INGEST: ingest = 1; break;
-        case N_PROM: mtb_prom_set_dir(v); break;
+        case N_PROM: {
+            struct mtb_err e = { 0 };
+            if (mtb_prom_set_dir(v, &e) != 0)
+                mtb_err_exit(&e);
+            break;
+        }
         case N_BISECT: na->bisect_budget = na->bisect_budget > 0 ? na->bisect_budget : 2 * 3600; break;
         case N_BISECT_BUDGET:
             if (mtb_parse_duration(v, &na->bisect_budget) || na->bisect_budget <= 0)
@@ -279,9 +295,13 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     char *dir = o.results ? mtb_strdup(o.results) : mtb_cli_results_dir(plan.name);
     mtb_plan_banner("mtebench nightly", &plan, dir);
     json_t *files = json_array();
-    json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, failures, files) : json_array();
+    json_t *records = plan.ncells ? mtb_plan_run(&plan, dir, o.force, failures, files, &e) : json_array();
+    if (!records)
+        mtb_err_exit(&e);
     int cstatus = 0; /* the entries with an slo: each a capacity search into dir/capacity-ENTRY */
-    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus);
+    json_t *caps = mtb_capacity_entries(&plan, dir, o.force, stdout, &cstatus, &e);
+    if (!caps)
+        mtb_err_exit(&e);
     *failures += cstatus != 0;
     struct mtb_record_set set;
     if (mtb_record_set_from(records, files, dir, &set) != 0)

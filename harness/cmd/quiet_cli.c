@@ -23,7 +23,10 @@ int mtb_cmd_quiet(int argc, char **argv)
     struct mtb_machine *m = mtb_calloc(1, sizeof *m);
     if (mtb_machine_load(o.machine, m, err, sizeof err) != 0)
         mtb_die(2, "%s", err);
-    json_t *env = mtb_quiet_environment(m, o.strict, o.json, 1);
+    struct mtb_err e = { 0 };
+    json_t *env = mtb_quiet_environment(m, o.strict, o.json, 1, &e);
+    if (!env)
+        mtb_err_exit(&e);
     json_t *q = json_object_get(env, "quiet");
     if (o.json) {
         json_dumpf(env, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);

@@ -135,8 +135,9 @@ int mtb_cmd_report(int argc, char **argv)
         json_object_set(own, "capacity", caps);
     }
     json_decref(caps);
+    struct mtb_err re = { 0 };
     if (rc == 0)
-        rc = mtb_report_write(&set, own, NULL, name ? name : defname, out ? out : defout, &dir, &sum, err, sizeof err);
+        rc = mtb_report_write(&set, own, NULL, name ? name : defname, out ? out : defout, &dir, &sum, &re);
     json_decref(own);
     if (rc == 0) {
         mtb_summary_print(sum, stdout);
@@ -150,7 +151,7 @@ int mtb_cmd_report(int argc, char **argv)
             printf(", %zu not used (listed in the report)\n", json_array_size(set.bad));
         printf("report: %s/index.html\n        %s/report.md, runs.csv, summary.json\n", dir, dir);
     } else {
-        fprintf(stderr, "mtebench report: %s\n", err);
+        fprintf(stderr, "mtebench report: %s\n", re.code ? re.msg : err);
     }
     json_decref(sum);
     free(dir);

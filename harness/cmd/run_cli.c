@@ -60,7 +60,10 @@ int mtb_cmd_run(int argc, char **argv)
     char *what = mtb_asprintf("001-%s-%s", mtb_variant_label(o.variant, o.allocs[0], lab, sizeof lab), o.m->name);
     char *rundir = mtb_asprintf("%s/%s", dir, what);
     /* one run: the profile's first sweep point when CORES/the profile asks for a sweep */
-    json_t *env = mtb_quiet_environment(&o.mach, o.strict, o.quiet, 0);
+    struct mtb_err qe = { 0 };
+    json_t *env = mtb_quiet_environment(&o.mach, o.strict, o.quiet, 0, &qe);
+    if (!env)
+        mtb_err_exit(&qe);
     if (o.cores || o.mach.ncores || o.mach.ntypes) {
         struct mtb_plan one;
         mtb_plan_init(&one, "run", &o);

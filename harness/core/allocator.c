@@ -109,6 +109,11 @@ const char *mtb_variant_label(const char *variant, const struct mtb_allocator *a
     return label(variant, a ? a->name : "glibc", buf, n);
 }
 
+const char *mtb_label_of(const char *variant, const char *allocator, char *buf, size_t n)
+{
+    return label(variant, allocator && *allocator ? allocator : "glibc", buf, n);
+}
+
 const char *mtb_config_label(json_t *config, char *buf, size_t n)
 {
     return label(json_string_value(json_object_get(config, "variant")), mtb_config_allocator(config), buf, n);

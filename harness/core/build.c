@@ -23,8 +23,8 @@
  * from Debian's archive with apt-get source when missing). */
 static int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, size_t errlen)
 {
-    const char *orig = mtb_recipe_need(r, "service", "orig");
-    const char *pin = mtb_recipe_need(r, "service", "sha256");
+    const char *orig = r->orig;
+    const char *pin = r->sha256;
     char *dir = mtb_asprintf("%s/src", mtb_cache());
     char *p = mtb_asprintf("%s/%s", dir, orig);
     mtb_mkdir_p(dir);
@@ -33,15 +33,15 @@ static int mtb_build_source(const struct mtb_recipe *r, char **path, char *err, 
      * lock, and a half-downloaded file would fail the other's checksum */
     int lock = -1;
     if (!mtb_file_exists(p)) {
-        char *lockp = mtb_asprintf("%s/.lock-%s", dir, mtb_recipe_need(r, "service", "source_package"));
+        char *lockp = mtb_asprintf("%s/.lock-%s", dir, r->source_package);
         char *what = mtb_asprintf("another fetch of %s", orig);
         lock = mtb_lock_wait(lockp, what, 0);
         free(what);
         free(lockp);
     }
     if (!mtb_file_exists(p)) {
-        const char *pkg = mtb_recipe_need(r, "service", "source_package");
-        const char *ver = mtb_recipe_need(r, "service", "source_version");
+        const char *pkg = r->source_package;
+        const char *ver = r->source_version;
         fprintf(stderr, "mtebench: fetching %s=%s from Debian's archive (apt-get source)\n", pkg, ver);
         char *spec = mtb_asprintf("%s=%s", pkg, ver);
         char *log = mtb_asprintf("%s/apt-source.log", dir);
@@ -172,7 +172,7 @@ static int build_inputs(const struct mtb_recipe *r, const char *variant, const c
     const char *cf2 = mtb_recipe_get(r, section, cfkey);
     in->cflags = mtb_asprintf("%s%s%s", cf1 ? cf1 : "", cf1 && cf2 ? " " : "", cf2 ? cf2 : "");
     expand_patches(mtb_recipe_get(r, section, "patches"), &in->patches);
-    in->script = mtb_asprintf("%s/%s", r->dir, mtb_recipe_need(r, "build", "script"));
+    in->script = mtb_asprintf("%s/%s", r->dir, r->build_script);
     in->jp = json_array();
     in->tree_from = mtb_recipe_get(r, section, "tree_from");
     return 0;
@@ -185,8 +185,8 @@ static int build_key(const struct mtb_recipe *r, const char *variant, const char
     struct mtb_hash *h = mtb_hash_new();
     mtb_hash_str(h, "abi", BUILD_ABI);
     mtb_hash_str(h, "service", r->name);
-    mtb_hash_str(h, "version", mtb_recipe_need(r, "service", "version"));
-    mtb_hash_str(h, "source", mtb_recipe_need(r, "service", "sha256"));
+    mtb_hash_str(h, "version", r->version);
+    mtb_hash_str(h, "source", r->sha256);
     mtb_hash_str(h, "target", target);
     mtb_hash_str(h, "cflags", in->cflags);
     mtb_hash_str(h, "toolchain", in->tc);
@@ -320,7 +320,7 @@ static int build_run(const struct mtb_recipe *r, const char *variant, const char
     double t0 = mtb_mono();
     int st = mtb_proc_run(&s, 3600);
     double secs = mtb_mono() - t0;
-    char *tmpbin = mtb_asprintf("%s/%s", tmpdir, mtb_recipe_need(r, "build", "binary"));
+    char *tmpbin = mtb_asprintf("%s/%s", tmpdir, r->build_binary);
     int rc = -1;
     if (st != 0 || !mtb_file_exists(tmpbin)) {
         build_failed(r, variant, target, out->dir, logp, st, err, errlen);
@@ -334,9 +334,9 @@ static int build_run(const struct mtb_recipe *r, const char *variant, const char
         goto cleanup;
     }
     out->info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:f}",
-                          "service", r->name, "version", mtb_recipe_need(r, "service", "version"),
-                          "source_package", mtb_recipe_need(r, "service", "source_package"),
-                          "source_sha256", mtb_recipe_need(r, "service", "sha256"),
+                          "service", r->name, "version", r->version,
+                          "source_package", r->source_package,
+                          "source_sha256", r->sha256,
                           "variant", variant, "target", target, "cflags", in->cflags,
                           "patches", in->jp, "toolchain", in->tc, "key", out->key,
                           "build_seconds", secs);
@@ -485,7 +485,7 @@ static int prepare_tree(const struct mtb_recipe *r, const char *variant, const c
     rc = 0;
     if (!mtb_file_exists(b.tree_out)) {
         bo.dir = build_dir(r, bv, target, bo.key);
-        bo.binary = mtb_asprintf("%s/%s", bo.dir, mtb_recipe_need(r, "build", "binary"));
+        bo.binary = mtb_asprintf("%s/%s", bo.dir, r->build_binary);
         b.tree_only = 1;
         if (!quiet)
             fprintf(stderr, "mtebench: %s %s starts from %s's object tree: building it first\n",
@@ -525,7 +525,7 @@ int mtb_build_ensure(const struct mtb_recipe *r, const char *variant, const char
         return -1;
     }
     out->dir = build_dir(r, variant, target, out->key);
-    out->binary = mtb_asprintf("%s/%s", out->dir, mtb_recipe_need(r, "build", "binary"));
+    out->binary = mtb_asprintf("%s/%s", out->dir, r->build_binary);
     int rc = force ? -1 : load_cached(r, variant, target, quiet, out);
     if (rc != 0) {
         /* one build of a service at a time: another mtebench may be making
@@ -571,11 +571,11 @@ int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_b
     const char *key = json_string_value(json_object_get(out->info, "key"));
     snprintf(out->key, sizeof out->key, "%s", key ? key : "");
     out->dir = mtb_strdup(dir);
-    out->binary = mtb_asprintf("%s/%s", dir, mtb_recipe_need(r, "build", "binary"));
+    out->binary = mtb_asprintf("%s/%s", dir, r->build_binary);
     out->cached = 1;
     json_object_set_new(out->info, "cached", json_true());
     if (!mtb_file_exists(out->binary)) {
-        snprintf(err, errlen, "%s has no %s", dir, mtb_recipe_need(r, "build", "binary"));
+        snprintf(err, errlen, "%s has no %s", dir, r->build_binary);
         return -1;
     }
     return 0;

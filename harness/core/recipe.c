@@ -141,6 +141,27 @@ static int on_kv(void *user, const char *section, const char *name, const char *
     return 1;
 }
 
+/* The keys every recipe has, into r's fields. @return 0, or -1 naming the first missing */
+static int typed_keys(struct mtb_recipe *r, char *err, size_t errlen)
+{
+    const struct {
+        const char **field, *section, *key;
+    } need[] = {
+        { &r->source_package, "service", "source_package" }, { &r->source_version, "service", "source_version" },
+        { &r->version, "service", "version" },               { &r->orig, "service", "orig" },
+        { &r->sha256, "service", "sha256" },                 { &r->build_script, "build", "script" },
+        { &r->build_binary, "build", "binary" },
+    };
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (!(*need[i].field = mtb_recipe_get(r, need[i].section, need[i].key))) {
+            snprintf(err, errlen, "%s: [%s] has no '%s' (every recipe names it; see docs/RECIPES.md)", r->path,
+                     need[i].section, need[i].key);
+            return -1;
+        }
+    r->run_args = mtb_recipe_get(r, "run", "args");
+    return 0;
+}
+
 int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -168,6 +189,10 @@ int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t er
         return -1;
     }
     r->name = mtb_strdup(name);
+    if (typed_keys(r, err, errlen) != 0) {
+        mtb_recipe_free(r);
+        return -1;
+    }
     return 0;
 }
 
@@ -194,14 +219,6 @@ const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, cons
         if (!strcmp(r->kv[i].section, section) && !strcmp(r->kv[i].key, key))
             return r->kv[i].value;
     return NULL;
-}
-
-const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, const char *key)
-{
-    const char *v = mtb_recipe_get(r, section, key);
-    if (!v)
-        mtb_die(2, "%s: [%s] has no '%s'", r->path, section, key);
-    return v;
 }
 
 const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size_t n)
@@ -310,7 +327,7 @@ char *mtb_template(const char *tmpl, const char *const *pairs)
             cap = (n + clen + 1) * 2;
             out = realloc(out, cap);
             if (!out)
-                mtb_die(1, "out of memory");
+                mtb_oom("a template");
         }
         memcpy(out + n, chunk, clen);
         n += clen;

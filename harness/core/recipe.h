@@ -16,17 +16,23 @@ struct mtb_recipe {
     size_t nkv;
     char **variants;  /* from [variant NAME] sections, in file order */
     size_t nvariants;
+    /* the keys every recipe has (docs/RECIPES.md), checked at load: a
+     * recipe without one is refused, naming the file and the key. They
+     * point into kv. */
+    const char *source_package, *source_version; /* [service]: Debian's source package and its version */
+    const char *version, *orig, *sha256;          /* [service]: upstream's version, the orig tarball, its SHA-256 */
+    const char *build_script, *build_binary;      /* [build] script (in dir), binary (in the build's tree) */
+    const char *run_args;                         /* [run] args, the server's command line; NULL: none (an
+                                                   * embedded program, run by its driver) */
 };
 
 /* Load one recipe file. @return 0 or -1 with a message in err (r then
- * holds nothing). */
+ * holds nothing): a line malformed, a key unknown, a needed key missing. */
 int mtb_recipe_load(const char *path, struct mtb_recipe *r, char *err, size_t errlen);
 /* Free what a loaded recipe holds; r is then empty. */
 void mtb_recipe_free(struct mtb_recipe *r);
 /* Value of key in section, or NULL. Section "variant tagged" etc. */
 const char *mtb_recipe_get(const struct mtb_recipe *r, const char *section, const char *key);
-/* Same, or die naming the recipe file and the missing key. */
-const char *mtb_recipe_need(const struct mtb_recipe *r, const char *section, const char *key);
 /* 1 if the variant carries the bug catalogue ([variant V] bugs = yes):
  * detection trials only (mtebench detect), never measured or planned. */
 int mtb_recipe_variant_bugs(const struct mtb_recipe *r, const char *variant);

@@ -138,6 +138,20 @@ int mtb_rec_config_get(json_t *rec, struct mtb_rec_config *c, char *why, size_t 
     return 0;
 }
 
+void mtb_rec_config_view(json_t *rec, struct mtb_rec_config *c)
+{
+    if (mtb_rec_config_get(rec, c, NULL, 0) == 0)
+        return;
+    json_t *j = json_object_get(rec, "config");
+    const char *a = json_string_value(json_object_get(j, "allocator"));
+    *c = (struct mtb_rec_config){ .service = mtb_jstr(j, "service"), .variant = mtb_jstr(j, "variant"),
+                                  .mode = mtb_jstr(j, "mode"), .platform = mtb_jstr(j, "platform"),
+                                  .kernel = mtb_jstr(j, "kernel"), .plan = mtb_jstr(j, "plan"),
+                                  .allocator = a && *a ? a : "glibc",
+                                  .rep = (int)json_integer_value(json_object_get(j, "rep")),
+                                  .workload = json_object_get(j, "workload") };
+}
+
 /* ---- the record's facts ------------------------------------------------------------- */
 
 int mtb_record_emulated(json_t *rec) { return json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")); }

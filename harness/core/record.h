@@ -163,6 +163,13 @@ struct mtb_rec_config {
 /** rec's config into c. @return 0, or -1 with why naming the key
  *  ("config.rep: a string, not an integer"; why may be NULL) */
 int mtb_rec_config_get(json_t *rec, struct mtb_rec_config *c, char *why, size_t n);
+/** rec's configuration into c: typed (mtb_rec_config_get) when whole, as
+ *  every record of a set is (mtb_record_check); else each key as the record
+ *  has it ("" when absent, allocator "glibc", workload NULL when absent):
+ *  for a view that shows any record as it is */
+void mtb_rec_config_view(json_t *rec, struct mtb_rec_config *c);
+/** @return 1 if c is a baseline's (plain/off) */
+int mtb_rec_config_is_baseline(const struct mtb_rec_config *c);
 /** @return the problem's short name ("not-json", "other-schema", ...) */
 const char *mtb_record_problem_name(enum mtb_record_problem p);
 /** mtb_record_check - is rec a usable record? msg receives the reason in words.

@@ -34,47 +34,52 @@ const char *mtb_record_host(json_t *rec)
     return mtb_jstr(json_object_get(rec, "environment"), "hostname");
 }
 
+int mtb_rec_config_is_baseline(const struct mtb_rec_config *c)
+{
+    return !strcmp(c->variant, "plain") && !strcmp(c->mode, "off");
+}
+
 int mtb_record_is_baseline(json_t *c) { return !strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"); }
 
-/* one field of the pair key, as text */
-static char *pair_field(json_t *rec, const struct mtb_rec_config *c, const char *field)
+/* Each field of the pair key as text, pair_F for each F MTB_PAIR_FIELDS
+ * names (a field added there without its function does not compile). */
+static char *pair_workload(json_t *rec, const struct mtb_rec_config *c)
 {
     json_t *rl = json_object_get(json_object_get(rec, "sequential"), "run_length");
-    if (!strcmp(field, "workload") && json_is_number(json_object_get(rl, "pilot_s"))) {
-        /* REPS=auto chose the run length after its pilot pairs (runlen.c): one configuration, runs of two
-         * lengths, keyed by the configured (pilot) one */
-        json_t *w = json_deep_copy(c->workload);
-        json_object_set(w, "duration_s", json_object_get(rl, "pilot_s"));
-        char *k = mtb_workload_key(w);
-        json_decref(w);
-        return k;
-    }
-    if (!strcmp(field, "workload"))
+    if (!json_is_number(json_object_get(rl, "pilot_s")))
         return mtb_workload_key(c->workload);
-    if (!strcmp(field, "machine"))
-        return mtb_record_machine_text(rec);
-    const char *v = !strcmp(field, "plan")       ? c->plan
-                  : !strcmp(field, "service")    ? c->service
-                  : !strcmp(field, "platform")   ? c->platform
-                  : !strcmp(field, "kernel")     ? c->kernel
-                  : !strcmp(field, "allocator")  ? c->allocator /* records from before the axis: glibc's */
-                                                 : NULL;
-    if (!v) /* MTB_PAIR_FIELDS names a field this function does not know */
-        mtb_die(1, "record_pair.c: no pair field '%s'", field);
-    return mtb_strdup(v);
+    /* REPS=auto chose the run length after its pilot pairs (runlen.c): one configuration, runs of two
+     * lengths, keyed by the configured (pilot) one */
+    json_t *w = json_deep_copy(c->workload);
+    json_object_set(w, "duration_s", json_object_get(rl, "pilot_s"));
+    char *k = mtb_workload_key(w);
+    json_decref(w);
+    return k;
 }
+static char *pair_machine(json_t *rec, const struct mtb_rec_config *c) { (void)c; return mtb_record_machine_text(rec); }
+#define PAIR_TEXT(f) \
+    static char *pair_##f(json_t *rec, const struct mtb_rec_config *c) { (void)rec; return mtb_strdup(c->f); }
+PAIR_TEXT(plan)
+PAIR_TEXT(service)
+PAIR_TEXT(platform)
+PAIR_TEXT(kernel)
+PAIR_TEXT(allocator) /* records from before the axis: glibc's (mtb_rec_config_get) */
+#undef PAIR_TEXT
 
 /* the pair key of a record whose config is complete, else NULL (never paired) */
 static char *pair_key(json_t *rec, const struct mtb_rec_config *c)
 {
-    static const char *const fields[] = {
-#define X(f) #f,
+    static const struct {
+        const char *name;
+        char *(*text)(json_t *rec, const struct mtb_rec_config *c);
+    } fields[] = {
+#define X(f) { #f, pair_##f },
         MTB_PAIR_FIELDS(X)
 #undef X
     };
     char *key = mtb_strdup("");
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        char *v = pair_field(rec, c, fields[i]), *k = mtb_asprintf("%s%s%s=%s", key, i ? "|" : "", fields[i], v);
+        char *v = fields[i].text(rec, c), *k = mtb_asprintf("%s%s%s=%s", key, i ? "|" : "", fields[i].name, v);
         free(v);
         free(key);
         key = k;

@@ -265,6 +265,7 @@ struct detect_ctx {
     const char *dir;            /* results */
     json_t *env;                /* provenance, shared */
     int total, index;
+    struct mtb_err *e;          /* why detect stopped (not a trial's outcome: that is in its record) */
 };
 
 /* The workload of a bug's run into wl: a trigger's (the service's detect
@@ -522,37 +523,65 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
     return d;
 }
 
-/* a bug's directory, manifest path and manifest (refused: exit 2, naming why) */
+/* a bug's directory, manifest path and manifest; NULL with c->e set (bad
+ * input, naming why; *bugdir and *mp then NULL) */
 static json_t *bug_manifest(struct detect_ctx *c, const char *bug, char **bugdir, char **mp)
 {
     char why[MTB_ERRLEN];
     *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->q->recipe->name, bug);
     *mp = mtb_asprintf("%s/manifest.ini", *bugdir);
     json_t *man = mtb_catalogue_manifest(*mp, why, sizeof why);
-    if (!man)
-        mtb_die(2, "%s", why);
+    if (!man) {
+        mtb_err_set(c->e, MTB_ERR_INPUT, "%s", why);
+        free(*bugdir);
+        free(*mp);
+        *bugdir = *mp = NULL;
+    }
     return man;
 }
 
-/* every wanted bug's control in variant's bug build; @return 1 when one failed */
+/* every wanted bug's manifest read, and a trigger for those that need one,
+ * before anything is built or run. @return 0, or -1 with c->e set */
+static int check_bugs(struct detect_ctx *c, char **bugs, int nb)
+{
+    for (int i = 0; i < nb && !c->e->code; i++) {
+        char *bugdir, *mp;
+        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
+        if (man && !c->q->controls && !json_object_get(man, "plant") && !json_object_get(man, "benchmark") &&
+            !c->q->has_trigger)
+            mtb_err_set(c->e, MTB_ERR_INPUT, "%s: %s has no [workload detect] for its trigger", mp,
+                        c->q->recipe->name);
+        json_decref(man);
+        free(mp);
+        free(bugdir);
+    }
+    return c->e->code ? -1 : 0;
+}
+
+/* every wanted bug's control in variant's bug build; @return 1 when one
+ * failed (stopped on c->e: a build that failed, a manifest refused) */
 static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *variant, json_t *all)
 {
     char why[MTB_ERRLEN];
     int bad = 0;
-    for (int i = 0; i < nb; i++) {
+    for (int i = 0; i < nb && !c->e->code; i++) {
         char *bugdir, *mp;
         json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
+        if (!man)
+            break;
         char *bv = json_object_get(man, "plant") ? NULL : build_of(c->q->recipe, man, variant);
         if (!json_object_get(man, "control_expect") || !bv) {
             printf("control: %s: %s\n", bugs[i], bv ? "no control yet (no control_expect)" : "a plant: no control");
             json_array_append_new(all, json_pack("{s:s,s:s}", "bug", bugs[i], "outcome", "no_control"));
         } else {
             struct mtb_build b;
-            if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0)
-                mtb_die(1, "%s", why);
-            json_t *d = control_trial(c, bugs[i], man, bugdir, bv, &b);
-            bad |= strcmp(json_string_value(json_object_get(d, "outcome")), "refused") != 0;
-            json_array_append_new(all, d);
+            if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0) {
+                mtb_err_set(c->e, MTB_ERR_FAIL, "%s", why);
+            } else {
+                json_t *d = control_trial(c, bugs[i], man, bugdir, bv, &b);
+                bad |= strcmp(json_string_value(json_object_get(d, "outcome")), "refused") != 0;
+                json_array_append_new(all, d);
+            }
         }
         free(bv);
         json_decref(man);
@@ -575,18 +604,19 @@ static int kernel_checked(const struct detect_ctx *c, json_t *man, const struct 
 }
 
 /* every bug x variant x mode x trial wanted; 1 if a trial did not reach its
- * bug or ended in error */
+ * bug or ended in error (stopped on c->e: a build that failed, a manifest
+ * refused) */
 static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, int nv, const struct mtb_mode **ms, int nm,
                    const char *configs, json_t *all)
 {
     char why[MTB_ERRLEN];
     int bad = 0;
-    for (int i = 0; i < nb; i++) {
+    for (int i = 0; i < nb && !c->e->code; i++) {
         char *bugdir, *mp;
         json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
-        if (!json_object_get(man, "plant") && !json_object_get(man, "benchmark") && !c->q->has_trigger)
-            mtb_die(2, "%s: %s has no [workload detect] for its trigger", mp, c->q->recipe->name);
-        for (int v = 0; v < nv; v++) {
+        if (!man)
+            break;
+        for (int v = 0; v < nv && !c->e->code; v++) {
             int any = 0;
             for (int m = 0; m < nm; m++)
                 any |= wanted(configs, vs[v], ms[m]->name);
@@ -598,8 +628,8 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
             }
             struct mtb_build b;
             if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0)
-                mtb_die(1, "%s", why);
-            for (int m = 0; m < nm; m++)
+                mtb_err_set(c->e, MTB_ERR_FAIL, "%s", why);
+            for (int m = 0; m < nm && !c->e->code; m++)
                 for (int k = 0; k < 1 + kernel_checked(c, man, ms[m]); k++) /* k 1: the same cell on kernel_check */
                     for (int t = 1; t <= c->q->trials && wanted(configs, vs[v], ms[m]->name); t++) {
                         json_t *d = trial(c, bugs[i], man, bugdir, vs[v], bv, &b, ms[m], t,
@@ -627,6 +657,8 @@ static int count_trials(struct detect_ctx *c, char **bugs, int nb, const char **
     for (int i = 0; i < nb; i++) { /* and the cells tried again on kernel_check */
         char *bugdir, *mp;
         json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
+        if (!man)
+            return total;
         int unchecked = 0;
         for (int v = 0; v < nv; v++)
             for (int m = 0; m < nm; m++) {
@@ -644,71 +676,84 @@ static int count_trials(struct detect_ctx *c, char **bugs, int nb, const char **
     return total;
 }
 
-int mtb_detect_run(const struct mtb_detect_req *q)
+/* The configurations: --variants x --modes, each mode the platform can run
+ * (the others skipped, saying why), at least one pair --configs wants.
+ * vcopy and mcopy: the lists' copies vs and ms point into (freed by the
+ * caller). @return the pairs wanted, or -1 with e set */
+static int configurations(const struct mtb_detect_req *q, const char **vs, int *nv, const struct mtb_mode **ms,
+                          int *nm, char **vcopy, char **mcopy, struct mtb_err *e)
 {
-    struct detect_ctx ctx = { .q = q }, *c = &ctx;
-    char why[MTB_ERRLEN], ts[32];
-    int nb = 0;
-    char **bugs = bug_list(q->recipe->name, q->bugs, &nb);
-    if (nb == 0)
-        mtb_die(2, "%s has no bug catalogue (services/%s/bugs/*/manifest.ini)", q->recipe->name, q->recipe->name);
-    mtb_utc_compact(ts, sizeof ts);
-    char *dir = q->results ? mtb_strdup(q->results) : mtb_asprintf("%s/%s-detect-%s", mtb_results_dir(), ts, q->recipe->name);
-    c->dir = dir;
-    mtb_mkdir_p(dir);
-    /* the configurations: every variant x mode the platform has */
-    const char *vs[8];
-    const struct mtb_mode *ms[8];
-    int nv = 0, nm = 0;
-    char *vcopy = mtb_strdup(q->variants), *mcopy = mtb_strdup(q->modes), *save = NULL;
-    for (char *t = strtok_r(vcopy, ",", &save); t && nv < 8; t = strtok_r(NULL, ",", &save))
-        vs[nv++] = t;
-    for (char *t = strtok_r(mcopy, ",", &save); t && nm < 8; t = strtok_r(NULL, ",", &save)) {
+    char why[MTB_ERRLEN], *save = NULL;
+    *vcopy = mtb_strdup(q->variants);
+    *mcopy = mtb_strdup(q->modes);
+    *nv = *nm = 0;
+    for (char *t = strtok_r(*vcopy, ",", &save); t && *nv < 8; t = strtok_r(NULL, ",", &save))
+        vs[(*nv)++] = t;
+    for (char *t = strtok_r(*mcopy, ",", &save); t && *nm < 8; t = strtok_r(NULL, ",", &save)) {
         const struct mtb_mode *m = mtb_mode_find(t);
         if (!m)
-            mtb_die(2, "MODE %s: accepted %s", t, mtb_mode_names());
+            return mtb_err_set(e, MTB_ERR_INPUT, "MODE %s: accepted %s", t, mtb_mode_names());
         if (!q->platform->mode_ok(m, why, sizeof why)) {
             fprintf(stderr, "mtebench: detect: mode %s skipped on %s: %s\n", t, q->platform->name, why);
             continue;
         }
-        ms[nm++] = m;
+        ms[(*nm)++] = m;
     }
     int npairs = 0;
-    for (int v = 0; v < nv; v++)
-        for (int m = 0; m < nm; m++)
+    for (int v = 0; v < *nv; v++)
+        for (int m = 0; m < *nm; m++)
             npairs += wanted(q->configs, vs[v], ms[m]->name);
     if (npairs == 0)
-        mtb_die(2, "--configs %s: no variant/mode pair of --variants x --modes", q->configs);
+        return mtb_err_set(e, MTB_ERR_INPUT, "--configs %s: no variant/mode pair of --variants x --modes", q->configs);
+    return npairs;
+}
+
+int mtb_detect_run(const struct mtb_detect_req *q, struct mtb_err *e)
+{
+    struct detect_ctx ctx = { .q = q, .e = e }, *c = &ctx;
+    char why[MTB_ERRLEN], ts[32];
+    int nb = 0, nv, nm, bad = 0;
+    char **bugs = bug_list(q->recipe->name, q->bugs, &nb), *vcopy = NULL, *mcopy = NULL, *dir = NULL;
+    const char *vs[8];
+    const struct mtb_mode *ms[8];
+    json_t *all = json_array(), *mx = NULL;
+    if (nb == 0)
+        mtb_err_set(e, MTB_ERR_INPUT, "%s has no bug catalogue (services/%s/bugs/*/manifest.ini)", q->recipe->name,
+                    q->recipe->name);
+    int npairs = e->code ? -1 : configurations(q, vs, &nv, ms, &nm, &vcopy, &mcopy, e);
+    if (npairs < 0 || check_bugs(c, bugs, nb) != 0)
+        goto out;
+    mtb_utc_compact(ts, sizeof ts);
+    dir = q->results ? mtb_strdup(q->results) : mtb_asprintf("%s/%s-detect-%s", mtb_results_dir(), ts, q->recipe->name);
+    c->dir = dir;
+    mtb_mkdir_p(dir);
     c->total = q->controls ? nb : count_trials(c, bugs, nb, vs, nv, ms, nm, npairs);
     if (!q->controls && q->kernel_check && c->total > nb * npairs * (int)q->trials) {
         /* cells to try on kernel_check: its kernel built now (cached, minutes cold), saying so */
         struct mtb_kernel k;
-        if (mtb_kernel_ensure(q->check_kernel, NULL, 0, 0, &k, why, sizeof why) != 0)
-            mtb_die(1, "%s", why);
+        if (mtb_kernel_ensure(q->check_kernel, NULL, 0, 0, &k, why, sizeof why) != 0) {
+            mtb_err_set(e, MTB_ERR_FAIL, "%s", why);
+            goto out;
+        }
         mtb_kernel_free(&k);
     }
-    c->env = mtb_quiet_environment(q->machine, 0, 1, 0);
-    json_t *all = json_array();
+    c->env = mtb_quiet_environment(q->machine, 0, 1, 0, e);
+    if (!c->env)
+        goto out;
     if (q->controls) { /* each bug's fixed-build control, not the trials */
-        int cbad = run_controls(c, bugs, nb, vs[0], all); /* the first variant's bug build (default plain) */
+        bad = run_controls(c, bugs, nb, vs[0], all); /* the first variant's bug build (default plain) */
         char *cp = mtb_asprintf("%s/controls.json", dir);
-        if (mtb_record_write(cp, all) != 0)
+        if (!e->code && mtb_record_write(cp, all) != 0)
             mtb_warn("detect: cannot write %s", cp);
-        printf("detect: %s\n", cp);
+        if (!e->code)
+            printf("detect: %s\n", cp);
         free(cp);
-        mtb_quiet_restore();
-        json_decref(all);
-        json_decref(c->env);
-        free(vcopy);
-        free(mcopy);
-        for (int i = 0; i < nb; i++)
-            free(bugs[i]);
-        free(bugs);
-        free(dir);
-        return cbad;
+        goto out;
     }
-    int bad = run_all(c, bugs, nb, vs, nv, ms, nm, q->configs, all);
-    json_t *mx = mtb_detect_matrix(all);
+    bad = run_all(c, bugs, nb, vs, nv, ms, nm, q->configs, all);
+    if (e->code)
+        goto out;
+    mx = mtb_detect_matrix(all);
     json_object_set_new(mx, "service", json_string(q->recipe->name));
     json_object_set_new(mx, "platform", json_string(q->platform->name));
     json_object_set_new(mx, "emulated", json_boolean(mtb_platform_emulated(q->platform)));
@@ -729,17 +774,20 @@ int mtb_detect_run(const struct mtb_detect_req *q)
     } else
         mtb_detect_matrix_print(stdout, mx, 0);
     printf("detect: %s\n", jp);
-    mtb_quiet_restore();
-    json_decref(mx);
-    json_decref(all);
-    json_decref(c->env);
     free(jp);
     free(mdp);
+out:
+    if (c->env) {
+        mtb_quiet_restore();
+        json_decref(c->env);
+    }
+    json_decref(mx);
+    json_decref(all);
     free(vcopy);
     free(mcopy);
     for (int i = 0; i < nb; i++)
         free(bugs[i]);
     free(bugs);
     free(dir);
-    return bad ? 1 : 0;
+    return e->code ? -1 : bad ? 1 : 0;
 }

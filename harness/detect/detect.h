@@ -11,6 +11,7 @@
 #include "core/platform.h"
 #include "core/recipe.h"
 #include "core/workload.h"
+#include "lib/err.h"
 
 /* the sweep on p (host or emu) for each mode of the comma list, trials per
  * random cell; DIR/sweep.json (results NULL: results/<time>-detect-sweep);
@@ -22,12 +23,23 @@
  * once the mode's tunable has made ld.so enable tagged addresses and a check
  * mode; its policy: a freed chunk retagged excluding its tag, so a use after
  * reuse is always caught) */
-int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json,
-                     const char *tag_model, const char *allocator);
+struct mtb_sweep_req {
+    const struct mtb_platform *platform;
+    const char *modes;     /* comma list */
+    long trials;           /* each random cell's */
+    const char *results;   /* NULL: a timestamped results directory */
+    int json;              /* the JSON printed, not the table */
+    const char *tag_model; /* "qemu", "uniform" */
+    const char *allocator; /* "glibc" or NULL, "scudo" */
+};
+/* @return as mtb_detect_sweep_finish's; -1 with e set: a mode refused, the
+ * Scudo library missing (before any cell runs), sweep.json not written */
+int mtb_detect_sweep(const struct mtb_sweep_req *r, struct mtb_err *e);
 /* a sweep's document into DIR/sweep.json (results NULL: a timestamped
  * results directory), then printed (the JSON or the text table); detect-sweep
- * on vm brings the guest's here. @return 0 when its verdict passes, else 1 */
-int mtb_detect_sweep_finish(json_t *doc, const char *results, int json);
+ * on vm brings the guest's here. @return 0 when its verdict passes, else 1;
+ * -1 with e set when sweep.json could not be written */
+int mtb_detect_sweep_finish(json_t *doc, const char *results, int json, struct mtb_err *e);
 
 /* What a detection asks for, resolved: the catalogue's bugs x variants x
  * modes x trials of one service on one platform of this machine. */
@@ -56,8 +68,10 @@ struct mtb_detect_req {
  * and print the matrix. @return 0, or 1 when a trial did not reach its bug
  * or ended in error. With q->controls: each bug's fixed-build control
  * instead (its trigger with the bug off, the first variant's bug build,
- * mode off): DIR/controls.json; @return 1 when a control failed. */
-int mtb_detect_run(const struct mtb_detect_req *q);
+ * mode off): DIR/controls.json; @return 1 when a control failed. -1 with
+ * e set when detect could not run on: bad input (a mode, --configs, a
+ * manifest, no trigger), a build or kernel that failed. */
+int mtb_detect_run(const struct mtb_detect_req *q, struct mtb_err *e);
 /* detect_report.c: the matrix of an array of trials (detect.json objects):
  * cells per bug x configuration, per class, the headline and the
  * catalogue's make-up; printed as text or Markdown (md). */

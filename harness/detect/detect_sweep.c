@@ -254,14 +254,20 @@ static void print_mode(const json_t *mo)
         printf("  tag steps: %s\n", ts);
 }
 
-int mtb_detect_sweep_finish(json_t *doc, const char *results, int json)
+int mtb_detect_sweep_finish(json_t *doc, const char *results, int json, struct mtb_err *e)
 {
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *dir = results ? mtb_strdup(results) : mtb_asprintf("%s/%s-detect-sweep", mtb_results_dir(), ts);
     char *path = mtb_asprintf("%s/sweep.json", dir);
-    if (mtb_mkdir_p(dir) != 0 || mtb_record_write(path, doc) != 0)
-        mtb_die(1, "cannot write %s", path);
+    int wrc = mtb_mkdir_p(dir);
+    wrc = wrc ? wrc : mtb_record_write(path, doc);
+    if (wrc != 0) {
+        mtb_err_set(e, MTB_ERR_FAIL, "cannot write %s: %s", path, mtb_errdesc(wrc));
+        free(path);
+        free(dir);
+        return -1;
+    }
     json_t *v = json_object_get(doc, "verdict");
     int pass = json_is_true(json_object_get(v, "pass"));
     if (json) {
@@ -291,17 +297,28 @@ int mtb_detect_sweep_finish(json_t *doc, const char *results, int json)
     return pass ? 0 : 1;
 }
 
-int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trials, const char *results, int json,
-                     const char *tag_model, const char *allocator)
+int mtb_detect_sweep(const struct mtb_sweep_req *r, struct mtb_err *e)
 {
+    const struct mtb_platform *p = r->platform;
+    long trials = r->trials;
     char why[512];
     sweep_preload = NULL;
-    if (allocator && !strcmp(allocator, "scudo")) {
+    if (r->allocator && !strcmp(r->allocator, "scudo")) {
         if (!mtb_file_exists(MTB_SCUDO_LIB))
-            mtb_die(2, "--allocator scudo: %s is missing (make deps installs libclang-rt-16-dev:arm64)", MTB_SCUDO_LIB);
+            return mtb_err_set(e, MTB_ERR_INPUT, "--allocator scudo: %s is missing (make deps installs "
+                               "libclang-rt-16-dev:arm64)", MTB_SCUDO_LIB);
         sweep_preload = MTB_SCUDO_LIB;
     }
-    int qemu = tag_model ? !strcmp(tag_model, "qemu") : mtb_platform_emulated(p);
+    /* every mode known before the first cell runs */
+    char *copy = mtb_strdup(r->modes), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (!mtb_mode_find(tok)) {
+            mtb_err_set(e, MTB_ERR_INPUT, "mode %s: accepted %s", tok, mtb_mode_names());
+            free(copy);
+            return -1;
+        }
+    free(copy);
+    int qemu = r->tag_model ? !strcmp(r->tag_model, "qemu") : mtb_platform_emulated(p);
     /* a real kernel under the program (host; the vm guest's host) checks the
      * memory system calls are handed; qemu-user (emu) never does */
     int kernel = strcmp(p->name, "emu") != 0;
@@ -313,11 +330,9 @@ int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trial
                                     "QEMU's RandomTag, not a hardware generator (docs/DETECTION.md)");
     json_t *jm = json_array();
     struct tally t = { 0 };
-    char *copy = mtb_strdup(modes), *save = NULL;
+    copy = mtb_strdup(r->modes);
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const struct mtb_mode *m = mtb_mode_find(tok);
-        if (!m)
-            mtb_die(2, "mode %s: accepted %s", tok, mtb_mode_names());
         if (!p->mode_ok(m, why, sizeof why)) {
             fprintf(stderr, "mtebench: detect-sweep: mode %s skipped on %s: %s\n", tok, p->name, why);
             continue;
@@ -331,7 +346,7 @@ int mtb_detect_sweep(const struct mtb_platform *p, const char *modes, long trial
                         json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b}", "cells", t.cells, "agree95", t.agree95,
                                   "agree999", t.agree999, "deterministic", t.det, "deterministic_exact", t.det_agree,
                                   "si_codes_wrong", t.codes_bad, "tags_wrong", t.tags_wrong, "pass", pass));
-    int rc = mtb_detect_sweep_finish(doc, results, json);
+    int rc = mtb_detect_sweep_finish(doc, r->results, r->json, e);
     json_decref(doc);
     return rc;
 }

@@ -105,7 +105,7 @@ unsigned char *mtb_trigger_read(const char *path, size_t *len, size_t *cuts, int
                 cap += one * (size_t)(rep - 1);
                 b = realloc(b, cap);
                 if (!b)
-                    mtb_die(1, "out of memory");
+                    mtb_oom("a trigger");
                 for (long r = 1; r < rep; r++, k += one)
                     memcpy(b + k, b + k0, one);
             }

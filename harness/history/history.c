@@ -187,15 +187,19 @@ static int insert_row(struct mtb_history *h, const char *table, const struct hco
  * same path on two machines is two records, "host:path"). */
 struct rec_ident {
     char *key, hash[13], kb[13], *wl, *mach, *recid;
+    struct mtb_rec_config cfg; /* the record's configuration, typed (a set's records have theirs whole) */
 };
 
 static void ident_of(struct mtb_history *h, const char *host, json_t *rec, const char *file, struct rec_ident *id)
 {
-    json_t *c = json_object_get(rec, "config"), *k = json_object_get(rec, "kernel");
+    json_t *k = json_object_get(rec, "kernel");
     char real[PATH_MAX];
     memset(id, 0, sizeof *id);
+    if (mtb_rec_config_get(rec, &id->cfg, NULL, 0) != 0) /* not from a set (mtb_record_check): its columns empty */
+        id->cfg = (struct mtb_rec_config){ .service = "", .variant = "", .mode = "", .platform = "", .kernel = "",
+                                           .plan = "", .allocator = "glibc" };
     mtb_history_series_key(rec, &id->key, id->hash);
-    id->wl = mtb_workload_key(json_object_get(c, "workload"));
+    id->wl = mtb_workload_key(id->cfg.workload);
     id->mach = mtb_record_machine_text(rec);
     if (*mtb_jstr(k, "uname_v"))
         mtb_hdb_short_hash(mtb_jstr(k, "uname_v"), id->kb);
@@ -216,18 +220,19 @@ static void ident_free(struct rec_ident *id)
 /* the identity and revision columns of record rec (IDENT_COLS of them) into cols */
 static void ident_cols(struct hcol *cols, long long nid, const char *plan, json_t *rec, const struct rec_ident *id)
 {
-    json_t *c = json_object_get(rec, "config"), *k = json_object_get(rec, "kernel");
+    json_t *k = json_object_get(rec, "kernel");
+    const struct mtb_rec_config *c = &id->cfg;
     const struct hcol v[IDENT_COLS] = {
         { "night", PINT(nid) },
-        { "plan", PTEXT(*mtb_jstr(c, "plan") ? mtb_jstr(c, "plan") : plan) },
+        { "plan", PTEXT(*c->plan ? c->plan : plan) },
         { "series", PTEXT(id->key) },
         { "config_hash", PTEXT(id->hash) },
-        { "service", PTEXT(mtb_jstr(c, "service")) },
+        { "service", PTEXT(c->service) },
         { "workload", PTEXT(id->wl) },
-        { "variant", PTEXT(mtb_jstr(c, "variant")) },
-        { "mode", PTEXT(mtb_jstr(c, "mode")) },
-        { "platform", PTEXT(mtb_jstr(c, "platform")) },
-        { "kernel", PTEXT(mtb_jstr(c, "kernel")) },
+        { "variant", PTEXT(c->variant) },
+        { "mode", PTEXT(c->mode) },
+        { "platform", PTEXT(c->platform) },
+        { "kernel", PTEXT(c->kernel) },
         { "machine", PTEXT(id->mach) },
         { "host", PTEXT(mtb_hdb_host(rec)) },
         { "started", PTEXT(mtb_jstr(rec, "started")) },
@@ -245,18 +250,17 @@ static void ident_cols(struct hcol *cols, long long nid, const char *plan, json_
 static int add_run(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *rec,
                    const char *file, int *added, char *err, size_t errlen)
 {
-    json_t *c = json_object_get(rec, "config");
     struct rec_ident id;
     ident_of(h, host, rec, file, &id);
     int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
     struct hcol cols[IDENT_COLS + 5 + MTB_NRUN_METRICS];
     ident_cols(cols, nid, plan, rec, &id);
     size_t n = IDENT_COLS;
-    cols[n++] = (struct hcol){ "rep", PINT(json_integer_value(json_object_get(c, "rep"))) };
+    cols[n++] = (struct hcol){ "rep", PINT(id.cfg.rep) };
     cols[n++] = (struct hcol){ "status", PTEXT(mtb_jstr(rec, "status")) };
     cols[n++] = (struct hcol){ "emulated", PINT(mtb_record_emulated(rec)) };
     cols[n++] = (struct hcol){ "steal", num(mtb_jnum(json_object_get(rec, "steal"), "share")) };
-    cols[n++] = (struct hcol){ "allocator", PTEXT(mtb_config_allocator(c)) };
+    cols[n++] = (struct hcol){ "allocator", PTEXT(id.cfg.allocator) };
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_HISTORY)
             cols[n++] = (struct hcol){ mtb_run_metrics[m].key,
@@ -408,10 +412,26 @@ static int add_work(struct mtb_history *h, long long nid, const char *plan, cons
     return rc;
 }
 
-int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
-                          json_t *records, json_t *files, json_t *capacity, json_t *work, json_t *work_files,
-                          long long *night, int *added, char *err, size_t errlen)
+/* the night's rows, in the transaction mtb_history_add_night opened */
+static int add_night(struct mtb_history *h, const struct mtb_night_in *in, long long *night, int *added, char *err,
+                     size_t errlen);
+
+int mtb_history_add_night(struct mtb_history *h, const struct mtb_night_in *in, long long *night, int *added,
+                          struct mtb_err *e)
 {
+    char err[MTB_ERRLEN] = "";
+    int rc = add_night(h, in, night, added, err, sizeof err);
+    if (rc)
+        mtb_err_set(e, MTB_ERR_FAIL, "%s", err);
+    return rc;
+}
+
+static int add_night(struct mtb_history *h, const struct mtb_night_in *in, long long *night, int *added, char *err,
+                     size_t errlen)
+{
+    const char *plan = in->plan, *results_dir = in->results_dir, *report = in->report;
+    json_t *records = in->records, *files = in->files, *capacity = in->capacity, *work = in->work,
+           *work_files = in->work_files;
     *night = 0;
     *added = 0;
     if (!json_is_array(records) || !json_is_array(files) || json_array_size(records) != json_array_size(files)) {

@@ -71,6 +71,7 @@
 #ifndef MTB_HISTORY_H
 #define MTB_HISTORY_H
 #include <jansson.h>
+#include "lib/err.h"
 #include <stddef.h>
 
 #define MTB_HISTORY_VERSION 6
@@ -125,24 +126,24 @@ void mtb_history_series_key(json_t *rec, char **key, char hash[13]);
  * their files) and the overhead pairs derived from them. Records already in
  * the history (same file) are skipped, so ingesting a directory twice adds
  * nothing. All or nothing (one transaction).
- * @param plan        plan name (records carry their own too)
- * @param results_dir where the night's records are
- * @param report      path of the night's HTML report, or NULL
- * @param records     array of run records
- * @param files       their paths, parallel to records
- * @param capacity    capacity search results (mtebench-capacity/1, each with
- *                    "file": its capacity.json) or NULL: a row per
- *                    configuration and bound into the capacity table
- * @param work        counted runs' records (with `work`) or NULL: a row each
- *                    into the work table
- * @param work_files  their paths, parallel to work
- * @param night       receives the night's id (0 if every record and result was a duplicate)
- * @param added       receives the number of runs and capacity rows added
- * @return 0, -EINVAL, -EIO
+ * @param in     the night (struct mtb_night_in)
+ * @param night  receives the night's id (0 if every record and result was a duplicate)
+ * @param added  receives the number of runs and capacity rows added
+ * @return 0, or -EINVAL, -EIO with e set
  */
-int mtb_history_add_night(struct mtb_history *h, const char *plan, const char *results_dir, const char *report,
-                          json_t *records, json_t *files, json_t *capacity, json_t *work, json_t *work_files,
-                          long long *night, int *added, char *err, size_t errlen);
+struct mtb_night_in {
+    const char *plan;        /* plan name (records carry their own too) */
+    const char *results_dir; /* where the night's records are */
+    const char *report;      /* path of the night's HTML report, or NULL */
+    json_t *records, *files; /* run records, and their paths, parallel */
+    json_t *capacity;        /* capacity search results (mtebench-capacity/1, each with "file": its
+                              * capacity.json) or NULL: a row per configuration and bound into the
+                              * capacity table */
+    json_t *work, *work_files; /* counted runs' records (with `work`), and their paths, or NULL: a row
+                                * each into the work table */
+};
+int mtb_history_add_night(struct mtb_history *h, const struct mtb_night_in *in, long long *night, int *added,
+                          struct mtb_err *e);
 
 /**
  * mtb_history_load - every series with its points, oldest night first.

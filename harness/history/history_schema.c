@@ -273,7 +273,9 @@ static int rekey_v1_runs(struct mtb_history *h, char *err, size_t errlen)
         if (rec) {
             mtb_hdb_config_key(rec, &key, hash); /* schema 2's key: migrate_3_to_4 adds the host */
             mach = mtb_record_machine_text(rec);
-            wl = mtb_workload_key(json_object_get(json_object_get(rec, "config"), "workload"));
+            struct mtb_rec_config c;
+            mtb_rec_config_view(rec, &c);
+            wl = mtb_workload_key(c.workload);
             json_t *k = json_object_get(rec, "kernel");
             krel = mtb_jstr(k, "uname_r");
             if (*mtb_jstr(k, "uname_v"))

@@ -169,20 +169,21 @@ void mtb_hdb_short_hash(const char *text, char out[13])
 
 void mtb_hdb_config_key(json_t *rec, char **key, char hash[13])
 {
-    json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
+    struct mtb_rec_config c;
+    mtb_rec_config_view(rec, &c);
+    json_t *w = c.workload;
     char *wl = mtb_workload_key(w), *mach = mtb_record_machine_text(rec);
     /* glibc's runs keep the key they had before the allocator axis */
-    const char *alloc = mtb_config_allocator(c);
+    const char *alloc = c.allocator;
     int own = strcmp(alloc, "glibc") != 0;
     char *full = mtb_asprintf("plan=%s|service=%s|workload=%s|variant=%s|mode=%s|platform=%s|kernel=%s|machine=%s%s%s",
-                              mtb_jstr(c, "plan"), mtb_jstr(c, "service"), wl, mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
-                              mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mach, own ? "|allocator=" : "",
-                              own ? alloc : "");
+                              c.plan, c.service, wl, c.variant, c.mode, c.platform, c.kernel, mach,
+                              own ? "|allocator=" : "", own ? alloc : "");
     mtb_hdb_short_hash(full, hash);
     const char *mname = mtb_jstr(json_object_get(rec, "machine"), "name");
-    *key = mtb_asprintf("%s/%s/%s mix %s/%s%s%s/%s/%s/%s/%s#%s", mtb_jstr(c, "plan"), mtb_jstr(c, "service"),
-                        mtb_jstr(w, "name"), mtb_jstr(w, "mix"), mtb_jstr(c, "variant"), own ? "+" : "", own ? alloc : "",
-                        mtb_jstr(c, "mode"), mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), *mname ? mname : "-", hash);
+    *key = mtb_asprintf("%s/%s/%s mix %s/%s%s%s/%s/%s/%s/%s#%s", c.plan, c.service, mtb_jstr(w, "name"),
+                        mtb_jstr(w, "mix"), c.variant, own ? "+" : "", own ? alloc : "", c.mode, c.platform, c.kernel,
+                        *mname ? mname : "-", hash);
     free(full);
     free(wl);
     free(mach);

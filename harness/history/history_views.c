@@ -23,7 +23,7 @@ static void add(struct sql *q, const char *fmt, ...)
         q->cap = (q->n + (size_t)need + 1) * 2;
         q->s = realloc(q->s, q->cap);
         if (!q->s)
-            mtb_die(1, "out of memory");
+            mtb_oom("a query");
     }
     va_start(ap, fmt);
     vsnprintf(q->s + q->n, q->cap - q->n, fmt, ap);

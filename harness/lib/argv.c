@@ -13,7 +13,7 @@ void mtb_argv_push(struct mtb_argv *a, const char *s)
         a->cap = a->cap ? a->cap * 2 : 16;
         a->v = realloc(a->v, (size_t)a->cap * sizeof *a->v);
         if (!a->v)
-            mtb_die(1, "out of memory");
+            mtb_oom("an argument list");
     }
     a->v[a->n++] = mtb_strdup(s);
     a->v[a->n] = NULL;
@@ -25,7 +25,7 @@ void mtb_argv_pushf(struct mtb_argv *a, const char *fmt, ...)
     char *s = NULL;
     va_start(ap, fmt);
     if (vasprintf(&s, fmt, ap) < 0)
-        mtb_die(1, "out of memory");
+        mtb_oom("an argument list");
     va_end(ap);
     mtb_argv_push(a, s);
     free(s);

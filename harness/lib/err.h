@@ -9,9 +9,10 @@
  *   if (mtb_opts_resolve(&o, &e) != 0)
  *       mtb_err_exit(&e);            (in cmd/ only)
  *
- * The plan loader and the option resolver (plan/: lint check 13) fail so;
- * the fuzz targets call them as they are, with no exit to catch. Running
- * out of memory still exits (mtb_calloc, mtb_asprintf: a command-line tool). */
+ * Nothing below cmd/ and main.c exits (lint check 13); the fuzz targets
+ * call the parsers as they are, with no exit to catch. Running out of
+ * memory still exits (mtb_oom, from mtb_calloc, mtb_asprintf: a
+ * command-line tool's choice). */
 #ifndef MTB_ERR_H
 #define MTB_ERR_H
 #include "lib/util.h"

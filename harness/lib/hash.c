@@ -19,8 +19,8 @@ struct mtb_hash *mtb_hash_new(void)
 {
     struct mtb_hash *h = mtb_calloc(1, sizeof *h);
     h->ctx = EVP_MD_CTX_new();
-    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
-        mtb_die(1, "cannot initialise SHA-256");
+    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) /* OpenSSL's default provider has it: */
+        mtb_oom("a SHA-256 context");                                     /* an allocation failed */
     return h;
 }
 

@@ -458,7 +458,7 @@ char *mtb_proc_capture_env(char *const argv[], char *const *env_add, int with_st
             cap *= 2;
             buf = realloc(buf, cap);
             if (!buf)
-                mtb_die(1, "out of memory");
+                mtb_oom(NULL);
         }
         double left = end - mtb_mono();
         if (timeout >= 0 && left <= 0) {

@@ -26,7 +26,7 @@ char *mtb_asprintf(const char *fmt, ...)
     int n = vasprintf(&s, fmt, ap);
     va_end(ap);
     if (n < 0)
-        mtb_die(1, "out of memory");
+        mtb_oom(NULL);
     return s;
 }
 
@@ -34,7 +34,7 @@ char *mtb_strdup(const char *s)
 {
     char *d = strdup(s ? s : "");
     if (!d)
-        mtb_die(1, "out of memory");
+        mtb_oom(NULL);
     return d;
 }
 
@@ -42,7 +42,7 @@ void *mtb_calloc(size_t n, size_t sz)
 {
     void *p = calloc(n ? n : 1, sz ? sz : 1);
     if (!p)
-        mtb_die(1, "out of memory");
+        mtb_oom(NULL);
     return p;
 }
 
@@ -50,29 +50,29 @@ void *mtb_realloc(void *old, size_t sz)
 {
     void *p = realloc(old, sz ? sz : 1);
     if (!p)
-        mtb_die(1, "out of memory");
+        mtb_oom(NULL);
     return p;
 }
 
-void mtb_die(int code, const char *fmt, ...)
+void mtb_oom(const char *what)
 {
-    va_list ap;
+    fprintf(stderr, "mtebench: out of memory%s%s%s\n", what ? " (" : "", what ? what : "", what ? ")" : "");
+    exit(1);
+}
+
+void mtb_vwarn(const char *fmt, va_list ap)
+{
     fputs("mtebench: ", stderr);
-    va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
     fputc('\n', stderr);
-    exit(code);
 }
 
 void mtb_warn(const char *fmt, ...)
 {
     va_list ap;
-    fputs("mtebench: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    mtb_vwarn(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 const char *mtb_errdesc(int e)

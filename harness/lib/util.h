@@ -3,6 +3,7 @@
  * hashing: hash.h; argument vectors: argv.h; child processes: proc.h. */
 #ifndef MTB_UTIL_H
 #define MTB_UTIL_H
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,10 +17,13 @@ char *mtb_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *mtb_strdup(const char *s);
 void *mtb_calloc(size_t n, size_t sz);
 void *mtb_realloc(void *p, size_t sz); /* exits on out-of-memory too */
-
-/* Print "mtebench: <msg>" to stderr and exit with status code. */
-void mtb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* "mtebench: out of memory (WHAT)" and exit 1: the one exit below the
+ * commands' fronts (which alone exit: lib/err.h), as a command-line
+ * tool's allocations do. */
+void mtb_oom(const char *what) __attribute__((noreturn));
+/* "mtebench: <msg>" on stderr (a warning; cmd/'s mtb_die then exits) */
 void mtb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void mtb_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Monotonic seconds (CLOCK_MONOTONIC) for intervals; never wall-clock. */
 double mtb_mono(void);

@@ -72,8 +72,9 @@ static int resolve_platform(struct mtb_opts *o, int remote, struct mtb_err *e)
                            o->p->name);
     if (!remote && o->m && !o->p->mode_ok(o->m, why, sizeof why))
         return mtb_err_set(e, MTB_ERR_INPUT, "%s", why);
-    if (remote) /* the platform placed on the server host: its runs are performed there */
-        o->p = mtb_remote_platform(o->p);
+    if (remote && !(o->p = mtb_remote_platform(o->p))) /* the platform placed on the server host: its runs are
+                                                         * performed there */
+        return mtb_err_set(e, MTB_ERR_FAIL, "PLATFORM=%s: too many platforms placed on a server host", o->platform);
     return 0;
 }
 

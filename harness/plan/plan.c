@@ -16,6 +16,7 @@
 #include "analysis/seqstop.h"
 #include "lib/util.h"
 #include "lib/files.h"
+#include "lib/err.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +35,7 @@ static void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_
 
 /* Every build (one per service and variant) and, on a platform with named
  * kernels, every kernel, before the first run: the runs only start or boot. */
-static void plan_prepare(struct mtb_plan *p, int force)
+static int plan_prepare(struct mtb_plan *p, int force, struct mtb_err *e)
 {
     char err[MTB_ERRLEN];
     const char *target = mtb_remote_target(p->machine, p->platform);
@@ -48,7 +49,7 @@ static void plan_prepare(struct mtb_plan *p, int force)
                 reused = 1;
             }
         if (!reused && mtb_build_ensure(c->recipe, c->variant, target, force, 0, &c->build, err, sizeof err) != 0)
-            mtb_die(1, "%s", err);
+            return mtb_err_set(e, MTB_ERR_FAIL, "%s", err);
     }
     for (size_t i = 0; p->platform->named_kernels && i < p->ncells; i++) {
         const char *k = mtb_plan_cell_kernel(p, &p->cells[i]);
@@ -57,10 +58,11 @@ static void plan_prepare(struct mtb_plan *p, int force)
             seen = !strcmp(mtb_plan_cell_kernel(p, &p->cells[j]), k);
         struct mtb_kernel kk;
         if (!seen && mtb_kernel_ensure(k, NULL, 0, 0, &kk, err, sizeof err) != 0)
-            mtb_die(1, "%s", err);
+            return mtb_err_set(e, MTB_ERR_FAIL, "%s", err);
         if (!seen)
             mtb_kernel_free(&kk);
     }
+    return 0;
 }
 
 const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan_cell *c)
@@ -72,21 +74,30 @@ const char *mtb_plan_cell_kernel(const struct mtb_plan *p, const struct mtb_plan
  * locked (flock) while it runs; removed when it ends. Found unlocked, it is
  * the mark of a harness that was killed (or interrupted) there; found
  * locked, another harness is running into DIR now, which is refused.
- * @return the locked descriptor (kept open until mtb_plan_release). */
+ * @return the locked descriptor (kept open until the plan ends), or -1. */
 static char claim_old[512]; /* what the mark said before this harness claimed dir */
+static void unclaim(const char *dir, int fd);
 
-static int claim_dir(const char *dir)
+static int claim_dir(const char *dir, struct mtb_err *e)
 {
     char *mp = mtb_asprintf("%s/.mtebench-running", dir);
     int fd = open(mp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno));
+    if (fd < 0) {
+        mtb_err_set(e, MTB_ERR_FAIL, "cannot write %s: %s", mp, mtb_errdesc(errno));
+        free(mp);
+        return -1;
+    }
     char old[512] = "";
     ssize_t n = read(fd, old, sizeof old - 1);
     old[n > 0 ? n : 0] = 0;
     old[strcspn(old, "\n")] = 0;
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-        mtb_die(2, "%s is in use by another mtebench now (%s); give another --results", dir, old[0] ? old : "no details");
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        mtb_err_set(e, MTB_ERR_INPUT, "%s is in use by another mtebench now (%s); give another --results", dir,
+                    old[0] ? old : "no details");
+        close(fd);
+        free(mp);
+        return -1;
+    }
     if (old[0])
         fprintf(stderr, "mtebench: %s was left by an mtebench that did not finish (%s): its runs without a "
                         "record.json were cut short\n", dir, old);
@@ -94,8 +105,11 @@ static int claim_dir(const char *dir)
     char now[32], line[256];
     mtb_utc_iso(now, sizeof now);
     int len = snprintf(line, sizeof line, "pid %d, started %s\n", (int)getpid(), now);
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len)
-        mtb_die(1, "cannot write %s: %s", mp, mtb_errdesc(errno ? errno : ENOSPC));
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len) {
+        mtb_err_set(e, MTB_ERR_FAIL, "cannot write %s: %s", mp, mtb_errdesc(errno ? errno : ENOSPC));
+        unclaim(dir, fd); /* the mark as it was */
+        fd = -1;
+    }
     free(mp);
     return fd;
 }
@@ -113,30 +127,32 @@ static int dir_entries(const char *dir)
     return n;
 }
 
-/* Move dir's entries (not hidden ones) into dir/replaced-TIME/. */
-static void move_aside(const char *dir)
+/* Move dir's entries (not hidden ones) into dir/replaced-TIME/. @return 0, or -1 with e set */
+static int move_aside(const char *dir, struct mtb_err *e)
 {
     char ts[32];
     mtb_utc_compact(ts, sizeof ts);
     char *to = mtb_asprintf("%s/replaced-%s", dir, ts);
     int mrc = mtb_mkdir_p(to);
     if (mrc)
-        mtb_die(1, "cannot create %s: %s", to, mtb_errdesc(mrc));
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.' || !strncmp(e->d_name, "replaced-", 9))
+        mtb_err_set(e, MTB_ERR_FAIL, "cannot create %s: %s", to, mtb_errdesc(mrc));
+    DIR *d = mrc ? NULL : opendir(dir);
+    struct dirent *de;
+    while (d && !e->code && (de = readdir(d))) {
+        if (de->d_name[0] == '.' || !strncmp(de->d_name, "replaced-", 9))
             continue;
-        char *a = mtb_asprintf("%s/%s", dir, e->d_name), *b = mtb_asprintf("%s/%s", to, e->d_name);
+        char *a = mtb_asprintf("%s/%s", dir, de->d_name), *b = mtb_asprintf("%s/%s", to, de->d_name);
         if (rename(a, b) != 0)
-            mtb_die(1, "cannot move %s to %s: %s", a, b, mtb_errdesc(errno));
+            mtb_err_set(e, MTB_ERR_FAIL, "cannot move %s to %s: %s", a, b, mtb_errdesc(errno));
         free(a);
         free(b);
     }
     if (d)
         closedir(d);
-    fprintf(stderr, "mtebench: --force: the runs that were in %s are now in %s\n", dir, to);
+    if (!e->code)
+        fprintf(stderr, "mtebench: --force: the runs that were in %s are now in %s\n", dir, to);
     free(to);
+    return e->code ? -1 : 0;
 }
 
 /* Refused before running: the mark goes back to what it was. */
@@ -152,7 +168,7 @@ static void unclaim(const char *dir, int fd)
 
 /* A results dir holding runs is used only as told: --resume (the same plan)
  * or --force (its runs moved aside); never mixed with a new attempt. */
-static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int force, int claim)
+static int check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int force, struct mtb_err *e)
 {
     char why[2048] = "";
     char *pp = mtb_asprintf("%s/plan.json", dir);
@@ -168,7 +184,7 @@ static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int
                      dir, json_string_value(json_object_get(old, "name")), json_array_size(json_object_get(old, "cells")),
                      (long long)json_integer_value(json_object_get(old, "reps")));
     } else if (n && force) {
-        move_aside(dir);
+        move_aside(dir, e);
     } else if (n && old && json_equal(old, pj)) {
         snprintf(why, sizeof why, "%s already holds runs of this plan: --resume %s finishes it (ok runs kept, the "
                  "rest redone), --force starts afresh (its runs moved aside)", dir, dir);
@@ -176,12 +192,11 @@ static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int
         snprintf(why, sizeof why, "%s holds %s: give another --results, or --force to move them aside and run there",
                  dir, old ? "the runs of another plan" : "other files");
     }
-    if (why[0]) {
-        unclaim(dir, claim);
-        mtb_die(2, "%s", why);
-    }
+    if (why[0])
+        mtb_err_set(e, MTB_ERR_INPUT, "%s", why);
     json_decref(old);
     free(pp);
+    return e->code ? -1 : 0;
 }
 
 /* --resume: the ok record of rundir; or the record its platform recovers
@@ -189,7 +204,7 @@ static void check_dir(const struct mtb_plan *p, const char *dir, json_t *pj, int
  * the connection was lost: platform.h's recover); or NULL after moving what
  * is there (a failed or cut-short attempt) to dir/.attempts/, so that the
  * run is redone in a fresh directory and no log is appended to. */
-static json_t *resume_one(const char *dir, const char *rundir, const struct mtb_run *run)
+static json_t *resume_one(const char *dir, const char *rundir, const struct mtb_run *run, struct mtb_err *e)
 {
     char *rp = mtb_asprintf("%s/record.json", rundir);
     json_t *rec = json_load_file(rp, 0, NULL);
@@ -211,7 +226,7 @@ static json_t *resume_one(const char *dir, const char *rundir, const struct mtb_
         char *to = mtb_asprintf("%s/%s-%d", att, base, k);
         if (!mtb_file_exists(to)) {
             if (rename(rundir, to) != 0)
-                mtb_die(1, "cannot move %s to %s: %s", rundir, to, mtb_errdesc(errno));
+                mtb_err_set(e, MTB_ERR_FAIL, "--resume: cannot move %s to %s: %s", rundir, to, mtb_errdesc(errno));
             free(to);
             break;
         }
@@ -224,7 +239,7 @@ static json_t *resume_one(const char *dir, const char *rundir, const struct mtb_
 /* dir/plan.json: the cells (with what makes a run that run: its load, for
  * --resume), the platform, the repetitions, what was skipped. A dir that
  * holds runs is used only as told (check_dir). */
-static void plan_write_json(const struct mtb_plan *p, const char *dir, int force, int claim)
+static int plan_write_json(const struct mtb_plan *p, const char *dir, int force, struct mtb_err *e)
 {
     json_t *cells = json_array();
     for (size_t i = 0; i < p->ncells; i++) {
@@ -247,20 +262,22 @@ static void plan_write_json(const struct mtb_plan *p, const char *dir, int force
     char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(pj);
     pj = json_loads(pt, 0, NULL);
-    check_dir(p, dir, pj, force, claim);
     char *pp = mtb_asprintf("%s/plan.json", dir);
-    int wrc = mtb_write_atomic(pp, pt, strlen(pt));
+    int wrc = check_dir(p, dir, pj, force, e) != 0 ? 0 : mtb_write_atomic(pp, pt, strlen(pt));
     if (wrc != 0)
-        mtb_die(1, "cannot write %s: %s", pp, mtb_errdesc(wrc));
+        mtb_err_set(e, MTB_ERR_FAIL, "cannot write %s: %s", pp, mtb_errdesc(wrc));
     free(pp);
     free(pt);
     json_decref(pj);
+    if (e->code)
+        return -1;
     size_t i;
     json_t *sk;
     json_array_foreach(p->skipped, i, sk) fprintf(stderr, "mtebench: plan %s: [%s] mode %s skipped: %s\n", p->name,
                                                   json_string_value(json_object_get(sk, "entry")),
                                                   json_string_value(json_object_get(sk, "mode")),
                                                   json_string_value(json_object_get(sk, "why")));
+    return 0;
 }
 
 /* "-c8" / "-little" for a sweep point, "-tcma1" for a cell's own kernel */
@@ -279,12 +296,30 @@ static void cell_tag(const struct mtb_plan_cell *c, int tag_rate, char *tag, siz
         snprintf(tag + strlen(tag), n - strlen(tag), c->wl.rate > 0 ? "-r%.0f" : "-closed", c->wl.rate);
 }
 
-/* One run of a cell: progress line, run directory, mtb_run_one. */
-static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c, long rep, int idx, int total,
-                        const char *eta, const char *of_text, const char *dir, json_t *env, int *failures,
-                        json_t *files)
+/* The runs of a plan as they go: where they go, what they return, and the
+ * progress the ETA is computed from. */
+#define MAX_OVER 256
+struct plan_loop {
+    struct mtb_plan *p;
+    const char *dir;
+    json_t *env, *records, *files;
+    int *failures;
+    int idx, total;                     /* runs started; planned (REPS=auto: at most) */
+    double t0, planned;                 /* start; planned seconds of all runs */
+    size_t nover;
+    size_t over[MAX_OVER][2];           /* REPS=auto: baseline cell, tagged cell */
+    int claim;                          /* the results directory's mark, locked while the plan runs */
+    struct mtb_err *e;                  /* why the plan stopped (not a run's failure: a run's is in its record) */
+};
+
+/* One run of a cell (the loop's next, x->idx): progress line, run
+ * directory, mtb_run_one. total: the runs planned (0: a search's step). */
+static json_t *run_cell(struct plan_loop *x, const struct mtb_plan_cell *c, long rep, int total, const char *eta,
+                        const char *of_text)
 {
-    int tty = isatty(2);
+    const struct mtb_plan *p = x->p;
+    const char *dir = x->dir;
+    int idx = x->idx, tty = isatty(2);
     char cores[48] = "", kern[160] = "";
     if (c->wl.cores)
         snprintf(cores, sizeof cores, " %ld core%s%s%s", c->wl.cores, c->wl.cores == 1 ? "" : "s",
@@ -312,19 +347,23 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     cell_tag(c, p->tag_rate, tag, sizeof tag);
     char *rundir = mtb_asprintf("%s/%03d-%s-%s%s-%s-%s-rep%ld", dir, idx, c->recipe->name, c->wl.name, tag,
                                 lab, c->mode->name, rep);
-    struct mtb_run run = { .environment = env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
+    struct mtb_run run = { .environment = x->env, .recipe = c->recipe, .variant = c->variant, .mode = c->mode,
                            .allocator = c->allocator,
                            .platform = p->platform, .kernel = mtb_plan_cell_kernel(p, c), .wl = &c->wl,
                            .build = &c->build, .machine = p->machine, .rep = (int)rep, .index = idx,
                            .total = total > 0 ? total : idx,
                            .plan = p->name, .dir = rundir };
-    json_t *kept = p->resume ? resume_one(dir, rundir, &run) : NULL;
+    json_t *kept = p->resume ? resume_one(dir, rundir, &run, x->e) : NULL;
     if (kept) { /* --resume: an ok run of the earlier attempt */
         fprintf(stderr, "%s  kept from the earlier attempt: %s/record.json\n", tty ? "\r\033[K" : "", rundir);
-        if (files)
-            json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+        if (x->files)
+            json_array_append_new(x->files, json_sprintf("%s/record.json", rundir));
         free(rundir);
         return kept;
+    }
+    if (x->e->code) { /* the earlier attempt could not be moved aside: not run over it */
+        free(rundir);
+        return NULL;
     }
     json_t *rec = NULL;
     double t0 = mtb_mono();
@@ -337,7 +376,7 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
     if (cut) /* REPS=auto stopped by Ctrl-C: this run is not a failure of the machine */
         json_object_set_new(rec, "error", json_string("stopped by the user (Ctrl-C) during this run"));
     else if (st != MTB_RUN_OK) {
-        (*failures)++;
+        (*x->failures)++;
         mtb_plan_note_failed(p->failed, rundir, rec);
     }
     if (p->reps == MTB_REPS_AUTO && rec) {
@@ -356,26 +395,12 @@ static json_t *run_cell(const struct mtb_plan *p, const struct mtb_plan_cell *c,
         free(txt);
         free(rp);
     }
-    if (files)
-        json_array_append_new(files, json_sprintf("%s/record.json", rundir));
+    if (x->files)
+        json_array_append_new(x->files, json_sprintf("%s/record.json", rundir));
     free(rundir);
     return rec;
 }
 
-/* The runs of a plan as they go: where they go, what they return, and the
- * progress the ETA is computed from. */
-#define MAX_OVER 256
-struct plan_loop {
-    struct mtb_plan *p;
-    const char *dir;
-    json_t *env, *records, *files;
-    int *failures;
-    int idx, total;                     /* runs started; planned (REPS=auto: at most) */
-    double t0, planned;                 /* start; planned seconds of all runs */
-    size_t nover;
-    size_t over[MAX_OVER][2];           /* REPS=auto: baseline cell, tagged cell */
-    int claim;                          /* the results directory's mark, locked while the plan runs */
-};
 
 /* The time left: from the runs so far, or the plan's own estimate before the first has ended */
 static void plan_eta(const struct plan_loop *x, char *buf, size_t n)
@@ -386,24 +411,23 @@ static void plan_eta(const struct plan_loop *x, char *buf, size_t n)
 
 /* One repetition: every cell once, in alternating order (AB BA AB ...) so
  * that drift hits every cell alike. ops (if not NULL) receives each cell's
- * ops/s (NaN for a run not ok). @return 1 if interrupted. */
+ * ops/s (NaN for a run not ok). @return 1 if interrupted, or stopped by x->e. */
 static int plan_round(struct plan_loop *x, long rep, double *ops)
 {
     struct mtb_plan *p = x->p;
-    for (size_t k = 0; k < p->ncells && !mtb_proc_interrupted; k++) {
+    for (size_t k = 0; k < p->ncells && !mtb_proc_interrupted && !x->e->code; k++) {
         size_t ci = rep % 2 ? k : p->ncells - 1 - k;
         char eta[32];
         x->idx++;
         plan_eta(x, eta, sizeof eta);
-        json_t *rec = run_cell(p, &p->cells[ci], rep, x->idx, x->total, eta, NULL, x->dir, x->env, x->failures,
-                               x->files);
+        json_t *rec = run_cell(x, &p->cells[ci], rep, x->total, eta, NULL);
         if (ops)
             ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
         json_array_append_new(x->records, rec);
     }
     if (isatty(2))
         fprintf(stderr, "\n");
-    return mtb_proc_interrupted ? 1 : 0;
+    return mtb_proc_interrupted || x->e->code ? 1 : 0;
 }
 
 /* REPS=auto without DURATION (bench): after the pilot pairs, the run length
@@ -562,8 +586,10 @@ static int plan_count(struct mtb_plan *p, const char *dir)
         const char *kernel = on_vm && k && strcmp(k, "host") ? k : "stock";
         char *file = NULL; /* a plan of short runs counts as long as its runs (at most MTB_WORK_SECONDS) */
         double secs = c->wl.duration > 0 && c->wl.duration < MTB_WORK_SECONDS ? c->wl.duration : MTB_WORK_SECONDS;
-        json_t *rec = mtb_work_count_one(c->recipe, &c->wl, secs, c->variant, c->mode, c->allocator, kernel,
-                                         p->machine, dir, ++index, total, 1, &file);
+        struct mtb_work_req q = { .recipe = c->recipe, .wl = &c->wl, .seconds = secs, .variant = c->variant,
+                                  .mode = c->mode, .allocator = c->allocator, .kernel = kernel, .machine = p->machine,
+                                  .dir = dir, .index = ++index, .total = total, .quiet = 1 };
+        json_t *rec = mtb_work_count_one(&q, &file);
         if (!rec) {
             failed++;
             continue;
@@ -576,18 +602,25 @@ static int plan_count(struct mtb_plan *p, const char *dir)
 }
 
 /* Every build, the results directory claimed, plan.json written, the
- * machine's provenance taken: what comes before the first run. */
-static void plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir, int force, int *failures,
-                       json_t *files)
+ * machine's provenance taken: what comes before the first run. @return 0,
+ * or -1 with e set (the directory's mark as it was) */
+static int plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir, int force, int *failures,
+                      json_t *files, struct mtb_err *e)
 {
-    plan_prepare(p, force);
+    if (plan_prepare(p, force, e) != 0)
+        return -1;
     int mrc = mtb_mkdir_p(dir);
     if (mrc != 0)
-        mtb_die(1, "cannot create %s: %s", dir, mtb_errdesc(mrc));
-    int claim = claim_dir(dir);
-    plan_write_json(p, dir, force, claim);
+        return mtb_err_set(e, MTB_ERR_FAIL, "cannot create %s: %s", dir, mtb_errdesc(mrc));
+    int claim = claim_dir(dir, e);
+    if (claim < 0)
+        return -1;
     /* provenance and the quiet-machine check, before any run (refused with --strict) */
-    json_t *env = mtb_quiet_environment(p->machine, p->strict, 0, 1);
+    json_t *env = plan_write_json(p, dir, force, e) == 0 ? mtb_quiet_environment(p->machine, p->strict, 0, 1, e) : NULL;
+    if (!env) {
+        unclaim(dir, claim);
+        return -1;
+    }
     if (p->before_runs)
         p->before_runs(dir, p->before_arg);
     *failures = 0;
@@ -596,62 +629,79 @@ static void plan_begin(struct plan_loop *x, struct mtb_plan *p, const char *dir,
     else if (p->count != MTB_PLAN_COUNT_NO) /* each configuration's work, counted on vm (a failed count: a failure) */
         *failures += plan_count(p, dir);
     *x = (struct plan_loop){ .p = p, .dir = dir, .env = env, .records = json_array(), .files = files,
-                             .failures = failures, .claim = claim, .t0 = mtb_mono() };
+                             .failures = failures, .claim = claim, .t0 = mtb_mono(), .e = e };
+    return 0;
 }
 
 /* After the last run: the machine as it was, the directory's mark removed
- * unless interrupted. @return the records. */
+ * unless interrupted or stopped by an error (then it says the plan did not
+ * finish). @return the records. */
 static json_t *plan_end(struct plan_loop *x)
 {
     json_decref(x->env);
     mtb_quiet_restore();
     char *mp = mtb_asprintf("%s/.mtebench-running", x->dir);
-    if (!mtb_proc_interrupted)
+    if (!mtb_proc_interrupted && !x->e->code)
         unlink(mp); /* every run of the plan ended (ok or not) */
     free(mp);
     close(x->claim);
     return x->records;
 }
 
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files)
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files, struct mtb_err *e)
 {
     struct plan_loop x;
-    plan_begin(&x, p, dir, force, failures, files);
+    if (plan_begin(&x, p, dir, force, failures, files, e) != 0)
+        return NULL;
     if (p->count != MTB_PLAN_COUNT_ONLY)
         plan_rounds(&x);
-    return plan_end(&x);
+    json_t *records = plan_end(&x);
+    if (!e->code)
+        return records;
+    json_decref(records);
+    return NULL;
 }
 
 struct mtb_plan_session {
     struct plan_loop x;
     int failures;
+    struct mtb_err e;
 };
 
-struct mtb_plan_session *mtb_plan_begin(struct mtb_plan *p, const char *dir, int force, json_t *files)
+struct mtb_plan_session *mtb_plan_begin(struct mtb_plan *p, const char *dir, int force, json_t *files,
+                                        struct mtb_err *e)
 {
     struct mtb_plan_session *s = mtb_calloc(1, sizeof *s);
-    plan_begin(&s->x, p, dir, force, &s->failures, files);
-    return s;
+    if (plan_begin(&s->x, p, dir, force, &s->failures, files, &s->e) == 0)
+        return s;
+    *e = s->e;
+    free(s);
+    return NULL;
 }
 
 json_t *mtb_plan_step(struct mtb_plan_session *s, size_t cell, long rep, const char *what, double left_s)
 {
     struct plan_loop *x = &s->x;
+    if (s->e.code) /* stopped: no more runs */
+        return NULL;
     char eta[32];
     mtb_duration_format(eta, sizeof eta, left_s);
     x->idx++;
-    json_t *rec = run_cell(x->p, &x->p->cells[cell], rep, x->idx, 0, eta, what, x->dir, x->env, x->failures,
-                           x->files);
+    json_t *rec = run_cell(x, &x->p->cells[cell], rep, 0, eta, what);
     if (isatty(2))
         fprintf(stderr, "\n");
     json_array_append_new(x->records, rec); /* the session's: the caller borrows it */
     return rec;
 }
 
-json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures)
+int mtb_plan_stopped(const struct mtb_plan_session *s) { return s->e.code != 0; }
+
+json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures, struct mtb_err *e)
 {
     json_t *records = plan_end(&s->x);
     *failures = s->failures;
+    if (s->e.code)
+        *e = s->e;
     free(s);
     return records;
 }

@@ -128,19 +128,28 @@ void mtb_plan_free(struct mtb_plan *p);
 /* Build everything (and, on vm, ensure every kernel), write plan.json,
  * check the machine is quiet and take provenance, run all cells REPS times interleaved into dir, showing
  * progress. @return the records (array); *failures counts runs not ok;
- * files (if not NULL) receives the path of each record, parallel. */
-json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files);
+ * files (if not NULL) receives the path of each record, parallel. NULL
+ * with e set: the plan could not start (a build, the directory refused,
+ * --strict on a machine not quiet) or had to stop (--resume could not move
+ * an earlier attempt aside); a run that fails is in its record, not here. */
+json_t *mtb_plan_run(struct mtb_plan *p, const char *dir, int force, int *failures, json_t *files,
+                     struct mtb_err *e);
 /* A plan run one cell at a time, as a search chooses (capacity):
  * mtb_plan_begin does what mtb_plan_run does before its first run (builds,
  * the directory claimed, plan.json, provenance); mtb_plan_step runs one cell
  * (its workload as the caller set it) as repetition rep, showing what and
  * the time left, and returns the record (the session keeps a reference;
- * files receives its path); mtb_plan_end returns every record and the
- * number not ok, and frees the session. */
+ * files receives its path; NULL once the session has stopped on an error);
+ * mtb_plan_end returns every record and the number not ok, sets e if the
+ * session stopped (as mtb_plan_run's), and frees the session.
+ * mtb_plan_begin: NULL with e set as mtb_plan_run's. */
 struct mtb_plan_session;
-struct mtb_plan_session *mtb_plan_begin(struct mtb_plan *p, const char *dir, int force, json_t *files);
+struct mtb_plan_session *mtb_plan_begin(struct mtb_plan *p, const char *dir, int force, json_t *files,
+                                        struct mtb_err *e);
 json_t *mtb_plan_step(struct mtb_plan_session *s, size_t cell, long rep, const char *what, double left_s);
-json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures);
+/* 1 once the session has stopped on an error (no step runs; mtb_plan_end says why) */
+int mtb_plan_stopped(const struct mtb_plan_session *s);
+json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures, struct mtb_err *e);
 /* Print, to stderr, what a plan file is about to run: "WHO: plan NAME: N
  * configurations x R reps and C capacity searches on PLATFORM (emulated:
  * not hardware timing), results in DIR", and its counting (plan and

@@ -28,11 +28,13 @@ static char *work_dir(const char *dir, int index, const char *variant, const str
                         kname);
 }
 
-json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl0, double seconds,
-                           const char *variant, const struct mtb_mode *m, const struct mtb_allocator *a,
-                           const char *kernel, const struct mtb_machine *mach, const char *dir, int index, int total,
-                           int quiet, char **file)
+json_t *mtb_work_count_one(const struct mtb_work_req *q, char **file)
 {
+    const struct mtb_recipe *r = q->recipe;
+    const char *variant = q->variant, *kernel = q->kernel;
+    const struct mtb_mode *m = q->mode;
+    const struct mtb_allocator *a = q->allocator;
+    int index = q->index, quiet = q->quiet;
     if (file)
         *file = NULL;
     char err[MTB_ERRLEN];
@@ -41,8 +43,8 @@ json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload
         mtb_warn("counting %s/%s: %s", variant, m->name, err);
         return NULL;
     }
-    struct mtb_workload wl = *wl0;
-    wl.duration = seconds > 0 ? seconds : MTB_WORK_SECONDS;
+    struct mtb_workload wl = *q->wl;
+    wl.duration = q->seconds > 0 ? q->seconds : MTB_WORK_SECONDS;
     wl.warmup = 0;
     /* one request at a time, each finding the service asleep: then every
      * request takes the same path (one wake-up, one read, one reply), and
@@ -59,12 +61,12 @@ json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload
     }
     char lab[128];
     mtb_variant_label(variant, a, lab, sizeof lab);
-    char *rundir = work_dir(dir, index, variant, a, m, kernel);
+    char *rundir = work_dir(q->dir, index, variant, a, m, kernel);
     struct mtb_run run = { .recipe = r, .variant = variant, .mode = m, .allocator = a,
                            .platform = mtb_platform_find("vm"), .kernel = kernel, .wl = &wl, .build = &b,
-                           .machine = mach, .rep = 1, .index = index, .total = total, .plan = "work",
+                           .machine = q->machine, .rep = 1, .index = index, .total = q->total, .plan = "work",
                            .dir = rundir, .quiet = quiet, .count = 1 };
-    fprintf(stderr, "mtebench: work %d/%d: %s %s/%s counted on vm (kernel %s), %g s...\n", index, total, r->name, lab,
+    fprintf(stderr, "mtebench: work %d/%d: %s %s/%s counted on vm (kernel %s), %g s...\n", index, q->total, r->name, lab,
             m->name, kernel, wl.duration);
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);

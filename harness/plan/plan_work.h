@@ -20,16 +20,24 @@ struct mtb_machine;
  * a request takes in a counted guest, so each finds the service asleep */
 #define MTB_WORK_RATE 200.0
 
-/* One counted run of recipe's variant in mode m on vm, kernel kernel (a
- * name, an Image path or git:PATH@REF), the workload wl with seconds of
- * load (0: MTB_WORK_SECONDS), no warm-up and MTB_WORK_RATE's load, into DIR/work/NNN-VARIANT-
- * MODE-KERNEL/ (index, of total, names it). @return its record (with
- * `work`; *file, when file is given, its path: free it), or NULL when the
- * build or the run failed (said on stderr). */
-json_t *mtb_work_count_one(const struct mtb_recipe *r, const struct mtb_workload *wl, double seconds,
-                           const char *variant, const struct mtb_mode *m, const struct mtb_allocator *a,
-                           const char *kernel, const struct mtb_machine *mach, const char *dir, int index, int total,
-                           int quiet, char **file);
+/* What one counted run is: a configuration on vm, and where it goes. */
+struct mtb_work_req {
+    const struct mtb_recipe *recipe;
+    const struct mtb_workload *wl;         /* its load, run with no warm-up and MTB_WORK_RATE's rate */
+    double seconds;                        /* of load (0: MTB_WORK_SECONDS) */
+    const char *variant;
+    const struct mtb_mode *mode;
+    const struct mtb_allocator *allocator;
+    const char *kernel;                    /* a name, an Image path or git:PATH@REF */
+    const struct mtb_machine *machine;
+    const char *dir;                       /* into DIR/work/NNN-VARIANT-MODE-KERNEL/ */
+    int index, total;                      /* NNN, and the progress line's "of total" */
+    int quiet;
+};
+/* One counted run. @return its record (with `work`; *file, when file is
+ * given, its path: free it), or NULL when the build or the run failed
+ * (said on stderr). */
+json_t *mtb_work_count_one(const struct mtb_work_req *q, char **file);
 
 /* 1 when counted runs can be made here (the vm platform usable, the plugin
  * built, TCG); 0 with why. */

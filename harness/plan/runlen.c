@@ -12,6 +12,7 @@
  * k of the tagged run, for L = 5, 10, 15, 20, 30, ... up to T0; the length of
  * least v(L) c(L) is chosen. See docs/STATISTICS.md. */
 #include "plan/runlen.h"
+#include "core/record.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
 
@@ -39,13 +40,14 @@ static size_t pilot_pairs(json_t *records, json_t **base, json_t **tagged, size_
         json_t *b = NULL, *t = NULL;
         int seen = 0;
         json_array_foreach(records, i, rec) {
-            json_t *c = json_object_get(rec, "config");
-            if (json_integer_value(json_object_get(c, "rep")) != rep)
+            struct mtb_rec_config c;
+            mtb_rec_config_view(rec, &c);
+            if (c.rep != rep)
                 continue;
             seen = 1;
             if (strcmp(mtb_jstr(rec, "status"), "ok"))
                 continue;
-            if (!strcmp(mtb_jstr(c, "variant"), "plain") && !strcmp(mtb_jstr(c, "mode"), "off"))
+            if (mtb_rec_config_is_baseline(&c))
                 b = b ? b : rec;
             else
                 t = t ? t : rec;

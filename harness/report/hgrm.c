@@ -18,11 +18,11 @@
 /* SERVICE-VARIANT-MODE-PLATFORM-KERNEL-WORKLOAD[-HOST] of safe characters */
 static char *config_file_name(json_t *rec)
 {
-    json_t *c = json_object_get(rec, "config");
+    struct mtb_rec_config c;
+    mtb_rec_config_view(rec, &c);
     const char *host = mtb_jstr(json_object_get(rec, "environment"), "hostname");
-    char *n = mtb_asprintf("%s-%s-%s-%s-%s-%s%s%s", mtb_jstr(c, "service"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
-                           mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"),
-                           mtb_jstr(json_object_get(c, "workload"), "name"), *host ? "-" : "", host);
+    char *n = mtb_asprintf("%s-%s-%s-%s-%s-%s%s%s", c.service, c.variant, c.mode, c.platform, c.kernel,
+                           mtb_jstr(c.workload, "name"), *host ? "-" : "", host);
     for (char *p = n; *p; p++)
         if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
             *p = '_';

@@ -200,9 +200,11 @@ char *mtb_plot_cores_script(json_t *summary)
 
 char *mtb_plot_group(json_t *rec)
 {
-    json_t *c = json_object_get(rec, "config"), *w = json_object_get(c, "workload");
-    return mtb_asprintf("%s, mix %s, %lld conns, pipeline %lld, platform %s", mtb_jstr(c, "service"), mtb_jstr(w, "mix"),
-                        (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"), mtb_jstr(c, "platform"));
+    struct mtb_rec_config c;
+    mtb_rec_config_view(rec, &c);
+    return mtb_asprintf("%s, mix %s, %lld conns, pipeline %lld, platform %s", c.service, mtb_jstr(c.workload, "mix"),
+                        (long long)mtb_jnum(c.workload, "conns"), (long long)mtb_jnum(c.workload, "pipeline"),
+                        c.platform);
 }
 
 static int rec_ok_in(json_t *rec, const char *group)
@@ -217,15 +219,15 @@ static int rec_ok_in(json_t *rec, const char *group)
 
 static char *line_label(json_t *rec, int with_rep)
 {
-    json_t *c = json_object_get(rec, "config");
+    struct mtb_rec_config c;
+    mtb_rec_config_view(rec, &c);
     char ks[128];
-    kernel_suffix(mtb_jstr(c, "kernel"), ks, sizeof ks);
+    kernel_suffix(c.kernel, ks, sizeof ks);
     char lab[128];
-    mtb_config_label(c, lab, sizeof lab);
+    mtb_label_of(c.variant, c.allocator, lab, sizeof lab);
     if (with_rep)
-        return mtb_asprintf("%s/%s%s rep%lld", lab, mtb_jstr(c, "mode"), ks,
-                            (long long)json_integer_value(json_object_get(c, "rep")));
-    return mtb_asprintf("%s/%s%s", lab, mtb_jstr(c, "mode"), ks);
+        return mtb_asprintf("%s/%s%s rep%d", lab, c.mode, ks, c.rep);
+    return mtb_asprintf("%s/%s%s", lab, c.mode, ks);
 }
 
 #define SPECTRUM_MAX 200

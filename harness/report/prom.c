@@ -14,16 +14,18 @@
 
 const char *mtb_prom_dir;
 
-void mtb_prom_set_dir(const char *dir)
+int mtb_prom_set_dir(const char *dir, struct mtb_err *e)
 {
     struct stat st;
     if (stat(dir, &st) != 0)
-        mtb_die(2, "--prom-textfile %s: %s (the textfile collector's directory must exist)", dir, strerror(errno));
+        return mtb_err_set(e, MTB_ERR_INPUT, "--prom-textfile %s: %s (the textfile collector's directory must exist)",
+                           dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        mtb_die(2, "--prom-textfile %s: not a directory", dir);
+        return mtb_err_set(e, MTB_ERR_INPUT, "--prom-textfile %s: not a directory", dir);
     if (access(dir, W_OK | X_OK) != 0)
-        mtb_die(2, "--prom-textfile %s: not writable: %s", dir, strerror(errno));
+        return mtb_err_set(e, MTB_ERR_INPUT, "--prom-textfile %s: not writable: %s", dir, strerror(errno));
     mtb_prom_dir = dir;
+    return 0;
 }
 
 /* a label value escaped as the exposition format wants: \\, \", \n */

@@ -9,13 +9,14 @@
 #define MTB_PROM_H
 #include <jansson.h>
 #include <stddef.h>
+#include "lib/err.h"
 
 /** The directory given with --prom-textfile, or NULL. */
 extern const char *mtb_prom_dir;
 
 /** Check and remember --prom-textfile DIR: a directory this process can write
- *  into. On a bad DIR: print the named error and exit 2 (before any run). */
-void mtb_prom_set_dir(const char *dir);
+ *  into. @return 0, or -1 with e set (bad input, named: before any run). */
+int mtb_prom_set_dir(const char *dir, struct mtb_err *e);
 
 
 /** When --prom-textfile was given: mtb_prom_write, a failure said on stderr.

@@ -31,8 +31,22 @@ static int write_text(const char *dir, const char *file, const char *text, char 
     return rc == 0 ? 0 : -EIO;
 }
 
+static int report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                        const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
+
 int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
-                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen)
+                     const char *out, char **dir_out, json_t **summary_out, struct mtb_err *e)
+{
+    char err[MTB_ERRLEN] = "";
+    int rc = report_write(set, summary, summary_md, name, out, dir_out, summary_out, err, sizeof err);
+    if (rc)
+        mtb_err_set(e, rc == -EIO ? MTB_ERR_FAIL : MTB_ERR_INPUT, "%s", err);
+    return rc;
+}
+
+/* mtb_report_write's work, its reason in err */
+static int report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                        const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen)
 {
     if (dir_out)
         *dir_out = NULL;

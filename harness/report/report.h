@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include "core/record.h"
+#include "lib/err.h"
 
 
 /**
@@ -27,10 +28,10 @@
  * @param dir_out     if not NULL, receives the report directory (heap string)
  * @param summary_out if not NULL, receives summary.json's object (caller decrefs)
  * @return 0; -ENODATA if no record is usable (nothing written); -EINVAL for a
- *         bad name; -EIO if a file cannot be written (err says which)
+ *         bad name; -EIO if a file cannot be written: with e set, saying which
  */
 int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
-                     const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
+                     const char *out, char **dir_out, json_t **summary_out, struct mtb_err *e);
 
 /* The formats, each a heap string (NULL: out of memory). sum is the set's
  * summary; problems collects the plots not drawn. */

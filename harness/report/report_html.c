@@ -589,16 +589,17 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
     json_t *rec;
     json_array_foreach(set->records, i, rec)
     {
-        json_t *c = json_object_get(rec, "config");
+        struct mtb_rec_config c;
+        mtb_rec_config_view(rec, &c);
         int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
         fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
         td_text(f, json_string_value(json_array_get(set->files, i)), 1);
         td_text(f, mtb_jstr(rec, "status"), 1);
-        char *cfg = mtb_asprintf("%s %s/%s", mtb_jstr(c, "service"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        char *cfg = mtb_asprintf("%s %s/%s", c.service, c.variant, c.mode);
         td_text(f, cfg, 1);
         free(cfg);
-        td_text(f, mtb_jstr(c, "kernel"), 1);
-        fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "rep")));
+        td_text(f, c.kernel, 1);
+        fprintf(f, "<td>%d</td>", c.rep);
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
             if (mtb_run_metrics[m].views & MTB_V_TABLE) {
                 char v[32];

@@ -54,12 +54,13 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
                "|---|---|---|---|---|---|---|---|---|\n");
     json_array_foreach(set->records, i, v)
     {
-        json_t *c = json_object_get(v, "config"), *s = json_object_get(v, "summary");
+        json_t *s = json_object_get(v, "summary");
+        struct mtb_rec_config c;
+        mtb_rec_config_view(v, &c);
         int ok = !strcmp(mtb_jstr(v, "status"), "ok");
         fprintf(f, "| %zu | %s | %s | %s %s/%s | %s | %lld | %.0f | %.0f | %s |\n", i + 1,
-                json_string_value(json_array_get(set->files, i)), mtb_jstr(v, "status"), mtb_jstr(c, "service"),
-                mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), mtb_jstr(c, "kernel"),
-                (long long)json_integer_value(json_object_get(c, "rep")), ok ? mtb_jnum(s, "ops_per_sec") : NAN,
+                json_string_value(json_array_get(set->files, i)), mtb_jstr(v, "status"), c.service, c.variant, c.mode,
+                c.kernel, (long long)c.rep, ok ? mtb_jnum(s, "ops_per_sec") : NAN,
                 ok ? mtb_jnum(s, "p99_us") : NAN, ok ? "" : mtb_jstr(v, "error"));
     }
     if (json_array_size(set->bad)) {

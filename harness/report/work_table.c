@@ -1,6 +1,7 @@
 /* work_table.c - see work_table.h */
 #include "report/work_table.h"
 #include "core/work.h"
+#include "core/record.h"
 #include "lib/util.h"
 
 #include <math.h>
@@ -8,6 +9,16 @@
 #include <string.h>
 
 static double num(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+
+/* a counted record's configuration, typed (core/record.h); "?" where it lacks one */
+static struct mtb_rec_config cfg(const json_t *rec)
+{
+    struct mtb_rec_config c;
+    if (mtb_rec_config_get((json_t *)rec, &c, NULL, 0) != 0)
+        c = (struct mtb_rec_config){ .service = "?", .variant = "?", .mode = "?", .platform = "?", .kernel = "?",
+                                     .plan = "", .allocator = "glibc" };
+    return c;
+}
 
 /* the tag-setting instructions of a row: IRG aside, every tag store */
 static double tag_stores(const json_t *r)
@@ -38,12 +49,11 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
     const json_t *pr = json_object_get(w, "per_request");
     if (!json_is_object(pr))
         return -1;
-    const json_t *c = json_object_get(rec, "config");
+    struct mtb_rec_config c = cfg(rec);
     fprintf(f, "work per request: exact (counted), not a timing; the load's window less an idle one as long; %s %s/%s, "
                 "kernel %s, %.0f requests (%s)\n",
-            json_string_value(json_object_get(c, "service")), json_string_value(json_object_get(c, "variant")),
-            json_string_value(json_object_get(c, "mode")), json_string_value(json_object_get(c, "kernel")),
-            num(w, "requests"), json_string_value(json_object_get(w, "requests_from")));
+            c.service, c.variant, c.mode, c.kernel, num(w, "requests"),
+            json_string_value(json_object_get(w, "requests_from")));
     fprintf(f, "  %-24s %12s %10s %10s %12s %12s %10s %10s %10s %12s\n", "", "instructions", "loads", "stores",
             "checked ld", "checked st", "tag0 lower", "TCO-exempt", "tag stores", "bytes tagged");
     static const char *const roles[] = { "workers", "service", "client", "all", "tasks", "interrupts", NULL };
@@ -82,9 +92,8 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
 /* "variant/mode" of a record */
 static void config_of(const json_t *rec, char *buf, size_t n)
 {
-    const json_t *c = json_object_get(rec, "config");
-    snprintf(buf, n, "%s/%s", json_string_value(json_object_get(c, "variant")) ?: "?",
-             json_string_value(json_object_get(c, "mode")) ?: "?");
+    struct mtb_rec_config c = cfg(rec);
+    snprintf(buf, n, "%s/%s", c.variant, c.mode);
 }
 
 /* the account two records share (core/work.h's mtb_work_role of each) */
@@ -110,9 +119,8 @@ void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
     char cb[96], cr[96];
     config_of(base, cb, sizeof cb);
     config_of(rec, cr, sizeof cr);
-    const json_t *c = json_object_get(rec, "config");
-    fprintf(f, "MTE's work per request, %s: exact (counted on vm, kernel %s), not a timing\n",
-            json_string_value(json_object_get(c, "service")), json_string_value(json_object_get(c, "kernel")));
+    struct mtb_rec_config c = cfg(rec);
+    fprintf(f, "MTE's work per request, %s: exact (counted on vm, kernel %s), not a timing\n", c.service, c.kernel);
     fprintf(f, "  %-34s %14s %14s %10s\n", role_name(role), cb, cr, "ratio");
     static const struct { const char *key, *name; } rows[] = {
         { "insns", "instructions" }, { "loads", "loads" }, { "stores", "stores" },
@@ -148,11 +156,10 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
 {
     if (n < 1)
         return;
-    char cfg[96];
-    config_of(recs[0], cfg, sizeof cfg);
-    const json_t *c = json_object_get(recs[0], "config");
-    fprintf(f, "MTE's work per request by kernel, %s %s: exact (counted on vm), not a timing\n",
-            json_string_value(json_object_get(c, "service")), cfg);
+    char cfgs[96];
+    config_of(recs[0], cfgs, sizeof cfgs);
+    fprintf(f, "MTE's work per request by kernel, %s %s: exact (counted on vm), not a timing\n", cfg(recs[0]).service,
+            cfgs);
     const char *role = mtb_work_role(json_object_get(json_object_get(recs[0], "work"), "per_request"));
     for (int i = 1; i < n; i++) /* a kernel that keeps tasks apart beside one that does not: their vCPU */
         if (strcmp(role, same_role(json_object_get(json_object_get(recs[0], "work"), "per_request"),
@@ -160,7 +167,7 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
             role = "service";
     fprintf(f, "  %-34s", role_name(role));
     for (int i = 0; i < n; i++)
-        fprintf(f, " %14s", json_string_value(json_object_get(json_object_get(recs[i], "config"), "kernel")) ?: "?");
+        fprintf(f, " %14s", cfg(recs[i]).kernel);
     fprintf(f, "\n");
     static const struct { int el; const char *key, *name; } rows[] = {
         { 0, "insns", "EL0 instructions" }, { 0, "loads_checked", "EL0 Tag Checked loads" },
@@ -191,14 +198,14 @@ static json_t *work_row(const json_t *rec, const char *file)
     const char *role = "all";
     if (mtb_work_values(rec, v, &role) != 0)
         return NULL;
-    const json_t *c = json_object_get(rec, "config");
+    struct mtb_rec_config c = cfg(rec);
     json_t *vals = json_object();
     for (int q = 0; q < MTB_NWORK; q++)
         json_object_set_new(vals, mtb_work_quantities[q].key, isfinite(v[q]) ? json_real(v[q]) : json_null());
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:f,s:s,s:b,s:o}", "service", str(c, "service"), "variant",
-                     str(c, "variant"), "mode", str(c, "mode"), "kernel", str(c, "kernel"), "role", role, "requests",
-                     num(json_object_get(rec, "work"), "requests"), "record", file, "baseline",
-                     !strcmp(str(c, "variant"), "plain") && !strcmp(str(c, "mode"), "off"), "values", vals);
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:f,s:s,s:b,s:o}", "service", c.service, "variant", c.variant, "mode",
+                     c.mode, "kernel", c.kernel, "role", role, "requests", num(json_object_get(rec, "work"), "requests"),
+                     "record", file, "baseline", !strcmp(c.variant, "plain") && !strcmp(c.mode, "off"), "values",
+                     vals);
 }
 
 json_t *mtb_work_rows(const json_t *dirs)

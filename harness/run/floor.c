@@ -229,17 +229,20 @@ void mtb_floor_print(const struct mtb_floor *f, FILE *out, const char *indent)
     }
 }
 
-int mtb_floor_enabled(void)
+int mtb_floor_enabled(struct mtb_err *e)
 {
-    const char *e = getenv("MTEBENCH_FLOOR");
-    if (e && *e && strcmp(e, "0") && strcmp(e, "1"))
-        mtb_die(2, "MTEBENCH_FLOOR=%s: 0 (skip the floor) or 1 expected", e);
-    return !(e && !strcmp(e, "0"));
+    const char *v = getenv("MTEBENCH_FLOOR");
+    if (v && *v && strcmp(v, "0") && strcmp(v, "1"))
+        return mtb_err_set(e, MTB_ERR_INPUT, "MTEBENCH_FLOOR=%s: 0 (skip the floor) or 1 expected", v);
+    return !(v && !strcmp(v, "0"));
 }
 
-json_t *mtb_floor_check(void)
+json_t *mtb_floor_check(struct mtb_err *e)
 {
-    if (!mtb_floor_enabled())
+    int on = mtb_floor_enabled(e);
+    if (on < 0)
+        return NULL;
+    if (!on)
         return json_pack("{s:s}", "skipped", "MTEBENCH_FLOOR=0");
     struct mtb_floor f;
     char why[MTB_ERRLEN];

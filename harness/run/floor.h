@@ -12,6 +12,7 @@
 #ifndef MTB_FLOOR_H
 #define MTB_FLOOR_H
 #include <jansson.h>
+#include "lib/err.h"
 #include <stddef.h>
 #include <stdio.h>
 
@@ -43,12 +44,13 @@ double mtb_floor_best(const struct mtb_floor *f, int pct, double *rate);
 /* One line per rate, for people ("  at 50/s: p50 143 us, p99 412 us ..."). */
 void mtb_floor_print(const struct mtb_floor *f, FILE *out, const char *indent);
 /* 0 when MTEBENCH_FLOOR=0 (skip the floor), else 1; any value but 0 and 1
- * is refused (exit 2). */
-int mtb_floor_enabled(void);
+ * is refused: -1 with e set (bad input). */
+int mtb_floor_enabled(struct mtb_err *e);
 /* The quiet check's entry: measured unless MTEBENCH_FLOOR=0 ({"skipped": why}
  * then, or {"error": why} when it could not be measured): {"server", "points":
- * [{rate, seconds, count, p50, p90, p99, p99.9}], "best": {p50: {us, rate}, ...}} */
-json_t *mtb_floor_check(void);
+ * [{rate, seconds, count, p50, p90, p99, p99.9}], "best": {p50: {us, rate}, ...}}.
+ * NULL with e set: MTEBENCH_FLOOR refused. */
+json_t *mtb_floor_check(struct mtb_err *e);
 /* That entry in words: 1 and "p99 N us at best (at R/s), loopback to
  * SERVER" when measured; else 0 and why it was not (skipped or error). */
 int mtb_floor_describe(const json_t *floor, char *buf, size_t n);

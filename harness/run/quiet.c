@@ -390,25 +390,30 @@ static json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
                      "checks", checks);
 }
 
-static double mtb_quiet_sample_seconds(void)
+/* @return the sample's seconds, or -1 with e set */
+static double mtb_quiet_sample_seconds(struct mtb_err *e)
 {
-    const char *e = getenv("MTEBENCH_QUIET_SAMPLE");
+    const char *s = getenv("MTEBENCH_QUIET_SAMPLE");
     char *end = NULL;
-    double v = e && *e ? strtod(e, &end) : 0;
-    if (!e || !*e)
+    double v = s && *s ? strtod(s, &end) : 0;
+    if (!s || !*s)
         return MTB_QUIET_SAMPLE_S;
     if (*end || !(v >= 0.05 && v <= 10))
-        mtb_die(2, "MTEBENCH_QUIET_SAMPLE=%s: seconds from 0.05 to 10 expected", e);
+        return mtb_err_set(e, MTB_ERR_INPUT, "MTEBENCH_QUIET_SAMPLE=%s: seconds from 0.05 to 10 expected", s);
     return v;
 }
 
-json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output, int with_floor)
+json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output, int with_floor,
+                              struct mtb_err *e)
 {
+    double sample = mtb_quiet_sample_seconds(e);
+    if (sample < 0 || (with_floor && mtb_floor_enabled(e) < 0)) /* refused before the machine is changed */
+        return NULL;
     json_t *changes = json_array();
     mtb_quiet_apply(m, changes);
-    json_t *q = mtb_quiet_check(m, mtb_quiet_sample_seconds());
+    json_t *q = mtb_quiet_check(m, sample);
     /* the machine's latency floor (run/floor.h), beside the load it was measured under */
-    json_t *floor = with_floor ? mtb_floor_check()
+    json_t *floor = with_floor ? mtb_floor_check(e)
                                : json_pack("{s:s}", "skipped", "a single run: a plan's quiet check measures it");
     json_object_set_new(json_object_get(q, "checks"), "floor", floor);
     json_t *p99 = json_object_get(json_object_get(floor, "best"), "p99");
@@ -424,8 +429,10 @@ json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet
         json_array_foreach(w, i, v) fprintf(stderr, "mtebench: not quiet: %s\n", json_string_value(v));
     if (strict && json_array_size(w)) {
         mtb_quiet_restore();
-        mtb_die(2, "the machine is not quiet (%zu finding%s above); refused because of --strict", json_array_size(w),
-                json_array_size(w) == 1 ? "" : "s");
+        mtb_err_set(e, MTB_ERR_INPUT, "the machine is not quiet (%zu finding%s above); refused because of --strict",
+                    json_array_size(w), json_array_size(w) == 1 ? "" : "s");
+        json_decref(q);
+        return NULL;
     }
     json_t *env = mtb_provenance(m);
     json_object_set_new(env, "quiet", q);

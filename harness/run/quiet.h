@@ -8,6 +8,7 @@
  * also on Ctrl-C. */
 #ifndef MTB_QUIET_H
 #define MTB_QUIET_H
+#include "lib/err.h"
 #include <jansson.h>
 #include "core/machine.h"
 
@@ -28,9 +29,11 @@ int mtb_quiet_load_busy(double load1, int ncpu, double busiest_cpu);
 #define MTB_QUIET_SAMPLE_S 0.5
 void mtb_quiet_restore(void);
 /* The environment block of every run of a plan: provenance and the quiet
- * check; warns on stderr, and with strict exits 2 when not quiet. with_floor:
- * the machine's latency floor measured too (run/floor.h: a plan's check and
- * `quiet`, not each single or far run, where it would cost ~6 s a run);
- * otherwise checks.floor says it was not measured. */
-json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output, int with_floor);
+ * check; warns on stderr. with_floor: the machine's latency floor measured
+ * too (run/floor.h: a plan's check and `quiet`, not each single or far run,
+ * where it would cost ~6 s a run); otherwise checks.floor says it was not
+ * measured. NULL with e set (bad input, the machine as it was): with strict,
+ * a machine not quiet; a bad MTEBENCH_QUIET_SAMPLE or MTEBENCH_FLOOR. */
+json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet_output, int with_floor,
+                              struct mtb_err *e);
 #endif

@@ -223,7 +223,7 @@ static int step_service(struct run_ctx *c)
                                .service_seen = c->svc.seen, .trigger = run->trigger };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
     const char *lin = mtb_recipe_get(run->recipe, "run", "listen_in");
-    if (run->external_load && (c->drv->embedded || (!strstr(mtb_recipe_need(run->recipe, "run", "args"), "{listen}") &&
+    if (run->external_load && (c->drv->embedded || (!strstr(run->recipe->run_args ? run->recipe->run_args : "", "{listen}") &&
                                                     !(lin && !strcmp(lin, "setup"))))) {
         snprintf(c->why, sizeof c->why, "%s cannot take load from client hosts: %s", run->recipe->name,
                  c->drv->embedded ? "the measured program is its own load"

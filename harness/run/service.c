@@ -302,7 +302,11 @@ int mtb_service_start(struct mtb_service *s, json_t *rec, char *why, size_t n)
     char bufs[2][16];
     const char *pairs[16];
     template_pairs(s, bufs, pairs);
-    char *args = mtb_template(mtb_recipe_need(s->recipe, "run", "args"), pairs);
+    if (!s->recipe->run_args) {
+        snprintf(why, n, "%s: [run] has no 'args': the service's command line (see docs/RECIPES.md)", s->recipe->path);
+        return -1;
+    }
+    char *args = mtb_template(s->recipe->run_args, pairs);
     struct mtb_argv argv = { 0 }, envx = { 0 };
     s->platform->wrap(&argv, &envx, s->build->binary, s->env); /* envx: what goes to the real environment */
     mtb_argv_split(&argv, args);

@@ -1,6 +1,6 @@
 /* fuzz_plan.c - the plan file loader (harness/plan/plan_parse.c), platform emu: the
  * checks of every key and value, the entries' resolution against the real
- * recipes. A refusal (mtb_die) is an answer, not a crash; the plan, whole
+ * recipes. A refusal (a returned struct mtb_err) is an answer, not a crash; the plan, whole
  * or cut short by it, is freed (a leak per input once filled libFuzzer's
  * 2 GB in 9 minutes). */
 #include "fuzz.h"

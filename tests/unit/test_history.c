@@ -16,6 +16,13 @@
 #include <unistd.h>
 
 static char tmp[] = "/tmp/mtebench-test-history.XXXXXX";
+static struct mtb_err e; /* the last ADD_NIGHT's reason */
+/* one night of plan "nightly" added (results dir D, report R, records and their files, capacity results) */
+#define ADD_NIGHT(h, d, r, recs, fl, caps)                                                                   \
+    (e = (struct mtb_err){ 0 },                                                                              \
+     mtb_history_add_night(h, &(struct mtb_night_in){ .plan = "nightly", .results_dir = d, .report = r,      \
+                                                      .records = recs, .files = fl, .capacity = caps },      \
+                           &night, &added, &e))
 
 static json_t *rec(const char *variant, const char *mode, int rep, double ops, double p99, double duration,
                    const char *started)
@@ -102,15 +109,15 @@ int main(void)
     json_t *f1 = write_night("n1", n1);
     long long night = 0;
     int added = 0;
-    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, NULL, NULL, NULL, &night, &added, err, sizeof err);
-    ok(rc == 0 && night > 0 && added == 4, "night 1: 4 runs added (%s)", err);
-    rc = mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, NULL, NULL, NULL, &night, &added, err, sizeof err);
+    rc = ADD_NIGHT(h, "n1", NULL, n1, f1, NULL);
+    ok(rc == 0 && night > 0 && added == 4, "night 1: 4 runs added (%s)", e.msg);
+    rc = ADD_NIGHT(h, "n1", NULL, n1, f1, NULL);
     ok(rc == 0 && night == 0 && added == 0, "the same records again: nothing added");
     ok(mtb_history_nights(h, err, sizeof err) == 1, "and no empty night");
     json_t *n2 = json_pack("[o,o]", rec("plain", "off", 1, 1050, 100, 2, "2026-01-02T01:00:00Z"),
                            rec("tagged", "async", 1, 700, 150, 2, "2026-01-02T01:01:00Z"));
     json_t *f2 = write_night("n2", n2);
-    rc = mtb_history_add_night(h, "nightly", "n2", "reports/n2/index.html", n2, f2, NULL, NULL, NULL, &night, &added, err, sizeof err);
+    rc = ADD_NIGHT(h, "n2", "reports/n2/index.html", n2, f2, NULL);
     ok(rc == 0 && added == 2 && mtb_history_nights(h, err, sizeof err) == 2, "night 2 added");
     json_t *all = NULL;
     ok(mtb_history_load(h, &all, err, sizeof err) == 0 && json_array_size(all) == 3,
@@ -151,9 +158,9 @@ int main(void)
         json_dump_file(res, cfile, 0);
         json_object_set_new(res, "file", json_string(cfile));
         json_t *caps = json_pack("[O]", res), *none = json_array();
-        rc = mtb_history_add_night(h, "nightly", "cap", NULL, none, none, caps, NULL, NULL, &night, &added, err, sizeof err);
-        ok(rc == 0 && night > 0 && added == 2, "a capacity result alone is a night: 2 rows, one a configuration (%s)", err);
-        rc = mtb_history_add_night(h, "nightly", "cap", NULL, none, none, caps, NULL, NULL, &night, &added, err, sizeof err);
+        rc = ADD_NIGHT(h, "cap", NULL, none, none, caps);
+        ok(rc == 0 && night > 0 && added == 2, "a capacity result alone is a night: 2 rows, one a configuration (%s)", e.msg);
+        rc = ADD_NIGHT(h, "cap", NULL, none, none, caps);
         ok(rc == 0 && night == 0 && added == 0, "the same result again: nothing added");
         ok(sql_int(db, "SELECT count(*) FROM nights WHERE started = '2026-01-02T03:00:00Z'") == 1,
            "the night starts when the search did");
@@ -183,7 +190,7 @@ int main(void)
     json_t *n3 = json_pack("[o,o]", rec("plain", "off", 1, 1000, 100, 5, "2026-01-03T01:00:00Z"),
                            rec("tagged", "async", 1, 800, 120, 5, "2026-01-03T01:01:00Z"));
     json_t *f3 = write_night("n3", n3);
-    mtb_history_add_night(h, "nightly", "n3", NULL, n3, f3, NULL, NULL, NULL, &night, &added, err, sizeof err);
+    ADD_NIGHT(h, "n3", NULL, n3, f3, NULL);
     mtb_history_load(h, &all, err, sizeof err);
     ok(json_array_size(all) == 8, "duration 2 s -> 5 s: three new series, none mixed (%zu; 2 of capacity)",
        json_array_size(all));
@@ -240,8 +247,8 @@ int main(void)
             json_object_set_new(json_array_get(nh, i), "hosts",
                                 json_pack("{s:s,s:{s:s}}", "server_host", "mtb@b", "server", "hostname", "lab-b"));
         json_t *fh = write_night("hosts", nh);
-        rc = mtb_history_add_night(hh, "nightly", "hosts", NULL, nh, fh, NULL, NULL, NULL, &night, &added, err, sizeof err);
-        ok(rc == 0 && added == 4, "one night, 4 runs of two hosts (%s)", err);
+        rc = ADD_NIGHT(hh, "hosts", NULL, nh, fh, NULL);
+        ok(rc == 0 && added == 4, "one night, 4 runs of two hosts (%s)", e.msg);
         json_t *hall = NULL;
         mtb_history_load(hh, &hall, err, sizeof err);
         ok(json_array_size(hall) == 6, "6 series: plain, tagged and overhead on each host (%zu)", json_array_size(hall));
@@ -327,7 +334,7 @@ int main(void)
     /* a real history with a damaged page */
     char *dmg = mtb_asprintf("%s/damaged.sqlite", tmp);
     rc = mtb_history_open(dmg, &h, NULL, err, sizeof err);
-    mtb_history_add_night(h, "nightly", "n1", NULL, n1, f1, NULL, NULL, NULL, &night, &added, err, sizeof err);
+    ADD_NIGHT(h, "n1", NULL, n1, f1, NULL);
     mtb_history_close(h);
     h = NULL;
     FILE *f = fopen(dmg, "r+b");

@@ -1,5 +1,6 @@
 /* Unit tests of recipes: finding and loading them (errors named with their
  * line), continuation lines, templates. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,7 +29,9 @@ static void test_recipe(void)
     ok(mtb_recipe_has_variant(r, "plain") && mtb_recipe_has_variant(r, "tagged"), "plain and tagged variants");
     ok(!mtb_recipe_has_variant(r, "nope"), "unknown variant absent");
     const char *sha = mtb_recipe_get(r, "service", "sha256");
-    ok(sha && strlen(sha) == 64, "source checksum pinned");
+    ok(sha && strlen(sha) == 64 && r->sha256 == sha, "source checksum pinned, and typed");
+    ok(r->build_binary && !strcmp(r->build_binary, "bin/memcached") && r->run_args && strstr(r->run_args, "{port}"),
+       "the build's binary and the command line typed: %s, %s", r->build_binary, r->run_args);
     ok(mtb_recipe_find("nope", err, sizeof err) == NULL && strstr(err, "accepted: ") && strstr(err, "memcached"),
        "unknown service names the accepted ones: %s", err);
     /* a malformed recipe is named with its line */
@@ -42,13 +45,26 @@ static void test_recipe(void)
     /* long values continue on indented lines (inih's line length is limited) */
     char path2[] = "/tmp/mtb-recipe-XXXXXX";
     fd = mkstemp(path2);
-    const char *txt = "[service]\nname = x\n[run]\nargs = -a 1\n    -b 2\n";
+    const char *txt = "[service]\nname = x\nsource_package = x\nsource_version = 1-1\nversion = 1\norig = x.tar.gz\n"
+                      "sha256 = 00\n[build]\nscript = build.sh\nbinary = bin/x\n[run]\nargs = -a 1\n    -b 2\n";
     ok(fd >= 0 && write(fd, txt, strlen(txt)) == (ssize_t)strlen(txt), "wrote a recipe with a continuation");
     close(fd);
     struct mtb_recipe cont;
     ok(mtb_recipe_load(path2, &cont, err, sizeof err) == 0 && mtb_recipe_get(&cont, "run", "args") &&
            !strcmp(mtb_recipe_get(&cont, "run", "args"), "-a 1 -b 2"),
        "continued value joined");
+    ok(cont.run_args && !strcmp(cont.run_args, "-a 1 -b 2"), "and typed as the run's args");
+    mtb_recipe_free(&cont);
+    /* a key every recipe has, missing: refused at load, named */
+    fd = open(path2, O_WRONLY | O_TRUNC);
+    const char *noorig = "[service]\nname = x\nsource_package = x\nsource_version = 1-1\nversion = 1\nsha256 = 00\n"
+                         "[build]\nscript = build.sh\nbinary = bin/x\n";
+    ok(fd >= 0 && write(fd, noorig, strlen(noorig)) == (ssize_t)strlen(noorig), "wrote a recipe without [service] orig");
+    close(fd);
+    struct mtb_recipe missing;
+    ok(mtb_recipe_load(path2, &missing, err, sizeof err) != 0 && strstr(err, path2) &&
+           strstr(err, "[service] has no 'orig'"),
+       "a missing key is refused at load, with the file and the key: %s", err);
     unlink(path2);
 }
 

@@ -32,6 +32,13 @@ MTEBENCH_ROOT="$R" "$M" list >/dev/null 2>"$T_TMP/e3"
 ok "$(grep -q "recipe.ini:$(wc -l < "$rc_ini"): unknown section \[colour\]" "$T_TMP/e3"; echo $?)" \
    "an unknown section is refused with file:line" || dump "$T_TMP/e3"
 
+# a key every recipe has, missing: refused when the recipe is read, not when a build needs it
+grep -v '^binary = ' "$ROOT/services/memcached/recipe.ini" > "$rc_ini"
+MTEBENCH_ROOT="$R" "$M" list >/dev/null 2>"$T_TMP/e4"
+rc=$?
+ok "$( [ $rc -ne 0 ] && grep -q "recipe.ini: \[build\] has no 'binary' (every recipe names it" "$T_TMP/e4"; echo $?)" \
+   "a recipe without [build] binary is refused at load, naming the file and the key (exit $rc)" || dump "$T_TMP/e4"
+
 # every accepted key of every section is documented in docs/RECIPES.md
 cp "$ROOT/services/memcached/recipe.ini" "$rc_ini"
 for sec in service build "variant plain" run workload; do

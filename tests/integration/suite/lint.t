@@ -19,7 +19,7 @@ done
 # once; each plant gets a linked copy of it (sed -i and > write new files)
 mkdir -p "$T_TMP/base/tests" "$T_TMP/base/build"
 (cd "$ROOT" && cp -r harness loadgen common docs README.md "$T_TMP/base/" &&
-    cp -r tests/lint.sh tests/unit tests/fuzz "$T_TMP/base/tests/" && cp -r build/obj build/gen "$T_TMP/base/build/")
+    cp -r tests/lint.sh tests/json-budget.txt tests/unit tests/fuzz "$T_TMP/base/tests/" && cp -r build/obj build/gen "$T_TMP/base/build/")
 copy() { rm -rf "$T_TMP/t"; cp -al "$T_TMP/base" "$T_TMP/t"; }
 lint_copy() { MTB_LINT_ROOT="$T_TMP/t" bash "$ROOT/tests/lint.sh" --quiet 2>&1; }
 
@@ -97,10 +97,23 @@ ok "$([ $rc = 1 ] && grep -q '^harness/report/report.c: defines a command.s fron
 copy
 sed -i '0,/^int mtb_plan_load(/s//static void plant_exit(void) { mtb_die(2, "x"); }\nint mtb_plan_load(/' "$T_TMP/t/harness/plan/plan_parse.c"
 sed -i '0,/^int mtb_proof_run(/s//static void plant_err(struct mtb_err *e) { mtb_err_exit(e); }\nint mtb_proof_run(/' "$T_TMP/t/harness/run/proof.c"
+sed -i '$a static void plant_abort(void) { abort(); }' "$T_TMP/t/harness/detect/detect.c"
 out=$(lint_copy); rc=$?
 ok "$([ $rc = 1 ] && grep -q '^harness/plan/plan_parse.c:[0-9]*: exits: return the reason in a struct mtb_err' <<< "$out" &&
+    grep -q '^harness/detect/detect.c:[0-9]*: exits: return the reason' <<< "$out" &&
     grep -q '^harness/run/proof.c: calls mtb_err_exit: only a command.s front' <<< "$out"; echo $?)" \
-    "an exit in the plan loader, and mtb_err_exit outside cmd/: both fail lint, named" ||
+    "an exit in the plan loader and in detect, and mtb_err_exit outside cmd/: all fail lint, named" ||
+    printf '%s\n' "$out" | sed 's/^/#   /'
+
+# 14. a record read by key once more in report/, and one fewer in history/
+copy
+sed -i '$a static const char *plant_key(json_t *r) { return json_string_value(json_object_get(r, "mode")); }' \
+    "$T_TMP/t/harness/report/report.c"
+sed -i '0,/json_object_get(/s//json_object_getx(/' "$T_TMP/t/harness/history/history.c"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ] && grep -q '^harness/report: [0-9]* json_object_get calls, above its ceiling' <<< "$out" &&
+    grep -q '^harness/history: [0-9]* json_object_get calls, below its ceiling [0-9]*: lower it' <<< "$out"; echo $?)" \
+    "a folder reading records by key more than its ceiling fails lint, and one reading less asks for a lower ceiling" ||
     printf '%s\n' "$out" | sed 's/^/#   /'
 
 # the table in docs/ARCHITECTURE.md is lint's: a changed rule shows there
