@@ -1,17 +1,46 @@
 #!/bin/bash
-# tests/tools/outputs.sh ROOT OUT: what a change of structure must leave as it
-# was (issue "The harness in layers"): `mtebench help` and every command's
-# help, `mtebench report` over the record fixtures (6a9d852, 286d1ca) and
-# `MTB_TEST_PLAN=1 bash tests/run.sh`, from ROOT's build/ into OUT, with the
-# version stamp, times and OUT itself blanked. Compare two checkouts with
-#   tests/tools/outputs.sh OLD /tmp/a; tests/tools/outputs.sh NEW /tmp/b; diff -r /tmp/a /tmp/b
+# tests/tools/outputs.sh MTEBENCH OUT: what mtebench writes from the suite's
+# fixtures, which a change of structure must leave as it was (issue "A typed
+# core": every report, plan, detect and nightly output byte-identical):
+#   - `report` over the record fixtures (6a9d852; 286d1ca's two hosts), with
+#     --detect over the detect fixture: its stdout and every file it writes;
+#   - `nightly --ingest` of the 6a9d852 records: its stdout and dashboard;
+#   - `plan --dry-run` of each plan in configs/ and `bench --dry-run` of each
+#     service (platform emu), the time estimate blanked (it learns start-ups);
+#   - `detect --catalogue` of each service.
+# (explain's reports are not here: they name the frames of the builds in
+# the cache, which a cold suite has not built yet.)
+# Run from the checkout whose fixtures are read (paths stay relative); the
+# version stamp, times and OUT itself are blanked. tests/fixtures/outputs/
+# holds what the version named in its README wrote; outputs.t compares.
+# After an intended change of an output: tests/tools/outputs.sh build/mtebench
+# tests/fixtures/outputs, and say why in the commit.
 set -u
-root=$1 out=$2; rm -rf "$out"; mkdir -p "$out"
-cd "$root"
-build/mtebench help > "$out/help.txt" 2>&1
-for c in $(build/mtebench help 2>&1 | awk '/^  [a-z]/{print $1}'); do build/mtebench help $c > "$out/help-$c.txt" 2>&1; done
-build/mtebench report --out "$out/r" --name a tests/fixtures/records-6a9d852 > "$out/report-a.txt" 2>&1
-build/mtebench report --out "$out/r" --name b tests/fixtures/records-286d1ca-hosts/h1 tests/fixtures/records-286d1ca-hosts/h2 > "$out/report-b.txt" 2>&1
-MTB_TEST_PLAN=1 bash tests/run.sh > "$out/plan.txt" 2>&1
-sed -i -E "s|$out|OUT|g; s/\"report_version\": \"[^\"]*\"/\"report_version\": \"X\"/" $(grep -rl . "$out")
-sed -i -E 's/mtebench [0-9a-f]{7}[-a-z0-9]*//g; s/version [0-9a-f]{7}[-a-z0-9]*/version X/g; s/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:]{8}( UTC)?//g' $(grep -rl . "$out")
+M=$(realpath "$1") out=$2
+cd "$(dirname "$0")/../.." || exit 2
+rm -rf "$out" && mkdir -p "$out" || exit 2
+out=$(realpath "$out")
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+run() { # NAME COMMAND...: stdout and stderr into OUT/NAME.txt, the exit status last
+    local name=$1; shift
+    "$@" > "$out/$name.txt" 2>&1
+    echo "exit $?" >> "$out/$name.txt"
+}
+FX=tests/fixtures
+run report-a "$M" report --out "$out/report" --name a --detect "$FX/detect-memcached" "$FX/records-6a9d852"
+run report-b "$M" report --out "$out/report" --name b "$FX/records-286d1ca-hosts/h1" "$FX/records-286d1ca-hosts/h2"
+run nightly "$M" nightly --ingest "$FX/records-6a9d852" --history "$tmp/h.sqlite" --out "$out/dash"
+for c in configs/*.conf; do
+    run "plan-$(basename "$c" .conf)" "$M" plan "$c" --dry-run --platform emu
+done
+for s in services/*/recipe.ini; do
+    s=$(basename "$(dirname "$s")")
+    run "bench-$s" "$M" bench --service "$s" --mode sync --platform emu --dry-run
+    run "catalogue-$s" "$M" detect --service "$s" --catalogue
+done
+# what differs from run to run and from checkout to checkout, blanked
+files=$(grep -rl . "$out")
+sed -i -E "s|$out|OUT|g; s|$tmp|TMP|g; s|$PWD/|ROOT/|g" $files
+sed -i -E 's/"report_version": "[^"]*"/"report_version": "X"/; s/"version": "[0-9a-f]{7}[-a-z0-9]*"/"version": "X"/; s/mtebench [0-9a-f]{7}[-a-z0-9]*//g; s/version [0-9a-f]{7}[-a-z0-9]*/version X/g' $files
+sed -i -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:]{8}(\.[0-9]+)?(Z| UTC)?/TIME/g; s/^time: about .*/time: (blanked)/' $files
