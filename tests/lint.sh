@@ -328,9 +328,16 @@ for f in $(grep -lE 'mtb_err_exit[[:space:]]*\(' harness/*/*.c harness/*/*/*.c 2
 done
 
 # --- 14: records read by key, ratcheted ------------------------------------------------
-if [ -f tests/json-budget.txt ]; then
+if [ ! -f tests/json-budget.txt ]; then
+    finding "tests/json-budget.txt: missing (lint check 14's ceilings)"
+else
+    for d in harness/*/; do
+        d=${d#harness/}; d=${d%/}
+        grep -q "^$d [0-9]*$" tests/json-budget.txt || finding "tests/json-budget.txt: no ceiling for harness/$d"
+    done
     while read -r folder ceiling; do
         case "$folder" in ''|'#'*) continue ;; esac
+        case "$ceiling" in ''|*[!0-9]*) finding "tests/json-budget.txt: '$folder $ceiling': a folder and a whole number expected"; continue ;; esac
         n=$(cat $(ls harness/"$folder"/*.c harness/"$folder"/*/*.c 2>/dev/null | grep -v '^harness/core/record') \
             /dev/null | grep -o 'json_object_get[[:space:]]*(' | wc -l)
         if [ "$n" -gt "$ceiling" ]; then

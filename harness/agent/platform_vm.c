@@ -226,6 +226,7 @@ static int vm_proof(const char *kernel, const char *mode, int quiet, int count)
     }
     char tmpl[] = "/tmp/mtebench-vmproof.XXXXXX";
     char *dir = mkdtemp(tmpl);
+    int dir_errno = errno;
     struct mtb_argv g = { 0 };
     mtb_argv_push(&g, "proof");
     mtb_argv_push(&g, "--platform=host");
@@ -242,7 +243,7 @@ static int vm_proof(const char *kernel, const char *mode, int quiet, int count)
     struct mtb_agent_job job = { .argv = g.v, .deadline_s = 120, .local_dir = local };
     struct mtb_err e = { 0 };
     if (!dir)
-        mtb_err_set(&e, MTB_ERR_FAIL, "cannot make a directory under /tmp: %s", mtb_errdesc(errno));
+        mtb_err_set(&e, MTB_ERR_FAIL, "cannot make a directory under /tmp: %s", mtb_errdesc(dir_errno));
     if (dir && mtb_agent_exec(mtb_transport_find("console"), &t, &job, &res, &e) == 0) {
         char *lp = mtb_asprintf("%s/agent.log", local);
         char *text = mtb_read_file(lp, NULL);

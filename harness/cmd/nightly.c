@@ -68,9 +68,6 @@ static void usage(FILE *f)
                "could not be written, 2 bad usage, 4 the history cannot be used (corrupt, foreign, newer).\n");
 }
 
-/* Add the records of one results directory as one night, with its run
- * report (built from the records in memory). @return night id, 0 if nothing
- * new, <0 error */
 /* a record's plan name (config.plan; "" in records from before it was kept) */
 static const char *first_plan(json_t *rec)
 {
@@ -79,6 +76,9 @@ static const char *first_plan(json_t *rec)
     return c.plan;
 }
 
+/* Add the records of one results directory as one night, with its run
+ * report (built from the records in memory). @return night id, 0 if nothing
+ * new, <0 error */
 static long long add_set(struct mtb_history *h, const struct mtb_record_set *set, json_t *caps, json_t *work,
                          json_t *work_files, const char *dir, const char *plan_name, const char *out, int *added,
                          int *bad)

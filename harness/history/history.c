@@ -195,9 +195,7 @@ static void ident_of(struct mtb_history *h, const char *host, json_t *rec, const
     json_t *k = json_object_get(rec, "kernel");
     char real[PATH_MAX];
     memset(id, 0, sizeof *id);
-    if (mtb_rec_config_get(rec, &id->cfg, NULL, 0) != 0) /* not from a set (mtb_record_check): its columns empty */
-        id->cfg = (struct mtb_rec_config){ .service = "", .variant = "", .mode = "", .platform = "", .kernel = "",
-                                           .plan = "", .allocator = "glibc" };
+    mtb_rec_config_view(rec, &id->cfg); /* a counted record is not a set's (mtb_record_check): each key as it has it */
     mtb_history_series_key(rec, &id->key, id->hash);
     id->wl = mtb_workload_key(id->cfg.workload);
     id->mach = mtb_record_machine_text(rec);

@@ -10,15 +10,17 @@
 
 static double num(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
 
-/* a counted record's configuration, typed (core/record.h); "?" where it lacks one */
+/* a counted record's configuration (core/record.h's view: a counted record is
+ * no set's, so each key as it has it, "" when absent) */
 static struct mtb_rec_config cfg(const json_t *rec)
 {
     struct mtb_rec_config c;
-    if (mtb_rec_config_get((json_t *)rec, &c, NULL, 0) != 0)
-        c = (struct mtb_rec_config){ .service = "?", .variant = "?", .mode = "?", .platform = "?", .kernel = "?",
-                                     .plan = "", .allocator = "glibc" };
+    mtb_rec_config_view((json_t *)rec, &c);
     return c;
 }
+
+/* "?" for a key the record lacks, as the tables show it */
+static const char *shown(const char *s) { return *s ? s : "?"; }
 
 /* the tag-setting instructions of a row: IRG aside, every tag store */
 static double tag_stores(const json_t *r)
@@ -93,7 +95,7 @@ int mtb_work_table_print(FILE *f, const json_t *rec)
 static void config_of(const json_t *rec, char *buf, size_t n)
 {
     struct mtb_rec_config c = cfg(rec);
-    snprintf(buf, n, "%s/%s", c.variant, c.mode);
+    snprintf(buf, n, "%s/%s", shown(c.variant), shown(c.mode));
 }
 
 /* the account two records share (core/work.h's mtb_work_role of each) */
@@ -167,7 +169,7 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
             role = "service";
     fprintf(f, "  %-34s", role_name(role));
     for (int i = 0; i < n; i++)
-        fprintf(f, " %14s", cfg(recs[i]).kernel);
+        fprintf(f, " %14s", shown(cfg(recs[i]).kernel));
     fprintf(f, "\n");
     static const struct { int el; const char *key, *name; } rows[] = {
         { 0, "insns", "EL0 instructions" }, { 0, "loads_checked", "EL0 Tag Checked loads" },

@@ -18,10 +18,13 @@
 set -u
 M=$(realpath "$1") out=$2
 cd "$(dirname "$0")/../.." || exit 2
-rm -rf "$out" && mkdir -p "$out" || exit 2
-out=$(realpath "$out")
+export MTEBENCH_ROOT=$PWD # the recipes, catalogues and plans of this checkout, whichever build runs
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
+[ -f "$out/README" ] && cp "$out/README" "$tmp/README" # a fixture's README stays
+rm -rf "$out" && mkdir -p "$out" || exit 2
+[ -f "$tmp/README" ] && mv "$tmp/README" "$out/README"
+out=$(realpath "$out")
 run() { # NAME COMMAND...: stdout and stderr into OUT/NAME.txt, the exit status last
     local name=$1; shift
     "$@" > "$out/$name.txt" 2>&1
@@ -40,7 +43,7 @@ for s in services/*/recipe.ini; do
     run "catalogue-$s" "$M" detect --service "$s" --catalogue
 done
 # what differs from run to run and from checkout to checkout, blanked
-files=$(grep -rl . "$out")
+files=$(grep -rl --exclude=README . "$out")
 sed -i -E "s|$out|OUT|g; s|$tmp|TMP|g; s|$PWD/|ROOT/|g" $files
 sed -i -E 's/"report_version": "[^"]*"/"report_version": "X"/; s/"version": "[0-9a-f]{7}[-a-z0-9]*"/"version": "X"/; s/mtebench [0-9a-f]{7}[-a-z0-9]*//g; s/version [0-9a-f]{7}[-a-z0-9]*/version X/g' $files
 sed -i -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:]{8}(\.[0-9]+)?(Z| UTC)?/TIME/g; s/^time: about .*/time: (blanked)/' $files

@@ -16,11 +16,14 @@ for what in function file "chain of folders"; do
 done
 
 # a copy of what lint reads (the sources, docs, README and the objects), made
-# once; each plant gets a linked copy of it (sed -i and > write new files)
+# once; each plant gets a linked copy of it (sed -i writes a new file; >> would
+# write into the base's too: plant() unlinks first)
 mkdir -p "$T_TMP/base/tests" "$T_TMP/base/build"
 (cd "$ROOT" && cp -r harness loadgen common docs README.md "$T_TMP/base/" &&
     cp -r tests/lint.sh tests/json-budget.txt tests/unit tests/fuzz "$T_TMP/base/tests/" && cp -r build/obj build/gen "$T_TMP/base/build/")
 copy() { rm -rf "$T_TMP/t"; cp -al "$T_TMP/base" "$T_TMP/t"; }
+# plant FILE: FILE of the copy made its own (not the base's, to which it is linked)
+plant() { cp "$1" "$1.own" && mv "$1.own" "$1"; }
 lint_copy() { MTB_LINT_ROOT="$T_TMP/t" bash "$ROOT/tests/lint.sh" --quiet 2>&1; }
 
 copy
@@ -81,6 +84,7 @@ ok "$([ $rc = 1 ] && grep -q '^harness/run/proof.c: sets an MTEBENCH_ variable i
 # header, parsing its options with getopt (as report, kernel, bisect and
 # load once did): one plant, three findings
 copy
+plant "$T_TMP/t/harness/report/report.c"; plant "$T_TMP/t/harness/report/report.h"
 printf '%s\n' '#include <getopt.h>' 'int mtb_cmd_plant(int argc, char **argv)' \
     '{ static const struct option lo[] = { { 0, 0, 0, 0 } }; return getopt_long(argc, argv, "", lo, NULL); }' \
     >> "$T_TMP/t/harness/report/report.c"
