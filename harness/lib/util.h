@@ -21,7 +21,7 @@ void *mtb_realloc(void *p, size_t sz); /* exits on out-of-memory too */
  * commands' fronts (which alone exit: lib/err.h), as a command-line
  * tool's allocations do. */
 void mtb_oom(const char *what) __attribute__((noreturn));
-/* "mtebench: <msg>" on stderr (a warning; cmd/'s mtb_die then exits) */
+/* "mtebench: <msg>" on stderr: a warning (a command's front then may exit, cmd/commands.h) */
 void mtb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void mtb_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
