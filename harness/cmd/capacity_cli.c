@@ -582,9 +582,9 @@ static void setup(struct search *s, struct mtb_opts *o, int argc, char **argv)
 /* The search into dir: the runs, the result written and printed (out).
  * @return the result (caller decrefs); *status: 0, 1 (runs not ok, files
  * not written), 130 (Ctrl-C), or the code of the error that stopped the
- * session (said on stderr). NULL with *e set: the search could not begin
- * (a build, the directory refused or in use, --strict) and *begin says
- * why: nothing written. */
+ * session (said on stderr). NULL: the search could not begin (a build,
+ * the directory refused or in use, --strict), *begin says why; nothing
+ * written. */
 static json_t *search_into(struct search *s, const char *dir, int force, FILE *out, int *status,
                            struct mtb_err *begin)
 {
