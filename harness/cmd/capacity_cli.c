@@ -74,11 +74,10 @@ struct search {
     double t0, per_run;
     char started[32]; /* UTC, ISO 8601 */
     const char *stopped;
-    int halt;         /* the plan session stopped on an error (mtb_plan_end says why): no more runs */
 };
 
-/* no more runs: Ctrl-C, or the session stopped */
-static int halted(const struct search *s) { return mtb_proc_interrupted || s->halt; }
+/* no more runs: Ctrl-C, or the plan session stopped on an error (mtb_plan_end says why) */
+static int halted(const struct search *s) { return mtb_proc_interrupted || mtb_plan_stopped(s->ses); }
 
 static const char *const pct_keys[5] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 
@@ -166,10 +165,8 @@ static json_t *one_run(struct search *s, struct cfg *c, double rate, long rep, c
     long typical = typical_runs(s), most = most_runs(s);
     double left = s->per_run * (double)(typical > s->runs ? typical - s->runs : most > s->runs ? most - s->runs : 1);
     json_t *rec = mtb_plan_step(s->ses, c->cell, rep, what, left);
-    if (!rec && mtb_plan_stopped(s->ses)) { /* no run was made */
-        s->halt = 1;
+    if (!rec && mtb_plan_stopped(s->ses)) /* no run was made */
         return NULL;
-    }
     s->runs++;
     s->per_run = (mtb_mono() - s->t0) / (double)s->runs;
     if (!rec || strcmp(mtb_jstr(rec, "status"), "ok")) {
@@ -328,7 +325,7 @@ static void run_search(struct search *s)
     }
     if (mtb_proc_interrupted)
         s->stopped = "interrupted";
-    else if (s->halt)
+    else if (mtb_plan_stopped(s->ses))
         s->stopped = "error";
 }
 
