@@ -737,8 +737,9 @@ static struct series *series_of(json_t *records, size_t *ns, int *emulated)
     {
         if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
             continue;
-        json_t *sum = json_object_get(rec, "summary");
-        if (!json_is_object(sum) || !(mtb_jnum(sum, "ops_per_sec") >= 0))
+        struct mtb_rec_figures fig;
+        mtb_rec_figures_read(rec, &fig);
+        if (!fig.present || !(fig.metric[MTB_M_ops_per_sec] >= 0))
             continue;
         char *k = config_key(rec);
         struct series *s = NULL;
@@ -758,14 +759,14 @@ static struct series *series_of(json_t *records, size_t *ns, int *emulated)
         if (s->n >= MAXRUNS)
             continue;
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
-            s->val[m][s->n] = mtb_record_metric(rec, (enum mtb_run_metric_id)m);
+            s->val[m][s->n] = fig.metric[m];
         s->rep[s->n] = (int)json_integer_value(json_object_get(json_object_get(rec, "config"), "rep"));
         s->n++;
-        if (json_is_true(json_object_get(sum, "client_bound")))
+        if (fig.client_bound)
             s->client_bound = 1;
-        if (json_is_true(json_object_get(sum, "errors_over_limit")))
+        if (fig.errors_over_limit)
             s->errors_over_limit = 1;
-        if (json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")))
+        if (mtb_record_emulated(rec))
             *emulated = 1;
     }
     return ss;
@@ -776,14 +777,13 @@ static struct series *series_of(json_t *records, size_t *ns, int *emulated)
 static json_t *config_row(const struct series *s, json_t *records, json_t *warnings)
 {
     const struct mtb_rec_config *c = &s->cfg;
-    json_t *pl = json_object_get(s->first, "platform");
     char lab[128];
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:o,s:b,s:b}", "service", c->service, "variant",
                           mtb_label_of(c->variant, c->allocator, lab, sizeof lab), "allocator", c->allocator, "mode",
                           c->mode, "platform", c->platform, "kernel", c->kernel, "workload", c->workload, "runs",
                           (int)s->n,
                           "ops_per_sec", med_ci(OPS(s), s->n), "client_bound", s->client_bound, "emulated",
-                          json_is_true(json_object_get(pl, "emulated")));
+                          mtb_record_emulated(s->first));
     if (!o)
         return NULL;
     if (s->errors_over_limit)

@@ -186,9 +186,10 @@ static void pilot(struct search *s)
             json_t *rec = one_run(s, c, 0, pair + 1, what);
             if (rec)
                 json_array_append(c->pilot_files, json_array_get(s->files, json_array_size(s->files) - 1));
-            c->pilot[pair] = rec ? mtb_record_num(rec, "ops_per_sec") : NAN;
-            c->pilot_client_bound |= rec && json_is_true(json_object_get(json_object_get(rec, "summary"),
-                                                                         "client_bound"));
+            struct mtb_rec_figures fig;
+            mtb_rec_figures_read(rec, &fig);
+            c->pilot[pair] = rec ? (isnan(fig.metric[MTB_M_ops_per_sec]) ? 0 : fig.metric[MTB_M_ops_per_sec]) : NAN;
+            c->pilot_client_bound |= rec && fig.client_bound;
         }
     for (size_t k = 0; k < s->ncfg; k++) {
         struct cfg *c = &s->cfg[k];
@@ -232,8 +233,10 @@ static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *re
     int k = p->n;
     if (k >= MTB_CAP_MAXREP)
         return;
-    json_t *sum = json_object_get(rec, "summary"), *lat = json_object_get(json_object_get(rec, "load"), "latency_us");
-    double ach = mtb_jnum(sum, "ops_per_sec"), err = mtb_jnum(sum, "error_rate");
+    json_t *lat = json_object_get(json_object_get(rec, "load"), "latency_us");
+    struct mtb_rec_figures fig;
+    mtb_rec_figures_read(rec, &fig);
+    double ach = fig.metric[MTB_M_ops_per_sec], err = fig.error_rate;
     int over = s->slo.err_max >= 0 && err > s->slo.err_max;
     /* behind: answered fewer than 99% of the requests the schedule offered in the window (mtload's sent +
      * unsent: no sampling noise); a driver without that account (pgbench): below 99% of the rate by more
@@ -243,7 +246,7 @@ static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *re
     int behind = acc ? mtb_jnum(acc, "answered") < 0.99 * sched
                      : ach < p->rate * (0.99 - 3 / sqrt(p->rate * (dur > 0 ? dur : 1)));
     p->achieved[k] = ach;
-    p->client_bound |= behind && json_is_true(json_object_get(sum, "client_bound"));
+    p->client_bound |= behind && fig.client_bound;
     for (int u = 0; u < 2; u++)
         for (int q = 0; q < 5; q++) {
             json_t *v = json_object_get(json_object_get(lat, u ? "uncorrected" : "corrected"), pct_keys[q]);

@@ -223,6 +223,14 @@ int mtb_compare_add_protection(json_t *cmp, json_t *records, char *const *paths,
 
 /* against the reference: "reference", "-", or "1.012x [0.990 – 1.030] p=0.41 (3 pairs)" (with_p: the
  * Mann–Whitney p) */
+/* an interval object of the comparison as a cell (mtb_ci_cell) */
+static int ci_cell(json_t *obj, enum mtb_ci_style style, char *est, size_t en, char *range, size_t rn)
+{
+    struct mtb_ci ci;
+    mtb_ci_read(obj, &ci);
+    return mtb_ci_cell(&ci, style, est, en, range, rn);
+}
+
 static void fmt_ratio(char *buf, size_t n, json_t *row, const char *ref, int with_p)
 {
     json_t *v = json_object_get(row, "vs_reference");
@@ -231,7 +239,7 @@ static void fmt_ratio(char *buf, size_t n, json_t *row, const char *ref, int wit
         snprintf(buf, n, "%s", !strcmp(mtb_jstr(row, "kernel"), ref) ? "reference" : "-");
         return;
     }
-    mtb_ci_cell(v, MTB_CI_RATIO, est, sizeof est, range, sizeof range);
+    ci_cell(v, MTB_CI_RATIO, est, sizeof est, range, sizeof range);
     json_t *p = json_object_get(v, "mann_whitney_p");
     char pv[32] = "";
     if (with_p && json_is_number(p))
@@ -244,7 +252,7 @@ static void fmt_ratio(char *buf, size_t n, json_t *row, const char *ref, int wit
 static void fmt_metric(char *buf, size_t n, json_t *row, size_t m, int range)
 {
     char est[48], rg[96];
-    mtb_ci_cell(json_object_get(row, mtb_run_metrics[m].key), MTB_CI_INT, est, sizeof est, rg, sizeof rg);
+    ci_cell(json_object_get(row, mtb_run_metrics[m].key), MTB_CI_INT, est, sizeof est, rg, sizeof rg);
     snprintf(buf, n, "%s%s%s", est, range && *rg ? " " : "", range ? rg : "");
 }
 
@@ -347,7 +355,7 @@ static void md_rows(FILE *f, json_t *cmp)
         fprintf(f, " %s |", cell);
         for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
             if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
-                mtb_ci_cell(json_object_get(v, mtb_pair_metrics[m].key), MTB_CI_RATIO, est, sizeof est, rg, sizeof rg);
+                ci_cell(json_object_get(v, mtb_pair_metrics[m].key), MTB_CI_RATIO, est, sizeof est, rg, sizeof rg);
                 fprintf(f, " %s%s%s |", est, *rg ? " " : "", rg);
             }
         json_t *p = json_object_get(v, "mann_whitney_p");

@@ -1,6 +1,7 @@
 /* nightly.c - see nightly.h */
 #include "lib/jsonx.h"
 #include "cmd/nightly.h"
+#include "core/nightly_rows.h"
 #include "analysis/nightly_analyse.h"
 #include "cmd/commands.h"
 #include "cmd/capacity_cli.h"
@@ -325,17 +326,21 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
 static json_t *new_regressions(json_t *now, json_t *before)
 {
     json_t *fresh = json_array();
-    size_t i, j;
-    json_t *r, *q;
-    json_array_foreach(json_object_get(now, "open"), i, r)
-    {
+    struct mtb_nightly_rows n, b;
+    mtb_nightly_rows_read(now, &n);
+    mtb_nightly_rows_read(before, &b);
+    for (size_t i = 0; i < n.nopen; i++) {
+        const struct mtb_nightly_change *r = &n.open[i];
         int known = 0;
-        json_array_foreach(json_object_get(before, "open"), j, q) known |=
-            !strcmp(mtb_jstr(r, "series"), mtb_jstr(q, "series")) && !strcmp(mtb_jstr(r, "metric"), mtb_jstr(q, "metric")) &&
-            json_integer_value(json_object_get(r, "night")) == json_integer_value(json_object_get(q, "night"));
+        for (size_t j = 0; j < b.nopen; j++) {
+            const struct mtb_nightly_change *q = &b.open[j];
+            known |= !strcmp(r->series, q->series) && !strcmp(r->metric, q->metric) && r->night == q->night;
+        }
         if (!known)
-            json_array_append(fresh, r);
+            json_array_append(fresh, r->j);
     }
+    mtb_nightly_rows_free(&n);
+    mtb_nightly_rows_free(&b);
     return fresh;
 }
 
@@ -344,24 +349,21 @@ static json_t *new_regressions(json_t *now, json_t *before)
  * runs it. */
 static void propose_bisects(json_t *analysis)
 {
-    size_t i, j;
-    json_t *s, *ch;
-    json_array_foreach(json_object_get(analysis, "series"), i, s)
-    {
-        json_array_foreach(json_object_get(s, "changes"), j, ch)
-        {
-            json_t *b = json_object_get(ch, "bisect_from");
-            if (!b)
+    struct mtb_nightly_rows r;
+    mtb_nightly_rows_read(analysis, &r);
+    for (size_t i = 0; i < r.nseries; i++)
+        for (size_t j = 0; j < r.series[i].nchanges; j++) {
+            const struct mtb_nightly_change *ch = &r.series[i].changes[j];
+            const struct mtb_bisect_from *b = &ch->bisect_from;
+            if (!b->present)
                 continue;
-            const char *wl = mtb_jstr(b, "workload");
-            char *cmd = mtb_bisect_command(mtb_jstr(b, "good"), mtb_jstr(b, "bad"), mtb_jstr(b, "service"),
-                                           mtb_jstr(b, "variant"), mtb_jstr(b, "mode"), mtb_jstr(b, "platform"),
-                                           *wl ? wl : NULL, mtb_jstr(b, "metric"));
+            char *cmd = mtb_bisect_command(b->good, b->bad, b->service, b->variant, b->mode, b->platform,
+                                           *b->workload ? b->workload : NULL, b->metric);
             if (cmd) /* the open list holds the same change objects */
-                json_object_set_new(ch, "bisect", json_string(cmd));
+                json_object_set_new(ch->j, "bisect", json_string(cmd));
             free(cmd);
         }
-    }
+    mtb_nightly_rows_free(&r);
 }
 
 /* Analyse the history, write the dashboard, print the digest.

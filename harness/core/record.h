@@ -91,6 +91,17 @@ extern const struct mtb_pair_metric mtb_pair_metrics[MTB_NPAIR_METRICS];
 /** @return the run metric m of a record (summary.<key>, else the load's
  *  corrected latency); NaN when the record lacks it */
 double mtb_record_metric(json_t *rec, enum mtb_run_metric_id m);
+/* A record's figures (its "summary": the run's metrics and its
+ * accounting), typed and read once. A figure the record lacks is NaN, a
+ * flag 0: the record of a run that failed has none. */
+struct mtb_rec_figures {
+    int present;                     /* the record has a summary */
+    double metric[MTB_NRUN_METRICS]; /* each run metric as mtb_record_metric reads it */
+    double requests, errors, error_rate;
+    int client_bound;                /* the load generator, not the service, was the limit */
+    int errors_over_limit;           /* more errors than the plan allows */
+};
+void mtb_rec_figures_read(json_t *rec, struct mtb_rec_figures *f);
 /** @return the pair metric p of a tagged run and its baseline; NaN when a
  *  figure is missing or a denominator is not positive */
 double mtb_record_pair_metric(json_t *tagged, json_t *baseline, enum mtb_pair_metric_id p);

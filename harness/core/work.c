@@ -1,5 +1,6 @@
 /* work.c - see work.h */
 #include "core/work.h"
+#include "core/work_rows.h"
 #include "core/hostfacts.h"
 #include "core/recipe.h"
 #include "lib/cpus.h"
@@ -93,15 +94,6 @@ static void add_counts(json_t *to, const json_t *from)
     }
 }
 
-/* the counters a work table shows, per EL; then what wait loops' repeats
- * held of the first six and of wfe (net_of leaves every counter's part in
- * them out of it) */
-static const char *const shown[] = { "insns", "loads", "stores", "loads_checked", "stores_checked", "checked_unpriv",
-                                     "tag0_lower", "unchecked_tco", "unchecked_tcma", "tag_bytes", "irg", "stg", "st2g",
-                                     "stzg", "stz2g", "stgp", "stgm", "stzgm", "dc_gva", "dc_gzva", "ldg", "wfe",
-                                     "spin_insns", "spin_loads", "spin_stores", "spin_loads_checked",
-                                     "spin_stores_checked", "spin_checked_unpriv", "spin_wfe", NULL };
-
 /* counter k of an EL's window less what wait loops' repeats held of it
  * (the plugin's spin_k; docs/COUNTING.md, "Wait loops") */
 static json_int_t outside_waits(const json_t *counts, const char *k)
@@ -190,8 +182,10 @@ static json_t *task_counts(const json_t *work, json_int_t win, const json_t *svc
 }
 
 
-/* load less idle, per EL, counter by counter, each outside wait loops'
- * repeats (spin_NAME: what they held); and that per request */
+/* load less idle, per EL, counter by counter (core/work_rows.h's
+ * MTB_WORK_COUNTERS: what a work table shows, and what wait loops' repeats
+ * held of the first six and of wfe), each outside wait loops' repeats
+ * (spin_NAME: what they held); and that per request */
 static json_t *net_of(const json_t *load, const json_t *idle, double requests, json_t **per_req)
 {
     json_t *net = json_object();
@@ -201,11 +195,11 @@ static json_t *net_of(const json_t *load, const json_t *idle, double requests, j
     json_object_foreach((json_t *)load, el, l) {
         json_t *n = json_object(), *pr = json_object();
         const json_t *i = json_object_get(idle, el);
-        for (int k = 0; shown[k]; k++) {
-            json_int_t d = outside_waits(l, shown[k]) - outside_waits(i, shown[k]);
-            json_object_set_new(n, shown[k], json_integer(d));
+        for (int k = 0; k < MTB_NWC; k++) {
+            json_int_t d = outside_waits(l, mtb_work_counter_keys[k]) - outside_waits(i, mtb_work_counter_keys[k]);
+            json_object_set_new(n, mtb_work_counter_keys[k], json_integer(d));
             if (requests > 0)
-                json_object_set_new(pr, shown[k], json_real((double)d / requests));
+                json_object_set_new(pr, mtb_work_counter_keys[k], json_real((double)d / requests));
         }
         json_object_set_new(net, el, n);
         json_object_set_new(*per_req, el, pr);
@@ -377,39 +371,33 @@ const struct mtb_work_quantity mtb_work_quantities[MTB_NWORK] = {
     { "el1_checked", "EL1 Tag Checked accesses" },
 };
 
-const char *mtb_work_role(const json_t *per_request)
-{
-    return json_object_get(per_request, "workers") ? "workers" : json_object_get(per_request, "service") ? "service"
-                                                                                                       : "all";
-}
-
 int mtb_work_values(const json_t *rec, double v[MTB_NWORK], const char **role)
 {
-    const json_t *pr = json_object_get(json_object_get(rec, "work"), "per_request");
-    const char *r = mtb_work_role(pr);
-    const json_t *acc = json_object_get(pr, r);
+    struct mtb_work_view w;
+    mtb_work_view_read(rec, &w);
+    const struct mtb_work_acct *acc = &w.role[w.main];
     if (role)
-        *role = r;
+        *role = mtb_work_role_keys[w.main];
     for (int i = 0; i < MTB_NWORK; i++)
         v[i] = NAN;
-    if (!json_is_object(acc))
-        return -1;
-    static const char *const tag[] = { "irg", "ldg", "stg", "st2g", "stzg", "stz2g", "stgp", "stgm", "stzgm",
-                                       "dc_gva", "dc_gzva", NULL };
-    for (int el = 0; el <= 1; el++) {
-        const json_t *e = json_object_get(acc, el ? "el1" : "el0");
-        if (!json_is_object(e))
+    int rc = acc->present ? 0 : -1;
+    /* the tag instructions: IRG, LDG and every tag store, summed in this order */
+    static const enum mtb_work_counter tag[] = { MTB_WC_irg,   MTB_WC_ldg,  MTB_WC_stg,   MTB_WC_st2g,
+                                                 MTB_WC_stzg,  MTB_WC_stz2g, MTB_WC_stgp, MTB_WC_stgm,
+                                                 MTB_WC_stzgm, MTB_WC_dc_gva, MTB_WC_dc_gzva };
+    for (int el = 0; el <= 1 && acc->present; el++) {
+        if (!acc->el_present[el])
             continue;
         double t = 0;
-        for (int k = 0; tag[k]; k++)
-            t += json_number_value(json_object_get(e, tag[k]));
-        v[0 + el] = json_number_value(json_object_get(e, "insns"));
+        for (size_t k = 0; k < sizeof tag / sizeof tag[0]; k++)
+            t += acc->c[el][tag[k]];
+        v[0 + el] = acc->c[el][MTB_WC_insns];
         v[2 + el] = t;
-        v[4 + el] = json_number_value(json_object_get(e, "tag_bytes"));
-        v[6 + el] = json_number_value(json_object_get(e, "loads_checked")) +
-                    json_number_value(json_object_get(e, "stores_checked"));
+        v[4 + el] = acc->c[el][MTB_WC_tag_bytes];
+        v[6 + el] = acc->c[el][MTB_WC_loads_checked] + acc->c[el][MTB_WC_stores_checked];
     }
-    return 0;
+    mtb_work_view_free(&w);
+    return rc;
 }
 
 void mtb_work_records(const char *dir, json_t *recs, json_t *files)

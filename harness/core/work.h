@@ -52,14 +52,10 @@ struct mtb_work_quantity {
 };
 #define MTB_NWORK 8
 extern const struct mtb_work_quantity mtb_work_quantities[MTB_NWORK];
-/* The account a work table and the history take from a record's
- * per_request: "workers" (the service's request-serving tasks) when the
- * kernel let the plugin tell tasks apart, else "service" (its vCPU), else
- * "all". */
-const char *mtb_work_role(const json_t *per_request);
-/* A counted record's quantities into v (NAN where absent), on the service's
- * vCPU where the account keeps it apart, else over all vCPUs (*role says
- * which, "service" or "all"). @return 0, or -1 when the record has no
+/* A counted record's quantities into v (NAN where absent), on the account
+ * a table takes (core/work_rows.h's `main`: the service's request tasks,
+ * else its vCPU, else all vCPUs; *role says which, "workers", "service" or
+ * "all"). @return 0, or -1 when the record has no
  * per-request account. */
 int mtb_work_values(const json_t *rec, double v[MTB_NWORK], const char **role);
 #endif

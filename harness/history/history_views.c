@@ -1,5 +1,6 @@
 /* history_views.c - SQL views over the history for dashboards (history_views.h). */
 #include "history/history_views.h"
+#include "core/nightly_rows.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
 #include <math.h>
@@ -47,10 +48,9 @@ static void lit(struct sql *q, const char *s, int pg)
     add(q, "'");
 }
 
-static void num(struct sql *q, json_t *v)
+static void num(struct sql *q, double d)
 {
-    double d = json_number_value(v);
-    if (!json_is_number(v) || !isfinite(d))
+    if (!isfinite(d))
         add(q, "NULL");
     else
         add(q, "%.17g", d);
@@ -110,52 +110,50 @@ static void views(struct sql *q, int pg)
            " new_regressions, digest FROM mtebench_digests;", t0, t1);
 }
 
-static void changes(struct sql *q, json_t *analysis, const char *generated, int pg)
+static void changes(struct sql *q, const struct mtb_nightly_rows *r, const char *generated, int pg)
 {
-    json_t *s, *c;
-    size_t i, k;
     add(q, "DELETE FROM mtebench_change_points;");
-    json_array_foreach(json_object_get(analysis, "series"), i, s) json_array_foreach(json_object_get(s, "changes"), k, c)
-    {
-        add(q, "INSERT INTO mtebench_change_points VALUES (");
-        lit(q, mtb_jstr(c, "series"), pg);
-        add(q, ", ");
-        lit(q, mtb_jstr(c, "label"), pg);
-        add(q, ", ");
-        lit(q, mtb_jstr(c, "metric"), pg);
-        add(q, ", %lld, ", (long long)json_integer_value(json_object_get(c, "night")));
-        lit(q, mtb_jstr(c, "night_started"), pg);
-        add(q, ", ");
-        lit(q, mtb_jstr(c, "kind"), pg);
-        static const char *nums[] = { "change", "ci_lo", "ci_hi", "before", "after" };
-        for (size_t n = 0; n < sizeof nums / sizeof nums[0]; n++) {
+    for (size_t i = 0; i < r->nseries; i++)
+        for (size_t k = 0; k < r->series[i].nchanges; k++) {
+            const struct mtb_nightly_change *c = &r->series[i].changes[k];
+            add(q, "INSERT INTO mtebench_change_points VALUES (");
+            lit(q, c->series, pg);
             add(q, ", ");
-            num(q, json_object_get(c, nums[n]));
+            lit(q, c->label, pg);
+            add(q, ", ");
+            lit(q, c->metric, pg);
+            add(q, ", %lld, ", c->night);
+            lit(q, c->night_started, pg);
+            add(q, ", ");
+            lit(q, c->kind, pg);
+            const double nums[] = { c->change, c->ci_lo, c->ci_hi, c->before, c->after, c->p_split };
+            for (size_t n = 0; n < sizeof nums / sizeof nums[0]; n++) {
+                add(q, ", ");
+                num(q, nums[n]);
+            }
+            add(q, ", %d, ", c->open);
+            lit(q, generated, pg);
+            add(q, ");");
         }
-        add(q, ", ");
-        num(q, json_object_get(c, "p_split"));
-        add(q, ", %d, ", json_is_true(json_object_get(c, "open")));
-        lit(q, generated, pg);
-        add(q, ");");
-    }
 }
 
 int mtb_history_views_update(struct mtb_history *h, json_t *analysis, const char *digest, char *err, size_t errlen)
 {
     struct sql q = { 0 };
     int pg = !strcmp(mtb_history_backend(h), "PostgreSQL"), rc;
-    json_t *set = json_object_get(analysis, "settings");
-    const char *gen = mtb_jstr(set, "generated");
+    struct mtb_nightly_rows r;
+    mtb_nightly_rows_read(analysis, &r);
+    const char *gen = r.generated;
 
     views(&q, pg);
-    changes(&q, analysis, gen, pg);
+    changes(&q, &r, gen, pg);
     add(&q, "INSERT INTO mtebench_digests(generated, nights, open_regressions, new_regressions, digest) VALUES (");
     lit(&q, gen, pg);
-    add(&q, ", %lld, %zu, %zu, ", (long long)json_integer_value(json_object_get(set, "nights")),
-        json_array_size(json_object_get(analysis, "open")), json_array_size(json_object_get(analysis, "new")));
+    add(&q, ", %lld, %zu, %zu, ", r.nights_total, r.nopen, r.nfresh);
     lit(&q, digest ? digest : "", pg);
     add(&q, ")");
     rc = mtb_history_write_script(h, q.s, err, errlen);
+    mtb_nightly_rows_free(&r);
     free(q.s);
     return rc;
 }

@@ -2,6 +2,7 @@
 #ifndef MTB_JSONX_H
 #define MTB_JSONX_H
 #include <jansson.h>
+#include "lib/util.h"
 #include <math.h>
 #include <string.h>
 
@@ -18,6 +19,18 @@ static inline double mtb_jnum(json_t *o, const char *k)
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
+
+/* Each element of the JSON array A read by FN(element, &row) into ARR, a
+ * new array (mtb_calloc) of N rows: a document's rows into their structs
+ * (core/summary_rows.c and the other row readers). Not an array: no rows. */
+#define MTB_READ_ROWS(a, arr, n, fn)                                      \
+    do {                                                                  \
+        json_t *a_ = (a), *v_;                                            \
+        size_t i_;                                                        \
+        (n) = json_array_size(a_);                                        \
+        (arr) = mtb_calloc((n) ? (n) : 1, sizeof *(arr));                 \
+        json_array_foreach(a_, i_, v_) fn(v_, &(arr)[i_]);                \
+    } while (0)
 
 /* Append the string s to the array a unless it is empty or there already. */
 static inline void mtb_jadd_unique(json_t *a, const char *s)

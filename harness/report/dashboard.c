@@ -3,6 +3,7 @@
  * the gnuplot rendering of plot.c. */
 #include "lib/jsonx.h"
 #include "report/dashboard.h"
+#include "core/nightly_rows.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "lib/util.h"
@@ -50,72 +51,63 @@ static const char *short_rev(const char *s, char *buf, size_t n)
 }
 
 /* "mtebench v1 -> v2, build 1234 -> 5678" (only what differs; "same revisions" otherwise) */
-static char *rev_diff(json_t *ch)
+static char *rev_diff(const struct mtb_nightly_change *ch)
 {
-    json_t *a = json_object_get(ch, "revisions_before"), *b = json_object_get(ch, "revisions_after");
-    static const char *keys[] = { "mtebench_version", "build_key", "base_build", "kernel_release", "kernel_build" };
-    static const char *names[] = { "mtebench", "build", "baseline build", "kernel", "kernel build" };
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     int any = 0;
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    for (size_t k = 0; k < MTB_NREVS; k++) {
         char x[16], y[16];
-        if (!strcmp(mtb_jstr(a, keys[k]), mtb_jstr(b, keys[k])))
+        const char *a = ch->rev_before[k], *b = ch->rev_after[k];
+        if (!strcmp(a, b))
             continue;
-        int hash = strstr(keys[k], "build") != NULL; /* a hash, shortened; a version or release, whole */
-        fprintf(f, "%s%s %s → %s", any++ ? ", " : "", names[k],
-                hash ? short_rev(mtb_jstr(a, keys[k]), x, sizeof x) : mtb_jstr(a, keys[k]),
-                hash ? short_rev(mtb_jstr(b, keys[k]), y, sizeof y) : mtb_jstr(b, keys[k]));
+        /* a hash, shortened; a version or release, whole */
+        int hash = k == MTB_REV_build_key || k == MTB_REV_base_build || k == MTB_REV_kernel_build;
+        fprintf(f, "%s%s %s → %s", any++ ? ", " : "", mtb_nightly_rev_names[k], hash ? short_rev(a, x, sizeof x) : a,
+                hash ? short_rev(b, y, sizeof y) : b);
     }
     if (!any) {
         char x[16];
         fprintf(f, "same revisions (mtebench %s, build %s, kernel %s): the machine, not the code",
-                mtb_jstr(a, "mtebench_version"), short_rev(mtb_jstr(a, "build_key"), x, sizeof x), mtb_jstr(a, "kernel_release"));
+                ch->rev_before[MTB_REV_mtebench_version], short_rev(ch->rev_before[MTB_REV_build_key], x, sizeof x),
+                ch->rev_before[MTB_REV_kernel_release]);
     }
     fclose(f);
     return buf;
 }
 
-static void html_change_rows(FILE *f, json_t *changes, const char *out, int with_series)
+static void html_change_rows(FILE *f, const struct mtb_nightly_change *changes, size_t n, const char *out,
+                             int with_series)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(changes, i, c)
-    {
-        const char *kind = mtb_jstr(c, "kind");
+    for (size_t i = 0; i < n; i++) {
+        const struct mtb_nightly_change *c = &changes[i];
+        const char *kind = c->kind;
         fprintf(f, "<tr class=\"%s\">", !strcmp(kind, "regression") ? "bad" : "");
         if (with_series) {
-            fprintf(f, "<td class=\"l\"><a href=\"#%s\">", mtb_jstr(c, "series_id"));
-            hput(f, mtb_jstr(c, "label"));
+            fprintf(f, "<td class=\"l\"><a href=\"#%s\">", c->series_id);
+            hput(f, c->label);
             fprintf(f, "</a></td>");
         }
-        fprintf(f, "<td class=\"l\">%s%s</td><td>%lld</td><td class=\"l\">", kind,
-                json_is_true(json_object_get(c, "open")) ? " (open)" : "",
-                (long long)json_integer_value(json_object_get(c, "x")));
-        hput(f, mtb_jstr(c, "night_started"));
-        if (!strcmp(mtb_jstr(c, "rule"), "counts")) /* counted: the nights before, no p value over runs */
+        fprintf(f, "<td class=\"l\">%s%s</td><td>%lld</td><td class=\"l\">", kind, c->open ? " (open)" : "", c->x);
+        hput(f, c->night_started);
+        if (!strcmp(c->rule, "counts")) /* counted: the nights before, no p value over runs */
             fprintf(f, "</td><td>%+.4g per request<br><small>exact (counted)</small></td><td>%.4g → %.4g</td>"
                        "<td>%lld nights / 1</td><td colspan=\"2\">nights before: sd %.3g (threshold %.3g)</td>"
                        "<td class=\"l\">",
-                    mtb_jnum(c, "after") - mtb_jnum(c, "before"), mtb_jnum(c, "before"), mtb_jnum(c, "after"),
-                    (long long)json_integer_value(json_object_get(c, "n_before")), mtb_jnum(c, "sd"),
-                    mtb_jnum(c, "threshold"));
+                    c->after - c->before, c->before, c->after, c->n_before, c->sd, c->threshold);
         else
             fprintf(f, "</td><td>%+.1f%%<br><small>[%+.1f%% – %+.1f%%]</small></td><td>%.4g → %.4g</td>"
                        "<td>%lld / %lld</td><td>%.2g</td><td>%.2g</td><td class=\"l\">",
-                    100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"),
-                    mtb_jnum(c, "before"), mtb_jnum(c, "after"),
-                    (long long)json_integer_value(json_object_get(c, "n_before")),
-                    (long long)json_integer_value(json_object_get(c, "n_after")), mtb_jnum(c, "p_mwu"),
-                    mtb_jnum(c, "p_split"));
+                    100 * c->change, 100 * c->ci_lo, 100 * c->ci_hi, c->before, c->after, c->n_before, c->n_after,
+                    c->p_mwu, c->p_split);
         char *rd = rev_diff(c);
         hput(f, rd);
         free(rd);
         fprintf(f, "</td><td class=\"l\">");
-        link_to(f, out, mtb_jstr(c, "report_before"), "before");
+        link_to(f, out, c->report_before, "before");
         fprintf(f, " ");
-        link_to(f, out, mtb_jstr(c, "report_after"), "after");
+        link_to(f, out, c->report_after, "after");
         fprintf(f, "</td></tr>\n");
     }
 }
@@ -128,58 +120,64 @@ static void html_change_head(FILE *f, int with_series)
             with_series ? "<th class=\"l\">series</th>" : "");
 }
 
-static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+/* hosts_text's order: by host name */
+static const char **sort_hosts;
+static int cmp_host(const void *a, const void *b)
+{
+    return strcmp(sort_hosts[*(const size_t *)a], sort_hosts[*(const size_t *)b]);
+}
 
 /* "2 hosts: h1 (3 series), h2 (3 series)": the hosts the series ran on
  * (each series is one host's; a series key counts once for all its
  * metrics); a heap string, "" with no series */
-static char *hosts_text(json_t *a)
+static char *hosts_text(const struct mtb_nightly_rows *a)
 {
-    json_t *per = json_object(), *keys = json_object(), *s;
-    size_t i;
-    json_array_foreach(json_object_get(a, "series"), i, s)
-    {
-        if (json_object_get(keys, mtb_jstr(s, "key")))
-            continue;
-        json_object_set_new(keys, mtb_jstr(s, "key"), json_true());
-        const char *h = *mtb_jstr(s, "host") ? mtb_jstr(s, "host") : "unknown";
-        json_object_set_new(per, h, json_integer(json_integer_value(json_object_get(per, h)) + 1));
-    }
-    char *out = mtb_strdup("");
-    if (json_object_size(per)) {
-        free(out);
-        out = mtb_asprintf("%zu host%s:", json_object_size(per), json_object_size(per) == 1 ? "" : "s");
-    }
-    const char **names = mtb_calloc(json_object_size(per) + 1, sizeof *names);
-    const char *k;
-    json_t *v;
+    /* host -> its series (each key once): a small table, hosts are few */
+    const char **hosts = mtb_calloc(a->nseries + 1, sizeof *hosts);
+    long long *per = mtb_calloc(a->nseries + 1, sizeof *per);
     size_t n = 0;
-    json_object_foreach(per, k, v) names[n++] = k;
-    qsort(names, n, sizeof *names, cmp_name);
+    for (size_t i = 0; i < a->nseries; i++) {
+        const struct mtb_nightly_series *s = &a->series[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(a->series[j].key, s->key);
+        if (seen)
+            continue;
+        const char *h = *s->host ? s->host : "unknown";
+        size_t k = 0;
+        while (k < n && strcmp(hosts[k], h))
+            k++;
+        if (k == n)
+            hosts[n++] = h;
+        per[k]++;
+    }
+    char *out = n ? mtb_asprintf("%zu host%s:", n, n == 1 ? "" : "s") : mtb_strdup("");
+    size_t *order = mtb_calloc(n + 1, sizeof *order);
+    for (size_t j = 0; j < n; j++)
+        order[j] = j;
+    sort_hosts = hosts;
+    qsort(order, n, sizeof *order, cmp_host);
     for (size_t j = 0; j < n; j++) {
-        long long c = (long long)json_integer_value(json_object_get(per, names[j]));
-        char *x = mtb_asprintf("%s%s %s (%lld series)", out, j ? "," : "", names[j], c);
+        char *x = mtb_asprintf("%s%s %s (%lld series)", out, j ? "," : "", hosts[order[j]], per[order[j]]);
         free(out);
         out = x;
     }
-    free(names);
-    json_decref(per);
-    json_decref(keys);
+    free(order);
+    free(hosts);
+    free(per);
     return out;
 }
 
 /* the page's head: title, what it was made from, the banners, the navigation */
-static void dash_head(FILE *f, json_t *a, int emu)
+static void dash_head(FILE *f, const struct mtb_nightly_rows *a, int emu)
 {
-    json_t *set = json_object_get(a, "settings"), *fresh = json_object_get(a, "new");
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                "<title>mtebench nightly%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>mtebench nightly</h1>\n",
             emu ? " (emulated)" : "", mtb_report_css);
-    fprintf(f, "<p class=\"note\">%lld nights, %zu series; generated %s by mtebench %s from <code>",
-            (long long)json_integer_value(json_object_get(set, "nights")), json_array_size(json_object_get(a, "series")),
-            mtb_jstr(set, "generated"), mtb_jstr(set, "version"));
-    hput(f, mtb_jstr(set, "history"));
+    fprintf(f, "<p class=\"note\">%lld nights, %zu series; generated %s by mtebench %s from <code>", a->nights_total,
+            a->nseries, a->generated, a->version);
+    hput(f, a->history);
     fprintf(f, "</code>.</p>\n");
     char *ht = hosts_text(a);
     if (*ht) {
@@ -192,36 +190,36 @@ static void dash_head(FILE *f, json_t *a, int emu)
         fprintf(f, "<p class=\"emu\">Emulated: not hardware timing. Series measured under qemu-aarch64 include "
                    "emulation cost; a change there is a change of the emulated run, not an MTE overhead on "
                    "hardware.</p>\n");
-    if (json_array_size(fresh))
-        fprintf(f, "<p class=\"emu\">%zu new regression%s confirmed in this run.</p>\n", json_array_size(fresh),
-                json_array_size(fresh) > 1 ? "s" : "");
+    if (a->nfresh)
+        fprintf(f, "<p class=\"emu\">%zu new regression%s confirmed in this run.</p>\n", a->nfresh,
+                a->nfresh > 1 ? "s" : "");
     fprintf(f, "<nav><a href=\"#open\">open regressions</a><a href=\"#nights\">nights</a><a href=\"#series\">series</a>"
                "<a href=\"#method\">method</a></nav>\n");
 }
 
 /* the open regressions: the last change of each series, where it is one */
-static void dash_open(FILE *f, json_t *open, const char *out, int emu)
+static void dash_open(FILE *f, const struct mtb_nightly_rows *a, const char *out, int emu)
 {
     fprintf(f, "<section id=\"open\"><h2>Open regressions</h2>\n");
-    if (!json_array_size(open)) {
+    if (!a->nopen) {
         fprintf(f, "<p>None.</p>\n");
     } else {
         fprintf(f, "<table>\n<caption>The last change of each series, where it is a regression%s</caption>\n",
                 emu ? " <span class=\"tag\">(" MTB_PLOT_EMU_LABEL ")</span>" : "");
         html_change_head(f, 1);
-        html_change_rows(f, open, out, 1);
+        html_change_rows(f, a->open, a->nopen, out, 1);
         fprintf(f, "</table>\n");
     }
     fprintf(f, "</section>\n");
 }
 
 /* the hosts a night's runs ran on, "h1" or "h1, h2" (heap string) */
-static char *night_hosts(json_t *n)
+static char *night_hosts(const struct mtb_nightly_night *n)
 {
     char *out = mtb_strdup("");
     size_t i;
     json_t *h;
-    json_array_foreach(json_object_get(n, "hosts"), i, h)
+    json_array_foreach(n->hosts, i, h)
     {
         char *x = mtb_asprintf("%s%s%s", out, i ? ", " : "", json_string_value(h));
         free(out);
@@ -233,54 +231,51 @@ static char *night_hosts(json_t *n)
 /* the nights: when, how many runs, their quiet check and steal (a busy night is
  * shown, and whether the change-point test left it out), where their
  * results and run report are */
-static void dash_nights(FILE *f, json_t *nights, const char *out)
+static void dash_nights(FILE *f, const struct mtb_nightly_rows *a, const char *out)
 {
     fprintf(f, "<section id=\"nights\"><h2>Nights</h2>\n<table>\n<tr><th>night</th><th class=\"l\">"
                "started</th><th class=\"l\">host</th><th>runs</th><th class=\"l\">quiet check</th><th class=\"l\">"
                "results</th><th class=\"l\">run report</th></tr>\n");
-    size_t i;
-    json_t *n;
-    json_array_foreach(nights, i, n)
-    {
-        fprintf(f, "<tr><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "x")));
-        hput(f, mtb_jstr(n, "started"));
+    for (size_t i = 0; i < a->nnights; i++) {
+        const struct mtb_nightly_night *n = &a->nights[i];
+        fprintf(f, "<tr><td>%lld</td><td class=\"l\">", n->x);
+        hput(f, n->started);
         fprintf(f, "</td><td class=\"l\">");
         char *hs = night_hosts(n);
         hput(f, hs);
         free(hs);
-        fprintf(f, "</td><td>%lld</td><td class=\"l\">", (long long)json_integer_value(json_object_get(n, "runs")));
-        if (json_is_false(json_object_get(n, "quiet"))) {
+        fprintf(f, "</td><td>%lld</td><td class=\"l\">", n->runs);
+        if (n->quiet == 0) {
             fprintf(f, "<b>busy</b>: ");
-            hput(f, mtb_jstr(n, "busy_why"));
+            hput(f, n->busy_why);
             fprintf(f, " (");
-            hput(f, mtb_jstr(n, "busy"));
+            hput(f, n->busy);
             fprintf(f, ")");
         } else
-            fprintf(f, "%s", json_is_true(json_object_get(n, "quiet")) ? "quiet" : "unknown (no record here)");
-        if (json_is_number(json_object_get(n, "steal")))
-            fprintf(f, "; steal %.0f%%", 100 * json_number_value(json_object_get(n, "steal")));
+            fprintf(f, "%s", n->quiet == 1 ? "quiet" : "unknown (no record here)");
+        if (n->has_steal)
+            fprintf(f, "; steal %.0f%%", 100 * n->steal);
         fprintf(f, "</td><td class=\"l\"><code>");
-        hput(f, mtb_jstr(n, "results_dir"));
+        hput(f, n->results_dir);
         fprintf(f, "</code></td><td class=\"l\">");
-        link_to(f, out, mtb_jstr(n, "report"), "report");
+        link_to(f, out, n->report, "report");
         fprintf(f, "</td></tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");
 }
 
 /* one series: its trend plot with the change points marked, and their table */
-static void dash_series(FILE *f, json_t *s, const char *out, int nplot, json_t *problems)
+static void dash_series(FILE *f, const struct mtb_nightly_series *s, const char *out, int nplot, json_t *problems)
 {
-    fprintf(f, "<section class=\"series\" id=\"%s\"><h3>", mtb_jstr(s, "id"));
-    hput(f, mtb_jstr(s, "label"));
-    fprintf(f, "</h3>\n<p class=\"note\">%lld points; %s is better; unit %s.</p>\n",
-            (long long)json_integer_value(json_object_get(s, "points")), mtb_jstr(s, "better"), mtb_jstr(s, "unit"));
-    json_t *xs = json_object_get(s, "x"), *ys = json_object_get(s, "y");
+    fprintf(f, "<section class=\"series\" id=\"%s\"><h3>", s->id);
+    hput(f, s->label);
+    fprintf(f, "</h3>\n<p class=\"note\">%lld points; %s is better; unit %s.</p>\n", s->points, s->better, s->unit);
+    json_t *xs = s->x, *ys = s->y;
     size_t np = json_array_size(xs);
     if (!np) { /* every night of it was busy: shown in the nights table, not compared */
         fprintf(f, "<p class=\"note\">Its %lld runs all lie in busy nights, kept out of the change-point test: no "
                    "trend to draw.</p>\n</section>\n",
-                (long long)json_integer_value(json_object_get(s, "kept_out")));
+                s->kept_out);
         return;
     }
     double *x = mtb_calloc(np ? np : 1, sizeof *x), *y = mtb_calloc(np ? np : 1, sizeof *y);
@@ -288,14 +283,12 @@ static void dash_series(FILE *f, json_t *s, const char *out, int nplot, json_t *
         x[k] = json_number_value(json_array_get(xs, k));
         y[k] = json_number_value(json_array_get(ys, k));
     }
-    json_t *marks = json_array(), *c;
-    size_t k;
-    json_array_foreach(json_object_get(s, "changes"), k, c)
-        json_array_append_new(marks, json_pack("{s:f,s:f,s:s}", "x", mtb_jnum(c, "x"), "change", mtb_jnum(c, "change"),
-                                               "kind", mtb_jstr(c, "kind")));
-    char *ylabel = mtb_asprintf("%s (%s)", mtb_jstr(s, "metric"), mtb_jstr(s, "unit"));
-    char *script = mtb_plot_trend_script(mtb_jstr(s, "label"), ylabel, x, y, np, marks,
-                                         json_is_true(json_object_get(s, "emulated")));
+    json_t *marks = json_array();
+    for (size_t k = 0; k < s->nchanges; k++)
+        json_array_append_new(marks, json_pack("{s:f,s:f,s:s}", "x", (double)s->changes[k].x, "change",
+                                               s->changes[k].change, "kind", s->changes[k].kind));
+    char *ylabel = mtb_asprintf("%s (%s)", s->metric, s->unit);
+    char *script = mtb_plot_trend_script(s->label, ylabel, x, y, np, marks, s->emulated);
     char prefix[32];
     snprintf(prefix, sizeof prefix, "t%d-", nplot);
     mtb_report_plot(f, script, prefix, 900, 320, problems);
@@ -304,10 +297,10 @@ static void dash_series(FILE *f, json_t *s, const char *out, int nplot, json_t *
     json_decref(marks);
     free(x);
     free(y);
-    if (json_array_size(json_object_get(s, "changes"))) {
+    if (s->nchanges) {
         fprintf(f, "<table>\n<caption>Change points</caption>\n");
         html_change_head(f, 0);
-        html_change_rows(f, json_object_get(s, "changes"), out, 0);
+        html_change_rows(f, s->changes, s->nchanges, out, 0);
         fprintf(f, "</table>\n");
     } else {
         fprintf(f, "<p class=\"note\">No significant change.</p>\n");
@@ -316,7 +309,7 @@ static void dash_series(FILE *f, json_t *s, const char *out, int nplot, json_t *
 }
 
 /* how series are made and changes found, with the settings of this run */
-static void dash_method(FILE *f, json_t *set)
+static void dash_method(FILE *f, const struct mtb_nightly_rows *a)
 {
     fprintf(f, "<section id=\"method\"><h2>Method</h2>\n<p class=\"note\">Each series is one "
                "configuration (plan, service, workload with all its parameters, variant, mode, platform, kernel, "
@@ -333,115 +326,101 @@ static void dash_method(FILE *f, json_t *set)
                "the bad way, and its size (ratio of medians, 95%% bootstrap CI) is at least %.1f%%. A regression is "
                "open while it is the last change of its series; it is new when it was not open before the nights "
                "this run added.</p>\n</section>\n",
-            (long long)json_integer_value(json_object_get(set, "window")), mtb_jnum(set, "threshold"),
-            mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"));
+            a->window, a->threshold, a->threshold, 100 * a->min_change);
 }
 
-static char *dashboard_html(json_t *a, const char *out, json_t *problems)
+static char *dashboard_html(const struct mtb_nightly_rows *a, const char *out, json_t *problems)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    json_t *series = json_object_get(a, "series");
-    int emu = 0;
-    size_t i;
-    json_t *s;
-    json_array_foreach(series, i, s) emu |= json_is_true(json_object_get(s, "emulated"));
+    int emu = a->emulated;
     dash_head(f, a, emu);
-    dash_open(f, json_object_get(a, "open"), out, emu);
-    dash_nights(f, json_object_get(a, "nights"), out);
+    dash_open(f, a, out, emu);
+    dash_nights(f, a, out);
     fprintf(f, "<section id=\"series\"><h2>Series</h2>\n");
-    json_array_foreach(series, i, s) dash_series(f, s, out, (int)i + 1, problems);
+    for (size_t i = 0; i < a->nseries; i++)
+        dash_series(f, &a->series[i], out, (int)i + 1, problems);
     fprintf(f, "</section>\n");
-    dash_method(f, json_object_get(a, "settings"));
+    dash_method(f, a);
     fprintf(f, "</body>\n</html>\n");
     fclose(f);
     return buf;
 }
 
 /* a work series' change (counted: the nights before it, no p value over runs) */
-static void md_work_change(FILE *f, json_t *c, const char *rd)
+static void md_work_change(FILE *f, const struct mtb_nightly_change *c, const char *rd)
 {
     fprintf(f, "- **%s**: %.4g → %.4g per request (%+.4g; exact, counted; the %lld nights before it: sd %.3g, the "
                "threshold %.3g) at night %lld (%s); %s\n",
-            mtb_jstr(c, "label"), mtb_jnum(c, "before"), mtb_jnum(c, "after"), mtb_jnum(c, "after") - mtb_jnum(c, "before"),
-            (long long)json_integer_value(json_object_get(c, "n_before")), mtb_jnum(c, "sd"),
-            mtb_jnum(c, "threshold"), (long long)json_integer_value(json_object_get(c, "x")),
-            mtb_jstr(c, "night_started"), rd);
+            c->label, c->before, c->after, c->after - c->before, c->n_before, c->sd, c->threshold, c->x,
+            c->night_started, rd);
 }
 
-static void md_change(FILE *f, json_t *c)
+static void md_change(FILE *f, const struct mtb_nightly_change *c)
 {
     char *rd = rev_diff(c);
-    if (!strcmp(mtb_jstr(c, "rule"), "counts")) {
+    if (!strcmp(c->rule, "counts")) {
         md_work_change(f, c, rd);
         free(rd);
         return;
     }
     fprintf(f, "- **%s**: %+.1f%% [95%% CI %+.1f%%, %+.1f%%] since night %lld (%s); p = %.2g (Mann–Whitney), "
                "%.2g (t); %s\n",
-            mtb_jstr(c, "label"), 100 * mtb_jnum(c, "change"), 100 * mtb_jnum(c, "ci_lo"), 100 * mtb_jnum(c, "ci_hi"),
-            (long long)json_integer_value(json_object_get(c, "x")), mtb_jstr(c, "night_started"), mtb_jnum(c, "p_mwu"),
-            mtb_jnum(c, "p_split"), rd);
-    if (*mtb_jstr(c, "bisect"))
-        fprintf(f, "  - find the commit: `%s`\n", mtb_jstr(c, "bisect"));
+            c->label, 100 * c->change, 100 * c->ci_lo, 100 * c->ci_hi, c->x, c->night_started, c->p_mwu, c->p_split, rd);
+    if (*c->bisect)
+        fprintf(f, "  - find the commit: `%s`\n", c->bisect);
     free(rd);
 }
 
-static char *digest_md(json_t *a, const char *out)
+static char *digest_md(const struct mtb_nightly_rows *a, const char *out)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    json_t *set = json_object_get(a, "settings"), *open = json_object_get(a, "open"), *fresh = json_object_get(a, "new");
-    int emu = 0;
     size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(a, "series"), i, s) emu |= json_is_true(json_object_get(s, "emulated"));
-    fprintf(f, "# mtebench nightly: %s\n\n", json_array_size(fresh) ? "REGRESSION" : "no new regression");
+    fprintf(f, "# mtebench nightly: %s\n\n", a->nfresh ? "REGRESSION" : "no new regression");
     fprintf(f, "%lld nights, %zu series tested; %zu new and %zu open regressions (p < %g, change >= %.1f%%)%s.\n",
-            (long long)json_integer_value(json_object_get(set, "nights")), json_array_size(json_object_get(a, "series")),
-            json_array_size(fresh), json_array_size(open), mtb_jnum(set, "threshold"), 100 * mtb_jnum(set, "min_change"),
-            emu ? "; emulated: not hardware timing" : "");
+            a->nights_total, a->nseries, a->nfresh, a->nopen, a->threshold, 100 * a->min_change,
+            a->emulated ? "; emulated: not hardware timing" : "");
     char *ht = hosts_text(a);
     if (*ht)
         fprintf(f, "Series by host: %s.\n", ht + strcspn(ht, ":") + 2);
     free(ht);
     const size_t cap = 10;
     /* busy nights: shown, and whether the change-point test left them out */
-    json_t *busy = json_object_get(a, "busy_nights");
-    if (json_array_size(busy)) {
-        int left_out = json_is_true(json_object_get(a, "busy_excluded"));
-        fprintf(f, "\n%zu busy night%s (the quiet check or the runs' steal marked %s not quiet): %s\n", json_array_size(busy),
-                json_array_size(busy) == 1 ? "" : "s", json_array_size(busy) == 1 ? "it" : "them",
-                left_out ? "kept out of the change-point test" : "compared all the same: no night was quiet");
-        json_t *n;
-        json_array_foreach(json_object_get(a, "nights"), i, n) if (json_is_false(json_object_get(n, "quiet")))
-        {
+    if (a->nbusy) {
+        fprintf(f, "\n%zu busy night%s (the quiet check or the runs' steal marked %s not quiet): %s\n", a->nbusy,
+                a->nbusy == 1 ? "" : "s", a->nbusy == 1 ? "it" : "them",
+                a->busy_excluded ? "kept out of the change-point test" : "compared all the same: no night was quiet");
+        for (i = 0; i < a->nnights; i++) {
+            const struct mtb_nightly_night *n = &a->nights[i];
+            if (n->quiet != 0)
+                continue;
             char *hs = night_hosts(n);
-            fprintf(f, "- night %lld (%s%s%s): %s\n", (long long)json_integer_value(json_object_get(n, "x")),
-                    mtb_jstr(n, "started"), *hs ? ", on " : "", hs, mtb_jstr(n, "busy_why"));
+            fprintf(f, "- night %lld (%s%s%s): %s\n", n->x, n->started, *hs ? ", on " : "", hs, n->busy_why);
             free(hs);
         }
     }
-    if (json_array_size(fresh)) {
+    if (a->nfresh) {
         fprintf(f, "\n## New regressions\n\n");
-        json_array_foreach(fresh, i, s) if (i < cap) md_change(f, s);
-        if (json_array_size(fresh) > cap)
-            fprintf(f, "- ... and %zu more (see the dashboard)\n", json_array_size(fresh) - cap);
+        for (i = 0; i < a->nfresh && i < cap; i++)
+            md_change(f, &a->fresh[i]);
+        if (a->nfresh > cap)
+            fprintf(f, "- ... and %zu more (see the dashboard)\n", a->nfresh - cap);
     }
     size_t shown = 0;
-    json_array_foreach(open, i, s)
-    {
+    for (i = 0; i < a->nopen; i++) {
+        const struct mtb_nightly_change *s = &a->open[i];
         int is_new = 0;
-        size_t j;
-        json_t *r;
-        json_array_foreach(fresh, j, r) is_new |= r == s || (!strcmp(mtb_jstr(r, "series"), mtb_jstr(s, "series")) &&
-                                                            !strcmp(mtb_jstr(r, "metric"), mtb_jstr(s, "metric")));
+        for (size_t j = 0; j < a->nfresh; j++) {
+            const struct mtb_nightly_change *r = &a->fresh[j];
+            is_new |= r->j == s->j || (!strcmp(r->series, s->series) && !strcmp(r->metric, s->metric));
+        }
         if (is_new)
             continue;
         if (!shown)
@@ -453,17 +432,16 @@ static char *digest_md(json_t *a, const char *out)
         fprintf(f, "- ... and %zu more (see the dashboard)\n", shown - cap);
     /* series whose last change is the machine's (more steal, same revisions) */
     shown = 0;
-    json_array_foreach(json_object_get(a, "series"), i, s)
-    {
-        json_t *ch = json_object_get(s, "changes"), *c = json_array_get(ch, json_array_size(ch) - 1);
-        if (!c || strcmp(mtb_jstr(c, "kind"), "machine"))
+    for (i = 0; i < a->nseries; i++) {
+        const struct mtb_nightly_series *s = &a->series[i];
+        const struct mtb_nightly_change *c = s->nchanges ? &s->changes[s->nchanges - 1] : NULL;
+        if (!c || strcmp(c->kind, "machine"))
             continue;
         if (!shown)
             fprintf(f, "\n## Slower machine, not slower code\n\n");
         if (shown++ < cap)
-            fprintf(f, "- **%s**: %+.1f%% since night %lld (%s): %s\n", mtb_jstr(c, "label"), 100 * mtb_jnum(c, "change"),
-                    (long long)json_integer_value(json_object_get(c, "x")), mtb_jstr(c, "night_started"),
-                    mtb_jstr(c, "machine_why"));
+            fprintf(f, "- **%s**: %+.1f%% since night %lld (%s): %s\n", c->label, 100 * c->change, c->x,
+                    c->night_started, c->machine_why);
     }
     if (shown > cap)
         fprintf(f, "- ... and %zu more (see the dashboard)\n", shown - cap);
@@ -481,8 +459,11 @@ int mtb_dashboard_write(json_t *analysis, const char *out, char **digest, char *
         return -EIO;
     }
     json_t *problems = json_array();
-    char *html = dashboard_html(analysis, out, problems);
-    char *md = digest_md(analysis, out);
+    struct mtb_nightly_rows rows;
+    mtb_nightly_rows_read(analysis, &rows);
+    char *html = dashboard_html(&rows, out, problems);
+    char *md = digest_md(&rows, out);
+    mtb_nightly_rows_free(&rows);
     json_object_set_new(analysis, "plot_problems", problems);
     char *js = json_dumps(analysis, JSON_INDENT(2) | JSON_SORT_KEYS);
     struct { const char *name; char *text; } files[] = {

@@ -1,6 +1,8 @@
 /* plot.c - see plot.h */
 #include "lib/jsonx.h"
 #include "report/plot.h"
+#include "core/summary_rows.h"
+#include "core/capacity_rows.h"
 #include "core/allocator.h"
 #include "analysis/lathist.h"
 #include "analysis/stats.h"
@@ -58,44 +60,49 @@ static const char *kernel_suffix(const char *k, char *buf, size_t n)
 
 char *mtb_plot_overhead_script(json_t *summary)
 {
-    json_t *ovs = json_object_get(summary, "overheads");
-    if (!json_array_size(ovs))
+    struct mtb_sum_rows rows, *r = &rows;
+    mtb_sum_rows_read(summary, r);
+    if (!r->noverheads) {
+        mtb_sum_rows_free(r);
         return NULL;
-    int emulated = json_is_true(json_object_get(summary, "emulated"));
+    }
+    int emulated = r->emulated;
     /* do the overheads span several workloads? then name the mix on each bar */
     int many_wl = 0;
     size_t i;
-    json_t *o;
-    json_array_foreach(ovs, i, o) if (!mtb_workload_equal(json_object_get(o, "workload"),
-                                                          json_object_get(json_array_get(ovs, 0), "workload"))) many_wl = 1;
+    for (i = 0; i < r->noverheads; i++)
+        if (!mtb_workload_equal(r->overheads[i].workload.j, r->overheads[0].workload.j))
+            many_wl = 1;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f)
+    if (!f) {
+        mtb_sum_rows_free(r);
         return NULL;
+    }
     fprintf(f, "$D << EOD\n");
     static const char *modes[] = { "sync", "async", "asymm", "off" };
-    json_array_foreach(ovs, i, o)
-    {
-        json_t *s = json_object_get(o, "slowdown");
-        double m = mtb_jnum(s, "median"), lo = mtb_jnum(s, "lo"), hi = mtb_jnum(s, "hi");
+    for (i = 0; i < r->noverheads; i++) {
+        const struct mtb_sum_overhead *o = &r->overheads[i];
+        const struct mtb_ci *s = &o->metric[MTB_P_slowdown];
+        double m = s->median, lo = s->lo, hi = s->hi;
         if (isnan(m))
             continue;
         char ks[128], *label;
-        kernel_suffix(mtb_jstr(o, "kernel"), ks, sizeof ks);
+        kernel_suffix(o->kernel, ks, sizeof ks);
         if (many_wl)
-            label = mtb_asprintf("%s %s/%s%s mix %s", mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), ks,
-                                 mtb_jstr(json_object_get(o, "workload"), "mix"));
+            label = mtb_asprintf("%s %s/%s%s mix %s", o->service, o->variant, o->mode, ks, o->workload.mix);
         else
-            label = mtb_asprintf("%s %s/%s%s", mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"), ks);
+            label = mtb_asprintf("%s %s/%s%s", o->service, o->variant, o->mode, ks);
         int color = 1;
         for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
-            if (!strcmp(modes[k], mtb_jstr(o, "mode")))
+            if (!strcmp(modes[k], o->mode))
                 color = (int)k + 1;
         put_quoted(f, label);
         fprintf(f, " %.6g %.6g %.6g %d\n", m, isnan(lo) ? m : lo, isnan(hi) ? m : hi, color);
         free(label);
     }
+    mtb_sum_rows_free(r);
     fprintf(f, "EOD\n");
     put_head(f, "Overhead: baseline ops/s / tagged ops/s (median of interleaved pairs, 95% CI)", NULL, "slowdown (x)",
              emulated);
@@ -150,27 +157,26 @@ char *mtb_plot_protection_script(json_t *rows, int emulated)
 
 char *mtb_plot_cores_script(json_t *summary)
 {
-    json_t *rows = json_object_get(summary, "cores");
-    if (!json_array_size(rows))
-        return NULL;
+    struct mtb_sum_rows rows, *rs = &rows;
+    mtb_sum_rows_read(summary, rs);
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
+    FILE *f = rs->ncores ? open_memstream(&buf, &len) : NULL;
+    if (!f) {
+        mtb_sum_rows_free(rs);
         return NULL;
+    }
     /* one data block per line (service, workload, config, platform, kernel),
      * rows already ordered by cores */
     int nblocks = 0;
     char prev[512] = "";
     json_t *titles = json_array();
     size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r)
-    {
+    for (i = 0; i < rs->ncores; i++) {
+        const struct mtb_sum_cores *r = &rs->cores[i];
         char ks[128];
-        kernel_suffix(mtb_jstr(r, "kernel"), ks, sizeof ks);
-        char *key = mtb_asprintf("%s %s %s/%s%s", mtb_jstr(r, "service"), mtb_jstr(r, "workload"), mtb_jstr(r, "variant"),
-                                 mtb_jstr(r, "mode"), ks);
+        kernel_suffix(r->kernel, ks, sizeof ks);
+        char *key = mtb_asprintf("%s %s %s/%s%s", r->service, r->workload, r->variant, r->mode, ks);
         if (strcmp(key, prev)) {
             fprintf(f, "%s$L%d << EOD\n", nblocks ? "EOD\n" : "", nblocks);
             nblocks++;
@@ -178,12 +184,11 @@ char *mtb_plot_cores_script(json_t *summary)
             json_array_append_new(titles, json_string(key));
         }
         free(key);
-        json_t *ops = json_object_get(r, "ops_per_sec");
-        fprintf(f, "%lld %.6g\n", (long long)mtb_jnum(r, "cores"), mtb_jnum(ops, "median"));
+        fprintf(f, "%lld %.6g\n", (long long)r->cores, r->ops_per_sec.median);
     }
     fprintf(f, "EOD\n");
-    put_head(f, "Throughput against server cores (median ops/s)", "server cores", "ops/s",
-             json_is_true(json_object_get(summary, "emulated")));
+    put_head(f, "Throughput against server cores (median ops/s)", "server cores", "ops/s", rs->emulated);
+    mtb_sum_rows_free(rs);
     fprintf(f, "set grid\nset yrange [0:*]\nset key outside right\n"
                "set xtics 1\nplot ");
     json_t *t;
@@ -551,53 +556,55 @@ int mtb_plot_render(const char *script, const char *id_prefix, int width, int he
     return rc;
 }
 
-char *mtb_plot_capacity_script(json_t *r)
+char *mtb_plot_capacity_script(json_t *result)
 {
-    static const char *const pcts[] = { "p50", "p99", "p99.9" };
-    json_t *cfgs = json_object_get(r, "configs"), *c, *p, *b;
+    struct mtb_cap_rows rows, *r = &rows;
     char *buf = NULL;
     size_t len = 0, i, k, npts = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    json_array_foreach(cfgs, i, c) {
+    mtb_cap_rows_read(result, r);
+    for (i = 0; i < r->nconfigs; i++) {
         fprintf(f, "$C%zu << EOD\n", i);
-        json_array_foreach(json_object_get(c, "points"), k, p) {
-            json_t *cor = json_object_get(p, "corrected");
-            fprintf(f, "%.6g %.6g %.6g %.6g\n", mtb_jnum(p, "rate"), mtb_jnum(cor, "p50"), mtb_jnum(cor, "p99"),
-                    mtb_jnum(cor, "p99.9"));
+        for (k = 0; k < r->configs[i].npoints; k++) {
+            const struct mtb_cap_point *p = &r->configs[i].points[k];
+            fprintf(f, "%.6g %.6g %.6g %.6g\n", p->rate, p->corrected[0], p->corrected[1], p->corrected[2]);
             npts++;
         }
         fprintf(f, "EOD\n");
     }
     char *title = mtb_asprintf("Latency against offered load: %s %s, %s arrivals (CO-corrected, median of the runs)",
-                               mtb_jstr(r, "service"), mtb_jstr(r, "workload"), mtb_jstr(r, "arrival"));
-    put_head(f, title, "offered load (requests/s)", "latency (us)", json_is_true(json_object_get(r, "emulated")));
+                               r->service, r->workload, r->arrival);
+    put_head(f, title, "offered load (requests/s)", "latency (us)", r->emulated);
     free(title);
     fprintf(f, "set grid\nset logscale y\nset key outside right\n");
-    json_array_foreach(json_object_get(json_object_get(r, "slo"), "bounds"), k, b) {
+    for (k = 0; k < r->nbounds; k++) {
+        const struct mtb_cap_bound *b = &r->bounds[k];
         fprintf(f, "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dashtype 2 lc rgb \"#b00020\"\n",
-                mtb_jnum(b, "bound_us"), mtb_jnum(b, "bound_us"));
+                b->bound_us, b->bound_us);
         fprintf(f, "set label ");
-        put_quoted(f, mtb_jstr(b, "text"));
-        fprintf(f, " at graph 0.01, first %.6g offset 0,0.6 textcolor rgb \"#b00020\"\n", mtb_jnum(b, "bound_us"));
+        put_quoted(f, b->text);
+        fprintf(f, " at graph 0.01, first %.6g offset 0,0.6 textcolor rgb \"#b00020\"\n", b->bound_us);
     }
-    json_array_foreach(cfgs, i, c) { /* the knee: the capacity at the first bound */
-        json_t *e = json_array_get(json_object_get(c, "capacity"), 0);
-        if (!strcmp(mtb_jstr(e, "status"), "found"))
+    for (i = 0; i < r->nconfigs; i++) { /* the knee: the capacity at the first bound */
+        const struct mtb_cap_at *e = r->configs[i].nat ? &r->configs[i].at[0] : NULL;
+        if (e && !strcmp(e->status, "found"))
             fprintf(f, "set arrow from first %.6g, graph 0 to first %.6g, graph 1 nohead dashtype 3 lc %zu\n",
-                    mtb_jnum(e, "capacity"), mtb_jnum(e, "capacity"), i + 1);
+                    e->capacity, e->capacity, i + 1);
     }
     fprintf(f, "plot ");
-    json_array_foreach(cfgs, i, c) for (int q = 0; q < 3; q++) {
-        char *t = mtb_asprintf("%s/%s %s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"), pcts[q]);
-        fprintf(f, "%s$C%zu using 1:%d with linespoints lc %zu dashtype %d pt 7 title ", i || q ? ", \\\n     " : "",
-                i, q + 2, i + 1, q + 1);
-        put_quoted(f, t);
-        free(t);
-    }
+    for (i = 0; i < r->nconfigs; i++)
+        for (int q = 0; q < MTB_CAP_NPCT; q++) {
+            char *t = mtb_asprintf("%s/%s %s", r->configs[i].variant, r->configs[i].mode, mtb_cap_pcts[q]);
+            fprintf(f, "%s$C%zu using 1:%d with linespoints lc %zu dashtype %d pt 7 title ", i || q ? ", \\\n     " : "",
+                    i, q + 2, i + 1, q + 1);
+            put_quoted(f, t);
+            free(t);
+        }
     fprintf(f, "\n");
     fclose(f);
+    mtb_cap_rows_free(r);
     if (!npts) {
         free(buf);
         return NULL;

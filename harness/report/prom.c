@@ -1,5 +1,7 @@
 /* prom.c - Prometheus textfiles (prom.h). */
 #include "report/prom.h"
+#include "core/summary_rows.h"
+#include "core/capacity_rows.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
 #include "common/version.h"
@@ -41,25 +43,33 @@ static void esc(FILE *f, const char *s)
     }
 }
 
-static void labels(FILE *f, json_t *c, const char *host, const char *extra)
+/* the labels of a series: who it is */
+struct prom_who {
+    const char *service, *variant, *mode, *platform, *kernel, *workload;
+    const char *host;   /* NULL: this machine's */
+    long long cores;    /* a point of a core sweep: its cores (else 0) */
+};
+
+static void labels(FILE *f, const struct prom_who *w, const char *host, const char *extra)
 {
-    static const char *keys[] = { "service", "variant", "mode", "platform", "kernel" };
+    const char *keys[] = { "service", "variant", "mode", "platform", "kernel" };
+    const char *vals[] = { w->service, w->variant, w->mode, w->platform, w->kernel };
     size_t i;
     fputc('{', f);
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         fprintf(f, "%s=\"", keys[i]);
-        esc(f, mtb_jstr(c, keys[i]));
+        esc(f, vals[i]);
         fputs("\",", f);
     }
     fputs("workload=\"", f);
-    esc(f, mtb_jstr(json_object_get(c, "workload"), "name"));
+    esc(f, w->workload);
     fputs("\",host=\"", f);
-    esc(f, json_is_string(json_object_get(c, "host")) ? mtb_jstr(c, "host") : host);
+    esc(f, w->host ? w->host : host);
     fputs("\",version=\"", f);
     esc(f, mtb_version);
     fputc('"', f);
-    if (json_integer_value(json_object_get(c, "cores")) > 0)
-        fprintf(f, ",cores=\"%lld\"", (long long)json_integer_value(json_object_get(c, "cores")));
+    if (w->cores > 0)
+        fprintf(f, ",cores=\"%lld\"", w->cores);
     if (extra)
         fprintf(f, ",%s", extra);
     fputc('}', f);
@@ -75,119 +85,128 @@ static void value(FILE *f, double v)
         fprintf(f, " %.17g\n", v);
 }
 
-/* one figure {median, lo, hi} as three samples stat="median|ci_low|ci_high" */
-static void figure(FILE *f, const char *name, json_t *c, const char *host, const char *extra, json_t *fig, double scale)
+/* one sample: name{labels of w, extra} v */
+static void sample(FILE *f, const char *name, const struct prom_who *w, const char *host, const char *extra, double v)
 {
-    static const struct { const char *stat, *key; } st[] = { { "median", "median" }, { "ci_low", "lo" }, { "ci_high", "hi" } };
-    size_t i;
-    if (!json_is_object(fig))
+    fputs(name, f);
+    labels(f, w, host, extra);
+    value(f, v);
+}
+
+/* one interval {estimate, lo, hi} as three samples stat="median|ci_low|ci_high" */
+static void figure(FILE *f, const char *name, const struct prom_who *w, const char *host, const char *extra,
+                   const struct mtb_ci *ci, double scale)
+{
+    static const char *stat[] = { "median", "ci_low", "ci_high" };
+    const double v[] = { mtb_ci_estimate(ci), ci->lo, ci->hi };
+    if (!ci->present)
         return;
-    for (i = 0; i < 3; i++) {
-        json_t *v = json_object_get(fig, st[i].key);
+    for (size_t i = 0; i < 3; i++) {
         char lab[96];
-        if (!json_is_number(v))
+        if (isnan(v[i]))
             continue;
-        snprintf(lab, sizeof lab, "%s%sstat=\"%s\"", extra ? extra : "", extra ? "," : "", st[i].stat);
-        fputs(name, f);
-        labels(f, c, host, lab);
-        value(f, json_number_value(v) * scale);
+        snprintf(lab, sizeof lab, "%s%sstat=\"%s\"", extra ? extra : "", extra ? "," : "", stat[i]);
+        sample(f, name, w, host, lab, v[i] * scale);
     }
 }
 
-static const struct { const char *key, *pct; } lat[] = {
-    { "p50_us", "50" }, { "p90_us", "90" }, { "p99_us", "99" }, { "p999_us", "99.9" }, { "p9999_us", "99.99" },
+/* the percentile each latency metric is (record.h's table: p50_us ... p9999_us) */
+static const struct { enum mtb_run_metric_id m; const char *pct; } lat[] = {
+    { MTB_M_p50_us, "50" }, { MTB_M_p90_us, "90" }, { MTB_M_p99_us, "99" }, { MTB_M_p999_us, "99.9" },
+    { MTB_M_p9999_us, "99.99" },
 };
-static const struct { const char *key, *metric; } pairm[] = {
-    { "slowdown", "throughput" }, { "p99_ratio", "p99" }, { "p999_ratio", "p99.9" },
+static const struct { enum mtb_pair_metric_id m; const char *metric; } pairm[] = {
+    { MTB_P_slowdown, "throughput" }, { MTB_P_p99_ratio, "p99" }, { MTB_P_p999_ratio, "p99.9" },
 };
 
-static void write_configs(FILE *f, json_t *sum, const char *host)
+static struct prom_who config_who(const struct mtb_sum_config *c)
 {
-    json_t *c;
-    size_t i, k;
-    json_t *configs = json_object_get(sum, "configs");
+    return (struct prom_who){ c->service, c->variant, c->mode, c->platform, c->kernel, c->workload.name,
+                              c->has_host ? c->host : NULL, c->workload.has_cores ? c->workload.cores : 0 };
+}
 
+static struct prom_who overhead_who(const struct mtb_sum_overhead *o)
+{
+    return (struct prom_who){ o->service, o->variant, o->mode, o->platform, o->kernel, o->workload.name,
+                              o->has_host ? o->host : NULL, o->workload.has_cores ? o->workload.cores : 0 };
+}
+
+static void write_configs(FILE *f, const struct mtb_sum_rows *r, const char *host)
+{
+    size_t i, k;
     fputs("# HELP mtebench_ops_per_second Throughput of a configuration: median of its runs and the bounds of its "
           "confidence interval.\n# TYPE mtebench_ops_per_second gauge\n", f);
-    json_array_foreach(configs, i, c) figure(f, "mtebench_ops_per_second", c, host, NULL,
-                                             json_object_get(c, "ops_per_sec"), 1);
+    for (i = 0; i < r->nconfigs; i++) {
+        struct prom_who w = config_who(&r->configs[i]);
+        figure(f, "mtebench_ops_per_second", &w, host, NULL, &r->configs[i].metric[MTB_M_ops_per_sec], 1);
+    }
     fputs("# HELP mtebench_latency_seconds A latency percentile of a configuration (corrected for coordinated "
           "omission): median of its runs and its confidence interval's bounds.\n"
           "# TYPE mtebench_latency_seconds gauge\n", f);
-    json_array_foreach(configs, i, c) for (k = 0; k < sizeof lat / sizeof lat[0]; k++) {
-        char extra[48];
-        snprintf(extra, sizeof extra, "percentile=\"%s\"", lat[k].pct);
-        figure(f, "mtebench_latency_seconds", c, host, extra, json_object_get(c, lat[k].key), 1e-6);
-    }
+    for (i = 0; i < r->nconfigs; i++)
+        for (k = 0; k < sizeof lat / sizeof lat[0]; k++) {
+            char extra[48];
+            struct prom_who w = config_who(&r->configs[i]);
+            snprintf(extra, sizeof extra, "percentile=\"%s\"", lat[k].pct);
+            figure(f, "mtebench_latency_seconds", &w, host, extra, &r->configs[i].metric[lat[k].m], 1e-6);
+        }
     fputs("# HELP mtebench_runs Runs measured of a configuration.\n# TYPE mtebench_runs gauge\n", f);
-    json_array_foreach(configs, i, c) {
-        fputs("mtebench_runs", f);
-        labels(f, c, host, NULL);
-        value(f, (double)json_integer_value(json_object_get(c, "runs")));
+    for (i = 0; i < r->nconfigs; i++) {
+        struct prom_who w = config_who(&r->configs[i]);
+        sample(f, "mtebench_runs", &w, host, NULL, (double)r->configs[i].runs);
     }
 }
 
-static void write_overheads(FILE *f, json_t *sum, const char *host)
+static void write_overheads(FILE *f, const struct mtb_sum_rows *r, const char *host)
 {
-    json_t *o, *g;
     size_t i, k;
-
     fputs("# HELP mtebench_overhead_ratio The cost of a tagged configuration against its baseline, median of the "
           "pairwise ratios and its confidence interval's bounds (metric throughput: baseline / tagged ops/s; "
           "p99, p99.9: tagged / baseline latency; 1 is no cost).\n# TYPE mtebench_overhead_ratio gauge\n", f);
-    json_array_foreach(json_object_get(sum, "overheads"), i, o) for (k = 0; k < sizeof pairm / sizeof pairm[0]; k++) {
-        char extra[48];
-        snprintf(extra, sizeof extra, "metric=\"%s\"", pairm[k].metric);
-        figure(f, "mtebench_overhead_ratio", o, host, extra, json_object_get(o, pairm[k].key), 1);
-    }
+    for (i = 0; i < r->noverheads; i++)
+        for (k = 0; k < sizeof pairm / sizeof pairm[0]; k++) {
+            char extra[48];
+            struct prom_who w = overhead_who(&r->overheads[i]);
+            snprintf(extra, sizeof extra, "metric=\"%s\"", pairm[k].metric);
+            figure(f, "mtebench_overhead_ratio", &w, host, extra, &r->overheads[i].metric[pairm[k].m], 1);
+        }
     fputs("# HELP mtebench_overhead_pairs Interleaved pairs (tagged run, baseline run) behind an overhead.\n"
           "# TYPE mtebench_overhead_pairs gauge\n", f);
-    json_array_foreach(json_object_get(sum, "overheads"), i, o) {
-        fputs("mtebench_overhead_pairs", f);
-        labels(f, o, host, NULL);
-        value(f, (double)json_integer_value(json_object_get(o, "pairs")));
+    for (i = 0; i < r->noverheads; i++) {
+        struct prom_who w = overhead_who(&r->overheads[i]);
+        sample(f, "mtebench_overhead_pairs", &w, host, NULL, (double)r->overheads[i].pairs);
     }
     fputs("# HELP mtebench_overhead_geomean_ratio Geometric mean of a variant and mode's throughput overheads over "
           "the workloads, and its confidence interval's bounds.\n# TYPE mtebench_overhead_geomean_ratio gauge\n", f);
-    json_array_foreach(json_object_get(sum, "geomeans"), i, g) {
-        json_t *s = json_object_get(g, "slowdown"), *fig;
-        json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s}}", "service", "all", "variant", mtb_jstr(g, "variant"),
-                              "mode", mtb_jstr(g, "mode"), "platform", mtb_jstr(g, "platform"), "kernel",
-                              mtb_jstr(g, "kernel"), "workload", "name", "geomean");
-        if (!s || !c) {
-            json_decref(c);
-            continue;
-        }
-        fig = json_pack("{s:O?,s:O?,s:O?}", "median", json_object_get(s, "geomean"), "lo", json_object_get(s, "lo"),
-                        "hi", json_object_get(s, "hi"));
-        figure(f, "mtebench_overhead_geomean_ratio", c, host, "metric=\"throughput\"", fig, 1);
-        json_decref(fig);
-        json_decref(c);
+    for (i = 0; i < r->ngeomeans; i++) {
+        const struct mtb_sum_geomean *g = &r->geomeans[i];
+        struct prom_who w = { "all", g->variant, g->mode, g->platform, g->kernel, "geomean", NULL, 0 };
+        /* the geometric mean's estimate, never a median it may also carry */
+        struct mtb_ci gm = g->slowdown;
+        gm.median = NAN;
+        figure(f, "mtebench_overhead_geomean_ratio", &w, host, "metric=\"throughput\"", &gm, 1);
     }
 }
 
-/* one capacity figure (est, lo, hi of o) as stat="estimate|ci_low|ci_high" */
-static void cap_figure(FILE *f, const char *name, json_t *c, const char *host, const char *slo, json_t *o,
-                       const char *est)
+/* one capacity figure (estimate, lo, hi) as stat="estimate|ci_low|ci_high" */
+static void cap_figure(FILE *f, const char *name, const struct prom_who *w, const char *host, const char *slo,
+                       const double v[3])
 {
-    const char *stat[3] = { "estimate", "ci_low", "ci_high" }, *key[3] = { est, "lo", "hi" };
+    static const char *stat[3] = { "estimate", "ci_low", "ci_high" };
     for (int i = 0; i < 3; i++) {
-        json_t *v = json_object_get(o, key[i]);
-        if (!json_is_number(v))
+        if (isnan(v[i]))
             continue;
         char lab[160];
         snprintf(lab, sizeof lab, "slo=\"%s\",stat=\"%s\"", slo, stat[i]);
-        fputs(name, f);
-        labels(f, c, host, lab);
-        value(f, json_number_value(v));
+        sample(f, name, w, host, lab, v[i]);
     }
 }
 
 /* a plan's capacity searches (summary "capacity": mtebench-capacity/1 results) */
 static void write_capacity(FILE *f, json_t *sum, const char *host)
 {
-    json_t *caps = json_object_get(sum, "capacity"), *r, *c, *e;
-    size_t i, k, b;
+    json_t *caps = json_object_get(sum, "capacity"), *cap;
+    size_t i;
     if (!json_array_size(caps))
         return;
     fputs("# HELP mtebench_capacity_requests_per_second The offered rate a configuration carries while a latency "
@@ -198,19 +217,27 @@ static void write_capacity(FILE *f, json_t *sum, const char *host)
             fputs("# HELP mtebench_capacity_overhead_ratio Baseline capacity / this configuration's at the same "
                   "bound: the estimate and its interval's bounds (1 is no cost).\n"
                   "# TYPE mtebench_capacity_overhead_ratio gauge\n", f);
-        json_array_foreach(caps, i, r) json_array_foreach(json_object_get(r, pass ? "overheads" : "configs"), k, c)
+        json_array_foreach(caps, i, cap)
         {
-            json_t *lab = json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s}}", "service", mtb_jstr(r, "service"), "variant",
-                                    mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"), "platform",
-                                    mtb_jstr(r, "platform"), "kernel", mtb_jstr(r, "kernel"), "workload", "name",
-                                    mtb_jstr(r, "workload"));
-            if (pass)
-                cap_figure(f, "mtebench_capacity_overhead_ratio", lab, host, mtb_jstr(c, "bound"),
-                           json_object_get(c, "capacity"), "est");
-            else
-                json_array_foreach(json_object_get(c, "capacity"), b, e) cap_figure(
-                    f, "mtebench_capacity_requests_per_second", lab, host, mtb_jstr(e, "bound"), e, "capacity");
-            json_decref(lab);
+            struct mtb_cap_rows r;
+            mtb_cap_rows_read(cap, &r);
+            size_t n = pass ? r.noverheads : r.nconfigs;
+            for (size_t k = 0; k < n; k++) {
+                const char *variant = pass ? r.overheads[k].variant : r.configs[k].variant;
+                const char *mode = pass ? r.overheads[k].mode : r.configs[k].mode;
+                struct prom_who w = { r.service, variant, mode, r.platform, r.kernel, r.workload, NULL, 0 };
+                if (pass) {
+                    const struct mtb_cap_ci *ci = &r.overheads[k].capacity;
+                    const double v[3] = { ci->est, ci->lo, ci->hi };
+                    cap_figure(f, "mtebench_capacity_overhead_ratio", &w, host, r.overheads[k].bound, v);
+                } else
+                    for (size_t b = 0; b < r.configs[k].nat; b++) {
+                        const struct mtb_cap_at *e = &r.configs[k].at[b];
+                        const double v[3] = { e->capacity, e->lo, e->hi };
+                        cap_figure(f, "mtebench_capacity_requests_per_second", &w, host, e->bound, v);
+                    }
+            }
+            mtb_cap_rows_free(&r);
         }
     }
 }
@@ -239,8 +266,11 @@ static int mtb_prom_write(const char *dir, const char *job, json_t *sum, char *e
         free(tmp);
         return -1;
     }
-    write_configs(f, sum, host);
-    write_overheads(f, sum, host);
+    struct mtb_sum_rows rows;
+    mtb_sum_rows_read(sum, &rows);
+    write_configs(f, &rows, host);
+    write_overheads(f, &rows, host);
+    mtb_sum_rows_free(&rows);
     write_capacity(f, sum, host);
     fputs("# HELP mtebench_written_timestamp_seconds When mtebench wrote this file (seconds since the epoch).\n"
           "# TYPE mtebench_written_timestamp_seconds gauge\nmtebench_written_timestamp_seconds{version=\"", f);

@@ -4,6 +4,7 @@
 #include "lib/jsonx.h"
 #include "report/report.h"
 #include "report/capacity_out.h"
+#include "core/capacity_rows.h"
 #include "report/plot.h"
 #include "core/work.h"
 #include "analysis/summary.h"
@@ -71,7 +72,7 @@ const char mtb_report_css[] =
 
 
 /* a CI in a cell: "12,345<br><small>[11,000 – 13,000]</small>" (the cell text is shared with the Markdown) */
-static void td_cell(FILE *f, json_t *ci, enum mtb_ci_style style)
+static void td_cell(FILE *f, const struct mtb_ci *ci, enum mtb_ci_style style)
 {
     char est[48], range[96];
     mtb_ci_cell(ci, style, est, sizeof est, range, sizeof range);
@@ -80,12 +81,12 @@ static void td_cell(FILE *f, json_t *ci, enum mtb_ci_style style)
         fprintf(f, "<br><small>%s</small>", range);
     fprintf(f, "</td>");
 }
-static void td_ci(FILE *f, json_t *ci) { td_cell(f, ci, MTB_CI_INT); }
-static void td_ratio(FILE *f, json_t *ci, int delta) { td_cell(f, ci, delta ? MTB_CI_DELTA : MTB_CI_RATIO); }
+static void td_ci(FILE *f, const struct mtb_ci *ci) { td_cell(f, ci, MTB_CI_INT); }
+static void td_ratio(FILE *f, const struct mtb_ci *ci, int delta) { td_cell(f, ci, delta ? MTB_CI_DELTA : MTB_CI_RATIO); }
 
-static void td_conf(FILE *f, json_t *ci)
+static void td_conf(FILE *f, const struct mtb_ci *ci)
 {
-    double c = mtb_jnum(ci, "conf");
+    double c = ci->conf;
     if (isnan(c))
         fprintf(f, "<td>-</td>");
     else if (c <= 0)
@@ -112,47 +113,42 @@ static void caption(FILE *f, const char *title, int emulated)
 
 /* one configuration's row of the results table: its identity, every run
  * metric and, for a tagged one, every pair metric against its baseline */
-static void results_row(FILE *f, json_t *sum, json_t *c)
+static void results_row(FILE *f, const struct mtb_sum_config *c)
 {
-    json_t *w = json_object_get(c, "workload");
-    int base = mtb_record_is_baseline(c);
-    fprintf(f, "<tr%s>", base ? " class=\"base\"" : "");
-    td_text(f, mtb_jstr(c, "service"), 1);
-    char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", mtb_jstr(w, "mix"),
-                            (long long)mtb_jnum(w, "conns"), (long long)mtb_jnum(w, "pipeline"),
-                            (long long)mtb_jnum(w, "keys"), mtb_jnum(w, "duration_s"));
+    const struct mtb_sum_workload *w = &c->workload;
+    fprintf(f, "<tr%s>", c->baseline ? " class=\"base\"" : "");
+    td_text(f, c->service, 1);
+    char *wl = mtb_asprintf("mix %s, %lld conns, pipeline %lld, %lld keys, %g s", w->mix, (long long)w->conns,
+                            (long long)w->pipeline, (long long)w->keys, w->duration_s);
     td_text(f, wl, 1);
     free(wl);
-    char *pl = mtb_asprintf("%s%s", mtb_jstr(c, "platform"), json_is_true(json_object_get(c, "emulated")) ? " (emulated)" : "");
+    char *pl = mtb_asprintf("%s%s", c->platform, c->emulated ? " (emulated)" : "");
     td_text(f, pl, 1);
     free(pl);
-    td_text(f, mtb_jstr(c, "kernel"), 1);
-    char *cfg = mtb_asprintf("%s/%s%s%s%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
-                             json_is_true(json_object_get(c, "client_bound")) ? " (client-bound)" : "",
-                             json_is_true(json_object_get(c, "errors_over_limit")) ? " (errors above the limit)" : "",
-                             json_is_true(json_object_get(c, "noisy")) ? " (noisy)" : "",
-                             json_object_get(c, "host") ? " on " : "", mtb_jstr(c, "host"));
+    td_text(f, c->kernel, 1);
+    char *cfg = mtb_asprintf("%s/%s%s%s%s%s%s", c->variant, c->mode, c->client_bound ? " (client-bound)" : "",
+                             c->errors_over_limit ? " (errors above the limit)" : "", c->noisy ? " (noisy)" : "",
+                             c->has_host ? " on " : "", c->host);
     td_text(f, cfg, 1);
     free(cfg);
-    fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(c, "runs")));
-    td_ci(f, json_object_get(c, "ops_per_sec"));
-    td_conf(f, json_object_get(c, "ops_per_sec"));
+    fprintf(f, "<td>%lld</td>", c->runs);
+    td_ci(f, &c->metric[MTB_M_ops_per_sec]);
+    td_conf(f, &c->metric[MTB_M_ops_per_sec]);
     for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_TABLE)
-            td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
-    json_t *o = mtb_summary_overhead_of(sum, c);
+            td_ci(f, &c->metric[m]);
+    const struct mtb_sum_overhead *o = c->overhead;
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
             if (o)
-                td_ratio(f, json_object_get(o, mtb_pair_metrics[m].key), 0);
+                td_ratio(f, &o->metric[m], 0);
             else
-                fprintf(f, "<td>%s</td>", base ? "baseline" : "-");
+                fprintf(f, "<td>%s</td>", c->baseline ? "baseline" : "-");
         }
     if (o) {
-        fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(o, "pairs")));
-        json_t *pv = json_object_get(o, "mann_whitney_p");
-        if (json_is_number(pv))
-            fprintf(f, "<td>%.3g</td>", json_number_value(pv));
+        fprintf(f, "<td>%lld</td>", o->pairs);
+        if (!isnan(o->mann_whitney_p))
+            fprintf(f, "<td>%.3g</td>", o->mann_whitney_p);
         else
             fprintf(f, "<td>-</td>");
     } else {
@@ -162,33 +158,30 @@ static void results_row(FILE *f, json_t *sum, json_t *c)
 }
 
 /* every latency metric of the table, per configuration */
-static void html_latencies(FILE *f, json_t *sum, int emu)
+static void html_latencies(FILE *f, const struct mtb_sum_rows *r, int emu)
 {
-    size_t i;
-    json_t *c;
     fprintf(f, "<table>\n");
     caption(f, "Latency percentiles per configuration (µs): median over runs, 95% CI below", emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">config</th><th class=\"l\">kernel</th>");
     for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
         fprintf(f, "<th>%s</th>", mtb_run_metrics[m].label);
     fprintf(f, "</tr>\n");
-    json_array_foreach(json_object_get(sum, "configs"), i, c)
-    {
+    for (size_t i = 0; i < r->nconfigs; i++) {
+        const struct mtb_sum_config *c = &r->configs[i];
         fprintf(f, "<tr>");
-        td_text(f, mtb_jstr(c, "service"), 1);
-        char *cfg = mtb_asprintf("%s/%s%s%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
-                                 json_object_get(c, "host") ? " on " : "", mtb_jstr(c, "host"));
+        td_text(f, c->service, 1);
+        char *cfg = mtb_asprintf("%s/%s%s%s", c->variant, c->mode, c->has_host ? " on " : "", c->host);
         td_text(f, cfg, 1);
         free(cfg);
-        td_text(f, mtb_jstr(c, "kernel"), 1);
+        td_text(f, c->kernel, 1);
         for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
-            td_ci(f, json_object_get(c, mtb_run_metrics[m].key));
+            td_ci(f, &c->metric[m]);
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");
 }
 
-static void html_results(FILE *f, json_t *sum, int emu)
+static void html_results(FILE *f, const struct mtb_sum_rows *r, int emu)
 {
     fprintf(f, "<section id=\"results\"><h2>Throughput and latency</h2>\n<table>\n");
     caption(f, "Per service, workload and mode: medians over runs, 95% CI below each", emu);
@@ -201,15 +194,14 @@ static void html_results(FILE *f, json_t *sum, int emu)
         if (mtb_pair_metrics[m].views & MTB_V_TABLE)
             fprintf(f, "<th>%s%s</th>", mtb_pair_metrics[m].label, m == 0 ? " (slowdown)" : "");
     fprintf(f, "<th>pairs</th><th>Mann–Whitney p</th></tr>\n");
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(sum, "configs"), i, c) results_row(f, sum, c);
+    for (size_t i = 0; i < r->nconfigs; i++)
+        results_row(f, &r->configs[i]);
     fprintf(f, "</table>\n<p class=\"note\">Overhead (slowdown) = baseline ops/s ÷ tagged ops/s for each pair of "
                "interleaved runs (paired by repetition), summarised by the median of the pairs, as the 2026 study "
                "did; 1.25x means 25%% more time per operation. CIs are distribution-free order-statistic intervals; "
                "<small>*</small> marks an interval with less than 95%% confidence (too few runs: it is [min – max] "
                "and the confidence column says what it achieves; 6 runs or pairs reach 95%%).</p>\n");
-    html_latencies(f, sum, emu);
+    html_latencies(f, r, emu);
 }
 
 void mtb_report_plot(FILE *f, const char *script, const char *id_prefix, int width, int height, json_t *problems)
@@ -236,11 +228,10 @@ static void html_plot(FILE *f, const char *script, int *nplot, int width, int he
     mtb_report_plot(f, script, prefix, width, height, problems);
 }
 
-static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
+static void html_overheads(FILE *f, json_t *sum, const struct mtb_sum_rows *r, int emu, int *nplot, json_t *problems)
 {
-    json_t *ovs = json_object_get(sum, "overheads");
     fprintf(f, "<section id=\"overhead\"><h2>Overhead of tagging</h2>\n");
-    if (!json_array_size(ovs)) {
+    if (!r->noverheads) {
         fprintf(f, "<p>No overhead: the records hold no tagged configuration with a plain/off baseline of the same "
                    "repetition.</p></section>\n");
         return;
@@ -248,26 +239,25 @@ static void html_overheads(FILE *f, json_t *sum, int emu, int *nplot, json_t *pr
     char *s = mtb_plot_overhead_script(sum);
     html_plot(f, s, nplot, 900, 380, problems);
     free(s);
-    json_t *gms = json_object_get(sum, "geomeans");
-    if (json_array_size(gms)) {
+    if (r->ngeomeans) {
         fprintf(f, "<table>\n");
         caption(f, "Geometric mean of the overheads across services and workloads (95% CI, bootstrap-t on the log scale)", emu);
         fprintf(f, "<tr><th class=\"l\">config</th><th class=\"l\">platform</th><th class=\"l\">kernel</th><th>n</th>"
                    "<th>geometric mean</th><th class=\"l\">over</th></tr>\n");
-        size_t i, j;
-        json_t *g, *m;
-        json_array_foreach(gms, i, g)
-        {
+        size_t j;
+        json_t *m;
+        for (size_t i = 0; i < r->ngeomeans; i++) {
+            const struct mtb_sum_geomean *g = &r->geomeans[i];
             fprintf(f, "<tr>");
-            char *cfg = mtb_asprintf("%s/%s", mtb_jstr(g, "variant"), mtb_jstr(g, "mode"));
+            char *cfg = mtb_asprintf("%s/%s", g->variant, g->mode);
             td_text(f, cfg, 1);
             free(cfg);
-            td_text(f, mtb_jstr(g, "platform"), 1);
-            td_text(f, mtb_jstr(g, "kernel"), 1);
-            fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(g, "n")));
-            td_ratio(f, json_object_get(g, "slowdown"), 0);
+            td_text(f, g->platform, 1);
+            td_text(f, g->kernel, 1);
+            fprintf(f, "<td>%lld</td>", g->n);
+            td_ratio(f, &g->slowdown, 0);
             fprintf(f, "<td class=\"l\">");
-            json_array_foreach(json_object_get(g, "of"), j, m)
+            json_array_foreach(g->of, j, m)
             {
                 if (j)
                     fprintf(f, ", ");
@@ -322,8 +312,10 @@ static void html_capacity(FILE *f, json_t *sum, int *nplot, json_t *problems)
     json_t *caps = json_object_get(sum, "capacity"), *r;
     size_t i;
     json_array_foreach(caps, i, r) {
-        char *t = mtb_asprintf("Capacity of %s %s at %s", mtb_jstr(r, "service"), mtb_jstr(r, "workload"),
-                               mtb_jstr(json_object_get(r, "slo"), "text"));
+        struct mtb_cap_rows cr;
+        mtb_cap_rows_read(r, &cr);
+        char *t = mtb_asprintf("Capacity of %s %s at %s", cr.service, cr.workload, cr.slo_text);
+        mtb_cap_rows_free(&cr);
         fprintf(f, "<section id=\"capacity-%zu\"><h2>", i + 1);
         hput(f, t);
         fprintf(f, "</h2>\n<p class=\"note\">mtebench capacity (docs/CAPACITY.md): its runs are among this "
@@ -377,10 +369,9 @@ static void html_work(FILE *f, json_t *sum)
 }
 
 /* Throughput and overhead against server cores (a core sweep) */
-static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
+static void html_cores(FILE *f, json_t *sum, const struct mtb_sum_rows *rows, int emu, int *nplot, json_t *problems)
 {
-    json_t *rows = json_object_get(sum, "cores");
-    if (!json_array_size(rows))
+    if (!rows->ncores)
         return;
     fprintf(f, "<section id=\"cores\"><h2>Throughput and overhead against server cores</h2>\n<p class=\"note\">Each "
                "point of the core sweep runs the service on that many CPUs of the machine profile, with as many service "
@@ -394,27 +385,25 @@ static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *proble
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">platform</th>"
                "<th class=\"l\">kernel</th><th class=\"l\">config</th><th>cores</th><th class=\"l\">service CPUs</th>"
                "<th>ops/s</th><th>overhead</th></tr>\n");
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r)
-    {
+    for (size_t i = 0; i < rows->ncores; i++) {
+        const struct mtb_sum_cores *r = &rows->cores[i];
         fprintf(f, "<tr>");
-        td_text(f, mtb_jstr(r, "service"), 1);
-        td_text(f, mtb_jstr(r, "workload"), 1);
-        td_text(f, mtb_jstr(r, "platform"), 1);
-        td_text(f, mtb_jstr(r, "kernel"), 1);
-        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(r, "variant"), mtb_jstr(r, "mode"));
+        td_text(f, r->service, 1);
+        td_text(f, r->workload, 1);
+        td_text(f, r->platform, 1);
+        td_text(f, r->kernel, 1);
+        char *cfg = mtb_asprintf("%s/%s", r->variant, r->mode);
         td_text(f, cfg, 1);
         free(cfg);
         char cores[96];
         mtb_summary_cores_label(r, cores, sizeof cores);
         td_text(f, cores, 0);
-        td_text(f, mtb_jstr(r, "service_cpus"), 1);
-        td_ci(f, json_object_get(r, "ops_per_sec"));
-        if (json_is_object(json_object_get(r, "slowdown")))
-            td_ratio(f, json_object_get(r, "slowdown"), 0);
+        td_text(f, r->service_cpus, 1);
+        td_ci(f, &r->ops_per_sec);
+        if (r->slowdown.present)
+            td_ratio(f, &r->slowdown, 0);
         else
-            td_text(f, !strcmp(mtb_jstr(r, "variant"), "plain") ? "baseline" : "-", 0);
+            td_text(f, !strcmp(r->variant, "plain") ? "baseline" : "-", 0);
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");
@@ -422,31 +411,28 @@ static void html_cores(FILE *f, json_t *sum, int emu, int *nplot, json_t *proble
 
 /* figures per request of each configuration (summary field `field`: perf
  * events, tag operations), baseline against tagged */
-static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, const char *id, const char *title,
-                             const char *what)
+static void html_per_request(FILE *f, const struct mtb_sum_rows *r, int emu, enum mtb_sum_per_request pr,
+                             const char *id, const char *title, const char *what)
 {
-    size_t i;
-    json_t *c;
-    if (!mtb_summary_any_config(sum, field))
+    if (!mtb_summary_any_config(r, pr))
         return;
     fprintf(f, "<section id=\"%s\"><h2>%s</h2>\n<table>\n", id, title);
     caption(f, what, emu);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">workload</th><th class=\"l\">config</th>"
                "<th class=\"l\">%s</th></tr>\n", title);
-    json_array_foreach(json_object_get(sum, "configs"), i, c)
-    {
-        json_t *pr = json_object_get(c, field);
-        if (!json_is_object(pr))
+    for (size_t i = 0; i < r->nconfigs; i++) {
+        const struct mtb_sum_config *c = &r->configs[i];
+        if (!c->per_request[pr])
             continue;
         fprintf(f, "<tr>");
-        td_text(f, mtb_jstr(c, "service"), 1);
+        td_text(f, c->service, 1);
         char wl[192];
-        mtb_summary_workload_label(json_object_get(c, "workload"), wl, sizeof wl);
+        mtb_summary_workload_label(&c->workload, wl, sizeof wl);
         td_text(f, wl, 1);
-        char *cfg = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
+        char *cfg = mtb_asprintf("%s/%s", c->variant, c->mode);
         td_text(f, cfg, 1);
         free(cfg);
-        char *t = mtb_summary_per_request_text(pr);
+        char *t = mtb_summary_per_request_text(c->per_request[pr]);
         td_text(f, t, 1);
         free(t);
         fprintf(f, "</tr>\n");
@@ -455,39 +441,34 @@ static void html_per_request(FILE *f, json_t *sum, int emu, const char *field, c
 }
 
 /* the allocators' three costs (summary "allocators") */
-static void html_allocators(FILE *f, json_t *sum)
+static void html_allocators(FILE *f, const struct mtb_sum_rows *r)
 {
-    json_t *as = json_object_get(sum, "allocators");
-    if (!json_array_size(as))
+    if (!r->nallocators)
         return;
     fprintf(f, "<section id=\"allocators\"><h2>Allocators</h2>\n<table>\n");
-    caption(f, "What an allocator costs alone, and tagging under it beside tagging under glibc",
-            json_is_true(json_object_get(sum, "emulated")));
+    caption(f, "What an allocator costs alone, and tagging under it beside tagging under glibc", r->emulated);
     fprintf(f, "<tr><th class=\"l\">service</th><th class=\"l\">allocator</th><th class=\"l\">configuration</th>"
                "<th>slowdown under it</th><th>under glibc</th><th>ratio</th><th>pairs</th></tr>\n");
-    size_t i, j;
-    json_t *a, *t;
-    json_array_foreach(as, i, a)
-    {
+    for (size_t i = 0; i < r->nallocators; i++) {
+        const struct mtb_sum_allocator *a = &r->allocators[i];
         fprintf(f, "<tr>");
-        td_text(f, mtb_jstr(a, "service"), 1);
-        td_text(f, mtb_jstr(a, "allocator"), 1);
+        td_text(f, a->service, 1);
+        td_text(f, a->allocator, 1);
         td_text(f, "plain/off: the allocator alone", 1);
-        td_ratio(f, json_object_get(json_object_get(a, "allocator_alone"), "slowdown"), 0);
-        fprintf(f, "<td>1 (baseline)</td><td>-</td><td>%lld</td></tr>\n",
-                (long long)json_integer_value(json_object_get(json_object_get(a, "allocator_alone"), "pairs")));
-        json_array_foreach(json_object_get(a, "tagging"), j, t)
-        {
+        td_ratio(f, &a->alone, 0);
+        fprintf(f, "<td>1 (baseline)</td><td>-</td><td>%lld</td></tr>\n", a->alone_pairs);
+        for (size_t j = 0; j < a->ntagging; j++) {
+            const struct mtb_sum_tagging *t = &a->tagging[j];
             fprintf(f, "<tr>");
-            td_text(f, mtb_jstr(a, "service"), 1);
-            td_text(f, mtb_jstr(a, "allocator"), 1);
-            char *cfg = mtb_asprintf("%s/%s", mtb_jstr(t, "variant"), mtb_jstr(t, "mode"));
+            td_text(f, a->service, 1);
+            td_text(f, a->allocator, 1);
+            char *cfg = mtb_asprintf("%s/%s", t->variant, t->mode);
             td_text(f, cfg, 1);
             free(cfg);
-            td_ratio(f, json_object_get(t, "slowdown"), 0);
-            td_ratio(f, json_object_get(t, "slowdown_glibc"), 0);
-            td_ratio(f, json_object_get(t, "difference"), 0);
-            fprintf(f, "<td>%lld</td></tr>\n", (long long)json_integer_value(json_object_get(t, "pairs")));
+            td_ratio(f, &t->slowdown, 0);
+            td_ratio(f, &t->slowdown_glibc, 0);
+            td_ratio(f, &t->difference, 0);
+            fprintf(f, "<td>%lld</td></tr>\n", t->pairs);
         }
     }
     fprintf(f, "</table>\n<p class=\"note\">The allocator alone: its plain/off against glibc's plain/off of the same "
@@ -496,15 +477,16 @@ static void html_allocators(FILE *f, json_t *sum)
                "</section>\n");
 }
 
-static void html_kernels(FILE *f, json_t *sum)
+static void html_kernels(FILE *f, const struct mtb_sum_rows *rows)
 {
-    json_t *ks = json_object_get(sum, "kernels"), *k;
-    if (!json_array_size(ks))
+    json_t *k;
+    if (!rows->nkernels)
         return;
     fprintf(f, "<section id=\"kernels\"><h2>Kernel comparison</h2>\n<table>\n");
     int emu = 0;
     size_t i;
-    json_array_foreach(ks, i, k) emu |= json_is_true(json_object_get(k, "emulated"));
+    for (i = 0; i < rows->nkernels; i++)
+        emu |= rows->kernels[i].emulated;
     caption(f, "Same service, workload, variant and mode under two kernels", emu);
     fprintf(f, "<tr>");
     for (int c = 0; c < MTB_SUMMARY_KERNEL_NCOLS; c++) {
@@ -513,10 +495,9 @@ static void html_kernels(FILE *f, json_t *sum)
         fprintf(f, "</th>");
     }
     fprintf(f, "</tr>\n");
-    json_array_foreach(ks, i, k)
-    {
+    for (i = 0; i < rows->nkernels; i++) {
         struct mtb_summary_kernel_row r;
-        mtb_summary_kernel_row(k, &r);
+        mtb_summary_kernel_row(&rows->kernels[i], &r);
         fprintf(f, "<tr>");
         for (int c = 0; c < 8; c++)
             td_text(f, r.text[c], c < 5);
@@ -529,7 +510,7 @@ static void html_kernels(FILE *f, json_t *sum)
     fprintf(f, "</table>\n<p class=\"note\">");
     hput(f, mtb_summary_kernel_note);
     fprintf(f, "</p>\n");
-    json_t *notes = mtb_summary_kernel_notes(ks);
+    json_t *notes = mtb_summary_kernel_notes(rows);
     json_array_foreach(notes, i, k)
     {
         fprintf(f, "<p class=\"%s\">Kernel comparison ", emu ? "emu" : "note");
@@ -569,7 +550,7 @@ static int group_emulated(json_t *records, const char *group)
         char *g = mtb_plot_group(rec);
         int in = !strcmp(g, group);
         free(g);
-        if (in && json_is_true(json_object_get(json_object_get(rec, "platform"), "emulated")))
+        if (in && mtb_record_emulated(rec))
             return 1;
     }
     return 0;
@@ -591,6 +572,8 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
     {
         struct mtb_rec_config c;
         mtb_rec_config_view(rec, &c);
+        struct mtb_rec_figures fig;
+        mtb_rec_figures_read(rec, &fig);
         int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
         fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
         td_text(f, json_string_value(json_array_get(set->files, i)), 1);
@@ -603,7 +586,7 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
             if (mtb_run_metrics[m].views & MTB_V_TABLE) {
                 char v[32];
-                mtb_summary_fmt_int(v, sizeof v, ok ? mtb_record_metric(rec, (enum mtb_run_metric_id)m) : NAN);
+                mtb_summary_fmt_int(v, sizeof v, ok ? fig.metric[m] : NAN);
                 fprintf(f, "<td>%s</td>", v);
             }
         char *note = NULL;
@@ -613,10 +596,9 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
                                 (long long)mtb_jnum(fault, "si_code"), mtb_jstr(fault, "kind"));
         else if (!ok)
             note = mtb_strdup(mtb_jstr(rec, "error"));
-        else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "errors_over_limit")))
-            note = mtb_asprintf("%.3f%% of requests answered with an error, lost or never sent",
-                                100 * mtb_jnum(json_object_get(rec, "summary"), "error_rate"));
-        else if (json_is_true(json_object_get(json_object_get(rec, "summary"), "client_bound")))
+        else if (fig.errors_over_limit)
+            note = mtb_asprintf("%.3f%% of requests answered with an error, lost or never sent", 100 * fig.error_rate);
+        else if (fig.client_bound)
             note = mtb_strdup("client-bound");
         td_text(f, note ? note : "", 1);
         free(note);
@@ -643,22 +625,18 @@ static void html_bad(FILE *f, const struct mtb_record_set *set)
     fprintf(f, "</table>\n</section>\n");
 }
 
-static void html_env(FILE *f, json_t *sum)
+static void html_env(FILE *f, const struct mtb_sum_rows *r)
 {
-    json_t *env = json_object_get(sum, "environment");
-    static const char *keys[] = { "cpu_model", "midr", "microcode", "cpus", "kernels", "kernel_cmdline", "mte",
-                                  "platforms", "qemu", "glibc", "compilers", "builds", "pinning", "quiet",
-                                  "mtebench_versions" };
-    static const char *labels[] = { "CPU model", "MIDR", "microcode", "cores", "kernel", "kernel command line", "MTE",
-                                    "platform", "QEMU", "glibc", "compilers", "builds (variant: key)",
-                                    "pinning (read back)", "quiet-machine check", "mtebench version (runs)" };
     fprintf(f, "<section id=\"environment\"><h2>Environment</h2>\n<dl class=\"env\">\n");
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        json_t *a = json_object_get(env, keys[k]), *v;
+    for (size_t k = 0; k < MTB_NENV; k++) {
+        json_t *a = r->env[k], *v;
         size_t i;
         if (!json_array_size(a))
             continue;
-        fprintf(f, "<dt>%s</dt><dd>", labels[k]);
+        /* the page says more than the Markdown of two */
+        fprintf(f, "<dt>%s</dt><dd>", k == MTB_ENV_builds              ? "builds (variant: key)"
+                                      : k == MTB_ENV_mtebench_versions ? "mtebench version (runs)"
+                                                                       : mtb_sum_env_labels[k]);
         json_array_foreach(a, i, v)
         {
             if (i)
@@ -668,18 +646,18 @@ static void html_env(FILE *f, json_t *sum)
         fprintf(f, "</dd>\n");
     }
     fprintf(f, "<dt>dates</dt><dd>");
-    hput(f, mtb_jstr(env, "first_started"));
+    hput(f, r->first_started);
     fprintf(f, " – ");
-    hput(f, mtb_jstr(env, "last_finished"));
+    hput(f, r->last_finished);
     fprintf(f, "</dd>\n<dt>report by</dt><dd>mtebench %s</dd>\n</dl>\n</section>\n", MTEBENCH_VERSION);
 }
 
 /* the warnings section: the summary's, the plots' problems, unusable files */
-static void html_warnings(FILE *f, const struct mtb_record_set *set, json_t *sum, json_t *problems)
+static void html_warnings(FILE *f, const struct mtb_record_set *set, const struct mtb_sum_rows *r, json_t *problems)
 {
     size_t i;
     fprintf(f, "<section id=\"warnings\"><h2>Warnings</h2>\n");
-    json_t *warns = json_object_get(sum, "warnings"), *w;
+    json_t *warns = r->warnings, *w;
     if (!json_array_size(warns) && !json_array_size(problems) && !json_array_size(set->bad))
         fprintf(f, "<p>None.</p>\n");
     fprintf(f, "<ul>\n");
@@ -702,7 +680,7 @@ static void html_warnings(FILE *f, const struct mtb_record_set *set, json_t *sum
 }
 
 /* the page's head: title, the records it is made of, the emulation banner, the navigation */
-static void html_head(FILE *f, const struct mtb_record_set *set, json_t *sum, const char *name, int emu)
+static void html_head(FILE *f, const struct mtb_record_set *set, const struct mtb_sum_rows *r, const char *name, int emu)
 {
     char now[32];
     mtb_utc_iso(now, sizeof now);
@@ -729,32 +707,26 @@ static void html_head(FILE *f, const struct mtb_record_set *set, json_t *sum, co
     fprintf(f, "<nav><a href=\"#results\">results</a><a href=\"#overhead\">overhead</a>%s%s%s"
                "<a href=\"#latency\">latency</a><a href=\"#timeseries\">over time</a><a href=\"#warnings\">warnings</a>"
                "<a href=\"#runs\">runs</a>%s<a href=\"#environment\">environment</a></nav>\n",
-            json_array_size(json_object_get(sum, "cores")) ? "<a href=\"#cores\">cores</a>" : "",
-            json_array_size(json_object_get(sum, "kernels")) ? "<a href=\"#kernels\">kernels</a>" : "",
-            json_array_size(json_object_get(sum, "allocators")) ? "<a href=\"#allocators\">allocators</a>" : "",
+            r->ncores ? "<a href=\"#cores\">cores</a>" : "", r->nkernels ? "<a href=\"#kernels\">kernels</a>" : "",
+            r->nallocators ? "<a href=\"#allocators\">allocators</a>" : "",
             json_array_size(set->bad) ? "<a href=\"#bad\">not used</a>" : "");
 }
 
 /* the headline: each overhead in one sentence */
-static void html_headline(FILE *f, json_t *sum, int emu)
+static void html_headline(FILE *f, const struct mtb_sum_rows *r, int emu)
 {
-    if (!json_array_size(json_object_get(sum, "overheads")))
+    if (!r->noverheads)
         return;
-    size_t i;
-    json_t *o;
     fprintf(f, "<ul class=\"head\">\n");
-    json_array_foreach(json_object_get(sum, "overheads"), i, o)
-    {
-        json_t *s = json_object_get(o, "slowdown");
+    for (size_t i = 0; i < r->noverheads; i++) {
+        const struct mtb_sum_overhead *o = &r->overheads[i];
+        const struct mtb_ci *s = &o->metric[MTB_P_slowdown];
+        int host = !strcmp(o->kernel, "host");
         char *t = mtb_asprintf("%s %s/%s%s%s: %.3fx time per operation vs %s, 95%% CI [%.3f – %.3f]%s "
                                "(%lld pairs)%s",
-                               mtb_jstr(o, "service"), mtb_jstr(o, "variant"), mtb_jstr(o, "mode"),
-                               strcmp(mtb_jstr(o, "kernel"), "host") ? ", kernel " : "",
-                               strcmp(mtb_jstr(o, "kernel"), "host") ? mtb_jstr(o, "kernel") : "", mtb_jnum(s, "median"),
-                               *mtb_jstr(o, "baseline") ? mtb_jstr(o, "baseline") : "plain/off",
-                               mtb_jnum(s, "lo"), mtb_jnum(s, "hi"), mtb_summary_low_conf(s) ? " with lower confidence" : "",
-                               (long long)json_integer_value(json_object_get(o, "pairs")),
-                               emu ? " [emulated]" : "");
+                               o->service, o->variant, o->mode, host ? "" : ", kernel ", host ? "" : o->kernel,
+                               s->median, *o->baseline ? o->baseline : "plain/off", s->lo, s->hi,
+                               mtb_ci_low_conf(s) ? " with lower confidence" : "", o->pairs, emu ? " [emulated]" : "");
         fprintf(f, "<li>");
         hput(f, t);
         fprintf(f, "</li>\n");
@@ -802,32 +774,35 @@ char *mtb_report_html(const struct mtb_record_set *set, json_t *sum, const char 
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    int emu = json_is_true(json_object_get(sum, "emulated"));
-    html_head(f, set, sum, name, emu);
-    html_headline(f, sum, emu);
+    struct mtb_sum_rows r;
+    mtb_sum_rows_read(sum, &r);
+    int emu = r.emulated;
+    html_head(f, set, &r, name, emu);
+    html_headline(f, &r, emu);
     int nplot = 0;
-    html_results(f, sum, emu);
-    html_overheads(f, sum, emu, &nplot, problems);
+    html_results(f, &r, emu);
+    html_overheads(f, sum, &r, emu, &nplot, problems);
     html_protection(f, sum, emu, &nplot, problems);
     html_capacity(f, sum, &nplot, problems);
     html_work(f, sum);
-    html_cores(f, sum, emu, &nplot, problems);
-    html_per_request(f, sum, emu, "perf_per_request", "perf", "perf events per request",
+    html_cores(f, sum, &r, emu, &nplot, problems);
+    html_per_request(f, &r, emu, MTB_PR_perf, "perf", "perf events per request",
                      "Counted on the service for the measurement window only (perf stat); median over runs of events / requests");
-    html_per_request(f, sum, emu, "tag_ops_per_request", "tagops", "tag operations per request",
+    html_per_request(f, &r, emu, MTB_PR_tag_ops, "tagops", "tag operations per request",
                      "The service's own counters of per-object tagging (objtag: memcached chunks, nginx pool "
                      "allocations, PostgreSQL AllocSet chunks or RocksDB Arena allocations retagged, 16-byte granules "
                      "tagged) over the run incl. warm-up (RocksDB: its measured benchmark), divided by its own request "
                      "count; median over runs");
-    html_allocators(f, sum);
-    html_kernels(f, sum);
+    html_allocators(f, &r);
+    html_kernels(f, &r);
     html_group_plots(f, set, &nplot, problems);
-    html_warnings(f, set, sum, problems);
+    html_warnings(f, set, &r, problems);
     html_runs(f, set, emu);
     html_bad(f, set);
-    html_env(f, sum);
+    html_env(f, &r);
     fprintf(f, "<footer><p class=\"note\">Beside this page: <code>report.md</code>, <code>runs.csv</code> (one row "
                "per run), <code>summary.json</code> (every figure of this page).</p></footer>\n</body>\n</html>\n");
     fclose(f);
+    mtb_sum_rows_free(&r);
     return buf;
 }

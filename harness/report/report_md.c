@@ -54,14 +54,15 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
                "|---|---|---|---|---|---|---|---|---|\n");
     json_array_foreach(set->records, i, v)
     {
-        json_t *s = json_object_get(v, "summary");
         struct mtb_rec_config c;
         mtb_rec_config_view(v, &c);
+        struct mtb_rec_figures fig;
+        mtb_rec_figures_read(v, &fig);
         int ok = !strcmp(mtb_jstr(v, "status"), "ok");
         fprintf(f, "| %zu | %s | %s | %s %s/%s | %s | %lld | %.0f | %.0f | %s |\n", i + 1,
                 json_string_value(json_array_get(set->files, i)), mtb_jstr(v, "status"), c.service, c.variant, c.mode,
-                c.kernel, (long long)c.rep, ok ? mtb_jnum(s, "ops_per_sec") : NAN,
-                ok ? mtb_jnum(s, "p99_us") : NAN, ok ? "" : mtb_jstr(v, "error"));
+                c.kernel, (long long)c.rep, ok ? fig.metric[MTB_M_ops_per_sec] : NAN,
+                ok ? fig.metric[MTB_M_p99_us] : NAN, ok ? "" : mtb_jstr(v, "error"));
     }
     if (json_array_size(set->bad)) {
         fprintf(f, "\n## Records not used\n\n");

@@ -1,6 +1,7 @@
 /* work_table.c - see work_table.h */
 #include "report/work_table.h"
 #include "core/work.h"
+#include "core/work_rows.h"
 #include "core/record.h"
 #include "lib/util.h"
 
@@ -22,72 +23,62 @@ static struct mtb_rec_config cfg(const json_t *rec)
 /* "?" for a key the record lacks, as the tables show it */
 static const char *shown(const char *s) { return *s ? s : "?"; }
 
-/* the tag-setting instructions of a row: IRG aside, every tag store */
-static double tag_stores(const json_t *r)
-{
-    static const char *const k[] = { "stg", "st2g", "stzg", "stz2g", "stgp", "stgm", "stzgm", "dc_gva", "dc_gzva", NULL };
-    double s = 0;
-    for (int i = 0; k[i]; i++)
-        s += num(r, k[i]);
-    return s;
-}
-
-/* a row per EL of one account (per request, "el0" and "el1") */
-static void work_rows(FILE *f, const char *name, const json_t *r)
+/* a row per EL of one account per request */
+static void work_rows(FILE *f, const char *name, const struct mtb_work_acct *a)
 {
     for (int el = 0; el <= 1; el++) {
-        const json_t *e = json_object_get(r, el ? "el1" : "el0");
+        const double *c = a->c[el];
         char label[80];
         snprintf(label, sizeof label, "%s EL%d", name, el);
-        fprintf(f, "  %-24s %12.1f %10.1f %10.1f %12.2f %12.2f %10.1f %10.1f %10.2f %12.1f\n", label, num(e, "insns"),
-                num(e, "loads"), num(e, "stores"), num(e, "loads_checked"), num(e, "stores_checked"),
-                num(e, "tag0_lower"), num(e, "unchecked_tco"), tag_stores(e), num(e, "tag_bytes"));
+        fprintf(f, "  %-24s %12.1f %10.1f %10.1f %12.2f %12.2f %10.1f %10.1f %10.2f %12.1f\n", label, c[MTB_WC_insns],
+                c[MTB_WC_loads], c[MTB_WC_stores], c[MTB_WC_loads_checked], c[MTB_WC_stores_checked],
+                c[MTB_WC_tag0_lower], c[MTB_WC_unchecked_tco], mtb_work_tag_stores(a, el), c[MTB_WC_tag_bytes]);
     }
 }
 
 int mtb_work_table_print(FILE *f, const json_t *rec)
 {
-    const json_t *w = json_object_get(rec, "work");
-    const json_t *pr = json_object_get(w, "per_request");
-    if (!json_is_object(pr))
+    struct mtb_work_view w;
+    mtb_work_view_read(rec, &w);
+    if (!w.present) {
+        mtb_work_view_free(&w);
         return -1;
+    }
     struct mtb_rec_config c = cfg(rec);
     fprintf(f, "work per request: exact (counted), not a timing; the load's window less an idle one as long; %s %s/%s, "
                 "kernel %s, %.0f requests (%s)\n",
-            c.service, c.variant, c.mode, c.kernel, num(w, "requests"),
-            json_string_value(json_object_get(w, "requests_from")));
+            c.service, c.variant, c.mode, c.kernel, w.requests, w.requests_from);
     fprintf(f, "  %-24s %12s %10s %10s %12s %12s %10s %10s %10s %12s\n", "", "instructions", "loads", "stores",
             "checked ld", "checked st", "tag0 lower", "TCO-exempt", "tag stores", "bytes tagged");
-    static const char *const roles[] = { "workers", "service", "client", "all", "tasks", "interrupts", NULL };
-    static const char *const names[] = { "request tasks", "service vCPU", "load generator", "all vCPUs",
-                                         "service's tasks", "interrupts" };
-    for (int i = 0; roles[i]; i++) {
-        const json_t *r = json_object_get(pr, roles[i]);
-        if (!r || (i == 3 && json_object_get(pr, "service")))
+    static const struct { enum mtb_work_role_id role; const char *name; } roles[] = {
+        { MTB_WR_workers, "request tasks" }, { MTB_WR_service, "service vCPU" }, { MTB_WR_client, "load generator" },
+        { MTB_WR_all, "all vCPUs" },         { MTB_WR_tasks, "service's tasks" }, { MTB_WR_interrupts, "interrupts" },
+    };
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++) {
+        const struct mtb_work_acct *a = &w.role[roles[i].role];
+        if (!a->present || (roles[i].role == MTB_WR_all && w.role[MTB_WR_service].present))
             continue;
-        work_rows(f, names[i], r);
+        work_rows(f, roles[i].name, a);
     }
-    const char *name;
-    const json_t *t;
-    json_object_foreach((json_t *)json_object_get(w, "by_task"), name, t) {
-        const json_t *tp = json_object_get(t, "per_request");
-        if (num(json_object_get(tp, "el0"), "insns") == 0 && num(json_object_get(tp, "el1"), "insns") == 0)
+    for (size_t t = 0; t < w.ntasks; t++) {
+        const struct mtb_work_acct *tp = &w.tasks[t].per_request;
+        if (tp->c[0][MTB_WC_insns] == 0 && tp->c[1][MTB_WC_insns] == 0)
             continue; /* a task that ran as much idle as loaded (mostly: not at all) */
         char label[64];
-        snprintf(label, sizeof label, "  %s", name);
-        work_rows(f, label, json_object_get(t, "per_request"));
+        snprintf(label, sizeof label, "  %s", w.tasks[t].name);
+        work_rows(f, label, tp);
     }
     fprintf(f, "  (checked: Tag Checked by the Arm ARM's rule; tag0 lower: tag-0 user accesses, checked only if "
                "their page is Tagged; request tasks: the service's tasks that serve requests ([run] request_tasks), "
                "on any vCPU; service's tasks: all of them, by name below; interrupts: the kernel's interrupt "
                "handling on every vCPU; docs/COUNTING.md)\n");
-    const json_t *main_role = json_object_get(pr, mtb_work_role(pr));
+    const struct mtb_work_acct *main_role = &w.role[w.main];
     fprintf(f, "  (every count leaves out the repeats of wait loops, whose length is the host's timing under TCG: "
                "here %.1f instructions a request at EL0 and %.1f at EL1 (%s))\n",
-            num(json_object_get(main_role, "el0"), "spin_insns"), num(json_object_get(main_role, "el1"), "spin_insns"),
-            mtb_work_role(pr));
-    if (json_object_get(w, "tasks_note"))
-        fprintf(f, "  (%s)\n", json_string_value(json_object_get(w, "tasks_note")));
+            main_role->c[0][MTB_WC_spin_insns], main_role->c[1][MTB_WC_spin_insns], mtb_work_role_keys[w.main]);
+    if (w.tasks_note)
+        fprintf(f, "  (%s)\n", w.tasks_note);
+    mtb_work_view_free(&w);
     return 0;
 }
 
@@ -98,47 +89,48 @@ static void config_of(const json_t *rec, char *buf, size_t n)
     snprintf(buf, n, "%s/%s", shown(c.variant), shown(c.mode));
 }
 
-/* the account two records share (core/work.h's mtb_work_role of each) */
-static const char *same_role(const json_t *pb, const json_t *pr)
+/* the account two records share (each one's `main`) */
+static enum mtb_work_role_id same_role(const struct mtb_work_view *b, const struct mtb_work_view *r)
 {
-    const char *a = mtb_work_role(pb), *b = mtb_work_role(pr);
-    if (!strcmp(a, b))
-        return a;
-    return json_object_get(pb, "service") && json_object_get(pr, "service") ? "service" : "all";
+    if (b->main == r->main)
+        return b->main;
+    return b->role[MTB_WR_service].present && r->role[MTB_WR_service].present ? MTB_WR_service : MTB_WR_all;
 }
 
-static const char *role_name(const char *role)
+static const char *role_name(enum mtb_work_role_id role)
 {
-    return !strcmp(role, "workers") ? "the service's request tasks" : !strcmp(role, "service") ? "the service's vCPU"
-                                                                                                 : "all vCPUs";
+    return role == MTB_WR_workers ? "the service's request tasks" : role == MTB_WR_service ? "the service's vCPU"
+                                                                                           : "all vCPUs";
 }
 
 void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
 {
-    const json_t *pb = json_object_get(json_object_get(base, "work"), "per_request");
-    const json_t *pr = json_object_get(json_object_get(rec, "work"), "per_request");
-    const char *role = same_role(pb, pr);
+    struct mtb_work_view wb, wr;
+    mtb_work_view_read(base, &wb);
+    mtb_work_view_read(rec, &wr);
+    enum mtb_work_role_id role = same_role(&wb, &wr);
     char cb[96], cr[96];
     config_of(base, cb, sizeof cb);
     config_of(rec, cr, sizeof cr);
     struct mtb_rec_config c = cfg(rec);
     fprintf(f, "MTE's work per request, %s: exact (counted on vm, kernel %s), not a timing\n", c.service, c.kernel);
     fprintf(f, "  %-34s %14s %14s %10s\n", role_name(role), cb, cr, "ratio");
-    static const struct { const char *key, *name; } rows[] = {
-        { "insns", "instructions" }, { "loads", "loads" }, { "stores", "stores" },
-        { "loads_checked", "Tag Checked loads" }, { "stores_checked", "Tag Checked stores" },
-        { NULL, "tag stores (STG.., DC GVA/GZVA)" }, { "tag_bytes", "bytes tagged" },
-        { "spin_insns", "instructions waiting (left out)" },
+    /* counter -1: the tag stores */
+    static const struct { int counter; const char *name; } rows[] = {
+        { MTB_WC_insns, "instructions" }, { MTB_WC_loads, "loads" }, { MTB_WC_stores, "stores" },
+        { MTB_WC_loads_checked, "Tag Checked loads" }, { MTB_WC_stores_checked, "Tag Checked stores" },
+        { -1, "tag stores (STG.., DC GVA/GZVA)" }, { MTB_WC_tag_bytes, "bytes tagged" },
+        { MTB_WC_spin_insns, "instructions waiting (left out)" },
     };
+    const struct mtb_work_acct *ab = &wb.role[role], *ar = &wr.role[role];
     for (int el = 0; el <= 1; el++) {
-        const json_t *eb = json_object_get(json_object_get(pb, role), el ? "el1" : "el0");
-        const json_t *er = json_object_get(json_object_get(pr, role), el ? "el1" : "el0");
         for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-            double vb = rows[i].key ? num(eb, rows[i].key) : tag_stores(eb);
-            double vr = rows[i].key ? num(er, rows[i].key) : tag_stores(er);
+            int k = rows[i].counter;
+            double vb = k >= 0 ? ab->c[el][k] : mtb_work_tag_stores(ab, el);
+            double vr = k >= 0 ? ar->c[el][k] : mtb_work_tag_stores(ar, el);
             char label[64], ratio[32];
             snprintf(label, sizeof label, "EL%d %s", el, rows[i].name);
-            if (rows[i].key && !strncmp(rows[i].key, "spin_", 5))
+            if (k == MTB_WC_spin_insns)
                 snprintf(ratio, sizeof ratio, "-"); /* the host's timing: no ratio */
             else if (vb > 0)
                 snprintf(ratio, sizeof ratio, "%.3fx", vr / vb);
@@ -152,6 +144,8 @@ void mtb_work_table_pair(FILE *f, const json_t *base, const json_t *rec)
                "   as long as the host's timing makes it under TCG), shown apart as instructions waiting. EL0 counts\n"
                "   repeat within 0.1%%, EL1 within about 1%%. `make bench-work` counts five of each with their\n"
                "   spread; docs/COUNTING.md)\n");
+    mtb_work_view_free(&wb);
+    mtb_work_view_free(&wr);
 }
 
 void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
@@ -162,33 +156,36 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
     config_of(recs[0], cfgs, sizeof cfgs);
     fprintf(f, "MTE's work per request by kernel, %s %s: exact (counted on vm), not a timing\n", cfg(recs[0]).service,
             cfgs);
-    const char *role = mtb_work_role(json_object_get(json_object_get(recs[0], "work"), "per_request"));
+    struct mtb_work_view *w = mtb_calloc((size_t)n, sizeof *w);
+    for (int i = 0; i < n; i++)
+        mtb_work_view_read(recs[i], &w[i]);
+    enum mtb_work_role_id role = w[0].main;
     for (int i = 1; i < n; i++) /* a kernel that keeps tasks apart beside one that does not: their vCPU */
-        if (strcmp(role, same_role(json_object_get(json_object_get(recs[0], "work"), "per_request"),
-                                   json_object_get(json_object_get(recs[i], "work"), "per_request"))))
-            role = "service";
+        if (role != same_role(&w[0], &w[i]))
+            role = MTB_WR_service;
     fprintf(f, "  %-34s", role_name(role));
     for (int i = 0; i < n; i++)
         fprintf(f, " %14s", shown(cfg(recs[i]).kernel));
     fprintf(f, "\n");
-    static const struct { int el; const char *key, *name; } rows[] = {
-        { 0, "insns", "EL0 instructions" }, { 0, "loads_checked", "EL0 Tag Checked loads" },
-        { 0, "stores_checked", "EL0 Tag Checked stores" }, { 1, "insns", "EL1 instructions" },
-        { 1, "loads", "EL1 loads" }, { 1, "stores", "EL1 stores" }, { 1, "loads_checked", "EL1 Tag Checked loads" },
-        { 1, "stores_checked", "EL1 Tag Checked stores" }, { 1, "checked_unpriv", "  of which unprivileged (user)" },
-        { 1, "unchecked_tcma", "EL1 exempt by TCMA" }, { 1, "unchecked_tco", "EL1 exempt by TCO" },
+    static const struct { int el; enum mtb_work_counter k; const char *name; } rows[] = {
+        { 0, MTB_WC_insns, "EL0 instructions" }, { 0, MTB_WC_loads_checked, "EL0 Tag Checked loads" },
+        { 0, MTB_WC_stores_checked, "EL0 Tag Checked stores" }, { 1, MTB_WC_insns, "EL1 instructions" },
+        { 1, MTB_WC_loads, "EL1 loads" }, { 1, MTB_WC_stores, "EL1 stores" },
+        { 1, MTB_WC_loads_checked, "EL1 Tag Checked loads" }, { 1, MTB_WC_stores_checked, "EL1 Tag Checked stores" },
+        { 1, MTB_WC_checked_unpriv, "  of which unprivileged (user)" },
+        { 1, MTB_WC_unchecked_tcma, "EL1 exempt by TCMA" }, { 1, MTB_WC_unchecked_tco, "EL1 exempt by TCO" },
     };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         fprintf(f, "  %-34s", rows[r].name);
-        for (int i = 0; i < n; i++) {
-            const json_t *pr = json_object_get(json_object_get(recs[i], "work"), "per_request");
-            fprintf(f, " %14.1f", num(json_object_get(json_object_get(pr, role), rows[r].el ? "el1" : "el0"),
-                                      rows[r].key));
-        }
+        for (int i = 0; i < n; i++)
+            fprintf(f, " %14.1f", w[i].role[role].c[rows[r].el][rows[r].k]);
         fprintf(f, "\n");
     }
     fprintf(f, "  (one counted run per kernel, per request net of an idle window; TCMA1 set exempts the kernel's\n"
                "   0xF-tagged accesses, TCO set (Linux's entry for async tasks) exempts all: docs/COUNTING.md)\n");
+    for (int i = 0; i < n; i++)
+        mtb_work_view_free(&w[i]);
+    free(w);
 }
 
 static const char *str(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)) ?: ""; }

@@ -7,11 +7,15 @@
 #include "analysis/summary.h"
 #include "report/summary_text.h"
 #include "report/plot.h"
+#include "report/prom.h"
+#include "lib/err.h"
+#include "lib/files.h"
 #include "tap.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 
@@ -270,17 +274,20 @@ static void test_hosts(void)
        "each host's overhead from its own pairs: amp1 1000/800 = 1.25, amp2 2000/1000 = 2");
     /* the tables show each host's configuration with its own host's overhead
      * (the Markdown once took the last host's, the HTML the first's) */
-    size_t k;
-    json_t *c;
+    struct mtb_sum_rows rows;
+    mtb_sum_rows_read(s, &rows);
     int own = 0;
-    json_array_foreach(cs, k, c)
-    {
-        json_t *o = mtb_summary_overhead_of(s, c);
-        own += o && !strcmp(mtb_jstr(o, "host"), mtb_jstr(c, "host"));
+    for (size_t k = 0; k < rows.nconfigs; k++) {
+        const struct mtb_sum_overhead *o = rows.configs[k].overhead;
+        own += o && !strcmp(o->host, rows.configs[k].host);
     }
+    mtb_sum_rows_free(&rows);
     char *md = mtb_summary_markdown(s), e1[48], e2[48], rg[96];
-    mtb_ci_cell(json_object_get(o1, "slowdown"), MTB_CI_RATIO, e1, sizeof e1, rg, sizeof rg);
-    mtb_ci_cell(json_object_get(o2, "slowdown"), MTB_CI_RATIO, e2, sizeof e2, rg, sizeof rg);
+    struct mtb_ci ci1, ci2;
+    mtb_ci_read(json_object_get(o1, "slowdown"), &ci1);
+    mtb_ci_read(json_object_get(o2, "slowdown"), &ci2);
+    mtb_ci_cell(&ci1, MTB_CI_RATIO, e1, sizeof e1, rg, sizeof rg);
+    mtb_ci_cell(&ci2, MTB_CI_RATIO, e2, sizeof e2, rg, sizeof rg);
     const char *r1 = md ? strstr(md, "tagged/async on amp1") : NULL, *r2 = md ? strstr(md, "tagged/async on amp2") : NULL;
     int l1 = r1 ? (int)strcspn(r1, "\n") : 0, l2 = r2 ? (int)strcspn(r2, "\n") : 0;
     ok(own == 2 && r1 && r2 && strstr(r1, e1) && strstr(r1, e1) < r1 + l1 && strstr(r2, e2) && strstr(r2, e2) < r2 + l2,
@@ -353,8 +360,46 @@ static void test_timeseries_plot(void)
     json_decref(recs);
 }
 
+/* The Prometheus textfile of a core sweep: its points differ only in the
+ * workload's cores, so the series carry a cores label each (one label set
+ * twice and node_exporter refuses the whole file); a geometric mean's
+ * estimate is its geomean. */
+static void test_prom_cores(void)
+{
+    char dir[] = "/tmp/mtb-prom-XXXXXX";
+    if (!mkdtemp(dir)) {
+        ok(0, "a temporary directory");
+        return;
+    }
+    json_t *sum = json_loads(
+        "{\"configs\": ["
+        "  {\"service\": \"memcached\", \"variant\": \"plain\", \"mode\": \"off\", \"platform\": \"host\", \"kernel\": \"host\","
+        "   \"runs\": 3, \"workload\": {\"name\": \"w\", \"cores\": 2}, \"ops_per_sec\": {\"median\": 10, \"lo\": 9, \"hi\": 11}},"
+        "  {\"service\": \"memcached\", \"variant\": \"plain\", \"mode\": \"off\", \"platform\": \"host\", \"kernel\": \"host\","
+        "   \"runs\": 3, \"workload\": {\"name\": \"w\", \"cores\": 4}, \"ops_per_sec\": {\"median\": 20, \"lo\": 19, \"hi\": 21}}],"
+        " \"geomeans\": [{\"variant\": \"tagged\", \"mode\": \"sync\", \"platform\": \"host\", \"kernel\": \"host\","
+        "   \"slowdown\": {\"geomean\": 1.25, \"lo\": 1.1, \"hi\": 1.4}}]}",
+        0, NULL);
+    struct mtb_err e = { 0 };
+    ok(sum && mtb_prom_set_dir(dir, &e) == 0 && mtb_prom_after("unit", sum) == 0, "the textfile written (%s)", e.msg);
+    char *path = mtb_asprintf("%s/mtebench-unit.prom", dir), *text = mtb_read_file(path, NULL);
+    ok(text && strstr(text, "mtebench_ops_per_second{service=\"memcached\"") &&
+           strstr(text, ",cores=\"2\",stat=\"median\"} 10\n") && strstr(text, ",cores=\"4\",stat=\"median\"} 20\n"),
+       "each point of a core sweep its own series, by its cores");
+    ok(text && strstr(text, "mtebench_overhead_geomean_ratio{service=\"all\",variant=\"tagged\"") &&
+           strstr(text, "metric=\"throughput\",stat=\"median\"} 1.25\n"),
+       "a geometric mean's estimate: its geomean");
+    free(text);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+    mtb_prom_dir = NULL;
+    json_decref(sum);
+}
+
 int main(void)
 {
+    test_prom_cores();
     test_hosts();
     test_fmt_int();
     test_histogram();

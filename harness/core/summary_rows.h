@@ -1,0 +1,156 @@
+/* summary_rows.h - a summary (summary.json, as analysis/summary.h makes it)
+ * read once into typed rows: its configurations, overheads, geometric
+ * means, allocators, kernel comparisons, core sweep points, warnings and
+ * environment, each interval a struct mtb_ci. The text table, the Markdown
+ * and the HTML report read these fields, never the summary by key.
+ *
+ * A key a summary lacks reads as what it means there: a string "", a
+ * number NaN, a count 0, a flag 0, an interval not present (a summary of
+ * an earlier version shows what it has). The strings and arrays are the
+ * summary's own: valid while it is.
+ *
+ *   struct mtb_sum_rows r;
+ *   mtb_sum_rows_read(sum, &r);
+ *   for (size_t i = 0; i < r.nconfigs; i++) ... r.configs[i].metric[MTB_M_p99_us].median ...
+ *   mtb_sum_rows_free(&r);
+ */
+#ifndef MTB_SUMMARY_ROWS_H
+#define MTB_SUMMARY_ROWS_H
+#include "core/record.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* An interval: {"median" or "geomean", "lo", "hi", "conf", "rel_halfwidth", "method"} */
+struct mtb_ci {
+    int present;                 /* the summary holds it (an object) */
+    double median, geomean;      /* the estimate: median, or geomean (NaN when absent) */
+    double lo, hi, conf, rel_halfwidth;
+    const char *method;          /* "order statistics", ... ("" when absent) */
+};
+/** @return the estimate: the median, else the geometric mean (NaN if neither) */
+double mtb_ci_estimate(const struct mtb_ci *ci);
+/** @return 1 if the interval reaches less than the nominal 95% confidence */
+int mtb_ci_low_conf(const struct mtb_ci *ci);
+/** ci from an interval object (absent or not an object: not present) */
+void mtb_ci_read(json_t *obj, struct mtb_ci *ci);
+
+/* A row's workload (config.workload as the summary carries it). */
+struct mtb_sum_workload {
+    json_t *j;                   /* the object: what identifies it (mtb_workload_equal) */
+    const char *name, *mix, *value_size;
+    double conns, pipeline, keys, duration_s;
+    int has_cores;               /* a point of a core sweep */
+    long long cores;
+};
+
+/* The figures per request a configuration may carry, by summary key. */
+#define MTB_SUM_PER_REQUEST(X) X(perf, "perf_per_request") X(tag_ops, "tag_ops_per_request")
+enum mtb_sum_per_request {
+#define X(id, key) MTB_PR_##id,
+    MTB_SUM_PER_REQUEST(X)
+#undef X
+    MTB_NPR
+};
+
+struct mtb_sum_overhead;
+
+/* summary "configs": one configuration's runs */
+struct mtb_sum_config {
+    const char *service, *platform, *kernel, *variant, *mode, *host;
+    int has_host;                /* made on a named host (the reports say " on HOST") */
+    int baseline;                /* plain/off */
+    int emulated, client_bound, errors_over_limit, noisy;
+    long long runs;
+    struct mtb_sum_workload workload;
+    int has_run_length;          /* REPS=auto chose the run length: */
+    double pilot_s, pilot_pairs, chosen_s;
+    struct mtb_ci metric[MTB_NRUN_METRICS];
+    json_t *per_request[MTB_NPR]; /* an object of event: figure, or NULL */
+    const struct mtb_sum_overhead *overhead; /* its overhead row (same service, variant,
+                                               mode, platform, kernel, host, workload), or NULL */
+};
+
+/* summary "overheads": a tagged configuration against its baseline */
+struct mtb_sum_overhead {
+    const char *service, *platform, *kernel, *variant, *mode, *host, *baseline; /* baseline "": plain/off */
+    int has_host;
+    struct mtb_sum_workload workload;
+    long long pairs;
+    struct mtb_ci metric[MTB_NPAIR_METRICS];
+    double mann_whitney_p;       /* NaN: none */
+    int sequential;              /* REPS=auto's sequential stop: */
+    int stopped_by_user, reached;
+    double max_time_s;
+};
+
+/* summary "geomeans" */
+struct mtb_sum_geomean {
+    const char *variant, *mode, *platform, *kernel;
+    long long n;
+    struct mtb_ci slowdown;
+    json_t *of;                  /* the array of what it is over ("memcached 1:10") */
+};
+
+/* summary "allocators": an allocator alone, and tagging under it */
+struct mtb_sum_tagging {
+    const char *variant, *mode;
+    struct mtb_ci slowdown, slowdown_glibc, difference;
+    long long pairs;
+};
+struct mtb_sum_allocator {
+    const char *service, *allocator;
+    struct mtb_ci alone;         /* allocator_alone.slowdown */
+    long long alone_pairs;
+    size_t ntagging;
+    struct mtb_sum_tagging *tagging;
+};
+
+/* summary "kernels": one configuration under two kernels */
+struct mtb_sum_kernel {
+    const char *service, *variant, *mode, *platform, *kernel_a, *kernel_b, *note;
+    int emulated, significant;
+    long long runs_a, runs_b;
+    double ops_a, ops_b, mann_whitney_p; /* p NaN: none */
+    struct mtb_ci delta, slowdown_a, slowdown_b;
+};
+
+/* summary "cores": a point of a core sweep */
+struct mtb_sum_cores {
+    const char *service, *workload, *platform, *kernel, *variant, *mode, *core_type, *service_cpus;
+    double cores;
+    struct mtb_ci ops_per_sec, slowdown;
+};
+
+/* summary "environment": each list's key and label */
+#define MTB_SUM_ENV(X)                                                                                   \
+    X(cpu_model, "CPU model") X(midr, "MIDR") X(microcode, "microcode") X(cpus, "cores")                \
+    X(kernels, "kernel") X(kernel_cmdline, "kernel command line") X(mte, "MTE") X(platforms, "platform") \
+    X(qemu, "QEMU") X(glibc, "glibc") X(compilers, "compilers") X(builds, "builds")                      \
+    X(pinning, "pinning (read back)") X(quiet, "quiet-machine check") X(mtebench_versions, "mtebench version")
+enum mtb_sum_env {
+#define X(key, label) MTB_ENV_##key,
+    MTB_SUM_ENV(X)
+#undef X
+    MTB_NENV
+};
+extern const char *const mtb_sum_env_labels[MTB_NENV];
+
+struct mtb_sum_rows {
+    int emulated;
+    size_t nconfigs, noverheads, ngeomeans, nallocators, nkernels, ncores;
+    struct mtb_sum_config *configs;
+    struct mtb_sum_overhead *overheads;
+    struct mtb_sum_geomean *geomeans;
+    struct mtb_sum_allocator *allocators;
+    struct mtb_sum_kernel *kernels;
+    struct mtb_sum_cores *cores;
+    json_t *warnings;            /* an array of strings (empty when absent) */
+    int has_environment;
+    json_t *env[MTB_NENV];       /* each an array of strings, or NULL */
+    const char *first_started, *last_finished;
+};
+/** sum's rows into r (every key read here, once). Never fails: see above */
+void mtb_sum_rows_read(json_t *sum, struct mtb_sum_rows *r);
+void mtb_sum_rows_free(struct mtb_sum_rows *r);
+#endif

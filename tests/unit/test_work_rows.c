@@ -1,0 +1,64 @@
+/* Unit tests of a counted run's work account read into a typed view
+ * (harness/core/work_rows.c): each role's per-request counters by EL, the
+ * account a table takes (request tasks, else the service's vCPU, else all
+ * vCPUs), the tasks by name in the record's order, tag stores summed, and
+ * what mtb_work_values (core/work.c) takes of it. */
+#include <math.h>
+#include <string.h>
+
+#include "core/work.h"
+#include "core/work_rows.h"
+#include "tap.h"
+
+int main(void)
+{
+    json_t *rec = json_loads(
+        "{\"work\": {\"requests\": 100, \"requests_from\": \"service\", \"per_request\": {"
+        "  \"service\": {\"el0\": {\"insns\": 1000, \"irg\": 1, \"ldg\": 2, \"stg\": 3, \"dc_gzva\": 4,"
+        "                          \"tag_bytes\": 64, \"loads_checked\": 5, \"stores_checked\": 6, \"spin_insns\": 7},"
+        "                \"el1\": {\"insns\": 2000}},"
+        "  \"all\": {\"el0\": {\"insns\": 5000}}},"
+        " \"by_task\": {\"memcached\": {\"per_request\": {\"el0\": {\"insns\": 900}}},"
+        "              \"mc-worker\": {\"per_request\": {\"el1\": {\"insns\": 10}}}}}}",
+        0, NULL);
+    ok(rec != NULL, "the record parses");
+    struct mtb_work_view w;
+    mtb_work_view_read(rec, &w);
+    ok(w.present && w.requests == 100 && !strcmp(w.requests_from, "service") && w.tasks_note == NULL,
+       "the account: its requests and where they were counted");
+    ok(w.main == MTB_WR_service && w.role[MTB_WR_service].present && w.role[MTB_WR_all].present &&
+           !w.role[MTB_WR_workers].present && !w.role[MTB_WR_client].present,
+       "no request tasks: the service's vCPU is the account a table takes");
+    const struct mtb_work_acct *s = &w.role[MTB_WR_service];
+    ok(s->el_present[0] && s->el_present[1] && s->c[0][MTB_WC_insns] == 1000 && s->c[1][MTB_WC_insns] == 2000 &&
+           s->c[1][MTB_WC_loads] == 0,
+       "counters by EL; one the account lacks reads 0");
+    ok(mtb_work_tag_stores(s, 0) == 7 && mtb_work_tag_stores(s, 1) == 0, "tag stores: STG and DC GZVA, IRG and LDG aside");
+    ok(w.ntasks == 2 && !strcmp(w.tasks[0].name, "memcached") && w.tasks[0].per_request.c[0][MTB_WC_insns] == 900 &&
+           !strcmp(w.tasks[1].name, "mc-worker") && !w.tasks[1].per_request.el_present[0],
+       "the tasks by name, in the record's order");
+    ok(!strcmp(mtb_work_role_keys[w.main], "service") && !strcmp(mtb_work_counter_keys[MTB_WC_spin_wfe], "spin_wfe"),
+       "the keys of roles and counters");
+    mtb_work_view_free(&w);
+
+    double v[MTB_NWORK];
+    const char *role = NULL;
+    ok(mtb_work_values(rec, v, &role) == 0 && !strcmp(role, "service") && v[0] == 1000 && v[1] == 2000 && v[2] == 10 &&
+           v[3] == 0 && v[4] == 64 && v[6] == 11,
+       "the history's quantities: instructions, tag instructions (IRG, LDG, tag stores), bytes tagged, checked");
+
+    json_object_set_new(json_object_get(json_object_get(rec, "work"), "per_request"), "workers",
+                        json_pack("{s:{s:i}}", "el0", "insns", 300));
+    mtb_work_view_read(rec, &w);
+    ok(w.main == MTB_WR_workers, "request tasks counted: their account is the table's");
+    mtb_work_view_free(&w);
+
+    json_t *none = json_pack("{s:{}}", "work");
+    mtb_work_view_read(none, &w);
+    ok(!w.present && w.main == MTB_WR_all && w.ntasks == 0 && w.requests == 0, "no per-request account: nothing present");
+    mtb_work_view_free(&w);
+    ok(mtb_work_values(none, v, &role) == -1 && isnan(v[0]) && !strcmp(role, "all"), "... and no quantities");
+    json_decref(none);
+    json_decref(rec);
+    return done_testing();
+}
