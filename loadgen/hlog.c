@@ -530,15 +530,15 @@ static int header_line(const char *line, const char *name, unsigned ln, double *
 }
 
 /* split "Tag=X,start,length,max,b64" in place */
-static int interval_fields(char *line, char **tag, double *start, double *length, char **b64,
-                           const char *name, unsigned ln, char *err, size_t errlen)
+static int interval_fields(char *line, struct mtl_hlog_interval *iv, char **b64, const char *name, unsigned ln,
+                           char *err, size_t errlen)
 {
     char *fld[4], *p = line, *end;
     int n = 0, i = 0;
 
-    *tag = "";
+    iv->tag = "";
     if (!strncmp(p, "Tag=", 4)) {
-        *tag = p + 4;
+        iv->tag = p + 4;
         if (!(p = strchr(p, ',')))
             return fail(err, errlen, "%s:%u: truncated interval line (a tag and nothing else)", name, ln);
         *p++ = 0;
@@ -558,8 +558,8 @@ static int interval_fields(char *line, char **tag, double *start, double *length
         if (end == fld[i] || *end)
             return fail(err, errlen, "%s:%u: field %d '%s' is not a number", name, ln, i + 1, fld[i]);
     }
-    *start = strtod(fld[0], NULL);
-    *length = strtod(fld[1], NULL);
+    iv->start = strtod(fld[0], NULL);
+    iv->length = strtod(fld[1], NULL);
     *b64 = fld[3];
     return 0;
 }
@@ -597,8 +597,7 @@ int mtl_hlog_read(FILE *f, const char *name, const char *default_unit, double *s
         }
         if (line[0] == '"')
             continue;                               /* the legend */
-        if ((rc = interval_fields(line, (char **)&iv.tag, &iv.start, &iv.length, &b64,
-                                  name, ln, err, errlen)) != 0)
+        if ((rc = interval_fields(line, &iv, &b64, name, ln, err, errlen)) != 0)
             break;
         mtl_hist_reset(&h);
         if ((rc = mtl_hlog_decode(b64, strlen(b64), unit_ns, &h, err, errlen)) != 0) {

@@ -23,7 +23,8 @@
 #      tests/integration/ would not run), no two with one name (durations.txt
 #      and tags.txt key a test by its name)
 #   8. every unit test tests/unit/test_X.c is named after the module it tests,
-#      harness/*/X.c or loadgen/X.c (make test AREA= finds its area so)
+#      harness/*/X.c or loadgen/X.c (make test AREA= finds its area so), and
+#      every module of core/ and analysis/ has its unit test
 #   9. no fork outside lib/proc.c but in the files FORK_OK names, each for
 #      its reason
 #  10. no setenv of an MTEBENCH_ name in the harness (but the vm guest's init)
@@ -42,6 +43,10 @@
 #      aside) at most
 #      the ceiling tests/json-budget.txt gives it, and not below it either
 #      (lower the ceiling: ceilings only go down)
+#  15. narrow functions: none (declared or defined, in harness/, loadgen/
+#      or common/) takes more than MAX_PARAMS (8) parameters (a request
+#      struct instead; a failure in a struct mtb_err, never a char *err,
+#      size_t errlen pair beside them)
 # Usage: tests/lint.sh [--quiet] [--table]
 #   --quiet  print findings only (make test); without it the figures too
 #            (longest function, file and folder chain)
@@ -267,6 +272,12 @@ for u in tests/unit/test_*.c; do
     compgen -G "harness/*/$m.c" > /dev/null || [ -e "loadgen/$m.c" ] ||
         finding "$u: no module $m (harness/*/$m.c, loadgen/$m.c): name a unit test after the module it tests (make test AREA= maps it by that; docs/TESTING.md)"
 done
+# and every module of core/ and analysis/ (the nouns and the statistics) has one
+for c in harness/core/*.c harness/analysis/*.c; do
+    m=$(basename "$c" .c)
+    [ -e "tests/unit/test_$m.c" ] ||
+        finding "$c: no unit test tests/unit/test_$m.c (every core/ and analysis/ module has its own)"
+done
 
 # --- 9: children through lib/proc.c ----------------------------------------------
 # every child of the harness is started by lib/proc.c (its own process group,
@@ -349,6 +360,18 @@ else
         fi
     done < tests/json-budget.txt
 fi
+
+# --- 15: narrow functions ------------------------------------------------------------
+MAX_PARAMS=8
+while read -r f fn n; do
+    [ -n "$f" ] && finding "$f: $fn takes $n parameters, more than $MAX_PARAMS: give it a request struct (a failure in a struct mtb_err)"
+done <<< "$(perl -0777 -ne '
+    s{/\*.*?\*/}{}gs; s{//[^\n]*}{}g;
+    while (/^(?:[A-Za-z_][\w \*]*?[\s\*])(\w+)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*[;{]/mg) {
+        my ($f, $a) = ($1, $2); (my $t = $a) =~ s/\((?:[^()]|\([^()]*\))*\)//g;
+        my $n = $t =~ /\S/ && $t !~ /^\s*void\s*$/ ? ($t =~ tr/,//) + 1 : 0;
+        print "$ARGV $f $n\n" if $n > '"$MAX_PARAMS"';
+    }' $(ls harness/*.c harness/*/*.[ch] harness/*/*/*.[ch] loadgen/*.[ch] common/*.[ch] 2>/dev/null) /dev/null)"
 
 if [ $quiet = 0 ]; then
     read -r len at name <<< "$(head -n 1 <<< "$long")"

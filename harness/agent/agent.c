@@ -59,17 +59,20 @@ static void *exec_main(void *arg)
 
 /* open, put each input, exec (beside far->during when there is one), close */
 static int agent_step(const struct mtb_transport *t, const struct mtb_agent_target *target,
-                      const struct mtb_agent_put *puts, int nputs, char *const *argv, double deadline_s,
-                      const char *local_dir, const struct mtb_agent_far *far, struct mtb_agent_result *res,
+                      const struct mtb_agent_job *job, const struct mtb_agent_far *far, struct mtb_agent_result *res,
                       char *err, size_t errlen)
 {
+    const struct mtb_agent_put *puts = job->puts;
+    char *const *argv = job->argv;
+    double deadline_s = job->deadline_s;
+    const char *local_dir = job->local_dir;
     memset(res, 0, sizeof *res);
     res->exit_status = -1;
     struct mtb_session *s = t->open(target, err, errlen);
     if (!s)
         return -1;
     int rc = 0;
-    for (int i = 0; i < nputs && rc == 0; i++)
+    for (int i = 0; i < job->nputs && rc == 0; i++)
         rc = t->put(s, puts[i].local, puts[i].remote, puts[i].sha256, err, errlen);
     if (rc == 0 && !(far && far->during)) {
         rc = t->exec(s, argv, deadline_s, local_dir, res, err, errlen);
@@ -93,8 +96,7 @@ int mtb_agent_exec(const struct mtb_transport *t, const struct mtb_agent_target 
                    const struct mtb_agent_job *job, struct mtb_agent_result *res, struct mtb_err *e)
 {
     char err[MTB_ERRLEN] = "";
-    int rc = agent_step(t, target, job->puts, job->nputs, job->argv, job->deadline_s, job->local_dir, NULL, res, err,
-                        sizeof err);
+    int rc = agent_step(t, target, job, NULL, res, err, sizeof err);
     if (rc < 0)
         mtb_err_set(e, MTB_ERR_FAIL, "%s", err[0] ? err : "the agent step failed");
     return rc;
@@ -207,7 +209,8 @@ int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *
                                      { far->seed, sremote, sname ? sname + 1 : NULL } };
     char *local = mtb_asprintf("%s/%s", run->dir, far->dir);
     double deadline = 300 + 3 * (run->wl->duration + run->wl->warmup);
-    int rc = agent_step(t, target, puts, sname ? 2 : 1, g.v, deadline, local, far, res, err, errlen);
+    const struct mtb_agent_job job = { puts, sname ? 2 : 1, g.v, deadline, local };
+    int rc = agent_step(t, target, &job, far, res, err, errlen);
     name_err(far, err, errlen);
     /* the far record, even when the step did not end well (it may say why) */
     *record = far_record(run, far, local, started, res, &rc, err, errlen);
@@ -220,30 +223,32 @@ int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *
 
 int mtb_agent_fetch(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
                     const struct mtb_agent_far *far, const char *far_out, struct mtb_agent_result *res,
-                    json_t **record, char *err, size_t errlen)
+                    json_t **record, struct mtb_err *e)
 {
-    err[0] = 0;
+    char err[MTB_ERRLEN] = "";
     *record = NULL;
     memset(res, 0, sizeof *res);
     res->exit_status = -1;
     if (!t->fetch) {
-        snprintf(err, errlen, "the %s transport cannot bring back an earlier run's output", t->name);
+        mtb_err_set(e, MTB_ERR_FAIL, "the %s transport cannot bring back an earlier run's output", t->name);
         return 1;
     }
-    struct mtb_session *s = t->open(target, err, errlen);
+    struct mtb_session *s = t->open(target, err, sizeof err);
     if (!s) {
-        name_err(far, err, errlen);
-        return -1;
+        name_err(far, err, sizeof err);
+        return mtb_err_set(e, MTB_ERR_FAIL, "%s", err);
     }
     char *local = mtb_asprintf("%s/%s", run->dir, far->dir);
-    int rc = t->fetch(s, far_out, local, res, err, errlen);
+    int rc = t->fetch(s, far_out, local, res, err, sizeof err);
     t->close(s);
-    name_err(far, err, errlen);
+    name_err(far, err, sizeof err);
     if (rc == 0) {
         char started[32];
         mtb_utc_iso(started, sizeof started);
-        *record = far_record(run, far, local, started, res, &rc, err, errlen);
+        *record = far_record(run, far, local, started, res, &rc, err, sizeof err);
     }
     free(local);
+    if (err[0])
+        mtb_err_set(e, MTB_ERR_FAIL, "%s", err);
     return rc;
 }

@@ -169,9 +169,9 @@ int mtb_agent_run(const struct mtb_transport *t, const struct mtb_agent_target *
  * (its res.far_out): open, the transport's fetch of far_out into
  * run->dir/far->dir, close; *record: the far record with the run's
  * identity (NULL unless brought back). @return 0 brought back, 1 nothing
- * to bring back (it did not finish there, or the transport cannot fetch),
- * -1 with err. */
+ * to bring back (it did not finish there, or the transport cannot fetch:
+ * why in e), -1 with e. */
 int mtb_agent_fetch(const struct mtb_transport *t, const struct mtb_agent_target *target, const struct mtb_run *run,
                     const struct mtb_agent_far *far, const char *far_out, struct mtb_agent_result *res,
-                    json_t **record, char *err, size_t errlen);
+                    json_t **record, struct mtb_err *e);
 #endif

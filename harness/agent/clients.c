@@ -336,9 +336,9 @@ static int client_result(struct job *j, const struct mtb_client_load *l, const s
 
 /* Client host i's job: its share of the connections and the rate, and the far
  * `client-load` that starts at the instant `start` (on our clock; on its own
- * with its offset); its line in clients. @return 0, or 1 with err */
+ * with its offset); its line in clients. @return 0, or 1 with why in j->err */
 static int job_prepare(struct mtb_clients *c, int i, const struct mtb_client_load *l, const char *dir, double start,
-                       struct job *j, json_t *clients, char *err, size_t errlen)
+                       struct job *j, json_t *clients)
 {
     const struct mtb_workload *w = &l->wl;
     int bad = 0;
@@ -356,7 +356,7 @@ static int job_prepare(struct mtb_clients *c, int i, const struct mtb_client_loa
     share->threads = threads > 0 ? threads : 1;
     share->rate = w->rate > 0 ? w->rate * (double)conns / (double)w->conns : 0;
     if (l->tool) { /* pgbench */
-        if (mtb_clients_pgbench_argv(l, share, &j->argv, err, errlen) != 0)
+        if (mtb_clients_pgbench_argv(l, share, &j->argv, j->err, sizeof j->err) != 0)
             bad = 1;
     } else {
         mtb_argv_push(&j->argv, "--");
@@ -392,7 +392,8 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
     json_t *clients = json_array(), *loads = json_array(), *merged = NULL;
     int bad = 0;
     for (int i = 0; i < c->n && !bad; i++)
-        bad = job_prepare(c, i, l, dir, start, &jobs[i], clients, err, errlen);
+        if ((bad = job_prepare(c, i, l, dir, start, &jobs[i], clients)))
+            snprintf(err, errlen, "%s", jobs[i].err);
     if (bad) {
         json_decref(clients);
         json_decref(loads);

@@ -381,13 +381,13 @@ static enum mtb_run_status server_host_recover(const struct mtb_run *run, json_t
     *record = NULL;
     if (!*far_out || mach->client_hosts[0] || strcmp(mtb_jstr(oh, "server_host"), mach->server_host))
         return MTB_RUN_ERROR;
-    char err[MTB_ERRLEN] = "";
+    struct mtb_err e = { 0 };
     char *swd = mtb_asprintf("%s/ssh-server", run->dir), *name = mtb_asprintf("server host %s", mach->server_host);
     struct mtb_agent_target tg = { .where = mach->server_host, .workdir = swd, .quiet = run->quiet };
     struct mtb_agent_far far = { .platform = run->platform->name, .dir = "server", .name = name };
     struct mtb_agent_result res = { 0 };
     json_t *rec = NULL;
-    int rc = mtb_agent_fetch(mtb_transport_find("ssh"), &tg, run, &far, far_out, &res, &rec, err, sizeof err);
+    int rc = mtb_agent_fetch(mtb_transport_find("ssh"), &tg, run, &far, far_out, &res, &rec, &e);
     enum mtb_run_status st = MTB_RUN_ERROR;
     if (rc == 0 && rec && mtb_record_status(rec) == MTB_RUN_OK) {
         json_t *hosts = json_deep_copy(oh);
@@ -406,7 +406,7 @@ static enum mtb_run_status server_host_recover(const struct mtb_run *run, json_t
                     "connection was lost (%s)\n", run->index, run->total, mach->server_host, far_out);
     } else if (!run->quiet) {
         fprintf(stderr, "mtebench: run %d/%d: nothing to bring back from server host %s (%s): run again\n",
-                run->index, run->total, mach->server_host, err[0] ? err : "its record there is not ok");
+                run->index, run->total, mach->server_host, e.msg[0] ? e.msg : "its record there is not ok");
     }
     if (st == MTB_RUN_OK)
         *record = rec;

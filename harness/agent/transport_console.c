@@ -241,9 +241,9 @@ out:
     return rc;
 }
 
-void mtb_console_qemu_argv(struct mtb_argv *a, const char *image, int cpus, int mem_mb, const char *initrd,
-                           const char *console, const char *chan, const char *append, int kvm)
+void mtb_console_qemu_argv(struct mtb_argv *a, const struct mtb_qemu_boot *b)
 {
+    int kvm = b->kvm;
     mtb_argv_push(a, "qemu-system-aarch64");
     mtb_argv_push(a, "-machine");
     /* under KVM the guest's GIC must be one the host can virtualise
@@ -255,9 +255,9 @@ void mtb_console_qemu_argv(struct mtb_argv *a, const char *image, int cpus, int 
     /* pauth-impdef makes TCG boots several times faster */
     mtb_argv_push(a, kvm ? "host" : "max,pauth-impdef=on");
     mtb_argv_push(a, "-smp");
-    mtb_argv_pushf(a, "%d", cpus > 0 ? cpus : 2);
+    mtb_argv_pushf(a, "%d", b->cpus > 0 ? b->cpus : 2);
     mtb_argv_push(a, "-m");
-    mtb_argv_pushf(a, "%d", mem_mb > 0 ? mem_mb : 2048);
+    mtb_argv_pushf(a, "%d", b->mem_mb > 0 ? b->mem_mb : 2048);
     mtb_argv_push(a, "-display");
     mtb_argv_push(a, "none");
     mtb_argv_push(a, "-monitor");
@@ -267,19 +267,19 @@ void mtb_console_qemu_argv(struct mtb_argv *a, const char *image, int cpus, int 
     mtb_argv_push(a, "-nic");
     mtb_argv_push(a, "none");
     mtb_argv_push(a, "-serial");
-    mtb_argv_pushf(a, "file:%s", console);
+    mtb_argv_pushf(a, "file:%s", b->console);
     mtb_argv_push(a, "-device");
     mtb_argv_push(a, "virtio-serial-device");
     mtb_argv_push(a, "-chardev");
-    mtb_argv_pushf(a, "file,id=mtb,path=%s", chan);
+    mtb_argv_pushf(a, "file,id=mtb,path=%s", b->chan);
     mtb_argv_push(a, "-device");
     mtb_argv_push(a, "virtconsole,chardev=mtb");
     mtb_argv_push(a, "-kernel");
-    mtb_argv_push(a, image);
+    mtb_argv_push(a, b->image);
     mtb_argv_push(a, "-initrd");
-    mtb_argv_push(a, initrd);
+    mtb_argv_push(a, b->initrd);
     mtb_argv_push(a, "-append");
-    mtb_argv_push(a, append);
+    mtb_argv_push(a, b->append);
 }
 
 /* "console=... -- ARGS" with {root} and {out} replaced */
@@ -386,7 +386,9 @@ static int console_exec(struct mtb_session *s, char *const *argv, double deadlin
     int kvm = mtb_host_kvm_mte();
     char *append = kernel_append(argv, s->t.isolate);
     struct mtb_argv a = { 0 };
-    mtb_console_qemu_argv(&a, s->k.image, s->t.cpus, s->t.mem_mb, initrd, console, chan, append, kvm);
+    mtb_console_qemu_argv(&a, &(struct mtb_qemu_boot){ .image = s->k.image, .initrd = initrd, .cpus = s->t.cpus,
+                                                       .mem_mb = s->t.mem_mb, .console = console, .chan = chan,
+                                                       .append = append, .kvm = kvm });
     if (s->t.count_out) { /* the counting plugin: instruction callbacks only, never memory ones (mtecount.c) */
         unlink(s->t.count_out);
         mtb_argv_push(&a, "-plugin");

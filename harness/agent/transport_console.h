@@ -12,11 +12,15 @@
  * readelf, cpio, gzip); 0 with why otherwise. */
 int mtb_guest_image_ready(char *why, size_t n);
 
-/* The qemu-system-aarch64 command line of a boot: KVM (-accel kvm -cpu host,
- * the host's GIC) or TCG (-cpu max,pauth-impdef=on), `cpus` and `mem_mb`
- * (0: 2 and 2048), the serial console to the file `console`, the hand-back
- * channel to `chan`, `append` the kernel command line (the guest's arguments
- * after "--"). Pure: appends to a. */
-void mtb_console_qemu_argv(struct mtb_argv *a, const char *image, int cpus, int mem_mb, const char *initrd,
-                           const char *console, const char *chan, const char *append, int kvm);
+/* A boot of the vm platform's guest. */
+struct mtb_qemu_boot {
+    const char *image, *initrd; /* the kernel's Image, the guest's initramfs */
+    int cpus, mem_mb;           /* 0: 2 and 2048 */
+    const char *console;        /* the serial console's file */
+    const char *chan;           /* the hand-back channel's file */
+    const char *append;         /* the kernel command line (the guest's arguments after "--") */
+    int kvm;                    /* KVM (-accel kvm -cpu host, the host's GIC), else TCG (-cpu max,pauth-impdef=on) */
+};
+/* The qemu-system-aarch64 command line of boot b. Pure: appends to a. */
+void mtb_console_qemu_argv(struct mtb_argv *a, const struct mtb_qemu_boot *b);
 #endif

@@ -176,9 +176,17 @@ static int judge(const double *x, const int *g, size_t b0, size_t k, size_t a1, 
  * timings, -18%) once left a -84% newest night 4 runs before it, which
  * Mann-Whitney cannot call below p 0.029, and the regression went
  * unreported. */
-static int judge_all(const double *x, const int *g, size_t n, const size_t *cps, size_t ncps, int newest_added,
-                     enum mtb_cp_better better, const struct mtb_cp_opts *o, struct mtb_cp *res, size_t *kept)
+/* the change points found (sorted), the newest night's added last when so */
+struct candidates {
+    const size_t *at;
+    size_t n;
+    int newest_added;
+};
+
+static int judge_all(const double *x, const int *g, size_t n, const struct candidates *c, enum mtb_cp_better better,
+                     const struct mtb_cp_opts *o, struct mtb_cp *res, size_t *kept)
 {
+    const size_t *cps = c->at, ncps = c->n;
     int *big = calloc(ncps ? ncps : 1, sizeof *big), rc = 0;
     if (!big)
         return -ENOMEM;
@@ -203,7 +211,7 @@ static int judge_all(const double *x, const int *g, size_t n, const size_t *cps,
                 big[i] = fabs(cp.change) >= o->min_change;
                 continue;
             }
-            cp.from_newest = newest_added && i == ncps - 1;
+            cp.from_newest = c->newest_added && i == ncps - 1;
             if (cp.significant)
                 res[(*kept)++] = cp;
         }
@@ -311,7 +319,7 @@ int mtb_cp_detect(const double *x, const int *group, size_t n, enum mtb_cp_bette
         goto done;
     }
     size_t kept = 0;
-    if ((rc = judge_all(x, g, n, cps, ncps, newest_added, better, &o, res, &kept)) != 0)
+    if ((rc = judge_all(x, g, n, &(struct candidates){ cps, ncps, newest_added }, better, &o, res, &kept)) != 0)
         goto done;
     if (kept) {
         *out = res;

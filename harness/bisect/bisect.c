@@ -305,7 +305,7 @@ static int bisect_begin(struct mtb_bisect_ctx *c, struct mtb_err *e)
 {
     const struct mtb_bisect_opts *o = c->o;
     int st;
-    free(mtb_bisect_git(o->repo, &st, "rev-parse", "--git-dir", NULL, NULL, NULL, NULL, NULL));
+    free(mtb_bisect_git(o->repo, &st, (const char *[]){ "rev-parse", "--git-dir", NULL }));
     if (st)
         return mtb_err_set(e, MTB_ERR_INPUT, "bisect: %s is not a git repository (--repo)", o->repo);
     if (mtb_bisect_revisions(c, e) != 0)

@@ -40,9 +40,8 @@ struct mtb_bisect_ctx {
 };
 
 /* bisect_revs.c */
-/* `git -C repo a1..a7` (NULL ends them): its output, *status its exit status (1 when it did not run) */
-char *mtb_bisect_git(const char *repo, int *status, const char *a1, const char *a2, const char *a3, const char *a4,
-                     const char *a5, const char *a6, const char *a7);
+/* `git -C repo ARGS...` (ARGS ends with NULL; at most 12): its output, *status its exit status (1 when it did not run) */
+char *mtb_bisect_git(const char *repo, int *status, const char *const *args);
 /* c->r, c->n: good, then the commits up to bad that touch the service's
  * folders, oldest first. @return 0, or -1 with e set (bad input: an end
  * that is no commit, ends swapped, nothing to bisect) */

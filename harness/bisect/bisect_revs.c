@@ -16,21 +16,24 @@
 
 /* ---- git -------------------------------------------------------------------------- */
 
-char *mtb_bisect_git(const char *repo, int *status, const char *a1, const char *a2, const char *a3, const char *a4,
-                     const char *a5, const char *a6, const char *a7)
+char *mtb_bisect_git(const char *repo, int *status, const char *const *args)
 {
-    char *argv[] = { "git", "-C", (char *)repo, (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5,
-                     (char *)a6, (char *)a7, NULL };
+    char *argv[16] = { "git", "-C", (char *)repo };
+    size_t n = 3;
+    for (; *args && n + 1 < sizeof argv / sizeof *argv; args++)
+        argv[n++] = (char *)*args;
+    argv[n] = NULL;
     int st = 0;
     char *out = mtb_proc_capture(argv, 0, 60, &st);
     *status = out && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
     return out;
 }
 
-static char *git_line(const char *repo, const char *a1, const char *a2, const char *a3, const char *a4)
+/* the first line of `git -C repo ARGS...`, or NULL when it failed */
+static char *git_line(const char *repo, const char *const *args)
 {
     int st;
-    char *out = mtb_bisect_git(repo, &st, a1, a2, a3, a4, NULL, NULL, NULL);
+    char *out = mtb_bisect_git(repo, &st, args);
     if (st || !out) {
         free(out);
         return NULL;
@@ -47,8 +50,8 @@ static int ends(const struct mtb_bisect_opts *o, char **g, char **b, struct mtb_
     char good_ref[600], bad_ref[600];
     snprintf(good_ref, sizeof good_ref, "%s^{commit}", o->good);
     snprintf(bad_ref, sizeof bad_ref, "%s^{commit}", o->bad);
-    *g = git_line(o->repo, "rev-parse", "--verify", "--quiet", good_ref);
-    *b = git_line(o->repo, "rev-parse", "--verify", "--quiet", bad_ref);
+    *g = git_line(o->repo, (const char *[]){ "rev-parse", "--verify", "--quiet", good_ref, NULL });
+    *b = git_line(o->repo, (const char *[]){ "rev-parse", "--verify", "--quiet", bad_ref, NULL });
     if (!*g)
         return mtb_err_set(e, MTB_ERR_INPUT, "bisect: no commit '%s' in %s (--good)", o->good, o->repo);
     if (!*b)
@@ -56,7 +59,7 @@ static int ends(const struct mtb_bisect_opts *o, char **g, char **b, struct mtb_
     if (!strcmp(*g, *b))
         return mtb_err_set(e, MTB_ERR_INPUT, "bisect: --good and --bad are the same commit (%.12s)", *g);
     int st;
-    free(mtb_bisect_git(o->repo, &st, "merge-base", "--is-ancestor", *g, *b, NULL, NULL, NULL));
+    free(mtb_bisect_git(o->repo, &st, (const char *[]){ "merge-base", "--is-ancestor", *g, *b, NULL }));
     if (st)
         return mtb_err_set(e, MTB_ERR_INPUT, "bisect: good %.12s is not an ancestor of bad %.12s (swapped?): the bad "
                            "revision must come after the good one", *g, *b);
@@ -147,7 +150,7 @@ static int extract_axis(struct mtb_bisect_ctx *c, const char *sha, const char *t
     char *ps = mtb_asprintf("services/%s", svc), *pp = mtb_asprintf("patches/%s", svc);
     char *tar = mtb_asprintf("%s/axis.tar", tree), *spec = mtb_asprintf("%s:%s", sha, pp);
     int st, ws = 0, rc = 0;
-    free(mtb_bisect_git(c->o->repo, &st, "cat-file", "-e", spec, NULL, NULL, NULL, NULL));
+    free(mtb_bisect_git(c->o->repo, &st, (const char *[]){ "cat-file", "-e", spec, NULL }));
     char *argv[] = { "git", "-C", (char *)c->o->repo, "archive", "-o", tar, (char *)sha, ps, st ? NULL : pp, NULL };
     free(mtb_proc_capture(argv, 1, 120, &ws));
     if (!WIFEXITED(ws) || WEXITSTATUS(ws))

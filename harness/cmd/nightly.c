@@ -77,13 +77,22 @@ static const char *first_plan(json_t *rec)
     return c.plan;
 }
 
-/* Add the records of one results directory as one night, with its run
- * report (built from the records in memory). @return night id, 0 if nothing
- * new, <0 error */
-static long long add_set(struct mtb_history *h, const struct mtb_record_set *set, json_t *caps, json_t *work,
-                         json_t *work_files, const char *dir, const char *plan_name, const char *out, int *added,
-                         int *bad)
+/* One results directory's night: its records, capacity searches and
+ * counted runs (their files), and its plan's name (NULL: the records'). */
+struct night_set {
+    const struct mtb_record_set *set;
+    json_t *caps, *work, *work_files;
+    const char *dir, *plan_name;
+};
+
+/* Add a results directory as one night, with its run report (built from
+ * the records in memory) under out. @return night id, 0 if nothing new,
+ * <0 error */
+static long long add_set(struct mtb_history *h, const struct night_set *ns, const char *out, int *added, int *bad)
 {
+    const struct mtb_record_set *set = ns->set;
+    json_t *caps = ns->caps, *work = ns->work, *work_files = ns->work_files;
+    const char *dir = ns->dir, *plan_name = ns->plan_name;
     *added = 0;
     size_t i;
     json_t *b;
@@ -264,7 +273,7 @@ static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, jso
         mtb_work_records(dir, work, wfiles);
         if (json_array_size(work) && !json_array_size(set.records)) /* counted only: "no records" is no problem */
             json_array_clear(set.bad);
-        long long night = add_set(h, &set, caps, work, wfiles, dir, NULL, na->out, &added, bad);
+        long long night = add_set(h, &(struct night_set){ &set, caps, work, wfiles, dir, NULL }, na->out, &added, bad);
         mtb_record_set_free(&set);
         json_decref(caps);
         json_decref(work);
@@ -308,7 +317,8 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
     if (mtb_record_set_from(records, files, dir, &set) != 0)
         mtb_die(MTB_NIGHTLY_ERROR, "nightly: out of memory");
     int added = 0, status = MTB_NIGHTLY_OK;
-    long long night = add_set(h, &set, caps, plan.work, plan.work_files, dir, plan.name, na->out, &added, bad);
+    long long night = add_set(h, &(struct night_set){ &set, caps, plan.work, plan.work_files, dir, plan.name }, na->out,
+                              &added, bad);
     json_decref(caps);
     if (night > 0)
         json_array_append_new(new_nights, json_integer(night));

@@ -592,11 +592,11 @@ static int run_build_script(const struct kplan *p, const char *source, const cha
     return st;
 }
 
-/* A finished build in tmp: its build.json (the inputs and the hashes), then
- * tmp moved to dir, where later runs find it. @return 0 or -1 (err) */
-static int install_build(const char *name, const char *source, const struct kplan *p, const char *tmp,
-                         const char *dir, const char *release, const char *cfg_hex, double secs,
-                         const char *base_key, char *err, size_t errlen)
+/* What a finished build of plan p is: its build.json (the inputs and the
+ * hashes; the kernel's release, its .config's hash, how long it took, the
+ * kernel it was built incrementally from) */
+static json_t *build_info(const char *name, const char *source, const struct kplan *p, const char *release,
+                          const char *cfg_hex, double secs, const char *base_key)
 {
     json_t *info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:s,s:s,s:f,s:s*,s:s*}",
                              "name", name, "summary", p->c.summary ? p->c.summary : "",
@@ -606,6 +606,13 @@ static int install_build(const char *name, const char *source, const struct kpla
                              "uname_r", release, "toolchain", p->tc, "build_seconds", secs,
                              "incremental_from", base_key, "base", p->c.base);
     git_info(info, &p->t);
+    return info;
+}
+
+/* A finished build in tmp: its build.json (info, taken), then tmp moved to
+ * dir, where later runs find it. @return 0 or -1 (err) */
+static int install_build(json_t *info, const char *tmp, const char *dir, char *err, size_t errlen)
+{
     char *ip = mtb_asprintf("%s/build.json", tmp);
     json_dump_file(info, ip, JSON_INDENT(2) | JSON_SORT_KEYS);
     free(ip);
@@ -682,7 +689,7 @@ int mtb_kernel_ensure(const char *name, const char *source, int force, int quiet
         goto out;
     }
     drop_trees(&p, tmp);
-    if (install_build(name, source, &p, tmp, dir, release, cfg_hex, secs, base_key, err, errlen) != 0)
+    if (install_build(build_info(name, source, &p, release, cfg_hex, secs, base_key), tmp, dir, err, errlen) != 0)
         goto out;
     if (load_built(p.label, source, p.key, out) != 0) {
         snprintf(err, errlen, "kernel %s built but %s/build.json is unreadable", name, dir);

@@ -324,10 +324,18 @@ static void keep(const char *dir, json_t *d)
 /* one trial (or its classification from an earlier, resumed run) on
  * platform p (the request's, or kernel_check's: then its directory says so,
  * <variant>-<mode>-vm-NNN, and its detect.json "kernel_check": true) */
-static json_t *trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *base,
-                     const char *variant, const struct mtb_build *b, const struct mtb_mode *m, int t,
-                     const struct mtb_platform *p)
+/* a bug as its trials take it: its id, manifest and directory */
+struct bug_at {
+    const char *id;
+    json_t *man;
+    const char *dir;
+};
+
+static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *base, const char *variant,
+                     const struct mtb_build *b, const struct mtb_mode *m, int t, const struct mtb_platform *p)
 {
+    const char *bug = at->id, *bugdir = at->dir;
+    json_t *man = at->man;
     char lab[128];
     int kc = p != c->q->platform;
     base = mtb_variant_label(base, c->q->allocator, lab, sizeof lab); /* "tagged+scudo" under Scudo */
@@ -607,8 +615,9 @@ static int kernel_checked(const struct detect_ctx *c, json_t *man, const struct 
  * bug or ended in error (stopped on c->e: a build that failed, a manifest
  * refused) */
 static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, int nv, const struct mtb_mode **ms, int nm,
-                   const char *configs, json_t *all)
+                   json_t *all)
 {
+    const char *configs = c->q->configs;
     char why[MTB_ERRLEN];
     int bad = 0;
     for (int i = 0; i < nb && !c->e->code; i++) {
@@ -632,7 +641,7 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
             for (int m = 0; m < nm && !c->e->code; m++)
                 for (int k = 0; k < 1 + kernel_checked(c, man, ms[m]); k++) /* k 1: the same cell on kernel_check */
                     for (int t = 1; t <= c->q->trials && wanted(configs, vs[v], ms[m]->name); t++) {
-                        json_t *d = trial(c, bugs[i], man, bugdir, vs[v], bv, &b, ms[m], t,
+                        json_t *d = trial(c, &(struct bug_at){ bugs[i], man, bugdir }, vs[v], bv, &b, ms[m], t,
                                           k ? c->q->kernel_check : c->q->platform);
                         const char *out = json_string_value(json_object_get(d, "outcome"));
                         bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
@@ -750,7 +759,7 @@ int mtb_detect_run(const struct mtb_detect_req *q, struct mtb_err *e)
         free(cp);
         goto out;
     }
-    bad = run_all(c, bugs, nb, vs, nv, ms, nm, q->configs, all);
+    bad = run_all(c, bugs, nb, vs, nv, ms, nm, all);
     if (e->code)
         goto out;
     mx = mtb_detect_matrix(all);

@@ -12,14 +12,14 @@
 #include <string.h>
 
 /* Note the command line in the log before its output. */
-static void log_command(const char *logp, const struct mtb_argv *argv)
+static void log_command(const char *logp, char *const *argv)
 {
     FILE *lf = fopen(logp, "a");
     if (!lf)
         return;
     fputs("$", lf);
-    for (int i = 0; i < argv->n; i++)
-        fprintf(lf, " %s", argv->v[i]);
+    for (; *argv; argv++)
+        fprintf(lf, " %s", *argv);
     fputs("\n", lf);
     fclose(lf);
 }
@@ -27,26 +27,19 @@ static void log_command(const char *logp, const struct mtb_argv *argv)
 int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
                     const int *cpus, int ncpus, const char *user)
 {
-    log_command(logp, argv);
-    struct mtb_spawn s = { .argv = argv->v, .env_add = env, .log_path = logp, .cpus = cpus,
-                           .ncpus = ncpus, .user = user };
-    return mtb_proc_run(&s, d->timeout);
+    return mtb_driver_spawn(d, &(struct mtb_spawn){ .argv = argv->v, .env_add = env, .log_path = logp, .cpus = cpus,
+                                                    .ncpus = ncpus, .user = user });
 }
 
-int mtb_driver_exec_seen(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
-                         const int *cpus, int ncpus, const char *user, int numa, char *seen,
-                         void (*on_start)(pid_t, void *), void *arg)
+int mtb_driver_spawn(const struct mtb_drive *d, const struct mtb_spawn *s)
 {
-    log_command(logp, argv);
-    struct mtb_spawn s = { .argv = argv->v, .env_add = env, .log_path = logp, .cpus = cpus, .ncpus = ncpus,
-                           .user = user, .numa_bind = numa >= 0, .numa_node = numa, .affinity_out = seen,
-                           .affinity_len = seen ? 256 : 0, .on_start = on_start, .on_start_arg = arg };
-    return mtb_proc_run(&s, d->timeout);
+    log_command(s->log_path, s->argv);
+    return mtb_proc_run(s, d->timeout);
 }
 
 int mtb_driver_exec_client(const struct mtb_drive *d, struct mtb_argv *argv, const char *logp, struct rusage *ru)
 {
-    log_command(logp, argv);
+    log_command(logp, argv->v);
     int cpus[MTB_MAX_CPUS];
     int n = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
     struct mtb_spawn s = { .argv = argv->v, .log_path = logp, .cpus = n > 0 ? cpus : NULL, .ncpus = n > 0 ? n : 0,

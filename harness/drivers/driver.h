@@ -117,11 +117,12 @@ int mtb_driver_no_preload(const struct mtb_drive *d, char *why, size_t n);
  * @return wait status, -ETIMEDOUT or -errno. */
 int mtb_driver_exec(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
                     const int *cpus, int ncpus, const char *user);
-/* The same, with memory bound to numa (-1: not) and the CPUs its tasks may
- * use read back into seen (256 bytes) while it runs. */
-int mtb_driver_exec_seen(const struct mtb_drive *d, struct mtb_argv *argv, char *const *env, const char *logp,
-                         const int *cpus, int ncpus, const char *user, int numa, char *seen,
-                         void (*on_start)(pid_t, void *), void *arg);
+/* The same for any lib/proc.h spawn request (memory bound to a NUMA node,
+ * the CPUs its tasks may use read back while it runs, a call once it has
+ * started): its command line logged into s->log_path first, bounded by the
+ * drive's timeout. @return wait status, -ETIMEDOUT or -errno. */
+struct mtb_spawn;
+int mtb_driver_spawn(const struct mtb_drive *d, const struct mtb_spawn *s);
 /* Run a client program (native, pinned to the client CPUs) and add its CPU
  * use over `seconds` to load as {"cpu": {user_s, sys_s, busy, client_bound}}
  * (busy = CPU seconds / (seconds x client CPUs); bound above 0.9). */

@@ -95,8 +95,13 @@ static int dbbench_exec(const struct mtb_drive *d, const char *bench, double dur
         mtb_argv_free(&envx);
         return -EINVAL;
     }
-    int st = mtb_driver_exec_seen(d, &a, envx.v, logp, d->svc_cpus, d->nsvc, d->user, d->numa_node, d->service_seen,
-                                  measured ? d->measured_start : NULL, d->measured_arg);
+    int st = mtb_driver_spawn(d, &(struct mtb_spawn){ .argv = a.v, .env_add = envx.v, .log_path = logp,
+                                                      .cpus = d->svc_cpus, .ncpus = d->nsvc, .user = d->user,
+                                                      .numa_bind = d->numa_node >= 0, .numa_node = d->numa_node,
+                                                      .affinity_out = d->service_seen,
+                                                      .affinity_len = d->service_seen ? 256 : 0,
+                                                      .on_start = measured ? d->measured_start : NULL,
+                                                      .on_start_arg = d->measured_arg });
     mtb_argv_free(&a);
     mtb_argv_free(&envx);
     return st;

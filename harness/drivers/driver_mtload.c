@@ -84,7 +84,9 @@ static json_t *mtload_measure(const struct mtb_drive *d, char *why, size_t n)
     /* the whole process on the client CPUs (mtload pins each thread too) */
     int cpus[MTB_MAX_CPUS];
     int nc = mtb_cpulist_parse(d->client_cpus, cpus, MTB_MAX_CPUS);
-    int st = mtb_driver_exec_seen(d, &a, NULL, logp, nc > 0 ? cpus : NULL, nc > 0 ? nc : 0, NULL, -1, d->client_seen, NULL, NULL);
+    int st = mtb_driver_spawn(d, &(struct mtb_spawn){ .argv = a.v, .log_path = logp, .cpus = nc > 0 ? cpus : NULL,
+                                                      .ncpus = nc > 0 ? nc : 0, .affinity_out = d->client_seen,
+                                                      .affinity_len = d->client_seen ? 256 : 0 });
     mtb_argv_free(&a);
     json_t *load = NULL;
     /* exit 3: measured, above its error limit: the record keeps the load and

@@ -243,16 +243,27 @@ static void ident_cols(struct hcol *cols, long long nid, const char *plan, json_
     memcpy(cols, v, sizeof v);
 }
 
+/* what each row of a night is added with: the history, the night's id,
+ * plan and host (this machine's), the count of rows added (*added), and
+ * where a failure is said */
+struct night_add {
+    struct mtb_history *h;
+    long long nid;
+    const char *plan, *host;
+    int *added;
+    char *err;
+    size_t errlen;
+};
+
 /* one run of night nid: its identity, revisions, status, emulated, record
  * file and the history's run metrics. *added counts it unless known. */
-static int add_run(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *rec,
-                   const char *file, int *added, char *err, size_t errlen)
+static int add_run(const struct night_add *na, json_t *rec, const char *file)
 {
     struct rec_ident id;
-    ident_of(h, host, rec, file, &id);
+    ident_of(na->h, na->host, rec, file, &id);
     int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
     struct hcol cols[IDENT_COLS + 5 + MTB_NRUN_METRICS];
-    ident_cols(cols, nid, plan, rec, &id);
+    ident_cols(cols, na->nid, na->plan, rec, &id);
     size_t n = IDENT_COLS;
     cols[n++] = (struct hcol){ "rep", PINT(id.cfg.rep) };
     cols[n++] = (struct hcol){ "status", PTEXT(mtb_jstr(rec, "status")) };
@@ -264,9 +275,9 @@ static int add_run(struct mtb_history *h, long long nid, const char *plan, const
             cols[n++] = (struct hcol){ mtb_run_metrics[m].key,
                                        ok ? num(mtb_record_metric(rec, (enum mtb_run_metric_id)m)) : PNULL };
     struct hres r;
-    int rc = insert_row(h, "runs", cols, n, &r, err, errlen);
+    int rc = insert_row(na->h, "runs", cols, n, &r, na->err, na->errlen);
     if (!rc)
-        *added += (int)r.changes;
+        *na->added += (int)r.changes;
     mtb_hdb_free(&r);
     ident_free(&id);
     return rc;
@@ -315,13 +326,12 @@ static char *cap_key(json_t *result, json_t *c, json_t *rec, const char *bound, 
 }
 
 /* one row per configuration and bound of a capacity result (file: its path) */
-static int add_capacity(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *result,
-                        const char *file, int *added, char *err, size_t errlen)
+static int add_capacity(const struct night_add *na, json_t *result, const char *file)
 {
     char real[PATH_MAX];
     if (!file || !realpath(file, real))
         snprintf(real, sizeof real, "%s", file ? file : "");
-    char *resid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
+    char *resid = na->h->be->shared ? mtb_asprintf("%s:%s", na->host, real) : mtb_strdup(real);
     size_t k, b;
     json_t *c, *e;
     int rc = 0;
@@ -332,14 +342,14 @@ static int add_capacity(struct mtb_history *h, long long nid, const char *plan, 
         const char *rf = json_string_value(json_array_get(json_object_get(c, "pilot_records"), 0));
         json_t *rec = rf ? json_load_file(rf, 0, NULL) : NULL, *cf = json_object_get(rec, "config");
         char hash[13];
-        const char *rhost = rec ? mtb_hdb_host(rec) : host;
+        const char *rhost = rec ? mtb_hdb_host(rec) : na->host;
         char *key = cap_key(result, c, rec, mtb_jstr(e, "bound"), rhost, hash);
         char *wl = rec ? mtb_workload_key(json_object_get(cf, "workload")) : mtb_strdup(mtb_jstr(result, "workload"));
         char *mach = rec ? mtb_record_machine_text(rec) : mtb_strdup("");
         json_t *ov = cap_overhead(result, c, mtb_jstr(e, "bound"));
         struct hcol cols[] = {
-            { "night", PINT(nid) },
-            { "plan", PTEXT(*mtb_jstr(result, "plan") ? mtb_jstr(result, "plan") : plan) },
+            { "night", PINT(na->nid) },
+            { "plan", PTEXT(*mtb_jstr(result, "plan") ? mtb_jstr(result, "plan") : na->plan) },
             { "series", PTEXT(key) },
             { "config_hash", PTEXT(hash) },
             { "service", PTEXT(mtb_jstr(result, "service")) },
@@ -370,9 +380,9 @@ static int add_capacity(struct mtb_history *h, long long nid, const char *plan, 
             { "result", PTEXT(resid) },
         };
         struct hres r;
-        rc = insert_row(h, "capacity", cols, sizeof cols / sizeof cols[0], &r, err, errlen);
+        rc = insert_row(na->h, "capacity", cols, sizeof cols / sizeof cols[0], &r, na->err, na->errlen);
         if (!rc)
-            *added += (int)r.changes;
+            *na->added += (int)r.changes;
         mtb_hdb_free(&r);
         free(key);
         free(wl);
@@ -385,26 +395,25 @@ static int add_capacity(struct mtb_history *h, long long nid, const char *plan, 
 
 /* one counted run (a record with `work`; file: its path): its work per
  * request (its plan is "work": its series "work/SERVICE/...") */
-static int add_work(struct mtb_history *h, long long nid, const char *plan, const char *host, json_t *rec,
-                    const char *file, int *added, char *err, size_t errlen)
+static int add_work(const struct night_add *na, json_t *rec, const char *file)
 {
     double v[MTB_NWORK];
     const char *role = "all";
     if (mtb_work_values(rec, v, &role) != 0)
         return 0; /* a counted run with no account (its error is in the record) */
     struct rec_ident id;
-    ident_of(h, host, rec, file, &id);
+    ident_of(na->h, na->host, rec, file, &id);
     struct hcol cols[IDENT_COLS + 2 + MTB_NWORK];
-    ident_cols(cols, nid, plan, rec, &id);
+    ident_cols(cols, na->nid, na->plan, rec, &id);
     size_t n = IDENT_COLS;
     cols[n++] = (struct hcol){ "role", PTEXT(role) };
     cols[n++] = (struct hcol){ "requests", num(mtb_jnum(json_object_get(rec, "work"), "requests")) };
     for (int q = 0; q < MTB_NWORK; q++)
         cols[n++] = (struct hcol){ mtb_work_quantities[q].key, num(v[q]) };
     struct hres r;
-    int rc = insert_row(h, "work", cols, n, &r, err, errlen);
+    int rc = insert_row(na->h, "work", cols, n, &r, na->err, na->errlen);
     if (!rc)
-        *added += (int)r.changes;
+        *na->added += (int)r.changes;
     mtb_hdb_free(&r);
     ident_free(&id);
     return rc;
@@ -479,21 +488,20 @@ static int add_night(struct mtb_history *h, const struct mtb_night_in *in, long 
         goto out;
     long long nid = mtb_hdb_row_int(&r, 0, 0);
     mtb_hdb_free(&r);
+    const struct night_add ctx = { h, nid, plan, host, added, err, errlen };
     json_array_foreach(records, i, rec)
     {
-        if ((rc = add_run(h, nid, plan, host, rec, json_string_value(json_array_get(files, i)), added, err,
-                          errlen)) != 0)
+        if ((rc = add_run(&ctx, rec, json_string_value(json_array_get(files, i)))) != 0)
             goto out;
     }
     json_array_foreach(capacity, i, rec)
     {
-        if ((rc = add_capacity(h, nid, plan, host, rec, mtb_jstr(rec, "file"), added, err, errlen)) != 0)
+        if ((rc = add_capacity(&ctx, rec, mtb_jstr(rec, "file"))) != 0)
             goto out;
     }
     json_array_foreach(work, i, rec)
     {
-        if ((rc = add_work(h, nid, plan, host, rec, json_string_value(json_array_get(work_files, i)), added, err,
-                           errlen)) != 0)
+        if ((rc = add_work(&ctx, rec, json_string_value(json_array_get(work_files, i)))) != 0)
             goto out;
     }
     if (*added == 0)

@@ -92,10 +92,11 @@ struct measured {
     size_t n;
 };
 
-static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv);
-static void add_allocator_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
-                                const struct mtb_workload *wl, const struct mtb_mode *const *modes, size_t nmodes,
+/* the cells of entry en at workload wl (a point of a core sweep, or the
+ * entry's own): each allocator's baseline and measured variants */
+static void add_point(struct mtb_plan *p, const struct mtb_plan_entry *en, const struct mtb_workload *wl,
+                      struct measured mv);
+static void add_allocator_point(struct mtb_plan *p, const struct mtb_plan_entry *en, const struct mtb_workload *wl,
                                 struct measured mv, const struct mtb_allocator *alloc, int noted);
 
 size_t mtb_plan_variants(const struct mtb_recipe *r, const char *list, const char **out, size_t max, char *err,
@@ -140,7 +141,7 @@ int mtb_plan_add(struct mtb_plan *p, const struct mtb_plan_entry *en, struct mtb
     if (n < 0)
         return -1;
     if (n == 0) {
-        add_point(p, en->name, en->recipe, en->wl, en->modes, en->nmodes, mv);
+        add_point(p, en, en->wl, mv);
         return 0;
     }
     for (int i = 0; i < n; i++) {
@@ -149,23 +150,26 @@ int mtb_plan_add(struct mtb_plan *p, const struct mtb_plan_entry *en, struct mtb
         memcpy(w.svc_cpus, pts[i].svc_cpus, sizeof w.svc_cpus);
         memcpy(w.core_type, pts[i].core_type, sizeof w.core_type);
         w.service_threads = w.cores; /* memcached -t, nginx worker_processes; pgbench and db_bench in their drivers */
-        add_point(p, en->name, en->recipe, &w, en->modes, en->nmodes, mv);
+        add_point(p, en, &w, mv);
     }
     return 0;
 }
 
-static void add_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r, const struct mtb_workload *wl,
-                      const struct mtb_mode *const *modes, size_t nmodes, struct measured mv)
+static void add_point(struct mtb_plan *p, const struct mtb_plan_entry *en, const struct mtb_workload *wl,
+                      struct measured mv)
 {
     size_t skipped_before = json_array_size(p->skipped);
     for (size_t a = 0; a < p->nallocs; a++)
-        add_allocator_point(p, entry, r, wl, modes, nmodes, mv, p->allocs[a], skipped_before || a);
+        add_allocator_point(p, en, wl, mv, p->allocs[a], skipped_before || a);
 }
 
-static void add_allocator_point(struct mtb_plan *p, const char *entry, const struct mtb_recipe *r,
-                                const struct mtb_workload *wl, const struct mtb_mode *const *modes, size_t nmodes,
+static void add_allocator_point(struct mtb_plan *p, const struct mtb_plan_entry *en, const struct mtb_workload *wl,
                                 struct measured mv, const struct mtb_allocator *alloc, int noted)
 {
+    const char *entry = en->name;
+    const struct mtb_recipe *r = en->recipe;
+    const struct mtb_mode *const *modes = en->modes;
+    size_t nmodes = en->nmodes;
     struct mtb_plan_cell *b = add_cell(p);
     b->entry = entry;
     b->recipe = r;

@@ -31,44 +31,11 @@ static int write_text(const char *dir, const char *file, const char *text, char 
     return rc == 0 ? 0 : -EIO;
 }
 
-static int report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
-                        const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen);
-
-int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
-                     const char *out, char **dir_out, json_t **summary_out, struct mtb_err *e)
+/* the report's files into dir, from sum (taken: its fields added, written,
+ * then freed or handed back in *summary_out); the first failure in err */
+static int write_files(const struct mtb_record_set *set, json_t *sum, const char *summary_md, const char *name,
+                       const char *dir, json_t **summary_out, char *err, size_t errlen)
 {
-    char err[MTB_ERRLEN] = "";
-    int rc = report_write(set, summary, summary_md, name, out, dir_out, summary_out, err, sizeof err);
-    if (rc)
-        mtb_err_set(e, rc == -EIO ? MTB_ERR_FAIL : MTB_ERR_INPUT, "%s", err);
-    return rc;
-}
-
-/* mtb_report_write's work, its reason in err */
-static int report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
-                        const char *out, char **dir_out, json_t **summary_out, char *err, size_t errlen)
-{
-    if (dir_out)
-        *dir_out = NULL;
-    if (summary_out)
-        *summary_out = NULL;
-    if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
-        snprintf(err, errlen, "bad report name '%s' (one path component expected)", name ? name : "");
-        return -EINVAL;
-    }
-    if (mtb_record_usable(set) == 0) {
-        snprintf(err, errlen, "nothing usable: no record with status ok among %zu record(s) read",
-                 json_array_size(set->records));
-        return -ENODATA;
-    }
-    char *dir = mtb_asprintf("%s/%s", out, name);
-    if (mtb_mkdir_p(dir) != 0) {
-        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
-        free(dir);
-        return -EIO;
-    }
-    /* the caller's summary (not modified: the report's fields go into a copy), else built here */
-    json_t *sum = summary ? json_copy(summary) : mtb_summary_build(set->records);
     if (!json_object_get(sum, "work")) /* the counted runs among the results (DIR/work/) */
         json_object_set_new(sum, "work", mtb_work_rows(set->dirs));
     char *wcsv = NULL;
@@ -117,6 +84,37 @@ static int report_write(const struct mtb_record_set *set, json_t *summary, const
         *summary_out = sum;
     else
         json_decref(sum);
+    return rc;
+}
+
+int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const char *summary_md, const char *name,
+                     const char *out, char **dir_out, json_t **summary_out, struct mtb_err *e)
+{
+    if (dir_out)
+        *dir_out = NULL;
+    if (summary_out)
+        *summary_out = NULL;
+    if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+        mtb_err_set(e, MTB_ERR_INPUT, "bad report name '%s' (one path component expected)", name ? name : "");
+        return -EINVAL;
+    }
+    if (mtb_record_usable(set) == 0) {
+        mtb_err_set(e, MTB_ERR_INPUT, "nothing usable: no record with status ok among %zu record(s) read",
+                    json_array_size(set->records));
+        return -ENODATA;
+    }
+    char *dir = mtb_asprintf("%s/%s", out, name);
+    if (mtb_mkdir_p(dir) != 0) {
+        mtb_err_set(e, MTB_ERR_FAIL, "cannot create %s: %s", dir, strerror(errno));
+        free(dir);
+        return -EIO;
+    }
+    /* the caller's summary (not modified: the report's fields go into a copy), else built here */
+    json_t *sum = summary ? json_copy(summary) : mtb_summary_build(set->records);
+    char err[MTB_ERRLEN] = "";
+    int rc = write_files(set, sum, summary_md, name, dir, summary_out, err, sizeof err);
+    if (rc)
+        mtb_err_set(e, rc == -EIO ? MTB_ERR_FAIL : MTB_ERR_INPUT, "%s", err);
     if (dir_out && !rc)
         *dir_out = dir;
     else

@@ -37,8 +37,11 @@ static void test_vm_argv(void)
 {
     for (int kvm = 0; kvm <= 1; kvm++) {
         struct mtb_argv a = { 0 };
-        mtb_console_qemu_argv(&a, "/k/Image", 4, 1024, "/i/initramfs.cpio.gz", "/d/console.log", "/d/channel.bin",
-                              "console=ttyAMA0 loglevel=5 panic=-1 -- run --mode=sync", kvm);
+        mtb_console_qemu_argv(&a, &(struct mtb_qemu_boot){ .image = "/k/Image", .cpus = 4, .mem_mb = 1024,
+                                                           .initrd = "/i/initramfs.cpio.gz",
+                                                           .console = "/d/console.log", .chan = "/d/channel.bin",
+                                                           .append = "console=ttyAMA0 loglevel=5 panic=-1 -- run --mode=sync",
+                                                           .kvm = kvm });
         const char *v = "";
         const char *name = kvm ? "KVM" : "TCG";
         ok(a.n > 0 && !strcmp(a.v[0], "qemu-system-aarch64"), "%s: qemu-system-aarch64", name);

@@ -1,11 +1,9 @@
-/* Unit tests of the run record (harness/core/record.c, record_load.c,
- * record_pair.c): the one builder (begin, identify, fail, end), the
- * atomic writer, the metric table's getters, each check a loaded record
- * passes or fails by name, the workload key, and the pairing rule in C
- * against the same rule in SQL (SQLite). */
+/* Unit tests of the run record (harness/core/record.c): the one builder
+ * (begin, identify, fail, end), the atomic writer, the metric table's
+ * getters, the configuration typed once, the workload key. Loading:
+ * test_record_load.c; the pairing rule: test_record_pair.c. */
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +14,10 @@
 #include "lib/files.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
+#include "record_fixture.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/mtb-test-record-XXXXXX";
-
-static json_t *workload(int duration)
-{
-    return json_pack("{s:s,s:s,s:i,s:i}", "name", "default", "mix", "1:10", "conns", 16, "duration_s", duration);
-}
 
 static void test_builder(void)
 {
@@ -80,17 +74,6 @@ static void test_builder(void)
     json_decref(build);
 }
 
-static json_t *rec_of(const char *variant, const char *mode, int rep, double ops, double p99)
-{
-    json_t *r = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:o},s:{s:f}}", "schema", MTB_RECORD_SCHEMA, "status",
-                          "ok", "config", "service", "memcached", "variant", variant, "mode", mode, "platform", "emu",
-                          "kernel", "host", "plan", "p", "rep", rep, "workload", workload(30), "summary", "ops_per_sec",
-                          ops);
-    if (!isnan(p99)) /* p99 only in the load, as mtload reports it */
-        json_object_set_new(r, "load", json_pack("{s:{s:{s:f}}}", "latency_us", "corrected", "p99", p99));
-    return r;
-}
-
 static void test_metrics(void)
 {
     json_t *t = rec_of("tagged", "async", 1, 800, 200), *b = rec_of("plain", "off", 1, 1000, 100);
@@ -106,78 +89,6 @@ static void test_metrics(void)
 }
 
 /* write text to DIR/NAME/record.json */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char *d = mtb_asprintf("%s/%s", dir, name), *p = mtb_asprintf("%s/record.json", d);
-    mkdir(d, 0755);
-    mtb_write_atomic(p, text, strlen(text));
-    free(d);
-    free(p);
-}
-
-/* a complete config (mtb_rec_config_get) */
-#define CFG "{\"service\":\"m\",\"variant\":\"plain\",\"mode\":\"off\",\"platform\":\"emu\",\"kernel\":\"host\",\"rep\":1,\"workload\":{}}"
-
-static void test_checks_and_load(void)
-{
-    char msg[400];
-    static const struct {
-        const char *json;
-        enum mtb_record_problem p;
-    } cases[] = {
-        { "[1]", MTB_REC_NOT_OBJECT },
-        { "{\"config\":{\"service\":\"m\"}}", MTB_REC_NO_SCHEMA },
-        { "{\"schema\":\"mtebench-run/99\",\"config\":{\"service\":\"m\"}}", MTB_REC_OTHER_SCHEMA },
-        { "{\"schema\":\"mtebench-run/1\",\"config\":{}}", MTB_REC_NO_SERVICE },
-        { "{\"schema\":\"mtebench-run/1\",\"status\":\"ok\",\"config\":" CFG "}", MTB_REC_NO_FIGURES },
-        { "{\"schema\":\"mtebench-run/1\",\"status\":\"ok\",\"config\":" CFG ",\"summary\":{\"ops_per_sec\":1},"
-          "\"timing\":\"none\",\"work\":{}}",
-          MTB_REC_COUNTED },
-        { "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":{\"service\":\"m\"}}", MTB_REC_BAD_CONFIG },
-        { "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":" CFG "}", MTB_REC_OK },
-    };
-    int good = 1;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        json_t *r = json_loads(cases[i].json, JSON_DECODE_ANY, NULL);
-        enum mtb_record_problem p = mtb_record_check(r, msg, sizeof msg);
-        if (p != cases[i].p || (p != MTB_REC_OK) != (msg[0] != 0)) {
-            good = 0;
-            diag("%s: %s (%s)", cases[i].json, mtb_record_problem_name(p), msg);
-        }
-        json_decref(r);
-    }
-    ok(good, "check: each of %zu records gets its problem, with a message where it has one",
-       sizeof cases / sizeof cases[0]);
-
-    char *dir = mtb_asprintf("%s/results", tmp);
-    mkdir(dir, 0755);
-    json_t *r = rec_of("plain", "off", 1, 1000, 100);
-    char *text = json_dumps(r, 0);
-    put(dir, "001-ok", text);
-    free(text);
-    json_decref(r);
-    put(dir, "002-broken", "{\"schema\": ");
-    put(dir, "003-other", "{\"schema\":\"mtebench-run/99\",\"config\":{\"service\":\"m\"}}");
-    put(dir, "004-error", "{\"schema\":\"mtebench-run/1\",\"status\":\"error\",\"config\":" CFG "}");
-    char *missing = mtb_asprintf("%s/nothing-here", tmp);
-    char *dirs[] = { dir, dir, missing }; /* a directory twice: its records once */
-    struct mtb_record_set set;
-    ok(mtb_record_load(dirs, 3, &set) == 0, "load: three directories");
-    ok(json_array_size(set.records) == 2 && mtb_record_usable(&set) == 1,
-       "load: 2 records kept (one ok, one an error), each file once (%zu)", json_array_size(set.records));
-    size_t i;
-    json_t *b;
-    const char *reasons = "";
-    char got[256] = "";
-    json_array_foreach(set.bad, i, b) snprintf(got + strlen(got), sizeof got - strlen(got), "%s ", mtb_jstr(b, "reason"));
-    reasons = "not-json other-schema not-json ";
-    ok(!strcmp(got, reasons), "load: the corrupt file, the other schema and the missing directory listed bad by name");
-    if (strcmp(got, reasons))
-        diag("got %s", got);
-    mtb_record_set_free(&set);
-    free(missing);
-    free(dir);
-}
 
 /* the configuration typed once: each key named when it is missing or of the wrong type */
 static void test_config(void)
@@ -235,70 +146,14 @@ static void test_workload_key(void)
     json_decref(b);
 }
 
-/* the pairing rule in C, and the history's SQL of it, on the same runs */
-static void test_pairing(void)
-{
-    json_t *recs = json_array();
-    json_array_append_new(recs, rec_of("plain", "off", 1, 1000, 100));   /* 0 */
-    json_array_append_new(recs, rec_of("tagged", "async", 1, 900, 100)); /* 1: pairs 0 */
-    json_array_append_new(recs, rec_of("tagged", "async", 2, 900, 100)); /* 2: no rep-2 baseline */
-    json_array_append_new(recs, rec_of("plain", "off", 2, 1000, 100));   /* 3: on another host */
-    json_object_set_new(json_array_get(recs, 3), "environment", json_pack("{s:s}", "hostname", "other"));
-    json_t *w60 = rec_of("tagged", "sync", 1, 900, 100);                 /* 4: another workload */
-    json_object_set_new(json_object_get(w60, "config"), "workload", workload(60));
-    json_array_append_new(recs, w60);
-    long *p = mtb_record_partners(recs);
-    ok(p[0] == -1 && p[1] == 0 && p[2] == -1 && p[3] == -1 && p[4] == -1,
-       "partners: a tagged run's baseline is plain/off of its repetition, host and workload (%ld %ld %ld %ld %ld)", p[0],
-       p[1], p[2], p[3], p[4]);
-    int same = 1;
-    for (size_t i = 0; i < json_array_size(recs); i++)
-        same &= mtb_record_partner(recs, json_array_get(recs, i)) == p[i];
-    ok(same, "mtb_record_partner agrees with mtb_record_partners on each run");
-    free(p);
-
-    /* the SQL: a table of the same runs, their pair fields as the history keeps them */
-    sqlite3 *db;
-    sqlite3_open(":memory:", &db);
-    sqlite3_exec(db, "CREATE TABLE runs (id INT, night INT, rep INT, variant TEXT, mode TEXT, plan TEXT, service TEXT,"
-                     " workload TEXT, platform TEXT, kernel TEXT, machine TEXT, allocator TEXT, host TEXT)",
-                 NULL, NULL, NULL);
-    for (size_t i = 0; i < json_array_size(recs); i++) {
-        json_t *r = json_array_get(recs, i), *c = json_object_get(r, "config");
-        char *wk = mtb_workload_key(json_object_get(c, "workload")), *mt = mtb_record_machine_text(r);
-        char *sql = sqlite3_mprintf("INSERT INTO runs VALUES (%d, 1, %d, %Q, %Q, %Q, %Q, %Q, %Q, %Q, %Q, 'glibc', %Q)",
-                                    (int)i, (int)json_integer_value(json_object_get(c, "rep")), mtb_jstr(c, "variant"),
-                                    mtb_jstr(c, "mode"), mtb_jstr(c, "plan"), mtb_jstr(c, "service"), wk,
-                                    mtb_jstr(c, "platform"), mtb_jstr(c, "kernel"), mt, mtb_record_host(r));
-        sqlite3_exec(db, sql, NULL, NULL, NULL);
-        sqlite3_free(sql);
-        free(wk);
-        free(mt);
-    }
-    char *on = mtb_record_pair_sql("t", "b");
-    char *q = mtb_asprintf("SELECT group_concat(t.id || '-' || b.id) FROM runs t JOIN runs b ON %s", on);
-    sqlite3_stmt *st;
-    const char *got = NULL;
-    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        got = (const char *)sqlite3_column_text(st, 0);
-    ok(got && !strcmp(got, "1-0"), "the history's SQL pairs the same runs: %s", got ? got : "(none)");
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    free(q);
-    free(on);
-    json_decref(recs);
-}
-
 int main(void)
 {
     if (!mkdtemp(tmp))
         return perror("mkdtemp"), 1;
     test_builder();
     test_metrics();
-    test_checks_and_load();
     test_config();
     test_workload_key();
-    test_pairing();
     mtb_rm_rf(tmp);
     return done_testing();
 }

@@ -120,6 +120,30 @@ ok "$([ $rc = 1 ] && grep -q '^harness/report: [0-9]* json_object_get calls, abo
     "a folder reading records by key more than its ceiling fails lint, and one reading less asks for a lower ceiling" ||
     printf '%s\n' "$out" | sed 's/^/#   /'
 
+# 15. a header's function of 9 parameters (one a function pointer) and a static one of 9 in
+# loadgen/, beside one of 8
+copy
+sed -i '$a int mtb_plant_wide(int a, int b, int c, int d, void (*cb)(int, int), int f, int g, char *err, size_t errlen);' \
+    "$T_TMP/t/harness/drivers/driver.h"
+sed -i '$a static int plant_def(int a, int b, int c, int d, int e, int f, int g, int h, int i) { return a + i; }' \
+    "$T_TMP/t/loadgen/hlog.c"
+sed -i '$a int mtb_plant_eight(int a, int b, int c, int d, int e, int f, int g, int h);' "$T_TMP/t/harness/lib/util.h"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ] && grep -q '^harness/drivers/driver.h: mtb_plant_wide takes 9 parameters, more than 8' <<< "$out" &&
+    grep -q '^loadgen/hlog.c: plant_def takes 9 parameters' <<< "$out" && ! grep -q 'mtb_plant_eight' <<< "$out"; echo $?)" \
+    "a function of 9 parameters, declared or defined, fails lint, named; one of 8 does not" ||
+    printf '%s\n' "$out" | sed 's/^/#   /'
+
+# 8. a unit test of no module, and an analysis module with no unit test
+copy
+rm "$T_TMP/t/tests/unit/test_lathist.c"
+cp "$T_TMP/base/tests/unit/test_stats.c" "$T_TMP/t/tests/unit/test_nomodule.c"
+out=$(lint_copy); rc=$?
+ok "$([ $rc = 1 ] && grep -q '^tests/unit/test_nomodule.c: no module nomodule' <<< "$out" &&
+    grep -q '^harness/analysis/lathist.c: no unit test tests/unit/test_lathist.c' <<< "$out"; echo $?)" \
+    "a unit test named after no module, and a module of analysis/ without its unit test: both fail lint, named" ||
+    printf '%s\n' "$out" | sed 's/^/#   /'
+
 # the table in docs/ARCHITECTURE.md is lint's: a changed rule shows there
 copy
 sed 's/^bisect    history analysis core lib common$/bisect    history analysis core lib common run/' "$T_TMP/base/tests/lint.sh" > "$T_TMP/lint.sh"
