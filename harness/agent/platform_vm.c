@@ -103,7 +103,7 @@ static char *vm_seed(const struct mtb_run *run)
 {
     char *env0 = mtb_mode_env(run->mode);
     /* the guest's run is root's, so as the recipe's user */
-    char *dir = mtb_build_setup_dir(run->build, run->recipe, run->wl, mtb_recipe_get(run->recipe, "run", "user"), env0);
+    char *dir = mtb_build_setup_dir(run->build, run->recipe, run->wl, run->recipe->run.user, env0);
     free(env0);
     if (dir && !mtb_file_exists(dir)) {
         free(dir);
@@ -129,7 +129,7 @@ static void count_account(json_t *rec, const struct mtb_run *run, const char *pa
     double req = mtb_work_requests(run->recipe, rec, &from);
     json_t *acc = mtb_work_account(w, req, from, json_object_get(rec, "affinity"),
                                    json_object_get(json_object_get(rec, "work"), "tasks"),
-                                   mtb_recipe_get(run->recipe, "run", "request_tasks"));
+                                   run->recipe->run.request_tasks);
     json_decref(w);
     if (json_object_get(acc, "error") && mtb_record_status(rec) == MTB_RUN_OK)
         mtb_record_fail(rec, json_string_value(json_object_get(acc, "error")));

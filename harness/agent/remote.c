@@ -22,7 +22,7 @@
  * recipe, run there). @return {name: value}, or NULL. */
 static json_t *far_counters(const struct mtb_transport *t, struct mtb_session *s, const struct mtb_run *run, int port)
 {
-    const char *tmpl = mtb_recipe_get(run->recipe, "run", "counters");
+    const char *tmpl = run->recipe->run.counters;
     if (!tmpl)
         return NULL;
     char portbuf[16];
@@ -53,7 +53,7 @@ static json_t *far_counters(const struct mtb_transport *t, struct mtb_session *s
  * (memcached's cmd_get + cmd_set, nginx's requests); -1 unknown */
 static long long counted(const struct mtb_recipe *r, json_t *c)
 {
-    const char *what = mtb_recipe_get(r, "run", "counted");
+    const char *what = r->run.counted;
     if (!what || !c)
         return -1;
     char *dup = mtb_strdup(what), *save = NULL;
@@ -73,7 +73,7 @@ static long long counted(const struct mtb_recipe *r, json_t *c)
 /* the requests each reading of the counters adds to them ([run] counters_self) */
 static long long counters_self(const struct mtb_recipe *r)
 {
-    const char *s = mtb_recipe_get(r, "run", "counters_self");
+    const char *s = r->run.counters_self;
     return s ? atoll(s) : 0;
 }
 
@@ -84,7 +84,7 @@ static long long counters_self(const struct mtb_recipe *r)
 static char *allow_clients(const struct mtb_transport *t, struct mtb_session *s, const struct mtb_run *run,
                            struct mtb_clients *cl, const char *addr, int port, char *err, size_t errlen)
 {
-    const char *tmpl = mtb_recipe_get(run->recipe, "run", "clients_allow");
+    const char *tmpl = run->recipe->run.clients_allow;
     if (!tmpl)
         return mtb_strdup("");
     char *srcs = mtb_clients_sources(cl, addr, err, errlen);
@@ -183,7 +183,7 @@ static void drive_clients(const struct mtb_transport *t, struct mtb_session *s, 
         const char *addr = mach->server_address[0] ? mach->server_address
                                                    : json_string_value(json_object_get(t->info(s), "address"));
         char *server = mtb_asprintf("%s:%d", addr ? addr : "127.0.0.1", port);
-        const char *proto = mtb_recipe_get(run->recipe, "run", "protocol"), *dn;
+        const char *proto = run->recipe->run.protocol, *dn;
         const struct mtb_driver *drv = mtb_driver_of(w, &dn);
         struct mtb_client_load l = { .server = server, .protocol = proto ? proto : "memcache", .wl = *w,
                                      .tool = proto || !drv ? NULL : drv->client_hosts };
@@ -265,7 +265,7 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
     long long setup = json_integer_value(sj);
     if (a >= 0 && b >= 0)
         a -= counters_self(run->recipe) + setup; /* the reading after the load counted itself */
-    const char *what = mtb_recipe_get(run->recipe, "run", "counted");
+    const char *what = run->recipe->run.counted;
     char how[768];
     snprintf(how, sizeof how,
              "the service's %s change over the measured load (less %lld for the reading itself%s), read on the "

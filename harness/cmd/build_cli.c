@@ -21,10 +21,7 @@ int mtb_cmd_build(int argc, char **argv)
     int rc = 0;
     for (size_t i = 0; i < o.recipe->nvariants; i++) {
         const char *v = o.recipe->variants[i];
-        char sec[128];
-        snprintf(sec, sizeof sec, "variant %s", v);
-        const char *test_only = mtb_recipe_get(o.recipe, sec, "test_only");
-        if (o.variant ? strcmp(v, o.variant) != 0 : test_only && !strcmp(test_only, "yes"))
+        if (o.variant ? strcmp(v, o.variant) != 0 : mtb_recipe_yes(o.recipe->vars[i].test_only))
             continue; /* without --variant: the measured variants, not test-only ones */
         struct mtb_build b;
         if (mtb_build_ensure(o.recipe, v, mtb_cli_target(&o), o.force, 0, &b, err, sizeof err) != 0) {

@@ -26,15 +26,10 @@ int mtb_cmd_list(int argc, char **argv)
         mtb_die(1, "%s", err);
     printf("services:\n");
     for (size_t i = 0; i < n; i++) {
-        const char *sum = mtb_recipe_get(&all[i], "service", "summary");
-        printf("  %-10s %s %s: %s\n", all[i].name, mtb_recipe_get(&all[i], "service", "source_package"),
-               mtb_recipe_get(&all[i], "service", "source_version"), sum ? sum : "");
-        for (size_t v = 0; v < all[i].nvariants; v++) {
-            char sec[128];
-            snprintf(sec, sizeof sec, "variant %s", all[i].variants[v]);
-            const char *vs = mtb_recipe_get(&all[i], sec, "summary");
-            printf("    variant %-7s %s\n", all[i].variants[v], vs ? vs : "");
-        }
+        printf("  %-10s %s %s: %s\n", all[i].name, all[i].source_package, all[i].source_version,
+               all[i].summary ? all[i].summary : "");
+        for (size_t v = 0; v < all[i].nvariants; v++)
+            printf("    variant %-7s %s\n", all[i].vars[v].name, all[i].vars[v].summary ? all[i].vars[v].summary : "");
     }
     printf("modes:\n");
     mtb_for_each_mode(m) printf("  %-6s glibc.mem.tagging=%d  %s\n", m->name, m->tunable, m->summary);

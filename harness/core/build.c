@@ -144,16 +144,21 @@ static int build_inputs(const struct mtb_recipe *r, const char *variant, const c
 {
     memset(in, 0, sizeof *in);
     in->cross = !strcmp(target, "aarch64") && !mtb_host_is_arm64();
-    char section[128], cfkey[64];
-    snprintf(section, sizeof section, "variant %s", variant);
-    /* [variant] compiler: gcc (the default) or clang (Debian's, stack tagging's compiler) */
-    const char *comp = mtb_recipe_get(r, section, "compiler");
-    int clang = comp && !strcmp(comp, "clang");
-    if (comp && !clang && strcmp(comp, "gcc")) {
-        snprintf(err, errlen, "%s: [%s] compiler %s: accepted gcc, clang", r->path, section, comp);
+    const struct mtb_recipe_variant *v = mtb_recipe_variant(r, variant);
+    if (!v) {
+        char names[256];
+        snprintf(err, errlen, "%s has no variant %s (accepted: %s)", r->name, variant,
+                 mtb_recipe_variant_names(r, names, sizeof names));
         return -1;
     }
-    if (mtb_recipe_variant_yes(r, variant, "stack_tagging") && strcmp(target, "aarch64")) {
+    /* [variant] compiler: gcc (the default) or clang (Debian's, stack tagging's compiler) */
+    const char *comp = v->compiler;
+    int clang = comp && !strcmp(comp, "clang");
+    if (comp && !clang && strcmp(comp, "gcc")) {
+        snprintf(err, errlen, "%s: [variant %s] compiler %s: accepted gcc, clang", r->path, variant, comp);
+        return -1;
+    }
+    if (mtb_recipe_yes(v->stack_tagging) && strcmp(target, "aarch64")) {
         snprintf(err, errlen, "variant %s of %s tags the stack (MTE): arm64 code only, and this host is not arm64 "
                  "(use PLATFORM=emu)", variant, r->name);
         return -1;
@@ -167,14 +172,15 @@ static int build_inputs(const struct mtb_recipe *r, const char *variant, const c
     }
     if (mtb_build_source(r, &in->src, err, errlen) != 0)
         return -1;
-    snprintf(cfkey, sizeof cfkey, "cflags_%s", target);
-    const char *cf1 = mtb_recipe_get(r, section, "cflags");
-    const char *cf2 = mtb_recipe_get(r, section, cfkey);
+    /* cflags, then the target's: cflags_aarch64 or cflags_native */
+    const char *cf1 = v->cflags, *cf2 = !strcmp(target, "aarch64") ? v->cflags_aarch64
+                                       : !strcmp(target, "native") ? v->cflags_native
+                                                                   : NULL;
     in->cflags = mtb_asprintf("%s%s%s", cf1 ? cf1 : "", cf1 && cf2 ? " " : "", cf2 ? cf2 : "");
-    expand_patches(mtb_recipe_get(r, section, "patches"), &in->patches);
+    expand_patches(v->patches, &in->patches);
     in->script = mtb_asprintf("%s/%s", r->dir, r->build_script);
     in->jp = json_array();
-    in->tree_from = mtb_recipe_get(r, section, "tree_from");
+    in->tree_from = v->tree_from;
     return 0;
 }
 
@@ -424,13 +430,9 @@ static char *tree_path(const struct mtb_recipe *r, const char *variant, const ch
 /* 1 when another variant of the recipe is built from this one's tree. */
 static int is_tree_base(const struct mtb_recipe *r, const char *variant)
 {
-    for (size_t i = 0; i < r->nvariants; i++) {
-        char sec[160];
-        snprintf(sec, sizeof sec, "variant %s", r->variants[i]);
-        const char *b = mtb_recipe_get(r, sec, "tree_from");
-        if (b && !strcmp(b, variant))
+    for (size_t i = 0; i < r->nvariants; i++)
+        if (r->vars[i].tree_from && !strcmp(r->vars[i].tree_from, variant))
             return 1;
-    }
     return 0;
 }
 
@@ -584,8 +586,8 @@ int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_b
 char *mtb_build_setup_dir(const struct mtb_build *b, const struct mtb_recipe *r, const struct mtb_workload *wl,
                           const char *user, const char *mode_env)
 {
-    const char *setup = mtb_recipe_get(r, "run", "setup");
-    if (!setup || !mtb_recipe_get(r, "run", "setup_reuse"))
+    const char *setup = r->run.setup;
+    if (!setup || !r->run.setup_reuse)
         return NULL;
     char *script = mtb_asprintf("%s/%s", r->dir, setup);
     json_t *params = mtb_workload_params(wl);

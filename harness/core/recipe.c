@@ -26,10 +26,12 @@ static const struct {
 } recipe_keys[] = {
     { "service", "name, summary, source_package, source_version, version, orig, sha256" },
     { "build", "script, binary" },
-    { "variant", "summary, cflags, cflags_aarch64, cflags_native, patches, test_only, based_on, bugs, tree_from, compiler, "
-                 "stack_tagging" },
-    { "run", "args, setup, setup_reuse, ready_cmd, ready_send, ready_expect, stop_signal, stop_wake, driver, protocol, "
-             "counters, counters_settle, counted, counters_self, request_tasks, listen_in, clients_allow, threads, user" },
+#define X(key) #key ", "
+    { "variant", MTB_RECIPE_VARIANT_KEYS(X) },
+#undef X
+#define X(key) #key ", "
+    { "run", MTB_RECIPE_RUN_KEYS(X) },
+#undef X
     { "workload", NULL },
 };
 
@@ -158,7 +160,20 @@ static int typed_keys(struct mtb_recipe *r, char *err, size_t errlen)
                      need[i].section, need[i].key);
             return -1;
         }
-    r->run_args = mtb_recipe_get(r, "run", "args");
+#define X(key) r->run.key = mtb_recipe_get(r, "run", #key);
+    MTB_RECIPE_RUN_KEYS(X)
+#undef X
+    r->summary = mtb_recipe_get(r, "service", "summary");
+    r->vars = mtb_calloc(r->nvariants + 1, sizeof *r->vars);
+    for (size_t i = 0; i < r->nvariants; i++) {
+        struct mtb_recipe_variant *v = &r->vars[i];
+        char sec[160];
+        snprintf(sec, sizeof sec, "variant %s", r->variants[i]);
+        v->name = r->variants[i];
+#define X(key) v->key = mtb_recipe_get(r, sec, #key);
+        MTB_RECIPE_VARIANT_KEYS(X)
+#undef X
+    }
     return 0;
 }
 
@@ -207,6 +222,7 @@ void mtb_recipe_free(struct mtb_recipe *r)
         free(r->variants[i]);
     free(r->kv);
     free(r->variants);
+    free(r->vars);
     free(r->name);
     free(r->dir);
     free(r->path);
@@ -230,17 +246,20 @@ const char *mtb_recipe_variant_names(const struct mtb_recipe *r, char *buf, size
     return buf;
 }
 
-int mtb_recipe_variant_yes(const struct mtb_recipe *r, const char *variant, const char *key)
+const struct mtb_recipe_variant *mtb_recipe_variant(const struct mtb_recipe *r, const char *variant)
 {
-    char sec[160];
-    snprintf(sec, sizeof sec, "variant %s", variant);
-    const char *b = mtb_recipe_get(r, sec, key);
-    return b && !strcmp(b, "yes");
+    for (size_t i = 0; i < r->nvariants && r->vars; i++)
+        if (!strcmp(r->vars[i].name, variant))
+            return &r->vars[i];
+    return NULL;
 }
+
+int mtb_recipe_yes(const char *value) { return value && !strcmp(value, "yes"); }
 
 int mtb_recipe_variant_bugs(const struct mtb_recipe *r, const char *variant)
 {
-    return mtb_recipe_variant_yes(r, variant, "bugs");
+    const struct mtb_recipe_variant *v = mtb_recipe_variant(r, variant);
+    return v && mtb_recipe_yes(v->bugs);
 }
 
 int mtb_recipe_has_variant(const struct mtb_recipe *r, const char *variant)

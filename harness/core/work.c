@@ -329,7 +329,7 @@ json_t *mtb_work_account(const json_t *work, double requests, const char *reques
 
 double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const char **from)
 {
-    const char *what = mtb_recipe_get(r, "run", "counted");
+    const char *what = r->run.counted;
     json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
     if (what && d) {
         char *dup = mtb_strdup(what), *save = NULL;
@@ -344,7 +344,7 @@ double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const ch
             sum += (double)json_integer_value(v);
         }
         free(dup);
-        const char *self = mtb_recipe_get(r, "run", "counters_self");
+        const char *self = r->run.counters_self;
         sum -= self ? atof(self) : 0;
         if (ok && sum > 0) {
             *from = "the service's own counters over the window ([run] counted)";

@@ -118,7 +118,7 @@ const struct mtb_driver *mtb_driver_of(const struct mtb_workload *w, const char 
 {
     const char *n = mtb_workload_param(w, "driver");
     if (!n && w->recipe)
-        n = mtb_recipe_get(w->recipe, "run", "driver");
+        n = w->recipe->run.driver;
     if (!n)
         n = "mtload";
     if (name)

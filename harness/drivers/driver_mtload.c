@@ -22,7 +22,7 @@ static void mtload_common(const struct mtb_drive *d, struct mtb_argv *a, const c
     const struct mtb_workload *w = d->wl;
     const char *proto = mtb_workload_param(w, "protocol");
     if (!proto)
-        proto = mtb_recipe_get(d->recipe, "run", "protocol");
+        proto = d->recipe->run.protocol;
     mtb_argv_pushf(a, "%s/build/mtload", mtb_root());
     mtb_argv_pushf(a, "--server=127.0.0.1:%d", d->port);
     mtb_argv_pushf(a, "--protocol=%s", proto ? proto : "memcache");
@@ -41,7 +41,7 @@ static int mtload_preload(const struct mtb_drive *d, char *why, size_t n)
 {
     const char *proto = mtb_workload_param(d->wl, "protocol");
     if (!proto)
-        proto = mtb_recipe_get(d->recipe, "run", "protocol");
+        proto = d->recipe->run.protocol;
     if (proto && strcmp(proto, "memcache") != 0)
         return 0; /* HTTP serves files made by the recipe's setup */
     char *json = mtb_asprintf("%s/preload.json", d->rundir);

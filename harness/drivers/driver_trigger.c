@@ -179,8 +179,8 @@ static long read_for(int fd, double secs, double quiet, const char *expect, int 
 /* the recipe's readiness request answered on a new connection */
 static int alive(const struct mtb_drive *d, double secs)
 {
-    const char *send = mtb_recipe_get(d->recipe, "run", "ready_send");
-    const char *expect = mtb_recipe_get(d->recipe, "run", "ready_expect");
+    const char *send = d->recipe->run.ready_send;
+    const char *expect = d->recipe->run.ready_expect;
     int fd = connect_port(d->port), saw = 0;
     if (fd < 0)
         return 0;

@@ -147,7 +147,7 @@ static int check_driver(struct mtb_opts *o, struct mtb_err *e)
                            "load; no server to reach): client hosts (%s) cannot load it; drop CLIENT_HOSTS / "
                            "--client-hosts (or the profile's client_hosts with --client-hosts=none)", o->recipe->name,
                            dname, o->mach.client_hosts);
-    if (o->mach.client_hosts[0] && !mtb_recipe_get(o->recipe, "run", "protocol") && !drv->client_hosts)
+    if (o->mach.client_hosts[0] && !o->recipe->run.protocol && !drv->client_hosts)
         return mtb_err_set(e, MTB_ERR_INPUT, "%s cannot be loaded from client hosts (%s): client hosts run mtload "
                            "(memcache or http) or pgbench, and %s's recipe names no mtload protocol ([run] protocol) "
                            "and its driver %s runs on no client host; drop CLIENT_HOSTS / --client-hosts",

@@ -54,7 +54,7 @@ json_t *mtb_work_count_one(const struct mtb_work_req *q, char **file)
     wl.conns = 1;
     wl.threads = 1;
     wl.pipeline = 1;
-    const char *drv = mtb_recipe_get(r, "run", "driver");
+    const char *drv = r->run.driver;
     if (drv && !strcmp(drv, "mtload")) {
         wl.rate = MTB_WORK_RATE;
         snprintf(wl.arrival, sizeof wl.arrival, "uniform");

@@ -111,7 +111,7 @@ static int step_header(struct run_ctx *c)
     if (nsvc <= 0)
         nsvc = mtb_machine_svc_slice(run->machine, 0, c->svc_cpus);
     c->svc = (struct mtb_service){ .recipe = r, .wl = w, .build = run->build, .platform = run->platform,
-                                   .dir = run->dir, .user = geteuid() == 0 ? mtb_recipe_get(r, "run", "user") : NULL,
+                                   .dir = run->dir, .user = geteuid() == 0 ? r->run.user : NULL,
                                    .env = c->envv, .cpus = c->svc_cpus, .ncpus = nsvc,
                                    .numa_node = run->machine->numa_node, .port_fd = -1 };
     if (!c->drv) {
@@ -138,7 +138,8 @@ static void mode_env(struct run_ctx *c)
     /* an allocator in glibc's place (allocator.h) comes first: its malloc serves the program */
     const char *alloc = run->allocator ? run->allocator->preload : NULL;
     /* a stacktag variant: its stacks made PROT_MTE before main (probe/mtestack.c) */
-    c->stackp = mtb_recipe_variant_yes(run->recipe, run->variant, "stack_tagging")
+    const struct mtb_recipe_variant *rv = mtb_recipe_variant(run->recipe, run->variant);
+    c->stackp = rv && mtb_recipe_yes(rv->stack_tagging)
                     ? mtb_asprintf("%s/stacks.txt", run->dir) : NULL;
     char *stk = c->stackp ? mtb_asprintf("%s/build/%s/libmtestack.so:", mtb_root(), run->platform->target())
                           : mtb_strdup("");
@@ -222,8 +223,8 @@ static int step_service(struct run_ctx *c)
                                .numa_node = mach->numa_node, .ncli = mach->ncli, .client_seen = c->cli_seen,
                                .service_seen = c->svc.seen, .trigger = run->trigger };
     mtb_cpulist_format(mach->cli_cpus, mach->ncli, c->d.client_cpus, sizeof c->d.client_cpus);
-    const char *lin = mtb_recipe_get(run->recipe, "run", "listen_in");
-    if (run->external_load && (c->drv->embedded || (!strstr(run->recipe->run_args ? run->recipe->run_args : "", "{listen}") &&
+    const char *lin = run->recipe->run.listen_in;
+    if (run->external_load && (c->drv->embedded || (!strstr(run->recipe->run.args ? run->recipe->run.args : "", "{listen}") &&
                                                     !(lin && !strcmp(lin, "setup"))))) {
         snprintf(c->why, sizeof c->why, "%s cannot take load from client hosts: %s", run->recipe->name,
                  c->drv->embedded ? "the measured program is its own load"

@@ -252,7 +252,7 @@ int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *
         snprintf(why, n, "no free TCP port on 127.0.0.1: %s", strerror(-s->port));
         return -1;
     }
-    const char *setup = mtb_recipe_get(s->recipe, "run", "setup");
+    const char *setup = s->recipe->run.setup;
     if (!setup)
         return 0;
     /* prepare the run directory (configuration, data, files) */
@@ -263,7 +263,7 @@ int mtb_service_setup(struct mtb_service *s, const struct mtb_drive *d, json_t *
     setup_env(s, params, &senv);
     mtb_argv_push(&sa, "bash");
     mtb_argv_push(&sa, script);
-    const char *reuse = mtb_recipe_get(s->recipe, "run", "setup_reuse");
+    const char *reuse = s->recipe->run.setup_reuse;
     char *keep = NULL;
     int st = -1, reused = 0;
     if (reuse) {
@@ -302,11 +302,11 @@ int mtb_service_start(struct mtb_service *s, json_t *rec, char *why, size_t n)
     char bufs[2][16];
     const char *pairs[16];
     template_pairs(s, bufs, pairs);
-    if (!s->recipe->run_args) {
+    if (!s->recipe->run.args) {
         snprintf(why, n, "%s: [run] has no 'args': the service's command line (see docs/RECIPES.md)", s->recipe->path);
         return -1;
     }
-    char *args = mtb_template(s->recipe->run_args, pairs);
+    char *args = mtb_template(s->recipe->run.args, pairs);
     struct mtb_argv argv = { 0 }, envx = { 0 };
     s->platform->wrap(&argv, &envx, s->build->binary, s->env); /* envx: what goes to the real environment */
     mtb_argv_split(&argv, args);
@@ -338,10 +338,10 @@ static int wait_ready(const struct mtb_service *s, struct mtb_proc *svc, int por
      * recipe's plain-text exchange cannot work) */
     const char *how = mtb_workload_param(s->wl, "ready");
     int tcp = how && !strcmp(how, "tcp");
-    const char *cmd = tcp ? NULL : mtb_recipe_get(r, "run", "ready_cmd");
-    const char *send_s = tcp ? NULL : mtb_recipe_get(r, "run", "ready_send");
+    const char *cmd = tcp ? NULL : r->run.ready_cmd;
+    const char *send_s = tcp ? NULL : r->run.ready_send;
     char *rsend = mtb_unescape(send_s ? send_s : "");
-    const char *rexpect = tcp ? NULL : mtb_recipe_get(r, "run", "ready_expect");
+    const char *rexpect = tcp ? NULL : r->run.ready_expect;
     char *cmdline = cmd ? mtb_template(cmd, pairs) : NULL;
     double t0 = mtb_mono();
     int ready = 0;
@@ -436,7 +436,7 @@ void mtb_service_seen_update(struct mtb_service *s)
  * lines), for cross-checking the driver; NULL when the recipe has none. */
 json_t *mtb_service_counters(struct mtb_service *s)
 {
-    const char *tmpl = s->started ? mtb_recipe_get(s->recipe, "run", "counters") : NULL;
+    const char *tmpl = s->started ? s->recipe->run.counters : NULL;
     if (!tmpl)
         return NULL;
     char portbuf[16];
@@ -469,7 +469,7 @@ json_t *mtb_service_counters(struct mtb_service *s)
 
 json_t *mtb_service_counters_since(struct mtb_service *s, json_t *before)
 {
-    const char *settle = mtb_recipe_get(s->recipe, "run", "counters_settle");
+    const char *settle = s->recipe->run.counters_settle;
     if (settle)
         usleep((useconds_t)(atof(settle) * 1e6));
     json_t *after = mtb_service_counters(s);
@@ -489,7 +489,7 @@ void mtb_service_stop(struct mtb_service *s, json_t *rec)
     s->port_fd = -1;
     if (!s->started)
         return;
-    const char *sig = mtb_recipe_get(s->recipe, "run", "stop_signal"), *wake = mtb_recipe_get(s->recipe, "run", "stop_wake");
+    const char *sig = s->recipe->run.stop_signal, *wake = s->recipe->run.stop_wake;
     int signo = sig && !strcmp(sig, "INT") ? SIGINT : sig && !strcmp(sig, "QUIT") ? SIGQUIT : SIGTERM;
     if (wake && !strcmp(wake, "connect") && s->proc.pid > 0 && !mtb_proc_poll(&s->proc)) {
         /* an event loop that looks at its stop flag between events (memcached's

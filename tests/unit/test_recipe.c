@@ -28,10 +28,19 @@ static void test_recipe(void)
         return;
     ok(mtb_recipe_has_variant(r, "plain") && mtb_recipe_has_variant(r, "tagged"), "plain and tagged variants");
     ok(!mtb_recipe_has_variant(r, "nope"), "unknown variant absent");
+    const struct mtb_recipe_variant *tv = mtb_recipe_variant(r, "tagged"), *bv = mtb_recipe_variant(r, "plain-bugs");
+    ok(tv && !strcmp(tv->name, "tagged") && tv->cflags_aarch64 && strstr(tv->cflags_aarch64, "memtag") &&
+           !mtb_recipe_yes(tv->bugs) && mtb_recipe_variant(r, "nope") == NULL,
+       "a variant typed: tagged's cflags_aarch64 (%s), no bugs; an unknown one NULL", tv ? tv->cflags_aarch64 : "-");
+    ok(bv && mtb_recipe_yes(bv->bugs) && mtb_recipe_variant_bugs(r, "plain-bugs") && !mtb_recipe_variant_bugs(r, "plain"),
+       "plain-bugs carries the bug catalogue");
+    ok(r->run.protocol && !strcmp(r->run.protocol, "memcache") && r->run.ready_send &&
+           r->run.ready_send == mtb_recipe_get(r, "run", "ready_send") && r->run.listen_in == NULL,
+       "[run] typed: memcached's protocol memcache, its ready_send the key's value, a key it lacks NULL");
     const char *sha = mtb_recipe_get(r, "service", "sha256");
     ok(sha && strlen(sha) == 64 && r->sha256 == sha, "source checksum pinned, and typed");
-    ok(r->build_binary && !strcmp(r->build_binary, "bin/memcached") && r->run_args && strstr(r->run_args, "{port}"),
-       "the build's binary and the command line typed: %s, %s", r->build_binary, r->run_args);
+    ok(r->build_binary && !strcmp(r->build_binary, "bin/memcached") && r->run.args && strstr(r->run.args, "{port}"),
+       "the build's binary and the command line typed: %s, %s", r->build_binary, r->run.args);
     ok(mtb_recipe_find("nope", err, sizeof err) == NULL && strstr(err, "accepted: ") && strstr(err, "memcached"),
        "unknown service names the accepted ones: %s", err);
     /* a malformed recipe is named with its line */
@@ -53,7 +62,8 @@ static void test_recipe(void)
     ok(mtb_recipe_load(path2, &cont, err, sizeof err) == 0 && mtb_recipe_get(&cont, "run", "args") &&
            !strcmp(mtb_recipe_get(&cont, "run", "args"), "-a 1 -b 2"),
        "continued value joined");
-    ok(cont.run_args && !strcmp(cont.run_args, "-a 1 -b 2"), "and typed as the run's args");
+    ok(cont.run.args == mtb_recipe_get(&cont, "run", "args") && cont.run.driver == NULL && cont.run.protocol == NULL,
+       "[run] typed: args the same value, a key it lacks NULL");
     mtb_recipe_free(&cont);
     /* a key every recipe has, missing: refused at load, named */
     fd = open(path2, O_WRONLY | O_TRUNC);
