@@ -366,8 +366,8 @@ MAX_PARAMS=8
 while read -r f fn n; do
     [ -n "$f" ] && finding "$f: $fn takes $n parameters, more than $MAX_PARAMS: give it a request struct (a failure in a struct mtb_err)"
 done <<< "$(perl -0777 -ne '
-    s{/\*.*?\*/}{}gs; s{//[^\n]*}{}g;
-    while (/^(?:[A-Za-z_][\w \*]*?[\s\*])(\w+)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*[;{]/mg) {
+    s{"(?:\\.|[^"\\\n])*"|\x27(?:\\.|[^\x27\\\n])+\x27|/\*.*?\*/|//[^\n]*}{$& =~ /^["\x27]/ ? q("") : ""}gse;
+    while (/^(?:[A-Za-z_][\w \*]*?[\s\*])(\w+)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*)?[;{]/mg) {
         my ($f, $a) = ($1, $2); (my $t = $a) =~ s/\((?:[^()]|\([^()]*\))*\)//g;
         my $n = $t =~ /\S/ && $t !~ /^\s*void\s*$/ ? ($t =~ tr/,//) + 1 : 0;
         print "$ARGV $f $n\n" if $n > '"$MAX_PARAMS"';

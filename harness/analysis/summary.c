@@ -511,7 +511,7 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
     struct mtb_stats_mwu mw;
     char lab[128];
     int have_p = mtb_stats_mann_whitney(OPS(B), B->n, OPS(A), A->n, &mw) == 0;
-    int emu = json_is_true(json_object_get(json_object_get(A->first, "platform"), "emulated"));
+    int emu = mtb_record_emulated(A->first);
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:O,s:b,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:b}", "service",
                           ca->service, "platform", ca->platform, "variant",
                           mtb_label_of(ca->variant, ca->allocator, lab, sizeof lab), "mode", ca->mode, "workload",
@@ -760,7 +760,9 @@ static struct series *series_of(json_t *records, size_t *ns, int *emulated)
             continue;
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
             s->val[m][s->n] = fig.metric[m];
-        s->rep[s->n] = (int)json_integer_value(json_object_get(json_object_get(rec, "config"), "rep"));
+        struct mtb_rec_config rc;
+        mtb_rec_config_view(rec, &rc);
+        s->rep[s->n] = rc.rep;
         s->n++;
         if (fig.client_bound)
             s->client_bound = 1;

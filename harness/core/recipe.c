@@ -58,6 +58,9 @@ static int key_ok(const char *section, const char *key, char *why, size_t n)
             if (in_list(recipe_keys[i].keys, key))
                 return 1;
             snprintf(accepted, sizeof accepted, "%s", recipe_keys[i].keys);
+            size_t al = strlen(accepted); /* the X-macro lists end with ", " */
+            if (al >= 2 && !strcmp(accepted + al - 2, ", "))
+                accepted[al - 2] = 0;
         } else {
 #define X(f, kind, k, opt, json, rsec, rkey, ...) if (!strcmp(rsec, "workload") && !strcmp(rkey, key)) return 1;
             MTB_WORKLOAD_FIELDS(X)

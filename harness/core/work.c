@@ -380,12 +380,12 @@ int mtb_work_values(const json_t *rec, double v[MTB_NWORK], const char **role)
         *role = mtb_work_role_keys[w.main];
     for (int i = 0; i < MTB_NWORK; i++)
         v[i] = NAN;
-    int rc = acc->present ? 0 : -1;
+    int rc = acc->object ? 0 : -1;
     /* the tag instructions: IRG, LDG and every tag store, summed in this order */
     static const enum mtb_work_counter tag[] = { MTB_WC_irg,   MTB_WC_ldg,  MTB_WC_stg,   MTB_WC_st2g,
                                                  MTB_WC_stzg,  MTB_WC_stz2g, MTB_WC_stgp, MTB_WC_stgm,
                                                  MTB_WC_stzgm, MTB_WC_dc_gva, MTB_WC_dc_gzva };
-    for (int el = 0; el <= 1 && acc->present; el++) {
+    for (int el = 0; el <= 1 && acc->object; el++) {
         if (!acc->el_present[el])
             continue;
         double t = 0;

@@ -21,6 +21,7 @@ static void acct_read(const json_t *o, struct mtb_work_acct *a)
 {
     memset(a, 0, sizeof *a);
     a->present = o != NULL;
+    a->object = json_is_object(o);
     for (int el = 0; el <= 1; el++) {
         const json_t *e = json_object_get(o, el ? "el1" : "el0");
         a->el_present[el] = json_is_object(e);

@@ -41,7 +41,8 @@ extern const char *const mtb_work_role_keys[MTB_NWR];
 
 /* one account per request: each EL's counters */
 struct mtb_work_acct {
-    int present;
+    int present;                   /* the account has the role's key */
+    int object;                    /* ... and it holds an object (its counters) */
     int el_present[2];
     double c[2][MTB_NWC];          /* [el][counter] */
 };

@@ -27,6 +27,15 @@ ok "$(grep -q "recipe.ini: \[workload\] invalid keys 'lots' (accepted: an intege
    "the message names the file, the key and what is accepted" || dump "$T_TMP/e2"
 
 sed -i "${line}s/^keys = .*/keys = 10000/" "$rc_ini"
+
+# in [run], whose keys are struct mtb_recipe_run's fields (one X-macro list): the list named whole
+rline=$(grep -n '^protocol = ' "$rc_ini" | head -1 | cut -d: -f1)
+sed -i "${rline}s/^protocol = /protocl = /" "$rc_ini"
+MTEBENCH_ROOT="$R" "$M" list >/dev/null 2>"$T_TMP/e1r"
+ok "$(grep -q "recipe.ini:$rline: \[run\] unknown key 'protocl' (accepted: args, setup, .*, threads, user; see docs/RECIPES.md)" \
+    "$T_TMP/e1r"; echo $?)" "a misspelt [run] key is refused, every accepted key named" || dump "$T_TMP/e1r"
+sed -i "${rline}s/^protocl = /protocol = /" "$rc_ini"
+
 printf '[colour]\nhue = red\n' >> "$rc_ini"
 MTEBENCH_ROOT="$R" "$M" list >/dev/null 2>"$T_TMP/e3"
 ok "$(grep -q "recipe.ini:$(wc -l < "$rc_ini"): unknown section \[colour\]" "$T_TMP/e3"; echo $?)" \

@@ -120,11 +120,12 @@ ok "$([ $rc = 1 ] && grep -q '^harness/report: [0-9]* json_object_get calls, abo
     "a folder reading records by key more than its ceiling fails lint, and one reading less asks for a lower ceiling" ||
     printf '%s\n' "$out" | sed 's/^/#   /'
 
-# 15. a header's function of 9 parameters (one a function pointer) and a static one of 9 in
-# loadgen/, beside one of 8
+# 15. a header's function of 9 parameters (one a function pointer; an attribute after it) and a
+# static one of 9 in loadgen/ (after a string holding "/*"), beside one of 8
 copy
-sed -i '$a int mtb_plant_wide(int a, int b, int c, int d, void (*cb)(int, int), int f, int g, char *err, size_t errlen);' \
+sed -i '$a int mtb_plant_wide(int a, int b, int c, int d, void (*cb)(int, int), int f, int g, char *err, size_t errlen) __attribute__((nonnull(8)));' \
     "$T_TMP/t/harness/drivers/driver.h"
+sed -i '$a static const char *plant_glob = "results/*/record.json";' "$T_TMP/t/loadgen/hlog.c"
 sed -i '$a static int plant_def(int a, int b, int c, int d, int e, int f, int g, int h, int i) { return a + i; }' \
     "$T_TMP/t/loadgen/hlog.c"
 sed -i '$a int mtb_plant_eight(int a, int b, int c, int d, int e, int f, int g, int h);' "$T_TMP/t/harness/lib/util.h"
