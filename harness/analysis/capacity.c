@@ -333,8 +333,10 @@ static double curve_next(const struct mtb_cap_search *s, const struct mtb_cap_po
         highest = c[i].rate > highest ? c[i].rate : highest;
     }
     *want = INFINITY;
-    if (e.status == MTB_CAP_ABOVE) /* up to twice the pilot's: a disturbed pilot reads low (CI on 697bcc9) */
-        r = highest * 1.3 < 2 * s->sat ? highest * 1.3 : 2 * s->sat;
+    if (e.status == MTB_CAP_ABOVE) /* up to 4 times the pilot's: a disturbed pilot reads low (CI on 697bcc9:
+                                     * 1.2 sat ended "above"; de34583 on a loaded 2-core machine: both pilots
+                                     * under half of their saturation, 2 sat ended "above" too) */
+        r = highest * 1.3 < 4 * s->sat ? highest * 1.3 : 4 * s->sat;
     else if (e.status == MTB_CAP_BELOW)
         r = lowest / 2 >= s->sat / 100 ? lowest / 2 : 0;
     else if (e.status == MTB_CAP_FOUND && e.rate_fail > e.rate_pass * (1 + s->tol)) {

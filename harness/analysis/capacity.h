@@ -97,7 +97,7 @@ struct mtb_cap_search {
  * the widest bracket is split where its medians' log-linear interpolation
  * crosses the bound (kept within its middle 60%), until every bracket is
  * within tol; a curve that meets its bound at every rate gets a rate above
- * its highest (up to 1.2 sat), one that meets it at none a rate below its
+ * its highest (up to 4 sat), one that meets it at none a rate below its
  * lowest (down to sat / 100); then the bracket ends whose runs fall on both
  * sides of the bound get more runs, up to max_reps. @return the rate, or 0
  * when the search is done. */
