@@ -47,8 +47,6 @@ void mtb_rec_figures_read(json_t *rec, struct mtb_rec_figures *f)
     f->present = json_is_object(s);
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         f->metric[m] = mtb_record_metric(rec, (enum mtb_run_metric_id)m);
-    f->requests = mtb_jnum(s, "requests");
-    f->errors = mtb_jnum(s, "errors");
     f->error_rate = mtb_jnum(s, "error_rate");
     f->client_bound = json_is_true(json_object_get(s, "client_bound"));
     f->errors_over_limit = json_is_true(json_object_get(s, "errors_over_limit"));

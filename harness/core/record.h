@@ -92,12 +92,12 @@ extern const struct mtb_pair_metric mtb_pair_metrics[MTB_NPAIR_METRICS];
  *  corrected latency); NaN when the record lacks it */
 double mtb_record_metric(json_t *rec, enum mtb_run_metric_id m);
 /* A record's figures (its "summary": the run's metrics and its
- * accounting), typed and read once. A figure the record lacks is NaN, a
+ * error rate and flags), typed and read once. A figure the record lacks is NaN, a
  * flag 0: the record of a run that failed has none. */
 struct mtb_rec_figures {
     int present;                     /* the record has a summary */
     double metric[MTB_NRUN_METRICS]; /* each run metric as mtb_record_metric reads it */
-    double requests, errors, error_rate;
+    double error_rate;               /* answered with an error, lost or never sent */
     int client_bound;                /* the load generator, not the service, was the limit */
     int errors_over_limit;           /* more errors than the plan allows */
 };

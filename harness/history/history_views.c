@@ -1,7 +1,6 @@
 /* history_views.c - SQL views over the history for dashboards (history_views.h). */
 #include "history/history_views.h"
 #include "core/nightly_rows.h"
-#include "lib/jsonx.h"
 #include "lib/util.h"
 #include <math.h>
 #include <stdarg.h>

@@ -6,7 +6,6 @@
 #include "common/atomicfile.h"
 #include "common/duration.h"
 #include "lib/files.h"
-#include "lib/jsonx.h"
 #include "lib/util.h"
 
 #include <math.h>

@@ -1,7 +1,6 @@
 /* dashboard.c - the nightly's dashboard (index.html) and digest (digest.md);
  * see dashboard.h. Reuses the report's stylesheet and
  * the gnuplot rendering of plot.c. */
-#include "lib/jsonx.h"
 #include "report/dashboard.h"
 #include "core/nightly_rows.h"
 #include "report/plot.h"
@@ -120,11 +119,15 @@ static void html_change_head(FILE *f, int with_series)
             with_series ? "<th class=\"l\">series</th>" : "");
 }
 
-/* hosts_text's order: by host name */
-static const char **sort_hosts;
+/* a host and how many series it ran, for hosts_text */
+struct host_count {
+    const char *host;
+    long long series;
+};
+
 static int cmp_host(const void *a, const void *b)
 {
-    return strcmp(sort_hosts[*(const size_t *)a], sort_hosts[*(const size_t *)b]);
+    return strcmp(((const struct host_count *)a)->host, ((const struct host_count *)b)->host);
 }
 
 /* "2 hosts: h1 (3 series), h2 (3 series)": the hosts the series ran on
@@ -133,8 +136,7 @@ static int cmp_host(const void *a, const void *b)
 static char *hosts_text(const struct mtb_nightly_rows *a)
 {
     /* host -> its series (each key once): a small table, hosts are few */
-    const char **hosts = mtb_calloc(a->nseries + 1, sizeof *hosts);
-    long long *per = mtb_calloc(a->nseries + 1, sizeof *per);
+    struct host_count *hc = mtb_calloc(a->nseries + 1, sizeof *hc);
     size_t n = 0;
     for (size_t i = 0; i < a->nseries; i++) {
         const struct mtb_nightly_series *s = &a->series[i];
@@ -145,26 +147,20 @@ static char *hosts_text(const struct mtb_nightly_rows *a)
             continue;
         const char *h = *s->host ? s->host : "unknown";
         size_t k = 0;
-        while (k < n && strcmp(hosts[k], h))
+        while (k < n && strcmp(hc[k].host, h))
             k++;
         if (k == n)
-            hosts[n++] = h;
-        per[k]++;
+            hc[n++].host = h;
+        hc[k].series++;
     }
+    qsort(hc, n, sizeof *hc, cmp_host);
     char *out = n ? mtb_asprintf("%zu host%s:", n, n == 1 ? "" : "s") : mtb_strdup("");
-    size_t *order = mtb_calloc(n + 1, sizeof *order);
-    for (size_t j = 0; j < n; j++)
-        order[j] = j;
-    sort_hosts = hosts;
-    qsort(order, n, sizeof *order, cmp_host);
     for (size_t j = 0; j < n; j++) {
-        char *x = mtb_asprintf("%s%s %s (%lld series)", out, j ? "," : "", hosts[order[j]], per[order[j]]);
+        char *x = mtb_asprintf("%s%s %s (%lld series)", out, j ? "," : "", hc[j].host, hc[j].series);
         free(out);
         out = x;
     }
-    free(order);
-    free(hosts);
-    free(per);
+    free(hc);
     return out;
 }
 
