@@ -68,8 +68,11 @@ static const struct mtb_opt mtb_cli_opts[] = {
       "the allocator serving malloc: glibc (default) or scudo (preloaded;\n"
       "arm64 code: emu, host on arm64); bench/plan: a comma list,\n"
       "glibc,scudo, each with its own plain/off baseline"),
-    MTB_OPT("duration", "T", "DURATION", WL(duration), NULL, "measured time per run, e.g. 30, 30s, 2m (default 30s)"),
-    MTB_OPT("warmup", "T", "WARMUP", WL(warmup), NULL, "unmeasured warm-up per run (default 3s)"),
+    /* the workload's fields: a row each, from their list (core/workload_fields.h) */
+#define X(f, kind, key, opt, json, rec, rsec, rkey, dflt, lo, hi, mtl, meta, mk, help) \
+    MTB_OPT(opt, meta, mk, WL(f), NULL, help),
+    MTB_WORKLOAD_FIELDS(X)
+#undef X
     MTB_OPT("reps", "auto|N", "REPS", O_REPS, NULL,
       "repetitions of each configuration (default auto: interleaved pairs\n"
       "until the overhead's 95% interval is within +-PRECISION, from 6\n"
@@ -80,19 +83,6 @@ static const struct mtb_opt mtb_cli_opts[] = {
       "emulated platforms 5%)"),
     MTB_OPT("max-time", "T", "MAX_TIME", O_MAXTIME, NULL, "REPS=auto: at most this much time of runs (default 15m)"),
     MTB_OPT("max-reps", "N", "MAX_REPS", O_MAXREPS, NULL, "REPS=auto: at most N pairs (default 100)"),
-    MTB_OPT("mix", "S:G", "MIX", WL(mix), NULL, "SET:GET ratio, memtier syntax (default from the recipe, 1:10)"),
-    MTB_OPT("threads", "N", "THREADS", WL(threads), NULL, "load generator threads (default 1)"),
-    MTB_OPT("conns", "N", "CONNS", WL(conns), NULL, "total connections (default 16)"),
-    MTB_OPT("pipeline", "N", "PIPELINE", WL(pipeline), NULL, "requests in flight per connection (default 1)"),
-    MTB_OPT("keys", "N", "KEYS", WL(keys), NULL, "key space size (default 10000)"),
-    MTB_OPT("value-size", "S", "VALUE_SIZE", WL(value_size), NULL, "100 | 64-1024 | 100:8,4096:2"),
-    MTB_OPT("service-threads", "N", "SERVICE_THREADS", WL(service_threads), NULL,
-      "service worker threads (default from the recipe)"),
-    MTB_OPT("rate", "R", "RATE", WL(rate), NULL, "open loop at R requests/s (default closed loop)"),
-    MTB_OPT("arrival", "A", "ARRIVAL", WL(arrival), NULL,
-      "open loop's arrivals: uniform (evenly spaced; bench's default) or\n"
-      "poisson (capacity's default; pgbench's --rate is always poisson)"),
-    MTB_OPT("seed", "N", "SEED", WL(seed), NULL, "mtload's random seed (default 1; capacity draws one per run)"),
     MTB_OPT("slo", "S", "SLO", O_SLO, "capacity", "the bounds, e.g. p99:1ms or p99:1ms,p99.9:5ms,errors:0.1%"),
     MTB_OPT("loads", "L", "LOADS", O_LOADS, "capacity",
       "also sweep these loads, % of the baseline's capacity\n(e.g. 10%,50%,90%)"),

@@ -62,12 +62,12 @@ static int key_ok(const char *section, const char *key, char *why, size_t n)
             if (al >= 2 && !strcmp(accepted + al - 2, ", "))
                 accepted[al - 2] = 0;
         } else {
-#define X(f, kind, k, opt, json, rsec, rkey, ...) if (!strcmp(rsec, "workload") && !strcmp(rkey, key)) return 1;
+#define X(f, kind, k, opt, json, rec, rsec, rkey, ...) if (!strcmp(rsec, "workload") && !strcmp(rkey, key)) return 1;
             MTB_WORKLOAD_FIELDS(X)
 #undef X
             if (in_list(workload_params, key))
                 return 1;
-#define X(f, kind, k, opt, json, rsec, rkey, ...)                                                        \
+#define X(f, kind, k, opt, json, rec, rsec, rkey, ...)                                                        \
     if (!strcmp(rsec, "workload"))                                                                     \
         snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s, ", rkey);
             MTB_WORKLOAD_FIELDS(X)

@@ -10,17 +10,19 @@
 #include <string.h>
 
 enum kind { STR, LONG, DUR, RATE };
+enum rec { ALWAYS, NONDEFAULT, NEVER }; /* when the record has the field (workload_fields.h) */
 
 struct field {
     const char *key, *option, *json, *rsec, *rkey, *dflt, *mtload, *help;
     enum kind kind;
+    enum rec rec;
     long lo, hi;
     size_t off;
 };
 
 static const struct field fields[] = {
-#define X(f, k, key, opt, json, rsec, rkey, dflt, lo, hi, mtl, help)                                       \
-    { key, opt, json, rsec, rkey, dflt, mtl, help, k, lo, hi, offsetof(struct mtb_workload, f) },
+#define X(f, k, key, opt, json, rec, rsec, rkey, dflt, lo, hi, mtl, meta, mk, help)                              \
+    { key, opt, json, rsec, rkey, dflt, mtl, help, k, rec, lo, hi, offsetof(struct mtb_workload, f) },
     MTB_WORKLOAD_FIELDS(X)
 #undef X
 };
@@ -123,14 +125,18 @@ static int parse_field(const struct field *f, struct mtb_workload *w, const char
             return -1;
         }
         return 0;
-    case DUR:
-        if (mtb_parse_duration(value, FIELD(w, f, double)) != 0 ||
-            (!strcmp(f->key, "duration") && *FIELD(w, f, double) <= 0)) {
+    case DUR: {
+        double *d = FIELD(w, f, double);
+        if (mtb_parse_duration(value, d) != 0 || *d * 1000 < f->lo || (f->hi > 0 && *d * 1000 > f->hi)) {
+            char range[64] = "";
+            if (f->lo > 0 || f->hi > 0)
+                snprintf(range, sizeof range, f->hi > 0 ? "; %ldms to %ldms" : "; at least %ldms", f->lo, f->hi);
             snprintf(why, n, "invalid %s '%s' (accepted: a duration such as 30, 30s, 500ms, 2m%s)", f->key, value,
-                     strcmp(f->key, "duration") ? "" : "; more than 0");
+                     range);
             return -1;
         }
         return 0;
+    }
     case RATE: {
         char *end;
         double v = strtod(value, &end);
@@ -265,10 +271,10 @@ json_t *mtb_workload_json(const struct mtb_workload *w)
     json_t *o = json_pack("{s:s}", "name", w->name);
     for (int i = 0; i < MTB_WL_NFIELDS; i++) {
         const struct field *f = &fields[i];
-        if (i == MTB_WL_arrival && (!strcmp(w->arrival, "uniform") || !(w->rate > 0)))
-            continue; /* uniform arrivals (and a closed loop's none) keep the keys of series recorded before */
-        if (i == MTB_WL_seed)
-            continue; /* each run's own draw (capacity's repeats), never part of the workload's key */
+        if (f->rec == NEVER || (f->rec == NONDEFAULT && mtb_workload_is_default(w, i)))
+            continue; /* a run's own draw (the seed); a field at its default keeps the keys of series recorded before it */
+        if (i == MTB_WL_arrival && !(w->rate > 0))
+            continue; /* a closed loop has no arrivals */
         json_object_set_new(o, f->json, f->kind == STR    ? json_string(CFIELD(w, f, char))
                                         : f->kind == LONG ? json_integer(*CFIELD(w, f, long))
                                                           : json_real(*CFIELD(w, f, double)));

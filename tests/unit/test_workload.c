@@ -70,8 +70,15 @@ static void test_workload_fields(void)
     json_decref(j);
     struct mtb_argv m = { 0 };
     mtb_workload_mtload_flags(&w, 1, &m);
-    ok(m.n == 7 && !strcmp(m.v[0], "--ratio=3:7") && !strcmp(m.v[6], "--seed=7"),
-       "mtload's measurement flags from the field list (%s ... %s)", m.v[0], m.v[m.n - 1]);
+    int want = 0, seed = 0; /* a flag for each field with one, but the data set's (keys, value size, threads, conns) */
+#define X(f, kind, key, opt, json, rec, rsec, rkey, dflt, lo, hi, mtl, ...)                                      \
+    want += mtl != NULL && !strstr(" keys value_size threads conns ", " " key " ");
+    MTB_WORKLOAD_FIELDS(X)
+#undef X
+    for (int i = 0; i < m.n; i++)
+        seed += !strcmp(m.v[i], "--seed=7");
+    ok(m.n == want && want >= 7 && !strcmp(m.v[0], "--ratio=3:7") && seed == 1,
+       "mtload's measurement flags from the field list (%d: %s ... %s)", m.n, m.v[0], m.v[m.n - 1]);
     mtb_argv_free(&m);
     mtb_argv_free(&a);
     struct mtb_workload_set s = { 0 };
@@ -81,9 +88,50 @@ static void test_workload_fields(void)
        "a value out of range names the range");
 }
 
+/* A field's one row makes its option: every command that runs a service
+ * lists it in --help with its value and its make variable, the field's name
+ * in capitals (what the Makefile's WL_FIELDS passes as --option). */
+static void test_field_options(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    mtb_cli_help(f, "bench", NULL);
+    fclose(f);
+    int listed = 0;
+#define X(fld, kind, key, opt, json, rec, rsec, rkey, dflt, lo, hi, mtl, meta, mk, help)                         \
+    {                                                                                                          \
+        char up[64], want[128], first[128];                                                                    \
+        size_t i = 0;                                                                                          \
+        for (const char *c = #fld; *c && i < sizeof up - 1; c++)                                               \
+            up[i++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);                                          \
+        up[i] = 0;                                                                                             \
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(help, "\n"), help);                                 \
+        snprintf(want, sizeof want, "--%s %s", opt, meta);                                                     \
+        const char *at = strstr(text, want), *next = at ? strstr(at, "\n  --") : NULL;                        \
+        char *entry = at ? mtb_asprintf("%.*s", next ? (int)(next - at) : (int)strlen(at), at) : NULL;         \
+        int good = entry && !strcmp(mk, up) && strstr(entry, mk) && strstr(entry, first);                      \
+        listed += good;                                                                                        \
+        if (!good)                                                                                             \
+            diag("field %s: '%s' with %s (its name in capitals) not in bench's help", #fld, want, up);         \
+        free(entry);                                                                                           \
+    }
+    MTB_WORKLOAD_FIELDS(X)
+#undef X
+    ok(listed == MTB_WL_NFIELDS, "bench's --help lists every workload field's option and make variable (%d of %d)",
+       listed, MTB_WL_NFIELDS);
+    free(text);
+    char err[MTB_ERRLEN];
+    struct mtb_workload_set s = { 0 };
+    ok(mtb_workload_set_parse(&s, "duration", "0", err, sizeof err) == -1 && strstr(err, "at least 1ms") &&
+           mtb_workload_set_parse(&s, "warmup", "0", err, sizeof err) == 0,
+       "a duration's bounds from its row: duration at least 1ms, warm-up 0 allowed");
+}
+
 int main(void)
 {
     test_mix();
     test_workload_fields();
+    test_field_options();
     return done_testing();
 }
