@@ -10,19 +10,18 @@
 #include <string.h>
 
 enum kind { STR, LONG, DUR, RATE };
-enum rec { ALWAYS, NONDEFAULT, NEVER }; /* when the record has the field (workload_fields.h) */
 
 struct field {
     const char *key, *option, *json, *rsec, *rkey, *dflt, *mtload, *help;
     enum kind kind;
-    enum rec rec;
+    enum mtb_wl_rec rec;
     long lo, hi;
     size_t off;
 };
 
 static const struct field fields[] = {
 #define X(f, k, key, opt, json, rec, rsec, rkey, dflt, lo, hi, mtl, meta, mk, help)                              \
-    { key, opt, json, rsec, rkey, dflt, mtl, help, k, rec, lo, hi, offsetof(struct mtb_workload, f) },
+    { key, opt, json, rsec, rkey, dflt, mtl, help, k, MTB_WL_##rec, lo, hi, offsetof(struct mtb_workload, f) },
     MTB_WORKLOAD_FIELDS(X)
 #undef X
 };
@@ -271,7 +270,7 @@ json_t *mtb_workload_json(const struct mtb_workload *w)
     json_t *o = json_pack("{s:s}", "name", w->name);
     for (int i = 0; i < MTB_WL_NFIELDS; i++) {
         const struct field *f = &fields[i];
-        if (f->rec == NEVER || (f->rec == NONDEFAULT && mtb_workload_is_default(w, i)))
+        if (f->rec == MTB_WL_NEVER || (f->rec == MTB_WL_NONDEFAULT && mtb_workload_is_default(w, i)))
             continue; /* a run's own draw (the seed); a field at its default keeps the keys of series recorded before it */
         if (i == MTB_WL_arrival && !(w->rate > 0))
             continue; /* a closed loop has no arrivals */

@@ -21,6 +21,9 @@
  *   mtload flag: NULL = not passed; meta: the option's value in --help; make: its make variable,
  *   the field in capitals (the Makefile's WL_FIELDS makes it so; test_workload.c checks);
  *   help: the option's --help (lines split at '\n'), and what a STR field accepts */
+/* when the record has a field: rec's ALWAYS, NONDEFAULT, NEVER */
+enum mtb_wl_rec { MTB_WL_ALWAYS, MTB_WL_NONDEFAULT, MTB_WL_NEVER };
+
 #define MTB_WORKLOAD_FIELDS(X)                                                                                                \
     X(mix, STR, "mix", "mix", "mix", ALWAYS, "workload", "mix", "1:10", 0, 0, "ratio", "S:G", "MIX",                          \
       "SET:GET ratio, memtier syntax (default from the recipe, 1:10)")                                                        \

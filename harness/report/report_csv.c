@@ -40,7 +40,8 @@ char *mtb_csv_field(const char *s)
  * and the place generated from the field list and record.h's table. */
 static const char *const csv_head[] = { "record", "status", "service", "variant", "mode", "platform", "emulated",
                                         "kernel", "kernel_release", NULL };
-#define X(field, kind, key, option, json, ...) json,
+/* but those a record never has (the seed: a run's draw, not in config.workload) */
+#define X(field, kind, key, option, json, rec, ...) MTB_WL_##rec == MTB_WL_NEVER ? "" : json,
 static const char *const csv_workload[] = { MTB_WORKLOAD_FIELDS(X) NULL };
 #undef X
 static const char *const csv_place[] = { "rep", "index", "started", "finished", NULL };
@@ -49,7 +50,7 @@ static const char *const csv_tail[] = { "client_bound", "build_key", "mtebench_v
 static void append_names(json_t *c, const char *const *names)
 {
     for (; *names; names++)
-        if (strcmp(*names, "seed")) /* mtload's seed: a run's draw, not in config.workload */
+        if (**names) /* "": a workload field no record has */
             json_array_append_new(c, json_string(*names));
 }
 
