@@ -49,6 +49,8 @@ enum mtb_wl_rec { MTB_WL_ALWAYS, MTB_WL_NONDEFAULT, MTB_WL_NEVER };
       "poisson (capacity's default; pgbench's --rate is always poisson)")                                                     \
     X(seed, LONG, "seed", "seed", "seed", NEVER, "workload", "seed", "1", 1, 4000000000000000000L, "seed", "N", "SEED",       \
       "mtload's random seed (default 1; capacity draws one per run)")                                                         \
+    X(timeout, DUR, "timeout", "timeout", "timeout_s", NONDEFAULT, "workload", "timeout", "1", 1, 0, "timeout", "T", "TIMEOUT",\
+      "a request unanswered this long is lost, its connection reset (default 1s)")                                            \
     X(service_threads, LONG, "service_threads", "service-threads", "service_threads", ALWAYS, "run", "threads",               \
       "1", 1, 1024, NULL, "N", "SERVICE_THREADS", "service worker threads (default from the recipe)")
 

@@ -72,6 +72,11 @@ static void test_workload_fields(void)
     ok(json_object_size(j) == always + 2 && !json_object_get(j, "arrival"),
        "uniform arrivals are left out: the series keys of records made before the field stay");
     json_decref(j);
+    w.timeout = 0.25;
+    j = mtb_workload_json(&w);
+    ok(json_object_size(j) == always + 3 && json_real_value(json_object_get(j, "timeout_s")) == 0.25,
+       "a field added later (the timeout) is in the record only away from its default");
+    json_decref(j);
     struct mtb_argv m = { 0 };
     mtb_workload_mtload_flags(&w, 1, &m);
     int want = 0, seed = 0; /* a flag for each field with one, but the data set's (keys, value size, threads, conns) */
