@@ -16,9 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { D_BUGS = 1, D_VARIANTS, D_MODES, D_CONFIGS, D_COST, D_KCHECK, D_TRIALS, D_CONTROLS, D_CATALOGUE, D_HISTORY,
-       D_SERVICE, D_JSON, D_HELP };
+       D_SERVICE, D_JSON, D_MATRIX, D_FORMAT, D_HELP };
 static const struct mtb_opt detect_opts[] = {
     MTB_OPT("bugs", "ID,...", "BUG", D_BUGS, "detect", "the catalogue's bugs tried (default all)"),
     MTB_OPT("variants", "V,...", "VARIANTS", D_VARIANTS, "detect",
@@ -35,6 +36,9 @@ static const struct mtb_opt detect_opts[] = {
     MTB_OPT("history", "GIT_DIR", NULL, D_HISTORY, "detect-catalogue", "--catalogue: a fetched upstream history of S"),
     MTB_OPT("service", "S", "SERVICE", D_SERVICE, "detect-catalogue", "--catalogue: S's entries alone"),
     MTB_OPT("json", NULL, NULL, D_JSON, "detect-catalogue", "--catalogue: as JSON"),
+    MTB_OPT("matrix", "DIR", NULL, D_MATRIX, "detect detect-matrix",
+            "a finished detect's matrix (DIR/detect.json, or the file) printed again"),
+    MTB_OPT("format", "F", NULL, D_FORMAT, "detect-matrix", "--matrix: text (default), md or html"),
     MTB_OPT("help", NULL, NULL, D_HELP, NULL, "this text"),
     { 0 },
 };
@@ -66,7 +70,10 @@ static void detect_usage(FILE *f)
                "  lists every entry of the catalogue (every service's, or S's) and checks it: its manifest's keys\n"
                "  and words, its trigger, its switch in bugs.patch, its fixed-build control, and (--history: a\n"
                "  fetched upstream history of S) its fix_commit, there and changing the manifest's fix_files;\n"
-               "  exit 0 with no finding, 1 with any\n");
+               "  exit 0 with no finding, 1 with any\n"
+               "usage: mtebench detect --matrix DIR [--format text|md|html]\n"
+               "  a finished detect's matrix (DIR/detect.json, or that file) printed again: as detect printed it\n"
+               "  (text), or as its detect.md (md) or detect.html (html)\n");
     mtb_cli_help(f, "detect", detect_opts);
 }
 
@@ -113,6 +120,49 @@ static int catalogue(int argc, char **argv)
     return bad ? 1 : 0;
 }
 
+/* --matrix DIR [--format F]: a finished detect's matrix printed again */
+static int matrix(int argc, char **argv)
+{
+    const char *path = NULL, *format = "text";
+    int c;
+    const struct mtb_opt *const tabs[] = { detect_opts, NULL };
+    struct mtb_optp p;
+    mtb_opt_init(&p, argc, argv, "detect-matrix", 0);
+    p.shown = "detect --matrix";
+    while ((c = mtb_opt_next(&p, tabs)) > 0)
+        switch (c) {
+        case D_MATRIX: path = p.val; break;
+        case D_FORMAT: format = p.val; break;
+        case D_HELP: detect_usage(stdout); mtb_opt_free(&p); return 0;
+        }
+    if (c == MTB_OPT_ERR || p.npos)
+        mtb_die(2, "detect --matrix: %s", c == MTB_OPT_ERR ? p.err : "takes no arguments but options");
+    mtb_opt_free(&p);
+    int md = !strcmp(format, "text") ? 0 : !strcmp(format, "md") ? 1 : !strcmp(format, "html") ? 2 : -1;
+    if (md < 0)
+        mtb_die(2, "detect --matrix: invalid format '%s' (accepted: text, md, html)", format);
+    struct stat st;
+    char *file = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? mtb_asprintf("%s/detect.json", path) : mtb_strdup(path);
+    json_error_t je;
+    json_t *mx = json_load_file(file, 0, &je);
+    struct mtb_det_rows r;
+    mtb_det_rows_read(mx, &r);
+    if (!mx || strcmp(r.schema, MTB_DET_SCHEMA)) {
+        mtb_det_rows_free(&r);
+        json_decref(mx);
+        mtb_die(2, "detect --matrix %s: %s", file,
+                mx ? "not a detection matrix (schema " MTB_DET_SCHEMA ")" : je.text);
+    }
+    if (md == 2)
+        mtb_detect_matrix_html(stdout, &r);
+    else
+        mtb_detect_matrix_print(stdout, &r, md);
+    mtb_det_rows_free(&r);
+    json_decref(mx);
+    free(file);
+    return 0;
+}
+
 /* what detect's own options ask */
 struct detect_args {
     const char *bugs, *variants, *modes, *configs, *cost, *kcheck;
@@ -146,6 +196,8 @@ int mtb_cmd_detect(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--catalogue"))
             return catalogue(argc, argv);
+        else if (!strcmp(argv[i], "--matrix") || !strncmp(argv[i], "--matrix=", 9))
+            return matrix(argc, argv);
     struct detect_args d = { "all", "plain,tagged,objtag", "off,sync,async,asymm", NULL, NULL, NULL, &q, 0 };
     struct mtb_cli_own own = { detect_opts, own_option, &d };
     mtb_cli_parse_own(argc, argv, &o, "detect", &own);

@@ -386,7 +386,7 @@ static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *
 }
 
 /* the matrix as Markdown (md 1) or HTML (2) into path, atomically */
-static void write_page(const char *path, json_t *mx, int md)
+static void write_page(const char *path, const struct mtb_det_rows *mx, int md)
 {
     char *tmp = mtb_asprintf("%s.tmp", path);
     FILE *f = fopen(tmp, "w");
@@ -773,15 +773,18 @@ int mtb_detect_run(const struct mtb_detect_req *q, struct mtb_err *e)
     char *jp = mtb_asprintf("%s/detect.json", dir), *mdp = mtb_asprintf("%s/detect.md", dir);
     if (mtb_record_write(jp, mx) != 0)
         mtb_warn("detect: cannot write %s", jp);
-    write_page(mdp, mx, 1);
+    struct mtb_det_rows rows;
+    mtb_det_rows_read(mx, &rows);
+    write_page(mdp, &rows, 1);
     char *hp = mtb_asprintf("%s/detect.html", dir);
-    write_page(hp, mx, 2);
+    write_page(hp, &rows, 2);
     free(hp);
     if (q->json) {
         json_dumpf(mx, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
     } else
-        mtb_detect_matrix_print(stdout, mx, 0);
+        mtb_detect_matrix_print(stdout, &rows, 0);
+    mtb_det_rows_free(&rows);
     printf("detect: %s\n", jp);
     free(jp);
     free(mdp);

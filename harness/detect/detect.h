@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include "core/allocator.h"
+#include "core/detect_rows.h"
 #include "core/machine.h"
 #include "core/platform.h"
 #include "core/recipe.h"
@@ -74,11 +75,12 @@ struct mtb_detect_req {
 int mtb_detect_run(const struct mtb_detect_req *q, struct mtb_err *e);
 /* detect_report.c: the matrix of an array of trials (detect.json objects):
  * cells per bug x configuration, per class, the headline and the
- * catalogue's make-up; printed as text or Markdown (md). */
+ * catalogue's make-up (schema MTB_DET_SCHEMA); its rows (core/detect_rows.h)
+ * printed as text or Markdown (md). */
 json_t *mtb_detect_matrix(json_t *trials);
-void mtb_detect_matrix_print(FILE *f, json_t *mx, int md);
+void mtb_detect_matrix_print(FILE *f, const struct mtb_det_rows *mx, int md);
 /* The same as a self-contained HTML page (detect.html). */
-void mtb_detect_matrix_html(FILE *f, json_t *mx);
+void mtb_detect_matrix_html(FILE *f, const struct mtb_det_rows *mx);
 /* Cost beside protection: each headline configuration's overhead (the
  * slowdown median and CI of summary.c's overheads of the same service,
  * variant, mode and platform; plain/off is 1) as its "cost". */

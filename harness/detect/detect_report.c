@@ -18,9 +18,6 @@
 
 #define Z95 1.959963985
 
-static const char *const outcomes[] = { "caught_sync", "caught_async", "caught_kernel", "caught_other", "silent",
-                                        "not_triggered", "not_reached", "error", NULL };
-
 /* a cell whose bad access a system call makes, tried under qemu-user */
 #define UNCHECKED_NOTE "the bad access happens inside a system call (access_in syscall), which qemu-user never " \
                        "checks: under emu this is not the hardware's answer; a real kernel in sync mode checks it " \
@@ -235,7 +232,7 @@ json_t *mtb_detect_matrix(json_t *trials)
         if (!json_object_get(bugs, str(t, "bug")))
             json_object_set(bugs, str(t, "bug"), man);
     }
-    json_t *out = json_pack("{s:s,s:[],s:[],s:[],s:O,s:o}", "schema", "mtebench-detect-matrix/1", "cells", "classes",
+    json_t *out = json_pack("{s:s,s:[],s:[],s:[],s:O,s:o}", "schema", MTB_DET_SCHEMA, "cells", "classes",
                             "headline", "bugs", bugs, "reports", reports);
     const char *k;
     json_t *v;
@@ -294,25 +291,22 @@ void mtb_detect_cost(json_t *mx, json_t *summary, const char *service, const cha
                                                      "emulated timings, not hardware costs"));
 }
 
-static void rate_text(json_t *c, char *buf, size_t n)
+static void rate_text(const struct mtb_det_rate *c, char *buf, size_t n)
 {
-    if (json_is_null(json_object_get(c, "rate")) || !json_object_get(c, "rate"))
+    if (!c->has_rate)
         snprintf(buf, n, "n/a (none reached)");
     else
-        snprintf(buf, n, "%lld/%lld %.2f [%.2f, %.2f]", json_integer_value(json_object_get(c, "caught_mte")),
-                 json_integer_value(json_object_get(c, "valid")), json_number_value(json_object_get(c, "rate")),
-                 json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
+        snprintf(buf, n, "%lld/%lld %.2f [%.2f, %.2f]", c->caught_mte, c->valid, c->rate, c->lo, c->hi);
 }
 
-static void counts_text(json_t *c, char *buf, size_t n)
+static void counts_text(const struct mtb_det_rate *c, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = 0;
-    for (const char *const *o = outcomes; *o && len < n; o++) {
-        json_int_t x = json_integer_value(json_object_get(json_object_get(c, "counts"), *o));
-        if (x)
-            len += (size_t)snprintf(buf + len, n - len, "%s%s %lld", len ? ", " : "", *o, (long long)x);
-    }
+    for (int o = 0; o < MTB_DET_NOUTCOMES && len < n; o++)
+        if (c->counts[o])
+            len += (size_t)snprintf(buf + len, n - len, "%s%s %lld", len ? ", " : "", mtb_det_outcome_names[o],
+                                    c->counts[o]);
 }
 
 /* the texts of one headline row: bugs caught, the fraction with its
@@ -321,115 +315,141 @@ struct headline_row {
     char caught[64], fraction[64], cost[96], explained[96];
 };
 
-static void headline_row(json_t *mx, json_t *c, struct headline_row *h)
+static void headline_row(const struct mtb_det_rows *mx, const struct mtb_det_head *c, struct headline_row *h)
 {
-    json_t *cost = json_object_get(c, "cost");
-    snprintf(h->caught, sizeof h->caught, "%lld of %lld", json_integer_value(json_object_get(c, "bugs_caught")),
-             json_integer_value(json_object_get(c, "bugs_tested")));
-    snprintf(h->fraction, sizeof h->fraction, "%.2f [%.2f, %.2f]", json_number_value(json_object_get(c, "fraction")),
-             json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")));
-    json_t *ex = json_object_get(c, "explained");
-    snprintf(h->explained, sizeof h->explained, "%lld: %.2f [%.2f, %.2f]", json_integer_value(json_object_get(ex, "bugs")),
-             json_number_value(json_object_get(ex, "fraction")), json_number_value(json_object_get(ex, "wilson95_lo")),
-             json_number_value(json_object_get(ex, "wilson95_hi")));
+    snprintf(h->caught, sizeof h->caught, "%lld of %lld", c->caught, c->tested);
+    snprintf(h->fraction, sizeof h->fraction, "%.2f [%.2f, %.2f]", c->fraction, c->lo, c->hi);
+    snprintf(h->explained, sizeof h->explained, "%lld: %.2f [%.2f, %.2f]", c->explained, c->ex_fraction, c->ex_lo,
+             c->ex_hi);
     snprintf(h->cost, sizeof h->cost, "not measured");
-    if (json_is_number(json_object_get(cost, "lo")))
-        snprintf(h->cost, sizeof h->cost, "%.2fx [%.2f, %.2f]%s", json_number_value(json_object_get(cost, "slowdown")),
-                 json_number_value(json_object_get(cost, "lo")), json_number_value(json_object_get(cost, "hi")),
-                 json_is_true(json_object_get(mx, "emulated")) ? " (emulated)" : "");
-    else if (json_is_true(json_object_get(cost, "baseline")))
+    if (c->cost_measured)
+        snprintf(h->cost, sizeof h->cost, "%.2fx [%.2f, %.2f]%s", c->slowdown, c->cost_lo, c->cost_hi,
+                 mx->emulated ? " (emulated)" : "");
+    else if (c->cost_baseline)
         snprintf(h->cost, sizeof h->cost, "1 (baseline)");
 }
 
-/* the headline's bugs caught of tested by a grouping (by_class, by_memory):
- * a row per group, a column per configuration, "caught/tested" in each */
-static void print_groups(FILE *f, json_t *mx, int md, const char *by, const char *name, const char *title)
+/* a headline grouping: by class (0) or by where the object lives (1) */
+static const struct mtb_det_group *groups(const struct mtb_det_head *h, int by, size_t *n)
 {
-    json_t *keys = json_object(), *h, *g;
-    size_t i, j;
-    json_array_foreach(json_object_get(mx, "headline"), i, h)
-        json_array_foreach(json_object_get(h, by), j, g) json_object_set_new(keys, str(g, name), json_true());
-    if (!json_object_size(keys)) {
-        json_decref(keys);
+    *n = by ? h->nby_memory : h->nby_class;
+    return by ? h->by_memory : h->by_class;
+}
+
+/* the grouping's names over every configuration, in the order first met
+ * (a new array of the rows' strings; *n of them) */
+static const char **group_names(const struct mtb_det_rows *mx, int by, size_t *n)
+{
+    size_t cap = 1, k = 0;
+    for (size_t i = 0; i < mx->nhead; i++)
+        cap += by ? mx->head[i].nby_memory : mx->head[i].nby_class;
+    const char **names = mtb_calloc(cap, sizeof *names);
+    for (size_t i = 0; i < mx->nhead; i++) {
+        size_t ng;
+        const struct mtb_det_group *g = groups(&mx->head[i], by, &ng);
+        for (size_t j = 0; j < ng; j++) {
+            size_t m = 0;
+            while (m < k && strcmp(names[m], g[j].name))
+                m++;
+            if (m == k)
+                names[k++] = g[j].name;
+        }
+    }
+    *n = k;
+    return names;
+}
+
+/* "caught/tested" of the grouping's name in configuration h, or "-" */
+static void group_cell(const struct mtb_det_head *h, int by, const char *name, char *buf, size_t n)
+{
+    size_t ng;
+    const struct mtb_det_group *g = groups(h, by, &ng);
+    snprintf(buf, n, "-");
+    for (size_t j = 0; j < ng; j++)
+        if (!strcmp(g[j].name, name))
+            snprintf(buf, n, "%lld/%lld", g[j].caught, g[j].tested);
+}
+
+/* the headline's bugs caught of tested by a grouping (by 0: class, 1:
+ * memory): a row per group, a column per configuration, "caught/tested" in each */
+static void print_groups(FILE *f, const struct mtb_det_rows *mx, int md, int by, const char *title)
+{
+    const char *name = by ? "memory" : "class";
+    size_t nk;
+    const char **keys = group_names(mx, by, &nk);
+    if (!nk) {
+        free(keys);
         return;
     }
     fprintf(f, md ? "\n## %s (%s caught of tried, per configuration)\n\n| %s |" : "%s (%s caught of tried):\n  %-22s", title,
-            str(mx, "headline_counts"), name);
-    json_array_foreach(json_object_get(mx, "headline"), i, h) fprintf(f, md ? " %s |" : " %-13s", str(h, "config"));
+            mx->headline_counts, name);
+    for (size_t i = 0; i < mx->nhead; i++)
+        fprintf(f, md ? " %s |" : " %-13s", mx->head[i].config);
     if (md) {
         fputs("\n|---|", f);
-        json_array_foreach(json_object_get(mx, "headline"), i, h) fputs("---|", f);
+        for (size_t i = 0; i < mx->nhead; i++)
+            fputs("---|", f);
     }
-    const char *k;
-    json_t *v;
-    json_object_foreach(keys, k, v) {
-        fprintf(f, md ? "\n| %s |" : "\n  %-22.22s", k);
-        json_array_foreach(json_object_get(mx, "headline"), i, h) {
-            char cellt[32] = "-";
-            json_array_foreach(json_object_get(h, by), j, g) if (!strcmp(str(g, name), k))
-                snprintf(cellt, sizeof cellt, "%lld/%lld", json_integer_value(json_object_get(g, "bugs_caught")),
-                         json_integer_value(json_object_get(g, "bugs_tested")));
+    for (size_t k = 0; k < nk; k++) {
+        fprintf(f, md ? "\n| %s |" : "\n  %-22.22s", keys[k]);
+        for (size_t i = 0; i < mx->nhead; i++) {
+            char cellt[32];
+            group_cell(&mx->head[i], by, keys[k], cellt, sizeof cellt);
             fprintf(f, md ? " %s |" : " %-13s", cellt);
         }
     }
     fputs("\n", f);
-    json_decref(keys);
+    free(keys);
 }
 
-void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
+void mtb_detect_matrix_print(FILE *f, const struct mtb_det_rows *mx, int md)
 {
     const char *note = "Detection is exact under QEMU (its tag checks follow the architecture); timings under "
                        "emulation are emulated, and random tags follow QEMU's generator (docs/DETECTION.md).";
-    size_t i;
-    json_t *c;
-    const char *k;
-    json_t *v;
     fprintf(f, md ? "# Detection matrix\n\n%s\n\n## Headline\n\nCatalogue: " : "%s\nheadline (catalogue: ", note);
     /* the counts are of real bugs when the matrix holds any: plants and second triggers stay in the matrix only */
-    int first = 1;
-    json_object_foreach(json_object_get(mx, "makeup"), k, v) {
-        fprintf(f, "%s%lld %s", first ? "" : ", ", json_integer_value(v), k);
-        first = 0;
-    }
+    for (size_t i = 0; i < mx->nmakeup; i++)
+        fprintf(f, "%s%lld %s", i ? ", " : "", mx->makeup[i].bugs, mx->makeup[i].cls);
     fprintf(f, md ? "\n\n| configuration | bugs caught (tag check, most trials) | fraction [Wilson 95%%] | "
                     "explained (cause and object) [Wilson 95%%] | overhead (bench) |\n"
                     "|---|---|---|---|---|\n"
                   : "):\n");
-    json_array_foreach(json_object_get(mx, "headline"), i, c) {
+    for (size_t i = 0; i < mx->nhead; i++) {
+        const struct mtb_det_head *c = &mx->head[i];
         struct headline_row h;
         headline_row(mx, c, &h);
         if (md)
-            fprintf(f, "| %s | %s | %s | %s | %s |\n", str(c, "config"), h.caught, h.fraction, h.explained, h.cost);
+            fprintf(f, "| %s | %s | %s | %s | %s |\n", c->config, h.caught, h.fraction, h.explained, h.cost);
         else
-            fprintf(f, "  %-16s catches %s bugs: %s; explains %s; overhead %s\n", str(c, "config"), h.caught,
-                    h.fraction, h.explained, h.cost);
+            fprintf(f, "  %-16s catches %s bugs: %s; explains %s; overhead %s\n", c->config, h.caught, h.fraction,
+                    h.explained, h.cost);
     }
-    print_groups(f, mx, md, "by_class", "class", "Headline by class");
-    print_groups(f, mx, md, "by_memory", "memory", "Headline by where the object lives");
-    if (md && json_array_size(json_object_get(mx, "mix"))) { /* the bugs tried, beside what fuzzing finds */
+    print_groups(f, mx, md, 0, "Headline by class");
+    print_groups(f, mx, md, 1, "Headline by where the object lives");
+    if (md && json_array_size(mx->mix)) { /* the bugs tried, beside what fuzzing finds */
         fprintf(f, "\n## The bugs tried beside ARVO's crash mix\n");
-        mtb_catalogue_mix_print(f, json_object_get(mx, "mix"), 1);
+        mtb_catalogue_mix_print(f, mx->mix, 1);
     }
     fprintf(f, md ? "\n## Matrix\n\n| bug | class | memory | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
                   : "matrix (tag-check catches / trials that reached and triggered the bug):\n");
     int unchecked = 0;
-    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+    for (size_t i = 0; i < mx->ncells; i++) {
+        const struct mtb_det_cell *c = &mx->cells[i];
         char r[96], o[512];
-        rate_text(c, r, sizeof r);
-        counts_text(c, o, sizeof o);
-        if (json_is_true(json_object_get(c, "kernel_access_unchecked"))) {
+        rate_text(&c->r, r, sizeof r);
+        counts_text(&c->r, o, sizeof o);
+        if (c->unchecked) {
             strncat(o, " (†)", sizeof o - strlen(o) - 1);
             unchecked = 1;
         }
-        json_t *kc = json_object_get(c, "kernel_check");
-        if (kc) { /* the real kernel's answer beside it */
+        if (c->has_kcheck) { /* the real kernel's answer beside it */
             char kr[96], ko[160];
-            rate_text(kc, kr, sizeof kr);
-            counts_text(kc, ko, sizeof ko);
-            snprintf(o + strlen(o), sizeof o - strlen(o), "; on %s (a real kernel): %s, %s", str(kc, "platform"), kr, ko);
+            rate_text(&c->kcheck, kr, sizeof kr);
+            counts_text(&c->kcheck, ko, sizeof ko);
+            snprintf(o + strlen(o), sizeof o - strlen(o), "; on %s (a real kernel): %s, %s", c->kcheck_platform, kr, ko);
         }
-        fprintf(f, md ? "| %s | %s | %s | %s/%s | %s | %s |\n" : "  %-15s %-17s %-22s %s/%-6s %-26s %s\n", str(c, "bug"),
-                str(c, "class"), str(c, "memory"), str(c, "variant"), str(c, "mode"), r, o);
+        fprintf(f, md ? "| %s | %s | %s | %s/%s | %s | %s |\n" : "  %-15s %-17s %-22s %s/%-6s %-26s %s\n", c->bug, c->cls,
+                c->memory, c->variant, c->mode, r, o);
     }
     if (unchecked)
         fprintf(f, "%s", md ? "\n(†) " UNCHECKED_NOTE "; where the cell was tried on vm too (--kernel-check), the "
@@ -438,12 +458,12 @@ void mtb_detect_matrix_print(FILE *f, json_t *mx, int md)
                               "headline counts vm's answer\n");
     fprintf(f, md ? "\n## Per class\n\n| class | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|\n"
                   : "per class:\n");
-    json_array_foreach(json_object_get(mx, "classes"), i, c) {
+    for (size_t i = 0; i < mx->nclasses; i++) {
+        const struct mtb_det_cell *c = &mx->classes[i];
         char r[96], o[256];
-        rate_text(c, r, sizeof r);
-        counts_text(c, o, sizeof o);
-        fprintf(f, md ? "| %s | %s/%s | %s | %s |\n" : "  %-17s %s/%-6s %-26s %s\n", str(c, "class"), str(c, "variant"),
-                str(c, "mode"), r, o);
+        rate_text(&c->r, r, sizeof r);
+        counts_text(&c->r, o, sizeof o);
+        fprintf(f, md ? "| %s | %s/%s | %s | %s |\n" : "  %-17s %s/%-6s %-26s %s\n", c->cls, c->variant, c->mode, r, o);
     }
 }
 
@@ -465,48 +485,37 @@ static void html_row(FILE *f, const char *tag, const char *const *cells)
     fputs("</tr>\n", f);
 }
 
-/* the cell of bug and configuration, or NULL */
-static json_t *cell_of(json_t *mx, const char *bug, const char *cfg)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(mx, "cells"), i, c) {
-        char k[96];
-        snprintf(k, sizeof k, "%s/%s", str(c, "variant"), str(c, "mode"));
-        if (!strcmp(str(c, "bug"), bug) && !strcmp(k, cfg))
-            return c;
-    }
-    return NULL;
-}
-
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* s added to the n names in v unless there (the order first met kept) */
+static void add_name(char **v, size_t *n, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(v[i], s))
+            return;
+    v[(*n)++] = mtb_strdup(s);
+}
 
 /* The matrix as one grid: a row per bug, grouped by class, a column per
  * configuration, each cell coloured by its outcome (every trial caught by a
  * tag check, some, a plain crash, missed, not reached) and giving the
  * count; the outcomes in its title. */
-static void html_grid(FILE *f, json_t *mx)
+static void html_grid(FILE *f, const struct mtb_det_rows *mx)
 {
-    json_t *cfgs = json_object(), *rows = json_object(), *c;
-    size_t i;
-    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+    char **cv = mtb_calloc(mx->ncells + 1, sizeof *cv), **rv = mtb_calloc(mx->ncells + 1, sizeof *rv);
+    size_t nc = 0, nr = 0;
+    for (size_t i = 0; i < mx->ncells; i++) {
+        const struct mtb_det_cell *c = &mx->cells[i];
         char k[96], r[256];
-        snprintf(k, sizeof k, "%s/%s", str(c, "variant"), str(c, "mode"));
-        snprintf(r, sizeof r, "%s\t%s", str(c, "class"), str(c, "bug"));
-        json_object_set_new(cfgs, k, json_true());
-        json_object_set_new(rows, r, json_true());
+        snprintf(k, sizeof k, "%s/%s", c->variant, c->mode);
+        snprintf(r, sizeof r, "%s\t%s", c->cls, c->bug);
+        add_name(cv, &nc, k);
+        add_name(rv, &nr, r);
     }
-    size_t nc = json_object_size(cfgs), nr = json_object_size(rows), k = 0;
-    char **cv = mtb_calloc(nc + 1, sizeof *cv), **rv = mtb_calloc(nr + 1, sizeof *rv);
-    const char *key;
-    json_t *v;
-    json_object_foreach(cfgs, key, v) cv[k++] = (char *)key;
-    k = 0;
-    json_object_foreach(rows, key, v) rv[k++] = (char *)key;
     qsort(rv, nr, sizeof *rv, cmp_str); /* by class, then bug */
     int any_unchecked = 0;
     fputs("<table class=\"grid\">\n<tr><th>class</th><th>bug</th>", f);
-    for (k = 0; k < nc; k++) {
+    for (size_t k = 0; k < nc; k++) {
         fputs("<th>", f);
         html_esc(f, cv[k]);
         fputs("</th>", f);
@@ -525,22 +534,21 @@ static void html_grid(FILE *f, json_t *mx)
         fputs("<td>", f);
         html_esc(f, tab + 1);
         fputs("</td>", f);
-        for (k = 0; k < nc; k++) {
-            json_t *x0 = cell_of(mx, tab + 1, cv[k]), *kc = json_object_get(x0, "kernel_check");
-            json_t *x = json_integer_value(json_object_get(kc, "valid")) ? kc : x0; /* coloured by a real kernel's answer */
-            long valid = (long)json_integer_value(json_object_get(x, "valid"));
-            long mte = (long)json_integer_value(json_object_get(x, "caught_mte"));
-            long other = (long)json_integer_value(json_object_get(json_object_get(x, "counts"), "caught_other"));
+        for (size_t k = 0; k < nc; k++) {
+            const struct mtb_det_cell *x0 = mtb_det_cell_of(mx, tab + 1, cv[k]);
+            /* coloured by a real kernel's answer */
+            const struct mtb_det_rate *x = !x0 ? NULL : x0->has_kcheck && x0->kcheck.valid ? &x0->kcheck : &x0->r;
+            long long valid = x ? x->valid : 0, mte = x ? x->caught_mte : 0;
+            long long other = x ? x->counts[MTB_DET_caught_other] : 0;
             const char *cls = !x ? "none" : !valid ? "nr" : mte == valid ? "caught" : mte ? "some" : other ? "crash" : "missed";
+            int vm = x && x != &x0->r;
             char o[256] = "", t[96];
             if (x)
                 counts_text(x, o, sizeof o);
-            snprintf(t, sizeof t, !x ? "" : valid ? "%ld/%ld%s" : "not reached", mte, valid, x != x0 ? " (vm)" : "");
-            if (x != x0) /* emu's answer beside vm's, marked */
-                snprintf(t + strlen(t), sizeof t - strlen(t), "; emu %lld/%lld",
-                         json_integer_value(json_object_get(x0, "caught_mte")),
-                         json_integer_value(json_object_get(x0, "valid")));
-            int unchecked = json_is_true(json_object_get(x0, "kernel_access_unchecked"));
+            snprintf(t, sizeof t, !x ? "" : valid ? "%lld/%lld%s" : "not reached", mte, valid, vm ? " (vm)" : "");
+            if (vm) /* emu's answer beside vm's, marked */
+                snprintf(t + strlen(t), sizeof t - strlen(t), "; emu %lld/%lld", x0->r.caught_mte, x0->r.valid);
+            int unchecked = x0 && x0->unchecked;
             any_unchecked |= unchecked;
             fprintf(f, "<td class=\"%s\" title=\"", cls);
             html_esc(f, o);
@@ -553,63 +561,54 @@ static void html_grid(FILE *f, json_t *mx)
                "every one caught, amber some, orange a crash but no tag check, red missed, grey not reached; its "
                "outcomes in its tooltip; (vm): a real kernel's answer, emu's beside it.%s</p>\n",
             any_unchecked ? " † " UNCHECKED_NOTE "." : "");
+    for (size_t k = 0; k < nc; k++)
+        free(cv[k]);
+    for (size_t r = 0; r < nr; r++)
+        free(rv[r]);
     free(cv);
     free(rv);
-    json_decref(cfgs);
-    json_decref(rows);
 }
 
 
 /* each caught trial's fault report (docs/DETECTION.md, "Fault reports") */
-static void html_reports(FILE *f, json_t *mx)
+static void html_reports(FILE *f, const struct mtb_det_rows *mx)
 {
-    json_t *reps = json_object_get(mx, "reports");
-    if (!json_array_size(reps))
+    if (!mx->nreports)
         return;
     fputs("<h2>Fault reports</h2>\n<p class=\"note\">Each caught trial's report: the cause and the object from the "
           "allocation record (libmtealloc.so), the stacks symbolised; explained = the cause fits the bug's class and "
           "the object is the one the bug's log names.</p>\n", f);
-    size_t i;
-    json_t *r;
-    json_array_foreach(reps, i, r) {
-        json_t *ex = json_object_get(r, "explained");
+    for (size_t i = 0; i < mx->nreports; i++) {
+        const struct mtb_det_report *r = &mx->reports[i];
         fputs("<h3>", f);
-        html_esc(f, str(r, "bug"));
+        html_esc(f, r->bug);
         fputs(" ", f);
-        html_esc(f, str(r, "config"));
-        fprintf(f, " trial %lld: %s</h3>\n<p>", json_integer_value(json_object_get(r, "trial")),
-                json_is_true(json_object_get(ex, "ok")) ? "explained" : "not explained");
-        html_esc(f, str(ex, "why"));
+        html_esc(f, r->config);
+        fprintf(f, " trial %lld: %s</h3>\n<p>", r->trial, r->explained ? "explained" : "not explained");
+        html_esc(f, r->why);
         fputs("</p>\n<pre>", f);
-        html_esc(f, str(r, "text"));
+        html_esc(f, r->text);
         fputs("</pre>\n", f);
     }
 }
 
 /* print_groups' table in HTML */
-static void html_groups(FILE *f, json_t *mx, const char *by, const char *name, const char *title)
+static void html_groups(FILE *f, const struct mtb_det_rows *mx, int by, const char *title)
 {
-    json_t *keys = json_object(), *h, *g;
-    size_t i, j, nh = json_array_size(json_object_get(mx, "headline"));
-    json_array_foreach(json_object_get(mx, "headline"), i, h)
-        json_array_foreach(json_object_get(h, by), j, g) json_object_set_new(keys, str(g, name), json_true());
-    if (json_object_size(keys)) {
-        fprintf(f, "<h2>%s</h2>\n<p>%s caught of tried, per configuration</p>\n<table>\n", title,
-                str(mx, "headline_counts"));
+    size_t nk, nh = mx->nhead;
+    const char **keys = group_names(mx, by, &nk);
+    if (nk) {
+        fprintf(f, "<h2>%s</h2>\n<p>%s caught of tried, per configuration</p>\n<table>\n", title, mx->headline_counts);
         const char **row = mtb_calloc(nh + 2, sizeof *row);
         char (*cells)[32] = mtb_calloc(nh + 1, sizeof *cells);
-        row[0] = name;
-        json_array_foreach(json_object_get(mx, "headline"), i, h) row[i + 1] = str(h, "config");
+        row[0] = by ? "memory" : "class";
+        for (size_t i = 0; i < nh; i++)
+            row[i + 1] = mx->head[i].config;
         html_row(f, "th", row);
-        const char *k;
-        json_t *v;
-        json_object_foreach(keys, k, v) {
-            row[0] = k;
-            json_array_foreach(json_object_get(mx, "headline"), i, h) {
-                snprintf(cells[i], sizeof cells[i], "-");
-                json_array_foreach(json_object_get(h, by), j, g) if (!strcmp(str(g, name), k))
-                    snprintf(cells[i], sizeof cells[i], "%lld/%lld", json_integer_value(json_object_get(g, "bugs_caught")),
-                             json_integer_value(json_object_get(g, "bugs_tested")));
+        for (size_t k = 0; k < nk; k++) {
+            row[0] = keys[k];
+            for (size_t i = 0; i < nh; i++) {
+                group_cell(&mx->head[i], by, keys[k], cells[i], sizeof cells[i]);
                 row[i + 1] = cells[i];
             }
             html_row(f, "td", row);
@@ -618,59 +617,60 @@ static void html_groups(FILE *f, json_t *mx, const char *by, const char *name, c
         free(cells);
         free(row);
     }
-    json_decref(keys);
+    free(keys);
 }
 
-void mtb_detect_matrix_html(FILE *f, json_t *mx)
+void mtb_detect_matrix_html(FILE *f, const struct mtb_det_rows *mx)
 {
-    size_t i;
-    json_t *c;
     fprintf(f, "<!doctype html><html><head><meta charset=\"utf-8\"><title>mtebench detection: %s</title>"
                "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
                "td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left}th{background:#eee}"
                ".note{background:#fff6d5;padding:.6em;border:1px solid #e0c060}"
                ".grid td{text-align:center}.caught{background:#8fd18f}.some{background:#f3d36b}"
                ".crash{background:#f5a65b}.missed{background:#ee8a8a}.nr{background:#ddd}</style></head><body>\n",
-            str(mx, "service"));
+            mx->service);
     fprintf(f, "<h1>Detection: %s on %s</h1>\n<p class=\"note\">Detection is exact under QEMU (its tag checks "
                "follow the architecture); timings under emulation are emulated, and random tags follow QEMU's "
                "generator (docs/DETECTION.md).</p>\n<h2>Headline</h2>\n<table>\n",
-            str(mx, "service"), str(mx, "platform"));
+            mx->service, mx->platform);
     static const char *const hh[] = { "configuration", "bugs caught (tag check, most trials)", "fraction [Wilson 95%]",
                                       "explained (cause and object) [Wilson 95%]", "overhead (bench)", NULL };
     html_row(f, "th", hh);
-    json_array_foreach(json_object_get(mx, "headline"), i, c) {
+    for (size_t i = 0; i < mx->nhead; i++) {
+        const struct mtb_det_head *c = &mx->head[i];
         struct headline_row h;
         headline_row(mx, c, &h);
-        const char *row[] = { str(c, "config"), h.caught, h.fraction, h.explained, h.cost, NULL };
+        const char *row[] = { c->config, h.caught, h.fraction, h.explained, h.cost, NULL };
         html_row(f, "td", row);
     }
     fputs("</table>\n", f);
-    html_groups(f, mx, "by_class", "class", "Headline by class");
-    html_groups(f, mx, "by_memory", "memory", "Headline by where the object lives");
+    html_groups(f, mx, 0, "Headline by class");
+    html_groups(f, mx, 1, "Headline by where the object lives");
     fputs("<h2>Matrix</h2>\n", f);
     html_grid(f, mx);
     fputs("<h2>Cells in detail</h2>\n<table>\n", f);
     static const char *const mh[] = { "bug", "class", "memory", "configuration",
                                       "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
     html_row(f, "th", mh);
-    json_array_foreach(json_object_get(mx, "cells"), i, c) {
+    for (size_t i = 0; i < mx->ncells; i++) {
+        const struct mtb_det_cell *c = &mx->cells[i];
         char r[96], o[256], cfg[96];
-        rate_text(c, r, sizeof r);
-        counts_text(c, o, sizeof o);
-        snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
-        const char *row[] = { str(c, "bug"), str(c, "class"), str(c, "memory"), cfg, r, o, NULL };
+        rate_text(&c->r, r, sizeof r);
+        counts_text(&c->r, o, sizeof o);
+        snprintf(cfg, sizeof cfg, "%s/%s", c->variant, c->mode);
+        const char *row[] = { c->bug, c->cls, c->memory, cfg, r, o, NULL };
         html_row(f, "td", row);
     }
     fputs("</table>\n<h2>Per class</h2>\n<table>\n", f);
     static const char *const ch[] = { "class", "configuration", "tag-check catch rate [Wilson 95%]", "outcomes", NULL };
     html_row(f, "th", ch);
-    json_array_foreach(json_object_get(mx, "classes"), i, c) {
+    for (size_t i = 0; i < mx->nclasses; i++) {
+        const struct mtb_det_cell *c = &mx->classes[i];
         char r[96], o[256], cfg[96];
-        rate_text(c, r, sizeof r);
-        counts_text(c, o, sizeof o);
-        snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
-        const char *row[] = { str(c, "class"), cfg, r, o, NULL };
+        rate_text(&c->r, r, sizeof r);
+        counts_text(&c->r, o, sizeof o);
+        snprintf(cfg, sizeof cfg, "%s/%s", c->variant, c->mode);
+        const char *row[] = { c->cls, cfg, r, o, NULL };
         html_row(f, "td", row);
     }
     fputs("</table>\n", f);

@@ -4,6 +4,7 @@
 # core": every report, plan, detect and nightly output byte-identical):
 #   - `report` over the record fixtures (6a9d852; 286d1ca's two hosts), with
 #     --detect over the detect fixture: its stdout and every file it writes;
+#   - `detect --matrix` of the detect fixture: text, Markdown and HTML;
 #   - `nightly --ingest` of the 6a9d852 records: its stdout and dashboard;
 #   - `plan --dry-run` of each plan in configs/ and `bench --dry-run` of each
 #     service (platform emu), the time estimate blanked (it learns start-ups);
@@ -33,6 +34,9 @@ run() { # NAME COMMAND...: stdout and stderr into OUT/NAME.txt, the exit status 
 FX=tests/fixtures
 run report-a "$M" report --out "$out/report" --name a --detect "$FX/detect-memcached" "$FX/records-6a9d852"
 run report-b "$M" report --out "$out/report" --name b "$FX/records-286d1ca-hosts/h1" "$FX/records-286d1ca-hosts/h2"
+for f in text md html; do # the detect fixture's matrix, as detect prints it and as its detect.md and detect.html
+    run "detect-matrix-$f" "$M" detect --matrix "$FX/detect-memcached" --format "$f"
+done
 run nightly "$M" nightly --ingest "$FX/records-6a9d852" --history "$tmp/h.sqlite" --out "$out/dash"
 for c in configs/*.conf; do
     run "plan-$(basename "$c" .conf)" "$M" plan "$c" --dry-run --platform emu

@@ -40,4 +40,14 @@ ok "$( [ $rc = 0 ] && [ $ms -lt 5000 ]; echo $?)" "a key given 100000 times is j
 is "$?" 4 "an empty history file is refused (exit 4)"
 ok "$(grep -q "an empty file, not an mtebench history" "$T_TMP/n1"; echo $?)" "saying why" || dump "$T_TMP/n1"
 is "$(stat -c %s "$T_TMP/h.sqlite")" 0 "and left empty"
+
+# detect --matrix: what is not a finished detect's matrix, refused by name
+"$M" detect --matrix tests/fixtures/detect-memcached --format pdf > /dev/null 2> "$T_TMP/m1"
+is "$?" 2 "detect --matrix: a format refused (exit 2)"
+ok "$(grep -q "invalid format 'pdf' (accepted: text, md, html)" "$T_TMP/m1"; echo $?)" "naming the accepted ones" || dump "$T_TMP/m1"
+"$M" detect --matrix "$T_TMP/h.sqlite" > /dev/null 2> "$T_TMP/m2"
+is "$?" 2 "detect --matrix: a file that is no JSON refused (exit 2)"
+"$M" detect --matrix tests/fixtures/outputs/report/a/summary.json > /dev/null 2> "$T_TMP/m3"
+is "$?" 2 "detect --matrix: a JSON file of another kind refused (exit 2)"
+ok "$(grep -q "not a detection matrix (schema mtebench-detect-matrix/1)" "$T_TMP/m3"; echo $?)" "saying what it wants" || dump "$T_TMP/m3"
 done_testing

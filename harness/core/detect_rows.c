@@ -1,0 +1,145 @@
+/* detect_rows.c - see detect_rows.h */
+#include "core/detect_rows.h"
+#include "lib/jsonx.h"
+#include "lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const mtb_det_outcome_names[MTB_DET_NOUTCOMES] = {
+#define X(o) #o,
+    MTB_DET_OUTCOMES(X)
+#undef X
+};
+
+/* the number at k, 0 when absent (what the pages printed for it) */
+static double num0(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+static long long int0(json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
+
+static void rate_read(json_t *c, struct mtb_det_rate *r)
+{
+    json_t *cs = json_object_get(c, "counts");
+    for (int i = 0; i < MTB_DET_NOUTCOMES; i++)
+        r->counts[i] = int0(cs, mtb_det_outcome_names[i]);
+    r->valid = int0(c, "valid");
+    r->caught_mte = int0(c, "caught_mte");
+    r->has_rate = json_is_number(json_object_get(c, "rate"));
+    r->rate = num0(c, "rate");
+    r->lo = num0(c, "wilson95_lo");
+    r->hi = num0(c, "wilson95_hi");
+}
+
+static void cell_read(json_t *c, struct mtb_det_cell *r)
+{
+    r->bug = mtb_jstr(c, "bug");
+    r->cls = mtb_jstr(c, "class");
+    r->memory = mtb_jstr(c, "memory");
+    r->variant = mtb_jstr(c, "variant");
+    r->mode = mtb_jstr(c, "mode");
+    rate_read(c, &r->r);
+    r->unchecked = json_is_true(json_object_get(c, "kernel_access_unchecked"));
+    json_t *kc = json_object_get(c, "kernel_check");
+    r->has_kcheck = kc != NULL;
+    r->kcheck_platform = mtb_jstr(kc, "platform");
+    rate_read(kc, &r->kcheck);
+}
+
+static void class_group_read(json_t *g, struct mtb_det_group *r)
+{
+    r->name = mtb_jstr(g, "class");
+    r->caught = int0(g, "bugs_caught");
+    r->tested = int0(g, "bugs_tested");
+}
+
+static void memory_group_read(json_t *g, struct mtb_det_group *r)
+{
+    class_group_read(g, r);
+    r->name = mtb_jstr(g, "memory");
+}
+
+static void head_read(json_t *h, struct mtb_det_head *r)
+{
+    r->config = mtb_jstr(h, "config");
+    r->caught = int0(h, "bugs_caught");
+    r->tested = int0(h, "bugs_tested");
+    r->fraction = num0(h, "fraction");
+    r->lo = num0(h, "wilson95_lo");
+    r->hi = num0(h, "wilson95_hi");
+    MTB_READ_ROWS(json_object_get(h, "by_class"), r->by_class, r->nby_class, class_group_read);
+    MTB_READ_ROWS(json_object_get(h, "by_memory"), r->by_memory, r->nby_memory, memory_group_read);
+    json_t *ex = json_object_get(h, "explained"), *cost = json_object_get(h, "cost");
+    r->has_explained = ex != NULL;
+    r->explained = int0(ex, "bugs");
+    r->ex_fraction = num0(ex, "fraction");
+    r->ex_lo = num0(ex, "wilson95_lo");
+    r->ex_hi = num0(ex, "wilson95_hi");
+    r->cost_baseline = json_is_true(json_object_get(cost, "baseline"));
+    r->cost_measured = json_is_number(json_object_get(cost, "lo"));
+    r->slowdown = num0(cost, "slowdown");
+    r->cost_lo = num0(cost, "lo");
+    r->cost_hi = num0(cost, "hi");
+}
+
+static void report_read(json_t *p, struct mtb_det_report *r)
+{
+    json_t *ex = json_object_get(p, "explained");
+    r->bug = mtb_jstr(p, "bug");
+    r->config = mtb_jstr(p, "config");
+    r->headline = mtb_jstr(p, "headline");
+    r->text = mtb_jstr(p, "text");
+    r->why = mtb_jstr(ex, "why");
+    r->trial = int0(p, "trial");
+    r->explained = json_is_true(json_object_get(ex, "ok"));
+}
+
+void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r)
+{
+    memset(r, 0, sizeof *r);
+    r->schema = mtb_jstr(mx, "schema");
+    r->service = mtb_jstr(mx, "service");
+    r->platform = mtb_jstr(mx, "platform");
+    r->headline_counts = mtb_jstr(mx, "headline_counts");
+    r->emulated = json_is_true(json_object_get(mx, "emulated"));
+    MTB_READ_ROWS(json_object_get(mx, "headline"), r->head, r->nhead, head_read);
+    MTB_READ_ROWS(json_object_get(mx, "cells"), r->cells, r->ncells, cell_read);
+    MTB_READ_ROWS(json_object_get(mx, "classes"), r->classes, r->nclasses, cell_read);
+    MTB_READ_ROWS(json_object_get(mx, "reports"), r->reports, r->nreports, report_read);
+    json_t *mk = json_object_get(mx, "makeup"), *v;
+    const char *k;
+    r->makeup = mtb_calloc(json_object_size(mk) + 1, sizeof *r->makeup);
+    json_object_foreach(mk, k, v) {
+        r->makeup[r->nmakeup].cls = k;
+        r->makeup[r->nmakeup++].bugs = (long long)json_integer_value(v);
+    }
+    r->mix = json_object_get(mx, "mix");
+    r->bugs = json_object_get(mx, "bugs");
+}
+
+void mtb_det_rows_free(struct mtb_det_rows *r)
+{
+    for (size_t i = 0; i < r->nhead; i++) {
+        free(r->head[i].by_class);
+        free(r->head[i].by_memory);
+    }
+    free(r->head);
+    free(r->cells);
+    free(r->classes);
+    free(r->reports);
+    free(r->makeup);
+    memset(r, 0, sizeof *r);
+}
+
+const struct mtb_det_cell *mtb_det_cell_of(const struct mtb_det_rows *r, const char *bug, const char *config)
+{
+    const char *sl = strchr(config, '/');
+    if (!sl)
+        return NULL;
+    size_t vl = (size_t)(sl - config);
+    for (size_t i = 0; i < r->ncells; i++) {
+        const struct mtb_det_cell *c = &r->cells[i];
+        if (!strcmp(c->bug, bug) && strlen(c->variant) == vl && !strncmp(c->variant, config, vl) &&
+            !strcmp(c->mode, sl + 1))
+            return c;
+    }
+    return NULL;
+}
