@@ -92,6 +92,32 @@ static void report_read(json_t *p, struct mtb_det_report *r)
     r->explained = json_is_true(json_object_get(ex, "ok"));
 }
 
+void mtb_det_trial_read(json_t *t, struct mtb_det_trial *r)
+{
+    json_t *man = json_object_get(t, "manifest"), *pf = json_object_get(t, "platform");
+    json_t *ex = json_object_get(t, "explained"), *rep = json_object_get(json_object_get(t, "fault"), "report");
+    memset(r, 0, sizeof *r);
+    r->bug = mtb_jstr(t, "bug");
+    r->variant = mtb_jstr(t, "variant");
+    r->mode = mtb_jstr(t, "mode");
+    r->outcome = mtb_jstr(t, "outcome");
+    r->cls = mtb_jstr(man, "class");
+    r->memory = *mtb_jstr(man, "memory") ? mtb_jstr(man, "memory") : mtb_jstr(man, "allocator");
+    r->access_in = mtb_jstr(man, "access_in");
+    r->bug_switch = mtb_jstr(man, "switch");
+    r->port = mtb_jstr(man, "port");
+    r->plant = json_object_get(man, "plant") != NULL;
+    r->platform = json_is_object(pf) ? mtb_jstr(pf, "name") : json_string_value(pf);
+    r->kernel_check = json_is_true(json_object_get(t, "kernel_check"));
+    r->explained = json_is_true(json_object_get(ex, "ok"));
+    r->has_report = rep != NULL;
+    r->report_headline = mtb_jstr(rep, "headline");
+    r->manifest = man;
+    r->fault = json_object_get(t, "fault");
+    r->number = json_object_get(t, "trial");
+    r->explained_j = ex;
+}
+
 void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r)
 {
     memset(r, 0, sizeof *r);

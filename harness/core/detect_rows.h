@@ -104,6 +104,22 @@ struct mtb_det_rows {
     json_t *bugs;                /* the manifests of the bugs tried (an object by id), or NULL */
 };
 
+/* One trial as detect/detect.c keeps it (a trial's detect.json) and the
+ * matrix reads it. The JSON values handed on as they are stay the trial's. */
+struct mtb_det_trial {
+    const char *bug, *variant, *mode, *outcome;
+    const char *cls, *memory;      /* the manifest's class; where the object lives ("memory"; before it "allocator") */
+    const char *access_in, *bug_switch, *port; /* the manifest's ("" when it has none) */
+    int plant;                     /* the manifest has a plant: a synthetic entry */
+    const char *platform;          /* the platform's name (its record's object, or a string), or NULL */
+    int kernel_check;              /* the cell tried again where a real kernel checks (--kernel-check) */
+    int explained;                 /* its fault report explains the bug (explained.ok) */
+    int has_report;                /* its fault has a report (fault.report) */
+    const char *report_headline;
+    json_t *manifest, *fault, *number, *explained_j; /* the matrix's bugs and reports copy these */
+};
+void mtb_det_trial_read(json_t *t, struct mtb_det_trial *r);
+
 /* Read mx into r (r zeroed first). A schema other than MTB_DET_SCHEMA
  * reads too (r->schema tells); NULL reads as an empty matrix. */
 void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r);

@@ -11,6 +11,9 @@
 #include "detect/catalogue.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
+#include "core/summary_rows.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,42 +26,63 @@
                        "checks: under emu this is not the hardware's answer; a real kernel in sync mode checks it " \
                        "(vm) (docs/DETECTION.md)"
 
-static const char *str(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
+/* A cell (a bug in a configuration) or a class's tally in one, as the
+ * trials come; a cell tried again on a real kernel keeps its answer apart. */
+struct tally {
+    const char *bug, *cls, *memory, *variant, *mode; /* the trials' strings (bug, memory NULL: a class's) */
+    long long counts[MTB_DET_NOUTCOMES], explained;
+    int unchecked, has_kcheck;
+    const char *kcheck_platform;
+    long long kcheck_counts[MTB_DET_NOUTCOMES];
+};
 
-/* the cell of key in obj, created with zero counts */
-static json_t *cell(json_t *obj, const char *key, json_t *init)
+/* the tallies of the cells or of the classes, in the order first met */
+struct tallies {
+    struct tally *v;
+    size_t n, cap;
+};
+
+/* the tally of bug (NULL: of a class) in the configuration, made when new */
+static struct tally *tally_of(struct tallies *ts, const struct mtb_det_trial *t, int cls_only)
 {
-    json_t *c = json_object_get(obj, key);
-    if (!c) {
-        c = json_deep_copy(init);
-        json_object_set_new(c, "counts", json_object());
-        json_object_set_new(obj, key, c);
+    for (size_t i = 0; i < ts->n; i++) {
+        struct tally *x = &ts->v[i];
+        if ((cls_only ? !strcmp(x->cls, t->cls) : !strcmp(x->bug, t->bug)) && !strcmp(x->variant, t->variant) &&
+            !strcmp(x->mode, t->mode))
+            return x;
     }
-    return c;
+    if (ts->n == ts->cap) {
+        ts->cap = ts->cap ? 2 * ts->cap : 16;
+        ts->v = mtb_realloc(ts->v, ts->cap * sizeof *ts->v);
+    }
+    struct tally *x = &ts->v[ts->n++];
+    memset(x, 0, sizeof *x);
+    x->bug = cls_only ? NULL : t->bug;
+    x->memory = cls_only ? NULL : t->memory;
+    x->cls = t->cls;
+    x->variant = t->variant;
+    x->mode = t->mode;
+    return x;
 }
 
-static void count(json_t *c, const char *outcome)
+static void count(long long *counts, const char *outcome)
 {
-    json_t *cs = json_object_get(c, "counts");
-    json_object_set_new(cs, outcome, json_integer(json_integer_value(json_object_get(cs, outcome)) + 1));
+    for (int i = 0; i < MTB_DET_NOUTCOMES; i++)
+        if (!strcmp(outcome, mtb_det_outcome_names[i]))
+            counts[i]++;
 }
 
-/* rate fields of a cell from its counts: valid = caught + silent; a tag
- * check caught it in user code (sync, async) or in the kernel (a system call
- * refused) */
-static void rates(json_t *c)
+/* a tally's rate fields into c: valid = caught + silent; a tag check caught
+ * it in user code (sync, async) or in the kernel (a system call refused) */
+static void rates(json_t *c, const long long *counts, long long explained)
 {
-    json_t *cs = json_object_get(c, "counts");
-    long sync = (long)json_integer_value(json_object_get(cs, "caught_sync"));
-    long as = (long)json_integer_value(json_object_get(cs, "caught_async"));
-    long kern = (long)json_integer_value(json_object_get(cs, "caught_kernel"));
-    long other = (long)json_integer_value(json_object_get(cs, "caught_other"));
-    long silent = (long)json_integer_value(json_object_get(cs, "silent"));
-    long valid = sync + as + kern + other + silent, mte = sync + as + kern;
+    json_t *cs = json_object();
+    for (int i = 0; i < MTB_DET_NOUTCOMES; i++)
+        if (counts[i])
+            json_object_set_new(cs, mtb_det_outcome_names[i], json_integer(counts[i]));
+    json_object_set_new(c, "counts", cs);
+    long long mte = counts[MTB_DET_caught_sync] + counts[MTB_DET_caught_async] + counts[MTB_DET_caught_kernel];
+    long long valid = mte + counts[MTB_DET_caught_other] + counts[MTB_DET_silent];
     json_object_set_new(c, "valid", json_integer(valid));
     json_object_set_new(c, "caught_mte", json_integer(mte));
     struct mtb_stats_ci ci;
@@ -66,23 +90,36 @@ static void rates(json_t *c)
         json_object_set_new(c, "rate", json_real(ci.est));
         json_object_set_new(c, "wilson95_lo", json_real(ci.lo));
         json_object_set_new(c, "wilson95_hi", json_real(ci.hi));
-        mtb_stats_wilson(mte + other, valid, Z95, &ci);
+        mtb_stats_wilson(mte + counts[MTB_DET_caught_other], valid, Z95, &ci);
         json_object_set_new(c, "rate_any", json_real(ci.est));
         /* diagnosability: caught and explained (the report's cause and object) */
-        long ex = (long)json_integer_value(json_object_get(c, "explained"));
-        mtb_stats_wilson(ex, valid, Z95, &ci);
-        json_object_set_new(c, "explained", json_integer(ex));
+        mtb_stats_wilson(explained, valid, Z95, &ci);
+        json_object_set_new(c, "explained", json_integer(explained));
         json_object_set_new(c, "explained_rate", json_real(ci.est));
     } else {
+        if (explained)
+            json_object_set_new(c, "explained", json_integer(explained));
         json_object_set_new(c, "rate", json_null());
     }
 }
 
-/* a real bug: not a synthetic plant, not a second trigger of another entry's bug */
-static int real_bug(const char *id, json_t *man)
+/* valid and caught by a tag check, from a tally's counts */
+static long long valid_of(const long long *c)
 {
-    const char *sw = str(man, "switch");
-    return strcmp(str(man, "port"), "plant") && !json_object_get(man, "plant") && (!*sw || !strcmp(sw, id));
+    return c[MTB_DET_caught_sync] + c[MTB_DET_caught_async] + c[MTB_DET_caught_kernel] + c[MTB_DET_caught_other] +
+           c[MTB_DET_silent];
+}
+static long long mte_of(const long long *c)
+{
+    return c[MTB_DET_caught_sync] + c[MTB_DET_caught_async] + c[MTB_DET_caught_kernel];
+}
+
+/* a real bug: not a synthetic plant, not a second trigger of another entry's bug */
+static int real_bug(const char *id, const struct mtb_det_trial *t)
+{
+    if (!t) /* a bug met only on a real kernel's tries: the manifest unread, counted as real (as before) */
+        return 1;
+    return strcmp(t->port, "plant") && !t->plant && (!*t->bug_switch || !strcmp(t->bug_switch, id));
 }
 
 /* where an object lives, without "service: " and the note: "pool", "glibc malloc" */
@@ -96,199 +133,273 @@ static void memory_kind(const char *mem, char *buf, size_t n)
     snprintf(buf, n, "%.*s", (int)l, mem);
 }
 
-/* a group's tally: caught += c, tested++ */
-static void tally(json_t *groups, const char *key, int c)
+/* a headline grouping's tallies: bugs caught of tested, by name, in the order first met */
+struct group {
+    char name[96];
+    long long caught, tested;
+};
+struct groups {
+    struct group *v;
+    size_t n, cap;
+};
+
+static void group_add(struct groups *gs, const char *name, int caught)
 {
-    json_t *g = json_object_get(groups, key);
-    if (!g)
-        json_object_set_new(groups, key, g = json_pack("{s:i,s:i}", "bugs_caught", 0, "bugs_tested", 0));
-    json_object_set_new(g, "bugs_caught", json_integer(json_integer_value(json_object_get(g, "bugs_caught")) + c));
-    json_object_set_new(g, "bugs_tested", json_integer(json_integer_value(json_object_get(g, "bugs_tested")) + 1));
+    size_t i = 0;
+    while (i < gs->n && strcmp(gs->v[i].name, name))
+        i++;
+    if (i == gs->n) {
+        if (gs->n == gs->cap) {
+            gs->cap = gs->cap ? 2 * gs->cap : 8;
+            gs->v = mtb_realloc(gs->v, gs->cap * sizeof *gs->v);
+        }
+        memset(&gs->v[i], 0, sizeof gs->v[i]);
+        snprintf(gs->v[i].name, sizeof gs->v[i].name, "%s", name);
+        gs->n++;
+    }
+    gs->v[i].caught += caught;
+    gs->v[i].tested++;
 }
 
 /* the tallies as rows {name: key, bugs_caught, bugs_tested, fraction, Wilson 95%} */
-static json_t *tally_rows(json_t *groups, const char *name)
+static json_t *group_rows(const struct groups *gs, const char *name)
 {
-    json_t *rows = json_array(), *g;
-    const char *k;
-    json_object_foreach(groups, k, g) {
-        long c = (long)json_integer_value(json_object_get(g, "bugs_caught"));
-        long n = (long)json_integer_value(json_object_get(g, "bugs_tested"));
+    json_t *rows = json_array();
+    for (size_t i = 0; i < gs->n; i++) {
         struct mtb_stats_ci ci = { 0, 0, 0 };
-        mtb_stats_wilson(c, n, Z95, &ci);
-        json_array_append_new(rows, json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", name, k, "bugs_caught", (json_int_t)c,
-                                              "bugs_tested", (json_int_t)n, "fraction", ci.est, "wilson95_lo", ci.lo,
-                                              "wilson95_hi", ci.hi));
+        mtb_stats_wilson(gs->v[i].caught, gs->v[i].tested, Z95, &ci);
+        json_array_append_new(rows, json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", name, gs->v[i].name, "bugs_caught",
+                                              (json_int_t)gs->v[i].caught, "bugs_tested", (json_int_t)gs->v[i].tested,
+                                              "fraction", ci.est, "wilson95_lo", ci.lo, "wilson95_hi", ci.hi));
     }
     return rows;
+}
+
+/* the matrix being made: its tallies, configurations and bugs (each bug's
+ * first trial: its manifest), in the order first met */
+struct build {
+    struct tallies cells, classes;
+    const char **configs;
+    const struct mtb_det_trial **bugs;
+    size_t nconfigs, nbugs;
+};
+
+static const struct mtb_det_trial *bug_of(const struct build *b, const char *id)
+{
+    for (size_t i = 0; i < b->nbugs; i++)
+        if (!strcmp(b->bugs[i]->bug, id))
+            return b->bugs[i];
+    return NULL;
 }
 
 /* The headline: per configuration, the bugs caught by a tag check in most of
  * their valid trials, of the real bugs tried (of every entry when only
  * plants or second triggers were), overall, by class and by where the
  * object lives, each with its Wilson 95% interval. */
-static void headline(json_t *out, json_t *configs, json_t *bugs)
+static void headline(json_t *out, const struct build *b)
 {
     int any_real = 0;
-    const char *k;
-    json_t *v;
-    json_object_foreach(bugs, k, v) any_real |= real_bug(k, v);
+    for (size_t i = 0; i < b->nbugs; i++)
+        any_real |= real_bug(b->bugs[i]->bug, b->bugs[i]);
     json_object_set_new(out, "headline_counts", json_string(any_real ? "real bugs" : "entries"));
-    json_object_foreach(configs, k, v) {
-        long caught = 0, tested = 0, expl = 0;
-        size_t j;
-        json_t *c, *by_class = json_object(), *by_memory = json_object();
-        json_array_foreach(json_object_get(out, "cells"), j, c) {
+    json_t *rows = json_array();
+    for (size_t k = 0; k < b->nconfigs; k++) {
+        long long caught = 0, tested = 0, expl = 0;
+        struct groups by_class = { 0 }, by_memory = { 0 };
+        for (size_t j = 0; j < b->cells.n; j++) {
+            const struct tally *c = &b->cells.v[j];
             char cfg[96], mk[96];
-            snprintf(cfg, sizeof cfg, "%s/%s", str(c, "variant"), str(c, "mode"));
-            json_t *man = json_object_get(bugs, str(c, "bug"));
-            if (strcmp(cfg, k) || json_integer_value(json_object_get(c, "valid")) == 0 ||
-                (any_real && !real_bug(str(c, "bug"), man)))
+            snprintf(cfg, sizeof cfg, "%s/%s", c->variant, c->mode);
+            long long valid = valid_of(c->counts);
+            if (strcmp(cfg, b->configs[k]) || valid == 0 || (any_real && !real_bug(c->bug, bug_of(b, c->bug))))
                 continue;
             /* a system call's access tried on a real kernel too: its answer is the hardware's */
-            json_t *kc = json_object_get(c, "kernel_check"), *by = json_integer_value(json_object_get(kc, "valid")) ? kc : c;
-            int hit = 2 * json_integer_value(json_object_get(by, "caught_mte")) > json_integer_value(json_object_get(by, "valid"));
+            const long long *by = c->has_kcheck && valid_of(c->kcheck_counts) ? c->kcheck_counts : c->counts;
+            int hit = 2 * mte_of(by) > valid_of(by);
             tested++;
             caught += hit;
             /* explained: a tag check's report named the cause and the object in most trials */
-            expl += 2 * json_integer_value(json_object_get(c, "explained")) > json_integer_value(json_object_get(c, "valid"));
-            tally(by_class, str(c, "class"), hit);
-            memory_kind(str(c, "memory"), mk, sizeof mk);
-            tally(by_memory, mk, hit);
+            expl += 2 * c->explained > valid;
+            group_add(&by_class, c->cls, hit);
+            memory_kind(c->memory, mk, sizeof mk);
+            group_add(&by_memory, mk, hit);
         }
         struct mtb_stats_ci ci = { 0, 0, 0 }, ce = { 0, 0, 0 };
         if (tested) {
             mtb_stats_wilson(caught, tested, Z95, &ci);
             mtb_stats_wilson(expl, tested, Z95, &ce);
         }
-        json_array_append_new(json_object_get(out, "headline"),
-                              json_pack("{s:s,s:i,s:i,s:f,s:f,s:f,s:o,s:o,s:{s:i,s:f,s:f,s:f}}", "config", k, "bugs_caught",
-                                        (json_int_t)caught, "bugs_tested", (json_int_t)tested, "fraction", ci.est,
-                                        "wilson95_lo", ci.lo, "wilson95_hi", ci.hi, "by_class",
-                                        tally_rows(by_class, "class"), "by_memory", tally_rows(by_memory, "memory"),
-                                        "explained", "bugs", (json_int_t)expl, "fraction", ce.est, "wilson95_lo", ce.lo,
-                                        "wilson95_hi", ce.hi));
-        json_decref(by_class);
-        json_decref(by_memory);
+        json_array_append_new(rows, json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:o,s:o,s:{s:I,s:f,s:f,s:f}}", "config",
+                                              b->configs[k], "bugs_caught", (json_int_t)caught, "bugs_tested",
+                                              (json_int_t)tested, "fraction", ci.est, "wilson95_lo", ci.lo,
+                                              "wilson95_hi", ci.hi, "by_class", group_rows(&by_class, "class"),
+                                              "by_memory", group_rows(&by_memory, "memory"), "explained", "bugs",
+                                              (json_int_t)expl, "fraction", ce.est, "wilson95_lo", ce.lo,
+                                              "wilson95_hi", ce.hi));
+        free(by_class.v);
+        free(by_memory.v);
     }
+    json_object_set_new(out, "headline", rows);
 }
 
 /* a caught trial's fault report, for the pages: its headline, whether it
  * explains the bug, and the whole text (run/faultrep.c) */
-static void add_report(json_t *reports, json_t *t, const char *cfg)
+static void add_report(json_t *reports, const struct mtb_det_trial *t, const char *cfg)
 {
-    json_t *f = json_object_get(t, "fault"), *rep = json_object_get(f, "report");
-    if (!rep)
+    if (!t->has_report)
         return;
-    char *text = mtb_fault_text(f);
-    json_array_append_new(reports, json_pack("{s:s,s:s,s:O?,s:s,s:O?,s:s?}", "bug", str(t, "bug"), "config", cfg,
-                                             "trial", json_object_get(t, "trial"), "headline", str(rep, "headline"),
-                                             "explained", json_object_get(t, "explained"), "text", text));
+    char *text = mtb_fault_text(t->fault);
+    json_array_append_new(reports, json_pack("{s:s,s:s,s:O?,s:s,s:O?,s:s?}", "bug", t->bug, "config", cfg, "trial",
+                                             t->number, "headline", t->report_headline, "explained", t->explained_j,
+                                             "text", text));
     free(text);
+}
+
+/* a cell's or a class's row of the matrix */
+static json_t *tally_row(const struct tally *x)
+{
+    json_t *c = json_pack("{s:s,s:s,s:s}", "class", x->cls, "variant", x->variant, "mode", x->mode);
+    if (x->bug) {
+        json_object_set_new(c, "bug", json_string(x->bug));
+        json_object_set_new(c, "memory", json_string(x->memory));
+    }
+    if (x->unchecked)
+        json_object_set_new(c, "kernel_access_unchecked", json_true());
+    rates(c, x->counts, x->explained);
+    if (x->has_kcheck) {
+        json_t *kc = json_pack("{s:s?}", "platform", x->kcheck_platform);
+        rates(kc, x->kcheck_counts, 0);
+        json_object_set_new(c, "kernel_check", kc);
+    }
+    return c;
 }
 
 json_t *mtb_detect_matrix(json_t *trials)
 {
-    json_t *cells = json_object(), *classes = json_object(), *configs = json_object(), *bugs = json_object();
-    json_t *reports = json_array();
-    size_t i;
-    json_t *t;
-    json_array_foreach(trials, i, t) {
-        json_t *man = json_object_get(t, "manifest");
-        char cfg[96], key[256], ck[192];
-        snprintf(cfg, sizeof cfg, "%s/%s", str(t, "variant"), str(t, "mode"));
-        snprintf(key, sizeof key, "%s %s", str(t, "bug"), cfg);
-        snprintf(ck, sizeof ck, "%s %s", str(man, "class"), cfg);
-        /* where the object lives: "memory" (trials before it: "allocator") */
-        const char *mem = *str(man, "memory") ? str(man, "memory") : str(man, "allocator");
-        json_t *init = json_pack("{s:s,s:s,s:s,s:s,s:s}", "bug", str(t, "bug"), "class", str(man, "class"),
-                                 "memory", mem, "variant", str(t, "variant"), "mode", str(t, "mode"));
-        /* a system call's bad access under qemu-user, which never checks it:
-         * not the hardware's answer (vm's is) */
-        json_t *pf = json_object_get(t, "platform");
-        const char *pn = json_is_object(pf) ? str(pf, "name") : json_string_value(pf);
-        json_t *cl = cell(cells, key, init);
-        if (json_is_true(json_object_get(t, "kernel_check"))) {
+    size_t n = json_array_size(trials);
+    struct mtb_det_trial *tv = mtb_calloc(n + 1, sizeof *tv);
+    struct build b = { 0 };
+    b.configs = mtb_calloc(n + 1, sizeof *b.configs);
+    b.bugs = mtb_calloc(n + 1, sizeof *b.bugs);
+    char(*cfgs)[96] = mtb_calloc(n + 1, sizeof *cfgs);
+    json_t *reports = json_array(), *bugs = json_object();
+    for (size_t i = 0; i < n; i++) {
+        struct mtb_det_trial *t = &tv[i];
+        mtb_det_trial_read(json_array_get(trials, i), t);
+        snprintf(cfgs[i], sizeof cfgs[i], "%s/%s", t->variant, t->mode);
+        struct tally *cl = tally_of(&b.cells, t, 0);
+        if (t->kernel_check) {
             /* the same cell tried where a real kernel checks system calls
              * (detect --kernel-check vm): its answer beside the cell's */
-            json_t *kc = json_object_get(cl, "kernel_check");
-            if (!kc)
-                json_object_set_new(cl, "kernel_check", kc = json_pack("{s:s?,s:{}}", "platform", pn, "counts"));
-            count(kc, str(t, "outcome"));
-            json_decref(init);
+            if (!cl->has_kcheck)
+                cl->kcheck_platform = t->platform;
+            cl->has_kcheck = 1;
+            count(cl->kcheck_counts, t->outcome);
             continue;
         }
-        if (!strcmp(str(man, "access_in"), "syscall") && pn && !strcmp(pn, "emu"))
-            json_object_set_new(cl, "kernel_access_unchecked", json_true());
-        count(cl, str(t, "outcome"));
-        add_report(reports, t, cfg);
-        if (json_is_true(json_object_get(json_object_get(t, "explained"), "ok")))
-            json_object_set_new(cl, "explained", json_integer(json_integer_value(json_object_get(cl, "explained")) + 1));
-        json_object_del(init, "bug");
-        json_object_del(init, "memory");
-        count(cell(classes, ck, init), str(t, "outcome"));
-        json_decref(init);
-        json_object_set_new(configs, cfg, json_true());
-        if (!json_object_get(bugs, str(t, "bug")))
-            json_object_set(bugs, str(t, "bug"), man);
+        /* a system call's bad access under qemu-user, which never checks it:
+         * not the hardware's answer (vm's is) */
+        if (!strcmp(t->access_in, "syscall") && t->platform && !strcmp(t->platform, "emu"))
+            cl->unchecked = 1;
+        count(cl->counts, t->outcome);
+        add_report(reports, t, cfgs[i]);
+        cl->explained += t->explained;
+        count(tally_of(&b.classes, t, 1)->counts, t->outcome);
+        size_t k = 0;
+        while (k < b.nconfigs && strcmp(b.configs[k], cfgs[i]))
+            k++;
+        if (k == b.nconfigs)
+            b.configs[b.nconfigs++] = cfgs[i];
+        if (t->manifest && !bug_of(&b, t->bug)) { /* a trial without a manifest (none is made so) is no bug's */
+            b.bugs[b.nbugs++] = t;
+            json_object_set(bugs, t->bug, t->manifest);
+        }
     }
-    json_t *out = json_pack("{s:s,s:[],s:[],s:[],s:O,s:o}", "schema", MTB_DET_SCHEMA, "cells", "classes",
-                            "headline", "bugs", bugs, "reports", reports);
-    const char *k;
-    json_t *v;
-    json_object_foreach(cells, k, v) {
-        rates(v);
-        if (json_object_get(v, "kernel_check"))
-            rates(json_object_get(v, "kernel_check"));
-        json_array_append(json_object_get(out, "cells"), v);
+    json_t *cells = json_array(), *classes = json_array();
+    for (size_t i = 0; i < b.cells.n; i++)
+        json_array_append_new(cells, tally_row(&b.cells.v[i]));
+    for (size_t i = 0; i < b.classes.n; i++)
+        json_array_append_new(classes, tally_row(&b.classes.v[i]));
+    json_t *out = json_pack("{s:s,s:o,s:o,s:O,s:o}", "schema", MTB_DET_SCHEMA, "cells", cells, "classes", classes,
+                            "bugs", bugs, "reports", reports);
+    headline(out, &b);
+    /* the catalogue's make-up: the bugs tried by class */
+    const char **mk = mtb_calloc(b.nbugs + 1, sizeof *mk);
+    long long *mn = mtb_calloc(b.nbugs + 1, sizeof *mn);
+    size_t nmk = 0;
+    for (size_t i = 0; i < b.nbugs; i++) {
+        size_t k = 0;
+        while (k < nmk && strcmp(mk[k], b.bugs[i]->cls))
+            k++;
+        if (k == nmk)
+            mk[nmk++] = b.bugs[i]->cls;
+        mn[k]++;
     }
-    json_object_foreach(classes, k, v) { rates(v); json_array_append(json_object_get(out, "classes"), v); }
-    headline(out, configs, bugs);
     json_t *makeup = json_object();
-    json_object_foreach(bugs, k, v) {
-        const char *cl = str(v, "class");
-        json_object_set_new(makeup, cl, json_integer(json_integer_value(json_object_get(makeup, cl)) + 1));
-    }
+    for (size_t k = 0; k < nmk; k++)
+        json_object_set_new(makeup, mk[k], json_integer(mn[k]));
     json_object_set_new(out, "makeup", makeup);
     json_object_set_new(out, "mix", mtb_catalogue_mix(bugs)); /* beside ARVO's crash mix */
-    json_decref(cells);
-    json_decref(classes);
-    json_decref(configs);
+    json_decref(bugs);
+    free(mk);
+    free(mn);
+    free(cfgs);
+    free(b.cells.v);
+    free(b.classes.v);
+    free(b.configs);
+    free(b.bugs);
+    free(tv);
     return out;
 }
 
+/* the overheads' row of the configuration "variant/mode" (service and
+ * platform too) with the most pairs, or NULL */
+static const struct mtb_sum_overhead *cost_of(const struct mtb_sum_rows *s, const char *cfg, const char *service,
+                                              const char *platform)
+{
+    const struct mtb_sum_overhead *best = NULL;
+    const char *sl = strchr(cfg, '/');
+    for (size_t j = 0; j < s->noverheads; j++) {
+        const struct mtb_sum_overhead *o = &s->overheads[j];
+        if (!strcmp(o->service, service) && strlen(o->variant) == (size_t)(sl - cfg) &&
+            !strncmp(o->variant, cfg, (size_t)(sl - cfg)) && !strcmp(o->mode, sl + 1) &&
+            !strcmp(o->platform, platform) && (!best || o->pairs > best->pairs))
+            best = o;
+    }
+    return best;
+}
+
+static json_t *real_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
 void mtb_detect_cost(json_t *mx, json_t *summary, const char *service, const char *platform)
 {
-    size_t i, j;
-    json_t *h, *o;
-    json_array_foreach(json_object_get(mx, "headline"), i, h) {
-        char v[64];
-        const char *cfg = str(h, "config"), *sl = strchr(cfg, '/');
-        if (!sl)
+    struct mtb_sum_rows s;
+    struct mtb_det_rows m;
+    mtb_sum_rows_read(summary, &s);
+    mtb_det_rows_read(mx, &m);
+    json_t *rows = json_object_get(mx, "headline"); /* the rows mtb_detect_matrix made, each given its cost */
+    for (size_t i = 0; i < m.nhead; i++) {
+        const char *cfg = m.head[i].config;
+        json_t *h = json_array_get(rows, i);
+        if (!strchr(cfg, '/'))
             continue;
-        snprintf(v, sizeof v, "%.*s", (int)(sl - cfg), cfg);
         if (!strcmp(cfg, "plain/off")) {
             json_object_set_new(h, "cost", json_pack("{s:b,s:f}", "baseline", 1, "slowdown", 1.0));
             continue;
         }
-        json_t *best = NULL;
-        json_array_foreach(json_object_get(summary, "overheads"), j, o) {
-            if (!strcmp(str(o, "service"), service) && !strcmp(str(o, "variant"), v) && !strcmp(str(o, "mode"), sl + 1) &&
-                !strcmp(str(o, "platform"), platform) &&
-                (!best || json_integer_value(json_object_get(o, "pairs")) > json_integer_value(json_object_get(best, "pairs"))))
-                best = o;
-        }
-        json_t *sd = json_object_get(best, "slowdown");
-        json_object_set_new(h, "cost", best ? json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?}", "slowdown", json_object_get(sd, "median"),
-                                                        "lo", json_object_get(sd, "lo"), "hi", json_object_get(sd, "hi"),
-                                                        "pairs", json_object_get(best, "pairs"), "workload",
-                                                        json_object_get(json_object_get(best, "workload"), "name"))
+        const struct mtb_sum_overhead *best = cost_of(&s, cfg, service, platform);
+        const struct mtb_ci *sd = best ? &best->metric[MTB_P_slowdown] : NULL;
+        json_object_set_new(h, "cost", best ? json_pack("{s:o,s:o,s:o,s:I,s:s}", "slowdown", real_or_null(sd->median),
+                                                        "lo", real_or_null(sd->lo), "hi", real_or_null(sd->hi), "pairs",
+                                                        (json_int_t)best->pairs, "workload", best->workload.name)
                                             : json_null());
     }
     json_object_set_new(mx, "cost_note", json_string("overhead: the bench records given (--cost) of the same service, "
                                                      "variant, mode and platform (plain/off = 1); the bug builds are those "
                                                      "variants plus bugs.patch. Under emulation the overheads are "
                                                      "emulated timings, not hardware costs"));
+    mtb_det_rows_free(&m);
+    mtb_sum_rows_free(&s);
 }
 
 static void rate_text(const struct mtb_det_rate *c, char *buf, size_t n)
