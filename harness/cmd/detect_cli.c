@@ -107,16 +107,17 @@ static int catalogue(int argc, char **argv)
     if (bd && !mtb_file_exists(bd))
         mtb_die(2, "detect --catalogue --service %s: no catalogue (services/%s/bugs/)", svc, svc);
     free(bd);
-    json_t *entries = mtb_catalogue_check(svc, hist);
-    size_t i, bad = 0;
-    json_t *e;
-    json_array_foreach(entries, i, e) bad += json_array_size(json_object_get(e, "findings"));
+    struct mtb_catalogue cat;
+    mtb_catalogue_check(svc, hist, &cat);
+    size_t bad = mtb_catalogue_findings(&cat);
     if (json) {
+        json_t *entries = mtb_catalogue_json(&cat);
         json_dumpf(entries, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
+        json_decref(entries);
     } else
-        mtb_catalogue_print(stdout, entries);
-    json_decref(entries);
+        mtb_catalogue_print(stdout, &cat);
+    mtb_catalogue_free(&cat);
     return bad ? 1 : 0;
 }
 

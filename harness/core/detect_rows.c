@@ -118,6 +118,16 @@ void mtb_det_trial_read(json_t *t, struct mtb_det_trial *r)
     r->explained_j = ex;
 }
 
+static void mix_read(json_t *m, struct mtb_det_mix *r)
+{
+    r->kind = mtb_jstr(m, "kind");
+    r->catalogue = int0(m, "catalogue");
+    r->catalogue_share = num0(m, "catalogue_share");
+    r->has_arvo = json_object_get(m, "arvo") != NULL;
+    r->arvo = int0(m, "arvo");
+    r->arvo_share = num0(m, "arvo_share");
+}
+
 void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r)
 {
     memset(r, 0, sizeof *r);
@@ -137,8 +147,7 @@ void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r)
         r->makeup[r->nmakeup].cls = k;
         r->makeup[r->nmakeup++].bugs = (long long)json_integer_value(v);
     }
-    r->mix = json_object_get(mx, "mix");
-    r->bugs = json_object_get(mx, "bugs");
+    MTB_READ_ROWS(json_object_get(mx, "mix"), r->mix, r->nmix, mix_read);
 }
 
 void mtb_det_rows_free(struct mtb_det_rows *r)
@@ -152,6 +161,7 @@ void mtb_det_rows_free(struct mtb_det_rows *r)
     free(r->classes);
     free(r->reports);
     free(r->makeup);
+    free(r->mix);
     memset(r, 0, sizeof *r);
 }
 

@@ -92,6 +92,16 @@ struct mtb_det_makeup {
     long long bugs;
 };
 
+/* "mix": the bugs tried beside ARVO's crash mix, a row per kind */
+struct mtb_det_mix {
+    const char *kind;
+    long long catalogue;         /* the catalogue's bugs of the kind */
+    double catalogue_share;
+    int has_arvo;                /* ARVO gives a count of the kind */
+    long long arvo;
+    double arvo_share;
+};
+
 struct mtb_det_rows {
     const char *schema, *service, *platform, *headline_counts; /* headline_counts: "real bugs" or "entries" */
     int emulated;
@@ -99,9 +109,8 @@ struct mtb_det_rows {
     struct mtb_det_cell *cells, *classes;
     struct mtb_det_report *reports;
     struct mtb_det_makeup *makeup;
-    size_t nhead, ncells, nclasses, nreports, nmakeup;
-    json_t *mix;                 /* the bugs tried beside ARVO's mix (detect/catalogue.c's rows), or NULL */
-    json_t *bugs;                /* the manifests of the bugs tried (an object by id), or NULL */
+    struct mtb_det_mix *mix;
+    size_t nhead, ncells, nclasses, nreports, nmakeup, nmix;
 };
 
 /* One trial as detect/detect.c keeps it (a trial's detect.json) and the

@@ -147,7 +147,7 @@ static char *trial_log(const char *dir, json_t *rec, const char *lf)
  * bug's log names the object (bugs.patch's "mtbbug: object"), the report's
  * object holds it. Sets d.explained {ok, why}; nothing for a trial not
  * caught by a tag check. */
-static void explained(json_t *d, json_t *man)
+static void explained(json_t *d, const struct mtb_bug *man)
 {
     static const struct { const char *cls, *causes; } fits[] = {
         { "linear overflow", "|buffer overflow|" },
@@ -162,7 +162,7 @@ static void explained(json_t *d, json_t *man)
     if (!out || strncmp(out, "caught_", 7) != 0 || !strcmp(out, "caught_other"))
         return;
     json_t *rep = json_object_get(json_object_get(d, "fault"), "report");
-    const char *cls = json_string_value(json_object_get(man, "class")), *cause = json_string_value(json_object_get(rep, "cause"));
+    const char *cls = man->cls, *cause = json_string_value(json_object_get(rep, "cause"));
     const char *allowed = NULL;
     for (size_t i = 0; cls && i < sizeof fits / sizeof *fits; i++)
         if (!strcmp(cls, fits[i].cls))
@@ -198,11 +198,10 @@ static void explained(json_t *d, json_t *man)
 }
 
 /* classify one trial from its run record and its service log */
-static json_t *classify(const char *bug, json_t *man, const char *dir, json_t *rec, int st)
+static json_t *classify(const char *bug, const struct mtb_bug *man, const char *dir, json_t *rec, int st)
 {
     /* a synthetic plant's marker (manifest: reach, log), else bugs.patch's */
-    const char *lf = json_string_value(json_object_get(man, "log"));
-    const char *reach = json_string_value(json_object_get(man, "reach"));
+    const char *lf = man->log, *reach = man->reach;
     char *log = trial_log(dir, rec, lf);
     char *rm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: reached %s\n", bug);
     char *tm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: triggered %s\n", bug);
@@ -274,15 +273,14 @@ struct detect_ctx {
  * workload, with the manifest's keys and duration and no warm-up. @return
  * the params the run takes over the recipe's (the benchmark and its
  * db_bench_args; wl->params points at them: decref after the run), or NULL. */
-static json_t *bug_workload(struct detect_ctx *c, json_t *man, struct mtb_workload *wl)
+static json_t *bug_workload(struct detect_ctx *c, const struct mtb_bug *man, struct mtb_workload *wl)
 {
-    const char *bench = json_string_value(json_object_get(man, "benchmark"));
-    int own = json_object_get(man, "plant") || bench;
+    const char *bench = man->benchmark;
+    int own = man->plant || bench;
     *wl = own ? c->q->wl_plant : c->q->wl_trigger;
     if (!own)
         return NULL;
-    const char *k = json_string_value(json_object_get(man, "keys"));
-    const char *du = json_string_value(json_object_get(man, "duration"));
+    const char *k = man->keys, *du = man->duration;
     if (k)
         wl->keys = atol(k);
     if (du)
@@ -291,7 +289,7 @@ static json_t *bug_workload(struct detect_ctx *c, json_t *man, struct mtb_worklo
     if (!bench)
         return NULL;
     json_t *params = json_pack("{s:s}", "benchmark", bench);
-    const char *extra = json_string_value(json_object_get(man, "db_bench_args"));
+    const char *extra = man->db_bench_args;
     if (extra)
         json_object_set_new(params, "db_bench_args", json_string(extra));
     wl->params = params;
@@ -327,7 +325,7 @@ static void keep(const char *dir, json_t *d)
 /* a bug as its trials take it: its id, manifest and directory */
 struct bug_at {
     const char *id;
-    json_t *man;
+    const struct mtb_bug *man;
     const char *dir;
 };
 
@@ -335,7 +333,7 @@ static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *
                      const struct mtb_build *b, const struct mtb_mode *m, int t, const struct mtb_platform *p)
 {
     const char *bug = at->id, *bugdir = at->dir;
-    json_t *man = at->man;
+    const struct mtb_bug *man = at->man;
     char lab[128];
     int kc = p != c->q->platform;
     base = mtb_variant_label(base, c->q->allocator, lab, sizeof lab); /* "tagged+scudo" under Scudo */
@@ -349,8 +347,7 @@ static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *
     /* the switch: the bug the build turns on (several entries may share one);
      * a synthetic plant is switched by MTEBENCH_PLANT and runs the service's
      * own workload */
-    const char *sw = json_string_value(json_object_get(man, "switch"));
-    const char *plant = json_string_value(json_object_get(man, "plant"));
+    const char *sw = man->bug_switch, *plant = man->plant;
     if (!sw || !*sw)
         sw = bug;
     struct mtb_workload wl;
@@ -365,10 +362,10 @@ static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     json_decref(params);
     d = classify(sw, man, dir, rec, st);
-    json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:O,s:s,s:O?,s:b}", "schema",
+    json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:o,s:s,s:O?,s:b}", "schema",
                                             "mtebench-detect/1", "service", c->q->recipe->name, "bug", bug, "variant",
                                             base, "build_variant", variant, "mode", m->name, "trial", t, "manifest",
-                                            man, "record", "record.json", "proof_ok",
+                                            mtb_bug_json(man), "record", "record.json", "proof_ok",
                                             json_object_get(json_object_get(rec, "proof"), "ok"), "emulated",
                                             mtb_platform_emulated(p)));
     if (kc)
@@ -436,9 +433,9 @@ static int wanted(const char *configs, const char *v, const char *m)
 /* the build a bug runs in for a variant: the manifest's `builds`
  * ("tagged:tagged-plant, objtag:objtag-plant": a synthetic plant's test-only
  * builds), else <variant>-bugs; NULL when there is none (to be freed) */
-static char *build_of(const struct mtb_recipe *r, json_t *man, const char *v)
+static char *build_of(const struct mtb_recipe *r, const struct mtb_bug *man, const char *v)
 {
-    const char *map = json_string_value(json_object_get(man, "builds"));
+    const char *map = man->builds;
     char *name = NULL;
     if (map) {
         char *copy = mtb_strdup(map), *save = NULL;
@@ -459,7 +456,8 @@ static char *build_of(const struct mtb_recipe *r, json_t *man, const char *v)
 
 /* a control's outcome: the fix refused the trigger, nothing of the bug ran,
  * the service lives and answered as control_expect says */
-static const char *control_outcome(const char *log, const char *sw, json_t *man, json_t *tr, char *why, size_t n)
+static const char *control_outcome(const char *log, const char *sw, const struct mtb_bug *man, json_t *tr, char *why,
+                                   size_t n)
 {
     char *ref = mtb_asprintf("mtbbug: refused %s\n", sw), *rm = mtb_asprintf("mtbbug: reached %s\n", sw);
     char *tm = mtb_asprintf("mtbbug: triggered %s\n", sw);
@@ -467,7 +465,7 @@ static const char *control_outcome(const char *log, const char *sw, json_t *man,
     free(ref);
     free(rm);
     free(tm);
-    const char *exp = json_string_value(json_object_get(man, "control_expect"));
+    const char *exp = man->control_expect;
     long got = (long)json_integer_value(json_object_get(tr, "received"));
     int closed = json_is_true(json_object_get(tr, "closed")), alive = json_is_true(json_object_get(tr, "alive_after"));
     int answer = !strcmp(exp, "closed connection") ? closed && got == 0 : got > 0;
@@ -486,7 +484,8 @@ static const char *control_outcome(const char *log, const char *sw, json_t *man,
  * switch) to a variant's bug build (variant: its name, e.g.
  * plain-bugs) in mode off; resumable like a trial
  * (DIR/<bug>/control/detect.json). */
-static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man, const char *bugdir, const char *variant,
+static json_t *control_trial(struct detect_ctx *c, const char *bug, const struct mtb_bug *man, const char *bugdir,
+                             const char *variant,
                              const struct mtb_build *b)
 {
     char *dir = mtb_asprintf("%s/%s/control", c->dir, bug);
@@ -496,8 +495,7 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
         return d;
     }
     char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
-    const char *sw = json_string_value(json_object_get(man, "switch"));
-    sw = sw && *sw ? sw : bug;
+    const char *sw = man->bug_switch && *man->bug_switch ? man->bug_switch : bug;
     struct mtb_workload wl;
     json_t *params = bug_workload(c, man, &wl);
     /* the control: the trigger with the bug's switch off */
@@ -507,8 +505,7 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
                            .plan = "detect", .dir = dir, .quiet = 1, .trigger = params ? NULL : trig };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
-    const char *lf = json_string_value(json_object_get(man, "log"));
-    char *log = mtb_asprintf("%s/%s", dir, lf ? lf : "service.log"), why[512];
+    char *log = mtb_asprintf("%s/%s", dir, man->log ? man->log : "service.log"), why[512];
     json_t *tr = json_object_get(json_object_get(rec, "load"), "trigger");
     if (params) /* an embedded service: its run is the answer */
         tr = json_pack("{s:b,s:b,s:i,s:b}", "embedded", 1, "alive_after", st == MTB_RUN_OK, "received",
@@ -519,7 +516,7 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
     const char *out = control_outcome(log, sw, man, tr, why, sizeof why);
     d = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O?,s:s?,s:s}", "schema", "mtebench-detect-control/1", "service",
                   c->q->recipe->name, "bug", bug, "outcome", out, "expect",
-                  json_string_value(json_object_get(man, "control_expect")), "why", why, "trigger", tr, "error",
+                  man->control_expect, "why", why, "trigger", tr, "error",
                   json_string_value(json_object_get(rec, "error")), "record", "record.json");
     keep(dir, d);
     printf("control %d/%d: %s: %s (%s)\n", c->index, c->total, bug, out, why);
@@ -531,21 +528,22 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, json_t *man,
     return d;
 }
 
-/* a bug's directory, manifest path and manifest; NULL with c->e set (bad
- * input, naming why; *bugdir and *mp then NULL) */
-static json_t *bug_manifest(struct detect_ctx *c, const char *bug, char **bugdir, char **mp)
+/* a bug's directory, manifest path and manifest (mtb_bug_free it after);
+ * -1 with c->e set (bad input, naming why; *bugdir and *mp then NULL) */
+static int bug_manifest(struct detect_ctx *c, const char *bug, char **bugdir, char **mp, struct mtb_bug *man)
 {
     char why[MTB_ERRLEN];
     *bugdir = mtb_asprintf("%s/services/%s/bugs/%s", mtb_root(), c->q->recipe->name, bug);
     *mp = mtb_asprintf("%s/manifest.ini", *bugdir);
-    json_t *man = mtb_catalogue_manifest(*mp, why, sizeof why);
-    if (!man) {
+    if (mtb_bug_load(*mp, man, why, sizeof why) != 0) {
+        mtb_bug_free(man);
         mtb_err_set(c->e, MTB_ERR_INPUT, "%s", why);
         free(*bugdir);
         free(*mp);
         *bugdir = *mp = NULL;
+        return -1;
     }
-    return man;
+    return 0;
 }
 
 /* every wanted bug's manifest read, and a trigger for those that need one,
@@ -554,12 +552,12 @@ static int check_bugs(struct detect_ctx *c, char **bugs, int nb)
 {
     for (int i = 0; i < nb && !c->e->code; i++) {
         char *bugdir, *mp;
-        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
-        if (man && !c->q->controls && !json_object_get(man, "plant") && !json_object_get(man, "benchmark") &&
+        struct mtb_bug man;
+        if (bug_manifest(c, bugs[i], &bugdir, &mp, &man) == 0 && !c->q->controls && !man.plant && !man.benchmark &&
             !c->q->has_trigger)
             mtb_err_set(c->e, MTB_ERR_INPUT, "%s: %s has no [workload detect] for its trigger", mp,
                         c->q->recipe->name);
-        json_decref(man);
+        mtb_bug_free(&man);
         free(mp);
         free(bugdir);
     }
@@ -574,11 +572,11 @@ static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *v
     int bad = 0;
     for (int i = 0; i < nb && !c->e->code; i++) {
         char *bugdir, *mp;
-        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
-        if (!man)
+        struct mtb_bug man;
+        if (bug_manifest(c, bugs[i], &bugdir, &mp, &man) != 0)
             break;
-        char *bv = json_object_get(man, "plant") ? NULL : build_of(c->q->recipe, man, variant);
-        if (!json_object_get(man, "control_expect") || !bv) {
+        char *bv = man.plant ? NULL : build_of(c->q->recipe, &man, variant);
+        if (!man.control_expect || !bv) {
             printf("control: %s: %s\n", bugs[i], bv ? "no control yet (no control_expect)" : "a plant: no control");
             json_array_append_new(all, json_pack("{s:s,s:s}", "bug", bugs[i], "outcome", "no_control"));
         } else {
@@ -586,13 +584,13 @@ static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *v
             if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0) {
                 mtb_err_set(c->e, MTB_ERR_FAIL, "%s", why);
             } else {
-                json_t *d = control_trial(c, bugs[i], man, bugdir, bv, &b);
+                json_t *d = control_trial(c, bugs[i], &man, bugdir, bv, &b);
                 bad |= strcmp(json_string_value(json_object_get(d, "outcome")), "refused") != 0;
                 json_array_append_new(all, d);
             }
         }
         free(bv);
-        json_decref(man);
+        mtb_bug_free(&man);
         free(mp);
         free(bugdir);
     }
@@ -600,13 +598,13 @@ static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *v
 }
 
 /* is this bug's cell in mode m one a real kernel checks (a system call's bad access, sync mode)? */
-static int kernel_checks(json_t *man, const struct mtb_mode *m)
+static int kernel_checks(const struct mtb_bug *man, const struct mtb_mode *m)
 {
-    return !strcmp(m->name, "sync") && !strcmp(json_string_value(json_object_get(man, "access_in")) ?: "", "syscall");
+    return !strcmp(m->name, "sync") && man->access_in && !strcmp(man->access_in, "syscall");
 }
 
 /* does this bug's cell in mode m also run on kernel_check (tried elsewhere than there)? */
-static int kernel_checked(const struct detect_ctx *c, json_t *man, const struct mtb_mode *m)
+static int kernel_checked(const struct detect_ctx *c, const struct mtb_bug *man, const struct mtb_mode *m)
 {
     return c->q->kernel_check && c->q->kernel_check != c->q->platform && kernel_checks(man, m);
 }
@@ -622,14 +620,14 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
     int bad = 0;
     for (int i = 0; i < nb && !c->e->code; i++) {
         char *bugdir, *mp;
-        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
-        if (!man)
+        struct mtb_bug man;
+        if (bug_manifest(c, bugs[i], &bugdir, &mp, &man) != 0)
             break;
         for (int v = 0; v < nv && !c->e->code; v++) {
             int any = 0;
             for (int m = 0; m < nm; m++)
                 any |= wanted(configs, vs[v], ms[m]->name);
-            char *bv = any ? build_of(c->q->recipe, man, vs[v]) : NULL;
+            char *bv = any ? build_of(c->q->recipe, &man, vs[v]) : NULL;
             if (!bv) {
                 if (any)
                     fprintf(stderr, "mtebench: detect: %s has no build of variant %s: skipped\n", bugs[i], vs[v]);
@@ -639,9 +637,9 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
             if (mtb_build_ensure(c->q->recipe, bv, c->q->platform->target(), 0, 0, &b, why, sizeof why) != 0)
                 mtb_err_set(c->e, MTB_ERR_FAIL, "%s", why);
             for (int m = 0; m < nm && !c->e->code; m++)
-                for (int k = 0; k < 1 + kernel_checked(c, man, ms[m]); k++) /* k 1: the same cell on kernel_check */
+                for (int k = 0; k < 1 + kernel_checked(c, &man, ms[m]); k++) /* k 1: the same cell on kernel_check */
                     for (int t = 1; t <= c->q->trials && wanted(configs, vs[v], ms[m]->name); t++) {
-                        json_t *d = trial(c, &(struct bug_at){ bugs[i], man, bugdir }, vs[v], bv, &b, ms[m], t,
+                        json_t *d = trial(c, &(struct bug_at){ bugs[i], &man, bugdir }, vs[v], bv, &b, ms[m], t,
                                           k ? c->q->kernel_check : c->q->platform);
                         const char *out = json_string_value(json_object_get(d, "outcome"));
                         bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
@@ -649,7 +647,7 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
                     }
             free(bv);
         }
-        json_decref(man);
+        mtb_bug_free(&man);
         free(mp);
         free(bugdir);
     }
@@ -665,20 +663,20 @@ static int count_trials(struct detect_ctx *c, char **bugs, int nb, const char **
     int total = nb * npairs * (int)q->trials;
     for (int i = 0; i < nb; i++) { /* and the cells tried again on kernel_check */
         char *bugdir, *mp;
-        json_t *man = bug_manifest(c, bugs[i], &bugdir, &mp);
-        if (!man)
+        struct mtb_bug man;
+        if (bug_manifest(c, bugs[i], &bugdir, &mp, &man) != 0)
             return total;
         int unchecked = 0;
         for (int v = 0; v < nv; v++)
             for (int m = 0; m < nm; m++) {
                 int w = wanted(q->configs, vs[v], ms[m]->name);
-                total += (int)q->trials * (w && kernel_checked(c, man, ms[m]));
-                unchecked |= w && !q->kernel_check && !strcmp(q->platform->name, "emu") && kernel_checks(man, ms[m]);
+                total += (int)q->trials * (w && kernel_checked(c, &man, ms[m]));
+                unchecked |= w && !q->kernel_check && !strcmp(q->platform->name, "emu") && kernel_checks(&man, ms[m]);
             }
         if (unchecked)
             fprintf(stderr, "mtebench: detect: %s's bad access is a system call's, which qemu-user never checks: "
                             "--kernel-check vm also runs its sync cells in a guest of a real kernel\n", bugs[i]);
-        json_decref(man);
+        mtb_bug_free(&man);
         free(mp);
         free(bugdir);
     }

@@ -339,7 +339,20 @@ json_t *mtb_detect_matrix(json_t *trials)
     for (size_t k = 0; k < nmk; k++)
         json_object_set_new(makeup, mk[k], json_integer(mn[k]));
     json_object_set_new(out, "makeup", makeup);
-    json_object_set_new(out, "mix", mtb_catalogue_mix(bugs)); /* beside ARVO's crash mix */
+    /* beside ARVO's crash mix */
+    const char **ids = mtb_calloc(b.nbugs + 1, sizeof *ids);
+    struct mtb_bug *mans = mtb_calloc(b.nbugs + 1, sizeof *mans);
+    for (size_t i = 0; i < b.nbugs; i++) {
+        ids[i] = b.bugs[i]->bug;
+        mtb_bug_from_json(b.bugs[i]->manifest, &mans[i]);
+    }
+    struct mtb_det_mix mix[MTB_MIX_KINDS];
+    mtb_catalogue_mix(ids, mans, b.nbugs, mix);
+    json_object_set_new(out, "mix", mtb_catalogue_mix_json(mix, MTB_MIX_KINDS));
+    for (size_t i = 0; i < b.nbugs; i++)
+        mtb_bug_free(&mans[i]);
+    free(mans);
+    free(ids);
     json_decref(bugs);
     free(mk);
     free(mn);
@@ -537,9 +550,9 @@ void mtb_detect_matrix_print(FILE *f, const struct mtb_det_rows *mx, int md)
     }
     print_groups(f, mx, md, 0, "Headline by class");
     print_groups(f, mx, md, 1, "Headline by where the object lives");
-    if (md && json_array_size(mx->mix)) { /* the bugs tried, beside what fuzzing finds */
+    if (md && mx->nmix) { /* the bugs tried, beside what fuzzing finds */
         fprintf(f, "\n## The bugs tried beside ARVO's crash mix\n");
-        mtb_catalogue_mix_print(f, mx->mix, 1);
+        mtb_catalogue_mix_print(f, mx->mix, mx->nmix, 1);
     }
     fprintf(f, md ? "\n## Matrix\n\n| bug | class | memory | configuration | tag-check catch rate [Wilson 95%%] | outcomes |\n|---|---|---|---|---|---|\n"
                   : "matrix (tag-check catches / trials that reached and triggered the bug):\n");

@@ -41,8 +41,10 @@ int main(void)
     struct mtb_det_rows r;
     mtb_det_rows_read(mx, &r);
     ok(!strcmp(r.schema, MTB_DET_SCHEMA) && !strcmp(r.service, "memcached") && !strcmp(r.platform, "emu") &&
-           r.emulated && !strcmp(r.headline_counts, "real bugs") && json_array_size(r.mix) == 1,
-       "the matrix's identity and its mix handed on");
+           r.emulated && !strcmp(r.headline_counts, "real bugs"),
+       "the matrix's identity");
+    ok(r.nmix == 1 && !strcmp(r.mix[0].kind, "use after free") && r.mix[0].catalogue == 2 && !r.mix[0].has_arvo,
+       "the mix beside ARVO's: a kind with no ARVO count");
     ok(r.nmakeup == 2 && !strcmp(r.makeup[0].cls, "use after free") && r.makeup[0].bugs == 2 &&
            !strcmp(r.makeup[1].cls, "linear overflow"),
        "the make-up in the matrix's order");
@@ -89,7 +91,7 @@ int main(void)
     mtb_det_rows_read(old, &r);
     ok(r.nhead == 1 && !r.head[0].has_explained && r.head[0].explained == 0 && r.head[0].fraction == 0 &&
            !r.head[0].cost_measured && !r.head[0].cost_baseline && r.ncells == 0 && r.nmakeup == 0 &&
-           !strcmp(r.service, "") && !r.mix,
+           !strcmp(r.service, "") && r.nmix == 0,
        "a matrix of an earlier version: no explained, no cost, no cells");
     mtb_det_rows_free(&r);
     mtb_det_rows_read(NULL, &r);

@@ -7,8 +7,9 @@
 #   switch in bugs.patch; the only findings allowed are missing fixed-build
 #   controls (not written yet: each is listed, and the exit status says so).
 # - A copy of services/ (MTEBENCH_ROOT) with planted faults: a class not in
-#   the list, the old key 'allocator', a missing fix_commit, a missing
-#   trigger, a switch bugs.patch does not have: each is named.
+#   the list, the old key 'allocator', a misspelt key, a missing
+#   fix_commit, a missing trigger, a switch bugs.patch does not have: each
+#   is named.
 # - --history GIT_DIR: a fix_commit found in a git history made here, and
 #   one that is not there; a wrong citation (a fix_commit of that history
 #   that changed another file than the manifest's fix_files) named; a
@@ -61,6 +62,7 @@ sed -i 's/^class = stack/class = overflow/' "$B2/CVE-2020-10931/manifest.ini"
 sed -i 's/^memory = /allocator = /' "$B2/CVE-2016-8705/manifest.ini"
 sed -i '/^fix_commit = /d' "$C/services/postgresql/bugs/CVE-2023-5869/manifest.ini"
 sed -i '/^fix_files = /d' "$C/services/nginx/bugs/nginx-c01481a4c/manifest.ini"
+sed -i 's/^caught_by = /cuaght_by = /' "$C/services/rocksdb/bugs/$(ls "$C/services/rocksdb/bugs" | grep -v '\.' | head -1)/manifest.ini"
 rm "$C/services/nginx/bugs/CVE-2013-2028/trigger.hex"
 printf '41\n*0 42\n' > "$C/services/nginx/bugs/CVE-2009-2629/trigger.hex"
 cp -r "$B2/CVE-2016-8704" "$B2/CVE-2099-0001"
@@ -68,7 +70,7 @@ sed -i 's/^id = .*/id = CVE-2099-0001/' "$B2/CVE-2099-0001/manifest.ini"
 MTEBENCH_ROOT="$C" "$M" detect --catalogue > "$T_TMP/bad" 2>&1
 is "$?" 1 "planted faults: exit 1"
 for w in "class 'overflow' is not one of: linear overflow," "'allocator' is now 'memory'" "no 'fix_commit'" \
-    "nginx-c01481a4c/manifest.ini: no 'fix_files'" \
+    "nginx-c01481a4c/manifest.ini: no 'fix_files'" "unknown key 'cuaght_by' (accepted: id, cve, summary," \
     "trigger: no trigger.hex" "'*' wants a count of 1 to" "switch: mtbbug_on(\"CVE-2099-0001\")"; do
     ok "$(grep -qF -- "$w" "$T_TMP/bad"; echo $?)" "named: $w" || dump "$T_TMP/bad"
 done
