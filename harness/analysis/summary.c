@@ -3,6 +3,7 @@
 #include "analysis/summary.h"
 #include "analysis/summary_series.h"
 #include "core/record.h"
+#include "core/record_env.h"
 #include "core/allocator.h"
 #include "analysis/stats.h"
 #include "analysis/seqstop.h"
@@ -202,63 +203,52 @@ static const char *cfg_name(const struct mtb_rec_config *c, char *buf, size_t n)
 static void env_add(json_t *env, const char *key, const char *text) { mtb_jadd_unique(json_object_get(env, key), text); }
 
 /* what a record says of its machine, platform, kernel and build */
-static void env_machine(json_t *env, json_t *rec)
+static void env_machine(json_t *env, const struct mtb_rec_env *e)
 {
-    json_t *p = json_object_get(rec, "platform"), *k = json_object_get(rec, "kernel");
-    json_t *b = json_object_get(rec, "build");
-    env_add(env, "cpu_model", mtb_jstr(p, "cpu_model"));
-    if (json_is_integer(json_object_get(p, "cpus"))) {
-        char *s = mtb_asprintf("%lld", (long long)json_integer_value(json_object_get(p, "cpus")));
+    env_add(env, "cpu_model", e->cpu_model);
+    if (e->cpus >= 0) {
+        char *s = mtb_asprintf("%lld", e->cpus);
         env_add(env, "cpus", s);
         free(s);
     }
-    char *ks = mtb_asprintf("%s: %s %s (%s)", *mtb_jstr(k, "name") ? mtb_jstr(k, "name") : "?", mtb_jstr(k, "uname_r"),
-                            mtb_jstr(k, "uname_v"), mtb_jstr(k, "machine"));
+    char *ks = mtb_asprintf("%s: %s %s (%s)", *e->kernel_name ? e->kernel_name : "?", e->uname_r, e->uname_v, e->machine);
     env_add(env, "kernels", ks);
     free(ks);
-    char *ps = mtb_asprintf("%s%s", mtb_jstr(p, "name"),
-                            json_is_true(json_object_get(p, "emulated")) ? " (emulated: not hardware timing)" : "");
+    char *ps = mtb_asprintf("%s%s", e->platform, e->emulated ? " (emulated: not hardware timing)" : "");
     env_add(env, "platforms", ps);
     free(ps);
-    env_add(env, "qemu", mtb_jstr(p, "qemu"));
-    if (*mtb_jstr(b, "key")) {
-        char *bs = mtb_asprintf("%s %s %s %s: %.12s", mtb_jstr(b, "service"), mtb_jstr(b, "version"), mtb_jstr(b, "variant"),
-                                mtb_jstr(b, "target"), mtb_jstr(b, "key"));
+    env_add(env, "qemu", e->qemu);
+    if (*e->build_key) {
+        char *bs = mtb_asprintf("%s %s %s %s: %.12s", e->build_service, e->build_version, e->build_variant,
+                                e->build_target, e->build_key);
         env_add(env, "builds", bs);
         free(bs);
     }
-    env_add(env, "mtebench_versions", mtb_jstr(rec, "mtebench_version"));
+    env_add(env, "mtebench_versions", e->mtebench_version);
 }
 
 /* a run's environment block: provenance and the quiet check */
-static void env_provenance(json_t *env, json_t *e)
+static void env_provenance(json_t *env, const struct mtb_rec_env *e)
 {
-    env_add(env, "midr", mtb_jstr(e, "midr"));
-    env_add(env, "microcode", mtb_jstr(e, "microcode"));
-    env_add(env, "kernel_cmdline", mtb_jstr(e, "kernel_cmdline"));
-    env_add(env, "glibc", mtb_jstr(e, "glibc"));
-    const char *ck;
-    json_t *cv;
-    json_object_foreach(json_object_get(e, "compilers"), ck, cv) if (json_is_string(cv))
-    {
-        char *cs = mtb_asprintf("%s: %s", ck, json_string_value(cv));
+    env_add(env, "midr", e->midr);
+    env_add(env, "microcode", e->microcode);
+    env_add(env, "kernel_cmdline", e->kernel_cmdline);
+    env_add(env, "glibc", e->glibc);
+    for (size_t i = 0; i < e->ncompilers; i++) {
+        char *cs = mtb_asprintf("%s: %s", e->compilers[i].name, e->compilers[i].version);
         env_add(env, "compilers", cs);
         free(cs);
     }
-    json_t *m = json_object_get(e, "mte");
     char *ms = mtb_asprintf("MTE %s (arm64.nomte %s, HWCAP2_MTE %s)",
-                            json_is_true(json_object_get(m, "enabled")) ? "enabled" : "not enabled in this kernel",
-                            json_is_true(json_object_get(m, "arm64_nomte")) ? "set" : "not set",
-                            json_is_null(json_object_get(m, "hwcap2_mte")) ? "n/a"
-                            : json_is_true(json_object_get(m, "hwcap2_mte")) ? "yes" : "no");
+                            e->mte_enabled ? "enabled" : "not enabled in this kernel", e->arm64_nomte ? "set" : "not set",
+                            e->hwcap2_mte < 0 ? "n/a" : e->hwcap2_mte ? "yes" : "no");
     env_add(env, "mte", ms);
     free(ms);
-    json_t *q = json_object_get(e, "quiet");
-    if (json_is_true(json_object_get(q, "quiet")))
+    if (e->quiet)
         env_add(env, "quiet", "quiet (no finding)");
     size_t wi;
     json_t *wv;
-    json_array_foreach(json_object_get(q, "warnings"), wi, wv) env_add(env, "quiet", json_string_value(wv));
+    json_array_foreach(e->quiet_warnings, wi, wv) env_add(env, "quiet", json_string_value(wv));
 }
 
 /* Everything the records say of where and how they ran, each text once. */
@@ -275,25 +265,23 @@ static json_t *environment(json_t *records)
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        env_machine(env, rec);
-        if (json_is_object(json_object_get(rec, "environment")))
-            env_provenance(env, json_object_get(rec, "environment"));
-        json_t *af = json_object_get(rec, "affinity");
-        if (json_is_object(af)) {
+        struct mtb_rec_env e;
+        mtb_rec_env_read(rec, &e);
+        env_machine(env, &e);
+        if (e.has_provenance)
+            env_provenance(env, &e);
+        if (e.has_affinity) {
             char *as = mtb_asprintf("service on CPUs %s (asked %s), client on %s (asked %s)",
-                                    json_is_string(json_object_get(af, "service")) ? mtb_jstr(af, "service") : "?",
-                                    mtb_jstr(af, "service_requested"),
-                                    json_is_string(json_object_get(af, "client")) ? mtb_jstr(af, "client") : "?",
-                                    mtb_jstr(af, "client_requested"));
+                                    e.service_cpus ? e.service_cpus : "?", e.service_requested,
+                                    e.client_cpus ? e.client_cpus : "?", e.client_requested);
             env_add(env, "pinning", as);
             free(as);
         }
-        const char *s = json_string_value(json_object_get(rec, "started"));
-        const char *f = json_string_value(json_object_get(rec, "finished"));
-        if (s && (!first || strcmp(s, first) < 0))
-            first = s;
-        if (f && (!last || strcmp(f, last) > 0))
-            last = f;
+        if (e.started && (!first || strcmp(e.started, first) < 0))
+            first = e.started;
+        if (e.finished && (!last || strcmp(e.finished, last) > 0))
+            last = e.finished;
+        mtb_rec_env_free(&e);
     }
     json_object_set_new(env, "first_started", first ? json_string(first) : json_null());
     json_object_set_new(env, "last_finished", last ? json_string(last) : json_null());

@@ -1,0 +1,52 @@
+/* record_env.h - where and how a run ran, as its record says it (the
+ * record's platform, kernel, build, environment and affinity blocks, its
+ * times), read once into a struct: what the summary's environment section
+ * and the reports' provenance are made of.
+ *
+ * A key the record lacks reads as "" (a string), 0 (a flag), -1 (a count
+ * or a yes/no/unknown), as those views showed it. The strings are the
+ * record's own: valid while it is.
+ *
+ *   struct mtb_rec_env e;
+ *   mtb_rec_env_read(rec, &e);
+ *   ... e.cpu_model, e.kernel.uname_r, e.mte.enabled ...
+ *   mtb_rec_env_free(&e);
+ */
+#ifndef MTB_RECORD_ENV_H
+#define MTB_RECORD_ENV_H
+#include <jansson.h>
+#include <stddef.h>
+
+/* a compiler the build used: its name and version text */
+struct mtb_rec_compiler {
+    const char *name, *version;
+};
+
+struct mtb_rec_env {
+    /* platform */
+    const char *cpu_model, *platform, *qemu;
+    long long cpus;              /* -1: not recorded */
+    int emulated;
+    /* kernel */
+    const char *kernel_name, *uname_r, *uname_v, *machine;
+    /* build */
+    const char *build_service, *build_version, *build_variant, *build_target, *build_key;
+    const char *mtebench_version;
+    /* environment (provenance) */
+    int has_provenance;          /* the record has an environment block */
+    const char *midr, *microcode, *kernel_cmdline, *glibc;
+    struct mtb_rec_compiler *compilers; /* in the record's order */
+    size_t ncompilers;
+    int mte_enabled, arm64_nomte;
+    int hwcap2_mte;              /* 1, 0, -1: null (not an arm64 machine) */
+    int quiet;                   /* the quiet-machine check found nothing */
+    json_t *quiet_warnings;      /* its findings: an array of strings (NULL: none) */
+    /* affinity */
+    int has_affinity;
+    const char *service_cpus, *service_requested, *client_cpus, *client_requested; /* cpus NULL: not read back */
+    const char *started, *finished; /* NULL: not recorded */
+};
+
+void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e);
+void mtb_rec_env_free(struct mtb_rec_env *e);
+#endif
