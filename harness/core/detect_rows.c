@@ -179,3 +179,56 @@ const struct mtb_det_cell *mtb_det_cell_of(const struct mtb_det_rows *r, const c
     }
     return NULL;
 }
+
+static void sweep_cell_read(json_t *c, struct mtb_sweep_cell *r)
+{
+    json_t *te = json_object_get(c, "tags_exact");
+    r->cell = json_string_value(json_object_get(c, "cell"));
+    r->deterministic = json_is_true(json_object_get(c, "deterministic"));
+    r->agree95 = json_is_true(json_object_get(c, "agree95"));
+    r->tags_known = json_is_boolean(te);
+    r->tags_exact = json_is_true(te);
+    r->caught = int0(c, "caught");
+    r->trials = int0(c, "trials");
+    r->same_tag = int0(c, "same_tag");
+    r->fresh_same_tag = int0(c, "fresh_same_tag");
+    r->rate = num0(c, "rate");
+    r->lo = num0(c, "wilson95_lo");
+    r->hi = num0(c, "wilson95_hi");
+    r->predicted = num0(c, "predicted");
+    r->predicted_other_model = num0(c, "predicted_other_model");
+}
+
+static void sweep_mode_read(json_t *m, struct mtb_sweep_mode *r)
+{
+    r->mode = json_string_value(json_object_get(m, "mode"));
+    r->prctl_ctrl = json_string_value(json_object_get(m, "prctl_ctrl"));
+    r->tag_steps = json_string_value(json_object_get(m, "tag_steps"));
+    MTB_READ_ROWS(json_object_get(m, "cells"), r->cells, r->ncells, sweep_cell_read);
+}
+
+void mtb_sweep_rows_read(json_t *doc, struct mtb_sweep_rows *r)
+{
+    memset(r, 0, sizeof *r);
+    json_t *v = json_object_get(doc, "verdict");
+    r->platform = json_string_value(json_object_get(doc, "platform"));
+    r->allocator = json_string_value(json_object_get(doc, "allocator"));
+    r->tag_model = json_string_value(json_object_get(doc, "tag_model"));
+    MTB_READ_ROWS(json_object_get(doc, "modes"), r->modes, r->nmodes, sweep_mode_read);
+    r->pass = json_is_true(json_object_get(v, "pass"));
+    r->cells = int0(v, "cells");
+    r->agree95 = int0(v, "agree95");
+    r->agree999 = int0(v, "agree999");
+    r->deterministic_exact = int0(v, "deterministic_exact");
+    r->deterministic = int0(v, "deterministic");
+    r->si_codes_wrong = int0(v, "si_codes_wrong");
+    r->tags_wrong = int0(v, "tags_wrong");
+}
+
+void mtb_sweep_rows_free(struct mtb_sweep_rows *r)
+{
+    for (size_t i = 0; i < r->nmodes; i++)
+        free(r->modes[i].cells);
+    free(r->modes);
+    memset(r, 0, sizeof *r);
+}

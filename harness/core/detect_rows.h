@@ -129,6 +129,32 @@ struct mtb_det_trial {
 };
 void mtb_det_trial_read(json_t *t, struct mtb_det_trial *r);
 
+/* A detection sweep (detect-sweep's sweep.json, detect/detect_sweep.c's):
+ * per mode its cells, each a catch rate against the granule and tag
+ * arithmetic's prediction, and the verdict. Strings the document lacks are
+ * NULL here (the printed text says "(null)" as it did). */
+struct mtb_sweep_cell {
+    const char *cell;            /* "overflow n=16 k=1", "uaf", ... */
+    int deterministic, agree95;
+    int tags_known, tags_exact;  /* tags_exact given (a sweep under Scudo), and its value */
+    long long caught, trials, same_tag, fresh_same_tag;
+    double rate, lo, hi, predicted, predicted_other_model;
+};
+struct mtb_sweep_mode {
+    const char *mode, *prctl_ctrl, *tag_steps;
+    struct mtb_sweep_cell *cells;
+    size_t ncells;
+};
+struct mtb_sweep_rows {
+    const char *platform, *allocator, *tag_model;
+    struct mtb_sweep_mode *modes;
+    size_t nmodes;
+    int pass;                    /* the verdict */
+    long long cells, agree95, agree999, deterministic_exact, deterministic, si_codes_wrong, tags_wrong;
+};
+void mtb_sweep_rows_read(json_t *doc, struct mtb_sweep_rows *r);
+void mtb_sweep_rows_free(struct mtb_sweep_rows *r);
+
 /* Read mx into r (r zeroed first). A schema other than MTB_DET_SCHEMA
  * reads too (r->schema tells); NULL reads as an empty matrix. */
 void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r);

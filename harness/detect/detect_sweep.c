@@ -25,6 +25,7 @@
 #include "core/record.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
+#include "core/detect_rows.h"
 #include "lib/files.h"
 #include "lib/argv.h"
 #include "lib/proc.h"
@@ -217,41 +218,31 @@ static json_t *sweep_mode(const struct mtb_platform *p, const struct mtb_mode *m
 }
 
 /* the text table of one mode's random cells, and its deterministic summary */
-static void print_mode(const json_t *mo)
+static void print_mode(const struct mtb_sweep_mode *mo)
 {
-    size_t i;
-    json_t *c;
     int det = 0, det_ok = 0;
-    printf("mode %s (prctl %s):\n", json_string_value(json_object_get(mo, "mode")),
-           json_string_value(json_object_get(mo, "prctl_ctrl")));
-    json_array_foreach(json_object_get(mo, "cells"), i, c) {
-        if (json_is_true(json_object_get(c, "deterministic")) && !strncmp(json_string_value(json_object_get(c, "cell")), "overflow", 8)) {
+    printf("mode %s (prctl %s):\n", mo->mode, mo->prctl_ctrl);
+    for (size_t i = 0; i < mo->ncells; i++) {
+        const struct mtb_sweep_cell *c = &mo->cells[i];
+        if (c->deterministic && c->cell && !strncmp(c->cell, "overflow", 8)) {
             det++;
-            det_ok += json_number_value(json_object_get(c, "rate")) == json_number_value(json_object_get(c, "predicted"));
+            det_ok += c->rate == c->predicted;
             continue;
         }
-        printf("  %-22s %5lld/%-5lld %.3f [%.3f, %.3f]  predicted %.3f (other model %.3f)  %s\n",
-               json_string_value(json_object_get(c, "cell")), json_integer_value(json_object_get(c, "caught")),
-               json_integer_value(json_object_get(c, "trials")), json_number_value(json_object_get(c, "rate")),
-               json_number_value(json_object_get(c, "wilson95_lo")), json_number_value(json_object_get(c, "wilson95_hi")),
-               json_number_value(json_object_get(c, "predicted")),
-               json_number_value(json_object_get(c, "predicted_other_model")),
-               json_is_true(json_object_get(c, "agree95")) ? "agrees" : "OUTSIDE 95%");
-        json_int_t fresh = json_integer_value(json_object_get(c, "fresh_same_tag"));
-        if (fresh > 0)
+        printf("  %-22s %5lld/%-5lld %.3f [%.3f, %.3f]  predicted %.3f (other model %.3f)  %s\n", c->cell, c->caught,
+               c->trials, c->rate, c->lo, c->hi, c->predicted, c->predicted_other_model,
+               c->agree95 ? "agrees" : "OUTSIDE 95%");
+        if (c->fresh_same_tag > 0)
             printf("  %-22s + %lld reuse%s with the old tag back (a chunk Scudo prepared afresh), not caught\n", "",
-                   (long long)fresh, fresh == 1 ? "" : "s");
-        if (json_is_false(json_object_get(c, "tags_exact")))
-            printf("  %-22s   NOT as the tags say: %lld of %lld reuses had the old tag, %lld caught\n", "",
-                   json_integer_value(json_object_get(c, "same_tag")),
-                   json_integer_value(json_object_get(c, "trials")) + fresh,
-                   json_integer_value(json_object_get(c, "caught")));
+                   c->fresh_same_tag, c->fresh_same_tag == 1 ? "" : "s");
+        if (c->tags_known && !c->tags_exact)
+            printf("  %-22s   NOT as the tags say: %lld of %lld reuses had the old tag, %lld caught\n", "", c->same_tag,
+                   c->trials + c->fresh_same_tag, c->caught);
     }
     printf("  overflow n=16..31 x k (through the neighbour's header): %d/%d cells exactly as the granule predicts\n",
            det_ok, det);
-    const char *ts = json_string_value(json_object_get(mo, "tag_steps"));
-    if (ts)
-        printf("  tag steps: %s\n", ts);
+    if (mo->tag_steps)
+        printf("  tag steps: %s\n", mo->tag_steps);
 }
 
 int mtb_detect_sweep_finish(json_t *doc, const char *results, int json, struct mtb_err *e)
@@ -268,29 +259,23 @@ int mtb_detect_sweep_finish(json_t *doc, const char *results, int json, struct m
         free(dir);
         return -1;
     }
-    json_t *v = json_object_get(doc, "verdict");
-    int pass = json_is_true(json_object_get(v, "pass"));
+    struct mtb_sweep_rows r;
+    mtb_sweep_rows_read(doc, &r);
+    int pass = r.pass;
     if (json) {
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
     } else {
-        size_t i;
-        json_t *mo;
         printf("detect-sweep on %s, allocator %s (tag model %s; detection exact under QEMU, tag choice QEMU's):\n",
-               json_string_value(json_object_get(doc, "platform")),
-               json_string_value(json_object_get(doc, "allocator")) ? json_string_value(json_object_get(doc, "allocator"))
-                                                                    : "glibc",
-               json_string_value(json_object_get(doc, "tag_model")));
-        json_array_foreach(json_object_get(doc, "modes"), i, mo) print_mode(mo);
+               r.platform, r.allocator ? r.allocator : "glibc", r.tag_model);
+        for (size_t i = 0; i < r.nmodes; i++)
+            print_mode(&r.modes[i]);
         printf("%lld cells: %lld within their Wilson 95%% interval, %lld within 99.9%%; deterministic %lld/%lld exact; "
                "si_codes wrong in %lld; catches not as the tags say in %lld: %s\n",
-               json_integer_value(json_object_get(v, "cells")), json_integer_value(json_object_get(v, "agree95")),
-               json_integer_value(json_object_get(v, "agree999")),
-               json_integer_value(json_object_get(v, "deterministic_exact")),
-               json_integer_value(json_object_get(v, "deterministic")),
-               json_integer_value(json_object_get(v, "si_codes_wrong")),
-               json_integer_value(json_object_get(v, "tags_wrong")), pass ? "PASS" : "FAIL");
+               r.cells, r.agree95, r.agree999, r.deterministic_exact, r.deterministic, r.si_codes_wrong, r.tags_wrong,
+               pass ? "PASS" : "FAIL");
     }
+    mtb_sweep_rows_free(&r);
     printf("sweep: %s\n", path);
     free(path);
     free(dir);

@@ -3,7 +3,8 @@
  * cells with a real kernel's answer beside one and a cell none reached; the
  * classes; the make-up in the matrix's order; the fault reports; the cell
  * of a bug and configuration; and a matrix of an earlier version (no
- * explained, no cost) with the keys it lacks read as its pages showed them. */
+ * explained, no cost) with the keys it lacks read as its pages showed them;
+ * and a detection sweep's modes, cells and verdict. */
 #include <string.h>
 
 #include "core/detect_rows.h"
@@ -99,5 +100,24 @@ int main(void)
     mtb_det_rows_free(&r);
     json_decref(old);
     json_decref(mx);
+
+    json_t *sw = json_loads("{\"platform\": \"emu\", \"tag_model\": \"qemu\", \"modes\": [{\"mode\": \"sync\","
+                            " \"prctl_ctrl\": \"0x7fff3\", \"cells\": [{\"cell\": \"uaf\", \"caught\": 14, \"trials\": 15,"
+                            " \"rate\": 0.93, \"predicted\": 0.94, \"agree95\": true, \"tags_exact\": false, \"same_tag\": 1},"
+                            " {\"cell\": \"overflow n=16 k=1\", \"deterministic\": true, \"rate\": 1, \"predicted\": 1}]}],"
+                            " \"verdict\": {\"pass\": true, \"cells\": 2, \"agree95\": 2}}",
+                            0, &je);
+    struct mtb_sweep_rows s;
+    mtb_sweep_rows_read(sw, &s);
+    ok(!strcmp(s.platform, "emu") && !s.allocator && s.nmodes == 1 && !strcmp(s.modes[0].prctl_ctrl, "0x7fff3") &&
+           !s.modes[0].tag_steps && s.modes[0].ncells == 2,
+       "a sweep: its modes and cells; what it lacks NULL (glibc's sweep names no allocator)");
+    const struct mtb_sweep_cell *u = &s.modes[0].cells[0];
+    ok(u->caught == 14 && u->trials == 15 && u->agree95 && u->tags_known && !u->tags_exact && u->same_tag == 1 &&
+           !u->deterministic && s.modes[0].cells[1].deterministic && !s.modes[0].cells[1].tags_known,
+       "a cell: its catches, its agreement, its tags (known only where the sweep says)");
+    ok(s.pass && s.cells == 2 && s.agree95 == 2 && s.tags_wrong == 0, "the verdict");
+    mtb_sweep_rows_free(&s);
+    json_decref(sw);
     return done_testing();
 }
