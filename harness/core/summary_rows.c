@@ -35,6 +35,36 @@ static int flag(json_t *o, const char *k) { return json_is_true(json_object_get(
 
 static long long count(json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
 
+static void protection_read(json_t *o, struct mtb_sum_protection *r)
+{
+    json_t *ex = json_object_get(o, "explained");
+    r->service = mtb_jstr(o, "service");
+    r->variant = mtb_jstr(o, "variant");
+    r->mode = mtb_jstr(o, "mode");
+    r->kernel = mtb_jstr(o, "kernel");
+    r->cost_platform = mtb_jstr(o, "cost_platform");
+    r->detect_platform = mtb_jstr(o, "detect_platform");
+    r->baseline = flag(o, "baseline");
+    mtb_ci_read(json_object_get(o, "slowdown"), &r->slowdown);
+    r->bugs_caught = count(o, "bugs_caught");
+    r->bugs_tested = count(o, "bugs_tested");
+    r->fraction = mtb_jnum(o, "fraction");
+    r->lo = mtb_jnum(o, "wilson95_lo");
+    r->hi = mtb_jnum(o, "wilson95_hi");
+    r->has_explained = ex != NULL;
+    r->explained = count(ex, "bugs");
+    r->ex_fraction = mtb_jnum(ex, "fraction");
+    r->ex_lo = mtb_jnum(ex, "wilson95_lo");
+    r->ex_hi = mtb_jnum(ex, "wilson95_hi");
+}
+
+struct mtb_sum_protection *mtb_sum_protection_read(json_t *rows, size_t *n)
+{
+    struct mtb_sum_protection *v;
+    MTB_READ_ROWS(rows, v, *n, protection_read);
+    return v;
+}
+
 static void workload_read(json_t *w, struct mtb_sum_workload *r)
 {
     r->j = w;

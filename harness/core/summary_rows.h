@@ -136,6 +136,22 @@ enum mtb_sum_env {
 };
 extern const char *const mtb_sum_env_labels[MTB_NENV];
 
+/* summary "protection" (report --detect; compare-kernels --detect has the
+ * same rows): a configuration's overhead beside the bugs its detection
+ * matrix says it catches */
+struct mtb_sum_protection {
+    const char *service, *variant, *mode, *kernel, *cost_platform, *detect_platform;
+    int baseline;                /* plain/off: its cost is 1 */
+    struct mtb_ci slowdown;
+    long long bugs_caught, bugs_tested;
+    double fraction, lo, hi;     /* NaN when absent */
+    int has_explained;           /* matrices before "Every catch explained" have none */
+    long long explained;
+    double ex_fraction, ex_lo, ex_hi;
+};
+/** rows (an array of such rows) into a new array of *n structs (never NULL) */
+struct mtb_sum_protection *mtb_sum_protection_read(json_t *rows, size_t *n);
+
 struct mtb_sum_rows {
     int emulated;
     size_t nconfigs, noverheads, ngeomeans, nallocators, nkernels, ncores;

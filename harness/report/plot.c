@@ -128,22 +128,22 @@ char *mtb_plot_protection_script(json_t *rows, int emulated)
     if (!f)
         return NULL;
     fprintf(f, "$D << EOD\n");
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r) {
-        json_t *s = json_object_get(r, "slowdown");
-        int base = json_is_true(json_object_get(r, "baseline"));
-        double m = base ? 1 : mtb_jnum(s, "median"), lo = base ? 1 : mtb_jnum(s, "lo"), hi = base ? 1 : mtb_jnum(s, "hi");
+    size_t n;
+    struct mtb_sum_protection *v = mtb_sum_protection_read(rows, &n);
+    for (size_t i = 0; i < n; i++) {
+        const struct mtb_sum_protection *r = &v[i];
+        int base = r->baseline;
+        double m = base ? 1 : r->slowdown.median, lo = base ? 1 : r->slowdown.lo, hi = base ? 1 : r->slowdown.hi;
         if (isnan(m))
             continue;
         char ks[128];
-        char *label = mtb_asprintf("%s %s/%s%s", mtb_jstr(r, "service"), mtb_jstr(r, "variant"), mtb_jstr(r, "mode"),
-                                   kernel_suffix(mtb_jstr(r, "kernel"), ks, sizeof ks));
+        char *label = mtb_asprintf("%s %s/%s%s", r->service, r->variant, r->mode, kernel_suffix(r->kernel, ks, sizeof ks));
         put_quoted(f, label);
-        fprintf(f, " %.6g %.6g %.6g %.6g %.6g %.6g\n", m, isnan(lo) ? m : lo, isnan(hi) ? m : hi,
-                mtb_jnum(r, "fraction"), mtb_jnum(r, "wilson95_lo"), mtb_jnum(r, "wilson95_hi"));
+        fprintf(f, " %.6g %.6g %.6g %.6g %.6g %.6g\n", m, isnan(lo) ? m : lo, isnan(hi) ? m : hi, r->fraction, r->lo,
+                r->hi);
         free(label);
     }
+    free(v);
     fprintf(f, "EOD\n");
     put_head(f, "What the price buys: overhead against the share of the catalogue caught",
              "slowdown against plain/off (95% CI)",

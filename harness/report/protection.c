@@ -73,40 +73,35 @@ json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err,
     return rows;
 }
 
-void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection_text *t)
+void mtb_report_protection_text(const struct mtb_sum_protection *row, int emulated, struct mtb_protection_text *t)
 {
-    json_t *s = json_object_get(row, "slowdown");
-    const char *k = mtb_jstr(row, "kernel");
-    snprintf(t->config, sizeof t->config, "%s %s/%s%s%s", mtb_jstr(row, "service"), mtb_jstr(row, "variant"),
-             mtb_jstr(row, "mode"), *k && strcmp(k, "host") ? ", kernel " : "", *k && strcmp(k, "host") ? k : "");
-    if (json_is_true(json_object_get(row, "baseline")))
+    const char *k = row->kernel;
+    snprintf(t->config, sizeof t->config, "%s %s/%s%s%s", row->service, row->variant, row->mode,
+             *k && strcmp(k, "host") ? ", kernel " : "", *k && strcmp(k, "host") ? k : "");
+    if (row->baseline)
         snprintf(t->cost, sizeof t->cost, "1 (the baseline)");
     else
-        snprintf(t->cost, sizeof t->cost, "%.3fx [%.3f, %.3f] on %s%s", mtb_jnum(s, "median"), mtb_jnum(s, "lo"),
-                 mtb_jnum(s, "hi"), mtb_jstr(row, "cost_platform"), emulated ? " (emulated timing)" : "");
-    snprintf(t->caught, sizeof t->caught, "%lld of %lld", (long long)json_integer_value(json_object_get(row, "bugs_caught")),
-             (long long)json_integer_value(json_object_get(row, "bugs_tested")));
-    snprintf(t->fraction, sizeof t->fraction, "%.2f [%.2f, %.2f]", mtb_jnum(row, "fraction"),
-             mtb_jnum(row, "wilson95_lo"), mtb_jnum(row, "wilson95_hi"));
-    json_t *ex = json_object_get(row, "explained");
-    if (ex)
-        snprintf(t->explained, sizeof t->explained, "%lld, %.2f [%.2f, %.2f]",
-                 (long long)json_integer_value(json_object_get(ex, "bugs")), mtb_jnum(ex, "fraction"),
-                 mtb_jnum(ex, "wilson95_lo"), mtb_jnum(ex, "wilson95_hi"));
+        snprintf(t->cost, sizeof t->cost, "%.3fx [%.3f, %.3f] on %s%s", row->slowdown.median, row->slowdown.lo,
+                 row->slowdown.hi, row->cost_platform, emulated ? " (emulated timing)" : "");
+    snprintf(t->caught, sizeof t->caught, "%lld of %lld", row->bugs_caught, row->bugs_tested);
+    snprintf(t->fraction, sizeof t->fraction, "%.2f [%.2f, %.2f]", row->fraction, row->lo, row->hi);
+    if (row->has_explained)
+        snprintf(t->explained, sizeof t->explained, "%lld, %.2f [%.2f, %.2f]", row->explained, row->ex_fraction,
+                 row->ex_lo, row->ex_hi);
     else
         snprintf(t->explained, sizeof t->explained, "not judged");
-    snprintf(t->where, sizeof t->where, "%s (exact: tag checks as the architecture)", mtb_jstr(row, "detect_platform"));
+    snprintf(t->where, sizeof t->where, "%s (exact: tag checks as the architecture)", row->detect_platform);
 }
 
 void mtb_report_protection_print(FILE *f, json_t *rows, int emulated)
 {
-    size_t i;
-    json_t *pr;
-    json_array_foreach(rows, i, pr) {
+    size_t n;
+    struct mtb_sum_protection *v = mtb_sum_protection_read(rows, &n);
+    for (size_t i = 0; i < n; i++) {
         struct mtb_protection_text t;
-        mtb_report_protection_text(pr, emulated, &t);
+        mtb_report_protection_text(&v[i], emulated, &t);
         fprintf(f, "%s what the price buys: catches %s bugs, %s, explains %s, at %s\n", t.config, t.caught, t.fraction,
                 t.explained, t.cost);
     }
+    free(v);
 }
-

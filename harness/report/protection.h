@@ -3,6 +3,8 @@
  * commands print and the HTML and Markdown formats render alike. */
 #ifndef MTB_PROTECTION_H
 #define MTB_PROTECTION_H
+#include "core/summary_rows.h"
+
 #include <jansson.h>
 #include <stdio.h>
 
@@ -17,7 +19,7 @@ json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err,
 struct mtb_protection_text {
     char config[160], cost[112], caught[48], fraction[64], explained[80], where[96];
 };
-void mtb_report_protection_text(json_t *row, int emulated, struct mtb_protection_text *t);
+void mtb_report_protection_text(const struct mtb_sum_protection *row, int emulated, struct mtb_protection_text *t);
 /* The rows as lines "CONFIG what the price buys: catches ..." (the
  * commands' output; its Markdown section: report_md.c's
  * mtb_report_protection_md). */

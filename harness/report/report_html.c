@@ -275,10 +275,11 @@ static void html_overheads(FILE *f, json_t *sum, const struct mtb_sum_rows *r, i
  * the overhead of the same service, variant and mode (report --detect) */
 static void html_protection(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
 {
-    json_t *rows = json_object_get(sum, "protection"), *r;
+    json_t *rows = json_object_get(sum, "protection");
     if (!json_array_size(rows))
         return;
-    size_t i;
+    size_t n;
+    struct mtb_sum_protection *v = mtb_sum_protection_read(rows, &n);
     fprintf(f, "<section id=\"protection\"><h2>What the price buys</h2>\n<p class=\"note\">Each configuration's "
                "overhead beside the bugs of its service's catalogue it catches by a tag check (most trials; "
                "<code>mtebench detect</code>, docs/DETECTION.md), with Wilson 95%% intervals over bugs. Detection "
@@ -286,9 +287,9 @@ static void html_protection(FILE *f, json_t *sum, int emu, int *nplot, json_t *p
                "emulated.</p>\n<table><tr><th>configuration</th><th>overhead (time per operation)</th><th>bugs "
                "caught</th><th>fraction [95%%]</th><th>explained (cause and object) [95%%]</th><th>detection measured "
                "on</th></tr>\n");
-    json_array_foreach(rows, i, r) {
+    for (size_t i = 0; i < n; i++) {
         struct mtb_protection_text t;
-        mtb_report_protection_text(r, emu, &t);
+        mtb_report_protection_text(&v[i], emu, &t);
         const char *cells[] = { t.config, t.cost, t.caught, t.fraction, t.explained, t.where };
         fputs("<tr>", f);
         for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
@@ -299,6 +300,7 @@ static void html_protection(FILE *f, json_t *sum, int emu, int *nplot, json_t *p
         fputs("</tr>\n", f);
     }
     fprintf(f, "</table>\n");
+    free(v);
     char *script = mtb_plot_protection_script(rows, emu);
     html_plot(f, script, nplot, 900, 460, problems);
     free(script);

@@ -75,16 +75,17 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
 
 void mtb_report_protection_md(FILE *f, json_t *rows, int emulated)
 {
-    size_t i;
-    json_t *v;
+    size_t n;
     if (!json_array_size(rows))
         return;
+    struct mtb_sum_protection *v = mtb_sum_protection_read(rows, &n);
     fprintf(f, "\n## What the price buys\n\nDetection (mtebench detect) is exact under QEMU; timings under "
                "emulation are emulated.\n\n| configuration | overhead | bugs caught | fraction [95%%] | "
                "explained (cause and object) [95%%] | detection on |\n|---|---|---|---|---|---|\n");
-    json_array_foreach(rows, i, v) {
+    for (size_t i = 0; i < n; i++) {
         struct mtb_protection_text t;
-        mtb_report_protection_text(v, emulated, &t);
+        mtb_report_protection_text(&v[i], emulated, &t);
         fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", t.config, t.cost, t.caught, t.fraction, t.explained, t.where);
     }
+    free(v);
 }

@@ -3,6 +3,7 @@
  * same rule the reports used (workload by value), and a summary of an
  * earlier version (keys absent) read as "", NaN, 0 and not present. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/summary_rows.h"
@@ -100,5 +101,22 @@ int main(void)
     mtb_sum_rows_free(&r);
     json_decref(empty);
     json_decref(sum);
+
+    json_t *prot = json_loads("[{\"service\": \"memcached\", \"variant\": \"tagged\", \"mode\": \"sync\","
+                              " \"kernel\": \"tcma1\", \"cost_platform\": \"emu\", \"detect_platform\": \"emu\","
+                              " \"slowdown\": {\"median\": 1.5, \"lo\": 1.4, \"hi\": 1.6}, \"bugs_caught\": 2,"
+                              " \"bugs_tested\": 3, \"fraction\": 0.67, \"wilson95_lo\": 0.2, \"wilson95_hi\": 0.94,"
+                              " \"explained\": {\"bugs\": 1, \"fraction\": 0.33}},"
+                              " {\"service\": \"memcached\", \"variant\": \"plain\", \"mode\": \"off\", \"baseline\": true}]",
+                              0, NULL);
+    size_t np;
+    struct mtb_sum_protection *p = mtb_sum_protection_read(prot, &np);
+    ok(np == 2 && !strcmp(p[0].kernel, "tcma1") && p[0].slowdown.present && p[0].slowdown.median == 1.5 &&
+           p[0].bugs_caught == 2 && p[0].hi == 0.94 && p[0].has_explained && p[0].explained == 1 && isnan(p[0].ex_lo),
+       "protection rows: the cost, the catches, the bugs explained");
+    ok(p[1].baseline && !p[1].slowdown.present && !p[1].has_explained && isnan(p[1].fraction) && p[1].bugs_tested == 0,
+       "the baseline's row: no interval, nothing judged");
+    free(p);
+    json_decref(prot);
     return done_testing();
 }
