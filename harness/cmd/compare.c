@@ -1,6 +1,7 @@
 /* compare.c - see compare.h */
 #include "lib/jsonx.h"
 #include "cmd/compare.h"
+#include "core/compare_rows.h"
 #include "cmd/commands.h"
 #include "cmd/bench_work.h"
 #include "analysis/seqstop.h"
@@ -210,9 +211,11 @@ int mtb_compare_add_protection(json_t *cmp, json_t *records, char *const *paths,
     json_decref(sum);
     if (!rows)
         return -1;
-    size_t i, priced = 0;
-    json_t *r;
-    json_array_foreach(rows, i, r) priced += json_object_get(r, "slowdown") != NULL;
+    size_t nrows, priced = 0;
+    struct mtb_sum_protection *v = mtb_sum_protection_read(rows, &nrows);
+    for (size_t i = 0; i < nrows; i++)
+        priced += v[i].slowdown.present;
+    free(v);
     json_object_set_new(cmp, "protection", rows);
     if (!priced)
         json_object_set_new(cmp, "protection_note",
@@ -223,105 +226,88 @@ int mtb_compare_add_protection(json_t *cmp, json_t *records, char *const *paths,
 
 /* against the reference: "reference", "-", or "1.012x [0.990 – 1.030] p=0.41 (3 pairs)" (with_p: the
  * Mann–Whitney p) */
-/* an interval object of the comparison as a cell (mtb_ci_cell) */
-static int ci_cell(json_t *obj, enum mtb_ci_style style, char *est, size_t en, char *range, size_t rn)
+static void fmt_ratio(char *buf, size_t n, const struct mtb_cmp_row *row, const char *ref, int with_p)
 {
-    struct mtb_ci ci;
-    mtb_ci_read(obj, &ci);
-    return mtb_ci_cell(&ci, style, est, en, range, rn);
-}
-
-static void fmt_ratio(char *buf, size_t n, json_t *row, const char *ref, int with_p)
-{
-    json_t *v = json_object_get(row, "vs_reference");
+    const struct mtb_cmp_vs *v = &row->vs;
     char est[48], range[96];
-    if (!v) {
-        snprintf(buf, n, "%s", !strcmp(mtb_jstr(row, "kernel"), ref) ? "reference" : "-");
+    if (!v->present) {
+        snprintf(buf, n, "%s", !strcmp(row->kernel, ref) ? "reference" : "-");
         return;
     }
-    ci_cell(v, MTB_CI_RATIO, est, sizeof est, range, sizeof range);
-    json_t *p = json_object_get(v, "mann_whitney_p");
+    mtb_ci_cell(&v->ratio, MTB_CI_RATIO, est, sizeof est, range, sizeof range);
     char pv[32] = "";
-    if (with_p && json_is_number(p))
-        snprintf(pv, sizeof pv, " p=%.2g", json_number_value(p));
-    snprintf(buf, n, "%s %s%s (%d pair%s)", est, range, pv, (int)json_integer_value(json_object_get(v, "pairs")),
-             json_integer_value(json_object_get(v, "pairs")) == 1 ? "" : "s");
+    if (with_p && !isnan(v->mann_whitney_p))
+        snprintf(pv, sizeof pv, " p=%.2g", v->mann_whitney_p);
+    snprintf(buf, n, "%s %s%s (%d pair%s)", est, range, pv, (int)v->pairs, v->pairs == 1 ? "" : "s");
 }
 
 /* a run metric's cell: the median, and with its interval when range is set */
-static void fmt_metric(char *buf, size_t n, json_t *row, size_t m, int range)
+static void fmt_metric(char *buf, size_t n, const struct mtb_cmp_row *row, size_t m, int range)
 {
     char est[48], rg[96];
-    ci_cell(json_object_get(row, mtb_run_metrics[m].key), MTB_CI_INT, est, sizeof est, rg, sizeof rg);
+    mtb_ci_cell(&row->metric[m], MTB_CI_INT, est, sizeof est, rg, sizeof rg);
     snprintf(buf, n, "%s%s%s", est, range && *rg ? " " : "", range ? rg : "");
 }
 
-static const char *platform_label(json_t *cmp, char *buf, size_t n)
+static const char *platform_label(const struct mtb_cmp_rows *c, char *buf, size_t n)
 {
-    json_t *p = json_object_get(cmp, "platform");
-    snprintf(buf, n, "vm (%s, %s)%s", mtb_jstr(p, "accel")[0] ? mtb_jstr(p, "accel") : "?", mtb_jstr(p, "qemu"),
-             json_is_true(json_object_get(cmp, "emulated")) ? ", emulated: not hardware timing" : "");
+    snprintf(buf, n, "vm (%s, %s)%s", c->accel[0] ? c->accel : "?", c->qemu,
+             c->emulated ? ", emulated: not hardware timing" : "");
     return buf;
 }
 
 void mtb_compare_print(json_t *cmp, FILE *out)
 {
+    struct mtb_cmp_rows c;
+    mtb_cmp_rows_read(cmp, &c);
     char pl[512];
-    fprintf(out, "\nkernel comparison on %s\n", platform_label(cmp, pl, sizeof pl));
+    fprintf(out, "\nkernel comparison on %s\n", platform_label(&c, pl, sizeof pl));
     fprintf(out, "%-16s %-10s %5s %-28s", "config", "kernel", "runs", "ops/s median [95% CI]");
     for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_TABLE)
             fprintf(out, " %9s", mtb_run_metrics[m].label);
-    fprintf(out, "  throughput vs %s\n", mtb_jstr(cmp, "reference"));
-    size_t i;
-    json_t *row;
-    json_array_foreach(json_object_get(cmp, "rows"), i, row)
-    {
+    fprintf(out, "  throughput vs %s\n", c.reference);
+    for (size_t i = 0; i < c.nrows; i++) {
+        const struct mtb_cmp_row *row = &c.rows[i];
         char cell[160], ratio[200];
         fmt_metric(cell, sizeof cell, row, MTB_M_ops_per_sec, 1);
-        fprintf(out, "%-16s %-10s %5d %-28s", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
-                (int)json_integer_value(json_object_get(row, "runs")), cell);
+        fprintf(out, "%-16s %-10s %5d %-28s", row->config, row->kernel, (int)row->runs, cell);
         for (size_t m = 1; m < MTB_NRUN_METRICS; m++)
             if (mtb_run_metrics[m].views & MTB_V_TABLE) {
                 fmt_metric(cell, sizeof cell, row, m, 0);
                 fprintf(out, " %9s", cell);
             }
-        fmt_ratio(ratio, sizeof ratio, row, mtb_jstr(cmp, "reference"), 1);
+        fmt_ratio(ratio, sizeof ratio, row, c.reference, 1);
         fprintf(out, "  %s\n", ratio);
     }
-    fprintf(out, "(latencies in us; * below 95%% confidence)\nnote: %s\n", mtb_jstr(cmp, "note"));
-    if (json_object_get(cmp, "protection")) {
+    fprintf(out, "(latencies in us; * below 95%% confidence)\nnote: %s\n", c.note);
+    if (c.protection) {
         fprintf(out, "\n");
-        mtb_report_protection_print(out, json_object_get(cmp, "protection"), json_is_true(json_object_get(cmp, "emulated")));
-        if (json_object_get(cmp, "protection_note"))
-            fprintf(out, "note: %s\n", mtb_jstr(cmp, "protection_note"));
+        mtb_report_protection_print(out, c.protection, c.emulated);
+        if (c.protection_note)
+            fprintf(out, "note: %s\n", c.protection_note);
     }
+    mtb_cmp_rows_free(&c);
 }
 
 /* the kernels' identities as a Markdown table */
-static void md_identities(FILE *f, json_t *cmp)
+static void md_identities(FILE *f, const struct mtb_cmp_rows *c)
 {
     fprintf(f, "| kernel | uname -r | build hash | config hash | patches |\n|---|---|---|---|---|\n");
-    size_t i;
-    json_t *k;
-    json_array_foreach(json_object_get(cmp, "kernels"), i, k)
-    {
-        fprintf(f, "| %s | %s | %.12s | %.12s | ", mtb_jstr(k, "name"), mtb_jstr(k, "uname_r"), mtb_jstr(k, "build_hash"),
-                mtb_jstr(k, "config_hash"));
-        size_t j;
-        json_t *p;
-        json_array_foreach(json_object_get(k, "patches"), j, p)
-        {
-            const char *file = mtb_jstr(p, "file");
+    for (size_t i = 0; i < c->nkernels; i++) {
+        const struct mtb_cmp_kernel *k = &c->kernels[i];
+        fprintf(f, "| %s | %s | %.12s | %.12s | ", k->name, k->uname_r, k->build_hash, k->config_hash);
+        for (size_t j = 0; j < k->npatches; j++) {
+            const char *file = k->patches[j];
             fprintf(f, "%s%s", j ? ", " : "", strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
         }
-        fprintf(f, "%s |\n", json_array_size(json_object_get(k, "patches")) ? "" : "none");
+        fprintf(f, "%s |\n", k->npatches ? "" : "none");
     }
 }
 
 /* the rows as a Markdown table: every run metric of the table with its CI,
  * the throughput ratio and the pair metrics against the reference */
-static void md_rows(FILE *f, json_t *cmp)
+static void md_rows(FILE *f, const struct mtb_cmp_rows *c)
 {
     fprintf(f, "| config | kernel | runs |");
     size_t ncol = 3;
@@ -330,38 +316,32 @@ static void md_rows(FILE *f, json_t *cmp)
             fprintf(f, " %s%s%s [95%% CI] |", mtb_run_metrics[m].label,
                     strcmp(mtb_run_metrics[m].label, mtb_run_metrics[m].unit) ? " " : "",
                     strcmp(mtb_run_metrics[m].label, mtb_run_metrics[m].unit) ? mtb_run_metrics[m].unit : ""), ncol++;
-    fprintf(f, " throughput vs %s [95%% CI] |", mtb_jstr(cmp, "reference"));
+    fprintf(f, " throughput vs %s [95%% CI] |", c->reference);
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         if (mtb_pair_metrics[m].views & MTB_V_TABLE)
             fprintf(f, " %s |", mtb_pair_metrics[m].label), ncol++;
     fprintf(f, " Mann–Whitney p |\n|");
-    for (size_t c = 0; c < ncol + 2; c++)
+    for (size_t k = 0; k < ncol + 2; k++)
         fprintf(f, "---|");
     fprintf(f, "\n");
-    size_t i;
-    json_t *row;
-    json_array_foreach(json_object_get(cmp, "rows"), i, row)
-    {
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct mtb_cmp_row *row = &c->rows[i];
         char cell[200], est[48], rg[96];
-        fprintf(f, "| %s | %s | %d |", mtb_jstr(row, "config"), mtb_jstr(row, "kernel"),
-                (int)json_integer_value(json_object_get(row, "runs")));
+        fprintf(f, "| %s | %s | %d |", row->config, row->kernel, (int)row->runs);
         for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
             if (mtb_run_metrics[m].views & MTB_V_TABLE) {
                 fmt_metric(cell, sizeof cell, row, m, 1);
                 fprintf(f, " %s |", cell);
             }
-        json_t *v = json_object_get(row, "vs_reference");
-        fmt_ratio(cell, sizeof cell, row, mtb_jstr(cmp, "reference"), 0);
+        fmt_ratio(cell, sizeof cell, row, c->reference, 0);
         fprintf(f, " %s |", cell);
         for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
             if (mtb_pair_metrics[m].views & MTB_V_TABLE) {
-                ci_cell(json_object_get(v, mtb_pair_metrics[m].key), MTB_CI_RATIO, est, sizeof est, rg, sizeof rg);
+                mtb_ci_cell(&row->vs.pair[m], MTB_CI_RATIO, est, sizeof est, rg, sizeof rg);
                 fprintf(f, " %s%s%s |", est, *rg ? " " : "", rg);
             }
-        json_t *p = json_object_get(v, "mann_whitney_p");
-        if (json_is_number(p))
-            fprintf(f, " %.3g%s |\n", json_number_value(p),
-                    json_is_true(json_object_get(v, "significant")) ? " (significant)" : "");
+        if (!isnan(row->vs.mann_whitney_p))
+            fprintf(f, " %.3g%s |\n", row->vs.mann_whitney_p, row->vs.significant ? " (significant)" : "");
         else
             fprintf(f, " - |\n");
     }
@@ -374,21 +354,22 @@ char *mtb_compare_markdown(json_t *cmp)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return mtb_strdup("");
-    fprintf(f, "# Kernel comparison\n\nPlatform: %s\n\n> %s\n\n", platform_label(cmp, pl, sizeof pl),
-            mtb_jstr(cmp, "note"));
-    md_identities(f, cmp);
+    struct mtb_cmp_rows c;
+    mtb_cmp_rows_read(cmp, &c);
+    fprintf(f, "# Kernel comparison\n\nPlatform: %s\n\n> %s\n\n", platform_label(&c, pl, sizeof pl), c.note);
+    md_identities(f, &c);
     fprintf(f, "\n");
-    md_rows(f, cmp);
+    md_rows(f, &c);
     fprintf(f, "\nMedians over runs with their 95%% intervals (order statistics; `*`: fewer runs than a 95%% "
                "interval needs, 6, so the interval is the runs' range at the lower confidence kernels.json gives). "
                "Against the reference kernel, runs are paired by repetition (kernels interleaved within each "
                "repetition): the throughput ratio and the pair metrics are medians of the pairs with their CI, "
                "each pair metric with this kernel in the tagged run's place and the reference in the baseline's "
                "(overhead = reference ops/s ÷ this kernel's); Mann–Whitney U on the runs' throughput.\n");
-    mtb_report_protection_md(f, json_object_get(cmp, "protection"), json_is_true(json_object_get(cmp, "emulated")));
-    if (json_object_get(cmp, "protection_note"))
-        fprintf(f, "\n%s%s.\n", json_array_size(json_object_get(cmp, "protection")) ? "" : "What the price buys: ",
-                mtb_jstr(cmp, "protection_note"));
+    mtb_report_protection_md(f, c.protection, c.emulated);
+    if (c.protection_note)
+        fprintf(f, "\n%s%s.\n", json_array_size(c.protection) ? "" : "What the price buys: ", c.protection_note);
+    mtb_cmp_rows_free(&c);
     fclose(f);
     return buf;
 }
