@@ -3,6 +3,7 @@
 #include "core/capacity_rows.h"
 #include "lib/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,8 @@ static void config_read(json_t *c, struct mtb_cap_config *r)
 {
     r->variant = mtb_jstr(c, "variant");
     r->mode = mtb_jstr(c, "mode");
+    r->baseline = json_is_true(json_object_get(c, "baseline"));
+    r->pilot_record = json_string_value(json_array_get(json_object_get(c, "pilot_records"), 0));
     r->closed_loop_ops = mtb_jnum(c, "closed_loop_ops");
     MTB_READ_ROWS(json_object_get(c, "capacity"), r->at, r->nat, at_read);
     MTB_READ_ROWS(json_object_get(c, "points"), r->points, r->npoints, point_read);
@@ -83,6 +86,8 @@ void mtb_cap_rows_read(json_t *res, struct mtb_cap_rows *r)
     r->warmup_s = mtb_jnum(res, "warmup_s");
     json_t *conf = json_object_get(res, "confidence");
     r->confidence_pct = json_is_number(conf) ? 100 * json_number_value(conf) : 95;
+    r->confidence = json_is_number(conf) ? json_number_value(conf) : NAN;
+    r->plan = mtb_jstr(res, "plan");
     r->emulated = json_is_true(json_object_get(res, "emulated"));
     json_t *slo = json_object_get(res, "slo");
     r->slo_text = mtb_jstr(slo, "text");

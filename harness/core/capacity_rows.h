@@ -35,6 +35,8 @@ struct mtb_cap_point {
 
 struct mtb_cap_config {
     const char *variant, *mode;
+    int baseline;                  /* the search's baseline (plain/off, or --baseline-variant's) */
+    const char *pilot_record;      /* its first pilot run's record file, or NULL */
     double closed_loop_ops;
     size_t nat, npoints;
     struct mtb_cap_at *at;         /* per bound, in the SLO's order */
@@ -56,6 +58,8 @@ struct mtb_cap_rows {
     const char *service, *workload, *arrival, *platform, *kernel, *definition, *slo_text;
     double duration_s, warmup_s;
     double confidence_pct;         /* the intervals' level in percent (files before CONFIDENCE: 95) */
+    double confidence;             /* as the file has it, a fraction (NaN: files before CONFIDENCE) */
+    const char *plan;              /* a plan's entry's search: the plan ("" for `capacity`) */
     int emulated;
     size_t nbounds, nconfigs, noverheads;
     struct mtb_cap_bound {

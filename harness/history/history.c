@@ -11,6 +11,8 @@
 #include "core/work.h"
 #include "history/history_db.h"
 #include "core/record.h"
+#include "core/record_env.h"
+#include "core/capacity_rows.h"
 #include "core/allocator.h"
 #include "lib/util.h"
 
@@ -188,19 +190,20 @@ static int insert_row(struct mtb_history *h, const char *table, const struct hco
 struct rec_ident {
     char *key, hash[13], kb[13], *wl, *mach, *recid;
     struct mtb_rec_config cfg; /* the record's configuration, typed (a set's records have theirs whole) */
+    struct mtb_rec_env env;    /* where and how it ran */
 };
 
 static void ident_of(struct mtb_history *h, const char *host, json_t *rec, const char *file, struct rec_ident *id)
 {
-    json_t *k = json_object_get(rec, "kernel");
     char real[PATH_MAX];
     memset(id, 0, sizeof *id);
     mtb_rec_config_view(rec, &id->cfg); /* a counted record is not a set's (mtb_record_check): each key as it has it */
     mtb_history_series_key(rec, &id->key, id->hash);
     id->wl = mtb_workload_key(id->cfg.workload);
     id->mach = mtb_record_machine_text(rec);
-    if (*mtb_jstr(k, "uname_v"))
-        mtb_hdb_short_hash(mtb_jstr(k, "uname_v"), id->kb);
+    mtb_rec_env_read(rec, &id->env);
+    if (*id->env.uname_v)
+        mtb_hdb_short_hash(id->env.uname_v, id->kb);
     if (!file || !realpath(file, real))
         snprintf(real, sizeof real, "%s", file ? file : "");
     id->recid = h->be->shared ? mtb_asprintf("%s:%s", host, real) : mtb_strdup(real);
@@ -212,13 +215,13 @@ static void ident_free(struct rec_ident *id)
     free(id->wl);
     free(id->mach);
     free(id->recid);
+    mtb_rec_env_free(&id->env);
 }
 
 #define IDENT_COLS 18
 /* the identity and revision columns of record rec (IDENT_COLS of them) into cols */
 static void ident_cols(struct hcol *cols, long long nid, const char *plan, json_t *rec, const struct rec_ident *id)
 {
-    json_t *k = json_object_get(rec, "kernel");
     const struct mtb_rec_config *c = &id->cfg;
     const struct hcol v[IDENT_COLS] = {
         { "night", PINT(nid) },
@@ -233,10 +236,10 @@ static void ident_cols(struct hcol *cols, long long nid, const char *plan, json_
         { "kernel", PTEXT(c->kernel) },
         { "machine", PTEXT(id->mach) },
         { "host", PTEXT(mtb_hdb_host(rec)) },
-        { "started", PTEXT(mtb_jstr(rec, "started")) },
-        { "mtebench_version", PTEXT(mtb_jstr(rec, "mtebench_version")) },
-        { "build_key", PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")) },
-        { "kernel_release", PTEXT(mtb_jstr(k, "uname_r")) },
+        { "started", PTEXT(id->env.started ? id->env.started : "") },
+        { "mtebench_version", PTEXT(id->env.mtebench_version) },
+        { "build_key", PTEXT(id->env.build_key) },
+        { "kernel_release", PTEXT(id->env.uname_r) },
         { "kernel_build", PTEXT(id->kb) },
         { "record", PTEXT(id->recid) },
     };
@@ -283,15 +286,15 @@ static int add_run(const struct night_add *na, json_t *rec, const char *file)
     return rc;
 }
 
-/* the overhead of a measured configuration at a bound, from a capacity result's overheads */
-static json_t *cap_overhead(json_t *result, json_t *c, const char *bound)
+/* the overhead of a measured configuration at a bound, from a capacity result's overheads, or NULL */
+static const struct mtb_cap_ci *cap_overhead(const struct mtb_cap_rows *r, const struct mtb_cap_config *c,
+                                             const char *bound)
 {
-    size_t i;
-    json_t *o;
-    json_array_foreach(json_object_get(result, "overheads"), i, o)
-        if (!strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) && !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) &&
-            !strcmp(mtb_jstr(o, "bound"), bound))
-            return json_object_get(o, "capacity");
+    for (size_t i = 0; i < r->noverheads; i++) {
+        const struct mtb_cap_overhead *o = &r->overheads[i];
+        if (!strcmp(o->variant, c->variant) && !strcmp(o->mode, c->mode) && !strcmp(o->bound, bound))
+            return o->capacity.present ? &o->capacity : NULL;
+    }
     return NULL;
 }
 
@@ -300,26 +303,25 @@ static json_t *cap_overhead(json_t *result, json_t *c, const char *bound)
  * variant, mode, platform, kernel, machine, host), the bound and the
  * arrivals, with a hash of them all. Without the record (its file gone):
  * from the result's own fields, on this host. */
-static char *cap_key(json_t *result, json_t *c, json_t *rec, const char *bound, const char *host, char hash[13])
+static char *cap_key(const struct mtb_cap_rows *r, const struct mtb_cap_config *c, json_t *rec, const char *bound,
+                     const char *host, char hash[13])
 {
     char *key, h0[13];
     if (rec) {
         mtb_history_series_key(rec, &key, h0);
     } else {
-        char *full = mtb_asprintf("capacity|%s|%s|%s|%s|%s|%s|%s", mtb_jstr(result, "plan"), mtb_jstr(result, "service"),
-                                  mtb_jstr(result, "workload"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
-                                  mtb_jstr(result, "platform"), mtb_jstr(result, "kernel"));
+        char *full = mtb_asprintf("capacity|%s|%s|%s|%s|%s|%s|%s", r->plan, r->service, r->workload, c->variant,
+                                  c->mode, r->platform, r->kernel);
         mtb_hdb_short_hash(full, h0);
-        key = mtb_asprintf("%s/%s/%s/%s/%s/%s/%s on %s#%s", mtb_jstr(result, "plan"), mtb_jstr(result, "service"),
-                           mtb_jstr(result, "workload"), mtb_jstr(c, "variant"), mtb_jstr(c, "mode"),
-                           mtb_jstr(result, "platform"), mtb_jstr(result, "kernel"), host, h0);
+        key = mtb_asprintf("%s/%s/%s/%s/%s/%s/%s on %s#%s", r->plan, r->service, r->workload, c->variant, c->mode,
+                           r->platform, r->kernel, host, h0);
         free(full);
     }
-    char *mix = mtb_asprintf("%s|%s|%s", h0, bound, mtb_jstr(result, "arrival"));
+    char *mix = mtb_asprintf("%s|%s|%s", h0, bound, r->arrival);
     mtb_hdb_short_hash(mix, hash);
     char *hs = strrchr(key, '#');
     char *out = mtb_asprintf("capacity:%.*s at %s, %s arrivals#%s", (int)(hs ? hs - key : (long)strlen(key)), key, bound,
-                             mtb_jstr(result, "arrival"), hash);
+                             r->arrival, hash);
     free(mix);
     free(key);
     return out;
@@ -332,63 +334,67 @@ static int add_capacity(const struct night_add *na, json_t *result, const char *
     if (!file || !realpath(file, real))
         snprintf(real, sizeof real, "%s", file ? file : "");
     char *resid = na->h->be->shared ? mtb_asprintf("%s:%s", na->host, real) : mtb_strdup(real);
-    size_t k, b;
-    json_t *c, *e;
+    struct mtb_cap_rows res;
+    mtb_cap_rows_read(result, &res);
     int rc = 0;
-    json_array_foreach(json_object_get(result, "configs"), k, c) json_array_foreach(json_object_get(c, "capacity"), b, e)
-    {
-        if (rc)
-            break;
-        const char *rf = json_string_value(json_array_get(json_object_get(c, "pilot_records"), 0));
-        json_t *rec = rf ? json_load_file(rf, 0, NULL) : NULL, *cf = json_object_get(rec, "config");
-        char hash[13];
-        const char *rhost = rec ? mtb_hdb_host(rec) : na->host;
-        char *key = cap_key(result, c, rec, mtb_jstr(e, "bound"), rhost, hash);
-        char *wl = rec ? mtb_workload_key(json_object_get(cf, "workload")) : mtb_strdup(mtb_jstr(result, "workload"));
-        char *mach = rec ? mtb_record_machine_text(rec) : mtb_strdup("");
-        json_t *ov = cap_overhead(result, c, mtb_jstr(e, "bound"));
-        struct hcol cols[] = {
-            { "night", PINT(na->nid) },
-            { "plan", PTEXT(*mtb_jstr(result, "plan") ? mtb_jstr(result, "plan") : na->plan) },
-            { "series", PTEXT(key) },
-            { "config_hash", PTEXT(hash) },
-            { "service", PTEXT(mtb_jstr(result, "service")) },
-            { "workload", PTEXT(wl) },
-            { "variant", PTEXT(mtb_jstr(c, "variant")) },
-            { "mode", PTEXT(mtb_jstr(c, "mode")) },
-            { "platform", PTEXT(mtb_jstr(result, "platform")) },
-            { "kernel", PTEXT(mtb_jstr(result, "kernel")) },
-            { "machine", PTEXT(mach) },
-            { "host", PTEXT(rhost) },
-            { "started", rec ? PTEXT(mtb_jstr(rec, "started")) : PNULL },
-            { "bound", PTEXT(mtb_jstr(e, "bound")) },
-            { "arrival", PTEXT(mtb_jstr(result, "arrival")) },
-            { "confidence", num(json_is_number(json_object_get(result, "confidence")) ? mtb_jnum(result, "confidence")
-                                                                                       : 0.95) },
-            { "status", PTEXT(mtb_jstr(e, "status")) },
-            { "capacity", num(json_is_number(json_object_get(e, "capacity")) ? mtb_jnum(e, "capacity") : NAN) },
-            { "lo", num(json_is_number(json_object_get(e, "lo")) ? mtb_jnum(e, "lo") : NAN) },
-            { "hi", num(json_is_number(json_object_get(e, "hi")) ? mtb_jnum(e, "hi") : NAN) },
-            { "closed_loop_ops", num(mtb_jnum(c, "closed_loop_ops")) },
-            { "overhead", num(ov && json_is_number(json_object_get(ov, "est")) ? mtb_jnum(ov, "est") : NAN) },
-            { "overhead_lo", num(ov && json_is_number(json_object_get(ov, "lo")) ? mtb_jnum(ov, "lo") : NAN) },
-            { "overhead_hi", num(ov && json_is_number(json_object_get(ov, "hi")) ? mtb_jnum(ov, "hi") : NAN) },
-            { "baseline", PINT(json_is_true(json_object_get(c, "baseline"))) },
-            { "emulated", PINT(json_is_true(json_object_get(result, "emulated"))) },
-            { "mtebench_version", rec ? PTEXT(mtb_jstr(rec, "mtebench_version")) : PNULL },
-            { "build_key", rec ? PTEXT(mtb_jstr(json_object_get(rec, "build"), "key")) : PNULL },
-            { "result", PTEXT(resid) },
-        };
-        struct hres r;
-        rc = insert_row(na->h, "capacity", cols, sizeof cols / sizeof cols[0], &r, na->err, na->errlen);
-        if (!rc)
-            *na->added += (int)r.changes;
-        mtb_hdb_free(&r);
-        free(key);
-        free(wl);
-        free(mach);
-        json_decref(rec);
-    }
+    for (size_t k = 0; k < res.nconfigs && !rc; k++)
+        for (size_t b = 0; b < res.configs[k].nat && !rc; b++) {
+            const struct mtb_cap_config *c = &res.configs[k];
+            const struct mtb_cap_at *e = &c->at[b];
+            json_t *rec = c->pilot_record ? json_load_file(c->pilot_record, 0, NULL) : NULL;
+            struct mtb_rec_config cf;
+            struct mtb_rec_env env;
+            mtb_rec_config_view(rec, &cf);
+            mtb_rec_env_read(rec, &env);
+            char hash[13];
+            const char *rhost = rec ? mtb_hdb_host(rec) : na->host;
+            char *key = cap_key(&res, c, rec, e->bound, rhost, hash);
+            char *wl = rec ? mtb_workload_key(cf.workload) : mtb_strdup(res.workload);
+            char *mach = rec ? mtb_record_machine_text(rec) : mtb_strdup("");
+            const struct mtb_cap_ci *ov = cap_overhead(&res, c, e->bound);
+            struct hcol cols[] = {
+                { "night", PINT(na->nid) },
+                { "plan", PTEXT(*res.plan ? res.plan : na->plan) },
+                { "series", PTEXT(key) },
+                { "config_hash", PTEXT(hash) },
+                { "service", PTEXT(res.service) },
+                { "workload", PTEXT(wl) },
+                { "variant", PTEXT(c->variant) },
+                { "mode", PTEXT(c->mode) },
+                { "platform", PTEXT(res.platform) },
+                { "kernel", PTEXT(res.kernel) },
+                { "machine", PTEXT(mach) },
+                { "host", PTEXT(rhost) },
+                { "started", rec ? PTEXT(env.started ? env.started : "") : PNULL },
+                { "bound", PTEXT(e->bound) },
+                { "arrival", PTEXT(res.arrival) },
+                { "confidence", num(isnan(res.confidence) ? 0.95 : res.confidence) },
+                { "status", PTEXT(e->status) },
+                { "capacity", num(e->capacity) },
+                { "lo", num(e->lo) },
+                { "hi", num(e->hi) },
+                { "closed_loop_ops", num(c->closed_loop_ops) },
+                { "overhead", num(ov ? ov->est : NAN) },
+                { "overhead_lo", num(ov ? ov->lo : NAN) },
+                { "overhead_hi", num(ov ? ov->hi : NAN) },
+                { "baseline", PINT(c->baseline) },
+                { "emulated", PINT(res.emulated) },
+                { "mtebench_version", rec ? PTEXT(env.mtebench_version) : PNULL },
+                { "build_key", rec ? PTEXT(env.build_key) : PNULL },
+                { "result", PTEXT(resid) },
+            };
+            struct hres r;
+            rc = insert_row(na->h, "capacity", cols, sizeof cols / sizeof cols[0], &r, na->err, na->errlen);
+            if (!rc)
+                *na->added += (int)r.changes;
+            mtb_hdb_free(&r);
+            free(key);
+            free(wl);
+            free(mach);
+            mtb_rec_env_free(&env);
+            json_decref(rec);
+        }
+    mtb_cap_rows_free(&res);
     free(resid);
     return rc;
 }
