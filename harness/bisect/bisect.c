@@ -10,6 +10,7 @@
 #include "core/record.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
+#include "core/workload_fields.h"
 #include "lib/files.h"
 #include "lib/argv.h"
 
@@ -383,10 +384,14 @@ int mtb_bisect_run(struct mtb_bisect_opts *op, struct mtb_err *e)
  * as run options: --workload NAME and the fields `run` takes by name */
 static void workload_opts(FILE *f, const char *key, int name_only)
 {
-    static const char *const map[][2] = { { "name", "workload" }, { "mix", "mix" },         { "conns", "conns" },
-                                          { "pipeline", "pipeline" }, { "threads", "threads" }, { "keys", "keys" },
-                                          { "value_size", "value-size" }, { "rate", "rate" }, { "duration_s", "duration" },
-                                          { "warmup_s", "warmup" } };
+    /* the key's name, then each field's record key and option (core/workload_fields.h: a field added
+     * there is passed on here too); a duration's value takes "s" */
+    static const char *const map[][3] = {
+        { "name", "workload", "" },
+#define X(f, kind, key, opt, json, ...) { json, opt, #kind },
+        MTB_WORKLOAD_FIELDS(X)
+#undef X
+    };
     const char *p = key;
     while (p && *p) {
         const char *eq = strchr(p, '=');
@@ -405,7 +410,7 @@ static void workload_opts(FILE *f, const char *key, int name_only)
         }
         for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
             if (!strcmp(name, map[k][0]) && (k == 0) == name_only && *val && !strchr(val, ' ') && strcmp(val, "0"))
-                fprintf(f, " --%s %s%s", map[k][1], val, strstr(name, "_s") ? "s" : "");
+                fprintf(f, " --%s %s%s", map[k][1], val, !strcmp(map[k][2], "DUR") ? "s" : "");
         p = *end == ',' ? end + 1 : NULL;
     }
 }

@@ -509,6 +509,8 @@ static json_t *result_json(struct search *s, const char *dir, double elapsed)
                           c0->recipe->name, "workload", c0->wl.name, "arrival", c0->wl.arrival, "platform",
                           s->plan.platform->name, "emulated", mtb_platform_emulated(s->plan.platform), "kernel",
                           s->plan.kernel, "duration_s", c0->wl.duration, "warmup_s", c0->wl.warmup, "slo", slo);
+    if (!mtb_workload_is_default(&c0->wl, MTB_WL_timeout)) /* as the records have it: only away from its default */
+        json_object_set_new(r, "timeout_s", json_real(c0->wl.timeout));
     json_object_set_new(r, "confidence", json_real(s->conf));
     json_object_set_new(r, "plan", json_string(s->plan.name));
     json_object_set_new(r, "started", json_string(s->started));

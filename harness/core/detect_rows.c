@@ -147,6 +147,17 @@ void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r)
         r->makeup[r->nmakeup].cls = k;
         r->makeup[r->nmakeup++].bugs = (long long)json_integer_value(v);
     }
+    /* detect.json is written with its keys sorted: the classes back in the
+     * order the matrix met them (its classes' rows keep it), as detect printed them */
+    size_t placed = 0;
+    for (size_t c = 0; c < r->nclasses; c++)
+        for (size_t i = placed; i < r->nmakeup; i++)
+            if (!strcmp(r->makeup[i].cls, r->classes[c].cls)) {
+                struct mtb_det_makeup t = r->makeup[i];
+                memmove(&r->makeup[placed + 1], &r->makeup[placed], (i - placed) * sizeof t);
+                r->makeup[placed++] = t;
+                break;
+            }
     MTB_READ_ROWS(json_object_get(mx, "mix"), r->mix, r->nmix, mix_read);
 }
 

@@ -5,14 +5,15 @@
  * its cells (bug x configuration, with a real kernel's answer beside a
  * cell tried again on vm), its classes, the catalogue's make-up and each
  * caught trial's fault report. The matrix's pages (text, Markdown, HTML)
- * and the report's "what the price buys" read these fields, never the
- * matrix by key.
+ * read these fields, never the matrix by key.
  *
  * A key a matrix lacks reads as what its pages always showed for it: a
  * string "", a number or count 0, a flag 0 (a matrix of an earlier version
  * shows what it has; has_rate, has_explained and cost_measured say whether
- * those figures are there). Rows keep the matrix's order (objects: their keys' order). The
- * strings are the matrix's own: valid while it is.
+ * those figures are there). Rows keep the matrix's order; the make-up's
+ * classes (an object, its keys sorted in detect.json) the order of the
+ * classes' rows, as the matrix met them. The strings are the matrix's own:
+ * valid while it is.
  *
  *   struct mtb_det_rows r;
  *   mtb_det_rows_read(mx, &r);

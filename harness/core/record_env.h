@@ -1,15 +1,15 @@
 /* record_env.h - where and how a run ran, as its record says it (the
  * record's platform, kernel, build, environment and affinity blocks, its
  * times), read once into a struct: what the summary's environment section
- * and the reports' provenance are made of.
+ * (and the history's identity columns) are made of.
  *
- * A key the record lacks reads as "" (a string), 0 (a flag), -1 (a count
- * or a yes/no/unknown), as those views showed it. The strings are the
- * record's own: valid while it is.
+ * A key the record lacks reads as "" (a string), 0 (a flag, HWCAP2_MTE
+ * too: "no"), -1 (cpus), NULL (the times, the CPUs affinity read back), as
+ * those views showed it. The strings are the record's own: valid while it is.
  *
  *   struct mtb_rec_env e;
  *   mtb_rec_env_read(rec, &e);
- *   ... e.cpu_model, e.kernel.uname_r, e.mte.enabled ...
+ *   ... e.cpu_model, e.uname_r, e.mte_enabled ...
  *   mtb_rec_env_free(&e);
  */
 #ifndef MTB_RECORD_ENV_H
@@ -25,7 +25,7 @@ struct mtb_rec_compiler {
 struct mtb_rec_env {
     /* platform */
     const char *cpu_model, *platform, *qemu;
-    long long cpus;              /* -1: not recorded */
+    long long cpus;              /* -1: not recorded (not an integer) */
     int emulated;
     /* kernel */
     const char *kernel_name, *uname_r, *uname_v, *machine;
@@ -38,7 +38,7 @@ struct mtb_rec_env {
     struct mtb_rec_compiler *compilers; /* in the record's order */
     size_t ncompilers;
     int mte_enabled, arm64_nomte;
-    int hwcap2_mte;              /* 1, 0, -1: null (not an arm64 machine) */
+    int hwcap2_mte;              /* 1, 0 (also when absent), -1: null (not an arm64 machine) */
     int quiet;                   /* the quiet-machine check found nothing */
     json_t *quiet_warnings;      /* its findings: an array of strings (NULL: none) */
     /* affinity */

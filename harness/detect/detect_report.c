@@ -26,6 +26,12 @@
                        "checks: under emu this is not the hardware's answer; a real kernel in sync mode checks it " \
                        "(vm) (docs/DETECTION.md)"
 
+/* an outcome of no name of MTB_DET_OUTCOMES, kept as it came and counted in no rate */
+struct other {
+    const char *name;
+    long long n;
+};
+
 /* A cell (a bug in a configuration) or a class's tally in one, as the
  * trials come; a cell tried again on a real kernel keeps its answer apart. */
 struct tally {
@@ -34,6 +40,8 @@ struct tally {
     int unchecked, has_kcheck;
     const char *kcheck_platform;
     long long kcheck_counts[MTB_DET_NOUTCOMES];
+    struct other *other, *kcheck_other; /* outcomes of no name above (a trial of another version's) */
+    size_t nother, nkcheck_other;
 };
 
 /* the tallies of the cells or of the classes, in the order first met */
@@ -65,18 +73,30 @@ static struct tally *tally_of(struct tallies *ts, const struct mtb_det_trial *t,
     return x;
 }
 
-static void count(long long *counts, const char *outcome)
+static void count(long long *counts, struct other **other, size_t *nother, const char *outcome)
 {
     for (int i = 0; i < MTB_DET_NOUTCOMES; i++)
-        if (!strcmp(outcome, mtb_det_outcome_names[i]))
+        if (!strcmp(outcome, mtb_det_outcome_names[i])) {
             counts[i]++;
+            return;
+        }
+    size_t k = 0;
+    while (k < *nother && strcmp((*other)[k].name, outcome))
+        k++;
+    if (k == *nother) {
+        *other = mtb_realloc(*other, (*nother + 1) * sizeof **other);
+        (*other)[(*nother)++] = (struct other){ outcome, 0 };
+    }
+    (*other)[k].n++;
 }
 
 /* a tally's rate fields into c: valid = caught + silent; a tag check caught
  * it in user code (sync, async) or in the kernel (a system call refused) */
-static void rates(json_t *c, const long long *counts, long long explained)
+static void rates(json_t *c, const long long *counts, const struct other *other, size_t nother, long long explained)
 {
     json_t *cs = json_object();
+    for (size_t k = 0; k < nother; k++)
+        json_object_set_new(cs, other[k].name, json_integer(other[k].n));
     for (int i = 0; i < MTB_DET_NOUTCOMES; i++)
         if (counts[i])
             json_object_set_new(cs, mtb_det_outcome_names[i], json_integer(counts[i]));
@@ -265,10 +285,10 @@ static json_t *tally_row(const struct tally *x)
     }
     if (x->unchecked)
         json_object_set_new(c, "kernel_access_unchecked", json_true());
-    rates(c, x->counts, x->explained);
+    rates(c, x->counts, x->other, x->nother, x->explained);
     if (x->has_kcheck) {
         json_t *kc = json_pack("{s:s?}", "platform", x->kcheck_platform);
-        rates(kc, x->kcheck_counts, 0);
+        rates(kc, x->kcheck_counts, x->kcheck_other, x->nkcheck_other, 0);
         json_object_set_new(c, "kernel_check", kc);
     }
     return c;
@@ -294,17 +314,18 @@ json_t *mtb_detect_matrix(json_t *trials)
             if (!cl->has_kcheck)
                 cl->kcheck_platform = t->platform;
             cl->has_kcheck = 1;
-            count(cl->kcheck_counts, t->outcome);
+            count(cl->kcheck_counts, &cl->kcheck_other, &cl->nkcheck_other, t->outcome);
             continue;
         }
         /* a system call's bad access under qemu-user, which never checks it:
          * not the hardware's answer (vm's is) */
         if (!strcmp(t->access_in, "syscall") && t->platform && !strcmp(t->platform, "emu"))
             cl->unchecked = 1;
-        count(cl->counts, t->outcome);
+        count(cl->counts, &cl->other, &cl->nother, t->outcome);
         add_report(reports, t, cfgs[i]);
         cl->explained += t->explained;
-        count(tally_of(&b.classes, t, 1)->counts, t->outcome);
+        struct tally *ct = tally_of(&b.classes, t, 1);
+        count(ct->counts, &ct->other, &ct->nother, t->outcome);
         size_t k = 0;
         while (k < b.nconfigs && strcmp(b.configs[k], cfgs[i]))
             k++;
@@ -357,6 +378,12 @@ json_t *mtb_detect_matrix(json_t *trials)
     free(mk);
     free(mn);
     free(cfgs);
+    for (size_t i = 0; i < b.cells.n; i++) {
+        free(b.cells.v[i].other);
+        free(b.cells.v[i].kcheck_other);
+    }
+    for (size_t i = 0; i < b.classes.n; i++)
+        free(b.classes.v[i].other);
     free(b.cells.v);
     free(b.classes.v);
     free(b.configs);

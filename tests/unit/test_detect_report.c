@@ -4,7 +4,8 @@
  * does not; a plant and a second trigger are left out of the headline's
  * counts while a real bug is there (and counted when nothing else is); a
  * system call's access under qemu-user is marked, and a real kernel's
- * answer beside it decides the headline; explained trials; the make-up. */
+ * answer beside it decides the headline; explained trials; the make-up;
+ * a matrix written and read back prints as it did. */
 #include <string.h>
 
 #include "detect/detect.h"
@@ -79,6 +80,28 @@ int main(void)
     ok(r.nmakeup == 2 && !strcmp(r.makeup[0].cls, "use after free") && r.makeup[0].bugs == 1 &&
            r.makeup[1].bugs == 2 && r.nreports == 0,
        "the make-up counts every bug tried by class, the plant too");
+    /* written (detect.json's keys sorted) and read back (detect --matrix): printed as detect printed it */
+    char *printed = NULL, *again = NULL;
+    size_t n1 = 0, n2 = 0;
+    FILE *f = open_memstream(&printed, &n1);
+    mtb_detect_matrix_print(f, &r, 0);
+    mtb_detect_matrix_html(f, &r);
+    fclose(f);
+    char *text = json_dumps(mx, JSON_SORT_KEYS);
+    json_t *back = json_loads(text, 0, NULL);
+    struct mtb_det_rows rb;
+    mtb_det_rows_read(back, &rb);
+    f = open_memstream(&again, &n2);
+    mtb_detect_matrix_print(f, &rb, 0);
+    mtb_detect_matrix_html(f, &rb);
+    fclose(f);
+    ok(!strcmp(printed, again) && strstr(printed, "1 use after free, 2 linear overflow"),
+       "written with its keys sorted and read back, the matrix prints as detect printed it (the make-up in the order met)");
+    mtb_det_rows_free(&rb);
+    json_decref(back);
+    free(text);
+    free(printed);
+    free(again);
     mtb_det_rows_free(&r);
     json_decref(mx);
 
