@@ -311,6 +311,15 @@ void mtb_cap_estimate(const struct mtb_cap_point *pts, size_t n, double bound, d
 
 /* ---- the search -------------------------------------------------------------------------------- */
 
+double mtb_cap_carried(const double *achieved, size_t n)
+{
+    double most = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(achieved[i]) && achieved[i] > most)
+            most = achieved[i];
+    return most;
+}
+
 /* the probed rates of a configuration: its curves share them; the first curve's are the list */
 static int probed(const struct mtb_cap_point *c, size_t n, double rate)
 {
@@ -333,10 +342,12 @@ static double curve_next(const struct mtb_cap_search *s, const struct mtb_cap_po
         highest = c[i].rate > highest ? c[i].rate : highest;
     }
     *want = INFINITY;
-    if (e.status == MTB_CAP_ABOVE) /* up to 4 times the pilot's: a disturbed pilot reads low (CI on 697bcc9:
-                                     * 1.2 sat ended "above"; de34583 on a loaded 2-core machine: both pilots
-                                     * under half of their saturation, 2 sat ended "above" too) */
-        r = highest * 1.3 < 4 * s->sat ? highest * 1.3 : 4 * s->sat;
+    double top = 4 * (s->carried > s->sat ? s->carried : s->sat);
+    if (e.status == MTB_CAP_ABOVE) /* up to 4 times the pilot's, or what a run carried: a disturbed pilot reads
+                                     * low (CI on 697bcc9: 1.2 sat ended "above"; de34583 on a loaded 2-core
+                                     * machine: both pilots under half of their saturation, 2 sat ended "above"
+                                     * too; f8a49cd: a pilot at 22%, 4 sat ended "above") */
+        r = highest * 1.3 < top ? highest * 1.3 : top;
     else if (e.status == MTB_CAP_BELOW)
         r = lowest / 2 >= s->sat / 100 ? lowest / 2 : 0;
     else if (e.status == MTB_CAP_FOUND && e.rate_fail > e.rate_pass * (1 + s->tol)) {

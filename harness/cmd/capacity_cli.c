@@ -296,6 +296,10 @@ static int search_step(struct search *s, long step)
         }
         struct mtb_cap_search set = s->set;
         set.sat = c->sat;
+        double ach[MAXPT];
+        for (size_t i = 0; i < c->npt; i++)
+            ach[i] = c->pt[i].n ? mtb_stats_median(c->pt[i].achieved, (size_t)c->pt[i].n) : NAN;
+        set.carried = mtb_cap_carried(ach, c->npt); /* a disturbed pilot reads low: what the runs carried */
         rate[k] = mtb_cap_next(&set, cv, np, bounds, (size_t)s->slo.n, &add[k]);
         c->done = !(rate[k] > 0);
         most = add[k] > most && !c->done ? add[k] : most;
