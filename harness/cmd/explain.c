@@ -16,6 +16,7 @@
 #include "lib/files.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
+#include "core/fault_rows.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -80,11 +81,15 @@ static void core_beside(json_t *f, const char *core)
     uint64_t addr = strtoull(mtb_jstr(f, "addr"), NULL, 16);
     json_t *cf = fault_of_core(core, addr, err, sizeof err);
     json_t *c = cf ? json_incref(json_object_get(cf, "core")) : json_pack("{s:s,s:s}", "file", core, "error", err);
-    json_t *mine = json_object_get(c, "memory_tag"), *theirs = json_object_get(f, "memory_tag");
-    if (!theirs)
-        theirs = json_object_get(json_object_get(f, "report"), "memory_tag");
-    if (mine && theirs)
-        json_object_set_new(c, "agrees", json_boolean(json_integer_value(mine) == json_integer_value(theirs)));
+    struct mtb_fault_view fv, cv;
+    mtb_fault_view_read(f, &fv);
+    mtb_fault_view_read(cf, &cv); /* the core's own view of the fault: its core block */
+    int theirs = fv.has_memory_tag || fv.has_report_memory_tag;
+    long long tag = fv.has_memory_tag ? fv.memory_tag : fv.report_memory_tag;
+    if (cv.has_core_memory_tag && theirs)
+        json_object_set_new(c, "agrees", json_boolean(cv.core_memory_tag == tag));
+    mtb_fault_view_free(&cv);
+    mtb_fault_view_free(&fv);
     json_object_set_new(f, "core", c);
     json_decref(cf);
 }
@@ -131,29 +136,29 @@ static void show(struct out *o, const char *name, json_t *f)
         return;
     }
     char *t = mtb_fault_text(f);
+    struct mtb_fault_view v;
+    mtb_fault_view_read(f, &v);
     printf("%s== %s\n", o->shown > 1 ? "\n" : "", name);
     if (t)
         fputs(t, stdout);
     else
-        printf("%s at %s (no report: %s)\n", mtb_jstr(f, "kind"), mtb_jstr(f, "addr"),
-               !json_is_true(json_object_get(f, "tag_check")) ? "not a tag-check fault"
-                                                              : "the fault file has only the fault's line");
+        printf("%s at %s (no report: %s)\n", v.kind, v.addr,
+               !v.tag_check ? "not a tag-check fault" : "the fault file has only the fault's line");
     free(t);
-    json_t *c = json_object_get(f, "core");
-    if (c && json_object_get(c, "error"))
-        printf("core: %s\n", mtb_jstr(c, "error"));
-    else if (c) {
-        printf("core: %s: %lld tag segment%s (PT_AARCH64_MEMTAG_MTE)", mtb_jstr(c, "file"),
-               (long long)json_integer_value(json_object_get(c, "tag_segments")),
-               json_integer_value(json_object_get(c, "tag_segments")) == 1 ? "" : "s");
-        if (json_object_get(c, "memory_tag"))
-            printf("; the memory tag at the address 0x%llx", (long long)json_integer_value(json_object_get(c, "memory_tag")));
-        if (json_object_get(c, "agrees"))
-            printf(" (%s the fault handler's)", json_is_true(json_object_get(c, "agrees")) ? "as" : "NOT as");
-        if (json_is_false(json_object_get(c, "siginfo")))
+    if (v.has_core && v.core_error)
+        printf("core: %s\n", v.core_error);
+    else if (v.has_core) {
+        printf("core: %s: %lld tag segment%s (PT_AARCH64_MEMTAG_MTE)", v.core_file, v.tag_segments,
+               v.tag_segments == 1 ? "" : "s");
+        if (v.has_core_memory_tag)
+            printf("; the memory tag at the address 0x%llx", v.core_memory_tag);
+        if (v.has_agrees)
+            printf(" (%s the fault handler's)", v.agrees ? "as" : "NOT as");
+        if (v.no_siginfo)
             printf("; no siginfo note: the address is not known from the core");
         printf("\n");
     }
+    mtb_fault_view_free(&v);
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }

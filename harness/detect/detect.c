@@ -34,6 +34,7 @@
 #include "run/run.h"
 #include "analysis/summary.h"
 #include "lib/util.h"
+#include "core/fault_rows.h"
 #include "lib/files.h"
 
 #include <dirent.h>
@@ -161,8 +162,10 @@ static void explained(json_t *d, const struct mtb_bug *man)
     const char *out = json_string_value(json_object_get(d, "outcome"));
     if (!out || strncmp(out, "caught_", 7) != 0 || !strcmp(out, "caught_other"))
         return;
-    json_t *rep = json_object_get(json_object_get(d, "fault"), "report");
-    const char *cls = man->cls, *cause = json_string_value(json_object_get(rep, "cause"));
+    struct mtb_fault_view fv;
+    mtb_fault_view_read(json_object_get(d, "fault"), &fv);
+    int rep = fv.has_report;
+    const char *cls = man->cls, *cause = *fv.cause ? fv.cause : NULL;
     const char *allowed = NULL;
     for (size_t i = 0; cls && i < sizeof fits / sizeof *fits; i++)
         if (!strcmp(cls, fits[i].cls))
@@ -181,11 +184,10 @@ static void explained(json_t *d, const struct mtb_bug *man)
     else {
         /* the log's object is the report's, or inside it (a pointer into a
          * pool allocation, a palloc chunk inside its malloc'd block) */
-        json_t *ro = json_object_get(rep, "object");
         const char *want = json_string_value(json_object_get(json_object_get(d, "object"), "addr"));
-        const char *got = json_string_value(json_object_get(ro, "start"));
+        const char *got = *fv.object.start ? fv.object.start : NULL;
         unsigned long long w = want ? strtoull(want, NULL, 16) : 0, g = got ? strtoull(got, NULL, 16) : 0;
-        unsigned long long gs = (unsigned long long)json_integer_value(json_object_get(ro, "size"));
+        unsigned long long gs = (unsigned long long)fv.object.size;
         if (want && got && (w < g || w >= g + (gs ? gs : 1)))
             snprintf(why, sizeof why, "the report's object %s (%llu bytes) is not the one the bug's log names (%s)", got,
                      gs, want);
@@ -195,6 +197,7 @@ static void explained(json_t *d, const struct mtb_bug *man)
         }
     }
     json_object_set_new(d, "explained", json_pack("{s:b,s:s}", "ok", ok, "why", why));
+    mtb_fault_view_free(&fv);
 }
 
 /* classify one trial from its run record and its service log */

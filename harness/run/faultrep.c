@@ -19,6 +19,7 @@
 #include "lib/jsonx.h"
 #include "core/build.h"
 #include "lib/util.h"
+#include "core/fault_rows.h"
 #include "probe/a64decode.h"
 
 #include <dirent.h>
@@ -261,12 +262,14 @@ static int tag_run(json_t *f, unsigned t, uint64_t *start, uint64_t *size)
     return 0;
 }
 
-static const char *objkind(json_t *o)
+/* an object's kind in words ("heap object", ...) */
+static const char *kind_words(const char *k)
 {
-    const char *k = mtb_jstr(o, "kind");
     return !strcmp(k, "service") ? "object of the service's own allocator"
            : !strcmp(k, "stack") ? "stack slot (its extent from the memory tags)" : "heap object";
 }
+
+static const char *objkind(json_t *o) { return kind_words(mtb_jstr(o, "kind")); }
 
 /* the faulting instruction's base register's value (A64 decoder), or 0 */
 /* the faulting instruction decoded (A64 decoder) into d; 0: none recorded */
@@ -778,81 +781,76 @@ json_t *mtb_fault_parse(const char *text)
     return f;
 }
 
-static void put_stack(FILE *o, const char *title, json_t *st)
+static void put_stack(FILE *o, const char *title, const struct mtb_fault_stack *st)
 {
-    if (!json_array_size(st))
+    if (!st->n)
         return;
     fprintf(o, "%s\n", title);
-    size_t i;
-    json_t *fr;
-    json_array_foreach(st, i, fr) {
-        const char *fn = mtb_jstr(fr, "function"), *src = mtb_jstr(fr, "source"), *mod = mtb_jstr(fr, "module");
+    for (size_t i = 0; i < st->n; i++) {
+        const struct mtb_fault_frame *fr = &st->v[i];
+        const char *fn = fr->function, *src = fr->source, *mod = fr->module;
         /* without a source line the name is the nearest exported symbol
          * before pc (a stripped library), not surely the function */
-        json_t *inl = json_object_get(fr, "inlined_in");
-        if (*src && json_array_size(inl))
-            fprintf(o, "  #%zu %s %s (%s), inlined in %s", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", src,
-                    json_string_value(json_array_get(inl, json_array_size(inl) - 1)));
+        if (*src && fr->inlined_in)
+            fprintf(o, "  #%zu %s %s (%s), inlined in %s", i, fr->pc, *fn ? fn : "??", src, fr->inlined_in);
         else if (*src)
-            fprintf(o, "  #%zu %s %s (%s)", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", src);
+            fprintf(o, "  #%zu %s %s (%s)", i, fr->pc, *fn ? fn : "??", src);
         else
-            fprintf(o, "  #%zu %s %s%s", i, mtb_jstr(fr, "pc"), *fn ? fn : "??", *fn ? "?" : "");
+            fprintf(o, "  #%zu %s %s%s", i, fr->pc, *fn ? fn : "??", *fn ? "?" : "");
         if (*mod)
-            fprintf(o, " [%s+%s]", mod, mtb_jstr(fr, "offset"));
+            fprintf(o, " [%s+%s]", mod, fr->offset);
         fputc('\n', o);
     }
 }
 
 char *mtb_fault_text(json_t *fault)
 {
-    json_t *rep = json_object_get(fault, "report");
-    if (!rep)
+    struct mtb_fault_view v;
+    mtb_fault_view_read(fault, &v);
+    if (!v.has_report) {
+        mtb_fault_view_free(&v);
         return NULL;
+    }
     char *buf = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&buf, &len);
-    fprintf(o, "Cause: [MTE]: %s\n", mtb_jstr(rep, "headline"));
-    fprintf(o, "  %s at %s", mtb_jstr(fault, "kind"), mtb_jstr(fault, "addr"));
-    if (*mtb_jstr(rep, "access"))
-        fprintf(o, ", a %s", mtb_jstr(rep, "access"));
-    if (json_object_get(rep, "memory_tag"))
-        fprintf(o, "; pointer tag 0x%llx, memory tag 0x%llx", (long long)json_integer_value(json_object_get(rep, "pointer_tag")),
-                (long long)json_integer_value(json_object_get(rep, "memory_tag")));
+    fprintf(o, "Cause: [MTE]: %s\n", v.headline);
+    fprintf(o, "  %s at %s", v.kind, v.addr);
+    if (*v.access)
+        fprintf(o, ", a %s", v.access);
+    if (v.has_report_memory_tag)
+        fprintf(o, "; pointer tag 0x%llx, memory tag 0x%llx", v.pointer_tag, v.report_memory_tag);
     fprintf(o, "\n");
-    if (*mtb_jstr(rep, "why"))
-        fprintf(o, "  why: %s\n", mtb_jstr(rep, "why"));
-    if (json_object_get(rep, "syscall"))
+    if (*v.why)
+        fprintf(o, "  why: %s\n", v.why);
+    if (v.has_syscall)
         fprintf(o, "  raised at the return of system call %lld (an asynchronous fault is reported at the next kernel entry)\n",
-                (long long)json_integer_value(json_object_get(rep, "syscall")));
-    size_t i;
-    json_t *a;
-    json_array_foreach(json_object_get(rep, "alternatives"), i, a) {
-        json_t *ob = json_object_get(a, "object");
-        if (ob)
-            fprintf(o, "  also possible: %s, %lld bytes %s a %lld-byte %s at %s\n", mtb_jstr(a, "cause"),
-                    (long long)json_integer_value(json_object_get(ob, "distance")), mtb_jstr(ob, "relation"),
-                    (long long)json_integer_value(json_object_get(ob, "size")), objkind(ob), mtb_jstr(ob, "start"));
+                v.syscall);
+    for (size_t i = 0; i < v.nalts; i++) {
+        const struct mtb_fault_alt *a = &v.alts[i];
+        if (a->object.present)
+            fprintf(o, "  also possible: %s, %lld bytes %s a %lld-byte %s at %s\n", a->cause, a->object.distance,
+                    a->object.relation, a->object.size, kind_words(a->object.kind), a->object.start);
         else
-            fprintf(o, "  also possible: %s (%s)\n", mtb_jstr(a, "cause"), mtb_jstr(a, "why"));
+            fprintf(o, "  also possible: %s (%s)\n", a->cause, a->why);
     }
-    if (!json_is_true(json_object_get(rep, "allocation_record")))
+    if (!v.allocation_record)
         fprintf(o, "  (no allocation record: run with libmtealloc.so preloaded, as detect's trials are, for the object and its stacks)\n");
-    put_stack(o, "fault (NAME?: the nearest exported symbol, in a library without debug information):",
-              json_object_get(rep, "stack"));
+    put_stack(o, "fault (NAME?: the nearest exported symbol, in a library without debug information):", &v.stack);
     char t[80];
-    snprintf(t, sizeof t, "allocated by thread %lld:", (long long)json_integer_value(json_object_get(rep, "alloc_thread")));
-    put_stack(o, t, json_object_get(rep, "alloc_stack"));
-    snprintf(t, sizeof t, "freed by thread %lld:", (long long)json_integer_value(json_object_get(rep, "free_thread")));
-    put_stack(o, t, json_object_get(rep, "free_stack"));
-    put_stack(o, "freed again:", json_object_get(rep, "second_free_stack"));
-    json_t *tags = json_object_get(fault, "tags");
-    if (tags) {
-        const char *ts = mtb_jstr(tags, "tags");
-        fprintf(o, "memory tags around the address (a granule of 16 bytes each, [x]: the address's):\n  %s:", mtb_jstr(tags, "base"));
+    snprintf(t, sizeof t, "allocated by thread %lld:", v.alloc_thread);
+    put_stack(o, t, &v.alloc_stack);
+    snprintf(t, sizeof t, "freed by thread %lld:", v.free_thread);
+    put_stack(o, t, &v.free_stack);
+    put_stack(o, "freed again:", &v.second_free_stack);
+    if (v.has_tags) {
+        const char *ts = v.tags;
+        fprintf(o, "memory tags around the address (a granule of 16 bytes each, [x]: the address's):\n  %s:", v.tags_base);
         for (int k = 0; ts[k]; k++)
             fprintf(o, k == 16 ? " [%c]" : " %c", ts[k]);
         fprintf(o, "\n");
     }
     fclose(o);
+    mtb_fault_view_free(&v);
     return buf;
 }
