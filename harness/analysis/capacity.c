@@ -342,12 +342,15 @@ static double curve_next(const struct mtb_cap_search *s, const struct mtb_cap_po
         highest = c[i].rate > highest ? c[i].rate : highest;
     }
     *want = INFINITY;
-    double top = 4 * (s->carried > s->sat ? s->carried : s->sat);
-    if (e.status == MTB_CAP_ABOVE) /* up to 4 times the pilot's, or what a run carried: a disturbed pilot reads
-                                     * low (CI on 697bcc9: 1.2 sat ended "above"; de34583 on a loaded 2-core
-                                     * machine: both pilots under half of their saturation, 2 sat ended "above"
-                                     * too; f8a49cd: a pilot at 22%, 4 sat ended "above") */
-        r = highest * 1.3 < top ? highest * 1.3 : top;
+    /* Above every rate: x1.3 up to 4 times the pilot's, as a disturbed pilot reads low (CI on 697bcc9:
+     * 1.2 sat ended "above"; de34583 on a loaded 2-core machine: both pilots under half of their
+     * saturation, 2 sat ended "above" too). Past 4 sat, where every rate so far was carried, on x1.3
+     * while the runs carry what they are offered (f8a49cd: a pilot at 22%, 4 sat ended "above"): a
+     * rate the service cannot carry falls behind and misses every bound, which ends the climb, and
+     * max_probes bounds it. */
+    double cap = highest < 4 * s->sat * (1 - 1e-9) ? 4 * s->sat : s->carried >= highest * 0.99 ? highest * 1.3 : 0;
+    if (e.status == MTB_CAP_ABOVE)
+        r = highest * 1.3 < cap ? highest * 1.3 : cap;
     else if (e.status == MTB_CAP_BELOW)
         r = lowest / 2 >= s->sat / 100 ? lowest / 2 : 0;
     else if (e.status == MTB_CAP_FOUND && e.rate_fail > e.rate_pass * (1 + s->tol)) {

@@ -87,8 +87,8 @@ struct mtb_cap_search {
     double sat;        /* the pilot's closed-loop throughput (the highest of the configurations) */
     double carried;    /* the most an open-loop run of the curve carried (mtb_cap_carried; 0: not known). A pilot
                         * the machine's other work disturbed reads low (a loaded 2-core CI machine once read 22%
-                        * of the service's throughput, and a cap of 4 pilots ended "above"); a run cannot carry
-                        * more than the service can, so the cap above is 4 times the larger of the two */
+                        * of the service's throughput, and the climb above, capped at 4 pilots, ended "above"):
+                        * past 4 sat the climb goes on while the runs carry their rates (see mtb_cap_next) */
     double tol;        /* a bracket narrower than this (0.2: 20% of its low end) needs no more rates */
     int reps;          /* runs per configuration at a new rate */
     int max_reps;      /* at most this many at a bracket's end whose runs fall on both sides */
@@ -105,7 +105,8 @@ double mtb_cap_carried(const double *achieved, size_t n);
  * the widest bracket is split where its medians' log-linear interpolation
  * crosses the bound (kept within its middle 60%), until every bracket is
  * within tol; a curve that meets its bound at every rate gets a rate above
- * its highest (up to 4 sat, or 4 carried where that is more), one that meets it at none a rate below its
+ * its highest (x1.3, up to 4 sat; past it, on while the runs carried the
+ * rates offered, until a rate misses or max_probes), one that meets it at none a rate below its
  * lowest (down to sat / 100); then the bracket ends whose runs fall on both
  * sides of the bound get more runs, up to max_reps. @return the rate, or 0
  * when the search is done. */

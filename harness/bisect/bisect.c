@@ -380,6 +380,30 @@ int mtb_bisect_run(struct mtb_bisect_opts *op, struct mtb_err *e)
     return code;
 }
 
+/* where a value of a workload key ends (mtb_workload_key: a number, a JSON
+ * string, or a JSON object or array, such as params, with commas inside) */
+static const char *value_end(const char *v)
+{
+    int depth = 0, in_str = 0;
+    const char *p = v;
+    for (; *p; p++) {
+        if (in_str) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                in_str = 0;
+        } else if (*p == '"')
+            in_str = 1;
+        else if (*p == '{' || *p == '[')
+            depth++;
+        else if (*p == '}' || *p == ']')
+            depth--;
+        else if (*p == ',' && depth <= 0)
+            break;
+    }
+    return p;
+}
+
 /* the history's workload key (name="default",mix="1:10",conns=16,duration_s=1,...)
  * as run options: --workload NAME and the fields `run` takes by name */
 static void workload_opts(FILE *f, const char *key, int name_only)
@@ -399,15 +423,13 @@ static void workload_opts(FILE *f, const char *key, int name_only)
             break;
         char name[32], val[128];
         snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
-        const char *v = eq + 1, *end;
-        if (*v == '"') {
-            end = strchr(v + 1, '"');
-            snprintf(val, sizeof val, "%.*s", end ? (int)(end - v - 1) : 0, v + 1);
-            end = end ? end + 1 : v + strlen(v);
-        } else {
-            end = v + strcspn(v, ",");
+        const char *v = eq + 1, *end = value_end(v);
+        if (*v == '"') /* a string: its text between the quotes */
+            snprintf(val, sizeof val, "%.*s", end > v + 1 && end[-1] == '"' ? (int)(end - v - 2) : 0, v + 1);
+        else if (*v == '{' || *v == '[') /* an object or array (params): no option */
+            val[0] = 0;
+        else
             snprintf(val, sizeof val, "%.*s", (int)(end - v), v);
-        }
         for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
             if (!strcmp(name, map[k][0]) && (k == 0) == name_only && *val && !strchr(val, ' ') && strcmp(val, "0"))
                 fprintf(f, " --%s %s%s", map[k][1], val, !strcmp(map[k][2], "DUR") ? "s" : "");

@@ -243,15 +243,16 @@ static void coverage(void)
 }
 
 /* A pilot the machine disturbed, reading 22% of the server's throughput
- * (as a loaded 2-core CI machine once did): capped at 4 pilots alone the
- * search stops below the capacity ("above"); capped by what the runs
- * carried too (mtb_cap_carried) it finds it. */
-static int disturbed_search(struct mtb_stats_rng *r, const struct simcfg *c, int carried, struct mtb_cap_est *e)
+ * (as a loaded 2-core CI machine once did): capped at 4 pilots the search
+ * stops below the capacity ("above"); climbing on past them while the runs
+ * carry their rates (mtb_cap_carried) it finds it. */
+static int disturbed_search(struct mtb_stats_rng *r, const struct simcfg *c, double share, int carried,
+                            struct mtb_cap_est *e, double *rates)
 {
     struct mtb_cap_point pts[16];
     double achieved[16];
     size_t np = 0;
-    double *t = malloc(200000 * sizeof *t), pilot = 0.22 / c->d;
+    double *t = malloc(200000 * sizeof *t), pilot = share / c->d;
     struct mtb_cap_search s = { .sat = pilot, .tol = 0.2, .reps = 3, .max_reps = 4, .max_probes = 10 };
     for (int guard = 0; guard < 100; guard++) {
         const struct mtb_cap_point *cv[1] = { pts };
@@ -267,6 +268,7 @@ static int disturbed_search(struct mtb_stats_rng *r, const struct simcfg *c, int
             if (np == 16)
                 break;
             pts[np].rate = rate;
+            rates[np] = rate;
             achieved[np] = rate < 1 / c->d ? rate : 1 / c->d; /* a server carries at most its throughput */
             pts[np++].n = 0;
         }
@@ -293,12 +295,23 @@ static void disturbed_pilot(void)
     mtb_stats_rng_seed(&r, 11);
     struct simcfg c = { .d = 300e-6, .run_s = 1.5, .warm_s = 0.5, .q = 0.99, .bound_us = 20000 };
     struct mtb_cap_est e0, e1;
-    disturbed_search(&r, &c, 0, &e0);
-    int np = disturbed_search(&r, &c, 1, &e1);
+    double r0[16], r1[16];
+    disturbed_search(&r, &c, 0.22, 0, &e0, r0);
+    int np = disturbed_search(&r, &c, 0.22, 1, &e1, r1);
     ok(e0.status == MTB_CAP_ABOVE && e1.status == MTB_CAP_FOUND && e1.lo > 0.8 / c.d && e1.lo < 1 / c.d &&
            e1.capacity < 1.2 / c.d,
-       "a pilot at 22%% of the throughput: \"above\" at 4 pilots alone; found by what the runs carried, %.0f/s "
+       "a pilot at 22%% of the throughput: \"above\" at 4 pilots alone; found climbing past them, %.0f/s "
        "[%.0f, %.0f] (the server's throughput %.0f/s; %d rates)", e1.capacity, e1.lo, e1.hi, 1 / c.d, np);
+    /* a pilot at half the throughput, the capacity within 4 of it: the same rates, climb or not (the
+     * runs' noise drawn alike) */
+    struct mtb_stats_rng ra, rb;
+    mtb_stats_rng_seed(&ra, 5);
+    mtb_stats_rng_seed(&rb, 5);
+    int na = disturbed_search(&ra, &c, 0.5, 0, &e0, r0), nb = disturbed_search(&rb, &c, 0.5, 1, &e1, r1);
+    ok(na == nb && na > 6 && !memcmp(r0, r1, (size_t)na * sizeof *r0) && e0.capacity == e1.capacity &&
+           e0.status == MTB_CAP_FOUND,
+       "a pilot at half the throughput: the same %d rates with the climb as without it, up to %.0f/s", na,
+       r0[na - 1]);
 }
 
 int main(void)
