@@ -348,7 +348,9 @@ static double curve_next(const struct mtb_cap_search *s, const struct mtb_cap_po
      * while the runs carry what they are offered (f8a49cd: a pilot at 22%, 4 sat ended "above"): a
      * rate the service cannot carry falls behind and misses every bound, which ends the climb, and
      * max_probes bounds it. */
-    double cap = highest < 4 * s->sat * (1 - 1e-9) ? 4 * s->sat : s->carried >= highest * 0.99 ? highest * 1.3 : 0;
+    double cap = highest < 4 * s->sat * (1 - 1e-9)               ? 4 * s->sat
+                 : s->sat > 0 && s->carried >= highest * 0.99 ? highest * 1.3
+                                                              : 0;
     if (e.status == MTB_CAP_ABOVE)
         r = highest * 1.3 < cap ? highest * 1.3 : cap;
     else if (e.status == MTB_CAP_BELOW)
