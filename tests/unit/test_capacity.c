@@ -129,19 +129,31 @@ struct simcfg {
     double d, run_s, warm_s, q, bound_us;
 };
 
-/* one search on a simulated server; returns the estimate, *runs the runs it took */
-static void sim_search(struct mtb_stats_rng *r, const struct simcfg *c, struct mtb_cap_est *e, int *runs)
+/* how a simulated search's pilot reads: share of the server's throughput
+ * (0: all of it, with a little noise), and whether the climb past 4 pilots
+ * may use what the runs carried */
+struct simpilot {
+    double share;
+    int carried;
+};
+
+/* one search on a simulated server: the estimate, *runs the runs it took,
+ * rates (16 at most, may be NULL) the rates probed; @return their number */
+static int search_on(struct mtb_stats_rng *r, const struct simcfg *c, struct simpilot pl, struct mtb_cap_est *e,
+                     int *runs, double *rates)
 {
     struct mtb_cap_point pts[16];
+    double achieved[16];
     size_t np = 0;
     double *t = malloc(200000 * sizeof *t);
     /* the pilot: the closed-loop throughput of a server busy all the time, with a little noise */
-    struct mtb_cap_search s = { .sat = 1 / c->d * (1 + 0.02 * mtb_stats_rng_normal(r)), .tol = 0.2, .reps = 3,
-                                .max_reps = 4, .max_probes = 10 };
+    double pilot = pl.share > 0 ? pl.share / c->d : 1 / c->d * (1 + 0.02 * mtb_stats_rng_normal(r));
+    struct mtb_cap_search s = { .sat = pilot, .tol = 0.2, .reps = 3, .max_reps = 4, .max_probes = 10 };
     *runs = 0;
     for (;;) {
         const struct mtb_cap_point *cv[1] = { pts };
         int add;
+        s.carried = pl.carried ? mtb_cap_carried(achieved, np) : 0;
         double rate = mtb_cap_next(&s, cv, &np, &c->bound_us, 1, &add);
         if (rate <= 0)
             break;
@@ -151,6 +163,9 @@ static void sim_search(struct mtb_stats_rng *r, const struct simcfg *c, struct m
         if (i == np) {
             if (np == 16)
                 break;
+            if (rates)
+                rates[np] = rate;
+            achieved[np] = rate < 1 / c->d ? rate : 1 / c->d; /* a server carries at most its throughput */
             pts[np].rate = rate;
             pts[np++].n = 0;
         }
@@ -167,6 +182,12 @@ static void sim_search(struct mtb_stats_rng *r, const struct simcfg *c, struct m
     }
     mtb_cap_estimate(pts, np, c->bound_us, 0.95, s.sat, e);
     free(t);
+    return (int)np;
+}
+
+static void sim_search(struct mtb_stats_rng *r, const struct simcfg *c, struct mtb_cap_est *e, int *runs)
+{
+    search_on(r, c, (struct simpilot){ 0, 0 }, e, runs, NULL);
 }
 
 /* The capacity by the definition, for runs of this length: the rate at
@@ -246,47 +267,6 @@ static void coverage(void)
  * (as a loaded 2-core CI machine once did): capped at 4 pilots the search
  * stops below the capacity ("above"); climbing on past them while the runs
  * carry their rates (mtb_cap_carried) it finds it. */
-static int disturbed_search(struct mtb_stats_rng *r, const struct simcfg *c, double share, int carried,
-                            struct mtb_cap_est *e, double *rates)
-{
-    struct mtb_cap_point pts[16];
-    double achieved[16];
-    size_t np = 0;
-    double *t = malloc(200000 * sizeof *t), pilot = share / c->d;
-    struct mtb_cap_search s = { .sat = pilot, .tol = 0.2, .reps = 3, .max_reps = 4, .max_probes = 10 };
-    for (int guard = 0; guard < 100; guard++) {
-        const struct mtb_cap_point *cv[1] = { pts };
-        int add;
-        s.carried = carried ? mtb_cap_carried(achieved, np) : 0;
-        double rate = mtb_cap_next(&s, cv, &np, &c->bound_us, 1, &add);
-        if (rate <= 0)
-            break;
-        size_t i = 0;
-        while (i < np && pts[i].rate != rate)
-            i++;
-        if (i == np) {
-            if (np == 16)
-                break;
-            pts[np].rate = rate;
-            rates[np] = rate;
-            achieved[np] = rate < 1 / c->d ? rate : 1 / c->d; /* a server carries at most its throughput */
-            pts[np++].n = 0;
-        }
-        for (int k = 0; k < add && pts[i].n < MTB_CAP_MAXREP; k++) {
-            size_t n = (size_t)(rate * c->run_s);
-            double v = INFINITY;
-            if (rate * c->d < 1 && n > 100 && n < 200000) {
-                md1_run(r, rate, c->d, (size_t)(rate * c->warm_s), n, t);
-                v = mtb_stats_quantile(t, n, c->q) * 1e6;
-            }
-            pts[i].v[pts[i].n++] = v;
-        }
-    }
-    mtb_cap_estimate(pts, np, c->bound_us, 0.95, pilot, e);
-    free(t);
-    return (int)np;
-}
-
 static void disturbed_pilot(void)
 {
     double a[] = { 100, NAN, 900, 400 };
@@ -296,8 +276,9 @@ static void disturbed_pilot(void)
     struct simcfg c = { .d = 300e-6, .run_s = 1.5, .warm_s = 0.5, .q = 0.99, .bound_us = 20000 };
     struct mtb_cap_est e0, e1;
     double r0[16], r1[16];
-    disturbed_search(&r, &c, 0.22, 0, &e0, r0);
-    int np = disturbed_search(&r, &c, 0.22, 1, &e1, r1);
+    int runs;
+    search_on(&r, &c, (struct simpilot){ 0.22, 0 }, &e0, &runs, r0);
+    int np = search_on(&r, &c, (struct simpilot){ 0.22, 1 }, &e1, &runs, r1);
     ok(e0.status == MTB_CAP_ABOVE && e1.status == MTB_CAP_FOUND && e1.lo > 0.8 / c.d && e1.lo < 1 / c.d &&
            e1.capacity < 1.2 / c.d,
        "a pilot at 22%% of the throughput: \"above\" at 4 pilots alone; found climbing past them, %.0f/s "
@@ -307,7 +288,8 @@ static void disturbed_pilot(void)
     struct mtb_stats_rng ra, rb;
     mtb_stats_rng_seed(&ra, 5);
     mtb_stats_rng_seed(&rb, 5);
-    int na = disturbed_search(&ra, &c, 0.5, 0, &e0, r0), nb = disturbed_search(&rb, &c, 0.5, 1, &e1, r1);
+    int na = search_on(&ra, &c, (struct simpilot){ 0.5, 0 }, &e0, &runs, r0);
+    int nb = search_on(&rb, &c, (struct simpilot){ 0.5, 1 }, &e1, &runs, r1);
     ok(na == nb && na > 6 && !memcmp(r0, r1, (size_t)na * sizeof *r0) && e0.capacity == e1.capacity &&
            e0.status == MTB_CAP_FOUND,
        "a pilot at half the throughput: the same %d rates with the climb as without it, up to %.0f/s", na,
