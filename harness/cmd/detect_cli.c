@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum { D_BUGS = 1, D_VARIANTS, D_MODES, D_CONFIGS, D_COST, D_KCHECK, D_TRIALS, D_CONTROLS, D_CATALOGUE, D_HISTORY,
        D_SERVICE, D_JSON, D_MATRIX, D_FORMAT, D_HELP };
@@ -142,8 +141,7 @@ static int matrix(int argc, char **argv)
     int md = !strcmp(format, "text") ? 0 : !strcmp(format, "md") ? 1 : !strcmp(format, "html") ? 2 : -1;
     if (md < 0)
         mtb_die(2, "detect --matrix: invalid format '%s' (accepted: text, md, html)", format);
-    struct stat st;
-    char *file = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? mtb_asprintf("%s/detect.json", path) : mtb_strdup(path);
+    char *file = mtb_det_path(path);
     json_error_t je;
     json_t *mx = json_load_file(file, 0, &je);
     struct mtb_det_rows r;

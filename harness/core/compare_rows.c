@@ -22,13 +22,13 @@ static void row_read(json_t *o, struct mtb_cmp_row *r)
 {
     r->config = mtb_jstr(o, "config");
     r->kernel = mtb_jstr(o, "kernel");
-    r->runs = (long long)json_integer_value(json_object_get(o, "runs"));
+    r->runs = mtb_jint(o, "runs");
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         mtb_ci_read(json_object_get(o, mtb_run_metrics[m].key), &r->metric[m]);
     json_t *v = json_object_get(o, "vs_reference");
     r->vs.present = v != NULL;
     mtb_ci_read(v, &r->vs.ratio);
-    r->vs.pairs = (long long)json_integer_value(json_object_get(v, "pairs"));
+    r->vs.pairs = mtb_jint(v, "pairs");
     r->vs.mann_whitney_p = mtb_jnum(v, "mann_whitney_p");
     r->vs.significant = json_is_true(json_object_get(v, "significant"));
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)

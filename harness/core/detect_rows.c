@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *const mtb_det_outcome_names[MTB_DET_NOUTCOMES] = {
 #define X(o) #o,
@@ -14,15 +15,14 @@ const char *const mtb_det_outcome_names[MTB_DET_NOUTCOMES] = {
 
 /* the number at k, 0 when absent (what the pages printed for it) */
 static double num0(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
-static long long int0(json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
 
 static void rate_read(json_t *c, struct mtb_det_rate *r)
 {
     json_t *cs = json_object_get(c, "counts");
     for (int i = 0; i < MTB_DET_NOUTCOMES; i++)
-        r->counts[i] = int0(cs, mtb_det_outcome_names[i]);
-    r->valid = int0(c, "valid");
-    r->caught_mte = int0(c, "caught_mte");
+        r->counts[i] = mtb_jint(cs, mtb_det_outcome_names[i]);
+    r->valid = mtb_jint(c, "valid");
+    r->caught_mte = mtb_jint(c, "caught_mte");
     r->has_rate = json_is_number(json_object_get(c, "rate"));
     r->rate = num0(c, "rate");
     r->lo = num0(c, "wilson95_lo");
@@ -47,8 +47,8 @@ static void cell_read(json_t *c, struct mtb_det_cell *r)
 static void class_group_read(json_t *g, struct mtb_det_group *r)
 {
     r->name = mtb_jstr(g, "class");
-    r->caught = int0(g, "bugs_caught");
-    r->tested = int0(g, "bugs_tested");
+    r->caught = mtb_jint(g, "bugs_caught");
+    r->tested = mtb_jint(g, "bugs_tested");
 }
 
 static void memory_group_read(json_t *g, struct mtb_det_group *r)
@@ -60,8 +60,8 @@ static void memory_group_read(json_t *g, struct mtb_det_group *r)
 static void head_read(json_t *h, struct mtb_det_head *r)
 {
     r->config = mtb_jstr(h, "config");
-    r->caught = int0(h, "bugs_caught");
-    r->tested = int0(h, "bugs_tested");
+    r->caught = mtb_jint(h, "bugs_caught");
+    r->tested = mtb_jint(h, "bugs_tested");
     r->fraction = num0(h, "fraction");
     r->lo = num0(h, "wilson95_lo");
     r->hi = num0(h, "wilson95_hi");
@@ -69,7 +69,7 @@ static void head_read(json_t *h, struct mtb_det_head *r)
     MTB_READ_ROWS(json_object_get(h, "by_memory"), r->by_memory, r->nby_memory, memory_group_read);
     json_t *ex = json_object_get(h, "explained"), *cost = json_object_get(h, "cost");
     r->has_explained = ex != NULL;
-    r->explained = int0(ex, "bugs");
+    r->explained = mtb_jint(ex, "bugs");
     r->ex_fraction = num0(ex, "fraction");
     r->ex_lo = num0(ex, "wilson95_lo");
     r->ex_hi = num0(ex, "wilson95_hi");
@@ -88,7 +88,7 @@ static void report_read(json_t *p, struct mtb_det_report *r)
     r->headline = mtb_jstr(p, "headline");
     r->text = mtb_jstr(p, "text");
     r->why = mtb_jstr(ex, "why");
-    r->trial = int0(p, "trial");
+    r->trial = mtb_jint(p, "trial");
     r->explained = json_is_true(json_object_get(ex, "ok"));
 }
 
@@ -121,11 +121,17 @@ void mtb_det_trial_read(json_t *t, struct mtb_det_trial *r)
 static void mix_read(json_t *m, struct mtb_det_mix *r)
 {
     r->kind = mtb_jstr(m, "kind");
-    r->catalogue = int0(m, "catalogue");
+    r->catalogue = mtb_jint(m, "catalogue");
     r->catalogue_share = num0(m, "catalogue_share");
     r->has_arvo = json_object_get(m, "arvo") != NULL;
-    r->arvo = int0(m, "arvo");
+    r->arvo = mtb_jint(m, "arvo");
     r->arvo_share = num0(m, "arvo_share");
+}
+
+char *mtb_det_path(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? mtb_asprintf("%s/detect.json", path) : mtb_strdup(path);
 }
 
 void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r)
@@ -199,10 +205,10 @@ static void sweep_cell_read(json_t *c, struct mtb_sweep_cell *r)
     r->agree95 = json_is_true(json_object_get(c, "agree95"));
     r->tags_known = json_is_boolean(te);
     r->tags_exact = json_is_true(te);
-    r->caught = int0(c, "caught");
-    r->trials = int0(c, "trials");
-    r->same_tag = int0(c, "same_tag");
-    r->fresh_same_tag = int0(c, "fresh_same_tag");
+    r->caught = mtb_jint(c, "caught");
+    r->trials = mtb_jint(c, "trials");
+    r->same_tag = mtb_jint(c, "same_tag");
+    r->fresh_same_tag = mtb_jint(c, "fresh_same_tag");
     r->rate = num0(c, "rate");
     r->lo = num0(c, "wilson95_lo");
     r->hi = num0(c, "wilson95_hi");
@@ -227,13 +233,13 @@ void mtb_sweep_rows_read(json_t *doc, struct mtb_sweep_rows *r)
     r->tag_model = json_string_value(json_object_get(doc, "tag_model"));
     MTB_READ_ROWS(json_object_get(doc, "modes"), r->modes, r->nmodes, sweep_mode_read);
     r->pass = json_is_true(json_object_get(v, "pass"));
-    r->cells = int0(v, "cells");
-    r->agree95 = int0(v, "agree95");
-    r->agree999 = int0(v, "agree999");
-    r->deterministic_exact = int0(v, "deterministic_exact");
-    r->deterministic = int0(v, "deterministic");
-    r->si_codes_wrong = int0(v, "si_codes_wrong");
-    r->tags_wrong = int0(v, "tags_wrong");
+    r->cells = mtb_jint(v, "cells");
+    r->agree95 = mtb_jint(v, "agree95");
+    r->agree999 = mtb_jint(v, "agree999");
+    r->deterministic_exact = mtb_jint(v, "deterministic_exact");
+    r->deterministic = mtb_jint(v, "deterministic");
+    r->si_codes_wrong = mtb_jint(v, "si_codes_wrong");
+    r->tags_wrong = mtb_jint(v, "tags_wrong");
 }
 
 void mtb_sweep_rows_free(struct mtb_sweep_rows *r)

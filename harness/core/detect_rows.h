@@ -156,6 +156,10 @@ struct mtb_sweep_rows {
 void mtb_sweep_rows_read(json_t *doc, struct mtb_sweep_rows *r);
 void mtb_sweep_rows_free(struct mtb_sweep_rows *r);
 
+/* The matrix file of path: DIR/detect.json for a directory, else path
+ * itself (a new string). */
+char *mtb_det_path(const char *path);
+
 /* Read mx into r (r zeroed first). A schema other than MTB_DET_SCHEMA
  * reads too (r->schema tells); NULL reads as an empty matrix. */
 void mtb_det_rows_read(json_t *mx, struct mtb_det_rows *r);

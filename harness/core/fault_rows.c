@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long long int0(json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
 
 static void frame_read(json_t *f, struct mtb_fault_frame *r)
 {
@@ -27,8 +26,8 @@ static void object_read(json_t *o, struct mtb_fault_object *r)
     r->start = mtb_jstr(o, "start");
     r->relation = mtb_jstr(o, "relation");
     r->kind = mtb_jstr(o, "kind");
-    r->size = int0(o, "size");
-    r->distance = int0(o, "distance");
+    r->size = mtb_jint(o, "size");
+    r->distance = mtb_jint(o, "distance");
 }
 
 static void alt_read(json_t *a, struct mtb_fault_alt *r)
@@ -45,9 +44,9 @@ void mtb_fault_view_read(json_t *f, struct mtb_fault_view *v)
     v->kind = mtb_jstr(f, "kind");
     v->addr = mtb_jstr(f, "addr");
     v->tag_check = json_is_true(json_object_get(f, "tag_check"));
-    v->si_code = int0(f, "si_code");
+    v->si_code = mtb_jint(f, "si_code");
     v->has_memory_tag = json_object_get(f, "memory_tag") != NULL;
-    v->memory_tag = int0(f, "memory_tag");
+    v->memory_tag = mtb_jint(f, "memory_tag");
     v->has_tags = tags != NULL;
     v->tags_base = mtb_jstr(tags, "base");
     v->tags = mtb_jstr(tags, "tags");
@@ -57,10 +56,10 @@ void mtb_fault_view_read(json_t *f, struct mtb_fault_view *v)
     v->access = mtb_jstr(rep, "access");
     v->why = mtb_jstr(rep, "why");
     v->has_report_memory_tag = json_object_get(rep, "memory_tag") != NULL;
-    v->pointer_tag = int0(rep, "pointer_tag");
-    v->report_memory_tag = int0(rep, "memory_tag");
+    v->pointer_tag = mtb_jint(rep, "pointer_tag");
+    v->report_memory_tag = mtb_jint(rep, "memory_tag");
     v->has_syscall = json_object_get(rep, "syscall") != NULL;
-    v->syscall = int0(rep, "syscall");
+    v->syscall = mtb_jint(rep, "syscall");
     v->allocation_record = json_is_true(json_object_get(rep, "allocation_record"));
     object_read(json_object_get(rep, "object"), &v->object);
     MTB_READ_ROWS(json_object_get(rep, "alternatives"), v->alts, v->nalts, alt_read);
@@ -68,14 +67,14 @@ void mtb_fault_view_read(json_t *f, struct mtb_fault_view *v)
     stack_read(json_object_get(rep, "alloc_stack"), &v->alloc_stack);
     stack_read(json_object_get(rep, "free_stack"), &v->free_stack);
     stack_read(json_object_get(rep, "second_free_stack"), &v->second_free_stack);
-    v->alloc_thread = int0(rep, "alloc_thread");
-    v->free_thread = int0(rep, "free_thread");
+    v->alloc_thread = mtb_jint(rep, "alloc_thread");
+    v->free_thread = mtb_jint(rep, "free_thread");
     v->has_core = c != NULL;
     v->core_error = json_object_get(c, "error") ? mtb_jstr(c, "error") : NULL;
     v->core_file = mtb_jstr(c, "file");
-    v->tag_segments = int0(c, "tag_segments");
+    v->tag_segments = mtb_jint(c, "tag_segments");
     v->has_core_memory_tag = json_object_get(c, "memory_tag") != NULL;
-    v->core_memory_tag = int0(c, "memory_tag");
+    v->core_memory_tag = mtb_jint(c, "memory_tag");
     v->has_agrees = json_object_get(c, "agrees") != NULL;
     v->agrees = json_is_true(json_object_get(c, "agrees"));
     v->no_siginfo = json_is_false(json_object_get(c, "siginfo"));

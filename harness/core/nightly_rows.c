@@ -18,7 +18,6 @@ static const char *const rev_keys[MTB_NREVS] = {
 #undef X
 };
 
-static long long count(json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
 
 static void change_read(json_t *c, struct mtb_nightly_change *r)
 {
@@ -35,10 +34,10 @@ static void change_read(json_t *c, struct mtb_nightly_change *r)
     r->report_after = mtb_jstr(c, "report_after");
     r->bisect = mtb_jstr(c, "bisect");
     r->open = json_is_true(json_object_get(c, "open"));
-    r->x = count(c, "x");
-    r->night = count(c, "night");
-    r->n_before = count(c, "n_before");
-    r->n_after = count(c, "n_after");
+    r->x = mtb_jint(c, "x");
+    r->night = mtb_jint(c, "night");
+    r->n_before = mtb_jint(c, "n_before");
+    r->n_after = mtb_jint(c, "n_after");
     r->change = mtb_jnum(c, "change");
     r->ci_lo = mtb_jnum(c, "ci_lo");
     r->ci_hi = mtb_jnum(c, "ci_hi");
@@ -68,8 +67,8 @@ static void change_read(json_t *c, struct mtb_nightly_change *r)
 
 static void night_read(json_t *n, struct mtb_nightly_night *r)
 {
-    r->x = count(n, "x");
-    r->runs = count(n, "runs");
+    r->x = mtb_jint(n, "x");
+    r->runs = mtb_jint(n, "runs");
     r->started = mtb_jstr(n, "started");
     r->busy_why = mtb_jstr(n, "busy_why");
     r->busy = mtb_jstr(n, "busy");
@@ -93,8 +92,8 @@ static void series_read(json_t *s, struct mtb_nightly_series *r)
     r->unit = mtb_jstr(s, "unit");
     r->better = mtb_jstr(s, "better");
     r->emulated = json_is_true(json_object_get(s, "emulated"));
-    r->points = count(s, "points");
-    r->kept_out = count(s, "kept_out");
+    r->points = mtb_jint(s, "points");
+    r->kept_out = mtb_jint(s, "kept_out");
     r->x = json_object_get(s, "x");
     r->y = json_object_get(s, "y");
     MTB_READ_ROWS(json_object_get(s, "changes"), r->changes, r->nchanges, change_read);
@@ -112,8 +111,8 @@ void mtb_nightly_rows_read(json_t *a, struct mtb_nightly_rows *r)
     for (size_t i = 0; i < r->nseries; i++)
         r->emulated |= r->series[i].emulated;
     json_t *set = json_object_get(a, "settings");
-    r->nights_total = count(set, "nights");
-    r->window = count(set, "window");
+    r->nights_total = mtb_jint(set, "nights");
+    r->window = mtb_jint(set, "window");
     r->threshold = mtb_jnum(set, "threshold");
     r->min_change = mtb_jnum(set, "min_change");
     r->generated = mtb_jstr(set, "generated");

@@ -33,7 +33,6 @@ void mtb_ci_read(json_t *obj, struct mtb_ci *ci)
 
 static int flag(json_t *o, const char *k) { return json_is_true(json_object_get(o, k)); }
 
-static long long count(json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
 
 static void protection_read(json_t *o, struct mtb_sum_protection *r)
 {
@@ -46,13 +45,13 @@ static void protection_read(json_t *o, struct mtb_sum_protection *r)
     r->detect_platform = mtb_jstr(o, "detect_platform");
     r->baseline = flag(o, "baseline");
     mtb_ci_read(json_object_get(o, "slowdown"), &r->slowdown);
-    r->bugs_caught = count(o, "bugs_caught");
-    r->bugs_tested = count(o, "bugs_tested");
+    r->bugs_caught = mtb_jint(o, "bugs_caught");
+    r->bugs_tested = mtb_jint(o, "bugs_tested");
     r->fraction = mtb_jnum(o, "fraction");
     r->lo = mtb_jnum(o, "wilson95_lo");
     r->hi = mtb_jnum(o, "wilson95_hi");
     r->has_explained = ex != NULL;
-    r->explained = count(ex, "bugs");
+    r->explained = mtb_jint(ex, "bugs");
     r->ex_fraction = mtb_jnum(ex, "fraction");
     r->ex_lo = mtb_jnum(ex, "wilson95_lo");
     r->ex_hi = mtb_jnum(ex, "wilson95_hi");
@@ -100,7 +99,7 @@ static void config_read(json_t *c, struct mtb_sum_config *r)
     r->client_bound = flag(c, "client_bound");
     r->errors_over_limit = flag(c, "errors_over_limit");
     r->noisy = flag(c, "noisy");
-    r->runs = count(c, "runs");
+    r->runs = mtb_jint(c, "runs");
     workload_read(json_object_get(c, "workload"), &r->workload);
     json_t *rl = json_object_get(c, "run_length");
     r->has_run_length = rl != NULL;
@@ -131,7 +130,7 @@ static void overhead_read(json_t *o, struct mtb_sum_overhead *r)
     r->host = host_of(o, &r->has_host);
     r->baseline = mtb_jstr(o, "baseline");
     workload_read(json_object_get(o, "workload"), &r->workload);
-    r->pairs = count(o, "pairs");
+    r->pairs = mtb_jint(o, "pairs");
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         mtb_ci_read(json_object_get(o, mtb_pair_metrics[m].key), &r->metric[m]);
     r->mann_whitney_p = mtb_jnum(o, "mann_whitney_p");
@@ -162,7 +161,7 @@ static void geomean_read(json_t *g, struct mtb_sum_geomean *r)
     r->mode = mtb_jstr(g, "mode");
     r->platform = mtb_jstr(g, "platform");
     r->kernel = mtb_jstr(g, "kernel");
-    r->n = count(g, "n");
+    r->n = mtb_jint(g, "n");
     mtb_ci_read(json_object_get(g, "slowdown"), &r->slowdown);
     r->of = json_object_get(g, "of");
 }
@@ -173,7 +172,7 @@ static void allocator_read(json_t *a, struct mtb_sum_allocator *r)
     r->allocator = mtb_jstr(a, "allocator");
     json_t *alone = json_object_get(a, "allocator_alone"), *tagging = json_object_get(a, "tagging"), *t;
     mtb_ci_read(json_object_get(alone, "slowdown"), &r->alone);
-    r->alone_pairs = count(alone, "pairs");
+    r->alone_pairs = mtb_jint(alone, "pairs");
     r->ntagging = json_array_size(tagging);
     r->tagging = mtb_calloc(r->ntagging ? r->ntagging : 1, sizeof *r->tagging);
     size_t i;
@@ -185,7 +184,7 @@ static void allocator_read(json_t *a, struct mtb_sum_allocator *r)
         mtb_ci_read(json_object_get(t, "slowdown"), &g->slowdown);
         mtb_ci_read(json_object_get(t, "slowdown_glibc"), &g->slowdown_glibc);
         mtb_ci_read(json_object_get(t, "difference"), &g->difference);
-        g->pairs = count(t, "pairs");
+        g->pairs = mtb_jint(t, "pairs");
     }
 }
 
@@ -200,8 +199,8 @@ static void kernel_read(json_t *k, struct mtb_sum_kernel *r)
     r->note = mtb_jstr(k, "note");
     r->emulated = flag(k, "emulated");
     r->significant = flag(k, "significant");
-    r->runs_a = count(k, "runs_a");
-    r->runs_b = count(k, "runs_b");
+    r->runs_a = mtb_jint(k, "runs_a");
+    r->runs_b = mtb_jint(k, "runs_b");
     r->ops_a = mtb_jnum(k, "ops_a");
     r->ops_b = mtb_jnum(k, "ops_b");
     r->mann_whitney_p = mtb_jnum(k, "mann_whitney_p");

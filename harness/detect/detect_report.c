@@ -90,6 +90,17 @@ static void count(long long *counts, struct other **other, size_t *nother, const
     (*other)[k].n++;
 }
 
+/* valid and caught by a tag check, from a tally's counts */
+static long long valid_of(const long long *c)
+{
+    return c[MTB_DET_caught_sync] + c[MTB_DET_caught_async] + c[MTB_DET_caught_kernel] + c[MTB_DET_caught_other] +
+           c[MTB_DET_silent];
+}
+static long long mte_of(const long long *c)
+{
+    return c[MTB_DET_caught_sync] + c[MTB_DET_caught_async] + c[MTB_DET_caught_kernel];
+}
+
 /* a tally's rate fields into c: valid = caught + silent; a tag check caught
  * it in user code (sync, async) or in the kernel (a system call refused) */
 static void rates(json_t *c, const long long *counts, const struct other *other, size_t nother, long long explained)
@@ -101,8 +112,7 @@ static void rates(json_t *c, const long long *counts, const struct other *other,
         if (counts[i])
             json_object_set_new(cs, mtb_det_outcome_names[i], json_integer(counts[i]));
     json_object_set_new(c, "counts", cs);
-    long long mte = counts[MTB_DET_caught_sync] + counts[MTB_DET_caught_async] + counts[MTB_DET_caught_kernel];
-    long long valid = mte + counts[MTB_DET_caught_other] + counts[MTB_DET_silent];
+    long long mte = mte_of(counts), valid = valid_of(counts);
     json_object_set_new(c, "valid", json_integer(valid));
     json_object_set_new(c, "caught_mte", json_integer(mte));
     struct mtb_stats_ci ci;
@@ -121,17 +131,6 @@ static void rates(json_t *c, const long long *counts, const struct other *other,
             json_object_set_new(c, "explained", json_integer(explained));
         json_object_set_new(c, "rate", json_null());
     }
-}
-
-/* valid and caught by a tag check, from a tally's counts */
-static long long valid_of(const long long *c)
-{
-    return c[MTB_DET_caught_sync] + c[MTB_DET_caught_async] + c[MTB_DET_caught_kernel] + c[MTB_DET_caught_other] +
-           c[MTB_DET_silent];
-}
-static long long mte_of(const long long *c)
-{
-    return c[MTB_DET_caught_sync] + c[MTB_DET_caught_async] + c[MTB_DET_caught_kernel];
 }
 
 /* a real bug: not a synthetic plant, not a second trigger of another entry's bug */

@@ -13,6 +13,9 @@ static inline const char *mtb_jstr(json_t *o, const char *k)
     return s ? s : "";
 }
 
+/* The integer at key k, or 0 when absent or not an integer. */
+static inline long long mtb_jint(json_t *o, const char *k) { return (long long)json_integer_value(json_object_get(o, k)); }
+
 /* The number at key k, or NaN when absent or not a number. */
 static inline double mtb_jnum(json_t *o, const char *k)
 {

@@ -2,12 +2,12 @@
 #include "report/protection.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
+#include "core/detect_rows.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static json_t *protection_row(json_t *mx, json_t *c, const char *path)
 {
@@ -31,12 +31,10 @@ json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err,
 {
     json_t *rows = json_array();
     for (int i = 0; i < n; i++) {
-        struct stat st;
-        char *p = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? mtb_asprintf("%s/detect.json", paths[i])
-                                                                     : mtb_strdup(paths[i]);
+        char *p = mtb_det_path(paths[i]);
         json_error_t je;
         json_t *mx = json_load_file(p, 0, &je), *c, *o;
-        if (!mx || strcmp(mtb_jstr(mx, "schema"), "mtebench-detect-matrix/1") != 0) {
+        if (!mx || strcmp(mtb_jstr(mx, "schema"), MTB_DET_SCHEMA) != 0) {
             snprintf(err, errlen, "%s: no detection matrix (mtebench detect's detect.json, schema "
                      "mtebench-detect-matrix/1)", p);
             json_decref(mx);
