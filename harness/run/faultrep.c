@@ -2,6 +2,10 @@
  * faultrep.c - the fault report (faultrep.h; docs/DETECTION.md "Fault
  * reports"). The lines are libmtefault's (harness/probe/mtefault.c) and
  * libmtealloc's (harness/probe/mtealloc.c); what they mean is said there.
+ * They are read once into struct mtb_fault_lines (the fault, its tags,
+ * registers, stack, mappings and the objects near it); the cause is found
+ * in those structs, and the record's fault object, with its report, is
+ * written from them at the end.
  *
  * The cause, as Android's debuggerd ranks it from Scudo's ring of
  * allocations: every object near the address is a candidate, scored by what
@@ -18,8 +22,10 @@
 #include "lib/files.h"
 #include "lib/jsonx.h"
 #include "core/build.h"
+#include "core/record_env.h"
 #include "lib/util.h"
 #include "core/fault_rows.h"
+#include "run/fault_lines.h"
 #include "probe/a64decode.h"
 
 #include <dirent.h>
@@ -32,36 +38,6 @@
 
 #define UNTAG(a) ((a) & 0x00ffffffffffffffULL)
 #define TAG_OF(a) ((unsigned)((a) >> 56) & 0xf)
-
-/* the value after " key=" in one line (up to its end), or NULL */
-static const char *field(const char *line, const char *key, char *buf, size_t n)
-{
-    size_t kl = strlen(key);
-    const char *end = strchr(line, '\n'), *p = line;
-    while ((p = strstr(p, key)) && (!end || p < end)) {
-        if (p > line && p[-1] == ' ') {
-            p += kl;
-            size_t l = strcspn(p, " \n");
-            snprintf(buf, n, "%.*s", (int)l, p);
-            return buf;
-        }
-        p += kl;
-    }
-    return NULL;
-}
-
-static uint64_t hexv(const char *s) { return s ? strtoull(s, NULL, 16) : 0; }
-
-static json_t *pcs_of(const char *list)
-{
-    json_t *a = json_array();
-    for (const char *p = list; p && *p;) {
-        json_array_append_new(a, json_integer((json_int_t)strtoull(p, NULL, 16)));
-        p = strchr(p, ',');
-        p = p ? p + 1 : NULL;
-    }
-    return a;
-}
 
 /* ---- symbols: addr2line on the files the mappings name ---- */
 
@@ -97,129 +73,183 @@ static const char *addr2line_for(int machine)
     return "addr2line";
 }
 
-/* one frame: {pc, module, offset[, function, source]} */
-static json_t *frame_of(json_t *maps, uint64_t pc)
+/* a frame of a stack: its pc, the module and offset it falls in, and what
+ * addr2line made of it (the function, its source, the functions it was
+ * inlined in, outwards); order: the order those three were first learnt */
+struct frame {
+    long long pc;
+    int ret;        /* a return address: its call is the byte before */
+    int mapped;     /* module, path, offset and machine known */
+    const char *path; /* the mapping's (borrowed) */
+    char *module;
+    uint64_t offset;
+    int machine;
+    char *function, *source;
+    char **inlined_in;
+    size_t ninlined;
+};
+struct stack {
+    struct frame *v;
+    size_t n;
+};
+
+static void stack_free(struct stack *s)
 {
-    json_t *fr = json_object();
-    json_object_set_new(fr, "pc", json_sprintf("0x%llx", (unsigned long long)pc));
-    size_t i;
-    json_t *m;
-    json_array_foreach(maps, i, m) {
-        uint64_t s = (uint64_t)json_integer_value(json_object_get(m, "start"));
-        uint64_t e = (uint64_t)json_integer_value(json_object_get(m, "end"));
-        const char *path = mtb_jstr(m, "path");
-        if (pc < s || pc >= e || !*path || !strcmp(mtb_jstr(m, "role"), "fault"))
-            continue;
-        uint64_t off = pc - s + (uint64_t)json_integer_value(json_object_get(m, "offset"));
-        int machine;
-        uint64_t va = vaddr_of(path, off, &machine);
-        const char *base = strrchr(path, '/');
-        json_object_set_new(fr, "module", json_string(base ? base + 1 : path));
-        json_object_set_new(fr, "path", json_string(path));
-        json_object_set_new(fr, "offset", json_sprintf("0x%llx", (unsigned long long)va));
-        json_object_set_new(fr, "machine", json_integer(machine));
-        break;
+    for (size_t i = 0; i < s->n; i++) {
+        struct frame *fr = &s->v[i];
+        free(fr->module), free(fr->function), free(fr->source);
+        for (size_t j = 0; j < fr->ninlined; j++)
+            free(fr->inlined_in[j]);
+        free(fr->inlined_in);
     }
-    return fr;
+    free(s->v);
+    memset(s, 0, sizeof *s);
 }
 
-/* every frame of every stack in the report symbolised: one addr2line per
- * module (-a -i -f -C: each address, then its inlined chain innermost
- * first: the frame's function and source, and inlined_in outwards) */
-static void symbolise(json_t *stacks)
+/* one frame: {pc, module, path, offset[, function, source, inlined_in]} */
+static json_t *frame_json(const struct frame *fr)
 {
-    json_t *done = json_object(); /* path -> 1 */
-    size_t i, j;
-    json_t *st, *fr;
-    json_array_foreach(stacks, i, st) json_array_foreach(st, j, fr) {
-        const char *path = mtb_jstr(fr, "path");
-        if (!*path || json_object_get(done, path) || access(path, R_OK) != 0)
+    json_t *j = json_object();
+    json_object_set_new(j, "pc", json_sprintf("0x%llx", (unsigned long long)fr->pc));
+    if (fr->mapped) {
+        json_object_set_new(j, "module", json_string(fr->module));
+        json_object_set_new(j, "path", json_string(fr->path));
+        json_object_set_new(j, "offset", json_sprintf("0x%llx", (unsigned long long)fr->offset));
+    }
+    if (fr->function)
+        json_object_set_new(j, "function", json_string(fr->function));
+    if (fr->source)
+        json_object_set_new(j, "source", json_string(fr->source));
+    if (fr->ninlined) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < fr->ninlined; i++)
+            json_array_append_new(a, json_string(fr->inlined_in[i]));
+        json_object_set_new(j, "inlined_in", a);
+    }
+    return j;
+}
+
+static json_t *stack_json(const struct stack *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->n; i++)
+        json_array_append_new(a, frame_json(&s->v[i]));
+    return a;
+}
+
+/* the frame of pc: the executable mapping it falls in */
+static void frame_at(const struct mtb_fault_lines *f, long long pc, struct frame *fr)
+{
+    memset(fr, 0, sizeof *fr);
+    fr->pc = pc;
+    uint64_t u = (uint64_t)pc;
+    for (size_t i = 0; i < f->nmaps; i++) {
+        const struct mtb_fl_map *m = &f->maps[i];
+        if (u < m->start || u >= m->end || !*m->path || !strcmp(m->role, "fault"))
             continue;
-        json_object_set_new(done, path, json_true());
-        /* this module's frames in every stack, in one call */
-        json_t *mine = json_array();
-        size_t k, l;
-        json_t *s2, *f2;
-        json_array_foreach(stacks, k, s2) json_array_foreach(s2, l, f2) if (!strcmp(mtb_jstr(f2, "path"), path))
-            json_array_append(mine, f2);
-        size_t n = json_array_size(mine);
-        char **argv = mtb_calloc(n + 8, sizeof *argv);
-        int a = 0;
-        argv[a++] = (char *)addr2line_for((int)json_integer_value(json_object_get(fr, "machine")));
-        argv[a++] = "-a"; /* each address first: its inlined chain follows it */
-        argv[a++] = "-i";
-        argv[a++] = "-f";
-        argv[a++] = "-C";
-        argv[a++] = "-e";
-        argv[a++] = (char *)path;
-        char **looks = mtb_calloc(n + 1, sizeof *looks);
-        for (k = 0; k < n; k++) {
-            json_t *f3 = json_array_get(mine, k);
-            unsigned long long off = strtoull(mtb_jstr(f3, "offset"), NULL, 16);
-            looks[k] = mtb_asprintf("0x%llx", off - (json_is_true(json_object_get(f3, "return")) ? 1 : 0));
-            argv[a++] = looks[k];
-        }
-        int status = 0;
-        char *out = mtb_proc_capture(argv, 0, 20, &status);
-        /* "0xADDR", then (function, file:line) pairs, innermost first */
-        char *save = NULL, *line = out ? strtok_r(out, "\n", &save) : NULL;
-        json_t *f3 = NULL;
-        long idx = -1;
-        while (line) {
-            if (!strncmp(line, "0x", 2)) {
-                f3 = ++idx < (long)n ? json_array_get(mine, (size_t)idx) : NULL;
-                line = strtok_r(NULL, "\n", &save);
+        uint64_t off = u - m->start + m->offset;
+        const char *base = strrchr(m->path, '/');
+        fr->mapped = 1;
+        fr->path = m->path;
+        fr->module = mtb_strdup(base ? base + 1 : m->path);
+        fr->offset = vaddr_of(m->path, off, &fr->machine);
+        break;
+    }
+}
+
+/* every frame of the stacks symbolised: one addr2line per module (-a -i -f
+ * -C: each address, then its inlined chain innermost first: the frame's
+ * function and source, and inlined_in outwards) */
+static void symbolise(struct stack *const *stacks, size_t nstacks)
+{
+    const char **done = NULL;
+    size_t ndone = 0;
+    for (size_t i = 0; i < nstacks; i++)
+        for (size_t j = 0; j < stacks[i]->n; j++) {
+            const struct frame *fr = &stacks[i]->v[j];
+            const char *path = fr->mapped ? fr->path : "";
+            int seen = 0;
+            for (size_t d = 0; d < ndone; d++)
+                seen |= !strcmp(done[d], path);
+            if (!*path || seen || access(path, R_OK) != 0)
                 continue;
+            done = mtb_realloc(done, (ndone + 1) * sizeof *done);
+            done[ndone++] = path;
+            /* this module's frames in every stack, in one call */
+            struct frame **mine = NULL;
+            size_t n = 0;
+            for (size_t k = 0; k < nstacks; k++)
+                for (size_t l = 0; l < stacks[k]->n; l++)
+                    if (stacks[k]->v[l].mapped && !strcmp(stacks[k]->v[l].path, path)) {
+                        mine = mtb_realloc(mine, (n + 1) * sizeof *mine);
+                        mine[n++] = &stacks[k]->v[l];
+                    }
+            char **argv = mtb_calloc(n + 8, sizeof *argv);
+            int a = 0;
+            argv[a++] = (char *)addr2line_for(fr->machine);
+            argv[a++] = "-a"; /* each address first: its inlined chain follows it */
+            argv[a++] = "-i";
+            argv[a++] = "-f";
+            argv[a++] = "-C";
+            argv[a++] = "-e";
+            argv[a++] = (char *)path;
+            char **looks = mtb_calloc(n + 1, sizeof *looks);
+            for (size_t k = 0; k < n; k++) {
+                looks[k] = mtb_asprintf("0x%llx", (unsigned long long)(mine[k]->offset - (mine[k]->ret ? 1 : 0)));
+                argv[a++] = looks[k];
             }
-            char *src = strtok_r(NULL, "\n", &save);
-            if (f3 && strcmp(line, "??")) {
-                if (!json_object_get(f3, "function"))
-                    json_object_set_new(f3, "function", json_string(line));
-                else { /* the functions it was inlined into, outwards */
-                    if (!json_object_get(f3, "inlined_in"))
-                        json_object_set_new(f3, "inlined_in", json_array());
-                    json_array_append_new(json_object_get(f3, "inlined_in"), json_string(line));
+            int status = 0;
+            char *out = mtb_proc_capture(argv, 0, 20, &status);
+            /* "0xADDR", then (function, file:line) pairs, innermost first */
+            char *save = NULL, *line = out ? strtok_r(out, "\n", &save) : NULL;
+            struct frame *f3 = NULL;
+            long idx = -1;
+            while (line) {
+                if (!strncmp(line, "0x", 2)) {
+                    f3 = ++idx < (long)n ? mine[idx] : NULL;
+                    line = strtok_r(NULL, "\n", &save);
+                    continue;
                 }
+                char *src = strtok_r(NULL, "\n", &save);
+                if (f3 && strcmp(line, "??")) {
+                    if (!f3->function)
+                        f3->function = mtb_strdup(line);
+                    else { /* the functions it was inlined into, outwards */
+                        f3->inlined_in = mtb_realloc(f3->inlined_in, (f3->ninlined + 1) * sizeof *f3->inlined_in);
+                        f3->inlined_in[f3->ninlined++] = mtb_strdup(line);
+                    }
+                }
+                if (f3 && src && strncmp(src, "??", 2) && !f3->source) {
+                    const char *sl = strrchr(src, '/');
+                    f3->source = mtb_strdup(sl ? sl + 1 : src);
+                }
+                line = strtok_r(NULL, "\n", &save);
             }
-            if (f3 && src && strncmp(src, "??", 2) && !json_object_get(f3, "source")) {
-                const char *sl = strrchr(src, '/');
-                json_object_set_new(f3, "source", json_string(sl ? sl + 1 : src));
-            }
-            line = strtok_r(NULL, "\n", &save);
+            free(out);
+            for (size_t k = 0; k < n; k++)
+                free(looks[k]);
+            free(looks);
+            free(argv);
+            free(mine);
         }
-        free(out);
-        for (k = 0; k < n; k++)
-            free(looks[k]);
-        free(looks);
-        free(argv);
-        json_decref(mine);
-    }
-    json_decref(done);
-    json_array_foreach(stacks, i, st) json_array_foreach(st, j, fr) {
-        json_object_del(fr, "machine");
-        json_object_del(fr, "return");
-    }
+    free(done);
 }
 
 /* first: the stack begins at the faulting instruction itself (the others
  * are return addresses all through); equal neighbours made one (a fault in
  * a function that saved its lr: lr and the first frame record agree) */
-static json_t *stack_of(json_t *maps, json_t *pcs, int first)
+static void stack_of(const struct mtb_fault_lines *f, const struct mtb_fl_pcs *pcs, int first, struct stack *st)
 {
-    json_t *st = json_array();
-    size_t i;
-    json_t *v;
-    json_int_t prev = -1;
-    json_array_foreach(pcs, i, v) {
-        if (json_integer_value(v) == prev)
+    memset(st, 0, sizeof *st);
+    long long prev = -1;
+    for (size_t i = 0; i < pcs->n; i++) {
+        if (pcs->v[i] == prev)
             continue;
-        prev = json_integer_value(v);
-        json_t *fr = frame_of(maps, (uint64_t)prev);
-        if (i > 0 || !first)
-            json_object_set_new(fr, "return", json_true());
-        json_array_append_new(st, fr);
+        prev = pcs->v[i];
+        st->v = mtb_realloc(st->v, (st->n + 1) * sizeof *st->v);
+        frame_at(f, prev, &st->v[st->n]);
+        st->v[st->n++].ret = i > 0 || !first;
     }
-    return st;
 }
 
 /* ---- the cause ---- */
@@ -227,7 +257,7 @@ static json_t *stack_of(json_t *maps, json_t *pcs, int first)
 struct cand {
     const char *cause;
     int score;
-    json_t *obj; /* borrowed: an entry of allocs */
+    const struct mtb_fl_alloc *obj; /* one of the fault's allocs; NULL: the stack */
     long long offset;  /* from the object's start (negative: before it) */
     uint64_t slot, slot_size; /* a stack slot found from the memory tags (size 0: none) */
     long long sp_offset;
@@ -237,11 +267,10 @@ struct cand {
 /* the run of granules around the address whose memory tag is the pointer's
  * (tags: 33 granules from base, the address's at 16): the slot the pointer
  * was made for, to granule precision; 0 when none is in the window */
-static int tag_run(json_t *f, unsigned t, uint64_t *start, uint64_t *size)
+static int tag_run(const struct mtb_fault_lines *f, unsigned t, uint64_t *start, uint64_t *size)
 {
-    json_t *tg = json_object_get(f, "tags");
-    const char *ts = mtb_jstr(tg, "tags");
-    uint64_t base = hexv(mtb_jstr(tg, "base"));
+    const char *ts = f->has_tags ? f->tags : "";
+    uint64_t base = mtb_fault_hex(f->has_tags ? f->tags_base : "");
     char want = "0123456789abcdef"[t & 0xf];
     if (strlen(ts) != 33)
         return 0;
@@ -269,70 +298,65 @@ static const char *kind_words(const char *k)
            : !strcmp(k, "stack") ? "stack slot (its extent from the memory tags)" : "heap object";
 }
 
-static const char *objkind(json_t *o) { return kind_words(mtb_jstr(o, "kind")); }
-
-/* the faulting instruction's base register's value (A64 decoder), or 0 */
 /* the faulting instruction decoded (A64 decoder) into d; 0: none recorded */
-static int insn_of(json_t *regs, struct mtb_a64_insn *d)
+static int insn_of(const struct mtb_fault_lines *f, struct mtb_a64_insn *d)
 {
-    const char *insn = regs ? mtb_jstr(regs, "insn") : "";
+    const char *insn = mtb_fault_lines_reg(f, "insn");
     if (!*insn)
         return 0;
     struct mtb_a64_params prm = { 64, 64 };
-    mtb_a64_decode((uint32_t)hexv(insn), &prm, d);
+    mtb_a64_decode((uint32_t)mtb_fault_hex(insn), &prm, d);
     return 1;
 }
 
-static uint64_t base_reg(json_t *regs)
+/* the faulting instruction's base register's value, or 0 */
+static uint64_t base_reg(const struct mtb_fault_lines *f)
 {
     struct mtb_a64_insn d;
-    if (!insn_of(regs, &d) || d.base < 0 || d.group == MTB_A64_G_NONE)
+    if (!insn_of(f, &d) || d.base < 0 || d.group == MTB_A64_G_NONE)
         return 0;
     char r[8];
     snprintf(r, sizeof r, d.base == 31 ? "sp" : "x%d", d.base);
-    return hexv(mtb_jstr(regs, r));
+    return mtb_fault_hex(mtb_fault_lines_reg(f, r));
 }
 
 /* is [s, e) partly a live object's now, one that carries tag t? */
-static int reused_same_tag(json_t *allocs, uint64_t s, uint64_t e, unsigned t)
+static int reused_same_tag(const struct mtb_fault_lines *f, uint64_t s, uint64_t e, unsigned t)
 {
-    size_t i;
-    json_t *o;
-    json_array_foreach(allocs, i, o) {
-        uint64_t p = hexv(mtb_jstr(o, "ptr")), ls = UNTAG(p), le = ls + (uint64_t)json_integer_value(json_object_get(o, "size"));
-        if (!strcmp(mtb_jstr(o, "state"), "live") && TAG_OF(p) == t && ls < e && s < le)
+    for (size_t i = 0; i < f->nallocs; i++) {
+        const struct mtb_fl_alloc *o = &f->allocs[i];
+        uint64_t ls = UNTAG(o->ptr), le = ls + (uint64_t)o->size;
+        if (!strcmp(o->state, "live") && TAG_OF(o->ptr) == t && ls < e && s < le)
             return 1;
     }
     return 0;
 }
 
 /* is a lies in a heap block that was freed (a pool's or arena's)? */
-static int in_freed_heap(json_t *allocs, uint64_t a)
+static int in_freed_heap(const struct mtb_fault_lines *f, uint64_t a)
 {
-    size_t i;
-    json_t *o;
-    json_array_foreach(allocs, i, o) {
-        uint64_t s = UNTAG(hexv(mtb_jstr(o, "ptr"))), size = (uint64_t)json_integer_value(json_object_get(o, "size"));
-        if (strcmp(mtb_jstr(o, "state"), "live") && !strcmp(mtb_jstr(o, "kind"), "heap") && a >= s && a < s + size)
+    for (size_t i = 0; i < f->nallocs; i++) {
+        const struct mtb_fl_alloc *o = &f->allocs[i];
+        uint64_t s = UNTAG(o->ptr), size = (uint64_t)o->size;
+        if (strcmp(o->state, "live") && !strcmp(o->kind, "heap") && a >= s && a < s + size)
             return 1;
     }
     return 0;
 }
 
 /* what the objects near the address make of it, best first */
-static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int freeing)
+static int candidates(const struct mtb_fault_lines *f, struct cand *c, int max, int freeing)
 {
-    uint64_t addr = hexv(mtb_jstr(f, "addr")), a = UNTAG(addr);
+    uint64_t addr = mtb_fault_hex(f->addr), a = UNTAG(addr);
     unsigned t = TAG_OF(addr);
     int n = 0;
-    size_t i;
-    json_t *o;
-    json_array_foreach(allocs, i, o) {
+    for (size_t i = 0; i < f->nallocs; i++) {
         if (n >= max)
             break;
-        uint64_t p = hexv(mtb_jstr(o, "ptr")), s = UNTAG(p), size = (uint64_t)json_integer_value(json_object_get(o, "size"));
+        const struct mtb_fl_alloc *o = &f->allocs[i];
+        uint64_t p = o->ptr, s = UNTAG(p), size = (uint64_t)o->size;
         uint64_t e = s + size;
-        const char *state = mtb_jstr(o, "state");
+        const char *state = o->state;
         int freed = strcmp(state, "live") != 0, same = TAG_OF(p) == t;
         struct cand *k = &c[n];
         memset(k, 0, sizeof *k);
@@ -342,7 +366,7 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
             k->cause = "double free";
             k->score = 100;
             snprintf(k->why, sizeof k->why, "the pointer was freed twice (libmtealloc saw both frees); the second free's access faulted");
-        } else if (!freed && same && a >= s && a < e && !strcmp(mtb_jstr(o, "kind"), "service") && in_freed_heap(allocs, a)) {
+        } else if (!freed && same && a >= s && a < e && !strcmp(o->kind, "service") && in_freed_heap(f, a)) {
             k->cause = "use after free";
             k->score = 88;
             snprintf(k->why, sizeof k->why, "the address is inside this object of the service's allocator, and the heap "
@@ -356,7 +380,7 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
             k->cause = "use after free";
             /* its memory handed out again to a live object of the same tag:
              * the tag is better explained by that object */
-            k->score = reused_same_tag(allocs, s, e, t) ? 60 : 90;
+            k->score = reused_same_tag(f, s, e, t) ? 60 : 90;
             snprintf(k->why, sizeof k->why, "the address is inside a freed object and the pointer carries the tag that object had");
         } else if (!freed && same && a >= e) {
             k->cause = "buffer overflow";
@@ -378,12 +402,11 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
     }
     /* the object the instruction's base register points into is the one
      * the pointer was made for (neighbours may share its tag) */
-    uint64_t base = UNTAG(base_reg(json_object_get(f, "regs")));
+    uint64_t base = UNTAG(base_reg(f));
     int in = -1;
     uint64_t in_size = 0;
     for (int x = 0; base && base != a && x < n; x++) { /* the smallest: a pool's object, not its block */
-        uint64_t s0 = UNTAG(hexv(mtb_jstr(c[x].obj, "ptr")));
-        uint64_t sz = (uint64_t)json_integer_value(json_object_get(c[x].obj, "size"));
+        uint64_t s0 = UNTAG(c[x].obj->ptr), sz = (uint64_t)c[x].obj->size;
         if (base >= s0 && base < s0 + sz && (in < 0 || sz < in_size))
             in = x, in_size = sz;
     }
@@ -393,10 +416,8 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
         snprintf(c[in].why + l, sizeof c[in].why - l, " (the instruction's base register points into it)");
     }
     /* the stack: the address within the faulting thread's reach of sp */
-    json_t *regs = json_object_get(f, "regs");
-    uint64_t sp = regs ? hexv(mtb_jstr(regs, "sp")) : 0;
-    json_t *fm = json_object_get(f, "fault_map");
-    const char *fmap = fm ? mtb_jstr(fm, "path") : "";
+    uint64_t sp = f->has_regs ? mtb_fault_hex(mtb_fault_lines_reg(f, "sp")) : 0;
+    const char *fmap = f->fault_map >= 0 ? f->maps[f->fault_map].path : "";
     if (n < max && (!strcmp(fmap, "[stack]") || (sp && a + 65536 >= sp && a < sp + (1u << 20)))) {
         struct cand *k = &c[n++];
         memset(k, 0, sizeof *k);
@@ -421,81 +442,112 @@ static int candidates(json_t *f, json_t *allocs, struct cand *c, int max, int fr
     return n;
 }
 
+/* the object a candidate names: a heap or service object, or the stack
+ * slot the memory tags show (present 0: a stack candidate without one) */
+struct named {
+    int present, from_tags;
+    uint64_t start;
+    long long size, offset, distance;
+    const char *state, *kind, *relation;
+    int tag;
+};
+
+static void named_of(const struct cand *k, struct named *o)
+{
+    memset(o, 0, sizeof *o);
+    if (k->obj) {
+        o->present = 1;
+        o->start = UNTAG(k->obj->ptr);
+        o->size = k->obj->size;
+        o->state = k->obj->state;
+        o->kind = k->obj->kind;
+        o->tag = (int)TAG_OF(k->obj->ptr);
+    } else if (k->slot_size) {
+        o->present = o->from_tags = 1;
+        o->start = k->slot;
+        o->size = (long long)k->slot_size;
+        o->state = "live";
+        o->kind = "stack";
+    } else
+        return;
+    o->offset = k->offset;
+    o->relation = k->offset < 0 ? "before" : k->offset >= o->size ? "past" : "into";
+    o->distance = k->offset < 0 ? -k->offset : k->offset >= o->size ? k->offset - o->size : k->offset;
+}
+
+/* a candidate's why, its object and (the stack's) sp_offset, into j */
+static void cand_into(json_t *j, const struct cand *k)
+{
+    struct named o;
+    named_of(k, &o);
+    json_object_set_new(j, "why", json_string(k->why));
+    if (!k->obj)
+        json_object_set_new(j, "sp_offset", json_integer(k->sp_offset));
+    if (o.present) {
+        json_t *oj = json_pack("{s:o,s:I,s:s,s:s,s:I,s:s,s:I}", "start",
+                               json_sprintf("0x%016llx", (unsigned long long)o.start), "size", (json_int_t)o.size,
+                               "state", o.state, "kind", o.kind, "offset", (json_int_t)o.offset, "relation",
+                               o.relation, "distance", (json_int_t)o.distance);
+        if (o.from_tags)
+            json_object_set_new(oj, "from", json_string("memory tags (granule precision)"));
+        else
+            json_object_set_new(oj, "tag", json_integer(o.tag));
+        json_object_set_new(j, "object", oj);
+    }
+}
+
 static json_t *cand_json(const struct cand *k)
 {
-    json_t *j = json_pack("{s:s,s:i,s:s}", "cause", k->cause, "score", k->score, "why", k->why);
-    if (k->obj) {
-        long long size = (long long)json_integer_value(json_object_get(k->obj, "size"));
-        uint64_t p = hexv(mtb_jstr(k->obj, "ptr"));
-        const char *rel = k->offset < 0 ? "before" : k->offset >= size ? "past" : "into";
-        long long by = k->offset < 0 ? -k->offset : k->offset >= size ? k->offset - size : k->offset;
-        json_object_set_new(j, "object", json_pack("{s:o,s:I,s:s,s:s,s:I,s:s,s:I,s:i}",
-            "start", json_sprintf("0x%016llx", (unsigned long long)UNTAG(p)), "size", (json_int_t)size,
-            "state", mtb_jstr(k->obj, "state"), "kind", mtb_jstr(k->obj, "kind"), "offset", (json_int_t)k->offset,
-            "relation", rel, "distance", (json_int_t)by, "tag", (int)TAG_OF(p)));
-    } else {
-        json_object_set_new(j, "sp_offset", json_integer(k->sp_offset));
-        if (k->slot_size) {
-            long long size = (long long)k->slot_size;
-            const char *rel = k->offset < 0 ? "before" : k->offset >= size ? "past" : "into";
-            long long by = k->offset < 0 ? -k->offset : k->offset >= size ? k->offset - size : k->offset;
-            json_object_set_new(j, "object", json_pack("{s:o,s:I,s:s,s:s,s:I,s:s,s:I,s:s}",
-                "start", json_sprintf("0x%016llx", (unsigned long long)k->slot), "size", (json_int_t)size,
-                "state", "live", "kind", "stack", "offset", (json_int_t)k->offset, "relation", rel,
-                "distance", (json_int_t)by, "from", "memory tags (granule precision)"));
-        }
-    }
+    json_t *j = json_pack("{s:s,s:i}", "cause", k->cause, "score", k->score);
+    cand_into(j, k);
     return j;
 }
 
 /* what the faulting instruction did: read, write (both: an atomic) */
-static const char *access_of(json_t *regs)
+static const char *access_of(const struct mtb_fault_lines *f)
 {
     struct mtb_a64_insn d;
-    if (!insn_of(regs, &d))
+    if (!insn_of(f, &d))
         return NULL;
     return d.load && d.store ? "read and write" : d.store ? "write" : d.load ? "read" : NULL;
 }
 
-static void headline(json_t *rep, json_t *f)
+/* the headline: the cause, with the object it names and where */
+static char *headline(const struct mtb_fault_lines *f, const char *cause, const struct cand *best)
 {
-    json_t *best = json_object_get(rep, "object");
-    const char *cause = mtb_jstr(rep, "cause");
-    char *h;
-    if (best && !strcmp(cause, "double free"))
-        h = mtb_asprintf("double free of a %lld-byte %s at %s", (long long)json_integer_value(json_object_get(best, "size")),
-                         objkind(best), mtb_jstr(best, "start"));
-    else if (best && json_object_get(best, "size")) {
-        const char *rel = mtb_jstr(best, "relation");
-        h = mtb_asprintf("%s, %lld bytes %s %s %lld-byte %s at %s", cause,
-                         (long long)json_integer_value(json_object_get(best, "distance")),
-                         !strcmp(rel, "past") ? "past the end of" : !strcmp(rel, "before") ? "before the start of" : "into",
-                         "a", (long long)json_integer_value(json_object_get(best, "size")),
-                         objkind(best), mtb_jstr(best, "start"));
-    } else if (!strcmp(cause, "stack"))
-        h = mtb_asprintf("stack, %s (%lld bytes from sp)", mtb_jstr(f, "addr"),
-                         (long long)json_integer_value(json_object_get(rep, "sp_offset")));
-    else
-        h = mtb_strdup(cause);
-    json_object_set_new(rep, "headline", json_string(h));
-    free(h);
+    struct named o = { 0 };
+    if (best)
+        named_of(best, &o);
+    if (o.present && !strcmp(cause, "double free"))
+        return mtb_asprintf("double free of a %lld-byte %s at 0x%016llx", o.size, kind_words(o.kind),
+                            (unsigned long long)o.start);
+    if (o.present)
+        return mtb_asprintf("%s, %lld bytes %s %s %lld-byte %s at 0x%016llx", cause, o.distance,
+                            !strcmp(o.relation, "past") ? "past the end of"
+                            : !strcmp(o.relation, "before") ? "before the start of" : "into",
+                            "a", o.size, kind_words(o.kind), (unsigned long long)o.start);
+    if (best && !strcmp(cause, "stack"))
+        return mtb_asprintf("stack, %s (%lld bytes from sp)", f->addr, best->sp_offset);
+    return mtb_strdup(cause);
 }
 
-/* the report from the parsed lines (in f: tags, regs, pcs, maps, allocs) */
 /* the fault's own stack, symbolised; a non-leaf function's lr is a call
  * site in itself, not a frame */
-static json_t *fault_stack(json_t *f, json_t *maps)
+static void fault_stack(const struct mtb_fault_lines *f, struct stack *fs)
 {
-    json_t *pcs = json_object_get(f, "pcs"), *fs = pcs ? stack_of(maps, pcs, 1) : json_array(), *one = json_array();
-    json_array_append(one, fs);
-    symbolise(one);
-    json_decref(one);
-    if (json_array_size(fs) > 1) {
-        const char *f0 = mtb_jstr(json_array_get(fs, 0), "function"), *f1 = mtb_jstr(json_array_get(fs, 1), "function");
-        if (*f0 && !strcmp(f0, f1))
-            json_array_remove(fs, 1);
+    stack_of(f, &f->pcs, 1, fs);
+    struct stack *one = fs;
+    symbolise(&one, 1);
+    if (fs->n > 1) {
+        const char *f0 = fs->v[0].function ? fs->v[0].function : "", *f1 = fs->v[1].function ? fs->v[1].function : "";
+        if (*f0 && !strcmp(f0, f1)) {
+            struct stack gone = { mtb_calloc(1, sizeof *gone.v), 1 };
+            gone.v[0] = fs->v[1];
+            stack_free(&gone);
+            memmove(fs->v + 1, fs->v + 2, (fs->n - 2) * sizeof *fs->v);
+            fs->n--;
+        }
     }
-    return fs;
 }
 
 /* did it fault inside a free (free, pfree, AllocSetFree, operator delete)? */
@@ -504,166 +556,102 @@ static int a_free(const char *fn)
     return strstr(fn, "free") || strstr(fn, "Free") || strstr(fn, "operator delete");
 }
 
-static int in_free(json_t *fs)
+static int in_free(const struct stack *fs)
 {
-    for (size_t i = 0; i < json_array_size(fs) && i < 4; i++) {
-        json_t *fr = json_array_get(fs, i), *v;
-        size_t j;
-        if (a_free(mtb_jstr(fr, "function")))
+    for (size_t i = 0; i < fs->n && i < 4; i++) {
+        const struct frame *fr = &fs->v[i];
+        if (a_free(fr->function ? fr->function : ""))
             return 1;
-        json_array_foreach(json_object_get(fr, "inlined_in"), j, v) if (a_free(json_string_value(v)))
-            return 1;
+        for (size_t j = 0; j < fr->ninlined; j++)
+            if (a_free(fr->inlined_in[j]))
+                return 1;
     }
     return 0;
 }
 
 /* the chosen object's allocation and frees, symbolised, into rep */
-static void object_stacks(json_t *rep, json_t *o, json_t *maps)
+static void object_stacks(json_t *rep, const struct mtb_fault_lines *f, const struct mtb_fl_alloc *o)
 {
-    static const char *const keys[][2] = { { "alloc", "alloc_stack" }, { "free", "free_stack" }, { "free2", "second_free_stack" } };
-    json_t *stacks = json_array();
+    static const char *const names[3] = { "alloc_stack", "free_stack", "second_free_stack" };
+    struct stack st[3] = { { 0 } };
+    struct stack *some[3];
+    size_t n = 0;
+    for (int k = 0; k < 3; k++)
+        if (o->st[k].present) {
+            stack_of(f, &o->st[k], 0, &st[k]);
+            some[n++] = &st[k];
+        }
+    symbolise(some, n);
     for (int k = 0; k < 3; k++) {
-        json_t *pcs = json_object_get(o, keys[k][0]);
-        if (!pcs)
-            continue;
-        json_t *st = stack_of(maps, pcs, 0);
-        json_array_append(stacks, st);
-        json_object_set_new(rep, keys[k][1], st);
+        if (o->st[k].present)
+            json_object_set_new(rep, names[k], stack_json(&st[k]));
+        stack_free(&st[k]);
     }
-    symbolise(stacks);
-    json_decref(stacks);
-    json_object_set(rep, "alloc_thread", json_object_get(o, "tid"));
-    if (json_object_get(o, "free_tid"))
-        json_object_set(rep, "free_thread", json_object_get(o, "free_tid"));
+    json_object_set_new(rep, "alloc_thread", json_integer(o->tid));
+    if (o->has_free_tid)
+        json_object_set_new(rep, "free_thread", json_integer(o->free_tid));
 }
 
-/* the report from the parsed lines (in f: tags, regs, pcs, maps, allocs) */
-static json_t *explain(json_t *f)
+/* the report from the parsed lines */
+static json_t *explain(const struct mtb_fault_lines *f)
 {
     json_t *rep = json_object();
-    uint64_t addr = hexv(mtb_jstr(f, "addr"));
-    int sync = json_integer_value(json_object_get(f, "si_code")) == 9;
-    json_t *allocs = json_object_get(f, "allocs"), *maps = json_object_get(f, "maps");
-    json_object_set_new(rep, "mode", json_string(sync ? "sync" : json_integer_value(json_object_get(f, "si_code")) == 8 ? "async" : "other"));
+    uint64_t addr = mtb_fault_hex(f->addr);
+    int sync = f->code == 9;
+    json_object_set_new(rep, "mode", json_string(sync ? "sync" : f->code == 8 ? "async" : "other"));
     if (sync || addr) {
         json_object_set_new(rep, "pointer_tag", json_integer(TAG_OF(addr)));
-        if (json_object_get(f, "memory_tag"))
-            json_object_set(rep, "memory_tag", json_object_get(f, "memory_tag"));
+        if (f->has_memory_tag)
+            json_object_set_new(rep, "memory_tag", json_integer(f->memory_tag));
     }
-    const char *acc = access_of(json_object_get(f, "regs"));
+    const char *acc = access_of(f);
     if (acc)
         json_object_set_new(rep, "access", json_string(acc));
-    json_object_set_new(rep, "allocation_record", json_boolean(allocs != NULL));
-    json_t *fs = fault_stack(f, maps);
-    json_object_set_new(rep, "stack", fs);
+    json_object_set_new(rep, "allocation_record", json_boolean(f->has_allocs));
+    struct stack fs;
+    fault_stack(f, &fs);
+    json_object_set_new(rep, "stack", stack_json(&fs));
     struct cand c[16];
-    json_t *none = json_array();
-    int n = addr ? candidates(f, allocs ? allocs : none, c, 16, in_free(fs)) : 0;
-    json_decref(none);
-    if (!addr)
-        json_object_set_new(rep, "cause", json_string("unknown: asynchronous, the address is not known"));
-    else if (!n)
-        json_object_set_new(rep, "cause", json_string(allocs ? "unknown" : "unknown (no allocation record)"));
-    else {
-        json_object_set_new(rep, "cause", json_string(c[0].cause));
-        json_t *best = cand_json(&c[0]), *alts = json_array();
-        json_object_set(rep, "why", json_object_get(best, "why"));
-        if (json_object_get(best, "object"))
-            json_object_set(rep, "object", json_object_get(best, "object"));
-        if (json_object_get(best, "sp_offset"))
-            json_object_set(rep, "sp_offset", json_object_get(best, "sp_offset"));
-        json_decref(best);
+    int n = addr ? candidates(f, c, 16, in_free(&fs)) : 0;
+    stack_free(&fs);
+    const char *cause = !addr ? "unknown: asynchronous, the address is not known"
+                        : !n  ? (f->has_allocs ? "unknown" : "unknown (no allocation record)")
+                              : c[0].cause;
+    json_object_set_new(rep, "cause", json_string(cause));
+    if (n) {
+        cand_into(rep, &c[0]);
+        json_t *alts = json_array();
         for (int i = 1; i < n && i < 5; i++)
             json_array_append_new(alts, cand_json(&c[i]));
         json_object_set_new(rep, "alternatives", alts);
     }
-    headline(rep, f);
+    char *h = headline(f, cause, n ? &c[0] : NULL);
+    json_object_set_new(rep, "headline", json_string(h));
+    free(h);
     if (n && c[0].obj)
-        object_stacks(rep, c[0].obj, maps);
-    if (json_object_get(f, "syscall"))
-        json_object_set(rep, "syscall", json_object_get(f, "syscall"));
+        object_stacks(rep, f, c[0].obj);
+    if (f->has_syscall)
+        json_object_set_new(rep, "syscall", json_integer(f->syscall));
     return rep;
 }
 
-/* ---- the lines ---- */
-
-static void parse_line(json_t *f, const char *line)
+/* The record's fault object (fault_lines.c), with the report when it is a
+ * tag-check fault with more than its line */
+static json_t *fault_json(const struct mtb_fault_lines *f, int more)
 {
-    char b[600];
-    if (!strncmp(line, "MTEBENCH-TAGS ", 14)) {
-        const char *tags = field(line, "tags=", b, sizeof b);
-        if (tags && strlen(tags) == 33) {
-            json_object_set_new(f, "tags", json_pack("{s:s,s:s}", "base", field(line, "base=", (char[40]){0}, 40) ?: "", "tags", tags));
-            if (tags[16] != '-')
-                json_object_set_new(f, "memory_tag", json_integer(strtol((char[2]){ tags[16], 0 }, NULL, 16)));
-        }
-    } else if (!strncmp(line, "MTEBENCH-REGS ", 14)) {
-        json_t *r = json_object();
-        for (const char *p = line + 14; *p && *p != '\n';) {
-            size_t l = strcspn(p, " \n");
-            const char *eq = memchr(p, '=', l);
-            if (eq) {
-                snprintf(b, sizeof b, "%.*s", (int)(eq - p), p);
-                json_object_set_new(r, b, json_stringn(eq + 1, (size_t)(p + l - eq - 1)));
-            }
-            p += l;
-            while (*p == ' ')
-                p++;
-        }
-        json_object_set_new(f, "regs", r);
-    } else if (!strncmp(line, "MTEBENCH-STACK ", 15)) {
-        json_object_set_new(f, "pcs", pcs_of(field(line, "pcs=", b, sizeof b)));
-    } else if (!strncmp(line, "MTEBENCH-SYSCALL ", 17)) {
-        json_object_set_new(f, "syscall", json_integer(atoi(field(line, "nr=", b, sizeof b) ?: "-1")));
-    } else if (!strncmp(line, "MTEBENCH-MAP ", 13)) {
-        char role[8], perms[8], path[512] = "";
-        unsigned long long s, e, off;
-        int n = sscanf(line, "MTEBENCH-MAP %7s %llx-%llx %7s %llx %*s %*s %511[^\n]", role, &s, &e, perms, &off, path);
-        if (n >= 5) {
-            char *pth = path + strspn(path, " ");
-            json_t *m = json_pack("{s:s,s:I,s:I,s:I,s:s,s:s}", "role", role, "start", (json_int_t)s, "end", (json_int_t)e,
-                                  "offset", (json_int_t)off, "perms", perms, "path", pth);
-            if (!json_object_get(f, "maps"))
-                json_object_set_new(f, "maps", json_array());
-            json_array_append(json_object_get(f, "maps"), m);
-            if (!strcmp(role, "fault"))
-                json_object_set(f, "fault_map", m);
-            json_decref(m);
-        }
-    } else if (!strncmp(line, "MTEBENCH-ALLOC-INFO ", 20)) {
-        json_t *i = json_object();
-        static const char *const keys[] = { "live", "freed", "kept_freed", "dropped", "near" };
-        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-            char key[24];
-            snprintf(key, sizeof key, "%s=", keys[k]);
-            json_object_set_new(i, keys[k], json_integer(atoll(field(line, key, b, sizeof b) ?: "0")));
-        }
-        json_object_set_new(f, "alloc_info", i);
-        if (!json_object_get(f, "allocs"))
-            json_object_set_new(f, "allocs", json_array());
-    } else if (!strncmp(line, "MTEBENCH-ALLOC ", 15)) {
-        json_t *o = json_object();
-        static const char *const strs[] = { "state", "kind", "ptr" };
-        for (size_t k = 0; k < 3; k++) {
-            char key[16];
-            snprintf(key, sizeof key, "%s=", strs[k]);
-            json_object_set_new(o, strs[k], json_string(field(line, key, b, sizeof b) ?: ""));
-        }
-        json_object_set_new(o, "size", json_integer(atoll(field(line, "size=", b, sizeof b) ?: "0")));
-        json_object_set_new(o, "tid", json_integer(atoi(field(line, "tid=", b, sizeof b) ?: "0")));
-        if (field(line, "free_tid=", b, sizeof b))
-            json_object_set_new(o, "free_tid", json_integer(atoi(b)));
-        static const char *const st[] = { "alloc", "free", "free2" };
-        for (size_t k = 0; k < 3; k++) {
-            char key[16];
-            snprintf(key, sizeof key, "%s=", st[k]);
-            if (field(line, key, b, sizeof b))
-                json_object_set_new(o, st[k], pcs_of(b));
-        }
-        if (!json_object_get(f, "allocs"))
-            json_object_set_new(f, "allocs", json_array());
-        json_array_append_new(json_object_get(f, "allocs"), o);
-    }
+    json_t *j = mtb_fault_lines_json(f);
+    if (more && f->tag_check)
+        json_object_set_new(j, "report", explain(f));
+    return j;
+}
+
+json_t *mtb_fault_parse(const char *text)
+{
+    int more;
+    struct mtb_fault_lines *f = mtb_fault_lines_parse(text, &more);
+    json_t *j = f ? fault_json(f, more) : NULL;
+    mtb_fault_lines_free(f);
+    return j;
 }
 
 json_t *mtb_fault_read(const char *path)
@@ -672,22 +660,6 @@ json_t *mtb_fault_read(const char *path)
     json_t *f = text ? mtb_fault_parse(text) : NULL;
     free(text);
     return f;
-}
-
-static json_t *fault_lines(const char *text, int *more);
-static void fault_finish(json_t *f, int more);
-
-/* The mappings' files named under far (a vm guest's /mtb/builds/S/V) that
- * are not on this machine, read from here (the build's cache directory) */
-static void maps_here(json_t *f, const char *far, const char *here)
-{
-    size_t i, n = strlen(far);
-    json_t *m;
-    json_array_foreach(json_object_get(f, "maps"), i, m) {
-        const char *p = mtb_jstr(m, "path");
-        if (access(p, R_OK) != 0 && !strncmp(p, far, n) && p[n] == '/')
-            json_object_set_new(m, "path", json_sprintf("%s%s", here, p + n));
-    }
 }
 
 json_t *mtb_fault_read_guest(const char *dir, json_t *rec, char **path)
@@ -707,78 +679,28 @@ json_t *mtb_fault_read_guest(const char *dir, json_t *rec, char **path)
     free(gd);
     char *text = fp ? mtb_read_file(fp, NULL) : NULL;
     int more = 0;
-    json_t *f = text ? fault_lines(text, &more) : NULL, *b = json_object_get(rec, "build");
-    if (f && *mtb_jstr(b, "key")) {
-        char *far = mtb_asprintf("/mtb/builds/%s/%s", mtb_jstr(b, "service"), mtb_jstr(b, "variant"));
-        char *here = mtb_build_dir_of(mtb_jstr(b, "service"), mtb_jstr(b, "variant"), mtb_jstr(b, "target"),
-                                      mtb_jstr(b, "key"));
-        maps_here(f, far, here);
-        free(far);
-        free(here);
+    struct mtb_fault_lines *f = text ? mtb_fault_lines_parse(text, &more) : NULL;
+    json_t *j = NULL;
+    if (f) {
+        struct mtb_rec_env e;
+        mtb_rec_env_read(rec, &e);
+        if (*e.build_key) {
+            char *far = mtb_asprintf("/mtb/builds/%s/%s", e.build_service, e.build_variant);
+            char *here = mtb_build_dir_of(e.build_service, e.build_variant, e.build_target, e.build_key);
+            mtb_fault_lines_maps_here(f, far, here);
+            free(far);
+            free(here);
+        }
+        mtb_rec_env_free(&e);
+        j = fault_json(f, more);
+        mtb_fault_lines_free(f);
     }
-    if (f)
-        fault_finish(f, more);
     free(text);
     if (path)
         *path = fp;
     else
         free(fp);
-    return f;
-}
-
-/* The fault's lines parsed (the fault, tags, registers, stack, mappings,
- * objects), the report not yet made; NULL: no fault line. *more: lines
- * came after the fault's own */
-static json_t *fault_lines(const char *text, int *more)
-{
-    *more = 0;
-    const char *line = strstr(text, "MTEBENCH-FAULT");
-    json_t *f = NULL;
-    int signo = 0, code = 0, pid = 0;
-    char addr[40] = "";
-    if (line && sscanf(line, "MTEBENCH-FAULT signo=%d code=%d addr=%39s pid=%d", &signo, &code, addr, &pid) == 4) {
-        const char *kind = signo == 11 && code == 9   ? "tag-check fault, synchronous (SEGV_MTESERR)"
-                           : signo == 11 && code == 8 ? "tag-check fault, asynchronous (SEGV_MTEAERR)"
-                           : signo == 11             ? "segmentation fault (not a tag-check fault)"
-                                                     : "bus error";
-        f = json_pack("{s:i,s:i,s:s,s:i,s:s,s:b}", "signal", signo, "si_code", code, "addr", addr,
-                      "pid", pid, "kind", kind, "tag_check", signo == 11 && (code == 8 || code == 9));
-        /* where (aarch64): the faulting instruction and the return address */
-        char pc[40], lr[40];
-        const char *w = strstr(line, " pc=");
-        if (w && w < strchr(line, '\n') && sscanf(w, " pc=%39s lr=%39s", pc, lr) == 2) {
-            json_object_set_new(f, "pc", json_string(pc));
-            json_object_set_new(f, "lr", json_string(lr));
-        }
-        /* the lines after it, up to its END (a second fault's are not its) */
-        for (const char *l = strchr(line, '\n'); l && *++l && strncmp(l, "MTEBENCH-FAULT", 14); l = strchr(l, '\n')) {
-            if (!strncmp(l, "MTEBENCH-END", 12))
-                break;
-            parse_line(f, l);
-            *more = 1;
-        }
-    }
-    return f;
-}
-
-/* The report made from the parsed lines, which then go (they stay in
- * fault.txt) */
-static void fault_finish(json_t *f, int more)
-{
-    if (more && json_is_true(json_object_get(f, "tag_check")))
-        json_object_set_new(f, "report", explain(f));
-    json_object_del(f, "fault_map");
-    json_object_del(f, "maps");
-    json_object_del(f, "pcs");
-}
-
-json_t *mtb_fault_parse(const char *text)
-{
-    int more;
-    json_t *f = fault_lines(text, &more);
-    if (f)
-        fault_finish(f, more);
-    return f;
+    return j;
 }
 
 static void put_stack(FILE *o, const char *title, const struct mtb_fault_stack *st)
