@@ -1,7 +1,8 @@
 #!/bin/bash
 # The libFuzzer targets of tests/fuzz/ (plan, machine profile and recipe
 # parsers, the record loader, mtload's memcached and HTTP response parsers,
-# the pgbench/db_bench/wrk adapters, HdrHistogram logs and histograms) each run
+# the pgbench/db_bench/wrk adapters, HdrHistogram logs and histograms, a fault
+# file's lines and the report made of them) each run
 # for a few seconds from their
 # seed corpora, under ASan, UBSan and LSan: no crash, no sanitizer report,
 # no leak (a plan refused by mtb_die once leaked all it had read).
