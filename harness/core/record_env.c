@@ -44,6 +44,7 @@ void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e)
     e->arm64_nomte = json_is_true(json_object_get(m, "arm64_nomte"));
     e->hwcap2_mte = json_is_null(h) ? -1 : json_is_true(h);
     json_t *q = json_object_get(env, "quiet");
+    e->has_quiet = json_is_boolean(json_object_get(q, "quiet"));
     e->quiet = json_is_true(json_object_get(q, "quiet"));
     e->quiet_warnings = json_object_get(q, "warnings");
     json_t *af = json_object_get(rec, "affinity");

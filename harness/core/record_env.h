@@ -39,6 +39,7 @@ struct mtb_rec_env {
     size_t ncompilers;
     int mte_enabled, arm64_nomte;
     int hwcap2_mte;              /* 1, 0 (also when absent), -1: null (not an arm64 machine) */
+    int has_quiet;               /* the record says whether it was quiet (a boolean) */
     int quiet;                   /* the quiet-machine check found nothing */
     json_t *quiet_warnings;      /* its findings: an array of strings (NULL: none) */
     /* affinity */

@@ -36,7 +36,7 @@ int main(void)
     ok(e.has_provenance && !strcmp(e.midr, "0x413fd0c1") && !strcmp(e.microcode, "") && e.ncompilers == 1 &&
            !strcmp(e.compilers[0].name, "gcc") && !strcmp(e.compilers[0].version, "12.2.0"),
        "the provenance: a compiler's version that is not text left out");
-    ok(e.mte_enabled && !e.arm64_nomte && e.hwcap2_mte == -1 && !e.quiet && json_array_size(e.quiet_warnings) == 1,
+    ok(e.mte_enabled && !e.arm64_nomte && e.hwcap2_mte == -1 && e.has_quiet && !e.quiet && json_array_size(e.quiet_warnings) == 1,
        "MTE's state (HWCAP2 null: unknown), the quiet check's findings");
     ok(e.has_affinity && !strcmp(e.service_cpus, "0") && !e.client_cpus && !strcmp(e.client_requested, "1"),
        "the affinity: CPUs not read back are NULL");
@@ -45,7 +45,7 @@ int main(void)
     json_t *old = json_pack("{s:{s:s}}", "platform", "name", "host");
     mtb_rec_env_read(old, &e);
     ok(!strcmp(e.platform, "host") && e.cpus == -1 && !e.has_provenance && e.ncompilers == 0 && e.hwcap2_mte == 0 &&
-           !e.has_affinity && !e.started && !strcmp(e.build_key, "") && !e.quiet_warnings,
+           !e.has_affinity && !e.started && !strcmp(e.build_key, "") && !e.quiet_warnings && !e.has_quiet,
        "a record of an earlier version: what it lacks is \"\", -1, 0 or NULL");
     mtb_rec_env_free(&e);
     json_decref(old);
