@@ -35,10 +35,13 @@ int mtb_cmd_quiet(int argc, char **argv)
         printf("machine %s, CPUs %s: %s\n", m->name, json_string_value(json_object_get(q, "cpus")),
                json_is_true(json_object_get(q, "quiet")) ? "quiet" : "NOT quiet (warnings above)");
         char fdesc[512];
-        if (mtb_floor_describe(json_object_get(json_object_get(q, "checks"), "floor"), fdesc, sizeof fdesc))
+        struct mtb_floor_view fv;
+        mtb_floor_view_read(json_object_get(json_object_get(q, "checks"), "floor"), &fv);
+        if (mtb_floor_describe(&fv, fdesc, sizeof fdesc))
             printf("latency floor: %s\n", fdesc);
         else
             printf("latency floor: not measured (%s)\n", fdesc);
+        mtb_floor_view_free(&fv);
     }
     int rc = json_is_true(json_object_get(q, "quiet")) ? 0 : 1;
     mtb_quiet_restore();

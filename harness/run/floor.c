@@ -20,8 +20,6 @@
 #define FLOOR_SERVER "/usr/bin/memcached"
 #define FLOOR_CONNS "16"
 
-static const char *const mtb_floor_pct_keys[MTB_FLOOR_NPCT] = { "p50", "p90", "p99", "p99.9" };
-
 /* the rates and each one's run length (s) at scale 1: enough requests at the
  * low rate for a p99 (150), and the high rate long enough to keep CPUs busy */
 static const double floor_rates[MTB_FLOOR_RATES] = { 50, 500, 5000 };
@@ -30,7 +28,7 @@ static const double floor_secs[MTB_FLOOR_RATES] = { 3, 1.5, 1 };
 int mtb_floor_pct_index(const char *pct)
 {
     for (int i = 0; i < MTB_FLOOR_NPCT; i++)
-        if (!strcmp(mtb_floor_pct_keys[i], pct))
+        if (!strcmp(mtb_floor_pct_names[i], pct))
             return i;
     return -1;
 }
@@ -114,7 +112,7 @@ static int floor_point(int port, double rate, double secs, struct mtb_floor_poin
         p->count = (long)json_integer_value(json_object_get(lat, "count"));
         rc = lat && p->count > 0 ? 0 : -1;
         for (int i = 0; i < MTB_FLOOR_NPCT; i++) {
-            json_t *v = json_object_get(lat, mtb_floor_pct_keys[i]);
+            json_t *v = json_object_get(lat, mtb_floor_pct_names[i]);
             p->pct[i] = json_is_number(v) ? json_number_value(v) : NAN;
         }
         if (rc)
@@ -197,13 +195,13 @@ static json_t *mtb_floor_json(const struct mtb_floor *f)
         const struct mtb_floor_point *p = &f->pt[i];
         json_t *o = json_pack("{s:f,s:f,s:I}", "rate", p->rate, "seconds", p->seconds, "count", (json_int_t)p->count);
         for (int k = 0; k < MTB_FLOOR_NPCT; k++)
-            json_object_set_new(o, mtb_floor_pct_keys[k], isfinite(p->pct[k]) ? json_real(p->pct[k]) : json_null());
+            json_object_set_new(o, mtb_floor_pct_names[k], isfinite(p->pct[k]) ? json_real(p->pct[k]) : json_null());
         json_array_append_new(pts, o);
     }
     for (int k = 0; k < MTB_FLOOR_NPCT; k++) {
         double rate = 0, v = mtb_floor_best(f, k, &rate);
         if (isfinite(v))
-            json_object_set_new(best, mtb_floor_pct_keys[k], json_pack("{s:f,s:f}", "us", v, "rate", rate));
+            json_object_set_new(best, mtb_floor_pct_names[k], json_pack("{s:f,s:f}", "us", v, "rate", rate));
     }
     return json_pack("{s:s,s:o,s:o}", "server", f->server, "points", pts, "best", best);
 }
@@ -251,15 +249,13 @@ json_t *mtb_floor_check(struct mtb_err *e)
     return mtb_floor_json(&f);
 }
 
-int mtb_floor_describe(const json_t *floor, char *buf, size_t n)
+int mtb_floor_describe(const struct mtb_floor_view *v, char *buf, size_t n)
 {
-    json_t *p99 = json_object_get(json_object_get(floor, "best"), "p99");
-    if (!p99) {
-        snprintf(buf, n, "%s", json_string_value(json_object_get(floor, json_object_get(floor, "error") ? "error"
-                                                                                                      : "skipped")) ?: "?");
+    const struct mtb_floor_best *p99 = &v->best[MTB_FLOOR_P99];
+    if (!p99->present) {
+        snprintf(buf, n, "%s", (v->error ? v->error : v->skipped) ?: "?");
         return 0;
     }
-    snprintf(buf, n, "p99 %.0f us at best (at %g/s), loopback to %s", json_number_value(json_object_get(p99, "us")),
-             json_number_value(json_object_get(p99, "rate")), json_string_value(json_object_get(floor, "server")) ?: "?");
+    snprintf(buf, n, "p99 %.0f us at best (at %g/s), loopback to %s", p99->us, p99->rate, v->server ?: "?");
     return 1;
 }

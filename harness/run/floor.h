@@ -12,13 +12,14 @@
 #ifndef MTB_FLOOR_H
 #define MTB_FLOOR_H
 #include <jansson.h>
+#include "core/floor_rows.h"
 #include "lib/err.h"
 #include <stddef.h>
 #include <stdio.h>
 
 #define MTB_FLOOR_RATES 3
 /* the percentiles kept, as in a record's load.latency_us */
-#define MTB_FLOOR_NPCT 4
+#define MTB_FLOOR_NPCT MTB_FLOOR_NPCTS
 
 struct mtb_floor_point {
     double rate;                   /* offered, requests/s */
@@ -51,7 +52,8 @@ int mtb_floor_enabled(struct mtb_err *e);
  * [{rate, seconds, count, p50, p90, p99, p99.9}], "best": {p50: {us, rate}, ...}}.
  * NULL with e set: MTEBENCH_FLOOR refused. */
 json_t *mtb_floor_check(struct mtb_err *e);
-/* That entry in words: 1 and "p99 N us at best (at R/s), loopback to
- * SERVER" when measured; else 0 and why it was not (skipped or error). */
-int mtb_floor_describe(const json_t *floor, char *buf, size_t n);
+/* That entry (read into v: core/floor_rows.h) in words: 1 and "p99 N us
+ * at best (at R/s), loopback to SERVER" when measured; else 0 and why it
+ * was not (skipped or error). */
+int mtb_floor_describe(const struct mtb_floor_view *v, char *buf, size_t n);
 #endif

@@ -416,10 +416,12 @@ json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet
     json_t *floor = with_floor ? mtb_floor_check(e)
                                : json_pack("{s:s}", "skipped", "a single run: a plan's quiet check measures it");
     json_object_set_new(json_object_get(q, "checks"), "floor", floor);
-    json_t *p99 = json_object_get(json_object_get(floor, "best"), "p99");
-    if (p99 && !quiet_output)
+    struct mtb_floor_view fv;
+    mtb_floor_view_read(floor, &fv);
+    if (fv.best[MTB_FLOOR_P99].present && !quiet_output)
         fprintf(stderr, "mtebench: latency floor on loopback: p99 %.0f us at best (at %g/s; mtebench doctor)\n",
-                json_number_value(json_object_get(p99, "us")), json_number_value(json_object_get(p99, "rate")));
+                fv.best[MTB_FLOOR_P99].us, fv.best[MTB_FLOOR_P99].rate);
+    mtb_floor_view_free(&fv);
     json_object_set_new(q, "changed", changes);
     json_object_set_new(q, "strict", json_boolean(strict));
     json_t *w = json_object_get(q, "warnings");
