@@ -35,6 +35,8 @@
 #include "analysis/summary.h"
 #include "lib/util.h"
 #include "core/fault_rows.h"
+#include "core/detect_rows.h"
+#include "core/record_outcome.h"
 #include "lib/files.h"
 
 #include <dirent.h>
@@ -134,9 +136,8 @@ static json_t *syscall_of(const char *log, const char *bug, int *refused)
 /* the trial's log: the manifest's (a plant's, an embedded service's) or
  * the service's, in the directory the record's service log is in (a vm
  * run's: under guest/) */
-static char *trial_log(const char *dir, json_t *rec, const char *lf)
+static char *trial_log(const char *dir, const char *sl, const char *lf)
 {
-    const char *sl = json_string_value(json_object_get(json_object_get(rec, "logs"), "service"));
     const char *slash = sl ? strrchr(sl, '/') : NULL;
     if (slash)
         return mtb_asprintf("%s/%.*s/%s", dir, (int)(slash - sl), sl, lf ? lf : slash + 1);
@@ -146,9 +147,9 @@ static char *trial_log(const char *dir, json_t *rec, const char *lf)
 /* Is a caught trial explained (docs/DETECTION.md, "Diagnosability")? Its
  * fault report's cause is one the manifest's class allows, and where the
  * bug's log names the object (bugs.patch's "mtbbug: object"), the report's
- * object holds it. Sets d.explained {ok, why}; nothing for a trial not
- * caught by a tag check. */
-static void explained(json_t *d, const struct mtb_bug *man)
+ * object holds it (want: the log's object's address, or NULL). Sets
+ * d.explained {ok, why}; nothing for a trial not caught by a tag check. */
+static void explained(json_t *d, const struct mtb_bug *man, const char *out, json_t *fault, const char *want)
 {
     static const struct { const char *cls, *causes; } fits[] = {
         { "linear overflow", "|buffer overflow|" },
@@ -159,11 +160,10 @@ static void explained(json_t *d, const struct mtb_bug *man)
         { "double free", "|double free|use after free|" }, /* the freed object read before the second free */
         { "stack", "|stack|" },
     };
-    const char *out = json_string_value(json_object_get(d, "outcome"));
-    if (!out || strncmp(out, "caught_", 7) != 0 || !strcmp(out, "caught_other"))
+    if (strncmp(out, "caught_", 7) != 0 || !strcmp(out, "caught_other"))
         return;
     struct mtb_fault_view fv;
-    mtb_fault_view_read(json_object_get(d, "fault"), &fv);
+    mtb_fault_view_read(fault, &fv);
     int rep = fv.has_report;
     const char *cls = man->cls, *cause = *fv.cause ? fv.cause : NULL;
     const char *allowed = NULL;
@@ -184,7 +184,6 @@ static void explained(json_t *d, const struct mtb_bug *man)
     else {
         /* the log's object is the report's, or inside it (a pointer into a
          * pool allocation, a palloc chunk inside its malloc'd block) */
-        const char *want = json_string_value(json_object_get(json_object_get(d, "object"), "addr"));
         const char *got = *fv.object.start ? fv.object.start : NULL;
         unsigned long long w = want ? strtoull(want, NULL, 16) : 0, g = got ? strtoull(got, NULL, 16) : 0;
         unsigned long long gs = (unsigned long long)fv.object.size;
@@ -200,12 +199,16 @@ static void explained(json_t *d, const struct mtb_bug *man)
     mtb_fault_view_free(&fv);
 }
 
-/* classify one trial from its run record and its service log */
-static json_t *classify(const char *bug, const struct mtb_bug *man, const char *dir, json_t *rec, int st)
+/* classify one trial from its run record and its service log; *outcome:
+ * the trial's */
+static json_t *classify(const char *bug, const struct mtb_bug *man, const char *dir, json_t *rec, int st,
+                        const char **outcome)
 {
+    struct mtb_rec_outcome o;
+    mtb_rec_outcome_read(rec, &o);
     /* a synthetic plant's marker (manifest: reach, log), else bugs.patch's */
     const char *lf = man->log, *reach = man->reach;
-    char *log = trial_log(dir, rec, lf);
+    char *log = trial_log(dir, o.service_log, lf);
     char *rm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: reached %s\n", bug);
     char *tm = reach ? mtb_strdup(reach) : mtb_asprintf("mtbbug: triggered %s\n", bug);
     int reached = marked(log, rm), triggered = marked(log, tm);
@@ -213,30 +216,31 @@ static json_t *classify(const char *bug, const struct mtb_bug *man, const char *
     free(tm);
     /* a vm trial's fault made again here, its frames symbolised on this
      * machine's copy of the guest's build */
-    json_t *gf = json_object_get(rec, "fault") ? mtb_fault_read_guest(dir, rec, NULL) : NULL;
-    if (gf)
+    json_t *gf = o.fault ? mtb_fault_read_guest(dir, rec, NULL) : NULL;
+    if (gf) {
         json_object_set_new(rec, "fault", gf);
-    json_t *f = json_object_get(rec, "fault"), *tr = json_object_get(json_object_get(rec, "load"), "trigger");
-    const char *err = json_string_value(json_object_get(rec, "error"));
+        o.fault = gf;
+    }
+    json_t *f = o.fault, *tr = o.trigger.j;
+    const char *err = o.error;
+    struct mtb_fault_view fv;
+    mtb_fault_view_read(f, &fv);
     const char *out;
     int refused = 0;
     json_t *sc = syscall_of(log, bug, &refused);
     /* qemu-user never checks a system call's buffer: a short copy there is the network's, not a refusal */
-    const char *pn = json_string_value(json_object_get(json_object_get(rec, "platform"), "name"));
-    refused &= !pn || strcmp(pn, "emu") != 0;
+    refused &= !o.platform_name || strcmp(o.platform_name, "emu") != 0;
     if (refused && triggered) /* the kernel refused the bad access; what came after is in fault and error */
         out = "caught_kernel";
-    else if (f) {
-        long code = (long)json_integer_value(json_object_get(f, "si_code"));
-        out = !json_is_true(json_object_get(f, "tag_check")) ? "caught_other" : code == 9 ? "caught_sync" : "caught_async";
-    } else if (st != MTB_RUN_OK && err &&
+    else if (f)
+        out = !fv.tag_check ? "caught_other" : fv.si_code == 9 ? "caught_sync" : "caught_async"; else if (st != MTB_RUN_OK && err &&
                (strstr(err, "died during the run") || (triggered && strstr(err, "failed (signal "))))
         out = "caught_other"; /* a server died, or an embedded service's program was killed by a signal */
     else if (!reached)
         out = st == MTB_RUN_OK ? "not_reached" : "error";
     else if (!triggered)
         out = "not_triggered";
-    else if (st == MTB_RUN_OK && (!tr || json_is_true(json_object_get(tr, "alive_after"))))
+    else if (st == MTB_RUN_OK && (!o.trigger.present || o.trigger.alive_after))
         out = "silent";
     else
         out = st == MTB_RUN_OK ? "caught_other" : "error"; /* alive check failed: it stopped answering */
@@ -244,20 +248,22 @@ static json_t *classify(const char *bug, const struct mtb_bug *man, const char *
                           triggered, "fault", f, "trigger", tr, "error", err, "syscall", sc);
     unsigned long long oa = 0;
     unsigned osz = 0;
-    if (object_of(log, &oa, &osz)) {
-        char oas[32];
+    char oas[32];
+    int named = object_of(log, &oa, &osz);
+    if (named) {
         snprintf(oas, sizeof oas, "0x%016llx", oa);
         json_object_set_new(d, "object", json_pack("{s:s,s:i}", "addr", oas, "size", osz));
-        const char *fa = json_string_value(json_object_get(f, "addr"));
-        if (fa && strcmp(out, "caught_sync") == 0) {
-            long long off = (long long)((strtoull(fa, NULL, 16) & ((1ULL << 56) - 1)) - oa);
+        if (f && *fv.addr && strcmp(out, "caught_sync") == 0) {
+            long long off = (long long)((strtoull(fv.addr, NULL, 16) & ((1ULL << 56) - 1)) - oa);
             json_object_set_new(d, "fault_offset", json_integer(off));
             json_object_set_new(d, "fault_in", json_string(off < 0 ? "before the object" : off < osz ? "the object"
                                                                    : "past the object (its neighbour)"));
         }
     }
     free(log);
-    explained(d, man);
+    explained(d, man, out, f, named ? oas : NULL);
+    mtb_fault_view_free(&fv);
+    *outcome = out;
     return d;
 }
 
@@ -299,6 +305,14 @@ static json_t *bug_workload(struct detect_ctx *c, const struct mtb_bug *man, str
     return params;
 }
 
+/* a trial's outcome (its detect.json's; "" when it has none) */
+static const char *outcome_of(json_t *d)
+{
+    struct mtb_det_trial t;
+    mtb_det_trial_read(d, &t);
+    return t.outcome;
+}
+
 /* A trial's classification from an earlier run into dir (detect resumed:
  * counted, not run again), or NULL: run it. */
 static json_t *earlier(struct detect_ctx *c, const char *dir)
@@ -307,7 +321,7 @@ static json_t *earlier(struct detect_ctx *c, const char *dir)
     json_t *d = json_load_file(dp, 0, NULL);
     free(dp);
     c->index++;
-    if (d && json_is_string(json_object_get(d, "outcome")))
+    if (d && *outcome_of(d))
         return d;
     json_decref(d);
     return NULL;
@@ -364,21 +378,23 @@ static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     json_decref(params);
-    d = classify(sw, man, dir, rec, st);
+    const char *out;
+    d = classify(sw, man, dir, rec, st, &out);
+    struct mtb_rec_outcome o;
+    mtb_rec_outcome_read(rec, &o);
     json_object_update_missing_new(d, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:o,s:s,s:O?,s:b}", "schema",
                                             "mtebench-detect/1", "service", c->q->recipe->name, "bug", bug, "variant",
                                             base, "build_variant", variant, "mode", m->name, "trial", t, "manifest",
                                             mtb_bug_json(man), "record", "record.json", "proof_ok",
-                                            json_object_get(json_object_get(rec, "proof"), "ok"), "emulated",
+                                            o.proof_ok, "emulated",
                                             mtb_platform_emulated(p)));
     if (kc)
         json_object_set_new(d, "kernel_check", json_true());
     json_object_set_new(d, "allocator", json_string(c->q->allocator ? c->q->allocator->name : "glibc"));
-    json_object_set(d, "platform", json_object_get(rec, "platform"));
-    json_object_set_new(d, "build", json_pack("{s:O?}", "key", json_object_get(json_object_get(rec, "build"), "key")));
+    json_object_set(d, "platform", o.platform);
+    json_object_set_new(d, "build", json_pack("{s:O?}", "key", o.build_key));
     keep(dir, d);
-    printf("detect %d/%d: %s %s/%s%s trial %d: %s\n", c->index, c->total, bug, base, m->name, kc ? " on vm" : "", t,
-           json_string_value(json_object_get(d, "outcome")));
+    printf("detect %d/%d: %s %s/%s%s trial %d: %s\n", c->index, c->total, bug, base, m->name, kc ? " on vm" : "", t, out);
     json_decref(rec);
     free(trig);
     free(dir);
@@ -459,8 +475,8 @@ static char *build_of(const struct mtb_recipe *r, const struct mtb_bug *man, con
 
 /* a control's outcome: the fix refused the trigger, nothing of the bug ran,
  * the service lives and answered as control_expect says */
-static const char *control_outcome(const char *log, const char *sw, const struct mtb_bug *man, json_t *tr, char *why,
-                                   size_t n)
+static const char *control_outcome(const char *log, const char *sw, const struct mtb_bug *man,
+                                   const struct mtb_rec_trigger *tr, char *why, size_t n)
 {
     char *ref = mtb_asprintf("mtbbug: refused %s\n", sw), *rm = mtb_asprintf("mtbbug: reached %s\n", sw);
     char *tm = mtb_asprintf("mtbbug: triggered %s\n", sw);
@@ -469,17 +485,17 @@ static const char *control_outcome(const char *log, const char *sw, const struct
     free(rm);
     free(tm);
     const char *exp = man->control_expect;
-    long got = (long)json_integer_value(json_object_get(tr, "received"));
-    int closed = json_is_true(json_object_get(tr, "closed")), alive = json_is_true(json_object_get(tr, "alive_after"));
+    long got = (long)tr->received;
+    int closed = tr->closed, alive = tr->alive_after;
     int answer = !strcmp(exp, "closed connection") ? closed && got == 0 : got > 0;
-    if (json_is_true(json_object_get(tr, "embedded"))) /* the service is the program: did it run to its end? */
+    if (tr->embedded) /* the service is the program: did it run to its end? */
         snprintf(why, n, "refused %s, the bug's code %s, %s (expected: %s)", refused ? "yes" : "no",
                  ran ? "ran" : "did not run", alive ? "the run ended normally" : "the run failed", exp);
     else
         snprintf(why, n, "refused %s, the bug's code %s, %ld bytes answered%s, %s (expected: %s)", refused ? "yes" : "no",
                  ran ? "ran" : "did not run", got, closed ? " then closed" : "", alive ? "alive after" : "dead after",
                  exp);
-    return !tr ? "error" : !refused ? "not_refused" : ran ? "bug_ran" : !alive ? "died" : !answer ? "unexpected_answer"
+    return !tr->present ? "error" : !refused ? "not_refused" : ran ? "bug_ran" : !alive ? "died" : !answer ? "unexpected_answer"
                                                                                              : "refused";
 }
 
@@ -509,18 +525,21 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, const struct
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     char *log = mtb_asprintf("%s/%s", dir, man->log ? man->log : "service.log"), why[512];
-    json_t *tr = json_object_get(json_object_get(rec, "load"), "trigger");
+    struct mtb_rec_outcome o;
+    mtb_rec_outcome_read(rec, &o);
+    struct mtb_rec_trigger t = o.trigger;
     if (params) /* an embedded service: its run is the answer */
-        tr = json_pack("{s:b,s:b,s:i,s:b}", "embedded", 1, "alive_after", st == MTB_RUN_OK, "received",
-                       st == MTB_RUN_OK, "closed", 0);
-    else
-        json_incref(tr);
+        t = (struct mtb_rec_trigger){ .present = 1, .embedded = 1, .alive_after = st == MTB_RUN_OK,
+                                      .received = st == MTB_RUN_OK, .closed = 0 };
+    json_t *tr = params ? json_pack("{s:b,s:b,s:i,s:b}", "embedded", 1, "alive_after", t.alive_after, "received",
+                                    (int)t.received, "closed", 0)
+                        : json_incref(o.trigger.j);
     json_decref(params);
-    const char *out = control_outcome(log, sw, man, tr, why, sizeof why);
+    const char *out = control_outcome(log, sw, man, &t, why, sizeof why);
     d = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O?,s:s?,s:s}", "schema", "mtebench-detect-control/1", "service",
                   c->q->recipe->name, "bug", bug, "outcome", out, "expect",
                   man->control_expect, "why", why, "trigger", tr, "error",
-                  json_string_value(json_object_get(rec, "error")), "record", "record.json");
+                  o.error, "record", "record.json");
     keep(dir, d);
     printf("control %d/%d: %s: %s (%s)\n", c->index, c->total, bug, out, why);
     json_decref(tr);
@@ -588,7 +607,7 @@ static int run_controls(struct detect_ctx *c, char **bugs, int nb, const char *v
                 mtb_err_set(c->e, MTB_ERR_FAIL, "%s", why);
             } else {
                 json_t *d = control_trial(c, bugs[i], &man, bugdir, bv, &b);
-                bad |= strcmp(json_string_value(json_object_get(d, "outcome")), "refused") != 0;
+                bad |= strcmp(outcome_of(d), "refused") != 0;
                 json_array_append_new(all, d);
             }
         }
@@ -644,7 +663,7 @@ static int run_all(struct detect_ctx *c, char **bugs, int nb, const char **vs, i
                     for (int t = 1; t <= c->q->trials && wanted(configs, vs[v], ms[m]->name); t++) {
                         json_t *d = trial(c, &(struct bug_at){ bugs[i], &man, bugdir }, vs[v], bv, &b, ms[m], t,
                                           k ? c->q->kernel_check : c->q->platform);
-                        const char *out = json_string_value(json_object_get(d, "outcome"));
+                        const char *out = outcome_of(d);
                         bad |= !strcmp(out, "not_reached") || !strcmp(out, "error");
                         json_array_append_new(all, d);
                     }

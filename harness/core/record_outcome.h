@@ -1,0 +1,40 @@
+/* record_outcome.h - how a record's run ended, read once into a struct:
+ * its error, the fault it took, what a trigger saw (load.trigger: the bytes
+ * answered, the connection closed, the service alive after), the proof's
+ * verdict, and where its service log is. detect reads a trial's and a
+ * control's run through these fields, never the record by key.
+ *
+ * A string the record lacks reads as NULL; a count or flag as 0. The json_t
+ * pointers are the record's own (borrowed, NULL when absent), kept for
+ * copying into a trial's detect.json as they are. Valid while the record is.
+ *
+ *   struct mtb_rec_outcome o;
+ *   mtb_rec_outcome_read(rec, &o);
+ *   ... o.error, o.trigger.alive_after, o.fault ...
+ */
+#ifndef MTB_RECORD_OUTCOME_H
+#define MTB_RECORD_OUTCOME_H
+#include <jansson.h>
+
+/* what the load's trigger saw (load.trigger) */
+struct mtb_rec_trigger {
+    int present;
+    int embedded;                /* the service is the program: its run is the answer */
+    int closed, alive_after;     /* the connection closed; the service answered after it */
+    long long received;          /* bytes answered */
+    json_t *j;                   /* the record's object (borrowed) */
+};
+
+struct mtb_rec_outcome {
+    const char *error;           /* why the run failed, or NULL */
+    const char *service_log;     /* logs.service: the service's log, from the run's directory */
+    const char *platform_name;   /* platform.name */
+    json_t *platform;            /* the record's platform object (borrowed) */
+    json_t *fault;               /* the fault it took (run/faultrep.c's), or NULL */
+    json_t *proof_ok;            /* proof.ok (true, false), or NULL */
+    json_t *build_key;           /* build.key, or NULL */
+    struct mtb_rec_trigger trigger;
+};
+
+void mtb_rec_outcome_read(json_t *rec, struct mtb_rec_outcome *o);
+#endif
