@@ -16,6 +16,7 @@
 #include "analysis/stats.h"
 #include "cmd/cli.h"
 #include "common/duration.h"
+#include "core/load_rows.h"
 #include "core/loadlog.h"
 #include "core/record.h"
 #include "drivers/driver.h"
@@ -80,6 +81,9 @@ struct search {
 static int halted(const struct search *s) { return mtb_proc_interrupted || mtb_plan_stopped(s->ses); }
 
 static const char *const pct_keys[5] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+/* each as the load's result holds it (core/load_rows.h) */
+static const enum mtb_load_stat pct_stats[5] = { MTB_LOAD_P50, MTB_LOAD_P90, MTB_LOAD_P99, MTB_LOAD_P999,
+                                                 MTB_LOAD_P9999 };
 
 static int pct_index(const char *k)
 {
@@ -233,7 +237,8 @@ static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *re
     int k = p->n;
     if (k >= MTB_CAP_MAXREP)
         return;
-    json_t *lat = json_object_get(json_object_get(rec, "load"), "latency_us");
+    struct mtb_load_view l;
+    mtb_load_view_read(json_object_get(rec, "load"), &l);
     struct mtb_rec_figures fig;
     mtb_rec_figures_read(rec, &fig);
     double ach = fig.metric[MTB_M_ops_per_sec], err = fig.error_rate;
@@ -241,17 +246,14 @@ static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *re
     /* behind: answered fewer than 99% of the requests the schedule offered in the window (mtload's sent +
      * unsent: no sampling noise); a driver without that account (pgbench): below 99% of the rate by more
      * than three of Poisson's standard deviations */
-    json_t *acc = json_object_get(json_object_get(json_object_get(rec, "load"), "totals"), "accounting");
-    double dur = s->plan.cells[c->cell].wl.duration, sched = mtb_jnum(acc, "sent") + mtb_jnum(acc, "unsent");
-    int behind = acc ? mtb_jnum(acc, "answered") < 0.99 * sched
+    double dur = s->plan.cells[c->cell].wl.duration, sched = l.sent + l.unsent;
+    int behind = l.has_accounting ? l.answered < 0.99 * sched
                      : ach < p->rate * (0.99 - 3 / sqrt(p->rate * (dur > 0 ? dur : 1)));
     p->achieved[k] = ach;
     p->client_bound |= behind && fig.client_bound;
     for (int u = 0; u < 2; u++)
-        for (int q = 0; q < 5; q++) {
-            json_t *v = json_object_get(json_object_get(lat, u ? "uncorrected" : "corrected"), pct_keys[q]);
-            p->pct[u][q][k] = json_is_number(v) ? json_number_value(v) : NAN;
-        }
+        for (int q = 0; q < 5; q++)
+            p->pct[u][q][k] = l.lat[u ? MTB_LAT_UNCORRECTED : MTB_LAT_CORRECTED].v[pct_stats[q]];
     for (int b = 0; b < s->slo.n; b++) {
         double v = p->pct[0][pct_index(s->slo.b[b].pct)][k];
         c->curve[b][i].v[k] = behind || over || !isfinite(v) ? INFINITY : v;

@@ -4,12 +4,14 @@
 #include "cmd/commands.h"
 #include "agent/clients.h"
 #include "agent/transport_ssh.h"
+#include "core/load_rows.h"
 #include "core/workload.h"
 #include "lib/files.h"
 #include "lib/opttab.h"
 #include "lib/util.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,11 +114,8 @@ static void load_usage(FILE *f)
 }
 
 /* o's number at a.b */
-static double num2(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(b ? json_object_get(o, a) : o, b ? b : a);
-    return json_is_number(v) ? json_number_value(v) : 0;
-}
+/* a figure as load has always printed it: none is 0 */
+static double or0(double v) { return isfinite(v) ? v : 0; }
 
 int mtb_cmd_load(int argc, char **argv)
 {
@@ -180,11 +179,12 @@ int mtb_cmd_load(int argc, char **argv)
     char *path = mtb_asprintf("%s/load.json", out);
     char *text = json_dumps(m, JSON_INDENT(2));
     mtb_write_atomic(path, text, strlen(text));
-    json_t *lat = json_object_get(m, "latency_us");
+    struct mtb_load_view lv;
+    mtb_load_view_read(m, &lv);
+    const struct mtb_load_lat *lat = &lv.lat[MTB_LAT_CORRECTED];
     printf("%d client hosts: %.0f requests, %.0f ops/s, p50 %.1f us, p99 %.1f us (merged histograms); %s\n",
-           (int)json_array_size(json_object_get(m, "clients")), num2(m, "totals", "requests"),
-           num2(m, "totals", "ops_per_sec"), num2(json_object_get(lat, "corrected"), "p50", NULL),
-           num2(json_object_get(lat, "corrected"), "p99", NULL), path);
+           (int)json_array_size(json_object_get(m, "clients")), or0(lv.requests), or0(lv.ops_per_sec),
+           or0(lat->v[MTB_LOAD_P50]), or0(lat->v[MTB_LOAD_P99]), path);
     free(text);
     free(path);
     json_decref(m);

@@ -1,32 +1,40 @@
 /* run_request.c - see run_request.h */
 #include "core/run_request.h"
+#include "core/load_rows.h"
 
+#include <math.h>
 #include <string.h>
+
+/* a figure of the load's as the summary keeps it: none when the load has
+ * no such key, null when it holds no number there */
+static void put_num(json_t *s, const char *k, int has, double v)
+{
+    if (has)
+        json_object_set_new(s, k, isfinite(v) ? json_real(v) : json_null());
+}
 
 json_t *mtb_run_summary(json_t *load)
 {
-    json_t *tot = json_object_get(load, "totals");
-    json_t *lat = json_object_get(json_object_get(load, "latency_us"), "corrected");
-    json_t *cpu = json_object_get(load, "cpu");
+    struct mtb_load_view l;
+    mtb_load_view_read(load, &l);
+    const struct mtb_load_lat *lat = &l.lat[MTB_LAT_CORRECTED];
     json_t *s = json_object();
-    json_object_set(s, "ops_per_sec", json_object_get(tot, "ops_per_sec"));
-    json_object_set(s, "requests", json_object_get(tot, "requests"));
-    json_object_set(s, "p50_us", json_object_get(lat, "p50"));
-    json_object_set(s, "p99_us", json_object_get(lat, "p99"));
-    json_object_set(s, "p999_us", json_object_get(lat, "p99.9"));
-    json_object_set(s, "client_bound", json_object_get(cpu, "client_bound"));
-    if (json_object_get(load, "engine"))   /* mtload: the I/O engine that ran */
-        json_object_set(s, "engine", json_object_get(load, "engine"));
-    json_t *errs = json_object_get(tot, "errors");
-    long long e = 0;
-    const char *k;
-    json_t *v;
-    json_object_foreach(errs, k, v) if (json_is_integer(v) && strcmp(k, "reconnects")) e += json_integer_value(v);
-    json_object_set_new(s, "errors", json_integer(e));
+    put_num(s, "ops_per_sec", l.has_ops_per_sec, l.ops_per_sec);
+    if (l.has_requests)
+        json_object_set_new(s, "requests", isfinite(l.requests) ? json_integer((json_int_t)l.requests) : json_null());
+    put_num(s, "p50_us", lat->has[MTB_LOAD_P50], lat->v[MTB_LOAD_P50]);
+    put_num(s, "p99_us", lat->has[MTB_LOAD_P99], lat->v[MTB_LOAD_P99]);
+    put_num(s, "p999_us", lat->has[MTB_LOAD_P999], lat->v[MTB_LOAD_P999]);
+    if (l.has_client_bound)
+        json_object_set_new(s, "client_bound", json_boolean(l.client_bound));
+    if (l.engine) /* mtload: the I/O engine that ran */
+        json_object_set_new(s, "engine", json_string(l.engine));
+    json_object_set_new(s, "errors", json_integer(l.errors));
     /* mtload's accounting: requests answered with an error, lost or never sent */
-    if (json_is_number(json_object_get(tot, "error_rate"))) {
-        json_object_set(s, "error_rate", json_object_get(tot, "error_rate"));
-        json_object_set(s, "errors_over_limit", json_object_get(tot, "errors_over_limit"));
+    if (l.has_error_rate) {
+        json_object_set_new(s, "error_rate", json_real(l.error_rate));
+        if (l.has_errors_over_limit)
+            json_object_set_new(s, "errors_over_limit", json_boolean(l.errors_over_limit));
     }
     return s;
 }

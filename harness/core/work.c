@@ -1,6 +1,7 @@
 /* work.c - see work.h */
 #include "core/work.h"
 #include "core/work_rows.h"
+#include "core/load_rows.h"
 #include "core/hostfacts.h"
 #include "core/recipe.h"
 #include "lib/cpus.h"
@@ -351,10 +352,11 @@ double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const ch
             return sum;
         }
     }
-    json_t *req = json_object_get(json_object_get(json_object_get(rec, "load"), "totals"), "requests");
-    if (json_is_number(req) && json_number_value(req) > 0) {
+    struct mtb_load_view l;
+    mtb_load_view_read(json_object_get(rec, "load"), &l);
+    if (l.requests > 0) {
         *from = "the load generator's requests";
-        return json_number_value(req);
+        return l.requests;
     }
     *from = "unknown";
     return -1;

@@ -1,5 +1,6 @@
 /* floor.c - see floor.h */
 #include "run/floor.h"
+#include "core/load_rows.h"
 #include "lib/files.h"
 #include "lib/proc.h"
 #include "lib/util.h"
@@ -106,15 +107,17 @@ static int floor_point(int port, double rate, double secs, struct mtb_floor_poin
     } else {
         json_error_t je;
         json_t *o = json_load_file(path, 0, &je);
-        json_t *lat = json_object_get(json_object_get(o, "latency_us"), "corrected");
+        struct mtb_load_view l;
+        mtb_load_view_read(o, &l);
+        const struct mtb_load_lat *lat = &l.lat[MTB_LAT_CORRECTED];
         p->rate = rate;
         p->seconds = secs;
-        p->count = (long)json_integer_value(json_object_get(lat, "count"));
-        rc = lat && p->count > 0 ? 0 : -1;
-        for (int i = 0; i < MTB_FLOOR_NPCT; i++) {
-            json_t *v = json_object_get(lat, mtb_floor_pct_names[i]);
-            p->pct[i] = json_is_number(v) ? json_number_value(v) : NAN;
-        }
+        p->count = (long)lat->count;
+        rc = lat->present && p->count > 0 ? 0 : -1;
+        static const enum mtb_load_stat pcts[MTB_FLOOR_NPCT] = { MTB_LOAD_P50, MTB_LOAD_P90, MTB_LOAD_P99,
+                                                                 MTB_LOAD_P999 };
+        for (int i = 0; i < MTB_FLOOR_NPCT; i++)
+            p->pct[i] = lat->v[pcts[i]];
         if (rc)
             snprintf(why, n, "floor: mtload at %g/s measured no request (%s)", rate, o ? "no latencies" : je.text);
         json_decref(o);

@@ -7,6 +7,7 @@
 #include "run/core.h"
 #include "core/countmark.h"
 #include "core/loadlog.h"
+#include "core/load_rows.h"
 #include "drivers/driver.h"
 #include "run/perf.h"
 #include "run/pmu_mte.h"
@@ -20,6 +21,7 @@
 #include "lib/util.h"
 #include "lib/files.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,8 +262,9 @@ static int step_service(struct run_ctx *c)
 static json_t *perf_result(struct mtb_perf *perf, const char *events, const char *perfbin, int embedded, json_t *load)
 {
     if (perf->on) {
-        json_t *req = json_object_get(json_object_get(load, "totals"), "requests");
-        return mtb_perf_stop(perf, json_is_number(req) ? json_number_value(req) : 0);
+        struct mtb_load_view l;
+        mtb_load_view_read(load, &l);
+        return mtb_perf_stop(perf, isfinite(l.requests) ? l.requests : 0);
     }
     if (!*events)
         return NULL;
@@ -560,13 +563,13 @@ static int step_collect(struct run_ctx *c)
     if (c->load) {
         json_object_set_new(c->rec, "summary", mtb_run_summary(c->load));
         json_object_set_new(c->rec, "load", c->load);
-        json_t *tot = json_object_get(c->load, "totals");
-        if (json_is_true(json_object_get(tot, "errors_over_limit")) && !run->quiet)
+        struct mtb_load_view l;
+        mtb_load_view_read(c->load, &l);
+        if (l.errors_over_limit && !run->quiet)
             mtb_warn("run %d/%d (%s %s/%s): %.3f%% of the requests were answered with an error, lost or never sent "
                      "(limit %.3g%%; see load.totals.accounting in the record)", run->index, run->total,
                      run->recipe->name, run->variant, run->mode->name,
-                     100 * json_number_value(json_object_get(tot, "error_rate")),
-                     100 * json_number_value(json_object_get(tot, "error_limit")));
+                     100 * l.error_rate, 100 * l.error_limit);
     }
     char *prep = mtb_asprintf("%s/preload.json", run->dir);
     json_t *pre = load_json(prep);

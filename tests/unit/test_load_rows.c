@@ -1,0 +1,63 @@
+/* Unit tests of a load generator's result read into its struct
+ * (harness/core/load_rows.c): the totals, the errors summed without
+ * reconnects, mtload's account, each latency block's statistics (absent
+ * and null NaN), the client's bound and the engine; and the record's
+ * summary made of it (core/run_request.c's mtb_run_summary). */
+#include <math.h>
+#include <string.h>
+
+#include "core/load_rows.h"
+#include "core/run_request.h"
+#include "tap.h"
+
+int main(void)
+{
+    json_t *load = json_loads(
+        "{\"engine\": \"io_uring\", \"totals\": {\"requests\": 2934, \"ops_per_sec\": 2934.5,"
+        "  \"errors\": {\"server\": 1, \"timeout\": 2, \"reconnects\": 40, \"note\": \"x\"},"
+        "  \"accounting\": {\"sent\": 3000, \"answered\": 2934, \"unsent\": 5},"
+        "  \"error_rate\": 0.001, \"error_limit\": 0.01, \"errors_over_limit\": false},"
+        " \"latency_us\": {\"corrected\": {\"mean\": 90, \"p50\": 80.5, \"p99\": 400, \"p99.9\": null, \"count\": 2934},"
+        "                \"uncorrected\": {\"p50\": 70}},"
+        " \"cpu\": {\"client_bound\": true}}",
+        0, NULL);
+    ok(load != NULL, "the result parses");
+    struct mtb_load_view l;
+    mtb_load_view_read(load, &l);
+    ok(l.present && !strcmp(l.engine, "io_uring") && l.requests == 2934 && l.ops_per_sec == 2934.5 && l.has_requests,
+       "the engine and the totals");
+    ok(l.errors == 3, "the errors summed, reconnects and what is no count aside (%lld)", l.errors);
+    ok(l.has_accounting && l.sent == 3000 && l.answered == 2934 && l.unsent == 5 && l.has_error_rate &&
+           l.error_rate == 0.001 && l.error_limit == 0.01 && l.has_errors_over_limit && !l.errors_over_limit,
+       "mtload's account of the requests");
+    const struct mtb_load_lat *c = &l.lat[MTB_LAT_CORRECTED], *u = &l.lat[MTB_LAT_UNCORRECTED];
+    ok(c->present && c->v[MTB_LOAD_P50] == 80.5 && c->v[MTB_LOAD_P99] == 400 && c->has[MTB_LOAD_P999] &&
+           isnan(c->v[MTB_LOAD_P999]) && !c->has[MTB_LOAD_P90] && isnan(c->v[MTB_LOAD_P90]) && c->count == 2934,
+       "the corrected latencies: a null one there but NaN, an absent one not there");
+    ok(u->present && u->v[MTB_LOAD_P50] == 70 && u->count == 0, "the uncorrected");
+    ok(l.has_client_bound && l.client_bound, "the client was the limit");
+    json_t *s = mtb_run_summary(load);
+    ok(json_real_value(json_object_get(s, "ops_per_sec")) == 2934.5 &&
+           json_integer_value(json_object_get(s, "requests")) == 2934 &&
+           json_real_value(json_object_get(s, "p50_us")) == 80.5 && json_is_null(json_object_get(s, "p999_us")) &&
+           json_is_true(json_object_get(s, "client_bound")) && json_integer_value(json_object_get(s, "errors")) == 3 &&
+           json_is_false(json_object_get(s, "errors_over_limit")) &&
+           !strcmp(json_string_value(json_object_get(s, "engine")), "io_uring"),
+       "the record's summary of it");
+    json_decref(s);
+    json_decref(load);
+    load = json_pack("{s:{s:i}}", "totals", "requests", 1);
+    mtb_load_view_read(load, &l);
+    ok(!l.engine && !l.has_accounting && !l.has_error_rate && !l.lat[MTB_LAT_CORRECTED].present && !l.has_ops_per_sec &&
+           isnan(l.ops_per_sec) && !l.has_client_bound,
+       "a trigger's result: what it lacks is not there");
+    s = mtb_run_summary(load);
+    ok(json_object_size(s) == 2 && json_integer_value(json_object_get(s, "requests")) == 1 &&
+           json_integer_value(json_object_get(s, "errors")) == 0,
+       "its summary: the requests and no errors, nothing made up");
+    json_decref(s);
+    json_decref(load);
+    mtb_load_view_read(NULL, &l);
+    ok(!l.present && isnan(l.requests), "no result at all");
+    return done_testing();
+}
