@@ -262,3 +262,27 @@ void mtb_sum_rows_free(struct mtb_sum_rows *r)
     free(r->cores);
     memset(r, 0, sizeof *r);
 }
+
+static void work_row_read(json_t *r, struct mtb_sum_work *w)
+{
+    w->service = mtb_jstr(r, "service");
+    w->variant = mtb_jstr(r, "variant");
+    w->mode = mtb_jstr(r, "mode");
+    w->kernel = mtb_jstr(r, "kernel");
+    w->role = mtb_jstr(r, "role");
+    w->record = mtb_jstr(r, "record");
+    w->requests = mtb_jnum(r, "requests");
+    w->baseline = json_is_true(json_object_get(r, "baseline"));
+    json_t *vals = json_object_get(r, "values"), *ratio = json_object_get(r, "ratio");
+    for (int q = 0; q < MTB_NWORK; q++) {
+        const char *k = mtb_work_quantities[q].key;
+        w->values[q] = mtb_jnum(vals, k);
+        w->has_ratio[q] = json_is_number(json_object_get(ratio, k));
+        w->ratio[q] = mtb_jnum(ratio, k);
+    }
+}
+
+void mtb_sum_work_read(json_t *rows, struct mtb_sum_work **out, size_t *n)
+{
+    MTB_READ_ROWS(rows, *out, *n, work_row_read);
+}

@@ -17,6 +17,7 @@
 #ifndef MTB_SUMMARY_ROWS_H
 #define MTB_SUMMARY_ROWS_H
 #include "core/record.h"
+#include "core/work.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -151,6 +152,19 @@ struct mtb_sum_protection {
 };
 /** rows (an array of such rows) into a new array of *n structs (never NULL) */
 struct mtb_sum_protection *mtb_sum_protection_read(json_t *rows, size_t *n);
+
+/* summary "work": a counted run's work per request, against plain/off of
+ * the same service and kernel (report/work_table.c's mtb_work_rows) */
+struct mtb_sum_work {
+    const char *service, *variant, *mode, *kernel, *role, *record; /* "" when absent */
+    double requests;             /* NaN: absent */
+    int baseline;                /* plain/off */
+    double values[MTB_NWORK];    /* core/work.h's quantities per request; NaN: none */
+    int has_ratio[MTB_NWORK];    /* a ratio to the baseline (none without one, or a 0 there) */
+    double ratio[MTB_NWORK];
+};
+/** the rows of a summary's "work" array into *out (n of them; free(*out)) */
+void mtb_sum_work_read(json_t *rows, struct mtb_sum_work **out, size_t *n);
 
 struct mtb_sum_rows {
     int emulated;

@@ -334,9 +334,13 @@ static void html_capacity(FILE *f, json_t *sum, int *nplot, json_t *problems)
  * pair, a plan's count): exact, not timed (docs/COUNTING.md) */
 static void html_work(FILE *f, json_t *sum)
 {
-    json_t *rows = json_object_get(sum, "work"), *r;
-    if (!json_array_size(rows))
+    struct mtb_sum_work *w;
+    size_t n;
+    mtb_sum_work_read(json_object_get(sum, "work"), &w, &n);
+    if (!n) {
+        free(w);
         return;
+    }
     fprintf(f, "<section id=\"work\"><h2>MTE's work per request (exact, counted)</h2>\n<p class=\"note\">Counted "
                "on vm with the plugin (docs/COUNTING.md), never timed: per request on the service's vCPU, the "
                "load's window less an idle one. In brackets, the ratio to plain/off on the same kernel.</p>\n"
@@ -347,27 +351,25 @@ static void html_work(FILE *f, json_t *sum)
         fprintf(f, "</th>");
     }
     fprintf(f, "</tr>\n");
-    size_t i;
-    json_array_foreach(rows, i, r)
-    {
-        char *cfg = mtb_asprintf("%s %s/%s", mtb_jstr(r, "service"), mtb_jstr(r, "variant"), mtb_jstr(r, "mode"));
+    for (size_t i = 0; i < n; i++) {
+        const struct mtb_sum_work *r = &w[i];
+        char *cfg = mtb_asprintf("%s %s/%s", r->service, r->variant, r->mode);
         fprintf(f, "<tr><td class=\"l\">");
         hput(f, cfg);
         fprintf(f, "</td><td class=\"l\">");
-        hput(f, mtb_jstr(r, "kernel"));
+        hput(f, r->kernel);
         fprintf(f, "</td>");
         free(cfg);
         for (int q = 0; q < MTB_NWORK; q++) {
-            const char *k = mtb_work_quantities[q].key;
-            json_t *ra = json_object_get(json_object_get(r, "ratio"), k);
-            fprintf(f, "<td>%.2f", mtb_jnum(json_object_get(r, "values"), k));
-            if (json_is_number(ra) && !json_is_true(json_object_get(r, "baseline")))
-                fprintf(f, "<br><small>%.2fx</small>", json_number_value(ra));
+            fprintf(f, "<td>%.2f", r->values[q]);
+            if (r->has_ratio[q] && !r->baseline)
+                fprintf(f, "<br><small>%.2fx</small>", r->ratio[q]);
             fprintf(f, "</td>");
         }
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table></section>\n");
+    free(w);
 }
 
 /* Throughput and overhead against server cores (a core sweep) */

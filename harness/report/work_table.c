@@ -3,13 +3,13 @@
 #include "core/work.h"
 #include "core/work_rows.h"
 #include "core/record.h"
+#include "core/summary_rows.h"
 #include "lib/util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static double num(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
 
 /* a counted record's configuration (core/record.h's view: a counted record is
  * no set's, so each key as it has it, "" when absent) */
@@ -188,29 +188,44 @@ void mtb_work_table_kernels(FILE *f, json_t *const *recs, int n)
     free(w);
 }
 
-static const char *str(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)) ?: ""; }
-
-/* one counted record as a row (no ratio yet) */
-static json_t *work_row(const json_t *rec, const char *file)
-{
+/* a counted record as a row: its values per request, the JSON row written
+ * once its ratio is known */
+struct wrow {
+    char *service, *kernel;
+    int baseline;
     double v[MTB_NWORK];
+    json_t *j;
+};
+
+/* one counted record as a row (no ratio yet); 0: none */
+static int work_row(const json_t *rec, const char *file, struct wrow *w)
+{
     const char *role = "all";
-    if (mtb_work_values(rec, v, &role) != 0)
-        return NULL;
+    if (mtb_work_values(rec, w->v, &role) != 0)
+        return 0;
     struct mtb_rec_config c = cfg(rec);
+    struct mtb_work_view wv;
+    mtb_work_view_read((json_t *)rec, &wv);
     json_t *vals = json_object();
     for (int q = 0; q < MTB_NWORK; q++)
-        json_object_set_new(vals, mtb_work_quantities[q].key, isfinite(v[q]) ? json_real(v[q]) : json_null());
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:f,s:s,s:b,s:o}", "service", c.service, "variant", c.variant, "mode",
-                     c.mode, "kernel", c.kernel, "role", role, "requests", num(json_object_get(rec, "work"), "requests"),
-                     "record", file, "baseline", !strcmp(c.variant, "plain") && !strcmp(c.mode, "off"), "values",
-                     vals);
+        json_object_set_new(vals, mtb_work_quantities[q].key, isfinite(w->v[q]) ? json_real(w->v[q]) : json_null());
+    w->service = mtb_strdup(c.service);
+    w->kernel = mtb_strdup(c.kernel);
+    w->baseline = !strcmp(c.variant, "plain") && !strcmp(c.mode, "off");
+    w->j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:f,s:s,s:b,s:o}", "service", c.service, "variant", c.variant, "mode",
+                     c.mode, "kernel", c.kernel, "role", role, "requests", wv.requests, "record", file, "baseline",
+                     w->baseline, "values", vals);
+    mtb_work_view_free(&wv);
+    return 1;
 }
+
+/* a value as the ratio takes it: none is 0 */
+static double or0(double v) { return isfinite(v) ? v : 0; }
 
 json_t *mtb_work_rows(const json_t *dirs)
 {
-    json_t *rows = json_array();
-    size_t i;
+    struct wrow *w = NULL;
+    size_t n = 0, i;
     const json_t *d;
     json_array_foreach(dirs, i, d)
     {
@@ -219,30 +234,32 @@ json_t *mtb_work_rows(const json_t *dirs)
         size_t k;
         json_array_foreach(recs, k, rec)
         {
-            json_t *row = work_row(rec, json_string_value(json_array_get(files, k)));
-            if (row)
-                json_array_append_new(rows, row);
+            w = mtb_realloc(w, (n + 1) * sizeof *w);
+            n += work_row(rec, json_string_value(json_array_get(files, k)), &w[n]);
         }
         json_decref(recs);
         json_decref(files);
     }
     /* each row against its baseline: plain/off of the same service and kernel */
-    json_t *r, *b;
-    size_t j;
-    json_array_foreach(rows, i, r)
-    {
-        json_t *base = NULL;
-        json_array_foreach(rows, j, b) if (!base && json_is_true(json_object_get(b, "baseline")) &&
-                                           !strcmp(str(b, "service"), str(r, "service")) &&
-                                           !strcmp(str(b, "kernel"), str(r, "kernel"))) base = b;
-        json_t *ratio = json_object(), *vr = json_object_get(r, "values"), *vb = json_object_get(base, "values");
+    json_t *rows = json_array();
+    for (i = 0; i < n; i++) {
+        const struct wrow *base = NULL;
+        for (size_t j = 0; j < n && !base; j++)
+            if (w[j].baseline && !strcmp(w[j].service, w[i].service) && !strcmp(w[j].kernel, w[i].kernel))
+                base = &w[j];
+        json_t *ratio = json_object();
         for (int q = 0; q < MTB_NWORK; q++) {
-            const char *k = mtb_work_quantities[q].key;
-            double x = num(vr, k), y = num(vb, k);
-            json_object_set_new(ratio, k, base && y > 0 ? json_real(x / y) : json_null());
+            double x = or0(w[i].v[q]), y = base ? or0(base->v[q]) : 0;
+            json_object_set_new(ratio, mtb_work_quantities[q].key, base && y > 0 ? json_real(x / y) : json_null());
         }
-        json_object_set_new(r, "ratio", ratio);
+        json_object_set_new(w[i].j, "ratio", ratio);
     }
+    for (i = 0; i < n; i++) {
+        json_array_append_new(rows, w[i].j);
+        free(w[i].service);
+        free(w[i].kernel);
+    }
+    free(w);
     return rows;
 }
 
@@ -250,6 +267,9 @@ void mtb_work_rows_md(FILE *f, const json_t *rows)
 {
     if (!json_array_size(rows))
         return;
+    struct mtb_sum_work *w;
+    size_t n;
+    mtb_sum_work_read((json_t *)rows, &w, &n);
     fprintf(f, "\n## MTE's work per request (exact, counted)\n\nCounted on vm with the plugin "
                "(docs/COUNTING.md), not timed: per request on the service's vCPU, the load's window less an idle "
                "one. In brackets, the ratio to plain/off on the same kernel.\n\n| config | kernel |");
@@ -259,46 +279,43 @@ void mtb_work_rows_md(FILE *f, const json_t *rows)
     for (int q = 0; q < MTB_NWORK; q++)
         fprintf(f, "---|");
     fprintf(f, "\n");
-    size_t i;
-    const json_t *r;
-    json_array_foreach(rows, i, r)
-    {
-        fprintf(f, "| %s %s/%s | %s |", str(r, "service"), str(r, "variant"), str(r, "mode"), str(r, "kernel"));
+    for (size_t i = 0; i < n; i++) {
+        const struct mtb_sum_work *r = &w[i];
+        fprintf(f, "| %s %s/%s | %s |", r->service, r->variant, r->mode, r->kernel);
         for (int q = 0; q < MTB_NWORK; q++) {
-            const char *k = mtb_work_quantities[q].key;
-            const json_t *ra = json_object_get(json_object_get(r, "ratio"), k);
-            fprintf(f, " %.2f", num(json_object_get(r, "values"), k));
-            if (json_is_number(ra) && !json_is_true(json_object_get(r, "baseline")))
-                fprintf(f, " (%.2fx)", json_number_value(ra));
+            fprintf(f, " %.2f", or0(r->values[q]));
+            if (r->has_ratio[q] && !r->baseline)
+                fprintf(f, " (%.2fx)", r->ratio[q]);
             fprintf(f, " |");
         }
         fprintf(f, "\n");
     }
+    free(w);
 }
 
 void mtb_work_rows_csv(FILE *f, const json_t *rows)
 {
+    struct mtb_sum_work *w;
+    size_t n;
+    mtb_sum_work_read((json_t *)rows, &w, &n);
     fprintf(f, "service,variant,mode,kernel,role,requests");
     for (int q = 0; q < MTB_NWORK; q++)
         fprintf(f, ",%s", mtb_work_quantities[q].key);
     for (int q = 0; q < MTB_NWORK; q++)
         fprintf(f, ",%s_ratio", mtb_work_quantities[q].key);
     fprintf(f, ",record\n");
-    size_t i;
-    const json_t *r;
-    json_array_foreach(rows, i, r)
-    {
-        fprintf(f, "%s,%s,%s,%s,%s,%.0f", str(r, "service"), str(r, "variant"), str(r, "mode"), str(r, "kernel"),
-                str(r, "role"), num(r, "requests"));
+    for (size_t i = 0; i < n; i++) {
+        const struct mtb_sum_work *r = &w[i];
+        fprintf(f, "%s,%s,%s,%s,%s,%.0f", r->service, r->variant, r->mode, r->kernel, r->role, or0(r->requests));
         for (int q = 0; q < MTB_NWORK; q++)
-            fprintf(f, ",%.6g", num(json_object_get(r, "values"), mtb_work_quantities[q].key));
+            fprintf(f, ",%.6g", or0(r->values[q]));
         for (int q = 0; q < MTB_NWORK; q++) {
-            const json_t *ra = json_object_get(json_object_get(r, "ratio"), mtb_work_quantities[q].key);
-            if (json_is_number(ra))
-                fprintf(f, ",%.6g", json_number_value(ra));
+            if (r->has_ratio[q])
+                fprintf(f, ",%.6g", r->ratio[q]);
             else
                 fprintf(f, ",");
         }
-        fprintf(f, ",%s\n", str(r, "record"));
+        fprintf(f, ",%s\n", r->record);
     }
+    free(w);
 }

@@ -118,5 +118,23 @@ int main(void)
        "the baseline's row: no interval, nothing judged");
     free(p);
     json_decref(prot);
+
+    json_t *work = json_loads("[{\"service\": \"memcached\", \"variant\": \"tagged\", \"mode\": \"async\","
+                              " \"kernel\": \"stock\", \"role\": \"workers\", \"requests\": 400, \"baseline\": false,"
+                              " \"record\": \"r.json\", \"values\": {\"el0_insns\": 3173.5, \"el1_insns\": null},"
+                              " \"ratio\": {\"el0_insns\": 1.0, \"el1_insns\": null}},"
+                              " {\"service\": \"nginx\", \"baseline\": true}]",
+                              0, NULL);
+    struct mtb_sum_work *w;
+    size_t nw;
+    mtb_sum_work_read(work, &w, &nw);
+    ok(nw == 2 && !strcmp(w[0].role, "workers") && w[0].requests == 400 && !w[0].baseline &&
+           !strcmp(w[0].record, "r.json") && w[0].values[0] == 3173.5 && isnan(w[0].values[1]) && w[0].has_ratio[0] &&
+           w[0].ratio[0] == 1.0 && !w[0].has_ratio[1],
+       "work rows: the counts per request, a null one NaN, the ratio where there is one");
+    ok(w[1].baseline && !strcmp(w[1].kernel, "") && isnan(w[1].requests) && isnan(w[1].values[0]) && !w[1].has_ratio[0],
+       "a row without its keys: \"\", NaN, no ratio");
+    free(w);
+    json_decref(work);
     return done_testing();
 }
