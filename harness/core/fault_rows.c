@@ -45,6 +45,8 @@ void mtb_fault_view_read(json_t *f, struct mtb_fault_view *v)
     v->addr = mtb_jstr(f, "addr");
     v->tag_check = json_is_true(json_object_get(f, "tag_check"));
     v->si_code = mtb_jint(f, "si_code");
+    v->signal = mtb_jint(f, "signal");
+    v->pid = mtb_jint(f, "pid");
     v->has_memory_tag = json_object_get(f, "memory_tag") != NULL;
     v->memory_tag = mtb_jint(f, "memory_tag");
     v->has_tags = tags != NULL;

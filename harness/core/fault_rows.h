@@ -45,7 +45,7 @@ struct mtb_fault_alt {
 struct mtb_fault_view {
     const char *kind, *addr;     /* "tag-check fault, synchronous (SEGV_MTESERR)", "0x0e00..." */
     int tag_check;
-    long long si_code;
+    long long signal, si_code, pid; /* the signal, its si_code, the process that took it */
     int has_memory_tag;          /* the fault file's tags: the memory's tag at the address */
     long long memory_tag;
     int has_tags;                /* the tags of the 33 granules around the address */

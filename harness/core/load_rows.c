@@ -46,10 +46,18 @@ void mtb_load_view_read(json_t *load, struct mtb_load_view *l)
     l->sent = mtb_jnum(acc, "sent");
     l->answered = mtb_jnum(acc, "answered");
     l->unsent = mtb_jnum(acc, "unsent");
+    json_t *su = json_object_get(tot, "setup");
+    l->has_setup = json_is_integer(su);
+    l->setup = json_integer_value(su);
     json_t *lat = json_object_get(load, "latency_us");
     lat_read(json_object_get(lat, "corrected"), &l->lat[MTB_LAT_CORRECTED]);
     lat_read(json_object_get(lat, "uncorrected"), &l->lat[MTB_LAT_UNCORRECTED]);
     json_t *cb = json_object_get(json_object_get(load, "cpu"), "client_bound");
     l->has_client_bound = cb != NULL;
     l->client_bound = json_is_true(cb);
+    l->duration_s = mtb_jnum(load, "duration_s");
+    l->histogram = json_object_get(load, "histogram");
+    l->timeseries = json_object_get(load, "timeseries");
 }
+
+void mtb_load_view_of_record(json_t *rec, struct mtb_load_view *l) { mtb_load_view_read(json_object_get(rec, "load"), l); }

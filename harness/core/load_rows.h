@@ -8,8 +8,8 @@
  * these fields, never the result by key.
  *
  * A number the result lacks, or does not hold as a number, reads as NaN
- * (has_ says whether its key was there); a string as NULL, valid while
- * the result is.
+ * (has_ says whether its key was there); a string or an array as NULL,
+ * valid while the result is.
  *
  *   struct mtb_load_view l;
  *   mtb_load_view_read(load, &l);
@@ -50,9 +50,16 @@ struct mtb_load_view {
     int has_errors_over_limit, errors_over_limit;
     int has_accounting;          /* totals.accounting: mtload's account of every request scheduled */
     double sent, answered, unsent;
+    int has_setup;               /* totals.setup: the transactions the clients' own setup made (pgbench) */
+    long long setup;
     struct mtb_load_lat lat[MTB_LAT_N];
     int has_client_bound, client_bound; /* cpu.client_bound */
+    double duration_s;           /* the measured period; NaN: not said */
+    json_t *histogram;           /* the corrected latencies' buckets ([[us, count], ...]; borrowed), or NULL */
+    json_t *timeseries;          /* each second's operations ([{t, ops, ...}]; borrowed), or NULL */
 };
 
 void mtb_load_view_read(json_t *load, struct mtb_load_view *l);
+/** the same of a record's load (its "load"; none: not present) */
+void mtb_load_view_of_record(json_t *rec, struct mtb_load_view *l);
 #endif

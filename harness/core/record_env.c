@@ -14,6 +14,9 @@ void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e)
     e->cpu_model = mtb_jstr(p, "cpu_model");
     e->platform = mtb_jstr(p, "name");
     e->qemu = mtb_jstr(p, "qemu");
+    e->hostname = mtb_jstr(env, "hostname");
+    e->accel = mtb_jstr(p, "accel");
+    e->has_platform = json_object_size(p) > 0;
     e->cpus = json_is_integer(json_object_get(p, "cpus")) ? (long long)json_integer_value(json_object_get(p, "cpus")) : -1;
     e->emulated = json_is_true(json_object_get(p, "emulated"));
     e->kernel_name = mtb_jstr(k, "name");
@@ -55,6 +58,14 @@ void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e)
     e->client_requested = mtb_jstr(af, "client_requested");
     e->started = json_string_value(json_object_get(rec, "started"));
     e->finished = json_string_value(json_object_get(rec, "finished"));
+    json_t *sq = json_object_get(rec, "sequential"), *rl = json_object_get(sq, "run_length");
+    e->sequential = sq;
+    e->seq_precision = mtb_jnum(sq, "precision");
+    e->seq_max_time_s = mtb_jnum(sq, "max_time_s");
+    e->has_run_length = json_is_number(json_object_get(rl, "chosen_s"));
+    e->pilot_s = mtb_jnum(rl, "pilot_s");
+    e->pilot_pairs = mtb_jnum(rl, "pilot_pairs");
+    e->chosen_s = mtb_jnum(rl, "chosen_s");
 }
 
 void mtb_rec_env_free(struct mtb_rec_env *e)

@@ -24,7 +24,8 @@ struct mtb_rec_compiler {
 
 struct mtb_rec_env {
     /* platform */
-    const char *cpu_model, *platform, *qemu;
+    const char *cpu_model, *platform, *qemu, *accel;
+    int has_platform;            /* a platform block that is not empty */
     long long cpus;              /* -1: not recorded (not an integer) */
     int emulated;
     /* kernel */
@@ -34,6 +35,7 @@ struct mtb_rec_env {
     const char *mtebench_version;
     /* environment (provenance) */
     int has_provenance;          /* the record has an environment block */
+    const char *hostname;        /* the machine it ran on, as the environment says ("" when absent) */
     const char *midr, *microcode, *kernel_cmdline, *glibc;
     struct mtb_rec_compiler *compilers; /* in the record's order */
     size_t ncompilers;
@@ -46,6 +48,11 @@ struct mtb_rec_env {
     int has_affinity;
     const char *service_cpus, *service_requested, *client_cpus, *client_requested; /* cpus NULL: not read back */
     const char *started, *finished; /* NULL: not recorded */
+    /* REPS=auto's rule (the record's "sequential") and the run length it chose */
+    json_t *sequential;          /* the block (borrowed; NULL: a fixed REPS=N) */
+    double seq_precision, seq_max_time_s; /* NaN when absent */
+    int has_run_length;          /* run_length.chosen_s is a number */
+    double pilot_s, pilot_pairs, chosen_s;
 };
 
 void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e);

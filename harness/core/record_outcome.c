@@ -1,11 +1,14 @@
 /* record_outcome.c - how a record's run ended (record_outcome.h) */
 #include "core/record_outcome.h"
+#include "lib/jsonx.h"
 
 #include <string.h>
 
 void mtb_rec_outcome_read(json_t *rec, struct mtb_rec_outcome *o)
 {
     memset(o, 0, sizeof *o);
+    o->status = json_string_value(json_object_get(rec, "status"));
+    o->not_written = json_is_true(json_object_get(rec, "not_written"));
     o->error = json_string_value(json_object_get(rec, "error"));
     o->service_log = json_string_value(json_object_get(json_object_get(rec, "logs"), "service"));
     o->platform = json_object_get(rec, "platform");
@@ -13,6 +16,20 @@ void mtb_rec_outcome_read(json_t *rec, struct mtb_rec_outcome *o)
     o->fault = json_object_get(rec, "fault");
     o->proof_ok = json_object_get(json_object_get(rec, "proof"), "ok");
     o->build_key = json_object_get(json_object_get(rec, "build"), "key");
+    o->warnings = json_object_get(rec, "warnings");
+    o->perf = json_object_get(rec, "perf");
+    o->perf_per_request = json_object_get(o->perf, "per_request");
+    json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
+    json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");
+    o->has_objtag = json_is_integer(ops) && json_is_integer(gr);
+    o->objtag_ops = json_integer_value(ops);
+    o->objtag_granules = json_integer_value(gr);
+    double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
+    if (!(req > 0))
+        req = mtb_jnum(d, "requests");
+    if (!(req > 0))
+        req = mtb_jnum(d, "xact_commit") + mtb_jnum(d, "xact_rollback");
+    o->counted_requests = req;
     json_t *tr = json_object_get(json_object_get(rec, "load"), "trigger");
     struct mtb_rec_trigger *t = &o->trigger;
     t->j = tr;
@@ -22,3 +39,5 @@ void mtb_rec_outcome_read(json_t *rec, struct mtb_rec_outcome *o)
     t->alive_after = json_is_true(json_object_get(tr, "alive_after"));
     t->received = json_integer_value(json_object_get(tr, "received"));
 }
+
+const char *mtb_rec_outcome_error(json_t *rec) { return json_string_value(json_object_get(rec, "error")); }

@@ -26,6 +26,8 @@ struct mtb_rec_trigger {
 };
 
 struct mtb_rec_outcome {
+    const char *status;          /* "ok", "error", "fault" (core/record.h), or NULL */
+    int not_written;             /* the record could not be written (core/record.c) */
     const char *error;           /* why the run failed, or NULL */
     const char *service_log;     /* logs.service: the service's log, from the run's directory */
     const char *platform_name;   /* platform.name */
@@ -33,8 +35,18 @@ struct mtb_rec_outcome {
     json_t *fault;               /* the fault it took (run/faultrep.c's), or NULL */
     json_t *proof_ok;            /* proof.ok (true, false), or NULL */
     json_t *build_key;           /* build.key, or NULL */
+    json_t *warnings;            /* the run's own warnings (an array of strings), or NULL */
+    json_t *perf;                /* the perf block (borrowed), or NULL */
+    json_t *perf_per_request;    /* perf.per_request: each event per request (borrowed), or NULL */
+    /* the service's own counters over the window (service_counters.delta) */
+    int has_objtag;              /* objtag_ops and objtag_granules are integers (the objtag variants) */
+    long long objtag_ops, objtag_granules;
+    double counted_requests;     /* the requests it counted: cmd_get + cmd_set (memcached), else requests
+                                  * (nginx, RocksDB), else xact_commit + xact_rollback (PostgreSQL); NaN: none */
     struct mtb_rec_trigger trigger;
 };
 
 void mtb_rec_outcome_read(json_t *rec, struct mtb_rec_outcome *o);
+/** the record's error (why its run failed), or NULL */
+const char *mtb_rec_outcome_error(json_t *rec);
 #endif

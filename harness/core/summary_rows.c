@@ -29,6 +29,7 @@ void mtb_ci_read(json_t *obj, struct mtb_ci *ci)
     ci->conf = mtb_jnum(obj, "conf");
     ci->rel_halfwidth = mtb_jnum(obj, "rel_halfwidth");
     ci->method = mtb_jstr(obj, "method");
+    ci->j = obj;
 }
 
 static int flag(json_t *o, const char *k) { return json_is_true(json_object_get(o, k)); }
@@ -77,6 +78,8 @@ static void workload_read(json_t *w, struct mtb_sum_workload *r)
     json_t *c = json_object_get(w, "cores");
     r->has_cores = json_is_integer(c);
     r->cores = json_integer_value(c);
+    r->service_cpus = mtb_jstr(w, "service_cpus");
+    r->core_type = mtb_jstr(w, "core_type");
 }
 
 /* "host": a string, or a key present with no string (both say " on ") */
@@ -86,7 +89,7 @@ static const char *host_of(json_t *o, int *has)
     return mtb_jstr(o, "host");
 }
 
-static void config_read(json_t *c, struct mtb_sum_config *r)
+void mtb_sum_config_read(json_t *c, struct mtb_sum_config *r)
 {
     r->service = mtb_jstr(c, "service");
     r->platform = mtb_jstr(c, "platform");
@@ -120,7 +123,7 @@ static void config_read(json_t *c, struct mtb_sum_config *r)
     r->overhead = NULL;
 }
 
-static void overhead_read(json_t *o, struct mtb_sum_overhead *r)
+void mtb_sum_overhead_read(json_t *o, struct mtb_sum_overhead *r)
 {
     r->service = mtb_jstr(o, "service");
     r->platform = mtb_jstr(o, "platform");
@@ -207,6 +210,10 @@ static void kernel_read(json_t *k, struct mtb_sum_kernel *r)
     mtb_ci_read(json_object_get(k, "delta"), &r->delta);
     mtb_ci_read(json_object_get(k, "slowdown_a"), &r->slowdown_a);
     mtb_ci_read(json_object_get(k, "slowdown_b"), &r->slowdown_b);
+    r->pairs = mtb_jint(k, "pairs");
+    mtb_ci_read(json_object_get(k, "ops_ratio"), &r->ops_ratio);
+    for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
+        mtb_ci_read(json_object_get(k, mtb_pair_metrics[m].key), &r->metric[m]);
 }
 
 static void cores_read(json_t *o, struct mtb_sum_cores *r)
@@ -228,8 +235,8 @@ void mtb_sum_rows_read(json_t *sum, struct mtb_sum_rows *r)
 {
     memset(r, 0, sizeof *r);
     r->emulated = flag(sum, "emulated");
-    MTB_READ_ROWS(json_object_get(sum, "overheads"), r->overheads, r->noverheads, overhead_read);
-    MTB_READ_ROWS(json_object_get(sum, "configs"), r->configs, r->nconfigs, config_read);
+    MTB_READ_ROWS(json_object_get(sum, "overheads"), r->overheads, r->noverheads, mtb_sum_overhead_read);
+    MTB_READ_ROWS(json_object_get(sum, "configs"), r->configs, r->nconfigs, mtb_sum_config_read);
     for (size_t i = 0; i < r->nconfigs; i++)
         r->configs[i].overhead = overhead_of(r, &r->configs[i]);
     MTB_READ_ROWS(json_object_get(sum, "geomeans"), r->geomeans, r->ngeomeans, geomean_read);
@@ -285,4 +292,12 @@ static void work_row_read(json_t *r, struct mtb_sum_work *w)
 void mtb_sum_work_read(json_t *rows, struct mtb_sum_work **out, size_t *n)
 {
     MTB_READ_ROWS(rows, *out, *n, work_row_read);
+}
+
+void mtb_sum_sections_read(json_t *sum, struct mtb_sum_sections *s)
+{
+    s->emulated = flag(sum, "emulated");
+    s->protection = json_object_get(sum, "protection");
+    s->work = json_object_get(sum, "work");
+    s->capacity = json_object_get(sum, "capacity");
 }

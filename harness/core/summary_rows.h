@@ -28,6 +28,8 @@ struct mtb_ci {
     double median, geomean;      /* the estimate: median, or geomean (NaN when absent) */
     double lo, hi, conf, rel_halfwidth;
     const char *method;          /* "order statistics", ... ("" when absent) */
+    json_t *j;                   /* the value as the summary holds it (borrowed; NULL: absent): what a
+                                  * writer hands on as it is */
 };
 /** @return the estimate: the median, else the geometric mean (NaN if neither) */
 double mtb_ci_estimate(const struct mtb_ci *ci);
@@ -43,6 +45,7 @@ struct mtb_sum_workload {
     double conns, pipeline, keys, duration_s;
     int has_cores;               /* a point of a core sweep */
     long long cores;
+    const char *service_cpus, *core_type; /* the sweep point's CPUs and their type ("" when absent) */
 };
 
 /* The figures per request a configuration may carry, by summary key. */
@@ -114,6 +117,9 @@ struct mtb_sum_kernel {
     long long runs_a, runs_b;
     double ops_a, ops_b, mann_whitney_p; /* p NaN: none */
     struct mtb_ci delta, slowdown_a, slowdown_b;
+    long long pairs;             /* runs of the same repetition on both kernels */
+    struct mtb_ci ops_ratio;     /* kernel_b's throughput over kernel_a's, median of the pairs */
+    struct mtb_ci metric[MTB_NPAIR_METRICS]; /* each pair metric, kernel_a as the baseline */
 };
 
 /* summary "cores": a point of a core sweep */
@@ -181,6 +187,19 @@ struct mtb_sum_rows {
     const char *first_started, *last_finished;
 };
 /** sum's rows into r (every key read here, once). Never fails: see above */
+/* The summary's sections the report adds and hands on (borrowed arrays,
+ * NULL when absent): the protection rows, the work rows, the capacity
+ * searches; and whether it is emulated. */
+struct mtb_sum_sections {
+    int emulated;
+    json_t *protection, *work, *capacity;
+};
+void mtb_sum_sections_read(json_t *sum, struct mtb_sum_sections *s);
+
+/** one configuration's row, one overhead row (as the summary writes them: a
+ *  row the summary is making is read the same way) */
+void mtb_sum_config_read(json_t *c, struct mtb_sum_config *r);
+void mtb_sum_overhead_read(json_t *o, struct mtb_sum_overhead *r);
 void mtb_sum_rows_read(json_t *sum, struct mtb_sum_rows *r);
 void mtb_sum_rows_free(struct mtb_sum_rows *r);
 #endif

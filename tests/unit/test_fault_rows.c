@@ -9,7 +9,7 @@
 
 static const char *fault_text =
     "{\"kind\": \"tag-check fault, synchronous (SEGV_MTESERR)\", \"addr\": \"0x0e00ffff00001018\", \"tag_check\": true,"
-    " \"si_code\": 9, \"memory_tag\": 3, \"tags\": {\"base\": \"0xffff00000f00\", \"tags\": \"33333333333333333333333333333333e\"},"
+    " \"si_code\": 9, \"signal\": 11, \"pid\": 4242, \"memory_tag\": 3, \"tags\": {\"base\": \"0xffff00000f00\", \"tags\": \"33333333333333333333333333333333e\"},"
     " \"report\": {\"headline\": \"use after free, 24 bytes into a 64-byte heap object\", \"cause\": \"use after free\","
     "   \"access\": \"read\", \"why\": \"freed\", \"pointer_tag\": 14, \"memory_tag\": 3, \"allocation_record\": true,"
     "   \"object\": {\"start\": \"0x0000ffff00001000\", \"size\": 64, \"relation\": \"into\", \"distance\": 24, \"kind\": \"heap\"},"
@@ -27,6 +27,7 @@ int main(void)
     ok(f != NULL, "the fault parses (%s)", f ? "" : je.text);
     struct mtb_fault_view v;
     mtb_fault_view_read(f, &v);
+    ok(v.signal == 11 && v.pid == 4242, "the signal and the process that took it");
     ok(v.tag_check && v.si_code == 9 && v.has_memory_tag && v.memory_tag == 3 && v.has_tags && strlen(v.tags) == 33 &&
            !strcmp(v.addr, "0x0e00ffff00001018"),
        "the fault and the tags around it");

@@ -15,11 +15,12 @@ int main(void)
     json_t *load = json_loads(
         "{\"engine\": \"io_uring\", \"totals\": {\"requests\": 2934, \"ops_per_sec\": 2934.5,"
         "  \"errors\": {\"server\": 1, \"timeout\": 2, \"reconnects\": 40, \"note\": \"x\"},"
-        "  \"accounting\": {\"sent\": 3000, \"answered\": 2934, \"unsent\": 5},"
+        "  \"accounting\": {\"sent\": 3000, \"answered\": 2934, \"unsent\": 5}, \"setup\": 7,"
         "  \"error_rate\": 0.001, \"error_limit\": 0.01, \"errors_over_limit\": false},"
         " \"latency_us\": {\"corrected\": {\"mean\": 90, \"p50\": 80.5, \"p99\": 400, \"p99.9\": null, \"count\": 2934},"
         "                \"uncorrected\": {\"p50\": 70}},"
-        " \"cpu\": {\"client_bound\": true}}",
+        " \"cpu\": {\"client_bound\": true}, \"duration_s\": 2.0, \"histogram\": [[80.5, 2934]],"
+        " \"timeseries\": [{\"t\": 1, \"ops\": 1467}, {\"t\": 2, \"ops\": 1467}]}",
         0, NULL);
     ok(load != NULL, "the result parses");
     struct mtb_load_view l;
@@ -30,12 +31,20 @@ int main(void)
     ok(l.has_accounting && l.sent == 3000 && l.answered == 2934 && l.unsent == 5 && l.has_error_rate &&
            l.error_rate == 0.001 && l.error_limit == 0.01 && l.has_errors_over_limit && !l.errors_over_limit,
        "mtload's account of the requests");
+    ok(l.has_setup && l.setup == 7, "the clients' own setup transactions");
     const struct mtb_load_lat *c = &l.lat[MTB_LAT_CORRECTED], *u = &l.lat[MTB_LAT_UNCORRECTED];
     ok(c->present && c->v[MTB_LOAD_P50] == 80.5 && c->v[MTB_LOAD_P99] == 400 && c->has[MTB_LOAD_P999] &&
            isnan(c->v[MTB_LOAD_P999]) && !c->has[MTB_LOAD_P90] && isnan(c->v[MTB_LOAD_P90]) && c->count == 2934,
        "the corrected latencies: a null one there but NaN, an absent one not there");
     ok(u->present && u->v[MTB_LOAD_P50] == 70 && u->count == 0, "the uncorrected");
     ok(l.has_client_bound && l.client_bound, "the client was the limit");
+    ok(l.duration_s == 2 && json_array_size(l.histogram) == 1 && json_array_size(l.timeseries) == 2,
+       "the measured period, the histogram and the seconds as the result holds them");
+    json_t *rec = json_pack("{s:O}", "load", load);
+    struct mtb_load_view lr;
+    mtb_load_view_of_record(rec, &lr);
+    ok(lr.requests == 2934 && lr.histogram == l.histogram, "a record's load read the same");
+    json_decref(rec);
     json_t *s = mtb_run_summary(load);
     ok(json_real_value(json_object_get(s, "ops_per_sec")) == 2934.5 &&
            json_integer_value(json_object_get(s, "requests")) == 2934 &&
@@ -58,6 +67,6 @@ int main(void)
     json_decref(s);
     json_decref(load);
     mtb_load_view_read(NULL, &l);
-    ok(!l.present && isnan(l.requests), "no result at all");
+    ok(!l.present && isnan(l.requests) && !l.histogram && !l.timeseries && isnan(l.duration_s), "no result at all");
     return done_testing();
 }

@@ -3,6 +3,7 @@
  * compilers in the record's order, MTE's state, the quiet check), affinity
  * and times; and a record of an earlier version, with what it lacks read
  * as the views showed it ("", -1, 0, NULL). */
+#include <math.h>
 #include <string.h>
 
 #include "core/record_env.h"
@@ -10,14 +11,17 @@
 
 static const char *rec_text =
     "{\"mtebench_version\": \"abc1234\", \"started\": \"2026-12-01T10:00:00Z\", \"finished\": \"2026-12-01T10:01:00Z\","
-    " \"platform\": {\"name\": \"emu\", \"emulated\": true, \"cpu_model\": \"Xeon\", \"cpus\": 2, \"qemu\": \"10.0.2\"},"
+    " \"platform\": {\"name\": \"emu\", \"emulated\": true, \"cpu_model\": \"Xeon\", \"cpus\": 2, \"qemu\": \"10.0.2\","
+    "   \"accel\": \"tcg\"},"
     " \"kernel\": {\"name\": \"stock\", \"uname_r\": \"6.12.1\", \"uname_v\": \"#1 SMP\", \"machine\": \"aarch64\"},"
     " \"build\": {\"service\": \"memcached\", \"version\": \"1.6.18\", \"variant\": \"tagged\", \"target\": \"aarch64\","
     "   \"key\": \"0123456789abcdef\"},"
-    " \"environment\": {\"midr\": \"0x413fd0c1\", \"glibc\": \"2.36\", \"compilers\": {\"gcc\": \"12.2.0\", \"clang\": 14},"
+    " \"environment\": {\"hostname\": \"arm1\", \"midr\": \"0x413fd0c1\", \"glibc\": \"2.36\", \"compilers\": {\"gcc\": \"12.2.0\", \"clang\": 14},"
     "   \"mte\": {\"enabled\": true, \"arm64_nomte\": false, \"hwcap2_mte\": null},"
     "   \"quiet\": {\"quiet\": false, \"warnings\": [\"load average 7\"]}},"
-    " \"affinity\": {\"service\": \"0\", \"service_requested\": \"0\", \"client_requested\": \"1\"}}";
+    " \"affinity\": {\"service\": \"0\", \"service_requested\": \"0\", \"client_requested\": \"1\"},"
+    " \"sequential\": {\"precision\": 0.02, \"max_time_s\": 3600, \"looks\": 4,"
+    "   \"run_length\": {\"pilot_s\": 10.0, \"pilot_pairs\": 6, \"chosen_s\": 4.0}}}";
 
 int main(void)
 {
@@ -29,6 +33,10 @@ int main(void)
     ok(!strcmp(e.platform, "emu") && e.emulated && !strcmp(e.cpu_model, "Xeon") && e.cpus == 2 &&
            !strcmp(e.qemu, "10.0.2"),
        "the platform");
+    ok(!strcmp(e.accel, "tcg") && e.has_platform && !strcmp(e.hostname, "arm1"), "its accelerator, the host's name");
+    ok(e.sequential && e.seq_precision == 0.02 && e.seq_max_time_s == 3600 && e.has_run_length && e.pilot_s == 10 &&
+           e.pilot_pairs == 6 && e.chosen_s == 4,
+       "REPS=auto's rule and the run length it chose");
     ok(!strcmp(e.kernel_name, "stock") && !strcmp(e.uname_r, "6.12.1") && !strcmp(e.machine, "aarch64"), "the kernel");
     ok(!strcmp(e.build_key, "0123456789abcdef") && !strcmp(e.build_variant, "tagged") &&
            !strcmp(e.mtebench_version, "abc1234"),
@@ -45,7 +53,8 @@ int main(void)
     json_t *old = json_pack("{s:{s:s}}", "platform", "name", "host");
     mtb_rec_env_read(old, &e);
     ok(!strcmp(e.platform, "host") && e.cpus == -1 && !e.has_provenance && e.ncompilers == 0 && e.hwcap2_mte == 0 &&
-           !e.has_affinity && !e.started && !strcmp(e.build_key, "") && !e.quiet_warnings && !e.has_quiet,
+           !e.has_affinity && !e.started && !strcmp(e.build_key, "") && !e.quiet_warnings && !e.has_quiet &&
+           !e.sequential && isnan(e.seq_precision) && !e.has_run_length && !strcmp(e.accel, "") && e.has_platform,
        "a record of an earlier version: what it lacks is \"\", -1, 0 or NULL");
     mtb_rec_env_free(&e);
     json_decref(old);

@@ -2,6 +2,7 @@
  * (harness/core/record_outcome.c): its error, service log, platform, fault,
  * proof and build key as the record holds them, and what its trigger saw;
  * a record without them reads as NULL and 0. */
+#include <math.h>
 #include <string.h>
 
 #include "core/record_outcome.h"
@@ -21,6 +22,7 @@ int main(void)
     ok(!strcmp(o.error, "the service died during the run") && !strcmp(o.service_log, "guest/r1/service.log") &&
            !strcmp(o.platform_name, "vm"),
        "its error, service log and platform");
+    ok(!strcmp(mtb_rec_outcome_error(rec), "the service died during the run"), "the error alone");
     ok(o.fault && json_integer_value(json_object_get(o.fault, "si_code")) == 9 && json_is_false(o.proof_ok) &&
            !strcmp(json_string_value(o.build_key), "abc") && json_is_true(json_object_get(o.platform, "emulated")),
        "the fault, the proof's verdict, the build key and the platform as the record holds them");
@@ -33,6 +35,26 @@ int main(void)
     ok(!o.error && !o.service_log && !o.platform_name && !o.fault && !o.proof_ok && !o.build_key && !o.trigger.present &&
            !o.trigger.j && o.trigger.received == 0,
        "a record without them: NULL and 0");
+    ok(!strcmp(o.status, "ok") && !o.not_written && !o.warnings && !o.perf_per_request && !o.has_objtag &&
+           isnan(o.counted_requests),
+       "its status; no warnings, perf or service counters");
+    json_decref(rec);
+    rec = json_loads("{\"status\": \"error\", \"not_written\": true, \"warnings\": [\"tagging not seen\"],"
+                     " \"perf\": {\"per_request\": {\"cycles\": 1000}},"
+                     " \"service_counters\": {\"delta\": {\"objtag_ops\": 300, \"objtag_granules\": 600,"
+                     "  \"cmd_get\": 90, \"cmd_set\": 10}}}", 0, NULL);
+    mtb_rec_outcome_read(rec, &o);
+    ok(!strcmp(o.status, "error") && o.not_written && json_array_size(o.warnings) == 1 &&
+           json_integer_value(json_object_get(o.perf_per_request, "cycles")) == 1000,
+       "not written, its warnings, perf's events per request");
+    ok(json_is_object(o.perf) && !mtb_rec_outcome_error(rec), "the perf block; no error");
+    ok(o.has_objtag && o.objtag_ops == 300 && o.objtag_granules == 600 && o.counted_requests == 100,
+       "the objtag counters and memcached's requests (cmd_get + cmd_set)");
+    json_decref(rec);
+    rec = json_loads("{\"service_counters\": {\"delta\": {\"objtag_ops\": 5, \"xact_commit\": 40,"
+                     " \"xact_rollback\": 2}}}", 0, NULL);
+    mtb_rec_outcome_read(rec, &o);
+    ok(!o.has_objtag && o.counted_requests == 42, "PostgreSQL's transactions; objtag_ops alone is no count");
     json_decref(rec);
     mtb_rec_outcome_read(NULL, &o);
     ok(!o.error && !o.trigger.present, "no record at all");

@@ -17,13 +17,14 @@ static const char *sum_text =
     "   \"ops_per_sec\": {\"median\": 1000, \"lo\": 900, \"hi\": 1100, \"conf\": 0.97, \"method\": \"order statistics\"}},"
     "  {\"service\": \"memcached\", \"platform\": \"emu\", \"kernel\": \"host\", \"variant\": \"tagged\", \"mode\": \"sync\","
     "   \"host\": \"h1\", \"runs\": 2, \"client_bound\": true, \"noisy\": true,"
-    "   \"workload\": {\"mix\": \"1:10\", \"conns\": 16.0, \"duration_s\": 2, \"cores\": 4},"
+    "   \"workload\": {\"mix\": \"1:10\", \"conns\": 16.0, \"duration_s\": 2, \"cores\": 4, \"service_cpus\": \"0-3\"},"
     "   \"run_length\": {\"pilot_s\": 1, \"pilot_pairs\": 3, \"chosen_s\": 5},"
     "   \"ops_per_sec\": {\"median\": 500, \"lo\": 400, \"hi\": 600, \"conf\": 0.5},"
     "   \"p99_us\": {\"median\": 70}, \"perf_per_request\": {\"instructions\": 1234.5}}],"
     " \"overheads\": ["
     "  {\"service\": \"memcached\", \"platform\": \"emu\", \"kernel\": \"host\", \"variant\": \"tagged\", \"mode\": \"sync\","
-    "   \"host\": \"h1\", \"pairs\": 2, \"workload\": {\"mix\": \"1:10\", \"conns\": 16, \"duration_s\": 2.0, \"cores\": 4},"
+    "   \"host\": \"h1\", \"pairs\": 2, \"workload\": {\"mix\": \"1:10\", \"conns\": 16, \"duration_s\": 2.0, \"cores\": 4,"
+    "   \"service_cpus\": \"0-3\"},"
     "   \"slowdown\": {\"median\": 2.0, \"lo\": 1.5, \"hi\": 2.5, \"conf\": 0.5, \"rel_halfwidth\": 0.25},"
     "   \"mann_whitney_p\": 0.03, \"sequential\": {\"reached\": true, \"max_time_s\": 900}}],"
     " \"geomeans\": [{\"variant\": \"tagged\", \"mode\": \"sync\", \"n\": 3, \"of\": [\"a\", \"b\"],"
@@ -32,7 +33,8 @@ static const char *sum_text =
     "   \"allocator_alone\": {\"slowdown\": {\"median\": 1.1}, \"pairs\": 4},"
     "   \"tagging\": [{\"variant\": \"tagged\", \"mode\": \"async\", \"pairs\": 4, \"difference\": {\"median\": 0.9}}]}],"
     " \"kernels\": [{\"service\": \"nginx\", \"kernel_a\": \"stock\", \"kernel_b\": \"tcma1\", \"runs_a\": 3,"
-    "   \"runs_b\": 4, \"ops_a\": 10, \"significant\": true, \"note\": \"n1\", \"delta\": {\"median\": -0.1}}],"
+    "   \"runs_b\": 4, \"ops_a\": 10, \"significant\": true, \"note\": \"n1\", \"delta\": {\"median\": -0.1},"
+    "   \"pairs\": 3, \"ops_ratio\": {\"median\": 0.9}, \"p99_ratio\": {\"median\": 1.2}}],"
     " \"cores\": [{\"service\": \"nginx\", \"cores\": 8, \"core_type\": \"big\", \"ops_per_sec\": {\"median\": 5}}],"
     " \"environment\": {\"cpus\": [\"2\"], \"builds\": [\"b1\", \"b2\"], \"first_started\": \"T0\"}}";
 
@@ -86,6 +88,12 @@ int main(void)
     ok(k->runs_a == 3 && k->runs_b == 4 && k->ops_a == 10 && isnan(k->ops_b) && k->significant &&
            isnan(k->mann_whitney_p) && k->delta.median == -0.1 && !k->slowdown_a.present && !strcmp(k->note, "n1"),
        "a kernel comparison");
+    ok(k->pairs == 3 && k->ops_ratio.present && k->ops_ratio.median == 0.9 && k->metric[MTB_P_p99_ratio].median == 1.2 &&
+           !k->metric[MTB_P_slowdown].present && k->ops_ratio.j && !k->metric[MTB_P_slowdown].j,
+       "its pairs, throughput ratio and pair metrics, each interval's object kept for writers");
+    ok(t->workload.j && !strcmp(t->workload.service_cpus, "0-3") && !strcmp(t->workload.core_type, "") &&
+           json_real_value(json_object_get(t->metric[MTB_M_ops_per_sec].j, "conf")) == 0.5,
+       "a sweep point's CPUs; an interval's object as the summary holds it");
     ok(r.cores[0].cores == 8 && !strcmp(r.cores[0].core_type, "big") && !r.cores[0].slowdown.present,
        "a core sweep point");
     ok(r.has_environment && json_array_size(r.env[MTB_ENV_cpus]) == 1 && json_array_size(r.env[MTB_ENV_builds]) == 2 &&
