@@ -8,6 +8,9 @@
 #include "core/mode.h"
 #include "core/platform.h"
 #include "lib/cpus.h"
+#include "core/record.h"
+#include "core/record_env.h"
+#include "core/record_outcome.h"
 #include "core/run_request.h"
 #include "core/work.h"
 #include "agent/transport_console.h"
@@ -45,21 +48,23 @@ static int vm_emulated(void) { return !mtb_host_kvm_mte(); }
 static int kernel_identity(json_t *rec, const struct mtb_run *run, const struct mtb_kernel *k,
                            const struct mtb_agent_result *res)
 {
-    json_t *gk = json_object_get(rec, "kernel");
+    struct mtb_rec_env ge; /* the guest's record: the kernel it ran */
+    mtb_rec_env_read(rec, &ge);
     json_t *kobj = k->info ? json_deep_copy(k->info) : json_pack("{s:s}", "name", run->kernel);
     json_object_del(kobj, "cached");
-    const char *guest_rel = json_string_value(json_object_get(gk, "uname_r"));
-    if (!guest_rel && res->uname_r[0])
-        guest_rel = res->uname_r;
+    char *guest_rel = *ge.uname_r ? mtb_strdup(ge.uname_r) : res->uname_r[0] ? mtb_strdup(res->uname_r) : NULL;
     json_object_set_new(kobj, "expected_uname_r", k->release ? json_string(k->release) : json_null());
     json_object_set_new(kobj, "uname_r", guest_rel ? json_string(guest_rel) : json_null());
-    json_object_set(kobj, "uname_v", json_object_get(gk, "uname_v"));
-    json_object_set(kobj, "machine", json_object_get(gk, "machine"));
+    if (*ge.uname_v)
+        json_object_set_new(kobj, "uname_v", json_string(ge.uname_v));
+    if (*ge.machine)
+        json_object_set_new(kobj, "machine", json_string(ge.machine));
+    mtb_rec_env_free(&ge);
     if (!json_is_array(json_object_get(kobj, "patches")))
         json_object_set_new(kobj, "patches", json_array());
     int identity_ok = guest_rel && (!k->release || !strcmp(guest_rel, k->release));
     json_object_set_new(kobj, "identity_ok", json_boolean(identity_ok));
-    if (!identity_ok && !strcmp(json_string_value(json_object_get(rec, "status")) ?: "", "ok")) {
+    if (!identity_ok && mtb_record_status(rec) == MTB_RUN_OK) {
         char *m = mtb_asprintf("the guest runs kernel '%s', expected '%s' (%s)", guest_rel ? guest_rel : "?",
                                k->release ? k->release : "?", k->name);
         json_object_set_new(rec, "status", json_string("error"));
@@ -67,18 +72,22 @@ static int kernel_identity(json_t *rec, const struct mtb_run *run, const struct 
         free(m);
     }
     json_object_set_new(rec, "kernel", kobj);
+    free(guest_rel);
     return identity_ok;
 }
 
 /* platform: the VM, with the guest's CPU as the guest saw it */
 static void vm_platform(json_t *rec, const struct mtb_agent_result *res)
 {
-    json_t *gp = json_object_get(rec, "platform");
+    struct mtb_rec_env ge; /* the guest's record: its CPU as it saw it */
+    mtb_rec_env_read(rec, &ge);
     int emulated = !mtb_host_kvm_mte();
     const char *ihash = res->info ? json_string_value(json_object_get(res->info, "guest_image")) : NULL;
-    json_t *plat = json_pack("{s:s,s:b,s:s,s:O?,s:i,s:s}", "name", "vm", "emulated", emulated,
-                             "accel", emulated ? "tcg" : "kvm", "guest_cpu_model", json_object_get(gp, "cpu_model"),
-                             "cpus", 2, "guest_image", ihash ? ihash : "");
+    json_t *plat = json_pack("{s:s,s:b,s:s,s:o?,s:i,s:s}", "name", "vm", "emulated", emulated, "accel",
+                             emulated ? "tcg" : "kvm", "guest_cpu_model",
+                             *ge.cpu_model ? json_string(ge.cpu_model) : NULL, "cpus", 2, "guest_image",
+                             ihash ? ihash : "");
+    mtb_rec_env_free(&ge);
     json_object_set_new(plat, "qemu", json_string(mtb_qemu_system_version() ? mtb_qemu_system_version() : "unknown"));
     if (emulated)
         json_object_set_new(plat, "label", json_string("emulated: not hardware timing"));
@@ -200,10 +209,11 @@ static enum mtb_run_status vm_run(const struct mtb_run *run, json_t **record)
                                               json_sprintf("%s/mtload.log", base), "agent", "guest/agent.log",
                                               "console", "console.log", "qemu", "qemu.log"));
     enum mtb_run_status st = mtb_record_end(rec, run->dir);
+    struct mtb_rec_outcome ro;
+    mtb_rec_outcome_read(rec, &ro);
     if (st != MTB_RUN_OK && !run->quiet)
         mtb_warn("run %d/%d (%s %s/%s on vm, kernel %s): %s", run->index, run->total, run->recipe->name,
-                 run->variant, run->mode->name, run->kernel,
-                 json_string_value(json_object_get(rec, "error")) ? json_string_value(json_object_get(rec, "error")) : err);
+                 run->variant, run->mode->name, run->kernel, ro.error ? ro.error : err);
     free(base);
     json_decref(res.info);
     mtb_kernel_free(&k);

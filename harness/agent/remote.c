@@ -6,11 +6,14 @@
 #include "drivers/driver.h"
 #include "core/platform.h"
 #include "lib/proc.h"
+#include "core/load_rows.h"
+#include "core/record_outcome.h"
 #include "core/run_request.h"
 #include "lib/util.h"
 #include "lib/files.h"
 #include "lib/argv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,10 +128,10 @@ struct drive {
  * flight at the end; = answered when the clients give no accounting) */
 static long long answered_sent(json_t *merged, long long *sent)
 {
-    json_t *tot = json_object_get(merged, "totals");
-    long long req = json_integer_value(json_object_get(tot, "requests"));
-    json_t *sj = json_object_get(json_object_get(tot, "accounting"), "sent");
-    *sent = json_is_integer(sj) && json_integer_value(sj) >= req ? json_integer_value(sj) : req;
+    struct mtb_load_view l;
+    mtb_load_view_read(merged, &l);
+    long long req = isfinite(l.requests) ? (long long)l.requests : 0;
+    *sent = isfinite(l.sent) && l.sent >= (double)req ? (long long)l.sent : req;
     return req;
 }
 
@@ -232,7 +235,11 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
 {
     if (dr->admitted && *dr->admitted) /* the addresses the service was told to let in */
         json_object_set_new(json_object_get(rec, "hosts"), "client_addresses", json_string(dr->admitted));
-    if (!json_is_object(json_object_get(rec, "load"))) {
+    struct mtb_load_view far;
+    mtb_load_view_of_record(rec, &far);
+    struct mtb_rec_outcome ro;
+    mtb_rec_outcome_read(rec, &ro);
+    if (!far.present) {
         if ((mtb_record_status(rec) == MTB_RUN_OK) && (dr->err[0] || err[0]))
             mtb_record_fail(rec, dr->err[0] ? dr->err : err);
         return;
@@ -240,7 +247,7 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
     if (!dr->merged) {
         json_object_del(rec, "load");
         json_object_del(rec, "summary");
-        if ((mtb_record_status(rec) == MTB_RUN_OK) || !json_object_get(rec, "error"))
+        if ((mtb_record_status(rec) == MTB_RUN_OK) || !ro.error)
             mtb_record_fail(rec, dr->err[0] ? dr->err : err);
         char *cp = mtb_asprintf("%s/clients/clients.json", run->dir);
         json_error_t je;
@@ -252,7 +259,7 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
     }
     json_object_set(rec, "clients", json_object_get(dr->merged, "clients"));
     json_object_set_new(rec, "summary", mtb_run_summary(dr->merged));
-    json_t *perf = json_object_get(rec, "perf");
+    json_t *perf = ro.perf;
     if (json_is_object(perf))
         json_object_set_new(perf, "per_request_note",
                             json_string("not computed: the load came from client hosts, and perf's window on the "
@@ -261,8 +268,9 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
     json_object_set(rec, "load", dr->merged);
     long long b = counted(run->recipe, dr->before), a = counted(run->recipe, dr->after);
     /* what the clients' own setup made the service count (pgbench's connections and table checks) */
-    json_t *sj = json_object_get(json_object_get(dr->merged, "totals"), "setup");
-    long long setup = json_integer_value(sj);
+    struct mtb_load_view ml;
+    mtb_load_view_read(dr->merged, &ml);
+    long long setup = ml.setup;
     if (a >= 0 && b >= 0)
         a -= counters_self(run->recipe) + setup; /* the reading after the load counted itself */
     const char *what = run->recipe->run.counted;
@@ -272,20 +280,20 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
              "server host, against the clients' merged count: at least every answered request, at most every one "
              "sent (answered + lost + in flight at the end) plus the warm-up's unanswered ones",
              what ? what : "(no [run] counted: not checked)", counters_self(run->recipe),
-             json_is_integer(sj) ? " and the clients' setup: per pgbench, its setup connection, two table checks "
+             ml.has_setup ? " and the clients' setup: per pgbench, its setup connection, two table checks "
                                    "(built-in scripts) and one connection per client" : "");
 
     /* the service counted every answered request; lost ones (timed out,
      * closed, garbled, in flight at the end) it may have counted or not,
      * and the warm-up's too (they may reach it after the first counters) */
     long long sent, req = answered_sent(dr->merged, &sent);
-    json_object_set_new(rec, "client_check",
-                        json_pack("{s:I,s:I,s:I,s:o,s:O?,s:O?,s:s,s:s?}", "merged_requests", (json_int_t)req, "merged_sent",
-                                  (json_int_t)sent, "warmup_unanswered", (json_int_t)dr->warm_left,
-                                  "service_requests", a >= 0 && b >= 0 ? json_integer(a - b) : json_null(), "before",
-                                  dr->before, "after", dr->after, "how", how, "counted", what));
-    if (json_is_integer(sj))
-        json_object_set_new(json_object_get(rec, "client_check"), "clients_setup", json_integer(setup));
+    json_t *cc = json_pack("{s:I,s:I,s:I,s:o,s:O?,s:O?,s:s,s:s?}", "merged_requests", (json_int_t)req, "merged_sent",
+                           (json_int_t)sent, "warmup_unanswered", (json_int_t)dr->warm_left, "service_requests",
+                           a >= 0 && b >= 0 ? json_integer(a - b) : json_null(), "before", dr->before, "after",
+                           dr->after, "how", how, "counted", what);
+    if (ml.has_setup)
+        json_object_set_new(cc, "clients_setup", json_integer(setup));
+    json_object_set_new(rec, "client_check", cc);
     if (a >= 0 && b >= 0 && (a - b < req || a - b > sent + dr->warm_left) && (mtb_record_status(rec) == MTB_RUN_OK)) {
         char m[MTB_ERRLEN];
         snprintf(m, sizeof m,
@@ -355,7 +363,7 @@ static enum mtb_run_status server_host_run(const struct mtb_run *run, json_t **r
     enum mtb_run_status status = mtb_record_end(rec, run->dir);
     if (status != MTB_RUN_OK && !run->quiet)
         mtb_warn("run %d/%d (%s %s/%s on server host %s): %s", run->index, run->total, run->recipe->name, run->variant,
-                 run->mode->name, mach->server_host, json_string_value(json_object_get(rec, "error")));
+                 run->mode->name, mach->server_host, mtb_rec_outcome_error(rec));
     if (ext)
         mtb_clients_close(&cl);
     json_decref(res.info);

@@ -2,8 +2,11 @@
 #include "lib/jsonx.h"
 #include "analysis/summary.h"
 #include "analysis/summary_series.h"
+#include "analysis/summary_env.h"
 #include "core/record.h"
 #include "core/record_env.h"
+#include "core/record_outcome.h"
+#include "core/summary_rows.h"
 #include "core/allocator.h"
 #include "analysis/stats.h"
 #include "analysis/seqstop.h"
@@ -199,102 +202,15 @@ static const char *cfg_name(const struct mtb_rec_config *c, char *buf, size_t n)
     return buf;
 }
 
-/* text, once, into the environment's list key */
-static void env_add(json_t *env, const char *key, const char *text) { mtb_jadd_unique(json_object_get(env, key), text); }
-
-/* what a record says of its machine, platform, kernel and build */
-static void env_machine(json_t *env, const struct mtb_rec_env *e)
-{
-    env_add(env, "cpu_model", e->cpu_model);
-    if (e->cpus >= 0) {
-        char *s = mtb_asprintf("%lld", e->cpus);
-        env_add(env, "cpus", s);
-        free(s);
-    }
-    char *ks = mtb_asprintf("%s: %s %s (%s)", *e->kernel_name ? e->kernel_name : "?", e->uname_r, e->uname_v, e->machine);
-    env_add(env, "kernels", ks);
-    free(ks);
-    char *ps = mtb_asprintf("%s%s", e->platform, e->emulated ? " (emulated: not hardware timing)" : "");
-    env_add(env, "platforms", ps);
-    free(ps);
-    env_add(env, "qemu", e->qemu);
-    if (*e->build_key) {
-        char *bs = mtb_asprintf("%s %s %s %s: %.12s", e->build_service, e->build_version, e->build_variant,
-                                e->build_target, e->build_key);
-        env_add(env, "builds", bs);
-        free(bs);
-    }
-    env_add(env, "mtebench_versions", e->mtebench_version);
-}
-
-/* a run's environment block: provenance and the quiet check */
-static void env_provenance(json_t *env, const struct mtb_rec_env *e)
-{
-    env_add(env, "midr", e->midr);
-    env_add(env, "microcode", e->microcode);
-    env_add(env, "kernel_cmdline", e->kernel_cmdline);
-    env_add(env, "glibc", e->glibc);
-    for (size_t i = 0; i < e->ncompilers; i++) {
-        char *cs = mtb_asprintf("%s: %s", e->compilers[i].name, e->compilers[i].version);
-        env_add(env, "compilers", cs);
-        free(cs);
-    }
-    char *ms = mtb_asprintf("MTE %s (arm64.nomte %s, HWCAP2_MTE %s)",
-                            e->mte_enabled ? "enabled" : "not enabled in this kernel", e->arm64_nomte ? "set" : "not set",
-                            e->hwcap2_mte < 0 ? "n/a" : e->hwcap2_mte ? "yes" : "no");
-    env_add(env, "mte", ms);
-    free(ms);
-    if (e->quiet)
-        env_add(env, "quiet", "quiet (no finding)");
-    size_t wi;
-    json_t *wv;
-    json_array_foreach(e->quiet_warnings, wi, wv) env_add(env, "quiet", json_string_value(wv));
-}
-
-/* Everything the records say of where and how they ran, each text once. */
-static json_t *environment(json_t *records)
-{
-    static const char *const lists[] = { "cpu_model", "cpus", "kernels", "platforms", "qemu", "builds",
-                                         "mtebench_versions", "midr", "microcode", "kernel_cmdline", "glibc",
-                                         "compilers", "mte", "pinning", "quiet", NULL };
-    json_t *env = json_object();
-    for (const char *const *l = lists; *l; l++)
-        json_object_set_new(env, *l, json_array());
-    const char *first = NULL, *last = NULL;
-    size_t i;
-    json_t *rec;
-    json_array_foreach(records, i, rec)
-    {
-        struct mtb_rec_env e;
-        mtb_rec_env_read(rec, &e);
-        env_machine(env, &e);
-        if (e.has_provenance)
-            env_provenance(env, &e);
-        if (e.has_affinity) {
-            char *as = mtb_asprintf("service on CPUs %s (asked %s), client on %s (asked %s)",
-                                    e.service_cpus ? e.service_cpus : "?", e.service_requested,
-                                    e.client_cpus ? e.client_cpus : "?", e.client_requested);
-            env_add(env, "pinning", as);
-            free(as);
-        }
-        if (e.started && (!first || strcmp(e.started, first) < 0))
-            first = e.started;
-        if (e.finished && (!last || strcmp(e.finished, last) > 0))
-            last = e.finished;
-        mtb_rec_env_free(&e);
-    }
-    json_object_set_new(env, "first_started", first ? json_string(first) : json_null());
-    json_object_set_new(env, "last_finished", last ? json_string(last) : json_null());
-    return env;
-}
-
 /* "noisy" and "low confidence" notes of one configuration */
 static void config_warnings(json_t *o, const char *name, json_t *warnings)
 {
+    struct mtb_sum_config c;
+    mtb_sum_config_read(o, &c);
     char noisy[512] = "";
     size_t len = 0;
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
-        double hw = mtb_jnum(json_object_get(o, mtb_run_metrics[m].key), "rel_halfwidth");
+        double hw = c.metric[m].rel_halfwidth;
         if (!isnan(hw) && hw > NOISY && len < sizeof noisy - 40)
             len += (size_t)snprintf(noisy + len, sizeof noisy - len, "%s%s ±%.1f%%", len ? ", " : "",
                                     mtb_run_metrics[m].label, isinf(hw) ? INFINITY : 100 * hw);
@@ -303,8 +219,8 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
     if (len)
         json_array_append_new(warnings, json_sprintf("%s: noisy: add repetitions (CI half-width above 5%%: %s)",
                                                      name, noisy));
-    int runs = (int)json_integer_value(json_object_get(o, "runs"));
-    double conf = mtb_jnum(json_object_get(o, "ops_per_sec"), "conf");
+    int runs = (int)c.runs;
+    double conf = c.metric[MTB_M_ops_per_sec].conf;
     if (runs == 1)
         json_array_append_new(warnings, json_sprintf("%s: low confidence: a single run, no interval; "
                                                      "6 runs are needed for a 95%% interval", name));
@@ -312,10 +228,10 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
         json_array_append_new(warnings, json_sprintf("%s: low confidence: %d runs give [min - max] intervals with "
                                                      "%.1f%% confidence; 6 runs are needed for 95%%",
                                                      name, runs, 100 * conf));
-    if (json_is_true(json_object_get(o, "client_bound")))
+    if (c.client_bound)
         json_array_append_new(warnings, json_sprintf("%s: client-bound: the load generator saturated a CPU; "
                                                      "figures measure the client", name));
-    if (json_is_true(json_object_get(o, "errors_over_limit")))
+    if (c.errors_over_limit)
         json_array_append_new(warnings, json_sprintf("%s: errors: in some run more requests than the limit (0.1%% by "
                                                      "default) were answered with an error, lost or never sent", name));
 }
@@ -389,8 +305,11 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
                               tc->workload, "baseline", blab, "definition", def);
         mtb_summary_set_host(o, t->first);
         size_t np = 0;
-        mtb_summary_pair_metrics(o, t, b, json_object_get(t->first, "sequential"), &np);
+        struct mtb_rec_env te;
+        mtb_rec_env_read(t->first, &te);
+        mtb_summary_pair_metrics(o, t, b, te.sequential, &np);
         if (np == 0) {
+            mtb_rec_env_free(&te);
             json_decref(o);
             continue;
         }
@@ -399,14 +318,15 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
         json_object_set_new(o, "mann_whitney_p", mtb_stats_mann_whitney(OPS(t), t->n, OPS(b), b->n, &mw) == 0
                                                      ? json_real(mw.p) : json_null());
         char name[256];
-        double hw = mtb_jnum(json_object_get(o, "slowdown"), "rel_halfwidth");
-        json_t *seq = json_object_get(t->first, "sequential");
-        if (json_is_object(seq)) {
+        struct mtb_sum_overhead ov;
+        mtb_sum_overhead_read(o, &ov);
+        double hw = ov.metric[MTB_P_slowdown].rel_halfwidth;
+        if (json_is_object(te.sequential)) {
             /* REPS=auto: what the rule reached */
-            double prec = mtb_jnum(seq, "precision");
+            double prec = te.seq_precision;
             json_object_set_new(o, "sequential", json_pack("{s:f,s:b,s:f}", "precision", prec, "reached",
                                                           !isnan(hw) && hw <= prec, "max_time_s",
-                                                          mtb_jnum(seq, "max_time_s")));
+                                                          te.seq_max_time_s));
             if (!(hw <= prec))
                 json_array_append_new(warnings, json_sprintf("%s overhead: REPS=auto did not reach +-%.1f%% (+-%.1f%% "
                                                              "after %d pairs): a noisy machine; see the quiet check",
@@ -414,6 +334,7 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
         } else if (!isnan(hw) && hw > NOISY)
             json_array_append_new(warnings, json_sprintf("%s overhead: noisy: add repetitions (CI half-width ±%.1f%%)",
                                                          cfg_name(tc, name, sizeof name), 100 * hw));
+        mtb_rec_env_free(&te);
         json_array_append_new(overheads, o);
     }
     free(def);
@@ -425,35 +346,36 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
 static json_t *geomeans_of(json_t *overheads)
 {
     json_t *out = json_array();
-    size_t n = json_array_size(overheads);
+    struct mtb_sum_overhead *ov;
+    size_t n;
+    MTB_READ_ROWS(overheads, ov, n, mtb_sum_overhead_read);
     char *done = mtb_calloc(n + 1, 1);
     double *x = mtb_calloc(n + 1, sizeof *x);
     for (size_t i = 0; i < n; i++) {
         if (done[i])
             continue;
-        json_t *a = json_array_get(overheads, i);
+        const struct mtb_sum_overhead *a = &ov[i];
         json_t *members = json_array();
         size_t m = 0;
         for (size_t j = i; j < n; j++) {
-            json_t *b = json_array_get(overheads, j);
-            if (done[j] || strcmp(mtb_jstr(a, "variant"), mtb_jstr(b, "variant")) || strcmp(mtb_jstr(a, "mode"), mtb_jstr(b, "mode")) ||
-                strcmp(mtb_jstr(a, "platform"), mtb_jstr(b, "platform")) || strcmp(mtb_jstr(a, "kernel"), mtb_jstr(b, "kernel")))
+            const struct mtb_sum_overhead *b = &ov[j];
+            if (done[j] || strcmp(a->variant, b->variant) || strcmp(a->mode, b->mode) ||
+                strcmp(a->platform, b->platform) || strcmp(a->kernel, b->kernel))
                 continue;
             done[j] = 1;
-            double v = mtb_jnum(json_object_get(b, "slowdown"), "median");
+            double v = b->metric[MTB_P_slowdown].median;
             if (!(v > 0))
                 continue;
             x[m++] = v;
-            json_array_append_new(members, json_sprintf("%s %s", mtb_jstr(b, "service"),
-                                                        mtb_jstr(json_object_get(b, "workload"), "mix")));
+            json_array_append_new(members, json_sprintf("%s %s", b->service, b->workload.mix));
         }
         struct mtb_stats_ci ci;
         if (m == 0 || mtb_stats_geomean_ci(x, m, CONF, BOOT_ITERS, SEED, &ci) != 0) {
             json_decref(members);
             continue;
         }
-        json_t *g = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "variant", mtb_jstr(a, "variant"), "mode", mtb_jstr(a, "mode"),
-                              "platform", mtb_jstr(a, "platform"), "kernel", mtb_jstr(a, "kernel"), "n", (int)m, "of", members);
+        json_t *g = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "variant", a->variant, "mode", a->mode, "platform",
+                              a->platform, "kernel", a->kernel, "n", (int)m, "of", members);
         json_t *c = json_object();
         json_object_set_new(c, "geomean", jreal(ci.est));
         json_object_set_new(c, "lo", jreal(ci.lo));
@@ -465,6 +387,7 @@ static json_t *geomeans_of(json_t *overheads)
     }
     free(done);
     free(x);
+    free(ov);
     return out;
 }
 
@@ -489,12 +412,14 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
             }
     json_t *ratio = mtb_summary_ratio_ci(num, den, np);
     json_t *delta = json_null();
-    if (json_is_object(ratio)) {
+    struct mtb_ci rc;
+    mtb_ci_read(ratio, &rc);
+    if (rc.present) {
         delta = json_object();
-        json_object_set_new(delta, "median", jreal(mtb_jnum(ratio, "median") - 1));
-        json_object_set_new(delta, "lo", jreal(mtb_jnum(ratio, "lo") - 1));
-        json_object_set_new(delta, "hi", jreal(mtb_jnum(ratio, "hi") - 1));
-        json_object_set(delta, "conf", json_object_get(ratio, "conf"));
+        json_object_set_new(delta, "median", jreal(rc.median - 1));
+        json_object_set_new(delta, "lo", jreal(rc.lo - 1));
+        json_object_set_new(delta, "hi", jreal(rc.hi - 1));
+        json_object_set_new(delta, "conf", json_real(rc.conf));
     }
     struct mtb_stats_mwu mw;
     char lab[128];
@@ -517,21 +442,22 @@ static json_t *kernel_pair(const struct series *A, const struct series *B)
     return o;
 }
 
-/* each kernel's overhead of comparison o's configuration (slowdown_a, slowdown_b), where there is one */
-static void kernel_overheads(json_t *o, json_t *overheads)
+/* each kernel's overhead of the comparison o of A's configuration with B's
+ * (slowdown_a, slowdown_b), where there is one among the overhead rows ov */
+static void kernel_overheads(json_t *o, const struct series *A, const struct series *B,
+                             const struct mtb_sum_overhead *ov, size_t nov)
 {
-    size_t i;
-    json_t *ov;
-    json_array_foreach(overheads, i, ov)
-    {
-        if (strcmp(mtb_jstr(ov, "service"), mtb_jstr(o, "service")) || strcmp(mtb_jstr(ov, "variant"), mtb_jstr(o, "variant")) ||
-            strcmp(mtb_jstr(ov, "mode"), mtb_jstr(o, "mode")) || strcmp(mtb_jstr(ov, "platform"), mtb_jstr(o, "platform")) ||
-            !mtb_workload_equal(json_object_get(ov, "workload"), json_object_get(o, "workload")))
+    const struct mtb_rec_config *ca = &A->cfg;
+    char lab[128];
+    const char *variant = mtb_label_of(ca->variant, ca->allocator, lab, sizeof lab);
+    for (size_t i = 0; i < nov; i++) {
+        if (strcmp(ov[i].service, ca->service) || strcmp(ov[i].variant, variant) || strcmp(ov[i].mode, ca->mode) ||
+            strcmp(ov[i].platform, ca->platform) || !mtb_workload_equal(ov[i].workload.j, ca->workload))
             continue;
-        if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(o, "kernel_a")))
-            json_object_set(o, "slowdown_a", json_object_get(ov, "slowdown"));
-        if (!strcmp(mtb_jstr(ov, "kernel"), mtb_jstr(o, "kernel_b")))
-            json_object_set(o, "slowdown_b", json_object_get(ov, "slowdown"));
+        if (!strcmp(ov[i].kernel, ca->kernel))
+            json_object_set(o, "slowdown_a", ov[i].metric[MTB_P_slowdown].j);
+        if (!strcmp(ov[i].kernel, B->cfg.kernel))
+            json_object_set(o, "slowdown_b", ov[i].metric[MTB_P_slowdown].j);
     }
 }
 
@@ -541,6 +467,9 @@ static void kernel_overheads(json_t *o, json_t *overheads)
 static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads, const char *ref)
 {
     json_t *out = json_array();
+    struct mtb_sum_overhead *ov;
+    size_t nov;
+    MTB_READ_ROWS(overheads, ov, nov, mtb_sum_overhead_read);
     for (size_t a = 0; a < ns; a++)
         for (size_t b = 0; b < ns; b++) {
             const char *ka = ss[a].cfg.kernel, *kb = ss[b].cfg.kernel;
@@ -549,17 +478,21 @@ static json_t *kernels_of(struct series *ss, size_t ns, json_t *overheads, const
             int swap = ref && (!strcmp(ka, ref) || !strcmp(kb, ref))
                            ? !strcmp(kb, ref)
                            : !strcmp(kb, "host") || (!strcmp(kb, "stock") && strcmp(ka, "host"));
-            json_t *o = kernel_pair(swap ? &ss[b] : &ss[a], swap ? &ss[a] : &ss[b]);
-            kernel_overheads(o, overheads);
+            const struct series *A = swap ? &ss[b] : &ss[a], *B = swap ? &ss[a] : &ss[b];
+            json_t *o = kernel_pair(A, B);
+            kernel_overheads(o, A, B, ov, nov);
             json_array_append_new(out, o);
         }
+    free(ov);
     return out;
 }
 
 /* A record's perf events per request (perf.per_request). */
 static json_t *perf_of(json_t *rec)
 {
-    return json_incref(json_object_get(json_object_get(rec, "perf"), "per_request"));
+    struct mtb_rec_outcome o;
+    mtb_rec_outcome_read(rec, &o);
+    return json_incref(o.perf_per_request);
 }
 
 /* A record's tag operations per request, from the service's own counters
@@ -569,24 +502,27 @@ static json_t *perf_of(json_t *rec)
  * PostgreSQL: transactions, xact_commit + xact_rollback). */
 static json_t *tag_ops_of(json_t *rec)
 {
-    json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
-    json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");
-    double req = mtb_jnum(d, "cmd_get") + mtb_jnum(d, "cmd_set");
-    if (!(req > 0))
-        req = mtb_jnum(d, "requests");
-    if (!(req > 0))
-        req = mtb_jnum(d, "xact_commit") + mtb_jnum(d, "xact_rollback");
-    if (!json_is_integer(ops) || !json_is_integer(gr) || !(req > 0))
+    struct mtb_rec_outcome o;
+    mtb_rec_outcome_read(rec, &o);
+    if (!o.has_objtag || !(o.counted_requests > 0))
         return NULL;
-    return json_pack("{s:f,s:f}", "tag_ops", (double)json_integer_value(ops) / req, "granules_tagged",
-                     (double)json_integer_value(gr) / req);
+    return json_pack("{s:f,s:f}", "tag_ops", (double)o.objtag_ops / o.counted_requests, "granules_tagged",
+                     (double)o.objtag_granules / o.counted_requests);
 }
+
+/* an event's values over a configuration's runs */
+struct ev_values {
+    char *name;
+    double x[MAXRUNS];
+    size_t n;
+};
 
 /* The median over a configuration's runs of each figure per request that
  * `of` gives for a record (a new reference, or NULL); NULL when no run had any. */
 static json_t *per_request(json_t *records, const char *key, json_t *(*of)(json_t *))
 {
-    json_t *vals = json_object();
+    struct ev_values *ev = NULL;
+    size_t nev = 0;
     size_t i;
     json_t *rec;
     json_array_foreach(records, i, rec)
@@ -599,96 +535,91 @@ static json_t *per_request(json_t *records, const char *key, json_t *(*of)(json_
         if (!same)
             continue;
         json_t *pr = of(rec);
-        if (!json_object_size(pr)) {
-            json_decref(pr);
-            continue;
-        }
-        const char *ev;
+        const char *name;
         json_t *v;
-        json_object_foreach(pr, ev, v)
+        json_object_foreach(pr, name, v)
         {
             if (!json_is_number(v))
                 continue;
-            json_t *a = json_object_get(vals, ev);
-            if (!a)
-                json_object_set_new(vals, ev, a = json_array());
-            json_array_append_new(a, json_real(json_number_value(v)));
+            struct ev_values *e = NULL;
+            for (size_t k2 = 0; k2 < nev && !e; k2++)
+                if (!strcmp(ev[k2].name, name))
+                    e = &ev[k2];
+            if (!e) {
+                ev = mtb_realloc(ev, (nev + 1) * sizeof *ev);
+                e = &ev[nev++];
+                e->name = mtb_strdup(name);
+                e->n = 0;
+            }
+            if (e->n < MAXRUNS)
+                e->x[e->n++] = json_number_value(v);
         }
         json_decref(pr);
     }
-    if (!json_object_size(vals)) {
-        json_decref(vals);
+    if (!nev)
         return NULL;
-    }
     json_t *out = json_object();
-    const char *ev;
-    json_t *a;
-    json_object_foreach(vals, ev, a)
-    {
-        double x[MAXRUNS];
-        size_t n = 0, j;
-        json_t *v;
-        json_array_foreach(a, j, v) if (n < MAXRUNS) x[n++] = json_number_value(v);
-        json_object_set_new(out, ev, json_real(mtb_stats_median(x, n)));
+    for (size_t k = 0; k < nev; k++) {
+        json_object_set_new(out, ev[k].name, json_real(mtb_stats_median(ev[k].x, ev[k].n)));
+        free(ev[k].name);
     }
-    json_decref(vals);
+    free(ev);
     return out;
 }
 
 /* Throughput and overhead against server cores: the configurations that are
  * points of a core sweep (workload.cores), in order of service, workload,
  * platform, kernel, config and cores. */
-static json_t *g_sort_rows;
+static const struct mtb_sum_config *g_sort_cfgs;
 static int cmp_core_rows(const void *a, const void *b)
 {
-    json_t *x = json_array_get(g_sort_rows, *(const size_t *)a), *y = json_array_get(g_sort_rows, *(const size_t *)b);
-    static const char *keys[] = { "service", "workload", "platform", "kernel", "variant", "mode" };
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        int c = strcmp(mtb_jstr(x, keys[k]), mtb_jstr(y, keys[k]));
+    const struct mtb_sum_config *x = &g_sort_cfgs[*(const size_t *)a], *y = &g_sort_cfgs[*(const size_t *)b];
+    const char *kx[] = { x->service, x->workload.name, x->platform, x->kernel, x->variant, x->mode };
+    const char *ky[] = { y->service, y->workload.name, y->platform, y->kernel, y->variant, y->mode };
+    for (size_t k = 0; k < sizeof kx / sizeof kx[0]; k++) {
+        int c = strcmp(kx[k], ky[k]);
         if (c)
             return c;
     }
-    double cx = mtb_jnum(x, "cores"), cy = mtb_jnum(y, "cores");
-    return cx < cy ? -1 : cx > cy ? 1 : strcmp(mtb_jstr(x, "service_cpus"), mtb_jstr(y, "service_cpus"));
+    double cx = (double)x->workload.cores, cy = (double)y->workload.cores;
+    return cx < cy ? -1 : cx > cy ? 1 : strcmp(x->workload.service_cpus, y->workload.service_cpus);
 }
 
 static json_t *cores_of(json_t *configs, json_t *overheads)
 {
-    json_t *rows = json_array();
-    size_t i, j;
-    json_t *c, *o;
-    json_array_foreach(configs, i, c)
-    {
-        json_t *w = json_object_get(c, "workload");
-        if (!json_is_integer(json_object_get(w, "cores")))
-            continue;
-        json_t *slow = NULL;
-        json_array_foreach(overheads, j, o) if (
-            !strcmp(mtb_jstr(o, "service"), mtb_jstr(c, "service")) && !strcmp(mtb_jstr(o, "variant"), mtb_jstr(c, "variant")) &&
-            !strcmp(mtb_jstr(o, "mode"), mtb_jstr(c, "mode")) && !strcmp(mtb_jstr(o, "platform"), mtb_jstr(c, "platform")) &&
-            !strcmp(mtb_jstr(o, "kernel"), mtb_jstr(c, "kernel")) && mtb_workload_equal(json_object_get(o, "workload"), w)) slow =
-            json_object_get(o, "slowdown");
-        json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:O,s:O,s:b}", "service", mtb_jstr(c, "service"),
-                              "workload", mtb_jstr(w, "name"), "platform", mtb_jstr(c, "platform"), "kernel",
-                              mtb_jstr(c, "kernel"), "variant", mtb_jstr(c, "variant"), "mode", mtb_jstr(c, "mode"),
-                              "cores", json_object_get(w, "cores"), "service_cpus", mtb_jstr(w, "service_cpus"),
-                              "ops_per_sec", json_object_get(c, "ops_per_sec"), "slowdown", slow ? slow : json_null(),
-                              "emulated", json_is_true(json_object_get(c, "emulated")));
-        if (*mtb_jstr(w, "core_type"))
-            json_object_set_new(r, "core_type", json_string(mtb_jstr(w, "core_type")));
-        json_array_append_new(rows, r);
-    }
-    size_t n = json_array_size(rows);
-    size_t *idx = mtb_calloc(n + 1, sizeof *idx);
-    for (i = 0; i < n; i++)
-        idx[i] = i;
-    g_sort_rows = rows;
+    struct mtb_sum_config *cf;
+    struct mtb_sum_overhead *ov;
+    size_t ncf, nov, n = 0;
+    MTB_READ_ROWS(configs, cf, ncf, mtb_sum_config_read);
+    MTB_READ_ROWS(overheads, ov, nov, mtb_sum_overhead_read);
+    size_t *idx = mtb_calloc(ncf + 1, sizeof *idx);
+    for (size_t i = 0; i < ncf; i++)
+        if (cf[i].workload.has_cores)
+            idx[n++] = i;
+    g_sort_cfgs = cf;
     qsort(idx, n, sizeof *idx, cmp_core_rows);
     json_t *sorted = json_array();
-    for (i = 0; i < n; i++)
-        json_array_append(sorted, json_array_get(rows, idx[i]));
+    for (size_t k = 0; k < n; k++) {
+        const struct mtb_sum_config *c = &cf[idx[k]];
+        const struct mtb_sum_workload *w = &c->workload;
+        json_t *slow = NULL;
+        for (size_t j = 0; j < nov; j++)
+            if (!strcmp(ov[j].service, c->service) && !strcmp(ov[j].variant, c->variant) &&
+                !strcmp(ov[j].mode, c->mode) && !strcmp(ov[j].platform, c->platform) &&
+                !strcmp(ov[j].kernel, c->kernel) && mtb_workload_equal(ov[j].workload.j, w->j))
+                slow = ov[j].metric[MTB_P_slowdown].j;
+        json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:O?,s:O,s:b}", "service", c->service, "workload",
+                              w->name, "platform", c->platform, "kernel", c->kernel, "variant", c->variant, "mode",
+                              c->mode, "cores", (json_int_t)w->cores, "service_cpus", w->service_cpus, "ops_per_sec",
+                              c->metric[MTB_M_ops_per_sec].j, "slowdown", slow ? slow : json_null(), "emulated",
+                              c->emulated);
+        if (*w->core_type)
+            json_object_set_new(r, "core_type", json_string(w->core_type));
+        json_array_append_new(sorted, r);
+    }
     free(idx);
-    json_decref(rows);
+    free(cf);
+    free(ov);
     return sorted;
 }
 
@@ -778,12 +709,13 @@ static json_t *config_row(const struct series *s, json_t *records, json_t *warni
         return NULL;
     if (s->errors_over_limit)
         json_object_set_new(o, "errors_over_limit", json_true());
-    json_t *rl = json_object_get(json_object_get(s->first, "sequential"), "run_length");
-    if (json_is_number(json_object_get(rl, "chosen_s")) && mtb_jnum(rl, "chosen_s") != mtb_jnum(rl, "pilot_s"))
+    struct mtb_rec_env e;
+    mtb_rec_env_read(s->first, &e);
+    if (e.has_run_length && e.chosen_s != e.pilot_s && isfinite(e.pilot_s) && isfinite(e.pilot_pairs))
         /* REPS=auto changed the run length after its pilot pairs: the workload keeps the pilot's */
-        json_object_set_new(o, "run_length", json_pack("{s:O,s:O,s:O}", "pilot_s", json_object_get(rl, "pilot_s"),
-                                                       "pilot_pairs", json_object_get(rl, "pilot_pairs"), "chosen_s",
-                                                       json_object_get(rl, "chosen_s")));
+        json_object_set_new(o, "run_length", json_pack("{s:f,s:I,s:f}", "pilot_s", e.pilot_s, "pilot_pairs",
+                                                       (json_int_t)e.pilot_pairs, "chosen_s", e.chosen_s));
+    mtb_rec_env_free(&e);
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++) {
         double v[MAXRUNS];
         size_t nv = finite_of(s->val[m], s->n, v);
@@ -817,7 +749,9 @@ static void record_warnings(json_t *records, json_t *warnings)
         char name[256];
         struct mtb_rec_config rc;
         mtb_rec_config_view(rec, &rc);
-        json_array_foreach(json_object_get(rec, "warnings"), wi, wv)
+        struct mtb_rec_outcome ro;
+        mtb_rec_outcome_read(rec, &ro);
+        json_array_foreach(ro.warnings, wi, wv)
         {
             json_t *line = json_sprintf("%s: %s", cfg_name(&rc, name, sizeof name), json_string_value(wv));
             int dup = 0;
@@ -855,7 +789,7 @@ json_t *mtb_summary_build_ref(json_t *records, const char *reference_kernel)
     json_t *sum = json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "mtebench-summary/1", "emulated",
                             emulated, "label", emulated ? "emulated: not hardware timing" : "hardware timing", "metrics",
                             metrics_json(), "configs", configs, "overheads", overheads, "geomeans", geomeans, "kernels",
-                            kernels, "cores", cores, "warnings", warnings, "environment", environment(records));
+                            kernels, "cores", cores, "warnings", warnings, "environment", mtb_summary_environment(records));
     /* only where some allocator other than glibc's ran: summaries as before the axis otherwise */
     if (json_array_size(allocators))
         json_object_set_new(sum, "allocators", allocators);

@@ -14,6 +14,8 @@
 #include "report/report.h"
 #include "run/run.h"
 #include "core/record.h"
+#include "core/record_outcome.h"
+#include "core/summary_rows.h"
 #include "lib/jsonx.h"
 #include "report/prom.h"
 #include "analysis/summary.h"
@@ -183,17 +185,17 @@ static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
            : so->why == MTB_SEQ_USER ? "STOPPED BY THE USER (Ctrl-C): the report above is of the pairs done, the runs "
                                        "finished are kept (exit 130)"
                                          : "interrupted");
+    const struct mtb_runlen *rl = &plan->runlen_choice;
     if (plan->runlen)
-        printf("REPS=auto: run length %g s for the %d pilot pairs, then %g s (%s)\n", mtb_jnum(plan->runlen, "pilot_s"),
-               (int)json_integer_value(json_object_get(plan->runlen, "pilot_pairs")), mtb_jnum(plan->runlen, "chosen_s"),
-               mtb_jstr(plan->runlen, "why"));
-    json_object_set_new(sum, "sequential",
-                        json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
-                                  (json_int_t)so->pairs, "elapsed_s", so->elapsed, "stopped",
-                                  mtb_seq_verdict_name(so->why), "precision", plan->precision, "max_time_s",
-                                  plan->max_time, "looks", (int)plan->seq.nlooks, "look_conf", plan->seq.look_conf));
+        printf("REPS=auto: run length %g s for the %d pilot pairs, then %g s (%s)\n", rl->pilot_s, rl->pilot_pairs,
+               rl->chosen_s, rl->why ? rl->why : "");
+    json_t *sq = json_pack("{s:s,s:I,s:f,s:s,s:f,s:f,s:i,s:f}", "rule", "bonferroni over planned looks", "pairs",
+                           (json_int_t)so->pairs, "elapsed_s", so->elapsed, "stopped", mtb_seq_verdict_name(so->why),
+                           "precision", plan->precision, "max_time_s", plan->max_time, "looks", (int)plan->seq.nlooks,
+                           "look_conf", plan->seq.look_conf);
     if (plan->runlen)
-        json_object_set(json_object_get(sum, "sequential"), "run_length", plan->runlen);
+        json_object_set(sq, "run_length", plan->runlen);
+    json_object_set_new(sum, "sequential", sq);
 }
 
 /* Print and write the statistics of a finished plan: the records in memory,
@@ -229,7 +231,11 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     int nwritten = 0, unwritten = 0;
     size_t k;
     json_t *r;
-    json_array_foreach(set.records, k, r) nwritten += !json_is_true(json_object_get(r, "not_written"));
+    json_array_foreach(set.records, k, r) {
+        struct mtb_rec_outcome o;
+        mtb_rec_outcome_read(r, &o);
+        nwritten += !o.not_written;
+    }
     printf("\n");
     if (nwritten)
         printf("records: %s/*/record.json\n", dir);
@@ -244,9 +250,11 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
         }
     }
     /* --prom-textfile: mtebench-bench-SERVICE.prom or mtebench-plan-NAME.prom */
-    char *job = !strcmp(plan->name, "bench")
-                    ? mtb_asprintf("bench-%s", mtb_jstr(json_array_get(json_object_get(sum, "configs"), 0), "service"))
-                    : mtb_asprintf("plan-%s", plan->name);
+    struct mtb_sum_rows sr;
+    mtb_sum_rows_read(sum, &sr);
+    char *job = !strcmp(plan->name, "bench") ? mtb_asprintf("bench-%s", sr.nconfigs ? sr.configs[0].service : "")
+                                             : mtb_asprintf("plan-%s", plan->name);
+    mtb_sum_rows_free(&sr);
     unwritten |= mtb_prom_after(job, sum);
     free(job);
     /* the full report of this results dir: reports/<name>/index.html, ... */

@@ -238,7 +238,7 @@ static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *re
     if (k >= MTB_CAP_MAXREP)
         return;
     struct mtb_load_view l;
-    mtb_load_view_read(json_object_get(rec, "load"), &l);
+    mtb_load_view_of_record(rec, &l);
     struct mtb_rec_figures fig;
     mtb_rec_figures_read(rec, &fig);
     double ach = fig.metric[MTB_M_ops_per_sec], err = fig.error_rate;

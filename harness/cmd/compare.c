@@ -12,6 +12,8 @@
 #include "plan/plan.h"
 #include "lib/proc.h"
 #include "core/record.h"
+#include "core/record_env.h"
+#include "core/summary_rows.h"
 #include "run/run.h"
 #include "analysis/summary.h"
 #include "report/summary_text.h"
@@ -61,10 +63,12 @@ static json_t *configs_of(json_t *records, int *emulated, json_t **plat)
         char *cfg = mtb_asprintf("%s/%s", c.variant, c.mode);
         mtb_jadd_unique(configs, cfg);
         free(cfg);
-        json_t *p = json_object_get(rec, "platform");
         *emulated |= mtb_record_emulated(rec);
-        if (!*plat && json_object_size(p))
-            *plat = p;
+        struct mtb_rec_env e;
+        mtb_rec_env_read(rec, &e);
+        if (!*plat && e.has_platform) /* the first record's platform: name, accel, QEMU */
+            *plat = json_pack("{s:s,s:s,s:s}", "name", e.platform, "accel", e.accel, "qemu", e.qemu);
+        mtb_rec_env_free(&e);
     }
     return configs;
 }
@@ -100,14 +104,12 @@ static json_t *kernel_identities(json_t *records, char names[MAXK][128], int nk)
 }
 
 /* the summary's configuration of cfg ("variant/mode") on kernel, or NULL */
-static json_t *summary_config(json_t *sum, const char *cfg, const char *kernel)
+static const struct mtb_sum_config *summary_config(const struct mtb_sum_rows *sum, const char *cfg, const char *kernel)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(sum, "configs"), i, c)
-    {
-        char *name = mtb_asprintf("%s/%s", mtb_jstr(c, "variant"), mtb_jstr(c, "mode"));
-        int same = !strcmp(name, cfg) && !strcmp(mtb_jstr(c, "kernel"), kernel);
+    for (size_t i = 0; i < sum->nconfigs; i++) {
+        const struct mtb_sum_config *c = &sum->configs[i];
+        char *name = mtb_asprintf("%s/%s", c->variant, c->mode);
+        int same = !strcmp(name, cfg) && !strcmp(c->kernel, kernel);
         free(name);
         if (same)
             return c;
@@ -118,24 +120,22 @@ static json_t *summary_config(json_t *sum, const char *cfg, const char *kernel)
 /* kernel against the reference in the summary's kernel axis: the throughput
  * ratio (kernel ÷ reference, median of the pairs with its CI), every pair
  * metric of the table, Mann–Whitney U; NULL when they were not compared */
-static json_t *vs_reference(json_t *sum, const char *cfg, const char *ref, const char *kernel)
+static json_t *vs_reference(const struct mtb_sum_rows *sum, const char *cfg, const char *ref, const char *kernel)
 {
-    size_t i;
-    json_t *k;
-    json_array_foreach(json_object_get(sum, "kernels"), i, k)
-    {
-        char *name = mtb_asprintf("%s/%s", mtb_jstr(k, "variant"), mtb_jstr(k, "mode"));
-        int same = !strcmp(name, cfg) && !strcmp(mtb_jstr(k, "kernel_a"), ref) && !strcmp(mtb_jstr(k, "kernel_b"), kernel);
+    for (size_t i = 0; i < sum->nkernels; i++) {
+        const struct mtb_sum_kernel *k = &sum->kernels[i];
+        char *name = mtb_asprintf("%s/%s", k->variant, k->mode);
+        int same = !strcmp(name, cfg) && !strcmp(k->kernel_a, ref) && !strcmp(k->kernel_b, kernel);
         free(name);
-        if (!same || !json_is_object(json_object_get(k, "ops_ratio")))
+        if (!same || !k->ops_ratio.present)
             continue;
-        json_t *v = json_deep_copy(json_object_get(k, "ops_ratio"));
+        json_t *v = json_deep_copy(k->ops_ratio.j);
         json_object_set_new(v, "reference", json_string(ref));
-        json_object_set(v, "pairs", json_object_get(k, "pairs"));
-        json_object_set(v, "mann_whitney_p", json_object_get(k, "mann_whitney_p"));
-        json_object_set(v, "significant", json_object_get(k, "significant"));
+        json_object_set_new(v, "pairs", json_integer((json_int_t)k->pairs));
+        json_object_set_new(v, "mann_whitney_p", isnan(k->mann_whitney_p) ? json_null() : json_real(k->mann_whitney_p));
+        json_object_set_new(v, "significant", json_boolean(k->significant));
         for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
-            json_object_set(v, mtb_pair_metrics[m].key, json_object_get(k, mtb_pair_metrics[m].key));
+            json_object_set(v, mtb_pair_metrics[m].key, k->metric[m].j);
         return v;
     }
     return NULL;
@@ -169,6 +169,8 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
     int emulated = 0;
     json_t *configs = configs_of(records, &emulated, &plat);
     json_t *sum = mtb_summary_build_ref(records, names[0]);
+    struct mtb_sum_rows sr;
+    mtb_sum_rows_read(sum, &sr);
     json_t *rows = json_array();
     size_t ci;
     json_t *cfgv;
@@ -176,13 +178,12 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
     {
         const char *cfg = json_string_value(cfgv);
         for (int k = 0; k < nk; k++) {
-            json_t *c = summary_config(sum, cfg, names[k]);
+            const struct mtb_sum_config *c = summary_config(&sr, cfg, names[k]);
             json_t *row = json_pack("{s:s,s:s,s:i,s:i}", "config", cfg, "kernel", names[k], "runs",
-                                    c ? (int)json_integer_value(json_object_get(c, "runs")) : 0, "failed",
-                                    failed_runs(records, cfg, names[k]));
+                                    c ? (int)c->runs : 0, "failed", failed_runs(records, cfg, names[k]));
             for (size_t m = 0; c && m < MTB_NRUN_METRICS; m++)
-                json_object_set(row, mtb_run_metrics[m].key, json_object_get(c, mtb_run_metrics[m].key));
-            json_t *v = k > 0 ? vs_reference(sum, cfg, names[0], names[k]) : NULL;
+                json_object_set(row, mtb_run_metrics[m].key, c->metric[m].j);
+            json_t *v = k > 0 ? vs_reference(&sr, cfg, names[0], names[k]) : NULL;
             if (v)
                 json_object_set_new(row, "vs_reference", v);
             json_array_append_new(rows, row);
@@ -191,12 +192,10 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
     json_t *ks = kernel_identities(records, names, nk);
     json_t *out = json_pack("{s:s,s:o,s:s,s:o,s:b,s:s,s:b}", "schema", MTB_KERNEL_COMPARE_SCHEMA, "kernels", ks,
                             "reference", names[0], "rows", rows, "emulated", emulated, "note",
-                            emulated ? NOTE_TCG : NOTE_KVM, "any_ok", json_array_size(json_object_get(sum, "configs")) > 0);
-    json_object_set_new(out, "platform",
-                        plat ? json_pack("{s:s,s:s,s:s}", "name", mtb_jstr(plat, "name"), "accel", mtb_jstr(plat, "accel"),
-                                         "qemu", mtb_jstr(plat, "qemu"))
-                             : json_null());
+                            emulated ? NOTE_TCG : NOTE_KVM, "any_ok", sr.nconfigs > 0);
+    json_object_set_new(out, "platform", plat ? plat : json_null());
     json_decref(configs);
+    mtb_sum_rows_free(&sr);
     json_decref(sum);
     return out;
 }

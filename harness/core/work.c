@@ -353,7 +353,7 @@ double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const ch
         }
     }
     struct mtb_load_view l;
-    mtb_load_view_read(json_object_get(rec, "load"), &l);
+    mtb_load_view_of_record((json_t *)rec, &l);
     if (l.requests > 0) {
         *from = "the load generator's requests";
         return l.requests;

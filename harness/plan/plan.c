@@ -10,6 +10,9 @@
 #include "plan/runlen.h"
 #include "lib/jsonx.h"
 #include "core/kernel.h"
+#include "core/record.h"
+#include "core/record_env.h"
+#include "core/record_outcome.h"
 #include "lib/proc.h"
 #include "agent/remote.h"
 #include "run/quiet.h"
@@ -209,7 +212,7 @@ static json_t *resume_one(const char *dir, const char *rundir, const struct mtb_
     char *rp = mtb_asprintf("%s/record.json", rundir);
     json_t *rec = json_load_file(rp, 0, NULL);
     free(rp);
-    if (rec && json_is_string(json_object_get(rec, "status")) && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+    if (rec && mtb_record_status(rec) == MTB_RUN_OK)
         return rec;
     json_t *got = NULL;
     if (rec && run->platform->recover && run->platform->recover(run, rec, &got) == MTB_RUN_OK) {
@@ -381,13 +384,12 @@ static json_t *run_cell(struct plan_loop *x, const struct mtb_plan_cell *c, long
     }
     if (p->reps == MTB_REPS_AUTO && rec) {
         /* the level every look's interval is built at: the summary reports the overhead at it */
-        json_object_set_new(rec, "sequential",
-                            json_pack("{s:s,s:f,s:f,s:f,s:I,s:i}", "rule", "bonferroni over planned looks",
-                                      "look_conf", p->seq.look_conf, "precision", p->seq.precision,
-                                      "max_time_s", p->seq.max_time, "max_reps", (json_int_t)p->seq.max_reps,
-                                      "looks", (int)p->seq.nlooks));
+        json_t *sq = json_pack("{s:s,s:f,s:f,s:f,s:I,s:i}", "rule", "bonferroni over planned looks", "look_conf",
+                               p->seq.look_conf, "precision", p->seq.precision, "max_time_s", p->seq.max_time,
+                               "max_reps", (json_int_t)p->seq.max_reps, "looks", (int)p->seq.nlooks);
         if (p->runlen)
-            json_object_set(json_object_get(rec, "sequential"), "run_length", p->runlen);
+            json_object_set(sq, "run_length", p->runlen);
+        json_object_set_new(rec, "sequential", sq);
         char *rp = mtb_asprintf("%s/record.json", rundir);
         char *txt = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
         if (txt)
@@ -444,6 +446,7 @@ static void choose_runlen(struct plan_loop *x)
     struct mtb_runlen r;
     mtb_runlen_choose(x->records, t0, w->warmup, startup, MTB_RUNLEN_MIN, &r);
     p->runlen = mtb_runlen_json(&r);
+    p->runlen_choice = r;
     double new_pair = 0;
     for (size_t k = 0; k < p->ncells; k++) {
         p->cells[k].wl.duration = r.chosen_s;
@@ -457,7 +460,10 @@ static void choose_runlen(struct plan_loop *x)
     size_t i;
     json_t *rec;
     json_array_foreach(x->records, i, rec) {
-        json_t *sq = json_object_get(rec, "sequential");
+        struct mtb_rec_env re;
+        mtb_rec_env_read(rec, &re);
+        json_t *sq = re.sequential;
+        mtb_rec_env_free(&re);
         const char *path = json_string_value(json_array_get(x->files, i));
         if (!json_is_object(sq))
             continue;
@@ -709,8 +715,9 @@ json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures, struct mtb_err *
 /* Note a run that was not ok in failed ([{record, status, error}]). */
 static void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
 {
-    const char *st = json_string_value(json_object_get(rec, "status"));
-    const char *why = json_string_value(json_object_get(rec, "error"));
+    struct mtb_rec_outcome o;
+    mtb_rec_outcome_read((json_t *)rec, &o);
+    const char *st = o.status, *why = o.error;
     char *recp = mtb_asprintf("%s/record.json", rundir);
     json_array_append_new(failed, json_pack("{s:s,s:s,s:s}", "record", recp, "status", st ? st : "error", "error",
                                             why ? why : "(no reason recorded)"));

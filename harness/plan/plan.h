@@ -13,6 +13,7 @@
 #include "run/run.h"
 #include "analysis/seqstop.h"
 #include "analysis/capacity.h"
+#include "plan/runlen.h"
 
 struct mtb_plan_cell {
     const char *entry;                /* the plan section it came from */
@@ -61,6 +62,7 @@ struct mtb_plan {
     int adapt_runlen;                 /* REPS=auto, DURATION not given: the run length is chosen after the
                                        * pilot pairs (runlen.c) */
     json_t *runlen;                   /* ... the choice (mtb_runlen_json), or NULL */
+    struct mtb_runlen runlen_choice;  /* ... the same, as chosen */
     int tag_rate;                     /* run directories name the offered rate ("-r2500"): a search's probes */
     struct mtb_plan_capacity *caps;   /* the entries with an SLO (mtb_plan_load), run after the matrix */
     size_t ncaps;

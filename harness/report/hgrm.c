@@ -3,6 +3,8 @@
 #include "common/atomicfile.h"
 #include "core/loadlog.h"
 #include "core/record.h"
+#include "core/record_env.h"
+#include "core/load_rows.h"
 #include "lib/files.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
@@ -20,9 +22,12 @@ static char *config_file_name(json_t *rec)
 {
     struct mtb_rec_config c;
     mtb_rec_config_view(rec, &c);
-    const char *host = mtb_jstr(json_object_get(rec, "environment"), "hostname");
+    struct mtb_rec_env e;
+    mtb_rec_env_read(rec, &e);
+    const char *host = e.hostname;
     char *n = mtb_asprintf("%s-%s-%s-%s-%s-%s%s%s", c.service, c.variant, c.mode, c.platform, c.kernel,
                            mtb_jstr(c.workload, "name"), *host ? "-" : "", host);
+    mtb_rec_env_free(&e);
     for (char *p = n; *p; p++)
         if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
             *p = '_';
@@ -39,7 +44,9 @@ int mtb_hgrm_write_configs(const struct mtb_record_set *set, const char *dir, ch
 
     json_array_foreach(set->records, i, rec) {
         char *n;
-        if (strcmp(mtb_jstr(rec, "status"), "ok") || !json_array_size(json_object_get(json_object_get(rec, "load"), "histogram")))
+        struct mtb_load_view lv;
+        mtb_load_view_of_record(rec, &lv);
+        if (strcmp(mtb_jstr(rec, "status"), "ok") || !json_array_size(lv.histogram))
             continue;
         n = config_file_name(rec);
         if (!json_object_get(groups, n))
@@ -59,7 +66,11 @@ int mtb_hgrm_write_configs(const struct mtb_record_set *set, const char *dir, ch
         json_t *r;
         if (rc || mtl_hist_init(&h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST))
             break;
-        json_array_foreach(g, k, r) mtb_hlog_add_histogram(&h, json_object_get(json_object_get(r, "load"), "histogram"));
+        json_array_foreach(g, k, r) {
+            struct mtb_load_view lv;
+            mtb_load_view_of_record(r, &lv);
+            mtb_hlog_add_histogram(&h, lv.histogram);
+        }
         path = mtb_asprintf("%s/%s.hgrm", hdir, name);
         if (!(f = mtb_af_fopen(path, &tmp)) || mtb_af_fclose(f, tmp, path, mtl_hist_write_hgrm(&h, f, 1e6))) {
             snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));

@@ -3,6 +3,7 @@
 #include "report/plot.h"
 #include "core/summary_rows.h"
 #include "core/capacity_rows.h"
+#include "core/load_rows.h"
 #include "core/allocator.h"
 #include "analysis/lathist.h"
 #include "analysis/stats.h"
@@ -245,7 +246,9 @@ char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated)
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        json_t *h = json_object_get(json_object_get(rec, "load"), "histogram");
+        struct mtb_load_view lv;
+        mtb_load_view_of_record(rec, &lv);
+        json_t *h = lv.histogram;
         if (!rec_ok_in(rec, group) || !json_array_size(h))
             continue;
         char *l = line_label(rec, 0);
@@ -311,8 +314,10 @@ char *mtb_plot_spectrum_script(json_t *records, const char *group, int emulated)
 /* one run's rates by second: rate[t-1] for t = 1..n (NAN where none) */
 static size_t run_rates(json_t *rec, double *rate, size_t max)
 {
-    json_t *ts = json_object_get(json_object_get(rec, "load"), "timeseries"), *pt;
-    double prev = 0, dur = mtb_jnum(json_object_get(rec, "load"), "duration_s");
+    struct mtb_load_view lv;
+    mtb_load_view_of_record(rec, &lv);
+    json_t *ts = lv.timeseries, *pt;
+    double prev = 0, dur = lv.duration_s;
     size_t j, n = 0;
     json_array_foreach(ts, j, pt)
     {
@@ -347,8 +352,9 @@ char *mtb_plot_timeseries_script(json_t *records, const char *group, int emulate
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        json_t *ts = json_object_get(json_object_get(rec, "load"), "timeseries");
-        if (!rec_ok_in(rec, group) || !json_array_size(ts))
+        struct mtb_load_view lv;
+        mtb_load_view_of_record(rec, &lv);
+        if (!rec_ok_in(rec, group) || !json_array_size(lv.timeseries))
             continue;
         char *l = line_label(rec, 0);
         json_t *a = json_object_get(cfgs, l);

@@ -205,7 +205,9 @@ static void cap_figure(FILE *f, const char *name, const struct prom_who *w, cons
 /* a plan's capacity searches (summary "capacity": mtebench-capacity/1 results) */
 static void write_capacity(FILE *f, json_t *sum, const char *host)
 {
-    json_t *caps = json_object_get(sum, "capacity"), *cap;
+    struct mtb_sum_sections sec;
+    mtb_sum_sections_read(sum, &sec);
+    json_t *caps = sec.capacity, *cap;
     size_t i;
     if (!json_array_size(caps))
         return;

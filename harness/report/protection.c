@@ -3,71 +3,90 @@
 #include "lib/jsonx.h"
 #include "lib/util.h"
 #include "core/detect_rows.h"
+#include "core/summary_rows.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *protection_row(json_t *mx, json_t *c, const char *path)
+/* a configuration's catches in matrix mx (its headline row h) as a row of
+ * "what the price buys", its cost not yet joined; NULL: no "variant/mode" */
+static json_t *protection_row(const struct mtb_det_rows *mx, const struct mtb_det_head *h, const char *path)
 {
-    const char *cfg = mtb_jstr(c, "config");
+    const char *cfg = h->config;
     const char *slash = strchr(cfg, '/');
     if (!slash)
         return NULL;
-    json_t *r = json_pack("{s:s,s:s%,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:s}", "service", mtb_jstr(mx, "service"),
-                          "variant", cfg, (size_t)(slash - cfg), "mode", slash + 1, "detect_platform",
-                          mtb_jstr(mx, "platform"), "bugs_caught", json_object_get(c, "bugs_caught"), "bugs_tested",
-                          json_object_get(c, "bugs_tested"), "fraction", json_object_get(c, "fraction"),
-                          "wilson95_lo", json_object_get(c, "wilson95_lo"), "wilson95_hi",
-                          json_object_get(c, "wilson95_hi"), "makeup", json_object_get(mx, "makeup"), "source", path);
+    json_t *makeup = json_object();
+    for (size_t i = 0; i < mx->nmakeup; i++)
+        json_object_set_new(makeup, mx->makeup[i].cls, json_integer((json_int_t)mx->makeup[i].bugs));
+    json_t *r = json_pack("{s:s,s:s%,s:s,s:s,s:I,s:I,s:f,s:f,s:f,s:o,s:s}", "service", mx->service, "variant", cfg,
+                          (size_t)(slash - cfg), "mode", slash + 1, "detect_platform", mx->platform, "bugs_caught",
+                          (json_int_t)h->caught, "bugs_tested", (json_int_t)h->tested, "fraction", h->fraction,
+                          "wilson95_lo", h->lo, "wilson95_hi", h->hi, "makeup", makeup, "source", path);
     /* diagnosability: the bugs it also explains (cause and object; matrices from before it have none) */
-    if (json_object_get(c, "explained"))
-        json_object_set(r, "explained", json_object_get(c, "explained"));
+    if (h->has_explained)
+        json_object_set_new(r, "explained", json_pack("{s:I,s:f,s:f,s:f}", "bugs", (json_int_t)h->explained,
+                                                      "fraction", h->ex_fraction, "wilson95_lo", h->ex_lo,
+                                                      "wilson95_hi", h->ex_hi));
     return r;
 }
 
 json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err, size_t errlen)
 {
     json_t *rows = json_array();
+    struct mtb_sum_overhead *ov;
+    size_t nov;
+    MTB_READ_ROWS(json_object_get(sum, "overheads"), ov, nov, mtb_sum_overhead_read);
     for (int i = 0; i < n; i++) {
         char *p = mtb_det_path(paths[i]);
         json_error_t je;
-        json_t *mx = json_load_file(p, 0, &je), *c, *o;
-        if (!mx || strcmp(mtb_jstr(mx, "schema"), MTB_DET_SCHEMA) != 0) {
+        json_t *mj = json_load_file(p, 0, &je);
+        struct mtb_det_rows mx;
+        mtb_det_rows_read(mj, &mx);
+        if (!mj || strcmp(mx.schema, MTB_DET_SCHEMA) != 0) {
             snprintf(err, errlen, "%s: no detection matrix (mtebench detect's detect.json, schema "
                      "mtebench-detect-matrix/1)", p);
-            json_decref(mx);
+            mtb_det_rows_free(&mx);
+            json_decref(mj);
             json_decref(rows);
+            free(ov);
             free(p);
             return NULL;
         }
-        size_t j, k;
-        json_array_foreach(json_object_get(mx, "headline"), j, c) {
-            json_t *r = protection_row(mx, c, p);
+        for (size_t j = 0; j < mx.nhead; j++) {
+            const struct mtb_det_head *h = &mx.head[j];
+            json_t *r = protection_row(&mx, h, p);
             if (!r)
                 continue;
+            const char *slash = strchr(h->config, '/');
+            char *variant = mtb_asprintf("%.*s", (int)(slash - h->config), h->config);
+            const char *mode = slash + 1;
             int found = 0;
-            json_array_foreach(json_object_get(sum, "overheads"), k, o) {
-                if (strcmp(mtb_jstr(o, "service"), mtb_jstr(r, "service")) ||
-                    strcmp(mtb_jstr(o, "variant"), mtb_jstr(r, "variant")) || strcmp(mtb_jstr(o, "mode"), mtb_jstr(r, "mode")))
+            for (size_t k = 0; k < nov; k++) {
+                const struct mtb_sum_overhead *o = &ov[k];
+                if (strcmp(o->service, mx.service) || strcmp(o->variant, variant) || strcmp(o->mode, mode))
                     continue;
                 json_t *x = json_deep_copy(r);
-                json_object_set(x, "slowdown", json_object_get(o, "slowdown"));
-                json_object_set(x, "kernel", json_object_get(o, "kernel"));
-                json_object_set(x, "cost_platform", json_object_get(o, "platform"));
+                json_object_set(x, "slowdown", o->metric[MTB_P_slowdown].j);
+                json_object_set_new(x, "kernel", json_string(o->kernel));
+                json_object_set_new(x, "cost_platform", json_string(o->platform));
                 json_array_append_new(rows, x);
                 found = 1;
             }
-            if (!found && !strcmp(mtb_jstr(r, "variant"), "plain") && !strcmp(mtb_jstr(r, "mode"), "off")) {
+            if (!found && !strcmp(variant, "plain") && !strcmp(mode, "off")) {
                 json_object_set_new(r, "baseline", json_true());
                 json_array_append(rows, r);
             }
+            free(variant);
             json_decref(r);
         }
-        json_decref(mx);
+        mtb_det_rows_free(&mx);
+        json_decref(mj);
         free(p);
     }
+    free(ov);
     return rows;
 }
 

@@ -7,6 +7,7 @@
 #include "report/hgrm.h"
 #include "report/hlog_import.h"
 #include "report/work_table.h"
+#include "core/summary_rows.h"
 #include "analysis/summary.h"
 #include "report/summary_text.h"
 #include "lib/util.h"
@@ -36,14 +37,16 @@ static int write_text(const char *dir, const char *file, const char *text, char 
 static int write_files(const struct mtb_record_set *set, json_t *sum, const char *summary_md, const char *name,
                        const char *dir, json_t **summary_out, char *err, size_t errlen)
 {
-    if (!json_object_get(sum, "work")) /* the counted runs among the results (DIR/work/) */
-        json_object_set_new(sum, "work", mtb_work_rows(set->dirs));
+    struct mtb_sum_sections sec;
+    mtb_sum_sections_read(sum, &sec);
+    if (!sec.work) /* the counted runs among the results (DIR/work/) */
+        json_object_set_new(sum, "work", sec.work = mtb_work_rows(set->dirs));
     char *wcsv = NULL;
     size_t wlen = 0;
-    if (json_array_size(json_object_get(sum, "work"))) {
+    if (json_array_size(sec.work)) {
         FILE *wf = open_memstream(&wcsv, &wlen);
         if (wf) {
-            mtb_work_rows_csv(wf, json_object_get(sum, "work"));
+            mtb_work_rows_csv(wf, sec.work);
             fclose(wf);
         }
     }

@@ -5,6 +5,9 @@
 #include "report/report.h"
 #include "report/capacity_out.h"
 #include "core/capacity_rows.h"
+#include "core/fault_rows.h"
+#include "core/record_outcome.h"
+#include "core/summary_rows.h"
 #include "report/plot.h"
 #include "core/work.h"
 #include "analysis/summary.h"
@@ -275,7 +278,9 @@ static void html_overheads(FILE *f, json_t *sum, const struct mtb_sum_rows *r, i
  * the overhead of the same service, variant and mode (report --detect) */
 static void html_protection(FILE *f, json_t *sum, int emu, int *nplot, json_t *problems)
 {
-    json_t *rows = json_object_get(sum, "protection");
+    struct mtb_sum_sections sec;
+    mtb_sum_sections_read(sum, &sec);
+    json_t *rows = sec.protection;
     if (!json_array_size(rows))
         return;
     size_t n;
@@ -311,9 +316,11 @@ static void html_protection(FILE *f, json_t *sum, int emu, int *nplot, json_t *p
  * directory's capacity.json), plot and tables as capacity.html has them */
 static void html_capacity(FILE *f, json_t *sum, int *nplot, json_t *problems)
 {
-    json_t *caps = json_object_get(sum, "capacity"), *r;
+    struct mtb_sum_sections sec;
+    mtb_sum_sections_read(sum, &sec);
+    json_t *r;
     size_t i;
-    json_array_foreach(caps, i, r) {
+    json_array_foreach(sec.capacity, i, r) {
         struct mtb_cap_rows cr;
         mtb_cap_rows_read(r, &cr);
         char *t = mtb_asprintf("Capacity of %s %s at %s", cr.service, cr.workload, cr.slo_text);
@@ -336,7 +343,9 @@ static void html_work(FILE *f, json_t *sum)
 {
     struct mtb_sum_work *w;
     size_t n;
-    mtb_sum_work_read(json_object_get(sum, "work"), &w, &n);
+    struct mtb_sum_sections sec;
+    mtb_sum_sections_read(sum, &sec);
+    mtb_sum_work_read(sec.work, &w, &n);
     if (!n) {
         free(w);
         return;
@@ -594,10 +603,14 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
                 fprintf(f, "<td>%s</td>", v);
             }
         char *note = NULL;
-        json_t *fault = json_object_get(rec, "fault");
-        if (json_is_object(fault))
-            note = mtb_asprintf("fault: signal %lld, si_code %lld (%s)", (long long)mtb_jnum(fault, "signal"),
-                                (long long)mtb_jnum(fault, "si_code"), mtb_jstr(fault, "kind"));
+        struct mtb_rec_outcome ro;
+        mtb_rec_outcome_read(rec, &ro);
+        if (json_is_object(ro.fault)) {
+            struct mtb_fault_view fv;
+            mtb_fault_view_read(ro.fault, &fv);
+            note = mtb_asprintf("fault: signal %lld, si_code %lld (%s)", fv.signal, fv.si_code, fv.kind);
+            mtb_fault_view_free(&fv);
+        }
         else if (!ok)
             note = mtb_strdup(mtb_jstr(rec, "error"));
         else if (fig.errors_over_limit)

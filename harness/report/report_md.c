@@ -5,6 +5,7 @@
 #include "report/capacity_out.h"
 #include "report/work_table.h"
 #include "core/record.h"
+#include "core/summary_rows.h"
 #include "lib/util.h"
 
 #include <math.h>
@@ -26,17 +27,18 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
     }
     /* the summary's first line is its title: replace it by the report's */
     const char *rest = strchr(body, '\n');
-    fprintf(f, "# mtebench report: %s%s\n", name,
-            json_is_true(json_object_get(sum, "emulated")) ? " (emulated: not hardware timing)" : "");
+    struct mtb_sum_sections sec;
+    mtb_sum_sections_read(sum, &sec);
+    fprintf(f, "# mtebench report: %s%s\n", name, sec.emulated ? " (emulated: not hardware timing)" : "");
     fprintf(f, "\n%zu run records (%zu usable) from:", json_array_size(set->records), mtb_record_usable(set));
     size_t i;
     json_t *v;
     json_array_foreach(set->dirs, i, v) fprintf(f, " `%s`", json_string_value(v));
     fprintf(f, "\n%s", rest ? rest : "");
-    mtb_report_protection_md(f, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
-    mtb_work_rows_md(f, json_object_get(sum, "work"));
+    mtb_report_protection_md(f, sec.protection, sec.emulated);
+    mtb_work_rows_md(f, sec.work);
     json_t *cap;
-    json_array_foreach(json_object_get(sum, "capacity"), i, cap) { /* its headings one level down */
+    json_array_foreach(sec.capacity, i, cap) { /* its headings one level down */
         char *cm = mtb_capacity_markdown(cap);
         for (const char *l = cm; l && *l;) {
             const char *e = strchr(l, '\n');

@@ -1,6 +1,7 @@
 /* proof.c - see proof.h */
 #include "run/proof.h"
 #include "core/mode.h"
+#include "core/proof_rows.h"
 #include "probe/vmflags.h"
 #include "lib/proc.h"
 #include "lib/util.h"
@@ -36,18 +37,13 @@ json_t *mtb_proof_parse(const char *text)
     return o;
 }
 
-static long long jint(json_t *o, const char *k, long long dflt)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? json_integer_value(v) : dflt;
-}
-
 int mtb_proof_check(const struct mtb_mode *m, json_t *probe, char *why, size_t n)
 {
-    const char *tcf = json_string_value(json_object_get(probe, "tcf"));
-    const char *tp = json_string_value(json_object_get(probe, "tagged_ptrs"));
+    struct mtb_probe_view pv;
+    mtb_probe_view_read(probe, &pv);
+    const char *tcf = pv.tcf, *tp = pv.tagged_ptrs;
     int tagged = tp ? atoi(tp) : -1;
-    long long w = jint(probe, "write_fault", -100), r = jint(probe, "read_fault", -100);
+    long long w = pv.has_write_fault ? pv.write_fault : -100, r = pv.has_read_fault ? pv.read_fault : -100;
     if (!tcf || !tp || w == -100 || r == -100) {
         snprintf(why, n, "probe output incomplete");
         return 0;
@@ -173,12 +169,11 @@ int mtb_proof_smaps_max(const char *path, int *shared)
 
 int mtb_proof_allocator(json_t *proof, const struct mtb_allocator *a, const struct mtb_mode *m, char *why, size_t n)
 {
-    json_t *pr = json_object_get(proof, "probe");
     if (strcmp(mtb_jstr(proof, "method"), "probe") != 0)
         return 1; /* no probe ran (no MTE on this architecture): glibc's malloc, the only one allowed there */
-    const char *from = json_string_value(json_object_get(pr, "malloc_from"));
-    const char *small = json_string_value(json_object_get(pr, "tagged_ptrs"));
-    const char *large = json_string_value(json_object_get(pr, "tagged_large"));
+    struct mtb_probe_view pv;
+    mtb_probe_view_read(json_object_get(proof, "probe"), &pv);
+    const char *from = pv.malloc_from, *small = pv.tagged_ptrs, *large = pv.tagged_large;
     json_object_set_new(proof, "allocator", json_pack("{s:s,s:s?,s:s?,s:s?}", "name", a->name, "malloc_from", from,
                                                       "tagged_small", small, "tagged_large", large));
     if (!from) {

@@ -8,6 +8,8 @@
 #include "core/countmark.h"
 #include "core/loadlog.h"
 #include "core/load_rows.h"
+#include "core/fault_rows.h"
+#include "core/record_outcome.h"
 #include "drivers/driver.h"
 #include "run/perf.h"
 #include "run/pmu_mte.h"
@@ -623,7 +625,9 @@ static void keep_core(struct run_ctx *c, json_t *fault)
         pat[strcspn(pat, "\n")] = 0;
     if (pf)
         fclose(pf);
-    int pid = (int)json_integer_value(json_object_get(fault, "pid"));
+    struct mtb_fault_view fv;
+    mtb_fault_view_read(fault, &fv);
+    int pid = (int)fv.pid;
     const char *ps = strstr(pat, "%p");
     json_t *o;
     if (pat[0] != '/' || !ps || strchr(ps + 2, '%') || memchr(pat, '%', (size_t)(ps - pat)))
@@ -634,7 +638,7 @@ static void keep_core(struct run_ctx *c, json_t *fault)
         struct stat st;
         for (int i = 0; i < 20 && stat(src, &st) != 0; i++) /* the kernel has written it by the time the parent reaps */
             usleep(100000);
-        uint64_t addr = strtoull(json_string_value(json_object_get(fault, "addr")) ?: "0", NULL, 16);
+        uint64_t addr = strtoull(*fv.addr ? fv.addr : "0", NULL, 16);
         if (stat(src, &st) != 0)
             o = json_pack("{s:o}", "error", json_sprintf("no core at %s (the process's RLIMIT_CORE, or the kernel's "
                                                          "refusal: suid_dumpable)", src));
@@ -656,6 +660,7 @@ static void keep_core(struct run_ctx *c, json_t *fault)
         free(dst);
     }
     json_object_set_new(c->rec, "core", o);
+    mtb_fault_view_free(&fv);
 }
 
 /* write: a fault overrides the status; the record written atomically */
@@ -670,10 +675,11 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
     if (fault) {
         status = MTB_RUN_FAULT;
         json_object_set_new(c->rec, "fault", fault);
-        snprintf(c->why, sizeof c->why, "%s: %s at %s (signal %d, si_code %d)", run->recipe->name,
-                 json_string_value(json_object_get(fault, "kind")), json_string_value(json_object_get(fault, "addr")),
-                 (int)json_integer_value(json_object_get(fault, "signal")),
-                 (int)json_integer_value(json_object_get(fault, "si_code")));
+        struct mtb_fault_view fv;
+        mtb_fault_view_read(fault, &fv);
+        snprintf(c->why, sizeof c->why, "%s: %s at %s (signal %d, si_code %d)", run->recipe->name, fv.kind, fv.addr,
+                 (int)fv.signal, (int)fv.si_code);
+        mtb_fault_view_free(&fv);
     }
     json_object_set_new(c->rec, "status",
                         json_string(status == MTB_RUN_OK ? "ok" : status == MTB_RUN_FAULT ? "fault" : "error"));
@@ -683,12 +689,16 @@ static enum mtb_run_status step_write(struct run_ctx *c, enum mtb_run_status sta
     if (mtb_record_warnings_add(c->rec) && !run->quiet) {
         size_t wi;
         json_t *wv;
-        json_array_foreach(json_object_get(c->rec, "warnings"), wi, wv)
+        struct mtb_rec_outcome ro;
+        mtb_rec_outcome_read(c->rec, &ro);
+        json_array_foreach(ro.warnings, wi, wv)
             mtb_warn("run %d/%d: %s", run->index, run->total, json_string_value(wv));
     }
     if (mtb_record_end(c->rec, run->dir) != status) { /* not written */
         status = MTB_RUN_ERROR;
-        snprintf(c->why, sizeof c->why, "%s", json_string_value(json_object_get(c->rec, "error")));
+        struct mtb_rec_outcome ro;
+        mtb_rec_outcome_read(c->rec, &ro);
+        snprintf(c->why, sizeof c->why, "%s", ro.error ? ro.error : "(null)");
     }
     if (status != MTB_RUN_OK && !run->quiet) {
         mtb_warn("run %d/%d (%s %s/%s): %s", run->index, run->total, run->recipe->name, run->variant,
