@@ -32,6 +32,22 @@ static const char *field(const char *line, const char *key, char *buf, size_t n)
 
 uint64_t mtb_fault_hex(const char *s) { return s ? strtoull(s, NULL, 16) : 0; }
 
+int mtb_fault_utf8(const char *s)
+{
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
+}
+
+/* a value of a line as it is kept: "" when it is no UTF-8 (*omit gets bit) */
+static char *kept(const char *v, unsigned *omit, unsigned bit)
+{
+    if (mtb_fault_utf8(v))
+        return mtb_strdup(v);
+    *omit |= bit;
+    return mtb_strdup("");
+}
+
 static void pcs_of(struct mtb_fl_pcs *p, const char *list)
 {
     free(p->v);
@@ -94,10 +110,13 @@ static void parse_line(struct mtb_fault_lines *f, const char *line)
         const char *tags = field(line, "tags=", b, sizeof b);
         if (tags && strlen(tags) == 33) {
             char base[40];
-            free(f->tags_base), free(f->tags);
-            f->has_tags = 1;
-            f->tags_base = mtb_strdup(field(line, "base=", base, sizeof base) ?: "");
-            f->tags = mtb_strdup(tags);
+            const char *bs = field(line, "base=", base, sizeof base) ?: "";
+            if (mtb_fault_utf8(tags) && mtb_fault_utf8(bs)) { /* else kept out, the earlier ones stay */
+                free(f->tags_base), free(f->tags);
+                f->has_tags = 1;
+                f->tags_base = mtb_strdup(bs);
+                f->tags = mtb_strdup(tags);
+            }
             if (tags[16] != '-') {
                 f->has_memory_tag = 1;
                 f->memory_tag = (int)strtol((char[2]){ tags[16], 0 }, NULL, 16);
@@ -112,10 +131,14 @@ static void parse_line(struct mtb_fault_lines *f, const char *line)
             size_t l = strcspn(p, " \n");
             const char *eq = memchr(p, '=', l);
             if (eq) {
-                f->regs = mtb_realloc(f->regs, (f->nregs + 1) * sizeof *f->regs);
                 snprintf(b, sizeof b, "%.*s", (int)(eq - p), p);
-                f->regs[f->nregs].name = mtb_strdup(b);
-                f->regs[f->nregs++].value = mtb_asprintf("%.*s", (int)(p + l - eq - 1), eq + 1);
+                char *v = mtb_asprintf("%.*s", (int)(p + l - eq - 1), eq + 1);
+                if (mtb_fault_utf8(b) && mtb_fault_utf8(v)) { /* a register JSON cannot hold stays out */
+                    f->regs = mtb_realloc(f->regs, (f->nregs + 1) * sizeof *f->regs);
+                    f->regs[f->nregs].name = mtb_strdup(b);
+                    f->regs[f->nregs++].value = v;
+                } else
+                    free(v);
             }
             p += l;
             while (*p == ' ')
@@ -130,13 +153,14 @@ static void parse_line(struct mtb_fault_lines *f, const char *line)
         char role[8], perms[8], path[512] = "";
         unsigned long long s, e, off;
         int n = sscanf(line, "MTEBENCH-MAP %7s %llx-%llx %7s %llx %*s %*s %511[^\n]", role, &s, &e, perms, &off, path);
-        if (n >= 5) {
+        const char *pth = path + strspn(path, " ");
+        if (n >= 5 && mtb_fault_utf8(role) && mtb_fault_utf8(perms) && mtb_fault_utf8(pth)) {
             f->maps = mtb_realloc(f->maps, (f->nmaps + 1) * sizeof *f->maps);
             struct mtb_fl_map *m = &f->maps[f->nmaps];
             snprintf(m->role, sizeof m->role, "%s", role);
             snprintf(m->perms, sizeof m->perms, "%s", perms);
             m->start = s, m->end = e, m->offset = off;
-            m->path = mtb_strdup(path + strspn(path, " "));
+            m->path = mtb_strdup(pth);
             if (!strcmp(role, "fault"))
                 f->fault_map = (long)f->nmaps;
             f->nmaps++;
@@ -153,9 +177,9 @@ static void parse_line(struct mtb_fault_lines *f, const char *line)
         f->allocs = mtb_realloc(f->allocs, (f->nallocs + 1) * sizeof *f->allocs);
         struct mtb_fl_alloc *o = &f->allocs[f->nallocs++];
         memset(o, 0, sizeof *o);
-        o->state = mtb_strdup(field(line, "state=", b, sizeof b) ?: "");
-        o->kind = mtb_strdup(field(line, "kind=", b, sizeof b) ?: "");
-        o->ptr_text = mtb_strdup(field(line, "ptr=", b, sizeof b) ?: "");
+        o->state = kept(field(line, "state=", b, sizeof b) ?: "", &o->omit, MTB_FL_OMIT_STATE);
+        o->kind = kept(field(line, "kind=", b, sizeof b) ?: "", &o->omit, MTB_FL_OMIT_KIND);
+        o->ptr_text = kept(field(line, "ptr=", b, sizeof b) ?: "", &o->omit, MTB_FL_OMIT_PTR);
         o->ptr = mtb_fault_hex(o->ptr_text);
         o->size = atoll(field(line, "size=", b, sizeof b) ?: "0");
         o->tid = atoi(field(line, "tid=", b, sizeof b) ?: "0");
@@ -181,7 +205,8 @@ struct mtb_fault_lines *mtb_fault_lines_parse(const char *text, int *more)
     const char *line = strstr(text, "MTEBENCH-FAULT");
     struct mtb_fault_lines *f = mtb_calloc(1, sizeof *f);
     f->fault_map = -1;
-    if (!line || sscanf(line, "MTEBENCH-FAULT signo=%d code=%d addr=%39s pid=%d", &f->signo, &f->code, f->addr, &f->pid) != 4) {
+    if (!line || sscanf(line, "MTEBENCH-FAULT signo=%d code=%d addr=%39s pid=%d", &f->signo, &f->code, f->addr, &f->pid) != 4 ||
+        !mtb_fault_utf8(f->addr)) {
         mtb_fault_lines_free(f);
         return NULL;
     }
@@ -248,8 +273,13 @@ json_t *mtb_fault_lines_json(const struct mtb_fault_lines *f)
         json_t *a = json_array();
         for (size_t i = 0; i < f->nallocs; i++) {
             const struct mtb_fl_alloc *o = &f->allocs[i];
-            json_t *oj = json_pack("{s:s,s:s,s:s,s:I,s:i}", "state", o->state, "kind", o->kind, "ptr", o->ptr_text,
-                                   "size", (json_int_t)o->size, "tid", o->tid);
+            json_t *oj = json_pack("{s:I,s:i}", "size", (json_int_t)o->size, "tid", o->tid);
+            if (!(o->omit & MTB_FL_OMIT_STATE))
+                json_object_set_new(oj, "state", json_string(o->state));
+            if (!(o->omit & MTB_FL_OMIT_KIND))
+                json_object_set_new(oj, "kind", json_string(o->kind));
+            if (!(o->omit & MTB_FL_OMIT_PTR))
+                json_object_set_new(oj, "ptr", json_string(o->ptr_text));
             if (o->has_free_tid)
                 json_object_set_new(oj, "free_tid", json_integer(o->free_tid));
             for (int k = 0; k < 3; k++)

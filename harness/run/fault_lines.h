@@ -38,7 +38,11 @@ struct mtb_fl_alloc {
     long long size;
     int tid, has_free_tid, free_tid;
     struct mtb_fl_pcs st[3]; /* alloc, free, free2 */
+    unsigned omit;           /* MTB_FL_OMIT_*: a value that was no UTF-8 ("" here, left out of the JSON) */
 };
+#define MTB_FL_OMIT_STATE 1u
+#define MTB_FL_OMIT_KIND 2u
+#define MTB_FL_OMIT_PTR 4u
 
 /* a register of the REGS line: its name and value as written */
 struct mtb_fl_reg {
@@ -78,6 +82,9 @@ struct mtb_fault_lines *mtb_fault_lines_parse(const char *text, int *more);
 void mtb_fault_lines_free(struct mtb_fault_lines *f);
 /** a register's value as the REGS line wrote it ("" when absent) */
 const char *mtb_fault_lines_reg(const struct mtb_fault_lines *f, const char *name);
+/** 1 when s is UTF-8 (what JSON can hold: a value that is not stays out
+ *  of the record, as it always did) */
+int mtb_fault_utf8(const char *s);
 /** a hexadecimal value (0x optional; NULL or "" is 0) */
 uint64_t mtb_fault_hex(const char *s);
 /** the mappings' files named under far that are not on this machine, read

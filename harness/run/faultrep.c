@@ -87,6 +87,7 @@ struct frame {
     char *function, *source;
     char **inlined_in;
     size_t ninlined;
+    int has_inlined;  /* addr2line named an inlining function (inlined_in kept, if empty) */
 };
 struct stack {
     struct frame *v;
@@ -120,7 +121,7 @@ static json_t *frame_json(const struct frame *fr)
         json_object_set_new(j, "function", json_string(fr->function));
     if (fr->source)
         json_object_set_new(j, "source", json_string(fr->source));
-    if (fr->ninlined) {
+    if (fr->has_inlined) {
         json_t *a = json_array();
         for (size_t i = 0; i < fr->ninlined; i++)
             json_array_append_new(a, json_string(fr->inlined_in[i]));
@@ -211,15 +212,20 @@ static void symbolise(struct stack *const *stacks, size_t nstacks)
                     continue;
                 }
                 char *src = strtok_r(NULL, "\n", &save);
+                /* a name that is no UTF-8 is left out (JSON cannot hold it) */
                 if (f3 && strcmp(line, "??")) {
-                    if (!f3->function)
-                        f3->function = mtb_strdup(line);
-                    else { /* the functions it was inlined into, outwards */
-                        f3->inlined_in = mtb_realloc(f3->inlined_in, (f3->ninlined + 1) * sizeof *f3->inlined_in);
-                        f3->inlined_in[f3->ninlined++] = mtb_strdup(line);
+                    if (!f3->function) {
+                        if (mtb_fault_utf8(line))
+                            f3->function = mtb_strdup(line);
+                    } else { /* the functions it was inlined into, outwards */
+                        f3->has_inlined = 1;
+                        if (mtb_fault_utf8(line)) {
+                            f3->inlined_in = mtb_realloc(f3->inlined_in, (f3->ninlined + 1) * sizeof *f3->inlined_in);
+                            f3->inlined_in[f3->ninlined++] = mtb_strdup(line);
+                        }
                     }
                 }
-                if (f3 && src && strncmp(src, "??", 2) && !f3->source) {
+                if (f3 && src && strncmp(src, "??", 2) && !f3->source && mtb_fault_utf8(strrchr(src, '/') ? strrchr(src, '/') + 1 : src)) {
                     const char *sl = strrchr(src, '/');
                     f3->source = mtb_strdup(sl ? sl + 1 : src);
                 }
