@@ -40,9 +40,12 @@ char *mtb_work_plugin_arg(const char *out)
     return a;
 }
 
-/* "k=v k=v ..." into o: numbers as integers, the rest as strings */
-static void parse_pairs(char *line, json_t *o)
+/* "k=v k=v ..." into o: numbers as integers, the rest as strings.
+ * @return MTB_HAS_TID, MTB_HAS_WINDOW: the keys the line had */
+enum { HAS_TID = 1, HAS_WINDOW = 2 };
+static int parse_pairs(char *line, json_t *o)
 {
+    int has = 0;
     for (char *save = NULL, *tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq)
@@ -50,8 +53,11 @@ static void parse_pairs(char *line, json_t *o)
         *eq = 0;
         char *end;
         unsigned long long v = strtoull(eq + 1, &end, 10);
-        json_object_set_new(o, tok, eq[1] && !*end ? json_integer((json_int_t)v) : json_string(eq + 1));
+        json_t *val = eq[1] && !*end ? json_integer((json_int_t)v) : json_string(eq + 1);
+        if (val && json_object_set_new(o, tok, val) == 0)
+            has |= !strcmp(tok, "tid") ? HAS_TID : !strcmp(tok, "window") ? HAS_WINDOW : 0;
     }
+    return has;
 }
 
 json_t *mtb_work_load(const char *path, char *err, size_t errlen)
@@ -69,39 +75,67 @@ json_t *mtb_work_load(const char *path, char *err, size_t errlen)
     json_t *plugin = json_object(), *totals = json_array(), *windows = json_array(), *tasks = json_array();
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        json_t *o = json_object();
         if (!strncmp(line, "mtecount ", 9)) {
             parse_pairs(line + 9, plugin);
-            json_decref(o);
             continue;
         }
-        parse_pairs(line, o);
-        json_array_append_new(json_object_get(o, "tid") ? tasks : json_object_get(o, "window") ? windows : totals, o);
+        json_t *o = json_object();
+        int has = parse_pairs(line, o);
+        json_array_append_new(has & HAS_TID ? tasks : has & HAS_WINDOW ? windows : totals, o);
     }
     free(text);
     return json_pack("{s:o,s:o,s:o,s:o}", "plugin", plugin, "totals", totals, "windows", windows, "tasks", tasks);
 }
 
-/* add every integer of from into to */
-static void add_counts(json_t *to, const json_t *from)
+/* ---- the account, on the output's lines (core/work_rows.h) ---- */
+
+/* an EL's counts summed over lines: each integer key, in the order met */
+struct counts {
+    struct mtb_work_kv *kv;
+    size_t n, cap;
+};
+
+static long long count_of(const struct counts *c, const char *k)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)from, k, v) {
-        if (!json_is_integer(v) || !strcmp(k, "vcpu") || !strcmp(k, "el") || !strcmp(k, "window"))
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->kv[i].key, k))
+            return c->kv[i].v;
+    return 0;
+}
+
+/* add every integer of line l into c (its tid aside) */
+static void add_counts(struct counts *c, const struct mtb_work_line *l)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        if (!strcmp(l->kv[k].key, "tid"))
             continue;
-        json_int_t had = json_integer_value(json_object_get(to, k));
-        json_object_set_new(to, k, json_integer(had + json_integer_value(v)));
+        size_t i = 0;
+        while (i < c->n && strcmp(c->kv[i].key, l->kv[k].key))
+            i++;
+        if (i == c->n) {
+            if (c->n == c->cap)
+                c->kv = mtb_realloc(c->kv, (c->cap = c->cap ? 2 * c->cap : 32) * sizeof *c->kv);
+            c->kv[c->n++] = (struct mtb_work_kv){ l->kv[k].key, 0 };
+        }
+        c->kv[i].v += l->kv[k].v;
     }
+}
+
+static json_t *counts_json(const struct counts *c)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < c->n; i++)
+        json_object_set_new(o, c->kv[i].key, json_integer((json_int_t)c->kv[i].v));
+    return o;
 }
 
 /* counter k of an EL's window less what wait loops' repeats held of it
  * (the plugin's spin_k; docs/COUNTING.md, "Wait loops") */
-static json_int_t outside_waits(const json_t *counts, const char *k)
+static long long outside_waits(const struct counts *c, const char *k)
 {
     char spin[64];
     snprintf(spin, sizeof spin, "spin_%s", k);
-    return json_integer_value(json_object_get(counts, k)) - json_integer_value(json_object_get(counts, spin));
+    return count_of(c, k) - count_of(c, spin);
 }
 
 /* 1 when vcpu is in the CPU list s ("0", "0-3,8") */
@@ -125,17 +159,19 @@ static int in_words(const char *names, const char *name)
     return 0;
 }
 
+/* the guest's list of the service's tasks */
+struct svc_tasks {
+    struct mtb_svc_task *v;
+    size_t n;
+};
+
 /* 1 when tid is one of the service's tasks whose name is one of comms (a
  * space-separated list; NULL: any) */
-static int task_of(const json_t *svc_tasks, json_int_t tid, const char *comms)
+static int task_of(const struct svc_tasks *st, long long tid, const char *comms)
 {
-    size_t i;
-    json_t *t;
-    json_array_foreach(svc_tasks, i, t) {
-        if (json_integer_value(json_object_get(t, "tid")) == tid &&
-            (!comms || in_words(comms, json_string_value(json_object_get(t, "comm")) ?: "")))
+    for (size_t i = 0; i < st->n; i++)
+        if (st->v[i].tid == tid && (!comms || in_words(comms, st->v[i].comm ? st->v[i].comm : "")))
             return 1;
-    }
     return 0;
 }
 
@@ -143,67 +179,72 @@ static int task_of(const json_t *svc_tasks, json_int_t tid, const char *comms)
  * the service's tasks named one of comms (NULL: all of them). */
 struct lines_of {
     const char *list;
-    const json_t *svc_tasks;
+    const struct svc_tasks *svc_tasks;
     const char *comms;
 };
 
-/* window win's counts per EL ("el0", "el1"): the plugin's lines by vCPU
- * ("windows") or by task ("tasks") that which takes */
-static json_t *window_counts(const json_t *work, const char *lines, json_int_t win, const struct lines_of *which)
+/* window win's counts per EL (el0, el1): the plugin's lines by vCPU or by
+ * task that which takes */
+struct per_el {
+    struct counts el[2];
+};
+
+static void per_el_free(struct per_el *p)
 {
-    json_t *per_el = json_object();
-    for (int el = 0; el <= 1; el++) {
-        json_t *sum = json_object();
-        size_t i;
-        json_t *w;
-        json_array_foreach(json_object_get(work, lines), i, w) {
-            if (json_integer_value(json_object_get(w, "window")) != win ||
-                json_integer_value(json_object_get(w, "el")) != el)
+    free(p->el[0].kv);
+    free(p->el[1].kv);
+}
+
+static json_t *per_el_json(const struct per_el *p)
+{
+    return json_pack("{s:o,s:o}", "el0", counts_json(&p->el[0]), "el1", counts_json(&p->el[1]));
+}
+
+static void window_counts(const struct mtb_work_line *lines, size_t n, long long win, const struct lines_of *which,
+                          struct per_el *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int el = 0; el <= 1; el++)
+        for (size_t i = 0; i < n; i++) {
+            const struct mtb_work_line *w = &lines[i];
+            if (w->window != win || w->el != el)
                 continue;
-            if (which->svc_tasks ? task_of(which->svc_tasks, json_integer_value(json_object_get(w, "tid")),
-                                           which->comms)
-                                 : !which->list ||
-                                       in_list(which->list, (int)json_integer_value(json_object_get(w, "vcpu"))))
-                add_counts(sum, w);
+            if (which->svc_tasks ? task_of(which->svc_tasks, w->tid, which->comms)
+                                 : !which->list || in_list(which->list, (int)w->vcpu))
+                add_counts(&out->el[el], w);
         }
-        json_object_del(sum, "tid");
-        json_object_set_new(per_el, el ? "el1" : "el0", sum);
-    }
-    return per_el;
 }
 
-static json_t *role_counts(const json_t *work, json_int_t win, const char *list)
+static void role_counts(const struct mtb_work_out *o, long long win, const char *list, struct per_el *out)
 {
-    return window_counts(work, "windows", win, &(struct lines_of){ list, NULL, NULL });
+    window_counts(o->by_vcpu, o->nby_vcpu, win, &(struct lines_of){ list, NULL, NULL }, out);
 }
 
-static json_t *task_counts(const json_t *work, json_int_t win, const json_t *svc_tasks, const char *comms)
+static void task_counts(const struct mtb_work_out *o, long long win, const struct svc_tasks *st, const char *comms,
+                        struct per_el *out)
 {
-    return window_counts(work, "tasks", win, &(struct lines_of){ NULL, svc_tasks, comms });
+    window_counts(o->by_task, o->nby_task, win, &(struct lines_of){ NULL, st, comms }, out);
 }
-
 
 /* load less idle, per EL, counter by counter (core/work_rows.h's
  * MTB_WORK_COUNTERS: what a work table shows, and what wait loops' repeats
  * held of the first six and of wfe), each outside wait loops' repeats
  * (spin_NAME: what they held); and that per request */
-static json_t *net_of(const json_t *load, const json_t *idle, double requests, json_t **per_req)
+static json_t *net_of(const struct per_el *load, const struct per_el *idle, double requests, json_t **per_req)
 {
     json_t *net = json_object();
     *per_req = json_object();
-    const char *el;
-    json_t *l;
-    json_object_foreach((json_t *)load, el, l) {
+    for (int el = 0; el <= 1; el++) {
         json_t *n = json_object(), *pr = json_object();
-        const json_t *i = json_object_get(idle, el);
         for (int k = 0; k < MTB_NWC; k++) {
-            json_int_t d = outside_waits(l, mtb_work_counter_keys[k]) - outside_waits(i, mtb_work_counter_keys[k]);
-            json_object_set_new(n, mtb_work_counter_keys[k], json_integer(d));
+            long long d = outside_waits(&load->el[el], mtb_work_counter_keys[k]) -
+                          outside_waits(&idle->el[el], mtb_work_counter_keys[k]);
+            json_object_set_new(n, mtb_work_counter_keys[k], json_integer((json_int_t)d));
             if (requests > 0)
                 json_object_set_new(pr, mtb_work_counter_keys[k], json_real((double)d / requests));
         }
-        json_object_set_new(net, el, n);
-        json_object_set_new(*per_req, el, pr);
+        json_object_set_new(net, el ? "el1" : "el0", n);
+        json_object_set_new(*per_req, el ? "el1" : "el0", pr);
     }
     return net;
 }
@@ -214,63 +255,71 @@ struct accounts {
     json_t *load, *idle, *net, *per_req;
 };
 
-/* role's load (lw) and idle (iw) windows into a (which takes them) */
-static void account(struct accounts *a, const char *role, json_t *lw, json_t *iw, double requests)
+/* role's load (lw) and idle (iw) windows into a (which takes them; freed) */
+static void account(struct accounts *a, const char *role, struct per_el *lw, struct per_el *iw, double requests)
 {
     json_t *pr;
     json_object_set_new(a->net, role, net_of(lw, iw, requests, &pr));
     json_object_set_new(a->per_req, role, pr);
-    json_object_set_new(a->load, role, lw);
-    json_object_set_new(a->idle, role, iw);
+    json_object_set_new(a->load, role, per_el_json(lw));
+    json_object_set_new(a->idle, role, per_el_json(iw));
+    per_el_free(lw);
+    per_el_free(iw);
 }
 
 /* The service's own tasks (the guest's list, svc_tasks) in the load's
  * window less the idle one, all of them ("tasks" in net and per_req) and by
  * task name (by_task); or why not (tasks_note) */
-static void task_account(json_t *acc, const json_t *work, json_int_t nwin, const json_t *svc_tasks,
-                         const char *workers, double requests, struct accounts *a)
+static void task_account(json_t *acc, const struct mtb_work_out *o, const json_t *svc_tasks,
+                         const struct svc_tasks *st, const char *workers, double requests, struct accounts *a)
 {
-    json_int_t switches = json_integer_value(json_object_get(json_object_get(work, "plugin"), "context_switches"));
-    if (!switches || !json_array_size(json_object_get(work, "tasks"))) {
+    long long nwin = o->windows;
+    if (!o->context_switches || !o->nby_task) {
         json_object_set_new(acc, "tasks_note", json_string("no work by task: the kernel did not write CONTEXTIDR_EL1 "
                                                            "at its context switches (CONFIG_PID_IN_CONTEXTIDR, which "
                                                            "the named kernels set)"));
         return;
     }
-    if (!json_array_size(svc_tasks)) {
+    if (!st->n) {
         json_object_set_new(acc, "tasks_note", json_string("no work by task: the guest listed no task of the service "
                                                            "(an embedded service runs in its driver)"));
         return;
     }
-    account(a, "tasks", task_counts(work, nwin, svc_tasks, NULL), task_counts(work, nwin - 1, svc_tasks, NULL),
-            requests);
+    struct per_el lw, iw;
+    task_counts(o, nwin, st, NULL, &lw);
+    task_counts(o, nwin - 1, st, NULL, &iw);
+    account(a, "tasks", &lw, &iw, requests);
     /* the tasks that serve requests ([run] request_tasks; else all): their
      * work is per request by construction, where background threads follow
      * the clock */
-    account(a, "workers", task_counts(work, nwin, svc_tasks, workers), task_counts(work, nwin - 1, svc_tasks, workers),
-            requests);
+    task_counts(o, nwin, st, workers, &lw);
+    task_counts(o, nwin - 1, st, workers, &iw);
+    account(a, "workers", &lw, &iw, requests);
     json_object_set_new(acc, "workers", json_string(workers ? workers : "all of the service's tasks"));
     /* what the kernel ran for interrupts, on every vCPU (the plugin's tid -2) */
-    json_t *irq = json_pack("[{s:i,s:s}]", "tid", -2, "comm", "interrupts");
-    account(a, "interrupts", task_counts(work, nwin, irq, NULL), task_counts(work, nwin - 1, irq, NULL), requests);
-    json_decref(irq);
+    struct mtb_svc_task irq_task = { -2, "interrupts" };
+    const struct svc_tasks irq = { &irq_task, 1 };
+    task_counts(o, nwin, &irq, NULL, &lw);
+    task_counts(o, nwin - 1, &irq, NULL, &iw);
+    account(a, "interrupts", &lw, &iw, requests);
     json_t *pr;
     json_t *by = json_object();
-    size_t i;
-    json_t *t;
-    json_array_foreach(svc_tasks, i, t) {
-        const char *comm = json_string_value(json_object_get(t, "comm"));
-        if (!comm || json_object_get(by, comm))
+    for (size_t i = 0; i < st->n; i++) {
+        const char *comm = st->v[i].comm;
+        int seen = 0;
+        for (size_t j = 0; comm && j < i; j++)
+            seen |= st->v[j].comm && !strcmp(st->v[j].comm, comm);
+        if (!comm || seen)
             continue;
-        json_t *lw = task_counts(work, nwin, svc_tasks, comm), *iw = task_counts(work, nwin - 1, svc_tasks, comm);
-        json_t *n = net_of(lw, iw, requests, &pr);
+        task_counts(o, nwin, st, comm, &lw);
+        task_counts(o, nwin - 1, st, comm, &iw);
+        json_t *n = net_of(&lw, &iw, requests, &pr);
         int tids = 0;
-        size_t j;
-        json_t *u;
-        json_array_foreach(svc_tasks, j, u) tids += !strcmp(comm, json_string_value(json_object_get(u, "comm")) ?: "");
+        for (size_t j = 0; j < st->n; j++)
+            tids += !strcmp(comm, st->v[j].comm ? st->v[j].comm : "");
         json_object_set_new(by, comm, json_pack("{s:i,s:o,s:o}", "tasks", tids, "net", n, "per_request", pr));
-        json_decref(lw);
-        json_decref(iw);
+        per_el_free(&lw);
+        per_el_free(&iw);
     }
     json_object_set_new(acc, "tasks", json_deep_copy(svc_tasks));
     json_object_set_new(acc, "by_task", by);
@@ -279,41 +328,47 @@ static void task_account(json_t *acc, const json_t *work, json_int_t nwin, const
 json_t *mtb_work_account(const json_t *work, double requests, const char *requests_from, const json_t *affinity,
                          const json_t *svc_tasks, const char *workers)
 {
-    json_t *plugin = json_object_get(work, "plugin");
+    struct mtb_work_out o;
+    mtb_work_out_read(work, &o);
     json_t *acc = json_pack("{s:s,s:O,s:s,s:s}", "counted", "exact (counted): the guest's instruction stream under "
-                            "QEMU; not a timing", "plugin", plugin, "rules",
+                            "QEMU; not a timing", "plugin", o.plugin, "rules",
                             "docs/COUNTING.md: Tag Checked by the Arm ARM's rule; the page's Tagged attribute "
                             "approximated (upper half Tagged; lower half Tagged when the pointer's tag is not 0; "
                             "lower-half tag-0 accesses apart, tag0_lower)", "net",
                             "per request: the load's window less an idle window of the same length before it "
                             "(the service's timers and background threads, the kernel's ticks)");
-    json_int_t nwin = json_integer_value(json_object_get(plugin, "windows"));
-    json_object_set_new(acc, "windows", json_integer(nwin));
+    long long nwin = o.windows;
+    json_object_set_new(acc, "windows", json_integer((json_int_t)nwin));
     if (nwin < 2) {
         json_object_set_new(acc, "error", json_string("the guest did not open and close its two counting windows "
                                                       "(idle, then the load)"));
+        mtb_work_out_free(&o);
         return acc;
     }
     /* the roles: the service's vCPUs and the load generator's, when apart
      * (the guest's CPU n is the plugin's vCPU n) */
-    const char *svc = json_string_value(json_object_get(affinity, "service"));
-    const char *cli = json_string_value(json_object_get(affinity, "client"));
-    int apart = svc && cli && !json_is_true(json_object_get(affinity, "shares_cpus_with_client"));
-    const char *roles[3] = { "all", "service", "client" }, *lists[3] = { NULL, svc, cli };
+    struct mtb_work_affinity af;
+    mtb_work_affinity_read(affinity, &af);
+    int apart = af.service && af.client && !af.shares;
+    const char *roles[3] = { "all", "service", "client" }, *lists[3] = { NULL, af.service, af.client };
     struct accounts a = { json_object(), json_object(), json_object(), json_object() };
     json_t *load = a.load, *idle = a.idle, *net = a.net, *per_req = a.per_req;
-    for (int r = 0; r < (apart ? 3 : 1); r++)
-        account(&a, roles[r], role_counts(work, nwin, lists[r]), role_counts(work, nwin - 1, lists[r]), requests);
-    task_account(acc, work, nwin, svc_tasks, workers, requests, &a);
-    if (apart)
-        json_object_set_new(acc, "vcpus", json_pack("{s:s,s:s}", "service", svc, "client", cli));
-    json_t *by_vcpu = json_array();
-    size_t i;
-    json_t *w;
-    json_array_foreach(json_object_get(work, "windows"), i, w) {
-        if (json_integer_value(json_object_get(w, "window")) >= nwin - 1)
-            json_array_append(by_vcpu, w);
+    for (int r = 0; r < (apart ? 3 : 1); r++) {
+        struct per_el lw, iw;
+        role_counts(&o, nwin, lists[r], &lw);
+        role_counts(&o, nwin - 1, lists[r], &iw);
+        account(&a, roles[r], &lw, &iw, requests);
     }
+    struct svc_tasks st;
+    mtb_svc_tasks_read(svc_tasks, &st.v, &st.n);
+    task_account(acc, &o, svc_tasks, &st, workers, requests, &a);
+    free(st.v);
+    if (apart)
+        json_object_set_new(acc, "vcpus", json_pack("{s:s,s:s}", "service", af.service, "client", af.client));
+    json_t *by_vcpu = json_array();
+    for (size_t i = 0; i < o.nby_vcpu; i++)
+        if (o.by_vcpu[i].window >= nwin - 1)
+            json_array_append(by_vcpu, o.by_vcpu[i].j);
     json_object_set_new(acc, "window", load);
     json_object_set_new(acc, "idle", idle);
     json_object_set_new(acc, "window_net", net);
@@ -325,6 +380,7 @@ json_t *mtb_work_account(const json_t *work, double requests, const char *reques
     } else {
         json_decref(per_req);
     }
+    mtb_work_out_free(&o);
     return acc;
 }
 

@@ -1,5 +1,6 @@
 /* work_rows.c - see work_rows.h */
 #include "core/work_rows.h"
+#include "lib/jsonx.h"
 #include "lib/util.h"
 
 #include <stdlib.h>
@@ -66,4 +67,68 @@ double mtb_work_tag_stores(const struct mtb_work_acct *a, int el)
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         s += a->c[el][k[i]];
     return s;
+}
+
+static void line_read(json_t *l, struct mtb_work_line *r)
+{
+    r->j = l;
+    r->window = json_integer_value(json_object_get(l, "window"));
+    r->vcpu = json_integer_value(json_object_get(l, "vcpu"));
+    r->el = json_integer_value(json_object_get(l, "el"));
+    r->tid = json_integer_value(json_object_get(l, "tid"));
+    r->kv = mtb_calloc(json_object_size(l) + 1, sizeof *r->kv);
+    const char *k;
+    json_t *v;
+    json_object_foreach(l, k, v) {
+        if (!json_is_integer(v) || !strcmp(k, "vcpu") || !strcmp(k, "el") || !strcmp(k, "window"))
+            continue;
+        r->kv[r->n].key = k;
+        r->kv[r->n++].v = json_integer_value(v);
+    }
+}
+
+void mtb_work_out_read(const json_t *work, struct mtb_work_out *o)
+{
+    json_t *w = (json_t *)work;
+    memset(o, 0, sizeof *o);
+    o->plugin = json_object_get(w, "plugin");
+    o->windows = json_integer_value(json_object_get(o->plugin, "windows"));
+    o->context_switches = json_integer_value(json_object_get(o->plugin, "context_switches"));
+    MTB_READ_ROWS(json_object_get(w, "totals"), o->totals, o->ntotals, line_read);
+    MTB_READ_ROWS(json_object_get(w, "windows"), o->by_vcpu, o->nby_vcpu, line_read);
+    MTB_READ_ROWS(json_object_get(w, "tasks"), o->by_task, o->nby_task, line_read);
+}
+
+static void lines_free(struct mtb_work_line *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(l[i].kv);
+    free(l);
+}
+
+void mtb_work_out_free(struct mtb_work_out *o)
+{
+    lines_free(o->totals, o->ntotals);
+    lines_free(o->by_vcpu, o->nby_vcpu);
+    lines_free(o->by_task, o->nby_task);
+    memset(o, 0, sizeof *o);
+}
+
+static void svc_task_read(json_t *t, struct mtb_svc_task *r)
+{
+    r->tid = json_integer_value(json_object_get(t, "tid"));
+    r->comm = json_string_value(json_object_get(t, "comm"));
+}
+
+void mtb_svc_tasks_read(const json_t *tasks, struct mtb_svc_task **out, size_t *n)
+{
+    MTB_READ_ROWS((json_t *)tasks, *out, *n, svc_task_read);
+}
+
+void mtb_work_affinity_read(const json_t *aff, struct mtb_work_affinity *a)
+{
+    json_t *f = (json_t *)aff;
+    a->service = json_string_value(json_object_get(f, "service"));
+    a->client = json_string_value(json_object_get(f, "client"));
+    a->shares = json_is_true(json_object_get(f, "shares_cpus_with_client"));
 }

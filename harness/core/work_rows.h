@@ -63,6 +63,44 @@ struct mtb_work_view {
     size_t ntasks;
     struct mtb_work_task *tasks;   /* by_task, in the record's order */
 };
+/* The plugin's output as core/work.c's mtb_work_load keeps it, read once
+ * for the account: its header's windows and context switches, and each
+ * line's place (window, vCPU, EL, task) and integer counts, in the line's
+ * order. Strings and objects are the output's own (borrowed). */
+struct mtb_work_kv {
+    const char *key;
+    long long v;
+};
+struct mtb_work_line {
+    json_t *j;                     /* the line's object (what by_vcpu hands on) */
+    long long window, vcpu, el, tid; /* 0 when the line has none */
+    struct mtb_work_kv *kv;        /* its integer keys but vcpu, el and window */
+    size_t n;
+};
+struct mtb_work_out {
+    json_t *plugin;                /* the header's object */
+    long long windows, context_switches;
+    struct mtb_work_line *totals, *by_vcpu, *by_task; /* its "totals", "windows" and "tasks" lines */
+    size_t ntotals, nby_vcpu, nby_task;
+};
+void mtb_work_out_read(const json_t *work, struct mtb_work_out *o);
+void mtb_work_out_free(struct mtb_work_out *o);
+
+/* the guest's list of the service's tasks (a record's work.tasks) */
+struct mtb_svc_task {
+    long long tid;
+    const char *comm;              /* NULL when not a string */
+};
+/** the list into *out (n of them; free(*out)) */
+void mtb_svc_tasks_read(const json_t *tasks, struct mtb_svc_task **out, size_t *n);
+
+/* where a run's service and load generator were pinned (a record's affinity) */
+struct mtb_work_affinity {
+    const char *service, *client;  /* CPU lists, or NULL */
+    int shares;                    /* shares_cpus_with_client */
+};
+void mtb_work_affinity_read(const json_t *aff, struct mtb_work_affinity *a);
+
 /** rec's work account into w (every key read here, once). Never fails */
 void mtb_work_view_read(const json_t *rec, struct mtb_work_view *w);
 void mtb_work_view_free(struct mtb_work_view *w);

@@ -60,5 +60,38 @@ int main(void)
     ok(mtb_work_values(none, v, &role) == -1 && isnan(v[0]) && !strcmp(role, "all"), "... and no quantities");
     json_decref(none);
     json_decref(rec);
+    /* the plugin's output as mtb_work_load keeps it, read for the account */
+    json_t *out = json_loads("{\"plugin\": {\"windows\": 2, \"context_switches\": 7, \"qemu\": \"10.0.2\"},"
+                             " \"totals\": [{\"vcpu\": 0, \"el\": 0, \"insns\": 5}],"
+                             " \"windows\": [{\"window\": 2, \"vcpu\": 1, \"el\": 1, \"insns\": 9, \"loads\": 4}],"
+                             " \"tasks\": [{\"window\": 2, \"tid\": 40, \"el\": 0, \"insns\": 3, \"note\": \"x\"}]}",
+                             0, NULL);
+    struct mtb_work_out o;
+    mtb_work_out_read(out, &o);
+    ok(o.windows == 2 && o.context_switches == 7 && o.ntotals == 1 && o.nby_vcpu == 1 && o.nby_task == 1 && o.plugin,
+       "the plugin's output: its header's windows and switches, its lines apart");
+    ok(o.by_vcpu[0].window == 2 && o.by_vcpu[0].vcpu == 1 && o.by_vcpu[0].el == 1 && o.by_vcpu[0].n == 2 &&
+           !strcmp(o.by_vcpu[0].kv[0].key, "insns") && o.by_vcpu[0].kv[1].v == 4,
+       "a line's place and its counts in order, its place keys aside");
+    ok(o.by_task[0].tid == 40 && o.by_task[0].n == 2 && !strcmp(o.by_task[0].kv[0].key, "tid") &&
+           o.totals[0].window == 0,
+       "a task line's tid (a count it carries too); a string is no count; a total has no window");
+    mtb_work_out_free(&o);
+    json_decref(out);
+    json_t *tasks = json_loads("[{\"tid\": 40, \"pid\": 39, \"comm\": \"mc-worker\"}, {\"tid\": 41}]", 0, NULL);
+    struct mtb_svc_task *st;
+    size_t nst;
+    mtb_svc_tasks_read(tasks, &st, &nst);
+    ok(nst == 2 && st[0].tid == 40 && !strcmp(st[0].comm, "mc-worker") && st[1].tid == 41 && !st[1].comm,
+       "the service's tasks: tid and name (none: NULL)");
+    free(st);
+    json_decref(tasks);
+    json_t *aff = json_pack("{s:s,s:s,s:b}", "service", "0", "client", "1", "shares_cpus_with_client", 1);
+    struct mtb_work_affinity af;
+    mtb_work_affinity_read(aff, &af);
+    ok(!strcmp(af.service, "0") && !strcmp(af.client, "1") && af.shares, "the affinity");
+    mtb_work_affinity_read(NULL, &af);
+    ok(!af.service && !af.client && !af.shares, "no affinity");
+    json_decref(aff);
     return done_testing();
 }
