@@ -6,6 +6,7 @@
 #include "drivers/driver.h"
 #include "core/platform.h"
 #include "lib/proc.h"
+#include "core/host_rows.h"
 #include "core/load_rows.h"
 #include "core/record_outcome.h"
 #include "core/run_request.h"
@@ -183,8 +184,9 @@ static void drive_clients(const struct mtb_transport *t, struct mtb_session *s, 
         snprintf(dr->err, sizeof dr->err, "server host %s: the service never came to serve the client hosts%s",
                  mach->server_host, *ended ? " (the far run ended: see its record)" : "");
     } else {
-        const char *addr = mach->server_address[0] ? mach->server_address
-                                                   : json_string_value(json_object_get(t->info(s), "address"));
+        struct mtb_host_view hv;
+        mtb_host_view_read(t->info(s), &hv);
+        const char *addr = mach->server_address[0] ? mach->server_address : hv.address;
         char *server = mtb_asprintf("%s:%d", addr ? addr : "127.0.0.1", port);
         const char *proto = run->recipe->run.protocol, *dn;
         const struct mtb_driver *drv = mtb_driver_of(w, &dn);

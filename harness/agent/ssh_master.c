@@ -1,6 +1,7 @@
 /* ssh_master.c - the ControlMaster connection per host, our ssh processes under it and their heartbeat */
 #include "agent/ssh_int.h"
 #include "agent/transport_ssh.h"
+#include "core/host_rows.h"
 #include "lib/proc.h"
 #include "lib/util.h"
 #include "lib/files.h"
@@ -300,10 +301,11 @@ int mtb_ssh_master_start(struct mtb_session *s, struct mtb_ssh_master *m, char *
     s->connect_seconds = mtb_mono() - t0;
     if (mtb_ssh_learn_host(s, err, errlen) != 0)
         return -1;
+    struct mtb_host_view hv;
+    mtb_host_view_read(m->info, &hv);
     if (!s->quiet)
         fprintf(stderr, "mtebench: ssh %s: connected (%s, %s, clock offset %+.1f ms)\n", s->where, m->machine,
-                json_string_value(json_object_get(m->info, "hostname")),
-                1e3 * json_real_value(json_object_get(m->info, "clock_offset_s")));
+                hv.hostname, 1e3 * hv.clock_offset_s);
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "cmd/commands.h"
 #include "agent/agent.h"
 #include "agent/transport_ssh.h"
+#include "core/host_rows.h"
 #include "lib/util.h"
 #include "lib/files.h"
 
@@ -69,13 +70,11 @@ static int host_check(const struct mtb_transport *t, const char *host, const cha
         printf("%s: FAILED: %s\n", host, err);
         return 1;
     }
-    json_t *in = t->info(s);
+    struct mtb_host_view in;
+    mtb_host_view_read(t->info(s), &in);
     printf("%s: ok: %s %s %s, %d CPUs, clock offset %+.3f ms (rtt %.3f ms), connected in %.3f s, agent in %s\n", host,
-           json_string_value(json_object_get(in, "hostname")), json_string_value(json_object_get(in, "machine")),
-           json_string_value(json_object_get(in, "uname_r")), (int)json_integer_value(json_object_get(in, "cpus")),
-           1e3 * json_real_value(json_object_get(in, "clock_offset_s")),
-           1e3 * json_real_value(json_object_get(in, "clock_rtt_s")),
-           json_real_value(json_object_get(in, "connect_seconds")), json_string_value(json_object_get(in, "root")));
+           in.hostname, in.machine, in.uname_r, (int)in.cpus, 1e3 * in.clock_offset_s, 1e3 * in.clock_rtt_s,
+           in.connect_seconds, in.root);
     t->close(s);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "core/machine.h"
+#include "core/record_env.h"
 #include "lib/util.h"
 #include "run/floor.h"
 #include "run/quiet.h"
@@ -27,23 +28,24 @@ int mtb_cmd_quiet(int argc, char **argv)
     json_t *env = mtb_quiet_environment(m, o.strict, o.json, 1, &e);
     if (!env)
         mtb_err_exit(&e);
-    json_t *q = json_object_get(env, "quiet");
+    struct mtb_rec_env qe;
+    mtb_rec_env_of_environment(env, &qe);
     if (o.json) {
         json_dumpf(env, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         printf("\n");
     } else {
-        printf("machine %s, CPUs %s: %s\n", m->name, json_string_value(json_object_get(q, "cpus")),
-               json_is_true(json_object_get(q, "quiet")) ? "quiet" : "NOT quiet (warnings above)");
+        printf("machine %s, CPUs %s: %s\n", m->name, qe.quiet_cpus, qe.quiet ? "quiet" : "NOT quiet (warnings above)");
         char fdesc[512];
         struct mtb_floor_view fv;
-        mtb_floor_view_read(json_object_get(json_object_get(q, "checks"), "floor"), &fv);
+        mtb_floor_view_read(qe.quiet_floor, &fv);
         if (mtb_floor_describe(&fv, fdesc, sizeof fdesc))
             printf("latency floor: %s\n", fdesc);
         else
             printf("latency floor: not measured (%s)\n", fdesc);
         mtb_floor_view_free(&fv);
     }
-    int rc = json_is_true(json_object_get(q, "quiet")) ? 0 : 1;
+    int rc = qe.quiet ? 0 : 1;
+    mtb_rec_env_free(&qe);
     mtb_quiet_restore();
     json_decref(env);
     free(m);

@@ -50,6 +50,8 @@ void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e)
     e->has_quiet = json_is_boolean(json_object_get(q, "quiet"));
     e->quiet = json_is_true(json_object_get(q, "quiet"));
     e->quiet_warnings = json_object_get(q, "warnings");
+    e->quiet_cpus = json_string_value(json_object_get(q, "cpus"));
+    e->quiet_floor = json_object_get(json_object_get(q, "checks"), "floor");
     json_t *af = json_object_get(rec, "affinity");
     e->has_affinity = json_is_object(af);
     e->service_cpus = json_string_value(json_object_get(af, "service"));
@@ -59,6 +61,7 @@ void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e)
     e->started = json_string_value(json_object_get(rec, "started"));
     e->finished = json_string_value(json_object_get(rec, "finished"));
     json_t *sq = json_object_get(rec, "sequential"), *rl = json_object_get(sq, "run_length");
+    e->steal_share = mtb_jnum(json_object_get(rec, "steal"), "share");
     e->sequential = sq;
     e->seq_precision = mtb_jnum(sq, "precision");
     e->seq_max_time_s = mtb_jnum(sq, "max_time_s");
@@ -72,4 +75,11 @@ void mtb_rec_env_free(struct mtb_rec_env *e)
 {
     free(e->compilers);
     memset(e, 0, sizeof *e);
+}
+
+void mtb_rec_env_of_environment(json_t *env, struct mtb_rec_env *e)
+{
+    json_t *rec = json_pack("{s:O}", "environment", env);
+    mtb_rec_env_read(rec, e);
+    json_decref(rec); /* the strings are env's own, which rec only held */
 }

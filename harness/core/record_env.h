@@ -44,10 +44,13 @@ struct mtb_rec_env {
     int has_quiet;               /* the record says whether it was quiet (a boolean) */
     int quiet;                   /* the quiet-machine check found nothing */
     json_t *quiet_warnings;      /* its findings: an array of strings (NULL: none) */
+    const char *quiet_cpus;      /* the CPUs it looked at, or NULL */
+    json_t *quiet_floor;         /* the latency floor it measured (core/floor_rows.h; borrowed), or NULL */
     /* affinity */
     int has_affinity;
     const char *service_cpus, *service_requested, *client_cpus, *client_requested; /* cpus NULL: not read back */
     const char *started, *finished; /* NULL: not recorded */
+    double steal_share;          /* the hypervisor's share of the run's CPUs (steal.share); NaN: not recorded */
     /* REPS=auto's rule (the record's "sequential") and the run length it chose */
     json_t *sequential;          /* the block (borrowed; NULL: a fixed REPS=N) */
     double seq_precision, seq_max_time_s; /* NaN when absent */
@@ -56,5 +59,8 @@ struct mtb_rec_env {
 };
 
 void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e);
+/** the same of an environment block alone (mtb_quiet_environment's, not
+ *  yet in a record) */
+void mtb_rec_env_of_environment(json_t *env, struct mtb_rec_env *e);
 void mtb_rec_env_free(struct mtb_rec_env *e);
 #endif

@@ -37,6 +37,7 @@ void mtb_work_view_read(const json_t *rec, struct mtb_work_view *w)
     const json_t *work = json_object_get(rec, "work"), *pr = json_object_get(work, "per_request");
     w->present = json_is_object(pr);
     w->requests = json_number_value(json_object_get(work, "requests"));
+    w->has_requests = json_is_number(json_object_get(work, "requests"));
     w->requests_from = json_string_value(json_object_get(work, "requests_from"));
     w->tasks_note = json_string_value(json_object_get(work, "tasks_note"));
     for (int r = 0; r < MTB_NWR; r++)

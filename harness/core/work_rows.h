@@ -55,6 +55,7 @@ struct mtb_work_task {
 struct mtb_work_view {
     int present;                   /* the record has a per-request account */
     double requests;               /* 0 when absent */
+    int has_requests;              /* a number */
     const char *requests_from;     /* NULL when absent */
     const char *tasks_note;        /* why there is no work by task, or NULL */
     struct mtb_work_acct role[MTB_NWR];

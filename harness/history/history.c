@@ -12,6 +12,7 @@
 #include "history/history_db.h"
 #include "core/record.h"
 #include "core/record_env.h"
+#include "core/work_rows.h"
 #include "core/capacity_rows.h"
 #include "core/allocator.h"
 #include "lib/util.h"
@@ -271,7 +272,10 @@ static int add_run(const struct night_add *na, json_t *rec, const char *file)
     cols[n++] = (struct hcol){ "rep", PINT(id.cfg.rep) };
     cols[n++] = (struct hcol){ "status", PTEXT(mtb_jstr(rec, "status")) };
     cols[n++] = (struct hcol){ "emulated", PINT(mtb_record_emulated(rec)) };
-    cols[n++] = (struct hcol){ "steal", num(mtb_jnum(json_object_get(rec, "steal"), "share")) };
+    struct mtb_rec_env env;
+    mtb_rec_env_read(rec, &env);
+    cols[n++] = (struct hcol){ "steal", num(env.steal_share) };
+    mtb_rec_env_free(&env);
     cols[n++] = (struct hcol){ "allocator", PTEXT(id.cfg.allocator) };
     for (size_t m = 0; m < MTB_NRUN_METRICS; m++)
         if (mtb_run_metrics[m].views & MTB_V_HISTORY)
@@ -413,7 +417,10 @@ static int add_work(const struct night_add *na, json_t *rec, const char *file)
     ident_cols(cols, na->nid, na->plan, rec, &id);
     size_t n = IDENT_COLS;
     cols[n++] = (struct hcol){ "role", PTEXT(role) };
-    cols[n++] = (struct hcol){ "requests", num(mtb_jnum(json_object_get(rec, "work"), "requests")) };
+    struct mtb_work_view wv;
+    mtb_work_view_read(rec, &wv);
+    cols[n++] = (struct hcol){ "requests", num(wv.has_requests ? wv.requests : NAN) };
+    mtb_work_view_free(&wv);
     for (int q = 0; q < MTB_NWORK; q++)
         cols[n++] = (struct hcol){ mtb_work_quantities[q].key, num(v[q]) };
     struct hres r;

@@ -18,9 +18,10 @@ static const char *rec_text =
     "   \"key\": \"0123456789abcdef\"},"
     " \"environment\": {\"hostname\": \"arm1\", \"midr\": \"0x413fd0c1\", \"glibc\": \"2.36\", \"compilers\": {\"gcc\": \"12.2.0\", \"clang\": 14},"
     "   \"mte\": {\"enabled\": true, \"arm64_nomte\": false, \"hwcap2_mte\": null},"
-    "   \"quiet\": {\"quiet\": false, \"warnings\": [\"load average 7\"]}},"
+    "   \"quiet\": {\"quiet\": false, \"warnings\": [\"load average 7\"], \"cpus\": \"0-1\","
+    "     \"checks\": {\"floor\": {\"skipped\": \"MTEBENCH_FLOOR=0\"}}}},"
     " \"affinity\": {\"service\": \"0\", \"service_requested\": \"0\", \"client_requested\": \"1\"},"
-    " \"sequential\": {\"precision\": 0.02, \"max_time_s\": 3600, \"looks\": 4,"
+    " \"steal\": {\"share\": 0.12}, \"sequential\": {\"precision\": 0.02, \"max_time_s\": 3600, \"looks\": 4,"
     "   \"run_length\": {\"pilot_s\": 10.0, \"pilot_pairs\": 6, \"chosen_s\": 4.0}}}";
 
 int main(void)
@@ -37,6 +38,7 @@ int main(void)
     ok(e.sequential && e.seq_precision == 0.02 && e.seq_max_time_s == 3600 && e.has_run_length && e.pilot_s == 10 &&
            e.pilot_pairs == 6 && e.chosen_s == 4,
        "REPS=auto's rule and the run length it chose");
+    ok(e.steal_share == 0.12, "the hypervisor's share of the run's CPUs");
     ok(!strcmp(e.kernel_name, "stock") && !strcmp(e.uname_r, "6.12.1") && !strcmp(e.machine, "aarch64"), "the kernel");
     ok(!strcmp(e.build_key, "0123456789abcdef") && !strcmp(e.build_variant, "tagged") &&
            !strcmp(e.mtebench_version, "abc1234"),
@@ -46,6 +48,12 @@ int main(void)
        "the provenance: a compiler's version that is not text left out");
     ok(e.mte_enabled && !e.arm64_nomte && e.hwcap2_mte == -1 && e.has_quiet && !e.quiet && json_array_size(e.quiet_warnings) == 1,
        "MTE's state (HWCAP2 null: unknown), the quiet check's findings");
+    ok(!strcmp(e.quiet_cpus, "0-1") && json_is_object(e.quiet_floor), "the CPUs it looked at, the floor it measured");
+    struct mtb_rec_env qe;
+    mtb_rec_env_of_environment(json_object_get(rec, "environment"), &qe);
+    ok(qe.has_quiet && !qe.quiet && !strcmp(qe.quiet_cpus, "0-1") && !strcmp(qe.midr, "0x413fd0c1"),
+       "an environment block alone reads the same");
+    mtb_rec_env_free(&qe);
     ok(e.has_affinity && !strcmp(e.service_cpus, "0") && !e.client_cpus && !strcmp(e.client_requested, "1"),
        "the affinity: CPUs not read back are NULL");
     ok(!strcmp(e.started, "2026-12-01T10:00:00Z") && !strcmp(e.finished, "2026-12-01T10:01:00Z"), "the times");
@@ -54,7 +62,7 @@ int main(void)
     mtb_rec_env_read(old, &e);
     ok(!strcmp(e.platform, "host") && e.cpus == -1 && !e.has_provenance && e.ncompilers == 0 && e.hwcap2_mte == 0 &&
            !e.has_affinity && !e.started && !strcmp(e.build_key, "") && !e.quiet_warnings && !e.has_quiet &&
-           !e.sequential && isnan(e.seq_precision) && !e.has_run_length && !strcmp(e.accel, "") && e.has_platform,
+           !e.sequential && isnan(e.seq_precision) && isnan(e.steal_share) && !e.has_run_length && !strcmp(e.accel, "") && e.has_platform,
        "a record of an earlier version: what it lacks is \"\", -1, 0 or NULL");
     mtb_rec_env_free(&e);
     json_decref(old);

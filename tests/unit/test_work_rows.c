@@ -24,7 +24,7 @@ int main(void)
     ok(rec != NULL, "the record parses");
     struct mtb_work_view w;
     mtb_work_view_read(rec, &w);
-    ok(w.present && w.requests == 100 && !strcmp(w.requests_from, "service") && w.tasks_note == NULL,
+    ok(w.present && w.requests == 100 && w.has_requests && !strcmp(w.requests_from, "service") && w.tasks_note == NULL,
        "the account: its requests and where they were counted");
     ok(w.main == MTB_WR_service && w.role[MTB_WR_service].present && w.role[MTB_WR_all].present &&
            !w.role[MTB_WR_workers].present && !w.role[MTB_WR_client].present,
