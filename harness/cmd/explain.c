@@ -10,6 +10,7 @@
  * handler's.
  */
 #include "cmd/commands.h"
+#include "core/record_outcome.h"
 #include "lib/opttab.h"
 #include "run/faultrep.h"
 #include "run/core.h"
@@ -101,7 +102,9 @@ static json_t *fault_of_run(const char *dir)
 {
     char *rp = mtb_asprintf("%s/record.json", dir), *fp = mtb_asprintf("%s/fault.txt", dir);
     json_t *rec = is_file(rp) ? json_load_file(rp, 0, NULL) : NULL, *f = NULL;
-    json_t *rf = json_object_get(rec, "fault");
+    struct mtb_rec_outcome ro;
+    mtb_rec_outcome_read(rec, &ro);
+    json_t *rf = ro.fault;
     if (is_file(fp))
         f = mtb_fault_read(fp);
     else { /* a vm guest's run: the fault file it handed back */

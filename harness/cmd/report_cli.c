@@ -1,6 +1,7 @@
 /* report_cli.c - `mtebench report [options] RESULTS_DIR|FILE.hlog...`: a
  * report of run records (report/report.c writes it). */
 #include "cmd/commands.h"
+#include "core/summary_rows.h"
 #include "analysis/summary.h"
 #include "report/hlog_import.h"
 #include "report/protection.h"
@@ -141,9 +142,11 @@ int mtb_cmd_report(int argc, char **argv)
     json_decref(own);
     if (rc == 0) {
         mtb_summary_print(sum, stdout);
-        mtb_report_protection_print(stdout, json_object_get(sum, "protection"), json_is_true(json_object_get(sum, "emulated")));
+        struct mtb_sum_sections sec;
+        mtb_sum_sections_read(sum, &sec);
+        mtb_report_protection_print(stdout, sec.protection, sec.emulated);
         json_t *pp;
-        json_array_foreach(json_object_get(sum, "plot_problems"), i, pp)
+        json_array_foreach(sec.plot_problems, i, pp)
             fprintf(stderr, "mtebench report: plot: %s\n", json_string_value(pp));
         printf("\n%zu records used (%zu runs ok)%s", json_array_size(set.records), mtb_record_usable(&set),
                json_array_size(set.bad) ? "" : "\n");

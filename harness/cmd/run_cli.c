@@ -1,6 +1,7 @@
 /* run_cli.c - `mtebench run`: one run (what a plan's cells, a vm guest and a
  * server host execute). */
 #include "cmd/commands.h"
+#include "core/record_outcome.h"
 #include "report/work_table.h"
 #include "cmd/cli.h"
 #include "core/build.h"
@@ -95,9 +96,11 @@ int mtb_cmd_run(int argc, char **argv)
                mtb_record_num(rec, "p99_us"), mtb_record_num(rec, "p999_us"));
     } else {
         printf("%s %s/%s on %s: %s: %s\n", o.recipe->name, lab, o.m->name, o.p->name,
-               st == MTB_RUN_FAULT ? "FAULT" : "ERROR", json_string_value(json_object_get(rec, "error")));
+               st == MTB_RUN_FAULT ? "FAULT" : "ERROR", mtb_rec_outcome_error(rec));
     }
-    if (!o.json && st == MTB_RUN_OK && json_object_get(rec, "work"))
+    struct mtb_rec_outcome ro;
+    mtb_rec_outcome_read(rec, &ro);
+    if (!o.json && st == MTB_RUN_OK && ro.has_work)
         mtb_work_table_print(stdout, rec);
     printf("record: %s/record.json\n", rundir);
     json_decref(rec);

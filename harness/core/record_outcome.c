@@ -18,6 +18,7 @@ void mtb_rec_outcome_read(json_t *rec, struct mtb_rec_outcome *o)
     o->build_key = json_object_get(json_object_get(rec, "build"), "key");
     o->warnings = json_object_get(rec, "warnings");
     o->perf = json_object_get(rec, "perf");
+    o->has_work = json_object_get(rec, "work") != NULL;
     o->perf_per_request = json_object_get(o->perf, "per_request");
     json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
     json_t *ops = json_object_get(d, "objtag_ops"), *gr = json_object_get(d, "objtag_granules");

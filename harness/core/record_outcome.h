@@ -37,6 +37,7 @@ struct mtb_rec_outcome {
     json_t *build_key;           /* build.key, or NULL */
     json_t *warnings;            /* the run's own warnings (an array of strings), or NULL */
     json_t *perf;                /* the perf block (borrowed), or NULL */
+    int has_work;                /* a counted run's work account (core/work.h) is there */
     json_t *perf_per_request;    /* perf.per_request: each event per request (borrowed), or NULL */
     /* the service's own counters over the window (service_counters.delta) */
     int has_objtag;              /* objtag_ops and objtag_granules are integers (the objtag variants) */

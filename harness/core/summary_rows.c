@@ -300,4 +300,5 @@ void mtb_sum_sections_read(json_t *sum, struct mtb_sum_sections *s)
     s->protection = json_object_get(sum, "protection");
     s->work = json_object_get(sum, "work");
     s->capacity = json_object_get(sum, "capacity");
+    s->plot_problems = json_object_get(sum, "plot_problems");
 }

@@ -189,10 +189,10 @@ struct mtb_sum_rows {
 /** sum's rows into r (every key read here, once). Never fails: see above */
 /* The summary's sections the report adds and hands on (borrowed arrays,
  * NULL when absent): the protection rows, the work rows, the capacity
- * searches; and whether it is emulated. */
+ * searches, the plots that could not be drawn; and whether it is emulated. */
 struct mtb_sum_sections {
     int emulated;
-    json_t *protection, *work, *capacity;
+    json_t *protection, *work, *capacity, *plot_problems;
 };
 void mtb_sum_sections_read(json_t *sum, struct mtb_sum_sections *s);
 

@@ -1,5 +1,6 @@
 /* plan_work.c - see plan_work.h */
 #include "plan/plan_work.h"
+#include "core/record_outcome.h"
 #include "core/allocator.h"
 #include "core/build.h"
 #include "core/kernel.h"
@@ -72,7 +73,7 @@ json_t *mtb_work_count_one(const struct mtb_work_req *q, char **file)
     enum mtb_run_status st = mtb_run_one(&run, &rec);
     if (st != MTB_RUN_OK) {
         mtb_warn("counting %s/%s: %s (see %s)", lab, m->name,
-                 json_string_value(json_object_get(rec, "error")) ?: "failed", rundir);
+                 mtb_rec_outcome_error(rec) ?: "failed", rundir);
         json_decref(rec);
         rec = NULL;
     }

@@ -12,6 +12,7 @@
  * k of the tagged run, for L = 5, 10, 15, 20, 30, ... up to T0; the length of
  * least v(L) c(L) is chosen. See docs/STATISTICS.md. */
 #include "plan/runlen.h"
+#include "core/load_rows.h"
 #include "core/record.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
@@ -24,7 +25,9 @@
 /* a run's per-second ops, oldest first; @return the seconds */
 static size_t series(json_t *rec, double *ops, size_t max)
 {
-    json_t *ts = json_object_get(json_object_get(rec, "load"), "timeseries"), *pt;
+    struct mtb_load_view lv;
+    mtb_load_view_of_record(rec, &lv);
+    json_t *ts = lv.timeseries, *pt;
     size_t i, n = 0;
     json_array_foreach(ts, i, pt) if (n < max && mtb_jnum(pt, "t") <= (double)(n + 1) + 1e-6)
         ops[n++] = mtb_jnum(pt, "ops");

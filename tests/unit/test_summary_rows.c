@@ -144,5 +144,12 @@ int main(void)
        "a row without its keys: \"\", NaN, no ratio");
     free(w);
     json_decref(work);
+    json_t *secs = json_pack("{s:b,s:[],s:[s]}", "emulated", 1, "work", "plot_problems", "gnuplot missing");
+    struct mtb_sum_sections sec;
+    mtb_sum_sections_read(secs, &sec);
+    ok(sec.emulated && json_is_array(sec.work) && !sec.protection && !sec.capacity &&
+           json_array_size(sec.plot_problems) == 1,
+       "the summary's sections: those there, NULL for those not");
+    json_decref(secs);
     return done_testing();
 }
