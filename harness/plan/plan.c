@@ -258,9 +258,13 @@ static int plan_write_json(const struct mtb_plan *p, const char *dir, int force,
         json_object_set_new(cj, "load", mtb_workload_json(&p->cells[i].wl));
         json_array_append_new(cells, cj);
     }
-    json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:O}", "schema", "mtebench-plan/1", "name", p->name,
+    json_t *skipped = json_array();
+    for (size_t i = 0; i < p->nskipped; i++)
+        json_array_append_new(skipped, json_pack("{s:s,s:s,s:s}", "entry", p->skipped[i].entry, "mode",
+                                                 p->skipped[i].mode, "why", p->skipped[i].why));
+    json_t *pj = json_pack("{s:s,s:s,s:s,s:s,s:I,s:b,s:o,s:o}", "schema", "mtebench-plan/1", "name", p->name,
                            "platform", p->platform->name, "kernel", p->kernel, "reps", (json_int_t)p->reps,
-                           "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", p->skipped);
+                           "emulated", mtb_platform_emulated(p->platform), "cells", cells, "skipped", skipped);
     /* a round trip, so that it compares equal to the file read back */
     char *pt = json_dumps(pj, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(pj);
@@ -274,12 +278,9 @@ static int plan_write_json(const struct mtb_plan *p, const char *dir, int force,
     json_decref(pj);
     if (e->code)
         return -1;
-    size_t i;
-    json_t *sk;
-    json_array_foreach(p->skipped, i, sk) fprintf(stderr, "mtebench: plan %s: [%s] mode %s skipped: %s\n", p->name,
-                                                  json_string_value(json_object_get(sk, "entry")),
-                                                  json_string_value(json_object_get(sk, "mode")),
-                                                  json_string_value(json_object_get(sk, "why")));
+    for (size_t i = 0; i < p->nskipped; i++)
+        fprintf(stderr, "mtebench: plan %s: [%s] mode %s skipped: %s\n", p->name, p->skipped[i].entry,
+                p->skipped[i].mode, p->skipped[i].why);
     return 0;
 }
 

@@ -56,7 +56,11 @@ struct mtb_plan {
     int strict;                       /* refuse a machine that is not quiet */
     struct mtb_plan_cell *cells;
     size_t ncells;
-    json_t *skipped;                  /* [{entry, mode, why}] for modes the platform lacks */
+    struct mtb_plan_skip {            /* a mode the platform lacks, by plan entry */
+        char *entry, *why;
+        const char *mode;
+    } *skipped;
+    size_t nskipped;
     json_t *failed;                   /* mtb_plan_run: [{record, status, error}] of the runs not ok */
     int resume;                       /* --resume: keep the ok records found, redo the rest */
     int adapt_runlen;                 /* REPS=auto, DURATION not given: the run length is chosen after the

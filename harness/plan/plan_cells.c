@@ -29,7 +29,8 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     for (size_t i = 0; i < p->nallocs; i++)
         p->allocs[i] = o->nallocs ? o->allocs[i] : mtb_allocator_default();
     p->strict = o->strict;
-    p->skipped = json_array();
+    p->skipped = NULL;
+    p->nskipped = 0;
     p->failed = json_array();
     p->resume = o->resume;
 }
@@ -158,7 +159,7 @@ int mtb_plan_add(struct mtb_plan *p, const struct mtb_plan_entry *en, struct mtb
 static void add_point(struct mtb_plan *p, const struct mtb_plan_entry *en, const struct mtb_workload *wl,
                       struct measured mv)
 {
-    size_t skipped_before = json_array_size(p->skipped);
+    size_t skipped_before = p->nskipped;
     for (size_t a = 0; a < p->nallocs; a++)
         add_allocator_point(p, en, wl, mv, p->allocs[a], skipped_before || a);
 }
@@ -182,7 +183,8 @@ static void add_allocator_point(struct mtb_plan *p, const struct mtb_plan_entry 
         if (!p->platform->mode_ok(modes[i], why, sizeof why)) {
             if (noted && (wl->cores || alloc != p->allocs[0])) /* one note per mode, not per sweep point */
                 continue;
-            json_array_append_new(p->skipped, json_pack("{s:s,s:s,s:s}", "entry", entry, "mode", modes[i]->name, "why", why));
+            p->skipped = mtb_realloc(p->skipped, (p->nskipped + 1) * sizeof *p->skipped);
+            p->skipped[p->nskipped++] = (struct mtb_plan_skip){ mtb_strdup(entry), mtb_strdup(why), modes[i]->name };
             continue;
         }
         for (size_t v = 0; v < mv.n; v++) {
@@ -213,7 +215,9 @@ void mtb_plan_free(struct mtb_plan *p)
     free(p->cells);
     free(p->caps);
     free(p->name);
-    json_decref(p->skipped);
+    for (size_t i = 0; i < p->nskipped; i++)
+        free(p->skipped[i].entry), free(p->skipped[i].why);
+    free(p->skipped);
     json_decref(p->failed);
     json_decref(p->runlen);
     json_decref(p->work);
@@ -252,12 +256,8 @@ void mtb_plan_print(const struct mtb_plan *p, FILE *f)
         fprintf(f, "  count = %s: each configuration's MTE work counted once on vm%s (docs/COUNTING.md)\n",
                 p->count == MTB_PLAN_COUNT_ONLY ? "only" : "yes",
                 p->count == MTB_PLAN_COUNT_ONLY ? "; the runs above are not run" : ", before the runs above");
-    size_t k;
-    json_t *sk;
-    json_array_foreach(p->skipped, k, sk) fprintf(f, "  skipped: [%s] %s: %s\n",
-                                                  json_string_value(json_object_get(sk, "entry")),
-                                                  json_string_value(json_object_get(sk, "mode")),
-                                                  json_string_value(json_object_get(sk, "why")));
+    for (size_t k = 0; k < p->nskipped; k++)
+        fprintf(f, "  skipped: [%s] %s: %s\n", p->skipped[k].entry, p->skipped[k].mode, p->skipped[k].why);
     for (size_t i = 0; i < p->ncaps; i++) {
         const struct mtb_plan_capacity *c = &p->caps[i];
         fprintf(f, "  %-20s %-10s %-10s capacity at %s: baseline %s/off against %s in", c->entry, c->o.recipe->name,
