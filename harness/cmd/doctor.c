@@ -266,8 +266,6 @@ static json_t *doctor_json(const struct doctor *d)
 
 static const char *yes_no(int v) { return v > 0 ? "yes" : v < 0 ? "n/a" : "no"; }
 static const char *found(const char *s) { return s ? s : "not found"; }
-/* a percentile as doctor has always printed it: none is 0 */
-static double or0(double v) { return isfinite(v) ? v : 0; }
 
 static void doctor_print(const struct doctor *d)
 {
@@ -317,8 +315,8 @@ static void doctor_print(const struct doctor *d)
     for (size_t i = 0; i < fv.npts; i++) {
         const struct mtb_floor_row *r = &fv.pts[i];
         printf("  at %6g/s         p50 %8.0f us, p90 %8.0f us, p99 %8.0f us, p99.9 %8.0f us (%lld requests)\n",
-               or0(r->rate), or0(r->pct[MTB_FLOOR_P50]), or0(r->pct[MTB_FLOOR_P90]), or0(r->pct[MTB_FLOOR_P99]),
-               or0(r->pct[MTB_FLOOR_P999]), r->count);
+               mtb_or0(r->rate), mtb_or0(r->pct[MTB_FLOOR_P50]), mtb_or0(r->pct[MTB_FLOOR_P90]), mtb_or0(r->pct[MTB_FLOOR_P99]),
+               mtb_or0(r->pct[MTB_FLOOR_P999]), r->count);
     }
     mtb_floor_view_free(&fv);
     printf("machine profile     MACHINE=%s (%s)\n", d->suggested, d->suggested_why);

@@ -3,6 +3,7 @@
 #include "common/atomicfile.h"
 #include "common/duration.h"
 
+#include <math.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -137,3 +138,5 @@ int mtb_ncpus(void)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
+
+double mtb_or0(double v) { return isfinite(v) ? v : 0; }

@@ -30,6 +30,8 @@ double mtb_mono(void);
 /* Wall-clock seconds since the epoch (CLOCK_REALTIME): instants shared with
  * other hosts (a load's start), never intervals. */
 double mtb_wall(void);
+/** v when it is a number, else 0 (a figure absent, as a table shows it) */
+double mtb_or0(double v);
 /* UTC timestamp "2026-11-30T11:22:33Z" and a compact "20261130-112233". */
 void mtb_utc_iso(char *buf, size_t n);
 void mtb_utc_compact(char *buf, size_t n);

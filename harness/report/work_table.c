@@ -219,8 +219,6 @@ static int work_row(const json_t *rec, const char *file, struct wrow *w)
     return 1;
 }
 
-/* a value as the ratio takes it: none is 0 */
-static double or0(double v) { return isfinite(v) ? v : 0; }
 
 json_t *mtb_work_rows(const json_t *dirs)
 {
@@ -249,7 +247,7 @@ json_t *mtb_work_rows(const json_t *dirs)
                 base = &w[j];
         json_t *ratio = json_object();
         for (int q = 0; q < MTB_NWORK; q++) {
-            double x = or0(w[i].v[q]), y = base ? or0(base->v[q]) : 0;
+            double x = mtb_or0(w[i].v[q]), y = base ? mtb_or0(base->v[q]) : 0;
             json_object_set_new(ratio, mtb_work_quantities[q].key, base && y > 0 ? json_real(x / y) : json_null());
         }
         json_object_set_new(w[i].j, "ratio", ratio);
@@ -283,7 +281,7 @@ void mtb_work_rows_md(FILE *f, const json_t *rows)
         const struct mtb_sum_work *r = &w[i];
         fprintf(f, "| %s %s/%s | %s |", r->service, r->variant, r->mode, r->kernel);
         for (int q = 0; q < MTB_NWORK; q++) {
-            fprintf(f, " %.2f", or0(r->values[q]));
+            fprintf(f, " %.2f", mtb_or0(r->values[q]));
             if (r->has_ratio[q] && !r->baseline)
                 fprintf(f, " (%.2fx)", r->ratio[q]);
             fprintf(f, " |");
@@ -306,9 +304,9 @@ void mtb_work_rows_csv(FILE *f, const json_t *rows)
     fprintf(f, ",record\n");
     for (size_t i = 0; i < n; i++) {
         const struct mtb_sum_work *r = &w[i];
-        fprintf(f, "%s,%s,%s,%s,%s,%.0f", r->service, r->variant, r->mode, r->kernel, r->role, or0(r->requests));
+        fprintf(f, "%s,%s,%s,%s,%s,%.0f", r->service, r->variant, r->mode, r->kernel, r->role, mtb_or0(r->requests));
         for (int q = 0; q < MTB_NWORK; q++)
-            fprintf(f, ",%.6g", or0(r->values[q]));
+            fprintf(f, ",%.6g", mtb_or0(r->values[q]));
         for (int q = 0; q < MTB_NWORK; q++) {
             if (r->has_ratio[q])
                 fprintf(f, ",%.6g", r->ratio[q]);

@@ -94,15 +94,18 @@ struct stack {
     size_t n;
 };
 
+static void frame_free(struct frame *fr)
+{
+    free(fr->module), free(fr->function), free(fr->source);
+    for (size_t j = 0; j < fr->ninlined; j++)
+        free(fr->inlined_in[j]);
+    free(fr->inlined_in);
+}
+
 static void stack_free(struct stack *s)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        struct frame *fr = &s->v[i];
-        free(fr->module), free(fr->function), free(fr->source);
-        for (size_t j = 0; j < fr->ninlined; j++)
-            free(fr->inlined_in[j]);
-        free(fr->inlined_in);
-    }
+    for (size_t i = 0; i < s->n; i++)
+        frame_free(&s->v[i]);
     free(s->v);
     memset(s, 0, sizeof *s);
 }
@@ -547,9 +550,7 @@ static void fault_stack(const struct mtb_fault_lines *f, struct stack *fs)
     if (fs->n > 1) {
         const char *f0 = fs->v[0].function ? fs->v[0].function : "", *f1 = fs->v[1].function ? fs->v[1].function : "";
         if (*f0 && !strcmp(f0, f1)) {
-            struct stack gone = { mtb_calloc(1, sizeof *gone.v), 1 };
-            gone.v[0] = fs->v[1];
-            stack_free(&gone);
+            frame_free(&fs->v[1]);
             memmove(fs->v + 1, fs->v + 2, (fs->n - 2) * sizeof *fs->v);
             fs->n--;
         }
