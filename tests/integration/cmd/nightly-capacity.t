@@ -11,7 +11,8 @@
 # capacity series and the overhead's; the Prometheus textfile carries
 # mtebench_capacity_requests_per_second and mtebench_capacity_overhead_ratio;
 # the Grafana view mtebench_capacity_v reads the rows; ingesting the same
-# results again adds nothing. (The change points of a capacity series, one
+# results again adds nothing. It runs alone (tests/tags.txt: beside the
+# other lane's emulated benches and capacity search its own ended short). (The change points of a capacity series, one
 # estimate a night, are tests/unit/test_nightly.c's: a step needs about 7
 # nights either side, 10 minutes of searches here.) Two runs at a new rate
 # (the entry's reps), 1 s runs: ~30 s. (0.6 s runs, one a rate, once found
@@ -87,4 +88,8 @@ ok "$([ $? = 0 ] && grep -q 'already in the history' "$T_TMP/i.err" && ! grep -q
       [ "$(sqlite3 "$H" 'SELECT count(*) FROM capacity')" = 2 ]; echo $?)" \
     "the same results ingested again: nothing added, exit 0 (a plan's searches alone are no missing records)" ||
     dump "$T_TMP/i.err"
+# on a failure, last (where CI's excerpt of the output ends): how each search ended, a line per configuration
+[ "$T_FAIL" = 0 ] || jq -r '"search: \(.search.runs) runs, stopped: \(.search.stopped)", (.configs[] |
+    "\(.variant)/\(.mode): \(.capacity[0].status) \(.capacity[0].capacity // "-")/s; pilot \(.pilot_ops); rates:" +
+    ([.points[] | " \(.rate | floor)\(if .meets.p99 then "+" else "-" end)"] | add // ""))' "$C" 2>&1 | sed 's/^/# /'
 done_testing
