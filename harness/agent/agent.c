@@ -1,5 +1,7 @@
 /* agent.c - see agent.h: the transports and the agent step */
 #include "agent/agent.h"
+#include "core/load_rows.h"
+#include "core/record.h"
 #include "core/run_request.h"
 #include "lib/util.h"
 #include "lib/files.h"
@@ -172,10 +174,10 @@ static json_t *far_record(const struct mtb_run *run, const struct mtb_agent_far 
     }
     mtb_run_identify(run, far->kernel, rec);
     /* files the far record names (load.hlog) are relative to its directory, which came back under far->dir */
-    json_t *ld = json_object_get(rec, "load");
-    if (json_is_string(json_object_get(ld, "hlog")))
-        json_object_set_new(ld, "hlog", json_sprintf("%s/001-%s-%s/%s", far->dir, run->variant, run->mode->name,
-                                                     json_string_value(json_object_get(ld, "hlog"))));
+    struct mtb_load_view lv;
+    mtb_load_view_of_record(rec, &lv);
+    if (lv.hlog)
+        mtb_record_load_hlog(rec, json_sprintf("%s/001-%s-%s/%s", far->dir, run->variant, run->mode->name, lv.hlog));
     if (*rc != 0 && mtb_record_status(rec) == MTB_RUN_OK)
         mtb_record_fail(rec, err);
     return rec;

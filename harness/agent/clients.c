@@ -3,6 +3,8 @@
 #include "drivers/driver.h"
 #include "loadgen/engine.h"
 #include "loadgen/hist.h"
+#include "core/host_rows.h"
+#include "core/load_rows.h"
 #include "core/loadlog.h"
 #include "loadgen/report.h"
 #include "common/mtload_exit.h"
@@ -23,17 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
-static double num(json_t *o, const char *path)
-{
-    /* "a.b.c" */
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    char *save = NULL;
-    for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
-        o = json_object_get(o, k);
-    return json_is_number(o) ? json_number_value(o) : 0;
-}
 
 /* ---- merging ------------------------------------------------------------- */
 
@@ -68,46 +59,68 @@ static int add_hist(struct mtl_hist *h, json_t *arr, char *err, size_t errlen)
     return 0;
 }
 
+/* The merged counts, as the merge keeps them: a whole number after each
+ * client's is added (as a JSON integer would hold it). */
+struct sums {
+    json_int_t count[MTB_LOAD_NCOUNTS], errors[MTB_LOAD_NERRKINDS], account[MTB_LOAD_NACCOUNT];
+    int account_whole;   /* every client so far gave its accounting (an object) */
+    json_int_t setup;    /* the transactions the clients' own setup commits (pgbench) */
+    int has_setup;
+    json_int_t *ops, *errs; /* per second */
+    size_t nsec;
+};
+
+static json_int_t add(json_int_t sum, double v) { return (json_int_t)((double)sum + mtb_or0(v)); }
+
 /* One client's counters added to the merged totals: requests and the like,
- * errors by kind, the accounting (*acct NULL once a client lacks it: every
- * client's or none) and pgbench's setup transactions. */
-static void add_totals(json_t *tot, json_t *errs, json_t **acct, json_t *lt, json_int_t *setup, int *has_setup)
+ * errors by kind, the accounting (every client's or none) and pgbench's
+ * setup transactions; its per-second operations added by second (the
+ * clients started together). */
+static void add_client(struct sums *m, const struct mtb_load_view *l)
 {
-    static const char *const tkeys[] = { "requests", "sets", "gets", "hits", "misses", NULL };
-    static const char *const ekeys[] = { "server", "protocol", "timeout", "connect", "reconnects", NULL };
-    static const char *const akeys[] = { "sent", "answered", "stored", "lost_timeout", "lost_closed", "lost_garbled",
-                                         "in_flight_end", "unsent", NULL };
-    json_t *su = json_object_get(lt, "setup");
-    *has_setup |= json_is_integer(su);
-    *setup += json_integer_value(su);
-    for (int k = 0; tkeys[k]; k++)
-        json_object_set_new(tot, tkeys[k], json_integer((json_int_t)(num(tot, tkeys[k]) + num(lt, tkeys[k]))));
-    json_t *le = json_object_get(lt, "errors");
-    for (int k = 0; ekeys[k]; k++)
-        json_object_set_new(errs, ekeys[k], json_integer((json_int_t)(num(errs, ekeys[k]) + num(le, ekeys[k]))));
-    json_t *la = json_object_get(lt, "accounting");
-    for (int k = 0; akeys[k] && *acct; k++)
-        json_object_set_new(*acct, akeys[k], json_integer((json_int_t)(num(*acct, akeys[k]) + num(la, akeys[k]))));
-    if (!json_is_object(la)) {
-        json_decref(*acct);
-        *acct = NULL;
+    m->has_setup |= l->has_setup;
+    m->setup += l->setup;
+    for (int k = 0; k < MTB_LOAD_NCOUNTS; k++)
+        m->count[k] = add(m->count[k], l->count[k]);
+    for (int k = 0; k < MTB_LOAD_NERRKINDS; k++)
+        m->errors[k] = add(m->errors[k], l->errors_by[k]);
+    for (int k = 0; k < MTB_LOAD_NACCOUNT && m->account_whole; k++)
+        m->account[k] = add(m->account[k], l->account[k]);
+    m->account_whole &= l->accounting_whole;
+    if (l->nseconds > m->nsec) {
+        m->ops = mtb_realloc(m->ops, l->nseconds * sizeof *m->ops);
+        m->errs = mtb_realloc(m->errs, l->nseconds * sizeof *m->errs);
+        for (size_t j = m->nsec; j < l->nseconds; j++)
+            m->ops[j] = m->errs[j] = 0;
+        m->nsec = l->nseconds;
+    }
+    for (size_t j = 0; j < l->nseconds; j++) {
+        double ops, errs;
+        mtb_load_second(l, j, &ops, &errs);
+        m->ops[j] = add(m->ops[j], ops);
+        m->errs[j] = add(m->errs[j], errs);
     }
 }
 
-/* One client's per-second operations added by second (the clients started
- * together). */
-static void add_timeseries(json_t *ts, json_t *l)
+/* the merged totals in mtload/1's order (no client: no counts) */
+static json_t *totals_json(const struct sums *m, size_t nloads, double dur)
 {
-    size_t j;
-    json_t *s;
-    json_array_foreach(json_object_get(l, "timeseries"), j, s) {
-        while (json_array_size(ts) <= j)
-            json_array_append_new(ts, json_pack("{s:I,s:I,s:I}", "t", (json_int_t)json_array_size(ts) + 1, "ops",
-                                                (json_int_t)0, "errors", (json_int_t)0));
-        json_t *d = json_array_get(ts, j);
-        json_object_set_new(d, "ops", json_integer((json_int_t)(num(d, "ops") + num(s, "ops"))));
-        json_object_set_new(d, "errors", json_integer((json_int_t)(num(d, "errors") + num(s, "errors"))));
+    json_t *tot = json_object(), *errs = json_object();
+    for (int k = 0; k < MTB_LOAD_NCOUNTS && nloads; k++)
+        json_object_set_new(tot, mtb_load_count_keys[k], json_integer(m->count[k]));
+    json_object_set_new(tot, "ops_per_sec", json_real(dur > 0 ? (double)m->count[MTB_LOAD_C_REQUESTS] / dur : 0));
+    for (int k = 0; k < MTB_LOAD_NERRKINDS && nloads; k++)
+        json_object_set_new(errs, mtb_load_errkind_keys[k], json_integer(m->errors[k]));
+    json_object_set_new(tot, "errors", errs);
+    if (m->has_setup)
+        json_object_set_new(tot, "setup", json_integer(m->setup));
+    if (m->account_whole) {
+        json_t *acct = json_object();
+        for (int k = 0; k < MTB_LOAD_NACCOUNT && nloads; k++)
+            json_object_set_new(acct, mtb_load_account_keys[k], json_integer(m->account[k]));
+        json_object_set_new(tot, "accounting", acct);
     }
+    return tot;
 }
 
 /* Merge mtload results (array of mtload/1 objects) by adding their
@@ -127,51 +140,48 @@ static json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     }
     int has_unc = 1; /* every client gave its uncorrected histogram */
     double umean_sum = 0, umaxv = 0;
-    json_t *m = json_object(), *tot = json_object(), *errs = json_object(), *ts = json_array(), *cpu = json_object();
-    json_t *acct = json_object();
+    json_t *m = json_object(), *cpu = json_object(), *config = NULL;
     double dur = 0, user = 0, sys = 0, mean_sum = 0, maxv = 0, cnt_sum = 0;
-    int bound = 0, has_setup = 0;
-    json_int_t setup = 0; /* the transactions the clients' own setup commits (pgbench) */
-    size_t i;
+    int bound = 0;
+    struct sums sm = { .account_whole = 1 };
+    size_t i, nloads = json_array_size(loads);
     json_t *l;
     json_array_foreach(loads, i, l) {
-        json_t *uh = json_object_get(l, "histogram_uncorrected");
+        struct mtb_load_view v;
+        mtb_load_view_read(l, &v);
+        if (!i)
+            config = v.config;
+        const struct mtb_load_lat *lc = &v.lat[MTB_LAT_CORRECTED], *lu = &v.lat[MTB_LAT_UNCORRECTED];
+        json_t *uh = v.histogram_uncorrected;
         has_unc &= json_is_array(uh);
-        if (add_hist(&h, json_object_get(l, "histogram"), err, errlen) != 0 ||
-            (json_is_array(uh) && add_hist(&u, uh, err, errlen) != 0)) {
+        if (add_hist(&h, v.histogram, err, errlen) != 0 || (json_is_array(uh) && add_hist(&u, uh, err, errlen) != 0)) {
             json_decref(m);
             m = NULL;
             goto out;
         }
-        umean_sum += num(l, "latency_us.uncorrected.mean") * num(l, "latency_us.uncorrected.count");
-        umaxv = fmax(umaxv, num(l, "latency_us.uncorrected.max"));
-        add_totals(tot, errs, &acct, json_object_get(l, "totals"), &setup, &has_setup);
-        dur = fmax(dur, num(l, "duration_s"));
-        user += num(l, "cpu.user_s");
-        sys += num(l, "cpu.sys_s");
-        bound |= json_is_true(json_object_get(json_object_get(l, "cpu"), "client_bound"));
-        double c = num(l, "latency_us.corrected.count");
-        mean_sum += num(l, "latency_us.corrected.mean") * c;
+        umean_sum += mtb_or0(lu->v[MTB_LOAD_MEAN]) * (double)lu->count;
+        umaxv = fmax(umaxv, mtb_or0(lu->v[MTB_LOAD_MAX]));
+        add_client(&sm, &v);
+        dur = fmax(dur, mtb_or0(v.duration_s));
+        user += mtb_or0(v.cpu_user_s);
+        sys += mtb_or0(v.cpu_sys_s);
+        bound |= v.client_bound;
+        double c = (double)lc->count;
+        mean_sum += mtb_or0(lc->v[MTB_LOAD_MEAN]) * c;
         cnt_sum += c;
-        maxv = fmax(maxv, num(l, "latency_us.corrected.max"));
-        add_timeseries(ts, l);
+        maxv = fmax(maxv, mtb_or0(lc->v[MTB_LOAD_MAX]));
     }
-    json_object_set_new(tot, "ops_per_sec", json_real(dur > 0 ? num(tot, "requests") / dur : 0));
-    json_object_set_new(tot, "errors", errs);
-    errs = NULL;
-    if (has_setup)
-        json_object_set_new(tot, "setup", json_integer(setup));
-    if (acct)
-        json_object_set_new(tot, "accounting", acct);
-    acct = NULL;
+    json_t *tot = totals_json(&sm, nloads, dur), *ts = json_array();
+    for (size_t j = 0; j < sm.nsec; j++)
+        json_array_append_new(ts, json_pack("{s:I,s:I,s:I}", "t", (json_int_t)j + 1, "ops", sm.ops[j], "errors",
+                                            sm.errs[j]));
     json_t *corr = mtl_latency_json(&h);
     /* exact figures where the clients give them: the mean and the maximum */
     if (cnt_sum > 0)
         json_object_set_new(corr, "mean", json_real(round(mean_sum / cnt_sum * 1e3) / 1e3));
     json_object_set_new(corr, "max", json_real(maxv));
     json_object_set_new(m, "schema", json_string("mtload/1"));
-    json_t *first = json_array_get(loads, 0);
-    json_object_set(m, "config", json_object_get(first, "config") ? json_object_get(first, "config") : json_null());
+    json_object_set(m, "config", config ? config : json_null());
     json_object_set_new(m, "duration_s", json_real(dur));
     json_object_set_new(m, "totals", tot);
     tot = NULL;
@@ -193,14 +203,12 @@ static json_t *mtb_clients_merge(json_t *loads, char *err, size_t errlen)
     json_object_set_new(cpu, "client_bound", json_boolean(bound));
     json_object_set_new(m, "cpu", cpu);
     cpu = NULL;
-    json_object_set_new(m, "merged", json_pack("{s:I,s:s}", "clients", (json_int_t)json_array_size(loads), "how",
+    json_object_set_new(m, "merged", json_pack("{s:I,s:s}", "clients", (json_int_t)nloads, "how",
                                                "histograms (corrected and uncorrected) added bucket by bucket; "
                                                "per-second operations added; per-second percentiles are per client only"));
 out:
-    json_decref(tot);
-    json_decref(errs);
-    json_decref(acct);
-    json_decref(ts);
+    free(sm.ops);
+    free(sm.errs);
     json_decref(cpu);
     mtl_hist_free(&h);
     mtl_hist_free(&u);
@@ -289,7 +297,9 @@ static int client_result(struct job *j, const struct mtb_client_load *l, const s
     const char *tool = l->tool ? l->tool : "mtload";
     char *lp = mtb_asprintf("%s/load.json", j->dir), *cp = mtb_asprintf("%s/client.json", j->dir);
     json_t *cj = load_json(cp), *ld = NULL;
-    long long ex = json_integer_value(json_object_get(cj, "exit"));
+    struct mtb_client_outcome co;
+    mtb_client_outcome_read(cj, &co);
+    long long ex = co.exit;
     char fold[MTB_ERRLEN] = "";
     if (!l->tool)
         ld = load_json(lp);
@@ -297,32 +307,35 @@ static int client_result(struct job *j, const struct mtb_client_load *l, const s
         ld = mtb_clients_pgbench_fold(j->dir, share, cj, fold, sizeof fold);
     free(lp);
     free(cp);
+    struct mtb_load_view lv;
+    mtb_load_view_read(ld, &lv);
+    double measured = mtb_or0(lv.duration_s);
     if (j->rc != 0)
         snprintf(why, whylen, "%s", j->err);
     else if (!cj)
         snprintf(why, whylen, "no client.json came back (exit %d; see %s/agent.log)", j->res.exit_status, j->dir);
     else if ((ex != 0 && (l->tool || ex != MTL_EXIT_ERRORS)) || !ld)
         snprintf(why, whylen, "%s failed there (%s; see %s/%s)", tool,
-                 fold[0] ? fold : json_string_value(json_object_get(cj, "exit_text")) ? json_string_value(json_object_get(cj, "exit_text")) : "no load.json",
+                 fold[0] ? fold : co.exit_text ? co.exit_text : "no load.json",
                  j->dir, l->tool ? "pgbench.log" : "agent.log");
-    else if (num(cj, "late_s") > late_limit)
-        snprintf(why, whylen, "started %.6f s late (the limit is %.6f s; --late-limit)", num(cj, "late_s"), late_limit);
-    else if (num(ld, "duration_s") < 0.95 * l->wl.duration)
-        snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", num(ld, "duration_s"), l->wl.duration);
+    else if (co.late_s > late_limit)
+        snprintf(why, whylen, "started %.6f s late (the limit is %.6f s; --late-limit)", co.late_s, late_limit);
+    else if (measured < 0.95 * l->wl.duration)
+        snprintf(why, whylen, "ended early: measured %.2f s of %.2f s", measured, l->wl.duration);
     json_t *info = j->res.info ? j->res.info : ssh()->info(j->s);
+    struct mtb_host_view hv;
+    mtb_host_view_read(info, &hv);
     json_object_set(ci, "identity", info ? info : json_null());
-    json_object_set_new(ci, "clock_offset_s", json_real(num(info, "clock_offset_s")));
+    json_object_set_new(ci, "clock_offset_s", json_real(hv.clock_offset_s));
     if (cj) {
-        json_object_set_new(ci, "late_s", json_real(num(cj, "late_s")));
-        json_object_set_new(ci, "cpu", json_pack("{s:f,s:f}", "user_s", num(cj, "cpu_user_s"), "sys_s",
-                                                 num(cj, "cpu_sys_s")));
+        json_object_set_new(ci, "late_s", json_real(co.late_s));
+        json_object_set_new(ci, "cpu", json_pack("{s:f,s:f}", "user_s", co.cpu_user_s, "sys_s", co.cpu_sys_s));
     }
     if (ld) {
-        json_object_set_new(ci, "client_bound",
-                            json_boolean(json_is_true(json_object_get(json_object_get(ld, "cpu"), "client_bound"))));
-        json_object_set(ci, "totals", json_object_get(ld, "totals"));
-        json_object_set(ci, "latency_us", json_object_get(json_object_get(ld, "latency_us"), "corrected"));
-        json_object_set_new(ci, "duration_s", json_real(num(ld, "duration_s")));
+        json_object_set_new(ci, "client_bound", json_boolean(lv.client_bound));
+        json_object_set(ci, "totals", lv.totals);
+        json_object_set(ci, "latency_us", lv.lat[MTB_LAT_CORRECTED].j);
+        json_object_set_new(ci, "duration_s", json_real(measured));
     }
     json_object_set_new(ci, "dir", json_string(j->dir));
     json_object_set_new(ci, "status", json_string(why[0] ? "failed" : "ok"));
@@ -344,7 +357,9 @@ static int job_prepare(struct mtb_clients *c, int i, const struct mtb_client_loa
     int bad = 0;
     long conns = w->conns / c->n + (i < w->conns % c->n);
     long threads = w->threads < conns ? w->threads : conns;
-    double off = num(ssh()->info(c->s[i]), "clock_offset_s");
+    struct mtb_host_view hv;
+    mtb_host_view_read(ssh()->info(c->s[i]), &hv);
+    double off = hv.clock_offset_s;
     j->s = c->s[i];
     j->dir = mtb_asprintf("%s/%s", dir, c->hosts[i]);
     mtb_argv_push(&j->argv, "client-load");
@@ -384,8 +399,11 @@ json_t *mtb_clients_run(struct mtb_clients *c, const struct mtb_client_load *l, 
     }
     struct job *jobs = mtb_calloc((size_t)c->n, sizeof *jobs);
     double rtt = 0;
-    for (int i = 0; i < c->n; i++)
-        rtt = fmax(rtt, num(ssh()->info(c->s[i]), "clock_rtt_s"));
+    for (int i = 0; i < c->n; i++) {
+        struct mtb_host_view hv;
+        mtb_host_view_read(ssh()->info(c->s[i]), &hv);
+        rtt = fmax(rtt, hv.clock_rtt_s);
+    }
     /* the instant: far enough ahead for every exec to be under way */
     double start = mtb_wall() + 1.0 + 4 * rtt * (double)c->n;
     double late_limit = l->late_limit > 0 ? l->late_limit : 0.25;

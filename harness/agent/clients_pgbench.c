@@ -5,6 +5,7 @@
  * bucket like mtload's. */
 #include "loadgen/adapt.h"
 #include "agent/clients.h"
+#include "core/load_rows.h"
 #include "drivers/driver.h"
 #include "agent/transport_ssh.h"
 #include "lib/util.h"
@@ -75,12 +76,6 @@ int mtb_clients_pgbench_argv(const struct mtb_client_load *l, const struct mtb_w
     return 0;
 }
 
-static double num(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : 0;
-}
-
 json_t *mtb_clients_pgbench_fold(const char *dir, const struct mtb_workload *share, json_t *cj, char *why, size_t n)
 {
     struct mtl_adapt ad;
@@ -96,11 +91,12 @@ json_t *mtb_clients_pgbench_fold(const char *dir, const struct mtb_workload *sha
         json_t *cfg = json_pack("{s:s,s:s,s:I,s:I}", "driver", "pgbench", "script", script, "clients",
                                 (json_int_t)share->conns, "threads", (json_int_t)share->threads);
         load = mtl_adapt_json(&ad, "pgbench", (double)t, cfg, NULL);
-        json_t *tot = json_object_get(load, "totals");
-        json_object_set_new(tot, "setup",
-                            json_integer((json_int_t)mtb_pgbench_setup_xacts(strcmp(script, "kv") != 0, share->conns)));
+        mtb_load_set_total(load, "setup",
+                           json_integer((json_int_t)mtb_pgbench_setup_xacts(strcmp(script, "kv") != 0, share->conns)));
         /* pgbench's CPU use on its host: bound when its threads were busy */
-        double user = num(cj, "cpu_user_s"), sys = num(cj, "cpu_sys_s");
+        struct mtb_client_outcome co;
+        mtb_client_outcome_read(cj, &co);
+        double user = co.cpu_user_s, sys = co.cpu_sys_s;
         double busy = (user + sys) / ((double)t * (double)share->threads);
         json_object_set_new(load, "cpu", json_pack("{s:f,s:f,s:f,s:b}", "user_s", user, "sys_s", sys, "busy", busy,
                                                    "client_bound", busy > 0.9));

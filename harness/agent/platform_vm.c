@@ -13,6 +13,7 @@
 #include "core/record_outcome.h"
 #include "core/run_request.h"
 #include "core/work.h"
+#include "core/work_rows.h"
 #include "agent/transport_console.h"
 #include "lib/util.h"
 #include "lib/files.h"
@@ -136,12 +137,16 @@ static void count_account(json_t *rec, const struct mtb_run *run, const char *pa
     }
     const char *from = "";
     double req = mtb_work_requests(run->recipe, rec, &from);
-    json_t *acc = mtb_work_account(w, req, from, json_object_get(rec, "affinity"),
-                                   json_object_get(json_object_get(rec, "work"), "tasks"),
-                                   run->recipe->run.request_tasks);
+    struct mtb_rec_env re;
+    struct mtb_rec_outcome ro;
+    mtb_rec_env_read(rec, &re);
+    mtb_rec_outcome_read(rec, &ro);
+    json_t *acc = mtb_work_account(w, req, from, re.affinity, ro.work_tasks, run->recipe->run.request_tasks);
+    mtb_rec_env_free(&re);
     json_decref(w);
-    if (json_object_get(acc, "error") && mtb_record_status(rec) == MTB_RUN_OK)
-        mtb_record_fail(rec, json_string_value(json_object_get(acc, "error")));
+    const char *why = mtb_work_account_error(acc);
+    if (why && mtb_record_status(rec) == MTB_RUN_OK)
+        mtb_record_fail(rec, why);
     json_object_set_new(acc, "file", json_string("mtecount.txt"));
     json_object_set_new(rec, "work", acc);
     json_object_set_new(rec, "timing", json_string("counted run: the counting plugin slows the guest; its "

@@ -57,21 +57,7 @@ static json_t *far_counters(const struct mtb_transport *t, struct mtb_session *s
  * (memcached's cmd_get + cmd_set, nginx's requests); -1 unknown */
 static long long counted(const struct mtb_recipe *r, json_t *c)
 {
-    const char *what = r->run.counted;
-    if (!what || !c)
-        return -1;
-    char *dup = mtb_strdup(what), *save = NULL;
-    long long sum = 0;
-    for (char *k = strtok_r(dup, "+ ", &save); k; k = strtok_r(NULL, "+ ", &save)) {
-        json_t *v = json_object_get(c, k);
-        if (!json_is_integer(v)) {
-            sum = -1;
-            break;
-        }
-        sum += json_integer_value(v);
-    }
-    free(dup);
-    return sum;
+    return mtb_counters_sum(c, r->run.counted);
 }
 
 /* the requests each reading of the counters adds to them ([run] counters_self) */
@@ -132,7 +118,8 @@ static long long answered_sent(json_t *merged, long long *sent)
     struct mtb_load_view l;
     mtb_load_view_read(merged, &l);
     long long req = isfinite(l.requests) ? (long long)l.requests : 0;
-    *sent = isfinite(l.sent) && l.sent >= (double)req ? (long long)l.sent : req;
+    double sn = l.account[MTB_LOAD_A_SENT];
+    *sent = isfinite(sn) && sn >= (double)req ? (long long)sn : req;
     return req;
 }
 
@@ -214,12 +201,10 @@ static void drive_clients(const struct mtb_transport *t, struct mtb_session *s, 
             char *cd = mtb_asprintf("%s/clients", run->dir);
             mtb_mkdir_p(cd);
             dr->merged = mtb_clients_run(cl, &l, cd, dr->err, sizeof dr->err);
-            const char *hl = json_string_value(json_object_get(dr->merged, "hlog"));
-            if (hl) { /* relative to the record's directory */
-                char *rel = mtb_asprintf("clients/%s", hl);
-                json_object_set_new(dr->merged, "hlog", json_string(rel));
-                free(rel);
-            }
+            struct mtb_load_view ml;
+            mtb_load_view_read(dr->merged, &ml);
+            if (ml.hlog) /* relative to the record's directory */
+                mtb_load_set_hlog(dr->merged, json_sprintf("clients/%s", ml.hlog));
             free(cd);
             dr->after = far_counters(t, s, run, port);
         }
@@ -236,7 +221,7 @@ static void drive_clients(const struct mtb_transport *t, struct mtb_session *s, 
 static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr, const char *err)
 {
     if (dr->admitted && *dr->admitted) /* the addresses the service was told to let in */
-        json_object_set_new(json_object_get(rec, "hosts"), "client_addresses", json_string(dr->admitted));
+        mtb_record_hosts_set(rec, "client_addresses", json_string(dr->admitted));
     struct mtb_load_view far;
     mtb_load_view_of_record(rec, &far);
     struct mtb_rec_outcome ro;
@@ -259,7 +244,9 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
         free(cp);
         return;
     }
-    json_object_set(rec, "clients", json_object_get(dr->merged, "clients"));
+    struct mtb_load_view ml;
+    mtb_load_view_read(dr->merged, &ml);
+    json_object_set(rec, "clients", ml.clients);
     json_object_set_new(rec, "summary", mtb_run_summary(dr->merged));
     json_t *perf = ro.perf;
     if (json_is_object(perf))
@@ -270,8 +257,6 @@ static void add_clients(json_t *rec, const struct mtb_run *run, struct drive *dr
     json_object_set(rec, "load", dr->merged);
     long long b = counted(run->recipe, dr->before), a = counted(run->recipe, dr->after);
     /* what the clients' own setup made the service count (pgbench's connections and table checks) */
-    struct mtb_load_view ml;
-    mtb_load_view_read(dr->merged, &ml);
     long long setup = ml.setup;
     if (a >= 0 && b >= 0)
         a -= counters_self(run->recipe) + setup; /* the reading after the load counted itself */
@@ -386,10 +371,11 @@ static enum mtb_run_status server_host_run(const struct mtb_run *run, json_t **r
 static enum mtb_run_status server_host_recover(const struct mtb_run *run, json_t *earlier, json_t **record)
 {
     const struct mtb_machine *mach = run->machine;
-    json_t *oh = json_object_get(earlier, "hosts");
-    const char *far_out = mtb_jstr(oh, "far_out");
+    struct mtb_rec_hosts oh;
+    mtb_rec_hosts_read(earlier, &oh);
+    const char *far_out = oh.far_out, *earlier_error = mtb_rec_outcome_error(earlier);
     *record = NULL;
-    if (!*far_out || mach->client_hosts[0] || strcmp(mtb_jstr(oh, "server_host"), mach->server_host))
+    if (!*far_out || mach->client_hosts[0] || strcmp(oh.server_host, mach->server_host))
         return MTB_RUN_ERROR;
     struct mtb_err e = { 0 };
     char *swd = mtb_asprintf("%s/ssh-server", run->dir), *name = mtb_asprintf("server host %s", mach->server_host);
@@ -400,14 +386,14 @@ static enum mtb_run_status server_host_recover(const struct mtb_run *run, json_t
     int rc = mtb_agent_fetch(mtb_transport_find("ssh"), &tg, run, &far, far_out, &res, &rec, &e);
     enum mtb_run_status st = MTB_RUN_ERROR;
     if (rc == 0 && rec && mtb_record_status(rec) == MTB_RUN_OK) {
-        json_t *hosts = json_deep_copy(oh);
+        json_t *hosts = json_deep_copy(oh.j);
         json_object_del(hosts, "far_out");
         char now[32];
         mtb_utc_iso(now, sizeof now);
         json_object_set_new(hosts, "recovered",
                             json_pack("{s:s,s:s,s:s,s:s}", "how", "brought back by --resume from the server host, "
                                       "where the run had finished after the connection was lost",
-                                      "at", now, "far_out", far_out, "earlier_error", mtb_jstr(earlier, "error")));
+                                      "at", now, "far_out", far_out, "earlier_error", earlier_error ? earlier_error : ""));
         json_object_set_new(rec, "hosts", hosts);
         json_object_set_new(rec, "logs", json_pack("{s:s,s:s}", "agent", "server/agent.log", "ssh", "ssh-server/ssh.log"));
         st = mtb_record_end(rec, run->dir);

@@ -4,6 +4,7 @@
 #include "analysis/summary_series.h"
 #include "core/allocator.h"
 #include "core/record.h"
+#include "core/summary_rows.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
 
@@ -115,8 +116,11 @@ json_t *mtb_summary_allocators(const struct series *ss, size_t ns)
             size_t n1 = 0, n2 = 0;
             mtb_summary_pair_metrics(under, t, s, NULL, &n1);
             mtb_summary_pair_metrics(glibc, tg, gb, NULL, &n2);
-            json_object_set(row, "slowdown", json_object_get(under, "slowdown"));
-            json_object_set(row, "slowdown_glibc", json_object_get(glibc, "slowdown"));
+            struct mtb_sum_overhead ou, og; /* the pair metrics just made, read as the summary's rows are */
+            mtb_sum_overhead_read(under, &ou);
+            mtb_sum_overhead_read(glibc, &og);
+            json_object_set(row, "slowdown", ou.metric[MTB_P_slowdown].j);
+            json_object_set(row, "slowdown_glibc", og.metric[MTB_P_slowdown].j);
             json_decref(under);
             json_decref(glibc);
             json_object_set_new(row, "difference", mtb_summary_ratio_ci(num, den, nd));

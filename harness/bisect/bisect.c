@@ -8,6 +8,7 @@
 #include "core/kernel_tree.h"
 #include "lib/proc.h"
 #include "core/record.h"
+#include "core/record_outcome.h"
 #include "analysis/stats.h"
 #include "lib/util.h"
 #include "core/workload_fields.h"
@@ -169,12 +170,15 @@ static int cb_run(void *ctx, size_t i, double *v)
         char *dir = mtb_asprintf("%s/runs/%03d-r%02zu", c->outdir, no, i), *log = mtb_asprintf("%s.log", dir);
         int ws = child(c, i, "run", "--results", dir, log), st = ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
         json_t *rec = load_record(dir);
-        const char *status = rec ? mtb_jstr(rec, "status") : "";
+        struct mtb_rec_outcome out = { 0 };
+        if (rec)
+            mtb_rec_outcome_read(rec, &out);
+        const char *status = out.status ? out.status : "";
         *v = rec ? mtb_record_metric(rec, c->o->metric) : NAN;
         int ok = st == 0 && rec && !strcmp(status, "ok") && isfinite(*v);
         if (ok) {
             if (!r->build_key)
-                r->build_key = mtb_strdup(mtb_jstr(json_object_get(rec, "build"), "key"));
+                r->build_key = mtb_strdup(json_is_string(out.build_key) ? json_string_value(out.build_key) : "");
             json_array_append_new(c->runs, json_pack("{s:i, s:i, s:s, s:f, s:s}", "n", no, "rev", (int)i, "sha",
                                                      r->sha, "value", *v, "dir", dir));
             printf("bisect: run %3d  r%02zu %.12s  %.6g %s\n", no, i, r->sha, *v, mtb_run_metrics[c->o->metric].unit);
@@ -460,15 +464,13 @@ char *mtb_bisect_command(const char *good, const char *bad, const char *service,
     return buf;
 }
 
-int mtb_bisect_proposed(json_t *changes, const char *out, double budget, const char *history)
+int mtb_bisect_proposed(const struct mtb_nightly_change *changes, size_t n, const char *out, double budget,
+                        const char *history)
 {
     double t0 = mtb_mono();
     int found = 0, k = 0;
-    size_t i;
-    json_t *ch;
-    json_array_foreach(changes, i, ch)
-    {
-        const char *cmd = mtb_jstr(ch, "bisect");
+    for (size_t i = 0; i < n; i++) {
+        const char *cmd = changes[i].bisect;
         if (!*cmd)
             continue;
         double left = budget - (mtb_mono() - t0);
@@ -489,7 +491,7 @@ int mtb_bisect_proposed(json_t *changes, const char *out, double budget, const c
         mtb_argv_pushf(&a, "--out=%s", dir);
         if (history)
             mtb_argv_pushf(&a, "--history=%s", history);
-        printf("nightly: bisecting %s (at most %.0f s; log %s)\n", mtb_jstr(ch, "label"), left, log);
+        printf("nightly: bisecting %s (at most %.0f s; log %s)\n", changes[i].label, left, log);
         struct mtb_spawn sp = { .argv = a.v, .log_path = log };
         int ws = mtb_proc_run(&sp, left + 600), st = ws >= 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
         printf("nightly: bisect %d: %s (report %s/report.md)\n", k,

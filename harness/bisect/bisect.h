@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include "bisect/bisect_search.h"
+#include "core/nightly_rows.h"
 #include "core/record.h"
 #include "lib/argv.h"
 #include "lib/err.h"
@@ -47,5 +48,6 @@ char *mtb_bisect_command(const char *good, const char *bad, const char *service,
  *  within `budget` seconds in all, reports under OUT/bisect-N/, each
  *  bisection and its steps stored in `history` (the nightly's; NULL: bisect's
  *  default); prints each outcome. @return how many named a culprit */
-int mtb_bisect_proposed(json_t *changes, const char *out, double budget, const char *history);
+int mtb_bisect_proposed(const struct mtb_nightly_change *changes, size_t n, const char *out, double budget,
+                        const char *history);
 #endif

@@ -202,17 +202,13 @@ static void auto_outcome(const struct mtb_plan *plan, json_t *sum)
  * the summary and its Markdown built once. */
 static int finish(json_t *records, json_t *files, char *dir, const struct mtb_plan *plan, int total, json_t *caps)
 {
-    int failures = (int)json_array_size(plan->failed);
+    int failures = (int)plan->nfailed;
     struct mtb_record_set set;
     if (mtb_record_set_from(records, files, dir, &set) != 0)
         mtb_die(1, "out of memory");
     json_t *sum = mtb_summary_build(set.records);
-    if (plan->reps == MTB_REPS_AUTO && plan->seq_out.why == MTB_SEQ_USER) {
-        size_t i;
-        json_t *o;
-        json_array_foreach(json_object_get(sum, "overheads"), i, o) /* the table line says so */
-            json_object_set_new(json_object_get(o, "sequential"), "stopped_by_user", json_true());
-    }
+    if (plan->reps == MTB_REPS_AUTO && plan->seq_out.why == MTB_SEQ_USER)
+        mtb_sum_overheads_stopped_by_user(sum); /* the table line says so */
     if (json_array_size(caps)) /* a plan's capacity searches: in summary.json, the report and the textfile */
         json_object_set(sum, "capacity", caps);
     json_decref(caps);
@@ -265,7 +261,7 @@ static int finish(json_t *records, json_t *files, char *dir, const struct mtb_pl
     else
         mtb_warn("no HTML report: %s", re.msg);
     free(hdir);
-    mtb_plan_print_failed("mtebench", plan->failed, total);
+    mtb_plan_print_failed("mtebench", plan, total);
     if (unwritten)
         fprintf(stderr, "mtebench: some results could not be written (above): exit 1\n");
     free(sj);

@@ -246,8 +246,8 @@ static void add_run(struct search *s, struct cfg *c, struct point *p, json_t *re
     /* behind: answered fewer than 99% of the requests the schedule offered in the window (mtload's sent +
      * unsent: no sampling noise); a driver without that account (pgbench): below 99% of the rate by more
      * than three of Poisson's standard deviations */
-    double dur = s->plan.cells[c->cell].wl.duration, sched = l.sent + l.unsent;
-    int behind = l.has_accounting ? l.answered < 0.99 * sched
+    double dur = s->plan.cells[c->cell].wl.duration, sched = l.account[MTB_LOAD_A_SENT] + l.account[MTB_LOAD_A_UNSENT];
+    int behind = l.has_accounting ? l.account[MTB_LOAD_A_ANSWERED] < 0.99 * sched
                      : ach < p->rate * (0.99 - 3 / sqrt(p->rate * (dur > 0 ? dur : 1)));
     p->achieved[k] = ach;
     p->client_bound |= behind && fig.client_bound;
@@ -628,7 +628,7 @@ static json_t *search_into(struct search *s, const char *dir, int force, FILE *o
         fprintf(stderr, "mtebench: %s\n", err.msg);
     json_t *res = result_json(s, dir, mtb_mono() - s->t0);
     int wrc = mtb_capacity_write(res, dir, out);
-    mtb_plan_print_failed("mtebench", s->plan.failed, (int)s->runs);
+    mtb_plan_print_failed("mtebench", &s->plan, (int)s->runs);
     json_decref(records);
     json_decref(s->files);
     for (size_t k = 0; k < s->ncfg; k++) {

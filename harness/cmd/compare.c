@@ -81,22 +81,15 @@ static json_t *kernel_identities(json_t *records, char names[MAXK][128], int nk)
     json_t *ks = json_array();
     for (int k = 0; k < nk; k++) {
         /* the kernel identity of its first record */
-        json_t *id = NULL;
+        json_t *kernel = json_pack("{s:s}", "name", names[k]);
         json_array_foreach(records, i, rec)
         {
             struct mtb_rec_config c;
             mtb_rec_config_view(rec, &c);
             if (!strcmp(c.kernel, names[k])) {
-                id = json_object_get(rec, "kernel");
+                mtb_record_kernel_identity(rec, kernel);
                 break;
             }
-        }
-        json_t *kernel = json_pack("{s:s}", "name", names[k]);
-        if (id) {
-            static const char *keys[] = { "uname_r", "build_hash", "config_hash", "source", "patches", NULL };
-            for (const char **kk = keys; *kk; kk++)
-                if (json_object_get(id, *kk))
-                    json_object_set(kernel, *kk, json_object_get(id, *kk));
         }
         json_array_append_new(ks, kernel);
     }
@@ -504,7 +497,7 @@ int mtb_cmd_compare_kernels(int argc, char **argv)
         fprintf(stderr, "mtebench: compare-kernels: --detect %s\n", err);
     mtb_compare_print(cmp, stdout);
     write_outputs(cmp, dir);
-    mtb_plan_print_failed("mtebench", plan.failed, total);
+    mtb_plan_print_failed("mtebench", &plan, total);
     json_decref(cmp);
     json_decref(records);
     free(dir);

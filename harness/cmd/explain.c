@@ -81,10 +81,10 @@ static void core_beside(json_t *f, const char *core)
     char err[MTB_ERRLEN];
     uint64_t addr = strtoull(mtb_jstr(f, "addr"), NULL, 16);
     json_t *cf = fault_of_core(core, addr, err, sizeof err);
-    json_t *c = cf ? json_incref(json_object_get(cf, "core")) : json_pack("{s:s,s:s}", "file", core, "error", err);
     struct mtb_fault_view fv, cv;
     mtb_fault_view_read(f, &fv);
     mtb_fault_view_read(cf, &cv); /* the core's own view of the fault: its core block */
+    json_t *c = cf ? json_incref(cv.core) : json_pack("{s:s,s:s}", "file", core, "error", err);
     int theirs = fv.has_memory_tag || fv.has_report_memory_tag;
     long long tag = fv.has_memory_tag ? fv.memory_tag : fv.report_memory_tag;
     if (cv.has_core_memory_tag && theirs)

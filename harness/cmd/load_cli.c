@@ -181,7 +181,7 @@ int mtb_cmd_load(int argc, char **argv)
     mtb_load_view_read(m, &lv);
     const struct mtb_load_lat *lat = &lv.lat[MTB_LAT_CORRECTED];
     printf("%d client hosts: %.0f requests, %.0f ops/s, p50 %.1f us, p99 %.1f us (merged histograms); %s\n",
-           (int)json_array_size(json_object_get(m, "clients")), mtb_or0(lv.requests), mtb_or0(lv.ops_per_sec),
+           (int)lv.nclients, mtb_or0(lv.requests), mtb_or0(lv.ops_per_sec),
            mtb_or0(lat->v[MTB_LOAD_P50]), mtb_or0(lat->v[MTB_LOAD_P99]), path);
     free(text);
     free(path);

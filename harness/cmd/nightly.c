@@ -324,7 +324,7 @@ static int run_plan(struct mtb_history *h, const struct nightly_args *na, json_t
         json_array_append_new(new_nights, json_integer(night));
     else if (night < 0 && night != -ENODATA)
         status = MTB_NIGHTLY_HISTORY;
-    mtb_plan_print_failed("mtebench nightly", plan.failed, (int)(plan.ncells * plan.reps));
+    mtb_plan_print_failed("mtebench nightly", &plan, (int)(plan.ncells * plan.reps));
     mtb_record_set_free(&set);
     json_decref(records);
     json_decref(files);
@@ -416,8 +416,12 @@ static int analyse(struct mtb_history *h, const struct nightly_args *na, json_t 
     }
     printf("\ndashboard: %s/index.html\ndigest:    %s/digest.md\nhistory:   %s (%lld nights)\n", na->out, na->out,
            shown, nnights);
-    if (na->bisect_budget > 0)
-        mtb_bisect_proposed(json_object_get(now, "new"), na->out, na->bisect_budget, na->history);
+    if (na->bisect_budget > 0) {
+        struct mtb_nightly_rows r; /* the new regressions, each with its bisect command (proposals above) */
+        mtb_nightly_rows_read(now, &r);
+        mtb_bisect_proposed(r.fresh, r.nfresh, na->out, na->bisect_budget, na->history);
+        mtb_nightly_rows_free(&r);
+    }
     free(digest);
     json_decref(now);
     json_decref(before);

@@ -90,12 +90,6 @@ size_t mtb_allocator_list(const char *list, const struct mtb_allocator **out, si
     return k;
 }
 
-const char *mtb_config_allocator(json_t *config)
-{
-    const char *s = json_string_value(json_object_get(config, "allocator"));
-    return s && *s ? s : "glibc";
-}
-
 /* "variant", or "variant+allocator" for an allocator other than glibc's */
 static const char *label(const char *variant, const char *alloc, char *buf, size_t n)
 {
@@ -112,9 +106,4 @@ const char *mtb_variant_label(const char *variant, const struct mtb_allocator *a
 const char *mtb_label_of(const char *variant, const char *allocator, char *buf, size_t n)
 {
     return label(variant, allocator && *allocator ? allocator : "glibc", buf, n);
-}
-
-const char *mtb_config_label(json_t *config, char *buf, size_t n)
-{
-    return label(json_string_value(json_object_get(config, "variant")), mtb_config_allocator(config), buf, n);
 }

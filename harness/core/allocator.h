@@ -34,10 +34,6 @@ size_t mtb_allocator_list(const char *list, const struct mtb_allocator **out, si
 /* a variant as configurations are named: "tagged", or with an allocator
  * other than glibc's "tagged+scudo" (a NULL: glibc); into buf */
 const char *mtb_variant_label(const char *variant, const struct mtb_allocator *a, char *buf, size_t n);
-/* the same from a record's config (or a summary row: variant, allocator) */
-const char *mtb_config_label(json_t *config, char *buf, size_t n);
 /* the same from a variant's and an allocator's names (a typed config's) */
 const char *mtb_label_of(const char *variant, const char *allocator, char *buf, size_t n);
-/* a record's config.allocator: "glibc" when it does not say */
-const char *mtb_config_allocator(json_t *config);
 #endif

@@ -72,6 +72,7 @@ void mtb_fault_view_read(json_t *f, struct mtb_fault_view *v)
     v->alloc_thread = mtb_jint(rep, "alloc_thread");
     v->free_thread = mtb_jint(rep, "free_thread");
     v->has_core = c != NULL;
+    v->core = c;
     v->core_error = json_object_get(c, "error") ? mtb_jstr(c, "error") : NULL;
     v->core_file = mtb_jstr(c, "file");
     v->tag_segments = mtb_jint(c, "tag_segments");

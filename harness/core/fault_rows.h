@@ -65,6 +65,7 @@ struct mtb_fault_view {
     long long alloc_thread, free_thread;
     /* the core beside the fault (explain: a run kept one) */
     int has_core;
+    json_t *core;                /* the block (borrowed), or NULL */
     const char *core_error;      /* why it could not be read, or NULL */
     const char *core_file;
     long long tag_segments;

@@ -11,6 +11,12 @@ static const char *const mtb_load_stat_keys[MTB_LOAD_NSTATS] = {
 #undef X
 };
 
+#define X(id, key) key,
+const char *const mtb_load_count_keys[MTB_LOAD_NCOUNTS] = { MTB_LOAD_COUNTS(X) };
+const char *const mtb_load_errkind_keys[MTB_LOAD_NERRKINDS] = { MTB_LOAD_ERRKINDS(X) };
+const char *const mtb_load_account_keys[MTB_LOAD_NACCOUNT] = { MTB_LOAD_ACCOUNT(X) };
+#undef X
+
 static void lat_read(json_t *b, struct mtb_load_lat *l)
 {
     l->present = b != NULL;
@@ -19,6 +25,7 @@ static void lat_read(json_t *b, struct mtb_load_lat *l)
         l->v[k] = mtb_jnum(b, mtb_load_stat_keys[k]);
     }
     l->count = mtb_jint(b, "count");
+    l->j = b;
 }
 
 void mtb_load_view_read(json_t *load, struct mtb_load_view *l)
@@ -27,6 +34,7 @@ void mtb_load_view_read(json_t *load, struct mtb_load_view *l)
     l->present = json_is_object(load);
     l->engine = json_string_value(json_object_get(load, "engine"));
     json_t *tot = json_object_get(load, "totals");
+    l->totals = tot;
     l->has_requests = json_object_get(tot, "requests") != NULL;
     l->requests = mtb_jnum(tot, "requests");
     l->has_ops_per_sec = json_object_get(tot, "ops_per_sec") != NULL;
@@ -43,21 +51,72 @@ void mtb_load_view_read(json_t *load, struct mtb_load_view *l)
     l->errors_over_limit = json_is_true(over);
     json_t *acc = json_object_get(tot, "accounting");
     l->has_accounting = acc != NULL;
-    l->sent = mtb_jnum(acc, "sent");
-    l->answered = mtb_jnum(acc, "answered");
-    l->unsent = mtb_jnum(acc, "unsent");
+    l->accounting_whole = json_is_object(acc);
+    for (int i = 0; i < MTB_LOAD_NACCOUNT; i++)
+        l->account[i] = mtb_jnum(acc, mtb_load_account_keys[i]);
+    for (int i = 0; i < MTB_LOAD_NCOUNTS; i++)
+        l->count[i] = mtb_jnum(tot, mtb_load_count_keys[i]);
+    json_t *errs = json_object_get(tot, "errors");
+    for (int i = 0; i < MTB_LOAD_NERRKINDS; i++)
+        l->errors_by[i] = mtb_jnum(errs, mtb_load_errkind_keys[i]);
     json_t *su = json_object_get(tot, "setup");
     l->has_setup = json_is_integer(su);
     l->setup = json_integer_value(su);
     json_t *lat = json_object_get(load, "latency_us");
     lat_read(json_object_get(lat, "corrected"), &l->lat[MTB_LAT_CORRECTED]);
     lat_read(json_object_get(lat, "uncorrected"), &l->lat[MTB_LAT_UNCORRECTED]);
-    json_t *cb = json_object_get(json_object_get(load, "cpu"), "client_bound");
+    json_t *cpu = json_object_get(load, "cpu"), *cb = json_object_get(cpu, "client_bound");
     l->has_client_bound = cb != NULL;
     l->client_bound = json_is_true(cb);
+    l->cpu_user_s = mtb_jnum(cpu, "user_s");
+    l->cpu_sys_s = mtb_jnum(cpu, "sys_s");
+    l->config = json_object_get(load, "config");
+    l->histogram_uncorrected = json_object_get(load, "histogram_uncorrected");
     l->duration_s = mtb_jnum(load, "duration_s");
     l->histogram = json_object_get(load, "histogram");
     l->timeseries = json_object_get(load, "timeseries");
+    l->nseconds = json_array_size(l->timeseries);
+    json_t *hl = json_object_get(load, "hlog");
+    l->has_hlog = hl != NULL;
+    l->hlog = json_string_value(hl);
+    l->clients = json_object_get(load, "clients");
+    l->nclients = json_array_size(l->clients);
+}
+
+void mtb_load_second(const struct mtb_load_view *l, size_t j, double *ops, double *errors)
+{
+    json_t *s = json_array_get(l->timeseries, j);
+    *ops = mtb_jnum(s, "ops");
+    *errors = mtb_jnum(s, "errors");
 }
 
 void mtb_load_view_of_record(json_t *rec, struct mtb_load_view *l) { mtb_load_view_read(json_object_get(rec, "load"), l); }
+
+void mtb_load_set_hlog(json_t *load, json_t *path)
+{
+    if (json_is_object(load))
+        json_object_set_new(load, "hlog", path);
+    else
+        json_decref(path);
+}
+
+void mtb_load_set_total(json_t *load, const char *key, json_t *value)
+{
+    json_object_set_new(json_object_get(load, "totals"), key, value); /* no totals: value freed */
+}
+
+static double num0(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+void mtb_client_outcome_read(json_t *client, struct mtb_client_outcome *c)
+{
+    c->present = json_is_object(client);
+    c->exit = (long long)json_integer_value(json_object_get(client, "exit"));
+    c->exit_text = json_string_value(json_object_get(client, "exit_text"));
+    c->late_s = num0(client, "late_s");
+    c->cpu_user_s = num0(client, "cpu_user_s");
+    c->cpu_sys_s = num0(client, "cpu_sys_s");
+}

@@ -1,5 +1,6 @@
 /* loadlog.c - see loadlog.h */
 #include "core/loadlog.h"
+#include "core/load_rows.h"
 #include "common/atomicfile.h"
 #include "common/version.h"
 #include "lib/jsonx.h"
@@ -187,14 +188,16 @@ int mtb_hlog_merge_hosts(json_t *clients, const char *dir)
 
 void mtb_hlog_from_load(const char *dir, json_t *load)
 {
-    json_t *hist = json_object_get(load, "histogram");
+    struct mtb_load_view l;
+    mtb_load_view_read(load, &l);
+    json_t *hist = l.histogram;
     struct mtl_hist h;
-    double dur = mtb_jnum(load, "duration_s");
+    double dur = l.duration_s;
     char *path, *tmp;
     FILE *f;
     int rc;
 
-    if (!json_is_object(load) || json_object_get(load, "hlog") || !json_array_size(hist) ||
+    if (!l.present || l.has_hlog || !json_array_size(hist) ||
         mtl_hist_init(&h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST))
         return;
     mtb_hlog_add_histogram(&h, hist);

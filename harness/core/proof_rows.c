@@ -20,3 +20,8 @@ void mtb_probe_view_read(json_t *probe, struct mtb_probe_view *p)
     code(probe, "write_fault", &p->has_write_fault, &p->write_fault);
     code(probe, "read_fault", &p->has_read_fault, &p->read_fault);
 }
+
+void mtb_probe_view_of_proof(json_t *proof, struct mtb_probe_view *p)
+{
+    mtb_probe_view_read(json_object_get(proof, "probe"), p);
+}

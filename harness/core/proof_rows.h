@@ -26,4 +26,6 @@ struct mtb_probe_view {
 };
 
 void mtb_probe_view_read(json_t *probe, struct mtb_probe_view *p);
+/** the same of a mode proof's probe (its "probe") */
+void mtb_probe_view_of_proof(json_t *proof, struct mtb_probe_view *p);
 #endif

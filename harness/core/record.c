@@ -5,6 +5,7 @@
 #include "lib/jsonx.h"
 #include "core/mode.h"
 #include "core/record.h"
+#include "core/load_rows.h"
 #include "core/allocator.h"
 #include "lib/util.h"
 #include "lib/files.h"
@@ -206,6 +207,36 @@ int mtb_workload_equal(json_t *a, json_t *b)
     free(x);
     free(y);
     return eq;
+}
+
+void mtb_record_kernel_identity(json_t *rec, json_t *into)
+{
+    static const char *const keys[] = { "uname_r", "build_hash", "config_hash", "source", "patches", NULL };
+    json_t *id = json_object_get(rec, "kernel");
+    for (const char *const *k = keys; *k; k++)
+        if (json_object_get(id, *k))
+            json_object_set(into, *k, json_object_get(id, *k));
+}
+
+void mtb_rec_hosts_read(json_t *rec, struct mtb_rec_hosts *h)
+{
+    h->j = json_object_get(rec, "hosts");
+    h->server_host = mtb_jstr(h->j, "server_host");
+    h->far_out = mtb_jstr(h->j, "far_out");
+}
+
+void mtb_record_hosts_set(json_t *rec, const char *key, json_t *value)
+{
+    json_object_set_new(json_object_get(rec, "hosts"), key, value); /* no block: value freed */
+}
+
+void mtb_record_load_hlog(json_t *rec, json_t *path) { mtb_load_set_hlog(json_object_get(rec, "load"), path); }
+
+int mtb_record_has_config(json_t *rec) { return json_is_object(json_object_get(rec, "config")); }
+
+const char *mtb_record_machine_name(json_t *rec)
+{
+    return mtb_jstr(json_object_get(rec, "machine"), "name");
 }
 
 /* The profile's first keys always; the later ones (NUMA node, sweep, raw

@@ -226,6 +226,26 @@ int mtb_workload_equal(json_t *a, json_t *b);
 /** @return the machine profile as canonical text (what the runs were pinned
  *  to), "" without one; part of the series key and of the pairing rule */
 char *mtb_record_machine_text(json_t *rec);
+/* A record's hosts block (a run on a server host, or with client hosts; a
+ * vm run's controller): the strings "" when absent. */
+struct mtb_rec_hosts {
+    json_t *j;                   /* the block (borrowed), or NULL */
+    const char *server_host;     /* the server host the plan named */
+    const char *far_out;         /* where the far run's output stays there (until it is brought back) */
+};
+void mtb_rec_hosts_read(json_t *rec, struct mtb_rec_hosts *h);
+/** hosts.KEY set to value (stolen); a record without a hosts block is left as it is */
+void mtb_record_hosts_set(json_t *rec, const char *key, json_t *value);
+/** the file of the load's latency log (load.hlog) set to path (a string,
+ *  stolen): where a far side's run directory came back to */
+void mtb_record_load_hlog(json_t *rec, json_t *path);
+/** the kernel's identity as the record has it (kernel.uname_r, build_hash,
+ *  config_hash, source, patches: those it has) set into the object into */
+void mtb_record_kernel_identity(json_t *rec, json_t *into);
+/** @return 1 if rec has a config block (an object), whole or not */
+int mtb_record_has_config(json_t *rec);
+/** @return the machine profile's name (machine.name), "" without one */
+const char *mtb_record_machine_name(json_t *rec);
 
 /* ---- the pairing rule --------------------------------------------------------------
  *

@@ -54,6 +54,7 @@ void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e)
     e->quiet_floor = json_object_get(json_object_get(q, "checks"), "floor");
     json_t *af = json_object_get(rec, "affinity");
     e->has_affinity = json_is_object(af);
+    e->affinity = af;
     e->service_cpus = json_string_value(json_object_get(af, "service"));
     e->service_requested = mtb_jstr(af, "service_requested");
     e->client_cpus = json_string_value(json_object_get(af, "client"));

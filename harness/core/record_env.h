@@ -48,6 +48,7 @@ struct mtb_rec_env {
     json_t *quiet_floor;         /* the latency floor it measured (core/floor_rows.h; borrowed), or NULL */
     /* affinity */
     int has_affinity;
+    json_t *affinity;            /* the block (borrowed; core/work.h's account reads it), or NULL */
     const char *service_cpus, *service_requested, *client_cpus, *client_requested; /* cpus NULL: not read back */
     const char *started, *finished; /* NULL: not recorded */
     double steal_share;          /* the hypervisor's share of the run's CPUs (steal.share); NaN: not recorded */

@@ -38,16 +38,25 @@ struct mtb_rec_outcome {
     json_t *warnings;            /* the run's own warnings (an array of strings), or NULL */
     json_t *perf;                /* the perf block (borrowed), or NULL */
     int has_work;                /* a counted run's work account (core/work.h) is there */
+    json_t *work_tasks;          /* work.tasks: the guest's list of the service's tasks (borrowed), or NULL */
     json_t *perf_per_request;    /* perf.per_request: each event per request (borrowed), or NULL */
     /* the service's own counters over the window (service_counters.delta) */
     int has_objtag;              /* objtag_ops and objtag_granules are integers (the objtag variants) */
     long long objtag_ops, objtag_granules;
+    json_t *counters_delta;      /* service_counters.delta (borrowed), or NULL */
     double counted_requests;     /* the requests it counted: cmd_get + cmd_set (memcached), else requests
                                   * (nginx, RocksDB), else xact_commit + xact_rollback (PostgreSQL); NaN: none */
     struct mtb_rec_trigger trigger;
 };
 
 void mtb_rec_outcome_read(json_t *rec, struct mtb_rec_outcome *o);
+/** the service's counters over a window (a record's service_counters.delta):
+ *  after - before of each counter both give as a whole number. @return a new object */
+json_t *mtb_counters_delta(json_t *before, json_t *after);
+/** the sum of the counters named in what ("cmd_get + cmd_set": a recipe's
+ *  [run] counted) in counters (a delta). @return it, or -1 when what or
+ *  counters is NULL or a counter is not a whole number there */
+long long mtb_counters_sum(json_t *counters, const char *what);
 /** the record's error (why its run failed), or NULL */
 const char *mtb_rec_outcome_error(json_t *rec);
 #endif

@@ -257,6 +257,14 @@ void mtb_sum_rows_read(json_t *sum, struct mtb_sum_rows *r)
     r->last_finished = mtb_jstr(env, "last_finished");
 }
 
+void mtb_sum_overheads_stopped_by_user(json_t *sum)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(sum, "overheads"), i, o)
+        json_object_set_new(json_object_get(o, "sequential"), "stopped_by_user", json_true());
+}
+
 void mtb_sum_rows_free(struct mtb_sum_rows *r)
 {
     for (size_t i = 0; i < r->nallocators; i++)

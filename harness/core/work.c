@@ -2,6 +2,7 @@
 #include "core/work.h"
 #include "core/work_rows.h"
 #include "core/load_rows.h"
+#include "core/record_outcome.h"
 #include "core/hostfacts.h"
 #include "core/recipe.h"
 #include "lib/cpus.h"
@@ -386,24 +387,13 @@ json_t *mtb_work_account(const json_t *work, double requests, const char *reques
 
 double mtb_work_requests(const struct mtb_recipe *r, const json_t *rec, const char **from)
 {
-    const char *what = r->run.counted;
-    json_t *d = json_object_get(json_object_get(rec, "service_counters"), "delta");
-    if (what && d) {
-        char *dup = mtb_strdup(what), *save = NULL;
-        double sum = 0;
-        int ok = 1;
-        for (char *k = strtok_r(dup, "+ ", &save); k; k = strtok_r(NULL, "+ ", &save)) {
-            json_t *v = json_object_get(d, k);
-            if (!json_is_integer(v)) {
-                ok = 0;
-                break;
-            }
-            sum += (double)json_integer_value(v);
-        }
-        free(dup);
+    struct mtb_rec_outcome o;
+    mtb_rec_outcome_read((json_t *)rec, &o);
+    long long counted = mtb_counters_sum(o.counters_delta, r->run.counted);
+    if (counted >= 0) {
         const char *self = r->run.counters_self;
-        sum -= self ? atof(self) : 0;
-        if (ok && sum > 0) {
+        double sum = (double)counted - (self ? atof(self) : 0);
+        if (sum > 0) {
             *from = "the service's own counters over the window ([run] counted)";
             return sum;
         }
@@ -465,7 +455,9 @@ void mtb_work_records(const char *dir, json_t *recs, json_t *files)
     if (glob(pat, 0, NULL, &g) == 0) {
         for (size_t i = 0; i < g.gl_pathc; i++) {
             json_t *rec = json_load_file(g.gl_pathv[i], 0, NULL);
-            if (json_object_get(rec, "work")) {
+            struct mtb_rec_outcome o;
+            mtb_rec_outcome_read(rec, &o);
+            if (o.has_work) {
                 json_array_append(recs, rec);
                 json_array_append_new(files, json_string(g.gl_pathv[i]));
             }

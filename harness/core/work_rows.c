@@ -121,6 +121,11 @@ static void svc_task_read(json_t *t, struct mtb_svc_task *r)
     r->comm = json_string_value(json_object_get(t, "comm"));
 }
 
+const char *mtb_work_account_error(const json_t *acc)
+{
+    return json_string_value(json_object_get((json_t *)acc, "error"));
+}
+
 void mtb_svc_tasks_read(const json_t *tasks, struct mtb_svc_task **out, size_t *n)
 {
     MTB_READ_ROWS((json_t *)tasks, *out, *n, svc_task_read);

@@ -94,6 +94,8 @@ struct mtb_svc_task {
 };
 /** the list into *out (n of them; free(*out)) */
 void mtb_svc_tasks_read(const json_t *tasks, struct mtb_svc_task **out, size_t *n);
+/** why a work account (mtb_work_account's) could not be made, or NULL */
+const char *mtb_work_account_error(const json_t *acc);
 
 /* where a run's service and load generator were pinned (a record's affinity) */
 struct mtb_work_affinity {

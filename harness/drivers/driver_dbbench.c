@@ -3,6 +3,7 @@
 #include "loadgen/adapt.h"
 #include "loadgen/workload.h"
 #include "drivers/driver.h"
+#include "core/load_rows.h"
 #include "lib/proc.h"
 #include "lib/files.h"
 #include "lib/argv.h"
@@ -169,8 +170,8 @@ static json_t *dbbench_measure(const struct mtb_drive *d, char *why, size_t n)
                                 (json_int_t)(w->cores > 0 ? w->cores : w->threads), "value_size", w->value_size);
         load = mtl_adapt_json(&ad, "db_bench", secs > 0 ? secs : w->duration, cfg, NULL);
         /* db_bench's own figure is authoritative for throughput */
-        json_object_set_new(json_object_get(load, "totals"), "ops_per_sec", json_real(ops));
-        json_object_set_new(json_object_get(load, "totals"), "requests", json_integer((json_int_t)nops));
+        mtb_load_set_total(load, "ops_per_sec", json_real(ops));
+        mtb_load_set_total(load, "requests", json_integer((json_int_t)nops));
         /* RocksDB's statistics, for cross-checks ("rocksdb.number.keys.read COUNT : N") */
         json_t *stats = json_object();
         for (const char *p = strstr(text, "rocksdb.number."); p; p = strstr(p + 1, "rocksdb.number.")) {

@@ -541,7 +541,7 @@ static int load_rows(struct mtb_history *h, const char *sql, const char *kind, s
     int rc = mtb_hdb_q(h, sql, NULL, 0, &r, err, errlen);
     if (rc)
         return rc;
-    json_t *cur = NULL;
+    json_t *cur = NULL, *points = NULL; /* the series being filled, and its points */
     size_t ncol = json_array_size(r.cols);
     for (size_t row = 0; row < json_array_size(r.rows); row++) {
         json_t *vals = json_array_get(r.rows, row);
@@ -551,13 +551,14 @@ static int load_rows(struct mtb_history *h, const char *sql, const char *kind, s
             json_object_set_new(cur, "kind", json_string(kind));
             for (size_t i = 0; i < nhead; i++)
                 json_object_set(cur, json_string_value(json_array_get(r.cols, i)), json_array_get(vals, i));
-            json_object_set_new(cur, "points", json_array());
+            points = json_array();
+            json_object_set_new(cur, "points", points);
             json_array_append_new(out, cur);
         }
         json_t *p = json_object();
         for (size_t i = nhead; i < ncol; i++)
             json_object_set(p, json_string_value(json_array_get(r.cols, i)), json_array_get(vals, i));
-        json_array_append_new(json_object_get(cur, "points"), p);
+        json_array_append_new(points, p);
     }
     mtb_hdb_free(&r);
     return 0;

@@ -7,6 +7,7 @@
 #include "history/history.h"
 #include "history/history_db.h"
 #include "core/record.h"
+#include "core/record_env.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -219,7 +220,7 @@ static json_t *row_record(struct mtb_history *h, const char *file)
         file += n + 1;
     }
     json_t *rec = *file ? json_load_file(file, 0, NULL) : NULL;
-    if (!json_is_object(rec) || !json_is_object(json_object_get(rec, "config"))) {
+    if (!json_is_object(rec) || !mtb_record_has_config(rec)) {
         json_decref(rec);
         return NULL;
     }
@@ -276,10 +277,12 @@ static int rekey_v1_runs(struct mtb_history *h, char *err, size_t errlen)
             struct mtb_rec_config c;
             mtb_rec_config_view(rec, &c);
             wl = mtb_workload_key(c.workload);
-            json_t *k = json_object_get(rec, "kernel");
-            krel = mtb_jstr(k, "uname_r");
-            if (*mtb_jstr(k, "uname_v"))
-                mtb_hdb_short_hash(mtb_jstr(k, "uname_v"), kb);
+            struct mtb_rec_env e;
+            mtb_rec_env_read(rec, &e);
+            krel = e.uname_r;
+            if (*e.uname_v)
+                mtb_hdb_short_hash(e.uname_v, kb);
+            mtb_rec_env_free(&e);
         } else {
             char *full = mtb_asprintf("v1|%s|%s|%s|%s|%s|%s|%s", col[2], col[3], col[4], col[5], col[6], col[7],
                                       col[8]);

@@ -180,7 +180,7 @@ void mtb_hdb_config_key(json_t *rec, char **key, char hash[13])
                               c.plan, c.service, wl, c.variant, c.mode, c.platform, c.kernel, mach,
                               own ? "|allocator=" : "", own ? alloc : "");
     mtb_hdb_short_hash(full, hash);
-    const char *mname = mtb_jstr(json_object_get(rec, "machine"), "name");
+    const char *mname = mtb_record_machine_name(rec);
     *key = mtb_asprintf("%s/%s/%s mix %s/%s%s%s/%s/%s/%s/%s#%s", c.plan, c.service, mtb_jstr(w, "name"),
                         mtb_jstr(w, "mix"), c.variant, own ? "+" : "", own ? alloc : "", c.mode, c.platform, c.kernel,
                         *mname ? mname : "-", hash);

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec);
+static void mtb_plan_note_failed(struct mtb_plan *p, const char *rundir, const json_t *rec);
 
 
 /* ---- running -------------------------------------------------------------- */
@@ -381,7 +381,7 @@ static json_t *run_cell(struct plan_loop *x, const struct mtb_plan_cell *c, long
         json_object_set_new(rec, "error", json_string("stopped by the user (Ctrl-C) during this run"));
     else if (st != MTB_RUN_OK) {
         (*x->failures)++;
-        mtb_plan_note_failed(p->failed, rundir, rec);
+        mtb_plan_note_failed(x->p, rundir, rec);
     }
     if (p->reps == MTB_REPS_AUTO && rec) {
         /* the level every look's interval is built at: the summary reports the overhead at it */
@@ -713,16 +713,15 @@ json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures, struct mtb_err *
     return records;
 }
 
-/* Note a run that was not ok in failed ([{record, status, error}]). */
-static void mtb_plan_note_failed(json_t *failed, const char *rundir, const json_t *rec)
+/* Note a run that was not ok in p's failed. */
+static void mtb_plan_note_failed(struct mtb_plan *p, const char *rundir, const json_t *rec)
 {
     struct mtb_rec_outcome o;
     mtb_rec_outcome_read((json_t *)rec, &o);
-    const char *st = o.status, *why = o.error;
-    char *recp = mtb_asprintf("%s/record.json", rundir);
-    json_array_append_new(failed, json_pack("{s:s,s:s,s:s}", "record", recp, "status", st ? st : "error", "error",
-                                            why ? why : "(no reason recorded)"));
-    free(recp);
+    p->failed = mtb_realloc(p->failed, (p->nfailed + 1) * sizeof *p->failed);
+    p->failed[p->nfailed++] = (struct mtb_plan_failure){ .record = mtb_asprintf("%s/record.json", rundir),
+                                                         .status = mtb_strdup(o.status ? o.status : "error"),
+                                                         .error = mtb_strdup(o.error ? o.error : "(no reason recorded)") };
 }
 
 void mtb_plan_banner(const char *who, const struct mtb_plan *p, const char *dir)
@@ -738,15 +737,12 @@ void mtb_plan_banner(const char *who, const struct mtb_plan *p, const char *dir)
                 p->count == MTB_PLAN_COUNT_ONLY ? ", no timed runs" : ", before the timed runs");
 }
 
-void mtb_plan_print_failed(const char *who, const json_t *failed, int total)
+void mtb_plan_print_failed(const char *who, const struct mtb_plan *p, int total)
 {
-    size_t n = json_array_size(failed), i;
-    if (!n)
+    if (!p->nfailed)
         return;
-    fprintf(stderr, "%s: %zu of %d runs did not finish cleanly (exit 1):\n", who, n, total);
-    const json_t *f;
-    json_array_foreach(failed, i, f) fprintf(stderr, "  %s: %s: %s\n", json_string_value(json_object_get(f, "record")),
-                                             json_string_value(json_object_get(f, "status")),
-                                             json_string_value(json_object_get(f, "error")));
+    fprintf(stderr, "%s: %zu of %d runs did not finish cleanly (exit 1):\n", who, p->nfailed, total);
+    for (size_t i = 0; i < p->nfailed; i++)
+        fprintf(stderr, "  %s: %s: %s\n", p->failed[i].record, p->failed[i].status, p->failed[i].error);
 }
 

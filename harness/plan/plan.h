@@ -61,7 +61,10 @@ struct mtb_plan {
         const char *mode;
     } *skipped;
     size_t nskipped;
-    json_t *failed;                   /* mtb_plan_run: [{record, status, error}] of the runs not ok */
+    struct mtb_plan_failure {         /* mtb_plan_run: the runs not ok */
+        char *record, *status, *error;
+    } *failed;
+    size_t nfailed;
     int resume;                       /* --resume: keep the ok records found, redo the rest */
     int adapt_runlen;                 /* REPS=auto, DURATION not given: the run length is chosen after the
                                        * pilot pairs (runlen.c) */
@@ -163,7 +166,7 @@ json_t *mtb_plan_end(struct mtb_plan_session *s, int *failures, struct mtb_err *
 void mtb_plan_banner(const char *who, const struct mtb_plan *p, const char *dir);
 /* Print "WHO: N of TOTAL runs did not finish cleanly (exit 1):" and each
  * failed record with its status and error, to stderr. Nothing if none. */
-void mtb_plan_print_failed(const char *who, const json_t *failed, int total);
+void mtb_plan_print_failed(const char *who, const struct mtb_plan *p, int total);
 /* A plan file's keys and values (mtb_plan_load's), freed; NULL: nothing. */
 void mtb_plan_file_free(struct mtb_plan_file *l);
 #endif

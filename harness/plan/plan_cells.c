@@ -31,7 +31,8 @@ void mtb_plan_init(struct mtb_plan *p, const char *name, const struct mtb_opts *
     p->strict = o->strict;
     p->skipped = NULL;
     p->nskipped = 0;
-    p->failed = json_array();
+    p->failed = NULL;
+    p->nfailed = 0;
     p->resume = o->resume;
 }
 
@@ -218,7 +219,9 @@ void mtb_plan_free(struct mtb_plan *p)
     for (size_t i = 0; i < p->nskipped; i++)
         free(p->skipped[i].entry), free(p->skipped[i].why);
     free(p->skipped);
-    json_decref(p->failed);
+    for (size_t i = 0; i < p->nfailed; i++)
+        free(p->failed[i].record), free(p->failed[i].status), free(p->failed[i].error);
+    free(p->failed);
     json_decref(p->runlen);
     json_decref(p->work);
     json_decref(p->work_files);

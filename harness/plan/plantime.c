@@ -38,6 +38,14 @@ static char *costs_path(void)
     return mtb_asprintf("%s/startup-costs.json", mtb_results_dir());
 }
 
+/* The costs file's entry KEY ("service/platform": {"mean_s", "runs"}): its mean and runs (0, 0: none). */
+static void cost_entry(json_t *all, const char *key, double *mean, long *runs)
+{
+    json_t *e = json_object_get(all, key);
+    *mean = json_number_value(json_object_get(e, "mean_s"));
+    *runs = (long)json_integer_value(json_object_get(e, "runs"));
+}
+
 /* A run's start-up cost in seconds for service on platform: the mean
  * measured here, or the platform's default; *runs (may be NULL) gets the
  * number of runs measured (0: the default). */
@@ -45,9 +53,9 @@ static double mtb_startup_cost(const char *service, const char *platform, long *
 {
     char *path = costs_path(), *key = mtb_asprintf("%s/%s", service, platform);
     json_t *all = json_load_file(path, 0, NULL);
-    json_t *e = json_object_get(all, key);
-    double v = json_number_value(json_object_get(e, "mean_s"));
-    long n = (long)json_integer_value(json_object_get(e, "runs"));
+    double v;
+    long n;
+    cost_entry(all, key, &v, &n);
     if (!(isfinite(v) && v >= 0 && n > 0)) {
         v = startup_default(platform);
         n = 0;
@@ -72,9 +80,9 @@ void mtb_startup_note(const char *service, const char *platform, double seconds)
         json_decref(all);
         all = json_object();
     }
-    json_t *e = json_object_get(all, key);
-    double m = json_number_value(json_object_get(e, "mean_s"));
-    long n = (long)json_integer_value(json_object_get(e, "runs"));
+    double m;
+    long n;
+    cost_entry(all, key, &m, &n);
     long w = n < MAX_WEIGHT ? n : MAX_WEIGHT;
     if (!(isfinite(m) && n > 0))
         m = seconds, n = 0, w = 0;

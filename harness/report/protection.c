@@ -36,9 +36,10 @@ static json_t *protection_row(const struct mtb_det_rows *mx, const struct mtb_de
 json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err, size_t errlen)
 {
     json_t *rows = json_array();
-    struct mtb_sum_overhead *ov;
-    size_t nov;
-    MTB_READ_ROWS(json_object_get(sum, "overheads"), ov, nov, mtb_sum_overhead_read);
+    struct mtb_sum_rows sr;
+    mtb_sum_rows_read(sum, &sr);
+    const struct mtb_sum_overhead *ov = sr.overheads;
+    size_t nov = sr.noverheads;
     for (int i = 0; i < n; i++) {
         char *p = mtb_det_path(paths[i]);
         json_error_t je;
@@ -51,7 +52,7 @@ json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err,
             mtb_det_rows_free(&mx);
             json_decref(mj);
             json_decref(rows);
-            free(ov);
+            mtb_sum_rows_free(&sr);
             free(p);
             return NULL;
         }
@@ -86,7 +87,7 @@ json_t *mtb_report_protection(json_t *sum, char *const *paths, int n, char *err,
         json_decref(mj);
         free(p);
     }
-    free(ov);
+    mtb_sum_rows_free(&sr);
     return rows;
 }
 

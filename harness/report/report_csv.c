@@ -109,8 +109,11 @@ static char *csv_value(const struct mtb_record_set *set, const long *partner, si
         return mtb_strdup(mtb_record_emulated(rec) ? "true" : "false");
     if (!strcmp(col, "host"))
         return mtb_strdup(mtb_record_host(rec));
-    if (!strcmp(col, "allocator"))
-        return mtb_strdup(mtb_config_allocator(c));
+    if (!strcmp(col, "allocator")) {
+        struct mtb_rec_config rc;
+        mtb_rec_config_view(rec, &rc);
+        return mtb_strdup(rc.allocator);
+    }
     if (is_workload_column(col))
         v = json_object_get(w, col);
     else if (!strcmp(col, "kernel_release"))

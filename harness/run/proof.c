@@ -172,7 +172,7 @@ int mtb_proof_allocator(json_t *proof, const struct mtb_allocator *a, const stru
     if (strcmp(mtb_jstr(proof, "method"), "probe") != 0)
         return 1; /* no probe ran (no MTE on this architecture): glibc's malloc, the only one allowed there */
     struct mtb_probe_view pv;
-    mtb_probe_view_read(json_object_get(proof, "probe"), &pv);
+    mtb_probe_view_of_proof(proof, &pv);
     const char *from = pv.malloc_from, *small = pv.tagged_ptrs, *large = pv.tagged_large;
     json_object_set_new(proof, "allocator", json_pack("{s:s,s:s?,s:s?,s:s?}", "name", a->name, "malloc_from", from,
                                                       "tagged_small", small, "tagged_large", large));

@@ -117,14 +117,15 @@ json_t *mtb_provenance(const struct mtb_machine *m)
     json_object_set_new(o, "mte", mte);
     /* mte_tcf_preferred of every CPU the profile uses */
     json_t *pref = json_object();
+    char seen[MTB_MAX_CPUS] = { 0 };
     for (int s = 0; s < 3; s++) {
         const int *c = s == 0 ? m->svc_cpus : s == 1 ? m->cli_cpus : m->swp_cpus;
         int n = s == 0 ? m->nsvc : s == 1 ? m->ncli : m->nswp;
         for (int i = 0; i < n; i++) {
+            if (c[i] >= 0 && c[i] < MTB_MAX_CPUS && seen[c[i]]++)
+                continue;
             char key[16];
             snprintf(key, sizeof key, "%d", c[i]);
-            if (json_object_get(pref, key))
-                continue;
             char *path = mtb_asprintf("/sys/devices/system/cpu/cpu%d/mte_tcf_preferred", c[i]);
             char *v = trimmed(mtb_read_file(path, NULL));
             json_object_set_new(pref, key, v ? json_string(v) : json_null());

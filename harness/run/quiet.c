@@ -366,8 +366,10 @@ static void check_memory(json_t *checks, json_t *warnings)
 }
 
 /* Check the machine for the profile, sampling CPU use for sample_s seconds.
- * @return {"quiet": bool, "warnings": [...], "checks": {...}} */
-static json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
+ * @return {"quiet": bool, "warnings": [...], "checks": {...}}; *checks_out
+ * and *warnings_out its two (borrowed), for the checks made after it */
+static json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s, json_t **checks_out,
+                               json_t **warnings_out)
 {
     json_t *warnings = json_array(), *checks = json_object();
     char in[MTB_MAX_CPUS], svc[MTB_MAX_CPUS] = { 0 }, cli[MTB_MAX_CPUS] = { 0 };
@@ -386,6 +388,8 @@ static json_t *mtb_quiet_check(const struct mtb_machine *m, double sample_s)
         if (in[c])
             list[nl++] = c;
     mtb_cpulist_format(list, nl, cpus, sizeof cpus);
+    *checks_out = checks;
+    *warnings_out = warnings;
     return json_pack("{s:b,s:s,s:o,s:o}", "quiet", json_array_size(warnings) == 0, "cpus", cpus, "warnings", warnings,
                      "checks", checks);
 }
@@ -411,11 +415,12 @@ json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet
         return NULL;
     json_t *changes = json_array();
     mtb_quiet_apply(m, changes);
-    json_t *q = mtb_quiet_check(m, sample);
+    json_t *checks, *w;
+    json_t *q = mtb_quiet_check(m, sample, &checks, &w);
     /* the machine's latency floor (run/floor.h), beside the load it was measured under */
     json_t *floor = with_floor ? mtb_floor_check(e)
                                : json_pack("{s:s}", "skipped", "a single run: a plan's quiet check measures it");
-    json_object_set_new(json_object_get(q, "checks"), "floor", floor);
+    json_object_set_new(checks, "floor", floor);
     struct mtb_floor_view fv;
     mtb_floor_view_read(floor, &fv);
     if (fv.best[MTB_FLOOR_P99].present && !quiet_output)
@@ -424,7 +429,6 @@ json_t *mtb_quiet_environment(const struct mtb_machine *m, int strict, int quiet
     mtb_floor_view_free(&fv);
     json_object_set_new(q, "changed", changes);
     json_object_set_new(q, "strict", json_boolean(strict));
-    json_t *w = json_object_get(q, "warnings");
     size_t i;
     json_t *v;
     if (!quiet_output || strict)

@@ -10,6 +10,7 @@
 #include "core/load_rows.h"
 #include "core/fault_rows.h"
 #include "core/record_outcome.h"
+#include "core/work_rows.h"
 #include "drivers/driver.h"
 #include "run/perf.h"
 #include "run/pmu_mte.h"
@@ -340,14 +341,19 @@ static json_t *service_tasks(const struct mtb_service *svc, json_t *had)
     struct mtb_proc_task *t = mtb_calloc(MAX_TASKS, sizeof *t);
     int n = mtb_proc_tree_tasks(svc->proc.pid, t, MAX_TASKS);
     json_t *a = had ? had : json_array();
+    struct mtb_svc_task *old;
+    size_t nold;
+    mtb_svc_tasks_read(a, &old, &nold);
     for (int i = 0; i < n; i++) {
-        size_t k;
-        json_t *e;
         int seen = 0;
-        json_array_foreach(a, k, e) seen |= json_integer_value(json_object_get(e, "tid")) == t[i].tid;
+        for (size_t k = 0; k < nold && !seen; k++)
+            seen = old[k].tid == t[i].tid;
+        for (int k = 0; k < i && !seen; k++)
+            seen = t[k].tid == t[i].tid;
         if (!seen)
             json_array_append_new(a, json_pack("{s:i,s:i,s:s}", "tid", t[i].tid, "pid", t[i].pid, "comm", t[i].comm));
     }
+    free(old);
     free(t);
     return a;
 }
@@ -575,8 +581,11 @@ static int step_collect(struct run_ctx *c)
     }
     char *prep = mtb_asprintf("%s/preload.json", run->dir);
     json_t *pre = load_json(prep);
-    if (pre)
-        json_object_set_new(c->rec, "preload", json_pack("{s:O}", "totals", json_object_get(pre, "totals")));
+    if (pre) {
+        struct mtb_load_view pv; /* the preload's own load (mtload/1) */
+        mtb_load_view_read(pre, &pv);
+        json_object_set_new(c->rec, "preload", json_pack("{s:O}", "totals", pv.totals));
+    }
     json_decref(pre);
     free(prep);
     if (died) {

@@ -1,5 +1,6 @@
 /* service.c - see service.h */
 #include "run/service.h"
+#include "core/record_outcome.h"
 #include "lib/util.h"
 #include "lib/files.h"
 #include "lib/argv.h"
@@ -473,11 +474,7 @@ json_t *mtb_service_counters_since(struct mtb_service *s, json_t *before)
     if (settle)
         usleep((useconds_t)(atof(settle) * 1e6));
     json_t *after = mtb_service_counters(s);
-    json_t *delta = json_object();
-    const char *k;
-    json_t *v;
-    json_object_foreach(after, k, v) if (json_is_integer(json_object_get(before, k)))
-        json_object_set_new(delta, k, json_integer(json_integer_value(v) - json_integer_value(json_object_get(before, k))));
+    json_t *delta = mtb_counters_delta(before, after);
     return json_pack("{s:o,s:o,s:o,s:s}", "before", before, "after", after ? after : json_object(), "delta", delta,
                      "note", "includes the counter queries themselves and any warm-up");
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/allocator.h"
+#include "core/record.h"
 #include "lib/files.h"
 #include "tap.h"
 
@@ -33,11 +34,20 @@ int main(void)
        "a label: glibc's variant plain-named");
     mtb_allocator_list("scudo", a, 1, why, sizeof why);
     ok(!strcmp(mtb_variant_label("tagged", a[0], buf, sizeof buf), "tagged+scudo"), "... another allocator's: tagged+scudo");
-    json_t *old = json_pack("{s:s}", "variant", "plain"), *sc = json_pack("{s:s,s:s}", "variant", "plain", "allocator", "scudo");
-    ok(!strcmp(mtb_config_allocator(old), "glibc") && !strcmp(mtb_config_label(old, buf, sizeof buf), "plain"),
+    /* a record's config as core/record.h reads it: allocator "glibc" when it does not say (or says "") */
+    json_t *old = json_pack("{s:{s:s}}", "config", "variant", "plain"),
+           *empty = json_pack("{s:{s:s,s:s}}", "config", "variant", "plain", "allocator", ""),
+           *sc = json_pack("{s:{s:s,s:s}}", "config", "variant", "plain", "allocator", "scudo");
+    struct mtb_rec_config c;
+    mtb_rec_config_view(old, &c);
+    ok(!strcmp(c.allocator, "glibc") && !strcmp(mtb_label_of(c.variant, c.allocator, buf, sizeof buf), "plain"),
        "a record from before the axis: glibc's");
-    ok(!strcmp(mtb_config_label(sc, buf, sizeof buf), "plain+scudo"), "a record's label from its config");
+    mtb_rec_config_view(empty, &c);
+    ok(!strcmp(c.allocator, "glibc"), "... an empty allocator: glibc's");
+    mtb_rec_config_view(sc, &c);
+    ok(!strcmp(mtb_label_of(c.variant, c.allocator, buf, sizeof buf), "plain+scudo"), "a record's label from its config");
     json_decref(old);
+    json_decref(empty);
     json_decref(sc);
 
     ok(mtb_allocator_usable(mtb_allocator_default(), "host", "native", why, sizeof why),

@@ -28,10 +28,23 @@ int main(void)
     ok(l.present && !strcmp(l.engine, "io_uring") && l.requests == 2934 && l.ops_per_sec == 2934.5 && l.has_requests,
        "the engine and the totals");
     ok(l.errors == 3, "the errors summed, reconnects and what is no count aside (%lld)", l.errors);
-    ok(l.has_accounting && l.sent == 3000 && l.answered == 2934 && l.unsent == 5 && l.has_error_rate &&
+    ok(l.has_accounting && l.accounting_whole && l.account[MTB_LOAD_A_SENT] == 3000 &&
+           l.account[MTB_LOAD_A_ANSWERED] == 2934 && l.account[MTB_LOAD_A_UNSENT] == 5 &&
+           isnan(l.account[MTB_LOAD_A_LOST_TIMEOUT]) && l.has_error_rate &&
            l.error_rate == 0.001 && l.error_limit == 0.01 && l.has_errors_over_limit && !l.errors_over_limit,
        "mtload's account of the requests");
     ok(l.has_setup && l.setup == 7, "the clients' own setup transactions");
+    ok(l.count[MTB_LOAD_C_REQUESTS] == 2934 && isnan(l.count[MTB_LOAD_C_GETS]) && l.errors_by[MTB_LOAD_E_SERVER] == 1 &&
+           l.errors_by[MTB_LOAD_E_RECONNECTS] == 40 && isnan(l.errors_by[MTB_LOAD_E_PROTOCOL]),
+       "each count and each kind of error, by its key (absent NaN)");
+    double ops, errs;
+    mtb_load_second(&l, 1, &ops, &errs);
+    ok(l.nseconds == 2 && ops == 1467 && isnan(errs), "a second of the timeseries: its operations, no errors said");
+    mtb_load_second(&l, 5, &ops, &errs);
+    ok(isnan(ops) && isnan(errs), "a second past the end: NaN");
+    ok(isnan(l.cpu_user_s) && !l.config && !l.histogram_uncorrected && !l.has_hlog && !l.hlog && !l.clients &&
+           !l.nclients && json_is_object(l.totals) && l.lat[MTB_LAT_CORRECTED].j,
+       "no CPU times, config, uncorrected histogram, log or clients; the totals and a latency block as held");
     const struct mtb_load_lat *c = &l.lat[MTB_LAT_CORRECTED], *u = &l.lat[MTB_LAT_UNCORRECTED];
     ok(c->present && c->v[MTB_LOAD_P50] == 80.5 && c->v[MTB_LOAD_P99] == 400 && c->has[MTB_LOAD_P999] &&
            isnan(c->v[MTB_LOAD_P999]) && !c->has[MTB_LOAD_P90] && isnan(c->v[MTB_LOAD_P90]) && c->count == 2934,
@@ -68,5 +81,33 @@ int main(void)
     json_decref(load);
     mtb_load_view_read(NULL, &l);
     ok(!l.present && isnan(l.requests) && !l.histogram && !l.timeseries && isnan(l.duration_s), "no result at all");
+
+    /* a merged load of client hosts: their CPU, the config, the log, the clients */
+    load = json_loads("{\"config\": {\"rate\": 100}, \"cpu\": {\"user_s\": 1.5, \"sys_s\": 0.5},"
+                      " \"histogram_uncorrected\": [[70, 1]], \"hlog\": \"load.hlog\","
+                      " \"clients\": [{\"host\": \"a\"}, {\"host\": \"b\"}], \"totals\": {\"accounting\": 3}}",
+                      0, NULL);
+    mtb_load_view_read(load, &l);
+    ok(l.cpu_user_s == 1.5 && l.cpu_sys_s == 0.5 && json_is_object(l.config) && json_array_size(l.histogram_uncorrected) == 1 &&
+           l.has_hlog && !strcmp(l.hlog, "load.hlog") && l.nclients == 2 && l.clients,
+       "a merged load: the clients' CPU, the config, the uncorrected histogram, the log, the clients");
+    ok(l.has_accounting && !l.accounting_whole, "an account that is no object: there, not whole");
+    mtb_load_set_hlog(load, json_string("clients/load.hlog"));
+    mtb_load_set_total(load, "requests", json_integer(9));
+    mtb_load_view_read(load, &l);
+    ok(!strcmp(l.hlog, "clients/load.hlog") && l.requests == 9, "the log's file and a total set");
+    mtb_load_set_hlog(NULL, json_string("x")); /* no load: freed (valgrind) */
+    json_decref(load);
+
+    /* a far client's own account (client.json) */
+    json_t *cj = json_loads("{\"exit\": 3, \"exit_text\": \"errors\", \"late_s\": 0.01, \"cpu_user_s\": 2}", 0, NULL);
+    struct mtb_client_outcome co;
+    mtb_client_outcome_read(cj, &co);
+    ok(co.present && co.exit == 3 && !strcmp(co.exit_text, "errors") && co.late_s == 0.01 && co.cpu_user_s == 2 &&
+           co.cpu_sys_s == 0,
+       "a client's exit, its text, how late it started, its CPU (absent: 0)");
+    json_decref(cj);
+    mtb_client_outcome_read(NULL, &co);
+    ok(!co.present && co.exit == 0 && !co.exit_text && co.late_s == 0, "no client.json");
     return done_testing();
 }

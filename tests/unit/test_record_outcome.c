@@ -58,5 +58,21 @@ int main(void)
     json_decref(rec);
     mtb_rec_outcome_read(NULL, &o);
     ok(!o.error && !o.trigger.present, "no record at all");
+
+    /* the service's counters over a window, and a recipe's counted sum of them */
+    json_t *before = json_loads("{\"cmd_get\": 10, \"cmd_set\": 5, \"version\": \"1.6\", \"gone\": 3}", 0, NULL),
+           *after = json_loads("{\"cmd_get\": 110, \"cmd_set\": 25, \"version\": \"1.6\", \"new\": 7}", 0, NULL);
+    json_t *d = mtb_counters_delta(before, after);
+    ok(json_object_size(d) == 2 && json_integer_value(json_object_get(d, "cmd_get")) == 100 &&
+           json_integer_value(json_object_get(d, "cmd_set")) == 20,
+       "the delta: the counters both give as whole numbers, after - before");
+    ok(mtb_counters_sum(d, "cmd_get + cmd_set") == 120 && mtb_counters_sum(d, "cmd_get") == 100,
+       "the recipe's counted sum of them");
+    ok(mtb_counters_sum(d, "cmd_get + requests") == -1 && mtb_counters_sum(d, NULL) == -1 &&
+           mtb_counters_sum(NULL, "cmd_get") == -1,
+       "a counter missing, no recipe's sum or no counters: -1");
+    json_decref(d);
+    json_decref(before);
+    json_decref(after);
     return done_testing();
 }
