@@ -137,11 +137,10 @@ static void mtb_agent_run_argv(const struct mtb_run *run, const struct mtb_agent
         mtb_argv_pushf(a, "--bug-trigger=%s%s", !strncmp(trig, mtb_root(), rl) && trig[rl] == '/' ? "{root}" : "",
                        !strncmp(trig, mtb_root(), rl) && trig[rl] == '/' ? trig + rl : trig);
     mtb_workload_args(run->wl, a);
-    const char *pk;
-    json_t *pv;
-    json_object_foreach(run->wl->params, pk, pv) { /* a trial's workload params (--param, spaces and % encoded) */
+    for (size_t i = 0; run->wl->params && i < run->wl->params->n; i++) { /* a trial's workload params (--param, spaces and % encoded) */
+        const char *pk = run->wl->params->kv[i].key;
         char *v = mtb_strdup(""), *n;
-        for (const char *s = json_string_value(pv) ? json_string_value(pv) : ""; *s; s++, free(v), v = n)
+        for (const char *s = run->wl->params->kv[i].value; *s; s++, free(v), v = n)
             n = *s == ' ' ? mtb_asprintf("%s%%20", v) : *s == '%' ? mtb_asprintf("%s%%25", v) : mtb_asprintf("%s%c", v, *s);
         mtb_argv_pushf(a, "--param=%s=%s", pk, v);
         free(v);

@@ -56,6 +56,7 @@ struct mtb_agent_result {
     double connect_seconds;   /* exec start until the far side was up (vm: the boot) */
     double total_seconds;
     char uname_r[128];        /* the far side's kernel release; "" unknown */
+    char guest_image[65];     /* console: the guest image's hash (its initrd's key); "" other transports */
     json_t *info;             /* facts for records: {"transport": name, ...} (console:
                                  accel, qemu, command, smp, mem_mb, boot_seconds...);
                                  owned by the caller (json_decref) */

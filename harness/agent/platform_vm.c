@@ -4,6 +4,7 @@
  * (transport_console.c): the guest's own `mtebench run` performs it; the
  * host adds the kernel's identity and the VM's facts to its record. */
 #include "agent/agent.h"
+#include "core/build_rows.h"
 #include "core/kernel.h"
 #include "core/mode.h"
 #include "core/platform.h"
@@ -61,7 +62,9 @@ static int kernel_identity(json_t *rec, const struct mtb_run *run, const struct 
     if (*ge.machine)
         json_object_set_new(kobj, "machine", json_string(ge.machine));
     mtb_rec_env_free(&ge);
-    if (!json_is_array(json_object_get(kobj, "patches")))
+    struct mtb_build_view kb;
+    mtb_build_view_read(kobj, &kb);
+    if (!kb.has_patches)
         json_object_set_new(kobj, "patches", json_array());
     int identity_ok = guest_rel && (!k->release || !strcmp(guest_rel, k->release));
     json_object_set_new(kobj, "identity_ok", json_boolean(identity_ok));
@@ -83,7 +86,7 @@ static void vm_platform(json_t *rec, const struct mtb_agent_result *res)
     struct mtb_rec_env ge; /* the guest's record: its CPU as it saw it */
     mtb_rec_env_read(rec, &ge);
     int emulated = !mtb_host_kvm_mte();
-    const char *ihash = res->info ? json_string_value(json_object_get(res->info, "guest_image")) : NULL;
+    const char *ihash = res->info ? res->guest_image : NULL;
     json_t *plat = json_pack("{s:s,s:b,s:s,s:o?,s:i,s:s}", "name", "vm", "emulated", emulated, "accel",
                              emulated ? "tcg" : "kvm", "guest_cpu_model",
                              *ge.cpu_model ? json_string(ge.cpu_model) : NULL, "cpus", 2, "guest_image",
@@ -95,7 +98,6 @@ static void vm_platform(json_t *rec, const struct mtb_agent_result *res)
     json_object_set_new(plat, "boot_seconds", res->connected ? json_real(res->connect_seconds) : json_null());
     json_object_set_new(rec, "platform", plat);
     if (res->info) {
-        json_object_del(res->info, "guest_image");
         json_object_del(res->info, "transport");
         json_object_set(rec, "vm", res->info);
     }

@@ -135,8 +135,9 @@ static int far_port(const struct mtb_transport *t, struct mtb_session *s, const 
         json_error_t je;
         json_t *sj = o && *o ? json_loads(o, 0, &je) : NULL;
         free(o);
-        if (sj) {
-            port = (int)json_integer_value(json_object_get(sj, "port"));
+        if (sj) { /* driver_external.c's {"port": N, "pid": P} */
+            if (json_unpack(sj, "{s:i}", "port", &port) != 0)
+                port = 0;
             json_decref(sj);
             break;
         }

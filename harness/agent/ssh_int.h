@@ -19,7 +19,11 @@ struct mtb_ssh_master {
     char ctl[108];           /* the control socket */
     volatile pid_t pid;
     char *log;               /* the master's stderr */
-    json_t *hashes;          /* far root: remote path -> sha256 of what is there */
+    struct mtb_far_hash {    /* far root: what is there (its .mtb-hashes), a remote path and its sha256 */
+        char *path;
+        char hex[65];
+    } *hashes;
+    size_t nhashes;
     json_t *info;
     char root[512];
     char machine[32], uname_r[128];
@@ -66,6 +70,11 @@ struct mtb_ssh_master *mtb_ssh_master_of(struct mtb_session *s, char *err, size_
 int mtb_ssh_master_start(struct mtb_session *s, struct mtb_ssh_master *m, char *err, size_t errlen);
 
 /* ssh_host.c */
+/** the far root's sha256 of remote (NULL: not known there) */
+const char *mtb_ssh_far_hash(const struct mtb_ssh_master *m, const char *remote);
+/** remote's sha256 noted as what the far root holds now */
+void mtb_ssh_far_hash_set(struct mtb_ssh_master *m, const char *remote, const char *hex);
+void mtb_ssh_far_hashes_free(struct mtb_ssh_master *m);
 /* s->m's machine, uname_r, root, info and hashes learnt: 0, or -1 with err */
 int mtb_ssh_learn_host(struct mtb_session *s, char *err, size_t errlen);
 #endif

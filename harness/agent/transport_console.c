@@ -398,10 +398,11 @@ static int console_exec(struct mtb_session *s, char *const *argv, double deadlin
     }
     char *cmdline = quoted_command(&a);
     const char *qv = mtb_qemu_system_version();
-    res->info = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s}", "transport", "console",
+    res->info = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s}", "transport", "console",
                           "accel", kvm ? "kvm" : "tcg", "qemu", qv ? qv : "unknown", "command", cmdline,
                           "smp", s->t.cpus > 0 ? s->t.cpus : 2, "mem_mb", s->t.mem_mb > 0 ? s->t.mem_mb : 2048,
-                          "console", "console.log", "initrd", initrd, "guest_image", ihash);
+                          "console", "console.log", "initrd", initrd);
+    snprintf(res->guest_image, sizeof res->guest_image, "%s", ihash);
     struct mtb_proc q = { 0 };
     struct mtb_spawn sp = { .argv = a.v, .log_path = qlog };
     double t0 = mtb_mono();

@@ -163,7 +163,7 @@ static int put_ex(struct mtb_session *s, const char *local, const char *remote, 
         snprintf(err, errlen, "ssh put: cannot read %s: %s", local, strerror(errno));
         return -1;
     }
-    const char *have = json_string_value(json_object_get(m->hashes, remote));
+    const char *have = mtb_ssh_far_hash(m, remote);
     if (have && !strcmp(have, hex))
         return 0;
     char *ldup = mtb_strdup(local), *ldup2 = mtb_strdup(local), *rdup = mtb_strdup(remote);
@@ -203,7 +203,7 @@ static int put_ex(struct mtb_session *s, const char *local, const char *remote, 
             mtb_ssh_explain(s, s->sshlog, err, errlen);
         goto out;
     }
-    json_object_set_new(m->hashes, remote, json_string(hex));
+    mtb_ssh_far_hash_set(m, remote, hex);
     if (!s->quiet)
         fprintf(stderr, "mtebench: ssh %s: put %s (%.2f s)\n", s->where, remote, mtb_mono() - t0);
     ret = 0;

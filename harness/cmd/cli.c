@@ -211,10 +211,15 @@ static void param(struct mtb_opts *o, const char *kv)
             *w++ = *s;
     *w = 0;
     if (!o->params)
-        o->params = json_object();
+        o->params = mtb_calloc(1, sizeof *o->params);
     char *k = mtb_asprintf("%.*s", (int)(eq - kv), kv);
-    json_object_set_new(o->params, k, json_string(v));
+    int full = mtb_wl_params_set(o->params, k, v) != 0;
     free(k);
+    if (full) {
+        free(v);
+        mtb_die(2, "--param %s: at most %d params", kv, MTB_WL_MAXPARAMS);
+        return;
+    }
     free(v);
 }
 

@@ -1,5 +1,6 @@
 /* build.c - see build.h */
 #include "core/build.h"
+#include "core/build_rows.h"
 #include "core/hostfacts.h"
 #include "core/workload.h"
 #include "lib/proc.h"
@@ -570,8 +571,9 @@ int mtb_build_load_dir(const struct mtb_recipe *r, const char *dir, struct mtb_b
         snprintf(err, errlen, "%s is not a build directory (no readable build.json)", dir);
         return -1;
     }
-    const char *key = json_string_value(json_object_get(out->info, "key"));
-    snprintf(out->key, sizeof out->key, "%s", key ? key : "");
+    struct mtb_build_view bv;
+    mtb_build_view_read(out->info, &bv);
+    snprintf(out->key, sizeof out->key, "%s", bv.key ? bv.key : "");
     out->dir = mtb_strdup(dir);
     out->binary = mtb_asprintf("%s/%s", dir, r->build_binary);
     out->cached = 1;

@@ -59,6 +59,7 @@ static void memory_group_read(json_t *g, struct mtb_det_group *r)
 
 static void head_read(json_t *h, struct mtb_det_head *r)
 {
+    r->j = h;
     r->config = mtb_jstr(h, "config");
     r->caught = mtb_jint(h, "bugs_caught");
     r->tested = mtb_jint(h, "bugs_tested");

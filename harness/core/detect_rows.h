@@ -66,6 +66,7 @@ struct mtb_det_group {
 
 /* "headline": one configuration */
 struct mtb_det_head {
+    json_t *j;                   /* the row (borrowed): where a writer adds to it */
     const char *config;          /* "tagged/sync" */
     long long caught, tested;    /* bugs caught by a tag check in most trials, of the bugs tried */
     double fraction, lo, hi;

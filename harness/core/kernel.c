@@ -1,5 +1,6 @@
 /* kernel.c - see kernel.h */
 #include "core/kernel.h"
+#include "core/build_rows.h"
 #include "core/kernel_tree.h"
 #include "lib/proc.h"
 #include "lib/util.h"
@@ -365,8 +366,9 @@ static int load_built_dir(char *dir, const char *name, const char *source, const
     memcpy(out->key, key, 65);
     out->dir = dir;
     out->image = image;
-    const char *rel = json_string_value(json_object_get(info, "uname_r"));
-    out->release = rel ? mtb_strdup(rel) : NULL;
+    struct mtb_build_view bv;
+    mtb_build_view_read(info, &bv);
+    out->release = bv.uname_r ? mtb_strdup(bv.uname_r) : NULL;
     out->info = info;
     return 0;
 }

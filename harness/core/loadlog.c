@@ -20,8 +20,7 @@ int mtb_hlog_acc_init(struct mtb_hlog_acc *a, int by_second)
 {
     memset(a, 0, sizeof(*a));
     a->by_second = by_second;
-    a->index = json_object();
-    return a->index && !mtl_hist_init(&a->tmp, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST) ? 0 : ENOMEM;
+    return !mtl_hist_init(&a->tmp, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST) ? 0 : ENOMEM;
 }
 
 /* a->tmp := slot i's histogram */
@@ -32,13 +31,16 @@ struct mtl_hist *mtb_hlog_acc_slot(struct mtb_hlog_acc *a, size_t i)
     return &a->tmp;
 }
 
+/* The slot of (sec, tag), a new one at the end if none. Searched from the
+ * newest: a log's intervals come in time order, so the slot is among the
+ * last few (a second client's log starts over: a walk of the first's). */
 static struct mtb_hlog_slot *slot_for(struct mtb_hlog_acc *a, const char *tag, long sec)
 {
-    char key[96];
-    json_t *at;
-    snprintf(key, sizeof key, "%ld %s", sec, tag);
-    if ((at = json_object_get(a->index, key)))
-        return &a->s[json_integer_value(at)];
+    char t[sizeof a->s[0].tag];
+    snprintf(t, sizeof t, "%s", tag); /* as a slot keeps it */
+    for (size_t i = a->n; i-- > 0;)
+        if (a->s[i].sec == sec && !strcmp(a->s[i].tag, t))
+            return &a->s[i];
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 32;
         struct mtb_hlog_slot *ns = realloc(a->s, cap * sizeof(*ns));
@@ -50,7 +52,6 @@ static struct mtb_hlog_slot *slot_for(struct mtb_hlog_acc *a, const char *tag, l
     memset(&a->s[a->n], 0, sizeof(a->s[a->n]));
     snprintf(a->s[a->n].tag, sizeof(a->s[a->n].tag), "%s", tag);
     a->s[a->n].sec = sec;
-    json_object_set_new(a->index, key, json_integer((json_int_t)a->n));
     return &a->s[a->n++];
 }
 
@@ -60,7 +61,6 @@ void mtb_hlog_acc_free(struct mtb_hlog_acc *a)
     for (i = 0; i < a->n; i++)
         mtl_sparse_free(&a->s[i].sp);
     free(a->s);
-    json_decref(a->index);
     mtl_hist_free(&a->tmp);
     memset(a, 0, sizeof(*a));
 }

@@ -25,7 +25,6 @@ struct mtb_hlog_acc {
     struct mtb_hlog_slot *s;
     size_t n, cap;
     int by_second;            /* merge: one slot per (tag, second); import: per tag */
-    json_t *index;            /* "SECOND TAG" -> slot */
     struct mtl_hist tmp;      /* a slot expanded */
 };
 

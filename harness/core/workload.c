@@ -188,8 +188,32 @@ static const char *wl_get(const struct mtb_recipe *r, const char *name, const ch
 
 const char *mtb_workload_param(const struct mtb_workload *w, const char *key)
 {
-    const char *o = w->params ? json_string_value(json_object_get(w->params, key)) : NULL;
-    return o ? o : wl_get(w->recipe, w->name, key);
+    for (size_t i = 0; w->params && i < w->params->n; i++)
+        if (!strcmp(w->params->kv[i].key, key))
+            return w->params->kv[i].value;
+    return wl_get(w->recipe, w->name, key);
+}
+
+int mtb_wl_params_set(struct mtb_wl_params *p, const char *key, const char *value)
+{
+    size_t i = 0;
+    while (i < p->n && strcmp(p->kv[i].key, key))
+        i++;
+    if (i == MTB_WL_MAXPARAMS)
+        return -1;
+    if (i == p->n)
+        p->kv[p->n++].key = mtb_strdup(key);
+    else
+        free(p->kv[i].value);
+    p->kv[i].value = mtb_strdup(value);
+    return 0;
+}
+
+void mtb_wl_params_free(struct mtb_wl_params *p)
+{
+    for (size_t i = 0; p && i < p->n; i++)
+        free(p->kv[i].key), free(p->kv[i].value);
+    free(p);
 }
 
 /* "default, ro, rw": the recipe's workloads (heap string) */
@@ -256,7 +280,7 @@ int mtb_workload_defaults(const struct mtb_recipe *r, const char *name, struct m
     return 0;
 }
 
-json_t *mtb_workload_json(const struct mtb_workload *w)
+json_t *mtb_workload_params(const struct mtb_workload *w)
 {
     json_t *params = json_object();
     const struct mtb_recipe *r = w->recipe;
@@ -265,8 +289,14 @@ json_t *mtb_workload_json(const struct mtb_workload *w)
     for (size_t i = 0; r && i < r->nkv; i++)
         if (!strcmp(r->kv[i].section, "workload") || !strcmp(r->kv[i].section, sec))
             json_object_set_new(params, r->kv[i].key, json_string(r->kv[i].value));
-    if (w->params)
-        json_object_update(params, w->params);
+    for (size_t i = 0; w->params && i < w->params->n; i++)
+        json_object_set_new(params, w->params->kv[i].key, json_string(w->params->kv[i].value));
+    return params;
+}
+
+json_t *mtb_workload_json(const struct mtb_workload *w)
+{
+    json_t *params = mtb_workload_params(w);
     json_t *o = json_pack("{s:s}", "name", w->name);
     for (int i = 0; i < MTB_WL_NFIELDS; i++) {
         const struct field *f = &fields[i];
@@ -319,10 +349,3 @@ void mtb_workload_mtload_flags(const struct mtb_workload *w, int measure, struct
             push_flag(a, fields[i].mtload, &fields[i], w);
 }
 
-json_t *mtb_workload_params(const struct mtb_workload *w)
-{
-    json_t *wj = mtb_workload_json(w);
-    json_t *params = json_incref(json_object_get(wj, "params"));
-    json_decref(wj);
-    return params;
-}

@@ -416,10 +416,9 @@ void mtb_detect_cost(json_t *mx, json_t *summary, const char *service, const cha
     struct mtb_det_rows m;
     mtb_sum_rows_read(summary, &s);
     mtb_det_rows_read(mx, &m);
-    json_t *rows = json_object_get(mx, "headline"); /* the rows mtb_detect_matrix made, each given its cost */
-    for (size_t i = 0; i < m.nhead; i++) {
+    for (size_t i = 0; i < m.nhead; i++) { /* the rows mtb_detect_matrix made, each given its cost */
         const char *cfg = m.head[i].config;
-        json_t *h = json_array_get(rows, i);
+        json_t *h = m.head[i].j;
         if (!strchr(cfg, '/'))
             continue;
         if (!strcmp(cfg, "plain/off")) {

@@ -67,6 +67,28 @@ static void test_workload_fields(void)
            !strcmp(json_string_value(json_object_get(j, "arrival")), "poisson") && !json_object_get(j, "seed"),
        "the record's workload has name, params, arrival and every field always recorded, but the seed (a run's draw)");
     json_decref(j);
+    /* params over the recipe's (--param, a bug's own benchmark): looked up first, in the record's params */
+    struct mtb_wl_params *pa = mtb_calloc(1, sizeof *pa);
+    ok(mtb_wl_params_set(pa, "benchmark", "readseq") == 0 && mtb_wl_params_set(pa, "extra", "a b") == 0 &&
+           mtb_wl_params_set(pa, "benchmark", "readrandom") == 0 && pa->n == 2,
+       "params set; a key set twice keeps its place, with its last value");
+    size_t room = pa->n;
+    char key[16];
+    for (int i = 0; i < MTB_WL_MAXPARAMS && room < MTB_WL_MAXPARAMS; i++, room++) {
+        snprintf(key, sizeof key, "k%d", i);
+        mtb_wl_params_set(pa, key, "v");
+    }
+    ok(mtb_wl_params_set(pa, "one-more", "v") == -1 && mtb_wl_params_set(pa, "extra", "c") == 0, "full: no new key, an old one still set");
+    w.params = pa;
+    j = mtb_workload_json(&w);
+    json_t *jp = json_object_get(j, "params");
+    ok(!strcmp(mtb_workload_param(&w, "benchmark"), "readrandom") &&
+           !strcmp(json_string_value(json_object_get(jp, "extra")), "c") &&
+           json_object_size(jp) >= MTB_WL_MAXPARAMS,
+       "a param looked up over the recipe's, and in the record's params");
+    json_decref(j);
+    w.params = NULL;
+    mtb_wl_params_free(pa);
     snprintf(w.arrival, sizeof w.arrival, "uniform");
     j = mtb_workload_json(&w);
     ok(json_object_size(j) == always + 2 && !json_object_get(j, "arrival"),
