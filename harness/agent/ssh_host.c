@@ -97,15 +97,16 @@ void mtb_ssh_far_hash_set(struct mtb_ssh_master *m, const char *remote, const ch
         i++;
     if (i == m->nhashes) {
         m->hashes = mtb_realloc(m->hashes, (m->nhashes + 1) * sizeof *m->hashes);
-        m->hashes[m->nhashes++].path = mtb_strdup(remote);
+        m->hashes[m->nhashes++] = (struct mtb_far_hash){ .path = mtb_strdup(remote) };
     }
-    snprintf(m->hashes[i].hex, sizeof m->hashes[i].hex, "%s", hex);
+    free(m->hashes[i].hex);
+    m->hashes[i].hex = mtb_strdup(hex);
 }
 
 void mtb_ssh_far_hashes_free(struct mtb_ssh_master *m)
 {
     for (size_t i = 0; i < m->nhashes; i++)
-        free(m->hashes[i].path);
+        free(m->hashes[i].path), free(m->hashes[i].hex);
     free(m->hashes);
     m->hashes = NULL;
     m->nhashes = 0;

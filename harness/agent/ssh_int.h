@@ -20,8 +20,7 @@ struct mtb_ssh_master {
     volatile pid_t pid;
     char *log;               /* the master's stderr */
     struct mtb_far_hash {    /* far root: what is there (its .mtb-hashes), a remote path and its sha256 */
-        char *path;
-        char hex[65];
+        char *path, *hex;
     } *hashes;
     size_t nhashes;
     json_t *info;

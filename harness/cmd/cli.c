@@ -210,16 +210,19 @@ static void param(struct mtb_opts *o, const char *kv)
         } else
             *w++ = *s;
     *w = 0;
-    if (!o->params)
-        o->params = mtb_calloc(1, sizeof *o->params);
     char *k = mtb_asprintf("%.*s", (int)(eq - kv), kv);
-    int full = mtb_wl_params_set(o->params, k, v) != 0;
-    free(k);
-    if (full) {
+    json_t *utf8 = json_pack("{s:s}", k, v); /* the record keeps it: a key or value JSON cannot hold is refused */
+    if (!utf8) {
+        free(k);
         free(v);
-        mtb_die(2, "--param %s: at most %d params", kv, MTB_WL_MAXPARAMS);
+        mtb_die(2, "--param %s: not UTF-8 text", kv);
         return;
     }
+    json_decref(utf8);
+    if (!o->params)
+        o->params = mtb_calloc(1, sizeof *o->params);
+    mtb_wl_params_set(o->params, k, v);
+    free(k);
     free(v);
 }
 

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,48 @@ struct mtl_hist *mtb_hlog_acc_slot(struct mtb_hlog_acc *a, size_t i)
     return &a->tmp;
 }
 
-/* The slot of (sec, tag), a new one at the end if none. Searched from the
- * newest: a log's intervals come in time order, so the slot is among the
- * last few (a second client's log starts over: a walk of the first's). */
+static size_t slot_hash(const char *tag, long sec)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)sec * 0x9e3779b97f4a7c15ULL; /* FNV-1a over the tag */
+    for (const unsigned char *p = (const unsigned char *)tag; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* where (sec, tag) is in the index, or the empty place it would take */
+static size_t *index_at(struct mtb_hlog_acc *a, const char *tag, long sec)
+{
+    size_t mask = a->nindex - 1, i = slot_hash(tag, sec) & mask;
+    while (a->index[i] && (a->s[a->index[i] - 1].sec != sec || strcmp(a->s[a->index[i] - 1].key_tag, tag)))
+        i = (i + 1) & mask;
+    return &a->index[i];
+}
+
+/* the index grown to hold twice the slots (a power of two, at most half full) */
+static int index_grow(struct mtb_hlog_acc *a)
+{
+    size_t n = a->nindex ? a->nindex * 2 : 64;
+    size_t *old = a->index, nold = a->nindex;
+    if (!(a->index = calloc(n, sizeof *a->index))) {
+        a->index = old;
+        return -1;
+    }
+    a->nindex = n;
+    for (size_t i = 0; i < nold; i++)
+        if (old[i])
+            *index_at(a, a->s[old[i] - 1].key_tag, a->s[old[i] - 1].sec) = old[i];
+    free(old);
+    return 0;
+}
+
+/* The slot of (sec, tag): found by the whole tag, a new one at the end if none. */
 static struct mtb_hlog_slot *slot_for(struct mtb_hlog_acc *a, const char *tag, long sec)
 {
-    char t[sizeof a->s[0].tag];
-    snprintf(t, sizeof t, "%s", tag); /* as a slot keeps it */
-    for (size_t i = a->n; i-- > 0;)
-        if (a->s[i].sec == sec && !strcmp(a->s[i].tag, t))
-            return &a->s[i];
+    if (2 * (a->n + 1) > a->nindex && index_grow(a) != 0)
+        return NULL;
+    size_t *at = index_at(a, tag, sec);
+    if (*at)
+        return &a->s[*at - 1];
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 32;
         struct mtb_hlog_slot *ns = realloc(a->s, cap * sizeof(*ns));
@@ -51,16 +84,22 @@ static struct mtb_hlog_slot *slot_for(struct mtb_hlog_acc *a, const char *tag, l
     }
     memset(&a->s[a->n], 0, sizeof(a->s[a->n]));
     snprintf(a->s[a->n].tag, sizeof(a->s[a->n].tag), "%s", tag);
+    if (!(a->s[a->n].key_tag = strdup(tag)))
+        return NULL;
     a->s[a->n].sec = sec;
+    *at = a->n + 1;
     return &a->s[a->n++];
 }
 
 void mtb_hlog_acc_free(struct mtb_hlog_acc *a)
 {
     size_t i;
-    for (i = 0; i < a->n; i++)
+    for (i = 0; i < a->n; i++) {
         mtl_sparse_free(&a->s[i].sp);
+        free(a->s[i].key_tag);
+    }
     free(a->s);
+    free(a->index);
     mtl_hist_free(&a->tmp);
     memset(a, 0, sizeof(*a));
 }
@@ -138,6 +177,9 @@ int mtb_hlog_merge(char *const paths[], size_t n, const char *out, char *err, si
         }
         a.s[j] = s;
     }
+    free(a.index); /* the slots moved: no more lookups */
+    a.index = NULL;
+    a.nindex = 0;
     if (!(f = mtb_af_fopen(out, &tmp))) {
         snprintf(err, errlen, "%s: cannot write: %s", out, strerror(errno));
         mtb_hlog_acc_free(&a);

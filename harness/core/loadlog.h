@@ -15,6 +15,7 @@
  * seconds x 6 tags stays a few MB): a tag's whole run when sec is unused */
 struct mtb_hlog_slot {
     char tag[64];
+    char *key_tag;            /* the whole tag, as the slot is found by */
     long sec;
     double start, end;
     unsigned intervals;
@@ -24,6 +25,7 @@ struct mtb_hlog_slot {
 struct mtb_hlog_acc {
     struct mtb_hlog_slot *s;
     size_t n, cap;
+    size_t *index, nindex;    /* (second, tag) -> slot + 1, open addressing (0: empty) */
     int by_second;            /* merge: one slot per (tag, second); import: per tag */
     struct mtl_hist tmp;      /* a slot expanded */
 };

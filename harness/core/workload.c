@@ -194,25 +194,25 @@ const char *mtb_workload_param(const struct mtb_workload *w, const char *key)
     return wl_get(w->recipe, w->name, key);
 }
 
-int mtb_wl_params_set(struct mtb_wl_params *p, const char *key, const char *value)
+void mtb_wl_params_set(struct mtb_wl_params *p, const char *key, const char *value)
 {
     size_t i = 0;
     while (i < p->n && strcmp(p->kv[i].key, key))
         i++;
-    if (i == MTB_WL_MAXPARAMS)
-        return -1;
-    if (i == p->n)
+    if (i == p->n) {
+        p->kv = mtb_realloc(p->kv, (p->n + 1) * sizeof *p->kv);
         p->kv[p->n++].key = mtb_strdup(key);
-    else
+    } else
         free(p->kv[i].value);
     p->kv[i].value = mtb_strdup(value);
-    return 0;
 }
 
 void mtb_wl_params_free(struct mtb_wl_params *p)
 {
     for (size_t i = 0; p && i < p->n; i++)
         free(p->kv[i].key), free(p->kv[i].value);
+    if (p)
+        free(p->kv);
     free(p);
 }
 

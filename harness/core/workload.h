@@ -32,12 +32,11 @@ enum mtb_workload_field {
 
 /* A workload's params over its recipe's [workload] keys (--param
  * KEY=VALUE; a bug's own benchmark and db_bench_args), in the order set. */
-#define MTB_WL_MAXPARAMS 8
 struct mtb_wl_params {
     size_t n;
     struct mtb_wl_param {
         char *key, *value;
-    } kv[MTB_WL_MAXPARAMS];
+    } *kv;
 };
 
 struct mtb_workload {
@@ -56,9 +55,8 @@ struct mtb_workload {
     const struct mtb_wl_params *params;
 };
 
-/** KEY=VALUE set in p (a key set twice: its last value). @return 0, or -1
- *  when p is full (MTB_WL_MAXPARAMS) */
-int mtb_wl_params_set(struct mtb_wl_params *p, const char *key, const char *value);
+/** KEY=VALUE set in p (a key set twice keeps its place, with its last value) */
+void mtb_wl_params_set(struct mtb_wl_params *p, const char *key, const char *value);
 void mtb_wl_params_free(struct mtb_wl_params *p);
 
 /* Values given on the command line or in a plan, over the recipe's. */

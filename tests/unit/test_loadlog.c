@@ -34,6 +34,25 @@ static char *log_of(const char *name, double start_epoch, int secs, uint64_t n, 
     return path;
 }
 
+/* a log of `secs` one-second intervals of each of ntags tags, one value each; its path */
+static char *log_tags(const char *name, int secs, const char *const *tags, int ntags)
+{
+    char *path = mtb_asprintf("%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    struct mtl_hist h;
+    mtl_hist_init(&h, MTL_HLOG_SUB_BITS, MTL_HIST_HIGHEST);
+    mtl_hlog_write_header(f, 1700000000.0, "test");
+    for (int s = 0; s < secs; s++)
+        for (int t = 0; t < ntags; t++) {
+            mtl_hist_reset(&h);
+            mtl_hist_record_n(&h, 1000, 1);
+            mtl_hlog_write_interval(f, tags[t], s, 1.0, &h);
+        }
+    mtl_hist_free(&h);
+    fclose(f);
+    return path;
+}
+
 /* the log at path read per (tag, second): slots, total count, and the p50 of slot 0 in ns */
 static void read_back(const char *path, size_t *slots, uint64_t *total, uint64_t *p50)
 {
@@ -63,6 +82,32 @@ int main(void)
     char err[256];
     size_t slots;
     uint64_t total, p50;
+    /* many (second, tag) slots, two tags alike in their first 63 characters: each its own slot, found
+     * again when a second log of the same seconds is read into the accumulator */
+    {
+        static const char *const tags[] = {
+            "request", "long-tag-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx-1",
+            "long-tag-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx-2" };
+        char *m = log_tags("many.hlog", 500, tags, 3);
+        struct mtb_hlog_acc acc;
+        double st = 0;
+        mtb_hlog_acc_init(&acc, 1);
+        int rc = mtb_hlog_acc_read(m, NULL, &acc, &st, err, sizeof err);
+        size_t n1 = acc.n;
+        rc |= mtb_hlog_acc_read(m, NULL, &acc, &st, err, sizeof err);
+        uint64_t all = 0, most = 0;
+        for (size_t i = 0; i < acc.n; i++) {
+            uint64_t t = mtb_hlog_acc_slot(&acc, i)->total;
+            all += t;
+            most = t > most ? t : most;
+        }
+        ok(rc == 0 && n1 == 1500 && acc.n == 1500 && all == 3000 && most == 2,
+           "500 seconds of 3 tags (two alike to 63 characters): 1500 slots, each found again by a second log (%zu, %zu, %llu)",
+           n1, acc.n, (unsigned long long)all);
+        mtb_hlog_acc_free(&acc);
+        unlink(m);
+        free(m);
+    }
     /* two hosts: the same three seconds, one fast (1 us) and one slow (1 ms) */
     char *a = log_of("a.hlog", 1700000000.0, 3, 900, 1000), *b = log_of("b.hlog", 1700000000.0, 3, 100, 1000000);
     read_back(a, &slots, &total, &p50);
