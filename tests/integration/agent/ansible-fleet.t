@@ -32,7 +32,7 @@ git -C "$ROOT" rev-parse HEAD >/dev/null 2>&1 || skip_all "not a git checkout (p
 # the seed of the hosts' build caches: just the plan's builds
 # (from this machine's build cache: MTEBENCH_CACHE where the suite points it elsewhere)
 CACHE=${MTEBENCH_CACHE:-/var/cache/mtebench}
-SEED=$(awk -v c="$CACHE/" '$4 == "cached" { p = $5; if (index(p, c) == 1) p = substr(p, length(c) + 1); sub("/bin/.*", "", p); printf "%s\x27%s\x27", (n++ ? "," : ""), p }' "$T_TMP/warm.out")
+SEED=$(awk -v c="$CACHE/" '$4 == "cached" || $4 == "built" { p = $5; if (index(p, c) == 1) p = substr(p, length(c) + 1); sub("/bin/.*", "", p); printf "%s\x27%s\x27", (n++ ? "," : ""), p }' "$T_TMP/warm.out")
 # ... and memcached's Debian sources (the build keys hash them; the hosts have no archive)
 SEED="$SEED$(cd "$CACHE" && ls src/memcached_* | sed "s/.*/,'&'/" | tr -d '\n')"
 # ... and QEMU's plugin header, which make deps fetches from QEMU's source
