@@ -37,7 +37,8 @@
 #      which only cmd/ turns into an exit; running out of memory exits
 #      (lib/util.c's mtb_oom), a forked child ends with _exit, and the
 #      separate programs (a file with a main) are their own fronts
-#  14. records read by key, ratcheted: each folder's json_object_get calls
+#  14. records read by key, ratcheted: each folder's lookups by key
+#      (json_object_get, and lib/jsonx.h's mtb_jstr, mtb_jint, mtb_jnum)
 #      (core/record*.c and core/*_rows.c, where a record, a summary, a
 #      capacity result and the nightly's analysis become their structs,
 #      and the file-format writers tests/json-budget.txt names, each with
@@ -349,6 +350,7 @@ else
         d=${d#harness/}; d=${d%/}
         grep -q "^$d [0-9]*$" tests/json-budget.txt || finding "tests/json-budget.txt: no ceiling for harness/$d"
     done
+    BYKEY='\(json_object_get\|mtb_jstr\|mtb_jint\|mtb_jnum\)[[:space:]]*('
     # the file-format writers: "writer FOLDER/FILE.c what it writes"
     writers=$(mktemp)
     while read -r kw w what; do
@@ -357,7 +359,7 @@ else
             finding "tests/json-budget.txt: 'writer $w': a harness/ file and what it writes expected"
             continue
         fi
-        grep -q 'json_object_get[[:space:]]*(' "harness/$w" ||
+        grep -q "$BYKEY" "harness/$w" ||
             finding "tests/json-budget.txt: harness/$w reads nothing by key now: drop it from the writers"
         echo "harness/$w" >> "$writers"
     done < tests/json-budget.txt
@@ -366,11 +368,11 @@ else
         case "$ceiling" in ''|*[!0-9]*) finding "tests/json-budget.txt: '$folder $ceiling': a folder and a whole number expected"; continue ;; esac
         n=$(cat $(ls harness/"$folder"/*.c harness/"$folder"/*/*.c 2>/dev/null | grep -v '^harness/core/record\|^harness/core/[a-z]*_rows\.c$' |
                   grep -vxF -f "$writers") \
-            /dev/null | grep -o 'json_object_get[[:space:]]*(' | wc -l)
+            /dev/null | grep -o "$BYKEY" | wc -l)
         if [ "$n" -gt "$ceiling" ]; then
-            finding "harness/$folder: $n json_object_get calls, above its ceiling $ceiling (tests/json-budget.txt): read records through core/record.h's structs, summaries, capacity results and the nightly's analysis through core/*_rows.h's"
+            finding "harness/$folder: $n lookups by key (json_object_get, mtb_jstr, mtb_jint, mtb_jnum), above its ceiling $ceiling (tests/json-budget.txt): read records through core/record.h's structs, summaries, capacity results and the nightly's analysis through core/*_rows.h's"
         elif [ "$n" -lt "$ceiling" ]; then
-            finding "harness/$folder: $n json_object_get calls, below its ceiling $ceiling: lower it to $n in tests/json-budget.txt (ceilings only go down)"
+            finding "harness/$folder: $n lookups by key, below its ceiling $ceiling: lower it to $n in tests/json-budget.txt (ceilings only go down)"
         fi
     done < tests/json-budget.txt
     rm -f "$writers"

@@ -95,10 +95,10 @@ static void add_client(struct sums *m, const struct mtb_load_view *l)
         m->nsec = l->nseconds;
     }
     for (size_t j = 0; j < l->nseconds; j++) {
-        double ops, errs;
-        mtb_load_second(l, j, &ops, &errs);
-        m->ops[j] = add(m->ops[j], ops);
-        m->errs[j] = add(m->errs[j], errs);
+        struct mtb_load_sec s;
+        mtb_load_second(l, j, &s);
+        m->ops[j] = add(m->ops[j], s.ops);
+        m->errs[j] = add(m->errs[j], s.errors);
     }
 }
 

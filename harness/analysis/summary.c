@@ -121,7 +121,7 @@ static json_t *med_ci(const double *x, size_t n)
 }
 
 /* The ratio CI of paired values (median of the pairwise ratios), same shape.
- * seq: REPS=auto's "sequential" block of the records, or NULL. With seq the
+ * seq: a record of REPS=auto's whose rule (its "sequential" block, read into its struct mtb_rec_env) the interval follows, or NULL. With seq the
  * interval is built at the level of the rule's looks (seqstop.h) by the
  * method the pairs' shape chooses, as the rule itself did (mtb_stats_pair_ci:
  * t, signed-rank or order statistics; "shape" says why), and "conf" is the
@@ -130,10 +130,10 @@ static json_t *med_ci(const double *x, size_t n)
  * it (a fixed REPS=N) the distribution-free order-statistic interval at 95%:
  * at a single look the shape check's choice was measured to undercover under
  * strong skew (docs/STATISTICS.md). */
-static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, json_t *seq)
+static json_t *ratio_ci_seq(const double *num, const double *den, size_t n, const struct mtb_rec_env *seq)
 {
     struct mtb_stats_ci ci;
-    double looks = seq ? mtb_jnum(seq, "looks") : NAN, lconf = seq ? mtb_jnum(seq, "look_conf") : NAN;
+    double looks = seq ? seq->seq_looks : NAN, lconf = seq ? seq->seq_look_conf : NAN;
     int sequential = isfinite(lconf) && lconf > 0 && lconf < 1 && looks >= 1;
     double conf = sequential ? lconf : CONF, ach = 0;
     struct mtb_stats_shape sh;
@@ -240,7 +240,8 @@ static void config_warnings(json_t *o, const char *name, json_t *warnings)
 /* The pair metrics of tagged series t against its baseline b: the runs of
  * the same repetition (the pairing rule of record.h; both series share the
  * pair key), one median-of-ratios CI per metric of the table. */
-void mtb_summary_pair_metrics(json_t *o, const struct series *t, const struct series *b, json_t *seq, size_t *npairs)
+void mtb_summary_pair_metrics(json_t *o, const struct series *t, const struct series *b, const struct mtb_rec_env *seq,
+                              size_t *npairs)
 {
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++) {
         const struct mtb_pair_metric *d = &mtb_pair_metrics[m];
@@ -307,7 +308,7 @@ static json_t *overheads_of(struct series *ss, size_t ns, json_t *warnings)
         size_t np = 0;
         struct mtb_rec_env te;
         mtb_rec_env_read(t->first, &te);
-        mtb_summary_pair_metrics(o, t, b, te.sequential, &np);
+        mtb_summary_pair_metrics(o, t, b, te.sequential ? &te : NULL, &np);
         if (np == 0) {
             mtb_rec_env_free(&te);
             json_decref(o);
@@ -527,7 +528,7 @@ static json_t *per_request(json_t *records, const char *key, json_t *(*of)(json_
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        if (strcmp(mtb_jstr(rec, "status"), "ok"))
+        if (mtb_record_status(rec) != MTB_RUN_OK)
             continue;
         char *k = config_key(rec);
         int same = !strcmp(k, key);
@@ -654,7 +655,7 @@ static struct series *series_of(json_t *records, size_t *ns, int *emulated)
     *ns = 0;
     json_array_foreach(records, i, rec)
     {
-        if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
+        if (mtb_record_status(rec) != MTB_RUN_OK)
             continue;
         struct mtb_rec_figures fig;
         mtb_rec_figures_read(rec, &fig);
@@ -742,7 +743,7 @@ static void record_warnings(json_t *records, json_t *warnings)
     json_t *rec;
     json_array_foreach(records, i, rec)
     {
-        if (strcmp(mtb_jstr(rec, "status"), "ok") != 0)
+        if (mtb_record_status(rec) != MTB_RUN_OK)
             continue;
         size_t wi, k;
         json_t *wv, *have;

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include "core/record.h"
+#include "core/record_env.h"
 
 #define MAXRUNS 256       /* runs kept per configuration */
 
@@ -24,9 +25,10 @@ struct series {
 #define OPS(s) ((s)->val[MTB_M_ops_per_sec])
 
 /* the pair metrics of t against its baseline b (runs of the same
- * repetition) into o, one median-of-ratios CI each; seq: REPS=auto's block
- * of the records, or NULL; *npairs the pairs */
-void mtb_summary_pair_metrics(json_t *o, const struct series *t, const struct series *b, json_t *seq, size_t *npairs);
+ * repetition) into o, one median-of-ratios CI each; seq: a record of REPS=auto's (its rule read
+ * into its struct mtb_rec_env), or NULL; *npairs the pairs */
+void mtb_summary_pair_metrics(json_t *o, const struct series *t, const struct series *b, const struct mtb_rec_env *seq,
+                              size_t *npairs);
 /* the median of num/den with its 95% order-statistic interval */
 json_t *mtb_summary_ratio_ci(const double *num, const double *den, size_t n);
 /* the host of a row, when the report has several */

@@ -173,7 +173,7 @@ static json_t *one_run(struct search *s, struct cfg *c, double rate, long rep, c
         return NULL;
     s->runs++;
     s->per_run = (mtb_mono() - s->t0) / (double)s->runs;
-    if (!rec || strcmp(mtb_jstr(rec, "status"), "ok")) {
+    if (!rec || mtb_record_status(rec) != MTB_RUN_OK) {
         s->failed += !mtb_proc_interrupted; /* a run Ctrl-C cut short is no failure of the service */
         return NULL;
     }

@@ -145,7 +145,7 @@ static int failed_runs(json_t *records, const char *cfg, const char *kernel)
         struct mtb_rec_config c;
         mtb_rec_config_view(rec, &c);
         char *name = mtb_asprintf("%s/%s", c.variant, c.mode);
-        n += !strcmp(name, cfg) && !strcmp(c.kernel, kernel) && strcmp(mtb_jstr(rec, "status"), "ok");
+        n += !strcmp(name, cfg) && !strcmp(c.kernel, kernel) && mtb_record_status(rec) != MTB_RUN_OK;
         free(name);
     }
     return n;
@@ -198,7 +198,10 @@ json_t *mtb_compare_build(json_t *records, const char *kernels)
  * kernel: --baseline). 0, or -1 with err when a path holds no matrix. */
 int mtb_compare_add_protection(json_t *cmp, json_t *records, char *const *paths, int n, char *err, size_t errlen)
 {
-    json_t *sum = mtb_summary_build_ref(records, mtb_jstr(cmp, "reference"));
+    struct mtb_cmp_rows cr;
+    mtb_cmp_rows_read(cmp, &cr);
+    json_t *sum = mtb_summary_build_ref(records, cr.reference);
+    mtb_cmp_rows_free(&cr);
     json_t *rows = mtb_report_protection(sum, paths, n, err, errlen);
     json_decref(sum);
     if (!rows)

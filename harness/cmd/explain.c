@@ -79,10 +79,10 @@ static int is_elf(const char *path)
 static void core_beside(json_t *f, const char *core)
 {
     char err[MTB_ERRLEN];
-    uint64_t addr = strtoull(mtb_jstr(f, "addr"), NULL, 16);
-    json_t *cf = fault_of_core(core, addr, err, sizeof err);
     struct mtb_fault_view fv, cv;
     mtb_fault_view_read(f, &fv);
+    uint64_t addr = strtoull(fv.addr, NULL, 16);
+    json_t *cf = fault_of_core(core, addr, err, sizeof err);
     mtb_fault_view_read(cf, &cv); /* the core's own view of the fault: its core block */
     json_t *c = cf ? json_incref(cv.core) : json_pack("{s:s,s:s}", "file", core, "error", err);
     int theirs = fv.has_memory_tag || fv.has_report_memory_tag;

@@ -1,6 +1,7 @@
 /* nightly.c - see nightly.h */
 #include "lib/jsonx.h"
 #include "cmd/nightly.h"
+#include "core/capacity_rows.h"
 #include "core/nightly_rows.h"
 #include "analysis/nightly_analyse.h"
 #include "cmd/commands.h"
@@ -94,20 +95,19 @@ static long long add_set(struct mtb_history *h, const struct night_set *ns, cons
     json_t *caps = ns->caps, *work = ns->work, *work_files = ns->work_files;
     const char *dir = ns->dir, *plan_name = ns->plan_name;
     *added = 0;
-    size_t i;
-    json_t *b;
-    json_array_foreach(set->bad, i, b)
-    {
-        fprintf(stderr, "mtebench nightly: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
+    for (size_t i = 0; i < json_array_size(set->bad); i++) {
+        struct mtb_record_bad b;
+        mtb_record_bad_read(set, i, &b);
+        fprintf(stderr, "mtebench nightly: %s: %s\n", b.file, b.problem);
         (*bad)++;
     }
     if (!json_array_size(set->records) && !json_array_size(caps) && !json_array_size(work))
         return -ENODATA;
+    struct mtb_cap_rows cap0; /* the first search: the night's plan and page when it has no runs */
+    mtb_cap_rows_read(json_array_get(caps, 0), &cap0);
     const char *plan = plan_name;
     if (!plan || !*plan)
-        plan = json_array_size(set->records)
-                   ? first_plan(json_array_get(set->records, 0))
-                   : mtb_jstr(json_array_get(caps, 0), "plan");
+        plan = json_array_size(set->records) ? first_plan(json_array_get(set->records, 0)) : cap0.plan;
     /* the night's run report, linked from the dashboard */
     char *s = mtb_strdup(dir);
     size_t n = strlen(s);
@@ -124,7 +124,8 @@ static long long add_set(struct mtb_history *h, const struct night_set *ns, cons
     else if (mtb_record_usable(set))
         mtb_warn("nightly: no run report for %s: %s", dir, re.msg);
     else if (json_array_size(caps)) /* capacity searches alone: the first one's page */
-        report = mtb_asprintf("%s/capacity.html", mtb_jstr(json_array_get(caps, 0), "dir"));
+        report = mtb_asprintf("%s/capacity.html", cap0.dir);
+    mtb_cap_rows_free(&cap0);
     if (mtb_prom_dir && (mtb_record_usable(set) || json_array_size(caps))) /* --prom-textfile: the night's figures */
         mtb_prom_after("nightly", sum);
     json_decref(sum);
@@ -258,7 +259,12 @@ static int ingest_dirs(struct mtb_history *h, const struct nightly_args *na, jso
         json_t *caps = mtb_capacity_find(dir, "mtebench nightly"), *cv;
         size_t ci;
         int search_dir = 0; /* `mtebench capacity`'s results: its runs are the search's, not a matrix's */
-        json_array_foreach(caps, ci, cv) search_dir |= !strcmp(mtb_jstr(cv, "dir"), dir);
+        json_array_foreach(caps, ci, cv) {
+            struct mtb_cap_rows c;
+            mtb_cap_rows_read(cv, &c);
+            search_dir |= !strcmp(c.dir, dir);
+            mtb_cap_rows_free(&c);
+        }
         struct mtb_record_set set;
         char *dirs[1] = { (char *)dir };
         if (mtb_record_load(dirs, search_dir ? 0 : 1, &set) != 0)

@@ -115,9 +115,11 @@ int mtb_cmd_report(int argc, char **argv)
         mtb_opt_free(&p);
         return 2;
     }
-    size_t i;
-    json_t *b;
-    json_array_foreach(set.bad, i, b) fprintf(stderr, "mtebench report: %s: %s\n", mtb_jstr(b, "file"), mtb_jstr(b, "problem"));
+    for (size_t i = 0; i < json_array_size(set.bad); i++) {
+        struct mtb_record_bad b;
+        mtb_record_bad_read(&set, i, &b);
+        fprintf(stderr, "mtebench report: %s: %s\n", b.file, b.problem);
+    }
     char *defname = dir_name(args[0]);
     char *defout = mtb_strdup(mtb_reports_dir());
     char err[MTB_ERRLEN], *dir = NULL;
@@ -145,6 +147,7 @@ int mtb_cmd_report(int argc, char **argv)
         struct mtb_sum_sections sec;
         mtb_sum_sections_read(sum, &sec);
         mtb_report_protection_print(stdout, sec.protection, sec.emulated);
+        size_t i;
         json_t *pp;
         json_array_foreach(sec.plot_problems, i, pp)
             fprintf(stderr, "mtebench report: plot: %s\n", json_string_value(pp));

@@ -25,7 +25,7 @@ static void at_read(json_t *e, struct mtb_cap_at *r)
     r->client_bound = json_is_true(json_object_get(e, "client_bound"));
 }
 
-static void point_read(json_t *p, struct mtb_cap_point *r)
+static void point_read(json_t *p, struct mtb_cap_row_point *r)
 {
     r->rate = mtb_jnum(p, "rate");
     r->achieved = mtb_jnum(p, "achieved");
@@ -88,6 +88,11 @@ void mtb_cap_rows_read(json_t *res, struct mtb_cap_rows *r)
     r->confidence_pct = json_is_number(conf) ? 100 * json_number_value(conf) : 95;
     r->confidence = json_is_number(conf) ? json_number_value(conf) : NAN;
     r->plan = mtb_jstr(res, "plan");
+    r->schema = mtb_jstr(res, "schema");
+    r->started = mtb_jstr(res, "started");
+    r->mtebench_version = mtb_jstr(res, "mtebench_version");
+    r->dir = mtb_jstr(res, "dir");
+    r->file = mtb_jstr(res, "file");
     r->emulated = json_is_true(json_object_get(res, "emulated"));
     json_t *slo = json_object_get(res, "slo");
     r->slo_text = mtb_jstr(slo, "text");

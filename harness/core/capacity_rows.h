@@ -27,7 +27,7 @@ struct mtb_cap_at {
 };
 
 /* a probed rate */
-struct mtb_cap_point {
+struct mtb_cap_row_point {
     double rate, achieved, runs;
     int client_bound, sweep;
     double corrected[MTB_CAP_NPCT], uncorrected[MTB_CAP_NPCT]; /* NaN: none */
@@ -40,7 +40,7 @@ struct mtb_cap_config {
     double closed_loop_ops;
     size_t nat, npoints;
     struct mtb_cap_at *at;         /* per bound, in the SLO's order */
-    struct mtb_cap_point *points;
+    struct mtb_cap_row_point *points;
 };
 
 /* an interval of an overhead: {est, lo, hi} */
@@ -60,6 +60,8 @@ struct mtb_cap_rows {
     double confidence_pct;         /* the intervals' level in percent (files before CONFIDENCE: 95) */
     double confidence;             /* as the file has it, a fraction (NaN: files before CONFIDENCE) */
     const char *plan;              /* a plan's entry's search: the plan ("" for `capacity`) */
+    const char *schema, *started, *mtebench_version;
+    const char *dir, *file;        /* where a plan's or the nightly's search is (its entry; "" in the file) */
     int emulated;
     size_t nbounds, nconfigs, noverheads;
     struct mtb_cap_bound {

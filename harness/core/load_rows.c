@@ -83,11 +83,10 @@ void mtb_load_view_read(json_t *load, struct mtb_load_view *l)
     l->nclients = json_array_size(l->clients);
 }
 
-void mtb_load_second(const struct mtb_load_view *l, size_t j, double *ops, double *errors)
+void mtb_load_second(const struct mtb_load_view *l, size_t j, struct mtb_load_sec *s)
 {
-    json_t *s = json_array_get(l->timeseries, j);
-    *ops = mtb_jnum(s, "ops");
-    *errors = mtb_jnum(s, "errors");
+    json_t *e = json_array_get(l->timeseries, j);
+    *s = (struct mtb_load_sec){ .t = mtb_jnum(e, "t"), .ops = mtb_jnum(e, "ops"), .errors = mtb_jnum(e, "errors") };
 }
 
 void mtb_load_view_of_record(json_t *rec, struct mtb_load_view *l) { mtb_load_view_read(json_object_get(rec, "load"), l); }
@@ -119,4 +118,10 @@ void mtb_client_outcome_read(json_t *client, struct mtb_client_outcome *c)
     c->late_s = num0(client, "late_s");
     c->cpu_user_s = num0(client, "cpu_user_s");
     c->cpu_sys_s = num0(client, "cpu_sys_s");
+}
+
+void mtb_client_entry_read(json_t *entry, struct mtb_client_entry *c)
+{
+    c->dir = mtb_jstr(entry, "dir");
+    c->status = mtb_jstr(entry, "status");
 }

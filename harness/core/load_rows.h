@@ -105,9 +105,12 @@ struct mtb_load_view {
 void mtb_load_view_read(json_t *load, struct mtb_load_view *l);
 /** the same of a record's load (its "load"; none: not present) */
 void mtb_load_view_of_record(json_t *rec, struct mtb_load_view *l);
-/** second j (0-based) of the load's timeseries: its operations and errors
- *  (NaN: not said) */
-void mtb_load_second(const struct mtb_load_view *l, size_t j, double *ops, double *errors);
+/* second j of the load's timeseries: when (t, 1-based), its operations
+ * and errors (NaN: not said) */
+struct mtb_load_sec {
+    double t, ops, errors;
+};
+void mtb_load_second(const struct mtb_load_view *l, size_t j, struct mtb_load_sec *s);
 /** totals.KEY of a load set to value (stolen): an adapter's own figure
  *  over the one it parsed (db_bench's throughput), pgbench's setup; not a
  *  load with totals: value freed */
@@ -124,6 +127,13 @@ struct mtb_client_outcome {
     double late_s, cpu_user_s, cpu_sys_s;
 };
 void mtb_client_outcome_read(json_t *client, struct mtb_client_outcome *c);
+
+/* A client host's entry of a merged load's "clients" (agent/clients.c's):
+ * its directory here and whether its load ended ok; "" when absent. */
+struct mtb_client_entry {
+    const char *dir, *status;
+};
+void mtb_client_entry_read(json_t *entry, struct mtb_client_entry *c);
 
 /** the load's latency log (its "hlog") set to path (a string, stolen); not
  *  a load object: path freed */

@@ -207,8 +207,10 @@ int mtb_hlog_merge_hosts(json_t *clients, const char *dir)
     if (!paths)
         return -1;
     json_array_foreach(clients, i, c) {
-        char *p = mtb_asprintf("%s/load.hlog", mtb_jstr(c, "dir"));
-        if (!strcmp(mtb_jstr(c, "status"), "ok") && mtb_file_exists(p))
+        struct mtb_client_entry ce;
+        mtb_client_entry_read(c, &ce);
+        char *p = mtb_asprintf("%s/load.hlog", ce.dir);
+        if (!strcmp(ce.status, "ok") && mtb_file_exists(p))
             paths[n++] = p;
         else
             free(p);

@@ -1,5 +1,6 @@
 /* proof_rows.c - what the mode probe said, read into its struct (proof_rows.h) */
 #include "core/proof_rows.h"
+#include "lib/jsonx.h"
 
 #include <string.h>
 
@@ -25,3 +26,5 @@ void mtb_probe_view_of_proof(json_t *proof, struct mtb_probe_view *p)
 {
     mtb_probe_view_read(json_object_get(proof, "probe"), p);
 }
+
+const char *mtb_proof_method(json_t *proof) { return mtb_jstr(proof, "method"); }

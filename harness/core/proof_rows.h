@@ -26,6 +26,8 @@ struct mtb_probe_view {
 };
 
 void mtb_probe_view_read(json_t *probe, struct mtb_probe_view *p);
+/** how a mode proof was made (its "method": "probe", ...; "" when absent) */
+const char *mtb_proof_method(json_t *proof);
 /** the same of a mode proof's probe (its "probe") */
 void mtb_probe_view_of_proof(json_t *proof, struct mtb_probe_view *p);
 #endif

@@ -210,6 +210,12 @@ int mtb_record_load(char *const dirs[], int ndirs, struct mtb_record_set *set);
  *  @return 0, -ENOMEM */
 int mtb_record_set_from(json_t *records, json_t *files, const char *dir, struct mtb_record_set *set);
 void mtb_record_set_free(struct mtb_record_set *set);
+/* A file the set did not use (set->bad's entry i): the file, the problem in
+ * words, its short name (mtb_record_problem_name); "" when absent. */
+struct mtb_record_bad {
+    const char *file, *problem, *reason;
+};
+void mtb_record_bad_read(const struct mtb_record_set *set, size_t i, struct mtb_record_bad *b);
 /** @return the number of records with status ok (usable for statistics) */
 size_t mtb_record_usable(const struct mtb_record_set *set);
 

@@ -66,6 +66,8 @@ void mtb_rec_env_read(json_t *rec, struct mtb_rec_env *e)
     e->sequential = sq;
     e->seq_precision = mtb_jnum(sq, "precision");
     e->seq_max_time_s = mtb_jnum(sq, "max_time_s");
+    e->seq_looks = mtb_jnum(sq, "looks");
+    e->seq_look_conf = mtb_jnum(sq, "look_conf");
     e->has_run_length = json_is_number(json_object_get(rl, "chosen_s"));
     e->pilot_s = mtb_jnum(rl, "pilot_s");
     e->pilot_pairs = mtb_jnum(rl, "pilot_pairs");

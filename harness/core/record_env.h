@@ -55,6 +55,7 @@ struct mtb_rec_env {
     /* REPS=auto's rule (the record's "sequential") and the run length it chose */
     json_t *sequential;          /* the block (borrowed; NULL: a fixed REPS=N) */
     double seq_precision, seq_max_time_s; /* NaN when absent */
+    double seq_looks, seq_look_conf;      /* the rule's planned looks and each look's level (NaN when absent) */
     int has_run_length;          /* run_length.chosen_s is a number */
     double pilot_s, pilot_pairs, chosen_s;
 };

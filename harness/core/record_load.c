@@ -197,3 +197,9 @@ size_t mtb_record_usable(const struct mtb_record_set *set)
     return n;
 }
 
+void mtb_record_bad_read(const struct mtb_record_set *set, size_t i, struct mtb_record_bad *b)
+{
+    json_t *e = json_array_get(set->bad, i);
+    *b = (struct mtb_record_bad){ .file = mtb_jstr(e, "file"), .problem = mtb_jstr(e, "problem"),
+                                  .reason = mtb_jstr(e, "reason") };
+}

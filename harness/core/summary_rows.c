@@ -65,7 +65,7 @@ struct mtb_sum_protection *mtb_sum_protection_read(json_t *rows, size_t *n)
     return v;
 }
 
-static void workload_read(json_t *w, struct mtb_sum_workload *r)
+void mtb_sum_workload_read(json_t *w, struct mtb_sum_workload *r)
 {
     r->j = w;
     r->name = mtb_jstr(w, "name");
@@ -103,7 +103,7 @@ void mtb_sum_config_read(json_t *c, struct mtb_sum_config *r)
     r->errors_over_limit = flag(c, "errors_over_limit");
     r->noisy = flag(c, "noisy");
     r->runs = mtb_jint(c, "runs");
-    workload_read(json_object_get(c, "workload"), &r->workload);
+    mtb_sum_workload_read(json_object_get(c, "workload"), &r->workload);
     json_t *rl = json_object_get(c, "run_length");
     r->has_run_length = rl != NULL;
     r->pilot_s = mtb_jnum(rl, "pilot_s");
@@ -132,7 +132,7 @@ void mtb_sum_overhead_read(json_t *o, struct mtb_sum_overhead *r)
     r->mode = mtb_jstr(o, "mode");
     r->host = host_of(o, &r->has_host);
     r->baseline = mtb_jstr(o, "baseline");
-    workload_read(json_object_get(o, "workload"), &r->workload);
+    mtb_sum_workload_read(json_object_get(o, "workload"), &r->workload);
     r->pairs = mtb_jint(o, "pairs");
     for (size_t m = 0; m < MTB_NPAIR_METRICS; m++)
         mtb_ci_read(json_object_get(o, mtb_pair_metrics[m].key), &r->metric[m]);

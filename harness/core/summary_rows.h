@@ -201,6 +201,8 @@ void mtb_sum_sections_read(json_t *sum, struct mtb_sum_sections *s);
 void mtb_sum_config_read(json_t *c, struct mtb_sum_config *r);
 void mtb_sum_overhead_read(json_t *o, struct mtb_sum_overhead *r);
 void mtb_sum_rows_read(json_t *sum, struct mtb_sum_rows *r);
+/** a workload object (a row's, or a record's config.workload) into r */
+void mtb_sum_workload_read(json_t *w, struct mtb_sum_workload *r);
 /** the one thing said of a summary after it is built: REPS=auto was stopped
  *  by the user (Ctrl-C), on each overhead's sequential block */
 void mtb_sum_overheads_stopped_by_user(json_t *sum);

@@ -12,6 +12,7 @@
 #include "history/history_db.h"
 #include "core/record.h"
 #include "core/record_env.h"
+#include "core/record_outcome.h"
 #include "core/work_rows.h"
 #include "core/capacity_rows.h"
 #include "core/allocator.h"
@@ -265,12 +266,14 @@ static int add_run(const struct night_add *na, json_t *rec, const char *file)
 {
     struct rec_ident id;
     ident_of(na->h, na->host, rec, file, &id);
-    int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
+    int ok = mtb_record_status(rec) == MTB_RUN_OK;
     struct hcol cols[IDENT_COLS + 5 + MTB_NRUN_METRICS];
     ident_cols(cols, na->nid, na->plan, rec, &id);
     size_t n = IDENT_COLS;
     cols[n++] = (struct hcol){ "rep", PINT(id.cfg.rep) };
-    cols[n++] = (struct hcol){ "status", PTEXT(mtb_jstr(rec, "status")) };
+    struct mtb_rec_outcome ro;
+    mtb_rec_outcome_read(rec, &ro);
+    cols[n++] = (struct hcol){ "status", PTEXT(ro.status ? ro.status : "") };
     cols[n++] = (struct hcol){ "emulated", PINT(mtb_record_emulated(rec)) };
     struct mtb_rec_env env;
     mtb_rec_env_read(rec, &env);
@@ -436,6 +439,15 @@ static int add_work(const struct night_add *na, json_t *rec, const char *file)
 static int add_night(struct mtb_history *h, const struct mtb_night_in *in, long long *night, int *added, char *err,
                      size_t errlen);
 
+/* a run's (or a search's) start and version into the night's: the earliest start, the first version */
+static void night_stamp(const char *started, const char *version, const char **first, const char **night_version)
+{
+    if (*started && (!*first || strcmp(started, *first) < 0))
+        *first = started;
+    if (!**night_version)
+        *night_version = version;
+}
+
 int mtb_history_add_night(struct mtb_history *h, const struct mtb_night_in *in, long long *night, int *added,
                           struct mtb_err *e)
 {
@@ -458,33 +470,25 @@ static int add_night(struct mtb_history *h, const struct mtb_night_in *in, long 
         snprintf(err, errlen, "history: records and files do not match");
         return -EINVAL;
     }
-    /* the night starts with its earliest run */
+    /* the night starts with its earliest run; a counted run's or a search's start and version are the
+     * night's when it has no timed runs */
     const char *first = NULL, *version = "";
     size_t i;
     json_t *rec;
-    json_array_foreach(records, i, rec)
+    for (int k = 0; k < 2; k++)
+        json_array_foreach(k ? work : records, i, rec)
+        {
+            struct mtb_rec_env e;
+            mtb_rec_env_read(rec, &e);
+            night_stamp(e.started ? e.started : "", e.mtebench_version, &first, &version);
+            mtb_rec_env_free(&e);
+        }
+    json_array_foreach(capacity, i, rec)
     {
-        const char *s = mtb_jstr(rec, "started");
-        if (*s && (!first || strcmp(s, first) < 0))
-            first = s;
-        if (!*version)
-            version = mtb_jstr(rec, "mtebench_version");
-    }
-    json_array_foreach(work, i, rec) /* a counted run's start and version: the night's when it has no timed runs */
-    {
-        const char *s = mtb_jstr(rec, "started");
-        if (*s && (!first || strcmp(s, first) < 0))
-            first = s;
-        if (!*version)
-            version = mtb_jstr(rec, "mtebench_version");
-    }
-    json_array_foreach(capacity, i, rec) /* a search's start and version: the night's when it has no runs */
-    {
-        const char *s = mtb_jstr(rec, "started");
-        if (*s && (!first || strcmp(s, first) < 0))
-            first = s;
-        if (!*version)
-            version = mtb_jstr(rec, "mtebench_version");
+        struct mtb_cap_rows c;
+        mtb_cap_rows_read(rec, &c);
+        night_stamp(c.started, c.mtebench_version, &first, &version);
+        mtb_cap_rows_free(&c);
     }
     char now[32];
     mtb_utc_iso(now, sizeof now);
@@ -509,7 +513,11 @@ static int add_night(struct mtb_history *h, const struct mtb_night_in *in, long 
     }
     json_array_foreach(capacity, i, rec)
     {
-        if ((rc = add_capacity(&ctx, rec, mtb_jstr(rec, "file"))) != 0)
+        struct mtb_cap_rows c;
+        mtb_cap_rows_read(rec, &c);
+        rc = add_capacity(&ctx, rec, c.file);
+        mtb_cap_rows_free(&c);
+        if (rc != 0)
             goto out;
     }
     json_array_foreach(work, i, rec)
@@ -542,11 +550,13 @@ static int load_rows(struct mtb_history *h, const char *sql, const char *kind, s
     if (rc)
         return rc;
     json_t *cur = NULL, *points = NULL; /* the series being filled, and its points */
+    const char *cur_series = NULL;
     size_t ncol = json_array_size(r.cols);
     for (size_t row = 0; row < json_array_size(r.rows); row++) {
         json_t *vals = json_array_get(r.rows, row);
         const char *series = mtb_hdb_row_str(&r, row, 0);
-        if (!cur || strcmp(mtb_jstr(cur, "series"), series)) {
+        if (!cur || strcmp(cur_series, series)) {
+            cur_series = series;
             cur = json_object();
             json_object_set_new(cur, "kind", json_string(kind));
             for (size_t i = 0; i < nhead; i++)

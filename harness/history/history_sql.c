@@ -5,6 +5,7 @@
 #include "history/history.h"
 #include "history/history_db.h"
 #include "core/record.h"
+#include "core/summary_rows.h"
 #include "core/allocator.h"
 #include "lib/jsonx.h"
 #include "lib/util.h"
@@ -181,8 +182,9 @@ void mtb_hdb_config_key(json_t *rec, char **key, char hash[13])
                               own ? "|allocator=" : "", own ? alloc : "");
     mtb_hdb_short_hash(full, hash);
     const char *mname = mtb_record_machine_name(rec);
-    *key = mtb_asprintf("%s/%s/%s mix %s/%s%s%s/%s/%s/%s/%s#%s", c.plan, c.service, mtb_jstr(w, "name"),
-                        mtb_jstr(w, "mix"), c.variant, own ? "+" : "", own ? alloc : "", c.mode, c.platform, c.kernel,
+    struct mtb_sum_workload wv;
+    mtb_sum_workload_read(w, &wv);
+    *key = mtb_asprintf("%s/%s/%s mix %s/%s%s%s/%s/%s/%s/%s#%s", c.plan, c.service, wv.name, wv.mix, c.variant, own ? "+" : "", own ? alloc : "", c.mode, c.platform, c.kernel,
                         *mname ? mname : "-", hash);
     free(full);
     free(wl);

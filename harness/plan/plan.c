@@ -343,7 +343,7 @@ static int plan_round(struct plan_loop *x, long rep, double *ops)
         plan_eta(x, eta, sizeof eta);
         json_t *rec = run_cell(x, &p->cells[ci], rep, x->total, eta, NULL);
         if (ops)
-            ops[ci] = rec && !strcmp(mtb_jstr(rec, "status"), "ok") ? mtb_record_num(rec, "ops_per_sec") : NAN;
+            ops[ci] = rec && mtb_record_status(rec) == MTB_RUN_OK ? mtb_record_num(rec, "ops_per_sec") : NAN;
         json_array_append_new(x->records, rec);
     }
     if (isatty(2))

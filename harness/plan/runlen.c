@@ -27,10 +27,13 @@ static size_t series(json_t *rec, double *ops, size_t max)
 {
     struct mtb_load_view lv;
     mtb_load_view_of_record(rec, &lv);
-    json_t *ts = lv.timeseries, *pt;
-    size_t i, n = 0;
-    json_array_foreach(ts, i, pt) if (n < max && mtb_jnum(pt, "t") <= (double)(n + 1) + 1e-6)
-        ops[n++] = mtb_jnum(pt, "ops");
+    size_t n = 0;
+    for (size_t i = 0; i < lv.nseconds; i++) {
+        struct mtb_load_sec s;
+        mtb_load_second(&lv, i, &s);
+        if (n < max && s.t <= (double)(n + 1) + 1e-6)
+            ops[n++] = s.ops;
+    }
     return n;
 }
 
@@ -48,7 +51,7 @@ static size_t pilot_pairs(json_t *records, json_t **base, json_t **tagged, size_
             if (c.rep != rep)
                 continue;
             seen = 1;
-            if (strcmp(mtb_jstr(rec, "status"), "ok"))
+            if (mtb_record_status(rec) != MTB_RUN_OK)
                 continue;
             if (mtb_rec_config_is_baseline(&c))
                 b = b ? b : rec;

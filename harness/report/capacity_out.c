@@ -128,7 +128,7 @@ char *mtb_capacity_markdown(json_t *result)
     for (i = 0; i < r->nconfigs; i++)
         for (k = 0; k < r->configs[i].npoints; k++) {
             const struct mtb_cap_config *c = &r->configs[i];
-            const struct mtb_cap_point *p = &c->points[k];
+            const struct mtb_cap_row_point *p = &c->points[k];
             fprintf(f, "| %s/%s | %.0f | %.0f | %d |", c->variant, c->mode, p->rate, p->achieved, (int)p->runs);
             for (int q = 0; q < MTB_CAP_NPCT; q++)
                 fprintf(f, " %.0f (%.0f) |", p->corrected[q], p->uncorrected[q]);
@@ -151,7 +151,7 @@ static char *curves_csv(const struct mtb_cap_rows *r)
     for (size_t i = 0; i < r->nconfigs; i++)
         for (size_t k = 0; k < r->configs[i].npoints; k++) {
             const struct mtb_cap_config *c = &r->configs[i];
-            const struct mtb_cap_point *p = &c->points[k];
+            const struct mtb_cap_row_point *p = &c->points[k];
             fprintf(f, "%s,%s,%s,%s,%s,%s,%.3f,%.3f,%d,%s,%s", r->service, r->workload, c->variant, c->mode,
                     r->platform, r->emulated ? "true" : "false", p->rate, p->achieved, (int)p->runs,
                     p->client_bound ? "true" : "false", p->sweep ? "true" : "false");

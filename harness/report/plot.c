@@ -574,7 +574,7 @@ char *mtb_plot_capacity_script(json_t *result)
     for (i = 0; i < r->nconfigs; i++) {
         fprintf(f, "$C%zu << EOD\n", i);
         for (k = 0; k < r->configs[i].npoints; k++) {
-            const struct mtb_cap_point *p = &r->configs[i].points[k];
+            const struct mtb_cap_row_point *p = &r->configs[i].points[k];
             fprintf(f, "%.6g %.6g %.6g %.6g\n", p->rate, p->corrected[0], p->corrected[1], p->corrected[2]);
             npts++;
         }

@@ -7,6 +7,7 @@
 #include "report/hgrm.h"
 #include "report/hlog_import.h"
 #include "report/work_table.h"
+#include "core/capacity_rows.h"
 #include "core/summary_rows.h"
 #include "analysis/summary.h"
 #include "report/summary_text.h"
@@ -132,7 +133,11 @@ int mtb_report_write(const struct mtb_record_set *set, json_t *summary, const ch
 static void find_one(json_t *a, const char *path, const char *who)
 {
     json_t *r = json_load_file(path, 0, NULL);
-    if (r && !strcmp(mtb_jstr(r, "schema"), "mtebench-capacity/1")) {
+    struct mtb_cap_rows c;
+    mtb_cap_rows_read(r, &c);
+    int ours = !strcmp(c.schema, "mtebench-capacity/1");
+    mtb_cap_rows_free(&c);
+    if (r && ours) {
         json_object_set_new(r, "file", json_string(path));
         json_object_set_new(r, "dir", json_stringn(path, (size_t)(strrchr(path, '/') - path)));
         json_array_append(a, r);

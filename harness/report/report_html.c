@@ -542,7 +542,7 @@ static json_t *plot_groups(json_t *records)
     json_t *rec, *g;
     json_array_foreach(records, i, rec)
     {
-        if (strcmp(mtb_jstr(rec, "status"), "ok"))
+        if (mtb_record_status(rec) != MTB_RUN_OK)
             continue;
         char *k = mtb_plot_group(rec);
         int dup = 0;
@@ -587,10 +587,12 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
         mtb_rec_config_view(rec, &c);
         struct mtb_rec_figures fig;
         mtb_rec_figures_read(rec, &fig);
-        int ok = !strcmp(mtb_jstr(rec, "status"), "ok");
+        int ok = mtb_record_status(rec) == MTB_RUN_OK;
         fprintf(f, "<tr%s><td>%zu</td>", ok ? "" : " class=\"bad\"", i + 1);
         td_text(f, json_string_value(json_array_get(set->files, i)), 1);
-        td_text(f, mtb_jstr(rec, "status"), 1);
+        struct mtb_rec_outcome ro;
+        mtb_rec_outcome_read(rec, &ro);
+        td_text(f, ro.status ? ro.status : "", 1);
         char *cfg = mtb_asprintf("%s %s/%s", c.service, c.variant, c.mode);
         td_text(f, cfg, 1);
         free(cfg);
@@ -603,8 +605,6 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
                 fprintf(f, "<td>%s</td>", v);
             }
         char *note = NULL;
-        struct mtb_rec_outcome ro;
-        mtb_rec_outcome_read(rec, &ro);
         if (json_is_object(ro.fault)) {
             struct mtb_fault_view fv;
             mtb_fault_view_read(ro.fault, &fv);
@@ -612,7 +612,7 @@ static void html_runs(FILE *f, const struct mtb_record_set *set, int emu)
             mtb_fault_view_free(&fv);
         }
         else if (!ok)
-            note = mtb_strdup(mtb_jstr(rec, "error"));
+            note = mtb_strdup(ro.error ? ro.error : "");
         else if (fig.errors_over_limit)
             note = mtb_asprintf("%.3f%% of requests answered with an error, lost or never sent", 100 * fig.error_rate);
         else if (fig.client_bound)
@@ -630,13 +630,12 @@ static void html_bad(FILE *f, const struct mtb_record_set *set)
         return;
     fprintf(f, "<section id=\"bad\"><h2>Records not used</h2>\n<table>\n<caption>Files and directories that gave "
                "no usable record</caption>\n<tr><th class=\"l\">file</th><th class=\"l\">problem</th></tr>\n");
-    size_t i;
-    json_t *b;
-    json_array_foreach(set->bad, i, b)
-    {
+    for (size_t i = 0; i < json_array_size(set->bad); i++) {
+        struct mtb_record_bad b;
+        mtb_record_bad_read(set, i, &b);
         fprintf(f, "<tr class=\"bad\">");
-        td_text(f, mtb_jstr(b, "file"), 1);
-        td_text(f, mtb_jstr(b, "problem"), 1);
+        td_text(f, b.file, 1);
+        td_text(f, b.problem, 1);
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");

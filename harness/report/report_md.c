@@ -5,6 +5,7 @@
 #include "report/capacity_out.h"
 #include "report/work_table.h"
 #include "core/record.h"
+#include "core/record_outcome.h"
 #include "core/summary_rows.h"
 #include "lib/util.h"
 
@@ -60,15 +61,21 @@ char *mtb_report_md(const struct mtb_record_set *set, json_t *sum, const char *b
         mtb_rec_config_view(v, &c);
         struct mtb_rec_figures fig;
         mtb_rec_figures_read(v, &fig);
-        int ok = !strcmp(mtb_jstr(v, "status"), "ok");
+        int ok = mtb_record_status(v) == MTB_RUN_OK;
+        struct mtb_rec_outcome ro;
+        mtb_rec_outcome_read(v, &ro);
         fprintf(f, "| %zu | %s | %s | %s %s/%s | %s | %lld | %.0f | %.0f | %s |\n", i + 1,
-                json_string_value(json_array_get(set->files, i)), mtb_jstr(v, "status"), c.service, c.variant, c.mode,
-                c.kernel, (long long)c.rep, ok ? fig.metric[MTB_M_ops_per_sec] : NAN,
-                ok ? fig.metric[MTB_M_p99_us] : NAN, ok ? "" : mtb_jstr(v, "error"));
+                json_string_value(json_array_get(set->files, i)), ro.status ? ro.status : "", c.service, c.variant,
+                c.mode, c.kernel, (long long)c.rep, ok ? fig.metric[MTB_M_ops_per_sec] : NAN,
+                ok ? fig.metric[MTB_M_p99_us] : NAN, ok || !ro.error ? "" : ro.error);
     }
     if (json_array_size(set->bad)) {
         fprintf(f, "\n## Records not used\n\n");
-        json_array_foreach(set->bad, i, v) fprintf(f, "- `%s`: %s\n", mtb_jstr(v, "file"), mtb_jstr(v, "problem"));
+        for (i = 0; i < json_array_size(set->bad); i++) {
+            struct mtb_record_bad b;
+            mtb_record_bad_read(set, i, &b);
+            fprintf(f, "- `%s`: %s\n", b.file, b.problem);
+        }
     }
     fprintf(f, "\nPlots: see index.html beside this file.\n");
     fclose(f);

@@ -169,7 +169,7 @@ int mtb_proof_smaps_max(const char *path, int *shared)
 
 int mtb_proof_allocator(json_t *proof, const struct mtb_allocator *a, const struct mtb_mode *m, char *why, size_t n)
 {
-    if (strcmp(mtb_jstr(proof, "method"), "probe") != 0)
+    if (strcmp(mtb_proof_method(proof), "probe") != 0)
         return 1; /* no probe ran (no MTE on this architecture): glibc's malloc, the only one allowed there */
     struct mtb_probe_view pv;
     mtb_probe_view_of_proof(proof, &pv);

@@ -44,7 +44,7 @@ int main(void)
     ok(!strcmp(r.configs[1].at[0].status, "below") && r.configs[1].at[0].client_bound &&
            r.configs[1].at[0].rate_misses == 50 && isnan(r.configs[1].closed_loop_ops),
        "a capacity below every rate, client-bound");
-    const struct mtb_cap_point *p = &r.configs[0].points[0];
+    const struct mtb_cap_row_point *p = &r.configs[0].points[0];
     ok(p->rate == 100 && p->achieved == 99.5 && p->runs == 2 && p->sweep && !p->client_bound &&
            p->corrected[2] == 900 && p->uncorrected[0] == 40 && isnan(p->uncorrected[1]) &&
            !strcmp(mtb_cap_pcts[2], "p99.9"),
@@ -55,9 +55,19 @@ int main(void)
     ok(r.runs == 12 && r.failed == 1 && r.elapsed_s == 60 && !strcmp(r.stopped, "done"), "how the search ended");
     mtb_cap_rows_free(&r);
 
+    json_t *entry = json_pack("{s:s,s:s,s:s,s:s,s:s}", "schema", "mtebench-capacity/1", "started", "2026-12-07T10:00:00Z",
+                              "mtebench_version", "abc1234", "dir", "R/capacity-cap", "file", "R/capacity-cap/capacity.json");
+    mtb_cap_rows_read(entry, &r);
+    ok(!strcmp(r.schema, "mtebench-capacity/1") && !strcmp(r.started, "2026-12-07T10:00:00Z") &&
+           !strcmp(r.mtebench_version, "abc1234") && !strcmp(r.dir, "R/capacity-cap") &&
+           !strcmp(r.file, "R/capacity-cap/capacity.json"),
+       "a plan's search as the nightly finds it: its schema, start, version, directory and file");
+    mtb_cap_rows_free(&r);
+    json_decref(entry);
     json_t *old = json_pack("{s:s}", "service", "nginx");
     mtb_cap_rows_read(old, &r);
-    ok(r.confidence_pct == 95 && r.nconfigs == 0 && r.nbounds == 0 && !strcmp(r.stopped, "") && isnan(r.runs),
+    ok(r.confidence_pct == 95 && r.nconfigs == 0 && r.nbounds == 0 && !strcmp(r.stopped, "") && isnan(r.runs) &&
+           !strcmp(r.dir, "") && !strcmp(r.started, ""),
        "a result without confidence: 95%%; nothing else");
     mtb_cap_rows_free(&r);
     json_decref(old);

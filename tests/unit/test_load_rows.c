@@ -37,11 +37,12 @@ int main(void)
     ok(l.count[MTB_LOAD_C_REQUESTS] == 2934 && isnan(l.count[MTB_LOAD_C_GETS]) && l.errors_by[MTB_LOAD_E_SERVER] == 1 &&
            l.errors_by[MTB_LOAD_E_RECONNECTS] == 40 && isnan(l.errors_by[MTB_LOAD_E_PROTOCOL]),
        "each count and each kind of error, by its key (absent NaN)");
-    double ops, errs;
-    mtb_load_second(&l, 1, &ops, &errs);
-    ok(l.nseconds == 2 && ops == 1467 && isnan(errs), "a second of the timeseries: its operations, no errors said");
-    mtb_load_second(&l, 5, &ops, &errs);
-    ok(isnan(ops) && isnan(errs), "a second past the end: NaN");
+    struct mtb_load_sec sec;
+    mtb_load_second(&l, 1, &sec);
+    ok(l.nseconds == 2 && sec.t == 2 && sec.ops == 1467 && isnan(sec.errors),
+       "a second of the timeseries: when, its operations, no errors said");
+    mtb_load_second(&l, 5, &sec);
+    ok(isnan(sec.t) && isnan(sec.ops) && isnan(sec.errors), "a second past the end: NaN");
     ok(isnan(l.cpu_user_s) && !l.config && !l.histogram_uncorrected && !l.has_hlog && !l.hlog && !l.clients &&
            !l.nclients && json_is_object(l.totals) && l.lat[MTB_LAT_CORRECTED].j,
        "no CPU times, config, uncorrected histogram, log or clients; the totals and a latency block as held");
@@ -98,6 +99,15 @@ int main(void)
     ok(!strcmp(l.hlog, "clients/load.hlog") && l.requests == 9, "the log's file and a total set");
     mtb_load_set_hlog(NULL, json_string("x")); /* no load: freed (valgrind) */
     json_decref(load);
+
+    /* a merged load's entry of a client host */
+    json_t *ce = json_pack("{s:s,s:s}", "dir", "clients/h1", "status", "ok");
+    struct mtb_client_entry cen;
+    mtb_client_entry_read(ce, &cen);
+    ok(!strcmp(cen.dir, "clients/h1") && !strcmp(cen.status, "ok"), "a client host's entry: its directory, its status");
+    mtb_client_entry_read(NULL, &cen);
+    ok(!strcmp(cen.dir, "") && !strcmp(cen.status, ""), "no entry: \"\"");
+    json_decref(ce);
 
     /* a far client's own account (client.json) */
     json_t *cj = json_loads("{\"exit\": 3, \"exit_text\": \"errors\", \"late_s\": 0.01, \"cpu_user_s\": 2}", 0, NULL);

@@ -27,5 +27,9 @@ int main(void)
     json_decref(pr);
     mtb_probe_view_read(NULL, &p);
     ok(!p.tcf && !p.has_write_fault, "no probe at all");
+    json_t *proof = json_pack("{s:s}", "method", "probe");
+    ok(!strcmp(mtb_proof_method(proof), "probe") && !strcmp(mtb_proof_method(NULL), ""),
+       "how a proof was made; none: \"\"");
+    json_decref(proof);
     return done_testing();
 }

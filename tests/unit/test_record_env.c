@@ -21,7 +21,7 @@ static const char *rec_text =
     "   \"quiet\": {\"quiet\": false, \"warnings\": [\"load average 7\"], \"cpus\": \"0-1\","
     "     \"checks\": {\"floor\": {\"skipped\": \"MTEBENCH_FLOOR=0\"}}}},"
     " \"affinity\": {\"service\": \"0\", \"service_requested\": \"0\", \"client_requested\": \"1\"},"
-    " \"steal\": {\"share\": 0.12}, \"sequential\": {\"precision\": 0.02, \"max_time_s\": 3600, \"looks\": 4,"
+    " \"steal\": {\"share\": 0.12}, \"sequential\": {\"precision\": 0.02, \"max_time_s\": 3600, \"looks\": 4, \"look_conf\": 0.9875,"
     "   \"run_length\": {\"pilot_s\": 10.0, \"pilot_pairs\": 6, \"chosen_s\": 4.0}}}";
 
 int main(void)
@@ -35,7 +35,8 @@ int main(void)
            !strcmp(e.qemu, "10.0.2"),
        "the platform");
     ok(!strcmp(e.accel, "tcg") && e.has_platform && !strcmp(e.hostname, "arm1"), "its accelerator, the host's name");
-    ok(e.sequential && e.seq_precision == 0.02 && e.seq_max_time_s == 3600 && e.has_run_length && e.pilot_s == 10 &&
+    ok(e.sequential && e.seq_precision == 0.02 && e.seq_max_time_s == 3600 && e.seq_looks == 4 &&
+           e.seq_look_conf == 0.9875 && e.has_run_length && e.pilot_s == 10 &&
            e.pilot_pairs == 6 && e.chosen_s == 4,
        "REPS=auto's rule and the run length it chose");
     ok(e.steal_share == 0.12, "the hypervisor's share of the run's CPUs");
@@ -62,7 +63,7 @@ int main(void)
     mtb_rec_env_read(old, &e);
     ok(!strcmp(e.platform, "host") && e.cpus == -1 && !e.has_provenance && e.ncompilers == 0 && e.hwcap2_mte == 0 &&
            !e.has_affinity && !e.started && !strcmp(e.build_key, "") && !e.quiet_warnings && !e.has_quiet &&
-           !e.sequential && isnan(e.seq_precision) && isnan(e.steal_share) && !e.has_run_length && !strcmp(e.accel, "") && e.has_platform,
+           !e.sequential && isnan(e.seq_precision) && isnan(e.seq_looks) && isnan(e.seq_look_conf) && isnan(e.steal_share) && !e.has_run_length && !strcmp(e.accel, "") && e.has_platform,
        "a record of an earlier version: what it lacks is \"\", -1, 0 or NULL");
     mtb_rec_env_free(&e);
     json_decref(old);

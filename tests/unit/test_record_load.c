@@ -60,10 +60,16 @@ static void test_checks_and_load(void)
     ok(json_array_size(set.records) == 2 && mtb_record_usable(&set) == 1,
        "load: 2 records kept (one ok, one an error), each file once (%zu)", json_array_size(set.records));
     size_t i;
-    json_t *b;
     const char *reasons = "";
     char got[256] = "";
-    json_array_foreach(set.bad, i, b) snprintf(got + strlen(got), sizeof got - strlen(got), "%s ", mtb_jstr(b, "reason"));
+    int named = 1;
+    for (i = 0; i < json_array_size(set.bad); i++) {
+        struct mtb_record_bad bad;
+        mtb_record_bad_read(&set, i, &bad);
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s ", bad.reason);
+        named &= *bad.file && *bad.problem;
+    }
+    ok(named, "each file left out with its problem in words");
     reasons = "not-json other-schema not-json ";
     ok(!strcmp(got, reasons), "load: the corrupt file, the other schema and the missing directory listed bad by name");
     if (strcmp(got, reasons))

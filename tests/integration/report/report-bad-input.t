@@ -1,6 +1,7 @@
 #!/bin/bash
 # Bad input to `mtebench report`: a directory without records, a corrupt
-# record, a record of another schema version, a missing directory. Each gets
+# record, a record of another schema version, a record with a misspelt or a
+# mistyped config key, a missing directory. Each gets
 # a message naming the file; good records are still reported and the bad ones
 # listed in the report; exit 0 when a report is written, 2 when nothing is usable.
 . "$(dirname "$0")/../../lib.sh"
@@ -65,6 +66,22 @@ ok "$(grep -q 'Records not used' "$R/report.md" && grep -q '004-future' "$R/repo
 jqc() { ok "$(jq_e "$1" "$R/summary.json" >/dev/null; echo $?)" "$2"; }
 jqc '.overheads[0].slowdown.median == 1.25 and .overheads[0].pairs == 1' "overhead of the synthetic pair: 1000/800 = 1.25x"
 jqc '[.warnings[] | select(test("single run"))] | length == 2' "a single run per configuration is stated (no interval)"
+
+# a key misspelt or mistyped in a record's config: named (the file and the key), the record left out, the
+# others reported; never read as an empty field
+mkdir -p "$T_TMP/typo/001-plain-off-rep1" "$T_TMP/typo/002-tagged-async-rep1" "$T_TMP/typo/003-typo" "$T_TMP/typo/004-rep"
+cp "$good/001-plain-off-rep1/record.json" "$T_TMP/typo/001-plain-off-rep1/"
+cp "$good/002-tagged-async-rep1/record.json" "$T_TMP/typo/002-tagged-async-rep1/"
+jq '.config.varaint = .config.variant | del(.config.variant)' "$good/002-tagged-async-rep1/record.json" \
+    > "$T_TMP/typo/003-typo/record.json"
+jq '.config.rep = "1"' "$good/002-tagged-async-rep1/record.json" > "$T_TMP/typo/004-rep/record.json"
+"$M" report --out "$OUT" "$T_TMP/typo" > "$T_TMP/o7" 2> "$T_TMP/e7"
+is "$?" 0 "records with a misspelt and a mistyped config key beside good ones: report written, exit 0" || dump "$T_TMP/e7"
+ok "$(grep -q "$T_TMP/typo/003-typo/record.json: .*config.variant: missing (a string)" "$T_TMP/e7" &&
+      grep -q "$T_TMP/typo/004-rep/record.json: .*config.rep: string, not a whole number" "$T_TMP/e7"; echo $?)" \
+    "each named on stderr: the file and the key, missing or of the wrong type" || dump "$T_TMP/e7"
+is "$(jq -c '[(.bad_records | length), ([.configs[].runs] | add)]' "$OUT/typo/summary.json")" "[2,2]" \
+    "summary.json lists the two as not used and reports the two good records"
 
 # a record with status error is a run, not a bad record; alone it is not usable
 mkdir -p "$T_TMP/err/001"

@@ -109,19 +109,21 @@ ok "$([ $rc = 1 ] && grep -q '^harness/plan/plan_parse.c:[0-9]*: exits: return t
     "an exit in the plan loader and in detect, and mtb_err_exit outside cmd/: all fail lint, named" ||
     printf '%s\n' "$out" | sed 's/^/#   /'
 
-# 14. a record read by key in report/ (its ceiling is 0), and once in a named
+# 14. a record read by key in report/ and by mtb_jstr in run/ (their ceilings are 0), and once in a named
 # writer (runs.csv's: not counted); a ceiling above its folder's count; a
 # writer that reads nothing by key, and one that is no file
 copy
 sed -i '$a static const char *plant_key(json_t *r) { return json_string_value(json_object_get(r, "mode")); }' \
     "$T_TMP/t/harness/report/report.c"
+sed -i '$a static const char *plant_jstr(json_t *r) { return mtb_jstr(r, "variant"); }' "$T_TMP/t/harness/run/run.c"
 sed -i '$a static const char *plant_col(json_t *r) { return json_string_value(json_object_get(r, "host")); }' \
     "$T_TMP/t/harness/report/report_csv.c"
 sed -i 's/^history 0$/history 1/; $a writer cmd/bench.c nothing by key\nwriter cmd/none.c no such file' \
     "$T_TMP/t/tests/json-budget.txt"
 out=$(lint_copy); rc=$?
-ok "$([ $rc = 1 ] && grep -q '^harness/report: 1 json_object_get calls, above its ceiling 0' <<< "$out" &&
-    grep -q '^harness/history: 0 json_object_get calls, below its ceiling 1: lower it to 0' <<< "$out" &&
+ok "$([ $rc = 1 ] && grep -q '^harness/report: 1 lookups by key (json_object_get, mtb_jstr, mtb_jint, mtb_jnum), above its ceiling 0' <<< "$out" &&
+    grep -q '^harness/run: 1 lookups by key .*above its ceiling 0' <<< "$out" &&
+    grep -q '^harness/history: 0 lookups by key, below its ceiling 1: lower it to 0' <<< "$out" &&
     grep -q '^tests/json-budget.txt: harness/cmd/bench.c reads nothing by key now: drop it from the writers' <<< "$out" &&
     grep -q "^tests/json-budget.txt: 'writer cmd/none.c': a harness/ file and what it writes expected" <<< "$out"; echo $?)" \
     "a record read by key outside the readers fails lint (a writer's lookup aside), a ceiling above the count asks to be lowered, a writer must still read by key and exist" ||
