@@ -38,7 +38,7 @@
 #      (lib/util.c's mtb_oom), a forked child ends with _exit, and the
 #      separate programs (a file with a main) are their own fronts
 #  14. records read by key, ratcheted: each folder's lookups by key
-#      (json_object_get, and lib/jsonx.h's mtb_jstr, mtb_jint, mtb_jnum)
+#      (json_object_get, and lib/jsonx.h's mtb_jstr, mtb_jint, mtb_jnum, mtb_jnum0)
 #      (core/record*.c and core/*_rows.c, where a record, a summary, a
 #      capacity result and the nightly's analysis become their structs,
 #      and the file-format writers tests/json-budget.txt names, each with
@@ -350,7 +350,7 @@ else
         d=${d#harness/}; d=${d%/}
         grep -q "^$d [0-9]*$" tests/json-budget.txt || finding "tests/json-budget.txt: no ceiling for harness/$d"
     done
-    BYKEY='\(json_object_get\|mtb_jstr\|mtb_jint\|mtb_jnum\)[[:space:]]*('
+    BYKEY='\(json_object_get\|mtb_jstr\|mtb_jint\|mtb_jnum0\?\)[[:space:]]*('
     # the file-format writers: "writer FOLDER/FILE.c what it writes"
     writers=$(mktemp)
     while read -r kw w what; do

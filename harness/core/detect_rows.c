@@ -14,8 +14,6 @@ const char *const mtb_det_outcome_names[MTB_DET_NOUTCOMES] = {
 };
 
 /* the number at k, 0 when absent (what the pages printed for it) */
-static double num0(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
-
 static void rate_read(json_t *c, struct mtb_det_rate *r)
 {
     json_t *cs = json_object_get(c, "counts");
@@ -24,9 +22,9 @@ static void rate_read(json_t *c, struct mtb_det_rate *r)
     r->valid = mtb_jint(c, "valid");
     r->caught_mte = mtb_jint(c, "caught_mte");
     r->has_rate = json_is_number(json_object_get(c, "rate"));
-    r->rate = num0(c, "rate");
-    r->lo = num0(c, "wilson95_lo");
-    r->hi = num0(c, "wilson95_hi");
+    r->rate = mtb_jnum0(c, "rate");
+    r->lo = mtb_jnum0(c, "wilson95_lo");
+    r->hi = mtb_jnum0(c, "wilson95_hi");
 }
 
 static void cell_read(json_t *c, struct mtb_det_cell *r)
@@ -63,22 +61,22 @@ static void head_read(json_t *h, struct mtb_det_head *r)
     r->config = mtb_jstr(h, "config");
     r->caught = mtb_jint(h, "bugs_caught");
     r->tested = mtb_jint(h, "bugs_tested");
-    r->fraction = num0(h, "fraction");
-    r->lo = num0(h, "wilson95_lo");
-    r->hi = num0(h, "wilson95_hi");
+    r->fraction = mtb_jnum0(h, "fraction");
+    r->lo = mtb_jnum0(h, "wilson95_lo");
+    r->hi = mtb_jnum0(h, "wilson95_hi");
     MTB_READ_ROWS(json_object_get(h, "by_class"), r->by_class, r->nby_class, class_group_read);
     MTB_READ_ROWS(json_object_get(h, "by_memory"), r->by_memory, r->nby_memory, memory_group_read);
     json_t *ex = json_object_get(h, "explained"), *cost = json_object_get(h, "cost");
     r->has_explained = ex != NULL;
     r->explained = mtb_jint(ex, "bugs");
-    r->ex_fraction = num0(ex, "fraction");
-    r->ex_lo = num0(ex, "wilson95_lo");
-    r->ex_hi = num0(ex, "wilson95_hi");
+    r->ex_fraction = mtb_jnum0(ex, "fraction");
+    r->ex_lo = mtb_jnum0(ex, "wilson95_lo");
+    r->ex_hi = mtb_jnum0(ex, "wilson95_hi");
     r->cost_baseline = json_is_true(json_object_get(cost, "baseline"));
     r->cost_measured = json_is_number(json_object_get(cost, "lo"));
-    r->slowdown = num0(cost, "slowdown");
-    r->cost_lo = num0(cost, "lo");
-    r->cost_hi = num0(cost, "hi");
+    r->slowdown = mtb_jnum0(cost, "slowdown");
+    r->cost_lo = mtb_jnum0(cost, "lo");
+    r->cost_hi = mtb_jnum0(cost, "hi");
 }
 
 static void report_read(json_t *p, struct mtb_det_report *r)
@@ -123,10 +121,10 @@ static void mix_read(json_t *m, struct mtb_det_mix *r)
 {
     r->kind = mtb_jstr(m, "kind");
     r->catalogue = mtb_jint(m, "catalogue");
-    r->catalogue_share = num0(m, "catalogue_share");
+    r->catalogue_share = mtb_jnum0(m, "catalogue_share");
     r->has_arvo = json_object_get(m, "arvo") != NULL;
     r->arvo = mtb_jint(m, "arvo");
-    r->arvo_share = num0(m, "arvo_share");
+    r->arvo_share = mtb_jnum0(m, "arvo_share");
 }
 
 char *mtb_det_path(const char *path)
@@ -210,11 +208,11 @@ static void sweep_cell_read(json_t *c, struct mtb_sweep_cell *r)
     r->trials = mtb_jint(c, "trials");
     r->same_tag = mtb_jint(c, "same_tag");
     r->fresh_same_tag = mtb_jint(c, "fresh_same_tag");
-    r->rate = num0(c, "rate");
-    r->lo = num0(c, "wilson95_lo");
-    r->hi = num0(c, "wilson95_hi");
-    r->predicted = num0(c, "predicted");
-    r->predicted_other_model = num0(c, "predicted_other_model");
+    r->rate = mtb_jnum0(c, "rate");
+    r->lo = mtb_jnum0(c, "wilson95_lo");
+    r->hi = mtb_jnum0(c, "wilson95_hi");
+    r->predicted = mtb_jnum0(c, "predicted");
+    r->predicted_other_model = mtb_jnum0(c, "predicted_other_model");
 }
 
 static void sweep_mode_read(json_t *m, struct mtb_sweep_mode *r)

@@ -104,20 +104,14 @@ void mtb_load_set_total(json_t *load, const char *key, json_t *value)
     json_object_set_new(json_object_get(load, "totals"), key, value); /* no totals: value freed */
 }
 
-static double num0(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : 0;
-}
-
 void mtb_client_outcome_read(json_t *client, struct mtb_client_outcome *c)
 {
     c->present = json_is_object(client);
     c->exit = (long long)json_integer_value(json_object_get(client, "exit"));
     c->exit_text = json_string_value(json_object_get(client, "exit_text"));
-    c->late_s = num0(client, "late_s");
-    c->cpu_user_s = num0(client, "cpu_user_s");
-    c->cpu_sys_s = num0(client, "cpu_sys_s");
+    c->late_s = mtb_jnum0(client, "late_s");
+    c->cpu_user_s = mtb_jnum0(client, "cpu_user_s");
+    c->cpu_sys_s = mtb_jnum0(client, "cpu_sys_s");
 }
 
 void mtb_client_entry_read(json_t *entry, struct mtb_client_entry *c)

@@ -23,6 +23,9 @@ static inline double mtb_jnum(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The number at key k, or 0 when absent or not a number. */
+static inline double mtb_jnum0(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+
 /* Each element of the JSON array A read by FN(element, &row) into ARR, a
  * new array (mtb_calloc) of N rows: a document's rows into their structs
  * (core/summary_rows.c and the other row readers). Not an array: no rows. */
