@@ -69,45 +69,15 @@ int mtb_ssh_learn_host(struct mtb_session *s, char *err, size_t errlen)
     char *cmd = mtb_asprintf("cat %s/.mtb-hashes 2>/dev/null; true", m->root);
     char *h = mtb_ssh_out(s, cmd, 30, &st);
     free(cmd);
-    mtb_ssh_far_hashes_free(m);
+    mtb_strmap_clear(&m->hashes);
     char *save2 = NULL;
     for (char *l = h ? strtok_r(h, "\n", &save2) : NULL; l; l = strtok_r(NULL, "\n", &save2)) {
         char *sp = strchr(l, ' ');
         if (sp) {
             *sp = 0;
-            mtb_ssh_far_hash_set(m, l, sp + 1);
+            mtb_strmap_set(&m->hashes, l, sp + 1);
         }
     }
     free(h);
     return 0;
-}
-
-const char *mtb_ssh_far_hash(const struct mtb_ssh_master *m, const char *remote)
-{
-    for (size_t i = 0; i < m->nhashes; i++)
-        if (!strcmp(m->hashes[i].path, remote))
-            return m->hashes[i].hex;
-    return NULL;
-}
-
-void mtb_ssh_far_hash_set(struct mtb_ssh_master *m, const char *remote, const char *hex)
-{
-    size_t i = 0;
-    while (i < m->nhashes && strcmp(m->hashes[i].path, remote))
-        i++;
-    if (i == m->nhashes) {
-        m->hashes = mtb_realloc(m->hashes, (m->nhashes + 1) * sizeof *m->hashes);
-        m->hashes[m->nhashes++] = (struct mtb_far_hash){ .path = mtb_strdup(remote) };
-    }
-    free(m->hashes[i].hex);
-    m->hashes[i].hex = mtb_strdup(hex);
-}
-
-void mtb_ssh_far_hashes_free(struct mtb_ssh_master *m)
-{
-    for (size_t i = 0; i < m->nhashes; i++)
-        free(m->hashes[i].path), free(m->hashes[i].hex);
-    free(m->hashes);
-    m->hashes = NULL;
-    m->nhashes = 0;
 }

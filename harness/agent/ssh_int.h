@@ -6,6 +6,7 @@
 #ifndef MTB_SSH_INT_H
 #define MTB_SSH_INT_H
 #include "agent/agent.h"
+#include "lib/strmap.h"
 #include "lib/util.h"
 #include "lib/argv.h"
 #include <jansson.h>
@@ -19,10 +20,7 @@ struct mtb_ssh_master {
     char ctl[108];           /* the control socket */
     volatile pid_t pid;
     char *log;               /* the master's stderr */
-    struct mtb_far_hash {    /* far root: what is there (its .mtb-hashes), a remote path and its sha256 */
-        char *path, *hex;
-    } *hashes;
-    size_t nhashes;
+    struct mtb_strmap hashes; /* far root: what is there (its .mtb-hashes), remote path -> sha256 */
     json_t *info;
     char root[512];
     char machine[32], uname_r[128];
@@ -69,11 +67,6 @@ struct mtb_ssh_master *mtb_ssh_master_of(struct mtb_session *s, char *err, size_
 int mtb_ssh_master_start(struct mtb_session *s, struct mtb_ssh_master *m, char *err, size_t errlen);
 
 /* ssh_host.c */
-/** the far root's sha256 of remote (NULL: not known there) */
-const char *mtb_ssh_far_hash(const struct mtb_ssh_master *m, const char *remote);
-/** remote's sha256 noted as what the far root holds now */
-void mtb_ssh_far_hash_set(struct mtb_ssh_master *m, const char *remote, const char *hex);
-void mtb_ssh_far_hashes_free(struct mtb_ssh_master *m);
 /* s->m's machine, uname_r, root, info and hashes learnt: 0, or -1 with err */
 int mtb_ssh_learn_host(struct mtb_session *s, char *err, size_t errlen);
 #endif

@@ -263,7 +263,7 @@ int mtb_ssh_master_start(struct mtb_session *s, struct mtb_ssh_master *m, char *
     unlink(m->ctl);
     json_decref(m->info);
     m->info = NULL;
-    mtb_ssh_far_hashes_free(m);
+    mtb_strmap_clear(&m->hashes);
     m->agent_ok = 0;
     free(m->log);
     m->log = mtb_asprintf("%s/ssh-master.log", s->workdir);

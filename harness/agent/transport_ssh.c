@@ -163,7 +163,7 @@ static int put_ex(struct mtb_session *s, const char *local, const char *remote, 
         snprintf(err, errlen, "ssh put: cannot read %s: %s", local, strerror(errno));
         return -1;
     }
-    const char *have = mtb_ssh_far_hash(m, remote);
+    const char *have = mtb_strmap_get(&m->hashes, remote);
     if (have && !strcmp(have, hex))
         return 0;
     char *ldup = mtb_strdup(local), *ldup2 = mtb_strdup(local), *rdup = mtb_strdup(remote);
@@ -203,7 +203,7 @@ static int put_ex(struct mtb_session *s, const char *local, const char *remote, 
             mtb_ssh_explain(s, s->sshlog, err, errlen);
         goto out;
     }
-    mtb_ssh_far_hash_set(m, remote, hex);
+    mtb_strmap_set(&m->hashes, remote, hex);
     if (!s->quiet)
         fprintf(stderr, "mtebench: ssh %s: put %s (%.2f s)\n", s->where, remote, mtb_mono() - t0);
     ret = 0;

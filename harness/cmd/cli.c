@@ -221,7 +221,7 @@ static void param(struct mtb_opts *o, const char *kv)
     json_decref(utf8);
     if (!o->params)
         o->params = mtb_calloc(1, sizeof *o->params);
-    mtb_wl_params_set(o->params, k, v);
+    mtb_strmap_set(o->params, k, v);
     free(k);
     free(v);
 }

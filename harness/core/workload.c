@@ -188,32 +188,8 @@ static const char *wl_get(const struct mtb_recipe *r, const char *name, const ch
 
 const char *mtb_workload_param(const struct mtb_workload *w, const char *key)
 {
-    for (size_t i = 0; w->params && i < w->params->n; i++)
-        if (!strcmp(w->params->kv[i].key, key))
-            return w->params->kv[i].value;
-    return wl_get(w->recipe, w->name, key);
-}
-
-void mtb_wl_params_set(struct mtb_wl_params *p, const char *key, const char *value)
-{
-    size_t i = 0;
-    while (i < p->n && strcmp(p->kv[i].key, key))
-        i++;
-    if (i == p->n) {
-        p->kv = mtb_realloc(p->kv, (p->n + 1) * sizeof *p->kv);
-        p->kv[p->n++].key = mtb_strdup(key);
-    } else
-        free(p->kv[i].value);
-    p->kv[i].value = mtb_strdup(value);
-}
-
-void mtb_wl_params_free(struct mtb_wl_params *p)
-{
-    for (size_t i = 0; p && i < p->n; i++)
-        free(p->kv[i].key), free(p->kv[i].value);
-    if (p)
-        free(p->kv);
-    free(p);
+    const char *o = mtb_strmap_get(w->params, key);
+    return o ? o : wl_get(w->recipe, w->name, key);
 }
 
 /* "default, ro, rw": the recipe's workloads (heap string) */

@@ -5,6 +5,7 @@
 #ifndef MTB_WORKLOAD_H
 #define MTB_WORKLOAD_H
 #include "lib/err.h"
+#include "lib/strmap.h"
 #include <jansson.h>
 #include <stddef.h>
 #include "lib/util.h"
@@ -30,15 +31,6 @@ enum mtb_workload_field {
     MTB_WL_NFIELDS
 };
 
-/* A workload's params over its recipe's [workload] keys (--param
- * KEY=VALUE; a bug's own benchmark and db_bench_args), in the order set. */
-struct mtb_wl_params {
-    size_t n;
-    struct mtb_wl_param {
-        char *key, *value;
-    } *kv;
-};
-
 struct mtb_workload {
     const struct mtb_recipe *recipe;
     char name[64];         /* "default" or a [workload NAME] section */
@@ -52,12 +44,9 @@ struct mtb_workload {
     char core_type[24];
     /* params over the recipe's (not owned; NULL: none): a bug's own
      * benchmark for an embedded service's detection trial */
-    const struct mtb_wl_params *params;
+    const struct mtb_strmap *params; /* --param KEY=VALUE; a bug's benchmark and db_bench_args */
 };
 
-/** KEY=VALUE set in p (a key set twice keeps its place, with its last value) */
-void mtb_wl_params_set(struct mtb_wl_params *p, const char *key, const char *value);
-void mtb_wl_params_free(struct mtb_wl_params *p);
 
 /* Values given on the command line or in a plan, over the recipe's. */
 struct mtb_workload_set {

@@ -281,9 +281,9 @@ struct detect_ctx {
  * `benchmark`: db_bench's benchmark that reaches it) the service's own
  * workload, with the manifest's keys and duration and no warm-up. @return
  * the params the run takes over the recipe's (the benchmark and its
- * db_bench_args; wl->params points at them: mtb_wl_params_free after the
+ * db_bench_args; wl->params points at them: mtb_strmap_free after the
  * run), or NULL. */
-static struct mtb_wl_params *bug_workload(struct detect_ctx *c, const struct mtb_bug *man, struct mtb_workload *wl)
+static struct mtb_strmap *bug_workload(struct detect_ctx *c, const struct mtb_bug *man, struct mtb_workload *wl)
 {
     const char *bench = man->benchmark;
     int own = man->plant || bench;
@@ -298,11 +298,11 @@ static struct mtb_wl_params *bug_workload(struct detect_ctx *c, const struct mtb
     wl->warmup = 0;
     if (!bench)
         return NULL;
-    struct mtb_wl_params *params = mtb_calloc(1, sizeof *params);
-    mtb_wl_params_set(params, "benchmark", bench);
+    struct mtb_strmap *params = mtb_calloc(1, sizeof *params);
+    mtb_strmap_set(params, "benchmark", bench);
     const char *extra = man->db_bench_args;
     if (extra)
-        mtb_wl_params_set(params, "db_bench_args", extra);
+        mtb_strmap_set(params, "db_bench_args", extra);
     wl->params = params;
     return params;
 }
@@ -370,7 +370,7 @@ static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *
     if (!sw || !*sw)
         sw = bug;
     struct mtb_workload wl;
-    struct mtb_wl_params *params = bug_workload(c, man, &wl);
+    struct mtb_strmap *params = bug_workload(c, man, &wl);
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant, .mode = m,
                            .allocator = c->q->allocator, .platform = p, .kernel = kc ? c->q->check_kernel : c->q->kernel, .wl = &wl, .build = b,
                            .machine = c->q->machine, .rep = t, .index = c->index, .total = c->total, .plan = "detect",
@@ -379,7 +379,7 @@ static json_t *trial(struct detect_ctx *c, const struct bug_at *at, const char *
                            .trigger = plant || params ? NULL : trig };
     json_t *rec = NULL;
     enum mtb_run_status st = mtb_run_one(&run, &rec);
-    mtb_wl_params_free(params);
+    mtb_strmap_free(params);
     const char *out;
     d = classify(sw, man, dir, rec, st, &out);
     struct mtb_rec_outcome o;
@@ -518,7 +518,7 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, const struct
     char *trig = mtb_asprintf("%s/trigger.hex", bugdir);
     const char *sw = man->bug_switch && *man->bug_switch ? man->bug_switch : bug;
     struct mtb_workload wl;
-    struct mtb_wl_params *params = bug_workload(c, man, &wl);
+    struct mtb_strmap *params = bug_workload(c, man, &wl);
     /* the control: the trigger with the bug's switch off */
     struct mtb_run run = { .environment = c->env, .recipe = c->q->recipe, .variant = variant,
                            .mode = mtb_mode_find("off"), .platform = c->q->platform, .kernel = c->q->kernel, .wl = &wl,
@@ -536,7 +536,7 @@ static json_t *control_trial(struct detect_ctx *c, const char *bug, const struct
     json_t *tr = params ? json_pack("{s:b,s:b,s:i,s:b}", "embedded", 1, "alive_after", t.alive_after, "received",
                                     (int)t.received, "closed", 0)
                         : json_incref(o.trigger.j);
-    mtb_wl_params_free(params);
+    mtb_strmap_free(params);
     const char *out = control_outcome(log, sw, man, &t, why, sizeof why);
     d = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O?,s:s?,s:s}", "schema", "mtebench-detect-control/1", "service",
                   c->q->recipe->name, "bug", bug, "outcome", out, "expect",

@@ -22,7 +22,7 @@ struct mtb_opts {
     const char *allocator;   /* ALLOCATOR / --allocator: glibc (default), scudo, or a comma list (bench) */
     const char *build_dir;   /* run: a prebuilt service build (the vm guest's agent) */
     const char *bug, *bug_trigger; /* run: a detection trial's bug and trigger (detect's far run) */
-    struct mtb_wl_params *params;  /* run: workload params set by --param KEY=VALUE (detect's far run) */
+    struct mtb_strmap *params;  /* run: workload params set by --param KEY=VALUE (detect's far run) */
     const char *kernels;     /* compare-kernels: "stock,tcma1" */
     int baseline;            /* compare-kernels: also plain/off */
     char *detect[MTB_MAX_DETECT]; /* compare-kernels: detection results (--detect DIR, repeatable) */

@@ -68,18 +68,18 @@ static void test_workload_fields(void)
        "the record's workload has name, params, arrival and every field always recorded, but the seed (a run's draw)");
     json_decref(j);
     /* params over the recipe's (--param, a bug's own benchmark): looked up first, in the record's params */
-    struct mtb_wl_params *pa = mtb_calloc(1, sizeof *pa);
-    mtb_wl_params_set(pa, "benchmark", "readseq");
-    mtb_wl_params_set(pa, "extra", "a b");
-    mtb_wl_params_set(pa, "benchmark", "readrandom");
+    struct mtb_strmap *pa = mtb_calloc(1, sizeof *pa);
+    mtb_strmap_set(pa, "benchmark", "readseq");
+    mtb_strmap_set(pa, "extra", "a b");
+    mtb_strmap_set(pa, "benchmark", "readrandom");
     ok(pa->n == 2 && !strcmp(pa->kv[0].key, "benchmark") && !strcmp(pa->kv[0].value, "readrandom"),
        "params set; a key set twice keeps its place, with its last value");
     char key[16];
     for (int i = 0; i < 20; i++) {
         snprintf(key, sizeof key, "k%d", i);
-        mtb_wl_params_set(pa, key, "v");
+        mtb_strmap_set(pa, key, "v");
     }
-    mtb_wl_params_set(pa, "extra", "c");
+    mtb_strmap_set(pa, "extra", "c");
     ok(pa->n == 22, "as many as given");
     w.params = pa;
     j = mtb_workload_json(&w);
@@ -89,7 +89,7 @@ static void test_workload_fields(void)
        "a param looked up over the recipe's, and in the record's params");
     json_decref(j);
     w.params = NULL;
-    mtb_wl_params_free(pa);
+    mtb_strmap_free(pa);
     snprintf(w.arrival, sizeof w.arrival, "uniform");
     j = mtb_workload_json(&w);
     ok(json_object_size(j) == always + 2 && !json_object_get(j, "arrival"),
